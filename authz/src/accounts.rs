@@ -1,0 +1,133 @@
+//! Console accounts: local users with an Argon2id password and one role.
+//!
+//! Accounts live in the administration realm (`default`). One-time links (first-admin setup and
+//! password reset) are stored as SHA-256 hashes only and expire.
+use crate::clock::UnixTime;
+use crate::policy::Role;
+
+/// A normalised email address (trimmed, lower-cased).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Email(String);
+
+impl Email {
+    /// Parses an email address.
+    ///
+    /// # Errors
+    /// A message fit for the user when the address is malformed.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        let s = s.trim().to_lowercase();
+        if s.is_empty() {
+            return Err("Email is required.");
+        }
+        if s.len() > 254 {
+            return Err("Email must be at most 254 characters.");
+        }
+        let Some((local, domain)) = s.split_once('@') else {
+            return Err("Enter a valid email address, like name@example.com.");
+        };
+        let ok = !local.is_empty()
+            && !domain.is_empty()
+            && !domain.contains('@')
+            && !domain.starts_with('.')
+            && !domain.ends_with('.')
+            && !s.chars().any(|c| c.is_whitespace() || c.is_control());
+        if !ok {
+            return Err("Enter a valid email address, like name@example.com.");
+        }
+        Ok(Self(s))
+    }
+
+    /// The address as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Email {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A stored console user.
+#[derive(Clone, PartialEq, Eq)]
+pub struct User {
+    /// Opaque id (`usr_…`).
+    pub id: String,
+    /// Realm id (always the administration realm).
+    pub realm_id: String,
+    /// Sign-in name.
+    pub email: Email,
+    /// Display name.
+    pub display_name: String,
+    /// Argon2id PHC string; `None` until the user has set a password.
+    pub password_hash: Option<String>,
+    /// Role.
+    pub role: Role,
+    /// Disabled users cannot sign in and lose their sessions.
+    pub disabled: bool,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// Last change.
+    pub updated_at: UnixTime,
+}
+
+impl std::fmt::Debug for User {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("User")
+            .field("id", &self.id)
+            .field("role", &self.role)
+            .field("disabled", &self.disabled)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a one-time link is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkPurpose {
+    /// Lets the first admin choose a password when no user exists.
+    Setup,
+    /// Lets a user choose a new password.
+    PasswordReset,
+}
+
+impl LinkPurpose {
+    /// Stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkPurpose::Setup => "setup",
+            LinkPurpose::PasswordReset => "password_reset",
+        }
+    }
+}
+
+/// A stored one-time link (only its hash is kept).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneTimeLink {
+    /// SHA-256 of the token.
+    pub token_hash: Vec<u8>,
+    /// Realm id.
+    pub realm_id: String,
+    /// The user it resets; `None` for setup.
+    pub user_id: Option<String>,
+    /// Purpose.
+    pub purpose: LinkPurpose,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// Expiry.
+    pub expires_at: UnixTime,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emails() {
+        assert_eq!(Email::parse(" Ada@Example.COM ").map(|e| e.0), Ok("ada@example.com".into()));
+        for bad in ["", "ada", "@x.com", "ada@", "a b@x.com", "a@b@c", "a@.com", "a@com."] {
+            assert!(Email::parse(bad).is_err(), "{bad:?} must be rejected");
+        }
+        assert!(Email::parse("ops@localhost").is_ok());
+    }
+}

@@ -1,0 +1,98 @@
+//! Errors of the authorization core.
+//!
+//! [`Error`] is what every [`crate::Core`] operation returns. Variants other than `Storage` and
+//! `Internal` carry messages that are safe to show to the caller; those two never are.
+use std::borrow::Cow;
+
+/// An error from a core operation.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The input did not parse or violates a rule; the message says which.
+    #[error("{0}")]
+    Invalid(Cow<'static, str>),
+    /// The entity does not exist (or the caller may not know that it does).
+    #[error("{entity} `{id}` not found")]
+    NotFound {
+        /// Kind of entity, e.g. `user`.
+        entity: &'static str,
+        /// The identifier that was looked up.
+        id: String,
+    },
+    /// The change conflicts with existing state (duplicate name, last admin, …).
+    #[error("{0}")]
+    Conflict(Cow<'static, str>),
+    /// No authenticated principal.
+    #[error("sign-in required")]
+    Unauthenticated,
+    /// The principal's role does not allow the operation.
+    #[error("your role does not allow this")]
+    Forbidden,
+    /// Sign-in failed; the message is deliberately the same for unknown user and wrong password.
+    #[error("invalid email or password")]
+    InvalidCredentials,
+    /// Too many failed attempts; retry after the given number of seconds.
+    #[error("too many failed sign-in attempts; try again in {retry_after_secs} seconds")]
+    Throttled {
+        /// Seconds until another attempt is accepted.
+        retry_after_secs: u64,
+    },
+    /// A one-time link was unknown, used or expired.
+    #[error("this link is invalid or has expired")]
+    InvalidLink,
+    /// Storage failed; details are logged, never shown.
+    #[error("storage failure")]
+    Storage(#[from] StorageError),
+    /// Any other internal failure; details are logged, never shown.
+    #[error("internal error")]
+    Internal(String),
+}
+
+impl Error {
+    /// Builds an [`Error::Invalid`].
+    pub fn invalid(msg: impl Into<Cow<'static, str>>) -> Self {
+        Self::Invalid(msg.into())
+    }
+
+    /// Builds an [`Error::NotFound`].
+    pub fn not_found(entity: &'static str, id: impl Into<String>) -> Self {
+        Self::NotFound {
+            entity,
+            id: id.into(),
+        }
+    }
+}
+
+/// A storage-layer failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// A uniqueness constraint was violated.
+    #[error("unique constraint violated: {0}")]
+    Conflict(String),
+    /// A row that must exist did not.
+    #[error("row not found")]
+    NotFound,
+    /// A stored value could not be decoded into a domain value.
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+    /// The database driver failed.
+    #[error(transparent)]
+    Database(sqlx::Error),
+    /// Running migrations failed.
+    #[error(transparent)]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+impl From<sqlx::Error> for StorageError {
+    fn from(e: sqlx::Error) -> Self {
+        match &e {
+            sqlx::Error::Database(db) if db.is_unique_violation() => {
+                Self::Conflict(db.message().to_owned())
+            }
+            sqlx::Error::RowNotFound => Self::NotFound,
+            _ => Self::Database(e),
+        }
+    }
+}
+
+/// Result alias for core operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

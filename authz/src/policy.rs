@@ -1,0 +1,114 @@
+//! Who may do what: roles, permissions and the authenticated principal.
+//!
+//! Every [`crate::Core`] operation checks its permission here; the console hides what a role
+//! cannot do, but hiding is never the protection.
+use serde::{Deserialize, Serialize};
+
+/// A console role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Manages everything.
+    Admin,
+    /// Reviews and revokes; reads the audit log.
+    SecurityReviewer,
+    /// Reads what is needed to protect their own MCP server.
+    Developer,
+}
+
+impl Role {
+    /// All roles, in display order.
+    pub const ALL: [Role; 3] = [Role::Admin, Role::SecurityReviewer, Role::Developer];
+
+    /// Stored and wire form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::SecurityReviewer => "security_reviewer",
+            Role::Developer => "developer",
+        }
+    }
+
+    /// Parses the stored and wire form.
+    ///
+    /// # Errors
+    /// A message fit for the user for any other value.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        match s.trim() {
+            "admin" => Ok(Role::Admin),
+            "security_reviewer" => Ok(Role::SecurityReviewer),
+            "developer" => Ok(Role::Developer),
+            _ => Err("Role must be admin, security_reviewer or developer."),
+        }
+    }
+
+    /// Whether this role grants `p`.
+    pub fn can(self, p: Permission) -> bool {
+        use Permission::*;
+        match self {
+            Role::Admin => true,
+            Role::SecurityReviewer => matches!(p, ViewRealms | ViewAudit | ManageOwnAccount),
+            Role::Developer => matches!(p, ViewRealms | ManageOwnAccount),
+        }
+    }
+}
+
+/// An operation class checked by the policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Permission {
+    /// See realms and their issuers.
+    ViewRealms,
+    /// Create, rename, enable and disable realms.
+    ManageRealms,
+    /// List, create and change console users.
+    ManageUsers,
+    /// Read and export the audit log.
+    ViewAudit,
+    /// Change one's own password.
+    ManageOwnAccount,
+}
+
+/// The authenticated console user on whose behalf an operation runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// User id.
+    pub user_id: String,
+    /// Email (also the audit actor).
+    pub email: String,
+    /// Display name.
+    pub display_name: String,
+    /// Role.
+    pub role: Role,
+}
+
+impl Principal {
+    /// Checks that the principal's role grants `p`.
+    ///
+    /// # Errors
+    /// [`crate::Error::Forbidden`] otherwise.
+    pub fn require(&self, p: Permission) -> Result<(), crate::Error> {
+        if self.role.can(p) {
+            Ok(())
+        } else {
+            Err(crate::Error::Forbidden)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matrix() {
+        assert!(Role::Admin.can(Permission::ManageUsers));
+        assert!(!Role::SecurityReviewer.can(Permission::ManageUsers));
+        assert!(Role::SecurityReviewer.can(Permission::ViewAudit));
+        assert!(!Role::Developer.can(Permission::ViewAudit));
+        assert!(!Role::Developer.can(Permission::ManageRealms));
+        assert!(Role::Developer.can(Permission::ManageOwnAccount));
+        for r in Role::ALL {
+            assert_eq!(Role::parse(r.as_str()), Ok(r));
+        }
+    }
+}

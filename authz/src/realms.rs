@@ -1,0 +1,129 @@
+//! Realms: the top-level tenant every row belongs to.
+//!
+//! A realm's issuer is `{public_url}/realms/{name}`. The realm `default` exists after first start;
+//! it is also the administration realm that holds console accounts, so it cannot be disabled.
+use crate::clock::UnixTime;
+use serde::{Deserialize, Serialize};
+
+/// Name of the realm created at first start.
+pub const DEFAULT_REALM: &str = "default";
+
+/// A realm name: 1–63 characters of `a-z`, `0-9` and `-`, starting with a letter or digit.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RealmName(String);
+
+impl RealmName {
+    /// Parses a realm name from user input (trimmed, case-folded).
+    ///
+    /// # Errors
+    /// A message fit for the user when the name breaks the rules above.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        let s = s.trim().to_ascii_lowercase();
+        if s.is_empty() {
+            return Err("Realm name is required.");
+        }
+        if s.len() > 63 {
+            return Err("Realm name must be at most 63 characters.");
+        }
+        if !s
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            return Err("Realm name may contain only letters, digits and '-'.");
+        }
+        if s.starts_with('-') || s.ends_with('-') {
+            return Err("Realm name must not start or end with '-'.");
+        }
+        Ok(Self(s))
+    }
+
+    /// The name of the default realm.
+    pub fn default_realm() -> Self {
+        Self(DEFAULT_REALM.to_owned())
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether this is the default (administration) realm.
+    pub fn is_default(&self) -> bool {
+        self.0 == DEFAULT_REALM
+    }
+}
+
+impl std::fmt::Display for RealmName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A display name for a realm or user: trimmed, 1–100 characters, no control characters.
+///
+/// # Errors
+/// A message naming `what` when the value breaks the rules.
+pub fn parse_display_name(s: &str, what: &'static str) -> Result<String, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err(format!("{what} is required."));
+    }
+    if s.chars().count() > 100 {
+        return Err(format!("{what} must be at most 100 characters."));
+    }
+    if s.chars().any(char::is_control) {
+        return Err(format!("{what} must not contain control characters."));
+    }
+    Ok(s.to_owned())
+}
+
+/// A stored realm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Realm {
+    /// Opaque id (`rlm_…`); never changes, even on rename.
+    pub id: String,
+    /// URL name, part of the issuer.
+    pub name: RealmName,
+    /// Human-readable name.
+    pub display_name: String,
+    /// Disabled realms issue nothing.
+    pub enabled: bool,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// Last change.
+    pub updated_at: UnixTime,
+}
+
+/// The issuer identifier of a realm: `{public_url}/realms/{name}`.
+pub fn issuer(public_url: &str, name: &RealmName) -> String {
+    format!("{}/realms/{}", public_url.trim_end_matches('/'), name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn realm_names() {
+        assert_eq!(RealmName::parse(" Payments ").map(|n| n.0), Ok("payments".into()));
+        assert!(RealmName::parse("").is_err());
+        assert!(RealmName::parse("a_b").is_err());
+        assert!(RealmName::parse("a.b").is_err());
+        assert!(RealmName::parse("-ab").is_err());
+        assert!(RealmName::parse(&"a".repeat(64)).is_err());
+        assert!(RealmName::parse("team-42").is_ok());
+    }
+
+    #[test]
+    fn issuer_has_no_double_slash() {
+        let n = RealmName::parse("default").expect("valid");
+        assert_eq!(issuer("https://id.example.com/", &n), "https://id.example.com/realms/default");
+    }
+
+    #[test]
+    fn display_names() {
+        assert!(parse_display_name("  ", "Name").is_err());
+        assert!(parse_display_name("a\u{7}b", "Name").is_err());
+        assert_eq!(parse_display_name(" Ops ", "Name"), Ok("Ops".into()));
+    }
+}

@@ -1,0 +1,7 @@
+//! The PostgreSQL backend.
+impl_store!(
+    /// Storage on PostgreSQL.
+    PgStore,
+    sqlx::Postgres,
+    sqlx::PgPool
+);

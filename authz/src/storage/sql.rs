@@ -1,0 +1,504 @@
+//! The portable SQL behind both backends, and the macro that instantiates it per pool type.
+//!
+//! Every statement here runs unchanged on SQLite and PostgreSQL: `$n` placeholders, `BIGINT`
+//! Unix seconds, `TEXT` ids and JSON, `BLOB`/`BYTEA` hashes. Filtered lists are built with
+//! `QueryBuilder`, which emits each backend's placeholder syntax.
+
+pub(super) const REALM_COLUMNS: &str = "id, name, display_name, enabled, created_at, updated_at";
+pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)";
+pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING";
+pub(super) const UPDATE_REALM: &str =
+    "UPDATE realms SET name = $1, display_name = $2, enabled = $3, updated_at = $4 WHERE id = $5";
+
+pub(super) const USER_COLUMNS: &str =
+    "id, realm_id, email, display_name, password_hash, role, disabled, created_at, updated_at";
+pub(super) const INSERT_USER: &str = "INSERT INTO users (id, realm_id, email, display_name, password_hash, role, disabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+pub(super) const UPDATE_USER: &str = "UPDATE users SET display_name = $1, password_hash = $2, role = $3, disabled = $4, updated_at = $5 WHERE id = $6";
+pub(super) const COUNT_USERS: &str = "SELECT COUNT(*) FROM users";
+pub(super) const COUNT_ACTIVE_ADMINS: &str =
+    "SELECT COUNT(*) FROM users WHERE realm_id = $1 AND role = 'admin' AND disabled = FALSE";
+
+pub(super) const LINK_COLUMNS: &str = "token_hash, realm_id, user_id, purpose, created_at, expires_at";
+pub(super) const INSERT_LINK: &str = "INSERT INTO user_links (token_hash, realm_id, user_id, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)";
+pub(super) const SUPERSEDE_SETUP_LINKS: &str =
+    "UPDATE user_links SET used_at = $1 WHERE purpose = 'setup' AND used_at IS NULL";
+pub(super) const SUPERSEDE_RESET_LINKS: &str = "UPDATE user_links SET used_at = $1 WHERE purpose = 'password_reset' AND user_id = $2 AND used_at IS NULL";
+pub(super) const CONSUME_SETUP_LINK: &str = "UPDATE user_links SET used_at = $1 WHERE token_hash = $2 AND purpose = 'setup' AND used_at IS NULL AND expires_at > $1";
+pub(super) const CONSUME_RESET_LINK: &str = "UPDATE user_links SET used_at = $1 WHERE token_hash = $2 AND user_id = $3 AND purpose = 'password_reset' AND used_at IS NULL AND expires_at > $1";
+pub(super) const SET_PASSWORD: &str =
+    "UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3";
+
+pub(super) const INSERT_AUDIT: &str = "INSERT INTO audit_events (realm_id, occurred_at, actor, action, target, outcome, request_id, client_ip, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+pub(super) const AUDIT_SELECT: &str = "SELECT a.id, r.name AS realm, a.occurred_at, a.actor, a.action, a.target, a.outcome, a.request_id, a.client_ip, a.details FROM audit_events a JOIN realms r ON r.id = a.realm_id WHERE 1 = 1";
+pub(super) const AUDIT_COUNT: &str =
+    "SELECT COUNT(*) FROM audit_events a JOIN realms r ON r.id = a.realm_id WHERE 1 = 1";
+
+/// Implements every store trait for one backend. `$store` is the struct to define, `$db` the
+/// sqlx database type and `$pool` its pool type.
+macro_rules! impl_store {
+    ($(#[$meta:meta])* $store:ident, $db:ty, $pool:ty) => {
+        use $crate::accounts::{Email, LinkPurpose, OneTimeLink, User};
+        use $crate::audit::{AuditEvent, AuditFilter, NewAuditEvent};
+        use $crate::clock::UnixTime;
+        use $crate::error::StorageError;
+        use $crate::realms::{Realm, RealmName};
+        use $crate::storage::rows::{AuditRow, LinkRow, RealmRow, UserRow};
+        use $crate::storage::sql::*;
+        use $crate::storage::{
+            contains_pattern, AuditStore, HealthStore, Page, Paged, RealmStore, UserStore,
+        };
+        use async_trait::async_trait;
+
+        $(#[$meta])*
+        #[derive(Debug, Clone)]
+        pub struct $store {
+            pool: $pool,
+        }
+
+        impl $store {
+            /// Wraps a pool whose database has the migrations applied.
+            pub fn new(pool: $pool) -> Self {
+                Self { pool }
+            }
+
+            /// The underlying pool.
+            pub fn pool(&self) -> &$pool {
+                &self.pool
+            }
+        }
+
+        async fn insert_audit(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            e: &NewAuditEvent,
+        ) -> Result<(), StorageError> {
+            sqlx::query(INSERT_AUDIT)
+                .bind(&e.realm_id)
+                .bind(e.occurred_at)
+                .bind(&e.actor)
+                .bind(e.action)
+                .bind(&e.target)
+                .bind(e.outcome.as_str())
+                .bind(&e.request_id)
+                .bind(&e.client_ip)
+                .bind(e.details.to_string())
+                .execute(conn)
+                .await?;
+            Ok(())
+        }
+
+        fn bind_realm<'q>(
+            q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
+            r: &'q Realm,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>> {
+            q.bind(&r.id)
+                .bind(r.name.as_str())
+                .bind(&r.display_name)
+                .bind(r.enabled)
+                .bind(r.created_at)
+                .bind(r.updated_at)
+        }
+
+        #[async_trait]
+        impl RealmStore for $store {
+            async fn insert_realm_if_absent(
+                &self,
+                realm: &Realm,
+                event: &NewAuditEvent,
+            ) -> Result<bool, StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let n = bind_realm(sqlx::query(INSERT_REALM_IF_ABSENT), realm)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if n == 0 {
+                    return Ok(false);
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn insert_realm(
+                &self,
+                realm: &Realm,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                bind_realm(sqlx::query(INSERT_REALM), realm).execute(&mut *tx).await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn find_realm(&self, id: &str) -> Result<Option<Realm>, StorageError> {
+                let sql = format!("SELECT {REALM_COLUMNS} FROM realms WHERE id = $1");
+                sqlx::query_as::<_, RealmRow>(&sql)
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(Realm::try_from)
+                    .transpose()
+            }
+
+            async fn find_realm_by_name(
+                &self,
+                name: &RealmName,
+            ) -> Result<Option<Realm>, StorageError> {
+                let sql = format!("SELECT {REALM_COLUMNS} FROM realms WHERE name = $1");
+                sqlx::query_as::<_, RealmRow>(&sql)
+                    .bind(name.as_str())
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(Realm::try_from)
+                    .transpose()
+            }
+
+            async fn list_realms(&self) -> Result<Vec<Realm>, StorageError> {
+                let sql = format!("SELECT {REALM_COLUMNS} FROM realms ORDER BY name");
+                sqlx::query_as::<_, RealmRow>(&sql)
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(Realm::try_from)
+                    .collect()
+            }
+
+            async fn update_realm(
+                &self,
+                realm: &Realm,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let n = sqlx::query(UPDATE_REALM)
+                    .bind(realm.name.as_str())
+                    .bind(&realm.display_name)
+                    .bind(realm.enabled)
+                    .bind(realm.updated_at)
+                    .bind(&realm.id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if n == 0 {
+                    return Err(StorageError::NotFound);
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+        }
+
+        #[async_trait]
+        impl UserStore for $store {
+            async fn insert_user(
+                &self,
+                user: &User,
+                link: Option<&OneTimeLink>,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                insert_user_row(&mut tx, user).await?;
+                if let Some(link) = link {
+                    insert_link_row(&mut tx, link).await?;
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn find_user(&self, id: &str) -> Result<Option<User>, StorageError> {
+                let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1");
+                sqlx::query_as::<_, UserRow>(&sql)
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(User::try_from)
+                    .transpose()
+            }
+
+            async fn find_user_by_email(
+                &self,
+                realm_id: &str,
+                email: &Email,
+            ) -> Result<Option<User>, StorageError> {
+                let sql =
+                    format!("SELECT {USER_COLUMNS} FROM users WHERE realm_id = $1 AND email = $2");
+                sqlx::query_as::<_, UserRow>(&sql)
+                    .bind(realm_id)
+                    .bind(email.as_str())
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(User::try_from)
+                    .transpose()
+            }
+
+            async fn list_users(
+                &self,
+                realm_id: &str,
+                query: Option<&str>,
+                page: Page,
+            ) -> Result<Paged<User>, StorageError> {
+                let pattern = query.map(contains_pattern);
+                let filter = |qb: &mut sqlx::QueryBuilder<'_, $db>| {
+                    qb.push(" WHERE realm_id = ").push_bind(realm_id.to_owned());
+                    if let Some(p) = &pattern {
+                        qb.push(" AND (lower(email) LIKE ")
+                            .push_bind(p.clone())
+                            .push(" ESCAPE '\\' OR lower(display_name) LIKE ")
+                            .push_bind(p.clone())
+                            .push(" ESCAPE '\\')");
+                    }
+                };
+                let mut qb = sqlx::QueryBuilder::<$db>::new(format!("SELECT {USER_COLUMNS} FROM users"));
+                filter(&mut qb);
+                qb.push(" ORDER BY email LIMIT ")
+                    .push_bind(i64::from(page.limit))
+                    .push(" OFFSET ")
+                    .push_bind(i64::from(page.offset));
+                let items = qb
+                    .build_query_as::<UserRow>()
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(User::try_from)
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut qb = sqlx::QueryBuilder::<$db>::new("SELECT COUNT(*) FROM users");
+                filter(&mut qb);
+                let total: i64 = qb.build_query_scalar().fetch_one(&self.pool).await?;
+                Ok(Paged { items, total: u64::try_from(total).unwrap_or(0) })
+            }
+
+            async fn count_users(&self) -> Result<u64, StorageError> {
+                let n: i64 = sqlx::query_scalar(COUNT_USERS).fetch_one(&self.pool).await?;
+                Ok(u64::try_from(n).unwrap_or(0))
+            }
+
+            async fn count_active_admins(&self, realm_id: &str) -> Result<u64, StorageError> {
+                let n: i64 = sqlx::query_scalar(COUNT_ACTIVE_ADMINS)
+                    .bind(realm_id)
+                    .fetch_one(&self.pool)
+                    .await?;
+                Ok(u64::try_from(n).unwrap_or(0))
+            }
+
+            async fn update_user(
+                &self,
+                user: &User,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let n = sqlx::query(UPDATE_USER)
+                    .bind(&user.display_name)
+                    .bind(&user.password_hash)
+                    .bind(user.role.as_str())
+                    .bind(user.disabled)
+                    .bind(user.updated_at)
+                    .bind(&user.id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if n == 0 {
+                    return Err(StorageError::NotFound);
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn insert_link(
+                &self,
+                link: &OneTimeLink,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                match link.purpose {
+                    LinkPurpose::Setup => {
+                        sqlx::query(SUPERSEDE_SETUP_LINKS)
+                            .bind(link.created_at)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    LinkPurpose::PasswordReset => {
+                        sqlx::query(SUPERSEDE_RESET_LINKS)
+                            .bind(link.created_at)
+                            .bind(&link.user_id)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                }
+                insert_link_row(&mut tx, link).await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn find_active_link(
+                &self,
+                token_hash: &[u8],
+                now: UnixTime,
+            ) -> Result<Option<OneTimeLink>, StorageError> {
+                let sql = format!(
+                    "SELECT {LINK_COLUMNS} FROM user_links WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2"
+                );
+                sqlx::query_as::<_, LinkRow>(&sql)
+                    .bind(token_hash)
+                    .bind(now)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(OneTimeLink::try_from)
+                    .transpose()
+            }
+
+            async fn complete_setup(
+                &self,
+                token_hash: &[u8],
+                now: UnixTime,
+                user: &User,
+                event: &NewAuditEvent,
+            ) -> Result<bool, StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let consumed = sqlx::query(CONSUME_SETUP_LINK)
+                    .bind(now)
+                    .bind(token_hash)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                let users: i64 = sqlx::query_scalar(COUNT_USERS).fetch_one(&mut *tx).await?;
+                if consumed != 1 || users != 0 {
+                    // Dropping the transaction rolls it back: nothing is half-written.
+                    return Ok(false);
+                }
+                insert_user_row(&mut tx, user).await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn reset_password(
+                &self,
+                token_hash: &[u8],
+                user_id: &str,
+                password_hash: &str,
+                now: UnixTime,
+                event: &NewAuditEvent,
+            ) -> Result<bool, StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let consumed = sqlx::query(CONSUME_RESET_LINK)
+                    .bind(now)
+                    .bind(token_hash)
+                    .bind(user_id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if consumed != 1 {
+                    return Ok(false);
+                }
+                sqlx::query(SET_PASSWORD)
+                    .bind(password_hash)
+                    .bind(now)
+                    .bind(user_id)
+                    .execute(&mut *tx)
+                    .await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+        }
+
+        async fn insert_user_row(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            user: &User,
+        ) -> Result<(), StorageError> {
+            sqlx::query(INSERT_USER)
+                .bind(&user.id)
+                .bind(&user.realm_id)
+                .bind(user.email.as_str())
+                .bind(&user.display_name)
+                .bind(&user.password_hash)
+                .bind(user.role.as_str())
+                .bind(user.disabled)
+                .bind(user.created_at)
+                .bind(user.updated_at)
+                .execute(conn)
+                .await?;
+            Ok(())
+        }
+
+        async fn insert_link_row(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            link: &OneTimeLink,
+        ) -> Result<(), StorageError> {
+            sqlx::query(INSERT_LINK)
+                .bind(&link.token_hash)
+                .bind(&link.realm_id)
+                .bind(&link.user_id)
+                .bind(link.purpose.as_str())
+                .bind(link.created_at)
+                .bind(link.expires_at)
+                .execute(conn)
+                .await?;
+            Ok(())
+        }
+
+        #[async_trait]
+        impl AuditStore for $store {
+            async fn insert_audit_event(&self, event: &NewAuditEvent) -> Result<(), StorageError> {
+                let mut conn = self.pool.acquire().await?;
+                insert_audit(&mut conn, event).await
+            }
+
+            async fn list_audit_events(
+                &self,
+                f: &AuditFilter,
+                page: Page,
+            ) -> Result<Paged<AuditEvent>, StorageError> {
+                let actor = f.actor.as_deref().map(contains_pattern);
+                let target = f.target.as_deref().map(contains_pattern);
+                let filter = |qb: &mut sqlx::QueryBuilder<'_, $db>| {
+                    if let Some(v) = &f.realm_id {
+                        qb.push(" AND a.realm_id = ").push_bind(v.clone());
+                    }
+                    if let Some(v) = &f.action {
+                        qb.push(" AND a.action = ").push_bind(v.clone());
+                    }
+                    if let Some(v) = &actor {
+                        qb.push(" AND lower(a.actor) LIKE ").push_bind(v.clone()).push(" ESCAPE '\\'");
+                    }
+                    if let Some(v) = &target {
+                        qb.push(" AND lower(a.target) LIKE ").push_bind(v.clone()).push(" ESCAPE '\\'");
+                    }
+                    if let Some(v) = f.from {
+                        qb.push(" AND a.occurred_at >= ").push_bind(v);
+                    }
+                    if let Some(v) = f.to {
+                        qb.push(" AND a.occurred_at < ").push_bind(v);
+                    }
+                };
+                let mut qb = sqlx::QueryBuilder::<$db>::new(AUDIT_SELECT);
+                filter(&mut qb);
+                qb.push(" ORDER BY a.id DESC LIMIT ")
+                    .push_bind(i64::from(page.limit))
+                    .push(" OFFSET ")
+                    .push_bind(i64::from(page.offset));
+                let items = qb
+                    .build_query_as::<AuditRow>()
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(AuditEvent::try_from)
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut qb = sqlx::QueryBuilder::<$db>::new(AUDIT_COUNT);
+                filter(&mut qb);
+                let total: i64 = qb.build_query_scalar().fetch_one(&self.pool).await?;
+                Ok(Paged { items, total: u64::try_from(total).unwrap_or(0) })
+            }
+        }
+
+        #[async_trait]
+        impl HealthStore for $store {
+            async fn ping(&self) -> Result<(), StorageError> {
+                sqlx::query("SELECT 1").execute(&self.pool).await?;
+                Ok(())
+            }
+        }
+    };
+}
