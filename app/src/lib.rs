@@ -1,1 +1,91 @@
+//! The Portcullis admin console: Leptos SSR + hydration.
+//!
+//! Pages live in `pages/`, shared widgets in `components/`, server functions in `api/` (thin:
+//! context → parse → one core call → view type). Everything server-only sits behind the `ssr`
+//! feature; the `hydrate` feature builds the browser bundle.
+#![recursion_limit = "256"]
 
+pub mod api;
+pub mod components;
+pub mod error;
+pub mod pages;
+#[cfg(feature = "ssr")]
+pub mod ssr;
+pub mod types;
+
+use components::layout::ConsoleLayout;
+use components::toast::{ToastRegion, Toasts};
+use leptos::prelude::*;
+use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::components::{ParentRoute, Route, Router, Routes};
+use leptos_router::path;
+
+/// Applies the remembered (or system) colour scheme before first paint.
+const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('portcullis-theme');if(t?t==='dark':matchMedia('(prefers-color-scheme: dark)').matches){document.documentElement.classList.add('dark')}}catch(e){}";
+
+/// The HTML document around the app.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <meta name="color-scheme" content="light dark"/>
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
+                <script>{THEME_SCRIPT}</script>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body class="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+/// Not-found page.
+#[component]
+fn NotFound() -> impl IntoView {
+    view! {
+        <div class="p-8">
+            <h1 class=components::ui::H1>"Page not found"</h1>
+            <a class="mt-4 inline-block text-indigo-600 underline dark:text-indigo-300" href="/">"Back to the overview"</a>
+        </div>
+    }
+}
+
+/// The console app.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    Toasts::provide();
+    view! {
+        <Stylesheet id="leptos" href="/pkg/app.css"/>
+        <Title text="Portcullis"/>
+        <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">"Skip to content"</a>
+        <Router>
+            <Routes fallback=NotFound>
+                <Route path=path!("/login") view=pages::login::LoginPage/>
+                <Route path=path!("/setup") view=pages::setup::SetupPage/>
+                <Route path=path!("/reset-password") view=pages::setup::ResetPasswordPage/>
+                <ParentRoute path=path!("") view=ConsoleLayout>
+                    <Route path=path!("") view=pages::overview::OverviewPage/>
+                    <Route path=path!("realms") view=pages::realms::RealmsPage/>
+                    <Route path=path!("users") view=pages::users::UsersPage/>
+                    <Route path=path!("audit") view=pages::audit::AuditPage/>
+                    <Route path=path!("account") view=pages::account::AccountPage/>
+                </ParentRoute>
+            </Routes>
+        </Router>
+        <ToastRegion/>
+    }
+}
+
+/// Browser entry point: hydrates the server-rendered page.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(App);
+}

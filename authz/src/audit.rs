@@ -155,6 +155,34 @@ pub struct AuditFilter {
     pub to: Option<UnixTime>,
 }
 
+impl AuditFilter {
+    /// Builds a filter from console input; blank fields do not filter.
+    ///
+    /// # Errors
+    /// A message fit for the user when a time is malformed or the range is empty.
+    pub fn from_input(action: &str, actor: &str, target: &str, from: &str, to: &str) -> Result<Self, String> {
+        let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+        let time = |s: &str| match s.trim() {
+            "" => Ok(None),
+            s => crate::clock::parse_console_time(s).map(Some),
+        };
+        let filter = AuditFilter {
+            realm_id: None,
+            action: text(action),
+            actor: text(actor),
+            target: text(target),
+            from: time(from)?,
+            to: time(to)?,
+        };
+        if let (Some(f), Some(t)) = (filter.from, filter.to) {
+            if f >= t {
+                return Err("The start of the time range must be before its end.".into());
+            }
+        }
+        Ok(filter)
+    }
+}
+
 /// CSV header of [`to_csv`].
 const CSV_HEADER: &str =
     "id,time,realm,actor,action,target,outcome,request_id,client_ip,details\n";

@@ -50,3 +50,42 @@ pub fn rfc3339(t: UnixTime) -> String {
         .and_then(|d| d.format(&time::format_description::well_known::Rfc3339).ok())
         .unwrap_or_else(|| t.to_string())
 }
+
+/// Parses a console time (`YYYY-MM-DDTHH:MM`, `YYYY-MM-DDTHH:MM:SS` or `YYYY-MM-DD`, UTC, or a
+/// full RFC 3339 value) into Unix seconds.
+///
+/// # Errors
+/// A message fit for the user when the value is not such a time.
+pub fn parse_console_time(s: &str) -> Result<UnixTime, String> {
+    use time::format_description::well_known::Rfc3339;
+    use time::macros::format_description;
+    let s = s.trim();
+    if let Ok(t) = time::OffsetDateTime::parse(s, &Rfc3339) {
+        return Ok(t.unix_timestamp());
+    }
+    let minutes = format_description!("[year]-[month]-[day]T[hour]:[minute]");
+    let seconds = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
+    if let Ok(t) = time::PrimitiveDateTime::parse(s, &minutes)
+        .or_else(|_| time::PrimitiveDateTime::parse(s, &seconds))
+    {
+        return Ok(t.assume_utc().unix_timestamp());
+    }
+    let date = format_description!("[year]-[month]-[day]");
+    time::Date::parse(s, &date)
+        .map(|d| d.midnight().assume_utc().unix_timestamp())
+        .map_err(|_| format!("`{s}` is not a time; use YYYY-MM-DDTHH:MM (UTC)."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn console_times() {
+        assert_eq!(parse_console_time("1970-01-01T00:01"), Ok(60));
+        assert_eq!(parse_console_time("1970-01-02"), Ok(86_400));
+        assert_eq!(parse_console_time("1970-01-01T00:00:05Z"), Ok(5));
+        assert!(parse_console_time("yesterday").is_err());
+        assert_eq!(rfc3339(86_400), "1970-01-02T00:00:00Z");
+    }
+}

@@ -273,6 +273,21 @@ impl Core {
             .map(|u| principal_of(&u)))
     }
 
+    /// Looks up an enabled console user by email (CLI and tests act as them).
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn find_principal_by_email(&self, email: &str) -> Result<Option<Principal>> {
+        let realm = self.admin_realm().await?;
+        let Ok(email) = Email::parse(email) else { return Ok(None) };
+        Ok(self
+            .store
+            .find_user_by_email(&realm.id, &email)
+            .await?
+            .filter(|u| !u.disabled)
+            .map(|u| principal_of(&u)))
+    }
+
     /// Records a sign-out.
     ///
     /// # Errors
@@ -753,7 +768,8 @@ impl Core {
         Ok(user)
     }
 
-    /// Issues a one-time password-reset link for a user, superseding earlier ones.
+    /// Issues a one-time password-reset link for a user, superseding earlier ones; returns the
+    /// user and the link's token.
     ///
     /// # Errors
     /// `Forbidden`, `NotFound`.
@@ -762,7 +778,7 @@ impl Core {
         p: &Principal,
         user_id: &str,
         meta: &RequestMeta,
-    ) -> Result<PlainToken> {
+    ) -> Result<(User, PlainToken)> {
         p.require(Permission::ManageUsers)?;
         let user = self.load_user(user_id).await?;
         let token = PlainToken::generate();
@@ -783,7 +799,7 @@ impl Core {
             meta,
         );
         self.store.insert_link(&link, &event).await?;
-        Ok(token)
+        Ok((user, token))
     }
 
     // ---- audit -------------------------------------------------------------------------------

@@ -1,1 +1,301 @@
-fn main() {}
+//! `cargo xtask`: the one build tool, used by the README, CI and the browser tests alike.
+//!
+//! - `setup`  installs what is missing: the wasm32 target, wasm-bindgen-cli (pinned), npm
+//!   packages (wasm-opt from `binaryen`, Playwright), and with `--browser` Debian's chromium.
+//! - `build [--release]`  wasm (hydrate) → wasm-bindgen → wasm-opt (release) → CSS (encre-css,
+//!   from the classes used in `app/src`) → server.
+//! - `serve`  setup + release build + `portcullis serve` on an embedded SQLite file in `data/`.
+//! - `test`  setup + every check CI runs, with each stage's duration.
+//! - `css`  only regenerates the stylesheet.
+use anyhow::{Context as _, bail};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const WASM_BINDGEN_VERSION: &str = "0.2.130";
+const SITE: &str = "target/site";
+
+fn main() -> anyhow::Result<()> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize()?;
+    std::env::set_current_dir(&root)?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let release = args.iter().any(|a| a == "--release");
+    match args.first().map(String::as_str) {
+        Some("setup") => setup(args.iter().any(|a| a == "--browser")),
+        Some("build") => build(release),
+        Some("css") => css(),
+        Some("serve") => serve(),
+        Some("test") => test(),
+        _ => {
+            eprintln!("usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test>");
+            bail!("unknown command")
+        }
+    }
+}
+
+fn run(cmd: &mut Command) -> anyhow::Result<()> {
+    eprintln!("$ {}", format!("{cmd:?}").replace('"', ""));
+    let status = cmd.status().with_context(|| format!("Failed to start {:?}", cmd.get_program()))?;
+    if !status.success() {
+        bail!("{:?} failed with {status}", cmd.get_program());
+    }
+    Ok(())
+}
+
+fn output(cmd: &mut Command) -> Option<String> {
+    cmd.output().ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+/// Runs `f` as a named stage and prints its duration.
+fn stage<T>(name: &str, f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    eprintln!("\n==> {name}");
+    let start = Instant::now();
+    let result = f();
+    eprintln!("<== {name}: {:.1}s{}", start.elapsed().as_secs_f64(), if result.is_err() { " (FAILED)" } else { "" });
+    result
+}
+
+fn setup(browser: bool) -> anyhow::Result<()> {
+    let targets = output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    if !targets.lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
+        run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
+    }
+    let have = output(Command::new("wasm-bindgen").arg("--version")).unwrap_or_default();
+    if have.trim() != format!("wasm-bindgen {WASM_BINDGEN_VERSION}") {
+        // `--locked` fails for this version (a locked dependency is gone from the registry).
+        run(cargo().args(["install", "wasm-bindgen-cli", "--version", WASM_BINDGEN_VERSION]))?;
+    }
+    npm_ci("style")?;
+    if browser {
+        npm_ci("end2end")?;
+        if !Path::new("/usr/bin/chromium").exists() {
+            run(Command::new("sh").args([
+                "-c",
+                "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium",
+            ]))?;
+        }
+    }
+    Ok(())
+}
+
+fn npm_ci(dir: &str) -> anyhow::Result<()> {
+    let stamp = Path::new(dir).join("node_modules/.package-lock.json");
+    let lock = Path::new(dir).join("package-lock.json");
+    let fresh = match (std::fs::metadata(&stamp), std::fs::metadata(&lock)) {
+        (Ok(s), Ok(l)) => s.modified().ok() >= l.modified().ok(),
+        _ => false,
+    };
+    if fresh {
+        return Ok(());
+    }
+    run(Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(dir)
+        .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"))
+}
+
+fn build(release: bool) -> anyhow::Result<()> {
+    let profile = if release { "wasm-release" } else { "dev" };
+    let wasm_dir = if release { "wasm-release" } else { "debug" };
+    // The wasm build is its own invocation: feature unification with the server would turn on `ssr`.
+    run(cargo().args([
+        "build", "-p", "app", "--lib", "--target", "wasm32-unknown-unknown", "--profile", profile,
+        "--no-default-features", "--features", "hydrate",
+    ]))?;
+    let pkg = Path::new(SITE).join("pkg");
+    let _ = std::fs::remove_dir_all(&pkg);
+    std::fs::create_dir_all(&pkg)?;
+    run(Command::new("wasm-bindgen").args([
+        "--target", "web", "--no-typescript", "--out-dir", &pkg.display().to_string(), "--out-name", "app",
+        &format!("target/wasm32-unknown-unknown/{wasm_dir}/app.wasm"),
+    ]))?;
+    if release {
+        let wasm = pkg.join("app_bg.wasm").display().to_string();
+        // wasm-opt from npm `binaryen`; Debian's binaryen 108 silently breaks hydration.
+        run(Command::new("style/node_modules/.bin/wasm-opt").args([
+            "-Oz", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", &wasm, "-o", &wasm,
+        ]))?;
+    }
+    css()?;
+    for entry in std::fs::read_dir("public")? {
+        let entry = entry?;
+        std::fs::copy(entry.path(), Path::new(SITE).join(entry.file_name()))?;
+    }
+    let mut server = cargo();
+    server.args(["build", "-p", "server", "--bin", "portcullis"]);
+    if release {
+        server.arg("--release");
+    }
+    run(&mut server)
+}
+
+fn rust_sources(dir: &Path, out: &mut Vec<String>) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            rust_sources(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(std::fs::read_to_string(&path)?);
+        }
+    }
+    Ok(())
+}
+
+/// Generates `target/site/pkg/app.css` from the utility classes used in `app/src`, plus
+/// `style/main.css`.
+fn css() -> anyhow::Result<()> {
+    let mut sources = Vec::new();
+    rust_sources(Path::new("app/src"), &mut sources)?;
+    let mut config = encre_css::Config::default();
+    config.theme.dark_mode = encre_css::config::DarkMode::new_class(".dark");
+    let generated = encre_css::generate(sources.iter().map(String::as_str), &config);
+    let extra = std::fs::read_to_string("style/main.css").context("Failed to read style/main.css")?;
+    let pkg = Path::new(SITE).join("pkg");
+    std::fs::create_dir_all(&pkg)?;
+    std::fs::write(pkg.join("app.css"), format!("{generated}\n{extra}"))?;
+    eprintln!("wrote {} ({} bytes)", pkg.join("app.css").display(), generated.len() + extra.len());
+    Ok(())
+}
+
+fn serve() -> anyhow::Result<()> {
+    setup(false)?;
+    build(true)?;
+    eprintln!("\nStarting Portcullis on http://127.0.0.1:3000 (data in ./data).");
+    eprintln!("First start: open the one-time setup link printed below to create the first admin,");
+    eprintln!("or create one with: target/release/portcullis admin create --email you@example.com --name You\n");
+    run(Command::new("target/release/portcullis").arg("serve").env("PORTCULLIS_CONSOLE__SITE_DIR", SITE))
+}
+
+/// Tallies `cargo test` and Playwright results from captured output.
+#[derive(Default)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+}
+
+impl Tally {
+    fn add_cargo(&mut self, out: &str) {
+        for line in out.lines().filter(|l| l.starts_with("test result:")) {
+            self.passed += number_before(line, " passed");
+            self.failed += number_before(line, " failed");
+        }
+    }
+}
+
+fn number_before(line: &str, word: &str) -> u64 {
+    line.find(word)
+        .and_then(|i| line[..i].rsplit(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+fn run_captured(cmd: &mut Command) -> anyhow::Result<(bool, String)> {
+    eprintln!("$ {}", format!("{cmd:?}").replace('"', ""));
+    let out = cmd.output().with_context(|| format!("Failed to start {:?}", cmd.get_program()))?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    print!("{text}");
+    Ok((out.status.success(), text))
+}
+
+fn ensure_postgres() -> anyhow::Result<()> {
+    let up = || std::net::TcpStream::connect_timeout(&"127.0.0.1:5432".parse().expect("valid address"), std::time::Duration::from_secs(2)).is_ok();
+    if up() {
+        return Ok(());
+    }
+    eprintln!("PostgreSQL is not answering on 127.0.0.1:5432; trying to start the local cluster");
+    let _ = run(Command::new("sh").args([
+        "-c",
+        "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start",
+    ]));
+    for _ in 0..20 {
+        if up() {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    bail!("PostgreSQL is required for the test suite but is not reachable on 127.0.0.1:5432")
+}
+
+fn test() -> anyhow::Result<()> {
+    let total = Instant::now();
+    let mut tally = Tally::default();
+    stage("setup", || setup(true))?;
+    stage("postgres", ensure_postgres)?;
+    stage("migration listings match", check_migration_names)?;
+    stage("fmt", || run(cargo().args(["fmt", "--all", "--check"])))?;
+    stage("clippy (server, ssr)", || {
+        run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+    })?;
+    stage("clippy (app, wasm hydrate)", || {
+        run(cargo().args([
+            "clippy", "-p", "app", "--lib", "--target", "wasm32-unknown-unknown", "--no-default-features",
+            "--features", "hydrate", "--", "-D", "warnings",
+        ]))
+    })?;
+    stage("authz has neither axum nor leptos", check_authz_tree)?;
+    stage("rust tests (SQLite and PostgreSQL)", || {
+        let (ok, out) = run_captured(cargo().args(["test", "--workspace"]).env("PORTCULLIS_TEST_POSTGRES_REQUIRED", "1"))?;
+        tally.add_cargo(&out);
+        if ok { Ok(()) } else { bail!("cargo test failed") }
+    })?;
+    stage("release build", || build(true))?;
+    stage("browser tests (Playwright, Debian chromium)", || {
+        let data = tempdir_path("e2e")?;
+        let (ok, out) = run_captured(
+            Command::new("npx")
+                .args(["playwright", "test"])
+                .current_dir("end2end")
+                .env("E2E_DATA_DIR", &data)
+                .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"),
+        )?;
+        let _ = std::fs::remove_dir_all(&data);
+        for line in out.lines().map(str::trim) {
+            if line.ends_with(')') && line.contains(" passed (") {
+                tally.passed += number_before(line, " passed");
+            } else if line.ends_with(" failed") {
+                tally.failed += number_before(line, " failed");
+            }
+        }
+        if ok { Ok(()) } else { bail!("browser tests failed") }
+    })?;
+    eprintln!("\nAll stages passed in {:.1}s", total.elapsed().as_secs_f64());
+    println!("summary: {} passed, {} failed", tally.passed, tally.failed);
+    Ok(())
+}
+
+fn tempdir_path(name: &str) -> anyhow::Result<String> {
+    let dir = std::env::temp_dir().join(format!("portcullis-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir.display().to_string())
+}
+
+fn check_migration_names() -> anyhow::Result<()> {
+    let names = |dir: &str| -> anyhow::Result<Vec<String>> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)?
+            .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect::<Result<_, _>>()?;
+        v.sort();
+        Ok(v)
+    };
+    let (s, p) = (names("migrations/sqlite")?, names("migrations/postgres")?);
+    if s != p {
+        bail!("migrations/sqlite and migrations/postgres differ:\n  sqlite:   {s:?}\n  postgres: {p:?}");
+    }
+    Ok(())
+}
+
+fn check_authz_tree() -> anyhow::Result<()> {
+    let tree = output(cargo().args(["tree", "-p", "authz", "-e", "normal", "--prefix", "none"]))
+        .context("cargo tree failed")?;
+    for forbidden in ["axum ", "leptos "] {
+        if tree.lines().any(|l| l.starts_with(forbidden)) {
+            bail!("authz depends on {}", forbidden.trim());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,15 @@
+//! The signed-in user's own account.
+use crate::error::AppError;
+use leptos::prelude::*;
+#[cfg(feature = "ssr")]
+use crate::ssr;
+
+/// Changes the signed-in user's password.
+#[server(prefix = "/api", endpoint = "account/password")]
+pub async fn change_password(current: String, password: String, confirm: String) -> Result<(), AppError> {
+    let (core, p, meta) = ssr::context().await?;
+    if password != confirm {
+        return Err(AppError::Invalid("The two new passwords do not match.".into()));
+    }
+    Ok(core.change_own_password(&p, &current, &password, &meta).await?)
+}

@@ -1,0 +1,6 @@
+//! Server functions, grouped by domain. Each one: context → parse → one core call → view type.
+pub mod account;
+pub mod audit;
+pub mod realms;
+pub mod session;
+pub mod users;

@@ -1,0 +1,38 @@
+//! Realm administration.
+use crate::error::AppError;
+use crate::types::RealmView;
+use leptos::prelude::*;
+#[cfg(feature = "ssr")]
+use crate::ssr;
+
+/// All realms.
+#[server(prefix = "/api", endpoint = "realms/list")]
+pub async fn list_realms() -> Result<Vec<RealmView>, AppError> {
+    let (core, p, _) = ssr::context().await?;
+    let realms = core.list_realms(&p).await?;
+    Ok(realms.iter().map(|r| ssr::realm_view(&core, r)).collect())
+}
+
+/// Creates a realm.
+#[server(prefix = "/api", endpoint = "realms/create")]
+pub async fn create_realm(name: String, display_name: String) -> Result<RealmView, AppError> {
+    let (core, p, meta) = ssr::context().await?;
+    let realm = core.create_realm(&p, &name, &display_name, &meta).await?;
+    Ok(ssr::realm_view(&core, &realm))
+}
+
+/// Renames a realm or changes its display name.
+#[server(prefix = "/api", endpoint = "realms/update")]
+pub async fn update_realm(name: String, new_name: String, display_name: String) -> Result<RealmView, AppError> {
+    let (core, p, meta) = ssr::context().await?;
+    let realm = core.update_realm(&p, &name, &new_name, &display_name, &meta).await?;
+    Ok(ssr::realm_view(&core, &realm))
+}
+
+/// Enables or disables a realm.
+#[server(prefix = "/api", endpoint = "realms/enabled")]
+pub async fn set_realm_enabled(name: String, enabled: bool) -> Result<RealmView, AppError> {
+    let (core, p, meta) = ssr::context().await?;
+    let realm = core.set_realm_enabled(&p, &name, enabled, &meta).await?;
+    Ok(ssr::realm_view(&core, &realm))
+}

@@ -1,0 +1,88 @@
+//! Session-level server functions: who am I, realm switch, first-admin setup, password reset.
+use crate::error::AppError;
+use crate::types::SessionInfo;
+use leptos::prelude::*;
+#[cfg(feature = "ssr")]
+use crate::ssr;
+
+/// The signed-in user and realm selection; `None` when not signed in.
+#[server(prefix = "/api", endpoint = "session/get")]
+pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
+    use authz::policy::Permission;
+    let req = ssr::request().await?;
+    let Some(p) = req.principal else { return Ok(None) };
+    let core = ssr::core()?;
+    let session = ssr::session().await?;
+    let selected = ssr::selected_realm(&session).await?;
+    let realms = core.list_realms(&p).await?;
+    let views: Vec<_> = realms.iter().map(|r| ssr::realm_view(&core, r)).collect();
+    let realm = views
+        .iter()
+        .find(|r| r.name == selected)
+        .or_else(|| views.iter().find(|r| r.name == authz::realms::DEFAULT_REALM))
+        .cloned()
+        .ok_or(AppError::Internal)?;
+    Ok(Some(SessionInfo {
+        user_id: p.user_id.clone(),
+        email: p.email.clone(),
+        display_name: p.display_name.clone(),
+        role: p.role.as_str().to_owned(),
+        can_manage_users: p.role.can(Permission::ManageUsers),
+        can_manage_realms: p.role.can(Permission::ManageRealms),
+        can_view_audit: p.role.can(Permission::ViewAudit),
+        realm,
+        realms: views,
+    }))
+}
+
+/// Switches the console to another realm.
+#[server(prefix = "/api", endpoint = "session/realm")]
+pub async fn select_realm(name: String) -> Result<(), AppError> {
+    let (core, p, _) = ssr::context().await?;
+    let realm = core.get_realm(&p, &name).await?;
+    ssr::select_realm(&ssr::session().await?, realm.name.as_str()).await
+}
+
+/// Whether a first-admin setup link is still usable.
+#[server(prefix = "/api", endpoint = "setup/status")]
+pub async fn setup_link_status(token: String) -> Result<bool, AppError> {
+    Ok(ssr::core()?.setup_link_is_valid(&token).await?)
+}
+
+/// Creates the first admin through the setup link and signs them in.
+#[server(prefix = "/api", endpoint = "setup/complete")]
+pub async fn complete_setup(
+    token: String,
+    email: String,
+    display_name: String,
+    password: String,
+    confirm: String,
+) -> Result<(), AppError> {
+    if password != confirm {
+        return Err(AppError::Invalid("The two passwords do not match.".into()));
+    }
+    let core = ssr::core()?;
+    let req = ssr::request().await?;
+    let p = core.complete_setup(&token, &email, &display_name, &password, &req.meta).await?;
+    ssr::start_session(&ssr::session().await?, &p, core.now()).await
+}
+
+/// The email a password-reset link is for.
+#[server(prefix = "/api", endpoint = "reset/status")]
+pub async fn reset_link_status(token: String) -> Result<String, AppError> {
+    Ok(ssr::core()?.reset_link_email(&token).await?)
+}
+
+/// Sets a new password through a one-time link.
+#[server(prefix = "/api", endpoint = "reset/complete")]
+pub async fn complete_password_reset(
+    token: String,
+    password: String,
+    confirm: String,
+) -> Result<(), AppError> {
+    if password != confirm {
+        return Err(AppError::Invalid("The two passwords do not match.".into()));
+    }
+    let req = ssr::request().await?;
+    Ok(ssr::core()?.reset_password(&token, &password, &req.meta).await?)
+}

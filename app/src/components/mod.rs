@@ -1,0 +1,7 @@
+//! Shared console widgets.
+pub mod confirm;
+pub mod copy;
+pub mod layout;
+pub mod pager;
+pub mod toast;
+pub mod ui;

@@ -1,0 +1,99 @@
+//! Class lists shared by the console's widgets (scanned by the stylesheet generator).
+use crate::error::AppError;
+use leptos::prelude::*;
+
+/// Primary button.
+pub const BTN_PRIMARY: &str = "inline-flex items-center justify-center gap-2 rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-2 disabled:opacity-50 disabled:cursor-not-allowed dark:focus-visible:ring-offset-slate-900";
+/// Secondary button.
+pub const BTN_SECONDARY: &str = "inline-flex items-center justify-center gap-2 rounded-md border border-slate-300 bg-white px-3 py-2 text-sm font-medium text-slate-700 shadow-sm hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-2 disabled:opacity-50 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200 dark:hover:bg-slate-700 dark:focus-visible:ring-offset-slate-900";
+/// Small secondary button for table rows.
+pub const BTN_SMALL: &str = "inline-flex items-center rounded-md border border-slate-300 bg-white px-2 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 disabled:opacity-50 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200 dark:hover:bg-slate-700";
+/// Small destructive button for table rows.
+pub const BTN_SMALL_DANGER: &str = "inline-flex items-center rounded-md border border-red-300 bg-white px-2 py-1 text-xs font-medium text-red-700 hover:bg-red-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-red-500 disabled:opacity-50 dark:border-red-800 dark:bg-slate-800 dark:text-red-300 dark:hover:bg-red-950";
+/// Destructive button.
+pub const BTN_DANGER: &str = "inline-flex items-center justify-center rounded-md bg-red-600 px-3 py-2 text-sm font-medium text-white shadow-sm hover:bg-red-500 focus:outline-none focus-visible:ring-2 focus-visible:ring-red-500 focus-visible:ring-offset-2 disabled:opacity-50 dark:focus-visible:ring-offset-slate-900";
+/// Text input.
+pub const INPUT: &str = "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm placeholder:text-slate-400 focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100";
+/// Form label.
+pub const LABEL: &str = "block text-sm font-medium text-slate-700 dark:text-slate-300";
+/// Card container.
+pub const CARD: &str = "rounded-lg border border-slate-200 bg-white shadow-sm dark:border-slate-700 dark:bg-slate-800";
+/// Table.
+pub const TABLE: &str = "min-w-full divide-y divide-slate-200 text-sm dark:divide-slate-700";
+/// Table header cell.
+pub const TH: &str = "px-4 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400";
+/// Table cell.
+pub const TD: &str = "px-4 py-2 align-top text-slate-700 dark:text-slate-200";
+/// Page title.
+pub const H1: &str = "text-2xl font-semibold tracking-tight text-slate-900 dark:text-white";
+/// Secondary text.
+pub const MUTED: &str = "text-sm text-slate-500 dark:text-slate-400";
+/// Monospace value.
+pub const MONO: &str = "font-mono text-xs break-all";
+
+/// Page heading with an optional description.
+#[component]
+pub fn PageHeader(title: &'static str, #[prop(optional)] description: &'static str, #[prop(optional)] children: Option<Children>) -> impl IntoView {
+    view! {
+        <div class="mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
+            <div>
+                <h1 class=H1>{title}</h1>
+                {(!description.is_empty()).then(|| view! { <p class=format!("mt-1 {MUTED}")>{description}</p> })}
+            </div>
+            <div class="flex gap-2">{children.map(|c| c())}</div>
+        </div>
+    }
+}
+
+/// An inline error message for a form or a load.
+#[component]
+pub fn ErrorMessage(error: AppError) -> impl IntoView {
+    view! {
+        <p role="alert" class="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">
+            {error.to_string()}
+        </p>
+    }
+}
+
+/// The error of the latest submission of an action, if it failed.
+pub fn action_error<I, O>(action: ServerAction<I>) -> impl IntoView
+where
+    I: leptos::server_fn::ServerFn<Output = O, Error = AppError> + Clone + Send + Sync + 'static,
+    O: Clone + Send + Sync + 'static,
+{
+    move || {
+        action
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|error| view! { <ErrorMessage error/> })
+    }
+}
+
+/// Placeholder shown while data loads.
+#[component]
+pub fn Loading() -> impl IntoView {
+    view! { <p class=MUTED aria-busy="true">"Loading…"</p> }
+}
+
+/// Shown when a list has no rows.
+#[component]
+pub fn EmptyState(title: &'static str, hint: &'static str) -> impl IntoView {
+    view! {
+        <div class="px-6 py-12 text-center">
+            <p class="text-sm font-medium text-slate-900 dark:text-white">{title}</p>
+            <p class=format!("mt-1 {MUTED}")>{hint}</p>
+        </div>
+    }
+}
+
+/// A status pill.
+#[component]
+pub fn Badge(ok: bool, #[prop(into)] text: String) -> impl IntoView {
+    let class = if ok {
+        "inline-flex items-center rounded-full bg-emerald-50 px-2 py-0.5 text-xs font-medium text-emerald-700 dark:bg-emerald-950 dark:text-emerald-300"
+    } else {
+        "inline-flex items-center rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-600 dark:bg-slate-700 dark:text-slate-300"
+    };
+    view! { <span class=class>{text}</span> }
+}

@@ -1,0 +1,59 @@
+//! The console's error type: small, serialisable, and never carrying internal details.
+use serde::{Deserialize, Serialize};
+
+/// An error returned by a console server function.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    /// No session.
+    #[error("Your session has ended. Please sign in again.")]
+    Unauthenticated,
+    /// The role does not allow the operation.
+    #[error("Your role does not allow this.")]
+    Forbidden,
+    /// The entity does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// Input was rejected; the message says why.
+    #[error("{0}")]
+    Invalid(String),
+    /// The change conflicts with existing state.
+    #[error("{0}")]
+    Conflict(String),
+    /// Something failed on the server; details are in the server log only.
+    #[error("Something went wrong on the server. The error was logged.")]
+    Internal,
+    /// The request did not reach the server function (network, decoding).
+    #[error("Request failed: {0}")]
+    Request(String),
+}
+
+impl leptos::server_fn::error::FromServerFnError for AppError {
+    type Encoder = leptos::server_fn::codec::JsonEncoding;
+
+    fn from_server_fn_error(value: leptos::server_fn::error::ServerFnErrorErr) -> Self {
+        AppError::Request(value.to_string())
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<authz::Error> for AppError {
+    fn from(e: authz::Error) -> Self {
+        use axum::http::StatusCode;
+        let (status, err) = match e {
+            authz::Error::Invalid(m) => (StatusCode::UNPROCESSABLE_ENTITY, AppError::Invalid(m.into())),
+            authz::Error::NotFound { .. } => (StatusCode::NOT_FOUND, AppError::NotFound(e.to_string())),
+            authz::Error::Conflict(m) => (StatusCode::CONFLICT, AppError::Conflict(m.into())),
+            authz::Error::Unauthenticated => (StatusCode::UNAUTHORIZED, AppError::Unauthenticated),
+            authz::Error::Forbidden => (StatusCode::FORBIDDEN, AppError::Forbidden),
+            authz::Error::InvalidCredentials
+            | authz::Error::Throttled { .. }
+            | authz::Error::InvalidLink => (StatusCode::BAD_REQUEST, AppError::Invalid(e.to_string())),
+            authz::Error::Storage(_) | authz::Error::Internal(_) => {
+                tracing::error!(error = ?e, "Console operation failed");
+                (StatusCode::INTERNAL_SERVER_ERROR, AppError::Internal)
+            }
+        };
+        crate::ssr::set_status(status);
+        err
+    }
+}

@@ -1,0 +1,161 @@
+//! The audit log: filter, page through, export.
+use crate::api::audit::list_audit;
+use crate::components::layout::use_session;
+use crate::components::pager::{Pager, with_query};
+use crate::components::ui::*;
+use crate::types::{AUDIT_ACTIONS, AuditQuery};
+use leptos::prelude::*;
+use leptos_router::components::Form;
+use leptos_router::hooks::use_query_map;
+
+fn pairs(q: &AuditQuery) -> Vec<(&'static str, String)> {
+    vec![
+        ("realm", q.realm.clone()),
+        ("action", q.action.clone()),
+        ("actor", q.actor.clone()),
+        ("target", q.target.clone()),
+        ("from", q.from.clone()),
+        ("to", q.to.clone()),
+    ]
+}
+
+/// The Audit log screen (admins and security reviewers; enforced by the core).
+#[component]
+pub fn AuditPage() -> impl IntoView {
+    let params = use_query_map();
+    let filter = Memo::new(move |_| {
+        params.with(|m| {
+            let get = |k: &str| m.get(k).unwrap_or_default();
+            AuditQuery {
+                realm: get("realm"),
+                action: get("action"),
+                actor: get("actor"),
+                target: get("target"),
+                from: get("from"),
+                to: get("to"),
+            }
+        })
+    });
+    let page = Memo::new(move |_| params.with(|m| m.get("page").and_then(|p| p.parse::<u32>().ok()).unwrap_or(0)));
+    let events = Resource::new(move || (filter.get(), page.get()), |(f, p)| list_audit(f, p));
+    let session = use_session();
+    let realms = move || {
+        session
+            .get()
+            .and_then(Result::ok)
+            .flatten()
+            .map(|s| s.realms)
+            .unwrap_or_default()
+    };
+    let export = move |format: &str| {
+        let mut p = pairs(&filter.get());
+        p.insert(0, ("format", format.to_owned()));
+        with_query("/admin/audit/export", &p)
+    };
+    view! {
+        <PageHeader title="Audit log" description="Every change and sign-in, newest first. Times are UTC.">
+            <a class=BTN_SECONDARY href=move || export("csv") download="audit.csv">"Export CSV"</a>
+            <a class=BTN_SECONDARY href=move || export("jsonl") download="audit.jsonl">"Export JSON lines"</a>
+        </PageHeader>
+        <div class=CARD>
+            <Form method="GET" action="" attr:class="grid gap-3 border-b border-slate-200 p-4 sm:grid-cols-3 lg:grid-cols-6 dark:border-slate-700" attr:aria-label="Filter audit events">
+                <div>
+                    <label class=LABEL for="f-realm">"Realm"</label>
+                    <select class=format!("mt-1 {INPUT}") id="f-realm" name="realm">
+                        <option value="">"All realms"</option>
+                        {move || realms().into_iter().map(|r| {
+                            let selected = r.name == filter.get().realm;
+                            view! { <option value=r.name.clone() selected=selected>{r.display_name.clone()}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+                <div>
+                    <label class=LABEL for="f-action">"Action"</label>
+                    <select class=format!("mt-1 {INPUT}") id="f-action" name="action">
+                        <option value="">"All actions"</option>
+                        {AUDIT_ACTIONS.iter().copied().map(|a| {
+                            let selected = move || a == filter.get().action;
+                            view! { <option value=a selected=selected>{a}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+                <div>
+                    <label class=LABEL for="f-actor">"Actor"</label>
+                    <input class=format!("mt-1 {INPUT}") id="f-actor" name="actor" prop:value=move || filter.get().actor placeholder="email"/>
+                </div>
+                <div>
+                    <label class=LABEL for="f-target">"Target"</label>
+                    <input class=format!("mt-1 {INPUT}") id="f-target" name="target" prop:value=move || filter.get().target placeholder="user:…"/>
+                </div>
+                <div>
+                    <label class=LABEL for="f-from">"From (UTC)"</label>
+                    <input class=format!("mt-1 {INPUT}") id="f-from" name="from" type="datetime-local" prop:value=move || filter.get().from/>
+                </div>
+                <div>
+                    <label class=LABEL for="f-to">"To (UTC)"</label>
+                    <input class=format!("mt-1 {INPUT}") id="f-to" name="to" type="datetime-local" prop:value=move || filter.get().to/>
+                </div>
+                <div class="flex gap-2 sm:col-span-3 lg:col-span-6">
+                    <button type="submit" class=BTN_PRIMARY>"Apply filters"</button>
+                    <a class=BTN_SECONDARY href="/audit">"Clear"</a>
+                </div>
+            </Form>
+            <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
+                {move || events.get().map(|result| match result {
+                    Ok(found) if found.items.is_empty() => view! {
+                        <EmptyState title="No events match" hint="Widen the filters or clear them."/>
+                    }.into_any(),
+                    Ok(found) => {
+                        let f = filter.get();
+                        view! {
+                            <div class="overflow-x-auto">
+                                <table class=TABLE>
+                                    <thead class="bg-slate-50 dark:bg-slate-900">
+                                        <tr>
+                                            <th class=TH scope="col">"Time"</th>
+                                            <th class=TH scope="col">"Actor"</th>
+                                            <th class=TH scope="col">"Action"</th>
+                                            <th class=TH scope="col">"Target"</th>
+                                            <th class=TH scope="col">"Outcome"</th>
+                                            <th class=format!("{TH} hidden lg:table-cell") scope="col">"Realm"</th>
+                                            <th class=format!("{TH} hidden lg:table-cell") scope="col">"Client"</th>
+                                        </tr>
+                                    </thead>
+                                    <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
+                                        {found.items.into_iter().map(|e| view! {
+                                            <tr data-testid="audit-row">
+                                                <td class=format!("{TD} whitespace-nowrap")>{e.time.clone()}</td>
+                                                <td class=TD>{e.actor.clone()}</td>
+                                                <td class=TD><code class="font-mono text-xs">{e.action.clone()}</code></td>
+                                                <td class=TD>
+                                                    <span class=MONO>{e.target.clone()}</span>
+                                                    {(e.details != "{}").then(|| view! {
+                                                        <details class="mt-1"><summary class="cursor-pointer text-xs text-slate-500">"Details"</summary><pre class="mt-1 whitespace-pre-wrap font-mono text-xs">{e.details.clone()}</pre></details>
+                                                    })}
+                                                </td>
+                                                <td class=TD><Badge ok=e.outcome == "success" text=e.outcome.clone()/></td>
+                                                <td class=format!("{TD} hidden lg:table-cell")>{e.realm.clone()}</td>
+                                                <td class=format!("{TD} hidden lg:table-cell")>
+                                                    <div class="text-xs">{e.client_ip.clone()}</div>
+                                                    <div class="font-mono text-xs text-slate-400" title="Request id">{e.request_id.clone()}</div>
+                                                </td>
+                                            </tr>
+                                        }).collect_view()}
+                                    </tbody>
+                                </table>
+                            </div>
+                            <Pager total=found.total page=found.page page_size=found.page_size
+                                href=move |p| {
+                                    let mut q = pairs(&f);
+                                    if p > 0 { q.push(("page", p.to_string())); }
+                                    with_query("/audit", &q)
+                                }/>
+                        }.into_any()
+                    }
+                    Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
+                })}
+            </Transition>
+        </div>
+    }
+}
+

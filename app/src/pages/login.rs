@@ -1,0 +1,69 @@
+//! Sign-in (works without JavaScript; enhanced after hydration) and the one-time link pages' frame.
+use crate::components::layout::ThemeToggle;
+use crate::components::ui::{BTN_PRIMARY, INPUT, LABEL, MUTED};
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+/// Centered card used by the signed-out pages.
+#[component]
+pub fn AuthFrame(title: &'static str, children: Children) -> impl IntoView {
+    view! {
+        <div class="flex min-h-screen flex-col items-center justify-center px-4 py-12">
+            <div class="absolute right-4 top-4"><ThemeToggle/></div>
+            <div class="mb-6 flex items-center gap-2">
+                <span class="flex h-9 w-9 items-center justify-center rounded-md bg-indigo-600 font-bold text-white">"P"</span>
+                <span class="text-xl font-semibold text-slate-900 dark:text-white">"Portcullis"</span>
+            </div>
+            <div class="w-full max-w-sm rounded-lg border border-slate-200 bg-white p-6 shadow-md dark:border-slate-700 dark:bg-slate-800">
+                <h1 class="mb-4 text-lg font-semibold text-slate-900 dark:text-white">{title}</h1>
+                {children()}
+            </div>
+        </div>
+    }
+}
+
+fn login_error(code: &str, retry: Option<String>) -> String {
+    match code {
+        "throttled" => {
+            let minutes = retry.and_then(|s| s.parse::<u64>().ok()).map_or(15, |s| s.div_ceil(60));
+            format!("Too many failed sign-in attempts. Try again in {minutes} minute(s).")
+        }
+        "expired" => "Your session has ended. Please sign in again.".to_owned(),
+        "csrf" => "The sign-in form expired. Please try again.".to_owned(),
+        _ => "Invalid email or password.".to_owned(),
+    }
+}
+
+/// The sign-in page: a plain form POST to `/login`.
+#[component]
+pub fn LoginPage() -> impl IntoView {
+    let query = use_query_map();
+    let error = move || query.with(|q| q.get("error").map(|c| login_error(&c, q.get("retry"))));
+    let next = move || query.with(|q| q.get("next").unwrap_or_default());
+    let submitting = RwSignal::new(false);
+    view! {
+        <AuthFrame title="Sign in to the console">
+            {move || error().map(|e| view! {
+                <p role="alert" data-testid="login-error" class="mb-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">{e}</p>
+            })}
+            <form method="post" action="/login" class="space-y-4" on:submit=move |_| submitting.set(true)>
+                <input type="hidden" name="next" value=next/>
+                <div>
+                    <label class=LABEL for="email">"Email"</label>
+                    <input class=format!("mt-1 {INPUT}") id="email" name="email" type="email" autocomplete="username" required autofocus/>
+                </div>
+                <div>
+                    <label class=LABEL for="password">"Password"</label>
+                    <input class=format!("mt-1 {INPUT}") id="password" name="password" type="password" autocomplete="current-password" required/>
+                </div>
+                <button type="submit" class=format!("w-full {BTN_PRIMARY}") disabled=move || submitting.get()>
+                    {move || if submitting.get() { "Signing in…" } else { "Sign in" }}
+                </button>
+            </form>
+            <p class=format!("mt-4 {MUTED}")>
+                "No account yet? The first admin signs up with the setup link printed in the server log, or with "
+                <code class="font-mono text-xs">"portcullis admin create"</code>"."
+            </p>
+        </AuthFrame>
+    }
+}

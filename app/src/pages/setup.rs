@@ -1,0 +1,113 @@
+//! One-time link pages: first-admin setup and password reset.
+use super::login::AuthFrame;
+use crate::api::session::{
+    CompletePasswordReset, CompleteSetup, reset_link_status, setup_link_status,
+};
+use crate::components::ui::{BTN_PRIMARY, INPUT, LABEL, Loading, MUTED, action_error};
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+fn token() -> Memo<String> {
+    let query = use_query_map();
+    Memo::new(move |_| query.with(|q| q.get("token").unwrap_or_default()))
+}
+
+#[component]
+fn PasswordFields() -> impl IntoView {
+    view! {
+        <div>
+            <label class=LABEL for="password">"Password"</label>
+            <input class=format!("mt-1 {INPUT}") id="password" name="password" type="password" autocomplete="new-password" required minlength="12"/>
+            <p class=format!("mt-1 {MUTED}")>"At least 12 characters."</p>
+        </div>
+        <div>
+            <label class=LABEL for="confirm">"Repeat password"</label>
+            <input class=format!("mt-1 {INPUT}") id="confirm" name="confirm" type="password" autocomplete="new-password" required/>
+        </div>
+    }
+}
+
+/// Lets the first admin create their account with the setup link from the server log.
+#[component]
+pub fn SetupPage() -> impl IntoView {
+    let token = token();
+    let status = Resource::new(move || token.get(), setup_link_status);
+    let action = ServerAction::<CompleteSetup>::new();
+    Effect::new(move |_| {
+        if let Some(Ok(())) = action.value().get() {
+            #[cfg(feature = "hydrate")]
+            let _ = window().location().set_href("/");
+        }
+    });
+    view! {
+        <AuthFrame title="Create the first admin">
+            <Suspense fallback=|| view! { <Loading/> }>
+                {move || status.get().map(|valid| match valid {
+                    Ok(true) => view! {
+                        <ActionForm action=action attr:class="space-y-4">
+                            <input type="hidden" name="token" value=move || token.get()/>
+                            <div>
+                                <label class=LABEL for="email">"Email"</label>
+                                <input class=format!("mt-1 {INPUT}") id="email" name="email" type="email" autocomplete="username" required/>
+                            </div>
+                            <div>
+                                <label class=LABEL for="display_name">"Name"</label>
+                                <input class=format!("mt-1 {INPUT}") id="display_name" name="display_name" autocomplete="name" required/>
+                            </div>
+                            <PasswordFields/>
+                            {action_error(action)}
+                            <button type="submit" class=format!("w-full {BTN_PRIMARY}") disabled=move || action.pending().get()>"Create admin and sign in"</button>
+                        </ActionForm>
+                    }.into_any(),
+                    _ => view! {
+                        <p role="alert" class=MUTED>
+                            "This setup link is invalid, already used or expired. Restart the server to print a new one (only while no user exists), or create an admin with "
+                            <code class="font-mono text-xs">"portcullis admin create"</code>"."
+                        </p>
+                        <a class=format!("mt-4 {BTN_PRIMARY}") href="/login">"Go to sign in"</a>
+                    }.into_any(),
+                })}
+            </Suspense>
+        </AuthFrame>
+    }
+}
+
+/// Lets a user choose a password with a one-time link from an admin.
+#[component]
+pub fn ResetPasswordPage() -> impl IntoView {
+    let token = token();
+    let status = Resource::new(move || token.get(), reset_link_status);
+    let action = ServerAction::<CompletePasswordReset>::new();
+    view! {
+        <AuthFrame title="Choose a password">
+            <Suspense fallback=|| view! { <Loading/> }>
+                {move || status.get().map(|email| match email {
+                    Ok(email) => {
+                        let email = StoredValue::new(email);
+                        view! {
+                        <Show
+                            when=move || matches!(action.value().get(), Some(Ok(())))
+                            fallback=move || view! {
+                                <ActionForm action=action attr:class="space-y-4">
+                                    <p class=MUTED>"For " <strong>{email.get_value()}</strong></p>
+                                    <input type="hidden" name="token" value=move || token.get()/>
+                                    <PasswordFields/>
+                                    {action_error(action)}
+                                    <button type="submit" class=format!("w-full {BTN_PRIMARY}") disabled=move || action.pending().get()>"Set password"</button>
+                                </ActionForm>
+                            }
+                        >
+                            <p role="status" class="text-sm text-emerald-700 dark:text-emerald-300">"Your password is set."</p>
+                            <a class=format!("mt-4 {BTN_PRIMARY}") href="/login">"Sign in"</a>
+                        </Show>
+                    }.into_any()
+                    }
+                    Err(_) => view! {
+                        <p role="alert" class=MUTED>"This link is invalid, already used or expired. Ask an admin for a new one."</p>
+                        <a class=format!("mt-4 {BTN_PRIMARY}") href="/login">"Go to sign in"</a>
+                    }.into_any(),
+                })}
+            </Suspense>
+        </AuthFrame>
+    }
+}

@@ -1,0 +1,155 @@
+//! Server-side glue for server functions: context, session and principal (ssr only).
+use crate::error::AppError;
+use authz::{Core, Principal, RequestMeta};
+use leptos::prelude::*;
+use tower_sessions::Session;
+
+/// Session key holding the signed-in user's id.
+pub const SESSION_USER: &str = "uid";
+/// Session key holding the Unix time of sign-in (for the absolute expiry).
+pub const SESSION_AUTH_AT: &str = "auth_at";
+/// Session key holding the realm selected in the console.
+pub const SESSION_REALM: &str = "realm";
+
+/// What the server's middleware resolved for this request.
+#[derive(Debug, Clone, Default)]
+pub struct ConsoleRequest {
+    /// The signed-in user, if any (disabled users and expired sessions resolve to none).
+    pub principal: Option<Principal>,
+    /// Request id and client IP.
+    pub meta: RequestMeta,
+}
+
+/// Sets the HTTP status of the current server-function response.
+pub fn set_status(status: axum::http::StatusCode) {
+    if let Some(opts) = use_context::<leptos_axum::ResponseOptions>() {
+        opts.set_status(status);
+    }
+}
+
+/// The core from context.
+///
+/// # Errors
+/// `Internal` if the server did not provide it.
+pub fn core() -> Result<Core, AppError> {
+    use_context::<Core>().ok_or(AppError::Internal)
+}
+
+/// The resolved request.
+///
+/// # Errors
+/// `Internal` if the middleware did not run.
+pub async fn request() -> Result<ConsoleRequest, AppError> {
+    leptos_axum::extract::<axum::Extension<ConsoleRequest>>()
+        .await
+        .map(|e| e.0)
+        .map_err(|_| AppError::Internal)
+}
+
+/// Core, signed-in principal and request facts.
+///
+/// # Errors
+/// `Unauthenticated` without a session.
+pub async fn context() -> Result<(Core, Principal, RequestMeta), AppError> {
+    let req = request().await?;
+    let Some(p) = req.principal else {
+        set_status(axum::http::StatusCode::UNAUTHORIZED);
+        return Err(AppError::Unauthenticated);
+    };
+    Ok((core()?, p, req.meta))
+}
+
+/// The session.
+///
+/// # Errors
+/// `Internal` if the session layer is missing.
+pub async fn session() -> Result<Session, AppError> {
+    leptos_axum::extract::<Session>()
+        .await
+        .map_err(|_| AppError::Internal)
+}
+
+fn session_failed(e: tower_sessions::session::Error) -> AppError {
+    tracing::error!(error = %e, "Session store failed");
+    AppError::Internal
+}
+
+/// Starts an authenticated session: rotates the session id, then records the user.
+///
+/// # Errors
+/// `Internal` when the session store fails.
+pub async fn start_session(session: &Session, p: &Principal, now: i64) -> Result<(), AppError> {
+    session.cycle_id().await.map_err(session_failed)?;
+    session.insert(SESSION_USER, &p.user_id).await.map_err(session_failed)?;
+    session.insert(SESSION_AUTH_AT, now).await.map_err(session_failed)?;
+    Ok(())
+}
+
+/// The realm selected in this session (default `default`).
+///
+/// # Errors
+/// `Internal` when the session store fails.
+pub async fn selected_realm(session: &Session) -> Result<String, AppError> {
+    Ok(session
+        .get::<String>(SESSION_REALM)
+        .await
+        .map_err(session_failed)?
+        .unwrap_or_else(|| authz::realms::DEFAULT_REALM.to_owned()))
+}
+
+/// Remembers the selected realm.
+///
+/// # Errors
+/// `Internal` when the session store fails.
+pub async fn select_realm(session: &Session, name: &str) -> Result<(), AppError> {
+    session.insert(SESSION_REALM, name).await.map_err(session_failed)
+}
+
+/// View conversions from core types.
+pub fn realm_view(core: &Core, r: &authz::realms::Realm) -> crate::types::RealmView {
+    crate::types::RealmView {
+        name: r.name.to_string(),
+        display_name: r.display_name.clone(),
+        enabled: r.enabled,
+        issuer: core.issuer(&r.name),
+        created_at: authz::clock::rfc3339(r.created_at),
+    }
+}
+
+/// View of a user.
+pub fn user_view(u: &authz::accounts::User) -> crate::types::UserView {
+    crate::types::UserView {
+        id: u.id.clone(),
+        email: u.email.to_string(),
+        display_name: u.display_name.clone(),
+        role: u.role.as_str().to_owned(),
+        disabled: u.disabled,
+        has_password: u.password_hash.is_some(),
+        created_at: authz::clock::rfc3339(u.created_at),
+    }
+}
+
+/// View of an audit event.
+pub fn audit_view(e: &authz::audit::AuditEvent) -> crate::types::AuditView {
+    crate::types::AuditView {
+        id: e.id,
+        time: authz::clock::rfc3339(e.occurred_at),
+        realm: e.realm.clone(),
+        actor: e.actor.clone(),
+        action: e.action.clone(),
+        target: e.target.clone(),
+        outcome: e.outcome.as_str().to_owned(),
+        request_id: e.request_id.clone().unwrap_or_default(),
+        client_ip: e.client_ip.clone().unwrap_or_default(),
+        details: e.details.to_string(),
+    }
+}
+
+/// Parses the console's audit filter into the core's.
+///
+/// # Errors
+/// `Invalid` for a malformed time.
+pub fn audit_filter(q: &crate::types::AuditQuery) -> Result<authz::audit::AuditFilter, AppError> {
+    authz::audit::AuditFilter::from_input(&q.action, &q.actor, &q.target, &q.from, &q.to)
+        .map_err(AppError::Invalid)
+}

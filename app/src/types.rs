@@ -1,0 +1,173 @@
+//! View types sent between server functions and components (wasm-safe; no core types).
+use serde::{Deserialize, Serialize};
+
+/// The signed-in user and the console's realm selection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    /// User id.
+    pub user_id: String,
+    /// Email.
+    pub email: String,
+    /// Display name.
+    pub display_name: String,
+    /// Role (`admin`, `security_reviewer`, `developer`).
+    pub role: String,
+    /// Whether the Users screen is available.
+    pub can_manage_users: bool,
+    /// Whether realms can be created and changed.
+    pub can_manage_realms: bool,
+    /// Whether the audit log is available.
+    pub can_view_audit: bool,
+    /// The selected realm.
+    pub realm: RealmView,
+    /// All realms, for the switcher.
+    pub realms: Vec<RealmView>,
+}
+
+/// A realm as shown in the console.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RealmView {
+    /// URL name.
+    pub name: String,
+    /// Display name.
+    pub display_name: String,
+    /// Enabled flag.
+    pub enabled: bool,
+    /// Issuer identifier.
+    pub issuer: String,
+    /// Creation time (RFC 3339).
+    pub created_at: String,
+}
+
+/// A console user as shown in the Users screen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserView {
+    /// Id.
+    pub id: String,
+    /// Email.
+    pub email: String,
+    /// Display name.
+    pub display_name: String,
+    /// Role.
+    pub role: String,
+    /// Disabled flag.
+    pub disabled: bool,
+    /// Whether a password has been set.
+    pub has_password: bool,
+    /// Creation time (RFC 3339).
+    pub created_at: String,
+}
+
+/// One page of users.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserPage {
+    /// Rows.
+    pub items: Vec<UserView>,
+    /// All matching rows.
+    pub total: u64,
+    /// 0-based page index.
+    pub page: u32,
+    /// Rows per page.
+    pub page_size: u32,
+}
+
+/// A one-time link shown once to an admin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssuedLink {
+    /// Whom it is for.
+    pub email: String,
+    /// The link.
+    pub url: String,
+}
+
+/// An audit event as shown in the console.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditView {
+    /// Id.
+    pub id: i64,
+    /// Time (RFC 3339).
+    pub time: String,
+    /// Realm name.
+    pub realm: String,
+    /// Actor.
+    pub actor: String,
+    /// Action.
+    pub action: String,
+    /// Target.
+    pub target: String,
+    /// `success` or `failure`.
+    pub outcome: String,
+    /// Request id.
+    pub request_id: String,
+    /// Client IP.
+    pub client_ip: String,
+    /// Details (JSON text).
+    pub details: String,
+}
+
+/// One page of audit events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditPage {
+    /// Rows.
+    pub items: Vec<AuditView>,
+    /// All matching rows.
+    pub total: u64,
+    /// 0-based page index.
+    pub page: u32,
+    /// Rows per page.
+    pub page_size: u32,
+}
+
+/// Audit action names for the filter; a test keeps it equal to the core's list.
+pub const AUDIT_ACTIONS: &[&str] = &[
+    "realm.create",
+    "realm.update",
+    "realm.enable",
+    "realm.disable",
+    "user.create",
+    "user.role_change",
+    "user.disable",
+    "user.enable",
+    "user.password_reset_link",
+    "user.password_reset",
+    "user.password_change",
+    "setup.complete",
+    "setup.link_issued",
+    "session.login",
+    "session.logout",
+    "audit.export",
+];
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    #[test]
+    fn audit_actions_match_the_core() {
+        assert_eq!(super::AUDIT_ACTIONS, authz::audit::action::ALL);
+    }
+}
+
+/// Audit filter as typed in the console (and in export links).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditQuery {
+    /// Realm name; empty for all realms.
+    #[serde(default)]
+    pub realm: String,
+    /// Exact action; empty for all.
+    #[serde(default)]
+    pub action: String,
+    /// Actor substring.
+    #[serde(default)]
+    pub actor: String,
+    /// Target substring.
+    #[serde(default)]
+    pub target: String,
+    /// From (`YYYY-MM-DDTHH:MM` UTC, inclusive).
+    #[serde(default)]
+    pub from: String,
+    /// To (`YYYY-MM-DDTHH:MM` UTC, exclusive).
+    #[serde(default)]
+    pub to: String,
+}
+
+/// Rows per page on list screens.
+pub const PAGE_SIZE: u32 = 20;

@@ -1,0 +1,106 @@
+import { test, expect } from '@playwright/test';
+import { ADMIN, DEVELOPER, hydrated, login, trackErrors } from './helpers';
+
+test('a wrong password is refused with a clear message', async ({ page }) => {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(ADMIN.email);
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/login\?error=invalid/);
+  await expect(page.getByTestId('login-error')).toHaveText('Invalid email or password.');
+});
+
+test('sign-in works without JavaScript', async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(ADMIN.email);
+  await page.getByLabel('Password').fill(ADMIN.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+  await context.close();
+});
+
+test('admin signs in, sees the realm issuer, and signs out', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  await expect(page.getByTestId('issuer')).toContainText('/realms/default');
+  await hydrated(page);
+  await page.getByTestId('user-menu').click();
+  await page.getByRole('menuitem', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto('/users');
+  await expect(page).toHaveURL(/\/login\?next=%2Fusers/);
+  expect(errors).toEqual([]);
+});
+
+test('a developer is refused the Users screen, also by a direct server-function call', async ({ page }) => {
+  await login(page, DEVELOPER);
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav.getByRole('link', { name: 'Overview' })).toBeVisible();
+  await expect(nav.getByRole('link', { name: 'Users' })).toHaveCount(0);
+  await expect(nav.getByRole('link', { name: 'Audit log' })).toHaveCount(0);
+  await page.goto('/users');
+  await expect(page.getByRole('alert')).toHaveText('Your role does not allow this.');
+  await hydrated(page);
+  const result = await page.evaluate(async () => {
+    const res = await fetch('/api/users/list', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'query=&page=0',
+    });
+    return { status: res.status, body: await res.text() };
+  });
+  expect(result.status).toBe(403);
+  expect(result.body).toContain('Forbidden');
+});
+
+test('an admin creates a user, bad input is shown inline, and the audit row appears', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+  await expect(page.getByRole('heading', { name: 'Users' })).toBeVisible();
+  await hydrated(page);
+  const email = `e2e-${Date.now()}@example.com`;
+
+  // A duplicate email is refused inline and nothing is created.
+  await page.getByRole('button', { name: 'New user' }).click();
+  await page.getByLabel('Email').fill(ADMIN.email);
+  await page.getByLabel('Name', { exact: true }).fill('Duplicate');
+  await page.getByRole('button', { name: 'Create user' }).click();
+  await expect(page.getByRole('alert')).toContainText('already exists');
+  await expect(page.getByTestId('user-row')).toHaveCount(2);
+
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Name', { exact: true }).fill('Eve Tester');
+  await page.getByLabel('Role', { exact: true }).selectOption('security_reviewer');
+  await page.getByRole('button', { name: 'Create user' }).click();
+  await expect(page.getByTestId('issued-link')).toContainText(email);
+  await expect(page.getByTestId('issued-link')).toContainText('/reset-password?token=');
+  await expect(page.getByTestId('user-row')).toHaveCount(3);
+  await expect(page.getByTestId('toast').first()).toContainText('created');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
+  const row = page.getByTestId('audit-row').filter({ hasText: 'user.create' }).first();
+  await expect(row).toContainText(ADMIN.email);
+  await expect(row).toContainText(email);
+  expect(errors).toEqual([]);
+});
+
+test('the dark-mode toggle is remembered across reloads', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await login(page, ADMIN);
+  await hydrated(page);
+  const html = page.locator('html');
+  await expect(html).not.toHaveClass(/dark/);
+  await page.getByTestId('theme-toggle').click();
+  await expect(html).toHaveClass(/dark/);
+  await page.reload();
+  await expect(html).toHaveClass(/dark/);
+  await hydrated(page);
+  await page.getByTestId('theme-toggle').click();
+  await expect(html).not.toHaveClass(/dark/);
+  await page.reload();
+  await expect(html).not.toHaveClass(/dark/);
+});

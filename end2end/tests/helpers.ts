@@ -1,0 +1,32 @@
+import { expect, Page } from '@playwright/test';
+
+export const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
+export const DEVELOPER = { email: 'dev@example.com', password: 'developer-password-123' };
+
+/** Collects uncaught page errors; assert it stays empty. */
+export function trackErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  return errors;
+}
+
+export async function login(page: Page, who: { email: string; password: string }) {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+}
+
+/** Waits until the page has hydrated: a client-only interaction must take effect. */
+export async function hydrated(page: Page) {
+  const toggle = page.getByTestId('theme-toggle');
+  await expect(async () => {
+    const before = await toggle.getAttribute('aria-pressed');
+    await toggle.click();
+    await expect(toggle).not.toHaveAttribute('aria-pressed', before ?? '', { timeout: 250 });
+    await toggle.click();
+    await expect(toggle).toHaveAttribute('aria-pressed', before ?? '', { timeout: 250 });
+  }).toPass({ timeout: 15_000 });
+}

@@ -1,0 +1,267 @@
+//! Configuration: defaults → `portcullis.toml` (or `--config FILE`) → `PORTCULLIS_*` env vars.
+//!
+//! Nested keys use `__` in env vars. Unknown keys in any source are rejected.
+//!
+//! | key | env var | default |
+//! |---|---|---|
+//! | `public_url` | `PORTCULLIS_PUBLIC_URL` | `http://127.0.0.1:3000` |
+//! | `data_dir` | `PORTCULLIS_DATA_DIR` | `data` |
+//! | `http.bind` | `PORTCULLIS_HTTP__BIND` | `127.0.0.1:3000` |
+//! | `http.max_body_bytes` | `PORTCULLIS_HTTP__MAX_BODY_BYTES` | `65536` |
+//! | `database.url` | `PORTCULLIS_DATABASE__URL` | `sqlite://{data_dir}/portcullis.db` |
+//! | `database.max_connections` | `PORTCULLIS_DATABASE__MAX_CONNECTIONS` | `10` |
+//! | `session.idle_timeout_secs` | `PORTCULLIS_SESSION__IDLE_TIMEOUT_SECS` | `1800` |
+//! | `session.absolute_timeout_secs` | `PORTCULLIS_SESSION__ABSOLUTE_TIMEOUT_SECS` | `43200` |
+//! | `log.format` | `PORTCULLIS_LOG__FORMAT` | `text` (or `json`) |
+//! | `log.filter` | `PORTCULLIS_LOG__FILTER` | `info` |
+//! | `console.site_dir` | `PORTCULLIS_CONSOLE__SITE_DIR` | `target/site` |
+//!
+//! `PORTCULLIS_CONFIG` names the config file; `PORTCULLIS_TEST_*` variables belong to the test
+//! suite and are ignored here.
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+/// The whole configuration tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Public base URL: issuers and links are built from it. `https` makes cookies `Secure`.
+    pub public_url: String,
+    /// Directory for the embedded database and generated files.
+    pub data_dir: PathBuf,
+    /// HTTP listener.
+    pub http: HttpConfig,
+    /// Database.
+    pub database: DatabaseConfig,
+    /// Console sessions.
+    pub session: SessionConfig,
+    /// Logging.
+    pub log: LogConfig,
+    /// Console assets.
+    pub console: ConsoleConfig,
+}
+
+/// HTTP listener settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpConfig {
+    /// Address to listen on.
+    pub bind: SocketAddr,
+    /// Largest accepted request body.
+    pub max_body_bytes: usize,
+}
+
+/// Database settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DatabaseConfig {
+    /// `sqlite://…` or `postgres://…`; unset means a SQLite file in `data_dir`.
+    pub url: Option<String>,
+    /// Pool size.
+    pub max_connections: u32,
+}
+
+/// Console session settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SessionConfig {
+    /// Sign out after this long without a request.
+    pub idle_timeout_secs: i64,
+    /// Sign out this long after sign-in, whatever the activity.
+    pub absolute_timeout_secs: i64,
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Logging settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LogConfig {
+    /// Output format.
+    pub format: LogFormat,
+    /// `tracing` filter directive, e.g. `info,sqlx=warn`.
+    pub filter: String,
+}
+
+/// Console asset settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ConsoleConfig {
+    /// Directory holding `pkg/` (wasm, JS, CSS) and public files, built by `cargo xtask build`.
+    pub site_dir: PathBuf,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            public_url: "http://127.0.0.1:3000".into(),
+            data_dir: "data".into(),
+            http: HttpConfig::default(),
+            database: DatabaseConfig::default(),
+            session: SessionConfig::default(),
+            log: LogConfig::default(),
+            console: ConsoleConfig::default(),
+        }
+    }
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self { bind: SocketAddr::from(([127, 0, 0, 1], 3000)), max_body_bytes: 64 * 1024 }
+    }
+}
+
+impl Default for DatabaseConfig {
+    fn default() -> Self {
+        Self { url: None, max_connections: 10 }
+    }
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self { idle_timeout_secs: 30 * 60, absolute_timeout_secs: 12 * 3600 }
+    }
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        Self { format: LogFormat::Text, filter: "info".into() }
+    }
+}
+
+impl Default for ConsoleConfig {
+    fn default() -> Self {
+        Self { site_dir: "target/site".into() }
+    }
+}
+
+/// Env vars with the prefix that are not configuration.
+const NOT_CONFIG: &[&str] = &["config", "test_postgres_url", "test_postgres_required"];
+
+impl Config {
+    /// Loads and validates the configuration from all sources.
+    ///
+    /// # Errors
+    /// A message naming the offending key and source.
+    pub fn load(file: Option<&Path>) -> anyhow::Result<Self> {
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        match file {
+            Some(path) if !path.exists() => {
+                anyhow::bail!("Config file {} does not exist", path.display())
+            }
+            Some(path) => figment = figment.merge(Toml::file_exact(path)),
+            None if Path::new("portcullis.toml").exists() => {
+                figment = figment.merge(Toml::file_exact("portcullis.toml"));
+            }
+            None => {}
+        }
+        figment = figment.merge(Env::prefixed("PORTCULLIS_").split("__").ignore(NOT_CONFIG));
+        let config: Config = figment.extract().map_err(|e| {
+            anyhow::anyhow!("Invalid configuration: {}", e.into_iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks values that serde cannot.
+    ///
+    /// # Errors
+    /// A message naming the key.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        let url = url::Url::parse(&self.public_url)
+            .map_err(|e| anyhow::anyhow!("public_url `{}` is not a URL: {e}", self.public_url))?;
+        if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+            anyhow::bail!("public_url must be an http(s) URL with a host");
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            anyhow::bail!("public_url must not have a query or fragment");
+        }
+        authz::storage::Backend::from_url(&self.database_url()).map_err(anyhow::Error::msg)?;
+        if self.database.max_connections == 0 {
+            anyhow::bail!("database.max_connections must be at least 1");
+        }
+        if self.session.idle_timeout_secs <= 0 || self.session.absolute_timeout_secs <= 0 {
+            anyhow::bail!("session timeouts must be positive");
+        }
+        if self.http.max_body_bytes < 1024 {
+            anyhow::bail!("http.max_body_bytes must be at least 1024");
+        }
+        Ok(())
+    }
+
+    /// The public URL without a trailing slash.
+    pub fn public_url(&self) -> String {
+        self.public_url.trim_end_matches('/').to_owned()
+    }
+
+    /// The database URL, defaulting to a SQLite file in the data directory.
+    pub fn database_url(&self) -> String {
+        self.database.url.clone().unwrap_or_else(|| {
+            format!("sqlite://{}", self.data_dir.join("portcullis.db").display())
+        })
+    }
+
+    /// Whether cookies must be `Secure`.
+    pub fn is_https(&self) -> bool {
+        self.public_url.starts_with("https://")
+    }
+
+    /// The configuration as TOML with secrets (database password) redacted.
+    pub fn redacted_toml(&self) -> String {
+        let mut shown = self.clone();
+        shown.database.url = Some(redact_url(&self.database_url()));
+        toml::to_string_pretty(&shown).unwrap_or_else(|e| format!("# cannot render: {e}"))
+    }
+}
+
+/// Replaces the password of a URL with `REDACTED`.
+pub fn redact_url(raw: &str) -> String {
+    match url::Url::parse(raw) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("REDACTED"));
+            u.to_string()
+        }
+        _ => raw.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_database_password() {
+        assert_eq!(redact_url("postgres://app:s3cret@db:5432/x"), "postgres://app:REDACTED@db:5432/x");
+        assert_eq!(redact_url("sqlite://data/p.db"), "sqlite://data/p.db");
+        let mut c = Config::default();
+        c.database.url = Some("postgres://app:s3cret@db/x".into());
+        let shown = c.redacted_toml();
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("REDACTED"));
+    }
+
+    #[test]
+    fn validation_rejects_bad_values() {
+        let mut c = Config::default();
+        assert!(c.validate().is_ok());
+        c.public_url = "ftp://x".into();
+        assert!(c.validate().is_err());
+        c = Config::default();
+        c.database.url = Some("mysql://x".into());
+        assert!(c.validate().is_err());
+        c = Config::default();
+        c.public_url = "https://id.example.com/?q=1".into();
+        assert!(c.validate().is_err());
+    }
+}

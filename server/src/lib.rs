@@ -1,0 +1,214 @@
+//! The `portcullis` server: configuration, CLI, HTTP endpoints, sessions and the console host.
+//!
+//! Handlers are thin: extract → parse → one [`authz::Core`] call → render. [`router`] builds the
+//! whole application for a given [`AppState`]; tests drive it in process.
+#![forbid(unsafe_code)]
+#![recursion_limit = "256"]
+
+pub mod auth;
+pub mod cli;
+pub mod config;
+pub mod export;
+pub mod http;
+pub mod ops;
+pub mod session;
+
+use anyhow::Context as _;
+use authz::storage::Database;
+use authz::{Core, CoreConfig};
+use axum::Router;
+use axum::extract::FromRef;
+use axum::http::{HeaderName, HeaderValue};
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::routing::{get, post};
+use config::Config;
+use leptos::prelude::*;
+use leptos_axum::{LeptosRoutes, generate_route_list};
+use metrics_exporter_prometheus::PrometheusHandle;
+use std::sync::Arc;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+/// Everything handlers share. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    /// The authorization core.
+    pub core: Core,
+    /// The database pool (for readiness and pool metrics).
+    pub db: Database,
+    /// The configuration.
+    pub config: Arc<Config>,
+    /// Scheme, host and port of the public URL (for the CSRF origin check).
+    pub public_origin: Arc<str>,
+    /// Leptos site options.
+    pub leptos: LeptosOptions,
+    /// Prometheus recorder handle.
+    pub metrics: PrometheusHandle,
+    /// Session store.
+    pub sessions: session::AnyStore,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(s: &AppState) -> Self {
+        s.leptos.clone()
+    }
+}
+
+impl AppState {
+    /// Connects to the database, applies migrations, prepares sessions and bootstraps the
+    /// default realm. Logs the first-admin setup link when no user exists.
+    ///
+    /// # Errors
+    /// When the database is unreachable or a migration fails.
+    pub async fn init(config: Config) -> anyhow::Result<Self> {
+        let db = connect(&config).await?;
+        db.migrate().await.context("Failed to apply database migrations")?;
+        let core = Core::new(
+            db.store(),
+            CoreConfig { public_url: config.public_url(), ..CoreConfig::default() },
+        );
+        if let Some(token) = core.bootstrap().await.context("Failed to bootstrap the default realm")? {
+            tracing::warn!(
+                "No console user exists yet. Open this one-time link to create the first admin (valid 24 hours): {}",
+                core.setup_url(&token)
+            );
+        }
+        let sessions = session::AnyStore::new(&db).await.context("Failed to prepare the session store")?;
+        let public_origin = url::Url::parse(&config.public_url)
+            .context("Invalid public_url")?
+            .origin()
+            .ascii_serialization();
+        let leptos = LeptosOptions::builder()
+            .output_name("app")
+            .site_root(config.console.site_dir.display().to_string())
+            .site_pkg_dir("pkg")
+            .site_addr(config.http.bind)
+            .build();
+        Ok(Self {
+            core,
+            db,
+            config: Arc::new(config),
+            public_origin: public_origin.into(),
+            leptos,
+            metrics: ops::metrics_handle(),
+            sessions,
+        })
+    }
+}
+
+/// Connects to the configured database, creating the data directory for SQLite.
+///
+/// # Errors
+/// When the directory cannot be created or the database is unreachable.
+pub async fn connect(config: &Config) -> anyhow::Result<Database> {
+    let url = config.database_url();
+    if config.database.url.is_none() {
+        std::fs::create_dir_all(&config.data_dir)
+            .with_context(|| format!("Failed to create data directory {}", config.data_dir.display()))?;
+    }
+    Database::connect(&url, config.database.max_connections)
+        .await
+        .with_context(|| format!("Failed to connect to {}", config::redact_url(&url)))
+}
+
+/// The whole HTTP application.
+pub fn router(state: AppState) -> Router {
+    let routes = generate_route_list(app::App);
+    let core = state.core.clone();
+    let leptos = state.leptos.clone();
+    let session_layer = session::layer(
+        state.sessions.clone(),
+        state.config.is_https(),
+        state.config.session.idle_timeout_secs,
+    );
+    let header = |name: &'static str, value: &'static str| {
+        SetResponseHeaderLayer::if_not_present(HeaderName::from_static(name), HeaderValue::from_static(value))
+    };
+    Router::new()
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/metrics", get(ops::metrics))
+        .route("/login", post(auth::login))
+        .route("/logout", post(auth::logout))
+        .route("/admin/audit/export", get(export::export_audit))
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            move || provide_context(core.clone()),
+            move || app::shell(leptos.clone()),
+        )
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
+        .layer(from_fn(http::require_sign_in))
+        .layer(from_fn_with_state(state.clone(), http::csrf))
+        .layer(from_fn_with_state(state.clone(), session::resolve))
+        .layer(session_layer)
+        .layer(RequestBodyLimitLayer::new(state.config.http.max_body_bytes))
+        .layer(header("content-security-policy", http::CSP))
+        .layer(header("x-content-type-options", "nosniff"))
+        .layer(header("x-frame-options", "DENY"))
+        .layer(header("referrer-policy", "no-referrer"))
+        .layer(from_fn(http::observe))
+        .layer(from_fn(http::request_id))
+        .with_state(state)
+}
+
+/// Runs the server until SIGTERM or Ctrl-C, then drains connections and closes the pool.
+///
+/// # Errors
+/// When start-up fails or the listener cannot bind.
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let state = AppState::init(config).await?;
+    tokio::spawn(state.sessions.clone().delete_expired_periodically(std::time::Duration::from_secs(600)));
+    let addr = state.config.http.bind;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("Failed to listen on {addr}"))?;
+    tracing::info!("Portcullis console at {} (listening on {addr})", state.config.public_url());
+    let db = state.db.clone();
+    axum::serve(
+        listener,
+        router(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await
+    .context("HTTP server failed")?;
+    db.close().await;
+    tracing::info!("Shut down cleanly");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "Cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("Shutdown signal received; draining connections");
+}
+
+/// Installs the `tracing` subscriber (text or JSON).
+pub fn init_tracing(log: &config::LogConfig) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(&log.filter));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let _ = match log.format {
+        config::LogFormat::Json => builder.json().try_init(),
+        config::LogFormat::Text => builder.try_init(),
+    };
+}

@@ -1,0 +1,54 @@
+//! Operability endpoints: liveness, readiness (database reachable), Prometheus metrics.
+use crate::AppState;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use std::sync::OnceLock;
+
+/// The process-wide Prometheus recorder (installed once).
+pub fn metrics_handle() -> PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let recorder = PrometheusBuilder::new()
+                .set_buckets_for_metric(
+                    Matcher::Full("http_request_duration_seconds".into()),
+                    &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0],
+                )
+                .expect("bucket list is non-empty")
+                .build_recorder();
+            let handle = recorder.handle();
+            // Another recorder may exist only in tests that install their own; keep ours usable.
+            let _ = metrics::set_global_recorder(recorder);
+            handle
+        })
+        .clone()
+}
+
+/// `GET /healthz`: the process is up.
+pub async fn healthz() -> &'static str {
+    "ok"
+}
+
+/// `GET /readyz`: the database answers.
+pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
+    match state.core.ready().await {
+        Ok(()) => (StatusCode::OK, "ready"),
+        Err(e) => {
+            tracing::warn!(error = %e, "Readiness check failed");
+            (StatusCode::SERVICE_UNAVAILABLE, "database unreachable")
+        }
+    }
+}
+
+/// `GET /metrics`: Prometheus text format.
+pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    let (size, idle) = state.db.pool_stats();
+    metrics::gauge!("db_pool_connections").set(f64::from(size));
+    metrics::gauge!("db_pool_idle_connections").set(idle as f64);
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(),
+    )
+}

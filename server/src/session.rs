@@ -1,0 +1,147 @@
+//! Console sessions: tower-sessions on the configured database, and the middleware that turns a
+//! session into a [`ConsoleRequest`] (principal + request facts) for handlers and server fns.
+//!
+//! Cookies are HttpOnly, `SameSite=Lax`, `Secure` when the public URL is https. Sessions end after
+//! the idle timeout (store expiry) or the absolute timeout (checked here against the sign-in time),
+//! and immediately when the user is disabled.
+use crate::AppState;
+use app::ssr::{ConsoleRequest, SESSION_AUTH_AT, SESSION_USER};
+use async_trait::async_trait;
+use authz::RequestMeta;
+use authz::storage::Database;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use std::net::SocketAddr;
+use tower_sessions::cookie::SameSite;
+use tower_sessions::session::{Id, Record};
+use tower_sessions::session_store::{self, ExpiredDeletion, SessionStore};
+use tower_sessions::{Expiry, Session, SessionManagerLayer};
+use tower_sessions_sqlx_store::{PostgresStore, SqliteStore};
+
+/// Name of the session cookie.
+pub const COOKIE_NAME: &str = "portcullis_session";
+
+/// The session store on whichever backend the database is.
+#[derive(Debug, Clone)]
+pub enum AnyStore {
+    /// SQLite.
+    Sqlite(SqliteStore),
+    /// PostgreSQL.
+    Postgres(PostgresStore),
+}
+
+impl AnyStore {
+    /// The store for a database; creates its table if missing.
+    ///
+    /// # Errors
+    /// When the table cannot be created.
+    pub async fn new(db: &Database) -> anyhow::Result<Self> {
+        Ok(match db {
+            Database::Sqlite(p) => {
+                let s = SqliteStore::new(p.clone());
+                s.migrate().await?;
+                AnyStore::Sqlite(s)
+            }
+            Database::Postgres(p) => {
+                let s = PostgresStore::new(p.clone());
+                s.migrate().await?;
+                AnyStore::Postgres(s)
+            }
+        })
+    }
+
+    /// Deletes expired sessions every `period`, forever.
+    pub async fn delete_expired_periodically(self, period: std::time::Duration) {
+        let result = match self {
+            AnyStore::Sqlite(s) => s.continuously_delete_expired(period).await,
+            AnyStore::Postgres(s) => s.continuously_delete_expired(period).await,
+        };
+        if let Err(e) = result {
+            tracing::error!(error = %e, "Failed to delete expired sessions");
+        }
+    }
+}
+
+#[async_trait]
+impl SessionStore for AnyStore {
+    async fn create(&self, record: &mut Record) -> session_store::Result<()> {
+        match self {
+            AnyStore::Sqlite(s) => s.create(record).await,
+            AnyStore::Postgres(s) => s.create(record).await,
+        }
+    }
+
+    async fn save(&self, record: &Record) -> session_store::Result<()> {
+        match self {
+            AnyStore::Sqlite(s) => s.save(record).await,
+            AnyStore::Postgres(s) => s.save(record).await,
+        }
+    }
+
+    async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
+        match self {
+            AnyStore::Sqlite(s) => s.load(id).await,
+            AnyStore::Postgres(s) => s.load(id).await,
+        }
+    }
+
+    async fn delete(&self, id: &Id) -> session_store::Result<()> {
+        match self {
+            AnyStore::Sqlite(s) => s.delete(id).await,
+            AnyStore::Postgres(s) => s.delete(id).await,
+        }
+    }
+}
+
+/// The session layer with the project's cookie settings.
+pub fn layer(store: AnyStore, secure: bool, idle_secs: i64) -> SessionManagerLayer<AnyStore> {
+    SessionManagerLayer::new(store)
+        .with_name(COOKIE_NAME)
+        .with_http_only(true)
+        .with_same_site(SameSite::Lax)
+        .with_secure(secure)
+        .with_path("/")
+        .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::seconds(idle_secs)))
+}
+
+/// Request id assigned by [`crate::http::request_id`].
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+/// Resolves the session to a principal and records request facts, for every request.
+pub async fn resolve(State(state): State<AppState>, session: Session, mut req: Request, next: Next) -> Response {
+    let meta = RequestMeta {
+        request_id: req.extensions().get::<RequestId>().map(|r| r.0.clone()),
+        client_ip: req
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip().to_string()),
+    };
+    let principal = match principal(&state, &session).await {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::error!(error = %e, "Failed to resolve the console session");
+            None
+        }
+    };
+    req.extensions_mut().insert(ConsoleRequest { principal, meta });
+    next.run(req).await
+}
+
+async fn principal(state: &AppState, session: &Session) -> anyhow::Result<Option<authz::Principal>> {
+    let Some(user_id) = session.get::<String>(SESSION_USER).await? else {
+        return Ok(None);
+    };
+    let auth_at = session.get::<i64>(SESSION_AUTH_AT).await?.unwrap_or(0);
+    if state.core.now() - auth_at > state.config.session.absolute_timeout_secs {
+        session.flush().await?;
+        return Ok(None);
+    }
+    let principal = state.core.principal(&user_id).await?;
+    if principal.is_none() {
+        // The user was disabled or deleted: end the session now.
+        session.flush().await?;
+    }
+    Ok(principal)
+}
