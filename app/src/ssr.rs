@@ -151,5 +151,11 @@ pub fn audit_view(e: &authz::audit::AuditEvent) -> crate::types::AuditView {
 /// `Invalid` for a malformed time.
 pub fn audit_filter(q: &crate::types::AuditQuery) -> Result<authz::audit::AuditFilter, AppError> {
     authz::audit::AuditFilter::from_input(&q.action, &q.actor, &q.target, &q.from, &q.to)
-        .map_err(AppError::Invalid)
+        .map_err(|m| invalid(&m))
+}
+
+/// Rejects input that failed parsing in a server function (HTTP 422).
+pub fn invalid(msg: &str) -> AppError {
+    set_status(axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+    AppError::Invalid(msg.to_owned())
 }

@@ -9,7 +9,7 @@ use crate::ssr;
 pub async fn change_password(current: String, password: String, confirm: String) -> Result<(), AppError> {
     let (core, p, meta) = ssr::context().await?;
     if password != confirm {
-        return Err(AppError::Invalid("The two new passwords do not match.".into()));
+        return Err(ssr::invalid("The two new passwords do not match."));
     }
     Ok(core.change_own_password(&p, &current, &password, &meta).await?)
 }

@@ -59,7 +59,7 @@ pub async fn complete_setup(
     confirm: String,
 ) -> Result<(), AppError> {
     if password != confirm {
-        return Err(AppError::Invalid("The two passwords do not match.".into()));
+        return Err(ssr::invalid("The two passwords do not match."));
     }
     let core = ssr::core()?;
     let req = ssr::request().await?;
@@ -81,7 +81,7 @@ pub async fn complete_password_reset(
     confirm: String,
 ) -> Result<(), AppError> {
     if password != confirm {
-        return Err(AppError::Invalid("The two passwords do not match.".into()));
+        return Err(ssr::invalid("The two passwords do not match."));
     }
     let req = ssr::request().await?;
     Ok(ssr::core()?.reset_password(&token, &password, &req.meta).await?)
