@@ -40,14 +40,21 @@ impl From<authz::Error> for AppError {
     fn from(e: authz::Error) -> Self {
         use axum::http::StatusCode;
         let (status, err) = match e {
-            authz::Error::Invalid(m) => (StatusCode::UNPROCESSABLE_ENTITY, AppError::Invalid(m.into())),
-            authz::Error::NotFound { .. } => (StatusCode::NOT_FOUND, AppError::NotFound(e.to_string())),
+            authz::Error::Invalid(m) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                AppError::Invalid(m.into()),
+            ),
+            authz::Error::NotFound { .. } => {
+                (StatusCode::NOT_FOUND, AppError::NotFound(e.to_string()))
+            }
             authz::Error::Conflict(m) => (StatusCode::CONFLICT, AppError::Conflict(m.into())),
             authz::Error::Unauthenticated => (StatusCode::UNAUTHORIZED, AppError::Unauthenticated),
             authz::Error::Forbidden => (StatusCode::FORBIDDEN, AppError::Forbidden),
             authz::Error::InvalidCredentials
             | authz::Error::Throttled { .. }
-            | authz::Error::InvalidLink => (StatusCode::BAD_REQUEST, AppError::Invalid(e.to_string())),
+            | authz::Error::InvalidLink => {
+                (StatusCode::BAD_REQUEST, AppError::Invalid(e.to_string()))
+            }
             authz::Error::Storage(_) | authz::Error::Internal(_) => {
                 tracing::error!(error = ?e, "Console operation failed");
                 (StatusCode::INTERNAL_SERVER_ERROR, AppError::Internal)

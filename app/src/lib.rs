@@ -18,7 +18,7 @@ use components::toast::{ToastRegion, Toasts};
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
-use leptos_router::path;
+use leptos_router::{SsrMode, path};
 
 /// Applies the remembered (or system) colour scheme before first paint.
 const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('portcullis-theme');if(t?t==='dark':matchMedia('(prefers-color-scheme: dark)').matches){document.documentElement.classList.add('dark')}}catch(e){}";
@@ -60,6 +60,13 @@ fn NotFound() -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     Toasts::provide();
+    // Marks the document once hydrated (effects run only in the browser); tests wait for it.
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
     view! {
         <Stylesheet id="leptos" href="/pkg/app.css"/>
         <Title text="Portcullis"/>
@@ -69,12 +76,13 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/login") view=pages::login::LoginPage/>
                 <Route path=path!("/setup") view=pages::setup::SetupPage/>
                 <Route path=path!("/reset-password") view=pages::setup::ResetPasswordPage/>
-                <ParentRoute path=path!("") view=ConsoleLayout>
-                    <Route path=path!("") view=pages::overview::OverviewPage/>
-                    <Route path=path!("realms") view=pages::realms::RealmsPage/>
-                    <Route path=path!("users") view=pages::users::UsersPage/>
-                    <Route path=path!("audit") view=pages::audit::AuditPage/>
-                    <Route path=path!("account") view=pages::account::AccountPage/>
+                // Async SSR: pages arrive complete, so they read fine without JavaScript.
+                <ParentRoute path=path!("") view=ConsoleLayout ssr=SsrMode::Async>
+                    <Route path=path!("") view=pages::overview::OverviewPage ssr=SsrMode::Async/>
+                    <Route path=path!("realms") view=pages::realms::RealmsPage ssr=SsrMode::Async/>
+                    <Route path=path!("users") view=pages::users::UsersPage ssr=SsrMode::Async/>
+                    <Route path=path!("audit") view=pages::audit::AuditPage ssr=SsrMode::Async/>
+                    <Route path=path!("account") view=pages::account::AccountPage ssr=SsrMode::Async/>
                 </ParentRoute>
             </Routes>
         </Router>

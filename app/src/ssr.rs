@@ -80,8 +80,14 @@ fn session_failed(e: tower_sessions::session::Error) -> AppError {
 /// `Internal` when the session store fails.
 pub async fn start_session(session: &Session, p: &Principal, now: i64) -> Result<(), AppError> {
     session.cycle_id().await.map_err(session_failed)?;
-    session.insert(SESSION_USER, &p.user_id).await.map_err(session_failed)?;
-    session.insert(SESSION_AUTH_AT, now).await.map_err(session_failed)?;
+    session
+        .insert(SESSION_USER, &p.user_id)
+        .await
+        .map_err(session_failed)?;
+    session
+        .insert(SESSION_AUTH_AT, now)
+        .await
+        .map_err(session_failed)?;
     Ok(())
 }
 
@@ -102,7 +108,10 @@ pub async fn selected_realm(session: &Session) -> Result<String, AppError> {
 /// # Errors
 /// `Internal` when the session store fails.
 pub async fn select_realm(session: &Session, name: &str) -> Result<(), AppError> {
-    session.insert(SESSION_REALM, name).await.map_err(session_failed)
+    session
+        .insert(SESSION_REALM, name)
+        .await
+        .map_err(session_failed)
 }
 
 /// View conversions from core types.

@@ -160,7 +160,13 @@ impl AuditFilter {
     ///
     /// # Errors
     /// A message fit for the user when a time is malformed or the range is empty.
-    pub fn from_input(action: &str, actor: &str, target: &str, from: &str, to: &str) -> Result<Self, String> {
+    pub fn from_input(
+        action: &str,
+        actor: &str,
+        target: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<Self, String> {
         let text = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
         let time = |s: &str| match s.trim() {
             "" => Ok(None),
@@ -184,8 +190,7 @@ impl AuditFilter {
 }
 
 /// CSV header of [`to_csv`].
-const CSV_HEADER: &str =
-    "id,time,realm,actor,action,target,outcome,request_id,client_ip,details\n";
+const CSV_HEADER: &str = "id,time,realm,actor,action,target,outcome,request_id,client_ip,details\n";
 
 fn csv_field(s: &str) -> String {
     // Quote always; double embedded quotes. A leading formula character is neutralised so the
@@ -214,7 +219,12 @@ pub fn to_csv(events: &[AuditEvent]) -> String {
             e.client_ip.clone().unwrap_or_default(),
             e.details.to_string(),
         ];
-        out.push_str(&row.iter().map(|f| csv_field(f)).collect::<Vec<_>>().join(","));
+        out.push_str(
+            &row.iter()
+                .map(|f| csv_field(f))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
         out.push('\n');
     }
     out

@@ -47,7 +47,10 @@ impl Clock for FixedClock {
 pub fn rfc3339(t: UnixTime) -> String {
     time::OffsetDateTime::from_unix_timestamp(t)
         .ok()
-        .and_then(|d| d.format(&time::format_description::well_known::Rfc3339).ok())
+        .and_then(|d| {
+            d.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
         .unwrap_or_else(|| t.to_string())
 }
 

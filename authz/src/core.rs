@@ -58,7 +58,9 @@ pub struct Core {
 
 impl std::fmt::Debug for Core {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Core").field("config", &self.config).finish_non_exhaustive()
+        f.debug_struct("Core")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }
 
@@ -155,10 +157,27 @@ impl Core {
     /// # Errors
     /// On storage failure.
     pub async fn bootstrap(&self) -> Result<Option<PlainToken>> {
-        let realm = self.admin_realm_or_create().await?;
+        self.ensure_default_realm().await?;
+        self.issue_setup_link().await
+    }
+
+    /// Creates the `default` realm if missing.
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn ensure_default_realm(&self) -> Result<Realm> {
+        self.admin_realm_or_create().await
+    }
+
+    /// Issues a first-admin setup link when no user exists (superseding earlier ones).
+    ///
+    /// # Errors
+    /// On storage failure, or `Internal` before the default realm exists.
+    pub async fn issue_setup_link(&self) -> Result<Option<PlainToken>> {
         if self.store.count_users().await? > 0 {
             return Ok(None);
         }
+        let realm = self.admin_realm().await?;
         let token = PlainToken::generate();
         let now = self.now();
         let link = OneTimeLink {
@@ -221,7 +240,12 @@ impl Core {
     /// # Errors
     /// `InvalidCredentials` (same for unknown user, wrong password and disabled account) or
     /// `Throttled`.
-    pub async fn login(&self, email: &str, password: &str, meta: &RequestMeta) -> Result<Principal> {
+    pub async fn login(
+        &self,
+        email: &str,
+        password: &str,
+        meta: &RequestMeta,
+    ) -> Result<Principal> {
         let realm = self.admin_realm().await?;
         let key = email.trim().to_lowercase();
         let ip = meta.client_ip.as_deref();
@@ -246,7 +270,8 @@ impl Core {
             &realm.id,
             &key,
             action::SESSION_LOGIN,
-            user.as_ref().map_or_else(|| "user:unknown".into(), |u| format!("user:{}", u.id)),
+            user.as_ref()
+                .map_or_else(|| "user:unknown".into(), |u| format!("user:{}", u.id)),
             meta,
         );
         let Some(user) = user else {
@@ -279,7 +304,9 @@ impl Core {
     /// On storage failure.
     pub async fn find_principal_by_email(&self, email: &str) -> Result<Option<Principal>> {
         let realm = self.admin_realm().await?;
-        let Ok(email) = Email::parse(email) else { return Ok(None) };
+        let Ok(email) = Email::parse(email) else {
+            return Ok(None);
+        };
         Ok(self
             .store
             .find_user_by_email(&realm.id, &email)
@@ -380,7 +407,11 @@ impl Core {
     pub async fn reset_link_email(&self, token: &str) -> Result<String> {
         let link = self.active_link(token, LinkPurpose::PasswordReset).await?;
         let user_id = link.user_id.ok_or(Error::InvalidLink)?;
-        let user = self.store.find_user(&user_id).await?.ok_or(Error::InvalidLink)?;
+        let user = self
+            .store
+            .find_user(&user_id)
+            .await?
+            .ok_or(Error::InvalidLink)?;
         Ok(user.email.to_string())
     }
 
@@ -388,11 +419,20 @@ impl Core {
     ///
     /// # Errors
     /// `Invalid` for a password that breaks the policy (nothing is written), `InvalidLink`.
-    pub async fn reset_password(&self, token: &str, password: &str, meta: &RequestMeta) -> Result<()> {
+    pub async fn reset_password(
+        &self,
+        token: &str,
+        password: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
         let password = Password::parse_new(password).map_err(invalid)?;
         let link = self.active_link(token, LinkPurpose::PasswordReset).await?;
         let user_id = link.user_id.clone().ok_or(Error::InvalidLink)?;
-        let user = self.store.find_user(&user_id).await?.ok_or(Error::InvalidLink)?;
+        let user = self
+            .store
+            .find_user(&user_id)
+            .await?
+            .ok_or(Error::InvalidLink)?;
         let hash = password.hash().map_err(Error::Internal)?;
         let event = self.event(
             &link.realm_id,
@@ -487,7 +527,8 @@ impl Core {
     ) -> Result<Realm> {
         p.require(Permission::ManageRealms)?;
         let name = RealmName::parse(name).map_err(invalid)?;
-        let display_name = realms::parse_display_name(display_name, "Display name").map_err(invalid)?;
+        let display_name =
+            realms::parse_display_name(display_name, "Display name").map_err(invalid)?;
         let now = self.now();
         let realm = Realm {
             id: secret::new_id("rlm"),
@@ -525,10 +566,13 @@ impl Core {
     ) -> Result<Realm> {
         p.require(Permission::ManageRealms)?;
         let new_name = RealmName::parse(new_name).map_err(invalid)?;
-        let display_name = realms::parse_display_name(display_name, "Display name").map_err(invalid)?;
+        let display_name =
+            realms::parse_display_name(display_name, "Display name").map_err(invalid)?;
         let mut realm = self.find_realm(name).await?;
         if realm.name.is_default() && !new_name.is_default() {
-            return Err(invalid("The default realm holds console accounts and cannot be renamed."));
+            return Err(invalid(
+                "The default realm holds console accounts and cannot be renamed.",
+            ));
         }
         let mut event = self.event(
             &realm.id,
@@ -565,10 +609,22 @@ impl Core {
         p.require(Permission::ManageRealms)?;
         let mut realm = self.find_realm(name).await?;
         if realm.name.is_default() && !enabled {
-            return Err(invalid("The default realm holds console accounts and cannot be disabled."));
+            return Err(invalid(
+                "The default realm holds console accounts and cannot be disabled.",
+            ));
         }
-        let verb = if enabled { action::REALM_ENABLE } else { action::REALM_DISABLE };
-        let event = self.event(&realm.id, &p.email, verb, format!("realm:{}", realm.name), meta);
+        let verb = if enabled {
+            action::REALM_ENABLE
+        } else {
+            action::REALM_DISABLE
+        };
+        let event = self.event(
+            &realm.id,
+            &p.email,
+            verb,
+            format!("realm:{}", realm.name),
+            meta,
+        );
         realm.enabled = enabled;
         realm.updated_at = self.now();
         self.store.update_realm(&realm, &event).await?;
@@ -629,7 +685,8 @@ impl Core {
             format!("user:{}", user.id),
             meta,
         );
-        event.details = serde_json::json!({"email": user.email.as_str(), "role": user.role.as_str()});
+        event.details =
+            serde_json::json!({"email": user.email.as_str(), "role": user.role.as_str()});
         self.store
             .insert_user(&user, Some(&link), &event)
             .await
@@ -658,7 +715,8 @@ impl Core {
             format!("user:{}", user.id),
             &RequestMeta::default(),
         );
-        event.details = serde_json::json!({"email": user.email.as_str(), "role": user.role.as_str()});
+        event.details =
+            serde_json::json!({"email": user.email.as_str(), "role": user.role.as_str()});
         self.store
             .insert_user(&user, None, &event)
             .await
@@ -760,8 +818,18 @@ impl Core {
             }
             self.ensure_admin_remains(&user).await?;
         }
-        let verb = if disabled { action::USER_DISABLE } else { action::USER_ENABLE };
-        let event = self.event(&user.realm_id, &p.email, verb, format!("user:{}", user.id), meta);
+        let verb = if disabled {
+            action::USER_DISABLE
+        } else {
+            action::USER_ENABLE
+        };
+        let event = self.event(
+            &user.realm_id,
+            &p.email,
+            verb,
+            format!("user:{}", user.id),
+            meta,
+        );
         user.disabled = disabled;
         user.updated_at = self.now();
         self.store.update_user(&user, &event).await?;
@@ -845,11 +913,23 @@ impl Core {
         filter.realm_id = self.realm_filter(realm).await?;
         let events = self
             .store
-            .list_audit_events(&filter, Page { offset: 0, limit: MAX_EXPORT_ROWS })
+            .list_audit_events(
+                &filter,
+                Page {
+                    offset: 0,
+                    limit: MAX_EXPORT_ROWS,
+                },
+            )
             .await?
             .items;
         let admin = self.admin_realm().await?;
-        let mut event = self.event(&admin.id, &p.email, action::AUDIT_EXPORT, "audit".into(), meta);
+        let mut event = self.event(
+            &admin.id,
+            &p.email,
+            action::AUDIT_EXPORT,
+            "audit".into(),
+            meta,
+        );
         event.details = serde_json::json!({"rows": events.len(), "format": format.as_str()});
         self.store.insert_audit_event(&event).await?;
         Ok(match format {

@@ -105,7 +105,10 @@ mod tests {
 
     #[test]
     fn realm_names() {
-        assert_eq!(RealmName::parse(" Payments ").map(|n| n.0), Ok("payments".into()));
+        assert_eq!(
+            RealmName::parse(" Payments ").map(|n| n.0),
+            Ok("payments".into())
+        );
         assert!(RealmName::parse("").is_err());
         assert!(RealmName::parse("a_b").is_err());
         assert!(RealmName::parse("a.b").is_err());
@@ -117,7 +120,10 @@ mod tests {
     #[test]
     fn issuer_has_no_double_slash() {
         let n = RealmName::parse("default").expect("valid");
-        assert_eq!(issuer("https://id.example.com/", &n), "https://id.example.com/realms/default");
+        assert_eq!(
+            issuer("https://id.example.com/", &n),
+            "https://id.example.com/realms/default"
+        );
     }
 
     #[test]

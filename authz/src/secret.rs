@@ -3,8 +3,8 @@
 //! # Security
 //! One-time tokens (setup and password-reset links) carry 256 bits of entropy, are shown once and
 //! stored only as SHA-256. Passwords are hashed with Argon2id. `Debug` never prints a secret.
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -102,7 +102,11 @@ impl Password {
     /// Verifies the password against a stored PHC hash in constant time.
     pub fn verify(&self, phc: &str) -> bool {
         PasswordHash::new(phc)
-            .map(|h| Argon2::default().verify_password(self.0.as_bytes(), &h).is_ok())
+            .map(|h| {
+                Argon2::default()
+                    .verify_password(self.0.as_bytes(), &h)
+                    .is_ok()
+            })
             .unwrap_or(false)
     }
 }

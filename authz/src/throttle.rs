@@ -21,12 +21,20 @@ impl LoginThrottle {
     fn keys(account: &str, ip: Option<&str>) -> [(String, u32); 2] {
         [
             (format!("acct:{account}"), MAX_FAILURES_PER_ACCOUNT),
-            (format!("ip:{}", ip.unwrap_or("unknown")), MAX_FAILURES_PER_IP),
+            (
+                format!("ip:{}", ip.unwrap_or("unknown")),
+                MAX_FAILURES_PER_IP,
+            ),
         ]
     }
 
     /// Seconds to wait if either key is over its limit.
-    pub(crate) fn retry_after(&self, account: &str, ip: Option<&str>, now: UnixTime) -> Option<u64> {
+    pub(crate) fn retry_after(
+        &self,
+        account: &str,
+        ip: Option<&str>,
+        now: UnixTime,
+    ) -> Option<u64> {
         let map = self.failures.lock().unwrap_or_else(|p| p.into_inner());
         Self::keys(account, ip)
             .iter()
@@ -70,7 +78,10 @@ mod tests {
             assert_eq!(t.retry_after("a", Some("1.1.1.1"), 100), None);
             t.record_failure("a", Some("1.1.1.1"), 100);
         }
-        assert_eq!(t.retry_after("a", Some("2.2.2.2"), 100), Some(WINDOW_SECS as u64));
+        assert_eq!(
+            t.retry_after("a", Some("2.2.2.2"), 100),
+            Some(WINDOW_SECS as u64)
+        );
         assert_eq!(t.retry_after("b", Some("2.2.2.2"), 100), None);
         assert_eq!(t.retry_after("a", Some("2.2.2.2"), 100 + WINDOW_SECS), None);
     }

@@ -62,6 +62,7 @@ test('an admin creates a user, bad input is shown inline, and the audit row appe
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
   await expect(page.getByRole('heading', { name: 'Users' })).toBeVisible();
   await hydrated(page);
+  // A client-side interaction: the create form opens without a round trip.
   const email = `e2e-${Date.now()}@example.com`;
 
   // A duplicate email is refused inline and nothing is created.

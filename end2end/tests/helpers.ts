@@ -19,14 +19,7 @@ export async function login(page: Page, who: { email: string; password: string }
   await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
 }
 
-/** Waits until the page has hydrated: a client-only interaction must take effect. */
+/** Waits until the page has hydrated (the app marks <body> from a browser-only effect). */
 export async function hydrated(page: Page) {
-  const toggle = page.getByTestId('theme-toggle');
-  await expect(async () => {
-    const before = await toggle.getAttribute('aria-pressed');
-    await toggle.click();
-    await expect(toggle).not.toHaveAttribute('aria-pressed', before ?? '', { timeout: 250 });
-    await toggle.click();
-    await expect(toggle).toHaveAttribute('aria-pressed', before ?? '', { timeout: 250 });
-  }).toPass({ timeout: 15_000 });
+  await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true', { timeout: 15_000 });
 }

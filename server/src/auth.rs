@@ -1,9 +1,9 @@
 //! Sign-in and sign-out as plain form posts, so they work without JavaScript.
 use crate::AppState;
 use app::ssr::{ConsoleRequest, start_session};
+use axum::Form;
 use axum::extract::{Extension, State};
 use axum::response::{IntoResponse, Redirect, Response};
-use axum::Form;
 use serde::Deserialize;
 use tower_sessions::Session;
 
@@ -20,7 +20,10 @@ pub struct LoginForm {
 
 /// Only same-site absolute paths are followed after sign-in (no open redirect).
 fn safe_next(next: &str) -> &str {
-    let ok = next.starts_with('/') && !next.starts_with("//") && !next.contains('\\') && !next.starts_with("/login");
+    let ok = next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.contains('\\')
+        && !next.starts_with("/login");
     if ok { next } else { "/" }
 }
 
@@ -43,14 +46,20 @@ pub async fn login(
     session: Session,
     Form(form): Form<LoginForm>,
 ) -> Response {
-    match state.core.login(&form.email, &form.password, &req.meta).await {
+    match state
+        .core
+        .login(&form.email, &form.password, &req.meta)
+        .await
+    {
         Ok(principal) => match start_session(&session, &principal, state.core.now()).await {
             Ok(()) => Redirect::to(safe_next(&form.next)).into_response(),
             Err(_) => back_to_login("unavailable", &[], &form.next),
         },
-        Err(authz::Error::Throttled { retry_after_secs }) => {
-            back_to_login("throttled", &[("retry", retry_after_secs.to_string())], &form.next)
-        }
+        Err(authz::Error::Throttled { retry_after_secs }) => back_to_login(
+            "throttled",
+            &[("retry", retry_after_secs.to_string())],
+            &form.next,
+        ),
         Err(authz::Error::InvalidCredentials) => back_to_login("invalid", &[], &form.next),
         Err(e) => {
             tracing::error!(error = %e, "Sign-in failed");
@@ -83,7 +92,14 @@ mod tests {
     #[test]
     fn next_is_never_an_open_redirect() {
         assert_eq!(safe_next("/users?q=a"), "/users?q=a");
-        for bad in ["", "https://evil.example", "//evil.example", "/\\evil", "users", "/login?x"] {
+        for bad in [
+            "",
+            "https://evil.example",
+            "//evil.example",
+            "/\\evil",
+            "users",
+            "/login?x",
+        ] {
             assert_eq!(safe_next(bad), "/", "{bad}");
         }
     }

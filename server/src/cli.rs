@@ -75,12 +75,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Migrate => {
             crate::init_tracing(&config.log);
             let db = crate::connect(&config).await?;
-            db.migrate().await.context("Failed to apply database migrations")?;
+            db.migrate()
+                .await
+                .context("Failed to apply database migrations")?;
             db.close().await;
             println!("Migrations applied.");
             Ok(())
         }
-        Command::Admin { command: AdminCommand::Create { email, name, role } } => {
+        Command::Admin {
+            command: AdminCommand::Create { email, name, role },
+        } => {
             let password = read_password()?;
             crate::init_tracing(&config.log);
             let state = crate::AppState::init(config).await?;
@@ -90,7 +94,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 .await
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             state.db.close().await;
-            println!("Created {} ({}) with role {}.", user.email, user.id, user.role.as_str());
+            println!(
+                "Created {} ({}) with role {}.",
+                user.email,
+                user.id,
+                user.role.as_str()
+            );
             Ok(())
         }
     }
@@ -98,13 +107,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 
 fn read_password() -> anyhow::Result<String> {
     if std::io::stdin().is_terminal() {
-        let first = rpassword::prompt_password("Password: ").context("Failed to read the password")?;
-        let second = rpassword::prompt_password("Repeat password: ").context("Failed to read the password")?;
+        let first =
+            rpassword::prompt_password("Password: ").context("Failed to read the password")?;
+        let second = rpassword::prompt_password("Repeat password: ")
+            .context("Failed to read the password")?;
         anyhow::ensure!(first == second, "The two passwords do not match.");
         Ok(first)
     } else {
         let mut line = String::new();
-        std::io::stdin().lock().read_line(&mut line).context("Failed to read the password from stdin")?;
+        std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .context("Failed to read the password from stdin")?;
         Ok(line.trim_end_matches(['\r', '\n']).to_owned())
     }
 }

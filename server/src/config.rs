@@ -118,31 +118,45 @@ impl Default for Config {
 
 impl Default for HttpConfig {
     fn default() -> Self {
-        Self { bind: SocketAddr::from(([127, 0, 0, 1], 3000)), max_body_bytes: 64 * 1024 }
+        Self {
+            bind: SocketAddr::from(([127, 0, 0, 1], 3000)),
+            max_body_bytes: 64 * 1024,
+        }
     }
 }
 
 impl Default for DatabaseConfig {
     fn default() -> Self {
-        Self { url: None, max_connections: 10 }
+        Self {
+            url: None,
+            max_connections: 10,
+        }
     }
 }
 
 impl Default for SessionConfig {
     fn default() -> Self {
-        Self { idle_timeout_secs: 30 * 60, absolute_timeout_secs: 12 * 3600 }
+        Self {
+            idle_timeout_secs: 30 * 60,
+            absolute_timeout_secs: 12 * 3600,
+        }
     }
 }
 
 impl Default for LogConfig {
     fn default() -> Self {
-        Self { format: LogFormat::Text, filter: "info".into() }
+        Self {
+            format: LogFormat::Text,
+            filter: "info".into(),
+        }
     }
 }
 
 impl Default for ConsoleConfig {
     fn default() -> Self {
-        Self { site_dir: "target/site".into() }
+        Self {
+            site_dir: "target/site".into(),
+        }
     }
 }
 
@@ -168,7 +182,13 @@ impl Config {
         }
         figment = figment.merge(Env::prefixed("PORTCULLIS_").split("__").ignore(NOT_CONFIG));
         let config: Config = figment.extract().map_err(|e| {
-            anyhow::anyhow!("Invalid configuration: {}", e.into_iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))
+            anyhow::anyhow!(
+                "Invalid configuration: {}",
+                e.into_iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
         })?;
         config.validate()?;
         Ok(config)
@@ -242,7 +262,10 @@ mod tests {
 
     #[test]
     fn redacts_database_password() {
-        assert_eq!(redact_url("postgres://app:s3cret@db:5432/x"), "postgres://app:REDACTED@db:5432/x");
+        assert_eq!(
+            redact_url("postgres://app:s3cret@db:5432/x"),
+            "postgres://app:REDACTED@db:5432/x"
+        );
         assert_eq!(redact_url("sqlite://data/p.db"), "sqlite://data/p.db");
         let mut c = Config::default();
         c.database.url = Some("postgres://app:s3cret@db/x".into());

@@ -32,26 +32,45 @@ pub async fn export_audit(
         _ => return (StatusCode::BAD_REQUEST, "format must be csv or jsonl").into_response(),
     };
     let f = &q.filter;
-    let filter = match authz::audit::AuditFilter::from_input(&f.action, &f.actor, &f.target, &f.from, &f.to) {
-        Ok(filter) => filter,
-        Err(msg) => return (StatusCode::BAD_REQUEST, msg).into_response(),
-    };
+    let filter =
+        match authz::audit::AuditFilter::from_input(&f.action, &f.actor, &f.target, &f.from, &f.to)
+        {
+            Ok(filter) => filter,
+            Err(msg) => return (StatusCode::BAD_REQUEST, msg).into_response(),
+        };
     let realm = Some(f.realm.as_str()).filter(|r| !r.is_empty());
-    match state.core.export_audit(&principal, realm, filter, format, &req.meta).await {
+    match state
+        .core
+        .export_audit(&principal, realm, filter, format, &req.meta)
+        .await
+    {
         Ok(body) => (
             [
                 (header::CONTENT_TYPE, mime.to_owned()),
-                (header::CONTENT_DISPOSITION, format!("attachment; filename=\"portcullis-audit.{ext}\"")),
+                (
+                    header::CONTENT_DISPOSITION,
+                    format!("attachment; filename=\"portcullis-audit.{ext}\""),
+                ),
                 (header::CACHE_CONTROL, "no-store".to_owned()),
             ],
             body,
         )
             .into_response(),
-        Err(authz::Error::Forbidden) => (StatusCode::FORBIDDEN, "Your role does not allow exporting the audit log.").into_response(),
-        Err(e @ authz::Error::NotFound { .. }) => (StatusCode::NOT_FOUND, e.to_string()).into_response(),
+        Err(authz::Error::Forbidden) => (
+            StatusCode::FORBIDDEN,
+            "Your role does not allow exporting the audit log.",
+        )
+            .into_response(),
+        Err(e @ authz::Error::NotFound { .. }) => {
+            (StatusCode::NOT_FOUND, e.to_string()).into_response()
+        }
         Err(e) => {
             tracing::error!(error = %e, "Audit export failed");
-            (StatusCode::INTERNAL_SERVER_ERROR, "Export failed; the error was logged.").into_response()
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Export failed; the error was logged.",
+            )
+                .into_response()
         }
     }
 }

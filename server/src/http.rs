@@ -18,7 +18,11 @@ pub async fn request_id(mut req: Request, next: Next) -> Response {
         .headers()
         .get(REQUEST_ID)
         .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 64 && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|v| {
+            !v.is_empty()
+                && v.len() <= 64
+                && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
         .map(str::to_owned);
     let id = incoming.unwrap_or_else(|| {
         let mut b = [0u8; 8];
@@ -42,7 +46,11 @@ pub async fn observe(req: Request, next: Next) -> Response {
         .extensions()
         .get::<MatchedPath>()
         .map_or_else(|| route_label(req.uri().path()), |m| m.as_str().to_owned());
-    let request_id = req.extensions().get::<RequestId>().map(|r| r.0.clone()).unwrap_or_default();
+    let request_id = req
+        .extensions()
+        .get::<RequestId>()
+        .map(|r| r.0.clone())
+        .unwrap_or_default();
     let res = next.run(req).await;
     let status = res.status().as_u16();
     let elapsed = start.elapsed();
@@ -61,7 +69,11 @@ pub async fn observe(req: Request, next: Next) -> Response {
 
 /// A bounded label for requests no route matched (static files, fallbacks).
 fn route_label(path: &str) -> String {
-    if path.starts_with("/pkg/") { "/pkg/*".into() } else { "fallback".into() }
+    if path.starts_with("/pkg/") {
+        "/pkg/*".into()
+    } else {
+        "fallback".into()
+    }
 }
 
 /// Paths of protocol endpoints, which are not cookie-authenticated and so need no CSRF check.
@@ -91,13 +103,25 @@ pub async fn csrf(State(state): State<AppState>, req: Request, next: Next) -> Re
         next.run(req).await
     } else {
         tracing::warn!(path = %req.uri().path(), "Refused a cross-site state-changing request");
-        (StatusCode::FORBIDDEN, "Cross-site request refused (CSRF protection).").into_response()
+        (
+            StatusCode::FORBIDDEN,
+            "Cross-site request refused (CSRF protection).",
+        )
+            .into_response()
     }
 }
 
 /// Paths that render without a session.
 fn is_public_path(path: &str) -> bool {
-    const PUBLIC: &[&str] = &["/login", "/setup", "/reset-password", "/healthz", "/readyz", "/metrics", "/favicon.svg"];
+    const PUBLIC: &[&str] = &[
+        "/login",
+        "/setup",
+        "/reset-password",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/favicon.svg",
+    ];
     PUBLIC.contains(&path)
         || path.starts_with("/pkg/")
         || path.starts_with("/api/")
@@ -126,7 +150,11 @@ pub async fn require_sign_in(req: Request, next: Next) -> Response {
     if target == "/" {
         Redirect::to("/login").into_response()
     } else {
-        Redirect::to(&format!("/login?next={}", url::form_urlencoded::byte_serialize(target.as_bytes()).collect::<String>())).into_response()
+        Redirect::to(&format!(
+            "/login?next={}",
+            url::form_urlencoded::byte_serialize(target.as_bytes()).collect::<String>()
+        ))
+        .into_response()
     }
 }
 

@@ -55,25 +55,29 @@ impl FromRef<AppState> for LeptosOptions {
 }
 
 impl AppState {
-    /// Connects to the database, applies migrations, prepares sessions and bootstraps the
-    /// default realm. Logs the first-admin setup link when no user exists.
+    /// Connects to the database, applies migrations, prepares sessions and creates the default
+    /// realm if missing.
     ///
     /// # Errors
     /// When the database is unreachable or a migration fails.
     pub async fn init(config: Config) -> anyhow::Result<Self> {
         let db = connect(&config).await?;
-        db.migrate().await.context("Failed to apply database migrations")?;
+        db.migrate()
+            .await
+            .context("Failed to apply database migrations")?;
         let core = Core::new(
             db.store(),
-            CoreConfig { public_url: config.public_url(), ..CoreConfig::default() },
+            CoreConfig {
+                public_url: config.public_url(),
+                ..CoreConfig::default()
+            },
         );
-        if let Some(token) = core.bootstrap().await.context("Failed to bootstrap the default realm")? {
-            tracing::warn!(
-                "No console user exists yet. Open this one-time link to create the first admin (valid 24 hours): {}",
-                core.setup_url(&token)
-            );
-        }
-        let sessions = session::AnyStore::new(&db).await.context("Failed to prepare the session store")?;
+        core.ensure_default_realm()
+            .await
+            .context("Failed to create the default realm")?;
+        let sessions = session::AnyStore::new(&db)
+            .await
+            .context("Failed to prepare the session store")?;
         let public_origin = url::Url::parse(&config.public_url)
             .context("Invalid public_url")?
             .origin()
@@ -103,8 +107,12 @@ impl AppState {
 pub async fn connect(config: &Config) -> anyhow::Result<Database> {
     let url = config.database_url();
     if config.database.url.is_none() {
-        std::fs::create_dir_all(&config.data_dir)
-            .with_context(|| format!("Failed to create data directory {}", config.data_dir.display()))?;
+        std::fs::create_dir_all(&config.data_dir).with_context(|| {
+            format!(
+                "Failed to create data directory {}",
+                config.data_dir.display()
+            )
+        })?;
     }
     Database::connect(&url, config.database.max_connections)
         .await
@@ -122,7 +130,10 @@ pub fn router(state: AppState) -> Router {
         state.config.session.idle_timeout_secs,
     );
     let header = |name: &'static str, value: &'static str| {
-        SetResponseHeaderLayer::if_not_present(HeaderName::from_static(name), HeaderValue::from_static(value))
+        SetResponseHeaderLayer::if_not_present(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        )
     };
     Router::new()
         .route("/healthz", get(ops::healthz))
@@ -137,7 +148,9 @@ pub fn router(state: AppState) -> Router {
             move || provide_context(core.clone()),
             move || app::shell(leptos.clone()),
         )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+            app::shell,
+        ))
         .layer(from_fn(http::require_sign_in))
         .layer(from_fn_with_state(state.clone(), http::csrf))
         .layer(from_fn_with_state(state.clone(), session::resolve))
@@ -158,12 +171,31 @@ pub fn router(state: AppState) -> Router {
 /// When start-up fails or the listener cannot bind.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let state = AppState::init(config).await?;
-    tokio::spawn(state.sessions.clone().delete_expired_periodically(std::time::Duration::from_secs(600)));
+    if let Some(token) = state
+        .core
+        .issue_setup_link()
+        .await
+        .context("Failed to issue the setup link")?
+    {
+        tracing::warn!(
+            "No console user exists yet. Open this one-time link to create the first admin (valid 24 hours): {}",
+            state.core.setup_url(&token)
+        );
+    }
+    tokio::spawn(
+        state
+            .sessions
+            .clone()
+            .delete_expired_periodically(std::time::Duration::from_secs(600)),
+    );
     let addr = state.config.http.bind;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("Failed to listen on {addr}"))?;
-    tracing::info!("Portcullis console at {} (listening on {addr})", state.config.public_url());
+    tracing::info!(
+        "Portcullis console at {} (listening on {addr})",
+        state.config.public_url()
+    );
     let db = state.db.clone();
     axum::serve(
         listener,
@@ -206,7 +238,9 @@ async fn shutdown_signal() {
 pub fn init_tracing(log: &config::LogConfig) {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(&log.filter));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     let _ = match log.format {
         config::LogFormat::Json => builder.json().try_init(),
         config::LogFormat::Text => builder.try_init(),

@@ -14,7 +14,9 @@ pub fn metrics_handle() -> PrometheusHandle {
             let recorder = PrometheusBuilder::new()
                 .set_buckets_for_metric(
                     Matcher::Full("http_request_duration_seconds".into()),
-                    &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0],
+                    &[
+                        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+                    ],
                 )
                 .expect("bucket list is non-empty")
                 .build_recorder();

@@ -102,7 +102,9 @@ pub fn layer(store: AnyStore, secure: bool, idle_secs: i64) -> SessionManagerLay
         .with_same_site(SameSite::Lax)
         .with_secure(secure)
         .with_path("/")
-        .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::seconds(idle_secs)))
+        .with_expiry(Expiry::OnInactivity(
+            tower_sessions::cookie::time::Duration::seconds(idle_secs),
+        ))
 }
 
 /// Request id assigned by [`crate::http::request_id`].
@@ -110,7 +112,12 @@ pub fn layer(store: AnyStore, secure: bool, idle_secs: i64) -> SessionManagerLay
 pub struct RequestId(pub String);
 
 /// Resolves the session to a principal and records request facts, for every request.
-pub async fn resolve(State(state): State<AppState>, session: Session, mut req: Request, next: Next) -> Response {
+pub async fn resolve(
+    State(state): State<AppState>,
+    session: Session,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let meta = RequestMeta {
         request_id: req.extensions().get::<RequestId>().map(|r| r.0.clone()),
         client_ip: req
@@ -125,11 +132,15 @@ pub async fn resolve(State(state): State<AppState>, session: Session, mut req: R
             None
         }
     };
-    req.extensions_mut().insert(ConsoleRequest { principal, meta });
+    req.extensions_mut()
+        .insert(ConsoleRequest { principal, meta });
     next.run(req).await
 }
 
-async fn principal(state: &AppState, session: &Session) -> anyhow::Result<Option<authz::Principal>> {
+async fn principal(
+    state: &AppState,
+    session: &Session,
+) -> anyhow::Result<Option<authz::Principal>> {
     let Some(user_id) = session.get::<String>(SESSION_USER).await? else {
         return Ok(None);
     };

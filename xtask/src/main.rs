@@ -16,7 +16,9 @@ const WASM_BINDGEN_VERSION: &str = "0.2.130";
 const SITE: &str = "target/site";
 
 fn main() -> anyhow::Result<()> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize()?;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()?;
     std::env::set_current_dir(&root)?;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let release = args.iter().any(|a| a == "--release");
@@ -27,7 +29,9 @@ fn main() -> anyhow::Result<()> {
         Some("serve") => serve(),
         Some("test") => test(),
         _ => {
-            eprintln!("usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test>");
+            eprintln!(
+                "usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test>"
+            );
             bail!("unknown command")
         }
     }
@@ -35,7 +39,9 @@ fn main() -> anyhow::Result<()> {
 
 fn run(cmd: &mut Command) -> anyhow::Result<()> {
     eprintln!("$ {}", format!("{cmd:?}").replace('"', ""));
-    let status = cmd.status().with_context(|| format!("Failed to start {:?}", cmd.get_program()))?;
+    let status = cmd
+        .status()
+        .with_context(|| format!("Failed to start {:?}", cmd.get_program()))?;
     if !status.success() {
         bail!("{:?} failed with {status}", cmd.get_program());
     }
@@ -43,7 +49,10 @@ fn run(cmd: &mut Command) -> anyhow::Result<()> {
 }
 
 fn output(cmd: &mut Command) -> Option<String> {
-    cmd.output().ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    cmd.output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
 }
 
 fn cargo() -> Command {
@@ -55,19 +64,32 @@ fn stage<T>(name: &str, f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result
     eprintln!("\n==> {name}");
     let start = Instant::now();
     let result = f();
-    eprintln!("<== {name}: {:.1}s{}", start.elapsed().as_secs_f64(), if result.is_err() { " (FAILED)" } else { "" });
+    eprintln!(
+        "<== {name}: {:.1}s{}",
+        start.elapsed().as_secs_f64(),
+        if result.is_err() { " (FAILED)" } else { "" }
+    );
     result
 }
 
 fn setup(browser: bool) -> anyhow::Result<()> {
-    let targets = output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
-    if !targets.lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
+    let targets =
+        output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    if !targets
+        .lines()
+        .any(|l| l.trim() == "wasm32-unknown-unknown")
+    {
         run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
     }
     let have = output(Command::new("wasm-bindgen").arg("--version")).unwrap_or_default();
     if have.trim() != format!("wasm-bindgen {WASM_BINDGEN_VERSION}") {
         // `--locked` fails for this version (a locked dependency is gone from the registry).
-        run(cargo().args(["install", "wasm-bindgen-cli", "--version", WASM_BINDGEN_VERSION]))?;
+        run(cargo().args([
+            "install",
+            "wasm-bindgen-cli",
+            "--version",
+            WASM_BINDGEN_VERSION,
+        ]))?;
     }
     npm_ci("style")?;
     if browser {
@@ -103,21 +125,41 @@ fn build(release: bool) -> anyhow::Result<()> {
     let wasm_dir = if release { "wasm-release" } else { "debug" };
     // The wasm build is its own invocation: feature unification with the server would turn on `ssr`.
     run(cargo().args([
-        "build", "-p", "app", "--lib", "--target", "wasm32-unknown-unknown", "--profile", profile,
-        "--no-default-features", "--features", "hydrate",
+        "build",
+        "-p",
+        "app",
+        "--lib",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--profile",
+        profile,
+        "--no-default-features",
+        "--features",
+        "hydrate",
     ]))?;
     let pkg = Path::new(SITE).join("pkg");
     let _ = std::fs::remove_dir_all(&pkg);
     std::fs::create_dir_all(&pkg)?;
     run(Command::new("wasm-bindgen").args([
-        "--target", "web", "--no-typescript", "--out-dir", &pkg.display().to_string(), "--out-name", "app",
+        "--target",
+        "web",
+        "--no-typescript",
+        "--out-dir",
+        &pkg.display().to_string(),
+        "--out-name",
+        "app",
         &format!("target/wasm32-unknown-unknown/{wasm_dir}/app.wasm"),
     ]))?;
     if release {
         let wasm = pkg.join("app_bg.wasm").display().to_string();
         // wasm-opt from npm `binaryen`; Debian's binaryen 108 silently breaks hydration.
         run(Command::new("style/node_modules/.bin/wasm-opt").args([
-            "-Oz", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", &wasm, "-o", &wasm,
+            "-Oz",
+            "--enable-bulk-memory",
+            "--enable-nontrapping-float-to-int",
+            &wasm,
+            "-o",
+            &wasm,
         ]))?;
     }
     css()?;
@@ -153,11 +195,16 @@ fn css() -> anyhow::Result<()> {
     let mut config = encre_css::Config::default();
     config.theme.dark_mode = encre_css::config::DarkMode::new_class(".dark");
     let generated = encre_css::generate(sources.iter().map(String::as_str), &config);
-    let extra = std::fs::read_to_string("style/main.css").context("Failed to read style/main.css")?;
+    let extra =
+        std::fs::read_to_string("style/main.css").context("Failed to read style/main.css")?;
     let pkg = Path::new(SITE).join("pkg");
     std::fs::create_dir_all(&pkg)?;
     std::fs::write(pkg.join("app.css"), format!("{generated}\n{extra}"))?;
-    eprintln!("wrote {} ({} bytes)", pkg.join("app.css").display(), generated.len() + extra.len());
+    eprintln!(
+        "wrote {} ({} bytes)",
+        pkg.join("app.css").display(),
+        generated.len() + extra.len()
+    );
     Ok(())
 }
 
@@ -166,8 +213,12 @@ fn serve() -> anyhow::Result<()> {
     build(true)?;
     eprintln!("\nStarting Portcullis on http://127.0.0.1:3000 (data in ./data).");
     eprintln!("First start: open the one-time setup link printed below to create the first admin,");
-    eprintln!("or create one with: target/release/portcullis admin create --email you@example.com --name You\n");
-    run(Command::new("target/release/portcullis").arg("serve").env("PORTCULLIS_CONSOLE__SITE_DIR", SITE))
+    eprintln!(
+        "or create one with: target/release/portcullis admin create --email you@example.com --name You\n"
+    );
+    run(Command::new("target/release/portcullis")
+        .arg("serve")
+        .env("PORTCULLIS_CONSOLE__SITE_DIR", SITE))
 }
 
 /// Tallies `cargo test` and Playwright results from captured output.
@@ -195,14 +246,26 @@ fn number_before(line: &str, word: &str) -> u64 {
 
 fn run_captured(cmd: &mut Command) -> anyhow::Result<(bool, String)> {
     eprintln!("$ {}", format!("{cmd:?}").replace('"', ""));
-    let out = cmd.output().with_context(|| format!("Failed to start {:?}", cmd.get_program()))?;
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .with_context(|| format!("Failed to start {:?}", cmd.get_program()))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     print!("{text}");
     Ok((out.status.success(), text))
 }
 
 fn ensure_postgres() -> anyhow::Result<()> {
-    let up = || std::net::TcpStream::connect_timeout(&"127.0.0.1:5432".parse().expect("valid address"), std::time::Duration::from_secs(2)).is_ok();
+    let up = || {
+        std::net::TcpStream::connect_timeout(
+            &"127.0.0.1:5432".parse().expect("valid address"),
+            std::time::Duration::from_secs(2),
+        )
+        .is_ok()
+    };
     if up() {
         return Ok(());
     }
@@ -228,19 +291,44 @@ fn test() -> anyhow::Result<()> {
     stage("migration listings match", check_migration_names)?;
     stage("fmt", || run(cargo().args(["fmt", "--all", "--check"])))?;
     stage("clippy (server, ssr)", || {
-        run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+        run(cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))
     })?;
     stage("clippy (app, wasm hydrate)", || {
         run(cargo().args([
-            "clippy", "-p", "app", "--lib", "--target", "wasm32-unknown-unknown", "--no-default-features",
-            "--features", "hydrate", "--", "-D", "warnings",
+            "clippy",
+            "-p",
+            "app",
+            "--lib",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--no-default-features",
+            "--features",
+            "hydrate",
+            "--",
+            "-D",
+            "warnings",
         ]))
     })?;
     stage("authz has neither axum nor leptos", check_authz_tree)?;
     stage("rust tests (SQLite and PostgreSQL)", || {
-        let (ok, out) = run_captured(cargo().args(["test", "--workspace"]).env("PORTCULLIS_TEST_POSTGRES_REQUIRED", "1"))?;
+        let (ok, out) = run_captured(
+            cargo()
+                .args(["test", "--workspace"])
+                .env("PORTCULLIS_TEST_POSTGRES_REQUIRED", "1"),
+        )?;
         tally.add_cargo(&out);
-        if ok { Ok(()) } else { bail!("cargo test failed") }
+        if ok {
+            Ok(())
+        } else {
+            bail!("cargo test failed")
+        }
     })?;
     stage("release build", || build(true))?;
     stage("browser tests (Playwright, Debian chromium)", || {
@@ -260,9 +348,16 @@ fn test() -> anyhow::Result<()> {
                 tally.failed += number_before(line, " failed");
             }
         }
-        if ok { Ok(()) } else { bail!("browser tests failed") }
+        if ok {
+            Ok(())
+        } else {
+            bail!("browser tests failed")
+        }
     })?;
-    eprintln!("\nAll stages passed in {:.1}s", total.elapsed().as_secs_f64());
+    eprintln!(
+        "\nAll stages passed in {:.1}s",
+        total.elapsed().as_secs_f64()
+    );
     println!("summary: {} passed, {} failed", tally.passed, tally.failed);
     Ok(())
 }
@@ -284,7 +379,9 @@ fn check_migration_names() -> anyhow::Result<()> {
     };
     let (s, p) = (names("migrations/sqlite")?, names("migrations/postgres")?);
     if s != p {
-        bail!("migrations/sqlite and migrations/postgres differ:\n  sqlite:   {s:?}\n  postgres: {p:?}");
+        bail!(
+            "migrations/sqlite and migrations/postgres differ:\n  sqlite:   {s:?}\n  postgres: {p:?}"
+        );
     }
     Ok(())
 }

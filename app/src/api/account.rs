@@ -1,15 +1,21 @@
 //! The signed-in user's own account.
 use crate::error::AppError;
-use leptos::prelude::*;
 #[cfg(feature = "ssr")]
 use crate::ssr;
+use leptos::prelude::*;
 
 /// Changes the signed-in user's password.
 #[server(prefix = "/api", endpoint = "account/password")]
-pub async fn change_password(current: String, password: String, confirm: String) -> Result<(), AppError> {
+pub async fn change_password(
+    current: String,
+    password: String,
+    confirm: String,
+) -> Result<(), AppError> {
     let (core, p, meta) = ssr::context().await?;
     if password != confirm {
         return Err(ssr::invalid("The two new passwords do not match."));
     }
-    Ok(core.change_own_password(&p, &current, &password, &meta).await?)
+    Ok(core
+        .change_own_password(&p, &current, &password, &meta)
+        .await?)
 }

@@ -1,9 +1,9 @@
 //! The audit log.
 use crate::error::AppError;
 use crate::types::{AuditPage, AuditQuery};
-use leptos::prelude::*;
 #[cfg(feature = "ssr")]
 use crate::{ssr, types::PAGE_SIZE};
+use leptos::prelude::*;
 
 /// One page of audit events matching the filter.
 #[server(prefix = "/api", endpoint = "audit/list")]
@@ -12,7 +12,12 @@ pub async fn list_audit(query: AuditQuery, page: u32) -> Result<AuditPage, AppEr
     let filter = ssr::audit_filter(&query)?;
     let realm = Some(query.realm.as_str()).filter(|r| !r.is_empty());
     let found = core
-        .list_audit(&p, realm, filter, authz::storage::Page::new(page, PAGE_SIZE))
+        .list_audit(
+            &p,
+            realm,
+            filter,
+            authz::storage::Page::new(page, PAGE_SIZE),
+        )
         .await?;
     Ok(AuditPage {
         items: found.items.iter().map(ssr::audit_view).collect(),

@@ -1,9 +1,9 @@
 //! Realm administration.
 use crate::error::AppError;
-use crate::types::RealmView;
-use leptos::prelude::*;
 #[cfg(feature = "ssr")]
 use crate::ssr;
+use crate::types::RealmView;
+use leptos::prelude::*;
 
 /// All realms.
 #[server(prefix = "/api", endpoint = "realms/list")]
@@ -23,9 +23,15 @@ pub async fn create_realm(name: String, display_name: String) -> Result<RealmVie
 
 /// Renames a realm or changes its display name.
 #[server(prefix = "/api", endpoint = "realms/update")]
-pub async fn update_realm(name: String, new_name: String, display_name: String) -> Result<RealmView, AppError> {
+pub async fn update_realm(
+    name: String,
+    new_name: String,
+    display_name: String,
+) -> Result<RealmView, AppError> {
     let (core, p, meta) = ssr::context().await?;
-    let realm = core.update_realm(&p, &name, &new_name, &display_name, &meta).await?;
+    let realm = core
+        .update_realm(&p, &name, &new_name, &display_name, &meta)
+        .await?;
     Ok(ssr::realm_view(&core, &realm))
 }
 

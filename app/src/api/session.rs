@@ -1,16 +1,18 @@
 //! Session-level server functions: who am I, realm switch, first-admin setup, password reset.
 use crate::error::AppError;
-use crate::types::SessionInfo;
-use leptos::prelude::*;
 #[cfg(feature = "ssr")]
 use crate::ssr;
+use crate::types::SessionInfo;
+use leptos::prelude::*;
 
 /// The signed-in user and realm selection; `None` when not signed in.
 #[server(prefix = "/api", endpoint = "session/get")]
 pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
     use authz::policy::Permission;
     let req = ssr::request().await?;
-    let Some(p) = req.principal else { return Ok(None) };
+    let Some(p) = req.principal else {
+        return Ok(None);
+    };
     let core = ssr::core()?;
     let session = ssr::session().await?;
     let selected = ssr::selected_realm(&session).await?;
@@ -19,7 +21,11 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
     let realm = views
         .iter()
         .find(|r| r.name == selected)
-        .or_else(|| views.iter().find(|r| r.name == authz::realms::DEFAULT_REALM))
+        .or_else(|| {
+            views
+                .iter()
+                .find(|r| r.name == authz::realms::DEFAULT_REALM)
+        })
         .cloned()
         .ok_or(AppError::Internal)?;
     Ok(Some(SessionInfo {
@@ -63,7 +69,9 @@ pub async fn complete_setup(
     }
     let core = ssr::core()?;
     let req = ssr::request().await?;
-    let p = core.complete_setup(&token, &email, &display_name, &password, &req.meta).await?;
+    let p = core
+        .complete_setup(&token, &email, &display_name, &password, &req.meta)
+        .await?;
     ssr::start_session(&ssr::session().await?, &p, core.now()).await
 }
 
@@ -84,5 +92,7 @@ pub async fn complete_password_reset(
         return Err(ssr::invalid("The two passwords do not match."));
     }
     let req = ssr::request().await?;
-    Ok(ssr::core()?.reset_password(&token, &password, &req.meta).await?)
+    Ok(ssr::core()?
+        .reset_password(&token, &password, &req.meta)
+        .await?)
 }

@@ -1,15 +1,17 @@
 //! Console user administration.
 use crate::error::AppError;
 use crate::types::{IssuedLink, UserPage, UserView};
-use leptos::prelude::*;
 #[cfg(feature = "ssr")]
 use crate::{ssr, types::PAGE_SIZE};
+use leptos::prelude::*;
 
 /// One page of users matching `query`.
 #[server(prefix = "/api", endpoint = "users/list")]
 pub async fn list_users(query: String, page: u32) -> Result<UserPage, AppError> {
     let (core, p, _) = ssr::context().await?;
-    let found = core.list_users(&p, &query, authz::storage::Page::new(page, PAGE_SIZE)).await?;
+    let found = core
+        .list_users(&p, &query, authz::storage::Page::new(page, PAGE_SIZE))
+        .await?;
     Ok(UserPage {
         items: found.items.iter().map(ssr::user_view).collect(),
         total: found.total,
@@ -20,24 +22,37 @@ pub async fn list_users(query: String, page: u32) -> Result<UserPage, AppError> 
 
 /// Creates a user and returns their one-time set-password link.
 #[server(prefix = "/api", endpoint = "users/create")]
-pub async fn create_user(email: String, display_name: String, role: String) -> Result<IssuedLink, AppError> {
+pub async fn create_user(
+    email: String,
+    display_name: String,
+    role: String,
+) -> Result<IssuedLink, AppError> {
     let (core, p, meta) = ssr::context().await?;
-    let (user, token) = core.create_user(&p, &email, &display_name, &role, &meta).await?;
-    Ok(IssuedLink { email: user.email.to_string(), url: core.reset_url(&token) })
+    let (user, token) = core
+        .create_user(&p, &email, &display_name, &role, &meta)
+        .await?;
+    Ok(IssuedLink {
+        email: user.email.to_string(),
+        url: core.reset_url(&token),
+    })
 }
 
 /// Changes a user's role.
 #[server(prefix = "/api", endpoint = "users/role")]
 pub async fn set_user_role(id: String, role: String) -> Result<UserView, AppError> {
     let (core, p, meta) = ssr::context().await?;
-    Ok(ssr::user_view(&core.set_user_role(&p, &id, &role, &meta).await?))
+    Ok(ssr::user_view(
+        &core.set_user_role(&p, &id, &role, &meta).await?,
+    ))
 }
 
 /// Disables or re-enables a user.
 #[server(prefix = "/api", endpoint = "users/disabled")]
 pub async fn set_user_disabled(id: String, disabled: bool) -> Result<UserView, AppError> {
     let (core, p, meta) = ssr::context().await?;
-    Ok(ssr::user_view(&core.set_user_disabled(&p, &id, disabled, &meta).await?))
+    Ok(ssr::user_view(
+        &core.set_user_disabled(&p, &id, disabled, &meta).await?,
+    ))
 }
 
 /// Issues a one-time password-reset link.
@@ -45,5 +60,8 @@ pub async fn set_user_disabled(id: String, disabled: bool) -> Result<UserView, A
 pub async fn issue_reset_link(id: String) -> Result<IssuedLink, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let (user, token) = core.issue_password_reset(&p, &id, &meta).await?;
-    Ok(IssuedLink { email: user.email.to_string(), url: core.reset_url(&token) })
+    Ok(IssuedLink {
+        email: user.email.to_string(),
+        url: core.reset_url(&token),
+    })
 }

@@ -24,7 +24,11 @@ fn NavLink(href: &'static str, label: &'static str) -> impl IntoView {
     let location = use_location();
     let active = move || {
         let path = location.pathname.get();
-        if href == "/" { path == "/" } else { path.starts_with(href) }
+        if href == "/" {
+            path == "/"
+        } else {
+            path.starts_with(href)
+        }
     };
     view! {
         <A href=href attr:class=move || if active() { NAV_ACTIVE } else { NAV_LINK } attr:aria-current=move || active().then_some("page")>
@@ -48,7 +52,8 @@ pub fn ThemeToggle() -> impl IntoView {
         if let Some(el) = document().document_element() {
             let now_dark = el.class_list().toggle("dark").unwrap_or(false);
             if let Ok(Some(storage)) = window().local_storage() {
-                let _ = storage.set_item("portcullis-theme", if now_dark { "dark" } else { "light" });
+                let _ =
+                    storage.set_item("portcullis-theme", if now_dark { "dark" } else { "light" });
             }
             dark.set(now_dark);
         }

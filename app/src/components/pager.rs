@@ -4,7 +4,12 @@ use leptos::prelude::*;
 
 /// "Showing a–b of n" with previous/next links built by `href(page)`.
 #[component]
-pub fn Pager(total: u64, page: u32, page_size: u32, href: impl Fn(u32) -> String + 'static) -> impl IntoView {
+pub fn Pager(
+    total: u64,
+    page: u32,
+    page_size: u32,
+    href: impl Fn(u32) -> String + 'static,
+) -> impl IntoView {
     let size = u64::from(page_size.max(1));
     let first = u64::from(page) * size;
     let last = (first + size).min(total);
@@ -31,14 +36,20 @@ pub fn with_query(path: &str, pairs: &[(&str, String)]) -> String {
         .filter(|(_, v)| !v.is_empty())
         .map(|(k, v)| format!("{k}={}", encode(v)))
         .collect();
-    if q.is_empty() { path.to_owned() } else { format!("{path}?{}", q.join("&")) }
+    if q.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{path}?{}", q.join("&"))
+    }
 }
 
 fn encode(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(char::from(b)),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(char::from(b))
+            }
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }
@@ -52,6 +63,9 @@ mod tests {
     #[test]
     fn builds_queries() {
         assert_eq!(with_query("/users", &[("q", String::new())]), "/users");
-        assert_eq!(with_query("/users", &[("q", "a b&c".into()), ("page", "2".into())]), "/users?q=a%20b%26c&page=2");
+        assert_eq!(
+            with_query("/users", &[("q", "a b&c".into()), ("page", "2".into())]),
+            "/users?q=a%20b%26c&page=2"
+        );
     }
 }

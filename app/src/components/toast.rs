@@ -20,7 +20,10 @@ pub struct Toasts {
 impl Toasts {
     /// Provides an empty queue in context.
     pub fn provide() {
-        provide_context(Toasts { items: RwSignal::new(Vec::new()), next: StoredValue::new(0) });
+        provide_context(Toasts {
+            items: RwSignal::new(Vec::new()),
+            next: StoredValue::new(0),
+        });
     }
 
     /// Shows a toast for five seconds.

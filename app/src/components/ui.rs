@@ -17,7 +17,8 @@ pub const INPUT: &str = "block w-full rounded-md border border-slate-300 bg-whit
 /// Form label.
 pub const LABEL: &str = "block text-sm font-medium text-slate-700 dark:text-slate-300";
 /// Card container.
-pub const CARD: &str = "rounded-lg border border-slate-200 bg-white shadow-sm dark:border-slate-700 dark:bg-slate-800";
+pub const CARD: &str =
+    "rounded-lg border border-slate-200 bg-white shadow-sm dark:border-slate-700 dark:bg-slate-800";
 /// Table.
 pub const TABLE: &str = "min-w-full divide-y divide-slate-200 text-sm dark:divide-slate-700";
 /// Table header cell.
@@ -33,7 +34,11 @@ pub const MONO: &str = "font-mono text-xs break-all";
 
 /// Page heading with an optional description.
 #[component]
-pub fn PageHeader(title: &'static str, #[prop(optional)] description: &'static str, #[prop(optional)] children: Option<Children>) -> impl IntoView {
+pub fn PageHeader(
+    title: &'static str,
+    #[prop(optional)] description: &'static str,
+    #[prop(optional)] children: Option<Children>,
+) -> impl IntoView {
     view! {
         <div class="mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
             <div>

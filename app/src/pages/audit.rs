@@ -36,8 +36,17 @@ pub fn AuditPage() -> impl IntoView {
             }
         })
     });
-    let page = Memo::new(move |_| params.with(|m| m.get("page").and_then(|p| p.parse::<u32>().ok()).unwrap_or(0)));
-    let events = Resource::new(move || (filter.get(), page.get()), |(f, p)| list_audit(f, p));
+    let page = Memo::new(move |_| {
+        params.with(|m| {
+            m.get("page")
+                .and_then(|p| p.parse::<u32>().ok())
+                .unwrap_or(0)
+        })
+    });
+    let events = Resource::new(
+        move || (filter.get(), page.get()),
+        |(f, p)| list_audit(f, p),
+    );
     let session = use_session();
     let realms = move || {
         session
@@ -158,4 +167,3 @@ pub fn AuditPage() -> impl IntoView {
         </div>
     }
 }
-

@@ -25,7 +25,9 @@ pub fn AuthFrame(title: &'static str, children: Children) -> impl IntoView {
 fn login_error(code: &str, retry: Option<String>) -> String {
     match code {
         "throttled" => {
-            let minutes = retry.and_then(|s| s.parse::<u64>().ok()).map_or(15, |s| s.div_ceil(60));
+            let minutes = retry
+                .and_then(|s| s.parse::<u64>().ok())
+                .map_or(15, |s| s.div_ceil(60));
             format!("Too many failed sign-in attempts. Try again in {minutes} minute(s).")
         }
         "expired" => "Your session has ended. Please sign in again.".to_owned(),

@@ -21,7 +21,14 @@ fn RealmRow(realm: RealmView, refresh: Callback<()>) -> impl IntoView {
     });
     Effect::new(move |_| match enable.value().get() {
         Some(Ok(r)) => {
-            toasts.push(ToastKind::Success, format!("Realm {} {}.", r.name, if r.enabled { "enabled" } else { "disabled" }));
+            toasts.push(
+                ToastKind::Success,
+                format!(
+                    "Realm {} {}.",
+                    r.name,
+                    if r.enabled { "enabled" } else { "disabled" }
+                ),
+            );
             refresh.run(());
         }
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
@@ -30,7 +37,10 @@ fn RealmRow(realm: RealmView, refresh: Callback<()>) -> impl IntoView {
     let name = realm.name.clone();
     let (n_enable, n_disable) = (name.clone(), name.clone());
     let is_default = realm.name == "default";
-    let (r_name, r_display) = (StoredValue::new(realm.name.clone()), StoredValue::new(realm.display_name.clone()));
+    let (r_name, r_display) = (
+        StoredValue::new(realm.name.clone()),
+        StoredValue::new(realm.display_name.clone()),
+    );
     view! {
         <tr data-testid="realm-row">
             <td class=TD>
@@ -94,7 +104,10 @@ fn RealmRow(realm: RealmView, refresh: Callback<()>) -> impl IntoView {
 pub fn RealmsPage() -> impl IntoView {
     let create = ServerAction::<CreateRealm>::new();
     let reload = RwSignal::new(0u32);
-    let realms = Resource::new(move || (reload.get(), create.version().get()), |_| list_realms());
+    let realms = Resource::new(
+        move || (reload.get(), create.version().get()),
+        |_| list_realms(),
+    );
     let show_create = RwSignal::new(false);
     let toasts = use_toasts();
     Effect::new(move |_| {

@@ -33,14 +33,21 @@ fn IssuedLinkPanel(link: IssuedLink, on_close: Callback<()>) -> impl IntoView {
 }
 
 #[component]
-fn UserRow(user: UserView, refresh: Callback<()>, issued: RwSignal<Option<IssuedLink>>) -> impl IntoView {
+fn UserRow(
+    user: UserView,
+    refresh: Callback<()>,
+    issued: RwSignal<Option<IssuedLink>>,
+) -> impl IntoView {
     let toasts = use_toasts();
     let role = ServerAction::<SetUserRole>::new();
     let disable = ServerAction::<SetUserDisabled>::new();
     let reset = ServerAction::<IssueResetLink>::new();
     Effect::new(move |_| match role.value().get() {
         Some(Ok(u)) => {
-            toasts.push(ToastKind::Success, format!("{} is now {}.", u.email, u.role.replace('_', " ")));
+            toasts.push(
+                ToastKind::Success,
+                format!("{} is now {}.", u.email, u.role.replace('_', " ")),
+            );
             refresh.run(());
         }
         Some(Err(e)) => {
@@ -51,7 +58,14 @@ fn UserRow(user: UserView, refresh: Callback<()>, issued: RwSignal<Option<Issued
     });
     Effect::new(move |_| match disable.value().get() {
         Some(Ok(u)) => {
-            toasts.push(ToastKind::Success, format!("{} {}.", u.email, if u.disabled { "disabled" } else { "enabled" }));
+            toasts.push(
+                ToastKind::Success,
+                format!(
+                    "{} {}.",
+                    u.email,
+                    if u.disabled { "disabled" } else { "enabled" }
+                ),
+            );
             refresh.run(());
         }
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
@@ -160,7 +174,13 @@ fn CreateUserForm(action: ServerAction<CreateUser>, on_cancel: Callback<()>) -> 
 pub fn UsersPage() -> impl IntoView {
     let query = use_query_map();
     let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
-    let page = Memo::new(move |_| query.with(|m| m.get("page").and_then(|p| p.parse::<u32>().ok()).unwrap_or(0)));
+    let page = Memo::new(move |_| {
+        query.with(|m| {
+            m.get("page")
+                .and_then(|p| p.parse::<u32>().ok())
+                .unwrap_or(0)
+        })
+    });
     let reload = RwSignal::new(0u32);
     let create = ServerAction::<CreateUser>::new();
     let users = Resource::new(

@@ -23,7 +23,13 @@ fn realm(name: &str) -> Realm {
     }
 }
 
-fn event(realm_id: &str, action: &'static str, actor: &str, target: &str, at: i64) -> NewAuditEvent {
+fn event(
+    realm_id: &str,
+    action: &'static str,
+    actor: &str,
+    target: &str,
+    at: i64,
+) -> NewAuditEvent {
     NewAuditEvent {
         realm_id: realm_id.to_owned(),
         occurred_at: at,
@@ -64,8 +70,17 @@ async fn realms(store: DynStore) {
     let e = event(&r.id, "realm.create", "system", "realm:default", 1_000);
     assert!(store.insert_realm_if_absent(&r, &e).await.expect("insert"));
     let again = realm("default");
-    assert!(!store.insert_realm_if_absent(&again, &e).await.expect("insert"));
-    assert_eq!(audit_count(&store).await, 1, "no audit row when nothing was inserted");
+    assert!(
+        !store
+            .insert_realm_if_absent(&again, &e)
+            .await
+            .expect("insert")
+    );
+    assert_eq!(
+        audit_count(&store).await,
+        1,
+        "no audit row when nothing was inserted"
+    );
 
     let found = store
         .find_realm_by_name(&RealmName::parse("default").expect("valid"))
@@ -73,20 +88,33 @@ async fn realms(store: DynStore) {
         .expect("find")
         .expect("exists");
     assert_eq!(found, r);
-    assert_eq!(store.find_realm(&r.id).await.expect("find"), Some(r.clone()));
+    assert_eq!(
+        store.find_realm(&r.id).await.expect("find"),
+        Some(r.clone())
+    );
 
     let p = realm("payments");
     store
-        .insert_realm(&p, &event(&p.id, "realm.create", "a@x.io", "realm:payments", 1_001))
+        .insert_realm(
+            &p,
+            &event(&p.id, "realm.create", "a@x.io", "realm:payments", 1_001),
+        )
         .await
         .expect("insert");
     let dup = realm("payments");
     let err = store
-        .insert_realm(&dup, &event(&dup.id, "realm.create", "a@x.io", "realm:payments", 1_002))
+        .insert_realm(
+            &dup,
+            &event(&dup.id, "realm.create", "a@x.io", "realm:payments", 1_002),
+        )
         .await
         .expect_err("duplicate name");
     assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
-    assert_eq!(audit_count(&store).await, 2, "a failed insert writes no audit row");
+    assert_eq!(
+        audit_count(&store).await,
+        2,
+        "a failed insert writes no audit row"
+    );
 
     let names: Vec<_> = store
         .list_realms()
@@ -102,51 +130,89 @@ async fn realms(store: DynStore) {
     renamed.enabled = false;
     renamed.updated_at = 1_100;
     store
-        .update_realm(&renamed, &event(&p.id, "realm.update", "a@x.io", "realm:payments", 1_100))
+        .update_realm(
+            &renamed,
+            &event(&p.id, "realm.update", "a@x.io", "realm:payments", 1_100),
+        )
         .await
         .expect("update");
-    assert_eq!(store.find_realm(&p.id).await.expect("find"), Some(renamed.clone()));
+    assert_eq!(
+        store.find_realm(&p.id).await.expect("find"),
+        Some(renamed.clone())
+    );
 
     let mut clash = renamed.clone();
     clash.name = RealmName::parse("default").expect("valid");
     let err = store
-        .update_realm(&clash, &event(&p.id, "realm.update", "a@x.io", "realm:billing", 1_101))
+        .update_realm(
+            &clash,
+            &event(&p.id, "realm.update", "a@x.io", "realm:billing", 1_101),
+        )
         .await
         .expect_err("rename onto an existing name");
     assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
     let ghost = realm("ghost");
     let err = store
-        .update_realm(&ghost, &event(&r.id, "realm.update", "a@x.io", "realm:ghost", 1_102))
+        .update_realm(
+            &ghost,
+            &event(&r.id, "realm.update", "a@x.io", "realm:ghost", 1_102),
+        )
         .await
         .expect_err("missing realm");
     assert!(matches!(err, StorageError::NotFound), "{err:?}");
-    assert_eq!(audit_count(&store).await, 3, "only the successful update was audited");
+    assert_eq!(
+        audit_count(&store).await,
+        3,
+        "only the successful update was audited"
+    );
 }
 
 async fn users(store: DynStore) {
     let r = realm("default");
     store
-        .insert_realm(&r, &event(&r.id, "realm.create", "system", "realm:default", 1))
+        .insert_realm(
+            &r,
+            &event(&r.id, "realm.create", "system", "realm:default", 1),
+        )
         .await
         .expect("realm");
     let ada = user(&r.id, "ada@example.com", Role::Admin);
     store
-        .insert_user(&ada, None, &event(&r.id, "user.create", "cli", "user:ada", 2))
+        .insert_user(
+            &ada,
+            None,
+            &event(&r.id, "user.create", "cli", "user:ada", 2),
+        )
         .await
         .expect("insert");
     let mut dup = user(&r.id, "ada@example.com", Role::Developer);
     dup.display_name = "Other".into();
     let err = store
-        .insert_user(&dup, None, &event(&r.id, "user.create", "cli", "user:dup", 3))
+        .insert_user(
+            &dup,
+            None,
+            &event(&r.id, "user.create", "cli", "user:dup", 3),
+        )
         .await
         .expect_err("duplicate email");
     assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
     assert_eq!(audit_count(&store).await, 2);
 
-    for (i, email) in ["bob@example.com", "carol@example.com", "dan_100%@example.com"].iter().enumerate() {
+    for (i, email) in [
+        "bob@example.com",
+        "carol@example.com",
+        "dan_100%@example.com",
+    ]
+    .iter()
+    .enumerate()
+    {
         let u = user(&r.id, email, Role::Developer);
         store
-            .insert_user(&u, None, &event(&r.id, "user.create", "cli", "u", 10 + i as i64))
+            .insert_user(
+                &u,
+                None,
+                &event(&r.id, "user.create", "cli", "u", 10 + i as i64),
+            )
             .await
             .expect("insert");
     }
@@ -159,21 +225,39 @@ async fn users(store: DynStore) {
         .expect("find")
         .expect("exists");
     assert_eq!(got, ada);
-    assert_eq!(store.find_user(&ada.id).await.expect("find"), Some(ada.clone()));
+    assert_eq!(
+        store.find_user(&ada.id).await.expect("find"),
+        Some(ada.clone())
+    );
 
-    let page = store.list_users(&r.id, None, Page::new(0, 2)).await.expect("list");
+    let page = store
+        .list_users(&r.id, None, Page::new(0, 2))
+        .await
+        .expect("list");
     assert_eq!(page.total, 4);
     let emails: Vec<_> = page.items.iter().map(|u| u.email.to_string()).collect();
     assert_eq!(emails, ["ada@example.com", "bob@example.com"]);
-    let page2 = store.list_users(&r.id, None, Page::new(1, 2)).await.expect("list");
+    let page2 = store
+        .list_users(&r.id, None, Page::new(1, 2))
+        .await
+        .expect("list");
     assert_eq!(page2.items.len(), 2);
     assert_eq!(page2.items[0].email.as_str(), "carol@example.com");
 
-    let hits = store.list_users(&r.id, Some("CAROL"), Page::new(0, 50)).await.expect("list");
+    let hits = store
+        .list_users(&r.id, Some("CAROL"), Page::new(0, 50))
+        .await
+        .expect("list");
     assert_eq!(hits.total, 1, "search is case-insensitive");
-    let hits = store.list_users(&r.id, Some("%"), Page::new(0, 50)).await.expect("list");
+    let hits = store
+        .list_users(&r.id, Some("%"), Page::new(0, 50))
+        .await
+        .expect("list");
     assert_eq!(hits.total, 1, "LIKE wildcards in the query are literal");
-    let hits = store.list_users(&r.id, Some("name of b"), Page::new(0, 50)).await.expect("list");
+    let hits = store
+        .list_users(&r.id, Some("name of b"), Page::new(0, 50))
+        .await
+        .expect("list");
     assert_eq!(hits.total, 1, "search matches display names");
 
     let mut changed = ada.clone();
@@ -181,14 +265,20 @@ async fn users(store: DynStore) {
     changed.disabled = true;
     changed.updated_at = 50;
     store
-        .update_user(&changed, &event(&r.id, "user.role_change", "x", "user:ada", 50))
+        .update_user(
+            &changed,
+            &event(&r.id, "user.role_change", "x", "user:ada", 50),
+        )
         .await
         .expect("update");
     assert_eq!(store.find_user(&ada.id).await.expect("find"), Some(changed));
     assert_eq!(store.count_active_admins(&r.id).await.expect("count"), 0);
     let ghost = user(&r.id, "ghost@example.com", Role::Admin);
     let err = store
-        .update_user(&ghost, &event(&r.id, "user.role_change", "x", "user:ghost", 51))
+        .update_user(
+            &ghost,
+            &event(&r.id, "user.role_change", "x", "user:ghost", 51),
+        )
         .await
         .expect_err("missing");
     assert!(matches!(err, StorageError::NotFound), "{err:?}");
@@ -197,7 +287,10 @@ async fn users(store: DynStore) {
 async fn links(store: DynStore) {
     let r = realm("default");
     store
-        .insert_realm(&r, &event(&r.id, "realm.create", "system", "realm:default", 1))
+        .insert_realm(
+            &r,
+            &event(&r.id, "realm.create", "system", "realm:default", 1),
+        )
         .await
         .expect("realm");
     let setup = |hash: &[u8], at: i64| OneTimeLink {
@@ -209,23 +302,79 @@ async fn links(store: DynStore) {
         expires_at: at + 100,
     };
     let old = setup(b"old", 10);
-    store.insert_link(&old, &event(&r.id, "setup.link_issued", "system", "setup", 10)).await.expect("link");
+    store
+        .insert_link(
+            &old,
+            &event(&r.id, "setup.link_issued", "system", "setup", 10),
+        )
+        .await
+        .expect("link");
     let new = setup(b"new", 20);
-    store.insert_link(&new, &event(&r.id, "setup.link_issued", "system", "setup", 20)).await.expect("link");
-    assert_eq!(store.find_active_link(b"old", 21).await.expect("find"), None, "superseded");
-    assert_eq!(store.find_active_link(b"new", 21).await.expect("find"), Some(new.clone()));
-    assert_eq!(store.find_active_link(b"new", 120).await.expect("find"), None, "expired");
+    store
+        .insert_link(
+            &new,
+            &event(&r.id, "setup.link_issued", "system", "setup", 20),
+        )
+        .await
+        .expect("link");
+    assert_eq!(
+        store.find_active_link(b"old", 21).await.expect("find"),
+        None,
+        "superseded"
+    );
+    assert_eq!(
+        store.find_active_link(b"new", 21).await.expect("find"),
+        Some(new.clone())
+    );
+    assert_eq!(
+        store.find_active_link(b"new", 120).await.expect("find"),
+        None,
+        "expired"
+    );
 
     let admin = user(&r.id, "root@example.com", Role::Admin);
     let ev = event(&r.id, "setup.complete", "root@example.com", "user:root", 30);
-    assert!(!store.complete_setup(b"new", 200, &admin, &ev).await.expect("setup"), "expired link");
-    assert_eq!(store.count_users().await.expect("count"), 0, "nothing half-written");
-    assert!(store.complete_setup(b"new", 30, &admin, &ev).await.expect("setup"));
+    assert!(
+        !store
+            .complete_setup(b"new", 200, &admin, &ev)
+            .await
+            .expect("setup"),
+        "expired link"
+    );
+    assert_eq!(
+        store.count_users().await.expect("count"),
+        0,
+        "nothing half-written"
+    );
+    assert!(
+        store
+            .complete_setup(b"new", 30, &admin, &ev)
+            .await
+            .expect("setup")
+    );
     assert_eq!(store.count_users().await.expect("count"), 1);
     let other = user(&r.id, "second@example.com", Role::Admin);
-    assert!(!store.complete_setup(b"new", 31, &other, &ev).await.expect("setup"), "single use");
-    store.insert_link(&setup(b"late", 40), &event(&r.id, "setup.link_issued", "system", "setup", 40)).await.expect("link");
-    assert!(!store.complete_setup(b"late", 41, &other, &ev).await.expect("setup"), "a user exists");
+    assert!(
+        !store
+            .complete_setup(b"new", 31, &other, &ev)
+            .await
+            .expect("setup"),
+        "single use"
+    );
+    store
+        .insert_link(
+            &setup(b"late", 40),
+            &event(&r.id, "setup.link_issued", "system", "setup", 40),
+        )
+        .await
+        .expect("link");
+    assert!(
+        !store
+            .complete_setup(b"late", 41, &other, &ev)
+            .await
+            .expect("setup"),
+        "a user exists"
+    );
     assert_eq!(store.count_users().await.expect("count"), 1);
 
     let reset = |hash: &[u8], at: i64| OneTimeLink {
@@ -236,53 +385,189 @@ async fn links(store: DynStore) {
         created_at: at,
         expires_at: at + 100,
     };
-    store.insert_link(&reset(b"r1", 50), &event(&r.id, "user.password_reset_link", "x", "u", 50)).await.expect("link");
-    store.insert_link(&reset(b"r2", 51), &event(&r.id, "user.password_reset_link", "x", "u", 51)).await.expect("link");
+    store
+        .insert_link(
+            &reset(b"r1", 50),
+            &event(&r.id, "user.password_reset_link", "x", "u", 50),
+        )
+        .await
+        .expect("link");
+    store
+        .insert_link(
+            &reset(b"r2", 51),
+            &event(&r.id, "user.password_reset_link", "x", "u", 51),
+        )
+        .await
+        .expect("link");
     let ev = event(&r.id, "user.password_reset", "root", "u", 52);
-    assert!(!store.reset_password(b"r1", &admin.id, "$new", 52, &ev).await.expect("reset"), "superseded");
-    assert!(!store.reset_password(b"r2", "usr_other", "$new", 52, &ev).await.expect("reset"), "other user");
-    assert!(store.reset_password(b"r2", &admin.id, "$new", 52, &ev).await.expect("reset"));
-    assert!(!store.reset_password(b"r2", &admin.id, "$newer", 53, &ev).await.expect("reset"), "single use");
-    let stored = store.find_user(&admin.id).await.expect("find").expect("exists");
+    assert!(
+        !store
+            .reset_password(b"r1", &admin.id, "$new", 52, &ev)
+            .await
+            .expect("reset"),
+        "superseded"
+    );
+    assert!(
+        !store
+            .reset_password(b"r2", "usr_other", "$new", 52, &ev)
+            .await
+            .expect("reset"),
+        "other user"
+    );
+    assert!(
+        store
+            .reset_password(b"r2", &admin.id, "$new", 52, &ev)
+            .await
+            .expect("reset")
+    );
+    assert!(
+        !store
+            .reset_password(b"r2", &admin.id, "$newer", 53, &ev)
+            .await
+            .expect("reset"),
+        "single use"
+    );
+    let stored = store
+        .find_user(&admin.id)
+        .await
+        .expect("find")
+        .expect("exists");
     assert_eq!(stored.password_hash.as_deref(), Some("$new"));
 
     // A new user and its first link commit together.
     let newbie = user(&r.id, "new@example.com", Role::Developer);
-    let first = OneTimeLink { user_id: Some(newbie.id.clone()), ..reset(b"first", 60) };
-    store.insert_user(&newbie, Some(&first), &event(&r.id, "user.create", "x", "u", 60)).await.expect("insert");
-    assert_eq!(store.find_active_link(b"first", 61).await.expect("find"), Some(first));
+    let first = OneTimeLink {
+        user_id: Some(newbie.id.clone()),
+        ..reset(b"first", 60)
+    };
+    store
+        .insert_user(
+            &newbie,
+            Some(&first),
+            &event(&r.id, "user.create", "x", "u", 60),
+        )
+        .await
+        .expect("insert");
+    assert_eq!(
+        store.find_active_link(b"first", 61).await.expect("find"),
+        Some(first)
+    );
 }
 
 async fn audit(store: DynStore) {
     let a = realm("default");
     let b = realm("payments");
-    store.insert_realm(&a, &event(&a.id, "realm.create", "system", "realm:default", 100)).await.expect("realm");
-    store.insert_realm(&b, &event(&b.id, "realm.create", "Ada@Example.com", "realm:payments", 200)).await.expect("realm");
-    let mut failed = event(&a.id, "session.login", "eve@example.com", "user:unknown", 300);
+    store
+        .insert_realm(
+            &a,
+            &event(&a.id, "realm.create", "system", "realm:default", 100),
+        )
+        .await
+        .expect("realm");
+    store
+        .insert_realm(
+            &b,
+            &event(
+                &b.id,
+                "realm.create",
+                "Ada@Example.com",
+                "realm:payments",
+                200,
+            ),
+        )
+        .await
+        .expect("realm");
+    let mut failed = event(
+        &a.id,
+        "session.login",
+        "eve@example.com",
+        "user:unknown",
+        300,
+    );
     failed.outcome = Outcome::Failure;
     store.insert_audit_event(&failed).await.expect("insert");
-    store.insert_audit_event(&event(&a.id, "session.login", "ada@example.com", "user:usr_1", 400)).await.expect("insert");
+    store
+        .insert_audit_event(&event(
+            &a.id,
+            "session.login",
+            "ada@example.com",
+            "user:usr_1",
+            400,
+        ))
+        .await
+        .expect("insert");
 
-    let all = store.list_audit_events(&AuditFilter::default(), Page::new(0, 10)).await.expect("list");
+    let all = store
+        .list_audit_events(&AuditFilter::default(), Page::new(0, 10))
+        .await
+        .expect("list");
     assert_eq!(all.total, 4);
     let times: Vec<_> = all.items.iter().map(|e| e.occurred_at).collect();
     assert_eq!(times, [400, 300, 200, 100], "newest first");
     let e = &all.items[1];
-    assert_eq!((e.realm.as_str(), e.outcome, e.action.as_str()), ("default", Outcome::Failure, "session.login"));
+    assert_eq!(
+        (e.realm.as_str(), e.outcome, e.action.as_str()),
+        ("default", Outcome::Failure, "session.login")
+    );
     assert_eq!(e.request_id.as_deref(), Some("req-1"));
     assert_eq!(e.client_ip.as_deref(), Some("127.0.0.1"));
     assert_eq!(e.details, serde_json::json!({"k": "v"}));
 
     let count = |f: AuditFilter| {
         let store = store.clone();
-        async move { store.list_audit_events(&f, Page::new(0, 10)).await.expect("list").total }
+        async move {
+            store
+                .list_audit_events(&f, Page::new(0, 10))
+                .await
+                .expect("list")
+                .total
+        }
     };
-    assert_eq!(count(AuditFilter { action: Some("session.login".into()), ..Default::default() }).await, 2);
-    assert_eq!(count(AuditFilter { actor: Some("ADA@".into()), ..Default::default() }).await, 2);
-    assert_eq!(count(AuditFilter { target: Some("payments".into()), ..Default::default() }).await, 1);
-    assert_eq!(count(AuditFilter { realm_id: Some(b.id.clone()), ..Default::default() }).await, 1);
-    assert_eq!(count(AuditFilter { from: Some(200), to: Some(400), ..Default::default() }).await, 2);
-    let page = store.list_audit_events(&AuditFilter::default(), Page::new(1, 3)).await.expect("list");
+    assert_eq!(
+        count(AuditFilter {
+            action: Some("session.login".into()),
+            ..Default::default()
+        })
+        .await,
+        2
+    );
+    assert_eq!(
+        count(AuditFilter {
+            actor: Some("ADA@".into()),
+            ..Default::default()
+        })
+        .await,
+        2
+    );
+    assert_eq!(
+        count(AuditFilter {
+            target: Some("payments".into()),
+            ..Default::default()
+        })
+        .await,
+        1
+    );
+    assert_eq!(
+        count(AuditFilter {
+            realm_id: Some(b.id.clone()),
+            ..Default::default()
+        })
+        .await,
+        1
+    );
+    assert_eq!(
+        count(AuditFilter {
+            from: Some(200),
+            to: Some(400),
+            ..Default::default()
+        })
+        .await,
+        2
+    );
+    let page = store
+        .list_audit_events(&AuditFilter::default(), Page::new(1, 3))
+        .await
+        .expect("list");
     assert_eq!((page.total, page.items.len()), (4, 1));
     assert!(store.ping().await.is_ok());
 }
@@ -291,12 +576,24 @@ async fn audit(store: DynStore) {
 async fn audit_is_append_only(db: &Database) {
     let (update, delete) = match db {
         Database::Sqlite(p) => (
-            sqlx::query("UPDATE audit_events SET actor = 'mallory'").execute(p).await.err(),
-            sqlx::query("DELETE FROM audit_events").execute(p).await.err(),
+            sqlx::query("UPDATE audit_events SET actor = 'mallory'")
+                .execute(p)
+                .await
+                .err(),
+            sqlx::query("DELETE FROM audit_events")
+                .execute(p)
+                .await
+                .err(),
         ),
         Database::Postgres(p) => (
-            sqlx::query("UPDATE audit_events SET actor = 'mallory'").execute(p).await.err(),
-            sqlx::query("DELETE FROM audit_events").execute(p).await.err(),
+            sqlx::query("UPDATE audit_events SET actor = 'mallory'")
+                .execute(p)
+                .await
+                .err(),
+            sqlx::query("DELETE FROM audit_events")
+                .execute(p)
+                .await
+                .err(),
         ),
     };
     let update = update.expect("UPDATE must be refused").to_string();
@@ -307,7 +604,13 @@ async fn audit_is_append_only(db: &Database) {
 
 async fn append_only(store: DynStore, db: &Database) {
     let r = realm("default");
-    store.insert_realm(&r, &event(&r.id, "realm.create", "system", "realm:default", 1)).await.expect("realm");
+    store
+        .insert_realm(
+            &r,
+            &event(&r.id, "realm.create", "system", "realm:default", 1),
+        )
+        .await
+        .expect("realm");
     audit_is_append_only(db).await;
     assert_eq!(audit_count(&store).await, 1);
 }
@@ -326,7 +629,9 @@ pub(crate) mod harness {
             self.db.close().await;
             if let Some((admin_url, name)) = self.pg {
                 use sqlx::Connection;
-                let mut conn = sqlx::PgConnection::connect(&admin_url).await.expect("admin connect");
+                let mut conn = sqlx::PgConnection::connect(&admin_url)
+                    .await
+                    .expect("admin connect");
                 sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
                     .execute(&mut conn)
                     .await
@@ -340,7 +645,11 @@ pub(crate) mod harness {
         let url = format!("sqlite://{}", dir.path().join("test.db").display());
         let db = Database::connect(&url, 4).await.expect("connect sqlite");
         db.migrate().await.expect("migrate sqlite");
-        TestDb { db, _dir: Some(dir), pg: None }
+        TestDb {
+            db,
+            _dir: Some(dir),
+            pg: None,
+        }
     }
 
     pub(crate) async fn postgres(test: &str) -> Option<TestDb> {
@@ -350,22 +659,35 @@ pub(crate) mod harness {
         let required = std::env::var("PORTCULLIS_TEST_POSTGRES_REQUIRED").is_ok_and(|v| v == "1");
         let mut conn = match sqlx::PgConnection::connect(&admin_url).await {
             Ok(c) => c,
-            Err(e) if required => panic!("PostgreSQL is required but unreachable at {admin_url}: {e}"),
+            Err(e) if required => {
+                panic!("PostgreSQL is required but unreachable at {admin_url}: {e}")
+            }
             Err(e) => {
-                eprintln!("!!! SKIPPING PostgreSQL conformance test `{test}`: {admin_url} unreachable ({e}) !!!");
+                eprintln!(
+                    "!!! SKIPPING PostgreSQL conformance test `{test}`: {admin_url} unreachable ({e}) !!!"
+                );
                 return None;
             }
         };
-        let name = format!("portcullis_test_{}", crate::secret::new_id("db").trim_start_matches("db_"));
+        let name = format!(
+            "portcullis_test_{}",
+            crate::secret::new_id("db").trim_start_matches("db_")
+        );
         sqlx::query(&format!("CREATE DATABASE \"{name}\""))
             .execute(&mut conn)
             .await
             .expect("create test database");
         let mut url = url::Url::parse(&admin_url).expect("postgres url");
         url.set_path(&format!("/{name}"));
-        let db = Database::connect(url.as_str(), 4).await.expect("connect postgres");
+        let db = Database::connect(url.as_str(), 4)
+            .await
+            .expect("connect postgres");
         db.migrate().await.expect("migrate postgres");
-        Some(TestDb { db, _dir: None, pg: Some((admin_url, name)) })
+        Some(TestDb {
+            db,
+            _dir: None,
+            pg: Some((admin_url, name)),
+        })
     }
 }
 

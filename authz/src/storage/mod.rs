@@ -114,8 +114,11 @@ pub trait UserStore: Send + Sync {
     async fn update_user(&self, user: &User, event: &NewAuditEvent) -> Result<(), StorageError>;
     /// Stores a one-time link, superseding earlier unused links of the same purpose (and user),
     /// with its audit event.
-    async fn insert_link(&self, link: &OneTimeLink, event: &NewAuditEvent)
-    -> Result<(), StorageError>;
+    async fn insert_link(
+        &self,
+        link: &OneTimeLink,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Finds an unused, unexpired link by token hash.
     async fn find_active_link(
         &self,

@@ -18,7 +18,8 @@ pub(super) const COUNT_USERS: &str = "SELECT COUNT(*) FROM users";
 pub(super) const COUNT_ACTIVE_ADMINS: &str =
     "SELECT COUNT(*) FROM users WHERE realm_id = $1 AND role = 'admin' AND disabled = FALSE";
 
-pub(super) const LINK_COLUMNS: &str = "token_hash, realm_id, user_id, purpose, created_at, expires_at";
+pub(super) const LINK_COLUMNS: &str =
+    "token_hash, realm_id, user_id, purpose, created_at, expires_at";
 pub(super) const INSERT_LINK: &str = "INSERT INTO user_links (token_hash, realm_id, user_id, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)";
 pub(super) const SUPERSEDE_SETUP_LINKS: &str =
     "UPDATE user_links SET used_at = $1 WHERE purpose = 'setup' AND used_at IS NULL";

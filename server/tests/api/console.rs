@@ -10,7 +10,10 @@ async fn signed_out_pages_redirect_to_login() {
     let res = t.get("/login", None).await;
     assert_eq!(res.status(), StatusCode::OK);
     let html = body(res).await;
-    assert!(html.contains("action=\"/login\""), "the login form posts without JavaScript");
+    assert!(
+        html.contains("action=\"/login\""),
+        "the login form posts without JavaScript"
+    );
 }
 
 #[tokio::test]
@@ -28,7 +31,10 @@ async fn login_rotates_the_session_and_logout_ends_it() {
         )
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    let cookie_header = res.headers()[header::SET_COOKIE].to_str().expect("ascii").to_owned();
+    let cookie_header = res.headers()[header::SET_COOKIE]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
     assert!(cookie_header.contains("HttpOnly"), "{cookie_header}");
     assert!(cookie_header.contains("SameSite=Lax"), "{cookie_header}");
     assert!(!cookie_header.contains("Secure"), "plain http public URL");
@@ -49,16 +55,39 @@ async fn login_rotates_the_session_and_logout_ends_it() {
 async fn bad_login_is_refused_audited_and_throttled() {
     let t = TestServer::new().await;
     t.user("ada@example.com", "admin").await;
-    let res = t.post_form("/login", "email=ada%40example.com&password=wrong-password", None).await;
+    let res = t
+        .post_form(
+            "/login",
+            "email=ada%40example.com&password=wrong-password",
+            None,
+        )
+        .await;
     assert_eq!(location(&res), "/login?error=invalid");
     assert!(session_cookie(&res).is_none());
-    let res = t.post_form("/login", "email=nobody%40example.com&password=x&next=%2Fusers", None).await;
+    let res = t
+        .post_form(
+            "/login",
+            "email=nobody%40example.com&password=x&next=%2Fusers",
+            None,
+        )
+        .await;
     assert_eq!(location(&res), "/login?error=invalid&next=%2Fusers");
     for _ in 0..4 {
-        t.post_form("/login", "email=ada%40example.com&password=wrong", None).await;
+        t.post_form("/login", "email=ada%40example.com&password=wrong", None)
+            .await;
     }
-    let res = t.post_form("/login", &format!("email=ada%40example.com&password={}", enc(PASSWORD)), None).await;
-    assert!(location(&res).starts_with("/login?error=throttled&retry="), "{}", location(&res));
+    let res = t
+        .post_form(
+            "/login",
+            &format!("email=ada%40example.com&password={}", enc(PASSWORD)),
+            None,
+        )
+        .await;
+    assert!(
+        location(&res).starts_with("/login?error=throttled&retry="),
+        "{}",
+        location(&res)
+    );
 
     let admin = t.principal("ada@example.com").await;
     let failures = t
@@ -67,13 +96,24 @@ async fn bad_login_is_refused_audited_and_throttled() {
         .list_audit(
             &admin,
             None,
-            authz::audit::AuditFilter { action: Some("session.login".into()), ..Default::default() },
+            authz::audit::AuditFilter {
+                action: Some("session.login".into()),
+                ..Default::default()
+            },
             authz::storage::Page::new(0, 50),
         )
         .await
         .expect("audit");
-    assert_eq!(failures.total, 6, "every attempt that reached verification is audited");
-    assert!(failures.items.iter().all(|e| e.outcome == authz::audit::Outcome::Failure));
+    assert_eq!(
+        failures.total, 6,
+        "every attempt that reached verification is audited"
+    );
+    assert!(
+        failures
+            .items
+            .iter()
+            .all(|e| e.outcome == authz::audit::Outcome::Failure)
+    );
 }
 
 #[tokio::test]
@@ -82,7 +122,8 @@ async fn cross_site_posts_are_refused() {
     t.user("ada@example.com", "admin").await;
     let form = format!("email=ada%40example.com&password={}", enc(PASSWORD));
     let post = |site: Option<&'static str>, origin: Option<&'static str>| {
-        let mut b = Request::post("/login").header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+        let mut b = Request::post("/login")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
         if let Some(s) = site {
             b = b.header("sec-fetch-site", s);
         }
@@ -91,11 +132,30 @@ async fn cross_site_posts_are_refused() {
         }
         b.body(Body::from(form.clone())).expect("request")
     };
-    assert_eq!(t.send(post(None, None)).await.status(), StatusCode::FORBIDDEN);
-    assert_eq!(t.send(post(Some("cross-site"), None)).await.status(), StatusCode::FORBIDDEN);
-    assert_eq!(t.send(post(Some("same-site"), None)).await.status(), StatusCode::FORBIDDEN);
-    assert_eq!(t.send(post(None, Some("https://evil.example"))).await.status(), StatusCode::FORBIDDEN);
-    assert_eq!(t.send(post(None, Some("http://127.0.0.1:3000"))).await.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        t.send(post(None, None)).await.status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        t.send(post(Some("cross-site"), None)).await.status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        t.send(post(Some("same-site"), None)).await.status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        t.send(post(None, Some("https://evil.example")))
+            .await
+            .status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        t.send(post(None, Some("http://127.0.0.1:3000")))
+            .await
+            .status(),
+        StatusCode::SEE_OTHER
+    );
     // Server functions are covered too.
     let cookie = t.login("ada@example.com").await;
     let res = t
@@ -116,10 +176,18 @@ async fn roles_are_enforced_on_server_functions() {
     t.user("ada@example.com", "admin").await;
     t.user("dev@example.com", "developer").await;
     let dev = t.login("dev@example.com").await;
-    let res = t.post_form("/api/users/list", "query=&page=0", Some(&dev)).await;
+    let res = t
+        .post_form("/api/users/list", "query=&page=0", Some(&dev))
+        .await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     assert!(body(res).await.contains("Forbidden"));
-    let res = t.post_form("/api/users/create", "email=x%40example.com&display_name=X&role=admin", Some(&dev)).await;
+    let res = t
+        .post_form(
+            "/api/users/create",
+            "email=x%40example.com&display_name=X&role=admin",
+            Some(&dev),
+        )
+        .await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     let res = t.get("/admin/audit/export?format=csv", Some(&dev)).await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
@@ -128,7 +196,9 @@ async fn roles_are_enforced_on_server_functions() {
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
 
     let admin = t.login("ada@example.com").await;
-    let res = t.post_form("/api/users/list", "query=&page=0", Some(&admin)).await;
+    let res = t
+        .post_form("/api/users/list", "query=&page=0", Some(&admin))
+        .await;
     assert_eq!(res.status(), StatusCode::OK);
     let page: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
     assert_eq!(page["total"], 2);
@@ -143,23 +213,71 @@ async fn bad_input_is_rejected_and_nothing_is_written() {
         let p = t.principal("ada@example.com").await;
         t.state
             .core
-            .list_audit(&p, None, Default::default(), authz::storage::Page::new(0, 1))
+            .list_audit(
+                &p,
+                None,
+                Default::default(),
+                authz::storage::Page::new(0, 1),
+            )
             .await
             .expect("audit")
             .total
     };
     let before = audit_rows().await;
     for (path, form, expected) in [
-        ("/api/users/create", "email=not-an-email&display_name=X&role=developer", "valid email"),
-        ("/api/users/create", "email=x%40example.com&display_name=+&role=developer", "Name is required"),
-        ("/api/users/create", "email=x%40example.com&display_name=X&role=root", "Role must be"),
-        ("/api/users/create", "email=ada%40example.com&display_name=X&role=developer", "already exists"),
-        ("/api/realms/create", "name=Bad_Name&display_name=X", "only letters"),
-        ("/api/realms/create", "name=default&display_name=X", "already exists"),
-        ("/api/realms/enabled", "name=default&enabled=false", "cannot be disabled"),
-        ("/api/account/password", &format!("current={}&password=short&confirm=short", enc(PASSWORD)), "at least 12"),
-        ("/api/account/password", "current=wrong-current-pw&password=a-long-new-password&confirm=a-long-new-password", "incorrect"),
-        ("/api/account/password", &format!("current={}&password=a-long-new-password&confirm=different-password", enc(PASSWORD)), "do not match"),
+        (
+            "/api/users/create",
+            "email=not-an-email&display_name=X&role=developer",
+            "valid email",
+        ),
+        (
+            "/api/users/create",
+            "email=x%40example.com&display_name=+&role=developer",
+            "Name is required",
+        ),
+        (
+            "/api/users/create",
+            "email=x%40example.com&display_name=X&role=root",
+            "Role must be",
+        ),
+        (
+            "/api/users/create",
+            "email=ada%40example.com&display_name=X&role=developer",
+            "already exists",
+        ),
+        (
+            "/api/realms/create",
+            "name=Bad_Name&display_name=X",
+            "only letters",
+        ),
+        (
+            "/api/realms/create",
+            "name=default&display_name=X",
+            "already exists",
+        ),
+        (
+            "/api/realms/enabled",
+            "name=default&enabled=false",
+            "cannot be disabled",
+        ),
+        (
+            "/api/account/password",
+            &format!("current={}&password=short&confirm=short", enc(PASSWORD)),
+            "at least 12",
+        ),
+        (
+            "/api/account/password",
+            "current=wrong-current-pw&password=a-long-new-password&confirm=a-long-new-password",
+            "incorrect",
+        ),
+        (
+            "/api/account/password",
+            &format!(
+                "current={}&password=a-long-new-password&confirm=different-password",
+                enc(PASSWORD)
+            ),
+            "do not match",
+        ),
     ] {
         let res = t.post_form(path, form, Some(&admin)).await;
         let status = res.status();
@@ -167,8 +285,14 @@ async fn bad_input_is_rejected_and_nothing_is_written() {
         assert!(status.is_client_error(), "{path} {form}: {status} {text}");
         assert!(text.contains(expected), "{path} {form}: {text}");
     }
-    assert_eq!(audit_rows().await, before, "no rejected request wrote anything");
-    let res = t.post_form("/api/users/list", "query=&page=0", Some(&admin)).await;
+    assert_eq!(
+        audit_rows().await,
+        before,
+        "no rejected request wrote anything"
+    );
+    let res = t
+        .post_form("/api/users/list", "query=&page=0", Some(&admin))
+        .await;
     let page: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
     assert_eq!(page["total"], 1);
 }
@@ -179,7 +303,11 @@ async fn admin_creates_a_user_who_sets_a_password_and_signs_in() {
     t.user("ada@example.com", "admin").await;
     let admin = t.login("ada@example.com").await;
     let res = t
-        .post_form("/api/users/create", "email=bob%40example.com&display_name=Bob&role=security_reviewer", Some(&admin))
+        .post_form(
+            "/api/users/create",
+            "email=bob%40example.com&display_name=Bob&role=security_reviewer",
+            Some(&admin),
+        )
         .await;
     assert_eq!(res.status(), StatusCode::OK);
     let link: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
@@ -187,22 +315,46 @@ async fn admin_creates_a_user_who_sets_a_password_and_signs_in() {
     let token = url.split("token=").nth(1).expect("token");
     assert!(url.starts_with("http://127.0.0.1:3000/reset-password?token="));
 
-    let res = t.post_form("/api/reset/status", &format!("token={token}"), None).await;
+    let res = t
+        .post_form("/api/reset/status", &format!("token={token}"), None)
+        .await;
     assert_eq!(body(res).await, "\"bob@example.com\"");
     let form = format!("token={token}&password={0}&confirm={0}", enc(PASSWORD));
-    assert_eq!(t.post_form("/api/reset/complete", &form, None).await.status(), StatusCode::OK);
-    assert_eq!(t.post_form("/api/reset/complete", &form, None).await.status(), StatusCode::BAD_REQUEST, "single use");
+    assert_eq!(
+        t.post_form("/api/reset/complete", &form, None)
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        t.post_form("/api/reset/complete", &form, None)
+            .await
+            .status(),
+        StatusCode::BAD_REQUEST,
+        "single use"
+    );
     let bob = t.login("bob@example.com").await;
-    let res = t.get("/admin/audit/export?format=jsonl&action=user.create", Some(&bob)).await;
+    let res = t
+        .get(
+            "/admin/audit/export?format=jsonl&action=user.create",
+            Some(&bob),
+        )
+        .await;
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(res.headers()[header::CONTENT_TYPE], "application/x-ndjson");
     let lines = body(res).await;
     assert_eq!(lines.lines().count(), 2, "{lines}");
     assert!(lines.contains("bob@example.com"));
-    let res = t.get("/admin/audit/export?format=csv&from=yesterday", Some(&bob)).await;
+    let res = t
+        .get("/admin/audit/export?format=csv&from=yesterday", Some(&bob))
+        .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let res = t.get("/admin/audit/export?format=csv", Some(&bob)).await;
-    assert!(body(res).await.starts_with("id,time,realm,actor,action,target,outcome,request_id,client_ip,details\n"));
+    assert!(
+        body(res).await.starts_with(
+            "id,time,realm,actor,action,target,outcome,request_id,client_ip,details\n"
+        )
+    );
 }
 
 #[tokio::test]
@@ -225,21 +377,41 @@ async fn disabling_a_user_ends_their_session() {
 #[tokio::test]
 async fn first_admin_setup_link_works_once() {
     let t = TestServer::new().await;
-    let token = t.state.core.bootstrap().await.expect("bootstrap").expect("no users yet");
+    let token = t
+        .state
+        .core
+        .bootstrap()
+        .await
+        .expect("bootstrap")
+        .expect("no users yet");
     let token = token.expose();
-    let res = t.post_form("/api/setup/status", &format!("token={token}"), None).await;
+    let res = t
+        .post_form("/api/setup/status", &format!("token={token}"), None)
+        .await;
     assert_eq!(body(res).await, "true");
-    let bad = format!("token={token}&email=root%40example.com&display_name=Root&password=short&confirm=short");
+    let bad = format!(
+        "token={token}&email=root%40example.com&display_name=Root&password=short&confirm=short"
+    );
     let res = t.post_form("/api/setup/complete", &bad, None).await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    let form = format!("token={token}&email=root%40example.com&display_name=Root&password={0}&confirm={0}", enc(PASSWORD));
+    let form = format!(
+        "token={token}&email=root%40example.com&display_name=Root&password={0}&confirm={0}",
+        enc(PASSWORD)
+    );
     let res = t.post_form("/api/setup/complete", &form, None).await;
     assert_eq!(res.status(), StatusCode::OK);
     let cookie = session_cookie(&res).expect("signed in");
-    assert_eq!(t.get("/users", Some(&cookie)).await.status(), StatusCode::OK);
+    assert_eq!(
+        t.get("/users", Some(&cookie)).await.status(),
+        StatusCode::OK
+    );
     let res = t.post_form("/api/setup/complete", &form, None).await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST, "single use");
-    assert_eq!(t.state.core.bootstrap().await.expect("bootstrap"), None, "no link once a user exists");
+    assert_eq!(
+        t.state.core.bootstrap().await.expect("bootstrap"),
+        None,
+        "no link once a user exists"
+    );
 }
 
 #[tokio::test]
@@ -247,15 +419,38 @@ async fn realms_are_created_renamed_and_shown_with_their_issuer() {
     let t = TestServer::new().await;
     t.user("ada@example.com", "admin").await;
     let admin = t.login("ada@example.com").await;
-    let res = t.post_form("/api/realms/create", "name=Payments&display_name=Payments", Some(&admin)).await;
+    let res = t
+        .post_form(
+            "/api/realms/create",
+            "name=Payments&display_name=Payments",
+            Some(&admin),
+        )
+        .await;
     let realm: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
     assert_eq!(realm["issuer"], "http://127.0.0.1:3000/realms/payments");
-    let res = t.post_form("/api/realms/update", "name=payments&new_name=billing&display_name=Billing", Some(&admin)).await;
+    let res = t
+        .post_form(
+            "/api/realms/update",
+            "name=payments&new_name=billing&display_name=Billing",
+            Some(&admin),
+        )
+        .await;
     let realm: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
     assert_eq!(realm["issuer"], "http://127.0.0.1:3000/realms/billing");
-    let res = t.post_form("/api/realms/enabled", "name=billing&enabled=false", Some(&admin)).await;
+    let res = t
+        .post_form(
+            "/api/realms/enabled",
+            "name=billing&enabled=false",
+            Some(&admin),
+        )
+        .await;
     assert_eq!(res.status(), StatusCode::OK);
-    assert_eq!(t.post_form("/api/session/realm", "name=billing", Some(&admin)).await.status(), StatusCode::OK);
+    assert_eq!(
+        t.post_form("/api/session/realm", "name=billing", Some(&admin))
+            .await
+            .status(),
+        StatusCode::OK
+    );
     let res = t.post_form("/api/session/get", "", Some(&admin)).await;
     let info: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
     assert_eq!(info["realm"]["name"], "billing");

@@ -25,7 +25,11 @@ impl TestServer {
         config.data_dir = dir.path().join("data");
         config.console.site_dir = dir.path().join("site");
         let state = AppState::init(config).await.expect("init");
-        Self { router: server::router(state.clone()), state, _dir: dir }
+        Self {
+            router: server::router(state.clone()),
+            state,
+            _dir: dir,
+        }
     }
 
     /// Creates a user with a password directly through the core.
@@ -67,13 +71,18 @@ impl TestServer {
         if let Some(c) = cookie {
             b = b.header(header::COOKIE, c);
         }
-        self.send(b.body(Body::from(body.to_owned())).expect("request")).await
+        self.send(b.body(Body::from(body.to_owned())).expect("request"))
+            .await
     }
 
     /// Signs in and returns the session cookie.
     pub async fn login(&self, email: &str) -> String {
         let res = self
-            .post_form("/login", &format!("email={}&password={}", enc(email), enc(PASSWORD)), None)
+            .post_form(
+                "/login",
+                &format!("email={}&password={}", enc(email), enc(PASSWORD)),
+                None,
+            )
             .await;
         assert_eq!(res.status(), StatusCode::SEE_OTHER);
         assert_eq!(location(&res), "/");

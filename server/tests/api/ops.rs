@@ -5,14 +5,20 @@ async fn health_readiness_and_metrics() {
     let t = TestServer::new().await;
     let res = t.get("/healthz", None).await;
     assert_eq!(res.status(), StatusCode::OK);
-    assert!(res.headers().contains_key("x-request-id"), "request id echoed");
+    assert!(
+        res.headers().contains_key("x-request-id"),
+        "request id echoed"
+    );
     assert_eq!(t.get("/readyz", None).await.status(), StatusCode::OK);
     let res = t.get("/metrics", None).await;
     assert_eq!(res.status(), StatusCode::OK);
     let text = body(res).await;
     assert!(text.contains("http_requests_total"), "{text}");
     assert!(text.contains("route=\"/healthz\""), "{text}");
-    assert!(text.contains("http_request_duration_seconds_bucket"), "{text}");
+    assert!(
+        text.contains("http_request_duration_seconds_bucket"),
+        "{text}"
+    );
     assert!(text.contains("db_pool_connections"), "{text}");
 }
 
@@ -20,35 +26,57 @@ async fn health_readiness_and_metrics() {
 async fn readiness_fails_when_the_database_is_gone() {
     let t = TestServer::new().await;
     t.state.db.close().await;
-    assert_eq!(t.get("/readyz", None).await.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        t.get("/readyz", None).await.status(),
+        StatusCode::SERVICE_UNAVAILABLE
+    );
 }
 
 #[tokio::test]
 async fn security_headers_and_incoming_request_id() {
     let t = TestServer::new().await;
     let res = t
-        .send(Request::get("/healthz").header("x-request-id", "abc-123").body(Body::empty()).expect("req"))
+        .send(
+            Request::get("/healthz")
+                .header("x-request-id", "abc-123")
+                .body(Body::empty())
+                .expect("req"),
+        )
         .await;
     assert_eq!(res.headers()["x-request-id"], "abc-123");
     assert_eq!(res.headers()["x-frame-options"], "DENY");
     assert_eq!(res.headers()["x-content-type-options"], "nosniff");
     assert_eq!(res.headers()["referrer-policy"], "no-referrer");
-    assert!(res.headers()["content-security-policy"].to_str().expect("ascii").contains("frame-ancestors 'none'"));
+    assert!(
+        res.headers()["content-security-policy"]
+            .to_str()
+            .expect("ascii")
+            .contains("frame-ancestors 'none'")
+    );
 }
 
 #[tokio::test]
 async fn oversized_bodies_are_refused() {
     let t = TestServer::new().await;
     let big = format!("email=a&password={}", "x".repeat(200 * 1024));
-    assert_eq!(t.post_form("/login", &big, None).await.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(
+        t.post_form("/login", &big, None).await.status(),
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
 }
 
 #[test]
 fn unknown_config_keys_are_rejected() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("portcullis.toml");
-    std::fs::write(&path, "public_url = \"https://id.example.com\"\nbogus = 1\n").expect("write");
-    let err = Config::load(Some(&path)).expect_err("unknown key").to_string();
+    std::fs::write(
+        &path,
+        "public_url = \"https://id.example.com\"\nbogus = 1\n",
+    )
+    .expect("write");
+    let err = Config::load(Some(&path))
+        .expect_err("unknown key")
+        .to_string();
     assert!(err.contains("bogus"), "{err}");
     std::fs::write(&path, "[http]\nbind = \"0.0.0.0:8080\"\n").expect("write");
     let c = Config::load(Some(&path)).expect("valid file");
