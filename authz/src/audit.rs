@@ -180,10 +180,10 @@ impl AuditFilter {
             from: time(from)?,
             to: time(to)?,
         };
-        if let (Some(f), Some(t)) = (filter.from, filter.to) {
-            if f >= t {
-                return Err("The start of the time range must be before its end.".into());
-            }
+        if let (Some(f), Some(t)) = (filter.from, filter.to)
+            && f >= t
+        {
+            return Err("The start of the time range must be before its end.".into());
         }
         Ok(filter)
     }

@@ -74,10 +74,10 @@ pub async fn logout(
     Extension(req): Extension<ConsoleRequest>,
     session: Session,
 ) -> Response {
-    if let Some(p) = &req.principal {
-        if let Err(e) = state.core.logout(p, &req.meta).await {
-            tracing::error!(error = %e, "Failed to audit a sign-out");
-        }
+    if let Some(p) = &req.principal
+        && let Err(e) = state.core.logout(p, &req.meta).await
+    {
+        tracing::error!(error = %e, "Failed to audit a sign-out");
     }
     if let Err(e) = session.flush().await {
         tracing::error!(error = %e, "Failed to destroy a session");

@@ -25,10 +25,10 @@ pub fn ConfirmButton(
     let open = RwSignal::new(false);
     let confirm_ref = NodeRef::<leptos::html::Button>::new();
     Effect::new(move |_| {
-        if open.get() {
-            if let Some(b) = confirm_ref.get() {
-                let _ = b.focus();
-            }
+        if open.get()
+            && let Some(b) = confirm_ref.get()
+        {
+            let _ = b.focus();
         }
     });
     view! {

@@ -21,9 +21,11 @@ pub struct TestServer {
 impl TestServer {
     pub async fn new() -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut config = Config::default();
-        config.data_dir = dir.path().join("data");
-        config.console.site_dir = dir.path().join("site");
+        let config = Config {
+            data_dir: dir.path().join("data"),
+            console: server::config::ConsoleConfig { site_dir: dir.path().join("site") },
+            ..Config::default()
+        };
         let state = AppState::init(config).await.expect("init");
         Self {
             router: server::router(state.clone()),
