@@ -23,7 +23,9 @@ impl TestServer {
         let dir = tempfile::tempdir().expect("tempdir");
         let config = Config {
             data_dir: dir.path().join("data"),
-            console: server::config::ConsoleConfig { site_dir: dir.path().join("site") },
+            console: server::config::ConsoleConfig {
+                site_dir: dir.path().join("site"),
+            },
             ..Config::default()
         };
         let state = AppState::init(config).await.expect("init");
