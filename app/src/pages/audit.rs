@@ -137,7 +137,7 @@ pub fn AuditPage() -> impl IntoView {
                                                 <td class=TD>{e.actor.clone()}</td>
                                                 <td class=TD><code class="font-mono text-xs">{e.action.clone()}</code></td>
                                                 <td class=TD>
-                                                    <span class=MONO>{e.target.clone()}</span>
+                                                    <span class="whitespace-nowrap font-mono text-xs">{e.target.clone()}</span>
                                                     {(e.details != "{}").then(|| view! {
                                                         <details class="mt-1"><summary class="cursor-pointer text-xs text-slate-500">"Details"</summary><pre class="mt-1 whitespace-pre-wrap font-mono text-xs">{e.details.clone()}</pre></details>
                                                     })}
