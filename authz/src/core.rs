@@ -141,6 +141,53 @@ impl Core {
         }
     }
 
+    /// Mints a one-time token and the link row that stores its hash.
+    fn new_link(
+        &self,
+        realm_id: &str,
+        user_id: Option<&str>,
+        purpose: LinkPurpose,
+    ) -> (PlainToken, OneTimeLink) {
+        let token = PlainToken::generate();
+        let now = self.now();
+        let ttl = match purpose {
+            LinkPurpose::Setup => self.config.setup_link_ttl_secs,
+            LinkPurpose::PasswordReset => self.config.reset_link_ttl_secs,
+        };
+        let link = OneTimeLink {
+            token_hash: token.hashed(),
+            realm_id: realm_id.to_owned(),
+            user_id: user_id.map(str::to_owned),
+            purpose,
+            created_at: now,
+            expires_at: now + ttl,
+        };
+        (token, link)
+    }
+
+    /// Inserts a new user (and optionally their first link) with a `user.create` audit event.
+    async fn insert_new_user(
+        &self,
+        user: &User,
+        link: Option<&OneTimeLink>,
+        actor: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        let mut event = self.event(
+            &user.realm_id,
+            actor,
+            action::USER_CREATE,
+            format!("user:{}", user.id),
+            meta,
+        );
+        event.details =
+            serde_json::json!({"email": user.email.as_str(), "role": user.role.as_str()});
+        self.store
+            .insert_user(user, link, &event)
+            .await
+            .map_err(|e| map_conflict(e, "A user with this email already exists."))
+    }
+
     /// Checks that the database answers.
     ///
     /// # Errors
@@ -178,16 +225,7 @@ impl Core {
             return Ok(None);
         }
         let realm = self.admin_realm().await?;
-        let token = PlainToken::generate();
-        let now = self.now();
-        let link = OneTimeLink {
-            token_hash: token.hashed(),
-            realm_id: realm.id.clone(),
-            user_id: None,
-            purpose: LinkPurpose::Setup,
-            created_at: now,
-            expires_at: now + self.config.setup_link_ttl_secs,
-        };
+        let (token, link) = self.new_link(&realm.id, None, LinkPurpose::Setup);
         let event = self.event(
             &realm.id,
             "system",
@@ -669,28 +707,10 @@ impl Core {
     ) -> Result<(User, PlainToken)> {
         p.require(Permission::ManageUsers)?;
         let user = self.new_user(email, display_name, role, None).await?;
-        let token = PlainToken::generate();
-        let link = OneTimeLink {
-            token_hash: token.hashed(),
-            realm_id: user.realm_id.clone(),
-            user_id: Some(user.id.clone()),
-            purpose: LinkPurpose::PasswordReset,
-            created_at: user.created_at,
-            expires_at: user.created_at + self.config.reset_link_ttl_secs,
-        };
-        let mut event = self.event(
-            &user.realm_id,
-            &p.email,
-            action::USER_CREATE,
-            format!("user:{}", user.id),
-            meta,
-        );
-        event.details =
-            serde_json::json!({"email": user.email.as_str(), "role": user.role.as_str()});
-        self.store
-            .insert_user(&user, Some(&link), &event)
-            .await
-            .map_err(|e| map_conflict(e, "A user with this email already exists."))?;
+        let (token, link) =
+            self.new_link(&user.realm_id, Some(&user.id), LinkPurpose::PasswordReset);
+        self.insert_new_user(&user, Some(&link), &p.email, meta)
+            .await?;
         Ok((user, token))
     }
 
@@ -708,19 +728,8 @@ impl Core {
         let password = Password::parse_new(password).map_err(invalid)?;
         let hash = password.hash().map_err(Error::Internal)?;
         let user = self.new_user(email, display_name, role, Some(hash)).await?;
-        let mut event = self.event(
-            &user.realm_id,
-            "cli",
-            action::USER_CREATE,
-            format!("user:{}", user.id),
-            &RequestMeta::default(),
-        );
-        event.details =
-            serde_json::json!({"email": user.email.as_str(), "role": user.role.as_str()});
-        self.store
-            .insert_user(&user, None, &event)
-            .await
-            .map_err(|e| map_conflict(e, "A user with this email already exists."))?;
+        self.insert_new_user(&user, None, "cli", &RequestMeta::default())
+            .await?;
         Ok(user)
     }
 
@@ -849,16 +858,8 @@ impl Core {
     ) -> Result<(User, PlainToken)> {
         p.require(Permission::ManageUsers)?;
         let user = self.load_user(user_id).await?;
-        let token = PlainToken::generate();
-        let now = self.now();
-        let link = OneTimeLink {
-            token_hash: token.hashed(),
-            realm_id: user.realm_id.clone(),
-            user_id: Some(user.id.clone()),
-            purpose: LinkPurpose::PasswordReset,
-            created_at: now,
-            expires_at: now + self.config.reset_link_ttl_secs,
-        };
+        let (token, link) =
+            self.new_link(&user.realm_id, Some(&user.id), LinkPurpose::PasswordReset);
         let event = self.event(
             &user.realm_id,
             &p.email,

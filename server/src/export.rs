@@ -31,14 +31,11 @@ pub async fn export_audit(
         "jsonl" => (ExportFormat::JsonLines, "application/x-ndjson", "jsonl"),
         _ => return (StatusCode::BAD_REQUEST, "format must be csv or jsonl").into_response(),
     };
-    let f = &q.filter;
-    let filter =
-        match authz::audit::AuditFilter::from_input(&f.action, &f.actor, &f.target, &f.from, &f.to)
-        {
-            Ok(filter) => filter,
-            Err(msg) => return (StatusCode::BAD_REQUEST, msg).into_response(),
-        };
-    let realm = Some(f.realm.as_str()).filter(|r| !r.is_empty());
+    let filter = match app::ssr::audit_filter(&q.filter) {
+        Ok(filter) => filter,
+        Err(e) => return (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
+    };
+    let realm = Some(q.filter.realm.as_str()).filter(|r| !r.is_empty());
     match state
         .core
         .export_audit(&principal, realm, filter, format, &req.meta)

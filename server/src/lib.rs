@@ -61,16 +61,28 @@ impl AppState {
     /// # Errors
     /// When the database is unreachable or a migration fails.
     pub async fn init(config: Config) -> anyhow::Result<Self> {
+        Self::init_with_clock(config, Arc::new(authz::clock::SystemClock)).await
+    }
+
+    /// [`AppState::init`] on a given clock (tests move time to expire sessions and throttles).
+    ///
+    /// # Errors
+    /// As [`AppState::init`].
+    pub async fn init_with_clock(
+        config: Config,
+        clock: Arc<dyn authz::clock::Clock>,
+    ) -> anyhow::Result<Self> {
         let db = connect(&config).await?;
         db.migrate()
             .await
             .context("Failed to apply database migrations")?;
-        let core = Core::new(
+        let core = Core::with_clock(
             db.store(),
             CoreConfig {
                 public_url: config.public_url(),
                 ..CoreConfig::default()
             },
+            clock,
         );
         core.ensure_default_realm()
             .await

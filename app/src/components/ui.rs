@@ -102,3 +102,19 @@ pub fn Badge(ok: bool, #[prop(into)] text: String) -> impl IntoView {
     };
     view! { <span class=class>{text}</span> }
 }
+
+/// A new-password field and its confirmation, named `password` and `confirm`.
+#[component]
+pub fn PasswordFields(label: &'static str, confirm_label: &'static str) -> impl IntoView {
+    view! {
+        <div>
+            <label class=LABEL for="password">{label}</label>
+            <input class=format!("mt-1 {INPUT}") id="password" name="password" type="password" autocomplete="new-password" required minlength="12"/>
+            <p class=format!("mt-1 {MUTED}")>"At least 12 characters."</p>
+        </div>
+        <div>
+            <label class=LABEL for="confirm">{confirm_label}</label>
+            <input class=format!("mt-1 {INPUT}") id="confirm" name="confirm" type="password" autocomplete="new-password" required/>
+        </div>
+    }
+}

@@ -1,7 +1,9 @@
 //! The signed-in user's account: change password.
 use crate::api::account::ChangePassword;
 use crate::components::toast::{ToastKind, use_toasts};
-use crate::components::ui::{BTN_PRIMARY, CARD, INPUT, LABEL, MUTED, PageHeader, action_error};
+use crate::components::ui::{
+    BTN_PRIMARY, CARD, INPUT, LABEL, PageHeader, PasswordFields, action_error,
+};
 use leptos::prelude::*;
 
 /// Account settings.
@@ -27,15 +29,7 @@ pub fn AccountPage() -> impl IntoView {
                     <label class=LABEL for="current">"Current password"</label>
                     <input class=format!("mt-1 {INPUT}") id="current" name="current" type="password" autocomplete="current-password" required/>
                 </div>
-                <div>
-                    <label class=LABEL for="password">"New password"</label>
-                    <input class=format!("mt-1 {INPUT}") id="password" name="password" type="password" autocomplete="new-password" required/>
-                    <p class=format!("mt-1 {MUTED}")>"At least 12 characters."</p>
-                </div>
-                <div>
-                    <label class=LABEL for="confirm">"Repeat new password"</label>
-                    <input class=format!("mt-1 {INPUT}") id="confirm" name="confirm" type="password" autocomplete="new-password" required/>
-                </div>
+                <PasswordFields label="New password" confirm_label="Repeat new password"/>
                 {action_error(action)}
                 <button type="submit" class=BTN_PRIMARY disabled=move || action.pending().get()>"Change password"</button>
             </ActionForm>

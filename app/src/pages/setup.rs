@@ -3,28 +3,15 @@ use super::login::AuthFrame;
 use crate::api::session::{
     CompletePasswordReset, CompleteSetup, reset_link_status, setup_link_status,
 };
-use crate::components::ui::{BTN_PRIMARY, INPUT, LABEL, Loading, MUTED, action_error};
+use crate::components::ui::{
+    BTN_PRIMARY, INPUT, LABEL, Loading, MUTED, PasswordFields, action_error,
+};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 fn token() -> Memo<String> {
     let query = use_query_map();
     Memo::new(move |_| query.with(|q| q.get("token").unwrap_or_default()))
-}
-
-#[component]
-fn PasswordFields() -> impl IntoView {
-    view! {
-        <div>
-            <label class=LABEL for="password">"Password"</label>
-            <input class=format!("mt-1 {INPUT}") id="password" name="password" type="password" autocomplete="new-password" required minlength="12"/>
-            <p class=format!("mt-1 {MUTED}")>"At least 12 characters."</p>
-        </div>
-        <div>
-            <label class=LABEL for="confirm">"Repeat password"</label>
-            <input class=format!("mt-1 {INPUT}") id="confirm" name="confirm" type="password" autocomplete="new-password" required/>
-        </div>
-    }
 }
 
 /// Lets the first admin create their account with the setup link from the server log.
@@ -54,7 +41,7 @@ pub fn SetupPage() -> impl IntoView {
                                 <label class=LABEL for="display_name">"Name"</label>
                                 <input class=format!("mt-1 {INPUT}") id="display_name" name="display_name" autocomplete="name" required/>
                             </div>
-                            <PasswordFields/>
+                            <PasswordFields label="Password" confirm_label="Repeat password"/>
                             {action_error(action)}
                             <button type="submit" class=format!("w-full {BTN_PRIMARY}") disabled=move || action.pending().get()>"Create admin and sign in"</button>
                         </ActionForm>
@@ -91,7 +78,7 @@ pub fn ResetPasswordPage() -> impl IntoView {
                                 <ActionForm action=action attr:class="space-y-4">
                                     <p class=MUTED>"For " <strong>{email.get_value()}</strong></p>
                                     <input type="hidden" name="token" value=move || token.get()/>
-                                    <PasswordFields/>
+                                    <PasswordFields label="Password" confirm_label="Repeat password"/>
                                     {action_error(action)}
                                     <button type="submit" class=format!("w-full {BTN_PRIMARY}") disabled=move || action.pending().get()>"Set password"</button>
                                 </ActionForm>

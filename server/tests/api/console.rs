@@ -457,3 +457,57 @@ async fn realms_are_created_renamed_and_shown_with_their_issuer() {
     assert_eq!(info["realm"]["enabled"], false);
     assert_eq!(info["realms"].as_array().map(Vec::len), Some(2));
 }
+
+#[tokio::test]
+async fn sessions_end_after_the_absolute_timeout_however_active() {
+    let clock = authz::clock::FixedClock::at(time::OffsetDateTime::now_utc().unix_timestamp());
+    let t = TestServer::with(
+        |c| c.session.absolute_timeout_secs = 3600,
+        Arc::new(clock.clone()),
+    )
+    .await;
+    t.user("ada@example.com", "admin").await;
+    let cookie = t.login("ada@example.com").await;
+    clock.advance(3599);
+    assert_eq!(t.get("/", Some(&cookie)).await.status(), StatusCode::OK);
+    clock.advance(2);
+    assert_eq!(location(&t.get("/", Some(&cookie)).await), "/login");
+}
+
+#[tokio::test]
+async fn throttling_lifts_after_the_window() {
+    let clock = authz::clock::FixedClock::at(1_000_000);
+    let t = TestServer::with(|_| {}, Arc::new(clock.clone())).await;
+    t.user("ada@example.com", "admin").await;
+    for _ in 0..5 {
+        t.post_form("/login", "email=ada%40example.com&password=wrong", None)
+            .await;
+    }
+    let good = format!("email=ada%40example.com&password={}", enc(PASSWORD));
+    let res = t.post_form("/login", &good, None).await;
+    assert!(location(&res).starts_with("/login?error=throttled"));
+    clock.advance(15 * 60);
+    assert_eq!(location(&t.post_form("/login", &good, None).await), "/");
+}
+
+#[tokio::test]
+async fn cookies_are_secure_when_the_public_url_is_https() {
+    let t = TestServer::with(
+        |c| c.public_url = "https://id.example.com".into(),
+        Arc::new(authz::clock::SystemClock),
+    )
+    .await;
+    t.user("ada@example.com", "admin").await;
+    let res = t
+        .post_form(
+            "/login",
+            &format!("email=ada%40example.com&password={}", enc(PASSWORD)),
+            None,
+        )
+        .await;
+    let cookie = res.headers()[header::SET_COOKIE]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
+    assert!(cookie.contains("; Secure"), "{cookie}");
+}

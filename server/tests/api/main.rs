@@ -8,6 +8,7 @@ use axum::http::{Request, Response, StatusCode, header};
 use http_body_util::BodyExt as _;
 use server::AppState;
 use server::config::Config;
+use std::sync::Arc;
 use tower::ServiceExt as _;
 
 pub const PASSWORD: &str = "correct horse battery";
@@ -20,15 +21,26 @@ pub struct TestServer {
 
 impl TestServer {
     pub async fn new() -> Self {
+        Self::with(|_| {}, Arc::new(authz::clock::SystemClock)).await
+    }
+
+    /// A server whose configuration `tweak` adjusts, on `clock`.
+    pub async fn with(
+        tweak: impl FnOnce(&mut Config),
+        clock: Arc<dyn authz::clock::Clock>,
+    ) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
-        let config = Config {
+        let mut config = Config {
             data_dir: dir.path().join("data"),
             console: server::config::ConsoleConfig {
                 site_dir: dir.path().join("site"),
             },
             ..Config::default()
         };
-        let state = AppState::init(config).await.expect("init");
+        tweak(&mut config);
+        let state = AppState::init_with_clock(config, clock)
+            .await
+            .expect("init");
         Self {
             router: server::router(state.clone()),
             state,

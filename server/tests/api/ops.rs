@@ -83,3 +83,46 @@ fn unknown_config_keys_are_rejected() {
     assert_eq!(c.http.bind.port(), 8080);
     assert!(Config::load(Some(&dir.path().join("missing.toml"))).is_err());
 }
+
+#[tokio::test]
+async fn cli_migrates_and_validates_the_configuration() {
+    use clap::Parser as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let path = dir.path().join("portcullis.toml");
+    std::fs::write(
+        &path,
+        format!("data_dir = {:?}\n", data.display().to_string()),
+    )
+    .expect("write");
+    let cli = |cmd: &str| {
+        server::cli::Cli::parse_from(["portcullis", "--config", &path.display().to_string(), cmd])
+    };
+    server::cli::run(cli("validate-config"))
+        .await
+        .expect("valid");
+    server::cli::run(cli("migrate")).await.expect("migrate");
+    let db = authz::storage::Database::connect(
+        &format!("sqlite://{}", data.join("portcullis.db").display()),
+        1,
+    )
+    .await
+    .expect("connect");
+    let authz::storage::Database::Sqlite(pool) = &db else {
+        panic!("sqlite")
+    };
+    let tables: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('realms', 'users', 'audit_events')",
+    )
+    .fetch_one(pool)
+    .await
+    .expect("query");
+    assert_eq!(tables, 3);
+    db.close().await;
+
+    std::fs::write(&path, "public_url = \"not a url\"\n").expect("write");
+    let err = server::cli::run(cli("validate-config"))
+        .await
+        .expect_err("invalid");
+    assert!(err.to_string().contains("public_url"), "{err}");
+}
