@@ -8,11 +8,15 @@
 
 pub mod accounts;
 pub mod audit;
+pub mod clients;
 pub mod clock;
 mod core;
 pub mod error;
+pub mod keys;
 pub mod policy;
 pub mod realms;
+pub mod resources;
+pub mod scope;
 pub mod secret;
 pub mod storage;
 mod throttle;

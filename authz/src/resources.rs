@@ -1,0 +1,210 @@
+//! Protected resources (MCP servers): the entities every token audience comes from.
+//!
+//! A resource has a canonical URI (RFC 8707, MCP authorization): `https` (or `http` for loopback
+//! hosts when allowed), lower-case scheme and host, no default port, no query, no fragment, no
+//! user info, and no trailing slash unless the path is `/`. Input that differs only by case of
+//! scheme or host, or by a trailing slash, maps to the same resource; `aud` always carries the
+//! stored canonical form.
+use crate::clock::UnixTime;
+use crate::keys::SigningAlg;
+use crate::scope::ScopeSet;
+
+/// A canonical resource URI.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ResourceUri(String);
+
+impl ResourceUri {
+    /// Canonicalises a resource indicator.
+    ///
+    /// # Errors
+    /// A message saying which rule the input breaks.
+    pub fn parse(input: &str, allow_http_loopback: bool) -> Result<Self, String> {
+        let url = url::Url::parse(input.trim())
+            .map_err(|_| format!("`{input}` is not an absolute URI"))?;
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err("A resource URI must not have a query or fragment.".into());
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err("A resource URI must not carry user info.".into());
+        }
+        let host = url.host_str().ok_or("A resource URI needs a host.")?;
+        match url.scheme() {
+            "https" => {}
+            "http" if allow_http_loopback && is_loopback(host) => {}
+            "http" => {
+                return Err(
+                    "A resource URI must use https (http only for loopback hosts in development)."
+                        .into(),
+                );
+            }
+            _ => return Err("A resource URI must use https.".into()),
+        }
+        // The url crate lower-cases scheme and host and drops default ports already.
+        let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+        let path = url.path();
+        let path = if path == "/" {
+            "/"
+        } else {
+            path.trim_end_matches('/')
+        };
+        let path = if path.is_empty() { "/" } else { path };
+        Ok(Self(format!("{}://{}{}{}", url.scheme(), host, port, path)))
+    }
+
+    /// The canonical text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ResourceUri {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn is_loopback(host: &str) -> bool {
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+        || host
+            .trim_matches(['[', ']'])
+            .parse::<std::net::Ipv6Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A resource slug: 1–63 of `a-z`, `0-9`, `-` (no `_` or `.`), not starting or ending with `-`.
+///
+/// # Errors
+/// A message fit for the user.
+pub fn parse_slug(s: &str) -> Result<String, &'static str> {
+    let s = s.trim().to_ascii_lowercase();
+    if s.is_empty() || s.len() > 63 {
+        return Err("Resource id must be 1–63 characters.");
+    }
+    if !s
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        || s.starts_with('-')
+        || s.ends_with('-')
+    {
+        return Err("Resource id may contain only letters, digits and '-' (no '_' or '.').");
+    }
+    Ok(s)
+}
+
+/// Default access-token lifetime for a resource, in seconds.
+pub const DEFAULT_TOKEN_TTL_SECS: i64 = 300;
+
+/// A stored protected resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// Opaque id (`res_…`).
+    pub id: String,
+    /// Realm id.
+    pub realm_id: String,
+    /// Slug, e.g. `payments-mcp`.
+    pub slug: String,
+    /// Display name.
+    pub display_name: String,
+    /// Canonical URI: the `aud` of its tokens.
+    pub uri: ResourceUri,
+    /// Scopes this resource accepts.
+    pub scopes: ScopeSet,
+    /// Access-token lifetime.
+    pub token_ttl_secs: i64,
+    /// Signing algorithm override (else the realm's active key).
+    pub signing_alg: Option<SigningAlg>,
+    /// Disabled resources get no tokens.
+    pub enabled: bool,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// Last change.
+    pub updated_at: UnixTime,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn canon(s: &str) -> Result<String, String> {
+        ResourceUri::parse(s, true).map(|u| u.0)
+    }
+
+    #[test]
+    fn canonical_forms() {
+        assert_eq!(
+            canon("HTTPS://MCP.Example.COM:443/Mcp/"),
+            Ok("https://mcp.example.com/Mcp".into())
+        );
+        assert_eq!(
+            canon("https://mcp.example.com"),
+            Ok("https://mcp.example.com/".into())
+        );
+        assert_eq!(
+            canon("https://mcp.example.com/"),
+            Ok("https://mcp.example.com/".into())
+        );
+        assert_eq!(
+            canon("https://mcp.example.com:8443/a//"),
+            Ok("https://mcp.example.com:8443/a".into())
+        );
+        assert_eq!(
+            canon("http://127.0.0.1:9000/mcp"),
+            Ok("http://127.0.0.1:9000/mcp".into())
+        );
+        assert_eq!(
+            canon("http://localhost/mcp"),
+            Ok("http://localhost/mcp".into())
+        );
+        assert!(
+            ResourceUri::parse("http://localhost/mcp", false).is_err(),
+            "loopback http needs the dev setting"
+        );
+        for bad in [
+            "http://mcp.example.com/",
+            "https://mcp.example.com/?a=1",
+            "https://mcp.example.com/#x",
+            "https://user:pw@mcp.example.com/",
+            "ftp://mcp.example.com/",
+            "mcp.example.com",
+            "",
+        ] {
+            assert!(canon(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn slugs() {
+        assert_eq!(parse_slug("Payments-MCP"), Ok("payments-mcp".into()));
+        for bad in ["", "a_b", "a.b", "-a", "a-", &"a".repeat(64)] {
+            assert!(parse_slug(bad).is_err(), "{bad}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn canonicalisation_is_idempotent_and_ignores_case_and_trailing_slash(
+            host in "[a-z]{1,10}(\\.[a-z]{2,5}){1,2}",
+            path in "(/[A-Za-z0-9_~-]{1,8}){0,3}",
+            upper in any::<bool>(),
+            slash in any::<bool>(),
+        ) {
+            let base = format!("https://{host}{path}");
+            let canonical = canon(&base).expect("valid");
+            prop_assert_eq!(canon(&canonical).expect("valid"), canonical.clone());
+            let mut variant = if upper { format!("HTTPS://{}{path}", host.to_uppercase()) } else { base.clone() };
+            if slash { variant.push('/'); }
+            prop_assert_eq!(canon(&variant).expect("valid"), canonical.clone());
+            prop_assert!(!canonical.contains('?') && !canonical.contains('#'));
+            prop_assert!(canonical.ends_with('/') == (path.is_empty()));
+        }
+
+        #[test]
+        fn arbitrary_input_never_panics(s in "\\PC{0,60}") {
+            let _ = ResourceUri::parse(&s, true);
+        }
+    }
+}
