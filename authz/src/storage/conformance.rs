@@ -4,12 +4,16 @@
 //! `postgres://postgres@127.0.0.1:5432/postgres`); each test creates its own database and drops
 //! it afterwards. When no server is reachable the PostgreSQL half is skipped with a loud message,
 //! unless `PORTCULLIS_TEST_POSTGRES_REQUIRED=1` (set by `.ci/run`), where it fails.
-use super::{Database, DynStore, Page};
+use super::{Database, DynStore, KeyState, Page, StoredKey};
 use crate::accounts::{Email, LinkPurpose, OneTimeLink, User};
 use crate::audit::{AuditFilter, NewAuditEvent, Outcome};
+use crate::clients::{AuthMethod, Client, ClientMetadata, ClientSecret, GrantType};
 use crate::error::StorageError;
+use crate::keys::SigningAlg;
 use crate::policy::Role;
 use crate::realms::{Realm, RealmName};
+use crate::resources::{Resource, ResourceUri};
+use crate::scope::ScopeSet;
 use crate::secret::new_id;
 
 fn realm(name: &str) -> Realm {
@@ -572,6 +576,295 @@ async fn audit(store: DynStore) {
     assert!(store.ping().await.is_ok());
 }
 
+fn stored_key(realm_id: &str, kid: &str, state: KeyState, at: i64) -> StoredKey {
+    StoredKey {
+        kid: kid.to_owned(),
+        realm_id: realm_id.to_owned(),
+        alg: SigningAlg::ES256,
+        state,
+        public_jwk: serde_json::json!({"kid": kid, "kty": "EC"}),
+        sealed_private_key: vec![1, 2, 3],
+        created_at: at,
+        activated_at: (state == KeyState::Active).then_some(at),
+        retired_at: None,
+        publish_until: None,
+    }
+}
+
+async fn keys(store: DynStore) {
+    let r = realm("default");
+    store
+        .insert_realm(
+            &r,
+            &event(&r.id, "realm.create", "system", "realm:default", 1),
+        )
+        .await
+        .expect("realm");
+    let ev = |at| event(&r.id, "key.rotate", "system", "realm:default", at);
+    store
+        .insert_signing_key(&stored_key(&r.id, "k1", KeyState::Active, 10), &ev(10))
+        .await
+        .expect("k1");
+    store
+        .insert_signing_key(&stored_key(&r.id, "k2", KeyState::Next, 10), &ev(10))
+        .await
+        .expect("k2");
+    store
+        .rotate_signing_keys(
+            &r.id,
+            SigningAlg::ES256,
+            &stored_key(&r.id, "k3", KeyState::Next, 20),
+            500,
+            &ev(20),
+        )
+        .await
+        .expect("rotate");
+    let keys = store.list_signing_keys(&r.id).await.expect("list");
+    let state = |kid: &str| {
+        keys.iter()
+            .find(|k| k.kid == kid)
+            .map(|k| (k.state, k.publish_until, k.activated_at))
+    };
+    assert_eq!(state("k1"), Some((KeyState::Retired, Some(500), Some(10))));
+    assert_eq!(state("k2"), Some((KeyState::Active, None, Some(20))));
+    assert_eq!(state("k3"), Some((KeyState::Next, None, None)));
+    assert_eq!(keys[0].kid, "k3", "newest first");
+    assert_eq!(keys[0].sealed_private_key, vec![1, 2, 3]);
+    // Without a next key of that algorithm nothing changes.
+    let err = store
+        .rotate_signing_keys(
+            &r.id,
+            SigningAlg::RS256,
+            &stored_key(&r.id, "k4", KeyState::Next, 30),
+            600,
+            &ev(30),
+        )
+        .await
+        .expect_err("no RS256 keys");
+    assert!(matches!(err, StorageError::NotFound), "{err:?}");
+    assert_eq!(store.list_signing_keys(&r.id).await.expect("list").len(), 3);
+}
+
+fn resource(realm_id: &str, slug: &str, uri: &str) -> Resource {
+    Resource {
+        id: new_id("res"),
+        realm_id: realm_id.to_owned(),
+        slug: slug.to_owned(),
+        display_name: slug.to_uppercase(),
+        uri: ResourceUri::parse(uri, false).expect("valid"),
+        scopes: ScopeSet::parse("tools:call tools:read").expect("valid"),
+        token_ttl_secs: 300,
+        signing_alg: Some(SigningAlg::RS256),
+        enabled: true,
+        created_at: 5,
+        updated_at: 5,
+    }
+}
+
+async fn resources(store: DynStore) {
+    let r = realm("default");
+    store
+        .insert_realm(
+            &r,
+            &event(&r.id, "realm.create", "system", "realm:default", 1),
+        )
+        .await
+        .expect("realm");
+    let ev = || event(&r.id, "resource.create", "a@x.io", "resource:x", 2);
+    let pay = resource(&r.id, "payments-mcp", "https://pay.example.com/mcp");
+    store.insert_resource(&pay, &ev()).await.expect("insert");
+    for dup in [
+        resource(&r.id, "payments-mcp", "https://other.example.com/mcp"),
+        resource(&r.id, "other", "https://pay.example.com/mcp"),
+    ] {
+        let err = store
+            .insert_resource(&dup, &ev())
+            .await
+            .expect_err("duplicate");
+        assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
+    }
+    let email = resource(&r.id, "email-mcp", "https://mail.example.com/");
+    store.insert_resource(&email, &ev()).await.expect("insert");
+    assert_eq!(
+        store
+            .find_resource(&r.id, "payments-mcp")
+            .await
+            .expect("find"),
+        Some(pay.clone())
+    );
+    let by_uri = store
+        .find_resource_by_uri(
+            &r.id,
+            &ResourceUri::parse("HTTPS://PAY.example.com/mcp/", false).expect("valid"),
+        )
+        .await
+        .expect("find");
+    assert_eq!(by_uri, Some(pay.clone()));
+    let slugs: Vec<_> = store
+        .list_resources(&r.id)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|r| r.slug)
+        .collect();
+    assert_eq!(slugs, ["email-mcp", "payments-mcp"]);
+    let mut changed = pay.clone();
+    changed.enabled = false;
+    changed.signing_alg = None;
+    changed.scopes = ScopeSet::parse("mcp").expect("valid");
+    changed.token_ttl_secs = 60;
+    changed.updated_at = 9;
+    store
+        .update_resource(&changed, &ev())
+        .await
+        .expect("update");
+    assert_eq!(
+        store
+            .find_resource(&r.id, "payments-mcp")
+            .await
+            .expect("find"),
+        Some(changed)
+    );
+    store
+        .delete_resource(&email.id, &ev())
+        .await
+        .expect("delete");
+    let err = store
+        .delete_resource(&email.id, &ev())
+        .await
+        .expect_err("gone");
+    assert!(matches!(err, StorageError::NotFound), "{err:?}");
+    assert_eq!(store.list_resources(&r.id).await.expect("list").len(), 1);
+}
+
+fn client(realm_id: &str, client_id: &str) -> Client {
+    Client {
+        id: new_id("cli"),
+        realm_id: realm_id.to_owned(),
+        client_id: client_id.to_owned(),
+        name: format!("Client {client_id}"),
+        auth_method: AuthMethod::ClientSecretBasic,
+        grant_types: vec![GrantType::ClientCredentials],
+        scope: ScopeSet::parse("tools:call").expect("valid"),
+        metadata: ClientMetadata {
+            contacts: vec!["ops@example.com".into()],
+            ..Default::default()
+        },
+        enabled: true,
+        created_at: 3,
+        updated_at: 3,
+    }
+}
+
+async fn clients_and_revocations(store: DynStore) {
+    let r = realm("default");
+    store
+        .insert_realm(
+            &r,
+            &event(&r.id, "realm.create", "system", "realm:default", 1),
+        )
+        .await
+        .expect("realm");
+    let ev = || event(&r.id, "client.create", "a@x.io", "client:x", 2);
+    let bot = client(&r.id, "reports-bot");
+    let secret = |id: &str, hash: &[u8], at: i64| ClientSecret {
+        id: id.to_owned(),
+        client_pk: bot.id.clone(),
+        secret_hash: hash.to_vec(),
+        created_at: at,
+        expires_at: None,
+    };
+    store
+        .insert_client(&bot, Some(&secret("s1", b"h1", 3)), &ev())
+        .await
+        .expect("insert");
+    let err = store
+        .insert_client(&client(&r.id, "reports-bot"), None, &ev())
+        .await
+        .expect_err("dup");
+    assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
+    store
+        .insert_client(&client(&r.id, "alpha_100%"), None, &ev())
+        .await
+        .expect("insert");
+    assert_eq!(
+        store.find_client(&r.id, "reports-bot").await.expect("find"),
+        Some(bot.clone())
+    );
+    let page = store
+        .list_clients(&r.id, None, Page::new(0, 10))
+        .await
+        .expect("list");
+    assert_eq!(page.total, 2);
+    assert_eq!(page.items[0].client_id, "alpha_100%");
+    assert_eq!(
+        store
+            .list_clients(&r.id, Some("%"), Page::new(0, 10))
+            .await
+            .expect("list")
+            .total,
+        1
+    );
+    assert_eq!(
+        store
+            .list_clients(&r.id, Some("REPORTS"), Page::new(0, 10))
+            .await
+            .expect("list")
+            .total,
+        1
+    );
+
+    store
+        .rotate_client_secret(&secret("s2", b"h2", 50), 110, &ev())
+        .await
+        .expect("rotate");
+    let secrets = store.list_client_secrets(&bot.id).await.expect("secrets");
+    assert_eq!(secrets.len(), 2);
+    assert_eq!(
+        (secrets[0].id.as_str(), secrets[0].expires_at),
+        ("s2", None)
+    );
+    assert_eq!(
+        (secrets[1].id.as_str(), secrets[1].expires_at),
+        ("s1", Some(110))
+    );
+
+    let mut changed = bot.clone();
+    changed.enabled = false;
+    changed.auth_method = AuthMethod::ClientSecretPost;
+    changed.updated_at = 60;
+    store.update_client(&changed, &ev()).await.expect("update");
+    assert_eq!(
+        store.find_client(&r.id, "reports-bot").await.expect("find"),
+        Some(changed)
+    );
+    store.delete_client(&bot.id, &ev()).await.expect("delete");
+    assert!(
+        store
+            .list_client_secrets(&bot.id)
+            .await
+            .expect("secrets")
+            .is_empty(),
+        "secrets go with the client"
+    );
+    assert!(matches!(
+        store.delete_client(&bot.id, &ev()).await,
+        Err(StorageError::NotFound)
+    ));
+
+    assert!(!store.is_token_revoked(&r.id, "jti-1").await.expect("check"));
+    store
+        .insert_revoked_token(&r.id, "jti-1", 900, &ev())
+        .await
+        .expect("revoke");
+    store
+        .insert_revoked_token(&r.id, "jti-1", 900, &ev())
+        .await
+        .expect("idempotent");
+    assert!(store.is_token_revoked(&r.id, "jti-1").await.expect("check"));
+    assert!(!store.is_token_revoked(&r.id, "jti-2").await.expect("check"));
+}
+
 /// Raw SQL that tries to rewrite history must fail on both backends.
 async fn audit_is_append_only(db: &Database) {
     let (update, delete) = match db {
@@ -728,4 +1021,12 @@ macro_rules! on_both_backends {
     };
 }
 
-on_both_backends!(realms, users, links, audit);
+on_both_backends!(
+    realms,
+    users,
+    links,
+    audit,
+    keys,
+    resources,
+    clients_and_revocations
+);

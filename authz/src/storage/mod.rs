@@ -8,9 +8,12 @@
 //! on both backends.
 use crate::accounts::{Email, OneTimeLink, User};
 use crate::audit::{AuditEvent, AuditFilter, NewAuditEvent};
+use crate::clients::{Client, ClientSecret};
 use crate::clock::UnixTime;
 use crate::error::StorageError;
+use crate::keys::SigningAlg;
 use crate::realms::{Realm, RealmName};
+use crate::resources::{Resource, ResourceUri};
 use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,6 +28,63 @@ mod sqlite;
 
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
+
+/// Lifecycle state of a signing key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyState {
+    /// Published, not yet signing (so verifiers know it before rotation).
+    Next,
+    /// Signing new tokens.
+    Active,
+    /// No longer signing; published until `publish_until`.
+    Retired,
+}
+
+impl KeyState {
+    /// Stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyState::Next => "next",
+            KeyState::Active => "active",
+            KeyState::Retired => "retired",
+        }
+    }
+}
+
+/// A stored signing key (private part sealed under the master key).
+#[derive(Clone, PartialEq, Eq)]
+pub struct StoredKey {
+    /// Key id.
+    pub kid: String,
+    /// Realm id.
+    pub realm_id: String,
+    /// Algorithm.
+    pub alg: SigningAlg,
+    /// Lifecycle state.
+    pub state: KeyState,
+    /// Public JWK including `kid`, `alg` and `use`.
+    pub public_jwk: serde_json::Value,
+    /// AES-256-GCM sealed PKCS#8.
+    pub sealed_private_key: Vec<u8>,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// When it became active.
+    pub activated_at: Option<UnixTime>,
+    /// When it retired.
+    pub retired_at: Option<UnixTime>,
+    /// Published until (retired keys).
+    pub publish_until: Option<UnixTime>,
+}
+
+impl std::fmt::Debug for StoredKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredKey")
+            .field("kid", &self.kid)
+            .field("alg", &self.alg)
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
 
 /// A page request: skip `offset` rows, return at most `limit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +219,118 @@ pub trait AuditStore: Send + Sync {
     ) -> Result<Paged<AuditEvent>, StorageError>;
 }
 
+/// Signing-key persistence.
+#[async_trait]
+pub trait KeyStore: Send + Sync {
+    /// Inserts a key and its audit event.
+    async fn insert_signing_key(
+        &self,
+        key: &StoredKey,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// All keys of a realm, newest first.
+    async fn list_signing_keys(&self, realm_id: &str) -> Result<Vec<StoredKey>, StorageError>;
+    /// Rotates the keys of one algorithm in one transaction: the active key retires (published
+    /// until `publish_until`), the next key becomes active, and `new_next` is inserted as next.
+    /// `NotFound` if the realm has no active and next key for that algorithm.
+    async fn rotate_signing_keys(
+        &self,
+        realm_id: &str,
+        alg: SigningAlg,
+        new_next: &StoredKey,
+        publish_until: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+}
+
+/// Protected-resource persistence.
+#[async_trait]
+pub trait ResourceStore: Send + Sync {
+    /// Inserts a resource; `Conflict` if its slug or URI is taken in the realm.
+    async fn insert_resource(
+        &self,
+        r: &Resource,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Finds a resource by slug.
+    async fn find_resource(
+        &self,
+        realm_id: &str,
+        slug: &str,
+    ) -> Result<Option<Resource>, StorageError>;
+    /// Finds a resource by canonical URI.
+    async fn find_resource_by_uri(
+        &self,
+        realm_id: &str,
+        uri: &ResourceUri,
+    ) -> Result<Option<Resource>, StorageError>;
+    /// All resources of a realm by slug.
+    async fn list_resources(&self, realm_id: &str) -> Result<Vec<Resource>, StorageError>;
+    /// Writes every mutable field; `NotFound` if gone, `Conflict` on a taken URI.
+    async fn update_resource(
+        &self,
+        r: &Resource,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Deletes a resource; `NotFound` if gone.
+    async fn delete_resource(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError>;
+}
+
+/// Client persistence.
+#[async_trait]
+pub trait ClientStore: Send + Sync {
+    /// Inserts a client, its first secret if any, and the audit event; `Conflict` if the
+    /// `client_id` is taken in the realm.
+    async fn insert_client(
+        &self,
+        c: &Client,
+        secret: Option<&ClientSecret>,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Finds a client by `client_id`.
+    async fn find_client(
+        &self,
+        realm_id: &str,
+        client_id: &str,
+    ) -> Result<Option<Client>, StorageError>;
+    /// Lists clients of a realm whose `client_id` or name contains `query`, by `client_id`.
+    async fn list_clients(
+        &self,
+        realm_id: &str,
+        query: Option<&str>,
+        page: Page,
+    ) -> Result<Paged<Client>, StorageError>;
+    /// Writes every mutable field; `NotFound` if gone.
+    async fn update_client(&self, c: &Client, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Deletes a client and its secrets; `NotFound` if gone.
+    async fn delete_client(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// The client's secrets, newest first (expired ones included).
+    async fn list_client_secrets(&self, client_pk: &str)
+    -> Result<Vec<ClientSecret>, StorageError>;
+    /// Adds `new` and makes every current secret expire at `old_expires_at`, atomically.
+    async fn rotate_client_secret(
+        &self,
+        new: &ClientSecret,
+        old_expires_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+}
+
+/// Revoked access tokens, remembered by `jti` until they expire.
+#[async_trait]
+pub trait RevocationStore: Send + Sync {
+    /// Remembers a revoked token (idempotent) with its audit event.
+    async fn insert_revoked_token(
+        &self,
+        realm_id: &str,
+        jti: &str,
+        expires_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Whether a token was revoked.
+    async fn is_token_revoked(&self, realm_id: &str, jti: &str) -> Result<bool, StorageError>;
+}
+
 /// Health of the storage backend.
 #[async_trait]
 pub trait HealthStore: Send + Sync {
@@ -167,8 +339,28 @@ pub trait HealthStore: Send + Sync {
 }
 
 /// Everything the core needs from storage.
-pub trait Store: RealmStore + UserStore + AuditStore + HealthStore {}
-impl<T: RealmStore + UserStore + AuditStore + HealthStore> Store for T {}
+pub trait Store:
+    RealmStore
+    + UserStore
+    + AuditStore
+    + HealthStore
+    + KeyStore
+    + ResourceStore
+    + ClientStore
+    + RevocationStore
+{
+}
+impl<T> Store for T where
+    T: RealmStore
+        + UserStore
+        + AuditStore
+        + HealthStore
+        + KeyStore
+        + ResourceStore
+        + ClientStore
+        + RevocationStore
+{
+}
 
 /// The concrete store type the core holds.
 pub type DynStore = Arc<dyn Store>;

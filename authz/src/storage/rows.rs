@@ -1,9 +1,158 @@
 //! Row types shared by both backends and their conversion into domain types.
 use crate::accounts::{Email, LinkPurpose, OneTimeLink, User};
 use crate::audit::{AuditEvent, Outcome};
+use crate::clients::{AuthMethod, Client, ClientSecret, GrantType};
 use crate::error::StorageError;
+use crate::keys::SigningAlg;
 use crate::policy::Role;
 use crate::realms::{Realm, RealmName};
+use crate::resources::{Resource, ResourceUri};
+use crate::scope::ScopeSet;
+use crate::storage::{KeyState, StoredKey};
+
+fn corrupt(what: &str) -> impl Fn(String) -> StorageError + '_ {
+    move |e| StorageError::Corrupt(format!("{what}: {e}"))
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct KeyRow {
+    pub kid: String,
+    pub realm_id: String,
+    pub alg: String,
+    pub state: String,
+    pub public_jwk: String,
+    pub sealed_private_key: Vec<u8>,
+    pub created_at: i64,
+    pub activated_at: Option<i64>,
+    pub retired_at: Option<i64>,
+    pub publish_until: Option<i64>,
+}
+
+impl TryFrom<KeyRow> for StoredKey {
+    type Error = StorageError;
+    fn try_from(r: KeyRow) -> Result<Self, StorageError> {
+        Ok(StoredKey {
+            alg: SigningAlg::parse(&r.alg).map_err(corrupt("key alg"))?,
+            state: match r.state.as_str() {
+                "next" => KeyState::Next,
+                "active" => KeyState::Active,
+                "retired" => KeyState::Retired,
+                other => return Err(StorageError::Corrupt(format!("key state {other}"))),
+            },
+            public_jwk: serde_json::from_str(&r.public_jwk)
+                .map_err(|e| corrupt("public jwk")(e.to_string()))?,
+            kid: r.kid,
+            realm_id: r.realm_id,
+            sealed_private_key: r.sealed_private_key,
+            created_at: r.created_at,
+            activated_at: r.activated_at,
+            retired_at: r.retired_at,
+            publish_until: r.publish_until,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ResourceRow {
+    pub id: String,
+    pub realm_id: String,
+    pub slug: String,
+    pub display_name: String,
+    pub uri: String,
+    pub scopes: String,
+    pub token_ttl_secs: i64,
+    pub signing_alg: Option<String>,
+    pub enabled: bool,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl TryFrom<ResourceRow> for Resource {
+    type Error = StorageError;
+    fn try_from(r: ResourceRow) -> Result<Self, StorageError> {
+        Ok(Resource {
+            // Stored URIs are canonical already; loopback http may have been allowed at insert.
+            uri: ResourceUri::parse(&r.uri, true).map_err(corrupt("resource uri"))?,
+            scopes: ScopeSet::parse(&r.scopes).map_err(corrupt("resource scopes"))?,
+            signing_alg: r
+                .signing_alg
+                .as_deref()
+                .map(SigningAlg::parse)
+                .transpose()
+                .map_err(corrupt("resource alg"))?,
+            id: r.id,
+            realm_id: r.realm_id,
+            slug: r.slug,
+            display_name: r.display_name,
+            token_ttl_secs: r.token_ttl_secs,
+            enabled: r.enabled,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ClientRow {
+    pub id: String,
+    pub realm_id: String,
+    pub client_id: String,
+    pub name: String,
+    pub auth_method: String,
+    pub grant_types: String,
+    pub scope: String,
+    pub metadata: String,
+    pub enabled: bool,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl TryFrom<ClientRow> for Client {
+    type Error = StorageError;
+    fn try_from(r: ClientRow) -> Result<Self, StorageError> {
+        Ok(Client {
+            auth_method: AuthMethod::parse(&r.auth_method).map_err(corrupt("auth method"))?,
+            grant_types: r
+                .grant_types
+                .split(' ')
+                .filter(|g| !g.is_empty())
+                .map(GrantType::parse)
+                .collect::<Result<_, _>>()
+                .map_err(corrupt("grant types"))?,
+            scope: ScopeSet::parse(&r.scope).map_err(corrupt("client scope"))?,
+            metadata: serde_json::from_str(&r.metadata)
+                .map_err(|e| corrupt("client metadata")(e.to_string()))?,
+            id: r.id,
+            realm_id: r.realm_id,
+            client_id: r.client_id,
+            name: r.name,
+            enabled: r.enabled,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct SecretRow {
+    pub id: String,
+    pub client_pk: String,
+    pub secret_hash: Vec<u8>,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+}
+
+impl From<SecretRow> for ClientSecret {
+    fn from(r: SecretRow) -> Self {
+        ClientSecret {
+            id: r.id,
+            client_pk: r.client_pk,
+            secret_hash: r.secret_hash,
+            created_at: r.created_at,
+            expires_at: r.expires_at,
+        }
+    }
+}
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct RealmRow {

@@ -34,6 +34,27 @@ pub(super) const AUDIT_SELECT: &str = "SELECT a.id, r.name AS realm, a.occurred_
 pub(super) const AUDIT_COUNT: &str =
     "SELECT COUNT(*) FROM audit_events a JOIN realms r ON r.id = a.realm_id WHERE 1 = 1";
 
+pub(super) const KEY_COLUMNS: &str = "kid, realm_id, alg, state, public_jwk, sealed_private_key, created_at, activated_at, retired_at, publish_until";
+pub(super) const INSERT_KEY: &str = "INSERT INTO signing_keys (kid, realm_id, alg, state, public_jwk, sealed_private_key, created_at, activated_at, retired_at, publish_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+pub(super) const RETIRE_ACTIVE_KEY: &str = "UPDATE signing_keys SET state = 'retired', retired_at = $1, publish_until = $2 WHERE realm_id = $3 AND alg = $4 AND state = 'active'";
+pub(super) const ACTIVATE_NEXT_KEY: &str = "UPDATE signing_keys SET state = 'active', activated_at = $1 WHERE realm_id = $2 AND alg = $3 AND state = 'next'";
+
+pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at";
+pub(super) const INSERT_RESOURCE: &str = "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+pub(super) const UPDATE_RESOURCE: &str = "UPDATE resources SET display_name = $1, uri = $2, scopes = $3, token_ttl_secs = $4, signing_alg = $5, enabled = $6, updated_at = $7 WHERE id = $8";
+pub(super) const DELETE_RESOURCE: &str = "DELETE FROM resources WHERE id = $1";
+
+pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, enabled, created_at, updated_at";
+pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+pub(super) const UPDATE_CLIENT: &str = "UPDATE clients SET name = $1, auth_method = $2, grant_types = $3, scope = $4, metadata = $5, enabled = $6, updated_at = $7 WHERE id = $8";
+pub(super) const DELETE_CLIENT: &str = "DELETE FROM clients WHERE id = $1";
+pub(super) const INSERT_SECRET: &str = "INSERT INTO client_secrets (id, client_pk, secret_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)";
+pub(super) const EXPIRE_CURRENT_SECRETS: &str = "UPDATE client_secrets SET expires_at = $1 WHERE client_pk = $2 AND (expires_at IS NULL OR expires_at > $1)";
+
+pub(super) const INSERT_REVOKED: &str = "INSERT INTO revoked_tokens (realm_id, jti, expires_at) VALUES ($1, $2, $3) ON CONFLICT (realm_id, jti) DO NOTHING";
+pub(super) const IS_REVOKED: &str =
+    "SELECT COUNT(*) FROM revoked_tokens WHERE realm_id = $1 AND jti = $2";
+
 /// Implements every store trait for one backend. `$store` is the struct to define, `$db` the
 /// sqlx database type and `$pool` its pool type.
 macro_rules! impl_store {
@@ -43,10 +64,16 @@ macro_rules! impl_store {
         use $crate::clock::UnixTime;
         use $crate::error::StorageError;
         use $crate::realms::{Realm, RealmName};
-        use $crate::storage::rows::{AuditRow, LinkRow, RealmRow, UserRow};
+        use $crate::clients::{Client, ClientSecret};
+        use $crate::keys::SigningAlg;
+        use $crate::resources::{Resource, ResourceUri};
+        use $crate::storage::rows::{
+            AuditRow, ClientRow, KeyRow, LinkRow, RealmRow, ResourceRow, SecretRow, UserRow,
+        };
         use $crate::storage::sql::*;
         use $crate::storage::{
-            contains_pattern, AuditStore, HealthStore, Page, Paged, RealmStore, UserStore,
+            contains_pattern, AuditStore, ClientStore, HealthStore, KeyStore, Page, Paged, RealmStore,
+            ResourceStore, RevocationStore, StoredKey, UserStore,
         };
         use async_trait::async_trait;
 
@@ -491,6 +518,359 @@ macro_rules! impl_store {
                 filter(&mut qb);
                 let total: i64 = qb.build_query_scalar().fetch_one(&self.pool).await?;
                 Ok(Paged { items, total: u64::try_from(total).unwrap_or(0) })
+            }
+        }
+
+        async fn insert_key_row(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            k: &StoredKey,
+        ) -> Result<(), StorageError> {
+            sqlx::query(INSERT_KEY)
+                .bind(&k.kid)
+                .bind(&k.realm_id)
+                .bind(k.alg.as_str())
+                .bind(k.state.as_str())
+                .bind(k.public_jwk.to_string())
+                .bind(&k.sealed_private_key)
+                .bind(k.created_at)
+                .bind(k.activated_at)
+                .bind(k.retired_at)
+                .bind(k.publish_until)
+                .execute(conn)
+                .await?;
+            Ok(())
+        }
+
+        #[async_trait]
+        impl KeyStore for $store {
+            async fn insert_signing_key(&self, key: &StoredKey, event: &NewAuditEvent) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                insert_key_row(&mut tx, key).await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn list_signing_keys(&self, realm_id: &str) -> Result<Vec<StoredKey>, StorageError> {
+                let sql = format!("SELECT {KEY_COLUMNS} FROM signing_keys WHERE realm_id = $1 ORDER BY created_at DESC, kid");
+                sqlx::query_as::<_, KeyRow>(&sql)
+                    .bind(realm_id)
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(StoredKey::try_from)
+                    .collect()
+            }
+
+            async fn rotate_signing_keys(
+                &self,
+                realm_id: &str,
+                alg: SigningAlg,
+                new_next: &StoredKey,
+                publish_until: UnixTime,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let now = new_next.created_at;
+                let mut tx = self.pool.begin().await?;
+                let retired = sqlx::query(RETIRE_ACTIVE_KEY)
+                    .bind(now)
+                    .bind(publish_until)
+                    .bind(realm_id)
+                    .bind(alg.as_str())
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                let activated = sqlx::query(ACTIVATE_NEXT_KEY)
+                    .bind(now)
+                    .bind(realm_id)
+                    .bind(alg.as_str())
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if retired != 1 || activated != 1 {
+                    return Err(StorageError::NotFound);
+                }
+                insert_key_row(&mut tx, new_next).await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+        }
+
+        fn bind_resource<'q>(
+            q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
+            r: &'q Resource,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>> {
+            q.bind(r.display_name.as_str())
+                .bind(r.uri.as_str())
+                .bind(r.scopes.to_string())
+                .bind(r.token_ttl_secs)
+                .bind(r.signing_alg.map(SigningAlg::as_str))
+                .bind(r.enabled)
+        }
+
+        #[async_trait]
+        impl ResourceStore for $store {
+            async fn insert_resource(&self, r: &Resource, event: &NewAuditEvent) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let q = sqlx::query(INSERT_RESOURCE).bind(&r.id).bind(&r.realm_id).bind(&r.slug);
+                bind_resource(q, r)
+                    .bind(r.created_at)
+                    .bind(r.updated_at)
+                    .execute(&mut *tx)
+                    .await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn find_resource(&self, realm_id: &str, slug: &str) -> Result<Option<Resource>, StorageError> {
+                let sql = format!("SELECT {RESOURCE_COLUMNS} FROM resources WHERE realm_id = $1 AND slug = $2");
+                sqlx::query_as::<_, ResourceRow>(&sql)
+                    .bind(realm_id)
+                    .bind(slug)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(Resource::try_from)
+                    .transpose()
+            }
+
+            async fn find_resource_by_uri(&self, realm_id: &str, uri: &ResourceUri) -> Result<Option<Resource>, StorageError> {
+                let sql = format!("SELECT {RESOURCE_COLUMNS} FROM resources WHERE realm_id = $1 AND uri = $2");
+                sqlx::query_as::<_, ResourceRow>(&sql)
+                    .bind(realm_id)
+                    .bind(uri.as_str())
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(Resource::try_from)
+                    .transpose()
+            }
+
+            async fn list_resources(&self, realm_id: &str) -> Result<Vec<Resource>, StorageError> {
+                let sql = format!("SELECT {RESOURCE_COLUMNS} FROM resources WHERE realm_id = $1 ORDER BY slug");
+                sqlx::query_as::<_, ResourceRow>(&sql)
+                    .bind(realm_id)
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(Resource::try_from)
+                    .collect()
+            }
+
+            async fn update_resource(&self, r: &Resource, event: &NewAuditEvent) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let n = bind_resource(sqlx::query(UPDATE_RESOURCE), r)
+                    .bind(r.updated_at)
+                    .bind(&r.id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if n == 0 {
+                    return Err(StorageError::NotFound);
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn delete_resource(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let n = sqlx::query(DELETE_RESOURCE).bind(id).execute(&mut *tx).await?.rows_affected();
+                if n == 0 {
+                    return Err(StorageError::NotFound);
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+        }
+
+        fn grant_types_text(c: &Client) -> String {
+            c.grant_types.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(" ")
+        }
+
+        async fn insert_secret_row(
+            conn: &mut <$db as sqlx::Database>::Connection,
+            s: &ClientSecret,
+        ) -> Result<(), StorageError> {
+            sqlx::query(INSERT_SECRET)
+                .bind(&s.id)
+                .bind(&s.client_pk)
+                .bind(&s.secret_hash)
+                .bind(s.created_at)
+                .bind(s.expires_at)
+                .execute(conn)
+                .await?;
+            Ok(())
+        }
+
+        #[async_trait]
+        impl ClientStore for $store {
+            async fn insert_client(
+                &self,
+                c: &Client,
+                secret: Option<&ClientSecret>,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let metadata = serde_json::to_string(&c.metadata).map_err(|e| StorageError::Corrupt(e.to_string()))?;
+                let mut tx = self.pool.begin().await?;
+                sqlx::query(INSERT_CLIENT)
+                    .bind(&c.id)
+                    .bind(&c.realm_id)
+                    .bind(&c.client_id)
+                    .bind(&c.name)
+                    .bind(c.auth_method.as_str())
+                    .bind(grant_types_text(c))
+                    .bind(c.scope.to_string())
+                    .bind(metadata)
+                    .bind(c.enabled)
+                    .bind(c.created_at)
+                    .bind(c.updated_at)
+                    .execute(&mut *tx)
+                    .await?;
+                if let Some(s) = secret {
+                    insert_secret_row(&mut tx, s).await?;
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn find_client(&self, realm_id: &str, client_id: &str) -> Result<Option<Client>, StorageError> {
+                let sql = format!("SELECT {CLIENT_COLUMNS} FROM clients WHERE realm_id = $1 AND client_id = $2");
+                sqlx::query_as::<_, ClientRow>(&sql)
+                    .bind(realm_id)
+                    .bind(client_id)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(Client::try_from)
+                    .transpose()
+            }
+
+            async fn list_clients(&self, realm_id: &str, query: Option<&str>, page: Page) -> Result<Paged<Client>, StorageError> {
+                let pattern = query.map(contains_pattern);
+                let filter = |qb: &mut sqlx::QueryBuilder<'_, $db>| {
+                    qb.push(" WHERE realm_id = ").push_bind(realm_id.to_owned());
+                    if let Some(p) = &pattern {
+                        qb.push(" AND (lower(client_id) LIKE ")
+                            .push_bind(p.clone())
+                            .push(" ESCAPE '\\' OR lower(name) LIKE ")
+                            .push_bind(p.clone())
+                            .push(" ESCAPE '\\')");
+                    }
+                };
+                let mut qb = sqlx::QueryBuilder::<$db>::new(format!("SELECT {CLIENT_COLUMNS} FROM clients"));
+                filter(&mut qb);
+                qb.push(" ORDER BY client_id LIMIT ")
+                    .push_bind(i64::from(page.limit))
+                    .push(" OFFSET ")
+                    .push_bind(i64::from(page.offset));
+                let items = qb
+                    .build_query_as::<ClientRow>()
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(Client::try_from)
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut qb = sqlx::QueryBuilder::<$db>::new("SELECT COUNT(*) FROM clients");
+                filter(&mut qb);
+                let total: i64 = qb.build_query_scalar().fetch_one(&self.pool).await?;
+                Ok(Paged { items, total: u64::try_from(total).unwrap_or(0) })
+            }
+
+            async fn update_client(&self, c: &Client, event: &NewAuditEvent) -> Result<(), StorageError> {
+                let metadata = serde_json::to_string(&c.metadata).map_err(|e| StorageError::Corrupt(e.to_string()))?;
+                let mut tx = self.pool.begin().await?;
+                let n = sqlx::query(UPDATE_CLIENT)
+                    .bind(&c.name)
+                    .bind(c.auth_method.as_str())
+                    .bind(grant_types_text(c))
+                    .bind(c.scope.to_string())
+                    .bind(metadata)
+                    .bind(c.enabled)
+                    .bind(c.updated_at)
+                    .bind(&c.id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if n == 0 {
+                    return Err(StorageError::NotFound);
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn delete_client(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let n = sqlx::query(DELETE_CLIENT).bind(id).execute(&mut *tx).await?.rows_affected();
+                if n == 0 {
+                    return Err(StorageError::NotFound);
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn list_client_secrets(&self, client_pk: &str) -> Result<Vec<ClientSecret>, StorageError> {
+                Ok(sqlx::query_as::<_, SecretRow>(
+                    "SELECT id, client_pk, secret_hash, created_at, expires_at FROM client_secrets WHERE client_pk = $1 ORDER BY created_at DESC, id",
+                )
+                .bind(client_pk)
+                .fetch_all(&self.pool)
+                .await?
+                .into_iter()
+                .map(ClientSecret::from)
+                .collect())
+            }
+
+            async fn rotate_client_secret(
+                &self,
+                new: &ClientSecret,
+                old_expires_at: UnixTime,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                sqlx::query(EXPIRE_CURRENT_SECRETS)
+                    .bind(old_expires_at)
+                    .bind(&new.client_pk)
+                    .execute(&mut *tx)
+                    .await?;
+                insert_secret_row(&mut tx, new).await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+        }
+
+        #[async_trait]
+        impl RevocationStore for $store {
+            async fn insert_revoked_token(
+                &self,
+                realm_id: &str,
+                jti: &str,
+                expires_at: UnixTime,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                sqlx::query(INSERT_REVOKED)
+                    .bind(realm_id)
+                    .bind(jti)
+                    .bind(expires_at)
+                    .execute(&mut *tx)
+                    .await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn is_token_revoked(&self, realm_id: &str, jti: &str) -> Result<bool, StorageError> {
+                let n: i64 = sqlx::query_scalar(IS_REVOKED)
+                    .bind(realm_id)
+                    .bind(jti)
+                    .fetch_one(&self.pool)
+                    .await?;
+                Ok(n > 0)
             }
         }
 
