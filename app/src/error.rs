@@ -50,6 +50,10 @@ impl From<authz::Error> for AppError {
             authz::Error::Conflict(m) => (StatusCode::CONFLICT, AppError::Conflict(m.into())),
             authz::Error::Unauthenticated => (StatusCode::UNAUTHORIZED, AppError::Unauthenticated),
             authz::Error::Forbidden => (StatusCode::FORBIDDEN, AppError::Forbidden),
+            authz::Error::OAuth(o) => (
+                StatusCode::BAD_REQUEST,
+                AppError::Invalid(o.description.into_owned()),
+            ),
             authz::Error::InvalidCredentials
             | authz::Error::Throttled { .. }
             | authz::Error::InvalidLink => {

@@ -136,6 +136,16 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "session.login",
     "session.logout",
     "audit.export",
+    "key.create",
+    "key.rotate",
+    "resource.create",
+    "resource.update",
+    "resource.delete",
+    "client.create",
+    "client.update",
+    "client.secret_rotate",
+    "client.delete",
+    "token.revoke",
 ];
 
 #[cfg(all(test, feature = "ssr"))]

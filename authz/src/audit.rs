@@ -68,6 +68,26 @@ pub mod action {
     pub const SESSION_LOGOUT: &str = "session.logout";
     /// Audit log exported.
     pub const AUDIT_EXPORT: &str = "audit.export";
+    /// Signing key created.
+    pub const KEY_CREATE: &str = "key.create";
+    /// Signing keys rotated.
+    pub const KEY_ROTATE: &str = "key.rotate";
+    /// Protected resource created.
+    pub const RESOURCE_CREATE: &str = "resource.create";
+    /// Protected resource changed.
+    pub const RESOURCE_UPDATE: &str = "resource.update";
+    /// Protected resource deleted.
+    pub const RESOURCE_DELETE: &str = "resource.delete";
+    /// Client created.
+    pub const CLIENT_CREATE: &str = "client.create";
+    /// Client changed (incl. enable/disable).
+    pub const CLIENT_UPDATE: &str = "client.update";
+    /// Client secret rotated.
+    pub const CLIENT_SECRET_ROTATE: &str = "client.secret_rotate";
+    /// Client deleted.
+    pub const CLIENT_DELETE: &str = "client.delete";
+    /// Access token revoked.
+    pub const TOKEN_REVOKE: &str = "token.revoke";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -87,6 +107,16 @@ pub mod action {
         SESSION_LOGIN,
         SESSION_LOGOUT,
         AUDIT_EXPORT,
+        KEY_CREATE,
+        KEY_ROTATE,
+        RESOURCE_CREATE,
+        RESOURCE_UPDATE,
+        RESOURCE_DELETE,
+        CLIENT_CREATE,
+        CLIENT_UPDATE,
+        CLIENT_SECRET_ROTATE,
+        CLIENT_DELETE,
+        TOKEN_REVOKE,
     ];
 }
 

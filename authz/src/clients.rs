@@ -201,3 +201,234 @@ mod tests {
         assert!(!s.is_live(10));
     }
 }
+
+/// Input for creating a client, as typed by an admin.
+#[derive(Debug, Clone, Default)]
+pub struct ClientInput {
+    /// `client_id`; empty generates one.
+    pub client_id: String,
+    /// Name.
+    pub name: String,
+    /// `client_secret_basic`, `client_secret_post` or `none`.
+    pub auth_method: String,
+    /// Allowed scopes, space-delimited.
+    pub scope: String,
+    /// Contacts, comma- or space-separated emails.
+    pub contacts: String,
+}
+
+/// How long a rotated-out secret keeps working by default.
+pub const DEFAULT_SECRET_OVERLAP_SECS: i64 = 24 * 3600;
+
+mod ops {
+    use super::*;
+    use crate::audit::action;
+    use crate::core::{Core, RequestMeta, invalid, map_conflict};
+    use crate::error::{Error, Result};
+    use crate::policy::{Permission, Principal};
+    use crate::realms::parse_display_name;
+    use crate::secret::PlainToken;
+
+    impl Core {
+        /// Registers a client. Confidential clients get a secret, returned once.
+        ///
+        /// # Errors
+        /// `Forbidden`, `Invalid` (nothing written), `NotFound` (realm), `Conflict`.
+        pub async fn create_client(
+            &self,
+            p: &Principal,
+            realm_name: &str,
+            input: &ClientInput,
+            meta: &RequestMeta,
+        ) -> Result<(Client, Option<PlainToken>)> {
+            p.require(Permission::ManageClients)?;
+            let realm = self.find_realm(realm_name).await?;
+            let client_id = match input.client_id.trim() {
+                "" => crate::secret::new_id("client"),
+                s => parse_client_id(s).map_err(invalid)?,
+            };
+            let auth_method = AuthMethod::parse(&input.auth_method).map_err(invalid)?;
+            let contacts: Vec<String> = input
+                .contacts
+                .split([',', ' '])
+                .filter(|c| !c.trim().is_empty())
+                .map(|c| {
+                    crate::accounts::Email::parse(c)
+                        .map(|e| e.to_string())
+                        .map_err(invalid)
+                })
+                .collect::<Result<_>>()?;
+            let now = self.now();
+            let client = Client {
+                id: crate::secret::new_id("cli"),
+                realm_id: realm.id.clone(),
+                client_id,
+                name: parse_display_name(&input.name, "Name").map_err(invalid)?,
+                auth_method,
+                // Public clients cannot use client_credentials; they await authorization_code.
+                grant_types: if auth_method.uses_secret() {
+                    vec![GrantType::ClientCredentials]
+                } else {
+                    vec![]
+                },
+                scope: ScopeSet::parse(&input.scope).map_err(invalid)?,
+                metadata: ClientMetadata {
+                    contacts,
+                    ..ClientMetadata::default()
+                },
+                enabled: true,
+                created_at: now,
+                updated_at: now,
+            };
+            let token = auth_method.uses_secret().then(PlainToken::generate);
+            let secret = token.as_ref().map(|t| ClientSecret {
+                id: crate::secret::new_id("sec"),
+                client_pk: client.id.clone(),
+                secret_hash: t.hashed(),
+                created_at: now,
+                expires_at: None,
+            });
+            let mut event = self.event(
+                &realm.id,
+                &p.email,
+                action::CLIENT_CREATE,
+                format!("client:{}", client.client_id),
+                meta,
+            );
+            event.details = serde_json::json!({"auth_method": auth_method.as_str(), "scope": client.scope.to_string()});
+            self.store
+                .insert_client(&client, secret.as_ref(), &event)
+                .await
+                .map_err(|e| map_conflict(e, "A client with this client_id already exists."))?;
+            Ok((client, token))
+        }
+
+        /// One page of a realm's clients.
+        ///
+        /// # Errors
+        /// `Forbidden`, `NotFound` (realm).
+        pub async fn list_clients(
+            &self,
+            p: &Principal,
+            realm_name: &str,
+            query: &str,
+            page: crate::storage::Page,
+        ) -> Result<crate::storage::Paged<Client>> {
+            p.require(Permission::ManageClients)?;
+            let realm = self.find_realm(realm_name).await?;
+            let q = query.trim();
+            Ok(self
+                .store
+                .list_clients(&realm.id, (!q.is_empty()).then_some(q), page)
+                .await?)
+        }
+
+        pub(crate) async fn load_client(
+            &self,
+            realm_name: &str,
+            client_id: &str,
+        ) -> Result<Client> {
+            let realm = self.find_realm(realm_name).await?;
+            self.store
+                .find_client(&realm.id, client_id)
+                .await?
+                .ok_or_else(|| Error::not_found("client", client_id))
+        }
+
+        /// Issues a new secret; the previous ones keep working for `overlap_secs`.
+        ///
+        /// # Errors
+        /// `Forbidden`, `NotFound`, `Invalid` for public clients or a negative overlap.
+        pub async fn rotate_client_secret(
+            &self,
+            p: &Principal,
+            realm_name: &str,
+            client_id: &str,
+            overlap_secs: i64,
+            meta: &RequestMeta,
+        ) -> Result<PlainToken> {
+            p.require(Permission::ManageClients)?;
+            let client = self.load_client(realm_name, client_id).await?;
+            if !client.auth_method.uses_secret() {
+                return Err(invalid("Public clients have no secret."));
+            }
+            if !(0..=30 * 24 * 3600).contains(&overlap_secs) {
+                return Err(invalid(
+                    "The overlap must be between 0 seconds and 30 days.",
+                ));
+            }
+            let now = self.now();
+            let token = PlainToken::generate();
+            let secret = ClientSecret {
+                id: crate::secret::new_id("sec"),
+                client_pk: client.id.clone(),
+                secret_hash: token.hashed(),
+                created_at: now,
+                expires_at: None,
+            };
+            let mut event = self.event(
+                &client.realm_id,
+                &p.email,
+                action::CLIENT_SECRET_ROTATE,
+                format!("client:{}", client.client_id),
+                meta,
+            );
+            event.details = serde_json::json!({"overlap_secs": overlap_secs});
+            self.store
+                .rotate_client_secret(&secret, now + overlap_secs, &event)
+                .await?;
+            Ok(token)
+        }
+
+        /// Enables or disables a client. Tokens of a disabled client introspect as inactive.
+        ///
+        /// # Errors
+        /// `Forbidden`, `NotFound`.
+        pub async fn set_client_enabled(
+            &self,
+            p: &Principal,
+            realm_name: &str,
+            client_id: &str,
+            enabled: bool,
+            meta: &RequestMeta,
+        ) -> Result<Client> {
+            p.require(Permission::ManageClients)?;
+            let mut client = self.load_client(realm_name, client_id).await?;
+            client.enabled = enabled;
+            client.updated_at = self.now();
+            let mut event = self.event(
+                &client.realm_id,
+                &p.email,
+                action::CLIENT_UPDATE,
+                format!("client:{}", client.client_id),
+                meta,
+            );
+            event.details = serde_json::json!({"enabled": enabled});
+            self.store.update_client(&client, &event).await?;
+            Ok(client)
+        }
+
+        /// Deletes a client and its secrets.
+        ///
+        /// # Errors
+        /// `Forbidden`, `NotFound`.
+        pub async fn delete_client(
+            &self,
+            p: &Principal,
+            realm_name: &str,
+            client_id: &str,
+            meta: &RequestMeta,
+        ) -> Result<()> {
+            p.require(Permission::ManageClients)?;
+            let client = self.load_client(realm_name, client_id).await?;
+            let event = self.event(
+                &client.realm_id,
+                &p.email,
+                action::CLIENT_DELETE,
+                format!("client:{}", client.client_id),
+                meta,
+            );
+            Ok(self.store.delete_client(&client.id, &event).await?)
+        }
+    }
+}

@@ -23,6 +23,10 @@ pub struct CoreConfig {
     pub setup_link_ttl_secs: i64,
     /// Lifetime of password-reset and new-user links.
     pub reset_link_ttl_secs: i64,
+    /// Key-encryption key for signing keys at rest.
+    pub master_key: crate::keys::MasterKey,
+    /// Accept `http://` resource URIs on loopback hosts (development).
+    pub allow_http_loopback: bool,
 }
 
 impl Default for CoreConfig {
@@ -31,6 +35,8 @@ impl Default for CoreConfig {
             public_url: "http://127.0.0.1:3000".to_owned(),
             setup_link_ttl_secs: 24 * 3600,
             reset_link_ttl_secs: 24 * 3600,
+            master_key: crate::keys::MasterKey::generate(),
+            allow_http_loopback: false,
         }
     }
 }
@@ -50,10 +56,12 @@ pub const MAX_EXPORT_ROWS: u32 = 50_000;
 /// The authorization core. Cheap to clone.
 #[derive(Clone)]
 pub struct Core {
-    store: DynStore,
+    pub(crate) store: DynStore,
     clock: Arc<dyn Clock>,
     config: Arc<CoreConfig>,
     throttle: Arc<LoginThrottle>,
+    pub(crate) client_throttle: Arc<LoginThrottle>,
+    pub(crate) keyring: Arc<crate::keys::KeyRing>,
 }
 
 impl std::fmt::Debug for Core {
@@ -64,11 +72,11 @@ impl std::fmt::Debug for Core {
     }
 }
 
-fn invalid(msg: impl Into<std::borrow::Cow<'static, str>>) -> Error {
+pub(crate) fn invalid(msg: impl Into<std::borrow::Cow<'static, str>>) -> Error {
     Error::invalid(msg)
 }
 
-fn map_conflict(e: StorageError, msg: &'static str) -> Error {
+pub(crate) fn map_conflict(e: StorageError, msg: &'static str) -> Error {
     match e {
         StorageError::Conflict(_) => Error::Conflict(msg.into()),
         other => Error::Storage(other),
@@ -88,6 +96,11 @@ impl Core {
             clock,
             config: Arc::new(config),
             throttle: Arc::new(LoginThrottle::default()),
+            client_throttle: Arc::new(LoginThrottle::new(
+                crate::throttle::MAX_CLIENT_FAILURES,
+                crate::throttle::MAX_FAILURES_PER_IP,
+            )),
+            keyring: Arc::default(),
         }
     }
 
@@ -120,7 +133,7 @@ impl Core {
         self.config.public_url.trim_end_matches('/')
     }
 
-    fn event(
+    pub(crate) fn event(
         &self,
         realm_id: &str,
         actor: &str,
@@ -544,7 +557,7 @@ impl Core {
         self.find_realm(name).await
     }
 
-    async fn find_realm(&self, name: &str) -> Result<Realm> {
+    pub(crate) async fn find_realm(&self, name: &str) -> Result<Realm> {
         let parsed = RealmName::parse(name).map_err(|_| Error::not_found("realm", name))?;
         self.store
             .find_realm_by_name(&parsed)

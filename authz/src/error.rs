@@ -4,6 +4,58 @@
 //! `Internal` carry messages that are safe to show to the caller; those two never are.
 use std::borrow::Cow;
 
+/// OAuth error codes (RFC 6749 §5.2, RFC 7009 §2.2.1, RFC 8707 §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OAuthErrorCode {
+    /// "The request is missing a required parameter, includes an unsupported parameter value
+    /// (other than grant type), repeats a parameter, … or is otherwise malformed."
+    InvalidRequest,
+    /// "Client authentication failed (e.g., unknown client, no client authentication included,
+    /// or unsupported authentication method)." Answered with 401.
+    InvalidClient,
+    /// "The authenticated client is not authorized to use this authorization grant type."
+    UnauthorizedClient,
+    /// "The authorization grant type is not supported by the authorization server."
+    UnsupportedGrantType,
+    /// "The requested scope is invalid, unknown, malformed, or exceeds the scope granted by the
+    /// resource owner."
+    InvalidScope,
+    /// "The requested resource is invalid, missing, unknown, or malformed." (RFC 8707)
+    InvalidTarget,
+    /// "The authorization server does not support the revocation of the presented token type."
+    UnsupportedTokenType,
+}
+
+impl OAuthErrorCode {
+    /// The registered error code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OAuthErrorCode::InvalidRequest => "invalid_request",
+            OAuthErrorCode::InvalidClient => "invalid_client",
+            OAuthErrorCode::UnauthorizedClient => "unauthorized_client",
+            OAuthErrorCode::UnsupportedGrantType => "unsupported_grant_type",
+            OAuthErrorCode::InvalidScope => "invalid_scope",
+            OAuthErrorCode::InvalidTarget => "invalid_target",
+            OAuthErrorCode::UnsupportedTokenType => "unsupported_token_type",
+        }
+    }
+}
+
+/// A protocol error whose code and description are safe to return to the client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthError {
+    /// Error code.
+    pub code: OAuthErrorCode,
+    /// Human-readable description.
+    pub description: Cow<'static, str>,
+}
+
+impl std::fmt::Display for OAuthError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.description)
+    }
+}
+
 /// An error from a core operation.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -39,6 +91,9 @@ pub enum Error {
     /// A one-time link was unknown, used or expired.
     #[error("this link is invalid or has expired")]
     InvalidLink,
+    /// A protocol error for the token, introspection or revocation endpoint.
+    #[error("{0}")]
+    OAuth(OAuthError),
     /// Storage failed; details are logged, never shown.
     #[error("storage failure")]
     Storage(#[from] StorageError),
@@ -51,6 +106,14 @@ impl Error {
     /// Builds an [`Error::Invalid`].
     pub fn invalid(msg: impl Into<Cow<'static, str>>) -> Self {
         Self::Invalid(msg.into())
+    }
+
+    /// Builds an [`Error::OAuth`].
+    pub fn oauth(code: OAuthErrorCode, description: impl Into<Cow<'static, str>>) -> Self {
+        Self::OAuth(OAuthError {
+            code,
+            description: description.into(),
+        })
     }
 
     /// Builds an [`Error::NotFound`].

@@ -20,6 +20,7 @@ pub mod scope;
 pub mod secret;
 pub mod storage;
 mod throttle;
+pub mod tokens;
 
 pub use crate::core::{Core, CoreConfig, ExportFormat, MAX_EXPORT_ROWS, RequestMeta};
 pub use crate::error::{Error, StorageError};

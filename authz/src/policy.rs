@@ -66,6 +66,12 @@ pub enum Permission {
     ViewAudit,
     /// Change one's own password.
     ManageOwnAccount,
+    /// Rotate and list signing keys.
+    ManageKeys,
+    /// Create, change and delete protected resources.
+    ManageResources,
+    /// Create, change and delete clients.
+    ManageClients,
 }
 
 /// The authenticated console user on whose behalf an operation runs.
@@ -82,6 +88,17 @@ pub struct Principal {
 }
 
 impl Principal {
+    /// The operator at the command line. It has database access already, so it holds the admin
+    /// role; its audit actor is `cli`.
+    pub fn cli() -> Self {
+        Self {
+            user_id: "cli".into(),
+            email: "cli".into(),
+            display_name: "Command line".into(),
+            role: Role::Admin,
+        }
+    }
+
     /// Checks that the principal's role grants `p`.
     ///
     /// # Errors

@@ -12,19 +12,37 @@ pub const MAX_FAILURES_PER_IP: u32 = 20;
 /// Window length in seconds.
 pub const WINDOW_SECS: i64 = 15 * 60;
 
-#[derive(Debug, Default)]
+/// Failed authentications of one OAuth client allowed within a window.
+pub const MAX_CLIENT_FAILURES: u32 = 10;
+
+/// Failure counters per account (or client) and per IP.
+#[derive(Debug)]
 pub(crate) struct LoginThrottle {
     failures: Mutex<HashMap<String, (u32, UnixTime)>>,
+    max_per_account: u32,
+    max_per_ip: u32,
+}
+
+impl Default for LoginThrottle {
+    fn default() -> Self {
+        Self::new(MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_IP)
+    }
 }
 
 impl LoginThrottle {
-    fn keys(account: &str, ip: Option<&str>) -> [(String, u32); 2] {
+    /// A throttle with the given limits per window.
+    pub(crate) fn new(max_per_account: u32, max_per_ip: u32) -> Self {
+        Self {
+            failures: Mutex::default(),
+            max_per_account,
+            max_per_ip,
+        }
+    }
+
+    fn keys(&self, account: &str, ip: Option<&str>) -> [(String, u32); 2] {
         [
-            (format!("acct:{account}"), MAX_FAILURES_PER_ACCOUNT),
-            (
-                format!("ip:{}", ip.unwrap_or("unknown")),
-                MAX_FAILURES_PER_IP,
-            ),
+            (format!("acct:{account}"), self.max_per_account),
+            (format!("ip:{}", ip.unwrap_or("unknown")), self.max_per_ip),
         ]
     }
 
@@ -36,7 +54,7 @@ impl LoginThrottle {
         now: UnixTime,
     ) -> Option<u64> {
         let map = self.failures.lock().unwrap_or_else(|p| p.into_inner());
-        Self::keys(account, ip)
+        self.keys(account, ip)
             .iter()
             .filter_map(|(k, max)| {
                 let (n, start) = map.get(k)?;
@@ -52,7 +70,7 @@ impl LoginThrottle {
         if map.len() > 100_000 {
             map.retain(|_, (_, start)| now < *start + WINDOW_SECS);
         }
-        for (k, _) in Self::keys(account, ip) {
+        for (k, _) in self.keys(account, ip) {
             let e = map.entry(k).or_insert((0, now));
             if now >= e.1 + WINDOW_SECS {
                 *e = (0, now);

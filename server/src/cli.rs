@@ -34,6 +34,112 @@ pub enum Command {
         #[command(subcommand)]
         command: AdminCommand,
     },
+    /// Manage a realm's signing keys.
+    Keys {
+        /// Keys subcommand.
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+    /// Manage protected resources (MCP servers).
+    Resources {
+        /// Resources subcommand.
+        #[command(subcommand)]
+        command: ResourcesCommand,
+    },
+    /// Manage OAuth clients.
+    Clients {
+        /// Clients subcommand.
+        #[command(subcommand)]
+        command: ClientsCommand,
+    },
+}
+
+/// `keys` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Rotate: the next key becomes active, the active key retires (still published until its
+    /// tokens expire), a new next key is created.
+    Rotate {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+    },
+    /// List keys and their states.
+    List {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+    },
+}
+
+/// `resources` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ResourcesCommand {
+    /// Register an MCP server as a token audience.
+    Create {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Id (slug), e.g. payments-mcp.
+        #[arg(long)]
+        id: String,
+        /// Display name.
+        #[arg(long)]
+        name: String,
+        /// Canonical URI, e.g. <https://mcp.example.com/mcp>.
+        #[arg(long)]
+        uri: String,
+        /// Accepted scopes, space-separated.
+        #[arg(long)]
+        scopes: String,
+        /// Access-token lifetime in seconds (default 300).
+        #[arg(long, default_value = "")]
+        ttl: String,
+        /// Signing algorithm override: ES256, RS256 or EdDSA.
+        #[arg(long, default_value = "")]
+        alg: String,
+    },
+    /// List resources.
+    List {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+    },
+}
+
+/// `clients` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ClientsCommand {
+    /// Register a client; a confidential client's secret is printed once.
+    Create {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// `client_id` (generated when omitted).
+        #[arg(long, default_value = "")]
+        client_id: String,
+        /// Display name.
+        #[arg(long)]
+        name: String,
+        /// Allowed scopes, space-separated.
+        #[arg(long)]
+        scope: String,
+        /// client_secret_basic, client_secret_post or none.
+        #[arg(long, default_value = "client_secret_basic")]
+        auth_method: String,
+    },
+    /// Issue a new secret; old ones keep working for the overlap.
+    RotateSecret {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// `client_id`.
+        #[arg(long)]
+        client_id: String,
+        /// Seconds the previous secrets keep working.
+        #[arg(long, default_value_t = authz::clients::DEFAULT_SECRET_OVERLAP_SECS)]
+        overlap_secs: i64,
+    },
 }
 
 /// `admin` subcommands.
@@ -82,6 +188,24 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("Migrations applied.");
             Ok(())
         }
+        Command::Keys { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = keys(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
+        Command::Resources { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = resources(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
+        Command::Clients { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = clients(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
         Command::Admin {
             command: AdminCommand::Create { email, name, role },
         } => {
@@ -103,6 +227,134 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+fn core_error(e: authz::Error) -> anyhow::Error {
+    anyhow::anyhow!("{e}")
+}
+
+async fn keys(core: &authz::Core, command: KeysCommand) -> anyhow::Result<()> {
+    let cli = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    match command {
+        KeysCommand::Rotate { realm } => {
+            let active = core
+                .rotate_signing_keys(&cli, &realm, &meta)
+                .await
+                .map_err(core_error)?;
+            println!("Rotated realm {realm}; now active: {}", active.join(", "));
+        }
+        KeysCommand::List { realm } => {
+            for k in core
+                .list_signing_keys(&cli, &realm)
+                .await
+                .map_err(core_error)?
+            {
+                println!(
+                    "{}\t{}\t{}\t{}",
+                    k.kid,
+                    k.alg,
+                    k.state,
+                    if k.published {
+                        "published"
+                    } else {
+                        "unpublished"
+                    }
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn resources(core: &authz::Core, command: ResourcesCommand) -> anyhow::Result<()> {
+    let cli = authz::Principal::cli();
+    match command {
+        ResourcesCommand::Create {
+            realm,
+            id,
+            name,
+            uri,
+            scopes,
+            ttl,
+            alg,
+        } => {
+            let input = authz::resources::ResourceInput {
+                slug: id,
+                display_name: name,
+                uri,
+                scopes,
+                token_ttl_secs: ttl,
+                signing_alg: alg,
+                enabled: true,
+            };
+            let r = core
+                .create_resource(&cli, &realm, &input, &authz::RequestMeta::default())
+                .await
+                .map_err(core_error)?;
+            println!("Created resource {} with audience {}", r.slug, r.uri);
+        }
+        ResourcesCommand::List { realm } => {
+            for r in core
+                .list_resources(&cli, &realm)
+                .await
+                .map_err(core_error)?
+            {
+                println!(
+                    "{}\t{}\t{}\t{}",
+                    r.slug,
+                    r.uri,
+                    r.scopes,
+                    if r.enabled { "enabled" } else { "disabled" }
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<()> {
+    let cli = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    match command {
+        ClientsCommand::Create {
+            realm,
+            client_id,
+            name,
+            scope,
+            auth_method,
+        } => {
+            let input = authz::clients::ClientInput {
+                client_id,
+                name,
+                auth_method,
+                scope,
+                contacts: String::new(),
+            };
+            let (client, secret) = core
+                .create_client(&cli, &realm, &input, &meta)
+                .await
+                .map_err(core_error)?;
+            println!("client_id: {}", client.client_id);
+            if let Some(secret) = secret {
+                println!("client_secret: {}", secret.expose());
+                eprintln!("The secret is shown only this once; store it now.");
+            }
+        }
+        ClientsCommand::RotateSecret {
+            realm,
+            client_id,
+            overlap_secs,
+        } => {
+            let secret = core
+                .rotate_client_secret(&cli, &realm, &client_id, overlap_secs, &meta)
+                .await
+                .map_err(core_error)?;
+            println!("client_secret: {}", secret.expose());
+            eprintln!("Previous secrets keep working for {overlap_secs} seconds.");
+        }
+    }
+    Ok(())
 }
 
 fn read_password() -> anyhow::Result<String> {

@@ -15,6 +15,8 @@
 //! | `log.format` | `PORTCULLIS_LOG__FORMAT` | `text` (or `json`) |
 //! | `log.filter` | `PORTCULLIS_LOG__FILTER` | `info` |
 //! | `console.site_dir` | `PORTCULLIS_CONSOLE__SITE_DIR` | `target/site` |
+//! | `keys.master_key` | `PORTCULLIS_KEYS__MASTER_KEY` | unset: generated into `{data_dir}/master.key` |
+//! | `dev.allow_http_loopback_resources` | `PORTCULLIS_DEV__ALLOW_HTTP_LOOPBACK_RESOURCES` | `false` |
 //!
 //! `PORTCULLIS_CONFIG` names the config file; `PORTCULLIS_TEST_*` variables belong to the test
 //! suite and are ignored here.
@@ -42,6 +44,27 @@ pub struct Config {
     pub log: LogConfig,
     /// Console assets.
     pub console: ConsoleConfig,
+    /// Signing-key protection.
+    pub keys: KeysConfig,
+    /// Development conveniences (never enable in production).
+    pub dev: DevConfig,
+}
+
+/// Signing-key protection.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct KeysConfig {
+    /// Base64 of 32 random bytes that seals private signing keys at rest. When unset, one is
+    /// generated into `{data_dir}/master.key` (mode 0600) with a warning.
+    pub master_key: Option<String>,
+}
+
+/// Development conveniences.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DevConfig {
+    /// Accept `http://` resource URIs on loopback hosts.
+    pub allow_http_loopback_resources: bool,
 }
 
 /// HTTP listener settings.
@@ -112,6 +135,8 @@ impl Default for Config {
             session: SessionConfig::default(),
             log: LogConfig::default(),
             console: ConsoleConfig::default(),
+            keys: KeysConfig::default(),
+            dev: DevConfig::default(),
         }
     }
 }
@@ -164,6 +189,34 @@ impl Default for ConsoleConfig {
 const NOT_CONFIG: &[&str] = &["config", "test_postgres_url", "test_postgres_required"];
 
 impl Config {
+    /// The master key: configured, else read from (or generated into) `{data_dir}/master.key`.
+    ///
+    /// # Errors
+    /// When the key file cannot be read or written, or holds no valid key.
+    pub fn master_key(&self) -> anyhow::Result<authz::keys::MasterKey> {
+        use anyhow::Context as _;
+        if let Some(k) = &self.keys.master_key {
+            return authz::keys::MasterKey::from_base64(k).map_err(anyhow::Error::msg);
+        }
+        let path = self.data_dir.join("master.key");
+        if path.exists() {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("Failed to read {}", path.display()))?;
+            return authz::keys::MasterKey::from_base64(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
+        }
+        std::fs::create_dir_all(&self.data_dir)
+            .with_context(|| format!("Failed to create {}", self.data_dir.display()))?;
+        let key = authz::keys::MasterKey::generate();
+        write_private(&path, &key.to_base64())
+            .with_context(|| format!("Failed to write {}", path.display()))?;
+        tracing::warn!(
+            path = %path.display(),
+            "No keys.master_key configured: generated one. Back it up; signing keys cannot be opened without it."
+        );
+        Ok(key)
+    }
+
     /// Loads and validates the configuration from all sources.
     ///
     /// # Errors
@@ -214,6 +267,10 @@ impl Config {
         if self.session.idle_timeout_secs <= 0 || self.session.absolute_timeout_secs <= 0 {
             anyhow::bail!("session timeouts must be positive");
         }
+        if let Some(k) = &self.keys.master_key {
+            authz::keys::MasterKey::from_base64(k)
+                .map_err(|e| anyhow::anyhow!("keys.master_key: {e}"))?;
+        }
         if self.http.max_body_bytes < 1024 {
             anyhow::bail!("http.max_body_bytes must be at least 1024");
         }
@@ -241,8 +298,21 @@ impl Config {
     pub fn redacted_toml(&self) -> String {
         let mut shown = self.clone();
         shown.database.url = Some(redact_url(&self.database_url()));
+        if shown.keys.master_key.is_some() {
+            shown.keys.master_key = Some("REDACTED".into());
+        }
         toml::to_string_pretty(&shown).unwrap_or_else(|e| format!("# cannot render: {e}"))
     }
+}
+
+/// Writes a file readable only by its owner.
+fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(contents.as_bytes())
 }
 
 /// Replaces the password of a URL with `REDACTED`.
@@ -269,8 +339,11 @@ mod tests {
         assert_eq!(redact_url("sqlite://data/p.db"), "sqlite://data/p.db");
         let mut c = Config::default();
         c.database.url = Some("postgres://app:s3cret@db/x".into());
+        let key = authz::keys::MasterKey::generate().to_base64();
+        c.keys.master_key = Some(key.clone());
         let shown = c.redacted_toml();
         assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(!shown.contains(&key), "{shown}");
         assert!(shown.contains("REDACTED"));
     }
 
@@ -285,6 +358,9 @@ mod tests {
         assert!(c.validate().is_err());
         c = Config::default();
         c.public_url = "https://id.example.com/?q=1".into();
+        assert!(c.validate().is_err());
+        c = Config::default();
+        c.keys.master_key = Some("too-short".into());
         assert!(c.validate().is_err());
     }
 }

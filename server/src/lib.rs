@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod export;
 pub mod http;
+pub mod oauth;
 pub mod ops;
 pub mod session;
 
@@ -80,6 +81,8 @@ impl AppState {
             db.store(),
             CoreConfig {
                 public_url: config.public_url(),
+                master_key: config.master_key()?,
+                allow_http_loopback: config.dev.allow_http_loopback_resources,
                 ..CoreConfig::default()
             },
             clock,
@@ -154,6 +157,7 @@ pub fn router(state: AppState) -> Router {
         .route("/login", post(auth::login))
         .route("/logout", post(auth::logout))
         .route("/admin/audit/export", get(export::export_audit))
+        .merge(oauth::routes())
         .leptos_routes_with_context(
             &state,
             routes,

@@ -6,9 +6,11 @@
 //! the master key, with the key id and realm as associated data, so a sealed key cannot be
 //! swapped between rows. Only asymmetric algorithms exist here; `none` and HMAC are unrepresentable.
 mod jws;
+mod keyring;
 mod master;
 
 pub use jws::{JwsError, Signer, Verifier, decode_unverified};
+pub use keyring::{KeyInfo, KeyRing, LEEWAY_SECS, MAX_TOKEN_TTL_SECS, RealmKeys};
 pub use master::MasterKey;
 
 use base64::Engine as _;

@@ -126,3 +126,96 @@ async fn cli_migrates_and_validates_the_configuration() {
         .expect_err("invalid");
     assert!(err.to_string().contains("public_url"), "{err}");
 }
+
+#[tokio::test]
+async fn cli_registers_resources_and_clients_and_rotates_keys() {
+    use clap::Parser as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("portcullis.toml");
+    let data = dir.path().join("data").display().to_string();
+    std::fs::write(&path, format!("data_dir = {data:?}\n")).expect("write");
+    let config = path.display().to_string();
+    let run = |args: &[&str]| {
+        let mut argv = vec!["portcullis", "--config", config.as_str()];
+        argv.extend_from_slice(args);
+        server::cli::run(server::cli::Cli::parse_from(argv))
+    };
+    run(&[
+        "resources",
+        "create",
+        "--id",
+        "payments-mcp",
+        "--name",
+        "Payments",
+        "--uri",
+        "https://pay.example.com/mcp/",
+        "--scopes",
+        "tools:call",
+    ])
+    .await
+    .expect("resource");
+    let err = run(&[
+        "resources",
+        "create",
+        "--id",
+        "bad_id",
+        "--name",
+        "X",
+        "--uri",
+        "https://x.example.com",
+        "--scopes",
+        "a",
+    ])
+    .await
+    .expect_err("bad slug");
+    assert!(err.to_string().contains("no '_'"), "{err}");
+    run(&[
+        "clients",
+        "create",
+        "--client-id",
+        "bot",
+        "--name",
+        "Bot",
+        "--scope",
+        "tools:call",
+    ])
+    .await
+    .expect("client");
+    run(&["keys", "rotate"]).await.expect("rotate");
+    run(&["keys", "rotate"]).await.expect("rotate again");
+    run(&["keys", "list"]).await.expect("list");
+
+    let state = AppState::init(Config::load(Some(&path)).expect("config"))
+        .await
+        .expect("init");
+    let cli = authz::Principal::cli();
+    let resources = state
+        .core
+        .list_resources(&cli, "default")
+        .await
+        .expect("resources");
+    assert_eq!(resources[0].uri.as_str(), "https://pay.example.com/mcp");
+    let keys = state
+        .core
+        .list_signing_keys(&cli, "default")
+        .await
+        .expect("keys");
+    let count = |s: &str| keys.iter().filter(|k| k.state == s).count();
+    assert_eq!(
+        (count("active"), count("next"), count("retired")),
+        (1, 1, 2)
+    );
+    assert!(
+        dir.path().join("data/master.key").exists(),
+        "master key generated on first use"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(dir.path().join("data/master.key"))
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}

@@ -1,0 +1,314 @@
+//! Per-realm key ring: lazily created keys, cached signers and verifiers, JWKS, rotation.
+//!
+//! Each realm has, per algorithm in use, one `active` key (signs), one `next` key (published
+//! ahead, so verifiers already know it when it becomes active) and `retired` keys (published until
+//! the last token they signed has expired). Rotation is `active → retired`, `next → active`, new
+//! `next`, in one transaction: no verification fails during or after a rotation.
+use super::{GeneratedKey, MasterKey, Signer, SigningAlg, Verifier, generate, new_kid};
+use crate::audit::action;
+use crate::clock::UnixTime;
+use crate::core::{Core, RequestMeta};
+use crate::error::{Error, Result, StorageError};
+use crate::policy::{Permission, Principal};
+use crate::realms::Realm;
+use crate::storage::{KeyState, StoredKey};
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+/// Longest access-token lifetime a resource may configure; retired keys stay published this long
+/// (plus leeway) after rotation.
+pub const MAX_TOKEN_TTL_SECS: i64 = 3600;
+/// Clock-skew leeway added to publication windows.
+pub const LEEWAY_SECS: i64 = 60;
+/// How long a cached key set is trusted before re-reading (other instances may have rotated).
+const CACHE_SECS: i64 = 30;
+
+/// The loaded keys of one realm.
+#[derive(Debug)]
+pub struct RealmKeys {
+    loaded_at: UnixTime,
+    signers: HashMap<SigningAlg, Arc<Signer>>,
+    verifiers: HashMap<String, Verifier>,
+    jwks: serde_json::Value,
+}
+
+impl RealmKeys {
+    /// The active signer for `alg`.
+    pub fn signer(&self, alg: SigningAlg) -> Option<&Arc<Signer>> {
+        self.signers.get(&alg)
+    }
+
+    /// The verifier for a published key id.
+    pub fn verifier(&self, kid: &str) -> Option<&Verifier> {
+        self.verifiers.get(kid)
+    }
+
+    /// The JWKS document.
+    pub fn jwks(&self) -> &serde_json::Value {
+        &self.jwks
+    }
+}
+
+/// Cache of loaded realm keys.
+#[derive(Debug, Default)]
+pub struct KeyRing {
+    realms: RwLock<HashMap<String, Arc<RealmKeys>>>,
+}
+
+impl KeyRing {
+    fn get(&self, realm_id: &str) -> Option<Arc<RealmKeys>> {
+        self.realms
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(realm_id)
+            .cloned()
+    }
+
+    fn put(&self, realm_id: &str, keys: Arc<RealmKeys>) {
+        self.realms
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(realm_id.to_owned(), keys);
+    }
+
+    /// Forgets a realm's keys (after a rotation).
+    pub fn invalidate(&self, realm_id: &str) {
+        self.realms
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(realm_id);
+    }
+}
+
+/// A signing key as shown to admins (never the private part).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyInfo {
+    /// Key id.
+    pub kid: String,
+    /// Algorithm.
+    pub alg: SigningAlg,
+    /// `next`, `active` or `retired`.
+    pub state: &'static str,
+    /// Whether it is in the JWKS now.
+    pub published: bool,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// When it became active.
+    pub activated_at: Option<UnixTime>,
+    /// When it retired.
+    pub retired_at: Option<UnixTime>,
+    /// Published until.
+    pub publish_until: Option<UnixTime>,
+}
+
+fn is_published(k: &StoredKey, now: UnixTime) -> bool {
+    match k.state {
+        KeyState::Active | KeyState::Next => true,
+        KeyState::Retired => k.publish_until.is_some_and(|t| now < t),
+    }
+}
+
+fn seal(master: &MasterKey, realm: &Realm, kid: &str, key: &GeneratedKey) -> Result<Vec<u8>> {
+    master
+        .seal(&key.pkcs8, aad(&realm.id, kid).as_bytes())
+        .map_err(Error::Internal)
+}
+
+fn aad(realm_id: &str, kid: &str) -> String {
+    format!("portcullis-signing-key:{realm_id}:{kid}")
+}
+
+impl Core {
+    fn new_stored_key(
+        &self,
+        realm: &Realm,
+        alg: SigningAlg,
+        state: KeyState,
+        now: UnixTime,
+    ) -> Result<StoredKey> {
+        let key = generate(alg).map_err(Error::Internal)?;
+        let kid = new_kid();
+        let mut jwk = key.public_jwk.clone();
+        jwk.insert("kid".into(), kid.clone().into());
+        jwk.insert("alg".into(), alg.as_str().into());
+        jwk.insert("use".into(), "sig".into());
+        Ok(StoredKey {
+            sealed_private_key: seal(&self.config().master_key, realm, &kid, &key)?,
+            kid,
+            realm_id: realm.id.clone(),
+            alg,
+            state,
+            public_jwk: serde_json::Value::Object(jwk),
+            created_at: now,
+            activated_at: (state == KeyState::Active).then_some(now),
+            retired_at: None,
+            publish_until: None,
+        })
+    }
+
+    /// Creates an active and a next key for `alg` in the realm (first use of that algorithm).
+    async fn create_key_pair(&self, realm: &Realm, alg: SigningAlg) -> Result<()> {
+        let now = self.now();
+        for state in [KeyState::Active, KeyState::Next] {
+            let key = self.new_stored_key(realm, alg, state, now)?;
+            let mut event = self.event(
+                &realm.id,
+                "system",
+                action::KEY_CREATE,
+                format!("key:{}", key.kid),
+                &RequestMeta::default(),
+            );
+            event.details = serde_json::json!({"alg": alg.as_str(), "state": state.as_str()});
+            self.store.insert_signing_key(&key, &event).await?;
+        }
+        Ok(())
+    }
+
+    /// The realm's keys, loading (and creating the key pair for `need`) when necessary.
+    ///
+    /// # Errors
+    /// On storage failure, or `Internal` when a sealed key cannot be opened (wrong master key).
+    pub(crate) async fn realm_keys(
+        &self,
+        realm: &Realm,
+        need: Option<SigningAlg>,
+    ) -> Result<Arc<RealmKeys>> {
+        let now = self.now();
+        if let Some(keys) = self.keyring.get(&realm.id)
+            && now - keys.loaded_at < CACHE_SECS
+            && need.is_none_or(|alg| keys.signers.contains_key(&alg))
+        {
+            return Ok(keys);
+        }
+        let mut stored = self.store.list_signing_keys(&realm.id).await?;
+        if let Some(alg) = need
+            && !stored
+                .iter()
+                .any(|k| k.alg == alg && k.state == KeyState::Active)
+        {
+            self.create_key_pair(realm, alg).await?;
+            stored = self.store.list_signing_keys(&realm.id).await?;
+        }
+        let mut signers = HashMap::new();
+        let mut verifiers = HashMap::new();
+        let mut published = Vec::new();
+        for k in stored.iter().filter(|k| is_published(k, now)) {
+            if k.state == KeyState::Active {
+                let pkcs8 = self
+                    .config()
+                    .master_key
+                    .open(&k.sealed_private_key, aad(&realm.id, &k.kid).as_bytes())
+                    .map_err(Error::Internal)?;
+                signers.insert(
+                    k.alg,
+                    Arc::new(Signer::from_pkcs8(&k.kid, k.alg, &pkcs8).map_err(Error::Internal)?),
+                );
+            }
+            verifiers.insert(
+                k.kid.clone(),
+                Verifier::from_jwk(&k.public_jwk).map_err(Error::Internal)?,
+            );
+            published.push(k.public_jwk.clone());
+        }
+        let keys = Arc::new(RealmKeys {
+            loaded_at: now,
+            signers,
+            verifiers,
+            jwks: serde_json::json!({ "keys": published }),
+        });
+        self.keyring.put(&realm.id, keys.clone());
+        Ok(keys)
+    }
+
+    /// Rotates every algorithm's keys in a realm (creating the default ES256 pair first if the
+    /// realm has none). Returns the new active key ids.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm), storage failure.
+    pub async fn rotate_signing_keys(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        meta: &RequestMeta,
+    ) -> Result<Vec<String>> {
+        p.require(Permission::ManageKeys)?;
+        let actor = p.email.as_str();
+        let realm = self.find_realm(realm_name).await?;
+        let mut stored = self.store.list_signing_keys(&realm.id).await?;
+        if !stored.iter().any(|k| k.state == KeyState::Active) {
+            self.create_key_pair(&realm, SigningAlg::ES256).await?;
+            stored = self.store.list_signing_keys(&realm.id).await?;
+        }
+        let mut algs: Vec<SigningAlg> = stored
+            .iter()
+            .filter(|k| k.state == KeyState::Active)
+            .map(|k| k.alg)
+            .collect();
+        algs.sort_by_key(|a| a.as_str());
+        algs.dedup();
+        let now = self.now();
+        let mut activated = Vec::new();
+        for alg in algs {
+            let promoted = stored
+                .iter()
+                .find(|k| k.alg == alg && k.state == KeyState::Next)
+                .map(|k| k.kid.clone())
+                .ok_or_else(|| {
+                    Error::Internal(format!("realm {realm_name} has no next {alg} key"))
+                })?;
+            let new_next = self.new_stored_key(&realm, alg, KeyState::Next, now)?;
+            let mut event = self.event(
+                &realm.id,
+                actor,
+                action::KEY_ROTATE,
+                format!("realm:{}", realm.name),
+                meta,
+            );
+            event.details = serde_json::json!({"alg": alg.as_str(), "activated": promoted, "next": new_next.kid});
+            self.store
+                .rotate_signing_keys(
+                    &realm.id,
+                    alg,
+                    &new_next,
+                    now + MAX_TOKEN_TTL_SECS + LEEWAY_SECS,
+                    &event,
+                )
+                .await
+                .map_err(|e| match e {
+                    StorageError::NotFound => {
+                        Error::Conflict("Keys changed concurrently; try again.".into())
+                    }
+                    other => Error::Storage(other),
+                })?;
+            activated.push(promoted);
+        }
+        self.keyring.invalidate(&realm.id);
+        Ok(activated)
+    }
+
+    /// The realm's signing keys (public facts only), newest first.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm), storage failure.
+    pub async fn list_signing_keys(&self, p: &Principal, realm_name: &str) -> Result<Vec<KeyInfo>> {
+        p.require(Permission::ManageKeys)?;
+        let realm = self.find_realm(realm_name).await?;
+        let now = self.now();
+        Ok(self
+            .store
+            .list_signing_keys(&realm.id)
+            .await?
+            .iter()
+            .map(|k| KeyInfo {
+                kid: k.kid.clone(),
+                alg: k.alg,
+                state: k.state.as_str(),
+                published: is_published(k, now),
+                created_at: k.created_at,
+                activated_at: k.activated_at,
+                retired_at: k.retired_at,
+                publish_until: k.publish_until,
+            })
+            .collect())
+    }
+}

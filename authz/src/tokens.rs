@@ -1,0 +1,474 @@
+//! The protocol side of the authorization server.
+//!
+//! Client authentication (RFC 6749 §2.3), the `client_credentials` grant with audience-bound
+//! RFC 9068 access tokens (RFC 8707), introspection (RFC 7662), revocation (RFC 7009),
+//! authorization server metadata (RFC 8414) and the JWKS.
+//!
+//! The token path writes nothing to the database: a token is a signed JWT, revocation is
+//! remembered by `jti`.
+use crate::audit::action;
+use crate::clients::{AuthMethod, Client, GrantType};
+use crate::core::{Core, RequestMeta};
+use crate::error::{Error, OAuthErrorCode, Result};
+use crate::keys::{SigningAlg, decode_unverified};
+use crate::realms::Realm;
+use crate::resources::ResourceUri;
+use crate::scope::ScopeSet;
+use crate::secret::{PlainToken, constant_time_eq};
+use serde::Serialize;
+
+/// The `typ` header of access tokens (RFC 9068 §2.1).
+pub const ACCESS_TOKEN_TYP: &str = "at+jwt";
+
+/// Client credentials as presented at an endpoint.
+#[derive(Clone, PartialEq, Eq)]
+pub enum ClientCredentials {
+    /// `Authorization: Basic` (RFC 6749 §2.3.1).
+    Basic {
+        /// Client id.
+        client_id: String,
+        /// Secret.
+        secret: String,
+    },
+    /// `client_id` and `client_secret` in the body.
+    Post {
+        /// Client id.
+        client_id: String,
+        /// Secret.
+        secret: String,
+    },
+    /// Only a `client_id` (public clients).
+    None {
+        /// Client id.
+        client_id: String,
+    },
+}
+
+impl std::fmt::Debug for ClientCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientCredentials")
+            .field("client_id", &self.client_id())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientCredentials {
+    /// The presented client id.
+    pub fn client_id(&self) -> &str {
+        match self {
+            ClientCredentials::Basic { client_id, .. }
+            | ClientCredentials::Post { client_id, .. }
+            | ClientCredentials::None { client_id } => client_id,
+        }
+    }
+}
+
+/// A token request after form decoding.
+#[derive(Debug, Clone, Default)]
+pub struct TokenRequest {
+    /// `grant_type`.
+    pub grant_type: String,
+    /// `scope`, if sent.
+    pub scope: Option<String>,
+    /// Every `resource` parameter sent.
+    pub resource: Vec<String>,
+}
+
+/// A successful token response (RFC 6749 §5.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TokenResponse {
+    /// The JWT.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: &'static str,
+    /// Seconds until expiry.
+    pub expires_in: i64,
+    /// Granted scope.
+    pub scope: String,
+}
+
+fn oauth(code: OAuthErrorCode, msg: &'static str) -> Error {
+    Error::oauth(code, msg)
+}
+
+fn invalid_client() -> Error {
+    oauth(
+        OAuthErrorCode::InvalidClient,
+        "Client authentication failed.",
+    )
+}
+
+/// Claims of a verified access token.
+struct Verified {
+    claims: serde_json::Value,
+}
+
+impl Core {
+    /// A realm that serves protocol requests: unknown and disabled realms are `NotFound`.
+    async fn serving_realm(&self, name: &str) -> Result<Realm> {
+        let realm = self.find_realm(name).await?;
+        if realm.enabled {
+            Ok(realm)
+        } else {
+            Err(Error::not_found("realm", name))
+        }
+    }
+
+    /// Authenticates a client with the method it registered, throttling failures per client and
+    /// per IP.
+    ///
+    /// # Errors
+    /// `OAuth(invalid_client)` or `Throttled`.
+    ///
+    /// # Security
+    /// Secrets are compared as SHA-256 digests in constant time; unknown clients, wrong secrets,
+    /// wrong methods and disabled clients give the same answer.
+    async fn authenticate_client(
+        &self,
+        realm: &Realm,
+        creds: Option<&ClientCredentials>,
+        meta: &RequestMeta,
+    ) -> Result<Client> {
+        let Some(creds) = creds else {
+            return Err(oauth(
+                OAuthErrorCode::InvalidClient,
+                "Client authentication is required.",
+            ));
+        };
+        let key = format!("{}/{}", realm.id, creds.client_id());
+        let ip = meta.client_ip.as_deref();
+        let now = self.now();
+        if let Some(retry_after_secs) = self.client_throttle.retry_after(&key, ip, now) {
+            return Err(Error::Throttled { retry_after_secs });
+        }
+        let client = self.store.find_client(&realm.id, creds.client_id()).await?;
+        let ok = match (&client, creds) {
+            (Some(c), ClientCredentials::Basic { secret, .. })
+                if c.auth_method == AuthMethod::ClientSecretBasic =>
+            {
+                self.secret_matches(c, secret, now).await?
+            }
+            (Some(c), ClientCredentials::Post { secret, .. })
+                if c.auth_method == AuthMethod::ClientSecretPost =>
+            {
+                self.secret_matches(c, secret, now).await?
+            }
+            (Some(c), ClientCredentials::None { .. }) => c.auth_method == AuthMethod::None,
+            _ => false,
+        };
+        match client.filter(|c| ok && c.enabled) {
+            Some(c) => Ok(c),
+            None => {
+                self.client_throttle.record_failure(&key, ip, now);
+                tracing::info!(client.id = %creds.client_id(), realm = %realm.name, "Client authentication failed");
+                Err(invalid_client())
+            }
+        }
+    }
+
+    async fn secret_matches(&self, client: &Client, secret: &str, now: i64) -> Result<bool> {
+        let presented = PlainToken::from_input(secret).hashed();
+        let secrets = self.store.list_client_secrets(&client.id).await?;
+        // Check every live secret so timing does not reveal which one matched.
+        Ok(secrets
+            .iter()
+            .filter(|s| s.is_live(now))
+            .fold(false, |acc, s| {
+                constant_time_eq(&s.secret_hash, &presented) | acc
+            }))
+    }
+
+    /// The `client_credentials` grant: an RFC 9068 access token whose `aud` is exactly one
+    /// registered resource.
+    ///
+    /// # Errors
+    /// `OAuth` errors per RFC 6749 §5.2 / RFC 8707, `Throttled`, `NotFound` (realm).
+    pub async fn issue_token(
+        &self,
+        realm_name: &str,
+        creds: Option<ClientCredentials>,
+        req: &TokenRequest,
+        meta: &RequestMeta,
+    ) -> Result<TokenResponse> {
+        let realm = self.serving_realm(realm_name).await?;
+        match req.grant_type.as_str() {
+            "client_credentials" => {}
+            "" => {
+                return Err(oauth(
+                    OAuthErrorCode::InvalidRequest,
+                    "grant_type is required.",
+                ));
+            }
+            _ => {
+                return Err(oauth(
+                    OAuthErrorCode::UnsupportedGrantType,
+                    "Only client_credentials is supported.",
+                ));
+            }
+        }
+        let client = self
+            .authenticate_client(&realm, creds.as_ref(), meta)
+            .await?;
+        if !client.grant_types.contains(&GrantType::ClientCredentials) {
+            return Err(oauth(
+                OAuthErrorCode::UnauthorizedClient,
+                "This client may not use client_credentials.",
+            ));
+        }
+        let uri = match req.resource.as_slice() {
+            [] => {
+                return Err(oauth(
+                    OAuthErrorCode::InvalidTarget,
+                    "The resource parameter is required.",
+                ));
+            }
+            [one] => ResourceUri::parse(one, self.config().allow_http_loopback).map_err(|_| {
+                oauth(
+                    OAuthErrorCode::InvalidTarget,
+                    "The resource parameter is not a valid resource URI.",
+                )
+            })?,
+            _ => {
+                return Err(oauth(
+                    OAuthErrorCode::InvalidTarget,
+                    "Exactly one resource parameter is allowed.",
+                ));
+            }
+        };
+        let resource = self
+            .store
+            .find_resource_by_uri(&realm.id, &uri)
+            .await?
+            .filter(|r| r.enabled)
+            .ok_or_else(|| {
+                oauth(
+                    OAuthErrorCode::InvalidTarget,
+                    "The resource is unknown or disabled.",
+                )
+            })?;
+        let requested =
+            ScopeSet::parse(req.scope.as_deref().unwrap_or_default()).map_err(|_| {
+                oauth(
+                    OAuthErrorCode::InvalidScope,
+                    "The scope parameter is malformed.",
+                )
+            })?;
+        let allowed = client.scope.intersection(&resource.scopes);
+        let granted = if requested.is_empty() {
+            allowed
+        } else {
+            requested.intersection(&allowed)
+        };
+        if granted.is_empty() {
+            return Err(oauth(
+                OAuthErrorCode::InvalidScope,
+                "None of the requested scopes may be granted for this resource.",
+            ));
+        }
+        let alg = resource.signing_alg.unwrap_or(SigningAlg::ES256);
+        let keys = self.realm_keys(&realm, Some(alg)).await?;
+        let signer = keys
+            .signer(alg)
+            .ok_or_else(|| Error::Internal(format!("no active {alg} key")))?;
+        let now = self.now();
+        let claims = serde_json::json!({
+            "iss": self.issuer(&realm.name),
+            "sub": client.client_id,
+            "aud": resource.uri.as_str(),
+            "client_id": client.client_id,
+            "scope": granted.to_string(),
+            "iat": now,
+            "exp": now + resource.token_ttl_secs,
+            "jti": crate::secret::new_id("at"),
+        });
+        let access_token = signer
+            .sign(ACCESS_TOKEN_TYP, &claims)
+            .map_err(Error::Internal)?;
+        Ok(TokenResponse {
+            access_token,
+            token_type: "Bearer",
+            expires_in: resource.token_ttl_secs,
+            scope: granted.to_string(),
+        })
+    }
+
+    /// Verifies an access token issued by this realm: signature by a published key, `typ`,
+    /// `iss`. Expiry and revocation are checked by the callers that need them.
+    async fn verify_access_token(&self, realm: &Realm, token: &str) -> Result<Option<Verified>> {
+        let Ok((header, _)) = decode_unverified(token) else {
+            return Ok(None);
+        };
+        if header.typ.as_deref() != Some(ACCESS_TOKEN_TYP) {
+            return Ok(None);
+        }
+        let keys = self.realm_keys(realm, None).await?;
+        let Some(verifier) = header.kid.as_deref().and_then(|kid| keys.verifier(kid)) else {
+            return Ok(None);
+        };
+        let Ok((_, claims)) = verifier.verify(token) else {
+            return Ok(None);
+        };
+        if claims["iss"].as_str() != Some(self.issuer(&realm.name).as_str()) {
+            return Ok(None);
+        }
+        Ok(Some(Verified { claims }))
+    }
+
+    /// Token introspection (RFC 7662) for an authenticated client of the realm.
+    ///
+    /// # Errors
+    /// `OAuth(invalid_client)`, `Throttled`, `NotFound` (realm).
+    pub async fn introspect_token(
+        &self,
+        realm_name: &str,
+        creds: Option<ClientCredentials>,
+        token: &str,
+        meta: &RequestMeta,
+    ) -> Result<serde_json::Value> {
+        let realm = self.serving_realm(realm_name).await?;
+        self.authenticate_client(&realm, creds.as_ref(), meta)
+            .await?;
+        let inactive = serde_json::json!({ "active": false });
+        let Some(Verified { claims }) = self.verify_access_token(&realm, token).await? else {
+            return Ok(inactive);
+        };
+        let now = self.now();
+        let (Some(exp), Some(jti), Some(client_id), Some(aud)) = (
+            claims["exp"].as_i64(),
+            claims["jti"].as_str(),
+            claims["client_id"].as_str(),
+            claims["aud"].as_str(),
+        ) else {
+            return Ok(inactive);
+        };
+        if exp <= now || self.store.is_token_revoked(&realm.id, jti).await? {
+            return Ok(inactive);
+        }
+        // A token outlives neither its client nor its resource.
+        let client_ok = self
+            .store
+            .find_client(&realm.id, client_id)
+            .await?
+            .is_some_and(|c| c.enabled);
+        let resource_ok = match ResourceUri::parse(aud, true) {
+            Ok(uri) => self
+                .store
+                .find_resource_by_uri(&realm.id, &uri)
+                .await?
+                .is_some_and(|r| r.enabled),
+            Err(_) => false,
+        };
+        if !client_ok || !resource_ok {
+            return Ok(inactive);
+        }
+        let mut out = serde_json::json!({ "active": true, "token_type": "Bearer" });
+        for k in [
+            "scope",
+            "client_id",
+            "sub",
+            "aud",
+            "iss",
+            "exp",
+            "iat",
+            "jti",
+        ] {
+            out[k] = claims[k].clone();
+        }
+        Ok(out)
+    }
+
+    /// Token revocation (RFC 7009): the client that a token was issued to may revoke it.
+    /// Invalid or unknown tokens are not an error.
+    ///
+    /// # Errors
+    /// `OAuth(invalid_client)`, `OAuth(unauthorized_client)` for another client's token,
+    /// `Throttled`, `NotFound` (realm).
+    pub async fn revoke_token(
+        &self,
+        realm_name: &str,
+        creds: Option<ClientCredentials>,
+        token: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        let realm = self.serving_realm(realm_name).await?;
+        let client = self
+            .authenticate_client(&realm, creds.as_ref(), meta)
+            .await?;
+        let Some(Verified { claims }) = self.verify_access_token(&realm, token).await? else {
+            return Ok(());
+        };
+        let (Some(jti), Some(exp)) = (claims["jti"].as_str(), claims["exp"].as_i64()) else {
+            return Ok(());
+        };
+        if claims["client_id"].as_str() != Some(client.client_id.as_str()) {
+            return Err(oauth(
+                OAuthErrorCode::UnauthorizedClient,
+                "The token was not issued to this client.",
+            ));
+        }
+        if exp <= self.now() {
+            return Ok(());
+        }
+        let mut event = self.event(
+            &realm.id,
+            &client.client_id,
+            action::TOKEN_REVOKE,
+            format!("token:{jti}"),
+            meta,
+        );
+        event.details = serde_json::json!({"aud": claims["aud"]});
+        Ok(self
+            .store
+            .insert_revoked_token(&realm.id, jti, exp, &event)
+            .await?)
+    }
+
+    /// Authorization server metadata (RFC 8414) of a realm; lists only what exists.
+    ///
+    /// # Errors
+    /// `NotFound` (unknown or disabled realm).
+    pub async fn authorization_server_metadata(
+        &self,
+        realm_name: &str,
+    ) -> Result<serde_json::Value> {
+        let realm = self.serving_realm(realm_name).await?;
+        let issuer = self.issuer(&realm.name);
+        let mut scopes: Vec<String> = self
+            .store
+            .list_resources(&realm.id)
+            .await?
+            .iter()
+            .filter(|r| r.enabled)
+            .flat_map(|r| r.scopes.iter().map(str::to_owned).collect::<Vec<_>>())
+            .collect();
+        scopes.sort();
+        scopes.dedup();
+        let auth_methods = ["client_secret_basic", "client_secret_post"];
+        Ok(serde_json::json!({
+            "issuer": issuer,
+            "token_endpoint": format!("{issuer}/token"),
+            "jwks_uri": format!("{issuer}/jwks"),
+            "introspection_endpoint": format!("{issuer}/introspect"),
+            "revocation_endpoint": format!("{issuer}/revoke"),
+            "grant_types_supported": ["client_credentials"],
+            "response_types_supported": [],
+            "token_endpoint_auth_methods_supported": auth_methods,
+            "introspection_endpoint_auth_methods_supported": auth_methods,
+            "revocation_endpoint_auth_methods_supported": auth_methods,
+            "scopes_supported": scopes,
+        }))
+    }
+
+    /// The realm's JWKS: active, next and still-needed retired keys.
+    ///
+    /// # Errors
+    /// `NotFound` (unknown or disabled realm).
+    pub async fn jwks(&self, realm_name: &str) -> Result<serde_json::Value> {
+        let realm = self.serving_realm(realm_name).await?;
+        Ok(self
+            .realm_keys(&realm, Some(SigningAlg::ES256))
+            .await?
+            .jwks()
+            .clone())
+    }
+}

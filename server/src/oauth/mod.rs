@@ -1,0 +1,163 @@
+//! Protocol endpoints of each realm.
+//!
+//! Metadata (RFC 8414, OIDC discovery paths), JWKS, token, introspection and revocation.
+//! Handlers parse the form and client credentials, make one core call, and render JSON.
+mod error;
+mod form;
+
+use crate::AppState;
+use app::ssr::ConsoleRequest;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+pub use error::OAuthResponse;
+use form::{client_credentials, parse_form};
+use tower_http::cors::{Any, CorsLayer};
+
+/// Browser-based MCP clients call discovery, JWKS and token endpoints cross-origin.
+fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            HeaderName::from_static("mcp-protocol-version"),
+        ])
+        .max_age(std::time::Duration::from_secs(3600))
+}
+
+/// The protocol routes.
+pub fn routes() -> Router<AppState> {
+    let public = Router::new()
+        .route(
+            "/.well-known/oauth-authorization-server/realms/{realm}",
+            get(metadata),
+        )
+        .route(
+            "/.well-known/openid-configuration/realms/{realm}",
+            get(metadata),
+        )
+        .route(
+            "/realms/{realm}/.well-known/openid-configuration",
+            get(metadata),
+        )
+        .route("/realms/{realm}/jwks", get(jwks))
+        .route("/realms/{realm}/token", post(token))
+        .layer(cors());
+    public
+        .route("/realms/{realm}/introspect", post(introspect))
+        .route("/realms/{realm}/revoke", post(revoke))
+}
+
+fn cached_json(body: serde_json::Value) -> Response {
+    let mut res = Json(body).into_response();
+    res.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=300"),
+    );
+    res
+}
+
+/// `GET` metadata at the three discovery paths.
+async fn metadata(State(state): State<AppState>, Path(realm): Path<String>) -> Response {
+    match state.core.authorization_server_metadata(&realm).await {
+        Ok(doc) => cached_json(doc),
+        Err(e) => OAuthResponse::new(e, &realm).into_response(),
+    }
+}
+
+/// `GET /realms/{realm}/jwks`.
+async fn jwks(State(state): State<AppState>, Path(realm): Path<String>) -> Response {
+    match state.core.jwks(&realm).await {
+        Ok(doc) => cached_json(doc),
+        Err(e) => OAuthResponse::new(e, &realm).into_response(),
+    }
+}
+
+fn no_store(body: serde_json::Value) -> Response {
+    let mut res = Json(body).into_response();
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res.headers_mut()
+        .insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
+    res
+}
+
+/// `POST /realms/{realm}/token`.
+async fn token(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    Extension(req): Extension<ConsoleRequest>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let result = async {
+        let form = parse_form(&headers, &body, &["resource"])?;
+        let creds = client_credentials(&headers, &form)?;
+        let request = authz::tokens::TokenRequest {
+            grant_type: form.one("grant_type").unwrap_or_default().to_owned(),
+            scope: form.one("scope").map(str::to_owned),
+            resource: form.all("resource"),
+        };
+        state
+            .core
+            .issue_token(&realm, creds, &request, &req.meta)
+            .await
+    }
+    .await;
+    match result {
+        Ok(t) => no_store(serde_json::to_value(t).unwrap_or_default()),
+        Err(e) => OAuthResponse::new(e, &realm).into_response(),
+    }
+}
+
+/// `POST /realms/{realm}/introspect`.
+async fn introspect(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    Extension(req): Extension<ConsoleRequest>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let result = async {
+        let form = parse_form(&headers, &body, &[])?;
+        let creds = client_credentials(&headers, &form)?;
+        let token = form.required("token")?;
+        state
+            .core
+            .introspect_token(&realm, creds, token, &req.meta)
+            .await
+    }
+    .await;
+    match result {
+        Ok(doc) => no_store(doc),
+        Err(e) => OAuthResponse::new(e, &realm).into_response(),
+    }
+}
+
+/// `POST /realms/{realm}/revoke`.
+async fn revoke(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    Extension(req): Extension<ConsoleRequest>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let result = async {
+        let form = parse_form(&headers, &body, &[])?;
+        let creds = client_credentials(&headers, &form)?;
+        let token = form.required("token")?;
+        state
+            .core
+            .revoke_token(&realm, creds, token, &req.meta)
+            .await
+    }
+    .await;
+    match result {
+        Ok(()) => no_store(serde_json::json!({})),
+        Err(e) => OAuthResponse::new(e, &realm).into_response(),
+    }
+}

@@ -1,0 +1,700 @@
+//! Protocol endpoints, checked with an independent JOSE implementation (`jsonwebtoken` on
+//! RustCrypto), never with the signer's own code.
+use super::*;
+use authz::clients::ClientInput;
+use authz::resources::ResourceInput;
+use base64::Engine as _;
+
+const PAY: &str = "https://pay.example.com/mcp";
+const MAIL: &str = "https://mail.example.com/mcp";
+const ISSUER: &str = "http://127.0.0.1:3000/realms/default";
+
+struct Fixture {
+    t: TestServer,
+    clock: authz::clock::FixedClock,
+    /// client_secret_basic client `bot` with its secret.
+    secret: String,
+}
+
+async fn fixture() -> Fixture {
+    let clock = authz::clock::FixedClock::at(time::OffsetDateTime::now_utc().unix_timestamp());
+    let t = TestServer::with(|_| {}, Arc::new(clock.clone())).await;
+    t.user("ada@example.com", "admin").await;
+    let admin = t.principal("ada@example.com").await;
+    let core = &t.state.core;
+    let meta = authz::RequestMeta::default();
+    for (slug, uri, alg) in [
+        ("payments-mcp", PAY, ""),
+        ("email-mcp", MAIL, ""),
+        ("rsa-mcp", "https://rsa.example.com/", "RS256"),
+        ("ed-mcp", "https://ed.example.com/", "EdDSA"),
+    ] {
+        let input = ResourceInput {
+            slug: slug.into(),
+            display_name: slug.into(),
+            uri: uri.into(),
+            scopes: "tools:call tools:read".into(),
+            signing_alg: alg.into(),
+            enabled: true,
+            ..Default::default()
+        };
+        core.create_resource(&admin, "default", &input, &meta)
+            .await
+            .expect("resource");
+    }
+    let (_, secret) = core
+        .create_client(
+            &admin,
+            "default",
+            &ClientInput {
+                client_id: "bot".into(),
+                name: "Bot".into(),
+                auth_method: "client_secret_basic".into(),
+                scope: "tools:call tools:read admin".into(),
+                contacts: String::new(),
+            },
+            &meta,
+        )
+        .await
+        .expect("client");
+    core.create_client(
+        &admin,
+        "default",
+        &ClientInput {
+            client_id: "poster".into(),
+            name: "Poster".into(),
+            auth_method: "client_secret_post".into(),
+            scope: "tools:read".into(),
+            contacts: String::new(),
+        },
+        &meta,
+    )
+    .await
+    .expect("client");
+    Fixture {
+        t,
+        clock,
+        secret: secret.expect("confidential").expose().to_owned(),
+    }
+}
+
+fn basic(id: &str, secret: &str) -> String {
+    let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", enc(id), enc(secret)))
+    )
+}
+
+impl Fixture {
+    async fn post(
+        &self,
+        path: &str,
+        auth: Option<&str>,
+        form: &str,
+    ) -> (StatusCode, HeaderMapOwned, serde_json::Value) {
+        let mut b =
+            Request::post(path).header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+        if let Some(a) = auth {
+            b = b.header(header::AUTHORIZATION, a);
+        }
+        let res = self
+            .t
+            .send(b.body(Body::from(form.to_owned())).expect("request"))
+            .await;
+        let status = res.status();
+        let headers = res.headers().clone();
+        let text = body(res).await;
+        (
+            status,
+            headers,
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
+        )
+    }
+
+    async fn token(&self, form: &str) -> (StatusCode, HeaderMapOwned, serde_json::Value) {
+        self.post(
+            "/realms/default/token",
+            Some(&basic("bot", &self.secret)),
+            form,
+        )
+        .await
+    }
+
+    async fn access_token(&self, resource: &str) -> String {
+        let (status, _, json) = self
+            .token(&format!(
+                "grant_type=client_credentials&resource={}",
+                enc(resource)
+            ))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{json}");
+        json["access_token"].as_str().expect("token").to_owned()
+    }
+
+    async fn jwks(&self) -> serde_json::Value {
+        let res = self.t.get("/realms/default/jwks", None).await;
+        serde_json::from_str(&body(res).await).expect("json")
+    }
+
+    async fn introspect(&self, token: &str) -> serde_json::Value {
+        let (status, _, json) = self
+            .post(
+                "/realms/default/introspect",
+                Some(&basic("bot", &self.secret)),
+                &format!("token={}", enc(token)),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{json}");
+        json
+    }
+}
+
+type HeaderMapOwned = axum::http::HeaderMap;
+
+/// Verifies like an MCP server configured for `audience` would, with an independent library.
+fn verify_for(
+    jwks: &serde_json::Value,
+    token: &str,
+    audience: &str,
+) -> Result<serde_json::Value, String> {
+    let header = jsonwebtoken::decode_header(token).map_err(|e| e.to_string())?;
+    if header.typ.as_deref() != Some("at+jwt") {
+        return Err("typ".into());
+    }
+    let set: jsonwebtoken::jwk::JwkSet =
+        serde_json::from_value(jwks.clone()).map_err(|e| e.to_string())?;
+    let kid = header.kid.ok_or("kid")?;
+    let jwk = set.find(&kid).ok_or("unknown kid")?;
+    let key = jsonwebtoken::DecodingKey::from_jwk(jwk).map_err(|e| e.to_string())?;
+    let mut v = jsonwebtoken::Validation::new(header.alg);
+    v.set_audience(&[audience]);
+    v.set_issuer(&[ISSUER]);
+    v.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+    jsonwebtoken::decode::<serde_json::Value>(token, &key, &v)
+        .map(|d| d.claims)
+        .map_err(|e| e.to_string())
+}
+
+#[tokio::test]
+async fn discovery_is_identical_at_every_path_and_lists_what_exists() {
+    let f = fixture().await;
+    let mut docs = Vec::new();
+    for path in [
+        "/.well-known/oauth-authorization-server/realms/default",
+        "/.well-known/openid-configuration/realms/default",
+        "/realms/default/.well-known/openid-configuration",
+    ] {
+        let res = f.t.get(path, None).await;
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        assert_eq!(res.headers()[header::CACHE_CONTROL], "public, max-age=300");
+        docs.push(body(res).await);
+    }
+    assert!(docs.windows(2).all(|w| w[0] == w[1]));
+    let doc: serde_json::Value = serde_json::from_str(&docs[0]).expect("json");
+    assert_eq!(doc["issuer"], ISSUER, "byte-identical issuer");
+    assert_eq!(doc["token_endpoint"], format!("{ISSUER}/token"));
+    assert_eq!(doc["jwks_uri"], format!("{ISSUER}/jwks"));
+    assert_eq!(
+        doc["grant_types_supported"],
+        serde_json::json!(["client_credentials"])
+    );
+    assert_eq!(
+        doc["scopes_supported"],
+        serde_json::json!(["tools:call", "tools:read"])
+    );
+    assert!(
+        doc.get("authorization_endpoint").is_none(),
+        "nothing that does not exist yet"
+    );
+    assert!(doc.get("code_challenge_methods_supported").is_none());
+    assert_eq!(
+        f.t.get("/.well-known/oauth-authorization-server/realms/nope", None)
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn browser_clients_get_cors_on_metadata_jwks_and_token() {
+    let f = fixture().await;
+    let preflight = Request::builder()
+        .method("OPTIONS")
+        .uri("/realms/default/token")
+        .header(header::ORIGIN, "https://app.example")
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "mcp-protocol-version, authorization",
+        )
+        .body(Body::empty())
+        .expect("request");
+    let res = f.t.send(preflight).await;
+    assert_eq!(res.headers()["access-control-allow-origin"], "*");
+    let allowed = res.headers()["access-control-allow-headers"]
+        .to_str()
+        .expect("ascii")
+        .to_ascii_lowercase();
+    assert!(allowed.contains("mcp-protocol-version"), "{allowed}");
+    let res =
+        f.t.send(
+            Request::get("/realms/default/jwks")
+                .header(header::ORIGIN, "https://app.example")
+                .body(Body::empty())
+                .expect("req"),
+        )
+        .await;
+    assert_eq!(res.headers()["access-control-allow-origin"], "*");
+}
+
+#[tokio::test]
+async fn client_credentials_token_is_bound_to_one_audience() {
+    let f = fixture().await;
+    let (status, headers, json) = f
+        .token(&format!(
+            "grant_type=client_credentials&scope=tools%3Acall+admin&resource={}",
+            enc("HTTPS://PAY.example.com/mcp/")
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert_eq!(headers[header::CACHE_CONTROL], "no-store");
+    assert_eq!(json["token_type"], "Bearer");
+    assert_eq!(json["expires_in"], 300);
+    assert_eq!(json["scope"], "tools:call", "requested ∩ client ∩ resource");
+    let token = json["access_token"].as_str().expect("token");
+    let jwks = f.jwks().await;
+    let claims = verify_for(&jwks, token, PAY).expect("valid at payments-mcp");
+    assert_eq!(claims["aud"], PAY, "canonical form");
+    assert_eq!(claims["sub"], "bot");
+    assert_eq!(claims["client_id"], "bot");
+    assert!(claims["jti"].as_str().is_some_and(|j| !j.is_empty()));
+    assert_eq!(
+        claims["exp"].as_i64().expect("exp") - claims["iat"].as_i64().expect("iat"),
+        300
+    );
+    let header = jsonwebtoken::decode_header(token).expect("header");
+    assert_eq!(header.alg, jsonwebtoken::Algorithm::ES256);
+    // The same token is useless at another MCP server.
+    let err = verify_for(&jwks, token, MAIL).expect_err("wrong audience");
+    assert!(err.contains("InvalidAudience"), "{err}");
+}
+
+#[tokio::test]
+async fn rs256_and_eddsa_resources_get_tokens_an_independent_verifier_accepts() {
+    let f = fixture().await;
+    for (uri, alg) in [
+        ("https://rsa.example.com/", jsonwebtoken::Algorithm::RS256),
+        ("https://ed.example.com/", jsonwebtoken::Algorithm::EdDSA),
+    ] {
+        let token = f.access_token(uri).await;
+        assert_eq!(
+            jsonwebtoken::decode_header(&token).expect("header").alg,
+            alg
+        );
+        verify_for(&f.jwks().await, &token, uri).expect("verifies");
+    }
+    let jwks = f.jwks().await;
+    for key in jwks["keys"].as_array().expect("keys") {
+        assert!(
+            key.get("d").is_none() && key.get("p").is_none(),
+            "no private members: {key}"
+        );
+        assert_eq!(key["use"], "sig");
+        assert!(key["kid"].is_string() && key["alg"].is_string());
+    }
+    assert_eq!(
+        jwks["keys"].as_array().map(Vec::len),
+        Some(6),
+        "active + next for three algorithms"
+    );
+}
+
+#[tokio::test]
+async fn client_secret_post_works_and_methods_are_not_interchangeable() {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let poster =
+        f.t.state
+            .core
+            .rotate_client_secret(&admin, "default", "poster", 0, &Default::default())
+            .await
+            .expect("secret");
+    let form = format!(
+        "grant_type=client_credentials&resource={}&client_id=poster&client_secret={}",
+        enc(PAY),
+        poster.expose()
+    );
+    let (status, _, json) = f.post("/realms/default/token", None, &form).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert_eq!(json["scope"], "tools:read");
+    // bot registered client_secret_basic: posting its secret in the body is refused.
+    let form = format!(
+        "grant_type=client_credentials&resource={}&client_id=bot&client_secret={}",
+        enc(PAY),
+        f.secret
+    );
+    let (status, headers, json) = f.post("/realms/default/token", None, &form).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(json["error"], "invalid_client");
+    assert_eq!(headers[header::WWW_AUTHENTICATE], "Basic realm=\"default\"");
+}
+
+#[tokio::test]
+async fn token_errors_follow_the_rfcs() {
+    let f = fixture().await;
+    let cases: Vec<(String, Option<String>, StatusCode, &str)> = vec![
+        (
+            "grant_type=client_credentials".to_owned(),
+            Some(basic("bot", &f.secret)),
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+        ),
+        (
+            format!(
+                "grant_type=client_credentials&resource={}&resource={}",
+                enc(PAY),
+                enc(MAIL)
+            ),
+            Some(basic("bot", &f.secret)),
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+        ),
+        (
+            format!(
+                "grant_type=client_credentials&resource={}",
+                enc("https://unknown.example.com/")
+            ),
+            Some(basic("bot", &f.secret)),
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+        ),
+        (
+            format!(
+                "grant_type=client_credentials&resource={}",
+                enc("http://pay.example.com/mcp")
+            ),
+            Some(basic("bot", &f.secret)),
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+        ),
+        (
+            format!(
+                "grant_type=client_credentials&resource={}&scope=nope",
+                enc(PAY)
+            ),
+            Some(basic("bot", &f.secret)),
+            StatusCode::BAD_REQUEST,
+            "invalid_scope",
+        ),
+        (
+            format!("grant_type=password&resource={}", enc(PAY)),
+            Some(basic("bot", &f.secret)),
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+        ),
+        (
+            format!("resource={}", enc(PAY)),
+            Some(basic("bot", &f.secret)),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            format!(
+                "grant_type=client_credentials&grant_type=client_credentials&resource={}",
+                enc(PAY)
+            ),
+            Some(basic("bot", &f.secret)),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            format!("grant_type=client_credentials&resource={}", enc(PAY)),
+            None,
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+        ),
+        (
+            format!("grant_type=client_credentials&resource={}", enc(PAY)),
+            Some(basic("bot", "wrong")),
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+        ),
+        (
+            format!("grant_type=client_credentials&resource={}", enc(PAY)),
+            Some(basic("ghost", &f.secret)),
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+        ),
+    ];
+    for (form, auth, status, code) in cases {
+        let (got, headers, json) = f
+            .post("/realms/default/token", auth.as_deref(), &form)
+            .await;
+        assert_eq!(
+            (got, json["error"].as_str()),
+            (status, Some(code)),
+            "{form}: {json}"
+        );
+        assert!(json["error_description"].is_string(), "{json}");
+        assert_eq!(headers[header::CACHE_CONTROL], "no-store");
+    }
+    let res =
+        f.t.send(
+            Request::post("/realms/default/token")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from("{}"))
+                .expect("request"),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    // A disabled resource and a disabled client get nothing.
+    let admin = f.t.principal("ada@example.com").await;
+    let core = &f.t.state.core;
+    let mut input = ResourceInput {
+        display_name: "p".into(),
+        uri: PAY.into(),
+        scopes: "tools:call".into(),
+        enabled: false,
+        ..Default::default()
+    };
+    core.update_resource(
+        &admin,
+        "default",
+        "payments-mcp",
+        &input,
+        &Default::default(),
+    )
+    .await
+    .expect("disable");
+    assert_eq!(
+        f.token(&format!(
+            "grant_type=client_credentials&resource={}",
+            enc(PAY)
+        ))
+        .await
+        .2["error"],
+        "invalid_target"
+    );
+    input.enabled = true;
+    core.update_resource(
+        &admin,
+        "default",
+        "payments-mcp",
+        &input,
+        &Default::default(),
+    )
+    .await
+    .expect("enable");
+    core.set_client_enabled(&admin, "default", "bot", false, &Default::default())
+        .await
+        .expect("disable");
+    assert_eq!(
+        f.token(&format!(
+            "grant_type=client_credentials&resource={}",
+            enc(PAY)
+        ))
+        .await
+        .0,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn failed_client_authentication_is_throttled() {
+    let f = fixture().await;
+    let form = format!("grant_type=client_credentials&resource={}", enc(PAY));
+    for _ in 0..10 {
+        assert_eq!(
+            f.post("/realms/default/token", Some(&basic("bot", "wrong")), &form)
+                .await
+                .0,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    let (status, headers, json) = f.token(&form).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{json}");
+    assert!(headers.contains_key(header::RETRY_AFTER));
+    f.clock.advance(15 * 60);
+    assert_eq!(f.token(&form).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn introspection_and_revocation() {
+    let f = fixture().await;
+    let token = f.access_token(PAY).await;
+    let active = f.introspect(&token).await;
+    assert_eq!(active["active"], true, "{active}");
+    assert_eq!(active["aud"], PAY);
+    assert_eq!(active["client_id"], "bot");
+    assert_eq!(active["scope"], "tools:call tools:read");
+
+    // Forged and malformed tokens are simply inactive.
+    let (h, p, _) = {
+        let mut it = token.split('.');
+        (
+            it.next().expect("h"),
+            it.next().expect("p"),
+            it.next().expect("s"),
+        )
+    };
+    let none_header =
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"at+jwt"}"#);
+    let wrong_typ = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(r#"{"alg":"ES256","typ":"JWT","kid":"x"}"#);
+    for forged in [
+        format!("{none_header}.{p}."),
+        format!("{wrong_typ}.{p}.AAAA"),
+        format!("{h}.{p}.AAAA"),
+        "garbage".into(),
+    ] {
+        assert_eq!(
+            f.introspect(&forged).await,
+            serde_json::json!({"active": false}),
+            "{forged}"
+        );
+    }
+
+    // Revocation by another client is refused; by the owner it sticks.
+    let (status, _, json) = f
+        .post(
+            "/realms/default/revoke",
+            Some(&basic("bot", &f.secret)),
+            &format!("token={token}&token_type_hint=access_token"),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert_eq!(f.introspect(&token).await["active"], false);
+    let (status, _, _) = f
+        .post(
+            "/realms/default/revoke",
+            Some(&basic("bot", &f.secret)),
+            "token=garbage",
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "unknown tokens are not an error");
+
+    // Disabling the client deactivates its tokens; expiry too.
+    let other = f.access_token(PAY).await;
+    f.clock.advance(301);
+    assert_eq!(f.introspect(&other).await["active"], false, "expired");
+    let fresh = f.access_token(PAY).await;
+    let admin = f.t.principal("ada@example.com").await;
+    f.t.state
+        .core
+        .set_client_enabled(&admin, "default", "poster", false, &Default::default())
+        .await
+        .expect("disable");
+    assert_eq!(
+        f.introspect(&fresh).await["active"],
+        true,
+        "another client's change does not matter"
+    );
+    f.t.state
+        .core
+        .delete_resource(&admin, "default", "payments-mcp", &Default::default())
+        .await
+        .expect("delete");
+    assert_eq!(
+        f.introspect(&fresh).await["active"],
+        false,
+        "resource deleted"
+    );
+}
+
+#[tokio::test]
+async fn rotation_never_breaks_verification() {
+    let f = fixture().await;
+    let before = f.access_token(PAY).await;
+    let jwks_before = f.jwks().await;
+    let kid_before = jsonwebtoken::decode_header(&before)
+        .expect("header")
+        .kid
+        .expect("kid");
+    let admin = f.t.principal("ada@example.com").await;
+    f.t.state
+        .core
+        .rotate_signing_keys(&admin, "default", &Default::default())
+        .await
+        .expect("rotate");
+    let after = f.access_token(PAY).await;
+    let kid_after = jsonwebtoken::decode_header(&after)
+        .expect("header")
+        .kid
+        .expect("kid");
+    assert_ne!(kid_before, kid_after);
+    // A verifier that cached the JWKS before the rotation already knows the new key (it was
+    // published as `next`), and the fresh JWKS still holds the retired one.
+    verify_for(&jwks_before, &after, PAY).expect("new token, old cached JWKS");
+    let jwks_after = f.jwks().await;
+    verify_for(&jwks_after, &before, PAY).expect("old token, new JWKS");
+    verify_for(&jwks_after, &after, PAY).expect("new token, new JWKS");
+    assert_eq!(f.introspect(&before).await["active"], true);
+    // Once its last token has expired, the retired key leaves the JWKS.
+    f.clock
+        .advance(authz::keys::MAX_TOKEN_TTL_SECS + authz::keys::LEEWAY_SECS + 31);
+    let late = f.jwks().await;
+    assert!(
+        late["keys"]
+            .as_array()
+            .expect("keys")
+            .iter()
+            .all(|k| k["kid"] != kid_before.as_str()),
+        "{late}"
+    );
+}
+
+#[tokio::test]
+async fn rotated_secrets_overlap_then_expire() {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let new =
+        f.t.state
+            .core
+            .rotate_client_secret(&admin, "default", "bot", 600, &Default::default())
+            .await
+            .expect("rotate");
+    let form = format!("grant_type=client_credentials&resource={}", enc(PAY));
+    assert_eq!(
+        f.post(
+            "/realms/default/token",
+            Some(&basic("bot", &f.secret)),
+            &form
+        )
+        .await
+        .0,
+        StatusCode::OK,
+        "old secret in overlap"
+    );
+    assert_eq!(
+        f.post(
+            "/realms/default/token",
+            Some(&basic("bot", new.expose())),
+            &form
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+    f.clock.advance(600);
+    assert_eq!(
+        f.post(
+            "/realms/default/token",
+            Some(&basic("bot", &f.secret)),
+            &form
+        )
+        .await
+        .0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        f.post(
+            "/realms/default/token",
+            Some(&basic("bot", new.expose())),
+            &form
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+}
