@@ -83,6 +83,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("users") view=pages::users::UsersPage ssr=SsrMode::Async/>
                     <Route path=path!("audit") view=pages::audit::AuditPage ssr=SsrMode::Async/>
                     <Route path=path!("account") view=pages::account::AccountPage ssr=SsrMode::Async/>
+                    <Route path=path!("resources") view=pages::resources::ResourcesPage ssr=SsrMode::Async/>
+                    <Route path=path!("clients") view=pages::clients::ClientsPage ssr=SsrMode::Async/>
+                    <Route path=path!("keys") view=pages::keys::KeysPage ssr=SsrMode::Async/>
                 </ParentRoute>
             </Routes>
         </Router>

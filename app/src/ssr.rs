@@ -168,3 +168,63 @@ pub fn invalid(msg: &str) -> AppError {
     set_status(axum::http::StatusCode::UNPROCESSABLE_ENTITY);
     AppError::Invalid(msg.to_owned())
 }
+
+/// Core, principal, request facts and the realm selected in the console.
+///
+/// # Errors
+/// `Unauthenticated` without a session; `Internal` when the session store fails.
+pub async fn realm_context() -> Result<(Core, Principal, RequestMeta, String), AppError> {
+    let (core, p, meta) = context().await?;
+    let realm = selected_realm(&session().await?).await?;
+    Ok((core, p, meta, realm))
+}
+
+/// View of a resource.
+pub fn resource_view(r: &authz::resources::Resource) -> crate::types::ResourceView {
+    crate::types::ResourceView {
+        slug: r.slug.clone(),
+        display_name: r.display_name.clone(),
+        uri: r.uri.to_string(),
+        scopes: r.scopes.to_string(),
+        token_ttl_secs: r.token_ttl_secs,
+        signing_alg: r
+            .signing_alg
+            .map(|a| a.as_str().to_owned())
+            .unwrap_or_default(),
+        enabled: r.enabled,
+    }
+}
+
+/// View of a client.
+pub fn client_view(c: &authz::clients::Client) -> crate::types::ClientView {
+    crate::types::ClientView {
+        client_id: c.client_id.clone(),
+        name: c.name.clone(),
+        auth_method: c.auth_method.as_str().to_owned(),
+        scope: c.scope.to_string(),
+        grant_types: c
+            .grant_types
+            .iter()
+            .map(|g| g.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        contacts: c.metadata.contacts.join(", "),
+        enabled: c.enabled,
+        created_at: authz::clock::rfc3339(c.created_at),
+    }
+}
+
+/// View of a signing key.
+pub fn key_view(k: &authz::keys::KeyInfo) -> crate::types::KeyView {
+    let t = |v: Option<i64>| v.map(authz::clock::rfc3339).unwrap_or_default();
+    crate::types::KeyView {
+        kid: k.kid.clone(),
+        alg: k.alg.as_str().to_owned(),
+        state: k.state.to_owned(),
+        published: k.published,
+        created_at: authz::clock::rfc3339(k.created_at),
+        activated_at: t(k.activated_at),
+        retired_at: t(k.retired_at),
+        publish_until: t(k.publish_until),
+    }
+}

@@ -18,6 +18,12 @@ pub struct SessionInfo {
     pub can_manage_realms: bool,
     /// Whether the audit log is available.
     pub can_view_audit: bool,
+    /// Whether protected resources can be managed.
+    pub can_manage_resources: bool,
+    /// Whether clients can be managed.
+    pub can_manage_clients: bool,
+    /// Whether signing keys can be managed.
+    pub can_manage_keys: bool,
     /// The selected realm.
     pub realm: RealmView,
     /// All realms, for the switcher.
@@ -177,6 +183,98 @@ pub struct AuditQuery {
     /// To (`YYYY-MM-DDTHH:MM` UTC, exclusive).
     #[serde(default)]
     pub to: String,
+}
+
+/// A protected resource as shown in the console.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceView {
+    /// Slug.
+    pub slug: String,
+    /// Display name.
+    pub display_name: String,
+    /// Canonical URI (the token audience).
+    pub uri: String,
+    /// Accepted scopes.
+    pub scopes: String,
+    /// Token lifetime.
+    pub token_ttl_secs: i64,
+    /// Signing algorithm override, empty for the default.
+    pub signing_alg: String,
+    /// Enabled flag.
+    pub enabled: bool,
+}
+
+/// A client as shown in the console.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientView {
+    /// `client_id`.
+    pub client_id: String,
+    /// Name.
+    pub name: String,
+    /// Token endpoint authentication method.
+    pub auth_method: String,
+    /// Allowed scopes.
+    pub scope: String,
+    /// Grant types.
+    pub grant_types: String,
+    /// Contacts.
+    pub contacts: String,
+    /// Enabled flag.
+    pub enabled: bool,
+    /// Creation time.
+    pub created_at: String,
+}
+
+/// One page of clients.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientPage {
+    /// Rows.
+    pub items: Vec<ClientView>,
+    /// All matching rows.
+    pub total: u64,
+    /// 0-based page index.
+    pub page: u32,
+    /// Rows per page.
+    pub page_size: u32,
+}
+
+/// A client secret shown exactly once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssuedSecret {
+    /// `client_id`.
+    pub client_id: String,
+    /// The secret; empty for public clients.
+    pub secret: String,
+}
+
+/// A signing key as shown in the console (public facts only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyView {
+    /// Key id.
+    pub kid: String,
+    /// Algorithm.
+    pub alg: String,
+    /// `next`, `active` or `retired`.
+    pub state: String,
+    /// In the JWKS now.
+    pub published: bool,
+    /// Creation time.
+    pub created_at: String,
+    /// Activation time.
+    pub activated_at: String,
+    /// Retirement time.
+    pub retired_at: String,
+    /// Published until.
+    pub publish_until: String,
+}
+
+/// The Keys screen: the realm's JWKS URL and its keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeysOverview {
+    /// JWKS URL.
+    pub jwks_uri: String,
+    /// Keys, newest first.
+    pub keys: Vec<KeyView>,
 }
 
 /// Rows per page on list screens.

@@ -1,6 +1,9 @@
 //! Server functions, grouped by domain. Each one: context → parse → one core call → view type.
 pub mod account;
 pub mod audit;
+pub mod clients;
+pub mod keys;
 pub mod realms;
+pub mod resources;
 pub mod session;
 pub mod users;

@@ -36,6 +36,9 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
         can_manage_users: p.role.can(Permission::ManageUsers),
         can_manage_realms: p.role.can(Permission::ManageRealms),
         can_view_audit: p.role.can(Permission::ViewAudit),
+        can_manage_resources: p.role.can(Permission::ManageResources),
+        can_manage_clients: p.role.can(Permission::ManageClients),
+        can_manage_keys: p.role.can(Permission::ManageKeys),
         realm,
         realms: views,
     }))

@@ -113,6 +113,9 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> impl IntoView {
     let can_users = info.can_manage_users;
     let can_realms = info.can_manage_realms;
     let can_audit = info.can_view_audit;
+    let can_resources = info.can_manage_resources;
+    let can_clients = info.can_manage_clients;
+    let can_keys = info.can_manage_keys;
     view! {
         <aside
             class=move || if open.get() {
@@ -128,6 +131,9 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> impl IntoView {
             <RealmSwitcher info=info.clone()/>
             <nav aria-label="Main" class="mt-4 flex flex-1 flex-col gap-1 px-2" on:click=move |_| open.set(false)>
                 <NavLink href="/" label="Overview"/>
+                {can_resources.then(|| view! { <NavLink href="/resources" label="Resources"/> })}
+                {can_clients.then(|| view! { <NavLink href="/clients" label="Clients"/> })}
+                {can_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
                 {can_realms.then(|| view! { <NavLink href="/realms" label="Realms"/> })}
                 {can_users.then(|| view! { <NavLink href="/users" label="Users"/> })}
                 {can_audit.then(|| view! { <NavLink href="/audit" label="Audit log"/> })}

@@ -1,8 +1,11 @@
 //! One page component per screen.
 pub mod account;
 pub mod audit;
+pub mod clients;
+pub mod keys;
 pub mod login;
 pub mod overview;
 pub mod realms;
+pub mod resources;
 pub mod setup;
 pub mod users;

@@ -511,3 +511,82 @@ async fn cookies_are_secure_when_the_public_url_is_https() {
         .to_owned();
     assert!(cookie.contains("; Secure"), "{cookie}");
 }
+
+#[tokio::test]
+async fn resource_client_and_key_screens_are_admin_only_and_validate_input() {
+    let t = TestServer::new().await;
+    t.user("ada@example.com", "admin").await;
+    t.user("rev@example.com", "security_reviewer").await;
+    let reviewer = t.login("rev@example.com").await;
+    for (path, form) in [
+        ("/api/clients/list", "query=&page=0"),
+        ("/api/keys/list", ""),
+        ("/api/keys/rotate", ""),
+        (
+            "/api/resources/create",
+            "slug=x&display_name=X&uri=https%3A%2F%2Fx.example.com&scopes=a&token_ttl_secs=&signing_alg=",
+        ),
+        (
+            "/api/clients/create",
+            "client_id=&name=X&auth_method=none&scope=&contacts=",
+        ),
+    ] {
+        let res = t.post_form(path, form, Some(&reviewer)).await;
+        let status = res.status();
+        assert_eq!(status, StatusCode::FORBIDDEN, "{path}: {}", body(res).await);
+    }
+    let admin = t.login("ada@example.com").await;
+    let form = "slug=pay&display_name=Pay&uri=https%3A%2F%2Fpay.example.com%2Fmcp%3Fx%3D1&scopes=a&token_ttl_secs=&signing_alg=";
+    let res = t
+        .post_form("/api/resources/create", form, Some(&admin))
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(body(res).await.contains("query or fragment"));
+    let form = "slug=pay&display_name=Pay&uri=https%3A%2F%2Fpay.example.com%2Fmcp&scopes=a&token_ttl_secs=5&signing_alg=";
+    assert!(
+        body(
+            t.post_form("/api/resources/create", form, Some(&admin))
+                .await
+        )
+        .await
+        .contains("Token lifetime")
+    );
+    let form = "slug=pay&display_name=Pay&uri=https%3A%2F%2Fpay.example.com%2Fmcp&scopes=a&token_ttl_secs=&signing_alg=HS256";
+    assert!(
+        body(
+            t.post_form("/api/resources/create", form, Some(&admin))
+                .await
+        )
+        .await
+        .contains("Unsupported signing algorithm")
+    );
+    let res = t.post_form("/api/resources/list", "", Some(&admin)).await;
+    assert_eq!(body(res).await, "[]", "nothing was written");
+
+    let res = t
+        .post_form(
+            "/api/clients/create",
+            "client_id=bot&name=Bot&auth_method=client_secret_basic&scope=a&contacts=",
+            Some(&admin),
+        )
+        .await;
+    let issued: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    assert_eq!(issued["secret"].as_str().map(str::len), Some(64));
+    let res = t
+        .post_form("/api/clients/list", "query=&page=0", Some(&admin))
+        .await;
+    let text = body(res).await;
+    assert!(
+        !text.contains(issued["secret"].as_str().expect("secret")),
+        "the secret is shown once, never listed"
+    );
+    let res = t.post_form("/api/keys/rotate", "", Some(&admin)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = t.post_form("/api/keys/list", "", Some(&admin)).await;
+    let keys: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    assert_eq!(
+        keys["jwks_uri"],
+        "http://127.0.0.1:3000/realms/default/jwks"
+    );
+    assert_eq!(keys["keys"].as_array().map(Vec::len), Some(3));
+}

@@ -1,0 +1,84 @@
+//! OAuth clients of the selected realm.
+use crate::error::AppError;
+use crate::types::{ClientPage, ClientView, IssuedSecret};
+#[cfg(feature = "ssr")]
+use crate::{ssr, types::PAGE_SIZE};
+use leptos::prelude::*;
+
+/// One page of clients matching `query`.
+#[server(prefix = "/api", endpoint = "clients/list")]
+pub async fn list_clients(query: String, page: u32) -> Result<ClientPage, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let found = core
+        .list_clients(
+            &p,
+            &realm,
+            &query,
+            authz::storage::Page::new(page, PAGE_SIZE),
+        )
+        .await?;
+    Ok(ClientPage {
+        items: found.items.iter().map(ssr::client_view).collect(),
+        total: found.total,
+        page,
+        page_size: PAGE_SIZE,
+    })
+}
+
+/// Registers a client; a confidential client's secret is returned once.
+#[server(prefix = "/api", endpoint = "clients/create")]
+pub async fn create_client(
+    client_id: String,
+    name: String,
+    auth_method: String,
+    scope: String,
+    contacts: String,
+) -> Result<IssuedSecret, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let input = authz::clients::ClientInput {
+        client_id,
+        name,
+        auth_method,
+        scope,
+        contacts,
+    };
+    let (client, secret) = core.create_client(&p, &realm, &input, &meta).await?;
+    Ok(IssuedSecret {
+        client_id: client.client_id,
+        secret: secret.map(|s| s.expose().to_owned()).unwrap_or_default(),
+    })
+}
+
+/// Issues a new secret; previous ones keep working for `overlap_secs`.
+#[server(prefix = "/api", endpoint = "clients/rotate-secret")]
+pub async fn rotate_client_secret(
+    client_id: String,
+    overlap_secs: i64,
+) -> Result<IssuedSecret, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let secret = core
+        .rotate_client_secret(&p, &realm, &client_id, overlap_secs, &meta)
+        .await?;
+    Ok(IssuedSecret {
+        client_id,
+        secret: secret.expose().to_owned(),
+    })
+}
+
+/// Enables or disables a client.
+#[server(prefix = "/api", endpoint = "clients/enabled")]
+pub async fn set_client_enabled(client_id: String, enabled: bool) -> Result<ClientView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(ssr::client_view(
+        &core
+            .set_client_enabled(&p, &realm, &client_id, enabled, &meta)
+            .await?,
+    ))
+}
+
+/// Deletes a client and its secrets.
+#[server(prefix = "/api", endpoint = "clients/delete")]
+pub async fn delete_client(client_id: String) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(core.delete_client(&p, &realm, &client_id, &meta).await?)
+}

@@ -1,0 +1,78 @@
+//! Protected resources (MCP servers) of the selected realm.
+use crate::error::AppError;
+#[cfg(feature = "ssr")]
+use crate::ssr;
+use crate::types::ResourceView;
+use leptos::prelude::*;
+
+/// The realm's resources.
+#[server(prefix = "/api", endpoint = "resources/list")]
+pub async fn list_resources() -> Result<Vec<ResourceView>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core
+        .list_resources(&p, &realm)
+        .await?
+        .iter()
+        .map(ssr::resource_view)
+        .collect())
+}
+
+/// Registers a resource.
+#[server(prefix = "/api", endpoint = "resources/create")]
+pub async fn create_resource(
+    slug: String,
+    display_name: String,
+    uri: String,
+    scopes: String,
+    token_ttl_secs: String,
+    signing_alg: String,
+) -> Result<ResourceView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let input = authz::resources::ResourceInput {
+        slug,
+        display_name,
+        uri,
+        scopes,
+        token_ttl_secs,
+        signing_alg,
+        enabled: true,
+    };
+    Ok(ssr::resource_view(
+        &core.create_resource(&p, &realm, &input, &meta).await?,
+    ))
+}
+
+/// Changes a resource; `enabled` is a checkbox (present when checked).
+#[server(prefix = "/api", endpoint = "resources/update")]
+pub async fn update_resource(
+    slug: String,
+    display_name: String,
+    uri: String,
+    scopes: String,
+    token_ttl_secs: String,
+    signing_alg: String,
+    enabled: Option<String>,
+) -> Result<ResourceView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let input = authz::resources::ResourceInput {
+        slug: slug.clone(),
+        display_name,
+        uri,
+        scopes,
+        token_ttl_secs,
+        signing_alg,
+        enabled: enabled.is_some(),
+    };
+    Ok(ssr::resource_view(
+        &core
+            .update_resource(&p, &realm, &slug, &input, &meta)
+            .await?,
+    ))
+}
+
+/// Deletes a resource.
+#[server(prefix = "/api", endpoint = "resources/delete")]
+pub async fn delete_resource(slug: String) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(core.delete_resource(&p, &realm, &slug, &meta).await?)
+}

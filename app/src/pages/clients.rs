@@ -1,0 +1,243 @@
+//! OAuth clients: create (secret shown once), rotate secrets, enable/disable, delete.
+use crate::api::clients::{
+    CreateClient, DeleteClient, RotateClientSecret, SetClientEnabled, list_clients,
+};
+use crate::components::confirm::ConfirmButton;
+use crate::components::copy::CopyValue;
+use crate::components::pager::{Pager, with_query};
+use crate::components::toast::{ToastKind, use_toasts};
+use crate::components::ui::*;
+use crate::types::{ClientView, IssuedSecret};
+use leptos::prelude::*;
+use leptos_router::components::Form;
+use leptos_router::hooks::use_query_map;
+
+const METHODS: [(&str, &str); 3] = [
+    ("client_secret_basic", "Confidential: client_secret_basic"),
+    ("client_secret_post", "Confidential: client_secret_post"),
+    ("none", "Public: none"),
+];
+
+#[component]
+fn SecretPanel(issued: IssuedSecret, on_close: Callback<()>) -> impl IntoView {
+    view! {
+        <div role="status" data-testid="issued-secret" class="mb-6 rounded-lg border border-indigo-200 bg-indigo-50 p-4 dark:border-indigo-900 dark:bg-indigo-950">
+            <p class="text-sm font-medium text-indigo-900 dark:text-indigo-100">"Client " <code class="font-mono">{issued.client_id.clone()}</code></p>
+            {if issued.secret.is_empty() {
+                view! { <p class="mt-1 text-sm text-indigo-800 dark:text-indigo-200">"A public client has no secret."</p> }.into_any()
+            } else {
+                view! {
+                    <p class="mt-1 text-sm text-indigo-800 dark:text-indigo-200">"Its secret is shown only now. Store it in your secret manager; Portcullis keeps only a hash."</p>
+                    <div class="mt-3"><CopyValue value=issued.secret.clone() label="client secret"/></div>
+                }.into_any()
+            }}
+            <button type="button" class=format!("mt-3 {BTN_SMALL}") on:click=move |_| on_close.run(())>"Done"</button>
+        </div>
+    }
+}
+
+#[component]
+fn ClientRow(
+    client: ClientView,
+    refresh: Callback<()>,
+    issued: RwSignal<Option<IssuedSecret>>,
+) -> impl IntoView {
+    let toasts = use_toasts();
+    let rotate = ServerAction::<RotateClientSecret>::new();
+    let enable = ServerAction::<SetClientEnabled>::new();
+    let delete = ServerAction::<DeleteClient>::new();
+    Effect::new(move |_| match rotate.value().get() {
+        Some(Ok(s)) => issued.set(Some(s)),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    Effect::new(move |_| match enable.value().get() {
+        Some(Ok(c)) => {
+            toasts.push(
+                ToastKind::Success,
+                format!(
+                    "Client {} {}.",
+                    c.client_id,
+                    if c.enabled { "enabled" } else { "disabled" }
+                ),
+            );
+            refresh.run(());
+        }
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    Effect::new(move |_| match delete.value().get() {
+        Some(Ok(())) => {
+            toasts.push(ToastKind::Success, "Client deleted.");
+            refresh.run(());
+        }
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    let id = StoredValue::new(client.client_id.clone());
+    let confidential = client.auth_method != "none";
+    let enabled = client.enabled;
+    view! {
+        <tr data-testid="client-row">
+            <td class=TD>
+                <div class="font-medium text-slate-900 dark:text-white">{client.name.clone()}</div>
+                <div class="font-mono text-xs text-slate-500 dark:text-slate-400">{client.client_id.clone()}</div>
+            </td>
+            <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs">{client.auth_method.clone()}</span></td>
+            <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs">{client.scope.clone()}</span></td>
+            <td class=TD><Badge ok=enabled text=if enabled { "Enabled" } else { "Disabled" }/></td>
+            <td class=format!("{TD} text-right")>
+                <div class="flex flex-wrap justify-end gap-2">
+                    {confidential.then(|| view! {
+                        <ConfirmButton
+                            label="Rotate secret"
+                            title="Rotate the client secret?"
+                            message="A new secret is issued. The current one keeps working for 24 hours so deployments can switch over."
+                            confirm_label="Rotate"
+                            class=BTN_SMALL
+                            on_confirm=Callback::new(move |_| { rotate.dispatch(RotateClientSecret { client_id: id.get_value(), overlap_secs: 86_400 }); })
+                        />
+                    })}
+                    {if enabled {
+                        view! {
+                            <ConfirmButton
+                                label="Disable"
+                                title="Disable this client?"
+                                message="It gets no new tokens, and its existing tokens stop introspecting as active."
+                                confirm_label="Disable client"
+                                class=BTN_SMALL_DANGER
+                                on_confirm=Callback::new(move |_| { enable.dispatch(SetClientEnabled { client_id: id.get_value(), enabled: false }); })
+                            />
+                        }.into_any()
+                    } else {
+                        view! {
+                            <button type="button" class=BTN_SMALL on:click=move |_| {
+                                enable.dispatch(SetClientEnabled { client_id: id.get_value(), enabled: true });
+                            }>"Enable"</button>
+                        }.into_any()
+                    }}
+                    <ConfirmButton
+                        label="Delete"
+                        title="Delete this client?"
+                        message="The client and its secrets are removed; its tokens stop introspecting as active. This cannot be undone."
+                        confirm_label="Delete client"
+                        class=BTN_SMALL_DANGER
+                        on_confirm=Callback::new(move |_| { delete.dispatch(DeleteClient { client_id: id.get_value() }); })
+                    />
+                </div>
+            </td>
+        </tr>
+    }
+}
+
+/// The Clients screen.
+#[component]
+pub fn ClientsPage() -> impl IntoView {
+    let query = use_query_map();
+    let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
+    let page = Memo::new(move |_| {
+        query.with(|m| {
+            m.get("page")
+                .and_then(|p| p.parse::<u32>().ok())
+                .unwrap_or(0)
+        })
+    });
+    let reload = RwSignal::new(0u32);
+    let create = ServerAction::<CreateClient>::new();
+    let clients = Resource::new(
+        move || (q.get(), page.get(), reload.get(), create.version().get()),
+        |(q, page, _, _)| list_clients(q, page),
+    );
+    let show_create = RwSignal::new(false);
+    let issued = RwSignal::new(None::<IssuedSecret>);
+    let toasts = use_toasts();
+    Effect::new(move |_| {
+        if let Some(Ok(s)) = create.value().get() {
+            toasts.push(
+                ToastKind::Success,
+                format!("Client {} created.", s.client_id),
+            );
+            issued.set(Some(s));
+            show_create.set(false);
+        }
+    });
+    let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
+    view! {
+        <PageHeader title="Clients" description="Applications and agents that request tokens from this realm.">
+            <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New client"</button>
+        </PageHeader>
+        {move || issued.get().map(|s| view! { <SecretPanel issued=s on_close=Callback::new(move |_| issued.set(None))/> })}
+        <Show when=move || show_create.get()>
+            <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-client-title">
+                <h2 id="new-client-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New client"</h2>
+                <ActionForm action=create attr:class="mt-4 grid gap-4 sm:grid-cols-2">
+                    <div>
+                        <label class=LABEL for="client-name">"Name"</label>
+                        <input class=format!("mt-1 {INPUT}") id="client-name" name="name" required placeholder="Reports bot"/>
+                    </div>
+                    <div>
+                        <label class=LABEL for="client-id">"client_id"</label>
+                        <input class=format!("mt-1 {INPUT}") id="client-id" name="client_id" placeholder="generated when empty"/>
+                    </div>
+                    <div>
+                        <label class=LABEL for="client-method">"Authentication"</label>
+                        <select class=format!("mt-1 {INPUT}") id="client-method" name="auth_method">
+                            {METHODS.iter().map(|(v, l)| view! { <option value=*v>{*l}</option> }).collect_view()}
+                        </select>
+                    </div>
+                    <div>
+                        <label class=LABEL for="client-scope">"Allowed scopes"</label>
+                        <input class=format!("mt-1 {INPUT}") id="client-scope" name="scope" placeholder="tools:call"/>
+                    </div>
+                    <div class="sm:col-span-2">
+                        <label class=LABEL for="client-contacts">"Contacts"</label>
+                        <input class=format!("mt-1 {INPUT}") id="client-contacts" name="contacts" placeholder="owner@example.com"/>
+                    </div>
+                    <div class="sm:col-span-2">{action_error(create)}</div>
+                    <div class="flex gap-2 sm:col-span-2">
+                        <button type="submit" class=BTN_PRIMARY disabled=move || create.pending().get()>"Create client"</button>
+                        <button type="button" class=BTN_SECONDARY on:click=move |_| show_create.set(false)>"Cancel"</button>
+                    </div>
+                </ActionForm>
+            </section>
+        </Show>
+        <div class=CARD>
+            <Form method="GET" action="" attr:class="flex gap-2 border-b border-slate-200 p-4 dark:border-slate-700" attr:role="search">
+                <label class="sr-only" for="client-search">"Search clients"</label>
+                <input class=INPUT id="client-search" name="q" type="search" placeholder="Search by client_id or name" prop:value=move || q.get()/>
+                <button type="submit" class=BTN_SECONDARY>"Search"</button>
+            </Form>
+            <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
+                {move || clients.get().map(|result| match result {
+                    Ok(found) if found.items.is_empty() => view! {
+                        <EmptyState title="No clients found" hint="Create a client, or try another search."/>
+                    }.into_any(),
+                    Ok(found) => {
+                        let q = q.get();
+                        view! {
+                            <div class="overflow-x-auto">
+                                <table class=TABLE>
+                                    <thead class="bg-slate-50 dark:bg-slate-900">
+                                        <tr>
+                                            <th class=TH scope="col">"Client"</th>
+                                            <th class=format!("{TH} hidden md:table-cell") scope="col">"Authentication"</th>
+                                            <th class=format!("{TH} hidden md:table-cell") scope="col">"Scopes"</th>
+                                            <th class=TH scope="col">"Status"</th>
+                                            <th class=TH scope="col"><span class="sr-only">"Actions"</span></th>
+                                        </tr>
+                                    </thead>
+                                    <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
+                                        {found.items.into_iter().map(|client| view! { <ClientRow client refresh issued/> }).collect_view()}
+                                    </tbody>
+                                </table>
+                            </div>
+                            <Pager total=found.total page=found.page page_size=found.page_size
+                                href=move |p| with_query("/clients", &[("q", q.clone()), ("page", if p == 0 { String::new() } else { p.to_string() })])/>
+                        }.into_any()
+                    }
+                    Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
+                })}
+            </Transition>
+        </div>
+    }
+}

@@ -1,0 +1,203 @@
+//! Protected resources (MCP servers): the audiences tokens are bound to.
+use crate::api::resources::{CreateResource, DeleteResource, UpdateResource, list_resources};
+use crate::components::confirm::ConfirmButton;
+use crate::components::toast::{ToastKind, use_toasts};
+use crate::components::ui::*;
+use crate::types::ResourceView;
+use leptos::prelude::*;
+
+const ALGS: [(&str, &str); 4] = [
+    ("", "Realm default (ES256)"),
+    ("ES256", "ES256"),
+    ("RS256", "RS256"),
+    ("EdDSA", "EdDSA"),
+];
+
+/// The shared fields of the create and edit forms.
+#[component]
+fn ResourceFields(r: Option<ResourceView>) -> impl IntoView {
+    let id = r
+        .as_ref()
+        .map_or_else(|| "new".to_owned(), |r| r.slug.clone());
+    let v = r.clone().unwrap_or(ResourceView {
+        slug: String::new(),
+        display_name: String::new(),
+        uri: String::new(),
+        scopes: String::new(),
+        token_ttl_secs: 300,
+        signing_alg: String::new(),
+        enabled: true,
+    });
+    let alg = v.signing_alg.clone();
+    view! {
+        <div>
+            <label class=LABEL for=format!("res-name-{id}")>"Name"</label>
+            <input class=format!("mt-1 {INPUT}") id=format!("res-name-{id}") name="display_name" value=v.display_name required/>
+        </div>
+        <div class="sm:col-span-2">
+            <label class=LABEL for=format!("res-uri-{id}")>"Resource URI"</label>
+            <input class=format!("mt-1 {INPUT}") id=format!("res-uri-{id}") name="uri" value=v.uri required placeholder="https://mcp.example.com/mcp"/>
+            <p class=format!("mt-1 {MUTED}")>"The MCP server's canonical URI; tokens carry it as their audience."</p>
+        </div>
+        <div class="sm:col-span-2">
+            <label class=LABEL for=format!("res-scopes-{id}")>"Accepted scopes"</label>
+            <input class=format!("mt-1 {INPUT}") id=format!("res-scopes-{id}") name="scopes" value=v.scopes required placeholder="tools:read tools:call"/>
+        </div>
+        <div>
+            <label class=LABEL for=format!("res-ttl-{id}")>"Token lifetime (s)"</label>
+            <input class=format!("mt-1 {INPUT}") id=format!("res-ttl-{id}") name="token_ttl_secs" type="number" min="30" max="3600" value=v.token_ttl_secs.to_string()/>
+        </div>
+        <div>
+            <label class=LABEL for=format!("res-alg-{id}")>"Signing algorithm"</label>
+            <select class=format!("mt-1 {INPUT}") id=format!("res-alg-{id}") name="signing_alg">
+                {ALGS.iter().map(|(value, label)| view! { <option value=*value selected=*value == alg>{*label}</option> }).collect_view()}
+            </select>
+        </div>
+    }
+}
+
+#[component]
+fn ResourceRow(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
+    let toasts = use_toasts();
+    let editing = RwSignal::new(false);
+    let update = ServerAction::<UpdateResource>::new();
+    let delete = ServerAction::<DeleteResource>::new();
+    Effect::new(move |_| {
+        if let Some(Ok(r)) = update.value().get() {
+            toasts.push(ToastKind::Success, format!("Resource {} saved.", r.slug));
+            editing.set(false);
+            refresh.run(());
+        }
+    });
+    Effect::new(move |_| match delete.value().get() {
+        Some(Ok(())) => {
+            toasts.push(ToastKind::Success, "Resource deleted.");
+            refresh.run(());
+        }
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    let r = StoredValue::new(resource.clone());
+    let slug = resource.slug.clone();
+    view! {
+        <tr data-testid="resource-row">
+            <td class=TD>
+                <div class="font-medium text-slate-900 dark:text-white">{resource.display_name.clone()}</div>
+                <div class="font-mono text-xs text-slate-500 dark:text-slate-400">{resource.slug.clone()}</div>
+            </td>
+            <td class=TD><span class="whitespace-nowrap font-mono text-xs">{resource.uri.clone()}</span></td>
+            <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs">{resource.scopes.clone()}</span></td>
+            <td class=format!("{TD} hidden lg:table-cell")>
+                {format!("{} s · {}", resource.token_ttl_secs, if resource.signing_alg.is_empty() { "ES256" } else { resource.signing_alg.as_str() })}
+            </td>
+            <td class=TD><Badge ok=resource.enabled text=if resource.enabled { "Enabled" } else { "Disabled" }/></td>
+            <td class=format!("{TD} text-right")>
+                <div class="flex justify-end gap-2">
+                    <button type="button" class=BTN_SMALL on:click=move |_| editing.update(|e| *e = !*e)>"Edit"</button>
+                    <ConfirmButton
+                        label="Delete"
+                        title="Delete this resource?"
+                        message=format!("Clients can no longer get tokens for {slug}, and its existing tokens stop introspecting as active.")
+                        confirm_label="Delete resource"
+                        class=BTN_SMALL_DANGER
+                        on_confirm=Callback::new(move |_| { delete.dispatch(DeleteResource { slug: r.with_value(|r| r.slug.clone()) }); })
+                    />
+                </div>
+            </td>
+        </tr>
+        <Show when=move || editing.get()>
+            <tr>
+                <td colspan="6" class="bg-slate-50 px-4 py-4 dark:bg-slate-900">
+                    <ActionForm action=update attr:class="grid gap-4 sm:grid-cols-2">
+                        <input type="hidden" name="slug" value=r.with_value(|r| r.slug.clone())/>
+                        <ResourceFields r=Some(r.get_value())/>
+                        <label class="flex items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
+                            <input type="checkbox" name="enabled" value="on" checked=r.with_value(|r| r.enabled)/>
+                            "Enabled"
+                        </label>
+                        <div class="sm:col-span-2">{action_error(update)}</div>
+                        <div class="flex gap-2 sm:col-span-2">
+                            <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
+                            <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
+                        </div>
+                    </ActionForm>
+                </td>
+            </tr>
+        </Show>
+    }
+}
+
+/// The Resources screen.
+#[component]
+pub fn ResourcesPage() -> impl IntoView {
+    let create = ServerAction::<CreateResource>::new();
+    let reload = RwSignal::new(0u32);
+    let resources = Resource::new(
+        move || (reload.get(), create.version().get()),
+        |_| list_resources(),
+    );
+    let show_create = RwSignal::new(false);
+    let toasts = use_toasts();
+    Effect::new(move |_| {
+        if let Some(Ok(r)) = create.value().get() {
+            toasts.push(
+                ToastKind::Success,
+                format!("Resource {} registered.", r.slug),
+            );
+            show_create.set(false);
+        }
+    });
+    let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
+    view! {
+        <PageHeader title="Resources" description="MCP servers that accept this realm's tokens. Each token is bound to exactly one of them.">
+            <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New resource"</button>
+        </PageHeader>
+        <Show when=move || show_create.get()>
+            <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-resource-title">
+                <h2 id="new-resource-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New resource"</h2>
+                <ActionForm action=create attr:class="mt-4 grid gap-4 sm:grid-cols-2">
+                    <div>
+                        <label class=LABEL for="res-slug">"Id"</label>
+                        <input class=format!("mt-1 {INPUT}") id="res-slug" name="slug" required placeholder="payments-mcp"/>
+                        <p class=format!("mt-1 {MUTED}")>"Letters, digits and '-'."</p>
+                    </div>
+                    <ResourceFields r=None/>
+                    <div class="sm:col-span-2">{action_error(create)}</div>
+                    <div class="flex gap-2 sm:col-span-2">
+                        <button type="submit" class=BTN_PRIMARY disabled=move || create.pending().get()>"Register resource"</button>
+                        <button type="button" class=BTN_SECONDARY on:click=move |_| show_create.set(false)>"Cancel"</button>
+                    </div>
+                </ActionForm>
+            </section>
+        </Show>
+        <div class=CARD>
+            <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
+                {move || resources.get().map(|result| match result {
+                    Ok(list) if list.is_empty() => view! {
+                        <EmptyState title="No resources yet" hint="Register an MCP server so clients can get tokens for it."/>
+                    }.into_any(),
+                    Ok(list) => view! {
+                        <div class="overflow-x-auto">
+                            <table class=TABLE>
+                                <thead class="bg-slate-50 dark:bg-slate-900">
+                                    <tr>
+                                        <th class=TH scope="col">"Resource"</th>
+                                        <th class=TH scope="col">"Audience"</th>
+                                        <th class=format!("{TH} hidden md:table-cell") scope="col">"Scopes"</th>
+                                        <th class=format!("{TH} hidden lg:table-cell") scope="col">"Tokens"</th>
+                                        <th class=TH scope="col">"Status"</th>
+                                        <th class=TH scope="col"><span class="sr-only">"Actions"</span></th>
+                                    </tr>
+                                </thead>
+                                <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
+                                    {list.into_iter().map(|resource| view! { <ResourceRow resource refresh/> }).collect_view()}
+                                </tbody>
+                            </table>
+                        </div>
+                    }.into_any(),
+                    Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
+                })}
+            </Transition>
+        </div>
+    }
+}
