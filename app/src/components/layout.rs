@@ -72,7 +72,7 @@ pub fn ThemeToggle() -> impl IntoView {
 }
 
 #[component]
-fn RealmSwitcher(info: SessionInfo) -> impl IntoView {
+fn RealmSwitcher(info: SessionInfo) -> AnyView {
     let select = ServerAction::<SelectRealm>::new();
     let toasts = use_toasts();
     Effect::new(move |_| match select.value().get() {
@@ -106,10 +106,11 @@ fn RealmSwitcher(info: SessionInfo) -> impl IntoView {
             </select>
         </label>
     }
+    .into_any()
 }
 
 #[component]
-fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> impl IntoView {
+fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
     let can_users = info.can_manage_users;
     let can_realms = info.can_manage_realms;
     let can_audit = info.can_view_audit;
@@ -142,10 +143,11 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> impl IntoView {
             <p class="px-4 py-3 text-xs text-slate-500">"Signed in as " {info.role.replace('_', " ")}</p>
         </aside>
     }
+    .into_any()
 }
 
 #[component]
-fn UserMenu(info: SessionInfo) -> impl IntoView {
+fn UserMenu(info: SessionInfo) -> AnyView {
     let open = RwSignal::new(false);
     view! {
         <div class="relative">
@@ -175,6 +177,7 @@ fn UserMenu(info: SessionInfo) -> impl IntoView {
             </Show>
         </div>
     }
+    .into_any()
 }
 
 /// Layout of every signed-in page.
