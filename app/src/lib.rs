@@ -86,6 +86,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("resources") view=pages::resources::ResourcesPage ssr=SsrMode::Async/>
                     <Route path=path!("clients") view=pages::clients::ClientsPage ssr=SsrMode::Async/>
                     <Route path=path!("keys") view=pages::keys::KeysPage ssr=SsrMode::Async/>
+                    <Route path=path!("agents") view=pages::agents::AgentsPage ssr=SsrMode::Async/>
                 </ParentRoute>
             </Routes>
         </Router>

@@ -228,3 +228,21 @@ pub fn key_view(k: &authz::keys::KeyInfo) -> crate::types::KeyView {
         publish_until: t(k.publish_until),
     }
 }
+
+/// View of an agent.
+pub fn agent_view(a: &authz::agents::AgentSummary) -> crate::types::AgentView {
+    crate::types::AgentView {
+        name: a.agent.name.clone(),
+        owner: a.agent.owner.clone(),
+        description: a.agent.description.clone(),
+        roles: a.agent.roles.to_string(),
+        expires_at: a
+            .agent
+            .expires_at
+            .map(authz::clock::rfc3339)
+            .unwrap_or_default(),
+        status: a.status.as_str().to_owned(),
+        mcp_capable: a.agent.is_mcp_capable(),
+        clients: a.clients.clone(),
+    }
+}

@@ -24,6 +24,8 @@ pub struct SessionInfo {
     pub can_manage_clients: bool,
     /// Whether signing keys can be managed.
     pub can_manage_keys: bool,
+    /// Whether agents can be managed.
+    pub can_manage_agents: bool,
     /// The selected realm.
     pub realm: RealmView,
     /// All realms, for the switcher.
@@ -152,6 +154,9 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "client.secret_rotate",
     "client.delete",
     "token.revoke",
+    "agent.create",
+    "agent.update",
+    "agent.delete",
 ];
 
 #[cfg(all(test, feature = "ssr"))]
@@ -275,6 +280,27 @@ pub struct KeysOverview {
     pub jwks_uri: String,
     /// Keys, newest first.
     pub keys: Vec<KeyView>,
+}
+
+/// An agent as shown in the console.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentView {
+    /// Name.
+    pub name: String,
+    /// Owner's email.
+    pub owner: String,
+    /// Description.
+    pub description: String,
+    /// Roles.
+    pub roles: String,
+    /// Expiry (RFC 3339), empty for none.
+    pub expires_at: String,
+    /// `active`, `disabled` or `expired`.
+    pub status: String,
+    /// Holds `mcp` or an `mcp:*` role.
+    pub mcp_capable: bool,
+    /// `client_id`s bound to it.
+    pub clients: Vec<String>,
 }
 
 /// Rows per page on list screens.

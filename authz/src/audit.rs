@@ -88,6 +88,12 @@ pub mod action {
     pub const CLIENT_DELETE: &str = "client.delete";
     /// Access token revoked.
     pub const TOKEN_REVOKE: &str = "token.revoke";
+    /// Agent created.
+    pub const AGENT_CREATE: &str = "agent.create";
+    /// Agent changed (incl. enable/disable).
+    pub const AGENT_UPDATE: &str = "agent.update";
+    /// Agent deleted.
+    pub const AGENT_DELETE: &str = "agent.delete";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -117,6 +123,9 @@ pub mod action {
         CLIENT_SECRET_ROTATE,
         CLIENT_DELETE,
         TOKEN_REVOKE,
+        AGENT_CREATE,
+        AGENT_UPDATE,
+        AGENT_DELETE,
     ];
 }
 

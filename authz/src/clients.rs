@@ -117,6 +117,8 @@ pub struct Client {
     pub scope: ScopeSet,
     /// Other RFC 7591 metadata.
     pub metadata: ClientMetadata,
+    /// The agent this client acts for, if any.
+    pub agent_id: Option<String>,
     /// Disabled clients get no tokens, and their tokens introspect inactive.
     pub enabled: bool,
     /// Creation time.
@@ -276,6 +278,7 @@ mod ops {
                     contacts,
                     ..ClientMetadata::default()
                 },
+                agent_id: None,
                 enabled: true,
                 created_at: now,
                 updated_at: now,

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod accounts;
+pub mod agents;
 pub mod audit;
 pub mod clients;
 pub mod clock;

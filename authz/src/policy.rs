@@ -72,6 +72,8 @@ pub enum Permission {
     ManageResources,
     /// Create, change and delete clients.
     ManageClients,
+    /// Create, change and delete agents; bind clients to them.
+    ManageAgents,
 }
 
 /// The authenticated console user on whose behalf an operation runs.

@@ -6,6 +6,7 @@
 //!
 //! The token path writes nothing to the database: a token is a signed JWT, revocation is
 //! remembered by `jti`.
+use crate::agents::{Agent, AgentStatus};
 use crate::audit::action;
 use crate::clients::{AuthMethod, Client, GrantType};
 use crate::core::{Core, RequestMeta};
@@ -253,7 +254,11 @@ impl Core {
                     "The scope parameter is malformed.",
                 )
             })?;
-        let allowed = client.scope.intersection(&resource.scopes);
+        let agent = self.active_agent_of(&client).await?;
+        let mut allowed = client.scope.intersection(&resource.scopes);
+        if let Some(a) = &agent {
+            allowed = allowed.intersection(&a.roles);
+        }
         let granted = if requested.is_empty() {
             allowed
         } else {
@@ -271,7 +276,7 @@ impl Core {
             .signer(alg)
             .ok_or_else(|| Error::Internal(format!("no active {alg} key")))?;
         let now = self.now();
-        let claims = serde_json::json!({
+        let mut claims = serde_json::json!({
             "iss": self.issuer(&realm.name),
             "sub": client.client_id,
             "aud": resource.uri.as_str(),
@@ -281,6 +286,13 @@ impl Core {
             "exp": now + resource.token_ttl_secs,
             "jti": crate::secret::new_id("at"),
         });
+        if let Some(a) = &agent {
+            claims["nhi"] = true.into();
+            claims["agent_id"] = a.id.clone().into();
+            claims["agent_name"] = a.name.clone().into();
+            claims["agent_owner"] = a.owner.clone().into();
+            claims["roles"] = a.roles.iter().collect::<Vec<_>>().into();
+        }
         let access_token = signer
             .sign(ACCESS_TOKEN_TYP, &claims)
             .map_err(Error::Internal)?;
@@ -314,6 +326,28 @@ impl Core {
         Ok(Some(Verified { claims }))
     }
 
+    /// The agent a client acts for, which must be active; `None` for clients without one.
+    ///
+    /// # Errors
+    /// `OAuth(unauthorized_client)` when the agent is disabled, expired or gone.
+    async fn active_agent_of(&self, client: &Client) -> Result<Option<Agent>> {
+        let Some(id) = &client.agent_id else {
+            return Ok(None);
+        };
+        let now = self.now();
+        self.store
+            .find_agent_by_id(id)
+            .await?
+            .filter(|a| a.status(now) == AgentStatus::Active)
+            .map(Some)
+            .ok_or_else(|| {
+                oauth(
+                    OAuthErrorCode::UnauthorizedClient,
+                    "The agent this client acts for is disabled or expired.",
+                )
+            })
+    }
+
     /// Token introspection (RFC 7662) for an authenticated client of the realm.
     ///
     /// # Errors
@@ -345,11 +379,14 @@ impl Core {
             return Ok(inactive);
         }
         // A token outlives neither its client nor its resource.
-        let client_ok = self
-            .store
-            .find_client(&realm.id, client_id)
-            .await?
-            .is_some_and(|c| c.enabled);
+        let client_ok = match self.store.find_client(&realm.id, client_id).await? {
+            Some(c) if c.enabled => match self.active_agent_of(&c).await {
+                Ok(_) => true,
+                Err(Error::OAuth(_)) => false,
+                Err(e) => return Err(e),
+            },
+            _ => false,
+        };
         let resource_ok = match ResourceUri::parse(aud, true) {
             Ok(uri) => self
                 .store

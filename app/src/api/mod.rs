@@ -1,5 +1,6 @@
 //! Server functions, grouped by domain. Each one: context → parse → one core call → view type.
 pub mod account;
+pub mod agents;
 pub mod audit;
 pub mod clients;
 pub mod keys;

@@ -39,6 +39,7 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
         can_manage_resources: p.role.can(Permission::ManageResources),
         can_manage_clients: p.role.can(Permission::ManageClients),
         can_manage_keys: p.role.can(Permission::ManageKeys),
+        can_manage_agents: p.role.can(Permission::ManageAgents),
         realm,
         realms: views,
     }))

@@ -117,6 +117,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
     let can_resources = info.can_manage_resources;
     let can_clients = info.can_manage_clients;
     let can_keys = info.can_manage_keys;
+    let can_agents = info.can_manage_agents;
     view! {
         <aside
             class=move || if open.get() {
@@ -134,6 +135,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                 <NavLink href="/" label="Overview"/>
                 {can_resources.then(|| view! { <NavLink href="/resources" label="Resources"/> })}
                 {can_clients.then(|| view! { <NavLink href="/clients" label="Clients"/> })}
+                {can_agents.then(|| view! { <NavLink href="/agents" label="Agents"/> })}
                 {can_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
                 {can_realms.then(|| view! { <NavLink href="/realms" label="Realms"/> })}
                 {can_users.then(|| view! { <NavLink href="/users" label="Users"/> })}

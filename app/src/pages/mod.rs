@@ -1,5 +1,6 @@
 //! One page component per screen.
 pub mod account;
+pub mod agents;
 pub mod audit;
 pub mod clients;
 pub mod keys;

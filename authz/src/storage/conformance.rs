@@ -6,6 +6,7 @@
 //! unless `PORTCULLIS_TEST_POSTGRES_REQUIRED=1` (set by `.ci/run`), where it fails.
 use super::{Database, DynStore, KeyState, Page, StoredKey};
 use crate::accounts::{Email, LinkPurpose, OneTimeLink, User};
+use crate::agents::Agent;
 use crate::audit::{AuditFilter, NewAuditEvent, Outcome};
 use crate::clients::{AuthMethod, Client, ClientMetadata, ClientSecret, GrantType};
 use crate::error::StorageError;
@@ -750,10 +751,104 @@ fn client(realm_id: &str, client_id: &str) -> Client {
             contacts: vec!["ops@example.com".into()],
             ..Default::default()
         },
+        agent_id: None,
         enabled: true,
         created_at: 3,
         updated_at: 3,
     }
+}
+
+async fn agents(store: DynStore) {
+    let r = realm("default");
+    store
+        .insert_realm(
+            &r,
+            &event(&r.id, "realm.create", "system", "realm:default", 1),
+        )
+        .await
+        .expect("realm");
+    let ev = || event(&r.id, "agent.create", "a@x.io", "agent:x", 2);
+    let agent = |name: &str| Agent {
+        id: new_id("agt"),
+        realm_id: r.id.clone(),
+        name: name.to_owned(),
+        owner: "owner@example.com".into(),
+        description: "does reports".into(),
+        roles: ScopeSet::parse("mcp:tools reports").expect("valid"),
+        expires_at: Some(1_000),
+        disabled: false,
+        created_at: 5,
+        updated_at: 5,
+    };
+    let bot = agent("reports-bot");
+    store.insert_agent(&bot, &ev()).await.expect("insert");
+    let err = store
+        .insert_agent(&agent("reports-bot"), &ev())
+        .await
+        .expect_err("dup");
+    assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
+    store
+        .insert_agent(&agent("alpha"), &ev())
+        .await
+        .expect("insert");
+    assert_eq!(
+        store.find_agent(&r.id, "reports-bot").await.expect("find"),
+        Some(bot.clone())
+    );
+    assert_eq!(
+        store.find_agent_by_id(&bot.id).await.expect("find"),
+        Some(bot.clone())
+    );
+    let names: Vec<_> = store
+        .list_agents(&r.id)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|a| a.name)
+        .collect();
+    assert_eq!(names, ["alpha", "reports-bot"]);
+
+    let mut c = client(&r.id, "bot-client");
+    c.agent_id = Some(bot.id.clone());
+    store.insert_client(&c, None, &ev()).await.expect("client");
+    assert_eq!(
+        store.list_agent_clients(&bot.id).await.expect("clients"),
+        ["bot-client"]
+    );
+    assert_eq!(
+        store
+            .find_client(&r.id, "bot-client")
+            .await
+            .expect("find")
+            .and_then(|c| c.agent_id),
+        Some(bot.id.clone())
+    );
+
+    let mut changed = bot.clone();
+    changed.disabled = true;
+    changed.expires_at = None;
+    changed.roles = ScopeSet::parse("mcp").expect("valid");
+    changed.updated_at = 9;
+    store.update_agent(&changed, &ev()).await.expect("update");
+    assert_eq!(
+        store.find_agent(&r.id, "reports-bot").await.expect("find"),
+        Some(changed)
+    );
+
+    store.delete_agent(&bot.id, &ev()).await.expect("delete");
+    assert_eq!(
+        store
+            .find_client(&r.id, "bot-client")
+            .await
+            .expect("find")
+            .and_then(|c| c.agent_id),
+        None,
+        "unbound"
+    );
+    assert!(matches!(
+        store.delete_agent(&bot.id, &ev()).await,
+        Err(StorageError::NotFound)
+    ));
 }
 
 async fn clients_and_revocations(store: DynStore) {
@@ -1028,5 +1123,6 @@ on_both_backends!(
     audit,
     keys,
     resources,
-    clients_and_revocations
+    clients_and_revocations,
+    agents
 );

@@ -7,6 +7,7 @@
 //! method with its own transaction. The conformance suite (`conformance.rs`) runs every scenario
 //! on both backends.
 use crate::accounts::{Email, OneTimeLink, User};
+use crate::agents::Agent;
 use crate::audit::{AuditEvent, AuditFilter, NewAuditEvent};
 use crate::clients::{Client, ClientSecret};
 use crate::clock::UnixTime;
@@ -316,6 +317,25 @@ pub trait ClientStore: Send + Sync {
     ) -> Result<(), StorageError>;
 }
 
+/// Agent persistence.
+#[async_trait]
+pub trait AgentStore: Send + Sync {
+    /// Inserts an agent; `Conflict` if the name is taken in the realm.
+    async fn insert_agent(&self, a: &Agent, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Finds an agent by name.
+    async fn find_agent(&self, realm_id: &str, name: &str) -> Result<Option<Agent>, StorageError>;
+    /// Finds an agent by id.
+    async fn find_agent_by_id(&self, id: &str) -> Result<Option<Agent>, StorageError>;
+    /// All agents of a realm by name.
+    async fn list_agents(&self, realm_id: &str) -> Result<Vec<Agent>, StorageError>;
+    /// `client_id`s of the clients bound to an agent.
+    async fn list_agent_clients(&self, agent_id: &str) -> Result<Vec<String>, StorageError>;
+    /// Writes every mutable field; `NotFound` if gone.
+    async fn update_agent(&self, a: &Agent, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Unbinds its clients and deletes the agent, atomically; `NotFound` if gone.
+    async fn delete_agent(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError>;
+}
+
 /// Revoked access tokens, remembered by `jti` until they expire.
 #[async_trait]
 pub trait RevocationStore: Send + Sync {
@@ -348,6 +368,7 @@ pub trait Store:
     + ResourceStore
     + ClientStore
     + RevocationStore
+    + AgentStore
 {
 }
 impl<T> Store for T where
@@ -359,6 +380,7 @@ impl<T> Store for T where
         + ResourceStore
         + ClientStore
         + RevocationStore
+        + AgentStore
 {
 }
 

@@ -1,5 +1,6 @@
 //! Row types shared by both backends and their conversion into domain types.
 use crate::accounts::{Email, LinkPurpose, OneTimeLink, User};
+use crate::agents::Agent;
 use crate::audit::{AuditEvent, Outcome};
 use crate::clients::{AuthMethod, Client, ClientSecret, GrantType};
 use crate::error::StorageError;
@@ -102,6 +103,7 @@ pub(crate) struct ClientRow {
     pub grant_types: String,
     pub scope: String,
     pub metadata: String,
+    pub agent_id: Option<String>,
     pub enabled: bool,
     pub created_at: i64,
     pub updated_at: i64,
@@ -125,8 +127,41 @@ impl TryFrom<ClientRow> for Client {
             id: r.id,
             realm_id: r.realm_id,
             client_id: r.client_id,
+            agent_id: r.agent_id,
             name: r.name,
             enabled: r.enabled,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct AgentRow {
+    pub id: String,
+    pub realm_id: String,
+    pub name: String,
+    pub owner: String,
+    pub description: String,
+    pub roles: String,
+    pub expires_at: Option<i64>,
+    pub disabled: bool,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl TryFrom<AgentRow> for Agent {
+    type Error = StorageError;
+    fn try_from(r: AgentRow) -> Result<Self, StorageError> {
+        Ok(Agent {
+            roles: ScopeSet::parse(&r.roles).map_err(corrupt("agent roles"))?,
+            id: r.id,
+            realm_id: r.realm_id,
+            name: r.name,
+            owner: r.owner,
+            description: r.description,
+            expires_at: r.expires_at,
+            disabled: r.disabled,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

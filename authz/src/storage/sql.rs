@@ -44,9 +44,17 @@ pub(super) const INSERT_RESOURCE: &str = "INSERT INTO resources (id, realm_id, s
 pub(super) const UPDATE_RESOURCE: &str = "UPDATE resources SET display_name = $1, uri = $2, scopes = $3, token_ttl_secs = $4, signing_alg = $5, enabled = $6, updated_at = $7 WHERE id = $8";
 pub(super) const DELETE_RESOURCE: &str = "DELETE FROM resources WHERE id = $1";
 
-pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, enabled, created_at, updated_at";
-pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
-pub(super) const UPDATE_CLIENT: &str = "UPDATE clients SET name = $1, auth_method = $2, grant_types = $3, scope = $4, metadata = $5, enabled = $6, updated_at = $7 WHERE id = $8";
+pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, enabled, created_at, updated_at";
+pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+pub(super) const UPDATE_CLIENT: &str = "UPDATE clients SET name = $1, auth_method = $2, grant_types = $3, scope = $4, metadata = $5, enabled = $6, updated_at = $7, agent_id = $8 WHERE id = $9";
+
+pub(super) const AGENT_COLUMNS: &str =
+    "id, realm_id, name, owner, description, roles, expires_at, disabled, created_at, updated_at";
+pub(super) const INSERT_AGENT: &str = "INSERT INTO agents (id, realm_id, name, owner, description, roles, expires_at, disabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+pub(super) const UPDATE_AGENT: &str = "UPDATE agents SET owner = $1, description = $2, roles = $3, expires_at = $4, disabled = $5, updated_at = $6 WHERE id = $7";
+pub(super) const UNBIND_AGENT_CLIENTS: &str =
+    "UPDATE clients SET agent_id = NULL WHERE agent_id = $1";
+pub(super) const DELETE_AGENT: &str = "DELETE FROM agents WHERE id = $1";
 pub(super) const DELETE_CLIENT: &str = "DELETE FROM clients WHERE id = $1";
 pub(super) const INSERT_SECRET: &str = "INSERT INTO client_secrets (id, client_pk, secret_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)";
 pub(super) const EXPIRE_CURRENT_SECRETS: &str = "UPDATE client_secrets SET expires_at = $1 WHERE client_pk = $2 AND (expires_at IS NULL OR expires_at > $1)";
@@ -67,12 +75,13 @@ macro_rules! impl_store {
         use $crate::clients::{Client, ClientSecret};
         use $crate::keys::SigningAlg;
         use $crate::resources::{Resource, ResourceUri};
+        use $crate::agents::Agent;
         use $crate::storage::rows::{
-            AuditRow, ClientRow, KeyRow, LinkRow, RealmRow, ResourceRow, SecretRow, UserRow,
+            AgentRow, AuditRow, ClientRow, KeyRow, LinkRow, RealmRow, ResourceRow, SecretRow, UserRow,
         };
         use $crate::storage::sql::*;
         use $crate::storage::{
-            contains_pattern, AuditStore, ClientStore, HealthStore, KeyStore, Page, Paged, RealmStore,
+            contains_pattern, AgentStore, AuditStore, ClientStore, HealthStore, KeyStore, Page, Paged, RealmStore,
             ResourceStore, RevocationStore, StoredKey, UserStore,
         };
         use async_trait::async_trait;
@@ -723,6 +732,7 @@ macro_rules! impl_store {
                     .bind(grant_types_text(c))
                     .bind(c.scope.to_string())
                     .bind(metadata)
+                    .bind(&c.agent_id)
                     .bind(c.enabled)
                     .bind(c.created_at)
                     .bind(c.updated_at)
@@ -789,6 +799,7 @@ macro_rules! impl_store {
                     .bind(metadata)
                     .bind(c.enabled)
                     .bind(c.updated_at)
+                    .bind(&c.agent_id)
                     .bind(&c.id)
                     .execute(&mut *tx)
                     .await?
@@ -837,6 +848,101 @@ macro_rules! impl_store {
                     .execute(&mut *tx)
                     .await?;
                 insert_secret_row(&mut tx, new).await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+        }
+
+        #[async_trait]
+        impl AgentStore for $store {
+            async fn insert_agent(&self, a: &Agent, event: &NewAuditEvent) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                sqlx::query(INSERT_AGENT)
+                    .bind(&a.id)
+                    .bind(&a.realm_id)
+                    .bind(&a.name)
+                    .bind(&a.owner)
+                    .bind(&a.description)
+                    .bind(a.roles.to_string())
+                    .bind(a.expires_at)
+                    .bind(a.disabled)
+                    .bind(a.created_at)
+                    .bind(a.updated_at)
+                    .execute(&mut *tx)
+                    .await?;
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn find_agent(&self, realm_id: &str, name: &str) -> Result<Option<Agent>, StorageError> {
+                let sql = format!("SELECT {AGENT_COLUMNS} FROM agents WHERE realm_id = $1 AND name = $2");
+                sqlx::query_as::<_, AgentRow>(&sql)
+                    .bind(realm_id)
+                    .bind(name)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(Agent::try_from)
+                    .transpose()
+            }
+
+            async fn find_agent_by_id(&self, id: &str) -> Result<Option<Agent>, StorageError> {
+                let sql = format!("SELECT {AGENT_COLUMNS} FROM agents WHERE id = $1");
+                sqlx::query_as::<_, AgentRow>(&sql)
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(Agent::try_from)
+                    .transpose()
+            }
+
+            async fn list_agents(&self, realm_id: &str) -> Result<Vec<Agent>, StorageError> {
+                let sql = format!("SELECT {AGENT_COLUMNS} FROM agents WHERE realm_id = $1 ORDER BY name");
+                sqlx::query_as::<_, AgentRow>(&sql)
+                    .bind(realm_id)
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(Agent::try_from)
+                    .collect()
+            }
+
+            async fn list_agent_clients(&self, agent_id: &str) -> Result<Vec<String>, StorageError> {
+                Ok(sqlx::query_scalar("SELECT client_id FROM clients WHERE agent_id = $1 ORDER BY client_id")
+                    .bind(agent_id)
+                    .fetch_all(&self.pool)
+                    .await?)
+            }
+
+            async fn update_agent(&self, a: &Agent, event: &NewAuditEvent) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let n = sqlx::query(UPDATE_AGENT)
+                    .bind(&a.owner)
+                    .bind(&a.description)
+                    .bind(a.roles.to_string())
+                    .bind(a.expires_at)
+                    .bind(a.disabled)
+                    .bind(a.updated_at)
+                    .bind(&a.id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if n == 0 {
+                    return Err(StorageError::NotFound);
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn delete_agent(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                sqlx::query(UNBIND_AGENT_CLIENTS).bind(id).execute(&mut *tx).await?;
+                let n = sqlx::query(DELETE_AGENT).bind(id).execute(&mut *tx).await?.rows_affected();
+                if n == 0 {
+                    return Err(StorageError::NotFound);
+                }
                 insert_audit(&mut tx, event).await?;
                 tx.commit().await?;
                 Ok(())

@@ -698,3 +698,106 @@ async fn rotated_secrets_overlap_then_expire() {
         StatusCode::OK
     );
 }
+
+#[tokio::test]
+async fn agent_identity_is_carried_in_tokens_and_enforced() {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let core = &f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let now = authz::clock::Clock::now(&f.clock);
+    let input = authz::agents::AgentInput {
+        name: "reports-bot".into(),
+        owner: "owner@example.com".into(),
+        description: "Nightly reports".into(),
+        roles: "tools:call mcp:tools".into(),
+        expires_at: authz::clock::rfc3339(now + 3600),
+    };
+    let agent = core
+        .create_agent(&admin, "default", &input, &meta)
+        .await
+        .expect("agent");
+    core.bind_client_to_agent(&admin, "default", "bot", Some("reports-bot"), &meta)
+        .await
+        .expect("bind");
+
+    let (status, _, json) = f
+        .token(&format!(
+            "grant_type=client_credentials&resource={}",
+            enc(PAY)
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert_eq!(json["scope"], "tools:call", "limited by the agent's roles");
+    let claims = verify_for(
+        &f.jwks().await,
+        json["access_token"].as_str().expect("token"),
+        PAY,
+    )
+    .expect("valid");
+    assert_eq!(claims["nhi"], true);
+    assert_eq!(claims["agent_id"], agent.id.as_str());
+    assert_eq!(claims["agent_name"], "reports-bot");
+    assert_eq!(claims["agent_owner"], "owner@example.com");
+    assert_eq!(
+        claims["roles"],
+        serde_json::json!(["mcp:tools", "tools:call"])
+    );
+    let token = json["access_token"].as_str().expect("token").to_owned();
+    assert_eq!(f.introspect(&token).await["active"], true);
+
+    // A disabled agent: no new tokens, existing ones inactive.
+    core.set_agent_disabled(&admin, "default", "reports-bot", true, &meta)
+        .await
+        .expect("disable");
+    let (status, _, json) = f
+        .token(&format!(
+            "grant_type=client_credentials&resource={}",
+            enc(PAY)
+        ))
+        .await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("unauthorized_client"))
+    );
+    assert_eq!(f.introspect(&token).await["active"], false);
+
+    // An expired agent: the same.
+    core.set_agent_disabled(&admin, "default", "reports-bot", false, &meta)
+        .await
+        .expect("enable");
+    assert_eq!(f.introspect(&token).await["active"], true);
+    f.clock.advance(3600);
+    let (status, _, _) = f
+        .token(&format!(
+            "grant_type=client_credentials&resource={}",
+            enc(PAY)
+        ))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // Unbound, the client is a plain client again.
+    core.bind_client_to_agent(&admin, "default", "bot", None, &meta)
+        .await
+        .expect("unbind");
+    let (status, _, json) = f
+        .token(&format!(
+            "grant_type=client_credentials&resource={}",
+            enc(PAY)
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let claims = verify_for(
+        &f.jwks().await,
+        json["access_token"].as_str().expect("token"),
+        PAY,
+    )
+    .expect("valid");
+    assert!(claims.get("nhi").is_none());
+    let listed = core
+        .list_agents(&admin, "default", true, false)
+        .await
+        .expect("list");
+    assert_eq!(listed.len(), 1, "MCP-capable filter keeps it");
+    assert_eq!(listed[0].status, authz::agents::AgentStatus::Expired);
+}

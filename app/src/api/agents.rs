@@ -1,0 +1,64 @@
+//! Agents (non-human identities) of the selected realm.
+use crate::error::AppError;
+#[cfg(feature = "ssr")]
+use crate::ssr;
+use crate::types::AgentView;
+use leptos::prelude::*;
+
+/// Agents, optionally only MCP-capable ones or those expiring within a week.
+#[server(prefix = "/api", endpoint = "agents/list")]
+pub async fn list_agents(mcp_only: bool, expiring_soon: bool) -> Result<Vec<AgentView>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core
+        .list_agents(&p, &realm, mcp_only, expiring_soon)
+        .await?
+        .iter()
+        .map(ssr::agent_view)
+        .collect())
+}
+
+/// Creates an agent.
+#[server(prefix = "/api", endpoint = "agents/create")]
+pub async fn create_agent(
+    name: String,
+    owner: String,
+    description: String,
+    roles: String,
+    expires_at: String,
+) -> Result<String, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let input = authz::agents::AgentInput {
+        name,
+        owner,
+        description,
+        roles,
+        expires_at,
+    };
+    Ok(core.create_agent(&p, &realm, &input, &meta).await?.name)
+}
+
+/// Disables or re-enables an agent.
+#[server(prefix = "/api", endpoint = "agents/disabled")]
+pub async fn set_agent_disabled(name: String, disabled: bool) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    core.set_agent_disabled(&p, &realm, &name, disabled, &meta)
+        .await?;
+    Ok(())
+}
+
+/// Deletes an agent (its clients are unbound).
+#[server(prefix = "/api", endpoint = "agents/delete")]
+pub async fn delete_agent(name: String) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(core.delete_agent(&p, &realm, &name, &meta).await?)
+}
+
+/// Binds a client to an agent; an empty `agent` unbinds it.
+#[server(prefix = "/api", endpoint = "agents/bind")]
+pub async fn bind_client(client_id: String, agent: String) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let agent = Some(agent.trim()).filter(|a| !a.is_empty());
+    Ok(core
+        .bind_client_to_agent(&p, &realm, client_id.trim(), agent, &meta)
+        .await?)
+}
