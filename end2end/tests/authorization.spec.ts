@@ -53,13 +53,35 @@ test('an admin registers a resource and a client, and the token only works for t
   expect(payload.client_id).toBe(`bot-${suffix}`);
   await expect(jwtVerify(body.access_token, jwks, { audience: 'https://mail.example.com/mcp', issuer })).rejects.toThrow();
 
+  // Bind the client to an agent: its tokens now carry the agent's identity.
+  await nav.getByRole('link', { name: 'Agents' }).click();
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New agent' }).click();
+  await page.getByLabel('Name').fill(`agent-${suffix}`);
+  await page.getByLabel('Owner').fill('owner@example.com');
+  await page.getByLabel('Roles').fill('tools:call mcp:tools');
+  await page.getByRole('button', { name: 'Create agent' }).click();
+  const row = page.getByTestId('agent-row').filter({ hasText: `agent-${suffix}` });
+  await expect(row).toContainText('MCP');
+  await row.getByLabel(`Bind a client to agent-${suffix}`).fill(`bot-${suffix}`);
+  await row.getByRole('button', { name: 'Bind' }).click();
+  await expect(row).toContainText(`bot-${suffix}`);
+  const agentToken = await (await request.post('/realms/default/token', {
+    headers: { authorization: 'Basic ' + Buffer.from(`bot-${suffix}:${secret}`).toString('base64') },
+    form: { grant_type: 'client_credentials', resource: audience },
+  })).json();
+  const agentClaims = (await jwtVerify(agentToken.access_token, jwks, { audience, issuer, typ: 'at+jwt' })).payload;
+  expect(agentClaims.nhi).toBe(true);
+  expect(agentClaims.agent_name).toBe(`agent-${suffix}`);
+  expect(agentClaims.agent_owner).toBe('owner@example.com');
+
   // Rotation from the Keys screen: the old token still verifies against the new JWKS.
   await nav.getByRole('link', { name: 'Signing keys' }).click();
   await hydrated(page);
   const before = await page.getByTestId('key-row').count();
   await page.getByRole('button', { name: 'Rotate keys' }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Rotate' }).click();
-  await expect(page.getByTestId('toast').first()).toContainText('Rotated');
+  await expect(page.getByTestId('toast').filter({ hasText: 'Rotated' })).toBeVisible();
   await expect(page.getByTestId('key-row')).toHaveCount(before + 1);
   const rotated = createLocalJWKSet(await (await request.get('/realms/default/jwks')).json());
   await jwtVerify(body.access_token, rotated, { audience, issuer, typ: 'at+jwt' });

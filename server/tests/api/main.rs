@@ -1,5 +1,6 @@
 //! In-process HTTP tests: the real router on a fresh SQLite database per test.
 mod console;
+mod logs;
 mod oauth;
 mod ops;
 

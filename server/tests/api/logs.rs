@@ -1,0 +1,152 @@
+//! No password, secret, one-time link or token ever reaches a log line, at any level.
+use super::*;
+use std::io::Write;
+use std::sync::Mutex;
+
+#[derive(Clone, Default)]
+struct Capture(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Capture {
+    type Writer = Capture;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+#[tokio::test]
+async fn no_secret_or_token_reaches_the_logs() {
+    let capture = Capture::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(capture.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let t = TestServer::new().await;
+    let setup = t
+        .state
+        .core
+        .bootstrap()
+        .await
+        .expect("bootstrap")
+        .expect("no users yet");
+    let form = format!(
+        "token={}&email=root%40example.com&display_name=Root&password={1}&confirm={1}",
+        setup.expose(),
+        enc(PASSWORD)
+    );
+    assert_eq!(
+        t.post_form("/api/setup/complete", &form, None)
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let admin = t.login("root@example.com").await;
+    t.post_form(
+        "/login",
+        "email=root%40example.com&password=a-wrong-password-value",
+        None,
+    )
+    .await;
+
+    let res = t
+        .post_form(
+            "/api/users/create",
+            "email=bob%40example.com&display_name=Bob&role=developer",
+            Some(&admin),
+        )
+        .await;
+    let link: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let reset_token = link["url"]
+        .as_str()
+        .expect("url")
+        .split("token=")
+        .nth(1)
+        .expect("token")
+        .to_owned();
+
+    let form = "slug=pay&display_name=Pay&uri=https%3A%2F%2Fpay.example.com%2Fmcp&scopes=tools%3Acall&token_ttl_secs=&signing_alg=";
+    assert_eq!(
+        t.post_form("/api/resources/create", form, Some(&admin))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let res = t
+        .post_form(
+            "/api/clients/create",
+            "client_id=bot&name=Bot&auth_method=client_secret_post&scope=tools%3Acall&contacts=",
+            Some(&admin),
+        )
+        .await;
+    let issued: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let secret = issued["secret"].as_str().expect("secret").to_owned();
+
+    let token_form = format!(
+        "grant_type=client_credentials&resource=https%3A%2F%2Fpay.example.com%2Fmcp&client_id=bot&client_secret={secret}"
+    );
+    let res = t
+        .send(
+            Request::post("/realms/default/token")
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(Body::from(token_form))
+                .expect("request"),
+        )
+        .await;
+    let token: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let access_token = token["access_token"].as_str().expect("token").to_owned();
+    let wrong =
+        "grant_type=client_credentials&resource=x&client_id=bot&client_secret=wrong-secret-value";
+    for (path, form) in [
+        ("/realms/default/token", wrong.to_owned()),
+        (
+            "/realms/default/introspect",
+            format!("client_id=bot&client_secret={secret}&token={access_token}"),
+        ),
+        (
+            "/realms/default/revoke",
+            format!("client_id=bot&client_secret={secret}&token={access_token}"),
+        ),
+    ] {
+        t.send(
+            Request::post(path)
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(Body::from(form))
+                .expect("request"),
+        )
+        .await;
+    }
+
+    let logs = String::from_utf8_lossy(&capture.0.lock().expect("lock")).into_owned();
+    assert!(
+        logs.contains("request"),
+        "the capture saw the request log lines"
+    );
+    let signature = access_token.rsplit('.').next().expect("signature");
+    for (what, needle) in [
+        ("password", PASSWORD),
+        ("wrong password", "a-wrong-password-value"),
+        ("setup token", setup.expose()),
+        ("reset token", reset_token.as_str()),
+        ("client secret", secret.as_str()),
+        ("wrong client secret", "wrong-secret-value"),
+        ("access token", access_token.as_str()),
+        ("access token signature", signature),
+    ] {
+        assert!(!logs.contains(needle), "the {what} appeared in the logs");
+    }
+}
