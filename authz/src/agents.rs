@@ -181,6 +181,7 @@ mod ops {
                 .insert_agent(&a, &event)
                 .await
                 .map_err(|e| map_conflict(e, "An agent with this name already exists."))?;
+            self.changed();
             Ok(a)
         }
 
@@ -253,6 +254,7 @@ mod ops {
             );
             event.details = serde_json::json!({"owner": a.owner, "roles": a.roles.to_string()});
             self.store.update_agent(&a, &event).await?;
+            self.changed();
             Ok(a)
         }
 
@@ -281,6 +283,7 @@ mod ops {
             );
             event.details = serde_json::json!({"disabled": disabled});
             self.store.update_agent(&a, &event).await?;
+            self.changed();
             Ok(a)
         }
 
@@ -304,7 +307,9 @@ mod ops {
                 format!("agent:{}", a.name),
                 meta,
             );
-            Ok(self.store.delete_agent(&a.id, &event).await?)
+            self.store.delete_agent(&a.id, &event).await?;
+            self.changed();
+            Ok(())
         }
 
         /// Binds a client to an agent (`agent` = `None` unbinds).
@@ -335,7 +340,9 @@ mod ops {
                 meta,
             );
             event.details = serde_json::json!({"agent": agent.as_ref().map(|a| a.name.clone())});
-            Ok(self.store.update_client(&client, &event).await?)
+            self.store.update_client(&client, &event).await?;
+            self.changed();
+            Ok(())
         }
     }
 }

@@ -303,6 +303,7 @@ mod ops {
                 .insert_client(&client, secret.as_ref(), &event)
                 .await
                 .map_err(|e| map_conflict(e, "A client with this client_id already exists."))?;
+            self.changed();
             Ok((client, token))
         }
 
@@ -380,6 +381,7 @@ mod ops {
             self.store
                 .rotate_client_secret(&secret, now + overlap_secs, &event)
                 .await?;
+            self.changed();
             Ok(token)
         }
 
@@ -408,6 +410,7 @@ mod ops {
             );
             event.details = serde_json::json!({"enabled": enabled});
             self.store.update_client(&client, &event).await?;
+            self.changed();
             Ok(client)
         }
 
@@ -431,7 +434,9 @@ mod ops {
                 format!("client:{}", client.client_id),
                 meta,
             );
-            Ok(self.store.delete_client(&client.id, &event).await?)
+            self.store.delete_client(&client.id, &event).await?;
+            self.changed();
+            Ok(())
         }
     }
 }

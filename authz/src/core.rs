@@ -62,6 +62,7 @@ pub struct Core {
     throttle: Arc<LoginThrottle>,
     pub(crate) client_throttle: Arc<LoginThrottle>,
     pub(crate) keyring: Arc<crate::keys::KeyRing>,
+    pub(crate) cache: Arc<crate::cache::LookupCache>,
 }
 
 impl std::fmt::Debug for Core {
@@ -101,6 +102,7 @@ impl Core {
                 crate::throttle::MAX_FAILURES_PER_IP,
             )),
             keyring: Arc::default(),
+            cache: Arc::default(),
         }
     }
 
@@ -199,6 +201,11 @@ impl Core {
             .insert_user(user, link, &event)
             .await
             .map_err(|e| map_conflict(e, "A user with this email already exists."))
+    }
+
+    /// Invalidates cached lookups after a change to realms, resources, clients or agents.
+    pub(crate) fn changed(&self) {
+        self.cache.invalidate();
     }
 
     /// Checks that the database answers.
@@ -600,6 +607,7 @@ impl Core {
             .insert_realm(&realm, &event)
             .await
             .map_err(|e| map_conflict(e, "A realm with this name already exists."))?;
+        self.changed();
         Ok(realm)
     }
 
@@ -643,6 +651,7 @@ impl Core {
             .update_realm(&realm, &event)
             .await
             .map_err(|e| map_conflict(e, "A realm with this name already exists."))?;
+        self.changed();
         Ok(realm)
     }
 
@@ -679,6 +688,7 @@ impl Core {
         realm.enabled = enabled;
         realm.updated_at = self.now();
         self.store.update_realm(&realm, &event).await?;
+        self.changed();
         Ok(realm)
     }
 

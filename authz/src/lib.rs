@@ -9,6 +9,7 @@
 pub mod accounts;
 pub mod agents;
 pub mod audit;
+mod cache;
 pub mod clients;
 pub mod clock;
 mod core;

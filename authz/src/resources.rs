@@ -307,6 +307,7 @@ mod ops {
                 .insert_resource(&r, &event)
                 .await
                 .map_err(|e| map_conflict(e, "A resource with this id or URI already exists."))?;
+            self.changed();
             Ok(r)
         }
 
@@ -360,6 +361,7 @@ mod ops {
                 .update_resource(&r, &event)
                 .await
                 .map_err(|e| map_conflict(e, "Another resource already has this URI."))?;
+            self.changed();
             Ok(r)
         }
 
@@ -383,7 +385,9 @@ mod ops {
                 format!("resource:{}", r.slug),
                 meta,
             );
-            Ok(self.store.delete_resource(&r.id, &event).await?)
+            self.store.delete_resource(&r.id, &event).await?;
+            self.changed();
+            Ok(())
         }
     }
 }

@@ -8,11 +8,12 @@
 //! remembered by `jti`.
 use crate::agents::{Agent, AgentStatus};
 use crate::audit::action;
-use crate::clients::{AuthMethod, Client, GrantType};
+use crate::clients::{AuthMethod, Client, ClientSecret, GrantType};
 use crate::core::{Core, RequestMeta};
 use crate::error::{Error, OAuthErrorCode, Result};
 use crate::keys::{SigningAlg, decode_unverified};
 use crate::realms::Realm;
+use crate::resources::Resource;
 use crate::resources::ResourceUri;
 use crate::scope::ScopeSet;
 use crate::secret::{PlainToken, constant_time_eq};
@@ -99,6 +100,18 @@ fn invalid_client() -> Error {
     )
 }
 
+/// Whether `secret` matches a live secret. Every live secret is compared, in constant time,
+/// so timing does not reveal which one matched.
+fn secret_matches(secrets: &[ClientSecret], secret: &str, now: i64) -> bool {
+    let presented = PlainToken::from_input(secret).hashed();
+    secrets
+        .iter()
+        .filter(|s| s.is_live(now))
+        .fold(false, |acc, s| {
+            constant_time_eq(&s.secret_hash, &presented) | acc
+        })
+}
+
 /// Claims of a verified access token.
 struct Verified {
     claims: serde_json::Value,
@@ -107,12 +120,57 @@ struct Verified {
 impl Core {
     /// A realm that serves protocol requests: unknown and disabled realms are `NotFound`.
     async fn serving_realm(&self, name: &str) -> Result<Realm> {
-        let realm = self.find_realm(name).await?;
+        let (epoch, now) = (self.cache.epoch(), self.now());
+        let realm = match self.cache.realms.get(&name.to_owned(), epoch, now) {
+            Some(r) => r,
+            None => {
+                let r = self.find_realm(name).await?;
+                self.cache
+                    .realms
+                    .put(name.to_owned(), r.clone(), epoch, now);
+                r
+            }
+        };
         if realm.enabled {
             Ok(realm)
         } else {
             Err(Error::not_found("realm", name))
         }
+    }
+
+    /// A client and its secrets, through the cache.
+    async fn cached_client(
+        &self,
+        realm_id: &str,
+        client_id: &str,
+    ) -> Result<Option<(Client, Vec<ClientSecret>)>> {
+        let (epoch, now) = (self.cache.epoch(), self.now());
+        let key = (realm_id.to_owned(), client_id.to_owned());
+        if let Some(hit) = self.cache.clients.get(&key, epoch, now) {
+            return Ok(Some(hit));
+        }
+        let Some(client) = self.store.find_client(realm_id, client_id).await? else {
+            return Ok(None);
+        };
+        let secrets = self.store.list_client_secrets(&client.id).await?;
+        self.cache
+            .clients
+            .put(key, (client.clone(), secrets.clone()), epoch, now);
+        Ok(Some((client, secrets)))
+    }
+
+    /// A resource by canonical URI, through the cache.
+    async fn cached_resource(&self, realm_id: &str, uri: &ResourceUri) -> Result<Option<Resource>> {
+        let (epoch, now) = (self.cache.epoch(), self.now());
+        let key = (realm_id.to_owned(), uri.as_str().to_owned());
+        if let Some(hit) = self.cache.resources.get(&key, epoch, now) {
+            return Ok(Some(hit));
+        }
+        let found = self.store.find_resource_by_uri(realm_id, uri).await?;
+        if let Some(r) = &found {
+            self.cache.resources.put(key, r.clone(), epoch, now);
+        }
+        Ok(found)
     }
 
     /// Authenticates a client with the method it registered, throttling failures per client and
@@ -142,17 +200,21 @@ impl Core {
         if let Some(retry_after_secs) = self.client_throttle.retry_after(&key, ip, now) {
             return Err(Error::Throttled { retry_after_secs });
         }
-        let client = self.store.find_client(&realm.id, creds.client_id()).await?;
+        let found = self.cached_client(&realm.id, creds.client_id()).await?;
+        let (client, secrets) = match found {
+            Some((c, s)) => (Some(c), s),
+            None => (None, Vec::new()),
+        };
         let ok = match (&client, creds) {
             (Some(c), ClientCredentials::Basic { secret, .. })
                 if c.auth_method == AuthMethod::ClientSecretBasic =>
             {
-                self.secret_matches(c, secret, now).await?
+                secret_matches(&secrets, secret, now)
             }
             (Some(c), ClientCredentials::Post { secret, .. })
                 if c.auth_method == AuthMethod::ClientSecretPost =>
             {
-                self.secret_matches(c, secret, now).await?
+                secret_matches(&secrets, secret, now)
             }
             (Some(c), ClientCredentials::None { .. }) => c.auth_method == AuthMethod::None,
             _ => false,
@@ -165,18 +227,6 @@ impl Core {
                 Err(invalid_client())
             }
         }
-    }
-
-    async fn secret_matches(&self, client: &Client, secret: &str, now: i64) -> Result<bool> {
-        let presented = PlainToken::from_input(secret).hashed();
-        let secrets = self.store.list_client_secrets(&client.id).await?;
-        // Check every live secret so timing does not reveal which one matched.
-        Ok(secrets
-            .iter()
-            .filter(|s| s.is_live(now))
-            .fold(false, |acc, s| {
-                constant_time_eq(&s.secret_hash, &presented) | acc
-            }))
     }
 
     /// The `client_credentials` grant: an RFC 9068 access token whose `aud` is exactly one
@@ -237,8 +287,7 @@ impl Core {
             }
         };
         let resource = self
-            .store
-            .find_resource_by_uri(&realm.id, &uri)
+            .cached_resource(&realm.id, &uri)
             .await?
             .filter(|r| r.enabled)
             .ok_or_else(|| {
@@ -334,10 +383,18 @@ impl Core {
         let Some(id) = &client.agent_id else {
             return Ok(None);
         };
-        let now = self.now();
-        self.store
-            .find_agent_by_id(id)
-            .await?
+        let (epoch, now) = (self.cache.epoch(), self.now());
+        let agent = match self.cache.agents.get(id, epoch, now) {
+            Some(a) => Some(a),
+            None => {
+                let found = self.store.find_agent_by_id(id).await?;
+                if let Some(a) = &found {
+                    self.cache.agents.put(id.clone(), a.clone(), epoch, now);
+                }
+                found
+            }
+        };
+        agent
             .filter(|a| a.status(now) == AgentStatus::Active)
             .map(Some)
             .ok_or_else(|| {

@@ -1,7 +1,13 @@
 //! No password, secret, one-time link or token ever reaches a log line, at any level.
-use super::*;
+//!
+//! Its own test binary: the capturing subscriber is the process-wide default, so no event from
+//! any thread can bypass it.
+#[path = "support/mod.rs"]
+mod support;
+
 use std::io::Write;
 use std::sync::Mutex;
+use support::*;
 
 #[derive(Clone, Default)]
 struct Capture(Arc<Mutex<Vec<u8>>>);
@@ -34,7 +40,8 @@ async fn no_secret_or_token_reaches_the_logs() {
         .with_writer(capture.clone())
         .with_ansi(false)
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    tracing::subscriber::set_global_default(subscriber)
+        .expect("the only subscriber in this binary");
 
     let t = TestServer::new().await;
     let setup = t

@@ -1,0 +1,135 @@
+//! Helpers shared by the test binaries: the real router on a fresh SQLite database.
+#![allow(
+    dead_code,
+    reason = "shared by several test binaries; each uses a subset"
+)]
+
+pub use axum::Router;
+pub use axum::body::Body;
+pub use axum::http::{Request, Response, StatusCode, header};
+pub use http_body_util::BodyExt as _;
+pub use server::AppState;
+pub use server::config::Config;
+pub use std::sync::Arc;
+pub use tower::ServiceExt as _;
+
+pub const PASSWORD: &str = "correct horse battery";
+
+pub struct TestServer {
+    pub router: Router,
+    pub state: AppState,
+    _dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    pub async fn new() -> Self {
+        Self::with(|_| {}, Arc::new(authz::clock::SystemClock)).await
+    }
+
+    /// A server whose configuration `tweak` adjusts, on `clock`.
+    pub async fn with(
+        tweak: impl FnOnce(&mut Config),
+        clock: Arc<dyn authz::clock::Clock>,
+    ) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut config = Config {
+            data_dir: dir.path().join("data"),
+            console: server::config::ConsoleConfig {
+                site_dir: dir.path().join("site"),
+            },
+            ..Config::default()
+        };
+        tweak(&mut config);
+        let state = AppState::init_with_clock(config, clock)
+            .await
+            .expect("init");
+        Self {
+            router: server::router(state.clone()),
+            state,
+            _dir: dir,
+        }
+    }
+
+    /// Creates a user with a password directly through the core.
+    pub async fn user(&self, email: &str, role: &str) {
+        self.state
+            .core
+            .create_user_with_password(email, "Test User", role, PASSWORD)
+            .await
+            .expect("create user");
+    }
+
+    /// The principal of an existing user.
+    pub async fn principal(&self, email: &str) -> authz::Principal {
+        self.state
+            .core
+            .find_principal_by_email(email)
+            .await
+            .expect("lookup")
+            .expect("user exists")
+    }
+
+    pub async fn send(&self, req: Request<Body>) -> Response<Body> {
+        self.router.clone().oneshot(req).await.expect("infallible")
+    }
+
+    pub async fn get(&self, path: &str, cookie: Option<&str>) -> Response<Body> {
+        let mut b = Request::get(path);
+        if let Some(c) = cookie {
+            b = b.header(header::COOKIE, c);
+        }
+        self.send(b.body(Body::empty()).expect("request")).await
+    }
+
+    /// A same-origin form POST, as a browser sends it.
+    pub async fn post_form(&self, path: &str, body: &str, cookie: Option<&str>) -> Response<Body> {
+        let mut b = Request::post(path)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header("sec-fetch-site", "same-origin");
+        if let Some(c) = cookie {
+            b = b.header(header::COOKIE, c);
+        }
+        self.send(b.body(Body::from(body.to_owned())).expect("request"))
+            .await
+    }
+
+    /// Signs in and returns the session cookie.
+    pub async fn login(&self, email: &str) -> String {
+        let res = self
+            .post_form(
+                "/login",
+                &format!("email={}&password={}", enc(email), enc(PASSWORD)),
+                None,
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER);
+        assert_eq!(location(&res), "/");
+        session_cookie(&res).expect("session cookie")
+    }
+}
+
+pub fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+pub fn location(res: &Response<Body>) -> String {
+    res.headers()
+        .get(header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+pub fn session_cookie(res: &Response<Body>) -> Option<String> {
+    res.headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("portcullis_session="))
+        .map(|v| v.split(';').next().unwrap_or_default().to_owned())
+}
+
+pub async fn body(res: Response<Body>) -> String {
+    let bytes = res.into_body().collect().await.expect("body").to_bytes();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
