@@ -70,6 +70,18 @@ pub enum KeysCommand {
         #[arg(long, default_value = "default")]
         realm: String,
     },
+    /// Measure the single-core signing rate of the realm's active key (for the benchmark).
+    BenchSign {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// ES256, RS256 or EdDSA.
+        #[arg(long, default_value = "ES256")]
+        alg: String,
+        /// How long to sign for.
+        #[arg(long, default_value_t = 3)]
+        seconds: u64,
+    },
 }
 
 /// `resources` subcommands.
@@ -243,6 +255,34 @@ async fn keys(core: &authz::Core, command: KeysCommand) -> anyhow::Result<()> {
                 .await
                 .map_err(core_error)?;
             println!("Rotated realm {realm}; now active: {}", active.join(", "));
+        }
+        KeysCommand::BenchSign {
+            realm,
+            alg,
+            seconds,
+        } => {
+            let alg = authz::keys::SigningAlg::parse(&alg).map_err(anyhow::Error::msg)?;
+            let signer = core
+                .signer_for_benchmark(&cli, &realm, alg)
+                .await
+                .map_err(core_error)?;
+            let claims = serde_json::json!({
+                "iss": "https://id.example.com/realms/default", "sub": "bench-client",
+                "aud": "https://bench.example.com/mcp", "client_id": "bench-client", "scope": "tools:call",
+                "iat": 1_800_000_000, "exp": 1_800_000_300, "jti": "at_0123456789abcdef01234567",
+            });
+            let start = std::time::Instant::now();
+            let mut n: u64 = 0;
+            while start.elapsed().as_secs() < seconds {
+                for _ in 0..100 {
+                    signer.sign("at+jwt", &claims).map_err(anyhow::Error::msg)?;
+                }
+                n += 100;
+            }
+            println!(
+                "signatures/s: {:.0}",
+                n as f64 / start.elapsed().as_secs_f64()
+            );
         }
         KeysCommand::List { realm } => {
             for k in core

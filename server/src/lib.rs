@@ -30,9 +30,8 @@ use std::sync::Arc;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 
-/// Everything handlers share. Cheap to clone.
-#[derive(Clone)]
-pub struct AppState {
+/// What handlers share.
+pub struct Shared {
     /// The authorization core.
     pub core: Core,
     /// The database pool (for readiness and pool metrics).
@@ -47,6 +46,17 @@ pub struct AppState {
     pub metrics: PrometheusHandle,
     /// Session store.
     pub sessions: session::AnyStore,
+}
+
+/// Everything handlers share: one `Arc`, so extracting it per request is one atomic increment.
+#[derive(Clone)]
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -103,7 +113,7 @@ impl AppState {
             .site_pkg_dir("pkg")
             .site_addr(config.http.bind)
             .build();
-        Ok(Self {
+        Ok(Self(Arc::new(Shared {
             core,
             db,
             config: Arc::new(config),
@@ -111,7 +121,7 @@ impl AppState {
             leptos,
             metrics: ops::metrics_handle(),
             sessions,
-        })
+        })))
     }
 }
 
@@ -150,14 +160,12 @@ pub fn router(state: AppState) -> Router {
             HeaderValue::from_static(value),
         )
     };
-    Router::new()
-        .route("/healthz", get(ops::healthz))
-        .route("/readyz", get(ops::readyz))
-        .route("/metrics", get(ops::metrics))
+    // Console routes carry sessions, CSRF protection and the sign-in guard; protocol and
+    // operability endpoints are not cookie-authenticated and skip that stack.
+    let console = Router::new()
         .route("/login", post(auth::login))
         .route("/logout", post(auth::logout))
         .route("/admin/audit/export", get(export::export_audit))
-        .merge(oauth::routes())
         .leptos_routes_with_context(
             &state,
             routes,
@@ -170,7 +178,13 @@ pub fn router(state: AppState) -> Router {
         .layer(from_fn(http::require_sign_in))
         .layer(from_fn_with_state(state.clone(), http::csrf))
         .layer(from_fn_with_state(state.clone(), session::resolve))
-        .layer(session_layer)
+        .layer(session_layer);
+    Router::new()
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/metrics", get(ops::metrics))
+        .merge(oauth::routes())
+        .merge(console)
         .layer(RequestBodyLimitLayer::new(state.config.http.max_body_bytes))
         .layer(header("content-security-policy", http::CSP))
         .layer(header("x-content-type-options", "nosniff"))

@@ -7,6 +7,9 @@
 //! - `serve`  setup + release build + `portcullis serve` on an embedded SQLite file in `data/`.
 //! - `test`  setup + every check CI runs, with each stage's duration.
 //! - `css`  only regenerates the stylesheet.
+//! - `bench`  the token-endpoint benchmark (release build, `wrk` from Debian); see BENCHMARKS.md.
+mod bench;
+
 use anyhow::{Context as _, bail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,6 +31,7 @@ fn main() -> anyhow::Result<()> {
         Some("css") => css(),
         Some("serve") => serve(),
         Some("test") => test(),
+        Some("bench") => bench::run(),
         _ => {
             eprintln!(
                 "usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test>"
@@ -37,7 +41,7 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-fn run(cmd: &mut Command) -> anyhow::Result<()> {
+pub(crate) fn run(cmd: &mut Command) -> anyhow::Result<()> {
     eprintln!("$ {}", format!("{cmd:?}").replace('"', ""));
     let status = cmd
         .status()
@@ -55,7 +59,7 @@ fn output(cmd: &mut Command) -> Option<String> {
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
 }
 
-fn cargo() -> Command {
+pub(crate) fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
@@ -362,7 +366,7 @@ fn test() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn tempdir_path(name: &str) -> anyhow::Result<String> {
+pub(crate) fn tempdir_path(name: &str) -> anyhow::Result<String> {
     let dir = std::env::temp_dir().join(format!("portcullis-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;

@@ -286,6 +286,28 @@ impl Core {
         Ok(activated)
     }
 
+    /// The realm's active signer for `alg` (creating the key pair if needed), for the signing
+    /// benchmark of `portcullis keys bench-sign`.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm), storage failure.
+    ///
+    /// # Security
+    /// Hands out a private-key signer; only operators (who hold the master key anyway) may.
+    pub async fn signer_for_benchmark(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        alg: SigningAlg,
+    ) -> Result<Arc<Signer>> {
+        p.require(Permission::ManageKeys)?;
+        let realm = self.find_realm(realm_name).await?;
+        let keys = self.realm_keys(&realm, Some(alg)).await?;
+        keys.signer(alg)
+            .cloned()
+            .ok_or_else(|| Error::Internal(format!("no active {alg} key")))
+    }
+
     /// The realm's signing keys (public facts only), newest first.
     ///
     /// # Errors

@@ -6,15 +6,36 @@ mod error;
 mod form;
 
 use crate::AppState;
-use app::ssr::ConsoleRequest;
+use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::extract::{Path, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 pub use error::OAuthResponse;
 use form::{client_credentials, parse_form};
 use tower_http::cors::{Any, CorsLayer};
+
+/// Request facts for the audit log and throttling, without the console's session machinery.
+pub struct Meta(authz::RequestMeta);
+
+impl<S: Send + Sync> FromRequestParts<S> for Meta {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Meta(authz::RequestMeta {
+            request_id: parts
+                .extensions
+                .get::<crate::session::RequestId>()
+                .map(|r| r.0.clone()),
+            client_ip: parts
+                .extensions
+                .get::<ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0.ip().to_string()),
+        }))
+    }
+}
 
 /// Browser-based MCP clients call discovery, JWKS and token endpoints cross-origin.
 fn cors() -> CorsLayer {
@@ -90,7 +111,7 @@ fn no_store(body: serde_json::Value) -> Response {
 async fn token(
     State(state): State<AppState>,
     Path(realm): Path<String>,
-    Extension(req): Extension<ConsoleRequest>,
+    Meta(meta): Meta,
     headers: HeaderMap,
     body: String,
 ) -> Response {
@@ -102,10 +123,7 @@ async fn token(
             scope: form.one("scope").map(str::to_owned),
             resource: form.all("resource"),
         };
-        state
-            .core
-            .issue_token(&realm, creds, &request, &req.meta)
-            .await
+        state.core.issue_token(&realm, creds, &request, &meta).await
     }
     .await;
     match result {
@@ -118,7 +136,7 @@ async fn token(
 async fn introspect(
     State(state): State<AppState>,
     Path(realm): Path<String>,
-    Extension(req): Extension<ConsoleRequest>,
+    Meta(meta): Meta,
     headers: HeaderMap,
     body: String,
 ) -> Response {
@@ -128,7 +146,7 @@ async fn introspect(
         let token = form.required("token")?;
         state
             .core
-            .introspect_token(&realm, creds, token, &req.meta)
+            .introspect_token(&realm, creds, token, &meta)
             .await
     }
     .await;
@@ -142,7 +160,7 @@ async fn introspect(
 async fn revoke(
     State(state): State<AppState>,
     Path(realm): Path<String>,
-    Extension(req): Extension<ConsoleRequest>,
+    Meta(meta): Meta,
     headers: HeaderMap,
     body: String,
 ) -> Response {
@@ -150,10 +168,7 @@ async fn revoke(
         let form = parse_form(&headers, &body, &[])?;
         let creds = client_credentials(&headers, &form)?;
         let token = form.required("token")?;
-        state
-            .core
-            .revoke_token(&realm, creds, token, &req.meta)
-            .await
+        state.core.revoke_token(&realm, creds, token, &meta).await
     }
     .await;
     match result {
