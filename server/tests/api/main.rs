@@ -3,6 +3,7 @@
 mod support;
 
 mod console;
+mod interop;
 mod oauth;
 mod ops;
 
