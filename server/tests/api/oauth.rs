@@ -801,3 +801,104 @@ async fn agent_identity_is_carried_in_tokens_and_enforced() {
     assert_eq!(listed.len(), 1, "MCP-capable filter keeps it");
     assert_eq!(listed[0].status, authz::agents::AgentStatus::Expired);
 }
+
+#[tokio::test]
+async fn snapshots_of_metadata_jwks_and_error_bodies() {
+    let f = fixture().await;
+    let res =
+        f.t.get(
+            "/.well-known/oauth-authorization-server/realms/default",
+            None,
+        )
+        .await;
+    let metadata: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    insta::assert_json_snapshot!("authorization_server_metadata", metadata);
+
+    // Every key is redacted but its shape is asserted as it is redacted.
+    let jwks = f.jwks().await;
+    insta::assert_json_snapshot!("jwks_es256_shape", jwks, {
+        ".keys[].kid" => insta::dynamic_redaction(|v, _| {
+            assert_eq!(v.as_str().map(str::len), Some(16), "kid is 12 random bytes, base64url");
+            "[kid]"
+        }),
+        ".keys[].x" => insta::dynamic_redaction(|v, _| {
+            assert_eq!(v.as_str().map(str::len), Some(43), "P-256 x coordinate");
+            "[x]"
+        }),
+        ".keys[].y" => insta::dynamic_redaction(|v, _| {
+            assert_eq!(v.as_str().map(str::len), Some(43), "P-256 y coordinate");
+            "[y]"
+        }),
+    });
+
+    let mut errors = Vec::new();
+    for (name, form, auth) in [
+        (
+            "missing resource",
+            "grant_type=client_credentials".to_owned(),
+            Some(basic("bot", &f.secret)),
+        ),
+        (
+            "two resources",
+            format!(
+                "grant_type=client_credentials&resource={}&resource={}",
+                enc(PAY),
+                enc(MAIL)
+            ),
+            Some(basic("bot", &f.secret)),
+        ),
+        (
+            "unknown resource",
+            format!(
+                "grant_type=client_credentials&resource={}",
+                enc("https://x.example.com/")
+            ),
+            Some(basic("bot", &f.secret)),
+        ),
+        (
+            "bad scope",
+            format!(
+                "grant_type=client_credentials&resource={}&scope=nope",
+                enc(PAY)
+            ),
+            Some(basic("bot", &f.secret)),
+        ),
+        (
+            "unsupported grant",
+            "grant_type=password".to_owned(),
+            Some(basic("bot", &f.secret)),
+        ),
+        (
+            "missing grant",
+            String::new(),
+            Some(basic("bot", &f.secret)),
+        ),
+        (
+            "repeated parameter",
+            "grant_type=a&grant_type=b".to_owned(),
+            Some(basic("bot", &f.secret)),
+        ),
+        (
+            "no client authentication",
+            format!("grant_type=client_credentials&resource={}", enc(PAY)),
+            None,
+        ),
+        (
+            "wrong secret",
+            format!("grant_type=client_credentials&resource={}", enc(PAY)),
+            Some(basic("bot", "wrong")),
+        ),
+    ] {
+        let (status, headers, json) = f
+            .post("/realms/default/token", auth.as_deref(), &form)
+            .await;
+        errors.push(serde_json::json!({
+            "case": name,
+            "status": status.as_u16(),
+            "www_authenticate": headers.get(header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()),
+            "cache_control": headers.get(header::CACHE_CONTROL).and_then(|v| v.to_str().ok()),
+            "body": json,
+        }));
+    }
+    insta::assert_json_snapshot!("token_error_bodies", errors);
+}
