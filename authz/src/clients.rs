@@ -16,6 +16,8 @@ pub enum AuthMethod {
     ClientSecretBasic,
     /// `client_id` and `client_secret` in the form body.
     ClientSecretPost,
+    /// A JWT signed with the client's private key (RFC 7523 §2.2).
+    PrivateKeyJwt,
     /// A public client: no authentication.
     None,
 }
@@ -26,6 +28,7 @@ impl AuthMethod {
         match self {
             AuthMethod::ClientSecretBasic => "client_secret_basic",
             AuthMethod::ClientSecretPost => "client_secret_post",
+            AuthMethod::PrivateKeyJwt => "private_key_jwt",
             AuthMethod::None => "none",
         }
     }
@@ -38,9 +41,10 @@ impl AuthMethod {
         match s.trim() {
             "client_secret_basic" => Ok(AuthMethod::ClientSecretBasic),
             "client_secret_post" => Ok(AuthMethod::ClientSecretPost),
+            "private_key_jwt" => Ok(AuthMethod::PrivateKeyJwt),
             "none" => Ok(AuthMethod::None),
             other => Err(format!(
-                "Unsupported token_endpoint_auth_method `{other}`; use client_secret_basic, client_secret_post or none."
+                "Unsupported token_endpoint_auth_method `{other}`; use client_secret_basic, client_secret_post, private_key_jwt or none."
             )),
         }
     }
@@ -96,6 +100,8 @@ pub struct ClientMetadata {
     pub software_id: Option<String>,
     /// Software version.
     pub software_version: Option<String>,
+    /// Public keys for `private_key_jwt` (a JWK Set).
+    pub jwks: Option<serde_json::Value>,
 }
 
 /// A stored client.
@@ -217,6 +223,28 @@ pub struct ClientInput {
     pub scope: String,
     /// Contacts, comma- or space-separated emails.
     pub contacts: String,
+    /// JWK Set (JSON) with the public keys of a `private_key_jwt` client.
+    pub jwks: String,
+}
+
+/// Parses a client's JWK Set: public, asymmetric keys only.
+///
+/// # Errors
+/// A message fit for the user.
+pub fn parse_client_jwks(s: &str) -> Result<serde_json::Value, String> {
+    let doc: serde_json::Value = serde_json::from_str(s.trim())
+        .map_err(|_| "JWKS must be a JSON JWK Set: {\"keys\": [...]}.".to_owned())?;
+    let keys = doc["keys"]
+        .as_array()
+        .filter(|k| !k.is_empty())
+        .ok_or("JWKS must contain at least one key.")?;
+    for k in keys {
+        if k.get("d").is_some() || k.get("p").is_some() {
+            return Err("JWKS must hold public keys only; this one contains a private key.".into());
+        }
+        crate::keys::Verifier::from_jwk(k).map_err(|e| format!("JWKS: {e}"))?;
+    }
+    Ok(doc)
 }
 
 /// How long a rotated-out secret keeps working by default.
@@ -250,6 +278,16 @@ mod ops {
                 s => parse_client_id(s).map_err(invalid)?,
             };
             let auth_method = AuthMethod::parse(&input.auth_method).map_err(invalid)?;
+            let jwks = match (auth_method, input.jwks.trim()) {
+                (AuthMethod::PrivateKeyJwt, "") => {
+                    return Err(invalid(
+                        "A private_key_jwt client needs its public keys (JWKS).",
+                    ));
+                }
+                (AuthMethod::PrivateKeyJwt, s) => Some(parse_client_jwks(s).map_err(invalid)?),
+                (_, "") => None,
+                _ => return Err(invalid("Only private_key_jwt clients have a JWKS.")),
+            };
             let contacts: Vec<String> = input
                 .contacts
                 .split([',', ' '])
@@ -268,7 +306,7 @@ mod ops {
                 name: parse_display_name(&input.name, "Name").map_err(invalid)?,
                 auth_method,
                 // Public clients cannot use client_credentials; they await authorization_code.
-                grant_types: if auth_method.uses_secret() {
+                grant_types: if auth_method != AuthMethod::None {
                     vec![GrantType::ClientCredentials]
                 } else {
                     vec![]
@@ -276,6 +314,7 @@ mod ops {
                 scope: ScopeSet::parse(&input.scope).map_err(invalid)?,
                 metadata: ClientMetadata {
                     contacts,
+                    jwks,
                     ..ClientMetadata::default()
                 },
                 agent_id: None,

@@ -19,6 +19,12 @@ use crate::scope::ScopeSet;
 use crate::secret::{PlainToken, constant_time_eq};
 use serde::Serialize;
 
+/// How far in the future a client assertion's `exp` may be.
+pub const MAX_ASSERTION_LIFETIME_SECS: i64 = 300;
+
+/// `client_assertion_type` of RFC 7523 §2.2.
+pub const JWT_BEARER_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
 /// The `typ` header of access tokens (RFC 9068 §2.1).
 pub const ACCESS_TOKEN_TYP: &str = "at+jwt";
 
@@ -38,6 +44,13 @@ pub enum ClientCredentials {
         client_id: String,
         /// Secret.
         secret: String,
+    },
+    /// A `private_key_jwt` client assertion (RFC 7523 §2.2).
+    Assertion {
+        /// Client id (from `client_id` or the assertion's `iss`).
+        client_id: String,
+        /// The signed JWT.
+        assertion: String,
     },
     /// Only a `client_id` (public clients).
     None {
@@ -60,6 +73,7 @@ impl ClientCredentials {
         match self {
             ClientCredentials::Basic { client_id, .. }
             | ClientCredentials::Post { client_id, .. }
+            | ClientCredentials::Assertion { client_id, .. }
             | ClientCredentials::None { client_id } => client_id,
         }
     }
@@ -216,6 +230,11 @@ impl Core {
             {
                 secret_matches(&secrets, secret, now)
             }
+            (Some(c), ClientCredentials::Assertion { assertion, .. })
+                if c.auth_method == AuthMethod::PrivateKeyJwt =>
+            {
+                self.assertion_is_valid(realm, c, assertion, now).await?
+            }
             (Some(c), ClientCredentials::None { .. }) => c.auth_method == AuthMethod::None,
             _ => false,
         };
@@ -227,6 +246,75 @@ impl Core {
                 Err(invalid_client())
             }
         }
+    }
+
+    /// Checks a `private_key_jwt` assertion (RFC 7523 §3): signed by one of the client's keys with
+    /// an asymmetric algorithm, `iss` = `sub` = `client_id`, `aud` = the issuer or the token
+    /// endpoint, `exp` in the future and at most five minutes ahead, and a `jti` never seen
+    /// before (recorded in the database, so replays fail on every instance).
+    async fn assertion_is_valid(
+        &self,
+        realm: &Realm,
+        client: &Client,
+        assertion: &str,
+        now: i64,
+    ) -> Result<bool> {
+        let Ok((header, claims)) = decode_unverified(assertion) else {
+            return Ok(false);
+        };
+        // Only ES256, RS256 and EdDSA parse: `none` and HMAC are refused here.
+        let Ok(alg) = SigningAlg::parse(&header.alg) else {
+            return Ok(false);
+        };
+        let keys = client
+            .metadata
+            .jwks
+            .as_ref()
+            .and_then(|j| j["keys"].as_array())
+            .cloned()
+            .unwrap_or_default();
+        let signed = keys
+            .iter()
+            .filter(|k| {
+                header
+                    .kid
+                    .as_deref()
+                    .is_none_or(|kid| k["kid"].as_str() == Some(kid))
+            })
+            .filter_map(|k| crate::keys::Verifier::from_jwk(k).ok())
+            .filter(|v| v.alg() == alg)
+            .any(|v| v.verify(assertion).is_ok());
+        if !signed {
+            return Ok(false);
+        }
+        let issuer = self.issuer(&realm.name);
+        let token_endpoint = format!("{issuer}/token");
+        let is_us = |a: &serde_json::Value| {
+            a.as_str()
+                .is_some_and(|a| a == issuer || a == token_endpoint)
+        };
+        let aud_ok = match &claims["aud"] {
+            serde_json::Value::Array(v) => v.iter().any(is_us),
+            other => is_us(other),
+        };
+        let id = client.client_id.as_str();
+        let (Some(exp), Some(jti)) = (claims["exp"].as_i64(), claims["jti"].as_str()) else {
+            return Ok(false);
+        };
+        let ok = claims["iss"].as_str() == Some(id)
+            && claims["sub"].as_str() == Some(id)
+            && aud_ok
+            && exp > now
+            && exp <= now + MAX_ASSERTION_LIFETIME_SECS
+            && !jti.is_empty()
+            && jti.len() <= 256;
+        if !ok {
+            return Ok(false);
+        }
+        Ok(self
+            .store
+            .consume_assertion_jti(&realm.id, id, jti, exp, now)
+            .await?)
     }
 
     /// The `client_credentials` grant: an RFC 9068 access token whose `aud` is exactly one
@@ -537,7 +625,12 @@ impl Core {
             .collect();
         scopes.sort();
         scopes.dedup();
-        let auth_methods = ["client_secret_basic", "client_secret_post"];
+        let auth_methods = [
+            "client_secret_basic",
+            "client_secret_post",
+            "private_key_jwt",
+        ];
+        let signing_algs: Vec<&str> = SigningAlg::ALL.iter().map(|a| a.as_str()).collect();
         Ok(serde_json::json!({
             "issuer": issuer,
             "token_endpoint": format!("{issuer}/token"),
@@ -547,8 +640,11 @@ impl Core {
             "grant_types_supported": ["client_credentials"],
             "response_types_supported": [],
             "token_endpoint_auth_methods_supported": auth_methods,
+            "token_endpoint_auth_signing_alg_values_supported": signing_algs,
             "introspection_endpoint_auth_methods_supported": auth_methods,
+            "introspection_endpoint_auth_signing_alg_values_supported": signing_algs,
             "revocation_endpoint_auth_methods_supported": auth_methods,
+            "revocation_endpoint_auth_signing_alg_values_supported": signing_algs,
             "scopes_supported": scopes,
         }))
     }

@@ -136,9 +136,12 @@ pub enum ClientsCommand {
         /// Allowed scopes, space-separated.
         #[arg(long)]
         scope: String,
-        /// client_secret_basic, client_secret_post or none.
+        /// client_secret_basic, client_secret_post, private_key_jwt or none.
         #[arg(long, default_value = "client_secret_basic")]
         auth_method: String,
+        /// JWK Set (JSON) with the public keys of a private_key_jwt client.
+        #[arg(long, default_value = "")]
+        jwks: String,
     },
     /// Issue a new secret; old ones keep working for the overlap.
     RotateSecret {
@@ -363,6 +366,7 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
             name,
             scope,
             auth_method,
+            jwks,
         } => {
             let input = authz::clients::ClientInput {
                 client_id,
@@ -370,6 +374,7 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
                 auth_method,
                 scope,
                 contacts: String::new(),
+                jwks,
             };
             let (client, secret) = core
                 .create_client(&cli, &realm, &input, &meta)

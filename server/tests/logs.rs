@@ -96,7 +96,7 @@ async fn no_secret_or_token_reaches_the_logs() {
     let res = t
         .post_form(
             "/api/clients/create",
-            "client_id=bot&name=Bot&auth_method=client_secret_post&scope=tools%3Acall&contacts=",
+            "client_id=bot&name=Bot&auth_method=client_secret_post&scope=tools%3Acall&contacts=&jwks=",
             Some(&admin),
         )
         .await;

@@ -33,6 +33,7 @@ pub async fn create_client(
     auth_method: String,
     scope: String,
     contacts: String,
+    jwks: String,
 ) -> Result<IssuedSecret, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let input = authz::clients::ClientInput {
@@ -41,6 +42,7 @@ pub async fn create_client(
         auth_method,
         scope,
         contacts,
+        jwks,
     };
     let (client, secret) = core.create_client(&p, &realm, &input, &meta).await?;
     Ok(IssuedSecret {

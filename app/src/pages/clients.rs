@@ -12,9 +12,10 @@ use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-const METHODS: [(&str, &str); 3] = [
+const METHODS: [(&str, &str); 4] = [
     ("client_secret_basic", "Confidential: client_secret_basic"),
     ("client_secret_post", "Confidential: client_secret_post"),
+    ("private_key_jwt", "Confidential: private_key_jwt"),
     ("none", "Public: none"),
 ];
 
@@ -24,7 +25,7 @@ fn SecretPanel(issued: IssuedSecret, on_close: Callback<()>) -> impl IntoView {
         <div role="status" data-testid="issued-secret" class="mb-6 rounded-lg border border-indigo-200 bg-indigo-50 p-4 dark:border-indigo-900 dark:bg-indigo-950">
             <p class="text-sm font-medium text-indigo-900 dark:text-indigo-100">"Client " <code class="font-mono">{issued.client_id.clone()}</code></p>
             {if issued.secret.is_empty() {
-                view! { <p class="mt-1 text-sm text-indigo-800 dark:text-indigo-200">"A public client has no secret."</p> }.into_any()
+                view! { <p class="mt-1 text-sm text-indigo-800 dark:text-indigo-200">"This client has no secret: it is public, or authenticates with its private key."</p> }.into_any()
             } else {
                 view! {
                     <p class="mt-1 text-sm text-indigo-800 dark:text-indigo-200">"Its secret is shown only now. Store it in your secret manager; Portcullis keeps only a hash."</p>
@@ -75,7 +76,7 @@ fn ClientRow(
         None => {}
     });
     let id = StoredValue::new(client.client_id.clone());
-    let confidential = client.auth_method != "none";
+    let confidential = client.auth_method.starts_with("client_secret");
     let enabled = client.enabled;
     view! {
         <tr data-testid="client-row">
@@ -188,6 +189,10 @@ pub fn ClientsPage() -> impl IntoView {
                     <div>
                         <label class=LABEL for="client-scope">"Allowed scopes"</label>
                         <input class=format!("mt-1 {INPUT}") id="client-scope" name="scope" placeholder="tools:call"/>
+                    </div>
+                    <div class="sm:col-span-2">
+                        <label class=LABEL for="client-jwks">"Public keys (JWKS, private_key_jwt only)"</label>
+                        <textarea class=format!("mt-1 {INPUT} font-mono") id="client-jwks" name="jwks" rows="3" placeholder="{\"keys\": [{\"kty\": \"EC\", …}]}"></textarea>
                     </div>
                     <div class="sm:col-span-2">
                         <label class=LABEL for="client-contacts">"Contacts"</label>

@@ -835,6 +835,34 @@ async fn agents(store: DynStore) {
         Some(changed)
     );
 
+    assert!(
+        store
+            .consume_assertion_jti(&r.id, "bot-client", "j1", 100, 10)
+            .await
+            .expect("jti")
+    );
+    assert!(
+        !store
+            .consume_assertion_jti(&r.id, "bot-client", "j1", 100, 11)
+            .await
+            .expect("jti"),
+        "replay"
+    );
+    assert!(
+        store
+            .consume_assertion_jti(&r.id, "other", "j1", 100, 11)
+            .await
+            .expect("jti"),
+        "per client"
+    );
+    assert!(
+        store
+            .consume_assertion_jti(&r.id, "bot-client", "j1", 200, 100)
+            .await
+            .expect("jti"),
+        "expired entries are forgotten"
+    );
+
     store.delete_agent(&bot.id, &ev()).await.expect("delete");
     assert_eq!(
         store

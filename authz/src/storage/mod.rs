@@ -336,6 +336,21 @@ pub trait AgentStore: Send + Sync {
     async fn delete_agent(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError>;
 }
 
+/// Single-use client assertions (RFC 7523 `jti`).
+#[async_trait]
+pub trait AssertionStore: Send + Sync {
+    /// Records an assertion's `jti`; `false` if it was seen before (a replay). Forgets expired
+    /// entries on the way.
+    async fn consume_assertion_jti(
+        &self,
+        realm_id: &str,
+        client_id: &str,
+        jti: &str,
+        expires_at: UnixTime,
+        now: UnixTime,
+    ) -> Result<bool, StorageError>;
+}
+
 /// Revoked access tokens, remembered by `jti` until they expire.
 #[async_trait]
 pub trait RevocationStore: Send + Sync {
@@ -369,6 +384,7 @@ pub trait Store:
     + ClientStore
     + RevocationStore
     + AgentStore
+    + AssertionStore
 {
 }
 impl<T> Store for T where
@@ -381,6 +397,7 @@ impl<T> Store for T where
         + ClientStore
         + RevocationStore
         + AgentStore
+        + AssertionStore
 {
 }
 

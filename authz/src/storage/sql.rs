@@ -81,7 +81,7 @@ macro_rules! impl_store {
         };
         use $crate::storage::sql::*;
         use $crate::storage::{
-            contains_pattern, AgentStore, AuditStore, ClientStore, HealthStore, KeyStore, Page, Paged, RealmStore,
+            contains_pattern, AgentStore, AssertionStore, AuditStore, ClientStore, HealthStore, KeyStore, Page, Paged, RealmStore,
             ResourceStore, RevocationStore, StoredKey, UserStore,
         };
         use async_trait::async_trait;
@@ -946,6 +946,34 @@ macro_rules! impl_store {
                 insert_audit(&mut tx, event).await?;
                 tx.commit().await?;
                 Ok(())
+            }
+        }
+
+        #[async_trait]
+        impl AssertionStore for $store {
+            async fn consume_assertion_jti(
+                &self,
+                realm_id: &str,
+                client_id: &str,
+                jti: &str,
+                expires_at: UnixTime,
+                now: UnixTime,
+            ) -> Result<bool, StorageError> {
+                sqlx::query("DELETE FROM client_assertion_jtis WHERE expires_at <= $1")
+                    .bind(now)
+                    .execute(&self.pool)
+                    .await?;
+                let n = sqlx::query(
+                    "INSERT INTO client_assertion_jtis (realm_id, client_id, jti, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (realm_id, client_id, jti) DO NOTHING",
+                )
+                .bind(realm_id)
+                .bind(client_id)
+                .bind(jti)
+                .bind(expires_at)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                Ok(n == 1)
             }
         }
 

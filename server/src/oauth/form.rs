@@ -102,6 +102,39 @@ pub fn client_credentials(
         None => None,
     };
     let (body_id, body_secret) = (form.one("client_id"), form.one("client_secret"));
+    match (
+        form.one("client_assertion_type"),
+        form.one("client_assertion"),
+    ) {
+        (None, None) => {}
+        (Some(authz::tokens::JWT_BEARER_ASSERTION), Some(assertion)) => {
+            if basic.is_some() || body_secret.is_some() {
+                return Err(bad("Use exactly one client authentication method."));
+            }
+            // The client is named by `client_id` or, failing that, by the assertion's `iss`.
+            let client_id = match body_id {
+                Some(id) => id.to_owned(),
+                None => authz::keys::decode_unverified(assertion)
+                    .ok()
+                    .and_then(|(_, c)| c["iss"].as_str().map(str::to_owned))
+                    .ok_or_else(|| {
+                        authz::Error::oauth(
+                            OAuthErrorCode::InvalidClient,
+                            "Malformed client assertion.",
+                        )
+                    })?,
+            };
+            return Ok(Some(ClientCredentials::Assertion {
+                client_id,
+                assertion: assertion.to_owned(),
+            }));
+        }
+        (Some(authz::tokens::JWT_BEARER_ASSERTION), None) => {
+            return Err(bad("client_assertion is required."));
+        }
+        (Some(_), _) => return Err(bad("Unsupported client_assertion_type.")),
+        (None, Some(_)) => return Err(bad("client_assertion_type is required.")),
+    }
     match (basic, body_id, body_secret) {
         (Some(_), _, Some(_)) => Err(bad("Use exactly one client authentication method.")),
         (Some((id, _)), Some(other), None) if other != id => {

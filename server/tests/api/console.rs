@@ -528,7 +528,7 @@ async fn resource_client_and_key_screens_are_admin_only_and_validate_input() {
         ),
         (
             "/api/clients/create",
-            "client_id=&name=X&auth_method=none&scope=&contacts=",
+            "client_id=&name=X&auth_method=none&scope=&contacts=&jwks=",
         ),
     ] {
         let res = t.post_form(path, form, Some(&reviewer)).await;
@@ -566,7 +566,7 @@ async fn resource_client_and_key_screens_are_admin_only_and_validate_input() {
     let res = t
         .post_form(
             "/api/clients/create",
-            "client_id=bot&name=Bot&auth_method=client_secret_basic&scope=a&contacts=",
+            "client_id=bot&name=Bot&auth_method=client_secret_basic&scope=a&contacts=&jwks=",
             Some(&admin),
         )
         .await;

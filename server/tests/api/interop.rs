@@ -30,6 +30,7 @@ async fn the_oauth2_crate_gets_an_audience_bound_token() {
         auth_method: "client_secret_basic".into(),
         scope: "tools:call".into(),
         contacts: String::new(),
+        jwks: String::new(),
     };
     let (_, secret) = core
         .create_client(&cli, "default", &input, &meta)

@@ -52,6 +52,7 @@ async fn fixture() -> Fixture {
                 auth_method: "client_secret_basic".into(),
                 scope: "tools:call tools:read admin".into(),
                 contacts: String::new(),
+                jwks: String::new(),
             },
             &meta,
         )
@@ -66,6 +67,7 @@ async fn fixture() -> Fixture {
             auth_method: "client_secret_post".into(),
             scope: "tools:read".into(),
             contacts: String::new(),
+            jwks: String::new(),
         },
         &meta,
     )
@@ -901,4 +903,177 @@ async fn snapshots_of_metadata_jwks_and_error_bodies() {
         }));
     }
     insta::assert_json_snapshot!("token_error_bodies", errors);
+}
+
+#[tokio::test]
+async fn private_key_jwt_clients_authenticate_with_single_use_assertions() {
+    use authz::keys::{Signer, SigningAlg, generate};
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let core = &f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let key = generate(SigningAlg::ES256).expect("key");
+    let mut jwk = key.public_jwk.clone();
+    jwk.insert("kid".into(), "client-key-1".into());
+    let input = |jwks: String| ClientInput {
+        client_id: "signer".into(),
+        name: "Signer".into(),
+        auth_method: "private_key_jwt".into(),
+        scope: "tools:call".into(),
+        contacts: String::new(),
+        jwks,
+    };
+    // Private keys and missing keys are refused at registration; nothing is written.
+    let mut private = key.public_jwk.clone();
+    private.insert("d".into(), "AAAA".into());
+    for bad in [
+        String::new(),
+        serde_json::json!({"keys": [private]}).to_string(),
+        "{}".into(),
+    ] {
+        assert!(matches!(
+            core.create_client(&admin, "default", &input(bad), &meta)
+                .await,
+            Err(authz::Error::Invalid(_))
+        ));
+    }
+    let (_, secret) = core
+        .create_client(
+            &admin,
+            "default",
+            &input(serde_json::json!({"keys": [jwk]}).to_string()),
+            &meta,
+        )
+        .await
+        .expect("client");
+    assert!(secret.is_none(), "no secret for a key-authenticated client");
+
+    let signer = Signer::from_pkcs8("client-key-1", SigningAlg::ES256, &key.pkcs8).expect("signer");
+    let other_key = generate(SigningAlg::ES256).expect("key");
+    let impostor =
+        Signer::from_pkcs8("client-key-1", SigningAlg::ES256, &other_key.pkcs8).expect("signer");
+    let now = authz::clock::Clock::now(&f.clock);
+    let claims = |jti: &str, iss: &str, aud: &str, exp: i64| serde_json::json!({"iss": iss, "sub": iss, "aud": aud, "exp": exp, "iat": now, "jti": jti});
+    let request = |assertion: &str, extra: &str| {
+        format!(
+            "grant_type=client_credentials&resource={}&client_assertion_type={}&client_assertion={assertion}{extra}",
+            enc(PAY),
+            enc(authz::tokens::JWT_BEARER_ASSERTION)
+        )
+    };
+    let token_endpoint = format!("{ISSUER}/token");
+
+    let good = signer
+        .sign("JWT", &claims("j1", "signer", ISSUER, now + 120))
+        .expect("sign");
+    let (status, _, json) = f
+        .post("/realms/default/token", None, &request(&good, ""))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    verify_for(
+        &f.jwks().await,
+        json["access_token"].as_str().expect("token"),
+        PAY,
+    )
+    .expect("valid token");
+    let (status, _, json) = f
+        .post("/realms/default/token", None, &request(&good, ""))
+        .await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("invalid_client")),
+        "replayed jti"
+    );
+
+    let to_endpoint = signer
+        .sign("JWT", &claims("j2", "signer", &token_endpoint, now + 120))
+        .expect("sign");
+    assert_eq!(
+        f.post(
+            "/realms/default/token",
+            None,
+            &request(&to_endpoint, "&client_id=signer")
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+
+    let none_header = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(r#"{"alg":"none"}"#);
+    let none_payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(claims("j9", "signer", ISSUER, now + 60).to_string());
+    let refused = [
+        (
+            "wrong audience",
+            signer
+                .sign(
+                    "JWT",
+                    &claims("j3", "signer", "https://elsewhere.example", now + 60),
+                )
+                .expect("sign"),
+        ),
+        (
+            "exp too far ahead",
+            signer
+                .sign("JWT", &claims("j4", "signer", ISSUER, now + 301))
+                .expect("sign"),
+        ),
+        (
+            "expired",
+            signer
+                .sign("JWT", &claims("j5", "signer", ISSUER, now - 1))
+                .expect("sign"),
+        ),
+        (
+            "other issuer",
+            signer
+                .sign("JWT", &claims("j6", "bot", ISSUER, now + 60))
+                .expect("sign"),
+        ),
+        (
+            "other key",
+            impostor
+                .sign("JWT", &claims("j7", "signer", ISSUER, now + 60))
+                .expect("sign"),
+        ),
+        ("alg none", format!("{none_header}.{none_payload}.")),
+    ];
+    for (case, assertion) in refused {
+        let (status, _, json) = f
+            .post(
+                "/realms/default/token",
+                None,
+                &request(&assertion, "&client_id=signer"),
+            )
+            .await;
+        assert_eq!(
+            (status, json["error"].as_str()),
+            (StatusCode::UNAUTHORIZED, Some("invalid_client")),
+            "{case}"
+        );
+    }
+    let fresh = signer
+        .sign("JWT", &claims("j8", "signer", ISSUER, now + 60))
+        .expect("sign");
+    let (status, _, json) = f
+        .post(
+            "/realms/default/token",
+            None,
+            &request(&fresh, "&client_secret=x&client_id=signer"),
+        )
+        .await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_request")),
+        "two methods"
+    );
+    let wrong_type = fresh.replace('.', ".").to_owned();
+    let form = format!(
+        "grant_type=client_credentials&resource={}&client_assertion_type=urn%3Ax&client_assertion={wrong_type}",
+        enc(PAY)
+    );
+    assert_eq!(
+        f.post("/realms/default/token", None, &form).await.0,
+        StatusCode::BAD_REQUEST
+    );
 }
