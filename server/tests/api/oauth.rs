@@ -1067,9 +1067,8 @@ async fn private_key_jwt_clients_authenticate_with_single_use_assertions() {
         (StatusCode::BAD_REQUEST, Some("invalid_request")),
         "two methods"
     );
-    let wrong_type = fresh.replace('.', ".").to_owned();
     let form = format!(
-        "grant_type=client_credentials&resource={}&client_assertion_type=urn%3Ax&client_assertion={wrong_type}",
+        "grant_type=client_credentials&resource={}&client_assertion_type=urn%3Ax&client_assertion={fresh}",
         enc(PAY)
     );
     assert_eq!(
