@@ -104,6 +104,46 @@ macro_rules! impl_store {
             }
         }
 
+        /// A paged list of one realm's rows, optionally filtered by a case-insensitive substring
+        /// of either search field (LIKE wildcards in the query are literal).
+        struct Search {
+            table: &'static str,
+            columns: &'static str,
+            fields: [&'static str; 2],
+            order: &'static str,
+        }
+
+        impl Search {
+            fn filter(&self, qb: &mut sqlx::QueryBuilder<'_, $db>, realm_id: &str, pattern: Option<&String>) {
+                qb.push(" WHERE realm_id = ").push_bind(realm_id.to_owned());
+                if let Some(p) = pattern {
+                    qb.push(format!(" AND (lower({}) LIKE ", self.fields[0]))
+                        .push_bind(p.clone())
+                        .push(format!(" ESCAPE '\\' OR lower({}) LIKE ", self.fields[1]))
+                        .push_bind(p.clone())
+                        .push(" ESCAPE '\\')");
+                }
+            }
+
+            async fn page<R>(&self, pool: &$pool, realm_id: &str, query: Option<&str>, page: Page) -> Result<(Vec<R>, u64), StorageError>
+            where
+                R: for<'r> sqlx::FromRow<'r, <$db as sqlx::Database>::Row> + Send + Unpin,
+            {
+                let pattern = query.map(contains_pattern);
+                let mut qb = sqlx::QueryBuilder::<$db>::new(format!("SELECT {} FROM {}", self.columns, self.table));
+                self.filter(&mut qb, realm_id, pattern.as_ref());
+                qb.push(format!(" ORDER BY {} LIMIT ", self.order))
+                    .push_bind(i64::from(page.limit))
+                    .push(" OFFSET ")
+                    .push_bind(i64::from(page.offset));
+                let rows = qb.build_query_as::<R>().fetch_all(pool).await?;
+                let mut qb = sqlx::QueryBuilder::<$db>::new(format!("SELECT COUNT(*) FROM {}", self.table));
+                self.filter(&mut qb, realm_id, pattern.as_ref());
+                let total: i64 = qb.build_query_scalar().fetch_one(pool).await?;
+                Ok((rows, u64::try_from(total).unwrap_or(0)))
+            }
+        }
+
         async fn insert_audit(
             conn: &mut <$db as sqlx::Database>::Connection,
             e: &NewAuditEvent,
@@ -274,34 +314,10 @@ macro_rules! impl_store {
                 query: Option<&str>,
                 page: Page,
             ) -> Result<Paged<User>, StorageError> {
-                let pattern = query.map(contains_pattern);
-                let filter = |qb: &mut sqlx::QueryBuilder<'_, $db>| {
-                    qb.push(" WHERE realm_id = ").push_bind(realm_id.to_owned());
-                    if let Some(p) = &pattern {
-                        qb.push(" AND (lower(email) LIKE ")
-                            .push_bind(p.clone())
-                            .push(" ESCAPE '\\' OR lower(display_name) LIKE ")
-                            .push_bind(p.clone())
-                            .push(" ESCAPE '\\')");
-                    }
-                };
-                let mut qb = sqlx::QueryBuilder::<$db>::new(format!("SELECT {USER_COLUMNS} FROM users"));
-                filter(&mut qb);
-                qb.push(" ORDER BY email LIMIT ")
-                    .push_bind(i64::from(page.limit))
-                    .push(" OFFSET ")
-                    .push_bind(i64::from(page.offset));
-                let items = qb
-                    .build_query_as::<UserRow>()
-                    .fetch_all(&self.pool)
-                    .await?
-                    .into_iter()
-                    .map(User::try_from)
-                    .collect::<Result<Vec<_>, _>>()?;
-                let mut qb = sqlx::QueryBuilder::<$db>::new("SELECT COUNT(*) FROM users");
-                filter(&mut qb);
-                let total: i64 = qb.build_query_scalar().fetch_one(&self.pool).await?;
-                Ok(Paged { items, total: u64::try_from(total).unwrap_or(0) })
+                let search = Search { table: "users", columns: USER_COLUMNS, fields: ["email", "display_name"], order: "email" };
+                let (rows, total) = search.page::<UserRow>(&self.pool, realm_id, query, page).await?;
+                let items = rows.into_iter().map(User::try_from).collect::<Result<Vec<_>, _>>()?;
+                Ok(Paged { items, total })
             }
 
             async fn count_users(&self) -> Result<u64, StorageError> {
@@ -758,34 +774,10 @@ macro_rules! impl_store {
             }
 
             async fn list_clients(&self, realm_id: &str, query: Option<&str>, page: Page) -> Result<Paged<Client>, StorageError> {
-                let pattern = query.map(contains_pattern);
-                let filter = |qb: &mut sqlx::QueryBuilder<'_, $db>| {
-                    qb.push(" WHERE realm_id = ").push_bind(realm_id.to_owned());
-                    if let Some(p) = &pattern {
-                        qb.push(" AND (lower(client_id) LIKE ")
-                            .push_bind(p.clone())
-                            .push(" ESCAPE '\\' OR lower(name) LIKE ")
-                            .push_bind(p.clone())
-                            .push(" ESCAPE '\\')");
-                    }
-                };
-                let mut qb = sqlx::QueryBuilder::<$db>::new(format!("SELECT {CLIENT_COLUMNS} FROM clients"));
-                filter(&mut qb);
-                qb.push(" ORDER BY client_id LIMIT ")
-                    .push_bind(i64::from(page.limit))
-                    .push(" OFFSET ")
-                    .push_bind(i64::from(page.offset));
-                let items = qb
-                    .build_query_as::<ClientRow>()
-                    .fetch_all(&self.pool)
-                    .await?
-                    .into_iter()
-                    .map(Client::try_from)
-                    .collect::<Result<Vec<_>, _>>()?;
-                let mut qb = sqlx::QueryBuilder::<$db>::new("SELECT COUNT(*) FROM clients");
-                filter(&mut qb);
-                let total: i64 = qb.build_query_scalar().fetch_one(&self.pool).await?;
-                Ok(Paged { items, total: u64::try_from(total).unwrap_or(0) })
+                let search = Search { table: "clients", columns: CLIENT_COLUMNS, fields: ["client_id", "name"], order: "client_id" };
+                let (rows, total) = search.page::<ClientRow>(&self.pool, realm_id, query, page).await?;
+                let items = rows.into_iter().map(Client::try_from).collect::<Result<Vec<_>, _>>()?;
+                Ok(Paged { items, total })
             }
 
             async fn update_client(&self, c: &Client, event: &NewAuditEvent) -> Result<(), StorageError> {
