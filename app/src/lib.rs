@@ -85,6 +85,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("account") view=pages::account::AccountPage ssr=SsrMode::Async/>
                     <Route path=path!("resources") view=pages::resources::ResourcesPage ssr=SsrMode::Async/>
                     <Route path=path!("clients") view=pages::clients::ClientsPage ssr=SsrMode::Async/>
+                    <Route path=path!("clients/:id") view=pages::clients::ClientDetailPage ssr=SsrMode::Async/>
                     <Route path=path!("keys") view=pages::keys::KeysPage ssr=SsrMode::Async/>
                     <Route path=path!("agents") view=pages::agents::AgentsPage ssr=SsrMode::Async/>
                 </ParentRoute>

@@ -230,6 +230,19 @@ pub struct ClientView {
     pub created_at: String,
 }
 
+/// A client's detail page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientDetailView {
+    /// The client.
+    pub client: ClientView,
+    /// Agent it acts for.
+    pub agent: String,
+    /// JWKS (pretty JSON) of a `private_key_jwt` client.
+    pub jwks: String,
+    /// Secrets: (created, expires, live).
+    pub secrets: Vec<(String, String, bool)>,
+}
+
 /// One page of clients.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClientPage {

@@ -247,6 +247,28 @@ pub fn parse_client_jwks(s: &str) -> Result<serde_json::Value, String> {
     Ok(doc)
 }
 
+/// Dates of one client secret (never the secret or its hash).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretInfo {
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// End of its overlap window, if rotated out.
+    pub expires_at: Option<UnixTime>,
+    /// Accepted now.
+    pub live: bool,
+}
+
+/// A client with its secrets' dates and its agent's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientDetail {
+    /// The client.
+    pub client: Client,
+    /// Its secrets, newest first.
+    pub secrets: Vec<SecretInfo>,
+    /// The agent it acts for.
+    pub agent: Option<String>,
+}
+
 /// How long a rotated-out secret keeps working by default.
 pub const DEFAULT_SECRET_OVERLAP_SECS: i64 = 24 * 3600;
 
@@ -376,6 +398,42 @@ mod ops {
                 .find_client(&realm.id, client_id)
                 .await?
                 .ok_or_else(|| Error::not_found("client", client_id))
+        }
+
+        /// One client with its secrets (hashes are never returned, only their dates) and the name
+        /// of the agent it acts for.
+        ///
+        /// # Errors
+        /// `Forbidden`, `NotFound`.
+        pub async fn get_client(
+            &self,
+            p: &Principal,
+            realm_name: &str,
+            client_id: &str,
+        ) -> Result<ClientDetail> {
+            p.require(Permission::ManageClients)?;
+            let client = self.load_client(realm_name, client_id).await?;
+            let now = self.now();
+            let secrets = self
+                .store
+                .list_client_secrets(&client.id)
+                .await?
+                .into_iter()
+                .map(|s| SecretInfo {
+                    created_at: s.created_at,
+                    expires_at: s.expires_at,
+                    live: s.is_live(now),
+                })
+                .collect();
+            let agent = match &client.agent_id {
+                Some(id) => self.store.find_agent_by_id(id).await?.map(|a| a.name),
+                None => None,
+            };
+            Ok(ClientDetail {
+                client,
+                secrets,
+                agent,
+            })
         }
 
         /// Issues a new secret; the previous ones keep working for `overlap_secs`.

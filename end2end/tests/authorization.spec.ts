@@ -36,6 +36,14 @@ test('an admin registers a resource and a client, and the token only works for t
   const secret = (await panel.locator('code').last().textContent())!.trim();
   expect(secret).toMatch(/^[0-9a-f]{64}$/);
 
+  // Its detail page shows one live secret, never the secret itself.
+  await page.getByTestId('issued-secret').getByRole('button', { name: 'Done' }).click();
+  await page.getByRole('link', { name: 'Reports bot' }).click();
+  await expect(page.getByTestId('client-detail')).toContainText('client_secret_basic');
+  await expect(page.getByTestId('secret-row')).toHaveCount(1);
+  await expect(page.getByTestId('secret-row')).toContainText('Live');
+  await expect(page.locator('body')).not.toContainText(secret);
+
   // The client gets a token for that resource.
   const res = await request.post('/realms/default/token', {
     headers: { authorization: 'Basic ' + Buffer.from(`bot-${suffix}:${secret}`).toString('base64') },

@@ -1,6 +1,6 @@
 //! OAuth clients of the selected realm.
 use crate::error::AppError;
-use crate::types::{ClientPage, ClientView, IssuedSecret};
+use crate::types::{ClientDetailView, ClientPage, ClientView, IssuedSecret};
 #[cfg(feature = "ssr")]
 use crate::{ssr, types::PAGE_SIZE};
 use leptos::prelude::*;
@@ -22,6 +22,36 @@ pub async fn list_clients(query: String, page: u32) -> Result<ClientPage, AppErr
         total: found.total,
         page,
         page_size: PAGE_SIZE,
+    })
+}
+
+/// One client in detail.
+#[server(prefix = "/api", endpoint = "clients/get")]
+pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let d = core.get_client(&p, &realm, &client_id).await?;
+    let t = authz::clock::rfc3339;
+    Ok(ClientDetailView {
+        client: ssr::client_view(&d.client),
+        agent: d.agent.unwrap_or_default(),
+        jwks: d
+            .client
+            .metadata
+            .jwks
+            .as_ref()
+            .map(|j| format!("{j:#}"))
+            .unwrap_or_default(),
+        secrets: d
+            .secrets
+            .iter()
+            .map(|s| {
+                (
+                    t(s.created_at),
+                    s.expires_at.map(t).unwrap_or_default(),
+                    s.live,
+                )
+            })
+            .collect(),
     })
 }
 

@@ -81,7 +81,7 @@ fn ClientRow(
     view! {
         <tr data-testid="client-row">
             <td class=TD>
-                <div class="font-medium text-slate-900 dark:text-white">{client.name.clone()}</div>
+                <a class="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/clients/{}", client.client_id)>{client.name.clone()}</a>
                 <div class="font-mono text-xs text-slate-500 dark:text-slate-400">{client.client_id.clone()}</div>
             </td>
             <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs">{client.auth_method.clone()}</span></td>
@@ -244,5 +244,68 @@ pub fn ClientsPage() -> impl IntoView {
                 })}
             </Transition>
         </div>
+    }
+}
+
+/// One client: its metadata, the agent it acts for, its public keys and its secrets' dates.
+#[component]
+pub fn ClientDetailPage() -> impl IntoView {
+    let params = leptos_router::hooks::use_params_map();
+    let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+    let detail = Resource::new(move || id.get(), crate::api::clients::get_client);
+    view! {
+        <a href="/clients" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Clients"</a>
+        <Transition fallback=|| view! { <Loading/> }>
+            {move || detail.get().map(|result| match result {
+                Ok(d) => {
+                    let c = d.client.clone();
+                    view! {
+                        <div class="mt-2 mb-6">
+                            <h1 class=H1>{c.name.clone()}</h1>
+                            <p class="font-mono text-sm text-slate-500 dark:text-slate-400">{c.client_id.clone()}</p>
+                        </div>
+                        <div class="grid gap-6 lg:grid-cols-2">
+                            <section class=format!("{CARD} p-6") aria-labelledby="client-facts">
+                                <h2 id="client-facts" class="text-lg font-semibold text-slate-900 dark:text-white">"Registration"</h2>
+                                <dl class="mt-4 space-y-3 text-sm" data-testid="client-detail">
+                                    <div><dt class=MUTED>"Status"</dt><dd><Badge ok=c.enabled text=if c.enabled { "Enabled" } else { "Disabled" }/></dd></div>
+                                    <div><dt class=MUTED>"Authentication"</dt><dd class="font-mono text-xs">{c.auth_method.clone()}</dd></div>
+                                    <div><dt class=MUTED>"Grant types"</dt><dd class="font-mono text-xs">{if c.grant_types.is_empty() { "none yet".to_owned() } else { c.grant_types.clone() }}</dd></div>
+                                    <div><dt class=MUTED>"Allowed scopes"</dt><dd class="font-mono text-xs">{c.scope.clone()}</dd></div>
+                                    <div><dt class=MUTED>"Acts for agent"</dt><dd>{if d.agent.is_empty() { "—".to_owned() } else { d.agent.clone() }}</dd></div>
+                                    <div><dt class=MUTED>"Contacts"</dt><dd>{if c.contacts.is_empty() { "—".to_owned() } else { c.contacts.clone() }}</dd></div>
+                                    <div><dt class=MUTED>"Created"</dt><dd>{c.created_at.clone()}</dd></div>
+                                </dl>
+                            </section>
+                            <section class=format!("{CARD} p-6") aria-labelledby="client-credentials">
+                                <h2 id="client-credentials" class="text-lg font-semibold text-slate-900 dark:text-white">"Credentials"</h2>
+                                {if d.jwks.is_empty() {
+                                    view! {
+                                        <p class=format!("mt-1 {MUTED}")>"Secrets are stored as hashes; only their dates are shown."</p>
+                                        <ul class="mt-4 divide-y divide-slate-200 text-sm dark:divide-slate-700">
+                                            {d.secrets.iter().map(|(created, expires, live)| view! {
+                                                <li class="flex items-center justify-between py-2" data-testid="secret-row">
+                                                    <span>"Issued " {created.clone()}</span>
+                                                    <span class="flex items-center gap-2">
+                                                        {(!expires.is_empty()).then(|| view! { <span class=MUTED>"until " {expires.clone()}</span> })}
+                                                        <Badge ok=*live text=if *live { "Live" } else { "Expired" }/>
+                                                    </span>
+                                                </li>
+                                            }).collect_view()}
+                                        </ul>
+                                    }.into_any()
+                                } else {
+                                    view! {
+                                        <p class=format!("mt-1 {MUTED}")>"Public keys that sign its client assertions:"</p>
+                                        <pre class="mt-3 overflow-x-auto rounded-md bg-slate-50 p-3 font-mono text-xs dark:bg-slate-900">{d.jwks.clone()}</pre>
+                                    }.into_any()
+                                }}
+                            </section>
+                        </div>
+                    }.into_any()
+                }
+                Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
+            })}
+        </Transition>
     }
 }

@@ -580,6 +580,22 @@ async fn resource_client_and_key_screens_are_admin_only_and_validate_input() {
         !text.contains(issued["secret"].as_str().expect("secret")),
         "the secret is shown once, never listed"
     );
+    let res = t
+        .post_form("/api/clients/get", "client_id=bot", Some(&admin))
+        .await;
+    let text = body(res).await;
+    let detail: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(detail["client"]["client_id"], "bot");
+    assert_eq!(detail["secrets"].as_array().map(Vec::len), Some(1));
+    assert_eq!(detail["secrets"][0][2], true, "live");
+    assert!(
+        !text.contains(issued["secret"].as_str().expect("secret")),
+        "detail never shows the secret"
+    );
+    let res = t
+        .post_form("/api/clients/get", "client_id=ghost", Some(&admin))
+        .await;
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
     let res = t.post_form("/api/keys/rotate", "", Some(&admin)).await;
     assert_eq!(res.status(), StatusCode::OK);
     let res = t.post_form("/api/keys/list", "", Some(&admin)).await;
