@@ -239,6 +239,10 @@ pub struct ClientDetailView {
     pub agent: String,
     /// JWKS (pretty JSON) of a `private_key_jwt` client.
     pub jwks: String,
+    /// Or the URL its keys are fetched from.
+    pub jwks_uri: String,
+    /// Other RFC 7591 metadata that is set: (field name, value).
+    pub metadata: Vec<(String, String)>,
     /// Secrets: (created, expires, live).
     pub secrets: Vec<(String, String, bool)>,
 }

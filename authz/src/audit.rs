@@ -78,6 +78,8 @@ pub mod action {
     pub const RESOURCE_UPDATE: &str = "resource.update";
     /// Protected resource deleted.
     pub const RESOURCE_DELETE: &str = "resource.delete";
+    /// The realm's default resource (for token requests without `resource`) was set or cleared.
+    pub const RESOURCE_SET_DEFAULT: &str = "resource.set_default";
     /// Client created.
     pub const CLIENT_CREATE: &str = "client.create";
     /// Client changed (incl. enable/disable).
@@ -118,6 +120,7 @@ pub mod action {
         RESOURCE_CREATE,
         RESOURCE_UPDATE,
         RESOURCE_DELETE,
+        RESOURCE_SET_DEFAULT,
         CLIENT_CREATE,
         CLIENT_UPDATE,
         CLIENT_SECRET_ROTATE,

@@ -102,6 +102,8 @@ pub struct ClientMetadata {
     pub software_version: Option<String>,
     /// Public keys for `private_key_jwt` (a JWK Set).
     pub jwks: Option<serde_json::Value>,
+    /// Where the client publishes its public keys instead (fetched over HTTPS and cached).
+    pub jwks_uri: Option<String>,
 }
 
 /// A stored client.
@@ -225,6 +227,16 @@ pub struct ClientInput {
     pub contacts: String,
     /// JWK Set (JSON) with the public keys of a `private_key_jwt` client.
     pub jwks: String,
+    /// Or the HTTPS URL where the client publishes that JWK Set.
+    pub jwks_uri: String,
+    /// Home page (`client_uri`).
+    pub client_uri: String,
+    /// Logo (`logo_uri`).
+    pub logo_uri: String,
+    /// `software_id`.
+    pub software_id: String,
+    /// `software_version`.
+    pub software_version: String,
 }
 
 /// Parses a client's JWK Set: public, asymmetric keys only.
@@ -234,6 +246,15 @@ pub struct ClientInput {
 pub fn parse_client_jwks(s: &str) -> Result<serde_json::Value, String> {
     let doc: serde_json::Value = serde_json::from_str(s.trim())
         .map_err(|_| "JWKS must be a JSON JWK Set: {\"keys\": [...]}.".to_owned())?;
+    check_client_jwks(&doc)?;
+    Ok(doc)
+}
+
+/// Checks a client's JWK Set (typed in or fetched): public, asymmetric keys only.
+///
+/// # Errors
+/// A message fit for the user.
+pub fn check_client_jwks(doc: &serde_json::Value) -> Result<(), String> {
     let keys = doc["keys"]
         .as_array()
         .filter(|k| !k.is_empty())
@@ -244,7 +265,44 @@ pub fn parse_client_jwks(s: &str) -> Result<serde_json::Value, String> {
         }
         crate::keys::Verifier::from_jwk(k).map_err(|e| format!("JWKS: {e}"))?;
     }
-    Ok(doc)
+    Ok(())
+}
+
+/// An optional RFC 7591 URL field (`client_uri`, `logo_uri`): an absolute `https` URL (or `http`)
+/// without credentials, at most 2048 characters.
+///
+/// # Errors
+/// A message naming `what`.
+pub fn parse_metadata_url(s: &str, what: &str) -> Result<Option<String>, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    let url = url::Url::parse(s)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "https" | "http") && u.host().is_some())
+        .filter(|u| u.username().is_empty() && u.password().is_none())
+        .filter(|_| s.len() <= crate::fetch::MAX_URL_LEN)
+        .ok_or_else(|| format!("{what} must be an absolute https URL."))?;
+    Ok(Some(url.to_string()))
+}
+
+/// An optional short RFC 7591 text field (`software_id`, `software_version`): at most 255
+/// characters, no control characters.
+///
+/// # Errors
+/// A message naming `what`.
+pub fn parse_metadata_text(s: &str, what: &str) -> Result<Option<String>, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    if s.chars().count() > 255 || s.chars().any(char::is_control) {
+        return Err(format!(
+            "{what} must be at most 255 characters without control characters."
+        ));
+    }
+    Ok(Some(s.to_owned()))
 }
 
 /// Dates of one client secret (never the secret or its hash).
@@ -300,15 +358,29 @@ mod ops {
                 s => parse_client_id(s).map_err(invalid)?,
             };
             let auth_method = AuthMethod::parse(&input.auth_method).map_err(invalid)?;
-            let jwks = match (auth_method, input.jwks.trim()) {
-                (AuthMethod::PrivateKeyJwt, "") => {
+            let (jwks, jwks_uri) = match (auth_method, input.jwks.trim(), input.jwks_uri.trim()) {
+                (AuthMethod::PrivateKeyJwt, "", "") => {
                     return Err(invalid(
-                        "A private_key_jwt client needs its public keys (JWKS).",
+                        "A private_key_jwt client needs its public keys: a JWKS or a JWKS URL.",
                     ));
                 }
-                (AuthMethod::PrivateKeyJwt, s) => Some(parse_client_jwks(s).map_err(invalid)?),
-                (_, "") => None,
-                _ => return Err(invalid("Only private_key_jwt clients have a JWKS.")),
+                (AuthMethod::PrivateKeyJwt, s, "") => {
+                    (Some(parse_client_jwks(s).map_err(invalid)?), None)
+                }
+                (AuthMethod::PrivateKeyJwt, "", u) => {
+                    let url = crate::fetch::parse_fetch_url(u, self.config().allow_loopback_fetch)
+                        .map_err(|e| invalid(format!("JWKS URL: {e}")))?;
+                    (None, Some(url.to_string()))
+                }
+                (AuthMethod::PrivateKeyJwt, _, _) => {
+                    return Err(invalid("Give either a JWKS or a JWKS URL, not both."));
+                }
+                (_, "", "") => (None, None),
+                _ => {
+                    return Err(invalid(
+                        "Only private_key_jwt clients have a JWKS or a JWKS URL.",
+                    ));
+                }
             };
             let contacts: Vec<String> = input
                 .contacts
@@ -337,7 +409,17 @@ mod ops {
                 metadata: ClientMetadata {
                     contacts,
                     jwks,
-                    ..ClientMetadata::default()
+                    jwks_uri,
+                    client_uri: parse_metadata_url(&input.client_uri, "Client URI")
+                        .map_err(invalid)?,
+                    logo_uri: parse_metadata_url(&input.logo_uri, "Logo URI").map_err(invalid)?,
+                    software_id: parse_metadata_text(&input.software_id, "Software id")
+                        .map_err(invalid)?,
+                    software_version: parse_metadata_text(
+                        &input.software_version,
+                        "Software version",
+                    )
+                    .map_err(invalid)?,
                 },
                 agent_id: None,
                 enabled: true,

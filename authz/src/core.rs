@@ -27,6 +27,9 @@ pub struct CoreConfig {
     pub master_key: crate::keys::MasterKey,
     /// Accept `http://` resource URIs on loopback hosts (development).
     pub allow_http_loopback: bool,
+    /// Let client URLs (`jwks_uri`) point at loopback hosts, over http or https (development
+    /// and tests; SSRF protection refuses them otherwise).
+    pub allow_loopback_fetch: bool,
 }
 
 impl Default for CoreConfig {
@@ -37,6 +40,7 @@ impl Default for CoreConfig {
             reset_link_ttl_secs: 24 * 3600,
             master_key: crate::keys::MasterKey::generate(),
             allow_http_loopback: false,
+            allow_loopback_fetch: false,
         }
     }
 }
@@ -63,6 +67,8 @@ pub struct Core {
     pub(crate) client_throttle: Arc<LoginThrottle>,
     pub(crate) keyring: Arc<crate::keys::KeyRing>,
     pub(crate) cache: Arc<crate::cache::LookupCache>,
+    pub(crate) fetcher: Arc<dyn crate::fetch::Fetcher>,
+    pub(crate) documents: Arc<crate::fetch::DocumentCache>,
 }
 
 impl std::fmt::Debug for Core {
@@ -103,7 +109,17 @@ impl Core {
             )),
             keyring: Arc::default(),
             cache: Arc::default(),
+            fetcher: Arc::new(crate::fetch::NoFetcher),
+            documents: Arc::default(),
         }
+    }
+
+    /// This core, fetching client documents (a `private_key_jwt` client's `jwks_uri`) with
+    /// `fetcher`. Without one, clients with a `jwks_uri` cannot authenticate.
+    #[must_use]
+    pub fn with_fetcher(mut self, fetcher: Arc<dyn crate::fetch::Fetcher>) -> Self {
+        self.fetcher = fetcher;
+        self
     }
 
     /// The configuration.
@@ -265,6 +281,7 @@ impl Core {
             name: name.clone(),
             display_name: "Default".into(),
             enabled: true,
+            default_resource_id: None,
             created_at: now,
             updated_at: now,
         };
@@ -593,6 +610,7 @@ impl Core {
             name,
             display_name,
             enabled: true,
+            default_resource_id: None,
             created_at: now,
             updated_at: now,
         };

@@ -14,6 +14,7 @@ pub mod clients;
 pub mod clock;
 mod core;
 pub mod error;
+pub mod fetch;
 pub mod keys;
 pub mod policy;
 pub mod realms;

@@ -88,6 +88,9 @@ pub struct Realm {
     pub display_name: String,
     /// Disabled realms issue nothing.
     pub enabled: bool,
+    /// The resource (id) that token requests without a `resource` parameter are for; `None`
+    /// means such requests are refused with `invalid_target` (the default).
+    pub default_resource_id: Option<String>,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.

@@ -389,5 +389,63 @@ mod ops {
             self.changed();
             Ok(())
         }
+
+        /// The realm's default resource: the audience of token requests that omit `resource`.
+        /// `None` (the default) means such requests are refused with `invalid_target`.
+        ///
+        /// # Errors
+        /// `Forbidden`, `NotFound` (realm).
+        pub async fn default_resource(
+            &self,
+            p: &Principal,
+            realm_name: &str,
+        ) -> Result<Option<Resource>> {
+            p.require(Permission::ViewRealms)?;
+            let realm = self.find_realm(realm_name).await?;
+            match &realm.default_resource_id {
+                Some(id) => Ok(self.store.find_resource_by_id(&realm.id, id).await?),
+                None => Ok(None),
+            }
+        }
+
+        /// Makes `slug` the realm's default resource, or with `None` requires every token request
+        /// to name its resource again.
+        ///
+        /// # Errors
+        /// `Forbidden`, `NotFound` (realm or resource).
+        pub async fn set_default_resource(
+            &self,
+            p: &Principal,
+            realm_name: &str,
+            slug: Option<&str>,
+            meta: &RequestMeta,
+        ) -> Result<Option<Resource>> {
+            p.require(Permission::ManageResources)?;
+            let realm = self.find_realm(realm_name).await?;
+            let resource = match slug {
+                Some(slug) => Some(self.load_resource(realm_name, slug).await?),
+                None => None,
+            };
+            let mut event = self.event(
+                &realm.id,
+                &p.email,
+                action::RESOURCE_SET_DEFAULT,
+                format!("realm:{}", realm.name),
+                meta,
+            );
+            event.details = serde_json::json!({
+                "resource": resource.as_ref().map(|r| r.slug.as_str()),
+            });
+            self.store
+                .set_default_resource(
+                    &realm.id,
+                    resource.as_ref().map(|r| r.id.as_str()),
+                    self.now(),
+                    &event,
+                )
+                .await?;
+            self.changed();
+            Ok(resource)
+        }
     }
 }

@@ -187,6 +187,21 @@ impl Core {
         Ok(found)
     }
 
+    /// A resource by id (the realm's default resource), through the cache. Ids (`res_…`) and
+    /// canonical URIs (`http…`) never collide, so both share one map.
+    async fn cached_resource_by_id(&self, realm_id: &str, id: &str) -> Result<Option<Resource>> {
+        let (epoch, now) = (self.cache.epoch(), self.now());
+        let key = (realm_id.to_owned(), id.to_owned());
+        if let Some(hit) = self.cache.resources.get(&key, epoch, now) {
+            return Ok(Some(hit));
+        }
+        let found = self.store.find_resource_by_id(realm_id, id).await?;
+        if let Some(r) = &found {
+            self.cache.resources.put(key, r.clone(), epoch, now);
+        }
+        Ok(found)
+    }
+
     /// Authenticates a client with the method it registered, throttling failures per client and
     /// per IP.
     ///
@@ -266,9 +281,12 @@ impl Core {
         let Ok(alg) = SigningAlg::parse(&header.alg) else {
             return Ok(false);
         };
-        let keys = client
-            .metadata
-            .jwks
+        let jwks = match (&client.metadata.jwks, &client.metadata.jwks_uri) {
+            (Some(inline), _) => Some(inline.clone()),
+            (None, Some(uri)) => self.remote_jwks(client, uri, header.kid.as_deref()).await,
+            (None, None) => None,
+        };
+        let keys = jwks
             .as_ref()
             .and_then(|j| j["keys"].as_array())
             .cloned()
@@ -317,6 +335,51 @@ impl Core {
             .await?)
     }
 
+    /// A client's JWK Set from its `jwks_uri`, through the document cache: fetched when missing or
+    /// expired, or when it lacks the assertion's `kid` (the client rotated its keys), but at most
+    /// once a minute per URL. A failed fetch keeps the previous document usable for a day.
+    async fn remote_jwks(
+        &self,
+        client: &Client,
+        uri: &str,
+        kid: Option<&str>,
+    ) -> Option<serde_json::Value> {
+        use crate::fetch::Lookup;
+        let lacks_kid = |doc: &serde_json::Value| {
+            kid.is_some_and(|kid| {
+                !doc["keys"]
+                    .as_array()
+                    .is_some_and(|keys| keys.iter().any(|k| k["kid"].as_str() == Some(kid)))
+            })
+        };
+        let now = self.now();
+        let stale = match self.documents.lookup(uri, now, lacks_kid) {
+            Lookup::Fresh(doc) => return Some(doc),
+            Lookup::Wait(doc) => return doc,
+            Lookup::Refetch(stale) => stale,
+        };
+        let fetched = match crate::fetch::parse_fetch_url(uri, self.config().allow_loopback_fetch) {
+            Ok(url) => self.fetcher.fetch_json(&url).await,
+            Err(e) => Err(crate::fetch::FetchError::Refused(e)),
+        };
+        let checked = fetched.and_then(|f| {
+            crate::clients::check_client_jwks(&f.body)
+                .map(|()| f)
+                .map_err(crate::fetch::FetchError::Failed)
+        });
+        match checked {
+            Ok(f) => {
+                self.documents.record(uri, now, Some(&f));
+                Some(f.body)
+            }
+            Err(error) => {
+                self.documents.record(uri, now, None);
+                tracing::warn!(client.id = %client.client_id, jwks_uri = %uri, %error, "Fetching a client's JWKS failed");
+                stale
+            }
+        }
+    }
+
     /// The `client_credentials` grant: an RFC 9068 access token whose `aud` is exactly one
     /// registered resource.
     ///
@@ -354,19 +417,26 @@ impl Core {
                 "This client may not use client_credentials.",
             ));
         }
-        let uri = match req.resource.as_slice() {
-            [] => {
-                return Err(oauth(
-                    OAuthErrorCode::InvalidTarget,
-                    "The resource parameter is required.",
-                ));
+        let resource = match req.resource.as_slice() {
+            [] => match &realm.default_resource_id {
+                Some(id) => self.cached_resource_by_id(&realm.id, id).await?,
+                None => {
+                    return Err(oauth(
+                        OAuthErrorCode::InvalidTarget,
+                        "The resource parameter is required.",
+                    ));
+                }
+            },
+            [one] => {
+                let uri =
+                    ResourceUri::parse(one, self.config().allow_http_loopback).map_err(|_| {
+                        oauth(
+                            OAuthErrorCode::InvalidTarget,
+                            "The resource parameter is not a valid resource URI.",
+                        )
+                    })?;
+                self.cached_resource(&realm.id, &uri).await?
             }
-            [one] => ResourceUri::parse(one, self.config().allow_http_loopback).map_err(|_| {
-                oauth(
-                    OAuthErrorCode::InvalidTarget,
-                    "The resource parameter is not a valid resource URI.",
-                )
-            })?,
             _ => {
                 return Err(oauth(
                     OAuthErrorCode::InvalidTarget,
@@ -374,16 +444,12 @@ impl Core {
                 ));
             }
         };
-        let resource = self
-            .cached_resource(&realm.id, &uri)
-            .await?
-            .filter(|r| r.enabled)
-            .ok_or_else(|| {
-                oauth(
-                    OAuthErrorCode::InvalidTarget,
-                    "The resource is unknown or disabled.",
-                )
-            })?;
+        let resource = resource.filter(|r| r.enabled).ok_or_else(|| {
+            oauth(
+                OAuthErrorCode::InvalidTarget,
+                "The resource is unknown or disabled.",
+            )
+        })?;
         let requested =
             ScopeSet::parse(req.scope.as_deref().unwrap_or_default()).map_err(|_| {
                 oauth(

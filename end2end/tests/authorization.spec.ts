@@ -104,3 +104,81 @@ test('developers see neither clients nor keys', async ({ page }) => {
   await page.goto('/clients');
   await expect(page.getByRole('alert')).toHaveText('Your role does not allow this.');
 });
+
+test('an admin picks the audience for token requests without resource, then requires it again', async ({ page, request }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  const suffix = Date.now().toString(36);
+  const audience = `https://docs-${suffix}.example.com/mcp`;
+  await nav.getByRole('link', { name: 'Resources' }).click();
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New resource' }).click();
+  await page.getByLabel('Id').fill(`docs-${suffix}`);
+  await page.getByLabel('Name').fill(`Docs ${suffix}`);
+  await page.getByLabel('Resource URI').fill(audience);
+  await page.getByLabel('Accepted scopes').fill('tools:read');
+  await page.getByRole('button', { name: 'Register resource' }).click();
+  await expect(page.getByTestId('resource-row').filter({ hasText: audience })).toBeVisible();
+
+  const select = page.getByLabel('When resource is omitted');
+  await expect(select).toHaveValue('');
+  await select.selectOption(`docs-${suffix}`);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: `now get docs-${suffix}` })).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel('When resource is omitted')).toHaveValue(`docs-${suffix}`);
+
+  // A client asking without resource now gets a token for that resource.
+  await nav.getByRole('link', { name: 'Clients' }).click();
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New client' }).click();
+  await page.getByLabel('Name').fill('Docs bot');
+  await page.getByLabel('client_id').fill(`docs-bot-${suffix}`);
+  await page.getByLabel('Allowed scopes').fill('tools:read');
+  await page.getByRole('button', { name: 'Create client' }).click();
+  const secret = (await page.getByTestId('issued-secret').locator('code').last().textContent())!.trim();
+  const ask = () => request.post('/realms/default/token', {
+    headers: { authorization: 'Basic ' + Buffer.from(`docs-bot-${suffix}:${secret}`).toString('base64') },
+    form: { grant_type: 'client_credentials' },
+  });
+  const ok = await ask();
+  expect(ok.status()).toBe(200);
+  const claims = JSON.parse(Buffer.from((await ok.json()).access_token.split('.')[1], 'base64url').toString());
+  expect(claims.aud).toBe(audience);
+
+  // Back to refusing: invalid_target again.
+  await nav.getByRole('link', { name: 'Resources' }).click();
+  await hydrated(page);
+  await page.getByLabel('When resource is omitted').selectOption('');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: 'are refused' })).toBeVisible();
+  const refused = await ask();
+  expect(refused.status()).toBe(400);
+  expect((await refused.json()).error).toBe('invalid_target');
+  expect(errors).toEqual([]);
+});
+
+test('a private_key_jwt client registered with a JWKS URL shows where its keys come from', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clients' }).click();
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New client' }).click();
+  await page.getByLabel('Name').fill(`Signer ${suffix}`);
+  await page.getByLabel('client_id').fill(`signer-${suffix}`);
+  await page.getByLabel('Authentication').selectOption('private_key_jwt');
+  await page.getByLabel('Allowed scopes').fill('tools:call');
+  await page.getByLabel('…or a JWKS URL').fill('https://10.0.0.8/jwks.json');
+  await page.getByRole('button', { name: 'Create client' }).click();
+  await expect(page.getByRole('alert')).toContainText('public address');
+  await page.getByLabel('…or a JWKS URL').fill(`https://agent-${suffix}.example.com/jwks.json`);
+  await page.getByText('More registration metadata').click();
+  await page.getByLabel('Software version').fill('2.1.0');
+  await page.getByRole('button', { name: 'Create client' }).click();
+  await page.getByRole('link', { name: `Signer ${suffix}` }).click();
+  await expect(page.getByTestId('client-jwks-uri')).toHaveText(`https://agent-${suffix}.example.com/jwks.json`);
+  await expect(page.getByTestId('client-detail')).toContainText('2.1.0');
+  expect(errors).toEqual([]);
+});

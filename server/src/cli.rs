@@ -117,6 +117,19 @@ pub enum ResourcesCommand {
         #[arg(long, default_value = "default")]
         realm: String,
     },
+    /// Choose the audience of token requests that omit `resource` (by default they are refused
+    /// with invalid_target).
+    SetDefault {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Resource id (slug) to use as the default audience.
+        #[arg(long, required_unless_present = "none", conflicts_with = "none")]
+        id: Option<String>,
+        /// Require `resource` on every token request again.
+        #[arg(long)]
+        none: bool,
+    },
 }
 
 /// `clients` subcommands.
@@ -142,6 +155,12 @@ pub enum ClientsCommand {
         /// JWK Set (JSON) with the public keys of a private_key_jwt client.
         #[arg(long, default_value = "")]
         jwks: String,
+        /// Or the HTTPS URL where a private_key_jwt client publishes its JWK Set.
+        #[arg(long, default_value = "", conflicts_with = "jwks")]
+        jwks_uri: String,
+        /// Contacts (emails, comma-separated).
+        #[arg(long, default_value = "")]
+        contacts: String,
     },
     /// Issue a new secret; old ones keep working for the overlap.
     RotateSecret {
@@ -338,18 +357,37 @@ async fn resources(core: &authz::Core, command: ResourcesCommand) -> anyhow::Res
             println!("Created resource {} with audience {}", r.slug, r.uri);
         }
         ResourcesCommand::List { realm } => {
+            let default = core
+                .default_resource(&cli, &realm)
+                .await
+                .map_err(core_error)?;
             for r in core
                 .list_resources(&cli, &realm)
                 .await
                 .map_err(core_error)?
             {
+                let is_default = default.as_ref().is_some_and(|d| d.id == r.id);
                 println!(
-                    "{}\t{}\t{}\t{}",
+                    "{}\t{}\t{}\t{}{}",
                     r.slug,
                     r.uri,
                     r.scopes,
-                    if r.enabled { "enabled" } else { "disabled" }
+                    if r.enabled { "enabled" } else { "disabled" },
+                    if is_default { "\tdefault" } else { "" }
                 );
+            }
+        }
+        ResourcesCommand::SetDefault { realm, id, none: _ } => {
+            match core
+                .set_default_resource(&cli, &realm, id.as_deref(), &authz::RequestMeta::default())
+                .await
+                .map_err(core_error)?
+            {
+                Some(r) => println!(
+                    "Token requests without resource now get audience {} ({})",
+                    r.uri, r.slug
+                ),
+                None => println!("Token requests without resource are refused (invalid_target)"),
             }
         }
     }
@@ -367,14 +405,18 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
             scope,
             auth_method,
             jwks,
+            jwks_uri,
+            contacts,
         } => {
             let input = authz::clients::ClientInput {
                 client_id,
                 name,
                 auth_method,
                 scope,
-                contacts: String::new(),
+                contacts,
                 jwks,
+                jwks_uri,
+                ..Default::default()
             };
             let (client, secret) = core
                 .create_client(&cli, &realm, &input, &meta)

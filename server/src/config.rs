@@ -17,6 +17,7 @@
 //! | `console.site_dir` | `PORTCULLIS_CONSOLE__SITE_DIR` | `target/site` |
 //! | `keys.master_key` | `PORTCULLIS_KEYS__MASTER_KEY` | unset: generated into `{data_dir}/master.key` |
 //! | `dev.allow_http_loopback_resources` | `PORTCULLIS_DEV__ALLOW_HTTP_LOOPBACK_RESOURCES` | `false` |
+//! | `dev.allow_loopback_client_urls` | `PORTCULLIS_DEV__ALLOW_LOOPBACK_CLIENT_URLS` | `false` |
 //!
 //! `PORTCULLIS_CONFIG` names the config file; `PORTCULLIS_TEST_*` variables belong to the test
 //! suite and are ignored here.
@@ -65,6 +66,9 @@ pub struct KeysConfig {
 pub struct DevConfig {
     /// Accept `http://` resource URIs on loopback hosts.
     pub allow_http_loopback_resources: bool,
+    /// Let client URLs (`jwks_uri`) point at this machine, over http or https. Off, Portcullis
+    /// fetches only from public addresses (SSRF protection).
+    pub allow_loopback_client_urls: bool,
 }
 
 /// HTTP listener settings.

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod cli;
 pub mod config;
 pub mod export;
+pub mod fetch;
 pub mod http;
 pub mod oauth;
 pub mod ops;
@@ -93,10 +94,15 @@ impl AppState {
                 public_url: config.public_url(),
                 master_key: config.master_key()?,
                 allow_http_loopback: config.dev.allow_http_loopback_resources,
+                allow_loopback_fetch: config.dev.allow_loopback_client_urls,
                 ..CoreConfig::default()
             },
             clock,
-        );
+        )
+        .with_fetcher(Arc::new(
+            fetch::HttpFetcher::new(config.dev.allow_loopback_client_urls)
+                .context("Failed to set up the HTTPS client")?,
+        ));
         core.ensure_default_realm()
             .await
             .context("Failed to create the default realm")?;

@@ -41,6 +41,16 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
             .as_ref()
             .map(|j| format!("{j:#}"))
             .unwrap_or_default(),
+        jwks_uri: d.client.metadata.jwks_uri.clone().unwrap_or_default(),
+        metadata: [
+            ("client_uri", &d.client.metadata.client_uri),
+            ("logo_uri", &d.client.metadata.logo_uri),
+            ("software_id", &d.client.metadata.software_id),
+            ("software_version", &d.client.metadata.software_version),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.clone().map(|v| (k.to_owned(), v)))
+        .collect(),
         secrets: d
             .secrets
             .iter()
@@ -56,6 +66,8 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
 }
 
 /// Registers a client; a confidential client's secret is returned once.
+// One argument per form field: the create form posts RFC 7591 metadata flat.
+#[allow(clippy::too_many_arguments)]
 #[server(prefix = "/api", endpoint = "clients/create")]
 pub async fn create_client(
     client_id: String,
@@ -64,6 +76,11 @@ pub async fn create_client(
     scope: String,
     contacts: String,
     jwks: String,
+    jwks_uri: String,
+    client_uri: String,
+    logo_uri: String,
+    software_id: String,
+    software_version: String,
 ) -> Result<IssuedSecret, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let input = authz::clients::ClientInput {
@@ -73,6 +90,11 @@ pub async fn create_client(
         scope,
         contacts,
         jwks,
+        jwks_uri,
+        client_uri,
+        logo_uri,
+        software_id,
+        software_version,
     };
     let (client, secret) = core.create_client(&p, &realm, &input, &meta).await?;
     Ok(IssuedSecret {

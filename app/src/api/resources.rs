@@ -76,3 +76,22 @@ pub async fn delete_resource(slug: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core.delete_resource(&p, &realm, &slug, &meta).await?)
 }
+
+/// The slug of the realm's default resource (the audience of token requests without
+/// `resource`), or `None` when such requests are refused.
+#[server(prefix = "/api", endpoint = "resources/default")]
+pub async fn default_resource() -> Result<Option<String>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core.default_resource(&p, &realm).await?.map(|r| r.slug))
+}
+
+/// Sets the realm's default resource; an empty slug means "refuse requests without resource".
+#[server(prefix = "/api", endpoint = "resources/set-default")]
+pub async fn set_default_resource(slug: String) -> Result<Option<String>, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let slug = Some(slug.trim()).filter(|s| !s.is_empty());
+    Ok(core
+        .set_default_resource(&p, &realm, slug, &meta)
+        .await?
+        .map(|r| r.slug))
+}

@@ -195,9 +195,35 @@ pub fn ClientsPage() -> impl IntoView {
                         <textarea class=format!("mt-1 {INPUT} font-mono") id="client-jwks" name="jwks" rows="3" placeholder="{\"keys\": [{\"kty\": \"EC\", …}]}"></textarea>
                     </div>
                     <div class="sm:col-span-2">
+                        <label class=LABEL for="client-jwks-uri">"…or a JWKS URL"</label>
+                        <input class=format!("mt-1 {INPUT} font-mono") id="client-jwks-uri" name="jwks_uri" type="url" placeholder="https://agent.example.com/.well-known/jwks.json"/>
+                        <p class=format!("mt-1 {MUTED}")>"Fetched over HTTPS from public addresses only, cached, and refetched when the client signs with a new key."</p>
+                    </div>
+                    <div class="sm:col-span-2">
                         <label class=LABEL for="client-contacts">"Contacts"</label>
                         <input class=format!("mt-1 {INPUT}") id="client-contacts" name="contacts" placeholder="owner@example.com"/>
                     </div>
+                    <details class="sm:col-span-2">
+                        <summary class="cursor-pointer text-sm font-medium text-slate-700 dark:text-slate-300">"More registration metadata (RFC 7591)"</summary>
+                        <div class="mt-3 grid gap-4 sm:grid-cols-2">
+                            <div>
+                                <label class=LABEL for="client-uri">"Client URI"</label>
+                                <input class=format!("mt-1 {INPUT}") id="client-uri" name="client_uri" type="url" placeholder="https://agent.example.com"/>
+                            </div>
+                            <div>
+                                <label class=LABEL for="client-logo">"Logo URI"</label>
+                                <input class=format!("mt-1 {INPUT}") id="client-logo" name="logo_uri" type="url" placeholder="https://agent.example.com/logo.png"/>
+                            </div>
+                            <div>
+                                <label class=LABEL for="client-software-id">"Software id"</label>
+                                <input class=format!("mt-1 {INPUT}") id="client-software-id" name="software_id" placeholder="4NRB1-0XZABZI9E6-5SM3R"/>
+                            </div>
+                            <div>
+                                <label class=LABEL for="client-software-version">"Software version"</label>
+                                <input class=format!("mt-1 {INPUT}") id="client-software-version" name="software_version" placeholder="2.1.0"/>
+                            </div>
+                        </div>
+                    </details>
                     <div class="sm:col-span-2">{action_error(create)}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || create.pending().get()>"Create client"</button>
@@ -274,12 +300,21 @@ pub fn ClientDetailPage() -> impl IntoView {
                                     <div><dt class=MUTED>"Allowed scopes"</dt><dd class="font-mono text-xs">{c.scope.clone()}</dd></div>
                                     <div><dt class=MUTED>"Acts for agent"</dt><dd>{if d.agent.is_empty() { "—".to_owned() } else { d.agent.clone() }}</dd></div>
                                     <div><dt class=MUTED>"Contacts"</dt><dd>{if c.contacts.is_empty() { "—".to_owned() } else { c.contacts.clone() }}</dd></div>
+                                    {d.metadata.iter().map(|(k, v)| view! {
+                                        <div><dt class="font-mono text-xs text-slate-500 dark:text-slate-400">{k.clone()}</dt><dd class="break-all">{v.clone()}</dd></div>
+                                    }).collect_view()}
                                     <div><dt class=MUTED>"Created"</dt><dd>{c.created_at.clone()}</dd></div>
                                 </dl>
                             </section>
                             <section class=format!("{CARD} p-6") aria-labelledby="client-credentials">
                                 <h2 id="client-credentials" class="text-lg font-semibold text-slate-900 dark:text-white">"Credentials"</h2>
-                                {if d.jwks.is_empty() {
+                                {if !d.jwks_uri.is_empty() {
+                                    view! {
+                                        <p class=format!("mt-1 {MUTED}")>"Its client assertions are checked against the public keys published at:"</p>
+                                        <p class="mt-3 break-all font-mono text-xs" data-testid="client-jwks-uri">{d.jwks_uri.clone()}</p>
+                                        <p class=format!("mt-3 {MUTED}")>"Fetched over HTTPS, cached for the document's max-age (5 minutes to a day, 1 hour by default), and refetched at most once a minute when an assertion names an unknown key."</p>
+                                    }.into_any()
+                                } else if d.jwks.is_empty() {
                                     view! {
                                         <p class=format!("mt-1 {MUTED}")>"Secrets are stored as hashes; only their dates are shown."</p>
                                         <ul class="mt-4 divide-y divide-slate-200 text-sm dark:divide-slate-700">

@@ -1,5 +1,8 @@
 //! Protected resources (MCP servers): the audiences tokens are bound to.
-use crate::api::resources::{CreateResource, DeleteResource, UpdateResource, list_resources};
+use crate::api::resources::{
+    CreateResource, DeleteResource, SetDefaultResource, UpdateResource, default_resource,
+    list_resources,
+};
 use crate::components::confirm::ConfirmButton;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
@@ -127,6 +130,63 @@ fn ResourceRow(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
     }
 }
 
+/// What happens to token requests that omit `resource`: refused (the default), or given one
+/// resource as their audience.
+#[component]
+fn DefaultResource(resources: Vec<ResourceView>, reload: RwSignal<u32>) -> impl IntoView {
+    let save = ServerAction::<SetDefaultResource>::new();
+    let current = Resource::new(
+        move || (reload.get(), save.version().get()),
+        |_| default_resource(),
+    );
+    let toasts = use_toasts();
+    Effect::new(move |_| {
+        if let Some(Ok(slug)) = save.value().get() {
+            toasts.push(
+                ToastKind::Success,
+                match slug {
+                    Some(s) => format!("Token requests without resource now get {s}."),
+                    None => "Token requests without resource are refused.".to_owned(),
+                },
+            );
+        }
+    });
+    let resources = StoredValue::new(resources);
+    view! {
+        <section class=format!("{CARD} mt-6 p-6") aria-labelledby="default-resource-title">
+            <h2 id="default-resource-title" class="text-base font-semibold text-slate-900 dark:text-white">"Token requests without a resource"</h2>
+            <p class=format!("mt-1 {MUTED}")>
+                "MCP clients send a " <code>"resource"</code> " parameter naming the server they want a token for (RFC 8707). "
+                "A request without one is refused with " <code>"invalid_target"</code> " unless you pick a default audience for it here. Tokens always carry exactly one audience."
+            </p>
+            <Transition fallback=|| view! { <Loading/> }>
+                {move || current.get().map(|result| match result {
+                    Ok(selected) => {
+                        let selected = selected.unwrap_or_default();
+                        view! {
+                            <ActionForm action=save attr:class="mt-4 flex flex-wrap items-end gap-3">
+                                <div class="min-w-64 flex-1">
+                                    <label class=LABEL for="default-resource">"When resource is omitted"</label>
+                                    <select class=format!("mt-1 {INPUT}") id="default-resource" name="slug">
+                                        <option value="" selected=selected.is_empty()>"Refuse with invalid_target (recommended)"</option>
+                                        {resources.get_value().into_iter().map(|r| {
+                                            let is = r.slug == selected;
+                                            view! { <option value=r.slug.clone() selected=is>{format!("Use {} ({})", r.display_name, r.uri)}</option> }
+                                        }).collect_view()}
+                                    </select>
+                                </div>
+                                <button type="submit" class=BTN_PRIMARY disabled=move || save.pending().get()>"Save"</button>
+                                <div class="w-full">{action_error(save)}</div>
+                            </ActionForm>
+                        }.into_any()
+                    }
+                    Err(error) => view! { <ErrorMessage error/> }.into_any(),
+                })}
+            </Transition>
+        </section>
+    }
+}
+
 /// The Resources screen.
 #[component]
 pub fn ResourcesPage() -> impl IntoView {
@@ -199,5 +259,10 @@ pub fn ResourcesPage() -> impl IntoView {
                 })}
             </Transition>
         </div>
+        <Transition fallback=|| ()>
+            {move || resources.get().and_then(Result::ok).filter(|list| !list.is_empty()).map(|list| view! {
+                <DefaultResource resources=list reload/>
+            })}
+        </Transition>
     }
 }

@@ -23,6 +23,7 @@ fn realm(name: &str) -> Realm {
         name: RealmName::parse(name).expect("valid"),
         display_name: name.to_uppercase(),
         enabled: true,
+        default_resource_id: None,
         created_at: 1_000,
         updated_at: 1_000,
     }
@@ -726,10 +727,48 @@ async fn resources(store: DynStore) {
             .expect("find"),
         Some(changed)
     );
+    // The realm's default resource: set by id, found by id, cleared when the resource goes.
+    store
+        .set_default_resource(&r.id, Some(&email.id), 10, &ev())
+        .await
+        .expect("set default");
+    let stored = store.find_realm(&r.id).await.expect("find").expect("realm");
+    assert_eq!(
+        stored.default_resource_id.as_deref(),
+        Some(email.id.as_str())
+    );
+    assert_eq!(stored.updated_at, 10);
+    assert_eq!(
+        store
+            .find_resource_by_id(&r.id, &email.id)
+            .await
+            .expect("find"),
+        Some(email.clone())
+    );
+    assert_eq!(
+        store
+            .find_resource_by_id("rlm_other", &email.id)
+            .await
+            .expect("find"),
+        None,
+        "scoped to the realm"
+    );
+    let err = store
+        .set_default_resource(&r.id, Some("res_missing"), 11, &ev())
+        .await
+        .expect_err("unknown resource");
+    assert!(!matches!(err, StorageError::NotFound), "{err:?}");
+    let err = store
+        .set_default_resource("rlm_missing", None, 11, &ev())
+        .await
+        .expect_err("unknown realm");
+    assert!(matches!(err, StorageError::NotFound), "{err:?}");
     store
         .delete_resource(&email.id, &ev())
         .await
         .expect("delete");
+    let stored = store.find_realm(&r.id).await.expect("find").expect("realm");
+    assert_eq!(stored.default_resource_id, None, "ON DELETE SET NULL");
     let err = store
         .delete_resource(&email.id, &ev())
         .await

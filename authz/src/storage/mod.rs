@@ -137,6 +137,15 @@ pub trait RealmStore: Send + Sync {
     /// Updates name, display name and enabled flag, writing the audit event in the same
     /// transaction; `NotFound` if the realm is gone, `Conflict` if the new name is taken.
     async fn update_realm(&self, realm: &Realm, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Sets (or clears) the resource that token requests without `resource` are for, writing
+    /// the audit event in the same transaction; `NotFound` if the realm is gone.
+    async fn set_default_resource(
+        &self,
+        realm_id: &str,
+        resource_id: Option<&str>,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
 }
 
 /// Console-account persistence.
@@ -258,6 +267,12 @@ pub trait ResourceStore: Send + Sync {
         &self,
         realm_id: &str,
         slug: &str,
+    ) -> Result<Option<Resource>, StorageError>;
+    /// Finds a resource by id within a realm.
+    async fn find_resource_by_id(
+        &self,
+        realm_id: &str,
+        id: &str,
     ) -> Result<Option<Resource>, StorageError>;
     /// Finds a resource by canonical URI.
     async fn find_resource_by_uri(

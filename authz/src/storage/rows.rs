@@ -195,6 +195,7 @@ pub(crate) struct RealmRow {
     pub name: String,
     pub display_name: String,
     pub enabled: bool,
+    pub default_resource_id: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -207,6 +208,7 @@ impl TryFrom<RealmRow> for Realm {
             id: r.id,
             display_name: r.display_name,
             enabled: r.enabled,
+            default_resource_id: r.default_resource_id,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

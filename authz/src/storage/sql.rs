@@ -4,7 +4,10 @@
 //! Unix seconds, `TEXT` ids and JSON, `BLOB`/`BYTEA` hashes. Filtered lists are built with
 //! `QueryBuilder`, which emits each backend's placeholder syntax.
 
-pub(super) const REALM_COLUMNS: &str = "id, name, display_name, enabled, created_at, updated_at";
+pub(super) const REALM_COLUMNS: &str =
+    "id, name, display_name, enabled, default_resource_id, created_at, updated_at";
+pub(super) const SET_DEFAULT_RESOURCE: &str =
+    "UPDATE realms SET default_resource_id = $1, updated_at = $2 WHERE id = $3";
 pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)";
 pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING";
 pub(super) const UPDATE_REALM: &str =
@@ -252,6 +255,29 @@ macro_rules! impl_store {
                     .bind(realm.enabled)
                     .bind(realm.updated_at)
                     .bind(&realm.id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if n == 0 {
+                    return Err(StorageError::NotFound);
+                }
+                insert_audit(&mut tx, event).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn set_default_resource(
+                &self,
+                realm_id: &str,
+                resource_id: Option<&str>,
+                updated_at: UnixTime,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let n = sqlx::query(SET_DEFAULT_RESOURCE)
+                    .bind(resource_id)
+                    .bind(updated_at)
+                    .bind(realm_id)
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
@@ -654,6 +680,17 @@ macro_rules! impl_store {
                 sqlx::query_as::<_, ResourceRow>(&sql)
                     .bind(realm_id)
                     .bind(slug)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(Resource::try_from)
+                    .transpose()
+            }
+
+            async fn find_resource_by_id(&self, realm_id: &str, id: &str) -> Result<Option<Resource>, StorageError> {
+                let sql = format!("SELECT {RESOURCE_COLUMNS} FROM resources WHERE realm_id = $1 AND id = $2");
+                sqlx::query_as::<_, ResourceRow>(&sql)
+                    .bind(realm_id)
+                    .bind(id)
                     .fetch_optional(&self.pool)
                     .await?
                     .map(Resource::try_from)

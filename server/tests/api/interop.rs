@@ -31,6 +31,7 @@ async fn the_oauth2_crate_gets_an_audience_bound_token() {
         scope: "tools:call".into(),
         contacts: String::new(),
         jwks: String::new(),
+        ..Default::default()
     };
     let (_, secret) = core
         .create_client(&cli, "default", &input, &meta)

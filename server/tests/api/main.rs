@@ -2,6 +2,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod client_keys;
 mod console;
 mod interop;
 mod oauth;

@@ -53,6 +53,7 @@ async fn fixture() -> Fixture {
                 scope: "tools:call tools:read admin".into(),
                 contacts: String::new(),
                 jwks: String::new(),
+                ..Default::default()
             },
             &meta,
         )
@@ -68,6 +69,7 @@ async fn fixture() -> Fixture {
             scope: "tools:read".into(),
             contacts: String::new(),
             jwks: String::new(),
+            ..Default::default()
         },
         &meta,
     )
@@ -280,6 +282,85 @@ async fn client_credentials_token_is_bound_to_one_audience() {
     // The same token is useless at another MCP server.
     let err = verify_for(&jwks, token, MAIL).expect_err("wrong audience");
     assert!(err.contains("InvalidAudience"), "{err}");
+}
+
+#[tokio::test]
+async fn a_realm_default_resource_is_the_audience_when_resource_is_omitted() {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let (core, meta) = (&f.t.state.core, authz::RequestMeta::default());
+    let omitted = "grant_type=client_credentials&scope=tools%3Aread";
+    let (status, _, json) = f.token(omitted).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(json["error"], "invalid_target", "required by default");
+
+    let set = core
+        .set_default_resource(&admin, "default", Some("email-mcp"), &meta)
+        .await
+        .expect("set default");
+    assert_eq!(set.map(|r| r.slug), Some("email-mcp".to_owned()));
+    let (status, _, json) = f.token(omitted).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let token = json["access_token"].as_str().expect("token");
+    let claims = verify_for(&f.jwks().await, token, MAIL).expect("aud is the default");
+    assert_eq!(claims["aud"], MAIL);
+    // An explicit resource still wins.
+    let explicit = f.access_token(PAY).await;
+    verify_for(&f.jwks().await, &explicit, PAY).expect("explicit resource");
+
+    // A disabled default gives no token, never one without an audience.
+    let input = ResourceInput {
+        slug: "email-mcp".into(),
+        display_name: "email-mcp".into(),
+        uri: MAIL.into(),
+        scopes: "tools:call tools:read".into(),
+        enabled: false,
+        ..Default::default()
+    };
+    core.update_resource(&admin, "default", "email-mcp", &input, &meta)
+        .await
+        .expect("disable");
+    let (status, _, json) = f.token(omitted).await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_target"))
+    );
+
+    // Deleting the default resource makes `resource` required again.
+    core.delete_resource(&admin, "default", "email-mcp", &meta)
+        .await
+        .expect("delete");
+    assert!(
+        core.default_resource(&admin, "default")
+            .await
+            .expect("read")
+            .is_none()
+    );
+    let (status, _, json) = f.token(omitted).await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_target"))
+    );
+
+    core.set_default_resource(&admin, "default", Some("payments-mcp"), &meta)
+        .await
+        .expect("set again");
+    core.set_default_resource(&admin, "default", None, &meta)
+        .await
+        .expect("clear");
+    let (status, _, json) = f.token(omitted).await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_target"))
+    );
+    let missing = core
+        .set_default_resource(&admin, "default", Some("nope"), &meta)
+        .await
+        .expect_err("unknown resource");
+    assert!(
+        matches!(missing, authz::Error::NotFound { .. }),
+        "{missing:?}"
+    );
 }
 
 #[tokio::test]
@@ -922,6 +1003,7 @@ async fn private_key_jwt_clients_authenticate_with_single_use_assertions() {
         scope: "tools:call".into(),
         contacts: String::new(),
         jwks,
+        ..Default::default()
     };
     // Private keys and missing keys are refused at registration; nothing is written.
     let mut private = key.public_jwk.clone();

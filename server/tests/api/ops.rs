@@ -169,6 +169,12 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
     .await
     .expect_err("bad slug");
     assert!(err.to_string().contains("no '_'"), "{err}");
+    run(&["resources", "set-default", "--id", "payments-mcp"])
+        .await
+        .expect("set default");
+    run(&["resources", "set-default", "--id", "nope"])
+        .await
+        .expect_err("unknown resource");
     run(&[
         "clients",
         "create",
@@ -195,6 +201,11 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
         .await
         .expect("resources");
     assert_eq!(resources[0].uri.as_str(), "https://pay.example.com/mcp");
+    let default = state.core.default_resource(&cli, "default").await;
+    assert_eq!(
+        default.expect("default").map(|r| r.slug),
+        Some("payments-mcp".to_owned())
+    );
     let keys = state
         .core
         .list_signing_keys(&cli, "default")

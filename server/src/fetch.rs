@@ -1,0 +1,157 @@
+//! The HTTPS client behind [`authz::fetch::Fetcher`]: fetches documents clients publish (their
+//! `jwks_uri`) without becoming an SSRF proxy.
+//!
+//! Host names are resolved by [`PublicResolver`], which refuses a name if any of its addresses
+//! is not public unicast (so DNS cannot point us at 127.0.0.1, 10.0.0.0/8 or the cloud metadata
+//! service), and the connection goes to exactly the checked addresses. IP literals are checked
+//! the same way. No redirects, no proxies, 3 s to connect, 5 s in all, 64 KiB at most.
+use authz::fetch::{FetchError, Fetched, MAX_DOCUMENT_BYTES, may_connect};
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+use url::{Host, Url};
+
+/// Resolves host names to public addresses only.
+#[derive(Debug, Clone, Copy)]
+struct PublicResolver {
+    allow_loopback: bool,
+}
+
+impl Resolve for PublicResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let allow_loopback = self.allow_loopback;
+        Box::pin(async move {
+            let addrs: Vec<SocketAddr> =
+                tokio::net::lookup_host((name.as_str(), 0)).await?.collect();
+            if addrs.is_empty() {
+                return Err(format!("{} has no addresses", name.as_str()).into());
+            }
+            if let Some(bad) = addrs.iter().find(|a| !may_connect(a.ip(), allow_loopback)) {
+                return Err(
+                    Box::new(NonPublic(bad.ip())) as Box<dyn std::error::Error + Send + Sync>
+                );
+            }
+            Ok(Box::new(addrs.into_iter()) as Addrs)
+        })
+    }
+}
+
+/// The resolver's refusal, recognised in the error chain to report `Refused`.
+#[derive(Debug)]
+struct NonPublic(IpAddr);
+
+impl std::fmt::Display for NonPublic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "resolves to a non-public address ({})", self.0)
+    }
+}
+
+impl std::error::Error for NonPublic {}
+
+/// Fetches JSON documents over HTTPS (and, in development, over http on loopback).
+#[derive(Debug, Clone)]
+pub struct HttpFetcher {
+    client: reqwest::Client,
+    allow_loopback: bool,
+}
+
+impl HttpFetcher {
+    /// A fetcher; `allow_loopback` (the `dev.allow_loopback_client_urls` setting) also lets it
+    /// reach this machine, over http or https.
+    ///
+    /// # Errors
+    /// When the TLS stack cannot be set up.
+    pub fn new(allow_loopback: bool) -> anyhow::Result<Self> {
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("Portcullis/", env!("CARGO_PKG_VERSION")))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .https_only(!allow_loopback)
+            .connect_timeout(Duration::from_secs(3))
+            .timeout(Duration::from_secs(5))
+            .dns_resolver(Arc::new(PublicResolver { allow_loopback }))
+            .build()?;
+        Ok(Self {
+            client,
+            allow_loopback,
+        })
+    }
+
+    fn check_literal(&self, url: &Url) -> Result<(), FetchError> {
+        let ip = match url.host() {
+            Some(Host::Ipv4(v4)) => IpAddr::V4(v4),
+            Some(Host::Ipv6(v6)) => IpAddr::V6(v6),
+            Some(Host::Domain(_)) => return Ok(()),
+            None => return Err(FetchError::Refused("no host".into())),
+        };
+        if may_connect(ip, self.allow_loopback) {
+            Ok(())
+        } else {
+            Err(FetchError::Refused(format!("non-public address {ip}")))
+        }
+    }
+}
+
+fn failed(e: &reqwest::Error) -> FetchError {
+    let mut source: Option<&dyn std::error::Error> = Some(e);
+    while let Some(s) = source {
+        if let Some(np) = s.downcast_ref::<NonPublic>() {
+            return FetchError::Refused(np.to_string());
+        }
+        source = s.source();
+    }
+    FetchError::Failed(if e.is_timeout() {
+        "timed out".to_owned()
+    } else if e.is_connect() {
+        "could not connect".to_owned()
+    } else {
+        // Without the URL, which the caller logs beside it.
+        let mut text = e.to_string();
+        if let Some(url) = e.url() {
+            text = text.replace(&format!(" ({url})"), "");
+        }
+        text
+    })
+}
+
+#[async_trait::async_trait]
+impl authz::fetch::Fetcher for HttpFetcher {
+    async fn fetch_json(&self, url: &Url) -> Result<Fetched, FetchError> {
+        self.check_literal(url)?;
+        let mut res = self
+            .client
+            .get(url.clone())
+            .header(
+                reqwest::header::ACCEPT,
+                "application/jwk-set+json, application/json",
+            )
+            .send()
+            .await
+            .map_err(|e| failed(&e))?;
+        if res.status() != reqwest::StatusCode::OK {
+            return Err(FetchError::Failed(format!("HTTP status {}", res.status())));
+        }
+        if res
+            .content_length()
+            .is_some_and(|n| n > MAX_DOCUMENT_BYTES as u64)
+        {
+            return Err(FetchError::Failed("document too large".into()));
+        }
+        let max_age_secs = res
+            .headers()
+            .get(reqwest::header::CACHE_CONTROL)
+            .and_then(|v| v.to_str().ok())
+            .and_then(authz::fetch::max_age);
+        let mut body = Vec::new();
+        while let Some(chunk) = res.chunk().await.map_err(|e| failed(&e))? {
+            if body.len() + chunk.len() > MAX_DOCUMENT_BYTES {
+                return Err(FetchError::Failed("document too large".into()));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let body = serde_json::from_slice(&body)
+            .map_err(|_| FetchError::Failed("not a JSON document".into()))?;
+        Ok(Fetched { body, max_age_secs })
+    }
+}
