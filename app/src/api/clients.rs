@@ -1,4 +1,7 @@
 //! OAuth clients of the selected realm.
+// One server-function argument per form field: the create form posts RFC 7591 metadata flat,
+// and `#[server]` copies the signature into the browser build, so the allow is module-wide.
+#![allow(clippy::too_many_arguments)]
 use crate::error::AppError;
 use crate::types::{ClientDetailView, ClientPage, ClientView, IssuedSecret};
 #[cfg(feature = "ssr")]
@@ -66,8 +69,6 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
 }
 
 /// Registers a client; a confidential client's secret is returned once.
-// One argument per form field: the create form posts RFC 7591 metadata flat.
-#[allow(clippy::too_many_arguments)]
 #[server(prefix = "/api", endpoint = "clients/create")]
 pub async fn create_client(
     client_id: String,
