@@ -149,6 +149,7 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "resource.create",
     "resource.update",
     "resource.delete",
+    "resource.set_default",
     "client.create",
     "client.update",
     "client.secret_rotate",

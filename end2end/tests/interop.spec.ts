@@ -1,0 +1,62 @@
+// Interop with an OAuth 2 client library nobody here wrote (panva's oauth4webapi): RFC 8414
+// discovery at both well-known paths, client_credentials with a resource indicator, RFC 9068
+// access-token validation as a resource server does it, introspection and revocation.
+import { test, expect } from '@playwright/test';
+import * as oauth from 'oauth4webapi';
+import { ADMIN, hydrated, login } from './helpers';
+
+test('oauth4webapi discovers the realm, gets an audience-bound token, validates, introspects and revokes it', async ({ page, baseURL }) => {
+  const suffix = Date.now().toString(36);
+  const audience = `https://files-${suffix}.example.com/mcp`;
+  await login(page, ADMIN);
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('link', { name: 'Resources' }).click();
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New resource' }).click();
+  await page.getByLabel('Id').fill(`files-${suffix}`);
+  await page.getByLabel('Name').fill('Files');
+  await page.getByLabel('Resource URI').fill(audience);
+  await page.getByLabel('Accepted scopes').fill('files:read');
+  await page.getByRole('button', { name: 'Register resource' }).click();
+  await expect(page.getByTestId('resource-row').filter({ hasText: audience })).toBeVisible();
+  await nav.getByRole('link', { name: 'Clients' }).click();
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New client' }).click();
+  await page.getByLabel('Name').fill('Interop bot');
+  await page.getByLabel('client_id').fill(`interop-${suffix}`);
+  await page.getByLabel('Allowed scopes').fill('files:read');
+  await page.getByRole('button', { name: 'Create client' }).click();
+  const secret = (await page.getByTestId('issued-secret').locator('code').last().textContent())!.trim();
+
+  const insecure = { [oauth.allowInsecureRequests]: true }; // the test server speaks http on loopback
+  const issuer = new URL(`${baseURL}/realms/default`);
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+  const oidc = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }));
+  expect(oidc).toEqual(as);
+  expect(as.token_endpoint).toBe(`${issuer}/token`);
+
+  const client: oauth.Client = { client_id: `interop-${suffix}` };
+  const auth = oauth.ClientSecretBasic(secret);
+  const response = await oauth.clientCredentialsGrantRequest(as, client, auth, { scope: 'files:read', resource: audience }, insecure);
+  const tokens = await oauth.processClientCredentialsResponse(as, client, response);
+  expect(tokens.token_type).toBe('bearer');
+  expect(tokens.scope).toBe('files:read');
+
+  // RFC 9068 validation, as the MCP server at `audience` would do it; another server refuses it.
+  const call = () => new Request(audience, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+  const claims = await oauth.validateJwtAccessToken(as, call(), audience, insecure);
+  expect(claims.client_id).toBe(`interop-${suffix}`);
+  expect(claims.aud).toBe(audience);
+  await expect(oauth.validateJwtAccessToken(as, call(), 'https://mail.example.com/mcp', insecure)).rejects.toThrow();
+
+  const active = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure));
+  expect(active.active).toBe(true);
+  expect(active.aud).toBe(audience);
+  await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, tokens.access_token, insecure));
+  const revoked = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure));
+  expect(revoked.active).toBe(false);
+
+  // A wrong secret is an OAuth error the library understands.
+  const bad = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic('wrong'), { resource: audience }, insecure);
+  await expect(oauth.processClientCredentialsResponse(as, client, bad)).rejects.toMatchObject({ error: 'invalid_client' });
+});
