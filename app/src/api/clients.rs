@@ -77,11 +77,11 @@ pub async fn create_client(
     scope: String,
     contacts: String,
     jwks: String,
-    jwks_uri: String,
-    client_uri: String,
-    logo_uri: String,
-    software_id: String,
-    software_version: String,
+    #[server(default)] jwks_uri: String,
+    #[server(default)] client_uri: String,
+    #[server(default)] logo_uri: String,
+    #[server(default)] software_id: String,
+    #[server(default)] software_version: String,
 ) -> Result<IssuedSecret, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let input = authz::clients::ClientInput {
