@@ -56,7 +56,10 @@ test('oauth4webapi discovers the realm, gets an audience-bound token, validates,
   const revoked = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure));
   expect(revoked.active).toBe(false);
 
-  // A wrong secret is an OAuth error the library understands.
+  // A wrong secret: 401 with a Basic challenge, which the library surfaces as such.
   const bad = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic('wrong'), { resource: audience }, insecure);
-  await expect(oauth.processClientCredentialsResponse(as, client, bad)).rejects.toMatchObject({ error: 'invalid_client' });
+  const err = await oauth.processClientCredentialsResponse(as, client, bad).catch((e) => e);
+  expect(err).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+  expect(err.status).toBe(401);
+  expect(err.cause[0].scheme).toBe('basic');
 });

@@ -133,25 +133,12 @@ fn ResourceRow(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
 /// What happens to token requests that omit `resource`: refused (the default), or given one
 /// resource as their audience.
 #[component]
-fn DefaultResource(resources: Vec<ResourceView>, reload: RwSignal<u32>) -> impl IntoView {
-    let save = ServerAction::<SetDefaultResource>::new();
-    let current = Resource::new(
-        move || (reload.get(), save.version().get()),
-        |_| default_resource(),
-    );
-    let toasts = use_toasts();
-    Effect::new(move |_| {
-        if let Some(Ok(slug)) = save.value().get() {
-            toasts.push(
-                ToastKind::Success,
-                match slug {
-                    Some(s) => format!("Token requests without resource now get {s}."),
-                    None => "Token requests without resource are refused.".to_owned(),
-                },
-            );
-        }
-    });
-    let resources = StoredValue::new(resources);
+fn DefaultResource(
+    resources: Vec<ResourceView>,
+    selected: Option<String>,
+    save: ServerAction<SetDefaultResource>,
+) -> impl IntoView {
+    let selected = selected.unwrap_or_default();
     view! {
         <section class=format!("{CARD} mt-6 p-6") aria-labelledby="default-resource-title">
             <h2 id="default-resource-title" class="text-base font-semibold text-slate-900 dark:text-white">"Token requests without a resource"</h2>
@@ -159,30 +146,20 @@ fn DefaultResource(resources: Vec<ResourceView>, reload: RwSignal<u32>) -> impl 
                 "MCP clients send a " <code>"resource"</code> " parameter naming the server they want a token for (RFC 8707). "
                 "A request without one is refused with " <code>"invalid_target"</code> " unless you pick a default audience for it here. Tokens always carry exactly one audience."
             </p>
-            <Transition fallback=|| view! { <Loading/> }>
-                {move || current.get().map(|result| match result {
-                    Ok(selected) => {
-                        let selected = selected.unwrap_or_default();
-                        view! {
-                            <ActionForm action=save attr:class="mt-4 flex flex-wrap items-end gap-3">
-                                <div class="min-w-64 flex-1">
-                                    <label class=LABEL for="default-resource">"When resource is omitted"</label>
-                                    <select class=format!("mt-1 {INPUT}") id="default-resource" name="slug">
-                                        <option value="" selected=selected.is_empty()>"Refuse with invalid_target (recommended)"</option>
-                                        {resources.get_value().into_iter().map(|r| {
-                                            let is = r.slug == selected;
-                                            view! { <option value=r.slug.clone() selected=is>{format!("Use {} ({})", r.display_name, r.uri)}</option> }
-                                        }).collect_view()}
-                                    </select>
-                                </div>
-                                <button type="submit" class=BTN_PRIMARY disabled=move || save.pending().get()>"Save"</button>
-                                <div class="w-full">{action_error(save)}</div>
-                            </ActionForm>
-                        }.into_any()
-                    }
-                    Err(error) => view! { <ErrorMessage error/> }.into_any(),
-                })}
-            </Transition>
+            <ActionForm action=save attr:class="mt-4 flex flex-wrap items-end gap-3">
+                <div class="min-w-64 flex-1">
+                    <label class=LABEL for="default-resource">"When resource is omitted"</label>
+                    <select class=format!("mt-1 {INPUT}") id="default-resource" name="slug">
+                        <option value="" selected=selected.is_empty()>"Refuse with invalid_target (recommended)"</option>
+                        {resources.into_iter().map(|r| {
+                            let is = r.slug == selected;
+                            view! { <option value=r.slug.clone() selected=is>{format!("Use {} ({})", r.display_name, r.uri)}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+                <button type="submit" class=BTN_PRIMARY disabled=move || save.pending().get()>"Save"</button>
+                <div class="w-full">{action_error(save)}</div>
+            </ActionForm>
         </section>
     }
 }
@@ -205,6 +182,22 @@ pub fn ResourcesPage() -> impl IntoView {
                 format!("Resource {} registered.", r.slug),
             );
             show_create.set(false);
+        }
+    });
+    let save_default = ServerAction::<SetDefaultResource>::new();
+    let default = Resource::new(
+        move || (reload.get(), save_default.version().get()),
+        |_| default_resource(),
+    );
+    Effect::new(move |_| {
+        if let Some(Ok(slug)) = save_default.value().get() {
+            toasts.push(
+                ToastKind::Success,
+                match slug {
+                    Some(s) => format!("Token requests without resource now get {s}."),
+                    None => "Token requests without resource are refused.".to_owned(),
+                },
+            );
         }
     });
     let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
@@ -260,9 +253,13 @@ pub fn ResourcesPage() -> impl IntoView {
             </Transition>
         </div>
         <Transition fallback=|| ()>
-            {move || resources.get().and_then(Result::ok).filter(|list| !list.is_empty()).map(|list| view! {
-                <DefaultResource resources=list reload/>
-            })}
+            {move || match (resources.get(), default.get()) {
+                (Some(Ok(list)), Some(Ok(selected))) if !list.is_empty() => view! {
+                    <DefaultResource resources=list selected save=save_default/>
+                }.into_any(),
+                (_, Some(Err(error))) => view! { <div class="mt-6"><ErrorMessage error/></div> }.into_any(),
+                _ => ().into_any(),
+            }}
         </Transition>
     }
 }
