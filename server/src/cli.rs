@@ -5,6 +5,9 @@ use clap::{Parser, Subcommand};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 
+mod registry;
+pub use registry::{AgentsCommand, ClientLifecycle, ResourceLifecycle};
+
 /// Portcullis: the authorization server for MCP.
 #[derive(Debug, Parser)]
 #[command(name = "portcullis", version, about)]
@@ -51,6 +54,12 @@ pub enum Command {
         /// Clients subcommand.
         #[command(subcommand)]
         command: ClientsCommand,
+    },
+    /// Manage agents (non-human identities) and the clients bound to them.
+    Agents {
+        /// Agents subcommand.
+        #[command(subcommand)]
+        command: AgentsCommand,
     },
 }
 
@@ -130,6 +139,9 @@ pub enum ResourcesCommand {
         #[arg(long)]
         none: bool,
     },
+    /// Enable, disable or delete a resource.
+    #[command(flatten)]
+    Lifecycle(ResourceLifecycle),
 }
 
 /// `clients` subcommands.
@@ -174,6 +186,9 @@ pub enum ClientsCommand {
         #[arg(long, default_value_t = authz::clients::DEFAULT_SECRET_OVERLAP_SECS)]
         overlap_secs: i64,
     },
+    /// List, enable, disable or delete clients.
+    #[command(flatten)]
+    Lifecycle(ClientLifecycle),
 }
 
 /// `admin` subcommands.
@@ -237,6 +252,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Clients { command } => {
             let state = crate::AppState::init(config).await?;
             let result = clients(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
+        Command::Agents { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = registry::agents(&state.core, command).await;
             state.db.close().await;
             result
         }
@@ -390,6 +411,7 @@ async fn resources(core: &authz::Core, command: ResourcesCommand) -> anyhow::Res
                 None => println!("Token requests without resource are refused (invalid_target)"),
             }
         }
+        ResourcesCommand::Lifecycle(command) => registry::resource_lifecycle(core, command).await?,
     }
     Ok(())
 }
@@ -440,6 +462,7 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
             println!("client_secret: {}", secret.expose());
             eprintln!("Previous secrets keep working for {overlap_secs} seconds.");
         }
+        ClientsCommand::Lifecycle(command) => registry::client_lifecycle(core, command).await?,
     }
     Ok(())
 }

@@ -187,6 +187,38 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
     ])
     .await
     .expect("client");
+    // The lifecycle of clients, resources and agents from the CLI.
+    run(&[
+        "agents",
+        "create",
+        "--name",
+        "reports",
+        "--owner",
+        "ada@example.com",
+        "--roles",
+        "tools:call mcp:tools",
+    ])
+    .await
+    .expect("agent");
+    run(&["agents", "bind", "--client-id", "bot", "--agent", "reports"])
+        .await
+        .expect("bind");
+    run(&["agents", "list", "--mcp"])
+        .await
+        .expect("list agents");
+    run(&["agents", "disable", "--name", "reports"])
+        .await
+        .expect("disable agent");
+    run(&["clients", "list"]).await.expect("list clients");
+    run(&["clients", "disable", "--client-id", "bot"])
+        .await
+        .expect("disable client");
+    run(&["resources", "disable", "--id", "payments-mcp"])
+        .await
+        .expect("disable resource");
+    run(&["clients", "delete", "--client-id", "nope"])
+        .await
+        .expect_err("unknown client");
     run(&["keys", "rotate"]).await.expect("rotate");
     run(&["keys", "rotate"]).await.expect("rotate again");
     run(&["keys", "list"]).await.expect("list");
@@ -201,11 +233,52 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
         .await
         .expect("resources");
     assert_eq!(resources[0].uri.as_str(), "https://pay.example.com/mcp");
+    assert!(!resources[0].enabled, "disabled from the CLI");
+    let agents = state
+        .core
+        .list_agents(&cli, "default", true, false)
+        .await
+        .expect("agents");
+    assert_eq!(agents.len(), 1);
+    assert_eq!(agents[0].clients, ["bot"]);
+    assert_eq!(agents[0].status, authz::agents::AgentStatus::Disabled);
+    let bot = state
+        .core
+        .get_client(&cli, "default", "bot")
+        .await
+        .expect("client");
+    assert!(!bot.client.enabled);
     let default = state.core.default_resource(&cli, "default").await;
     assert_eq!(
         default.expect("default").map(|r| r.slug),
         Some("payments-mcp".to_owned())
     );
+    for args in [
+        &["clients", "enable", "--client-id", "bot"][..],
+        &["resources", "enable", "--id", "payments-mcp"],
+        &["agents", "enable", "--name", "reports"],
+        &["agents", "unbind", "--client-id", "bot"],
+        &["agents", "delete", "--name", "reports"],
+    ] {
+        run(args).await.expect("lifecycle");
+    }
+    let bot = state.core.get_client(&cli, "default", "bot").await;
+    let bot = bot.expect("client");
+    assert!(bot.client.enabled && bot.agent.is_none());
+    let resources = state.core.list_resources(&cli, "default").await;
+    assert!(resources.expect("resources")[0].enabled);
+    let agents = state.core.list_agents(&cli, "default", false, false).await;
+    assert!(agents.expect("agents").is_empty());
+    run(&["clients", "delete", "--client-id", "bot"])
+        .await
+        .expect("delete client");
+    run(&["resources", "delete", "--id", "payments-mcp"])
+        .await
+        .expect("delete resource");
+    let resources = state.core.list_resources(&cli, "default").await;
+    assert!(resources.expect("resources").is_empty());
+    let default = state.core.default_resource(&cli, "default").await;
+    assert_eq!(default.expect("default"), None, "deleted with its resource");
     let keys = state
         .core
         .list_signing_keys(&cli, "default")
