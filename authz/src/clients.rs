@@ -104,6 +104,8 @@ pub struct ClientMetadata {
     pub jwks: Option<serde_json::Value>,
     /// Where the client publishes its public keys instead (fetched over HTTPS and cached).
     pub jwks_uri: Option<String>,
+    /// Redirect URIs, matched exactly (for the authorization code flow).
+    pub redirect_uris: Vec<String>,
 }
 
 /// A stored client.
@@ -180,6 +182,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn redirect_uris_are_exact_and_safe() {
+        assert_eq!(
+            parse_redirect_uris(
+                "https://app.example.com/cb\n http://127.0.0.1:8080/cb http://localhost/cb com.example.app:/cb https://app.example.com/cb"
+            ),
+            Ok(vec![
+                "https://app.example.com/cb".to_owned(),
+                "http://127.0.0.1:8080/cb".to_owned(),
+                "http://localhost/cb".to_owned(),
+                "com.example.app:/cb".to_owned(),
+            ])
+        );
+        for bad in [
+            "http://app.example.com/cb",
+            "https://app.example.com/cb#x",
+            "https://*.example.com/cb",
+            "/cb",
+            "myapp:/cb",
+            "javascript:alert(1)",
+            "https://u:p@app.example.com/cb",
+        ] {
+            assert!(parse_redirect_uris(bad).is_err(), "{bad}");
+        }
+        let many: Vec<String> = (0..=MAX_REDIRECT_URIS)
+            .map(|i| format!("https://a.example.com/{i}"))
+            .collect();
+        assert!(parse_redirect_uris(&many.join(" ")).is_err());
+        assert_eq!(parse_redirect_uris("  "), Ok(vec![]));
+    }
+
+    #[test]
     fn names_round_trip() {
         for m in [
             AuthMethod::ClientSecretBasic,
@@ -237,6 +270,8 @@ pub struct ClientInput {
     pub software_id: String,
     /// `software_version`.
     pub software_version: String,
+    /// Redirect URIs, separated by whitespace.
+    pub redirect_uris: String,
 }
 
 /// Parses a client's JWK Set: public, asymmetric keys only.
@@ -285,6 +320,59 @@ pub fn parse_metadata_url(s: &str, what: &str) -> Result<Option<String>, String>
         .filter(|_| s.len() <= crate::fetch::MAX_URL_LEN)
         .ok_or_else(|| format!("{what} must be an absolute https URL."))?;
     Ok(Some(url.to_string()))
+}
+
+/// Most redirect URIs one client may register.
+pub const MAX_REDIRECT_URIS: usize = 20;
+
+/// Parses redirect URIs (whitespace-separated) for exact matching.
+///
+/// Per OAuth 2.1 §2.3.1 and RFC 8252: `https`, `http` only on loopback hosts (native apps), or a private-use scheme containing a
+/// dot (`com.example.app:/callback`); no fragment, no wildcard, no credentials.
+///
+/// # Errors
+/// A message naming the offending URI.
+pub fn parse_redirect_uris(s: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in s.split_whitespace() {
+        let bad = |why: &str| format!("Redirect URI {raw}: {why}");
+        if raw.len() > crate::fetch::MAX_URL_LEN {
+            return Err(bad("too long."));
+        }
+        let url = url::Url::parse(raw).map_err(|_| bad("not an absolute URI."))?;
+        if url.fragment().is_some() {
+            return Err(bad("must not have a fragment."));
+        }
+        if raw.contains('*') {
+            return Err(bad("wildcards are not allowed; register each URI."));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(bad("must not contain credentials."));
+        }
+        let loopback = matches!(
+            url.host(),
+            Some(url::Host::Ipv4(ip)) if ip.is_loopback()
+        ) || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback())
+            || url.host_str() == Some("localhost");
+        match url.scheme() {
+            "https" if url.host().is_some() => {}
+            "http" if loopback => {}
+            "http" => return Err(bad("http is allowed only on loopback hosts.")),
+            scheme if scheme.contains('.') => {}
+            _ => {
+                return Err(bad(
+                    "use https, http on a loopback host, or a private-use scheme like com.example.app.",
+                ));
+            }
+        }
+        if !out.iter().any(|u| u == raw) {
+            out.push(raw.to_owned());
+        }
+    }
+    if out.len() > MAX_REDIRECT_URIS {
+        return Err(format!("At most {MAX_REDIRECT_URIS} redirect URIs."));
+    }
+    Ok(out)
 }
 
 /// An optional short RFC 7591 text field (`software_id`, `software_version`): at most 255
@@ -420,6 +508,7 @@ mod ops {
                         "Software version",
                     )
                     .map_err(invalid)?,
+                    redirect_uris: parse_redirect_uris(&input.redirect_uris).map_err(invalid)?,
                 },
                 agent_id: None,
                 enabled: true,

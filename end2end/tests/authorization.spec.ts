@@ -176,9 +176,14 @@ test('a private_key_jwt client registered with a JWKS URL shows where its keys c
   await page.getByLabel('…or a JWKS URL').fill(`https://agent-${suffix}.example.com/jwks.json`);
   await page.getByText('More registration metadata').click();
   await page.getByLabel('Software version').fill('2.1.0');
+  await page.getByLabel('Redirect URIs').fill('http://app.example.com/cb');
+  await page.getByRole('button', { name: 'Create client' }).click();
+  await expect(page.getByRole('alert')).toContainText('loopback');
+  await page.getByLabel('Redirect URIs').fill('https://app.example.com/cb');
   await page.getByRole('button', { name: 'Create client' }).click();
   await page.getByRole('link', { name: `Signer ${suffix}` }).click();
   await expect(page.getByTestId('client-jwks-uri')).toHaveText(`https://agent-${suffix}.example.com/jwks.json`);
   await expect(page.getByTestId('client-detail')).toContainText('2.1.0');
+  await expect(page.getByTestId('client-detail')).toContainText('https://app.example.com/cb');
   expect(errors).toEqual([]);
 });

@@ -146,6 +146,7 @@ pub enum ResourcesCommand {
 
 /// `clients` subcommands.
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per process
 pub enum ClientsCommand {
     /// Register a client; a confidential client's secret is printed once.
     Create {
@@ -173,6 +174,21 @@ pub enum ClientsCommand {
         /// Contacts (emails, comma-separated).
         #[arg(long, default_value = "")]
         contacts: String,
+        /// Redirect URIs (space-separated), matched exactly.
+        #[arg(long, default_value = "")]
+        redirect_uris: String,
+        /// RFC 7591 `client_uri`.
+        #[arg(long, default_value = "")]
+        client_uri: String,
+        /// RFC 7591 `logo_uri`.
+        #[arg(long, default_value = "")]
+        logo_uri: String,
+        /// RFC 7591 `software_id`.
+        #[arg(long, default_value = "")]
+        software_id: String,
+        /// RFC 7591 `software_version`.
+        #[arg(long, default_value = "")]
+        software_version: String,
     },
     /// Issue a new secret; old ones keep working for the overlap.
     RotateSecret {
@@ -429,6 +445,11 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
             jwks,
             jwks_uri,
             contacts,
+            redirect_uris,
+            client_uri,
+            logo_uri,
+            software_id,
+            software_version,
         } => {
             let input = authz::clients::ClientInput {
                 client_id,
@@ -438,7 +459,11 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
                 contacts,
                 jwks,
                 jwks_uri,
-                ..Default::default()
+                client_uri,
+                logo_uri,
+                software_id,
+                software_version,
+                redirect_uris,
             };
             let (client, secret) = core
                 .create_client(&cli, &realm, &input, &meta)

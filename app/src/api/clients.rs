@@ -53,6 +53,12 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
         ]
         .into_iter()
         .filter_map(|(k, v)| v.clone().map(|v| (k.to_owned(), v)))
+        .chain((!d.client.metadata.redirect_uris.is_empty()).then(|| {
+            (
+                "redirect_uris".to_owned(),
+                d.client.metadata.redirect_uris.join(" "),
+            )
+        }))
         .collect(),
         secrets: d
             .secrets
@@ -82,6 +88,7 @@ pub async fn create_client(
     #[server(default)] logo_uri: String,
     #[server(default)] software_id: String,
     #[server(default)] software_version: String,
+    #[server(default)] redirect_uris: String,
 ) -> Result<IssuedSecret, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let input = authz::clients::ClientInput {
@@ -96,6 +103,7 @@ pub async fn create_client(
         logo_uri,
         software_id,
         software_version,
+        redirect_uris,
     };
     let (client, secret) = core.create_client(&p, &realm, &input, &meta).await?;
     Ok(IssuedSecret {

@@ -206,6 +206,11 @@ pub fn ClientsPage() -> impl IntoView {
                     <details class="sm:col-span-2">
                         <summary class="cursor-pointer text-sm font-medium text-slate-700 dark:text-slate-300">"More registration metadata (RFC 7591)"</summary>
                         <div class="mt-3 grid gap-4 sm:grid-cols-2">
+                            <div class="sm:col-span-2">
+                                <label class=LABEL for="client-redirect-uris">"Redirect URIs"</label>
+                                <textarea class=format!("mt-1 {INPUT} font-mono") id="client-redirect-uris" name="redirect_uris" rows="2" placeholder="https://app.example.com/callback"></textarea>
+                                <p class=format!("mt-1 {MUTED}")>"One per line, matched exactly: https, http on a loopback host, or a private-use scheme (com.example.app:/callback). For the authorization code flow."</p>
+                            </div>
                             <div>
                                 <label class=LABEL for="client-uri">"Client URI"</label>
                                 <input class=format!("mt-1 {INPUT}") id="client-uri" name="client_uri" type="url" placeholder="https://agent.example.com"/>

@@ -184,6 +184,10 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
         "Bot",
         "--scope",
         "tools:call",
+        "--redirect-uris",
+        "https://app.example.com/cb http://127.0.0.1:9/cb",
+        "--software-version",
+        "1.2.3",
     ])
     .await
     .expect("client");
@@ -248,6 +252,14 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
         .await
         .expect("client");
     assert!(!bot.client.enabled);
+    assert_eq!(
+        bot.client.metadata.redirect_uris,
+        ["https://app.example.com/cb", "http://127.0.0.1:9/cb"]
+    );
+    assert_eq!(
+        bot.client.metadata.software_version.as_deref(),
+        Some("1.2.3")
+    );
     let default = state.core.default_resource(&cli, "default").await;
     assert_eq!(
         default.expect("default").map(|r| r.slug),
