@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { ADMIN, DEVELOPER, hydrated, login, trackErrors } from './helpers';
+import { ADMIN, DEVELOPER, createClient, hydrated, login, registerResource, trackErrors } from './helpers';
 
 test('an admin registers a resource and a client, and the token only works for that resource', async ({ page, request, baseURL }) => {
   const errors = trackErrors(page);
@@ -111,15 +111,7 @@ test('an admin picks the audience for token requests without resource, then requ
   const nav = page.getByRole('navigation', { name: 'Main' });
   const suffix = Date.now().toString(36);
   const audience = `https://docs-${suffix}.example.com/mcp`;
-  await nav.getByRole('link', { name: 'Resources' }).click();
-  await hydrated(page);
-  await page.getByRole('button', { name: 'New resource' }).click();
-  await page.getByLabel('Id').fill(`docs-${suffix}`);
-  await page.getByLabel('Name').fill(`Docs ${suffix}`);
-  await page.getByLabel('Resource URI').fill(audience);
-  await page.getByLabel('Accepted scopes').fill('tools:read');
-  await page.getByRole('button', { name: 'Register resource' }).click();
-  await expect(page.getByTestId('resource-row').filter({ hasText: audience })).toBeVisible();
+  await registerResource(page, { id: `docs-${suffix}`, name: `Docs ${suffix}`, uri: audience, scopes: 'tools:read' });
 
   const select = page.getByLabel('When resource is omitted');
   await expect(select).toHaveValue('');
@@ -130,14 +122,7 @@ test('an admin picks the audience for token requests without resource, then requ
   await expect(page.getByLabel('When resource is omitted')).toHaveValue(`docs-${suffix}`);
 
   // A client asking without resource now gets a token for that resource.
-  await nav.getByRole('link', { name: 'Clients' }).click();
-  await hydrated(page);
-  await page.getByRole('button', { name: 'New client' }).click();
-  await page.getByLabel('Name').fill('Docs bot');
-  await page.getByLabel('client_id').fill(`docs-bot-${suffix}`);
-  await page.getByLabel('Allowed scopes').fill('tools:read');
-  await page.getByRole('button', { name: 'Create client' }).click();
-  const secret = (await page.getByTestId('issued-secret').locator('code').last().textContent())!.trim();
+  const secret = await createClient(page, { clientId: `docs-bot-${suffix}`, name: 'Docs bot', scope: 'tools:read' });
   const ask = () => request.post('/realms/default/token', {
     headers: { authorization: 'Basic ' + Buffer.from(`docs-bot-${suffix}:${secret}`).toString('base64') },
     form: { grant_type: 'client_credentials' },

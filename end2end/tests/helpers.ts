@@ -23,3 +23,30 @@ export async function login(page: Page, who: { email: string; password: string }
 export async function hydrated(page: Page) {
   await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true', { timeout: 15_000 });
 }
+
+/** Registers a resource from the Resources screen and waits for its row. */
+export async function registerResource(page: Page, r: { id: string; name: string; uri: string; scopes: string }) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Resources' }).click();
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New resource' }).click();
+  await page.getByLabel('Id').fill(r.id);
+  await page.getByLabel('Name').fill(r.name);
+  await page.getByLabel('Resource URI').fill(r.uri);
+  await page.getByLabel('Accepted scopes').fill(r.scopes);
+  await page.getByRole('button', { name: 'Register resource' }).click();
+  await expect(page.getByTestId('resource-row').filter({ hasText: r.uri })).toBeVisible();
+}
+
+/** Creates a client_secret_basic client from the Clients screen; returns its secret (shown once). */
+export async function createClient(page: Page, c: { clientId: string; name: string; scope: string }): Promise<string> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clients' }).click();
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New client' }).click();
+  await page.getByLabel('Name').fill(c.name);
+  await page.getByLabel('client_id').fill(c.clientId);
+  await page.getByLabel('Allowed scopes').fill(c.scope);
+  await page.getByRole('button', { name: 'Create client' }).click();
+  const panel = page.getByTestId('issued-secret');
+  await expect(panel).toContainText(c.clientId);
+  return (await panel.locator('code').last().textContent())!.trim();
+}

@@ -3,30 +3,14 @@
 // access-token validation as a resource server does it, introspection and revocation.
 import { test, expect } from '@playwright/test';
 import * as oauth from 'oauth4webapi';
-import { ADMIN, hydrated, login } from './helpers';
+import { ADMIN, createClient, login, registerResource } from './helpers';
 
 test('oauth4webapi discovers the realm, gets an audience-bound token, validates, introspects and revokes it', async ({ page, baseURL }) => {
   const suffix = Date.now().toString(36);
   const audience = `https://files-${suffix}.example.com/mcp`;
   await login(page, ADMIN);
-  const nav = page.getByRole('navigation', { name: 'Main' });
-  await nav.getByRole('link', { name: 'Resources' }).click();
-  await hydrated(page);
-  await page.getByRole('button', { name: 'New resource' }).click();
-  await page.getByLabel('Id').fill(`files-${suffix}`);
-  await page.getByLabel('Name').fill('Files');
-  await page.getByLabel('Resource URI').fill(audience);
-  await page.getByLabel('Accepted scopes').fill('files:read');
-  await page.getByRole('button', { name: 'Register resource' }).click();
-  await expect(page.getByTestId('resource-row').filter({ hasText: audience })).toBeVisible();
-  await nav.getByRole('link', { name: 'Clients' }).click();
-  await hydrated(page);
-  await page.getByRole('button', { name: 'New client' }).click();
-  await page.getByLabel('Name').fill('Interop bot');
-  await page.getByLabel('client_id').fill(`interop-${suffix}`);
-  await page.getByLabel('Allowed scopes').fill('files:read');
-  await page.getByRole('button', { name: 'Create client' }).click();
-  const secret = (await page.getByTestId('issued-secret').locator('code').last().textContent())!.trim();
+  await registerResource(page, { id: `files-${suffix}`, name: 'Files', uri: audience, scopes: 'files:read' });
+  const secret = await createClient(page, { clientId: `interop-${suffix}`, name: 'Interop bot', scope: 'files:read' });
 
   const insecure = { [oauth.allowInsecureRequests]: true }; // the test server speaks http on loopback
   const issuer = new URL(`${baseURL}/realms/default`);
