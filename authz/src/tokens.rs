@@ -175,27 +175,36 @@ impl Core {
 
     /// A resource by canonical URI, through the cache.
     async fn cached_resource(&self, realm_id: &str, uri: &ResourceUri) -> Result<Option<Resource>> {
-        let (epoch, now) = (self.cache.epoch(), self.now());
-        let key = (realm_id.to_owned(), uri.as_str().to_owned());
-        if let Some(hit) = self.cache.resources.get(&key, epoch, now) {
-            return Ok(Some(hit));
-        }
-        let found = self.store.find_resource_by_uri(realm_id, uri).await?;
-        if let Some(r) = &found {
-            self.cache.resources.put(key, r.clone(), epoch, now);
-        }
-        Ok(found)
+        let load = || self.store.find_resource_by_uri(realm_id, uri);
+        self.cached_resource_with(realm_id, uri.as_str(), load)
+            .await
     }
 
-    /// A resource by id (the realm's default resource), through the cache. Ids (`res_…`) and
-    /// canonical URIs (`http…`) never collide, so both share one map.
+    /// A resource by id (the realm's default resource), through the cache.
     async fn cached_resource_by_id(&self, realm_id: &str, id: &str) -> Result<Option<Resource>> {
+        let load = || self.store.find_resource_by_id(realm_id, id);
+        self.cached_resource_with(realm_id, id, load).await
+    }
+
+    /// Looks `key` up in the resource cache, else awaits `load()` and caches a hit. Ids (`res_…`)
+    /// and canonical URIs (`http…`) never collide, so both share one map.
+    async fn cached_resource_with<F>(
+        &self,
+        realm_id: &str,
+        key: &str,
+        load: impl FnOnce() -> F,
+    ) -> Result<Option<Resource>>
+    where
+        F: std::future::Future<
+                Output = std::result::Result<Option<Resource>, crate::error::StorageError>,
+            >,
+    {
         let (epoch, now) = (self.cache.epoch(), self.now());
-        let key = (realm_id.to_owned(), id.to_owned());
+        let key = (realm_id.to_owned(), key.to_owned());
         if let Some(hit) = self.cache.resources.get(&key, epoch, now) {
             return Ok(Some(hit));
         }
-        let found = self.store.find_resource_by_id(realm_id, id).await?;
+        let found = load().await?;
         if let Some(r) = &found {
             self.cache.resources.put(key, r.clone(), epoch, now);
         }

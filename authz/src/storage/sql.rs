@@ -166,6 +166,23 @@ macro_rules! impl_store {
             Ok(())
         }
 
+        /// One realm's resource whose `column` (a fixed column name, never input) equals `value`.
+        async fn resource_where(
+            pool: &$pool,
+            realm_id: &str,
+            column: &'static str,
+            value: &str,
+        ) -> Result<Option<Resource>, StorageError> {
+            let sql = format!("SELECT {RESOURCE_COLUMNS} FROM resources WHERE realm_id = $1 AND {column} = $2");
+            sqlx::query_as::<_, ResourceRow>(&sql)
+                .bind(realm_id)
+                .bind(value)
+                .fetch_optional(pool)
+                .await?
+                .map(Resource::try_from)
+                .transpose()
+        }
+
         fn bind_realm<'q>(
             q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
             r: &'q Realm,
@@ -676,36 +693,15 @@ macro_rules! impl_store {
             }
 
             async fn find_resource(&self, realm_id: &str, slug: &str) -> Result<Option<Resource>, StorageError> {
-                let sql = format!("SELECT {RESOURCE_COLUMNS} FROM resources WHERE realm_id = $1 AND slug = $2");
-                sqlx::query_as::<_, ResourceRow>(&sql)
-                    .bind(realm_id)
-                    .bind(slug)
-                    .fetch_optional(&self.pool)
-                    .await?
-                    .map(Resource::try_from)
-                    .transpose()
+                resource_where(&self.pool, realm_id, "slug", slug).await
             }
 
             async fn find_resource_by_id(&self, realm_id: &str, id: &str) -> Result<Option<Resource>, StorageError> {
-                let sql = format!("SELECT {RESOURCE_COLUMNS} FROM resources WHERE realm_id = $1 AND id = $2");
-                sqlx::query_as::<_, ResourceRow>(&sql)
-                    .bind(realm_id)
-                    .bind(id)
-                    .fetch_optional(&self.pool)
-                    .await?
-                    .map(Resource::try_from)
-                    .transpose()
+                resource_where(&self.pool, realm_id, "id", id).await
             }
 
             async fn find_resource_by_uri(&self, realm_id: &str, uri: &ResourceUri) -> Result<Option<Resource>, StorageError> {
-                let sql = format!("SELECT {RESOURCE_COLUMNS} FROM resources WHERE realm_id = $1 AND uri = $2");
-                sqlx::query_as::<_, ResourceRow>(&sql)
-                    .bind(realm_id)
-                    .bind(uri.as_str())
-                    .fetch_optional(&self.pool)
-                    .await?
-                    .map(Resource::try_from)
-                    .transpose()
+                resource_where(&self.pool, realm_id, "uri", uri.as_str()).await
             }
 
             async fn list_resources(&self, realm_id: &str) -> Result<Vec<Resource>, StorageError> {

@@ -1,10 +1,7 @@
 //! CLI lifecycle commands for clients, resources and agents beyond `create`: list, enable,
 //! disable, delete, and binding clients to agents. Each is one core call, audited as `cli`.
+use super::core_error;
 use clap::Subcommand;
-
-fn core_error(e: authz::Error) -> anyhow::Error {
-    anyhow::anyhow!("{e}")
-}
 
 /// `agents` subcommands.
 #[derive(Debug, Subcommand)]
