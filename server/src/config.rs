@@ -190,7 +190,12 @@ impl Default for ConsoleConfig {
 }
 
 /// Env vars with the prefix that are not configuration.
-const NOT_CONFIG: &[&str] = &["config", "test_postgres_url", "test_postgres_required"];
+/// `PORTCULLIS_*` variables that are not configuration: the config file's name, and the test
+/// suite's `PORTCULLIS_TEST_*` switches.
+fn is_config_var(key: &figment::value::UncasedStr) -> bool {
+    let key = key.as_str().to_ascii_lowercase();
+    key != "config" && !key.starts_with("test_")
+}
 
 impl Config {
     /// The master key: configured, else read from (or generated into) `{data_dir}/master.key`.
@@ -237,7 +242,11 @@ impl Config {
             }
             None => {}
         }
-        figment = figment.merge(Env::prefixed("PORTCULLIS_").split("__").ignore(NOT_CONFIG));
+        figment = figment.merge(
+            Env::prefixed("PORTCULLIS_")
+                .filter(is_config_var)
+                .split("__"),
+        );
         let config: Config = figment.extract().map_err(|e| {
             anyhow::anyhow!(
                 "Invalid configuration: {}",

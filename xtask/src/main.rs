@@ -334,6 +334,19 @@ fn test() -> anyhow::Result<()> {
             bail!("cargo test failed")
         }
     })?;
+    stage("HTTP API tests on PostgreSQL", || {
+        let (ok, out) = run_captured(
+            cargo()
+                .args(["test", "-p", "server", "--test", "api"])
+                .env("PORTCULLIS_TEST_API_POSTGRES", "1"),
+        )?;
+        tally.add_cargo(&out);
+        if ok {
+            Ok(())
+        } else {
+            bail!("API tests on PostgreSQL failed")
+        }
+    })?;
     stage("release build", || build(true))?;
     stage("browser tests (Playwright, Debian chromium)", || {
         let data = tempdir_path("e2e")?;

@@ -19,6 +19,59 @@ pub struct TestServer {
     pub router: Router,
     pub state: AppState,
     _dir: tempfile::TempDir,
+    _pg: Option<ThrowawayPostgres>,
+}
+
+/// Set to `1` to run every [`TestServer`] on its own PostgreSQL database instead of SQLite
+/// (`cargo xtask test` runs the API suite both ways).
+pub const API_ON_POSTGRES: &str = "PORTCULLIS_TEST_API_POSTGRES";
+
+/// A database created for one test and dropped (with its connections) when the test ends.
+struct ThrowawayPostgres {
+    admin_url: String,
+    name: String,
+}
+
+impl ThrowawayPostgres {
+    async fn create() -> (Self, String) {
+        use sqlx::Connection as _;
+        let admin_url = std::env::var("PORTCULLIS_TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let mut conn = sqlx::PgConnection::connect(&admin_url)
+            .await
+            .unwrap_or_else(|e| panic!("{API_ON_POSTGRES}=1 but {admin_url} is unreachable: {e}"));
+        let name = format!("portcullis_api_{}", rand::random::<u64>());
+        sqlx::query(&format!("CREATE DATABASE \"{name}\""))
+            .execute(&mut conn)
+            .await
+            .expect("create test database");
+        let mut url = url::Url::parse(&admin_url).expect("postgres url");
+        url.set_path(&format!("/{name}"));
+        (Self { admin_url, name }, url.to_string())
+    }
+}
+
+impl Drop for ThrowawayPostgres {
+    fn drop(&mut self) {
+        let (admin_url, name) = (self.admin_url.clone(), self.name.clone());
+        // Drop runs inside the test's runtime; a blocking runtime needs its own thread.
+        let _ = std::thread::spawn(move || {
+            use sqlx::Connection as _;
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async {
+                if let Ok(mut conn) = sqlx::PgConnection::connect(&admin_url).await {
+                    let _ =
+                        sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                            .execute(&mut conn)
+                            .await;
+                }
+            });
+        })
+        .join();
+    }
 }
 
 impl TestServer {
@@ -39,6 +92,14 @@ impl TestServer {
             },
             ..Config::default()
         };
+        let pg = if std::env::var(API_ON_POSTGRES).is_ok_and(|v| v == "1") {
+            let (pg, url) = ThrowawayPostgres::create().await;
+            config.database.url = Some(url);
+            config.database.max_connections = 4;
+            Some(pg)
+        } else {
+            None
+        };
         tweak(&mut config);
         let state = AppState::init_with_clock(config, clock)
             .await
@@ -47,6 +108,7 @@ impl TestServer {
             router: server::router(state.clone()),
             state,
             _dir: dir,
+            _pg: pg,
         }
     }
 
