@@ -31,6 +31,14 @@ impl leptos::server_fn::error::FromServerFnError for AppError {
     type Encoder = leptos::server_fn::codec::JsonEncoding;
 
     fn from_server_fn_error(value: leptos::server_fn::error::ServerFnErrorErr) -> Self {
+        // On the server, arguments that do not decode are the caller's fault: 400, not 500.
+        #[cfg(feature = "ssr")]
+        {
+            use leptos::server_fn::error::ServerFnErrorErr as E;
+            if matches!(value, E::Args(_) | E::MissingArg(_) | E::Deserialization(_)) {
+                crate::ssr::set_status(axum::http::StatusCode::BAD_REQUEST);
+            }
+        }
         AppError::Request(value.to_string())
     }
 }

@@ -536,6 +536,12 @@ async fn resource_client_and_key_screens_are_admin_only_and_validate_input() {
         assert_eq!(status, StatusCode::FORBIDDEN, "{path}: {}", body(res).await);
     }
     let admin = t.login("ada@example.com").await;
+    // Arguments that do not decode are a bad request, not a server error.
+    let res = t
+        .post_form("/api/resources/create", "slug=x", Some(&admin))
+        .await;
+    let status = res.status();
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{}", body(res).await);
     let form = "slug=pay&display_name=Pay&uri=https%3A%2F%2Fpay.example.com%2Fmcp%3Fx%3D1&scopes=a&token_ttl_secs=&signing_alg=";
     let res = t
         .post_form("/api/resources/create", form, Some(&admin))
