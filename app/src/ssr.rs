@@ -214,6 +214,17 @@ pub fn client_view(c: &authz::clients::Client) -> crate::types::ClientView {
     }
 }
 
+/// View of the keys fetched from a client's `jwks_uri`.
+pub fn remote_keys_view(k: &authz::clients::RemoteKeys) -> crate::types::RemoteKeysView {
+    let t = |v: Option<i64>| v.map(authz::clock::rfc3339).unwrap_or_default();
+    crate::types::RemoteKeysView {
+        kids: k.kids.clone(),
+        fetched_at: t(k.fetched_at),
+        fresh_until: t(k.fresh_until),
+        last_error: k.last_error.clone().unwrap_or_default(),
+    }
+}
+
 /// View of a signing key.
 pub fn key_view(k: &authz::keys::KeyInfo) -> crate::types::KeyView {
     let t = |v: Option<i64>| v.map(authz::clock::rfc3339).unwrap_or_default();

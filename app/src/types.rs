@@ -242,10 +242,25 @@ pub struct ClientDetailView {
     pub jwks: String,
     /// Or the URL its keys are fetched from.
     pub jwks_uri: String,
+    /// What this instance has fetched from `jwks_uri`.
+    pub remote_keys: Option<RemoteKeysView>,
     /// Other RFC 7591 metadata that is set: (field name, value).
     pub metadata: Vec<(String, String)>,
     /// Secrets: (created, expires, live).
     pub secrets: Vec<(String, String, bool)>,
+}
+
+/// The keys fetched from a client's `jwks_uri` (empty strings for "never").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteKeysView {
+    /// `kid`s in use.
+    pub kids: Vec<String>,
+    /// When they were fetched.
+    pub fetched_at: String,
+    /// Until when they are used without refetching.
+    pub fresh_until: String,
+    /// Why the last fetch failed.
+    pub last_error: String,
 }
 
 /// One page of clients.

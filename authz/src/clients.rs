@@ -413,6 +413,23 @@ pub struct ClientDetail {
     pub secrets: Vec<SecretInfo>,
     /// The agent it acts for.
     pub agent: Option<String>,
+    /// For a client with a `jwks_uri`: the keys this instance has fetched from it.
+    pub remote_keys: Option<RemoteKeys>,
+}
+
+/// What this instance knows of the keys at a client's `jwks_uri`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteKeys {
+    /// The URL.
+    pub jwks_uri: String,
+    /// `kid`s of the keys in use (empty when nothing usable was fetched).
+    pub kids: Vec<String>,
+    /// When they were fetched.
+    pub fetched_at: Option<UnixTime>,
+    /// Until when they are used without refetching.
+    pub fresh_until: Option<UnixTime>,
+    /// Why the last fetch failed, if it did.
+    pub last_error: Option<String>,
 }
 
 /// How long a rotated-out secret keeps working by default.
@@ -600,10 +617,56 @@ mod ops {
                 Some(id) => self.store.find_agent_by_id(id).await?.map(|a| a.name),
                 None => None,
             };
+            let remote_keys = self.remote_keys_status(&client, now);
             Ok(ClientDetail {
                 client,
                 secrets,
                 agent,
+                remote_keys,
+            })
+        }
+
+        /// Fetches a `private_key_jwt` client's keys from its `jwks_uri` now, whatever the cache
+        /// says, and returns what this instance then has (the error included, if the fetch
+        /// failed). `None` for clients without a `jwks_uri`.
+        ///
+        /// # Errors
+        /// `Forbidden`, `NotFound`.
+        pub async fn refresh_client_keys(
+            &self,
+            p: &Principal,
+            realm_name: &str,
+            client_id: &str,
+        ) -> Result<Option<RemoteKeys>> {
+            p.require(Permission::ManageClients)?;
+            let client = self.load_client(realm_name, client_id).await?;
+            let now = self.now();
+            if let Some(uri) = &client.metadata.jwks_uri {
+                // The outcome, error included, is recorded in the status returned below.
+                let _ = self.fetch_client_jwks(&client, uri, now).await;
+            }
+            Ok(self.remote_keys_status(&client, now))
+        }
+
+        fn remote_keys_status(&self, client: &Client, now: UnixTime) -> Option<RemoteKeys> {
+            let uri = client.metadata.jwks_uri.clone()?;
+            let status = self.documents.status(&uri, now);
+            let kids = status
+                .as_ref()
+                .and_then(|s| s.body.as_ref())
+                .and_then(|b| b["keys"].as_array())
+                .map(|keys| {
+                    keys.iter()
+                        .map(|k| k["kid"].as_str().unwrap_or("(no kid)").to_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some(RemoteKeys {
+                jwks_uri: uri,
+                kids,
+                fetched_at: status.as_ref().and_then(|s| s.fetched_at),
+                fresh_until: status.as_ref().and_then(|s| s.fresh_until),
+                last_error: status.and_then(|s| s.last_error),
             })
         }
 

@@ -176,6 +176,33 @@ struct Entry {
     body: Option<serde_json::Value>,
     fresh_until: UnixTime,
     attempted_at: UnixTime,
+    fetched_at: Option<UnixTime>,
+    last_error: Option<String>,
+}
+
+impl Entry {
+    fn empty(now: UnixTime) -> Self {
+        Self {
+            body: None,
+            fresh_until: now,
+            attempted_at: now,
+            fetched_at: None,
+            last_error: None,
+        }
+    }
+}
+
+/// What this instance knows of a fetched document (for the console).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentStatus {
+    /// The last good document, while it may still be used.
+    pub body: Option<serde_json::Value>,
+    /// When it was fetched.
+    pub fetched_at: Option<UnixTime>,
+    /// Until when it is used without refetching.
+    pub fresh_until: Option<UnixTime>,
+    /// Why the last attempt failed, if it did.
+    pub last_error: Option<String>,
 }
 
 /// Fetched documents by URL, shared by every request of one core.
@@ -206,14 +233,7 @@ impl DocumentCache {
         let mut map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         let Some(e) = map.get_mut(url) else {
             // Mark the attempt now so concurrent requests wait for this fetch, not repeat it.
-            map.insert(
-                url.to_owned(),
-                Entry {
-                    body: None,
-                    fresh_until: now,
-                    attempted_at: now,
-                },
-            );
+            map.insert(url.to_owned(), Entry::empty(now));
             return Lookup::Refetch(None);
         };
         let usable = e
@@ -231,37 +251,44 @@ impl DocumentCache {
         }
     }
 
-    /// Records a fetch attempt: the document on success, only the time on failure (the previous
-    /// document stays usable during its grace period).
-    pub(crate) fn record(&self, url: &str, now: UnixTime, fetched: Option<&Fetched>) {
+    /// Records a fetch attempt: the document on success; on failure the reason, keeping the
+    /// previous document usable during its grace period.
+    pub(crate) fn record(&self, url: &str, now: UnixTime, result: Result<&Fetched, &FetchError>) {
         let mut map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if map.len() > 10_000 {
             map.retain(|_, e| now < e.fresh_until + STALE_GRACE_SECS);
         }
-        match fetched {
-            Some(f) => {
+        let e = map
+            .entry(url.to_owned())
+            .or_insert_with(|| Entry::empty(now));
+        e.attempted_at = now;
+        match result {
+            Ok(f) => {
                 let ttl = f
                     .max_age_secs
                     .unwrap_or(DEFAULT_TTL_SECS)
                     .clamp(MIN_TTL_SECS, MAX_TTL_SECS);
-                map.insert(
-                    url.to_owned(),
-                    Entry {
-                        body: Some(f.body.clone()),
-                        fresh_until: now + ttl,
-                        attempted_at: now,
-                    },
-                );
+                e.body = Some(f.body.clone());
+                e.fresh_until = now + ttl;
+                e.fetched_at = Some(now);
+                e.last_error = None;
             }
-            None => {
-                let e = map.entry(url.to_owned()).or_insert(Entry {
-                    body: None,
-                    fresh_until: now,
-                    attempted_at: now,
-                });
-                e.attempted_at = now;
-            }
+            Err(err) => e.last_error = Some(err.to_string()),
         }
+    }
+
+    /// What is known of `url` now; `None` when it was never fetched by this instance.
+    pub(crate) fn status(&self, url: &str, now: UnixTime) -> Option<DocumentStatus> {
+        let map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(url).map(|e| DocumentStatus {
+            body: e
+                .body
+                .clone()
+                .filter(|_| now < e.fresh_until + STALE_GRACE_SECS),
+            fetched_at: e.fetched_at,
+            fresh_until: e.fetched_at.map(|_| e.fresh_until),
+            last_error: e.last_error.clone(),
+        })
     }
 }
 
@@ -373,7 +400,7 @@ mod tests {
             move |b: &serde_json::Value| b["keys"][0]["kid"].as_str() != Some(kid)
         };
         assert!(matches!(c.lookup(url, 0, has("a")), Lookup::Refetch(None)));
-        c.record(url, 0, Some(&doc("a")));
+        c.record(url, 0, Ok(&doc("a")));
         assert!(matches!(c.lookup(url, 10, has("a")), Lookup::Fresh(_)));
         // A new kid: refetch only once a minute has passed since the last attempt.
         assert!(matches!(c.lookup(url, 10, has("b")), Lookup::Wait(Some(_))));
@@ -381,14 +408,21 @@ mod tests {
             c.lookup(url, 60, has("b")),
             Lookup::Refetch(Some(_))
         ));
-        c.record(url, 60, None);
+        c.record(url, 60, Err(&FetchError::Failed("down".into())));
         assert!(matches!(c.lookup(url, 61, has("b")), Lookup::Wait(Some(_))));
         // Expired (TTL 600 s): refetch; if that fails the old document serves its grace period.
         assert!(matches!(
             c.lookup(url, 700, has("a")),
             Lookup::Refetch(Some(_))
         ));
-        c.record(url, 700, None);
+        c.record(url, 700, Err(&FetchError::Failed("down".into())));
+        let st = c.status(url, 701).expect("known");
+        assert_eq!(
+            (st.fetched_at, st.fresh_until, st.last_error.as_deref()),
+            (Some(0), Some(600), Some("failed: down"))
+        );
+        assert!(st.body.is_some(), "the last good document is still usable");
+        assert_eq!(c.status("https://other.example.com/", 701), None);
         assert!(matches!(
             c.lookup(url, 701, has("a")),
             Lookup::Wait(Some(_))
@@ -401,7 +435,7 @@ mod tests {
         c.record(
             url,
             1000,
-            Some(&Fetched {
+            Ok(&Fetched {
                 max_age_secs: Some(1),
                 ..doc("a")
             }),

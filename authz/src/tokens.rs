@@ -367,6 +367,20 @@ impl Core {
             Lookup::Wait(doc) => return doc,
             Lookup::Refetch(stale) => stale,
         };
+        match self.fetch_client_jwks(client, uri, now).await {
+            Ok(doc) => Some(doc),
+            Err(_) => stale,
+        }
+    }
+
+    /// Fetches a client's JWK Set from `uri` now and records the outcome in the document cache
+    /// (a document that is not a public JWK Set counts as a failure).
+    pub(crate) async fn fetch_client_jwks(
+        &self,
+        client: &Client,
+        uri: &str,
+        now: i64,
+    ) -> std::result::Result<serde_json::Value, crate::fetch::FetchError> {
         let fetched = match crate::fetch::parse_fetch_url(uri, self.config().allow_loopback_fetch) {
             Ok(url) => self.fetcher.fetch_json(&url).await,
             Err(e) => Err(crate::fetch::FetchError::Refused(e)),
@@ -374,17 +388,14 @@ impl Core {
         let checked = fetched.and_then(|f| {
             crate::clients::check_client_jwks(&f.body)
                 .map(|()| f)
-                .map_err(crate::fetch::FetchError::Failed)
+                .map_err(|e| crate::fetch::FetchError::Failed(format!("not a public JWK Set: {e}")))
         });
+        self.documents.record(uri, now, checked.as_ref());
         match checked {
-            Ok(f) => {
-                self.documents.record(uri, now, Some(&f));
-                Some(f.body)
-            }
+            Ok(f) => Ok(f.body),
             Err(error) => {
-                self.documents.record(uri, now, None);
                 tracing::warn!(client.id = %client.client_id, jwks_uri = %uri, %error, "Fetching a client's JWKS failed");
-                stale
+                Err(error)
             }
         }
     }

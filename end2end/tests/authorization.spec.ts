@@ -170,5 +170,11 @@ test('a private_key_jwt client registered with a JWKS URL shows where its keys c
   await expect(page.getByTestId('client-jwks-uri')).toHaveText(`https://agent-${suffix}.example.com/jwks.json`);
   await expect(page.getByTestId('client-detail')).toContainText('2.1.0');
   await expect(page.getByTestId('client-detail')).toContainText('https://app.example.com/cb');
+  // Its keys are fetched at the first token request, or on demand; this machine has no route to
+  // the host, so the failure is shown where the admin looks for it.
+  const keys = page.getByTestId('remote-keys');
+  await expect(keys).toContainText('Not fetched yet');
+  await keys.getByRole('button', { name: 'Fetch keys now' }).click();
+  await expect(keys.getByRole('alert')).toContainText('Last fetch failed');
   expect(errors).toEqual([]);
 });

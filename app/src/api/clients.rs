@@ -3,7 +3,7 @@
 // and `#[server]` copies the signature into the browser build, so the allow is module-wide.
 #![allow(clippy::too_many_arguments)]
 use crate::error::AppError;
-use crate::types::{ClientDetailView, ClientPage, ClientView, IssuedSecret};
+use crate::types::{ClientDetailView, ClientPage, ClientView, IssuedSecret, RemoteKeysView};
 #[cfg(feature = "ssr")]
 use crate::{ssr, types::PAGE_SIZE};
 use leptos::prelude::*;
@@ -45,6 +45,7 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
             .map(|j| format!("{j:#}"))
             .unwrap_or_default(),
         jwks_uri: d.client.metadata.jwks_uri.clone().unwrap_or_default(),
+        remote_keys: d.remote_keys.as_ref().map(ssr::remote_keys_view),
         metadata: [
             ("client_uri", &d.client.metadata.client_uri),
             ("logo_uri", &d.client.metadata.logo_uri),
@@ -144,4 +145,15 @@ pub async fn set_client_enabled(client_id: String, enabled: bool) -> Result<Clie
 pub async fn delete_client(client_id: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core.delete_client(&p, &realm, &client_id, &meta).await?)
+}
+
+/// Fetches a `private_key_jwt` client's keys from its `jwks_uri` now.
+#[server(prefix = "/api", endpoint = "clients/refresh-keys")]
+pub async fn refresh_client_keys(client_id: String) -> Result<Option<RemoteKeysView>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core
+        .refresh_client_keys(&p, &realm, &client_id)
+        .await?
+        .as_ref()
+        .map(ssr::remote_keys_view))
 }

@@ -1,13 +1,14 @@
 //! OAuth clients: create (secret shown once), rotate secrets, enable/disable, delete.
 use crate::api::clients::{
-    CreateClient, DeleteClient, RotateClientSecret, SetClientEnabled, list_clients,
+    CreateClient, DeleteClient, RefreshClientKeys, RotateClientSecret, SetClientEnabled,
+    list_clients,
 };
 use crate::components::confirm::ConfirmButton;
 use crate::components::copy::CopyValue;
 use crate::components::pager::{Pager, with_query};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
-use crate::types::{ClientView, IssuedSecret};
+use crate::types::{ClientView, IssuedSecret, RemoteKeysView};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
@@ -279,6 +280,36 @@ pub fn ClientsPage() -> impl IntoView {
 }
 
 /// One client: its metadata, the agent it acts for, its public keys and its secrets' dates.
+/// The keys this instance has fetched from a client's `jwks_uri`, with a button to fetch now.
+#[component]
+fn RemoteKeys(client_id: String, initial: Option<RemoteKeysView>) -> impl IntoView {
+    let refresh = ServerAction::<RefreshClientKeys>::new();
+    let initial = StoredValue::new(initial);
+    let current = move || match refresh.value().get() {
+        Some(Ok(fresh)) => fresh,
+        _ => initial.get_value(),
+    };
+    view! {
+        <div class="mt-4 rounded-md border border-slate-200 p-3 text-sm dark:border-slate-700" data-testid="remote-keys">
+            {move || match current() {
+                Some(k) if !k.fetched_at.is_empty() => view! {
+                    <p>"Keys in use: " <span class="font-mono text-xs">{k.kids.join(", ")}</span></p>
+                    <p class=MUTED>"Fetched " {k.fetched_at.clone()} ", fresh until " {k.fresh_until.clone()}</p>
+                }.into_any(),
+                _ => view! { <p class=MUTED>"Not fetched yet by this server: it fetches them at the client's first token request."</p> }.into_any(),
+            }}
+            {move || current().filter(|k| !k.last_error.is_empty()).map(|k| view! {
+                <p role="alert" class="mt-1 text-red-700 dark:text-red-300">"Last fetch failed: " {k.last_error}</p>
+            })}
+            <ActionForm action=refresh attr:class="mt-2">
+                <input type="hidden" name="client_id" value=client_id/>
+                <button type="submit" class=BTN_SMALL disabled=move || refresh.pending().get()>"Fetch keys now"</button>
+            </ActionForm>
+            {action_error(refresh)}
+        </div>
+    }
+}
+
 #[component]
 pub fn ClientDetailPage() -> impl IntoView {
     let params = leptos_router::hooks::use_params_map();
@@ -318,6 +349,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                                         <p class=format!("mt-1 {MUTED}")>"Its client assertions are checked against the public keys published at:"</p>
                                         <p class="mt-3 break-all font-mono text-xs" data-testid="client-jwks-uri">{d.jwks_uri.clone()}</p>
                                         <p class=format!("mt-3 {MUTED}")>"Fetched over HTTPS, cached for the document's max-age (5 minutes to a day, 1 hour by default), and refetched at most once a minute when an assertion names an unknown key."</p>
+                                        <RemoteKeys client_id=c.client_id.clone() initial=d.remote_keys.clone()/>
                                     }.into_any()
                                 } else if d.jwks.is_empty() {
                                     view! {

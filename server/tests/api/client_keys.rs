@@ -156,9 +156,34 @@ async fn keys_at_a_jwks_uri_are_fetched_cached_and_refetched_on_rotation() {
         }
     };
 
+    let cli = &cli;
+    let status = |refresh: bool| async move {
+        let keys = if refresh {
+            core.refresh_client_keys(cli, "default", "remote").await
+        } else {
+            core.get_client(cli, "default", "remote")
+                .await
+                .map(|d| d.remote_keys)
+        };
+        keys.expect("status").expect("a jwks_uri client")
+    };
+    let before = status(false).await;
+    assert_eq!(
+        (before.kids.len(), before.fetched_at),
+        (0, None),
+        "not fetched yet"
+    );
+    let t0 = authz::clock::Clock::now(&clock);
     assert_eq!(token("k1", &k1).await, Ok(()));
     assert_eq!(token("k1", &k1).await, Ok(()));
     assert_eq!(keys.hits(), 1, "the JWKS is cached");
+    let s = status(false).await;
+    assert_eq!(s.kids, ["k1"]);
+    assert_eq!(
+        (s.fetched_at, s.fresh_until, s.last_error),
+        (Some(t0), Some(t0 + 600), None),
+        "max-age=600 honoured"
+    );
 
     // The client rotates to k2. Within a minute of the last fetch, no refetch: refused.
     keys.publish(
@@ -186,6 +211,16 @@ async fn keys_at_a_jwks_uri_are_fetched_cached_and_refetched_on_rotation() {
         "stale keys survive a failed fetch"
     );
     assert_eq!(keys.hits(), 3);
+    let s = status(false).await;
+    assert_eq!(s.kids, ["k1", "k2"], "the last good keys are still in use");
+    assert_eq!(
+        s.last_error.as_deref(),
+        Some("failed: HTTP status 500 Internal Server Error")
+    );
+    // An admin can fetch now, whatever the cache says.
+    let s = status(true).await;
+    assert_eq!(keys.hits(), 4, "fetched on request");
+    assert!(s.last_error.is_some());
     // A document that is not a valid public JWKS is not taken either.
     keys.publish(
         200,
@@ -193,7 +228,9 @@ async fn keys_at_a_jwks_uri_are_fetched_cached_and_refetched_on_rotation() {
     );
     clock.advance(61);
     assert_eq!(token("k1", &k1).await, Ok(()));
-    assert_eq!(keys.hits(), 4);
+    assert_eq!(keys.hits(), 5);
+    let error = status(false).await.last_error.expect("refused document");
+    assert!(error.contains("not a public JWK Set"), "{error}");
     // The client dropped k1: once refetched, k1 no longer works.
     keys.publish(
         200,
@@ -202,7 +239,8 @@ async fn keys_at_a_jwks_uri_are_fetched_cached_and_refetched_on_rotation() {
     clock.advance(601);
     assert_eq!(token("k1", &k1).await, Err("invalid_client".into()));
     assert_eq!(token("k2", &k2).await, Ok(()));
-    assert_eq!(keys.hits(), 5);
+    assert_eq!(keys.hits(), 6);
+    assert_eq!(status(false).await.kids, ["k2"]);
 }
 
 #[tokio::test]
