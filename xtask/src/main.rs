@@ -337,7 +337,7 @@ fn test() -> anyhow::Result<()> {
     stage("HTTP API tests on PostgreSQL", || {
         let (ok, out) = run_captured(
             cargo()
-                .args(["test", "-p", "server", "--test", "api"])
+                .args(["test", "--workspace", "--test", "api"])
                 .env("PORTCULLIS_TEST_API_POSTGRES", "1"),
         )?;
         tally.add_cargo(&out);
