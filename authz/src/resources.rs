@@ -365,6 +365,36 @@ mod ops {
             Ok(r)
         }
 
+        /// Enables or disables a resource: disabled resources get no tokens, and their tokens
+        /// introspect inactive.
+        ///
+        /// # Errors
+        /// `Forbidden`, `NotFound`.
+        pub async fn set_resource_enabled(
+            &self,
+            p: &Principal,
+            realm_name: &str,
+            slug: &str,
+            enabled: bool,
+            meta: &RequestMeta,
+        ) -> Result<Resource> {
+            p.require(Permission::ManageResources)?;
+            let mut r = self.load_resource(realm_name, slug).await?;
+            r.enabled = enabled;
+            r.updated_at = self.now();
+            let mut event = self.event(
+                &r.realm_id,
+                &p.email,
+                action::RESOURCE_UPDATE,
+                format!("resource:{}", r.slug),
+                meta,
+            );
+            event.details = serde_json::json!({"enabled": enabled});
+            self.store.update_resource(&r, &event).await?;
+            self.changed();
+            Ok(r)
+        }
+
         /// Deletes a resource; tokens for it stop introspecting as active.
         ///
         /// # Errors

@@ -314,26 +314,7 @@ pub(super) async fn resource_lifecycle(
         ResourceLifecycle::Disable { realm, id } => (realm, id, false),
         ResourceLifecycle::Enable { realm, id } => (realm, id, true),
     };
-    let r = core
-        .list_resources(&cli, &realm)
-        .await
-        .map_err(core_error)?
-        .into_iter()
-        .find(|r| r.slug == id)
-        .ok_or_else(|| anyhow::anyhow!("resource {id} not found"))?;
-    let input = authz::resources::ResourceInput {
-        slug: r.slug.clone(),
-        display_name: r.display_name.clone(),
-        uri: r.uri.to_string(),
-        scopes: r.scopes.to_string(),
-        token_ttl_secs: r.token_ttl_secs.to_string(),
-        signing_alg: r
-            .signing_alg
-            .map(|a| a.as_str().to_owned())
-            .unwrap_or_default(),
-        enabled,
-    };
-    core.update_resource(&cli, &realm, &id, &input, &meta)
+    core.set_resource_enabled(&cli, &realm, &id, enabled, &meta)
         .await
         .map_err(core_error)?;
     println!(
