@@ -166,6 +166,21 @@ macro_rules! impl_store {
             Ok(())
         }
 
+        /// Ends a single-row change: `NotFound` (rolled back) when no row matched, else writes
+        /// the audit event and commits.
+        async fn commit_one(
+            mut tx: sqlx::Transaction<'_, $db>,
+            rows: u64,
+            event: &NewAuditEvent,
+        ) -> Result<(), StorageError> {
+            if rows == 0 {
+                return Err(StorageError::NotFound);
+            }
+            insert_audit(&mut tx, event).await?;
+            tx.commit().await?;
+            Ok(())
+        }
+
         /// One realm's resource whose `column` (a fixed column name, never input) equals `value`.
         async fn resource_where(
             pool: &$pool,
@@ -275,12 +290,7 @@ macro_rules! impl_store {
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
-                if n == 0 {
-                    return Err(StorageError::NotFound);
-                }
-                insert_audit(&mut tx, event).await?;
-                tx.commit().await?;
-                Ok(())
+                commit_one(tx, n, event).await
             }
 
             async fn set_default_resource(
@@ -298,12 +308,7 @@ macro_rules! impl_store {
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
-                if n == 0 {
-                    return Err(StorageError::NotFound);
-                }
-                insert_audit(&mut tx, event).await?;
-                tx.commit().await?;
-                Ok(())
+                commit_one(tx, n, event).await
             }
         }
 
@@ -392,12 +397,7 @@ macro_rules! impl_store {
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
-                if n == 0 {
-                    return Err(StorageError::NotFound);
-                }
-                insert_audit(&mut tx, event).await?;
-                tx.commit().await?;
-                Ok(())
+                commit_one(tx, n, event).await
             }
 
             async fn insert_link(
@@ -723,23 +723,13 @@ macro_rules! impl_store {
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
-                if n == 0 {
-                    return Err(StorageError::NotFound);
-                }
-                insert_audit(&mut tx, event).await?;
-                tx.commit().await?;
-                Ok(())
+                commit_one(tx, n, event).await
             }
 
             async fn delete_resource(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError> {
                 let mut tx = self.pool.begin().await?;
                 let n = sqlx::query(DELETE_RESOURCE).bind(id).execute(&mut *tx).await?.rows_affected();
-                if n == 0 {
-                    return Err(StorageError::NotFound);
-                }
-                insert_audit(&mut tx, event).await?;
-                tx.commit().await?;
-                Ok(())
+                commit_one(tx, n, event).await
             }
         }
 
@@ -829,23 +819,13 @@ macro_rules! impl_store {
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
-                if n == 0 {
-                    return Err(StorageError::NotFound);
-                }
-                insert_audit(&mut tx, event).await?;
-                tx.commit().await?;
-                Ok(())
+                commit_one(tx, n, event).await
             }
 
             async fn delete_client(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError> {
                 let mut tx = self.pool.begin().await?;
                 let n = sqlx::query(DELETE_CLIENT).bind(id).execute(&mut *tx).await?.rows_affected();
-                if n == 0 {
-                    return Err(StorageError::NotFound);
-                }
-                insert_audit(&mut tx, event).await?;
-                tx.commit().await?;
-                Ok(())
+                commit_one(tx, n, event).await
             }
 
             async fn list_client_secrets(&self, client_pk: &str) -> Result<Vec<ClientSecret>, StorageError> {
@@ -953,24 +933,14 @@ macro_rules! impl_store {
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
-                if n == 0 {
-                    return Err(StorageError::NotFound);
-                }
-                insert_audit(&mut tx, event).await?;
-                tx.commit().await?;
-                Ok(())
+                commit_one(tx, n, event).await
             }
 
             async fn delete_agent(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError> {
                 let mut tx = self.pool.begin().await?;
                 sqlx::query(UNBIND_AGENT_CLIENTS).bind(id).execute(&mut *tx).await?;
                 let n = sqlx::query(DELETE_AGENT).bind(id).execute(&mut *tx).await?.rows_affected();
-                if n == 0 {
-                    return Err(StorageError::NotFound);
-                }
-                insert_audit(&mut tx, event).await?;
-                tx.commit().await?;
-                Ok(())
+                commit_one(tx, n, event).await
             }
         }
 
