@@ -1,71 +1,66 @@
-//! Read-through cache for the token path: realms, clients with their secrets, resources and
-//! agents.
+//! Bounded in-memory maps, and the read-through cache of the token path (realms, clients with
+//! their secrets, resources and agents).
 //!
-//! Any change made through this process bumps an epoch that invalidates every entry at once;
-//! entries also expire after a few seconds so changes made by other instances are seen soon.
-//! Only hits are cached, so a lookup of an unknown client always reaches the database (and is
-//! throttled there).
+//! Every committed change bumps the store's generation (the store's write helper does it, see
+//! [`crate::storage::Generation`]), which invalidates every cached entry at once; entries also
+//! expire after a few seconds so changes made by other instances are seen soon. Only hits are
+//! cached, so a lookup of an unknown client always reaches the database. Keys are canonical
+//! (a parsed realm name, a parsed `client_id`, a canonical resource URI), never raw request text.
+use crate::bounded::BoundedMap;
 use crate::clock::UnixTime;
-use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::RwLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Seconds an entry is trusted (bounds staleness across instances).
+/// Seconds a cache entry is trusted (bounds staleness across instances).
 pub const TTL_SECS: i64 = 5;
+/// Most entries one lookup cache holds.
+pub const MAX_CACHED: usize = 10_000;
 
-/// One cached map.
+/// One cached map of the token path.
 #[derive(Debug)]
 pub(crate) struct Cached<K, V> {
-    entries: RwLock<HashMap<K, (V, u64, UnixTime)>>,
+    entries: RwLock<BoundedMap<K, (V, u64)>>,
 }
 
-impl<K, V> Default for Cached<K, V> {
+impl<K: Eq + Hash, V> Default for Cached<K, V> {
     fn default() -> Self {
         Self {
-            entries: RwLock::default(),
+            entries: RwLock::new(BoundedMap::new(MAX_CACHED)),
         }
     }
 }
 
 impl<K: Eq + Hash, V: Clone> Cached<K, V> {
-    pub(crate) fn get(&self, key: &K, epoch: u64, now: UnixTime) -> Option<V> {
+    /// The value cached for `key` in `generation`, if younger than [`TTL_SECS`].
+    pub(crate) fn get(&self, key: &K, generation: u64, now: UnixTime) -> Option<V> {
         let map = self.entries.read().unwrap_or_else(|p| p.into_inner());
-        map.get(key)
-            .filter(|(_, e, at)| *e == epoch && now - at < TTL_SECS)
-            .map(|(v, _, _)| v.clone())
+        map.get_with_time(key)
+            .filter(|((_, g), at)| *g == generation && now - at < TTL_SECS)
+            .map(|((v, _), _)| v.clone())
     }
 
-    pub(crate) fn put(&self, key: K, value: V, epoch: u64, now: UnixTime) {
+    /// Caches `value` as read in `generation`.
+    pub(crate) fn put(&self, key: K, value: V, generation: u64, now: UnixTime) {
         let mut map = self.entries.write().unwrap_or_else(|p| p.into_inner());
-        if map.len() > 10_000 {
-            map.retain(|_, (_, e, at)| *e == epoch && now - *at < TTL_SECS);
-        }
-        map.insert(key, (value, epoch, now));
+        map.insert(key, (value, generation), now, |(_, g)| *g != generation);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.read().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
 
 /// The caches of one core.
 #[derive(Debug, Default)]
 pub(crate) struct LookupCache {
-    epoch: AtomicU64,
-    pub(crate) realms: Cached<String, crate::realms::Realm>,
-    pub(crate) clients:
-        Cached<(String, String), (crate::clients::Client, Vec<crate::clients::ClientSecret>)>,
-    pub(crate) resources: Cached<(String, String), crate::resources::Resource>,
-    pub(crate) agents: Cached<String, crate::agents::Agent>,
-}
-
-impl LookupCache {
-    /// The current epoch.
-    pub(crate) fn epoch(&self) -> u64 {
-        self.epoch.load(Ordering::Acquire)
-    }
-
-    /// Invalidates every entry.
-    pub(crate) fn invalidate(&self) {
-        self.epoch.fetch_add(1, Ordering::AcqRel);
-    }
+    pub(crate) realms: Cached<crate::realms::RealmName, crate::realms::Realm>,
+    pub(crate) clients: Cached<
+        (crate::realms::RealmId, crate::clients::ClientId),
+        (crate::clients::Client, Vec<crate::clients::ClientSecret>),
+    >,
+    pub(crate) resources: Cached<(crate::realms::RealmId, String), crate::resources::Resource>,
+    pub(crate) agents: Cached<crate::agents::AgentId, crate::agents::Agent>,
 }
 
 #[cfg(test)]
@@ -78,6 +73,16 @@ mod tests {
         c.put(1, "a", 0, 100);
         assert_eq!(c.get(&1, 0, 104), Some("a"));
         assert_eq!(c.get(&1, 0, 105), None, "ttl");
-        assert_eq!(c.get(&1, 1, 101), None, "epoch");
+        assert_eq!(c.get(&1, 1, 101), None, "generation");
+    }
+
+    #[test]
+    fn caches_are_bounded_even_when_every_entry_is_fresh() {
+        let c: Cached<u32, u32> = Cached::default();
+        for i in 0..(MAX_CACHED as u32 * 3) {
+            c.put(i, i, 0, 100);
+        }
+        assert!(c.len() <= MAX_CACHED);
+        assert_eq!(c.get(&(MAX_CACHED as u32 * 3 - 1), 0, 100), Some(MAX_CACHED as u32 * 3 - 1));
     }
 }

@@ -4,7 +4,8 @@
 //! `Internal` carry messages that are safe to show to the caller; those two never are.
 use std::borrow::Cow;
 
-/// OAuth error codes (RFC 6749 §5.2, RFC 7009 §2.2.1, RFC 8707 §2).
+/// OAuth error codes (RFC 6749 §4.1.2.1 and §5.2, RFC 7009 §2.2.1, RFC 7591 §3.2.2,
+/// RFC 8707 §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OAuthErrorCode {
     /// "The request is missing a required parameter, includes an unsupported parameter value
@@ -13,6 +14,10 @@ pub enum OAuthErrorCode {
     /// "Client authentication failed (e.g., unknown client, no client authentication included,
     /// or unsupported authentication method)." Answered with 401.
     InvalidClient,
+    /// "The provided authorization grant (e.g., authorization code, resource owner credentials)
+    /// or refresh token is invalid, expired, revoked, does not match the redirection URI used in
+    /// the authorization request, or was issued to another client."
+    InvalidGrant,
     /// "The authenticated client is not authorized to use this authorization grant type."
     UnauthorizedClient,
     /// "The authorization grant type is not supported by the authorization server."
@@ -24,6 +29,21 @@ pub enum OAuthErrorCode {
     InvalidTarget,
     /// "The authorization server does not support the revocation of the presented token type."
     UnsupportedTokenType,
+    /// "The resource owner or authorization server denied the request." (RFC 6749 §4.1.2.1)
+    AccessDenied,
+    /// "The authorization server does not support obtaining an authorization code using this
+    /// method." (RFC 6749 §4.1.2.1)
+    UnsupportedResponseType,
+    /// "The value of one or more redirection URIs is invalid." (RFC 7591 §3.2.2)
+    InvalidRedirectUri,
+    /// "The value of one of the client metadata fields is invalid and the server has rejected
+    /// this request." (RFC 7591 §3.2.2)
+    InvalidClientMetadata,
+    /// "The authorization server is currently unable to handle the request due to a temporary
+    /// overloading or maintenance of the server." (RFC 6749 §4.1.2.1) Used with 429 and
+    /// `Retry-After` for throttled requests, so that clients never mistake a throttle for
+    /// `invalid_client` (MCP clients delete their registration on that).
+    TemporarilyUnavailable,
 }
 
 impl OAuthErrorCode {
@@ -37,6 +57,12 @@ impl OAuthErrorCode {
             OAuthErrorCode::InvalidScope => "invalid_scope",
             OAuthErrorCode::InvalidTarget => "invalid_target",
             OAuthErrorCode::UnsupportedTokenType => "unsupported_token_type",
+            OAuthErrorCode::InvalidGrant => "invalid_grant",
+            OAuthErrorCode::AccessDenied => "access_denied",
+            OAuthErrorCode::UnsupportedResponseType => "unsupported_response_type",
+            OAuthErrorCode::InvalidRedirectUri => "invalid_redirect_uri",
+            OAuthErrorCode::InvalidClientMetadata => "invalid_client_metadata",
+            OAuthErrorCode::TemporarilyUnavailable => "temporarily_unavailable",
         }
     }
 }
@@ -56,12 +82,55 @@ impl std::fmt::Display for OAuthError {
     }
 }
 
+/// An error the authorization endpoint reports by sending the user agent back to the client's
+/// redirect URI (RFC 6749 §4.1.2.1) — only once that URI has been verified against the client's
+/// registration; otherwise the error is shown on a page and nobody is redirected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedirectError {
+    /// The verified redirect URI.
+    pub redirect_uri: url::Url,
+    /// The error code and description.
+    pub error: OAuthError,
+    /// The client's `state`, echoed back.
+    pub state: Option<String>,
+    /// The issuer, sent as `iss` on every authorization response (RFC 9207).
+    pub iss: String,
+}
+
+impl RedirectError {
+    /// The redirect URI with `error`, `error_description`, `state` and `iss` appended to its
+    /// query.
+    pub fn location(&self) -> url::Url {
+        let mut url = self.redirect_uri.clone();
+        {
+            let mut q = url.query_pairs_mut();
+            q.append_pair("error", self.error.code.as_str());
+            q.append_pair("error_description", &self.error.description);
+            if let Some(state) = &self.state {
+                q.append_pair("state", state);
+            }
+            q.append_pair("iss", &self.iss);
+        }
+        url
+    }
+}
+
 /// An error from a core operation.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The input did not parse or violates a rule; the message says which.
     #[error("{0}")]
     Invalid(Cow<'static, str>),
+    /// One input field is invalid; the message says why. Console forms show it on the field;
+    /// dynamic registration answers `invalid_redirect_uri` for `redirect_uris` and
+    /// `invalid_client_metadata` for any other field.
+    #[error("{message}")]
+    InvalidField {
+        /// The field's wire name (RFC 7591 member names for client metadata).
+        field: &'static str,
+        /// What is wrong with it.
+        message: Cow<'static, str>,
+    },
     /// The entity does not exist (or the caller may not know that it does).
     #[error("{entity} `{id}` not found")]
     NotFound {
@@ -83,7 +152,7 @@ pub enum Error {
     #[error("invalid email or password")]
     InvalidCredentials,
     /// Too many failed attempts; retry after the given number of seconds.
-    #[error("too many failed sign-in attempts; try again in {retry_after_secs} seconds")]
+    #[error("too many failed attempts; try again in {retry_after_secs} seconds")]
     Throttled {
         /// Seconds until another attempt is accepted.
         retry_after_secs: u64,
@@ -94,6 +163,9 @@ pub enum Error {
     /// A protocol error for the token, introspection or revocation endpoint.
     #[error("{0}")]
     OAuth(OAuthError),
+    /// A protocol error the authorization endpoint returns by redirect.
+    #[error("{}", .0.error)]
+    Redirect(Box<RedirectError>),
     /// Storage failed; details are logged, never shown.
     #[error("storage failure")]
     Storage(#[from] StorageError),
@@ -116,12 +188,33 @@ impl Error {
         })
     }
 
+    /// Builds an [`Error::InvalidField`].
+    pub fn field(field: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::InvalidField {
+            field,
+            message: message.into(),
+        }
+    }
+
     /// Builds an [`Error::NotFound`].
     pub fn not_found(entity: &'static str, id: impl Into<String>) -> Self {
         Self::NotFound {
             entity,
             id: id.into(),
         }
+    }
+}
+
+/// [`Error::Invalid`] from any message (for `map_err`).
+pub(crate) fn invalid(msg: impl Into<Cow<'static, str>>) -> Error {
+    Error::invalid(msg)
+}
+
+/// Maps a uniqueness violation to [`Error::Conflict`] with a message for the user.
+pub(crate) fn map_conflict(e: StorageError, msg: &'static str) -> Error {
+    match e {
+        StorageError::Conflict(_) => Error::Conflict(msg.into()),
+        other => Error::Storage(other),
     }
 }
 
@@ -134,6 +227,10 @@ pub enum StorageError {
     /// A row that must exist did not.
     #[error("row not found")]
     NotFound,
+    /// A rule checked inside the transaction refused the change (which was rolled back), e.g.
+    /// that a realm keeps at least one enabled admin.
+    #[error("precondition failed: {0}")]
+    Precondition(&'static str),
     /// A stored value could not be decoded into a domain value.
     #[error("corrupt row: {0}")]
     Corrupt(String),

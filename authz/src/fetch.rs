@@ -4,8 +4,8 @@
 //! The rules live here, the HTTP client in the server: [`Fetcher`] is implemented there with a
 //! resolver that refuses non-public addresses. URLs are checked once at registration
 //! ([`parse_fetch_url`]) and again, with the resolved addresses, at fetch time.
+use crate::bounded::BoundedMap;
 use crate::clock::UnixTime;
-use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::Mutex;
 use url::{Host, Url};
@@ -78,11 +78,28 @@ pub fn is_public_ip(ip: IpAddr) -> bool {
                 return is_public_v4(v4);
             }
             let s = v6.segments();
-            // ::a.b.c.d (deprecated IPv4-compatible) and NAT64 64:ff9b::/96 embed an IPv4 address.
-            if s[..6] == [0, 0, 0, 0, 0, 0] || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-                let v4 =
-                    Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
-                return is_public_v4(v4);
+            let low_v4 =
+                || Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
+            // Forms that embed an IPv4 address in the low 32 bits: ::a.b.c.d (deprecated
+            // IPv4-compatible), ::ffff:0:a.b.c.d (IPv4-translated, RFC 2765) and NAT64
+            // 64:ff9b::/96 (RFC 6052). Judged by that address.
+            if s[..6] == [0, 0, 0, 0, 0, 0]
+                || s[..6] == [0, 0, 0, 0, 0xffff, 0]
+                || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0]
+            {
+                return is_public_v4(low_v4());
+            }
+            // Local-use NAT64 64:ff9b:1::/48 (RFC 8215) translates to whatever the operator
+            // chose, often private space: never public.
+            if s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1 {
+                return false;
+            }
+            // 6to4 2002::/16 (RFC 3056) embeds an IPv4 address in bits 16–47.
+            if s[0] == 0x2002 {
+                let v4 = Ipv4Addr::new((s[1] >> 8) as u8, s[1] as u8, (s[2] >> 8) as u8, s[2] as u8);
+                if !is_public_v4(v4) {
+                    return false;
+                }
             }
             !(v6.is_loopback()
                 || v6.is_unspecified()
@@ -205,10 +222,26 @@ pub struct DocumentStatus {
     pub last_error: Option<String>,
 }
 
+/// Most documents one cache holds.
+pub const MAX_DOCUMENTS: usize = 10_000;
+
 /// Fetched documents by URL, shared by every request of one core.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct DocumentCache {
-    entries: Mutex<HashMap<String, Entry>>,
+    entries: Mutex<BoundedMap<String, Entry>>,
+}
+
+impl Default for DocumentCache {
+    fn default() -> Self {
+        Self {
+            entries: Mutex::new(BoundedMap::new(MAX_DOCUMENTS)),
+        }
+    }
+}
+
+/// Whether an entry can no longer be used at all (past its grace period, nothing pending).
+fn is_dead(e: &Entry, now: UnixTime) -> bool {
+    now >= e.fresh_until + STALE_GRACE_SECS && now - e.attempted_at >= MIN_REFETCH_SECS
 }
 
 /// What the cache says about a URL.
@@ -231,9 +264,9 @@ impl DocumentCache {
         needs_refresh: impl Fn(&serde_json::Value) -> bool,
     ) -> Lookup {
         let mut map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(e) = map.get_mut(url) else {
+        let Some(e) = map.get_mut(&url.to_owned()) else {
             // Mark the attempt now so concurrent requests wait for this fetch, not repeat it.
-            map.insert(url.to_owned(), Entry::empty(now));
+            map.insert(url.to_owned(), Entry::empty(now), now, |e| is_dead(e, now));
             return Lookup::Refetch(None);
         };
         let usable = e
@@ -255,12 +288,10 @@ impl DocumentCache {
     /// previous document usable during its grace period.
     pub(crate) fn record(&self, url: &str, now: UnixTime, result: Result<&Fetched, &FetchError>) {
         let mut map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        if map.len() > 10_000 {
-            map.retain(|_, e| now < e.fresh_until + STALE_GRACE_SECS);
-        }
-        let e = map
-            .entry(url.to_owned())
-            .or_insert_with(|| Entry::empty(now));
+        let mut e = map
+            .get(&url.to_owned())
+            .cloned()
+            .unwrap_or_else(|| Entry::empty(now));
         e.attempted_at = now;
         match result {
             Ok(f) => {
@@ -275,12 +306,13 @@ impl DocumentCache {
             }
             Err(err) => e.last_error = Some(err.to_string()),
         }
+        map.insert(url.to_owned(), e, now, |e| is_dead(e, now));
     }
 
     /// What is known of `url` now; `None` when it was never fetched by this instance.
     pub(crate) fn status(&self, url: &str, now: UnixTime) -> Option<DocumentStatus> {
         let map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        map.get(url).map(|e| DocumentStatus {
+        map.get(&url.to_owned()).map(|e| DocumentStatus {
             body: e
                 .body
                 .clone()
@@ -315,6 +347,8 @@ mod tests {
             "1.1.1.1",
             "2606:4700:4700::1111",
             "::ffff:8.8.8.8",
+            "::ffff:0:808:808",
+            "2002:808:808::1",
         ] {
             assert!(is_public_ip(ip.parse().expect("ip")), "{ip}");
         }
@@ -342,6 +376,14 @@ mod tests {
             "::ffff:169.254.169.254",
             "::127.0.0.1",
             "64:ff9b::a9fe:a9fe",
+            "64:ff9b:1::a00:1",
+            "64:ff9b:1:ffff::808:808",
+            "::ffff:0:7f00:1",
+            "::ffff:0:a9fe:a9fe",
+            "2002:7f00:1::1",
+            "2002:a00:1::",
+            "2002:c0a8:101::1",
+            "2002:a9fe:a9fe::1",
         ] {
             assert!(!is_public_ip(ip.parse().expect("ip")), "{ip}");
         }

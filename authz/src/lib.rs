@@ -1,20 +1,27 @@
 //! Portcullis authorization core.
 //!
-//! Owns the domain (realms, console accounts, audit), the policy that decides who may do what,
-//! and storage on SQLite and PostgreSQL. HTTP and UI are adapters around [`Core`]: this crate
-//! depends on neither axum nor Leptos. It reads no environment variables; configuration comes in
-//! as [`CoreConfig`].
+//! Owns the domains (realms, console accounts, audit, resources, clients, agents, signing
+//! keys, tokens), the policy that decides who may do what, and storage on SQLite and
+//! PostgreSQL. HTTP and UI are adapters around [`Core`]: this crate depends on neither axum nor
+//! Leptos. It reads no environment variables; configuration comes in as [`CoreConfig`].
+//!
+//! Each domain module is layered: its types (`model.rs`) import nothing above them, storage
+//! imports the types, and its operations (`ops.rs`, methods on [`Core`]) import storage and
+//! types, so the module graph has no cycles (checked in CI).
 #![forbid(unsafe_code)]
 
 pub mod accounts;
 pub mod agents;
 pub mod audit;
+mod bounded;
 mod cache;
 pub mod clients;
 pub mod clock;
 mod core;
 pub mod error;
 pub mod fetch;
+pub mod housekeeping;
+pub mod ids;
 pub mod keys;
 pub mod policy;
 pub mod realms;
@@ -22,9 +29,10 @@ pub mod resources;
 pub mod scope;
 pub mod secret;
 pub mod storage;
-mod throttle;
+pub mod throttle;
 pub mod tokens;
 
-pub use crate::core::{Core, CoreConfig, ExportFormat, MAX_EXPORT_ROWS, RequestMeta};
+pub use crate::audit::RequestMeta;
+pub use crate::core::{Core, CoreConfig};
 pub use crate::error::{Error, StorageError};
 pub use crate::policy::Principal;

@@ -80,13 +80,16 @@ pub enum Permission {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
     /// User id.
-    pub user_id: String,
+    pub user_id: crate::ids::UserId,
     /// Email (also the audit actor).
     pub email: String,
     /// Display name.
     pub display_name: String,
     /// Role.
     pub role: Role,
+    /// The account's credential version when this principal was resolved: a session remembers
+    /// it at sign-in and ends when it changes (password changed or reset).
+    pub credential_version: i64,
 }
 
 impl Principal {
@@ -94,10 +97,11 @@ impl Principal {
     /// role; its audit actor is `cli`.
     pub fn cli() -> Self {
         Self {
-            user_id: "cli".into(),
+            user_id: crate::ids::UserId::from_stored("cli"),
             email: "cli".into(),
             display_name: "Command line".into(),
             role: Role::Admin,
+            credential_version: 0,
         }
     }
 

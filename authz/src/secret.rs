@@ -2,9 +2,10 @@
 //!
 //! # Security
 //! One-time tokens (setup and password-reset links) carry 256 bits of entropy, are shown once and
-//! stored only as SHA-256. Passwords are hashed with Argon2id. `Debug` never prints a secret.
+//! stored only as SHA-256. Passwords are hashed with Argon2id, off the async workers. `Debug`
+//! never prints a secret.
 use argon2::Argon2;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier, SaltString};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -87,7 +88,8 @@ impl Password {
         Self(s.to_owned())
     }
 
-    /// Hashes the password with Argon2id and a random salt (PHC string).
+    /// Hashes the password with Argon2id and a random salt (PHC string). Slow: call it through
+    /// [`PasswordHasher`] from async code.
     ///
     /// # Errors
     /// Only if the hasher fails, which it does not for bounded input.
@@ -99,7 +101,8 @@ impl Password {
             .map_err(|e| format!("Failed to hash password: {e}"))
     }
 
-    /// Verifies the password against a stored PHC hash in constant time.
+    /// Verifies the password against a stored PHC hash in constant time. Slow: call it through
+    /// [`PasswordHasher`] from async code.
     pub fn verify(&self, phc: &str) -> bool {
         PasswordHash::new(phc)
             .map(|h| {
@@ -111,18 +114,76 @@ impl Password {
     }
 }
 
-/// Spends the same time as a real verification, so an unknown account is not revealed by timing.
-pub fn dummy_verify(password: &Password) {
+/// A PHC hash of a fixed password, verified against when an account has no password (or does
+/// not exist), so that timing does not reveal which.
+fn dummy_phc() -> &'static str {
     static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let phc = DUMMY.get_or_init(|| {
+    DUMMY.get_or_init(|| {
         Password::from_input("portcullis-timing-equaliser")
             .hash()
             .unwrap_or_default()
-    });
-    let _ = password.verify(phc);
+    })
 }
 
-/// A random opaque identifier with a type prefix, e.g. `usr_3f9c…`.
+/// Runs Argon2 on tokio's blocking threads, at most a fixed number at a time, so password
+/// hashing never occupies the async workers that serve the token endpoint, and a flood of
+/// sign-ins queues here instead of taking every core.
+#[derive(Debug)]
+pub struct PasswordHasher {
+    permits: tokio::sync::Semaphore,
+}
+
+impl Default for PasswordHasher {
+    /// One permit per core.
+    fn default() -> Self {
+        Self::new(std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
+    }
+}
+
+impl PasswordHasher {
+    /// A hasher running at most `permits` hashes at once.
+    pub fn new(permits: usize) -> Self {
+        Self {
+            permits: tokio::sync::Semaphore::new(permits.max(1)),
+        }
+    }
+
+    async fn run<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|_| "password hasher closed".to_owned())?;
+        tokio::task::spawn_blocking(f)
+            .await
+            .map_err(|e| format!("password hashing task failed: {e}"))
+    }
+
+    /// Hashes a new password (Argon2id, random salt).
+    ///
+    /// # Errors
+    /// When the blocking task fails.
+    pub async fn hash(&self, password: Password) -> Result<String, String> {
+        self.run(move || password.hash()).await?
+    }
+
+    /// Verifies `password` against `phc`; with no hash (unknown account, no password set yet)
+    /// it spends the same time against a dummy hash and answers `false`.
+    pub async fn verify(&self, password: Password, phc: Option<String>) -> bool {
+        self.run(move || match phc {
+            Some(phc) => password.verify(&phc),
+            None => {
+                let _ = password.verify(dummy_phc());
+                false
+            }
+        })
+        .await
+        .unwrap_or(false)
+    }
+}
+
+/// A random opaque identifier with a type prefix, e.g. `at_3f9c…` (token ids; row ids are
+/// [`crate::ids::Id`]).
 pub fn new_id(prefix: &str) -> String {
     let mut bytes = [0u8; 12];
     rand::rngs::OsRng.fill_bytes(&mut bytes);

@@ -1,87 +1,210 @@
-//! Sign-in throttling per account and per client IP (fixed windows, in memory).
+//! Failure throttling for console sign-in and client authentication (fixed windows, in memory).
 //!
-//! Known quirk: counters live in the process, so several instances each allow the limit.
+//! Keys are parsed, bounded values ([`Key`]), never raw request text, and the maps holding them
+//! are bounded: when full, expired windows go first, then the oldest tenth.
+//!
+//! - **Console sign-in** is refused without checking the password when the account has failed
+//!   too often *from this source* (account + source, so an attacker elsewhere cannot lock the
+//!   account's owner out) or the source has failed too often across accounts (password spraying).
+//!   The attempt is counted *before* the password is checked and uncounted on success, so a
+//!   burst of concurrent attempts cannot slip past the limit while the hashes are computed.
+//! - **Client authentication** checks the credential first: a correct credential is never
+//!   refused (secrets carry 256 bits, so brute force is not the threat). Failures are counted per
+//!   (realm, client) and per source; only *failed* attempts beyond a limit are answered with
+//!   "try later" instead of `invalid_client`.
+//!
+//! Sources are client IP addresses; IPv6 addresses count per /64, since one host usually holds a
+//! whole /64. Known quirk: counters live in the process, so several instances each allow the
+//! limit.
+use crate::bounded::BoundedMap;
 use crate::clock::UnixTime;
-use std::collections::HashMap;
+use crate::ids::RealmId;
+use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Mutex;
 
-/// Failed attempts allowed per account within a window.
-pub const MAX_FAILURES_PER_ACCOUNT: u32 = 5;
-/// Failed attempts allowed per IP within a window.
-pub const MAX_FAILURES_PER_IP: u32 = 20;
+/// Failed sign-ins allowed per account from one source within a window.
+pub const MAX_FAILURES_PER_ACCOUNT_SOURCE: u32 = 5;
+/// Failed sign-ins allowed per source (across accounts) within a window.
+pub const MAX_LOGIN_FAILURES_PER_SOURCE: u32 = 20;
+/// Failed authentications of one OAuth client allowed within a window before failures are
+/// answered with "try later".
+pub const MAX_CLIENT_FAILURES: u32 = 10;
+/// Failed client authentications allowed per source within a window.
+pub const MAX_CLIENT_FAILURES_PER_SOURCE: u32 = 20;
 /// Window length in seconds.
 pub const WINDOW_SECS: i64 = 15 * 60;
+/// Most counters kept per throttle.
+pub const MAX_ENTRIES: usize = 100_000;
 
-/// Failed authentications of one OAuth client allowed within a window.
-pub const MAX_CLIENT_FAILURES: u32 = 10;
-
-/// Failure counters per account (or client) and per IP.
-#[derive(Debug)]
-pub(crate) struct LoginThrottle {
-    failures: Mutex<HashMap<String, (u32, UnixTime)>>,
-    max_per_account: u32,
-    max_per_ip: u32,
+/// A request's source for throttling: an IPv4 address or an IPv6 /64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// An IPv4 address (also for IPv4-mapped IPv6).
+    V4(std::net::Ipv4Addr),
+    /// The /64 an IPv6 address belongs to.
+    V6Prefix([u16; 4]),
+    /// No address known (CLI, tests).
+    Unknown,
 }
 
-impl Default for LoginThrottle {
-    fn default() -> Self {
-        Self::new(MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_IP)
-    }
-}
-
-impl LoginThrottle {
-    /// A throttle with the given limits per window.
-    pub(crate) fn new(max_per_account: u32, max_per_ip: u32) -> Self {
-        Self {
-            failures: Mutex::default(),
-            max_per_account,
-            max_per_ip,
+impl Source {
+    /// The throttling source of a client address.
+    pub fn of(ip: Option<IpAddr>) -> Self {
+        match ip {
+            Some(IpAddr::V4(v4)) => Source::V4(v4),
+            Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+                Some(v4) => Source::V4(v4),
+                None => {
+                    let s = v6.segments();
+                    Source::V6Prefix([s[0], s[1], s[2], s[3]])
+                }
+            },
+            None => Source::Unknown,
         }
     }
 
-    fn keys(&self, account: &str, ip: Option<&str>) -> [(String, u32); 2] {
-        [
-            (format!("acct:{account}"), self.max_per_account),
-            (format!("ip:{}", ip.unwrap_or("unknown")), self.max_per_ip),
-        ]
+    /// The source as an address (the /64's first address for IPv6), for logs.
+    pub fn to_ip(self) -> Option<IpAddr> {
+        match self {
+            Source::V4(v4) => Some(IpAddr::V4(v4)),
+            Source::V6Prefix([a, b, c, d]) => {
+                Some(IpAddr::V6(Ipv6Addr::new(a, b, c, d, 0, 0, 0, 0)))
+            }
+            Source::Unknown => None,
+        }
+    }
+}
+
+/// What a counter counts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Key {
+    /// Sign-ins to one account (a parsed, lower-cased email) from one source.
+    AccountSource(String, Source),
+    /// Sign-ins from one source.
+    LoginSource(Source),
+    /// Authentications of one client (a parsed `client_id`).
+    Client(RealmId, String),
+    /// Client authentications from one source.
+    ClientSource(Source),
+}
+
+/// Failure counters in fixed windows.
+#[derive(Debug)]
+pub(crate) struct Throttle {
+    counters: Mutex<BoundedMap<Key, (u32, UnixTime)>>,
+}
+
+impl Default for Throttle {
+    fn default() -> Self {
+        Self {
+            counters: Mutex::new(BoundedMap::new(MAX_ENTRIES)),
+        }
+    }
+}
+
+/// A sign-in attempt counted in advance; [`Throttle::succeeded`] uncounts it.
+#[derive(Debug)]
+#[must_use = "an attempt is a failure unless marked as succeeded"]
+pub(crate) struct Attempt {
+    keys: [Key; 2],
+    window_start: [UnixTime; 2],
+}
+
+impl Throttle {
+    fn live(entry: Option<&(u32, UnixTime)>, now: UnixTime) -> u32 {
+        entry.filter(|(_, start)| now < start + WINDOW_SECS).map_or(0, |(n, _)| *n)
     }
 
-    /// Seconds to wait if either key is over its limit.
-    pub(crate) fn retry_after(
+    fn retry_after(entry: Option<&(u32, UnixTime)>, now: UnixTime) -> u64 {
+        entry.map_or(1, |(_, start)| u64::try_from(start + WINDOW_SECS - now).unwrap_or(1).max(1))
+    }
+
+    /// Counts one failure of `key`; returns the count in the current window.
+    fn bump(map: &mut BoundedMap<Key, (u32, UnixTime)>, key: &Key, now: UnixTime) -> (u32, UnixTime) {
+        let entry = match map.get(key) {
+            Some(&(n, start)) if now < start + WINDOW_SECS => (n + 1, start),
+            _ => (1, now),
+        };
+        map.insert(key.clone(), entry, now, |(_, start)| now >= start + WINDOW_SECS);
+        entry
+    }
+
+    /// Begins a console sign-in: refused (with the seconds to wait) when the account has failed
+    /// too often from this source or the source too often overall; otherwise counted as a
+    /// failure until [`Throttle::succeeded`] says otherwise.
+    pub(crate) fn begin_login(
         &self,
         account: &str,
-        ip: Option<&str>,
+        source: Source,
+        now: UnixTime,
+    ) -> Result<Attempt, u64> {
+        let keys = [
+            Key::AccountSource(account.to_owned(), source),
+            Key::LoginSource(source),
+        ];
+        let limits = [MAX_FAILURES_PER_ACCOUNT_SOURCE, MAX_LOGIN_FAILURES_PER_SOURCE];
+        let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
+        let over = keys
+            .iter()
+            .zip(limits)
+            .filter(|(k, max)| Self::live(map.get(k), now) >= *max)
+            .map(|(k, _)| Self::retry_after(map.get(k), now))
+            .max();
+        if let Some(wait) = over {
+            return Err(wait);
+        }
+        let window_start = [
+            Self::bump(&mut map, &keys[0], now).1,
+            Self::bump(&mut map, &keys[1], now).1,
+        ];
+        Ok(Attempt { keys, window_start })
+    }
+
+    /// Uncounts a sign-in attempt that succeeded, and forgets the account's failures from that
+    /// source.
+    pub(crate) fn succeeded(&self, attempt: Attempt) {
+        let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
+        let [account, source] = attempt.keys;
+        map.remove(&account);
+        if let Some((n, start)) = map.get(&source).copied()
+            && start == attempt.window_start[1]
+        {
+            if n <= 1 {
+                map.remove(&source);
+            } else {
+                map.insert(source, (n - 1, start), start, |_| false);
+            }
+        }
+    }
+
+    /// Records a failed client authentication. Returns the seconds to wait when this failure is
+    /// beyond the client's or the source's limit (the caller then answers "try later").
+    pub(crate) fn client_failed(
+        &self,
+        realm: &RealmId,
+        client_id: &str,
+        source: Source,
         now: UnixTime,
     ) -> Option<u64> {
-        let map = self.failures.lock().unwrap_or_else(|p| p.into_inner());
-        self.keys(account, ip)
-            .iter()
-            .filter_map(|(k, max)| {
-                let (n, start) = map.get(k)?;
-                let end = start + WINDOW_SECS;
-                (*n >= *max && now < end).then(|| u64::try_from(end - now).unwrap_or(1))
-            })
-            .max()
+        let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
+        let client = Key::Client(realm.clone(), client_id.to_owned());
+        let from = Key::ClientSource(source);
+        let (n_client, start_client) = Self::bump(&mut map, &client, now);
+        let (n_source, start_source) = Self::bump(&mut map, &from, now);
+        let wait = |start: UnixTime| u64::try_from(start + WINDOW_SECS - now).unwrap_or(1).max(1);
+        [
+            (n_client > MAX_CLIENT_FAILURES).then(|| wait(start_client)),
+            (n_source > MAX_CLIENT_FAILURES_PER_SOURCE).then(|| wait(start_source)),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
     }
 
-    pub(crate) fn record_failure(&self, account: &str, ip: Option<&str>, now: UnixTime) {
-        let mut map = self.failures.lock().unwrap_or_else(|p| p.into_inner());
-        // Bound memory: drop expired windows when the map grows.
-        if map.len() > 100_000 {
-            map.retain(|_, (_, start)| now < *start + WINDOW_SECS);
-        }
-        for (k, _) in self.keys(account, ip) {
-            let e = map.entry(k).or_insert((0, now));
-            if now >= e.1 + WINDOW_SECS {
-                *e = (0, now);
-            }
-            e.0 += 1;
-        }
-    }
-
-    pub(crate) fn record_success(&self, account: &str) {
-        let mut map = self.failures.lock().unwrap_or_else(|p| p.into_inner());
-        map.remove(&format!("acct:{account}"));
+    /// Number of counters held (for tests of the bound).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.counters.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
 
@@ -89,28 +212,91 @@ impl LoginThrottle {
 mod tests {
     use super::*;
 
-    #[test]
-    fn locks_account_after_limit_and_unlocks_after_window() {
-        let t = LoginThrottle::default();
-        for _ in 0..MAX_FAILURES_PER_ACCOUNT {
-            assert_eq!(t.retry_after("a", Some("1.1.1.1"), 100), None);
-            t.record_failure("a", Some("1.1.1.1"), 100);
-        }
-        assert_eq!(
-            t.retry_after("a", Some("2.2.2.2"), 100),
-            Some(WINDOW_SECS as u64)
-        );
-        assert_eq!(t.retry_after("b", Some("2.2.2.2"), 100), None);
-        assert_eq!(t.retry_after("a", Some("2.2.2.2"), 100 + WINDOW_SECS), None);
+    fn src(s: &str) -> Source {
+        Source::of(Some(s.parse().expect("ip")))
     }
 
     #[test]
-    fn locks_ip_across_accounts() {
-        let t = LoginThrottle::default();
-        for i in 0..MAX_FAILURES_PER_IP {
-            t.record_failure(&format!("u{i}"), Some("9.9.9.9"), 0);
+    fn an_account_locks_per_source_only() {
+        let t = Throttle::default();
+        for _ in 0..MAX_FAILURES_PER_ACCOUNT_SOURCE {
+            let _failed = t.begin_login("a@x.io", src("1.1.1.1"), 100).expect("allowed");
         }
-        assert!(t.retry_after("fresh", Some("9.9.9.9"), 1).is_some());
-        assert!(t.retry_after("fresh", Some("8.8.8.8"), 1).is_none());
+        assert_eq!(
+            t.begin_login("a@x.io", src("1.1.1.1"), 100).map(drop),
+            Err(WINDOW_SECS as u64)
+        );
+        // The owner, elsewhere, is not locked out; the attacker is locked out of nothing else.
+        let ok = t.begin_login("a@x.io", src("2.2.2.2"), 100).expect("other source");
+        t.succeeded(ok);
+        let other = t.begin_login("b@x.io", src("1.1.1.1"), 100).expect("other account");
+        t.succeeded(other);
+        assert!(t.begin_login("a@x.io", src("1.1.1.1"), 100 + WINDOW_SECS).is_ok());
+    }
+
+    #[test]
+    fn a_source_locks_across_accounts_and_successes_do_not_count() {
+        let t = Throttle::default();
+        for i in 0..MAX_LOGIN_FAILURES_PER_SOURCE {
+            if i % 2 == 0 {
+                let ok = t.begin_login("fine@x.io", src("9.9.9.9"), 0).expect("allowed");
+                t.succeeded(ok);
+            }
+            let _failed = t.begin_login(&format!("u{i}@x.io"), src("9.9.9.9"), 0).expect("allowed");
+        }
+        assert!(t.begin_login("fresh@x.io", src("9.9.9.9"), 1).is_err());
+        assert!(t.begin_login("fresh@x.io", src("8.8.8.8"), 1).is_ok());
+    }
+
+    #[test]
+    fn attempts_are_counted_before_they_finish() {
+        // Ten concurrent attempts begin before any ends: only the limit get through.
+        let t = Throttle::default();
+        let begun: Vec<_> = (0..10)
+            .map(|_| t.begin_login("a@x.io", src("1.1.1.1"), 0))
+            .collect();
+        assert_eq!(
+            begun.iter().filter(|a| a.is_ok()).count(),
+            MAX_FAILURES_PER_ACCOUNT_SOURCE as usize
+        );
+    }
+
+    #[test]
+    fn ipv6_counts_per_64() {
+        assert_eq!(src("2001:db8:1:2::1"), src("2001:db8:1:2:ffff::9"));
+        assert_ne!(src("2001:db8:1:2::1"), src("2001:db8:1:3::1"));
+        assert_eq!(src("::ffff:1.2.3.4"), src("1.2.3.4"));
+        let t = Throttle::default();
+        for i in 0..MAX_LOGIN_FAILURES_PER_SOURCE {
+            let _failed = t
+                .begin_login(&format!("u{i}@x.io"), src(&format!("2001:db8:1:2::{i:x}")), 0)
+                .expect("allowed");
+        }
+        assert!(t.begin_login("v@x.io", src("2001:db8:1:2:abcd::1"), 0).is_err());
+        assert!(t.begin_login("v@x.io", src("2001:db8:1:3::1"), 0).is_ok());
+    }
+
+    #[test]
+    fn client_failures_beyond_the_limit_ask_to_wait() {
+        let t = Throttle::default();
+        let realm = RealmId::generate();
+        for _ in 0..MAX_CLIENT_FAILURES {
+            assert_eq!(t.client_failed(&realm, "victim", src("6.6.6.6"), 0), None);
+        }
+        assert_eq!(
+            t.client_failed(&realm, "victim", src("7.7.7.7"), 0),
+            Some(WINDOW_SECS as u64)
+        );
+        assert_eq!(t.client_failed(&realm, "other", src("7.7.7.7"), 0), None);
+    }
+
+    #[test]
+    fn memory_is_bounded() {
+        let t = Throttle::default();
+        for i in 0..(MAX_ENTRIES as u32 + 5_000) {
+            let ip = std::net::Ipv4Addr::from(i);
+            let _ = t.client_failed(&RealmId::from_stored("r"), "c", Source::V4(ip), 0);
+        }
+        assert!(t.len() <= MAX_ENTRIES);
     }
 }

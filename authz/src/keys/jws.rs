@@ -2,8 +2,8 @@
 use super::SigningAlg;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use ring::rand::SystemRandom;
-use ring::signature::{
+use aws_lc_rs::rand::SystemRandom;
+use aws_lc_rs::signature::{
     self, ECDSA_P256_SHA256_FIXED, ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, Ed25519KeyPair,
     RsaKeyPair, UnparsedPublicKey,
 };
@@ -24,6 +24,10 @@ pub enum JwsError {
     /// The signature does not verify.
     #[error("bad signature")]
     BadSignature,
+    /// The header lists critical extensions (`crit`, RFC 7515 §4.1.11); this implementation
+    /// understands none, so it must refuse the token.
+    #[error("unsupported critical header")]
+    Critical,
 }
 
 /// The protected header members Portcullis reads.
@@ -37,6 +41,9 @@ pub struct Header {
     /// Key id.
     #[serde(default)]
     pub kid: Option<String>,
+    /// Critical extensions; any value makes the token unacceptable here.
+    #[serde(default)]
+    pub crit: Option<serde_json::Value>,
 }
 
 /// Splits and decodes a compact JWS without checking its signature.
@@ -97,8 +104,7 @@ impl Signer {
         let bad = |_| format!("Signing key {kid} is not a valid {alg} key");
         let key = match alg {
             SigningAlg::ES256 => SignerKey::Ec(
-                EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8, &rng)
-                    .map_err(bad)?,
+                EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8).map_err(bad)?,
             ),
             SigningAlg::RS256 => SignerKey::Rsa(RsaKeyPair::from_pkcs8(pkcs8).map_err(bad)?),
             SigningAlg::EdDSA => SignerKey::Ed(Ed25519KeyPair::from_pkcs8(pkcs8).map_err(bad)?),
@@ -124,8 +130,8 @@ impl Signer {
     /// Signs `claims` with header `{"alg","typ","kid"}`.
     ///
     /// # Errors
-    /// Only if the underlying signer fails.
-    pub fn sign(&self, typ: &str, claims: &serde_json::Value) -> Result<String, String> {
+    /// Only if the claims do not serialise or the underlying signer fails.
+    pub fn sign(&self, typ: &str, claims: &impl serde::Serialize) -> Result<String, String> {
         let header = serde_json::json!({"alg": self.alg.as_str(), "typ": typ, "kid": self.kid});
         let mut out = URL_SAFE_NO_PAD.encode(header.to_string());
         out.push('.');
@@ -140,7 +146,7 @@ impl Signer {
                 .to_vec(),
             SignerKey::Ed(k) => k.sign(out.as_bytes()).as_ref().to_vec(),
             SignerKey::Rsa(k) => {
-                let mut sig = vec![0u8; k.public().modulus_len()];
+                let mut sig = vec![0u8; k.public_modulus_len()];
                 k.sign(
                     &signature::RSA_PKCS1_SHA256,
                     &self.rng,
@@ -239,14 +245,18 @@ impl Verifier {
     }
 
     /// Verifies the signature and returns header and claims. The header's `alg` must equal this
-    /// key's algorithm exactly (no `none`, no algorithm confusion).
+    /// key's algorithm exactly (no `none`, no algorithm confusion), and it must name no critical
+    /// extension.
     ///
     /// # Errors
-    /// `Malformed`, `UnsupportedAlg` or `BadSignature`.
+    /// `Malformed`, `UnsupportedAlg`, `Critical` or `BadSignature`.
     pub fn verify(&self, token: &str) -> Result<(Header, serde_json::Value), JwsError> {
         let (header, claims) = decode_unverified(token)?;
         if header.alg != self.alg.as_str() {
             return Err(JwsError::UnsupportedAlg);
+        }
+        if header.crit.is_some() {
+            return Err(JwsError::Critical);
         }
         let dot = token.rfind('.').ok_or(JwsError::Malformed)?;
         let (signed, sig) = (&token[..dot], &token[dot + 1..]);

@@ -2,90 +2,51 @@
 //!
 //! The backend is chosen at run time from the database URL scheme (`sqlite://…` or
 //! `postgres://…`). The SQL text is portable (`$n` placeholders, `BIGINT` Unix seconds, `TEXT`
-//! ids) and written once in [`sql`]; each backend instantiates it for its own pool. A store method
-//! is one unit of work: everything that must commit together (a change and its audit row) is one
-//! method with its own transaction. The conformance suite (`conformance.rs`) runs every scenario
-//! on both backends.
-use crate::accounts::{Email, OneTimeLink, User};
-use crate::agents::Agent;
-use crate::audit::{AuditEvent, AuditFilter, NewAuditEvent};
-use crate::clients::{Client, ClientSecret};
-use crate::clock::UnixTime;
+//! ids) and written once per domain (`realms.rs`, `users.rs`, …, each holding its trait, its
+//! statements and the macro that implements it); each backend instantiates every domain for its
+//! own pool. A store method is one unit of work: everything that must commit together (a change
+//! and its audit row) is one method with its own transaction, and every commit bumps the store's
+//! [`Generation`], which invalidates the core's caches. The conformance suite
+//! (`conformance/`) runs every scenario on both backends.
 use crate::error::StorageError;
-use crate::keys::SigningAlg;
-use crate::realms::{Realm, RealmName};
-use crate::resources::{Resource, ResourceUri};
-use async_trait::async_trait;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-#[cfg(test)]
-mod conformance;
-mod rows;
 #[macro_use]
 mod sql;
+#[macro_use]
+mod agents;
+#[macro_use]
+mod audit;
+#[macro_use]
+mod clients;
+#[macro_use]
+mod keys;
+#[macro_use]
+mod realms;
+#[macro_use]
+mod resources;
+#[macro_use]
+mod tokens;
+#[macro_use]
+mod users;
+#[cfg(test)]
+mod conformance;
 mod postgres;
+mod rows;
 mod sqlite;
 
+pub use agents::AgentStore;
+pub use audit::AuditStore;
+pub use clients::ClientStore;
+pub use keys::KeyStore;
 pub use postgres::PgStore;
+pub use realms::RealmStore;
+pub use resources::ResourceStore;
 pub use sqlite::SqliteStore;
-
-/// Lifecycle state of a signing key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyState {
-    /// Published, not yet signing (so verifiers know it before rotation).
-    Next,
-    /// Signing new tokens.
-    Active,
-    /// No longer signing; published until `publish_until`.
-    Retired,
-}
-
-impl KeyState {
-    /// Stored form.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KeyState::Next => "next",
-            KeyState::Active => "active",
-            KeyState::Retired => "retired",
-        }
-    }
-}
-
-/// A stored signing key (private part sealed under the master key).
-#[derive(Clone, PartialEq, Eq)]
-pub struct StoredKey {
-    /// Key id.
-    pub kid: String,
-    /// Realm id.
-    pub realm_id: String,
-    /// Algorithm.
-    pub alg: SigningAlg,
-    /// Lifecycle state.
-    pub state: KeyState,
-    /// Public JWK including `kid`, `alg` and `use`.
-    pub public_jwk: serde_json::Value,
-    /// AES-256-GCM sealed PKCS#8.
-    pub sealed_private_key: Vec<u8>,
-    /// Creation time.
-    pub created_at: UnixTime,
-    /// When it became active.
-    pub activated_at: Option<UnixTime>,
-    /// When it retired.
-    pub retired_at: Option<UnixTime>,
-    /// Published until (retired keys).
-    pub publish_until: Option<UnixTime>,
-}
-
-impl std::fmt::Debug for StoredKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StoredKey")
-            .field("kid", &self.kid)
-            .field("alg", &self.alg)
-            .field("state", &self.state)
-            .finish_non_exhaustive()
-    }
-}
+pub use tokens::{Purged, TokenStore};
+pub use users::UserStore;
 
 /// A page request: skip `offset` rows, return at most `limit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,303 +77,55 @@ pub struct Paged<T> {
     pub total: u64,
 }
 
-/// Realm persistence.
-#[async_trait]
-pub trait RealmStore: Send + Sync {
-    /// Inserts the realm unless one with the same name exists; returns whether it inserted.
-    /// The audit event is written in the same transaction, only when inserted.
-    async fn insert_realm_if_absent(
-        &self,
-        realm: &Realm,
-        event: &NewAuditEvent,
-    ) -> Result<bool, StorageError>;
-    /// Inserts a realm and its audit event; `Conflict` if the name is taken.
-    async fn insert_realm(&self, realm: &Realm, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// Finds a realm by id.
-    async fn find_realm(&self, id: &str) -> Result<Option<Realm>, StorageError>;
-    /// Finds a realm by name.
-    async fn find_realm_by_name(&self, name: &RealmName) -> Result<Option<Realm>, StorageError>;
-    /// Lists all realms by name.
-    async fn list_realms(&self) -> Result<Vec<Realm>, StorageError>;
-    /// Updates name, display name and enabled flag, writing the audit event in the same
-    /// transaction; `NotFound` if the realm is gone, `Conflict` if the new name is taken.
-    async fn update_realm(&self, realm: &Realm, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// Sets (or clears) the resource that token requests without `resource` are for, writing
-    /// the audit event in the same transaction; `NotFound` if the realm is gone.
-    async fn set_default_resource(
-        &self,
-        realm_id: &str,
-        resource_id: Option<&str>,
-        updated_at: UnixTime,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
+/// A counter bumped by every commit of a store: cached reads tagged with an older value are
+/// stale.
+#[derive(Debug, Default)]
+pub struct Generation(AtomicU64);
+
+impl Generation {
+    /// The current value.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Acquire)
+    }
+
+    /// Marks every earlier read stale.
+    pub fn bump(&self) {
+        self.0.fetch_add(1, Ordering::AcqRel);
+    }
 }
 
-/// Console-account persistence.
-#[async_trait]
-pub trait UserStore: Send + Sync {
-    /// Inserts a user, optionally its first set-password link, and the audit event in one
-    /// transaction; `Conflict` if the email is taken in the realm.
-    async fn insert_user(
-        &self,
-        user: &User,
-        link: Option<&OneTimeLink>,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-    /// Finds a user by id.
-    async fn find_user(&self, id: &str) -> Result<Option<User>, StorageError>;
-    /// Finds a user by email within a realm.
-    async fn find_user_by_email(
-        &self,
-        realm_id: &str,
-        email: &Email,
-    ) -> Result<Option<User>, StorageError>;
-    /// Lists users of a realm whose email or display name contains `query` (case-insensitive),
-    /// ordered by email.
-    async fn list_users(
-        &self,
-        realm_id: &str,
-        query: Option<&str>,
-        page: Page,
-    ) -> Result<Paged<User>, StorageError>;
-    /// Number of users in all realms.
-    async fn count_users(&self) -> Result<u64, StorageError>;
-    /// Number of enabled admins in a realm.
-    async fn count_active_admins(&self, realm_id: &str) -> Result<u64, StorageError>;
-    /// Writes every mutable field of the user and the audit event in one transaction;
-    /// `NotFound` if the user is gone.
-    async fn update_user(&self, user: &User, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// Stores a one-time link, superseding earlier unused links of the same purpose (and user),
-    /// with its audit event.
-    async fn insert_link(
-        &self,
-        link: &OneTimeLink,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-    /// Finds an unused, unexpired link by token hash.
-    async fn find_active_link(
-        &self,
-        token_hash: &[u8],
-        now: UnixTime,
-    ) -> Result<Option<OneTimeLink>, StorageError>;
-    /// Consumes a setup link and creates the first user, atomically; returns `false` (and
-    /// changes nothing) if the link is no longer usable or a user already exists.
-    async fn complete_setup(
-        &self,
-        token_hash: &[u8],
-        now: UnixTime,
-        user: &User,
-        event: &NewAuditEvent,
-    ) -> Result<bool, StorageError>;
-    /// Consumes a password-reset link for `user_id` and sets the new password hash,
-    /// atomically; returns `false` (and changes nothing) if the link is no longer usable.
-    async fn reset_password(
-        &self,
-        token_hash: &[u8],
-        user_id: &str,
-        password_hash: &str,
-        now: UnixTime,
-        event: &NewAuditEvent,
-    ) -> Result<bool, StorageError>;
-}
-
-/// Audit persistence (append-only).
-#[async_trait]
-pub trait AuditStore: Send + Sync {
-    /// Appends an event that has no other change to commit with (e.g. a failed sign-in).
-    async fn insert_audit_event(&self, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// Lists events matching the filter, newest first.
-    async fn list_audit_events(
-        &self,
-        filter: &AuditFilter,
-        page: Page,
-    ) -> Result<Paged<AuditEvent>, StorageError>;
-}
-
-/// Signing-key persistence.
-#[async_trait]
-pub trait KeyStore: Send + Sync {
-    /// Inserts a key and its audit event.
-    async fn insert_signing_key(
-        &self,
-        key: &StoredKey,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-    /// All keys of a realm, newest first.
-    async fn list_signing_keys(&self, realm_id: &str) -> Result<Vec<StoredKey>, StorageError>;
-    /// Rotates the keys of one algorithm in one transaction: the active key retires (published
-    /// until `publish_until`), the next key becomes active, and `new_next` is inserted as next.
-    /// `NotFound` if the realm has no active and next key for that algorithm.
-    async fn rotate_signing_keys(
-        &self,
-        realm_id: &str,
-        alg: SigningAlg,
-        new_next: &StoredKey,
-        publish_until: UnixTime,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-}
-
-/// Protected-resource persistence.
-#[async_trait]
-pub trait ResourceStore: Send + Sync {
-    /// Inserts a resource; `Conflict` if its slug or URI is taken in the realm.
-    async fn insert_resource(
-        &self,
-        r: &Resource,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-    /// Finds a resource by slug.
-    async fn find_resource(
-        &self,
-        realm_id: &str,
-        slug: &str,
-    ) -> Result<Option<Resource>, StorageError>;
-    /// Finds a resource by id within a realm.
-    async fn find_resource_by_id(
-        &self,
-        realm_id: &str,
-        id: &str,
-    ) -> Result<Option<Resource>, StorageError>;
-    /// Finds a resource by canonical URI.
-    async fn find_resource_by_uri(
-        &self,
-        realm_id: &str,
-        uri: &ResourceUri,
-    ) -> Result<Option<Resource>, StorageError>;
-    /// All resources of a realm by slug.
-    async fn list_resources(&self, realm_id: &str) -> Result<Vec<Resource>, StorageError>;
-    /// Writes every mutable field; `NotFound` if gone, `Conflict` on a taken URI.
-    async fn update_resource(
-        &self,
-        r: &Resource,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-    /// Deletes a resource; `NotFound` if gone.
-    async fn delete_resource(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError>;
-}
-
-/// Client persistence.
-#[async_trait]
-pub trait ClientStore: Send + Sync {
-    /// Inserts a client, its first secret if any, and the audit event; `Conflict` if the
-    /// `client_id` is taken in the realm.
-    async fn insert_client(
-        &self,
-        c: &Client,
-        secret: Option<&ClientSecret>,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-    /// Finds a client by `client_id`.
-    async fn find_client(
-        &self,
-        realm_id: &str,
-        client_id: &str,
-    ) -> Result<Option<Client>, StorageError>;
-    /// Lists clients of a realm whose `client_id` or name contains `query`, by `client_id`.
-    async fn list_clients(
-        &self,
-        realm_id: &str,
-        query: Option<&str>,
-        page: Page,
-    ) -> Result<Paged<Client>, StorageError>;
-    /// Writes every mutable field; `NotFound` if gone.
-    async fn update_client(&self, c: &Client, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// Deletes a client and its secrets; `NotFound` if gone.
-    async fn delete_client(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// The client's secrets, newest first (expired ones included).
-    async fn list_client_secrets(&self, client_pk: &str)
-    -> Result<Vec<ClientSecret>, StorageError>;
-    /// Adds `new` and makes every current secret expire at `old_expires_at`, atomically.
-    async fn rotate_client_secret(
-        &self,
-        new: &ClientSecret,
-        old_expires_at: UnixTime,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-}
-
-/// Agent persistence.
-#[async_trait]
-pub trait AgentStore: Send + Sync {
-    /// Inserts an agent; `Conflict` if the name is taken in the realm.
-    async fn insert_agent(&self, a: &Agent, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// Finds an agent by name.
-    async fn find_agent(&self, realm_id: &str, name: &str) -> Result<Option<Agent>, StorageError>;
-    /// Finds an agent by id.
-    async fn find_agent_by_id(&self, id: &str) -> Result<Option<Agent>, StorageError>;
-    /// All agents of a realm by name.
-    async fn list_agents(&self, realm_id: &str) -> Result<Vec<Agent>, StorageError>;
-    /// `client_id`s of the clients bound to an agent.
-    async fn list_agent_clients(&self, agent_id: &str) -> Result<Vec<String>, StorageError>;
-    /// Writes every mutable field; `NotFound` if gone.
-    async fn update_agent(&self, a: &Agent, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// Unbinds its clients and deletes the agent, atomically; `NotFound` if gone.
-    async fn delete_agent(&self, id: &str, event: &NewAuditEvent) -> Result<(), StorageError>;
-}
-
-/// Single-use client assertions (RFC 7523 `jti`).
-#[async_trait]
-pub trait AssertionStore: Send + Sync {
-    /// Records an assertion's `jti`; `false` if it was seen before (a replay). Forgets expired
-    /// entries on the way.
-    async fn consume_assertion_jti(
-        &self,
-        realm_id: &str,
-        client_id: &str,
-        jti: &str,
-        expires_at: UnixTime,
-        now: UnixTime,
-    ) -> Result<bool, StorageError>;
-}
-
-/// Revoked access tokens, remembered by `jti` until they expire.
-#[async_trait]
-pub trait RevocationStore: Send + Sync {
-    /// Remembers a revoked token (idempotent) with its audit event.
-    async fn insert_revoked_token(
-        &self,
-        realm_id: &str,
-        jti: &str,
-        expires_at: UnixTime,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-    /// Whether a token was revoked.
-    async fn is_token_revoked(&self, realm_id: &str, jti: &str) -> Result<bool, StorageError>;
-}
-
-/// Health of the storage backend.
-#[async_trait]
-pub trait HealthStore: Send + Sync {
+/// What every store offers besides the domains.
+#[async_trait::async_trait]
+pub trait BaseStore: Send + Sync {
     /// Runs a trivial query.
     async fn ping(&self) -> Result<(), StorageError>;
+    /// The generation: changes whenever this store committed a change.
+    fn generation(&self) -> u64;
 }
 
 /// Everything the core needs from storage.
 pub trait Store:
-    RealmStore
+    BaseStore
+    + RealmStore
     + UserStore
     + AuditStore
-    + HealthStore
     + KeyStore
     + ResourceStore
     + ClientStore
-    + RevocationStore
     + AgentStore
-    + AssertionStore
+    + TokenStore
 {
 }
 impl<T> Store for T where
-    T: RealmStore
+    T: BaseStore
+        + RealmStore
         + UserStore
         + AuditStore
-        + HealthStore
         + KeyStore
         + ResourceStore
         + ClientStore
-        + RevocationStore
         + AgentStore
-        + AssertionStore
+        + TokenStore
 {
 }
 

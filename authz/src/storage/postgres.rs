@@ -1,7 +1,15 @@
 //! The PostgreSQL backend.
-impl_store!(
+common_store!(
     /// Storage on PostgreSQL.
     PgStore,
     sqlx::Postgres,
     sqlx::PgPool
 );
+agent_store!(PgStore, sqlx::Postgres);
+audit_store!(PgStore, sqlx::Postgres);
+client_store!(PgStore, sqlx::Postgres);
+key_store!(PgStore, sqlx::Postgres);
+realm_store!(PgStore, sqlx::Postgres);
+resource_store!(PgStore, sqlx::Postgres);
+token_store!(PgStore, sqlx::Postgres);
+user_store!(PgStore, sqlx::Postgres);

@@ -2,14 +2,18 @@
 use crate::accounts::{Email, LinkPurpose, OneTimeLink, User};
 use crate::agents::Agent;
 use crate::audit::{AuditEvent, Outcome};
-use crate::clients::{AuthMethod, Client, ClientSecret, GrantType};
+use crate::clients::{AgentBinding, AuthMethod, Client, ClientId, ClientSecret, GrantType};
 use crate::error::StorageError;
-use crate::keys::SigningAlg;
+use crate::ids::{Entity, Id};
+use crate::keys::{KeyState, SigningAlg, StoredKey};
 use crate::policy::Role;
 use crate::realms::{Realm, RealmName};
 use crate::resources::{Resource, ResourceUri};
 use crate::scope::ScopeSet;
-use crate::storage::{KeyState, StoredKey};
+
+fn id<T: Entity>(s: String) -> Id<T> {
+    Id::from_stored(s)
+}
 
 fn corrupt(what: &str) -> impl Fn(String) -> StorageError + '_ {
     move |e| StorageError::Corrupt(format!("{what}: {e}"))
@@ -34,16 +38,12 @@ impl TryFrom<KeyRow> for StoredKey {
     fn try_from(r: KeyRow) -> Result<Self, StorageError> {
         Ok(StoredKey {
             alg: SigningAlg::parse(&r.alg).map_err(corrupt("key alg"))?,
-            state: match r.state.as_str() {
-                "next" => KeyState::Next,
-                "active" => KeyState::Active,
-                "retired" => KeyState::Retired,
-                other => return Err(StorageError::Corrupt(format!("key state {other}"))),
-            },
+            state: KeyState::parse(&r.state)
+                .ok_or_else(|| StorageError::Corrupt(format!("key state {}", r.state)))?,
             public_jwk: serde_json::from_str(&r.public_jwk)
                 .map_err(|e| corrupt("public jwk")(e.to_string()))?,
             kid: r.kid,
-            realm_id: r.realm_id,
+            realm_id: id(r.realm_id),
             sealed_private_key: r.sealed_private_key,
             created_at: r.created_at,
             activated_at: r.activated_at,
@@ -81,8 +81,8 @@ impl TryFrom<ResourceRow> for Resource {
                 .map(SigningAlg::parse)
                 .transpose()
                 .map_err(corrupt("resource alg"))?,
-            id: r.id,
-            realm_id: r.realm_id,
+            id: id(r.id),
+            realm_id: id(r.realm_id),
             slug: r.slug,
             display_name: r.display_name,
             token_ttl_secs: r.token_ttl_secs,
@@ -104,6 +104,8 @@ pub(crate) struct ClientRow {
     pub scope: String,
     pub metadata: String,
     pub agent_id: Option<String>,
+    pub agent_binding: Option<String>,
+    pub resource_server_for: Option<String>,
     pub enabled: bool,
     pub created_at: i64,
     pub updated_at: i64,
@@ -124,10 +126,18 @@ impl TryFrom<ClientRow> for Client {
             scope: ScopeSet::parse(&r.scope).map_err(corrupt("client scope"))?,
             metadata: serde_json::from_str(&r.metadata)
                 .map_err(|e| corrupt("client metadata")(e.to_string()))?,
-            id: r.id,
-            realm_id: r.realm_id,
-            client_id: r.client_id,
-            agent_id: r.agent_id,
+            agent: match (r.agent_id, r.agent_binding) {
+                (Some(agent_id), Some(binding_id)) => Some(AgentBinding {
+                    agent_id: id(agent_id),
+                    binding_id: id(binding_id),
+                }),
+                (None, None) => None,
+                _ => return Err(StorageError::Corrupt("client agent binding".into())),
+            },
+            client_id: ClientId::parse(&r.client_id).map_err(|e| StorageError::Corrupt(e.into()))?,
+            resource_server_for: r.resource_server_for.map(id),
+            id: id(r.id),
+            realm_id: id(r.realm_id),
             name: r.name,
             enabled: r.enabled,
             created_at: r.created_at,
@@ -155,8 +165,8 @@ impl TryFrom<AgentRow> for Agent {
     fn try_from(r: AgentRow) -> Result<Self, StorageError> {
         Ok(Agent {
             roles: ScopeSet::parse(&r.roles).map_err(corrupt("agent roles"))?,
-            id: r.id,
-            realm_id: r.realm_id,
+            id: id(r.id),
+            realm_id: id(r.realm_id),
             name: r.name,
             owner: r.owner,
             description: r.description,
@@ -180,8 +190,8 @@ pub(crate) struct SecretRow {
 impl From<SecretRow> for ClientSecret {
     fn from(r: SecretRow) -> Self {
         ClientSecret {
-            id: r.id,
-            client_pk: r.client_pk,
+            id: id(r.id),
+            client_pk: id(r.client_pk),
             secret_hash: r.secret_hash,
             created_at: r.created_at,
             expires_at: r.expires_at,
@@ -205,10 +215,10 @@ impl TryFrom<RealmRow> for Realm {
     fn try_from(r: RealmRow) -> Result<Self, StorageError> {
         Ok(Realm {
             name: RealmName::parse(&r.name).map_err(|e| StorageError::Corrupt(e.into()))?,
-            id: r.id,
+            id: id(r.id),
             display_name: r.display_name,
             enabled: r.enabled,
-            default_resource_id: r.default_resource_id,
+            default_resource_id: r.default_resource_id.map(id),
             created_at: r.created_at,
             updated_at: r.updated_at,
         })
@@ -224,6 +234,7 @@ pub(crate) struct UserRow {
     pub password_hash: Option<String>,
     pub role: String,
     pub disabled: bool,
+    pub credential_version: i64,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -234,11 +245,12 @@ impl TryFrom<UserRow> for User {
         Ok(User {
             email: Email::parse(&r.email).map_err(|e| StorageError::Corrupt(e.into()))?,
             role: Role::parse(&r.role).map_err(|e| StorageError::Corrupt(e.into()))?,
-            id: r.id,
-            realm_id: r.realm_id,
+            id: id(r.id),
+            realm_id: id(r.realm_id),
             display_name: r.display_name,
             password_hash: r.password_hash,
             disabled: r.disabled,
+            credential_version: r.credential_version,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })
@@ -265,8 +277,8 @@ impl TryFrom<LinkRow> for OneTimeLink {
         };
         Ok(OneTimeLink {
             token_hash: r.token_hash,
-            realm_id: r.realm_id,
-            user_id: r.user_id,
+            realm_id: id(r.realm_id),
+            user_id: r.user_id.map(id),
             purpose,
             created_at: r.created_at,
             expires_at: r.expires_at,

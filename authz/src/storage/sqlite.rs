@@ -1,7 +1,15 @@
 //! The SQLite backend (embedded; WAL, foreign keys and a busy timeout are set at connect).
-impl_store!(
+common_store!(
     /// Storage on SQLite.
     SqliteStore,
     sqlx::Sqlite,
     sqlx::SqlitePool
 );
+agent_store!(SqliteStore, sqlx::Sqlite);
+audit_store!(SqliteStore, sqlx::Sqlite);
+client_store!(SqliteStore, sqlx::Sqlite);
+key_store!(SqliteStore, sqlx::Sqlite);
+realm_store!(SqliteStore, sqlx::Sqlite);
+resource_store!(SqliteStore, sqlx::Sqlite);
+token_store!(SqliteStore, sqlx::Sqlite);
+user_store!(SqliteStore, sqlx::Sqlite);

@@ -1,8 +1,7 @@
-//! Console accounts: local users with an Argon2id password and one role.
-//!
-//! Accounts live in the administration realm (`default`). One-time links (first-admin setup and
-//! password reset) are stored as SHA-256 hashes only and expire.
+//! Account types: email addresses, console users, one-time links.
 use crate::clock::UnixTime;
+pub use crate::ids::UserId;
+use crate::ids::RealmId;
 use crate::policy::Role;
 
 /// A normalised email address (trimmed, lower-cased).
@@ -49,13 +48,19 @@ impl std::fmt::Display for Email {
     }
 }
 
+/// The audit actor of a sign-in attempt: the parsed address, or a fixed marker for input that
+/// is not an address (so a failed attempt never stores arbitrary or oversized text).
+pub fn login_actor(input: &str) -> String {
+    Email::parse(input).map_or_else(|_| "(not an email address)".to_owned(), |e| e.0)
+}
+
 /// A stored console user.
 #[derive(Clone, PartialEq, Eq)]
 pub struct User {
-    /// Opaque id (`usr_…`).
-    pub id: String,
-    /// Realm id (always the administration realm).
-    pub realm_id: String,
+    /// Opaque id.
+    pub id: UserId,
+    /// Realm (always the administration realm).
+    pub realm_id: RealmId,
     /// Sign-in name.
     pub email: Email,
     /// Display name.
@@ -66,6 +71,8 @@ pub struct User {
     pub role: Role,
     /// Disabled users cannot sign in and lose their sessions.
     pub disabled: bool,
+    /// Bumped whenever the password changes; sessions started under an older version end.
+    pub credential_version: i64,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.
@@ -106,10 +113,10 @@ impl LinkPurpose {
 pub struct OneTimeLink {
     /// SHA-256 of the token.
     pub token_hash: Vec<u8>,
-    /// Realm id.
-    pub realm_id: String,
+    /// Realm.
+    pub realm_id: RealmId,
     /// The user it resets; `None` for setup.
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// Purpose.
     pub purpose: LinkPurpose,
     /// Creation time.

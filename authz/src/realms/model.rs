@@ -1,8 +1,7 @@
-//! Realms: the top-level tenant every row belongs to.
-//!
-//! A realm's issuer is `{public_url}/realms/{name}`. The realm `default` exists after first start;
-//! it is also the administration realm that holds console accounts, so it cannot be disabled.
+//! Realm types: names, display names, the stored realm, its issuer.
 use crate::clock::UnixTime;
+pub use crate::ids::RealmId;
+use crate::ids::ResourceId;
 use serde::{Deserialize, Serialize};
 
 /// Name of the realm created at first start.
@@ -80,8 +79,8 @@ pub fn parse_display_name(s: &str, what: &'static str) -> Result<String, String>
 /// A stored realm.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Realm {
-    /// Opaque id (`rlm_…`); never changes, even on rename.
-    pub id: String,
+    /// Opaque id; never changes, even on rename.
+    pub id: RealmId,
     /// URL name, part of the issuer.
     pub name: RealmName,
     /// Human-readable name.
@@ -90,7 +89,7 @@ pub struct Realm {
     pub enabled: bool,
     /// The resource (id) that token requests without a `resource` parameter are for; `None`
     /// means such requests are refused with `invalid_target` (the default).
-    pub default_resource_id: Option<String>,
+    pub default_resource_id: Option<ResourceId>,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.

@@ -1,120 +1,32 @@
-//! Per-realm key ring: lazily created keys, cached signers and verifiers, JWKS, rotation.
+//! Key operations: lazily created key pairs, the loaded key set of a realm, rotation.
 //!
 //! Each realm has, per algorithm in use, one `active` key (signs), one `next` key (published
 //! ahead, so verifiers already know it when it becomes active) and `retired` keys (published until
 //! the last token they signed has expired). Rotation is `active → retired`, `next → active`, new
-//! `next`, in one transaction: no verification fails during or after a rotation.
-use super::{GeneratedKey, MasterKey, Signer, SigningAlg, Verifier, generate, new_kid};
-use crate::audit::action;
+//! `next`, in one transaction: no verification fails during or after a rotation. Unique partial
+//! indexes keep at most one `active` and one `next` key per realm and algorithm, so two instances
+//! creating a realm's first pair at once end with one pair.
+use super::cache::RealmKeys;
+use super::model::{KeyInfo, KeyState, StoredKey};
+use super::{GeneratedKey, LEEWAY_SECS, MasterKey, Signer, SigningAlg, Verifier, generate, new_kid};
+use crate::audit::{RequestMeta, action};
 use crate::clock::UnixTime;
-use crate::core::{Core, RequestMeta};
+use crate::core::Core;
 use crate::error::{Error, Result, StorageError};
+use crate::ids::RealmId;
 use crate::policy::{Permission, Principal};
 use crate::realms::Realm;
-use crate::storage::{KeyState, StoredKey};
+use crate::resources::MAX_TOKEN_TTL_SECS;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
-/// Longest access-token lifetime a resource may configure; retired keys stay published this long
-/// (plus leeway) after rotation.
-pub const MAX_TOKEN_TTL_SECS: i64 = 3600;
-/// Clock-skew leeway added to publication windows.
-pub const LEEWAY_SECS: i64 = 60;
-/// How long a cached key set is trusted before re-reading (other instances may have rotated).
-const CACHE_SECS: i64 = 30;
-
-/// The loaded keys of one realm.
-#[derive(Debug)]
-pub struct RealmKeys {
-    loaded_at: UnixTime,
-    signers: HashMap<SigningAlg, Arc<Signer>>,
-    verifiers: HashMap<String, Verifier>,
-    jwks: serde_json::Value,
-}
-
-impl RealmKeys {
-    /// The active signer for `alg`.
-    pub fn signer(&self, alg: SigningAlg) -> Option<&Arc<Signer>> {
-        self.signers.get(&alg)
-    }
-
-    /// The verifier for a published key id.
-    pub fn verifier(&self, kid: &str) -> Option<&Verifier> {
-        self.verifiers.get(kid)
-    }
-
-    /// The JWKS document.
-    pub fn jwks(&self) -> &serde_json::Value {
-        &self.jwks
-    }
-}
-
-/// Cache of loaded realm keys.
-#[derive(Debug, Default)]
-pub struct KeyRing {
-    realms: RwLock<HashMap<String, Arc<RealmKeys>>>,
-}
-
-impl KeyRing {
-    fn get(&self, realm_id: &str) -> Option<Arc<RealmKeys>> {
-        self.realms
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(realm_id)
-            .cloned()
-    }
-
-    fn put(&self, realm_id: &str, keys: Arc<RealmKeys>) {
-        self.realms
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(realm_id.to_owned(), keys);
-    }
-
-    /// Forgets a realm's keys (after a rotation).
-    pub fn invalidate(&self, realm_id: &str) {
-        self.realms
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(realm_id);
-    }
-}
-
-/// A signing key as shown to admins (never the private part).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyInfo {
-    /// Key id.
-    pub kid: String,
-    /// Algorithm.
-    pub alg: SigningAlg,
-    /// `next`, `active` or `retired`.
-    pub state: &'static str,
-    /// Whether it is in the JWKS now.
-    pub published: bool,
-    /// Creation time.
-    pub created_at: UnixTime,
-    /// When it became active.
-    pub activated_at: Option<UnixTime>,
-    /// When it retired.
-    pub retired_at: Option<UnixTime>,
-    /// Published until.
-    pub publish_until: Option<UnixTime>,
-}
-
-fn is_published(k: &StoredKey, now: UnixTime) -> bool {
-    match k.state {
-        KeyState::Active | KeyState::Next => true,
-        KeyState::Retired => k.publish_until.is_some_and(|t| now < t),
-    }
-}
-
-fn seal(master: &MasterKey, realm: &Realm, kid: &str, key: &GeneratedKey) -> Result<Vec<u8>> {
+fn seal(master: &MasterKey, realm: &RealmId, kid: &str, key: &GeneratedKey) -> Result<Vec<u8>> {
     master
-        .seal(&key.pkcs8, aad(&realm.id, kid).as_bytes())
+        .seal(&key.pkcs8, aad(realm, kid).as_bytes())
         .map_err(Error::Internal)
 }
 
-fn aad(realm_id: &str, kid: &str) -> String {
+fn aad(realm_id: &RealmId, kid: &str) -> String {
     format!("portcullis-signing-key:{realm_id}:{kid}")
 }
 
@@ -133,7 +45,7 @@ impl Core {
         jwk.insert("alg".into(), alg.as_str().into());
         jwk.insert("use".into(), "sig".into());
         Ok(StoredKey {
-            sealed_private_key: seal(&self.config().master_key, realm, &kid, &key)?,
+            sealed_private_key: seal(&self.config().master_key, &realm.id, &kid, &key)?,
             kid,
             realm_id: realm.id.clone(),
             alg,
@@ -146,22 +58,26 @@ impl Core {
         })
     }
 
-    /// Creates an active and a next key for `alg` in the realm (first use of that algorithm).
+    /// Creates an active and a next key for `alg` in the realm (first use of that algorithm),
+    /// in one transaction. When another instance or request created them first, its pair stands
+    /// and this one is dropped.
     async fn create_key_pair(&self, realm: &Realm, alg: SigningAlg) -> Result<()> {
         let now = self.now();
-        for state in [KeyState::Active, KeyState::Next] {
-            let key = self.new_stored_key(realm, alg, state, now)?;
-            let mut event = self.event(
-                &realm.id,
-                "system",
-                action::KEY_CREATE,
-                format!("key:{}", key.kid),
-                &RequestMeta::default(),
-            );
-            event.details = serde_json::json!({"alg": alg.as_str(), "state": state.as_str()});
-            self.store.insert_signing_key(&key, &event).await?;
+        let active = self.new_stored_key(realm, alg, KeyState::Active, now)?;
+        let next = self.new_stored_key(realm, alg, KeyState::Next, now)?;
+        let mut event = self.event(
+            &realm.id,
+            "system",
+            action::KEY_CREATE,
+            format!("key:{}", active.kid),
+            &RequestMeta::default(),
+        );
+        event.details =
+            serde_json::json!({"alg": alg.as_str(), "active": active.kid, "next": next.kid});
+        match self.store.insert_signing_key_pair(&active, &next, &event).await {
+            Ok(()) | Err(StorageError::Conflict(_)) => Ok(()),
+            Err(e) => Err(e.into()),
         }
-        Ok(())
     }
 
     /// The realm's keys, loading (and creating the key pair for `need`) when necessary.
@@ -174,8 +90,9 @@ impl Core {
         need: Option<SigningAlg>,
     ) -> Result<Arc<RealmKeys>> {
         let now = self.now();
+        let generation = self.store.generation();
         if let Some(keys) = self.keyring.get(&realm.id)
-            && now - keys.loaded_at < CACHE_SECS
+            && keys.is_current(generation, now)
             && need.is_none_or(|alg| keys.signers.contains_key(&alg))
         {
             return Ok(keys);
@@ -192,7 +109,7 @@ impl Core {
         let mut signers = HashMap::new();
         let mut verifiers = HashMap::new();
         let mut published = Vec::new();
-        for k in stored.iter().filter(|k| is_published(k, now)) {
+        for k in stored.iter().filter(|k| k.is_published(now)) {
             if k.state == KeyState::Active {
                 let pkcs8 = self
                     .config()
@@ -212,6 +129,8 @@ impl Core {
         }
         let keys = Arc::new(RealmKeys {
             loaded_at: now,
+            // The generation read before loading: a change committed meanwhile reloads again.
+            generation,
             signers,
             verifiers,
             jwks: serde_json::json!({ "keys": published }),
@@ -282,7 +201,6 @@ impl Core {
                 })?;
             activated.push(promoted);
         }
-        self.keyring.invalidate(&realm.id);
         Ok(activated)
     }
 
@@ -325,7 +243,7 @@ impl Core {
                 kid: k.kid.clone(),
                 alg: k.alg,
                 state: k.state.as_str(),
-                published: is_published(k, now),
+                published: k.is_published(now),
                 created_at: k.created_at,
                 activated_at: k.activated_at,
                 retired_at: k.retired_at,

@@ -1,0 +1,454 @@
+//! RFC 7591 client metadata: the one request shape the console, the CLI and dynamic
+//! registration send ([`ClientMetadata`]), and the checked form a client is stored with.
+//!
+//! [`ClientMetadata::validate`] is the only place metadata rules live. Errors name the member
+//! (`Error::InvalidField`), so a form can show them on the field and dynamic registration can
+//! answer `invalid_redirect_uri` or `invalid_client_metadata` (RFC 7591 §3.2.2).
+use super::model::{AuthMethod, GrantType};
+use crate::accounts::Email;
+use crate::error::{Error, Result};
+use crate::scope::ScopeSet;
+use serde::{Deserialize, Serialize};
+
+/// Most redirect URIs one client may register.
+pub const MAX_REDIRECT_URIS: usize = 20;
+/// Most contacts one client may list.
+pub const MAX_CONTACTS: usize = 20;
+
+/// Client metadata as sent (RFC 7591 §2): every member optional, unknown members ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClientMetadata {
+    /// `client_name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_name: Option<String>,
+    /// `token_endpoint_auth_method`; RFC 7591 §2 says an omitted one means
+    /// `client_secret_basic`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_endpoint_auth_method: Option<String>,
+    /// `grant_types`; when omitted, confidential clients get `client_credentials` and public
+    /// clients nothing yet (authorization code is not implemented).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grant_types: Option<Vec<String>>,
+    /// `scope`: space-delimited scopes the client may be granted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// `redirect_uris`, matched exactly.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redirect_uris: Vec<String>,
+    /// `contacts`: email addresses.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contacts: Vec<String>,
+    /// `client_uri`: the client's home page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_uri: Option<String>,
+    /// `logo_uri`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logo_uri: Option<String>,
+    /// `jwks_uri`: where a `private_key_jwt` client publishes its public keys.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jwks_uri: Option<String>,
+    /// `jwks`: the public keys of a `private_key_jwt` client, inline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jwks: Option<serde_json::Value>,
+    /// `software_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub software_id: Option<String>,
+    /// `software_version`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub software_version: Option<String>,
+}
+
+/// Checked RFC 7591 metadata stored with a client (beyond its name, method, grants and scope).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Metadata {
+    /// Contacts (parsed email addresses).
+    pub contacts: Vec<String>,
+    /// Home page.
+    pub client_uri: Option<String>,
+    /// Logo.
+    pub logo_uri: Option<String>,
+    /// Software id.
+    pub software_id: Option<String>,
+    /// Software version.
+    pub software_version: Option<String>,
+    /// Public keys for `private_key_jwt` (a JWK Set of public asymmetric keys).
+    pub jwks: Option<serde_json::Value>,
+    /// Where the client publishes its public keys instead (fetched over HTTPS and cached).
+    pub jwks_uri: Option<String>,
+    /// Redirect URIs, matched exactly (for the authorization code flow).
+    pub redirect_uris: Vec<String>,
+}
+
+/// What a client registration is checked against.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MetadataRules {
+    /// Let `jwks_uri` point at loopback hosts (development).
+    pub allow_loopback_fetch: bool,
+}
+
+/// Metadata that passed every rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidClient {
+    /// `client_name`.
+    pub name: String,
+    /// `token_endpoint_auth_method`.
+    pub auth_method: AuthMethod,
+    /// `grant_types`.
+    pub grant_types: Vec<GrantType>,
+    /// `scope`.
+    pub scope: ScopeSet,
+    /// Everything else.
+    pub metadata: Metadata,
+}
+
+fn text(s: &Option<String>) -> Option<&str> {
+    s.as_deref().map(str::trim).filter(|s| !s.is_empty())
+}
+
+impl ClientMetadata {
+    /// Checks every member and returns the client to store.
+    ///
+    /// # Errors
+    /// `InvalidField` naming the first member that breaks a rule; nothing is partially applied.
+    pub fn validate(&self, rules: MetadataRules) -> Result<ValidClient> {
+        let name = crate::realms::parse_display_name(
+            text(&self.client_name).unwrap_or_default(),
+            "Name",
+        )
+        .map_err(|m| Error::field("client_name", m))?;
+        let auth_method = match text(&self.token_endpoint_auth_method) {
+            None => AuthMethod::ClientSecretBasic,
+            Some(m) => {
+                AuthMethod::parse(m).map_err(|m| Error::field("token_endpoint_auth_method", m))?
+            }
+        };
+        let grant_types = match &self.grant_types {
+            None if auth_method == AuthMethod::None => vec![],
+            None => vec![GrantType::ClientCredentials],
+            Some(list) => {
+                let mut out: Vec<GrantType> = list
+                    .iter()
+                    .map(|g| GrantType::parse(g).map_err(|m| Error::field("grant_types", m)))
+                    .collect::<Result<_>>()?;
+                out.sort();
+                out.dedup();
+                out
+            }
+        };
+        if auth_method == AuthMethod::None && grant_types.contains(&GrantType::ClientCredentials)
+        {
+            return Err(Error::field(
+                "grant_types",
+                "A public client (token_endpoint_auth_method none) cannot use client_credentials.",
+            ));
+        }
+        let scope = ScopeSet::parse(text(&self.scope).unwrap_or_default())
+            .map_err(|m| Error::field("scope", m))?;
+        let (jwks, jwks_uri) = self.keys(auth_method, rules)?;
+        if self.contacts.len() > MAX_CONTACTS {
+            return Err(Error::field(
+                "contacts",
+                format!("At most {MAX_CONTACTS} contacts."),
+            ));
+        }
+        let contacts = self
+            .contacts
+            .iter()
+            .filter(|c| !c.trim().is_empty())
+            .map(|c| {
+                Email::parse(c)
+                    .map(|e| e.to_string())
+                    .map_err(|m| Error::field("contacts", m))
+            })
+            .collect::<Result<_>>()?;
+        Ok(ValidClient {
+            name,
+            auth_method,
+            grant_types,
+            scope,
+            metadata: Metadata {
+                contacts,
+                client_uri: url_member(&self.client_uri, "client_uri", "Client URI")?,
+                logo_uri: url_member(&self.logo_uri, "logo_uri", "Logo URI")?,
+                software_id: text_member(&self.software_id, "software_id", "Software id")?,
+                software_version: text_member(
+                    &self.software_version,
+                    "software_version",
+                    "Software version",
+                )?,
+                jwks,
+                jwks_uri,
+                redirect_uris: parse_redirect_uris(&self.redirect_uris)
+                    .map_err(|m| Error::field("redirect_uris", m))?,
+            },
+        })
+    }
+
+    /// The inline JWK Set or the JWKS URL of a `private_key_jwt` client (exactly one of them);
+    /// other clients have neither.
+    fn keys(
+        &self,
+        auth_method: AuthMethod,
+        rules: MetadataRules,
+    ) -> Result<(Option<serde_json::Value>, Option<String>)> {
+        let jwks = self.jwks.as_ref().filter(|j| !j.is_null());
+        let uri = text(&self.jwks_uri);
+        match (auth_method, jwks, uri) {
+            (AuthMethod::PrivateKeyJwt, None, None) => Err(Error::field(
+                "jwks",
+                "A private_key_jwt client needs its public keys: a JWKS or a JWKS URL.",
+            )),
+            (AuthMethod::PrivateKeyJwt, Some(doc), None) => {
+                check_client_jwks(doc).map_err(|m| Error::field("jwks", m))?;
+                Ok((Some(doc.clone()), None))
+            }
+            (AuthMethod::PrivateKeyJwt, None, Some(u)) => {
+                let url = crate::fetch::parse_fetch_url(u, rules.allow_loopback_fetch)
+                    .map_err(|e| Error::field("jwks_uri", format!("JWKS URL: {e}")))?;
+                Ok((None, Some(url.to_string())))
+            }
+            (AuthMethod::PrivateKeyJwt, Some(_), Some(_)) => Err(Error::field(
+                "jwks_uri",
+                "Give either a JWKS or a JWKS URL, not both.",
+            )),
+            (_, None, None) => Ok((None, None)),
+            _ => Err(Error::field(
+                "jwks",
+                "Only private_key_jwt clients have a JWKS or a JWKS URL.",
+            )),
+        }
+    }
+}
+
+/// Parses a JWK Set typed as JSON text (console, CLI).
+///
+/// # Errors
+/// A message fit for the user.
+pub fn parse_jwks_text(s: &str) -> Result<Option<serde_json::Value>, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(s)
+        .map(Some)
+        .map_err(|_| "JWKS must be a JSON JWK Set: {\"keys\": [...]}.".to_owned())
+}
+
+/// Checks a client's JWK Set (typed in or fetched): public, asymmetric keys only.
+///
+/// # Errors
+/// A message fit for the user.
+pub fn check_client_jwks(doc: &serde_json::Value) -> Result<(), String> {
+    let keys = doc["keys"]
+        .as_array()
+        .filter(|k| !k.is_empty())
+        .ok_or("JWKS must contain at least one key.")?;
+    for k in keys {
+        if k.get("d").is_some() || k.get("p").is_some() {
+            return Err("JWKS must hold public keys only; this one contains a private key.".into());
+        }
+        crate::keys::Verifier::from_jwk(k).map_err(|e| format!("JWKS: {e}"))?;
+    }
+    Ok(())
+}
+
+/// An optional URL member (`client_uri`, `logo_uri`): an absolute `https` (or `http`) URL
+/// without credentials, at most 2048 characters.
+fn url_member(s: &Option<String>, field: &'static str, what: &str) -> Result<Option<String>> {
+    let Some(s) = text(s) else {
+        return Ok(None);
+    };
+    url::Url::parse(s)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "https" | "http") && u.host().is_some())
+        .filter(|u| u.username().is_empty() && u.password().is_none())
+        .filter(|_| s.len() <= crate::fetch::MAX_URL_LEN)
+        .map(|u| Some(u.to_string()))
+        .ok_or_else(|| Error::field(field, format!("{what} must be an absolute https URL.")))
+}
+
+/// An optional short text member (`software_id`, `software_version`): at most 255
+/// characters, no control characters.
+fn text_member(s: &Option<String>, field: &'static str, what: &str) -> Result<Option<String>> {
+    let Some(s) = text(s) else {
+        return Ok(None);
+    };
+    if s.chars().count() > 255 || s.chars().any(char::is_control) {
+        return Err(Error::field(
+            field,
+            format!("{what} must be at most 255 characters without control characters."),
+        ));
+    }
+    Ok(Some(s.to_owned()))
+}
+
+/// Splits redirect URIs typed in one field (whitespace-separated).
+pub fn split_uris(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_owned).collect()
+}
+
+/// Checks redirect URIs for exact matching, dropping duplicates.
+///
+/// Per OAuth 2.1 §2.3.1 and RFC 8252: `https`, `http` only on loopback hosts (native apps), or
+/// a private-use scheme containing a dot (`com.example.app:/callback`); no fragment, no
+/// wildcard, no credentials.
+///
+/// # Errors
+/// A message naming the offending URI.
+pub fn parse_redirect_uris(uris: &[String]) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in uris.iter().map(|u| u.trim()).filter(|u| !u.is_empty()) {
+        let bad = |why: &str| {
+            let shown: String = raw.chars().take(100).collect();
+            format!("Redirect URI {shown}: {why}")
+        };
+        if raw.len() > crate::fetch::MAX_URL_LEN {
+            return Err(bad("too long."));
+        }
+        let url = url::Url::parse(raw).map_err(|_| bad("not an absolute URI."))?;
+        if url.fragment().is_some() {
+            return Err(bad("must not have a fragment."));
+        }
+        if raw.contains('*') {
+            return Err(bad("wildcards are not allowed; register each URI."));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(bad("must not contain credentials."));
+        }
+        let loopback = matches!(
+            url.host(),
+            Some(url::Host::Ipv4(ip)) if ip.is_loopback()
+        ) || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback())
+            || url.host_str() == Some("localhost");
+        match url.scheme() {
+            "https" if url.host().is_some() => {}
+            "http" if loopback => {}
+            "http" => return Err(bad("http is allowed only on loopback hosts.")),
+            scheme if scheme.contains('.') => {}
+            _ => {
+                return Err(bad(
+                    "use https, http on a loopback host, or a private-use scheme like com.example.app.",
+                ));
+            }
+        }
+        if !out.iter().any(|u| u == raw) {
+            out.push(raw.to_owned());
+        }
+        if out.len() > MAX_REDIRECT_URIS {
+            return Err(format!("At most {MAX_REDIRECT_URIS} redirect URIs."));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(json: serde_json::Value) -> Result<ValidClient> {
+        serde_json::from_value::<ClientMetadata>(json)
+            .expect("shape")
+            .validate(MetadataRules::default())
+    }
+
+    fn field_of(r: Result<ValidClient>) -> &'static str {
+        match r {
+            Err(Error::InvalidField { field, .. }) => field,
+            other => panic!("expected a field error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn redirect_uris_are_exact_and_safe() {
+        let uris = split_uris(
+            "https://app.example.com/cb\n http://127.0.0.1:8080/cb http://localhost/cb com.example.app:/cb https://app.example.com/cb",
+        );
+        assert_eq!(
+            parse_redirect_uris(&uris),
+            Ok(vec![
+                "https://app.example.com/cb".to_owned(),
+                "http://127.0.0.1:8080/cb".to_owned(),
+                "http://localhost/cb".to_owned(),
+                "com.example.app:/cb".to_owned(),
+            ])
+        );
+        for bad in [
+            "http://app.example.com/cb",
+            "https://app.example.com/cb#x",
+            "https://*.example.com/cb",
+            "/cb",
+            "myapp:/cb",
+            "javascript:alert(1)",
+            "https://u:p@app.example.com/cb",
+        ] {
+            assert!(parse_redirect_uris(&[bad.to_owned()]).is_err(), "{bad}");
+        }
+        let many: Vec<String> = (0..=MAX_REDIRECT_URIS)
+            .map(|i| format!("https://a.example.com/{i}"))
+            .collect();
+        assert!(parse_redirect_uris(&many).is_err());
+        assert_eq!(parse_redirect_uris(&split_uris("  ")), Ok(vec![]));
+    }
+
+    #[test]
+    fn rfc7591_defaults_and_unknown_members() {
+        let c = meta(serde_json::json!({
+            "client_name": " Reports ",
+            "scope": "tools:call",
+            "application_type": "web",
+            "tos_uri": "https://example.com/tos",
+        }))
+        .expect("valid");
+        assert_eq!(c.name, "Reports");
+        assert_eq!(c.auth_method, AuthMethod::ClientSecretBasic, "RFC 7591 §2 default");
+        assert_eq!(c.grant_types, vec![GrantType::ClientCredentials]);
+        let public = meta(serde_json::json!({"client_name": "App", "token_endpoint_auth_method": "none"}))
+            .expect("valid");
+        assert!(public.grant_types.is_empty());
+    }
+
+    #[test]
+    fn errors_name_the_member() {
+        assert_eq!(field_of(meta(serde_json::json!({}))), "client_name");
+        let named = |extra: serde_json::Value| {
+            let mut v = serde_json::json!({"client_name": "A"});
+            v.as_object_mut()
+                .expect("object")
+                .extend(extra.as_object().expect("object").clone());
+            meta(v)
+        };
+        assert_eq!(
+            field_of(named(serde_json::json!({"redirect_uris": ["http://evil.example/cb"]}))),
+            "redirect_uris"
+        );
+        assert_eq!(
+            field_of(named(serde_json::json!({"grant_types": ["password"]}))),
+            "grant_types"
+        );
+        assert_eq!(
+            field_of(named(serde_json::json!({"token_endpoint_auth_method": "none", "grant_types": ["client_credentials"]}))),
+            "grant_types"
+        );
+        assert_eq!(
+            field_of(named(serde_json::json!({"token_endpoint_auth_method": "private_key_jwt"}))),
+            "jwks"
+        );
+        assert_eq!(
+            field_of(named(serde_json::json!({"jwks_uri": "https://k.example.com/jwks"}))),
+            "jwks"
+        );
+        assert_eq!(
+            field_of(named(serde_json::json!({"token_endpoint_auth_method": "private_key_jwt", "jwks_uri": "https://10.0.0.1/jwks"}))),
+            "jwks_uri"
+        );
+        assert_eq!(field_of(named(serde_json::json!({"contacts": ["nope"]}))), "contacts");
+        assert_eq!(field_of(named(serde_json::json!({"logo_uri": "ftp://x/y"}))), "logo_uri");
+        assert_eq!(field_of(named(serde_json::json!({"scope": "a\"b"}))), "scope");
+        assert_eq!(
+            field_of(named(serde_json::json!({"software_id": "x".repeat(256)}))),
+            "software_id"
+        );
+    }
+}

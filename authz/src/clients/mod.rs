@@ -1,0 +1,17 @@
+//! OAuth clients: RFC 7591 metadata, authentication methods, secrets, and the introspection
+//! credentials of resource servers.
+//!
+//! # Security
+//! Secrets carry 256 bits of entropy, are shown once, stored as SHA-256 and compared in constant
+//! time. A slow password hash is deliberately not used: the entropy makes brute force moot, and a
+//! fast hash keeps the token endpoint signing-bound.
+mod metadata;
+mod model;
+mod ops;
+
+pub use metadata::{
+    ClientMetadata, MAX_CONTACTS, MAX_REDIRECT_URIS, Metadata, MetadataRules, ValidClient,
+    check_client_jwks, parse_jwks_text, parse_redirect_uris, split_uris,
+};
+pub use model::*;
+pub use ops::MAX_SECRET_OVERLAP_SECS;

@@ -1,0 +1,303 @@
+//! Client types: identifiers, authentication methods, grant types, the stored client and its
+//! secrets.
+use super::metadata::Metadata;
+use crate::clock::UnixTime;
+pub use crate::ids::{BindingId, ClientRowId, SecretId};
+use crate::ids::{AgentId, RealmId, ResourceId};
+use crate::scope::ScopeSet;
+use serde::{Deserialize, Serialize};
+
+/// An OAuth `client_id` (RFC 6749 §2.2).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ClientId(String);
+
+/// Longest `client_id` accepted at any endpoint.
+pub const MAX_CLIENT_ID_LEN: usize = 255;
+
+impl ClientId {
+    /// Parses a `client_id` presented at an endpoint: 1–255 visible ASCII characters. Anything
+    /// else names no client and is refused before it is looked up, stored or logged.
+    ///
+    /// # Errors
+    /// A message fit for the caller.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        if s.is_empty() || s.len() > MAX_CLIENT_ID_LEN {
+            return Err("client_id must be 1–255 characters.");
+        }
+        if !s.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err("client_id must be visible ASCII characters.");
+        }
+        Ok(Self(s.to_owned()))
+    }
+
+    /// Parses a `client_id` chosen at registration: 1–128 characters of
+    /// `A-Z a-z 0-9 - . _ ~ :` (trimmed).
+    ///
+    /// # Errors
+    /// A message fit for the user.
+    pub fn parse_new(s: &str) -> Result<Self, &'static str> {
+        let s = s.trim();
+        if s.is_empty() || s.len() > 128 {
+            return Err("client_id must be 1–128 characters.");
+        }
+        if !s
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | ':'))
+        {
+            return Err("client_id may contain only letters, digits and - . _ ~ :");
+        }
+        Ok(Self(s.to_owned()))
+    }
+
+    /// A generated `client_id` (`client_` and 24 hex digits).
+    pub fn generate() -> Self {
+        Self(crate::secret::new_id("client"))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ClientId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// How a client authenticates at the token endpoint (RFC 7591 §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthMethod {
+    /// HTTP Basic with the client secret.
+    ClientSecretBasic,
+    /// `client_id` and `client_secret` in the form body.
+    ClientSecretPost,
+    /// A JWT signed with the client's private key (RFC 7523 §2.2).
+    PrivateKeyJwt,
+    /// A public client: no authentication.
+    None,
+}
+
+impl AuthMethod {
+    /// Registered name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuthMethod::ClientSecretBasic => "client_secret_basic",
+            AuthMethod::ClientSecretPost => "client_secret_post",
+            AuthMethod::PrivateKeyJwt => "private_key_jwt",
+            AuthMethod::None => "none",
+        }
+    }
+
+    /// Parses the registered name.
+    ///
+    /// # Errors
+    /// A message listing the supported methods.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "client_secret_basic" => Ok(AuthMethod::ClientSecretBasic),
+            "client_secret_post" => Ok(AuthMethod::ClientSecretPost),
+            "private_key_jwt" => Ok(AuthMethod::PrivateKeyJwt),
+            "none" => Ok(AuthMethod::None),
+            other => Err(format!(
+                "Unsupported token_endpoint_auth_method {other:?}; use client_secret_basic, client_secret_post, private_key_jwt or none."
+            )),
+        }
+    }
+
+    /// Whether the method uses a client secret.
+    pub fn uses_secret(self) -> bool {
+        matches!(
+            self,
+            AuthMethod::ClientSecretBasic | AuthMethod::ClientSecretPost
+        )
+    }
+}
+
+/// An OAuth grant type this server implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantType {
+    /// RFC 6749 §4.4.
+    ClientCredentials,
+}
+
+impl GrantType {
+    /// Every grant type this server implements.
+    pub const ALL: [GrantType; 1] = [GrantType::ClientCredentials];
+
+    /// Registered name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GrantType::ClientCredentials => "client_credentials",
+        }
+    }
+
+    /// Parses the registered name.
+    ///
+    /// # Errors
+    /// For grant types this server does not implement.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "client_credentials" => Ok(GrantType::ClientCredentials),
+            other => Err(format!("Unsupported grant type {other:?}.")),
+        }
+    }
+}
+
+/// A stored client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Client {
+    /// Row id: never reused, carried in its tokens so a re-created client does not revive them.
+    pub id: ClientRowId,
+    /// Realm.
+    pub realm_id: RealmId,
+    /// The OAuth `client_id`.
+    pub client_id: ClientId,
+    /// Human-readable name (`client_name`).
+    pub name: String,
+    /// Token endpoint authentication method.
+    pub auth_method: AuthMethod,
+    /// Allowed grant types.
+    pub grant_types: Vec<GrantType>,
+    /// Scopes the client may be granted.
+    pub scope: ScopeSet,
+    /// Other RFC 7591 metadata.
+    pub metadata: Metadata,
+    /// The agent this client acts for, if any, and the id of that binding (new on every bind).
+    pub agent: Option<AgentBinding>,
+    /// Set for a resource server's credentials: this client may introspect tokens minted for
+    /// that resource, and gets no tokens itself.
+    pub resource_server_for: Option<ResourceId>,
+    /// Disabled clients get no tokens, and their tokens introspect inactive.
+    pub enabled: bool,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// Last change.
+    pub updated_at: UnixTime,
+}
+
+/// A client's binding to an agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentBinding {
+    /// The agent.
+    pub agent_id: AgentId,
+    /// This binding: a client unbound and bound again gets a new one, and tokens minted under
+    /// the old one stay dead.
+    pub binding_id: BindingId,
+}
+
+/// A stored client secret (hash only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientSecret {
+    /// Opaque id.
+    pub id: SecretId,
+    /// Owning client.
+    pub client_pk: ClientRowId,
+    /// SHA-256 of the secret.
+    pub secret_hash: Vec<u8>,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// End of the overlap window after a rotation; `None` while current.
+    pub expires_at: Option<UnixTime>,
+}
+
+impl ClientSecret {
+    /// Whether the secret is accepted at `now`.
+    pub fn is_live(&self, now: UnixTime) -> bool {
+        self.expires_at.is_none_or(|t| now < t)
+    }
+}
+
+/// Dates of one client secret (never the secret or its hash).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretInfo {
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// End of its overlap window, if rotated out.
+    pub expires_at: Option<UnixTime>,
+    /// Accepted now.
+    pub live: bool,
+}
+
+/// A client with its secrets' dates and its agent's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientDetail {
+    /// The client.
+    pub client: Client,
+    /// Its secrets, newest first.
+    pub secrets: Vec<SecretInfo>,
+    /// The name of the agent it acts for.
+    pub agent: Option<String>,
+    /// The slug of the resource whose server it is.
+    pub resource_server_for: Option<String>,
+    /// For a client with a `jwks_uri`: the keys this instance has fetched from it.
+    pub remote_keys: Option<RemoteKeys>,
+}
+
+/// What this instance knows of the keys at a client's `jwks_uri`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteKeys {
+    /// The URL.
+    pub jwks_uri: String,
+    /// `kid`s of the keys in use (empty when nothing usable was fetched).
+    pub kids: Vec<String>,
+    /// When they were fetched.
+    pub fetched_at: Option<UnixTime>,
+    /// Until when they are used without refetching.
+    pub fresh_until: Option<UnixTime>,
+    /// Why the last fetch failed, if it did.
+    pub last_error: Option<String>,
+}
+
+/// How long a rotated-out secret keeps working by default.
+pub const DEFAULT_SECRET_OVERLAP_SECS: i64 = 24 * 3600;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for m in [
+            AuthMethod::ClientSecretBasic,
+            AuthMethod::ClientSecretPost,
+            AuthMethod::PrivateKeyJwt,
+            AuthMethod::None,
+        ] {
+            assert_eq!(AuthMethod::parse(m.as_str()), Ok(m));
+        }
+        assert!(AuthMethod::parse("client_secret_jwt").is_err());
+        for g in GrantType::ALL {
+            assert_eq!(GrantType::parse(g.as_str()), Ok(g));
+        }
+        assert!(GrantType::parse("password").is_err());
+    }
+
+    #[test]
+    fn client_ids() {
+        assert!(ClientId::parse_new("agent:reports-bot").is_ok());
+        assert!(ClientId::parse_new("has space").is_err());
+        assert!(ClientId::parse("https://app.example.com/client.json").is_ok());
+        assert!(ClientId::parse(&"a".repeat(MAX_CLIENT_ID_LEN)).is_ok());
+        assert!(ClientId::parse(&"a".repeat(MAX_CLIENT_ID_LEN + 1)).is_err());
+        assert!(ClientId::parse("").is_err());
+        assert!(ClientId::parse("tab\tinside").is_err());
+        assert!(ClientId::parse("é").is_err());
+    }
+
+    #[test]
+    fn secrets_expire_after_the_overlap() {
+        let s = ClientSecret {
+            id: SecretId::generate(),
+            client_pk: ClientRowId::generate(),
+            secret_hash: vec![],
+            created_at: 0,
+            expires_at: Some(10),
+        };
+        assert!(s.is_live(9));
+        assert!(!s.is_live(10));
+    }
+}

@@ -1,0 +1,367 @@
+//! Client operations: register, list, inspect, rotate secrets, enable, disable, delete, and
+//! the introspection credentials of a resource server.
+use super::metadata::{ClientMetadata, Metadata, MetadataRules, ValidClient};
+use super::model::{
+    Client, ClientDetail, ClientId, ClientRowId, ClientSecret, RemoteKeys, SecretId, SecretInfo,
+};
+use crate::audit::{RequestMeta, action};
+use crate::clock::UnixTime;
+use crate::core::Core;
+use crate::error::{Error, Result, invalid, map_conflict};
+use crate::policy::{Permission, Principal};
+use crate::scope::ScopeSet;
+use crate::secret::PlainToken;
+use crate::storage::{Page, Paged};
+
+/// Longest overlap a rotated-out secret may keep working.
+pub const MAX_SECRET_OVERLAP_SECS: i64 = 30 * 24 * 3600;
+
+impl Core {
+    fn metadata_rules(&self) -> MetadataRules {
+        MetadataRules {
+            allow_loopback_fetch: self.config().allow_loopback_fetch,
+        }
+    }
+
+    /// A new secret for `client`, and its stored (hashed) form.
+    fn new_secret(&self, client: &ClientRowId, now: UnixTime) -> (PlainToken, ClientSecret) {
+        let token = PlainToken::generate();
+        let secret = ClientSecret {
+            id: SecretId::generate(),
+            client_pk: client.clone(),
+            secret_hash: token.hashed(),
+            created_at: now,
+            expires_at: None,
+        };
+        (token, secret)
+    }
+
+    /// Registers a client from RFC 7591 metadata; `client_id` empty generates one.
+    /// Confidential clients get a secret, returned once.
+    ///
+    /// # Errors
+    /// `Forbidden`, `Invalid`/`InvalidField` (nothing written), `NotFound` (realm), `Conflict`.
+    pub async fn create_client(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        metadata: &ClientMetadata,
+        meta: &RequestMeta,
+    ) -> Result<(Client, Option<PlainToken>)> {
+        p.require(Permission::ManageClients)?;
+        let realm = self.find_realm(realm_name).await?;
+        let client_id = match client_id.trim() {
+            "" => ClientId::generate(),
+            s => ClientId::parse_new(s).map_err(|m| Error::field("client_id", m))?,
+        };
+        let ValidClient {
+            name,
+            auth_method,
+            grant_types,
+            scope,
+            metadata,
+        } = metadata.validate(self.metadata_rules())?;
+        let now = self.now();
+        let client = Client {
+            id: ClientRowId::generate(),
+            realm_id: realm.id.clone(),
+            client_id,
+            name,
+            auth_method,
+            grant_types,
+            scope,
+            metadata,
+            agent: None,
+            resource_server_for: None,
+            enabled: true,
+            created_at: now,
+            updated_at: now,
+        };
+        let issued = auth_method
+            .uses_secret()
+            .then(|| self.new_secret(&client.id, now));
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::CLIENT_CREATE,
+            format!("client:{}", client.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({"auth_method": auth_method.as_str(), "scope": client.scope.to_string()});
+        self.store
+            .insert_client(&client, issued.as_ref().map(|(_, s)| s), &event)
+            .await
+            .map_err(|e| map_conflict(e, "A client with this client_id already exists."))?;
+        Ok((client, issued.map(|(t, _)| t)))
+    }
+
+    /// Creates the credentials a resource server (an MCP server) uses to introspect tokens
+    /// minted for it: a `client_secret_basic` client named `{slug}-introspect` that gets no
+    /// tokens itself. The secret is returned once.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm or resource), `Conflict` when they exist already (rotate
+    /// that client's secret instead).
+    pub async fn create_resource_server_credentials(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        resource_slug: &str,
+        meta: &RequestMeta,
+    ) -> Result<(Client, PlainToken)> {
+        p.require(Permission::ManageClients)?;
+        let resource = self.load_resource(realm_name, resource_slug).await?;
+        let now = self.now();
+        let client = Client {
+            id: ClientRowId::generate(),
+            realm_id: resource.realm_id.clone(),
+            client_id: ClientId::parse_new(&format!("{}-introspect", resource.slug))
+                .map_err(invalid)?,
+            name: format!("{} (resource server)", resource.display_name)
+                .chars()
+                .take(100)
+                .collect(),
+            auth_method: super::model::AuthMethod::ClientSecretBasic,
+            grant_types: vec![],
+            scope: ScopeSet::default(),
+            metadata: Metadata::default(),
+            agent: None,
+            resource_server_for: Some(resource.id.clone()),
+            enabled: true,
+            created_at: now,
+            updated_at: now,
+        };
+        let (token, secret) = self.new_secret(&client.id, now);
+        let mut event = self.event(
+            &client.realm_id,
+            &p.email,
+            action::CLIENT_CREATE,
+            format!("client:{}", client.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({"resource_server_for": resource.slug});
+        self.store
+            .insert_client(&client, Some(&secret), &event)
+            .await
+            .map_err(|e| {
+                map_conflict(
+                    e,
+                    "This resource has introspection credentials already; rotate their secret instead.",
+                )
+            })?;
+        Ok((client, token))
+    }
+
+    /// One page of a realm's clients.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn list_clients(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        query: &str,
+        page: Page,
+    ) -> Result<Paged<Client>> {
+        p.require(Permission::ManageClients)?;
+        let realm = self.find_realm(realm_name).await?;
+        let q = query.trim();
+        Ok(self
+            .store
+            .list_clients(&realm.id, (!q.is_empty()).then_some(q), page)
+            .await?)
+    }
+
+    /// A client of the realm by `client_id`.
+    pub(crate) async fn load_client(&self, realm_name: &str, client_id: &str) -> Result<Client> {
+        let realm = self.find_realm(realm_name).await?;
+        let not_found = || Error::not_found("client", client_id.chars().take(255).collect::<String>());
+        let id = ClientId::parse(client_id).map_err(|_| not_found())?;
+        self.store
+            .find_client(&realm.id, &id)
+            .await?
+            .ok_or_else(not_found)
+    }
+
+    /// One client with its secrets (hashes are never returned, only their dates), the name of
+    /// the agent it acts for, and the resource it serves.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn get_client(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+    ) -> Result<ClientDetail> {
+        p.require(Permission::ManageClients)?;
+        let client = self.load_client(realm_name, client_id).await?;
+        let now = self.now();
+        let secrets = self
+            .store
+            .list_client_secrets(&client.id)
+            .await?
+            .into_iter()
+            .map(|s| SecretInfo {
+                created_at: s.created_at,
+                expires_at: s.expires_at,
+                live: s.is_live(now),
+            })
+            .collect();
+        let agent = match &client.agent {
+            Some(b) => self.store.find_agent_by_id(&b.agent_id).await?.map(|a| a.name),
+            None => None,
+        };
+        let resource_server_for = match &client.resource_server_for {
+            Some(id) => self
+                .store
+                .find_resource_by_id(&client.realm_id, id)
+                .await?
+                .map(|r| r.slug),
+            None => None,
+        };
+        let remote_keys = self.remote_keys_status(&client, now);
+        Ok(ClientDetail {
+            client,
+            secrets,
+            agent,
+            resource_server_for,
+            remote_keys,
+        })
+    }
+
+    /// Fetches a `private_key_jwt` client's keys from its `jwks_uri` now, whatever the cache
+    /// says, and returns what this instance then has (the error included, if the fetch
+    /// failed). `None` for clients without a `jwks_uri`.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn refresh_client_keys(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+    ) -> Result<Option<RemoteKeys>> {
+        p.require(Permission::ManageClients)?;
+        let client = self.load_client(realm_name, client_id).await?;
+        let now = self.now();
+        if let Some(uri) = &client.metadata.jwks_uri {
+            // The outcome, error included, is recorded in the status returned below.
+            let _ = self.fetch_client_jwks(&client, uri, now).await;
+        }
+        Ok(self.remote_keys_status(&client, now))
+    }
+
+    fn remote_keys_status(&self, client: &Client, now: UnixTime) -> Option<RemoteKeys> {
+        let uri = client.metadata.jwks_uri.clone()?;
+        let status = self.documents.status(&uri, now);
+        let kids = status
+            .as_ref()
+            .and_then(|s| s.body.as_ref())
+            .and_then(|b| b["keys"].as_array())
+            .map(|keys| {
+                keys.iter()
+                    .map(|k| k["kid"].as_str().unwrap_or("(no kid)").to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(RemoteKeys {
+            jwks_uri: uri,
+            kids,
+            fetched_at: status.as_ref().and_then(|s| s.fetched_at),
+            fresh_until: status.as_ref().and_then(|s| s.fresh_until),
+            last_error: status.and_then(|s| s.last_error),
+        })
+    }
+
+    /// Issues a new secret; the previous ones keep working for `overlap_secs`.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`, `Invalid` for public clients or an overlap outside 0–30 days.
+    pub async fn rotate_client_secret(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        overlap_secs: i64,
+        meta: &RequestMeta,
+    ) -> Result<PlainToken> {
+        p.require(Permission::ManageClients)?;
+        let client = self.load_client(realm_name, client_id).await?;
+        if !client.auth_method.uses_secret() {
+            return Err(invalid("This client authenticates without a secret."));
+        }
+        if !(0..=MAX_SECRET_OVERLAP_SECS).contains(&overlap_secs) {
+            return Err(invalid(
+                "The overlap must be between 0 seconds and 30 days.",
+            ));
+        }
+        let now = self.now();
+        let (token, secret) = self.new_secret(&client.id, now);
+        let mut event = self.event(
+            &client.realm_id,
+            &p.email,
+            action::CLIENT_SECRET_ROTATE,
+            format!("client:{}", client.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({"overlap_secs": overlap_secs});
+        self.store
+            .rotate_client_secret(&secret, now + overlap_secs, &event)
+            .await?;
+        Ok(token)
+    }
+
+    /// Enables or disables a client. Tokens of a disabled client introspect as inactive.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn set_client_enabled(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        enabled: bool,
+        meta: &RequestMeta,
+    ) -> Result<Client> {
+        p.require(Permission::ManageClients)?;
+        let mut client = self.load_client(realm_name, client_id).await?;
+        client.enabled = enabled;
+        client.updated_at = self.now();
+        let mut event = self.event(
+            &client.realm_id,
+            &p.email,
+            action::CLIENT_UPDATE,
+            format!("client:{}", client.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({"enabled": enabled});
+        self.store.update_client(&client, &event).await?;
+        Ok(client)
+    }
+
+    /// Deletes a client and its secrets; its tokens introspect inactive from then on, even if
+    /// a client with the same `client_id` is registered again.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn delete_client(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        p.require(Permission::ManageClients)?;
+        let client = self.load_client(realm_name, client_id).await?;
+        let event = self.event(
+            &client.realm_id,
+            &p.email,
+            action::CLIENT_DELETE,
+            format!("client:{}", client.client_id),
+            meta,
+        );
+        Ok(self.store.delete_client(&client.id, &event).await?)
+    }
+}

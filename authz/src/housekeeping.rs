@@ -1,0 +1,18 @@
+//! Periodic housekeeping: forgetting what can no longer matter, so tables stay bounded.
+use crate::core::Core;
+use crate::error::Result;
+
+pub use crate::storage::Purged;
+
+/// How often the server runs [`Core::purge_expired`].
+pub const PURGE_INTERVAL_SECS: u64 = 600;
+
+impl Core {
+    /// Deletes expired revocation entries and client-assertion `jti`s.
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn purge_expired(&self) -> Result<Purged> {
+        Ok(self.store.purge_expired(self.now()).await?)
+    }
+}

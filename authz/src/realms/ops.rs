@@ -1,0 +1,182 @@
+//! Realm operations: bootstrap, list, create, rename, enable and disable.
+use super::model::{Realm, RealmId, RealmName, parse_display_name};
+use crate::audit::{RequestMeta, action};
+use crate::core::Core;
+use crate::error::{Error, Result, invalid, map_conflict};
+use crate::policy::{Permission, Principal};
+
+impl Core {
+    /// Creates the `default` realm if missing.
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn ensure_default_realm(&self) -> Result<Realm> {
+        let now = self.now();
+        let realm = Realm {
+            id: RealmId::generate(),
+            name: RealmName::default_realm(),
+            display_name: "Default".into(),
+            enabled: true,
+            default_resource_id: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let event = self.event(
+            &realm.id,
+            "system",
+            action::REALM_CREATE,
+            format!("realm:{}", realm.name),
+            &RequestMeta::default(),
+        );
+        self.store.insert_realm_if_absent(&realm, &event).await?;
+        self.admin_realm().await
+    }
+
+    /// The administration realm (`default`), which holds console accounts.
+    ///
+    /// # Errors
+    /// `Internal` if it does not exist (bootstrap has not run).
+    pub async fn admin_realm(&self) -> Result<Realm> {
+        self.store
+            .find_realm_by_name(&RealmName::default_realm())
+            .await?
+            .ok_or_else(|| Error::Internal("default realm missing; run migrations".into()))
+    }
+
+    /// Lists realms.
+    ///
+    /// # Errors
+    /// `Forbidden`, or storage failure.
+    pub async fn list_realms(&self, p: &Principal) -> Result<Vec<Realm>> {
+        p.require(Permission::ViewRealms)?;
+        Ok(self.store.list_realms().await?)
+    }
+
+    /// Gets a realm by name.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn get_realm(&self, p: &Principal, name: &str) -> Result<Realm> {
+        p.require(Permission::ViewRealms)?;
+        self.find_realm(name).await
+    }
+
+    /// A realm by name, enabled or not; a malformed name is `NotFound` too.
+    pub(crate) async fn find_realm(&self, name: &str) -> Result<Realm> {
+        let parsed = RealmName::parse(name).map_err(|_| Error::not_found("realm", name))?;
+        self.store
+            .find_realm_by_name(&parsed)
+            .await?
+            .ok_or_else(|| Error::not_found("realm", parsed.as_str()))
+    }
+
+    /// Creates a realm.
+    ///
+    /// # Errors
+    /// `Forbidden`, `Invalid` (nothing written), `Conflict` when the name is taken.
+    pub async fn create_realm(
+        &self,
+        p: &Principal,
+        name: &str,
+        display_name: &str,
+        meta: &RequestMeta,
+    ) -> Result<Realm> {
+        p.require(Permission::ManageRealms)?;
+        let name = RealmName::parse(name).map_err(invalid)?;
+        let display_name = parse_display_name(display_name, "Display name").map_err(invalid)?;
+        let now = self.now();
+        let realm = Realm {
+            id: RealmId::generate(),
+            name,
+            display_name,
+            enabled: true,
+            default_resource_id: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let event = self.event(
+            &realm.id,
+            &p.email,
+            action::REALM_CREATE,
+            format!("realm:{}", realm.name),
+            meta,
+        );
+        self.store
+            .insert_realm(&realm, &event)
+            .await
+            .map_err(|e| map_conflict(e, "A realm with this name already exists."))?;
+        Ok(realm)
+    }
+
+    /// Renames a realm and/or changes its display name. Renaming changes its issuer.
+    ///
+    /// # Errors
+    /// `Forbidden`, `Invalid`, `NotFound`, `Conflict`.
+    pub async fn update_realm(
+        &self,
+        p: &Principal,
+        name: &str,
+        new_name: &str,
+        display_name: &str,
+        meta: &RequestMeta,
+    ) -> Result<Realm> {
+        p.require(Permission::ManageRealms)?;
+        let new_name = RealmName::parse(new_name).map_err(invalid)?;
+        let display_name = parse_display_name(display_name, "Display name").map_err(invalid)?;
+        let mut realm = self.find_realm(name).await?;
+        if realm.name.is_default() && !new_name.is_default() {
+            return Err(invalid(
+                "The default realm holds console accounts and cannot be renamed.",
+            ));
+        }
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::REALM_UPDATE,
+            format!("realm:{}", realm.name),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "name": {"from": realm.name.as_str(), "to": new_name.as_str()},
+            "display_name": {"from": realm.display_name, "to": display_name},
+        });
+        realm.name = new_name;
+        realm.display_name = display_name;
+        realm.updated_at = self.now();
+        self.store
+            .update_realm(&realm, &event)
+            .await
+            .map_err(|e| map_conflict(e, "A realm with this name already exists."))?;
+        Ok(realm)
+    }
+
+    /// Enables or disables a realm. The default realm cannot be disabled.
+    ///
+    /// # Errors
+    /// `Forbidden`, `Invalid`, `NotFound`.
+    pub async fn set_realm_enabled(
+        &self,
+        p: &Principal,
+        name: &str,
+        enabled: bool,
+        meta: &RequestMeta,
+    ) -> Result<Realm> {
+        p.require(Permission::ManageRealms)?;
+        let mut realm = self.find_realm(name).await?;
+        if realm.name.is_default() && !enabled {
+            return Err(invalid(
+                "The default realm holds console accounts and cannot be disabled.",
+            ));
+        }
+        let verb = if enabled {
+            action::REALM_ENABLE
+        } else {
+            action::REALM_DISABLE
+        };
+        let event = self.event(&realm.id, &p.email, verb, format!("realm:{}", realm.name), meta);
+        realm.enabled = enabled;
+        realm.updated_at = self.now();
+        self.store.update_realm(&realm, &event).await?;
+        Ok(realm)
+    }
+}

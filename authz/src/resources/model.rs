@@ -1,0 +1,310 @@
+//! Resource types: canonical URIs, slugs, the stored resource and its checked fields.
+use crate::clock::UnixTime;
+pub use crate::ids::ResourceId;
+use crate::ids::RealmId;
+use crate::keys::SigningAlg;
+use crate::scope::ScopeSet;
+
+/// A canonical resource URI.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ResourceUri(String);
+
+impl ResourceUri {
+    /// Canonicalises a resource indicator.
+    ///
+    /// # Errors
+    /// A message saying which rule the input breaks.
+    pub fn parse(input: &str, allow_http_loopback: bool) -> Result<Self, String> {
+        let url = url::Url::parse(input.trim())
+            .map_err(|_| format!("`{input}` is not an absolute URI"))?;
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err("A resource URI must not have a query or fragment.".into());
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err("A resource URI must not carry user info.".into());
+        }
+        let host = url.host_str().ok_or("A resource URI needs a host.")?;
+        match url.scheme() {
+            "https" => {}
+            "http" if allow_http_loopback && is_loopback(host) => {}
+            "http" => {
+                return Err(
+                    "A resource URI must use https (http only for loopback hosts in development)."
+                        .into(),
+                );
+            }
+            _ => return Err("A resource URI must use https.".into()),
+        }
+        // The url crate lower-cases scheme and host and drops default ports already.
+        let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+        let path = url.path();
+        let path = if path == "/" {
+            "/"
+        } else {
+            path.trim_end_matches('/')
+        };
+        let path = if path.is_empty() { "/" } else { path };
+        Ok(Self(format!("{}://{}{}{}", url.scheme(), host, port, path)))
+    }
+
+    /// The canonical text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ResourceUri {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn is_loopback(host: &str) -> bool {
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+        || host
+            .trim_matches(['[', ']'])
+            .parse::<std::net::Ipv6Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A resource slug: 1–63 of `a-z`, `0-9`, `-` (no `_` or `.`), not starting or ending with `-`.
+///
+/// # Errors
+/// A message fit for the user.
+pub fn parse_slug(s: &str) -> Result<String, &'static str> {
+    let s = s.trim().to_ascii_lowercase();
+    if s.is_empty() || s.len() > 63 {
+        return Err("Resource id must be 1–63 characters.");
+    }
+    if !s
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        || s.starts_with('-')
+        || s.ends_with('-')
+    {
+        return Err("Resource id may contain only letters, digits and '-' (no '_' or '.').");
+    }
+    Ok(s)
+}
+
+/// Default access-token lifetime for a resource, in seconds.
+pub const DEFAULT_TOKEN_TTL_SECS: i64 = 300;
+
+/// Longest access-token lifetime a resource may configure; retired keys stay published this long
+/// (plus leeway) after rotation.
+pub const MAX_TOKEN_TTL_SECS: i64 = 3600;
+/// Shortest access-token lifetime a resource may configure.
+pub const MIN_TOKEN_TTL_SECS: i64 = 30;
+
+/// Input for creating or changing a resource, as typed by an admin.
+#[derive(Debug, Clone, Default)]
+pub struct ResourceInput {
+    /// Slug (ignored on update).
+    pub slug: String,
+    /// Display name.
+    pub display_name: String,
+    /// Resource URI (canonicalised).
+    pub uri: String,
+    /// Accepted scopes, space-delimited.
+    pub scopes: String,
+    /// Token lifetime in seconds; empty means the default.
+    pub token_ttl_secs: String,
+    /// Signing algorithm override; empty means the realm default (ES256).
+    pub signing_alg: String,
+    /// Enabled flag.
+    pub enabled: bool,
+}
+
+/// The changeable fields of a resource, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceFields {
+    /// Display name.
+    pub display_name: String,
+    /// Canonical URI.
+    pub uri: ResourceUri,
+    /// Accepted scopes (at least one).
+    pub scopes: ScopeSet,
+    /// Access-token lifetime.
+    pub token_ttl_secs: i64,
+    /// Signing algorithm override.
+    pub signing_alg: Option<SigningAlg>,
+    /// Enabled flag.
+    pub enabled: bool,
+}
+
+impl ResourceFields {
+    /// Checks typed input.
+    ///
+    /// # Errors
+    /// `InvalidField` naming the first field that breaks a rule.
+    pub fn parse(input: &ResourceInput, allow_http_loopback: bool) -> crate::error::Result<Self> {
+        use crate::error::Error;
+        let display_name = crate::realms::parse_display_name(&input.display_name, "Name")
+            .map_err(|m| Error::field("name", m))?;
+        let uri = ResourceUri::parse(&input.uri, allow_http_loopback)
+            .map_err(|m| Error::field("uri", m))?;
+        let scopes = ScopeSet::parse(&input.scopes).map_err(|m| Error::field("scopes", m))?;
+        if scopes.is_empty() {
+            return Err(Error::field(
+                "scopes",
+                "List at least one scope the resource accepts.",
+            ));
+        }
+        let token_ttl_secs = match input.token_ttl_secs.trim() {
+            "" => DEFAULT_TOKEN_TTL_SECS,
+            s => s
+                .parse()
+                .ok()
+                .filter(|t| (MIN_TOKEN_TTL_SECS..=MAX_TOKEN_TTL_SECS).contains(t))
+                .ok_or_else(|| {
+                    Error::field(
+                        "token_ttl_secs",
+                        format!(
+                            "Token lifetime must be {MIN_TOKEN_TTL_SECS}–{MAX_TOKEN_TTL_SECS} seconds."
+                        ),
+                    )
+                })?,
+        };
+        let signing_alg = match input.signing_alg.trim() {
+            "" => None,
+            s => Some(SigningAlg::parse(s).map_err(|m| Error::field("signing_alg", m))?),
+        };
+        Ok(Self {
+            display_name,
+            uri,
+            scopes,
+            token_ttl_secs,
+            signing_alg,
+            enabled: input.enabled,
+        })
+    }
+}
+
+/// A stored protected resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// Row id: never reused, carried in its tokens so a re-created resource does not revive
+    /// them.
+    pub id: ResourceId,
+    /// Realm.
+    pub realm_id: RealmId,
+    /// Slug, e.g. `payments-mcp`.
+    pub slug: String,
+    /// Display name.
+    pub display_name: String,
+    /// Canonical URI: the `aud` of its tokens.
+    pub uri: ResourceUri,
+    /// Scopes this resource accepts.
+    pub scopes: ScopeSet,
+    /// Access-token lifetime.
+    pub token_ttl_secs: i64,
+    /// Signing algorithm override (else the realm's active key).
+    pub signing_alg: Option<SigningAlg>,
+    /// Disabled resources get no tokens.
+    pub enabled: bool,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// Last change.
+    pub updated_at: UnixTime,
+}
+
+impl Resource {
+    /// Applies checked fields.
+    pub fn apply(&mut self, f: ResourceFields) {
+        self.display_name = f.display_name;
+        self.uri = f.uri;
+        self.scopes = f.scopes;
+        self.token_ttl_secs = f.token_ttl_secs;
+        self.signing_alg = f.signing_alg;
+        self.enabled = f.enabled;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn canon(s: &str) -> Result<String, String> {
+        ResourceUri::parse(s, true).map(|u| u.0)
+    }
+
+    #[test]
+    fn canonical_forms() {
+        assert_eq!(
+            canon("HTTPS://MCP.Example.COM:443/Mcp/"),
+            Ok("https://mcp.example.com/Mcp".into())
+        );
+        assert_eq!(
+            canon("https://mcp.example.com"),
+            Ok("https://mcp.example.com/".into())
+        );
+        assert_eq!(
+            canon("https://mcp.example.com/"),
+            Ok("https://mcp.example.com/".into())
+        );
+        assert_eq!(
+            canon("https://mcp.example.com:8443/a//"),
+            Ok("https://mcp.example.com:8443/a".into())
+        );
+        assert_eq!(
+            canon("http://127.0.0.1:9000/mcp"),
+            Ok("http://127.0.0.1:9000/mcp".into())
+        );
+        assert_eq!(
+            canon("http://localhost/mcp"),
+            Ok("http://localhost/mcp".into())
+        );
+        assert!(
+            ResourceUri::parse("http://localhost/mcp", false).is_err(),
+            "loopback http needs the dev setting"
+        );
+        for bad in [
+            "http://mcp.example.com/",
+            "https://mcp.example.com/?a=1",
+            "https://mcp.example.com/#x",
+            "https://user:pw@mcp.example.com/",
+            "ftp://mcp.example.com/",
+            "mcp.example.com",
+            "",
+        ] {
+            assert!(canon(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn slugs() {
+        assert_eq!(parse_slug("Payments-MCP"), Ok("payments-mcp".into()));
+        for bad in ["", "a_b", "a.b", "-a", "a-", &"a".repeat(64)] {
+            assert!(parse_slug(bad).is_err(), "{bad}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn canonicalisation_is_idempotent_and_ignores_case_and_trailing_slash(
+            host in "[a-z]{1,10}(\\.[a-z]{2,5}){1,2}",
+            path in "(/[A-Za-z0-9_~-]{1,8}){0,3}",
+            upper in any::<bool>(),
+            slash in any::<bool>(),
+        ) {
+            let base = format!("https://{host}{path}");
+            let canonical = canon(&base).expect("valid");
+            prop_assert_eq!(canon(&canonical).expect("valid"), canonical.clone());
+            let mut variant = if upper { format!("HTTPS://{}{path}", host.to_uppercase()) } else { base.clone() };
+            if slash { variant.push('/'); }
+            prop_assert_eq!(canon(&variant).expect("valid"), canonical.clone());
+            prop_assert!(!canonical.contains('?') && !canonical.contains('#'));
+            prop_assert!(canonical.ends_with('/') == (path.is_empty()));
+        }
+
+        #[test]
+        fn arbitrary_input_never_panics(s in "\\PC{0,60}") {
+            let _ = ResourceUri::parse(&s, true);
+        }
+    }
+}
+

@@ -1,0 +1,217 @@
+//! Resource operations: register, list, change, enable, disable, delete, and the realm's
+//! default resource.
+use super::model::{Resource, ResourceFields, ResourceId, ResourceInput, parse_slug};
+use crate::audit::{RequestMeta, action};
+use crate::core::Core;
+use crate::error::{Error, Result, map_conflict};
+use crate::policy::{Permission, Principal};
+
+impl Core {
+    /// Registers a protected resource.
+    ///
+    /// # Errors
+    /// `Forbidden`, `InvalidField` (nothing written), `NotFound` (realm), `Conflict` (slug or
+    /// URI taken).
+    pub async fn create_resource(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        input: &ResourceInput,
+        meta: &RequestMeta,
+    ) -> Result<Resource> {
+        p.require(Permission::ManageResources)?;
+        let realm = self.find_realm(realm_name).await?;
+        let slug = parse_slug(&input.slug).map_err(|m| Error::field("slug", m))?;
+        let f = ResourceFields::parse(input, self.config().allow_http_loopback)?;
+        let now = self.now();
+        let r = Resource {
+            id: ResourceId::generate(),
+            realm_id: realm.id.clone(),
+            slug,
+            display_name: f.display_name,
+            uri: f.uri,
+            scopes: f.scopes,
+            token_ttl_secs: f.token_ttl_secs,
+            signing_alg: f.signing_alg,
+            enabled: f.enabled,
+            created_at: now,
+            updated_at: now,
+        };
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::RESOURCE_CREATE,
+            format!("resource:{}", r.slug),
+            meta,
+        );
+        event.details = serde_json::json!({"uri": r.uri.as_str(), "scopes": r.scopes.to_string()});
+        self.store
+            .insert_resource(&r, &event)
+            .await
+            .map_err(|e| map_conflict(e, "A resource with this id or URI already exists."))?;
+        Ok(r)
+    }
+
+    /// Lists a realm's resources.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn list_resources(&self, p: &Principal, realm_name: &str) -> Result<Vec<Resource>> {
+        p.require(Permission::ViewRealms)?;
+        let realm = self.find_realm(realm_name).await?;
+        Ok(self.store.list_resources(&realm.id).await?)
+    }
+
+    /// A resource of the realm by slug.
+    pub(crate) async fn load_resource(&self, realm_name: &str, slug: &str) -> Result<Resource> {
+        let realm = self.find_realm(realm_name).await?;
+        let not_found = || Error::not_found("resource", slug.chars().take(63).collect::<String>());
+        let slug = parse_slug(slug).map_err(|_| not_found())?;
+        self.store
+            .find_resource(&realm.id, &slug)
+            .await?
+            .ok_or_else(not_found)
+    }
+
+    /// Changes a resource (everything but its slug).
+    ///
+    /// # Errors
+    /// `Forbidden`, `InvalidField`, `NotFound`, `Conflict` (URI taken).
+    pub async fn update_resource(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        slug: &str,
+        input: &ResourceInput,
+        meta: &RequestMeta,
+    ) -> Result<Resource> {
+        p.require(Permission::ManageResources)?;
+        let fields = ResourceFields::parse(input, self.config().allow_http_loopback)?;
+        let mut r = self.load_resource(realm_name, slug).await?;
+        r.apply(fields);
+        r.updated_at = self.now();
+        let mut event = self.event(
+            &r.realm_id,
+            &p.email,
+            action::RESOURCE_UPDATE,
+            format!("resource:{}", r.slug),
+            meta,
+        );
+        event.details = serde_json::json!({"uri": r.uri.as_str(), "scopes": r.scopes.to_string(), "enabled": r.enabled});
+        self.store
+            .update_resource(&r, &event)
+            .await
+            .map_err(|e| map_conflict(e, "Another resource already has this URI."))?;
+        Ok(r)
+    }
+
+    /// Enables or disables a resource: disabled resources get no tokens, and their tokens
+    /// introspect inactive.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn set_resource_enabled(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        slug: &str,
+        enabled: bool,
+        meta: &RequestMeta,
+    ) -> Result<Resource> {
+        p.require(Permission::ManageResources)?;
+        let mut r = self.load_resource(realm_name, slug).await?;
+        r.enabled = enabled;
+        r.updated_at = self.now();
+        let mut event = self.event(
+            &r.realm_id,
+            &p.email,
+            action::RESOURCE_UPDATE,
+            format!("resource:{}", r.slug),
+            meta,
+        );
+        event.details = serde_json::json!({"enabled": enabled});
+        self.store.update_resource(&r, &event).await?;
+        Ok(r)
+    }
+
+    /// Deletes a resource (and its introspection credentials); its tokens stop introspecting as
+    /// active, even if a resource with the same URI is registered again.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn delete_resource(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        slug: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        p.require(Permission::ManageResources)?;
+        let r = self.load_resource(realm_name, slug).await?;
+        let event = self.event(
+            &r.realm_id,
+            &p.email,
+            action::RESOURCE_DELETE,
+            format!("resource:{}", r.slug),
+            meta,
+        );
+        Ok(self.store.delete_resource(&r.id, &event).await?)
+    }
+
+    /// The realm's default resource: the audience of token requests that omit `resource`.
+    /// `None` (the default) means such requests are refused with `invalid_target`.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn default_resource(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+    ) -> Result<Option<Resource>> {
+        p.require(Permission::ViewRealms)?;
+        let realm = self.find_realm(realm_name).await?;
+        match &realm.default_resource_id {
+            Some(id) => Ok(self.store.find_resource_by_id(&realm.id, id).await?),
+            None => Ok(None),
+        }
+    }
+
+    /// Makes `slug` the realm's default resource, or with `None` requires every token request
+    /// to name its resource again.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm or resource).
+    pub async fn set_default_resource(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        slug: Option<&str>,
+        meta: &RequestMeta,
+    ) -> Result<Option<Resource>> {
+        p.require(Permission::ManageResources)?;
+        let realm = self.find_realm(realm_name).await?;
+        let resource = match slug {
+            Some(slug) => Some(self.load_resource(realm_name, slug).await?),
+            None => None,
+        };
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::RESOURCE_SET_DEFAULT,
+            format!("realm:{}", realm.name),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "resource": resource.as_ref().map(|r| r.slug.as_str()),
+        });
+        self.store
+            .set_default_resource(
+                &realm.id,
+                resource.as_ref().map(|r| &r.id),
+                self.now(),
+                &event,
+            )
+            .await?;
+        Ok(resource)
+    }
+}

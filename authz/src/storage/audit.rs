@@ -1,0 +1,99 @@
+//! Audit persistence (append-only).
+use crate::audit::{AuditEvent, AuditFilter, NewAuditEvent};
+use crate::error::StorageError;
+use crate::storage::{Page, Paged};
+use async_trait::async_trait;
+
+/// Audit persistence (append-only).
+#[async_trait]
+pub trait AuditStore: Send + Sync {
+    /// Appends an event that has no other change to commit with (e.g. a failed sign-in).
+    async fn insert_audit_event(&self, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Lists events matching the filter, newest first.
+    async fn list_audit_events(
+        &self,
+        filter: &AuditFilter,
+        page: Page,
+    ) -> Result<Paged<AuditEvent>, StorageError>;
+}
+
+pub(super) const AUDIT_SELECT: &str = "SELECT a.id, r.name AS realm, a.occurred_at, a.actor, a.action, a.target, a.outcome, a.request_id, a.client_ip, a.details FROM audit_events a JOIN realms r ON r.id = a.realm_id WHERE 1 = 1";
+pub(super) const AUDIT_COUNT: &str = "SELECT COUNT(*) FROM audit_events a WHERE 1 = 1";
+
+/// Implements [`AuditStore`] for one backend's store.
+macro_rules! audit_store {
+    ($store:ident, $db:ty) => {
+        const _: () = {
+            use $crate::audit::{AuditEvent, AuditFilter, NewAuditEvent};
+            use $crate::error::StorageError;
+            use $crate::storage::audit::*;
+            use $crate::storage::contains_pattern;
+            use $crate::storage::rows::AuditRow;
+            use $crate::storage::{Page, Paged};
+
+            #[async_trait::async_trait]
+            impl AuditStore for $store {
+                async fn insert_audit_event(
+                    &self,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut conn = self.pool.acquire().await?;
+                    insert_audit(&mut conn, event).await
+                }
+
+                async fn list_audit_events(
+                    &self,
+                    f: &AuditFilter,
+                    page: Page,
+                ) -> Result<Paged<AuditEvent>, StorageError> {
+                    let actor = f.actor.as_deref().map(contains_pattern);
+                    let target = f.target.as_deref().map(contains_pattern);
+                    let filter = |qb: &mut sqlx::QueryBuilder<'_, $db>| {
+                        if let Some(v) = &f.realm_id {
+                            qb.push(" AND a.realm_id = ").push_bind(v.as_str().to_owned());
+                        }
+                        if let Some(v) = &f.action {
+                            qb.push(" AND a.action = ").push_bind(v.clone());
+                        }
+                        if let Some(v) = &actor {
+                            qb.push(" AND lower(a.actor) LIKE ")
+                                .push_bind(v.clone())
+                                .push(" ESCAPE '\\'");
+                        }
+                        if let Some(v) = &target {
+                            qb.push(" AND lower(a.target) LIKE ")
+                                .push_bind(v.clone())
+                                .push(" ESCAPE '\\'");
+                        }
+                        if let Some(v) = f.from {
+                            qb.push(" AND a.occurred_at >= ").push_bind(v);
+                        }
+                        if let Some(v) = f.to {
+                            qb.push(" AND a.occurred_at < ").push_bind(v);
+                        }
+                    };
+                    let mut qb = sqlx::QueryBuilder::<$db>::new(AUDIT_SELECT);
+                    filter(&mut qb);
+                    qb.push(" ORDER BY a.id DESC LIMIT ")
+                        .push_bind(i64::from(page.limit))
+                        .push(" OFFSET ")
+                        .push_bind(i64::from(page.offset));
+                    let items = qb
+                        .build_query_as::<AuditRow>()
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(AuditEvent::try_from)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let mut qb = sqlx::QueryBuilder::<$db>::new(AUDIT_COUNT);
+                    filter(&mut qb);
+                    let total: i64 = qb.build_query_scalar().fetch_one(&self.pool).await?;
+                    Ok(Paged {
+                        items,
+                        total: u64::try_from(total).unwrap_or(0),
+                    })
+                }
+            }
+        };
+    };
+}

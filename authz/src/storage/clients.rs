@@ -1,0 +1,246 @@
+//! Client persistence: clients and their secrets.
+use crate::audit::NewAuditEvent;
+use crate::clients::{Client, ClientId, ClientRowId, ClientSecret};
+use crate::clock::UnixTime;
+use crate::error::StorageError;
+use crate::realms::RealmId;
+use crate::storage::{Page, Paged};
+use async_trait::async_trait;
+
+/// Client persistence.
+#[async_trait]
+pub trait ClientStore: Send + Sync {
+    /// Inserts a client, its first secret if any, and the audit event; `Conflict` if the
+    /// `client_id` is taken in the realm (or the resource has introspection credentials).
+    async fn insert_client(
+        &self,
+        c: &Client,
+        secret: Option<&ClientSecret>,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Finds a client by `client_id`.
+    async fn find_client(
+        &self,
+        realm_id: &RealmId,
+        client_id: &ClientId,
+    ) -> Result<Option<Client>, StorageError>;
+    /// Lists clients of a realm whose `client_id` or name contains `query`, by `client_id`.
+    async fn list_clients(
+        &self,
+        realm_id: &RealmId,
+        query: Option<&str>,
+        page: Page,
+    ) -> Result<Paged<Client>, StorageError>;
+    /// Writes every mutable field; `NotFound` if gone.
+    async fn update_client(&self, c: &Client, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Deletes a client and its secrets; `NotFound` if gone.
+    async fn delete_client(
+        &self,
+        id: &ClientRowId,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// The client's secrets, newest first (expired ones included).
+    async fn list_client_secrets(
+        &self,
+        client: &ClientRowId,
+    ) -> Result<Vec<ClientSecret>, StorageError>;
+    /// Adds `new` and makes every current secret expire at `old_expires_at`, atomically.
+    async fn rotate_client_secret(
+        &self,
+        new: &ClientSecret,
+        old_expires_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+}
+
+pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at";
+pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+pub(super) const UPDATE_CLIENT: &str = "UPDATE clients SET name = $1, auth_method = $2, grant_types = $3, scope = $4, metadata = $5, enabled = $6, updated_at = $7, agent_id = $8, agent_binding = $9 WHERE id = $10";
+pub(super) const DELETE_CLIENT: &str = "DELETE FROM clients WHERE id = $1";
+pub(super) const SECRET_COLUMNS: &str = "id, client_pk, secret_hash, created_at, expires_at";
+pub(super) const INSERT_SECRET: &str = "INSERT INTO client_secrets (id, client_pk, secret_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)";
+pub(super) const EXPIRE_CURRENT_SECRETS: &str = "UPDATE client_secrets SET expires_at = $1 WHERE client_pk = $2 AND (expires_at IS NULL OR expires_at > $1)";
+
+/// Implements [`ClientStore`] for one backend's store.
+macro_rules! client_store {
+    ($store:ident, $db:ty) => {
+        const _: () = {
+            use $crate::audit::NewAuditEvent;
+            use $crate::clients::{Client, ClientId, ClientRowId, ClientSecret};
+            use $crate::clock::UnixTime;
+            use $crate::error::StorageError;
+            use $crate::realms::RealmId;
+            use $crate::storage::clients::*;
+            use $crate::storage::rows::{ClientRow, SecretRow};
+            use $crate::storage::{Page, Paged};
+
+            fn grant_types_text(c: &Client) -> String {
+                c.grant_types
+                    .iter()
+                    .map(|g| g.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+
+            fn metadata_text(c: &Client) -> Result<String, StorageError> {
+                serde_json::to_string(&c.metadata).map_err(|e| StorageError::Corrupt(e.to_string()))
+            }
+
+            async fn insert_secret_row(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                s: &ClientSecret,
+            ) -> Result<(), StorageError> {
+                sqlx::query(INSERT_SECRET)
+                    .bind(s.id.as_str())
+                    .bind(s.client_pk.as_str())
+                    .bind(&s.secret_hash)
+                    .bind(s.created_at)
+                    .bind(s.expires_at)
+                    .execute(conn)
+                    .await?;
+                Ok(())
+            }
+
+            #[async_trait::async_trait]
+            impl ClientStore for $store {
+                async fn insert_client(
+                    &self,
+                    c: &Client,
+                    secret: Option<&ClientSecret>,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let metadata = metadata_text(c)?;
+                    let mut tx = self.pool.begin().await?;
+                    sqlx::query(INSERT_CLIENT)
+                        .bind(c.id.as_str())
+                        .bind(c.realm_id.as_str())
+                        .bind(c.client_id.as_str())
+                        .bind(&c.name)
+                        .bind(c.auth_method.as_str())
+                        .bind(grant_types_text(c))
+                        .bind(c.scope.to_string())
+                        .bind(metadata)
+                        .bind(c.agent.as_ref().map(|b| b.agent_id.as_str()))
+                        .bind(c.agent.as_ref().map(|b| b.binding_id.as_str()))
+                        .bind(c.resource_server_for.as_ref().map(|r| r.as_str()))
+                        .bind(c.enabled)
+                        .bind(c.created_at)
+                        .bind(c.updated_at)
+                        .execute(&mut *tx)
+                        .await?;
+                    if let Some(s) = secret {
+                        insert_secret_row(&mut tx, s).await?;
+                    }
+                    self.commit(tx, event).await
+                }
+
+                async fn find_client(
+                    &self,
+                    realm_id: &RealmId,
+                    client_id: &ClientId,
+                ) -> Result<Option<Client>, StorageError> {
+                    let sql = format!(
+                        "SELECT {CLIENT_COLUMNS} FROM clients WHERE realm_id = $1 AND client_id = $2"
+                    );
+                    sqlx::query_as::<_, ClientRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .bind(client_id.as_str())
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(Client::try_from)
+                        .transpose()
+                }
+
+                async fn list_clients(
+                    &self,
+                    realm_id: &RealmId,
+                    query: Option<&str>,
+                    page: Page,
+                ) -> Result<Paged<Client>, StorageError> {
+                    let search = Search {
+                        table: "clients",
+                        columns: CLIENT_COLUMNS,
+                        fields: ["client_id", "name"],
+                        order: "client_id",
+                    };
+                    let (rows, total) = search
+                        .page::<ClientRow>(&self.pool, realm_id.as_str(), query, page, &|_| {})
+                        .await?;
+                    let items = rows
+                        .into_iter()
+                        .map(Client::try_from)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok(Paged { items, total })
+                }
+
+                async fn update_client(
+                    &self,
+                    c: &Client,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let metadata = metadata_text(c)?;
+                    let mut tx = self.pool.begin().await?;
+                    let n = sqlx::query(UPDATE_CLIENT)
+                        .bind(&c.name)
+                        .bind(c.auth_method.as_str())
+                        .bind(grant_types_text(c))
+                        .bind(c.scope.to_string())
+                        .bind(metadata)
+                        .bind(c.enabled)
+                        .bind(c.updated_at)
+                        .bind(c.agent.as_ref().map(|b| b.agent_id.as_str()))
+                        .bind(c.agent.as_ref().map(|b| b.binding_id.as_str()))
+                        .bind(c.id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+
+                async fn delete_client(
+                    &self,
+                    id: &ClientRowId,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let n = sqlx::query(DELETE_CLIENT)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+
+                async fn list_client_secrets(
+                    &self,
+                    client: &ClientRowId,
+                ) -> Result<Vec<ClientSecret>, StorageError> {
+                    let sql = format!("SELECT {SECRET_COLUMNS} FROM client_secrets WHERE client_pk = $1 ORDER BY created_at DESC, id");
+                    Ok(sqlx::query_as::<_, SecretRow>(&sql)
+                        .bind(client.as_str())
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(ClientSecret::from)
+                        .collect())
+                }
+
+                async fn rotate_client_secret(
+                    &self,
+                    new: &ClientSecret,
+                    old_expires_at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    sqlx::query(EXPIRE_CURRENT_SECRETS)
+                        .bind(old_expires_at)
+                        .bind(new.client_pk.as_str())
+                        .execute(&mut *tx)
+                        .await?;
+                    insert_secret_row(&mut tx, new).await?;
+                    self.commit(tx, event).await
+                }
+            }
+        };
+    };
+}

@@ -1,0 +1,176 @@
+//! Realm persistence.
+use crate::audit::NewAuditEvent;
+use crate::clock::UnixTime;
+use crate::error::StorageError;
+use crate::ids::ResourceId;
+use crate::realms::{Realm, RealmId, RealmName};
+use async_trait::async_trait;
+
+/// Realm persistence.
+#[async_trait]
+pub trait RealmStore: Send + Sync {
+    /// Inserts the realm unless one with the same name exists; returns whether it inserted.
+    /// The audit event is written in the same transaction, only when inserted.
+    async fn insert_realm_if_absent(
+        &self,
+        realm: &Realm,
+        event: &NewAuditEvent,
+    ) -> Result<bool, StorageError>;
+    /// Inserts a realm and its audit event; `Conflict` if the name is taken.
+    async fn insert_realm(&self, realm: &Realm, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Finds a realm by id.
+    async fn find_realm(&self, id: &RealmId) -> Result<Option<Realm>, StorageError>;
+    /// Finds a realm by name.
+    async fn find_realm_by_name(&self, name: &RealmName) -> Result<Option<Realm>, StorageError>;
+    /// Lists all realms by name.
+    async fn list_realms(&self) -> Result<Vec<Realm>, StorageError>;
+    /// Updates name, display name and enabled flag, writing the audit event in the same
+    /// transaction; `NotFound` if the realm is gone, `Conflict` if the new name is taken.
+    async fn update_realm(&self, realm: &Realm, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Sets (or clears) the resource that token requests without `resource` are for, writing
+    /// the audit event in the same transaction; `NotFound` if the realm is gone.
+    async fn set_default_resource(
+        &self,
+        realm_id: &RealmId,
+        resource_id: Option<&ResourceId>,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+}
+
+pub(super) const REALM_COLUMNS: &str =
+    "id, name, display_name, enabled, default_resource_id, created_at, updated_at";
+pub(super) const SET_DEFAULT_RESOURCE: &str =
+    "UPDATE realms SET default_resource_id = $1, updated_at = $2 WHERE id = $3";
+pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)";
+pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING";
+pub(super) const UPDATE_REALM: &str =
+    "UPDATE realms SET name = $1, display_name = $2, enabled = $3, updated_at = $4 WHERE id = $5";
+
+/// Implements [`RealmStore`] for one backend's store.
+macro_rules! realm_store {
+    ($store:ident, $db:ty) => {
+        const _: () = {
+            use $crate::audit::NewAuditEvent;
+            use $crate::clock::UnixTime;
+            use $crate::error::StorageError;
+            use $crate::ids::ResourceId;
+            use $crate::realms::{Realm, RealmId, RealmName};
+            use $crate::storage::realms::*;
+            use $crate::storage::rows::RealmRow;
+
+            fn bind_realm<'q>(
+                q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
+                r: &'q Realm,
+            ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>> {
+                q.bind(r.id.as_str())
+                    .bind(r.name.as_str())
+                    .bind(&r.display_name)
+                    .bind(r.enabled)
+                    .bind(r.created_at)
+                    .bind(r.updated_at)
+            }
+
+            async fn realm_where(
+                pool: &sqlx::Pool<$db>,
+                column: &'static str,
+                value: &str,
+            ) -> Result<Option<Realm>, StorageError> {
+                let sql = format!("SELECT {REALM_COLUMNS} FROM realms WHERE {column} = $1");
+                sqlx::query_as::<_, RealmRow>(&sql)
+                    .bind(value)
+                    .fetch_optional(pool)
+                    .await?
+                    .map(Realm::try_from)
+                    .transpose()
+            }
+
+            #[async_trait::async_trait]
+            impl RealmStore for $store {
+                async fn insert_realm_if_absent(
+                    &self,
+                    realm: &Realm,
+                    event: &NewAuditEvent,
+                ) -> Result<bool, StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let n = bind_realm(sqlx::query(INSERT_REALM_IF_ABSENT), realm)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if n == 0 {
+                        return Ok(false);
+                    }
+                    self.commit(tx, event).await?;
+                    Ok(true)
+                }
+
+                async fn insert_realm(
+                    &self,
+                    realm: &Realm,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    bind_realm(sqlx::query(INSERT_REALM), realm).execute(&mut *tx).await?;
+                    self.commit(tx, event).await
+                }
+
+                async fn find_realm(&self, id: &RealmId) -> Result<Option<Realm>, StorageError> {
+                    realm_where(&self.pool, "id", id.as_str()).await
+                }
+
+                async fn find_realm_by_name(
+                    &self,
+                    name: &RealmName,
+                ) -> Result<Option<Realm>, StorageError> {
+                    realm_where(&self.pool, "name", name.as_str()).await
+                }
+
+                async fn list_realms(&self) -> Result<Vec<Realm>, StorageError> {
+                    let sql = format!("SELECT {REALM_COLUMNS} FROM realms ORDER BY name");
+                    sqlx::query_as::<_, RealmRow>(&sql)
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(Realm::try_from)
+                        .collect()
+                }
+
+                async fn update_realm(
+                    &self,
+                    realm: &Realm,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let n = sqlx::query(UPDATE_REALM)
+                        .bind(realm.name.as_str())
+                        .bind(&realm.display_name)
+                        .bind(realm.enabled)
+                        .bind(realm.updated_at)
+                        .bind(realm.id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+
+                async fn set_default_resource(
+                    &self,
+                    realm_id: &RealmId,
+                    resource_id: Option<&ResourceId>,
+                    updated_at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let n = sqlx::query(SET_DEFAULT_RESOURCE)
+                        .bind(resource_id.map(ResourceId::as_str))
+                        .bind(updated_at)
+                        .bind(realm_id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+            }
+        };
+    };
+}

@@ -1,0 +1,197 @@
+//! Protected-resource persistence.
+use crate::audit::NewAuditEvent;
+use crate::error::StorageError;
+use crate::realms::RealmId;
+use crate::resources::{Resource, ResourceId, ResourceUri};
+use async_trait::async_trait;
+
+/// Protected-resource persistence.
+#[async_trait]
+pub trait ResourceStore: Send + Sync {
+    /// Inserts a resource; `Conflict` if its slug or URI is taken in the realm.
+    async fn insert_resource(
+        &self,
+        r: &Resource,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Finds a resource by slug.
+    async fn find_resource(
+        &self,
+        realm_id: &RealmId,
+        slug: &str,
+    ) -> Result<Option<Resource>, StorageError>;
+    /// Finds a resource by id within a realm.
+    async fn find_resource_by_id(
+        &self,
+        realm_id: &RealmId,
+        id: &ResourceId,
+    ) -> Result<Option<Resource>, StorageError>;
+    /// Finds a resource by canonical URI.
+    async fn find_resource_by_uri(
+        &self,
+        realm_id: &RealmId,
+        uri: &ResourceUri,
+    ) -> Result<Option<Resource>, StorageError>;
+    /// All resources of a realm by slug.
+    async fn list_resources(&self, realm_id: &RealmId) -> Result<Vec<Resource>, StorageError>;
+    /// Writes every mutable field; `NotFound` if gone, `Conflict` on a taken URI.
+    async fn update_resource(
+        &self,
+        r: &Resource,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Deletes a resource and its introspection credentials; `NotFound` if gone.
+    async fn delete_resource(
+        &self,
+        id: &ResourceId,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+}
+
+pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at";
+pub(super) const INSERT_RESOURCE: &str = "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+pub(super) const UPDATE_RESOURCE: &str = "UPDATE resources SET display_name = $1, uri = $2, scopes = $3, token_ttl_secs = $4, signing_alg = $5, enabled = $6, updated_at = $7 WHERE id = $8";
+pub(super) const DELETE_RESOURCE_SERVER_CLIENTS: &str =
+    "DELETE FROM clients WHERE resource_server_for = $1";
+pub(super) const DELETE_RESOURCE: &str = "DELETE FROM resources WHERE id = $1";
+
+/// Implements [`ResourceStore`] for one backend's store.
+macro_rules! resource_store {
+    ($store:ident, $db:ty) => {
+        const _: () = {
+            use $crate::audit::NewAuditEvent;
+            use $crate::error::StorageError;
+            use $crate::keys::SigningAlg;
+            use $crate::realms::RealmId;
+            use $crate::resources::{Resource, ResourceId, ResourceUri};
+            use $crate::storage::resources::*;
+            use $crate::storage::rows::ResourceRow;
+
+            fn bind_resource<'q>(
+                q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
+                r: &'q Resource,
+            ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>> {
+                q.bind(r.display_name.as_str())
+                    .bind(r.uri.as_str())
+                    .bind(r.scopes.to_string())
+                    .bind(r.token_ttl_secs)
+                    .bind(r.signing_alg.map(SigningAlg::as_str))
+                    .bind(r.enabled)
+            }
+
+            /// One realm's resource whose `column` (a fixed column name, never input) equals
+            /// `value`.
+            async fn resource_where(
+                pool: &sqlx::Pool<$db>,
+                realm_id: &RealmId,
+                column: &'static str,
+                value: &str,
+            ) -> Result<Option<Resource>, StorageError> {
+                let sql = format!(
+                    "SELECT {RESOURCE_COLUMNS} FROM resources WHERE realm_id = $1 AND {column} = $2"
+                );
+                sqlx::query_as::<_, ResourceRow>(&sql)
+                    .bind(realm_id.as_str())
+                    .bind(value)
+                    .fetch_optional(pool)
+                    .await?
+                    .map(Resource::try_from)
+                    .transpose()
+            }
+
+            #[async_trait::async_trait]
+            impl ResourceStore for $store {
+                async fn insert_resource(
+                    &self,
+                    r: &Resource,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let q = sqlx::query(INSERT_RESOURCE)
+                        .bind(r.id.as_str())
+                        .bind(r.realm_id.as_str())
+                        .bind(&r.slug);
+                    bind_resource(q, r)
+                        .bind(r.created_at)
+                        .bind(r.updated_at)
+                        .execute(&mut *tx)
+                        .await?;
+                    self.commit(tx, event).await
+                }
+
+                async fn find_resource(
+                    &self,
+                    realm_id: &RealmId,
+                    slug: &str,
+                ) -> Result<Option<Resource>, StorageError> {
+                    resource_where(&self.pool, realm_id, "slug", slug).await
+                }
+
+                async fn find_resource_by_id(
+                    &self,
+                    realm_id: &RealmId,
+                    id: &ResourceId,
+                ) -> Result<Option<Resource>, StorageError> {
+                    resource_where(&self.pool, realm_id, "id", id.as_str()).await
+                }
+
+                async fn find_resource_by_uri(
+                    &self,
+                    realm_id: &RealmId,
+                    uri: &ResourceUri,
+                ) -> Result<Option<Resource>, StorageError> {
+                    resource_where(&self.pool, realm_id, "uri", uri.as_str()).await
+                }
+
+                async fn list_resources(
+                    &self,
+                    realm_id: &RealmId,
+                ) -> Result<Vec<Resource>, StorageError> {
+                    let sql = format!(
+                        "SELECT {RESOURCE_COLUMNS} FROM resources WHERE realm_id = $1 ORDER BY slug"
+                    );
+                    sqlx::query_as::<_, ResourceRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(Resource::try_from)
+                        .collect()
+                }
+
+                async fn update_resource(
+                    &self,
+                    r: &Resource,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let n = bind_resource(sqlx::query(UPDATE_RESOURCE), r)
+                        .bind(r.updated_at)
+                        .bind(r.id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+
+                async fn delete_resource(
+                    &self,
+                    id: &ResourceId,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    sqlx::query(DELETE_RESOURCE_SERVER_CLIENTS)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?;
+                    let n = sqlx::query(DELETE_RESOURCE)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+            }
+        };
+    };
+}

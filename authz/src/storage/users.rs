@@ -1,0 +1,352 @@
+//! Console-account persistence: users and one-time links.
+use crate::accounts::{Email, OneTimeLink, User, UserId};
+use crate::audit::NewAuditEvent;
+use crate::clock::UnixTime;
+use crate::error::StorageError;
+use crate::realms::RealmId;
+use crate::storage::{Page, Paged};
+use async_trait::async_trait;
+
+/// What [`UserStore::update_user`] refuses with [`StorageError::Precondition`].
+pub const LAST_ADMIN: &str = "the realm would have no enabled admin";
+
+/// Console-account persistence.
+#[async_trait]
+pub trait UserStore: Send + Sync {
+    /// Inserts a user, optionally its first set-password link, and the audit event in one
+    /// transaction; `Conflict` if the email is taken in the realm.
+    async fn insert_user(
+        &self,
+        user: &User,
+        link: Option<&OneTimeLink>,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Finds a user by id.
+    async fn find_user(&self, id: &UserId) -> Result<Option<User>, StorageError>;
+    /// Finds a user by email within a realm.
+    async fn find_user_by_email(
+        &self,
+        realm_id: &RealmId,
+        email: &Email,
+    ) -> Result<Option<User>, StorageError>;
+    /// Lists users of a realm whose email or display name contains `query` (case-insensitive),
+    /// ordered by email.
+    async fn list_users(
+        &self,
+        realm_id: &RealmId,
+        query: Option<&str>,
+        page: Page,
+    ) -> Result<Paged<User>, StorageError>;
+    /// Number of users in all realms.
+    async fn count_users(&self) -> Result<u64, StorageError>;
+    /// Writes every mutable field of the user (display name, password hash, role, disabled,
+    /// credential version) and the audit event in one transaction; `NotFound` if the user is
+    /// gone. Refused with `Precondition` ([`LAST_ADMIN`]), and rolled back, when the realm had
+    /// an enabled admin before the change and has none after it: the check runs inside the
+    /// transaction, with the realm's admin rows locked, so concurrent demotions cannot both
+    /// pass.
+    async fn update_user(&self, user: &User, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Stores a one-time link, superseding earlier unused links of the same purpose (and user),
+    /// with its audit event.
+    async fn insert_link(
+        &self,
+        link: &OneTimeLink,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Finds an unused, unexpired link by token hash.
+    async fn find_active_link(
+        &self,
+        token_hash: &[u8],
+        now: UnixTime,
+    ) -> Result<Option<OneTimeLink>, StorageError>;
+    /// Consumes a setup link and creates the first user, atomically; returns `false` (and
+    /// changes nothing) if the link is no longer usable or a user already exists.
+    async fn complete_setup(
+        &self,
+        token_hash: &[u8],
+        now: UnixTime,
+        user: &User,
+        event: &NewAuditEvent,
+    ) -> Result<bool, StorageError>;
+    /// Consumes a password-reset link for `user_id`, sets the new password hash and bumps the
+    /// credential version (ending the user's sessions), atomically; returns `false` (and
+    /// changes nothing) if the link is no longer usable.
+    async fn reset_password(
+        &self,
+        token_hash: &[u8],
+        user_id: &UserId,
+        password_hash: &str,
+        now: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<bool, StorageError>;
+}
+
+pub(super) const USER_COLUMNS: &str = "id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at";
+pub(super) const INSERT_USER: &str = "INSERT INTO users (id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+pub(super) const UPDATE_USER: &str = "UPDATE users SET display_name = $1, password_hash = $2, role = $3, disabled = $4, credential_version = $5, updated_at = $6 WHERE id = $7";
+pub(super) const COUNT_USERS: &str = "SELECT COUNT(*) FROM users";
+/// Touches (and so locks, on PostgreSQL; on SQLite the first write takes the database lock)
+/// the enabled admins of a realm; its row count is their number.
+pub(super) const LOCK_ACTIVE_ADMINS: &str = "UPDATE users SET updated_at = updated_at WHERE realm_id = $1 AND role = 'admin' AND disabled = FALSE";
+pub(super) const COUNT_ACTIVE_ADMINS: &str =
+    "SELECT COUNT(*) FROM users WHERE realm_id = $1 AND role = 'admin' AND disabled = FALSE";
+pub(super) const LINK_COLUMNS: &str =
+    "token_hash, realm_id, user_id, purpose, created_at, expires_at";
+pub(super) const INSERT_LINK: &str = "INSERT INTO user_links (token_hash, realm_id, user_id, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)";
+pub(super) const SUPERSEDE_SETUP_LINKS: &str =
+    "UPDATE user_links SET used_at = $1 WHERE purpose = 'setup' AND used_at IS NULL";
+pub(super) const SUPERSEDE_RESET_LINKS: &str = "UPDATE user_links SET used_at = $1 WHERE purpose = 'password_reset' AND user_id = $2 AND used_at IS NULL";
+pub(super) const CONSUME_SETUP_LINK: &str = "UPDATE user_links SET used_at = $1 WHERE token_hash = $2 AND purpose = 'setup' AND used_at IS NULL AND expires_at > $1";
+pub(super) const CONSUME_RESET_LINK: &str = "UPDATE user_links SET used_at = $1 WHERE token_hash = $2 AND user_id = $3 AND purpose = 'password_reset' AND used_at IS NULL AND expires_at > $1";
+pub(super) const SET_PASSWORD: &str = "UPDATE users SET password_hash = $1, credential_version = credential_version + 1, updated_at = $2 WHERE id = $3";
+
+/// Implements [`UserStore`] for one backend's store.
+macro_rules! user_store {
+    ($store:ident, $db:ty) => {
+        const _: () = {
+            use $crate::accounts::{Email, LinkPurpose, OneTimeLink, User, UserId};
+            use $crate::audit::NewAuditEvent;
+            use $crate::clock::UnixTime;
+            use $crate::error::StorageError;
+            use $crate::realms::RealmId;
+            use $crate::storage::rows::{LinkRow, UserRow};
+            use $crate::storage::users::*;
+            use $crate::storage::{Page, Paged};
+
+            async fn insert_user_row(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                user: &User,
+            ) -> Result<(), StorageError> {
+                sqlx::query(INSERT_USER)
+                    .bind(user.id.as_str())
+                    .bind(user.realm_id.as_str())
+                    .bind(user.email.as_str())
+                    .bind(&user.display_name)
+                    .bind(&user.password_hash)
+                    .bind(user.role.as_str())
+                    .bind(user.disabled)
+                    .bind(user.credential_version)
+                    .bind(user.created_at)
+                    .bind(user.updated_at)
+                    .execute(conn)
+                    .await?;
+                Ok(())
+            }
+
+            async fn insert_link_row(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                link: &OneTimeLink,
+            ) -> Result<(), StorageError> {
+                sqlx::query(INSERT_LINK)
+                    .bind(&link.token_hash)
+                    .bind(link.realm_id.as_str())
+                    .bind(link.user_id.as_ref().map(UserId::as_str))
+                    .bind(link.purpose.as_str())
+                    .bind(link.created_at)
+                    .bind(link.expires_at)
+                    .execute(conn)
+                    .await?;
+                Ok(())
+            }
+
+            #[async_trait::async_trait]
+            impl UserStore for $store {
+                async fn insert_user(
+                    &self,
+                    user: &User,
+                    link: Option<&OneTimeLink>,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    insert_user_row(&mut tx, user).await?;
+                    if let Some(link) = link {
+                        insert_link_row(&mut tx, link).await?;
+                    }
+                    self.commit(tx, event).await
+                }
+
+                async fn find_user(&self, id: &UserId) -> Result<Option<User>, StorageError> {
+                    let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1");
+                    sqlx::query_as::<_, UserRow>(&sql)
+                        .bind(id.as_str())
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(User::try_from)
+                        .transpose()
+                }
+
+                async fn find_user_by_email(
+                    &self,
+                    realm_id: &RealmId,
+                    email: &Email,
+                ) -> Result<Option<User>, StorageError> {
+                    let sql = format!(
+                        "SELECT {USER_COLUMNS} FROM users WHERE realm_id = $1 AND email = $2"
+                    );
+                    sqlx::query_as::<_, UserRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .bind(email.as_str())
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(User::try_from)
+                        .transpose()
+                }
+
+                async fn list_users(
+                    &self,
+                    realm_id: &RealmId,
+                    query: Option<&str>,
+                    page: Page,
+                ) -> Result<Paged<User>, StorageError> {
+                    let search = Search {
+                        table: "users",
+                        columns: USER_COLUMNS,
+                        fields: ["email", "display_name"],
+                        order: "email",
+                    };
+                    let (rows, total) = search
+                        .page::<UserRow>(&self.pool, realm_id.as_str(), query, page, &|_| {})
+                        .await?;
+                    let items = rows
+                        .into_iter()
+                        .map(User::try_from)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok(Paged { items, total })
+                }
+
+                async fn count_users(&self) -> Result<u64, StorageError> {
+                    let n: i64 = sqlx::query_scalar(COUNT_USERS).fetch_one(&self.pool).await?;
+                    Ok(u64::try_from(n).unwrap_or(0))
+                }
+
+                async fn update_user(
+                    &self,
+                    user: &User,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let admins_before = sqlx::query(LOCK_ACTIVE_ADMINS)
+                        .bind(user.realm_id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    let n = sqlx::query(UPDATE_USER)
+                        .bind(&user.display_name)
+                        .bind(&user.password_hash)
+                        .bind(user.role.as_str())
+                        .bind(user.disabled)
+                        .bind(user.credential_version)
+                        .bind(user.updated_at)
+                        .bind(user.id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    let admins_after: i64 = sqlx::query_scalar(COUNT_ACTIVE_ADMINS)
+                        .bind(user.realm_id.as_str())
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    if admins_before > 0 && admins_after == 0 {
+                        // Dropping the transaction rolls the change back.
+                        return Err(StorageError::Precondition(LAST_ADMIN));
+                    }
+                    self.commit_one(tx, n, event).await
+                }
+
+                async fn insert_link(
+                    &self,
+                    link: &OneTimeLink,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    match link.purpose {
+                        LinkPurpose::Setup => {
+                            sqlx::query(SUPERSEDE_SETUP_LINKS)
+                                .bind(link.created_at)
+                                .execute(&mut *tx)
+                                .await?;
+                        }
+                        LinkPurpose::PasswordReset => {
+                            sqlx::query(SUPERSEDE_RESET_LINKS)
+                                .bind(link.created_at)
+                                .bind(link.user_id.as_ref().map(UserId::as_str))
+                                .execute(&mut *tx)
+                                .await?;
+                        }
+                    }
+                    insert_link_row(&mut tx, link).await?;
+                    self.commit(tx, event).await
+                }
+
+                async fn find_active_link(
+                    &self,
+                    token_hash: &[u8],
+                    now: UnixTime,
+                ) -> Result<Option<OneTimeLink>, StorageError> {
+                    let sql = format!(
+                        "SELECT {LINK_COLUMNS} FROM user_links WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2"
+                    );
+                    sqlx::query_as::<_, LinkRow>(&sql)
+                        .bind(token_hash)
+                        .bind(now)
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(OneTimeLink::try_from)
+                        .transpose()
+                }
+
+                async fn complete_setup(
+                    &self,
+                    token_hash: &[u8],
+                    now: UnixTime,
+                    user: &User,
+                    event: &NewAuditEvent,
+                ) -> Result<bool, StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let consumed = sqlx::query(CONSUME_SETUP_LINK)
+                        .bind(now)
+                        .bind(token_hash)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    let users: i64 = sqlx::query_scalar(COUNT_USERS).fetch_one(&mut *tx).await?;
+                    if consumed != 1 || users != 0 {
+                        // Dropping the transaction rolls it back: nothing is half-written.
+                        return Ok(false);
+                    }
+                    insert_user_row(&mut tx, user).await?;
+                    self.commit(tx, event).await?;
+                    Ok(true)
+                }
+
+                async fn reset_password(
+                    &self,
+                    token_hash: &[u8],
+                    user_id: &UserId,
+                    password_hash: &str,
+                    now: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<bool, StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let consumed = sqlx::query(CONSUME_RESET_LINK)
+                        .bind(now)
+                        .bind(token_hash)
+                        .bind(user_id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if consumed != 1 {
+                        return Ok(false);
+                    }
+                    sqlx::query(SET_PASSWORD)
+                        .bind(password_hash)
+                        .bind(now)
+                        .bind(user_id.as_str())
+                        .execute(&mut *tx)
+                        .await?;
+                    self.commit(tx, event).await?;
+                    Ok(true)
+                }
+            }
+        };
+    };
+}

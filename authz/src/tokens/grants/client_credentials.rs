@@ -1,0 +1,95 @@
+//! The `client_credentials` grant (RFC 6749 §4.4): an access token whose `aud` is exactly one
+//! registered resource (RFC 8707).
+use super::{TokenRequest, TokenResponse};
+use crate::agents::{Agent, AgentStatus};
+use crate::clients::Client;
+use crate::core::Core;
+use crate::error::{Error, OAuthErrorCode, Result};
+use crate::realms::Realm;
+use crate::resources::{Resource, ResourceUri};
+use crate::scope::ScopeSet;
+
+impl Core {
+    /// Runs the grant for an authenticated client that may use it.
+    pub(super) async fn client_credentials(
+        &self,
+        realm: &Realm,
+        client: &Client,
+        req: &TokenRequest,
+    ) -> Result<TokenResponse> {
+        let resource = self.requested_resource(realm, &req.resource).await?;
+        let requested = ScopeSet::parse(req.scope.as_deref().unwrap_or_default()).map_err(|_| {
+            Error::oauth(
+                OAuthErrorCode::InvalidScope,
+                "The scope parameter is malformed.",
+            )
+        })?;
+        let agent = self.active_agent_of(client).await?;
+        let mut allowed = client.scope.intersection(&resource.scopes);
+        if let Some(a) = &agent {
+            allowed = allowed.intersection(&a.roles);
+        }
+        let granted = if requested.is_empty() {
+            allowed
+        } else {
+            requested.intersection(&allowed)
+        };
+        if granted.is_empty() {
+            return Err(Error::oauth(
+                OAuthErrorCode::InvalidScope,
+                "None of the requested scopes may be granted for this resource.",
+            ));
+        }
+        self.mint_access_token(realm, client, &resource, agent.as_ref(), &granted)
+            .await
+    }
+
+    /// The one enabled resource a token request is for: its `resource` parameter, or the
+    /// realm's default resource when it sent none.
+    ///
+    /// # Errors
+    /// `OAuth(invalid_target)`.
+    pub(crate) async fn requested_resource(
+        &self,
+        realm: &Realm,
+        resource: &[String],
+    ) -> Result<Resource> {
+        let target = |msg: &'static str| Error::oauth(OAuthErrorCode::InvalidTarget, msg);
+        let found = match resource {
+            [] => match &realm.default_resource_id {
+                Some(id) => self.cached_resource_by_id(&realm.id, id).await?,
+                None => return Err(target("The resource parameter is required.")),
+            },
+            [one] => {
+                let uri = ResourceUri::parse(one, self.config().allow_http_loopback)
+                    .map_err(|_| target("The resource parameter is not a valid resource URI."))?;
+                self.cached_resource(&realm.id, &uri).await?
+            }
+            _ => return Err(target("Exactly one resource parameter is allowed.")),
+        };
+        found
+            .filter(|r| r.enabled)
+            .ok_or_else(|| target("The resource is unknown or disabled."))
+    }
+
+    /// The agent a client acts for, which must be active; `None` for clients without one.
+    ///
+    /// # Errors
+    /// `OAuth(unauthorized_client)` when the agent is disabled, expired or gone.
+    pub(crate) async fn active_agent_of(&self, client: &Client) -> Result<Option<Agent>> {
+        let Some(binding) = &client.agent else {
+            return Ok(None);
+        };
+        let now = self.now();
+        self.cached_agent(&binding.agent_id)
+            .await?
+            .filter(|a| a.status(now) == AgentStatus::Active)
+            .map(Some)
+            .ok_or_else(|| {
+                Error::oauth(
+                    OAuthErrorCode::UnauthorizedClient,
+                    "The agent this client acts for is disabled or expired.",
+                )
+            })
+    }
+}

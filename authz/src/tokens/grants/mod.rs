@@ -1,0 +1,134 @@
+//! The token endpoint (RFC 6749 §3.2): the request, the response, dispatch on the grant type,
+//! and minting of audience-bound RFC 9068 access tokens shared by every grant.
+mod client_credentials;
+
+use super::claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};
+use super::client_auth::ClientCredentials;
+use crate::agents::Agent;
+use crate::audit::RequestMeta;
+use crate::clients::{Client, GrantType};
+use crate::core::Core;
+use crate::error::{Error, OAuthErrorCode, Result};
+use crate::keys::SigningAlg;
+use crate::realms::Realm;
+use crate::resources::Resource;
+use crate::scope::ScopeSet;
+use serde::Serialize;
+
+/// A token request after form decoding.
+#[derive(Debug, Clone, Default)]
+pub struct TokenRequest {
+    /// `grant_type`, as sent.
+    pub grant_type: String,
+    /// `scope`, if sent.
+    pub scope: Option<String>,
+    /// Every `resource` parameter sent.
+    pub resource: Vec<String>,
+}
+
+/// A successful token response (RFC 6749 §5.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TokenResponse {
+    /// The JWT.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: &'static str,
+    /// Seconds until expiry.
+    pub expires_in: i64,
+    /// Granted scope.
+    pub scope: String,
+}
+
+impl Core {
+    /// The token endpoint: parses the grant type and runs that grant.
+    ///
+    /// # Errors
+    /// `OAuth` errors per RFC 6749 §5.2 / RFC 8707, `Throttled`, `NotFound` (realm).
+    pub async fn issue_token(
+        &self,
+        realm_name: &str,
+        creds: Option<ClientCredentials>,
+        req: &TokenRequest,
+        meta: &RequestMeta,
+    ) -> Result<TokenResponse> {
+        let realm = self.serving_realm(realm_name).await?;
+        let grant = match req.grant_type.as_str() {
+            "" => {
+                return Err(Error::oauth(
+                    OAuthErrorCode::InvalidRequest,
+                    "grant_type is required.",
+                ));
+            }
+            g => GrantType::parse(g).map_err(|_| {
+                Error::oauth(
+                    OAuthErrorCode::UnsupportedGrantType,
+                    "Only client_credentials is supported.",
+                )
+            })?,
+        };
+        let client = self
+            .authenticate_client(&realm, creds.as_ref(), meta)
+            .await?;
+        if !client.grant_types.contains(&grant) {
+            return Err(Error::oauth(
+                OAuthErrorCode::UnauthorizedClient,
+                format!("This client may not use {}.", grant.as_str()),
+            ));
+        }
+        match grant {
+            GrantType::ClientCredentials => self.client_credentials(&realm, &client, req).await,
+        }
+    }
+
+    /// Signs an access token for `client` at `resource` with `scope`, acting for `agent`. It
+    /// expires after the resource's lifetime, and never after the agent's expiry.
+    pub(crate) async fn mint_access_token(
+        &self,
+        realm: &Realm,
+        client: &Client,
+        resource: &Resource,
+        agent: Option<&Agent>,
+        scope: &ScopeSet,
+    ) -> Result<TokenResponse> {
+        let alg = resource.signing_alg.unwrap_or(SigningAlg::ES256);
+        let keys = self.realm_keys(realm, Some(alg)).await?;
+        let signer = keys
+            .signer(alg)
+            .ok_or_else(|| Error::Internal(format!("no active {alg} key")))?;
+        let now = self.now();
+        let exp = agent
+            .and_then(|a| a.expires_at)
+            .map_or(now + resource.token_ttl_secs, |t| t.min(now + resource.token_ttl_secs));
+        let claims = AccessTokenClaims {
+            iss: self.issuer(&realm.name),
+            sub: client.client_id.to_string(),
+            aud: resource.uri.to_string(),
+            client_id: client.client_id.to_string(),
+            scope: scope.to_string(),
+            iat: now,
+            exp,
+            jti: crate::secret::new_id("at"),
+            agent: agent.map(|a| AgentClaims {
+                nhi: true,
+                agent_id: a.id.to_string(),
+                agent_name: a.name.clone(),
+                agent_owner: a.owner.clone(),
+                roles: a.roles.iter().map(str::to_owned).collect(),
+            }),
+            origin: TokenOrigin {
+                client: client.id.to_string(),
+                resource: resource.id.to_string(),
+                binding: client.agent.as_ref().map(|b| b.binding_id.to_string()),
+            },
+        };
+        let access_token = signer
+            .sign(ACCESS_TOKEN_TYP, &claims)
+            .map_err(Error::Internal)?;
+        Ok(TokenResponse {
+            access_token,
+            token_type: "Bearer",
+            expires_in: exp - now,
+            scope: claims.scope,
+        })
+    }
+}

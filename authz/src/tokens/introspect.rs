@@ -1,0 +1,84 @@
+//! Token introspection (RFC 7662).
+//!
+//! Only confidential clients may introspect (RFC 7662 §4: the endpoint must not become a token
+//! scanning oracle), and only tokens issued to themselves or, with a resource server's
+//! introspection credentials, tokens minted for that resource. Everything else — foreign
+//! tokens, expired, revoked or dead ones, garbage — answers `{"active": false}`.
+use super::client_auth::ClientCredentials;
+use crate::audit::RequestMeta;
+use crate::clients::AuthMethod;
+use crate::core::Core;
+use crate::error::Result;
+use serde::Serialize;
+
+/// An introspection response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Introspection {
+    /// Whether the token is active.
+    pub active: bool,
+    /// The token's claims (without Portcullis' private `portcullis` claim), when active.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub claims: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl Introspection {
+    fn inactive() -> Self {
+        Self {
+            active: false,
+            claims: None,
+        }
+    }
+}
+
+impl Core {
+    /// Token introspection for an authenticated client of the realm.
+    ///
+    /// # Errors
+    /// `OAuth(invalid_client)`, `Throttled`, `NotFound` (realm).
+    pub async fn introspect_token(
+        &self,
+        realm_name: &str,
+        creds: Option<ClientCredentials>,
+        token: &str,
+        meta: &RequestMeta,
+    ) -> Result<Introspection> {
+        let realm = self.serving_realm(realm_name).await?;
+        let caller = self
+            .authenticate_client(&realm, creds.as_ref(), meta)
+            .await?;
+        if caller.auth_method == AuthMethod::None {
+            return Ok(Introspection::inactive());
+        }
+        let Some(claims) = self.verify_access_token(&realm, token).await? else {
+            return Ok(Introspection::inactive());
+        };
+        let own = caller.client_id.as_str() == claims.client_id
+            && caller.id.as_str() == claims.origin.client;
+        let served = caller
+            .resource_server_for
+            .as_ref()
+            .is_some_and(|r| r.as_str() == claims.origin.resource);
+        if !own && !served {
+            return Ok(Introspection::inactive());
+        }
+        if claims.exp <= self.now() || self.store.is_token_revoked(&realm.id, &claims.jti).await? {
+            return Ok(Introspection::inactive());
+        }
+        let Some(client) = self.token_client(&realm, &claims).await? else {
+            return Ok(Introspection::inactive());
+        };
+        if !self.token_is_alive(&realm, &claims, &client).await? {
+            return Ok(Introspection::inactive());
+        }
+        let mut out = match serde_json::to_value(&claims) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => return Ok(Introspection::inactive()),
+        };
+        out.remove("portcullis");
+        out.insert("token_type".into(), "Bearer".into());
+        Ok(Introspection {
+            active: true,
+            claims: Some(out),
+        })
+    }
+}

@@ -1,0 +1,26 @@
+//! The protocol side of the authorization server.
+//!
+//! Client authentication (RFC 6749 §2.3, RFC 7523), the token endpoint with one module per
+//! grant (`client_credentials` today) minting audience-bound RFC 9068 access tokens (RFC 8707),
+//! introspection (RFC 7662), revocation (RFC 7009), authorization server metadata (RFC 8414)
+//! and the JWKS.
+//!
+//! The token path writes nothing to the database: a token is a signed JWT, revocation is
+//! remembered by `jti`, and liveness (the client, resource and agent binding behind a token)
+//! is checked against the rows named in the token's [`TokenOrigin`].
+mod claims;
+mod client_auth;
+mod grants;
+mod introspect;
+mod lookup;
+mod metadata;
+mod revoke;
+mod verify;
+
+pub use claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};
+pub use client_auth::{
+    ASSERTION_SKEW_SECS, ClientCredentials, JWT_BEARER_ASSERTION, MAX_ASSERTION_LIFETIME_SECS,
+};
+pub use grants::{TokenRequest, TokenResponse};
+pub use introspect::Introspection;
+pub use metadata::ServerMetadata;

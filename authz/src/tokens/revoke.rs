@@ -1,0 +1,51 @@
+//! Token revocation (RFC 7009): the client a token was issued to may revoke it.
+use super::client_auth::ClientCredentials;
+use crate::audit::{RequestMeta, action};
+use crate::core::Core;
+use crate::error::{Error, OAuthErrorCode, Result};
+
+impl Core {
+    /// Revokes an access token of the calling client; invalid, unknown and expired tokens are
+    /// not an error (RFC 7009 §2.2). A revoked `jti` is remembered until the token expires.
+    ///
+    /// # Errors
+    /// `OAuth(invalid_client)`, `OAuth(unauthorized_client)` for another client's token,
+    /// `Throttled`, `NotFound` (realm).
+    pub async fn revoke_token(
+        &self,
+        realm_name: &str,
+        creds: Option<ClientCredentials>,
+        token: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        let realm = self.serving_realm(realm_name).await?;
+        let client = self
+            .authenticate_client(&realm, creds.as_ref(), meta)
+            .await?;
+        let Some(claims) = self.verify_access_token(&realm, token).await? else {
+            return Ok(());
+        };
+        if claims.client_id != client.client_id.as_str() || claims.origin.client != client.id.as_str()
+        {
+            return Err(Error::oauth(
+                OAuthErrorCode::UnauthorizedClient,
+                "The token was not issued to this client.",
+            ));
+        }
+        if claims.exp <= self.now() {
+            return Ok(());
+        }
+        let mut event = self.event(
+            &realm.id,
+            client.client_id.as_str(),
+            action::TOKEN_REVOKE,
+            format!("token:{}", claims.jti),
+            meta,
+        );
+        event.details = serde_json::json!({"aud": claims.aud});
+        Ok(self
+            .store
+            .insert_revoked_token(&realm.id, &claims.jti, claims.exp, &event)
+            .await?)
+    }
+}
