@@ -43,7 +43,13 @@ impl<K: Eq + Hash, V> BoundedMap<K, V> {
         self.entries.len()
     }
 
-    pub(crate) fn insert(&mut self, key: K, value: V, now: UnixTime, is_expired: impl Fn(&V) -> bool) {
+    pub(crate) fn insert(
+        &mut self,
+        key: K,
+        value: V,
+        now: UnixTime,
+        is_expired: impl Fn(&V) -> bool,
+    ) {
         if self.entries.len() >= self.cap && !self.entries.contains_key(&key) {
             self.entries.retain(|_, (v, _)| !is_expired(v));
             let target = self.cap - self.cap / 10;

@@ -83,6 +83,9 @@ mod tests {
             c.put(i, i, 0, 100);
         }
         assert!(c.len() <= MAX_CACHED);
-        assert_eq!(c.get(&(MAX_CACHED as u32 * 3 - 1), 0, 100), Some(MAX_CACHED as u32 * 3 - 1));
+        assert_eq!(
+            c.get(&(MAX_CACHED as u32 * 3 - 1), 0, 100),
+            Some(MAX_CACHED as u32 * 3 - 1)
+        );
     }
 }

@@ -96,7 +96,8 @@ pub fn is_public_ip(ip: IpAddr) -> bool {
             }
             // 6to4 2002::/16 (RFC 3056) embeds an IPv4 address in bits 16–47.
             if s[0] == 0x2002 {
-                let v4 = Ipv4Addr::new((s[1] >> 8) as u8, s[1] as u8, (s[2] >> 8) as u8, s[2] as u8);
+                let v4 =
+                    Ipv4Addr::new((s[1] >> 8) as u8, s[1] as u8, (s[2] >> 8) as u8, s[2] as u8);
                 if !is_public_v4(v4) {
                     return false;
                 }

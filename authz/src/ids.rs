@@ -135,9 +135,6 @@ mod tests {
         assert_eq!(a.as_str().len(), 4 + 24);
         assert_ne!(a, Id::<Thing>::generate());
         assert_eq!(a, Id::<Thing>::from_stored(a.as_str()));
-        assert_eq!(
-            serde_json::to_string(&a).expect("json"),
-            format!("\"{a}\"")
-        );
+        assert_eq!(serde_json::to_string(&a).expect("json"), format!("\"{a}\""));
     }
 }

@@ -148,7 +148,10 @@ impl PasswordHasher {
         }
     }
 
-    async fn run<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+    async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, String> {
         let _permit = self
             .permits
             .acquire()

@@ -112,20 +112,30 @@ pub(crate) struct Attempt {
 
 impl Throttle {
     fn live(entry: Option<&(u32, UnixTime)>, now: UnixTime) -> u32 {
-        entry.filter(|(_, start)| now < start + WINDOW_SECS).map_or(0, |(n, _)| *n)
+        entry
+            .filter(|(_, start)| now < start + WINDOW_SECS)
+            .map_or(0, |(n, _)| *n)
     }
 
     fn retry_after(entry: Option<&(u32, UnixTime)>, now: UnixTime) -> u64 {
-        entry.map_or(1, |(_, start)| u64::try_from(start + WINDOW_SECS - now).unwrap_or(1).max(1))
+        entry.map_or(1, |(_, start)| {
+            u64::try_from(start + WINDOW_SECS - now).unwrap_or(1).max(1)
+        })
     }
 
     /// Counts one failure of `key`; returns the count in the current window.
-    fn bump(map: &mut BoundedMap<Key, (u32, UnixTime)>, key: &Key, now: UnixTime) -> (u32, UnixTime) {
+    fn bump(
+        map: &mut BoundedMap<Key, (u32, UnixTime)>,
+        key: &Key,
+        now: UnixTime,
+    ) -> (u32, UnixTime) {
         let entry = match map.get(key) {
             Some(&(n, start)) if now < start + WINDOW_SECS => (n + 1, start),
             _ => (1, now),
         };
-        map.insert(key.clone(), entry, now, |(_, start)| now >= start + WINDOW_SECS);
+        map.insert(key.clone(), entry, now, |(_, start)| {
+            now >= start + WINDOW_SECS
+        });
         entry
     }
 
@@ -142,7 +152,10 @@ impl Throttle {
             Key::AccountSource(account.to_owned(), source),
             Key::LoginSource(source),
         ];
-        let limits = [MAX_FAILURES_PER_ACCOUNT_SOURCE, MAX_LOGIN_FAILURES_PER_SOURCE];
+        let limits = [
+            MAX_FAILURES_PER_ACCOUNT_SOURCE,
+            MAX_LOGIN_FAILURES_PER_SOURCE,
+        ];
         let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
         let over = keys
             .iter()
@@ -204,7 +217,10 @@ impl Throttle {
     /// Number of counters held (for tests of the bound).
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.counters.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.counters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
     }
 }
 
@@ -220,18 +236,27 @@ mod tests {
     fn an_account_locks_per_source_only() {
         let t = Throttle::default();
         for _ in 0..MAX_FAILURES_PER_ACCOUNT_SOURCE {
-            let _failed = t.begin_login("a@x.io", src("1.1.1.1"), 100).expect("allowed");
+            let _failed = t
+                .begin_login("a@x.io", src("1.1.1.1"), 100)
+                .expect("allowed");
         }
         assert_eq!(
             t.begin_login("a@x.io", src("1.1.1.1"), 100).map(drop),
             Err(WINDOW_SECS as u64)
         );
         // The owner, elsewhere, is not locked out; the attacker is locked out of nothing else.
-        let ok = t.begin_login("a@x.io", src("2.2.2.2"), 100).expect("other source");
+        let ok = t
+            .begin_login("a@x.io", src("2.2.2.2"), 100)
+            .expect("other source");
         t.succeeded(ok);
-        let other = t.begin_login("b@x.io", src("1.1.1.1"), 100).expect("other account");
+        let other = t
+            .begin_login("b@x.io", src("1.1.1.1"), 100)
+            .expect("other account");
         t.succeeded(other);
-        assert!(t.begin_login("a@x.io", src("1.1.1.1"), 100 + WINDOW_SECS).is_ok());
+        assert!(
+            t.begin_login("a@x.io", src("1.1.1.1"), 100 + WINDOW_SECS)
+                .is_ok()
+        );
     }
 
     #[test]
@@ -239,10 +264,14 @@ mod tests {
         let t = Throttle::default();
         for i in 0..MAX_LOGIN_FAILURES_PER_SOURCE {
             if i % 2 == 0 {
-                let ok = t.begin_login("fine@x.io", src("9.9.9.9"), 0).expect("allowed");
+                let ok = t
+                    .begin_login("fine@x.io", src("9.9.9.9"), 0)
+                    .expect("allowed");
                 t.succeeded(ok);
             }
-            let _failed = t.begin_login(&format!("u{i}@x.io"), src("9.9.9.9"), 0).expect("allowed");
+            let _failed = t
+                .begin_login(&format!("u{i}@x.io"), src("9.9.9.9"), 0)
+                .expect("allowed");
         }
         assert!(t.begin_login("fresh@x.io", src("9.9.9.9"), 1).is_err());
         assert!(t.begin_login("fresh@x.io", src("8.8.8.8"), 1).is_ok());
@@ -269,10 +298,17 @@ mod tests {
         let t = Throttle::default();
         for i in 0..MAX_LOGIN_FAILURES_PER_SOURCE {
             let _failed = t
-                .begin_login(&format!("u{i}@x.io"), src(&format!("2001:db8:1:2::{i:x}")), 0)
+                .begin_login(
+                    &format!("u{i}@x.io"),
+                    src(&format!("2001:db8:1:2::{i:x}")),
+                    0,
+                )
                 .expect("allowed");
         }
-        assert!(t.begin_login("v@x.io", src("2001:db8:1:2:abcd::1"), 0).is_err());
+        assert!(
+            t.begin_login("v@x.io", src("2001:db8:1:2:abcd::1"), 0)
+                .is_err()
+        );
         assert!(t.begin_login("v@x.io", src("2001:db8:1:3::1"), 0).is_ok());
     }
 

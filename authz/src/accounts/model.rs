@@ -1,7 +1,7 @@
 //! Account types: email addresses, console users, one-time links.
 use crate::clock::UnixTime;
-pub use crate::ids::UserId;
 use crate::ids::RealmId;
+pub use crate::ids::UserId;
 use crate::policy::Role;
 
 /// A normalised email address (trimmed, lower-cased).

@@ -69,7 +69,11 @@ impl Core {
 
     /// Link that lets a user choose a new password.
     pub fn reset_url(&self, token: &PlainToken) -> String {
-        format!("{}/reset-password?token={}", self.base_url(), token.expose())
+        format!(
+            "{}/reset-password?token={}",
+            self.base_url(),
+            token.expose()
+        )
     }
 
     /// Mints a one-time token and the link row that stores its hash.
@@ -532,7 +536,13 @@ impl Core {
         } else {
             action::USER_ENABLE
         };
-        let event = self.event(&user.realm_id, &p.email, verb, format!("user:{}", user.id), meta);
+        let event = self.event(
+            &user.realm_id,
+            &p.email,
+            verb,
+            format!("user:{}", user.id),
+            meta,
+        );
         user.disabled = disabled;
         user.updated_at = self.now();
         self.store

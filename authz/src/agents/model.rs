@@ -116,7 +116,8 @@ impl AgentFields {
             expires_at: match input.expires_at.trim() {
                 "" => None,
                 s => Some(
-                    crate::clock::parse_console_time(s).map_err(|m| Error::field("expires_at", m))?,
+                    crate::clock::parse_console_time(s)
+                        .map_err(|m| Error::field("expires_at", m))?,
                 ),
             },
         })

@@ -72,10 +72,7 @@ impl Core {
             query: filter.query.map(str::trim).filter(|q| !q.is_empty()),
             ..filter
         };
-        let found = self
-            .store
-            .list_agents(&realm.id, filter, now, page)
-            .await?;
+        let found = self.store.list_agents(&realm.id, filter, now, page).await?;
         let ids: Vec<AgentId> = found.items.iter().map(|a| a.id.clone()).collect();
         let bound = self.store.list_agent_clients(&ids).await?;
         let items = found

@@ -102,7 +102,13 @@ impl Core {
             .await?
             .items;
         let admin = self.admin_realm().await?;
-        let mut event = self.event(&admin.id, &p.email, action::AUDIT_EXPORT, "audit".into(), meta);
+        let mut event = self.event(
+            &admin.id,
+            &p.email,
+            action::AUDIT_EXPORT,
+            "audit".into(),
+            meta,
+        );
         event.details = serde_json::json!({"rows": events.len(), "format": format.as_str()});
         self.store.insert_audit_event(&event).await?;
         Ok(match format {

@@ -113,11 +113,9 @@ impl ClientMetadata {
     /// # Errors
     /// `InvalidField` naming the first member that breaks a rule; nothing is partially applied.
     pub fn validate(&self, rules: MetadataRules) -> Result<ValidClient> {
-        let name = crate::realms::parse_display_name(
-            text(&self.client_name).unwrap_or_default(),
-            "Name",
-        )
-        .map_err(|m| Error::field("client_name", m))?;
+        let name =
+            crate::realms::parse_display_name(text(&self.client_name).unwrap_or_default(), "Name")
+                .map_err(|m| Error::field("client_name", m))?;
         let auth_method = match text(&self.token_endpoint_auth_method) {
             None => AuthMethod::ClientSecretBasic,
             Some(m) => {
@@ -137,8 +135,7 @@ impl ClientMetadata {
                 out
             }
         };
-        if auth_method == AuthMethod::None && grant_types.contains(&GrantType::ClientCredentials)
-        {
+        if auth_method == AuthMethod::None && grant_types.contains(&GrantType::ClientCredentials) {
             return Err(Error::field(
                 "grant_types",
                 "A public client (token_endpoint_auth_method none) cannot use client_credentials.",
@@ -402,10 +399,15 @@ mod tests {
         }))
         .expect("valid");
         assert_eq!(c.name, "Reports");
-        assert_eq!(c.auth_method, AuthMethod::ClientSecretBasic, "RFC 7591 §2 default");
+        assert_eq!(
+            c.auth_method,
+            AuthMethod::ClientSecretBasic,
+            "RFC 7591 §2 default"
+        );
         assert_eq!(c.grant_types, vec![GrantType::ClientCredentials]);
-        let public = meta(serde_json::json!({"client_name": "App", "token_endpoint_auth_method": "none"}))
-            .expect("valid");
+        let public =
+            meta(serde_json::json!({"client_name": "App", "token_endpoint_auth_method": "none"}))
+                .expect("valid");
         assert!(public.grant_types.is_empty());
     }
 
@@ -420,7 +422,9 @@ mod tests {
             meta(v)
         };
         assert_eq!(
-            field_of(named(serde_json::json!({"redirect_uris": ["http://evil.example/cb"]}))),
+            field_of(named(
+                serde_json::json!({"redirect_uris": ["http://evil.example/cb"]})
+            )),
             "redirect_uris"
         );
         assert_eq!(
@@ -428,24 +432,41 @@ mod tests {
             "grant_types"
         );
         assert_eq!(
-            field_of(named(serde_json::json!({"token_endpoint_auth_method": "none", "grant_types": ["client_credentials"]}))),
+            field_of(named(
+                serde_json::json!({"token_endpoint_auth_method": "none", "grant_types": ["client_credentials"]})
+            )),
             "grant_types"
         );
         assert_eq!(
-            field_of(named(serde_json::json!({"token_endpoint_auth_method": "private_key_jwt"}))),
+            field_of(named(
+                serde_json::json!({"token_endpoint_auth_method": "private_key_jwt"})
+            )),
             "jwks"
         );
         assert_eq!(
-            field_of(named(serde_json::json!({"jwks_uri": "https://k.example.com/jwks"}))),
+            field_of(named(
+                serde_json::json!({"jwks_uri": "https://k.example.com/jwks"})
+            )),
             "jwks"
         );
         assert_eq!(
-            field_of(named(serde_json::json!({"token_endpoint_auth_method": "private_key_jwt", "jwks_uri": "https://10.0.0.1/jwks"}))),
+            field_of(named(
+                serde_json::json!({"token_endpoint_auth_method": "private_key_jwt", "jwks_uri": "https://10.0.0.1/jwks"})
+            )),
             "jwks_uri"
         );
-        assert_eq!(field_of(named(serde_json::json!({"contacts": ["nope"]}))), "contacts");
-        assert_eq!(field_of(named(serde_json::json!({"logo_uri": "ftp://x/y"}))), "logo_uri");
-        assert_eq!(field_of(named(serde_json::json!({"scope": "a\"b"}))), "scope");
+        assert_eq!(
+            field_of(named(serde_json::json!({"contacts": ["nope"]}))),
+            "contacts"
+        );
+        assert_eq!(
+            field_of(named(serde_json::json!({"logo_uri": "ftp://x/y"}))),
+            "logo_uri"
+        );
+        assert_eq!(
+            field_of(named(serde_json::json!({"scope": "a\"b"}))),
+            "scope"
+        );
         assert_eq!(
             field_of(named(serde_json::json!({"software_id": "x".repeat(256)}))),
             "software_id"

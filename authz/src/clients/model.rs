@@ -2,8 +2,8 @@
 //! secrets.
 use super::metadata::Metadata;
 use crate::clock::UnixTime;
-pub use crate::ids::{BindingId, ClientRowId, SecretId};
 use crate::ids::{AgentId, RealmId, ResourceId};
+pub use crate::ids::{BindingId, ClientRowId, SecretId};
 use crate::scope::ScopeSet;
 use serde::{Deserialize, Serialize};
 

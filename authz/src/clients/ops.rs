@@ -176,7 +176,8 @@ impl Core {
     /// A client of the realm by `client_id`.
     pub(crate) async fn load_client(&self, realm_name: &str, client_id: &str) -> Result<Client> {
         let realm = self.find_realm(realm_name).await?;
-        let not_found = || Error::not_found("client", client_id.chars().take(255).collect::<String>());
+        let not_found =
+            || Error::not_found("client", client_id.chars().take(255).collect::<String>());
         let id = ClientId::parse(client_id).map_err(|_| not_found())?;
         self.store
             .find_client(&realm.id, &id)
@@ -210,7 +211,11 @@ impl Core {
             })
             .collect();
         let agent = match &client.agent {
-            Some(b) => self.store.find_agent_by_id(&b.agent_id).await?.map(|a| a.name),
+            Some(b) => self
+                .store
+                .find_agent_by_id(&b.agent_id)
+                .await?
+                .map(|a| a.name),
             None => None,
         };
         let resource_server_for = match &client.resource_server_for {

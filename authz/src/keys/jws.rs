@@ -1,12 +1,12 @@
 //! JWS compact serialisation (RFC 7515) for the three supported algorithms.
 use super::SigningAlg;
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use aws_lc_rs::rand::SystemRandom;
 use aws_lc_rs::signature::{
     self, ECDSA_P256_SHA256_FIXED, ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, Ed25519KeyPair,
     RsaKeyPair, UnparsedPublicKey,
 };
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
 
 /// Why a JWS was refused.

@@ -1,8 +1,8 @@
 //! The master key that seals private signing keys at rest (AES-256-GCM).
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use aws_lc_rs::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 use aws_lc_rs::rand::{SecureRandom as _, SystemRandom};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 
 /// A 256-bit key-encryption key. `Debug` never prints it.
 #[derive(Clone)]

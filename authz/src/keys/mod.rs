@@ -9,15 +9,15 @@
 //! The cryptography is AWS-LC (through `aws-lc-rs`), chosen by measurement: on the project's
 //! machine it signs RSA-2048 at the rate of `openssl speed rsa2048` (ring reached 54%), and P-256
 //! and Ed25519 faster than ring did (see `BENCHMARKS.md`).
+mod cache;
 mod jws;
 mod model;
 mod ops;
-mod cache;
 
+pub use cache::{KeyRing, RealmKeys};
 pub use jws::{Header, JwsError, Signer, Verifier, decode_unverified};
 pub use master::MasterKey;
 pub use model::{KeyInfo, KeyState, StoredKey};
-pub use cache::{KeyRing, RealmKeys};
 
 mod master;
 
@@ -134,8 +134,14 @@ pub fn generate(alg: SigningAlg) -> Result<GeneratedKey, String> {
                 .map_err(|_| "Failed to generate an RSA key".to_owned())?;
             let public = key.public_key();
             jwk.insert("kty".into(), "RSA".into());
-            jwk.insert("n".into(), b64(public.modulus().big_endian_without_leading_zero()));
-            jwk.insert("e".into(), b64(public.exponent().big_endian_without_leading_zero()));
+            jwk.insert(
+                "n".into(),
+                b64(public.modulus().big_endian_without_leading_zero()),
+            );
+            jwk.insert(
+                "e".into(),
+                b64(public.exponent().big_endian_without_leading_zero()),
+            );
             let der: Pkcs8V1Der<'static> = key
                 .as_der()
                 .map_err(|_| "Failed to encode an RSA key".to_owned())?;

@@ -8,7 +8,9 @@
 //! creating a realm's first pair at once end with one pair.
 use super::cache::RealmKeys;
 use super::model::{KeyInfo, KeyState, StoredKey};
-use super::{GeneratedKey, LEEWAY_SECS, MasterKey, Signer, SigningAlg, Verifier, generate, new_kid};
+use super::{
+    GeneratedKey, LEEWAY_SECS, MasterKey, Signer, SigningAlg, Verifier, generate, new_kid,
+};
 use crate::audit::{RequestMeta, action};
 use crate::clock::UnixTime;
 use crate::core::Core;
@@ -74,7 +76,11 @@ impl Core {
         );
         event.details =
             serde_json::json!({"alg": alg.as_str(), "active": active.kid, "next": next.kid});
-        match self.store.insert_signing_key_pair(&active, &next, &event).await {
+        match self
+            .store
+            .insert_signing_key_pair(&active, &next, &event)
+            .await
+        {
             Ok(()) | Err(StorageError::Conflict(_)) => Ok(()),
             Err(e) => Err(e.into()),
         }

@@ -173,7 +173,13 @@ impl Core {
         } else {
             action::REALM_DISABLE
         };
-        let event = self.event(&realm.id, &p.email, verb, format!("realm:{}", realm.name), meta);
+        let event = self.event(
+            &realm.id,
+            &p.email,
+            verb,
+            format!("realm:{}", realm.name),
+            meta,
+        );
         realm.enabled = enabled;
         realm.updated_at = self.now();
         self.store.update_realm(&realm, &event).await?;

@@ -1,7 +1,7 @@
 //! Resource types: canonical URIs, slugs, the stored resource and its checked fields.
 use crate::clock::UnixTime;
-pub use crate::ids::ResourceId;
 use crate::ids::RealmId;
+pub use crate::ids::ResourceId;
 use crate::keys::SigningAlg;
 use crate::scope::ScopeSet;
 
@@ -307,4 +307,3 @@ mod tests {
         }
     }
 }
-

@@ -14,8 +14,11 @@ pub trait AgentStore: Send + Sync {
     /// Inserts an agent; `Conflict` if the name is taken in the realm.
     async fn insert_agent(&self, a: &Agent, event: &NewAuditEvent) -> Result<(), StorageError>;
     /// Finds an agent by name.
-    async fn find_agent(&self, realm_id: &RealmId, name: &str)
-    -> Result<Option<Agent>, StorageError>;
+    async fn find_agent(
+        &self,
+        realm_id: &RealmId,
+        name: &str,
+    ) -> Result<Option<Agent>, StorageError>;
     /// Finds an agent by id.
     async fn find_agent_by_id(&self, id: &AgentId) -> Result<Option<Agent>, StorageError>;
     /// One page of a realm's agents matching the filter (expiry judged at `now`), by name.
@@ -34,11 +37,11 @@ pub trait AgentStore: Send + Sync {
     /// Writes every mutable field; `NotFound` if gone.
     async fn update_agent(&self, a: &Agent, event: &NewAuditEvent) -> Result<(), StorageError>;
     /// Unbinds its clients and deletes the agent, atomically; `NotFound` if gone.
-    async fn delete_agent(&self, id: &AgentId, event: &NewAuditEvent)
-    -> Result<(), StorageError>;
+    async fn delete_agent(&self, id: &AgentId, event: &NewAuditEvent) -> Result<(), StorageError>;
 }
 
-pub(super) const AGENT_COLUMNS: &str = "id, realm_id, name, owner, description, roles, expires_at, disabled, created_at, updated_at";
+pub(super) const AGENT_COLUMNS: &str =
+    "id, realm_id, name, owner, description, roles, expires_at, disabled, created_at, updated_at";
 pub(super) const INSERT_AGENT: &str = "INSERT INTO agents (id, realm_id, name, owner, description, roles, expires_at, disabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 pub(super) const UPDATE_AGENT: &str = "UPDATE agents SET owner = $1, description = $2, roles = $3, expires_at = $4, disabled = $5, updated_at = $6 WHERE id = $7";
 pub(super) const UNBIND_AGENT_CLIENTS: &str =
@@ -72,7 +75,10 @@ macro_rules! agent_store {
                 for v in values {
                     q = q.bind(*v);
                 }
-                q.fetch_optional(pool).await?.map(Agent::try_from).transpose()
+                q.fetch_optional(pool)
+                    .await?
+                    .map(Agent::try_from)
+                    .transpose()
             }
 
             #[async_trait::async_trait]
@@ -104,7 +110,12 @@ macro_rules! agent_store {
                     realm_id: &RealmId,
                     name: &str,
                 ) -> Result<Option<Agent>, StorageError> {
-                    agent_where(&self.pool, "realm_id = $1 AND name = $2", &[realm_id.as_str(), name]).await
+                    agent_where(
+                        &self.pool,
+                        "realm_id = $1 AND name = $2",
+                        &[realm_id.as_str(), name],
+                    )
+                    .await
                 }
 
                 async fn find_agent_by_id(
@@ -163,7 +174,8 @@ macro_rules! agent_store {
                         list.push_bind(a.as_str().to_owned());
                     }
                     qb.push(") ORDER BY client_id");
-                    let rows: Vec<(String, String)> = qb.build_query_as().fetch_all(&self.pool).await?;
+                    let rows: Vec<(String, String)> =
+                        qb.build_query_as().fetch_all(&self.pool).await?;
                     rows.into_iter()
                         .map(|(a, c)| {
                             ClientId::parse(&c)

@@ -50,7 +50,8 @@ macro_rules! audit_store {
                     let target = f.target.as_deref().map(contains_pattern);
                     let filter = |qb: &mut sqlx::QueryBuilder<'_, $db>| {
                         if let Some(v) = &f.realm_id {
-                            qb.push(" AND a.realm_id = ").push_bind(v.as_str().to_owned());
+                            qb.push(" AND a.realm_id = ")
+                                .push_bind(v.as_str().to_owned());
                         }
                         if let Some(v) = &f.action {
                             qb.push(" AND a.action = ").push_bind(v.clone());

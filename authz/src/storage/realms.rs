@@ -110,7 +110,9 @@ macro_rules! realm_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.pool.begin().await?;
-                    bind_realm(sqlx::query(INSERT_REALM), realm).execute(&mut *tx).await?;
+                    bind_realm(sqlx::query(INSERT_REALM), realm)
+                        .execute(&mut *tx)
+                        .await?;
                     self.commit(tx, event).await
                 }
 

@@ -134,7 +134,8 @@ impl TryFrom<ClientRow> for Client {
                 (None, None) => None,
                 _ => return Err(StorageError::Corrupt("client agent binding".into())),
             },
-            client_id: ClientId::parse(&r.client_id).map_err(|e| StorageError::Corrupt(e.into()))?,
+            client_id: ClientId::parse(&r.client_id)
+                .map_err(|e| StorageError::Corrupt(e.into()))?,
             resource_server_for: r.resource_server_for.map(id),
             id: id(r.id),
             realm_id: id(r.realm_id),

@@ -96,7 +96,10 @@ mod tests {
         let json = serde_json::to_value(&c).expect("json");
         assert!(json.get("nhi").is_none() && json.get("agent_id").is_none());
         assert_eq!(json["portcullis"]["client"], "cli_1");
-        assert_eq!(serde_json::from_value::<AccessTokenClaims>(json).expect("back"), c);
+        assert_eq!(
+            serde_json::from_value::<AccessTokenClaims>(json).expect("back"),
+            c
+        );
         c.agent = Some(AgentClaims {
             nhi: true,
             agent_id: "agt_1".into(),
@@ -107,7 +110,10 @@ mod tests {
         let json = serde_json::to_value(&c).expect("json");
         assert_eq!(json["nhi"], true);
         assert_eq!(json["agent_id"], "agt_1");
-        assert_eq!(serde_json::from_value::<AccessTokenClaims>(json).expect("back"), c);
+        assert_eq!(
+            serde_json::from_value::<AccessTokenClaims>(json).expect("back"),
+            c
+        );
         assert_eq!(c.scopes().collect::<Vec<_>>(), ["tools:call", "tools:read"]);
     }
 }

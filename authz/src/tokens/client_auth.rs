@@ -132,7 +132,9 @@ impl AssertionClaims {
         self.exp.0 + skew > now
             && self.exp.0 <= now + MAX_ASSERTION_LIFETIME_SECS + skew
             && self.nbf.is_none_or(|t| t.0 <= now + skew)
-            && self.iat.is_none_or(|t| t.0 <= now + skew && t.0 <= self.exp.0)
+            && self
+                .iat
+                .is_none_or(|t| t.0 <= now + skew && t.0 <= self.exp.0)
     }
 }
 
@@ -369,9 +371,22 @@ mod tests {
 
     #[test]
     fn numeric_dates_may_be_fractional() {
-        assert_eq!(at(serde_json::json!(1000.75), serde_json::json!({})).exp, NumericDate(1000));
-        assert!(claims(serde_json::json!({"iss": "c", "sub": "c", "aud": "a", "jti": "j", "exp": "1000"})).is_none());
-        assert!(claims(serde_json::json!({"iss": "c", "sub": "c", "aud": ["a", "b"], "jti": "j", "exp": 1})).is_some());
+        assert_eq!(
+            at(serde_json::json!(1000.75), serde_json::json!({})).exp,
+            NumericDate(1000)
+        );
+        assert!(
+            claims(
+                serde_json::json!({"iss": "c", "sub": "c", "aud": "a", "jti": "j", "exp": "1000"})
+            )
+            .is_none()
+        );
+        assert!(
+            claims(
+                serde_json::json!({"iss": "c", "sub": "c", "aud": ["a", "b"], "jti": "j", "exp": 1})
+            )
+            .is_some()
+        );
     }
 
     #[test]
@@ -379,15 +394,45 @@ mod tests {
         let now = 10_000;
         let ok = |c: AssertionClaims| c.times_ok(now);
         assert!(ok(at(serde_json::json!(now + 10), serde_json::json!({}))));
-        assert!(ok(at(serde_json::json!(now - 59), serde_json::json!({}))), "skew on exp");
+        assert!(
+            ok(at(serde_json::json!(now - 59), serde_json::json!({}))),
+            "skew on exp"
+        );
         assert!(!ok(at(serde_json::json!(now - 60), serde_json::json!({}))));
         assert!(ok(at(serde_json::json!(now + 360), serde_json::json!({}))));
-        assert!(!ok(at(serde_json::json!(now + 361), serde_json::json!({}))), "too far ahead");
-        assert!(ok(at(serde_json::json!(now + 10), serde_json::json!({"nbf": now + 60}))));
-        assert!(!ok(at(serde_json::json!(now + 100), serde_json::json!({"nbf": now + 61}))), "not yet valid");
-        assert!(ok(at(serde_json::json!(now + 10), serde_json::json!({"iat": now + 60}))));
-        assert!(!ok(at(serde_json::json!(now + 100), serde_json::json!({"iat": now + 61}))), "issued in the future");
-        assert!(!ok(at(serde_json::json!(now + 10), serde_json::json!({"iat": now + 20}))), "issued after it expires");
+        assert!(
+            !ok(at(serde_json::json!(now + 361), serde_json::json!({}))),
+            "too far ahead"
+        );
+        assert!(ok(at(
+            serde_json::json!(now + 10),
+            serde_json::json!({"nbf": now + 60})
+        )));
+        assert!(
+            !ok(at(
+                serde_json::json!(now + 100),
+                serde_json::json!({"nbf": now + 61})
+            )),
+            "not yet valid"
+        );
+        assert!(ok(at(
+            serde_json::json!(now + 100),
+            serde_json::json!({"iat": now + 60})
+        )));
+        assert!(
+            !ok(at(
+                serde_json::json!(now + 100),
+                serde_json::json!({"iat": now + 61})
+            )),
+            "issued in the future"
+        );
+        assert!(
+            !ok(at(
+                serde_json::json!(now + 10),
+                serde_json::json!({"iat": now + 20})
+            )),
+            "issued after it expires"
+        );
     }
 
     #[test]

@@ -23,7 +23,9 @@ impl Core {
                     .find_realm_by_name(&parsed)
                     .await?
                     .ok_or_else(|| Error::not_found("realm", parsed.as_str()))?;
-                self.cache.realms.put(parsed.clone(), r.clone(), generation, now);
+                self.cache
+                    .realms
+                    .put(parsed.clone(), r.clone(), generation, now);
                 r
             }
         };
@@ -62,7 +64,8 @@ impl Core {
         uri: &ResourceUri,
     ) -> Result<Option<Resource>> {
         let load = || self.store.find_resource_by_uri(realm_id, uri);
-        self.cached_resource_with(realm_id, uri.as_str(), load).await
+        self.cached_resource_with(realm_id, uri.as_str(), load)
+            .await
     }
 
     /// A resource by id (the realm's default resource).
@@ -106,7 +109,9 @@ impl Core {
         }
         let found = self.store.find_agent_by_id(id).await?;
         if let Some(a) = &found {
-            self.cache.agents.put(id.clone(), a.clone(), generation, now);
+            self.cache
+                .agents
+                .put(id.clone(), a.clone(), generation, now);
         }
         Ok(found)
     }

@@ -25,7 +25,8 @@ impl Core {
         let Some(claims) = self.verify_access_token(&realm, token).await? else {
             return Ok(());
         };
-        if claims.client_id != client.client_id.as_str() || claims.origin.client != client.id.as_str()
+        if claims.client_id != client.client_id.as_str()
+            || claims.origin.client != client.id.as_str()
         {
             return Err(Error::oauth(
                 OAuthErrorCode::UnauthorizedClient,

@@ -1,1 +1,139 @@
-//! placeholder
+//! Storage conformance: one scenario per behaviour, run on SQLite and on PostgreSQL.
+//!
+//! PostgreSQL runs against `PORTCULLIS_TEST_POSTGRES_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/postgres`); each test creates its own database and drops
+//! it afterwards. When no server is reachable the PostgreSQL half is skipped with a loud message,
+//! unless `PORTCULLIS_TEST_POSTGRES_REQUIRED=1` (set by `.ci/run`), where it fails.
+//!
+//! Scenarios live per domain (`realms.rs`, `users.rs`, …) and share the fixtures in
+//! `fixtures.rs`; each takes the database, so it can open several stores on it (several
+//! instances of the server) or run raw SQL.
+mod agents;
+mod audit;
+mod clients;
+mod fixtures;
+mod keys;
+mod realms;
+mod resources;
+mod tokens;
+mod users;
+
+pub(crate) mod harness {
+    use super::super::Database;
+
+    pub(crate) struct TestDb {
+        pub db: Database,
+        _dir: Option<tempfile::TempDir>,
+        pg: Option<(String, String)>,
+    }
+
+    impl TestDb {
+        pub async fn cleanup(self) {
+            self.db.close().await;
+            if let Some((admin_url, name)) = self.pg {
+                use sqlx::Connection;
+                let mut conn = sqlx::PgConnection::connect(&admin_url)
+                    .await
+                    .expect("admin connect");
+                sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                    .execute(&mut conn)
+                    .await
+                    .expect("drop test database");
+            }
+        }
+    }
+
+    pub(crate) async fn sqlite() -> TestDb {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let url = format!("sqlite://{}", dir.path().join("test.db").display());
+        let db = Database::connect(&url, 4).await.expect("connect sqlite");
+        db.migrate().await.expect("migrate sqlite");
+        TestDb {
+            db,
+            _dir: Some(dir),
+            pg: None,
+        }
+    }
+
+    pub(crate) async fn postgres(test: &str) -> Option<TestDb> {
+        use sqlx::Connection;
+        let admin_url = std::env::var("PORTCULLIS_TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let required = std::env::var("PORTCULLIS_TEST_POSTGRES_REQUIRED").is_ok_and(|v| v == "1");
+        let mut conn = match sqlx::PgConnection::connect(&admin_url).await {
+            Ok(c) => c,
+            Err(e) if required => {
+                panic!("PostgreSQL is required but unreachable at {admin_url}: {e}")
+            }
+            Err(e) => {
+                eprintln!(
+                    "!!! SKIPPING PostgreSQL conformance test `{test}`: {admin_url} unreachable ({e}) !!!"
+                );
+                return None;
+            }
+        };
+        let name = format!(
+            "portcullis_test_{}",
+            crate::secret::new_id("db").trim_start_matches("db_")
+        );
+        sqlx::query(&format!("CREATE DATABASE \"{name}\""))
+            .execute(&mut conn)
+            .await
+            .expect("create test database");
+        let mut url = url::Url::parse(&admin_url).expect("postgres url");
+        url.set_path(&format!("/{name}"));
+        let db = Database::connect(url.as_str(), 8)
+            .await
+            .expect("connect postgres");
+        db.migrate().await.expect("migrate postgres");
+        Some(TestDb {
+            db,
+            _dir: None,
+            pg: Some((admin_url, name)),
+        })
+    }
+}
+
+macro_rules! on_both_backends {
+    ($($domain:ident :: $scenario:ident),* $(,)?) => {
+        mod on_sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let t = super::harness::sqlite().await;
+                    super::$domain::$scenario(&t.db).await;
+                    t.cleanup().await;
+                }
+            )*
+        }
+        mod on_postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let Some(t) = super::harness::postgres(stringify!($scenario)).await else { return };
+                    super::$domain::$scenario(&t.db).await;
+                    t.cleanup().await;
+                }
+            )*
+        }
+    };
+}
+
+on_both_backends!(
+    realms::realms,
+    users::users,
+    users::last_admin_is_kept_in_the_transaction,
+    users::links,
+    audit::audit,
+    audit::append_only,
+    keys::keys,
+    keys::one_active_and_one_next_key,
+    keys::concurrent_first_use_makes_one_pair,
+    resources::resources,
+    clients::clients,
+    clients::resource_server_credentials,
+    agents::agents,
+    agents::agent_lists,
+    tokens::assertions_and_revocations,
+    tokens::commits_bump_the_generation,
+);

@@ -18,12 +18,13 @@ impl Core {
         req: &TokenRequest,
     ) -> Result<TokenResponse> {
         let resource = self.requested_resource(realm, &req.resource).await?;
-        let requested = ScopeSet::parse(req.scope.as_deref().unwrap_or_default()).map_err(|_| {
-            Error::oauth(
-                OAuthErrorCode::InvalidScope,
-                "The scope parameter is malformed.",
-            )
-        })?;
+        let requested =
+            ScopeSet::parse(req.scope.as_deref().unwrap_or_default()).map_err(|_| {
+                Error::oauth(
+                    OAuthErrorCode::InvalidScope,
+                    "The scope parameter is malformed.",
+                )
+            })?;
         let agent = self.active_agent_of(client).await?;
         let mut allowed = client.scope.intersection(&resource.scopes);
         if let Some(a) = &agent {

@@ -98,7 +98,9 @@ impl Core {
         let now = self.now();
         let exp = agent
             .and_then(|a| a.expires_at)
-            .map_or(now + resource.token_ttl_secs, |t| t.min(now + resource.token_ttl_secs));
+            .map_or(now + resource.token_ttl_secs, |t| {
+                t.min(now + resource.token_ttl_secs)
+            });
         let claims = AccessTokenClaims {
             iss: self.issuer(&realm.name),
             sub: client.client_id.to_string(),

@@ -1,0 +1,164 @@
+use super::fixtures::{agent, client, event, given_realm};
+use crate::agents::AgentFilter;
+use crate::clients::{AgentBinding, BindingId, ClientId};
+use crate::error::StorageError;
+use crate::scope::ScopeSet;
+use crate::storage::{Database, Page};
+
+pub(super) async fn agents(db: &Database) {
+    let store = db.store();
+    let r = given_realm(&store, "default").await;
+    let ev = || event(&r.id, "agent.create", "a@x.io", "agent:x", 2);
+    let bot = agent(&r.id, "reports-bot");
+    store.insert_agent(&bot, &ev()).await.expect("insert");
+    let err = store
+        .insert_agent(&agent(&r.id, "reports-bot"), &ev())
+        .await
+        .expect_err("dup");
+    assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
+    let alpha = agent(&r.id, "alpha");
+    store.insert_agent(&alpha, &ev()).await.expect("insert");
+    assert_eq!(
+        store.find_agent(&r.id, "reports-bot").await.expect("find"),
+        Some(bot.clone())
+    );
+    assert_eq!(
+        store.find_agent_by_id(&bot.id).await.expect("find"),
+        Some(bot.clone())
+    );
+
+    let mut c = client(&r.id, "bot-client");
+    let binding = BindingId::generate();
+    c.agent = Some(AgentBinding {
+        agent_id: bot.id.clone(),
+        binding_id: binding.clone(),
+    });
+    store.insert_client(&c, None, &ev()).await.expect("client");
+    let mut other = client(&r.id, "alpha-client");
+    other.agent = Some(AgentBinding {
+        agent_id: alpha.id.clone(),
+        binding_id: BindingId::generate(),
+    });
+    store
+        .insert_client(&other, None, &ev())
+        .await
+        .expect("client");
+    let bound = store
+        .list_agent_clients(&[bot.id.clone(), alpha.id.clone()])
+        .await
+        .expect("clients");
+    let id = |s: &str| ClientId::parse(s).expect("valid");
+    assert_eq!(
+        bound,
+        [
+            (alpha.id.clone(), id("alpha-client")),
+            (bot.id.clone(), id("bot-client"))
+        ]
+    );
+    assert!(
+        store
+            .list_agent_clients(&[])
+            .await
+            .expect("none")
+            .is_empty()
+    );
+
+    let mut changed = bot.clone();
+    changed.disabled = true;
+    changed.expires_at = None;
+    changed.roles = ScopeSet::parse("mcp").expect("valid");
+    changed.updated_at = 9;
+    store.update_agent(&changed, &ev()).await.expect("update");
+    assert_eq!(
+        store.find_agent(&r.id, "reports-bot").await.expect("find"),
+        Some(changed)
+    );
+
+    store.delete_agent(&bot.id, &ev()).await.expect("delete");
+    let unbound = store
+        .find_client(&r.id, &id("bot-client"))
+        .await
+        .expect("find")
+        .expect("client");
+    assert_eq!(unbound.agent, None, "unbound, binding id gone too");
+    assert!(matches!(
+        store.delete_agent(&bot.id, &ev()).await,
+        Err(StorageError::NotFound)
+    ));
+}
+
+pub(super) async fn agent_lists(db: &Database) {
+    let store = db.store();
+    let r = given_realm(&store, "default").await;
+    let ev = || event(&r.id, "agent.create", "a@x.io", "agent:x", 2);
+    let now = 10_000;
+    for (name, roles, expires) in [
+        ("a-mcp", "mcp", None),
+        ("b-mcp-tools", "reports mcp:tools", Some(now + 3600)),
+        ("c-plain", "reports", Some(now + 60)),
+        ("d-lookalike", "mcpx notmcp:x", None),
+        ("e-expired", "mcp", Some(now - 1)),
+        ("f-far", "mcp:x", Some(now + 30 * 24 * 3600)),
+    ] {
+        let mut a = agent(&r.id, name);
+        a.roles = ScopeSet::parse(roles).expect("valid");
+        a.expires_at = expires;
+        if name == "c-plain" {
+            a.owner = "Someone.Else@example.com".into();
+        }
+        store.insert_agent(&a, &ev()).await.expect("insert");
+    }
+    let names = |filter: AgentFilter<'static>, page: Page| {
+        let store = store.clone();
+        let realm = r.id.clone();
+        async move {
+            let found = store
+                .list_agents(&realm, filter, now, page)
+                .await
+                .expect("list");
+            (
+                found.total,
+                found.items.into_iter().map(|a| a.name).collect::<Vec<_>>(),
+            )
+        }
+    };
+    let all = Page::new(0, 50);
+    assert_eq!(
+        names(AgentFilter::default(), Page::new(1, 2)).await,
+        (6, vec!["c-plain".into(), "d-lookalike".into()])
+    );
+    let mcp = AgentFilter {
+        mcp_only: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        names(mcp, all).await.1,
+        ["a-mcp", "b-mcp-tools", "e-expired", "f-far"],
+        "mcp or mcp:* roles, not look-alikes"
+    );
+    let soon = AgentFilter {
+        expiring_soon: true,
+        ..Default::default()
+    };
+    assert_eq!(names(soon, all).await.1, ["b-mcp-tools", "c-plain"]);
+    let both = AgentFilter {
+        mcp_only: true,
+        expiring_soon: true,
+        ..Default::default()
+    };
+    assert_eq!(names(both, all).await.1, ["b-mcp-tools"]);
+    let owner = AgentFilter {
+        query: Some("someone.ELSE"),
+        ..Default::default()
+    };
+    assert_eq!(
+        names(owner, all).await.1,
+        ["c-plain"],
+        "search matches owners"
+    );
+    let by_name = AgentFilter {
+        query: Some("LOOK"),
+        ..Default::default()
+    };
+    assert_eq!(names(by_name, all).await.1, ["d-lookalike"]);
+}

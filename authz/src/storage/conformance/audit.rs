@@ -1,0 +1,172 @@
+use super::fixtures::{audit_count, event, given_realm};
+use crate::audit::{AuditFilter, Outcome};
+use crate::storage::{Database, Page};
+
+pub(super) async fn audit(db: &Database) {
+    let store = db.store();
+    let a = given_realm(&store, "default").await;
+    let b = super::fixtures::realm("payments");
+    store
+        .insert_realm(
+            &b,
+            &event(
+                &b.id,
+                "realm.create",
+                "Ada@Example.com",
+                "realm:payments",
+                200,
+            ),
+        )
+        .await
+        .expect("realm");
+    let mut failed = event(
+        &a.id,
+        "session.login",
+        "eve@example.com",
+        "user:unknown",
+        300,
+    );
+    failed.outcome = Outcome::Failure;
+    store.insert_audit_event(&failed).await.expect("insert");
+    store
+        .insert_audit_event(&event(
+            &a.id,
+            "session.login",
+            "ada@example.com",
+            "user:usr_1",
+            400,
+        ))
+        .await
+        .expect("insert");
+
+    let all = store
+        .list_audit_events(&AuditFilter::default(), Page::new(0, 10))
+        .await
+        .expect("list");
+    assert_eq!(all.total, 4);
+    let times: Vec<_> = all.items.iter().map(|e| e.occurred_at).collect();
+    assert_eq!(times, [400, 300, 200, 1], "newest first");
+    let e = &all.items[1];
+    assert_eq!(
+        (e.realm.as_str(), e.outcome, e.action.as_str()),
+        ("default", Outcome::Failure, "session.login")
+    );
+    assert_eq!(e.request_id.as_deref(), Some("req-1"));
+    assert_eq!(e.client_ip.as_deref(), Some("127.0.0.1"));
+    assert_eq!(e.details, serde_json::json!({"k": "v"}));
+
+    let count = |f: AuditFilter| {
+        let store = store.clone();
+        async move {
+            store
+                .list_audit_events(&f, Page::new(0, 10))
+                .await
+                .expect("list")
+                .total
+        }
+    };
+    let action = Some("session.login".to_owned());
+    assert_eq!(
+        count(AuditFilter {
+            action,
+            ..Default::default()
+        })
+        .await,
+        2
+    );
+    let actor = Some("ADA@".to_owned());
+    assert_eq!(
+        count(AuditFilter {
+            actor,
+            ..Default::default()
+        })
+        .await,
+        2
+    );
+    let target = Some("payments".to_owned());
+    assert_eq!(
+        count(AuditFilter {
+            target,
+            ..Default::default()
+        })
+        .await,
+        1
+    );
+    let realm_id = Some(b.id.clone());
+    assert_eq!(
+        count(AuditFilter {
+            realm_id,
+            ..Default::default()
+        })
+        .await,
+        1
+    );
+    let (from, to) = (Some(200), Some(400));
+    assert_eq!(
+        count(AuditFilter {
+            from,
+            to,
+            ..Default::default()
+        })
+        .await,
+        2
+    );
+    let page = store
+        .list_audit_events(&AuditFilter::default(), Page::new(1, 3))
+        .await
+        .expect("list");
+    assert_eq!((page.total, page.items.len()), (4, 1));
+    assert!(store.ping().await.is_ok());
+}
+
+/// Raw SQL that tries to rewrite history must fail on both backends (and `TRUNCATE` on
+/// PostgreSQL, which SQLite does not have).
+pub(super) async fn append_only(db: &Database) {
+    let store = db.store();
+    given_realm(&store, "default").await;
+    let refused = |e: Option<sqlx::Error>, what: &str| {
+        let e = e
+            .unwrap_or_else(|| panic!("{what} must be refused"))
+            .to_string();
+        assert!(e.contains("append-only"), "{what}: {e}");
+    };
+    match db {
+        Database::Sqlite(p) => {
+            refused(
+                sqlx::query("UPDATE audit_events SET actor = 'mallory'")
+                    .execute(p)
+                    .await
+                    .err(),
+                "UPDATE",
+            );
+            refused(
+                sqlx::query("DELETE FROM audit_events")
+                    .execute(p)
+                    .await
+                    .err(),
+                "DELETE",
+            );
+        }
+        Database::Postgres(p) => {
+            refused(
+                sqlx::query("UPDATE audit_events SET actor = 'mallory'")
+                    .execute(p)
+                    .await
+                    .err(),
+                "UPDATE",
+            );
+            refused(
+                sqlx::query("DELETE FROM audit_events")
+                    .execute(p)
+                    .await
+                    .err(),
+                "DELETE",
+            );
+            refused(
+                sqlx::query("TRUNCATE audit_events").execute(p).await.err(),
+                "TRUNCATE",
+            );
+        }
+    }
+    assert_eq!(audit_count(&store).await, 1);
+}

@@ -1,0 +1,141 @@
+use super::fixtures::{agent, client, event, given_realm, resource};
+use crate::clients::{AgentBinding, AuthMethod, BindingId, ClientId, ClientSecret, SecretId};
+use crate::error::StorageError;
+use crate::storage::{Database, Page};
+
+pub(super) async fn clients(db: &Database) {
+    let store = db.store();
+    let r = given_realm(&store, "default").await;
+    let ev = || event(&r.id, "client.create", "a@x.io", "client:x", 2);
+    let bot = client(&r.id, "reports-bot");
+    let secret = |hash: &[u8], at: i64| ClientSecret {
+        id: SecretId::generate(),
+        client_pk: bot.id.clone(),
+        secret_hash: hash.to_vec(),
+        created_at: at,
+        expires_at: None,
+    };
+    let first = secret(b"h1", 3);
+    store
+        .insert_client(&bot, Some(&first), &ev())
+        .await
+        .expect("insert");
+    let err = store
+        .insert_client(&client(&r.id, "reports-bot"), None, &ev())
+        .await
+        .expect_err("dup");
+    assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
+    store
+        .insert_client(&client(&r.id, "alpha_100%"), None, &ev())
+        .await
+        .expect("insert");
+    let id = |s: &str| ClientId::parse(s).expect("valid");
+    assert_eq!(
+        store
+            .find_client(&r.id, &id("reports-bot"))
+            .await
+            .expect("find"),
+        Some(bot.clone())
+    );
+    let page = store
+        .list_clients(&r.id, None, Page::new(0, 10))
+        .await
+        .expect("list");
+    assert_eq!(page.total, 2);
+    assert_eq!(page.items[0].client_id.as_str(), "alpha_100%");
+    let total = |q: &'static str| {
+        let store = store.clone();
+        let realm = r.id.clone();
+        async move {
+            store
+                .list_clients(&realm, Some(q), Page::new(0, 10))
+                .await
+                .expect("list")
+                .total
+        }
+    };
+    assert_eq!(total("%").await, 1);
+    assert_eq!(total("REPORTS").await, 1);
+
+    let second = secret(b"h2", 50);
+    store
+        .rotate_client_secret(&second, 110, &ev())
+        .await
+        .expect("rotate");
+    let secrets = store.list_client_secrets(&bot.id).await.expect("secrets");
+    assert_eq!(secrets.len(), 2);
+    assert_eq!((&secrets[0].id, secrets[0].expires_at), (&second.id, None));
+    assert_eq!(
+        (&secrets[1].id, secrets[1].expires_at),
+        (&first.id, Some(110))
+    );
+
+    // Every mutable field is written, the agent binding included.
+    let a = agent(&r.id, "reports");
+    store.insert_agent(&a, &ev()).await.expect("agent");
+    let mut changed = bot.clone();
+    changed.enabled = false;
+    changed.auth_method = AuthMethod::ClientSecretPost;
+    changed.agent = Some(AgentBinding {
+        agent_id: a.id.clone(),
+        binding_id: BindingId::generate(),
+    });
+    changed.updated_at = 60;
+    store.update_client(&changed, &ev()).await.expect("update");
+    assert_eq!(
+        store
+            .find_client(&r.id, &id("reports-bot"))
+            .await
+            .expect("find"),
+        Some(changed)
+    );
+    store.delete_client(&bot.id, &ev()).await.expect("delete");
+    assert!(
+        store
+            .list_client_secrets(&bot.id)
+            .await
+            .expect("secrets")
+            .is_empty(),
+        "secrets go with the client"
+    );
+    assert!(matches!(
+        store.delete_client(&bot.id, &ev()).await,
+        Err(StorageError::NotFound)
+    ));
+}
+
+pub(super) async fn resource_server_credentials(db: &Database) {
+    let store = db.store();
+    let r = given_realm(&store, "default").await;
+    let ev = || event(&r.id, "client.create", "a@x.io", "client:x", 2);
+    let pay = resource(&r.id, "payments-mcp", "https://pay.example.com/mcp");
+    store.insert_resource(&pay, &ev()).await.expect("resource");
+    let mut rs = client(&r.id, "payments-mcp-introspect");
+    rs.grant_types = vec![];
+    rs.resource_server_for = Some(pay.id.clone());
+    store
+        .insert_client(&rs, None, &ev())
+        .await
+        .expect("credentials");
+    let found = store.find_client(&r.id, &rs.client_id).await.expect("find");
+    assert_eq!(
+        found.and_then(|c| c.resource_server_for),
+        Some(pay.id.clone())
+    );
+    let mut again = client(&r.id, "second-introspect");
+    again.resource_server_for = Some(pay.id.clone());
+    let err = store
+        .insert_client(&again, None, &ev())
+        .await
+        .expect_err("one set per resource");
+    assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
+    store
+        .delete_resource(&pay.id, &ev())
+        .await
+        .expect("delete resource");
+    assert_eq!(
+        store.find_client(&r.id, &rs.client_id).await.expect("find"),
+        None,
+        "the credentials go with their resource"
+    );
+}

@@ -1,0 +1,109 @@
+use super::fixtures::{audit_count, event, realm};
+use crate::error::StorageError;
+use crate::realms::{RealmId, RealmName};
+use crate::storage::Database;
+
+pub(super) async fn realms(db: &Database) {
+    let store = db.store();
+    let r = realm("default");
+    let e = event(&r.id, "realm.create", "system", "realm:default", 1_000);
+    assert!(store.insert_realm_if_absent(&r, &e).await.expect("insert"));
+    assert!(
+        !store
+            .insert_realm_if_absent(&realm("default"), &e)
+            .await
+            .expect("insert")
+    );
+    assert_eq!(
+        audit_count(&store).await,
+        1,
+        "no audit row when nothing was inserted"
+    );
+
+    let found = store
+        .find_realm_by_name(&RealmName::parse("default").expect("valid"))
+        .await
+        .expect("find");
+    assert_eq!(found, Some(r.clone()));
+    assert_eq!(
+        store.find_realm(&r.id).await.expect("find"),
+        Some(r.clone())
+    );
+    assert_eq!(
+        store.find_realm(&RealmId::generate()).await.expect("find"),
+        None
+    );
+
+    let p = realm("payments");
+    store
+        .insert_realm(
+            &p,
+            &event(&p.id, "realm.create", "a@x.io", "realm:payments", 1_001),
+        )
+        .await
+        .expect("insert");
+    let dup = realm("payments");
+    let err = store
+        .insert_realm(
+            &dup,
+            &event(&dup.id, "realm.create", "a@x.io", "realm:payments", 1_002),
+        )
+        .await
+        .expect_err("duplicate name");
+    assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
+    assert_eq!(
+        audit_count(&store).await,
+        2,
+        "a failed insert writes no audit row"
+    );
+
+    let names: Vec<_> = store
+        .list_realms()
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|r| r.name.to_string())
+        .collect();
+    assert_eq!(names, ["default", "payments"]);
+
+    let mut renamed = p.clone();
+    renamed.name = RealmName::parse("billing").expect("valid");
+    renamed.enabled = false;
+    renamed.updated_at = 1_100;
+    store
+        .update_realm(
+            &renamed,
+            &event(&p.id, "realm.update", "a@x.io", "realm:payments", 1_100),
+        )
+        .await
+        .expect("update");
+    assert_eq!(
+        store.find_realm(&p.id).await.expect("find"),
+        Some(renamed.clone())
+    );
+
+    let mut clash = renamed.clone();
+    clash.name = RealmName::parse("default").expect("valid");
+    let err = store
+        .update_realm(
+            &clash,
+            &event(&p.id, "realm.update", "a@x.io", "realm:billing", 1_101),
+        )
+        .await
+        .expect_err("rename onto an existing name");
+    assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
+    let ghost = realm("ghost");
+    let err = store
+        .update_realm(
+            &ghost,
+            &event(&r.id, "realm.update", "a@x.io", "realm:ghost", 1_102),
+        )
+        .await
+        .expect_err("missing realm");
+    assert!(matches!(err, StorageError::NotFound), "{err:?}");
+    assert_eq!(
+        audit_count(&store).await,
+        3,
+        "only the successful update was audited"
+    );
+}

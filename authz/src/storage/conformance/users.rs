@@ -1,0 +1,353 @@
+use super::fixtures::{audit_count, event, given_realm, user};
+use crate::accounts::{Email, LinkPurpose, OneTimeLink, UserId};
+use crate::error::StorageError;
+use crate::policy::Role;
+use crate::storage::{Database, Page};
+
+pub(super) async fn users(db: &Database) {
+    let store = db.store();
+    let r = given_realm(&store, "default").await;
+    let ada = user(&r.id, "ada@example.com", Role::Admin);
+    store
+        .insert_user(
+            &ada,
+            None,
+            &event(&r.id, "user.create", "cli", "user:ada", 2),
+        )
+        .await
+        .expect("insert");
+    let mut dup = user(&r.id, "ada@example.com", Role::Developer);
+    dup.display_name = "Other".into();
+    let err = store
+        .insert_user(
+            &dup,
+            None,
+            &event(&r.id, "user.create", "cli", "user:dup", 3),
+        )
+        .await
+        .expect_err("duplicate email");
+    assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
+    assert_eq!(audit_count(&store).await, 2);
+
+    for (i, email) in [
+        "bob@example.com",
+        "carol@example.com",
+        "dan_100%@example.com",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let u = user(&r.id, email, Role::Developer);
+        store
+            .insert_user(
+                &u,
+                None,
+                &event(&r.id, "user.create", "cli", "u", 10 + i as i64),
+            )
+            .await
+            .expect("insert");
+    }
+    assert_eq!(store.count_users().await.expect("count"), 4);
+
+    let got = store
+        .find_user_by_email(&r.id, &Email::parse("ADA@example.com").expect("valid"))
+        .await
+        .expect("find");
+    assert_eq!(got, Some(ada.clone()));
+    assert_eq!(
+        store.find_user(&ada.id).await.expect("find"),
+        Some(ada.clone())
+    );
+
+    let page = store
+        .list_users(&r.id, None, Page::new(0, 2))
+        .await
+        .expect("list");
+    assert_eq!(page.total, 4);
+    let emails: Vec<_> = page.items.iter().map(|u| u.email.to_string()).collect();
+    assert_eq!(emails, ["ada@example.com", "bob@example.com"]);
+    let page2 = store
+        .list_users(&r.id, None, Page::new(1, 2))
+        .await
+        .expect("list");
+    assert_eq!(page2.items.len(), 2);
+    assert_eq!(page2.items[0].email.as_str(), "carol@example.com");
+    let total = |q: &'static str| {
+        let store = store.clone();
+        let realm = r.id.clone();
+        async move {
+            store
+                .list_users(&realm, Some(q), Page::new(0, 50))
+                .await
+                .expect("list")
+                .total
+        }
+    };
+    assert_eq!(total("CAROL").await, 1, "search is case-insensitive");
+    assert_eq!(
+        total("%").await,
+        1,
+        "LIKE wildcards in the query are literal"
+    );
+    assert_eq!(total("name of b").await, 1, "search matches display names");
+
+    // Every mutable field is written, including the credential version.
+    let bob = store
+        .find_user_by_email(&r.id, &Email::parse("bob@example.com").expect("valid"))
+        .await
+        .expect("find")
+        .expect("exists");
+    let mut changed = bob.clone();
+    changed.role = Role::SecurityReviewer;
+    changed.disabled = true;
+    changed.display_name = "Robert".into();
+    changed.credential_version = 7;
+    changed.updated_at = 50;
+    store
+        .update_user(
+            &changed,
+            &event(&r.id, "user.role_change", "x", "user:bob", 50),
+        )
+        .await
+        .expect("update");
+    assert_eq!(store.find_user(&bob.id).await.expect("find"), Some(changed));
+    let ghost = user(&r.id, "ghost@example.com", Role::Developer);
+    let err = store
+        .update_user(
+            &ghost,
+            &event(&r.id, "user.role_change", "x", "user:ghost", 51),
+        )
+        .await
+        .expect_err("missing");
+    assert!(matches!(err, StorageError::NotFound), "{err:?}");
+}
+
+pub(super) async fn last_admin_is_kept_in_the_transaction(db: &Database) {
+    let store = db.store();
+    let r = given_realm(&store, "default").await;
+    // Before any admin exists (accounts made from the CLI), changes are not refused.
+    let dev = user(&r.id, "dev@example.com", Role::Developer);
+    store
+        .insert_user(&dev, None, &event(&r.id, "user.create", "cli", "u", 2))
+        .await
+        .expect("dev");
+    let mut renamed = dev.clone();
+    renamed.display_name = "Dev".into();
+    store
+        .update_user(&renamed, &event(&r.id, "user.update", "x", "u", 3))
+        .await
+        .expect("no admin yet");
+
+    let a = user(&r.id, "a@example.com", Role::Admin);
+    let b = user(&r.id, "b@example.com", Role::Admin);
+    for u in [&a, &b] {
+        store
+            .insert_user(u, None, &event(&r.id, "user.create", "cli", "u", 4))
+            .await
+            .expect("admin");
+    }
+    let before = audit_count(&store).await;
+    // Two admins demote each other at the same moment: exactly one demotion may succeed.
+    let demote = |u: &crate::accounts::User, role: Role, disable: bool| {
+        let mut u = u.clone();
+        u.role = role;
+        u.disabled = disable;
+        u
+    };
+    let (s1, s2) = (db.store(), db.store());
+    let (da, db_) = (
+        demote(&a, Role::Developer, false),
+        demote(&b, Role::Admin, true),
+    );
+    let ea = event(&r.id, "user.role_change", "b", "user:a", 5);
+    let eb = event(&r.id, "user.disable", "a", "user:b", 5);
+    let (ra, rb) = tokio::join!(
+        tokio::spawn(async move { s1.update_user(&da, &ea).await }),
+        tokio::spawn(async move { s2.update_user(&db_, &eb).await }),
+    );
+    let results = [ra.expect("task"), rb.expect("task")];
+    assert_eq!(
+        results.iter().filter(|r| r.is_ok()).count(),
+        1,
+        "{results:?}"
+    );
+    let refused = results
+        .iter()
+        .find_map(|r| r.as_ref().err())
+        .expect("one refused");
+    assert!(
+        matches!(refused, StorageError::Precondition(_)),
+        "{refused:?}"
+    );
+    assert_eq!(
+        audit_count(&store).await,
+        before + 1,
+        "the refused change wrote no audit row"
+    );
+    let admins = [&a.id, &b.id];
+    let mut enabled_admins = 0;
+    for id in admins {
+        let u = store.find_user(id).await.expect("find").expect("exists");
+        if u.role == Role::Admin && !u.disabled {
+            enabled_admins += 1;
+        }
+    }
+    assert_eq!(
+        enabled_admins, 1,
+        "one admin remains, and the refusal was rolled back"
+    );
+}
+
+pub(super) async fn links(db: &Database) {
+    let store = db.store();
+    let r = given_realm(&store, "default").await;
+    let setup = |hash: &[u8], at: i64| OneTimeLink {
+        token_hash: hash.to_vec(),
+        realm_id: r.id.clone(),
+        user_id: None,
+        purpose: LinkPurpose::Setup,
+        created_at: at,
+        expires_at: at + 100,
+    };
+    let ev = |action: &'static str, at: i64| event(&r.id, action, "system", "setup", at);
+    store
+        .insert_link(&setup(b"old", 10), &ev("setup.link_issued", 10))
+        .await
+        .expect("link");
+    let new = setup(b"new", 20);
+    store
+        .insert_link(&new, &ev("setup.link_issued", 20))
+        .await
+        .expect("link");
+    assert_eq!(
+        store.find_active_link(b"old", 21).await.expect("find"),
+        None,
+        "superseded"
+    );
+    assert_eq!(
+        store.find_active_link(b"new", 21).await.expect("find"),
+        Some(new.clone())
+    );
+    assert_eq!(
+        store.find_active_link(b"new", 120).await.expect("find"),
+        None,
+        "expired"
+    );
+
+    let admin = user(&r.id, "root@example.com", Role::Admin);
+    let done = ev("setup.complete", 30);
+    assert!(
+        !store
+            .complete_setup(b"new", 200, &admin, &done)
+            .await
+            .expect("setup"),
+        "expired link"
+    );
+    assert_eq!(
+        store.count_users().await.expect("count"),
+        0,
+        "nothing half-written"
+    );
+    assert!(
+        store
+            .complete_setup(b"new", 30, &admin, &done)
+            .await
+            .expect("setup")
+    );
+    assert_eq!(store.count_users().await.expect("count"), 1);
+    let other = user(&r.id, "second@example.com", Role::Admin);
+    assert!(
+        !store
+            .complete_setup(b"new", 31, &other, &done)
+            .await
+            .expect("setup"),
+        "single use"
+    );
+    store
+        .insert_link(&setup(b"late", 40), &ev("setup.link_issued", 40))
+        .await
+        .expect("link");
+    assert!(
+        !store
+            .complete_setup(b"late", 41, &other, &done)
+            .await
+            .expect("setup"),
+        "a user exists"
+    );
+    assert_eq!(store.count_users().await.expect("count"), 1);
+
+    let reset = |hash: &[u8], at: i64| OneTimeLink {
+        token_hash: hash.to_vec(),
+        realm_id: r.id.clone(),
+        user_id: Some(admin.id.clone()),
+        purpose: LinkPurpose::PasswordReset,
+        created_at: at,
+        expires_at: at + 100,
+    };
+    store
+        .insert_link(&reset(b"r1", 50), &ev("user.password_reset_link", 50))
+        .await
+        .expect("link");
+    store
+        .insert_link(&reset(b"r2", 51), &ev("user.password_reset_link", 51))
+        .await
+        .expect("link");
+    let done = ev("user.password_reset", 52);
+    assert!(
+        !store
+            .reset_password(b"r1", &admin.id, "$new", 52, &done)
+            .await
+            .expect("reset"),
+        "superseded"
+    );
+    assert!(
+        !store
+            .reset_password(b"r2", &UserId::generate(), "$new", 52, &done)
+            .await
+            .expect("reset"),
+        "other user"
+    );
+    assert!(
+        store
+            .reset_password(b"r2", &admin.id, "$new", 52, &done)
+            .await
+            .expect("reset")
+    );
+    assert!(
+        !store
+            .reset_password(b"r2", &admin.id, "$newer", 53, &done)
+            .await
+            .expect("reset"),
+        "single use"
+    );
+    let stored = store
+        .find_user(&admin.id)
+        .await
+        .expect("find")
+        .expect("exists");
+    assert_eq!(stored.password_hash.as_deref(), Some("$new"));
+    assert_eq!(
+        stored.credential_version,
+        admin.credential_version + 1,
+        "sessions end on reset"
+    );
+
+    // A new user and its first link commit together.
+    let newbie = user(&r.id, "new@example.com", Role::Developer);
+    let first = OneTimeLink {
+        user_id: Some(newbie.id.clone()),
+        ..reset(b"first", 60)
+    };
+    store
+        .insert_user(
+            &newbie,
+            Some(&first),
+            &event(&r.id, "user.create", "x", "u", 60),
+        )
+        .await
+        .expect("insert");
+    assert_eq!(
+        store.find_active_link(b"first", 61).await.expect("find"),
+        Some(first)
+    );
+}
