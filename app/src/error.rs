@@ -43,35 +43,39 @@ impl leptos::server_fn::error::FromServerFnError for AppError {
     }
 }
 
+/// The one mapping from core errors to what the console shows: an HTTP status and a message
+/// safe to show (internal failures are logged here and flattened to [`AppError::Internal`]).
+/// Server functions and the console's plain routes (the audit export) both use it.
+#[cfg(feature = "ssr")]
+pub fn classify(e: authz::Error) -> (axum::http::StatusCode, AppError) {
+    use axum::http::StatusCode;
+    match e {
+        authz::Error::Invalid(m) | authz::Error::InvalidField { message: m, .. } => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            AppError::Invalid(m.into()),
+        ),
+        authz::Error::NotFound { .. } => (StatusCode::NOT_FOUND, AppError::NotFound(e.to_string())),
+        authz::Error::Conflict(m) => (StatusCode::CONFLICT, AppError::Conflict(m.into())),
+        authz::Error::Unauthenticated => (StatusCode::UNAUTHORIZED, AppError::Unauthenticated),
+        authz::Error::Forbidden => (StatusCode::FORBIDDEN, AppError::Forbidden),
+        authz::Error::OAuth(o) => (
+            StatusCode::BAD_REQUEST,
+            AppError::Invalid(o.description.into_owned()),
+        ),
+        authz::Error::InvalidCredentials
+        | authz::Error::Throttled { .. }
+        | authz::Error::InvalidLink => (StatusCode::BAD_REQUEST, AppError::Invalid(e.to_string())),
+        authz::Error::Storage(_) | authz::Error::Internal(_) | authz::Error::Redirect(_) => {
+            tracing::error!(error = ?e, "Console operation failed");
+            (StatusCode::INTERNAL_SERVER_ERROR, AppError::Internal)
+        }
+    }
+}
+
 #[cfg(feature = "ssr")]
 impl From<authz::Error> for AppError {
     fn from(e: authz::Error) -> Self {
-        use axum::http::StatusCode;
-        let (status, err) = match e {
-            authz::Error::Invalid(m) => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                AppError::Invalid(m.into()),
-            ),
-            authz::Error::NotFound { .. } => {
-                (StatusCode::NOT_FOUND, AppError::NotFound(e.to_string()))
-            }
-            authz::Error::Conflict(m) => (StatusCode::CONFLICT, AppError::Conflict(m.into())),
-            authz::Error::Unauthenticated => (StatusCode::UNAUTHORIZED, AppError::Unauthenticated),
-            authz::Error::Forbidden => (StatusCode::FORBIDDEN, AppError::Forbidden),
-            authz::Error::OAuth(o) => (
-                StatusCode::BAD_REQUEST,
-                AppError::Invalid(o.description.into_owned()),
-            ),
-            authz::Error::InvalidCredentials
-            | authz::Error::Throttled { .. }
-            | authz::Error::InvalidLink => {
-                (StatusCode::BAD_REQUEST, AppError::Invalid(e.to_string()))
-            }
-            authz::Error::Storage(_) | authz::Error::Internal(_) => {
-                tracing::error!(error = ?e, "Console operation failed");
-                (StatusCode::INTERNAL_SERVER_ERROR, AppError::Internal)
-            }
-        };
+        let (status, err) = classify(e);
         crate::ssr::set_status(status);
         err
     }

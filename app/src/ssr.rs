@@ -8,6 +8,9 @@ use tower_sessions::Session;
 pub const SESSION_USER: &str = "uid";
 /// Session key holding the Unix time of sign-in (for the absolute expiry).
 pub const SESSION_AUTH_AT: &str = "auth_at";
+/// Session key holding the account's credential version at sign-in: when the password changes,
+/// sessions holding an older version end.
+pub const SESSION_CREDENTIALS: &str = "cred";
 /// Session key holding the realm selected in the console.
 pub const SESSION_REALM: &str = "realm";
 
@@ -74,21 +77,34 @@ fn session_failed(e: tower_sessions::session::Error) -> AppError {
     AppError::Internal
 }
 
-/// Starts an authenticated session: rotates the session id, then records the user.
+/// Starts an authenticated session: rotates the session id, then records the user, the time
+/// and the account's credential version.
 ///
 /// # Errors
 /// `Internal` when the session store fails.
 pub async fn start_session(session: &Session, p: &Principal, now: i64) -> Result<(), AppError> {
-    session.cycle_id().await.map_err(session_failed)?;
     session
-        .insert(SESSION_USER, &p.user_id)
+        .insert(SESSION_USER, p.user_id.as_str())
         .await
         .map_err(session_failed)?;
     session
         .insert(SESSION_AUTH_AT, now)
         .await
         .map_err(session_failed)?;
-    Ok(())
+    renew_session(session, p).await
+}
+
+/// Rotates the session id and records the principal's current credential version (after the
+/// signed-in user changed their own password; sign-in time, and so the absolute expiry, stay).
+///
+/// # Errors
+/// `Internal` when the session store fails.
+pub async fn renew_session(session: &Session, p: &Principal) -> Result<(), AppError> {
+    session.cycle_id().await.map_err(session_failed)?;
+    session
+        .insert(SESSION_CREDENTIALS, p.credential_version)
+        .await
+        .map_err(session_failed)
 }
 
 /// The realm selected in this session (default `default`).
@@ -128,7 +144,7 @@ pub fn realm_view(core: &Core, r: &authz::realms::Realm) -> crate::types::RealmV
 /// View of a user.
 pub fn user_view(u: &authz::accounts::User) -> crate::types::UserView {
     crate::types::UserView {
-        id: u.id.clone(),
+        id: u.id.to_string(),
         email: u.email.to_string(),
         display_name: u.display_name.clone(),
         role: u.role.as_str().to_owned(),
@@ -198,7 +214,7 @@ pub fn resource_view(r: &authz::resources::Resource) -> crate::types::ResourceVi
 /// View of a client.
 pub fn client_view(c: &authz::clients::Client) -> crate::types::ClientView {
     crate::types::ClientView {
-        client_id: c.client_id.clone(),
+        client_id: c.client_id.to_string(),
         name: c.name.clone(),
         auth_method: c.auth_method.as_str().to_owned(),
         scope: c.scope.to_string(),

@@ -336,5 +336,18 @@ pub struct AgentView {
     pub clients: Vec<String>,
 }
 
+/// One page of agents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentPage {
+    /// Rows.
+    pub items: Vec<AgentView>,
+    /// All matching rows.
+    pub total: u64,
+    /// 0-based page index.
+    pub page: u32,
+    /// Rows per page.
+    pub page_size: u32,
+}
+
 /// Rows per page on list screens.
 pub const PAGE_SIZE: u32 = 20;

@@ -5,8 +5,8 @@ use clap::{Parser, Subcommand};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 
-mod registry;
-pub use registry::{AgentsCommand, ClientLifecycle, ResourceLifecycle};
+mod lifecycle;
+pub use lifecycle::{AgentsCommand, ClientLifecycle, ResourceLifecycle};
 
 /// Portcullis: the authorization server for MCP.
 #[derive(Debug, Parser)]
@@ -138,6 +138,16 @@ pub enum ResourcesCommand {
         /// Require `resource` on every token request again.
         #[arg(long)]
         none: bool,
+    },
+    /// Create the credentials the resource's MCP server uses to introspect tokens minted for
+    /// it (a client named `{id}-introspect`; the secret is printed once).
+    Credentials {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Resource id (slug).
+        #[arg(long)]
+        id: String,
     },
     /// Enable, disable or delete a resource.
     #[command(flatten)]
@@ -273,7 +283,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Agents { command } => {
             let state = crate::AppState::init(config).await?;
-            let result = registry::agents(&state.core, command).await;
+            let result = lifecycle::agents(&state.core, command).await;
             state.db.close().await;
             result
         }
@@ -301,7 +311,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 fn core_error(e: authz::Error) -> anyhow::Error {
-    anyhow::anyhow!("{e}")
+    match e {
+        authz::Error::InvalidField { field, message } => anyhow::anyhow!("{field}: {message}"),
+        e => anyhow::anyhow!("{e}"),
+    }
 }
 
 async fn keys(core: &authz::Core, command: KeysCommand) -> anyhow::Result<()> {
@@ -427,7 +440,25 @@ async fn resources(core: &authz::Core, command: ResourcesCommand) -> anyhow::Res
                 None => println!("Token requests without resource are refused (invalid_target)"),
             }
         }
-        ResourcesCommand::Lifecycle(command) => registry::resource_lifecycle(core, command).await?,
+        ResourcesCommand::Credentials { realm, id } => {
+            let (client, secret) = core
+                .create_resource_server_credentials(
+                    &cli,
+                    &realm,
+                    &id,
+                    &authz::RequestMeta::default(),
+                )
+                .await
+                .map_err(core_error)?;
+            println!("client_id: {}", client.client_id);
+            println!("client_secret: {}", secret.expose());
+            eprintln!(
+                "The secret is shown only this once. With these credentials (client_secret_basic) the MCP server may introspect tokens minted for {id}."
+            );
+        }
+        ResourcesCommand::Lifecycle(command) => {
+            lifecycle::resource_lifecycle(core, command).await?
+        }
     }
     Ok(())
 }
@@ -451,8 +482,7 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
             software_id,
             software_version,
         } => {
-            let input = authz::clients::ClientInput {
-                client_id,
+            let metadata = authz::clients::ClientForm {
                 name,
                 auth_method,
                 scope,
@@ -464,9 +494,11 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
                 software_id,
                 software_version,
                 redirect_uris,
-            };
+            }
+            .into_metadata()
+            .map_err(core_error)?;
             let (client, secret) = core
-                .create_client(&cli, &realm, &input, &meta)
+                .create_client(&cli, &realm, &client_id, &metadata, &meta)
                 .await
                 .map_err(core_error)?;
             println!("client_id: {}", client.client_id);
@@ -487,7 +519,7 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
             println!("client_secret: {}", secret.expose());
             eprintln!("Previous secrets keep working for {overlap_secs} seconds.");
         }
-        ClientsCommand::Lifecycle(command) => registry::client_lifecycle(core, command).await?,
+        ClientsCommand::Lifecycle(command) => lifecycle::client_lifecycle(core, command).await?,
     }
     Ok(())
 }

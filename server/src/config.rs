@@ -8,6 +8,8 @@
 //! | `data_dir` | `PORTCULLIS_DATA_DIR` | `data` |
 //! | `http.bind` | `PORTCULLIS_HTTP__BIND` | `127.0.0.1:3000` |
 //! | `http.max_body_bytes` | `PORTCULLIS_HTTP__MAX_BODY_BYTES` | `65536` |
+//! | `http.trusted_proxies` | `PORTCULLIS_HTTP__TRUSTED_PROXIES` (`[10.0.0.0/8, …]`) | empty |
+//! | `http.client_ip_header` | `PORTCULLIS_HTTP__CLIENT_IP_HEADER` | `x-forwarded-for` (or `forwarded`) |
 //! | `database.url` | `PORTCULLIS_DATABASE__URL` | `sqlite://{data_dir}/portcullis.db` |
 //! | `database.max_connections` | `PORTCULLIS_DATABASE__MAX_CONNECTIONS` | `10` |
 //! | `session.idle_timeout_secs` | `PORTCULLIS_SESSION__IDLE_TIMEOUT_SECS` | `1800` |
@@ -79,6 +81,11 @@ pub struct HttpConfig {
     pub bind: SocketAddr,
     /// Largest accepted request body.
     pub max_body_bytes: usize,
+    /// Reverse proxies (address ranges, e.g. `10.0.0.0/8`) whose forwarding header names the
+    /// client's address. Empty: the socket peer is the client.
+    pub trusted_proxies: Vec<String>,
+    /// The header those proxies set: `x-forwarded-for` or `forwarded` (RFC 7239).
+    pub client_ip_header: crate::client_ip::ForwardingHeader,
 }
 
 /// Database settings.
@@ -150,6 +157,8 @@ impl Default for HttpConfig {
         Self {
             bind: SocketAddr::from(([127, 0, 0, 1], 3000)),
             max_body_bytes: 64 * 1024,
+            trusted_proxies: Vec::new(),
+            client_ip_header: crate::client_ip::ForwardingHeader::default(),
         }
     }
 }
@@ -209,6 +218,7 @@ impl Config {
         }
         let path = self.data_dir.join("master.key");
         if path.exists() {
+            check_private(&path)?;
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("Failed to read {}", path.display()))?;
             return authz::keys::MasterKey::from_base64(&text)
@@ -287,7 +297,26 @@ impl Config {
         if self.http.max_body_bytes < 1024 {
             anyhow::bail!("http.max_body_bytes must be at least 1024");
         }
+        self.client_ip_rule()?;
         Ok(())
+    }
+
+    /// How to find a request's client address.
+    ///
+    /// # Errors
+    /// When a `trusted_proxies` entry is not an address range.
+    pub fn client_ip_rule(&self) -> anyhow::Result<crate::client_ip::ClientIpRule> {
+        let trusted = self
+            .http
+            .trusted_proxies
+            .iter()
+            .map(|c| crate::client_ip::Cidr::parse(c))
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow::anyhow!("http.trusted_proxies: {e}"))?;
+        Ok(crate::client_ip::ClientIpRule {
+            trusted,
+            header: self.http.client_ip_header,
+        })
     }
 
     /// The public URL without a trailing slash.
@@ -316,6 +345,27 @@ impl Config {
         }
         toml::to_string_pretty(&shown).unwrap_or_else(|e| format!("# cannot render: {e}"))
     }
+}
+
+/// Refuses a key file that group or others may read or write.
+fn check_private(path: &Path) -> anyhow::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(path)
+            .map_err(|e| anyhow::anyhow!("Failed to read {}: {e}", path.display()))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            anyhow::bail!(
+                "{} is accessible to group or others (mode {:o}); it seals the signing keys. Run `chmod 600 {}` and start again.",
+                path.display(),
+                mode & 0o777,
+                path.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Writes a file readable only by its owner.
@@ -375,5 +425,32 @@ mod tests {
         c = Config::default();
         c.keys.master_key = Some("too-short".into());
         assert!(c.validate().is_err());
+        c = Config::default();
+        c.http.trusted_proxies = vec!["10.0.0.0/8".into(), "nonsense".into()];
+        let e = c.validate().expect_err("bad range").to_string();
+        assert!(
+            e.contains("http.trusted_proxies") && e.contains("nonsense"),
+            "{e}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_master_key_file_others_can_read_is_refused() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let c = Config {
+            data_dir: dir.path().to_owned(),
+            ..Config::default()
+        };
+        let key = c.master_key().expect("generated");
+        let path = dir.path().join("master.key");
+        let mode = std::fs::metadata(&path).expect("file").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let again = c.master_key().expect("read back");
+        assert_eq!(again.to_base64(), key.to_base64());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let e = c.master_key().expect_err("world-readable key").to_string();
+        assert!(e.contains("chmod 600"), "{e}");
     }
 }

@@ -2,7 +2,7 @@
 use crate::AppState;
 use app::ssr::ConsoleRequest;
 use app::types::AuditQuery;
-use authz::ExportFormat;
+use authz::audit::ExportFormat;
 use axum::extract::{Extension, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -53,21 +53,9 @@ pub async fn export_audit(
             body,
         )
             .into_response(),
-        Err(authz::Error::Forbidden) => (
-            StatusCode::FORBIDDEN,
-            "Your role does not allow exporting the audit log.",
-        )
-            .into_response(),
-        Err(e @ authz::Error::NotFound { .. }) => {
-            (StatusCode::NOT_FOUND, e.to_string()).into_response()
-        }
         Err(e) => {
-            tracing::error!(error = %e, "Audit export failed");
-            (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "Export failed; the error was logged.",
-            )
-                .into_response()
+            let (status, error) = app::error::classify(e);
+            (status, error.to_string()).into_response()
         }
     }
 }

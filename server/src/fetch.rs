@@ -63,7 +63,17 @@ impl HttpFetcher {
     /// # Errors
     /// When the TLS stack cannot be set up.
     pub fn new(allow_loopback: bool) -> anyhow::Result<Self> {
+        // rustls on AWS-LC (the signing library), with Mozilla's roots compiled in.
+        let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
         let client = reqwest::Client::builder()
+            .use_preconfigured_tls(tls)
             .user_agent(concat!("Portcullis/", env!("CARGO_PKG_VERSION")))
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()

@@ -12,6 +12,29 @@ use std::time::Instant;
 /// Header carrying the request id.
 pub const REQUEST_ID: &str = "x-request-id";
 
+/// The request's id and client address (see [`crate::client_ip`]), for the audit log and
+/// throttling.
+pub fn request_meta(extensions: &axum::http::Extensions) -> authz::RequestMeta {
+    authz::RequestMeta {
+        request_id: extensions.get::<RequestId>().map(|r| r.0.clone()),
+        client_ip: crate::client_ip::of(extensions),
+    }
+}
+
+/// A bounded label for the request method (clients may send any token as a method).
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        _ => "OTHER",
+    }
+}
+
 /// Assigns a request id (keeping a well-formed incoming one) and echoes it in the response.
 pub async fn request_id(mut req: Request, next: Next) -> Response {
     let incoming = req
@@ -54,8 +77,9 @@ pub async fn observe(req: Request, next: Next) -> Response {
     let res = next.run(req).await;
     let status = res.status().as_u16();
     let elapsed = start.elapsed();
-    metrics::counter!("http_requests_total", "method" => method.to_string(), "route" => route.clone(), "status" => status.to_string()).increment(1);
-    metrics::histogram!("http_request_duration_seconds", "method" => method.to_string(), "route" => route.clone()).record(elapsed.as_secs_f64());
+    let method = method_label(&method);
+    metrics::counter!("http_requests_total", "method" => method, "route" => route.clone(), "status" => status.to_string()).increment(1);
+    metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route.clone()).record(elapsed.as_secs_f64());
     tracing::info!(
         http.method = %method,
         http.route = %route,

@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod cli;
+pub mod client_ip;
 pub mod config;
 pub mod export;
 pub mod fetch;
@@ -47,6 +48,8 @@ pub struct Shared {
     pub metrics: PrometheusHandle,
     /// Session store.
     pub sessions: session::AnyStore,
+    /// How to find a request's client address.
+    pub client_ip: Arc<client_ip::ClientIpRule>,
 }
 
 /// Everything handlers share: one `Arc`, so extracting it per request is one atomic increment.
@@ -84,6 +87,7 @@ impl AppState {
         config: Config,
         clock: Arc<dyn authz::clock::Clock>,
     ) -> anyhow::Result<Self> {
+        let client_ip = Arc::new(config.client_ip_rule()?);
         let db = connect(&config).await?;
         db.migrate()
             .await
@@ -127,6 +131,7 @@ impl AppState {
             leptos,
             metrics: ops::metrics_handle(),
             sessions,
+            client_ip,
         })))
     }
 }
@@ -197,6 +202,10 @@ pub fn router(state: AppState) -> Router {
         .layer(header("x-frame-options", "DENY"))
         .layer(header("referrer-policy", "no-referrer"))
         .layer(from_fn(http::observe))
+        .layer(from_fn_with_state(
+            state.client_ip.clone(),
+            client_ip::layer,
+        ))
         .layer(from_fn(http::request_id))
         .with_state(state)
 }
@@ -213,10 +222,12 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         .await
         .context("Failed to issue the setup link")?
     {
+        // On standard output, never through the log: log lines are shipped and kept, and this
+        // link makes whoever holds it the first admin.
         tracing::warn!(
-            "No console user exists yet. Open this one-time link to create the first admin (valid 24 hours): {}",
-            state.core.setup_url(&token)
+            "No console user exists yet; the one-time setup link is printed on standard output"
         );
+        println!("{}", setup_banner(&state.core.setup_url(&token)));
     }
     tokio::spawn(
         state
@@ -224,6 +235,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             .clone()
             .delete_expired_periodically(std::time::Duration::from_secs(600)),
     );
+    tokio::spawn(housekeeping(state.core.clone()));
+    tokio::spawn(ops::metrics_upkeep(state.metrics.clone()));
     let addr = state.config.http.bind;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -243,6 +256,32 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     db.close().await;
     tracing::info!("Shut down cleanly");
     Ok(())
+}
+
+/// The banner that hands the operator the first-admin setup link.
+fn setup_banner(url: &str) -> String {
+    let rule = "=".repeat(72);
+    format!(
+        "\n{rule}\n No console user exists yet. Open this one-time link to create the first\n admin (valid 24 hours; it works once):\n\n   {url}\n{rule}\n"
+    )
+}
+
+/// Forgets expired revocations and assertion `jti`s every few minutes, forever.
+async fn housekeeping(core: Core) {
+    let mut every = tokio::time::interval(std::time::Duration::from_secs(
+        authz::housekeeping::PURGE_INTERVAL_SECS,
+    ));
+    loop {
+        every.tick().await;
+        match core.purge_expired().await {
+            Ok(p) => tracing::debug!(
+                revoked_tokens = p.revoked_tokens,
+                assertion_jtis = p.assertion_jtis,
+                "Purged expired rows"
+            ),
+            Err(e) => tracing::error!(error = %e, "Housekeeping failed"),
+        }
+    }
 }
 
 async fn shutdown_signal() {

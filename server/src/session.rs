@@ -3,16 +3,15 @@
 //!
 //! Cookies are HttpOnly, `SameSite=Lax`, `Secure` when the public URL is https. Sessions end after
 //! the idle timeout (store expiry) or the absolute timeout (checked here against the sign-in time),
-//! and immediately when the user is disabled.
+//! immediately when the user is disabled, and when the account's password changed after the
+//! session began (its credential version is older than the account's).
 use crate::AppState;
-use app::ssr::{ConsoleRequest, SESSION_AUTH_AT, SESSION_USER};
+use app::ssr::{ConsoleRequest, SESSION_AUTH_AT, SESSION_CREDENTIALS, SESSION_USER};
 use async_trait::async_trait;
-use authz::RequestMeta;
 use authz::storage::Database;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use std::net::SocketAddr;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{self, ExpiredDeletion, SessionStore};
@@ -118,13 +117,7 @@ pub async fn resolve(
     mut req: Request,
     next: Next,
 ) -> Response {
-    let meta = RequestMeta {
-        request_id: req.extensions().get::<RequestId>().map(|r| r.0.clone()),
-        client_ip: req
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0.ip().to_string()),
-    };
+    let meta = crate::http::request_meta(req.extensions());
     let principal = match principal(&state, &session).await {
         Ok(p) => p,
         Err(e) => {
@@ -149,9 +142,14 @@ async fn principal(
         session.flush().await?;
         return Ok(None);
     }
-    let principal = state.core.principal(&user_id).await?;
+    let credentials = session.get::<i64>(SESSION_CREDENTIALS).await?;
+    let principal = state
+        .core
+        .principal(&authz::ids::UserId::from_stored(user_id))
+        .await?
+        .filter(|p| credentials == Some(p.credential_version));
     if principal.is_none() {
-        // The user was disabled or deleted: end the session now.
+        // The user was disabled or deleted, or the password changed: end the session now.
         session.flush().await?;
     }
     Ok(principal)

@@ -15,7 +15,10 @@ pub async fn change_password(
     if password != confirm {
         return Err(ssr::invalid("The two new passwords do not match."));
     }
-    Ok(core
+    let p = core
         .change_own_password(&p, &current, &password, &meta)
-        .await?)
+        .await?;
+    // Other sessions of the account end (their credential version is stale); this one gets a
+    // new id and the new version.
+    ssr::renew_session(&ssr::session().await?, &p).await
 }

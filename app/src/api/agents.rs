@@ -2,19 +2,40 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::AgentView;
+use crate::types::AgentPage;
+#[cfg(feature = "ssr")]
+use crate::types::PAGE_SIZE;
 use leptos::prelude::*;
 
-/// Agents, optionally only MCP-capable ones or those expiring within a week.
+/// One page of agents matching `query`, optionally only MCP-capable ones or those expiring
+/// within a week.
 #[server(prefix = "/api", endpoint = "agents/list")]
-pub async fn list_agents(mcp_only: bool, expiring_soon: bool) -> Result<Vec<AgentView>, AppError> {
+pub async fn list_agents(
+    query: String,
+    mcp_only: bool,
+    expiring_soon: bool,
+    page: u32,
+) -> Result<AgentPage, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
-    Ok(core
-        .list_agents(&p, &realm, mcp_only, expiring_soon)
-        .await?
-        .iter()
-        .map(ssr::agent_view)
-        .collect())
+    let filter = authz::agents::AgentFilter {
+        mcp_only,
+        expiring_soon,
+        query: Some(query.as_str()),
+    };
+    let found = core
+        .list_agents(
+            &p,
+            &realm,
+            filter,
+            authz::storage::Page::new(page, PAGE_SIZE),
+        )
+        .await?;
+    Ok(AgentPage {
+        items: found.items.iter().map(ssr::agent_view).collect(),
+        total: found.total,
+        page,
+        page_size: PAGE_SIZE,
+    })
 }
 
 /// Creates an agent.

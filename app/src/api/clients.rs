@@ -92,8 +92,7 @@ pub async fn create_client(
     #[server(default)] redirect_uris: String,
 ) -> Result<IssuedSecret, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
-    let input = authz::clients::ClientInput {
-        client_id,
+    let metadata = authz::clients::ClientForm {
         name,
         auth_method,
         scope,
@@ -105,10 +104,13 @@ pub async fn create_client(
         software_id,
         software_version,
         redirect_uris,
-    };
-    let (client, secret) = core.create_client(&p, &realm, &input, &meta).await?;
+    }
+    .into_metadata()?;
+    let (client, secret) = core
+        .create_client(&p, &realm, &client_id, &metadata, &meta)
+        .await?;
     Ok(IssuedSecret {
-        client_id: client.client_id,
+        client_id: client.client_id.to_string(),
         secret: secret.map(|s| s.expose().to_owned()).unwrap_or_default(),
     })
 }

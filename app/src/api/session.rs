@@ -29,7 +29,7 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
         .cloned()
         .ok_or(AppError::Internal)?;
     Ok(Some(SessionInfo {
-        user_id: p.user_id.clone(),
+        user_id: p.user_id.to_string(),
         email: p.email.clone(),
         display_name: p.display_name.clone(),
         role: p.role.as_str().to_owned(),

@@ -42,7 +42,9 @@ pub async fn create_user(
 pub async fn set_user_role(id: String, role: String) -> Result<UserView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     Ok(ssr::user_view(
-        &core.set_user_role(&p, &id, &role, &meta).await?,
+        &core
+            .set_user_role(&p, &authz::ids::UserId::from_stored(id), &role, &meta)
+            .await?,
     ))
 }
 
@@ -51,7 +53,9 @@ pub async fn set_user_role(id: String, role: String) -> Result<UserView, AppErro
 pub async fn set_user_disabled(id: String, disabled: bool) -> Result<UserView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     Ok(ssr::user_view(
-        &core.set_user_disabled(&p, &id, disabled, &meta).await?,
+        &core
+            .set_user_disabled(&p, &authz::ids::UserId::from_stored(id), disabled, &meta)
+            .await?,
     ))
 }
 
@@ -59,7 +63,9 @@ pub async fn set_user_disabled(id: String, disabled: bool) -> Result<UserView, A
 #[server(prefix = "/api", endpoint = "users/reset-link")]
 pub async fn issue_reset_link(id: String) -> Result<IssuedLink, AppError> {
     let (core, p, meta) = ssr::context().await?;
-    let (user, token) = core.issue_password_reset(&p, &id, &meta).await?;
+    let (user, token) = core
+        .issue_password_reset(&p, &authz::ids::UserId::from_stored(id), &meta)
+        .await?;
     Ok(IssuedLink {
         email: user.email.to_string(),
         url: core.reset_url(&token),

@@ -1,6 +1,7 @@
 //! Agents: non-human identities, their owners and roles, and the clients that act for them.
 use crate::api::agents::{BindClient, CreateAgent, DeleteAgent, SetAgentDisabled, list_agents};
 use crate::components::confirm::ConfirmButton;
+use crate::components::pager::{Pager, with_query};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::types::AgentView;
@@ -105,6 +106,10 @@ fn AgentRow(agent: AgentView, refresh: Callback<()>) -> impl IntoView {
 #[component]
 pub fn AgentsPage() -> impl IntoView {
     let query = use_query_map();
+    let q = Memo::new(move |_| query.with(|q| q.get("q").unwrap_or_default()));
+    let page = Memo::new(move |_| {
+        query.with(|q| q.get("page").and_then(|p| p.parse().ok()).unwrap_or(0u32))
+    });
     let mcp_only = Memo::new(move |_| query.with(|q| q.get("mcp").is_some_and(|v| !v.is_empty())));
     let expiring =
         Memo::new(move |_| query.with(|q| q.get("expiring").is_some_and(|v| !v.is_empty())));
@@ -113,13 +118,15 @@ pub fn AgentsPage() -> impl IntoView {
     let agents = Resource::new(
         move || {
             (
+                q.get(),
                 mcp_only.get(),
                 expiring.get(),
+                page.get(),
                 reload.get(),
                 create.version().get(),
             )
         },
-        |(m, e, _, _)| list_agents(m, e),
+        |(q, m, e, p, _, _)| list_agents(q, m, e, p),
     );
     let show_create = RwSignal::new(false);
     let toasts = use_toasts();
@@ -169,6 +176,8 @@ pub fn AgentsPage() -> impl IntoView {
         </Show>
         <div class=CARD>
             <Form method="GET" action="" attr:class="flex flex-wrap items-center gap-4 border-b border-slate-200 p-4 dark:border-slate-700" attr:aria-label="Filter agents">
+                <label class="sr-only" for="agent-search">"Search agents"</label>
+                <input class=format!("{INPUT} sm:w-64") id="agent-search" name="q" type="search" placeholder="Search by name or owner" prop:value=move || q.get()/>
                 <label class="flex items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
                     <input type="checkbox" name="mcp" value="1" prop:checked=move || mcp_only.get()/>"MCP-capable only"
                 </label>
@@ -179,10 +188,16 @@ pub fn AgentsPage() -> impl IntoView {
             </Form>
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || agents.get().map(|result| match result {
-                    Ok(list) if list.is_empty() => view! {
-                        <EmptyState title="No agents" hint="Create an agent, or clear the filters."/>
+                    Ok(found) if found.items.is_empty() => view! {
+                        <EmptyState title="No agents" hint="Create an agent, or clear the search and filters."/>
                     }.into_any(),
-                    Ok(list) => view! {
+                    Ok(found) => {
+                        let filters = [
+                            ("q", q.get()),
+                            ("mcp", if mcp_only.get() { "1".to_owned() } else { String::new() }),
+                            ("expiring", if expiring.get() { "1".to_owned() } else { String::new() }),
+                        ];
+                        view! {
                         <div class="overflow-x-auto">
                             <table class=TABLE>
                                 <thead class="bg-slate-50 dark:bg-slate-900">
@@ -195,11 +210,18 @@ pub fn AgentsPage() -> impl IntoView {
                                     </tr>
                                 </thead>
                                 <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
-                                    {list.into_iter().map(|agent| view! { <AgentRow agent refresh/> }).collect_view()}
+                                    {found.items.into_iter().map(|agent| view! { <AgentRow agent refresh/> }).collect_view()}
                                 </tbody>
                             </table>
                         </div>
-                    }.into_any(),
+                        <Pager total=found.total page=found.page page_size=found.page_size
+                            href=move |p| {
+                                let mut pairs = filters.to_vec();
+                                pairs.push(("page", if p == 0 { String::new() } else { p.to_string() }));
+                                with_query("/agents", &pairs)
+                            }/>
+                    }.into_any()
+                    }
                     Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
                 })}
             </Transition>

@@ -219,6 +219,65 @@ impl ClientMetadata {
     }
 }
 
+/// Client metadata as typed into one form (the console's create form and the CLI's flags): every
+/// member a string, lists separated by whitespace (contacts also by commas).
+#[derive(Debug, Clone, Default)]
+pub struct ClientForm {
+    /// `client_name`.
+    pub name: String,
+    /// `token_endpoint_auth_method`.
+    pub auth_method: String,
+    /// `scope`.
+    pub scope: String,
+    /// `contacts`.
+    pub contacts: String,
+    /// `jwks`, as JSON text.
+    pub jwks: String,
+    /// `jwks_uri`.
+    pub jwks_uri: String,
+    /// `client_uri`.
+    pub client_uri: String,
+    /// `logo_uri`.
+    pub logo_uri: String,
+    /// `software_id`.
+    pub software_id: String,
+    /// `software_version`.
+    pub software_version: String,
+    /// `redirect_uris`.
+    pub redirect_uris: String,
+}
+
+impl ClientForm {
+    /// The RFC 7591 metadata the form stands for (checked later by
+    /// [`ClientMetadata::validate`]).
+    ///
+    /// # Errors
+    /// `InvalidField` (`jwks`) when the JWKS text is not JSON.
+    pub fn into_metadata(self) -> Result<ClientMetadata> {
+        let some = |s: String| Some(s).filter(|s| !s.trim().is_empty());
+        Ok(ClientMetadata {
+            client_name: some(self.name),
+            token_endpoint_auth_method: some(self.auth_method),
+            grant_types: None,
+            scope: some(self.scope),
+            redirect_uris: split_uris(&self.redirect_uris),
+            contacts: self
+                .contacts
+                .split([',', ' ', '\n'])
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            client_uri: some(self.client_uri),
+            logo_uri: some(self.logo_uri),
+            jwks_uri: some(self.jwks_uri),
+            jwks: parse_jwks_text(&self.jwks).map_err(|m| Error::field("jwks", m))?,
+            software_id: some(self.software_id),
+            software_version: some(self.software_version),
+        })
+    }
+}
+
 /// Parses a JWK Set typed as JSON text (console, CLI).
 ///
 /// # Errors

@@ -1,6 +1,9 @@
 //! The one mapping from core errors to OAuth error responses (RFC 6749 §5.2): JSON
-//! `{"error","error_description"}`, 400 (401 with `WWW-Authenticate` for `invalid_client`,
-//! 429 with `Retry-After` when throttled), never cached.
+//! `{"error","error_description"}`, 400 (401 with `WWW-Authenticate` for `invalid_client`;
+//! 429 with `Retry-After` and `temporarily_unavailable` when throttled, never
+//! `invalid_client`, which MCP clients take as "delete my registration"), never cached. Errors
+//! of the authorization endpoint that may be redirected become a `303` to the client's verified
+//! redirect URI.
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -52,13 +55,30 @@ impl IntoResponse for OAuthResponse {
             authz::Error::Throttled { retry_after_secs } => {
                 let mut res = body(
                     StatusCode::TOO_MANY_REQUESTS,
-                    "invalid_client",
+                    authz::error::OAuthErrorCode::TemporarilyUnavailable.as_str(),
                     &format!(
                         "Too many failed client authentications; retry after {retry_after_secs} seconds."
                     ),
                 );
                 res.headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+                res
+            }
+            authz::Error::InvalidField { field, message } => {
+                let code = if field == "redirect_uris" {
+                    authz::error::OAuthErrorCode::InvalidRedirectUri
+                } else {
+                    authz::error::OAuthErrorCode::InvalidClientMetadata
+                };
+                body(StatusCode::BAD_REQUEST, code.as_str(), &message)
+            }
+            authz::Error::Redirect(r) => {
+                let mut res = StatusCode::SEE_OTHER.into_response();
+                if let Ok(v) = HeaderValue::from_str(r.location().as_str()) {
+                    res.headers_mut().insert(header::LOCATION, v);
+                }
+                res.headers_mut()
+                    .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
                 res
             }
             authz::Error::NotFound { .. } => body(
@@ -79,6 +99,66 @@ impl IntoResponse for OAuthResponse {
                 "invalid_request",
                 &other.to_string(),
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use authz::error::{OAuthError, OAuthErrorCode, RedirectError};
+
+    #[test]
+    fn authorization_errors_redirect_with_state_and_iss() {
+        let err = authz::Error::Redirect(Box::new(RedirectError {
+            redirect_uri: url::Url::parse("http://127.0.0.1:5173/cb?keep=1").expect("url"),
+            error: OAuthError {
+                code: OAuthErrorCode::AccessDenied,
+                description: "The user denied the request.".into(),
+            },
+            state: Some("xyz & more".into()),
+            iss: "https://id.example.com/realms/default".into(),
+        }));
+        let res = OAuthResponse::new(err, "default").into_response();
+        assert_eq!(res.status(), StatusCode::SEE_OTHER);
+        let location = res.headers()[header::LOCATION].to_str().expect("ascii");
+        let url = url::Url::parse(location).expect("url");
+        let q: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+        let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("keep"), Some("1"), "the registered query is kept");
+        assert_eq!(get("error"), Some("access_denied"));
+        assert_eq!(get("state"), Some("xyz & more"));
+        assert_eq!(get("iss"), Some("https://id.example.com/realms/default"));
+    }
+
+    #[test]
+    fn throttling_is_never_invalid_client() {
+        let res = OAuthResponse::new(
+            authz::Error::Throttled {
+                retry_after_secs: 42,
+            },
+            "default",
+        )
+        .into_response();
+        assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(res.headers()[header::RETRY_AFTER], "42");
+        assert!(res.headers().get(header::WWW_AUTHENTICATE).is_none());
+    }
+
+    #[tokio::test]
+    async fn metadata_errors_name_their_code() {
+        use http_body_util::BodyExt as _;
+        for (field, code) in [
+            ("redirect_uris", "invalid_redirect_uri"),
+            ("jwks_uri", "invalid_client_metadata"),
+        ] {
+            let res =
+                OAuthResponse::new(authz::Error::field(field, "bad"), "default").into_response();
+            assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+            let bytes = res.into_body().collect().await.expect("body").to_bytes();
+            let json: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
+            assert_eq!(json["error"], code);
+            assert_eq!(json["error_description"], "bad");
         }
     }
 }

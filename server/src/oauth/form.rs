@@ -1,6 +1,14 @@
 //! Decoding of `application/x-www-form-urlencoded` protocol requests and client credentials.
+//!
+//! Linear in the body's size: at most [`MAX_PARAMETERS`] parameters, duplicates found with a
+//! set. `client_id`s are parsed (bounded) before anything looks them up or logs them.
+use authz::clients::ClientId;
 use authz::error::OAuthErrorCode;
 use authz::tokens::ClientCredentials;
+use std::collections::HashSet;
+
+/// Most parameters one protocol request may carry.
+pub const MAX_PARAMETERS: usize = 64;
 use axum::http::{HeaderMap, header};
 use base64::Engine as _;
 
@@ -64,16 +72,24 @@ pub fn parse_form(
     if !is_form {
         return Err(bad("Send parameters as application/x-www-form-urlencoded."));
     }
-    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(body.as_bytes())
-        .into_owned()
-        .collect();
-    for (i, (k, _)) in pairs.iter().enumerate() {
-        if !repeatable.contains(&k.as_str()) && pairs[..i].iter().any(|(p, _)| p == k) {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for (k, v) in url::form_urlencoded::parse(body.as_bytes()) {
+        if pairs.len() == MAX_PARAMETERS {
+            return Err(bad("Too many parameters."));
+        }
+        if !repeatable.contains(&k.as_ref()) && !seen.insert(k.to_string()) {
+            let named = k.len() <= 40 && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
             return Err(authz::Error::oauth(
                 OAuthErrorCode::InvalidRequest,
-                format!("The {k} parameter must not repeat."),
+                if named {
+                    format!("The {k} parameter must not repeat.")
+                } else {
+                    "A parameter must not repeat.".to_owned()
+                },
             ));
         }
+        pairs.push((k.into_owned(), v.into_owned()));
     }
     Ok(Form(pairs))
 }
@@ -101,7 +117,8 @@ pub fn client_credentials(
         }
         None => None,
     };
-    let (body_id, body_secret) = (form.one("client_id"), form.one("client_secret"));
+    let body_id = form.one("client_id").map(client_id).transpose()?;
+    let body_secret = form.one("client_secret");
     match (
         form.one("client_assertion_type"),
         form.one("client_assertion"),
@@ -113,10 +130,10 @@ pub fn client_credentials(
             }
             // The client is named by `client_id` or, failing that, by the assertion's `iss`.
             let client_id = match body_id {
-                Some(id) => id.to_owned(),
+                Some(id) => id,
                 None => authz::keys::decode_unverified(assertion)
                     .ok()
-                    .and_then(|(_, c)| c["iss"].as_str().map(str::to_owned))
+                    .and_then(|(_, c)| c["iss"].as_str().and_then(|s| ClientId::parse(s).ok()))
                     .ok_or_else(|| {
                         authz::Error::oauth(
                             OAuthErrorCode::InvalidClient,
@@ -143,20 +160,23 @@ pub fn client_credentials(
         (Some((client_id, secret)), _, None) => {
             Ok(Some(ClientCredentials::Basic { client_id, secret }))
         }
-        (None, Some(id), Some(secret)) => Ok(Some(ClientCredentials::Post {
-            client_id: id.to_owned(),
+        (None, Some(client_id), Some(secret)) => Ok(Some(ClientCredentials::Post {
+            client_id,
             secret: secret.to_owned(),
         })),
-        (None, Some(id), None) => Ok(Some(ClientCredentials::None {
-            client_id: id.to_owned(),
-        })),
+        (None, Some(client_id), None) => Ok(Some(ClientCredentials::None { client_id })),
         (None, None, Some(_)) => Err(bad("client_secret without client_id.")),
         (None, None, None) => Ok(None),
     }
 }
 
+/// A presented `client_id`, bounded before anything else sees it.
+fn client_id(s: &str) -> Result<ClientId, authz::Error> {
+    ClientId::parse(s).map_err(|_| bad("The client_id is malformed."))
+}
+
 /// RFC 6749 §2.3.1: `base64(urlencode(id) ":" urlencode(secret))`.
-fn parse_basic(b64: &str) -> Result<(String, String), authz::Error> {
+fn parse_basic(b64: &str) -> Result<(ClientId, String), authz::Error> {
     let malformed = || {
         authz::Error::oauth(
             OAuthErrorCode::InvalidClient,
@@ -174,7 +194,7 @@ fn parse_basic(b64: &str) -> Result<(String, String), authz::Error> {
             .map(|(_, v)| v.into_owned())
     };
     match (decode(id), decode(secret)) {
-        (Some(id), Some(secret)) if !id.is_empty() => Ok((id, secret)),
+        (Some(id), Some(secret)) if !id.is_empty() => Ok((client_id(&id)?, secret)),
         _ => Err(malformed()),
     }
 }
@@ -203,7 +223,7 @@ mod tests {
         assert_eq!(
             creds,
             Some(ClientCredentials::Basic {
-                client_id: "my:client".into(),
+                client_id: ClientId::parse("my:client").expect("valid"),
                 secret: "s+cret".into()
             })
         );
@@ -235,6 +255,47 @@ mod tests {
                 &parse_form(&headers(None), "", &[]).expect("form")
             )
             .is_err()
+        );
+    }
+
+    fn code(r: Result<impl Sized, authz::Error>) -> Option<OAuthErrorCode> {
+        match r {
+            Err(authz::Error::OAuth(e)) => Some(e.code),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn forms_are_bounded() {
+        let many: Vec<String> = (0..=MAX_PARAMETERS).map(|i| format!("k{i}=v")).collect();
+        assert_eq!(
+            code(parse_form(&headers(None), &many.join("&"), &[])),
+            Some(OAuthErrorCode::InvalidRequest)
+        );
+        assert!(parse_form(&headers(None), &many[..MAX_PARAMETERS].join("&"), &[]).is_ok());
+        // A 64 KiB body of distinct keys is refused after the 65th, without quadratic work.
+        let body: String = (0..8_200).map(|i| format!("{i:07}&")).collect();
+        assert!(body.len() >= 64 * 1024);
+        assert_eq!(
+            code(parse_form(&headers(None), &body, &[])),
+            Some(OAuthErrorCode::InvalidRequest)
+        );
+        // A 64 KiB client_id is refused as malformed, never looked up.
+        let long = format!("client_id={}", "a".repeat(64 * 1024));
+        let form = parse_form(&headers(None), &long, &[]).expect("one parameter");
+        assert_eq!(
+            code(client_credentials(&headers(None), &form)),
+            Some(OAuthErrorCode::InvalidRequest)
+        );
+        let b64 =
+            base64::engine::general_purpose::STANDARD.encode(format!("{}:s", "a".repeat(300)));
+        let form = parse_form(&headers(None), "", &[]).expect("form");
+        assert_eq!(
+            code(client_credentials(
+                &headers(Some(&format!("Basic {b64}"))),
+                &form
+            )),
+            Some(OAuthErrorCode::InvalidRequest)
         );
     }
 }

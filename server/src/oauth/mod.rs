@@ -1,12 +1,14 @@
 //! Protocol endpoints of each realm.
 //!
-//! Metadata (RFC 8414, OIDC discovery paths), JWKS, token, introspection and revocation.
-//! Handlers parse the form and client credentials, make one core call, and render JSON.
+//! Metadata (RFC 8414, OIDC discovery paths), JWKS, token, introspection and revocation. Every
+//! handler is extract → parse → one core call → render, through one wrapper: [`respond`] (or
+//! [`respond_cached`] for public documents) renders the core's answer as JSON, or its error
+//! through [`OAuthResponse`].
 mod error;
 mod form;
 
 use crate::AppState;
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::FromRequestParts;
 use axum::extract::{Path, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, header};
@@ -15,6 +17,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 pub use error::OAuthResponse;
 use form::{client_credentials, parse_form};
+use serde::Serialize;
 use tower_http::cors::{Any, CorsLayer};
 
 /// Request facts for the audit log and throttling, without the console's session machinery.
@@ -24,16 +27,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Meta {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(Meta(authz::RequestMeta {
-            request_id: parts
-                .extensions
-                .get::<crate::session::RequestId>()
-                .map(|r| r.0.clone()),
-            client_ip: parts
-                .extensions
-                .get::<ConnectInfo<std::net::SocketAddr>>()
-                .map(|c| c.0.ip().to_string()),
-        }))
+        Ok(Meta(crate::http::request_meta(&parts.extensions)))
     }
 }
 
@@ -73,38 +67,51 @@ pub fn routes() -> Router<AppState> {
         .route("/realms/{realm}/revoke", post(revoke))
 }
 
-fn cached_json(body: serde_json::Value) -> Response {
-    let mut res = Json(body).into_response();
-    res.headers_mut().insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=300"),
-    );
-    res
+/// Renders one protocol operation of `realm`: its answer as JSON with `Cache-Control:
+/// no-store`, or its error per RFC 6749 §5.2.
+async fn respond<T: Serialize>(
+    realm: &str,
+    operation: impl Future<Output = Result<T, authz::Error>>,
+) -> Response {
+    match operation.await {
+        Ok(body) => {
+            let mut res = Json(body).into_response();
+            res.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            res.headers_mut()
+                .insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
+            res
+        }
+        Err(e) => OAuthResponse::new(e, realm).into_response(),
+    }
+}
+
+/// As [`respond`], for public documents (metadata, JWKS) caches may keep for five minutes.
+async fn respond_cached<T: Serialize>(
+    realm: &str,
+    operation: impl Future<Output = Result<T, authz::Error>>,
+) -> Response {
+    match operation.await {
+        Ok(body) => {
+            let mut res = Json(body).into_response();
+            res.headers_mut().insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=300"),
+            );
+            res
+        }
+        Err(e) => OAuthResponse::new(e, realm).into_response(),
+    }
 }
 
 /// `GET` metadata at the three discovery paths.
 async fn metadata(State(state): State<AppState>, Path(realm): Path<String>) -> Response {
-    match state.core.authorization_server_metadata(&realm).await {
-        Ok(doc) => cached_json(doc),
-        Err(e) => OAuthResponse::new(e, &realm).into_response(),
-    }
+    respond_cached(&realm, state.core.authorization_server_metadata(&realm)).await
 }
 
 /// `GET /realms/{realm}/jwks`.
 async fn jwks(State(state): State<AppState>, Path(realm): Path<String>) -> Response {
-    match state.core.jwks(&realm).await {
-        Ok(doc) => cached_json(doc),
-        Err(e) => OAuthResponse::new(e, &realm).into_response(),
-    }
-}
-
-fn no_store(body: serde_json::Value) -> Response {
-    let mut res = Json(body).into_response();
-    res.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    res.headers_mut()
-        .insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
-    res
+    respond_cached(&realm, state.core.jwks(&realm)).await
 }
 
 /// `POST /realms/{realm}/token`.
@@ -115,7 +122,7 @@ async fn token(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    let result = async {
+    respond(&realm, async {
         let form = parse_form(&headers, &body, &["resource"])?;
         let creds = client_credentials(&headers, &form)?;
         let request = authz::tokens::TokenRequest {
@@ -124,12 +131,8 @@ async fn token(
             resource: form.all("resource"),
         };
         state.core.issue_token(&realm, creds, &request, &meta).await
-    }
-    .await;
-    match result {
-        Ok(t) => no_store(serde_json::to_value(t).unwrap_or_default()),
-        Err(e) => OAuthResponse::new(e, &realm).into_response(),
-    }
+    })
+    .await
 }
 
 /// `POST /realms/{realm}/introspect`.
@@ -140,7 +143,7 @@ async fn introspect(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    let result = async {
+    respond(&realm, async {
         let form = parse_form(&headers, &body, &[])?;
         let creds = client_credentials(&headers, &form)?;
         let token = form.required("token")?;
@@ -148,12 +151,8 @@ async fn introspect(
             .core
             .introspect_token(&realm, creds, token, &meta)
             .await
-    }
-    .await;
-    match result {
-        Ok(doc) => no_store(doc),
-        Err(e) => OAuthResponse::new(e, &realm).into_response(),
-    }
+    })
+    .await
 }
 
 /// `POST /realms/{realm}/revoke`.
@@ -164,15 +163,12 @@ async fn revoke(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    let result = async {
+    respond(&realm, async {
         let form = parse_form(&headers, &body, &[])?;
         let creds = client_credentials(&headers, &form)?;
         let token = form.required("token")?;
-        state.core.revoke_token(&realm, creds, token, &meta).await
-    }
-    .await;
-    match result {
-        Ok(()) => no_store(serde_json::json!({})),
-        Err(e) => OAuthResponse::new(e, &realm).into_response(),
-    }
+        state.core.revoke_token(&realm, creds, token, &meta).await?;
+        Ok(serde_json::json!({}))
+    })
+    .await
 }

@@ -2,7 +2,7 @@
 //! from a server the test runs, cached, refetched when an assertion names a new key (at most
 //! once a minute), kept through fetch failures, and never fetched from private addresses.
 use super::*;
-use authz::clients::ClientInput;
+use authz::clients::ClientForm;
 use authz::fetch::{FetchError, Fetcher as _};
 use authz::keys::{Signer, SigningAlg, generate};
 use authz::resources::ResourceInput;
@@ -61,9 +61,8 @@ impl KeyServer {
     }
 }
 
-fn client(jwks: &str, jwks_uri: &str) -> ClientInput {
-    ClientInput {
-        client_id: "remote".into(),
+fn client(jwks: &str, jwks_uri: &str) -> ClientForm {
+    ClientForm {
         name: "Remote keys".into(),
         auth_method: "private_key_jwt".into(),
         scope: "tools:call".into(),
@@ -113,13 +112,11 @@ async fn keys_at_a_jwks_uri_are_fetched_cached_and_refetched_on_rotation() {
     let url = format!("http://{addr}/jwks");
 
     // Registration: exactly one of jwks / jwks_uri.
-    let err = core
-        .create_client(&cli, "default", &client("{\"keys\":[]}", &url), &meta)
+    let err = register_client(core, &cli, "remote", client("{\"keys\":[]}", &url))
         .await
         .expect_err("both");
     assert!(err.to_string().contains("not both"), "{err}");
-    let (c, secret) = core
-        .create_client(&cli, "default", &client("", &url), &meta)
+    let (c, secret) = register_client(core, &cli, "remote", client("", &url))
         .await
         .expect("client");
     assert!(secret.is_none());
@@ -299,7 +296,6 @@ async fn the_fetcher_refuses_private_addresses_redirects_and_large_documents() {
 async fn jwks_uris_must_be_public_https_urls() {
     let t = TestServer::new().await;
     let cli = authz::Principal::cli();
-    let meta = authz::RequestMeta::default();
     for bad in [
         "http://keys.example.com/jwks",
         "https://127.0.0.1/jwks",
@@ -307,22 +303,26 @@ async fn jwks_uris_must_be_public_https_urls() {
         "https://10.0.0.7/jwks",
         "https://keys.example.com/jwks#x",
     ] {
-        let err = t
-            .state
-            .core
-            .create_client(&cli, "default", &client("", bad), &meta)
+        let err = register_client(&t.state.core, &cli, "remote", client("", bad))
             .await
             .expect_err(bad);
-        assert!(matches!(err, authz::Error::Invalid(_)), "{bad}: {err:?}");
+        assert!(
+            matches!(
+                err,
+                authz::Error::InvalidField {
+                    field: "jwks_uri",
+                    ..
+                }
+            ),
+            "{bad}: {err:?}"
+        );
     }
-    t.state
-        .core
-        .create_client(
-            &cli,
-            "default",
-            &client("", "https://keys.example.com/.well-known/jwks.json"),
-            &meta,
-        )
-        .await
-        .expect("public https URL");
+    register_client(
+        &t.state.core,
+        &cli,
+        "remote",
+        client("", "https://keys.example.com/.well-known/jwks.json"),
+    )
+    .await
+    .expect("public https URL");
 }

@@ -1,6 +1,6 @@
 //! Interop: the `oauth2` crate, as an MCP client would use it, gets a token over real HTTP.
 use super::*;
-use authz::clients::ClientInput;
+use authz::clients::ClientForm;
 use authz::resources::ResourceInput;
 use oauth2::basic::{BasicClient, BasicErrorResponseType};
 use oauth2::{ClientId, ClientSecret, RequestTokenError, Scope, TokenResponse, TokenUrl};
@@ -9,6 +9,9 @@ const PAY: &str = "https://pay.example.com/mcp";
 
 #[tokio::test]
 async fn the_oauth2_crate_gets_an_audience_bound_token() {
+    // The oauth2 crate builds its own reqwest client, which needs a process-wide TLS provider
+    // (the server configures its own fetcher explicitly).
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let t = TestServer::new().await;
     let cli = authz::Principal::cli();
     let meta = authz::RequestMeta::default();
@@ -24,17 +27,13 @@ async fn the_oauth2_crate_gets_an_audience_bound_token() {
     core.create_resource(&cli, "default", &resource, &meta)
         .await
         .expect("resource");
-    let input = ClientInput {
-        client_id: "bot".into(),
+    let input = ClientForm {
         name: "Bot".into(),
         auth_method: "client_secret_basic".into(),
         scope: "tools:call".into(),
-        contacts: String::new(),
-        jwks: String::new(),
         ..Default::default()
     };
-    let (_, secret) = core
-        .create_client(&cli, "default", &input, &meta)
+    let (_, secret) = register_client(core, &cli, "bot", input)
         .await
         .expect("client");
     let secret = secret.expect("confidential").expose().to_owned();

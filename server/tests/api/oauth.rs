@@ -1,7 +1,7 @@
 //! Protocol endpoints, checked with an independent JOSE implementation (`jsonwebtoken` on
 //! RustCrypto), never with the signer's own code.
 use super::*;
-use authz::clients::ClientInput;
+use authz::clients::ClientForm;
 use authz::resources::ResourceInput;
 use base64::Engine as _;
 
@@ -42,36 +42,29 @@ async fn fixture() -> Fixture {
             .await
             .expect("resource");
     }
-    let (_, secret) = core
-        .create_client(
-            &admin,
-            "default",
-            &ClientInput {
-                client_id: "bot".into(),
-                name: "Bot".into(),
-                auth_method: "client_secret_basic".into(),
-                scope: "tools:call tools:read admin".into(),
-                contacts: String::new(),
-                jwks: String::new(),
-                ..Default::default()
-            },
-            &meta,
-        )
-        .await
-        .expect("client");
-    core.create_client(
+    let (_, secret) = register_client(
+        core,
         &admin,
-        "default",
-        &ClientInput {
-            client_id: "poster".into(),
+        "bot",
+        ClientForm {
+            name: "Bot".into(),
+            auth_method: "client_secret_basic".into(),
+            scope: "tools:call tools:read admin".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("client");
+    register_client(
+        core,
+        &admin,
+        "poster",
+        ClientForm {
             name: "Poster".into(),
             auth_method: "client_secret_post".into(),
             scope: "tools:read".into(),
-            contacts: String::new(),
-            jwks: String::new(),
             ..Default::default()
         },
-        &meta,
     )
     .await
     .expect("client");
@@ -584,7 +577,7 @@ async fn token_errors_follow_the_rfcs() {
 }
 
 #[tokio::test]
-async fn failed_client_authentication_is_throttled() {
+async fn failed_client_authentication_is_throttled_but_never_a_correct_one() {
     let f = fixture().await;
     let form = format!("grant_type=client_credentials&resource={}", enc(PAY));
     for _ in 0..10 {
@@ -595,11 +588,25 @@ async fn failed_client_authentication_is_throttled() {
             StatusCode::UNAUTHORIZED
         );
     }
-    let (status, headers, json) = f.token(&form).await;
+    // Failures beyond the limit are told to wait, never told `invalid_client` (MCP clients
+    // delete their registration on that)...
+    let (status, headers, json) = f
+        .post("/realms/default/token", Some(&basic("bot", "wrong")), &form)
+        .await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{json}");
+    assert_eq!(json["error"], "temporarily_unavailable");
     assert!(headers.contains_key(header::RETRY_AFTER));
-    f.clock.advance(15 * 60);
+    assert!(headers.get(header::WWW_AUTHENTICATE).is_none());
+    // ...while the client with its correct secret keeps getting tokens.
     assert_eq!(f.token(&form).await.0, StatusCode::OK);
+    f.clock.advance(15 * 60);
+    assert_eq!(
+        f.post("/realms/default/token", Some(&basic("bot", "wrong")), &form)
+            .await
+            .0,
+        StatusCode::UNAUTHORIZED,
+        "a new window"
+    );
 }
 
 #[tokio::test]
@@ -715,7 +722,7 @@ async fn rotation_never_breaks_verification() {
     assert_eq!(f.introspect(&before).await["active"], true);
     // Once its last token has expired, the retired key leaves the JWKS.
     f.clock
-        .advance(authz::keys::MAX_TOKEN_TTL_SECS + authz::keys::LEEWAY_SECS + 31);
+        .advance(authz::resources::MAX_TOKEN_TTL_SECS + authz::keys::LEEWAY_SECS + 31);
     let late = f.jwks().await;
     assert!(
         late["keys"]
@@ -877,12 +884,16 @@ async fn agent_identity_is_carried_in_tokens_and_enforced() {
     )
     .expect("valid");
     assert!(claims.get("nhi").is_none());
+    let mcp = authz::agents::AgentFilter {
+        mcp_only: true,
+        ..Default::default()
+    };
     let listed = core
-        .list_agents(&admin, "default", true, false)
+        .list_agents(&admin, "default", mcp, authz::storage::Page::new(0, 10))
         .await
         .expect("list");
-    assert_eq!(listed.len(), 1, "MCP-capable filter keeps it");
-    assert_eq!(listed[0].status, authz::agents::AgentStatus::Expired);
+    assert_eq!(listed.items.len(), 1, "MCP-capable filter keeps it");
+    assert_eq!(listed.items[0].status, authz::agents::AgentStatus::Expired);
 }
 
 #[tokio::test]
@@ -992,16 +1003,13 @@ async fn private_key_jwt_clients_authenticate_with_single_use_assertions() {
     let f = fixture().await;
     let admin = f.t.principal("ada@example.com").await;
     let core = &f.t.state.core;
-    let meta = authz::RequestMeta::default();
     let key = generate(SigningAlg::ES256).expect("key");
     let mut jwk = key.public_jwk.clone();
     jwk.insert("kid".into(), "client-key-1".into());
-    let input = |jwks: String| ClientInput {
-        client_id: "signer".into(),
+    let input = |jwks: String| ClientForm {
         name: "Signer".into(),
         auth_method: "private_key_jwt".into(),
         scope: "tools:call".into(),
-        contacts: String::new(),
         jwks,
         ..Default::default()
     };
@@ -1014,20 +1022,18 @@ async fn private_key_jwt_clients_authenticate_with_single_use_assertions() {
         "{}".into(),
     ] {
         assert!(matches!(
-            core.create_client(&admin, "default", &input(bad), &meta)
-                .await,
-            Err(authz::Error::Invalid(_))
+            register_client(core, &admin, "signer", input(bad)).await,
+            Err(authz::Error::InvalidField { field: "jwks", .. })
         ));
     }
-    let (_, secret) = core
-        .create_client(
-            &admin,
-            "default",
-            &input(serde_json::json!({"keys": [jwk]}).to_string()),
-            &meta,
-        )
-        .await
-        .expect("client");
+    let (_, secret) = register_client(
+        core,
+        &admin,
+        "signer",
+        input(serde_json::json!({"keys": [jwk]}).to_string()),
+    )
+    .await
+    .expect("client");
     assert!(secret.is_none(), "no secret for a key-authenticated client");
 
     let signer = Signer::from_pkcs8("client-key-1", SigningAlg::ES256, &key.pkcs8).expect("signer");
@@ -1097,13 +1103,13 @@ async fn private_key_jwt_clients_authenticate_with_single_use_assertions() {
         (
             "exp too far ahead",
             signer
-                .sign("JWT", &claims("j4", "signer", ISSUER, now + 301))
+                .sign("JWT", &claims("j4", "signer", ISSUER, now + 361))
                 .expect("sign"),
         ),
         (
             "expired",
             signer
-                .sign("JWT", &claims("j5", "signer", ISSUER, now - 1))
+                .sign("JWT", &claims("j5", "signer", ISSUER, now - 60))
                 .expect("sign"),
         ),
         (

@@ -238,11 +238,16 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
         .expect("resources");
     assert_eq!(resources[0].uri.as_str(), "https://pay.example.com/mcp");
     assert!(!resources[0].enabled, "disabled from the CLI");
+    let mcp = authz::agents::AgentFilter {
+        mcp_only: true,
+        ..Default::default()
+    };
     let agents = state
         .core
-        .list_agents(&cli, "default", true, false)
+        .list_agents(&cli, "default", mcp, authz::storage::Page::new(0, 10))
         .await
-        .expect("agents");
+        .expect("agents")
+        .items;
     assert_eq!(agents.len(), 1);
     assert_eq!(agents[0].clients, ["bot"]);
     assert_eq!(agents[0].status, authz::agents::AgentStatus::Disabled);
@@ -279,8 +284,16 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
     assert!(bot.client.enabled && bot.agent.is_none());
     let resources = state.core.list_resources(&cli, "default").await;
     assert!(resources.expect("resources")[0].enabled);
-    let agents = state.core.list_agents(&cli, "default", false, false).await;
-    assert!(agents.expect("agents").is_empty());
+    let agents = state
+        .core
+        .list_agents(
+            &cli,
+            "default",
+            Default::default(),
+            authz::storage::Page::new(0, 10),
+        )
+        .await;
+    assert!(agents.expect("agents").items.is_empty());
     run(&["clients", "delete", "--client-id", "bot"])
         .await
         .expect("delete client");

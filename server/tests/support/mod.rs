@@ -170,6 +170,23 @@ impl TestServer {
     }
 }
 
+/// Registers a client from form-like input in the default realm, as the console and CLI do.
+pub async fn register_client(
+    core: &authz::Core,
+    p: &authz::Principal,
+    client_id: &str,
+    form: authz::clients::ClientForm,
+) -> authz::error::Result<(authz::clients::Client, Option<authz::secret::PlainToken>)> {
+    core.create_client(
+        p,
+        "default",
+        client_id,
+        &form.into_metadata()?,
+        &authz::RequestMeta::default(),
+    )
+    .await
+}
+
 pub fn enc(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }

@@ -32,6 +32,9 @@ pub enum AgentsCommand {
         /// Realm name.
         #[arg(long, default_value = "default")]
         realm: String,
+        /// Substring of the name or owner.
+        #[arg(long, default_value = "")]
+        search: String,
         /// Only MCP-capable agents.
         #[arg(long)]
         mcp: bool,
@@ -116,22 +119,35 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
         }
         AgentsCommand::List {
             realm,
+            search,
             mcp,
             expiring_soon,
         } => {
-            for s in core
-                .list_agents(&cli, &realm, mcp, expiring_soon)
-                .await
-                .map_err(core_error)?
-            {
-                println!(
-                    "{}\t{}\t{}\t{}\t{}",
-                    s.agent.name,
-                    s.agent.owner,
-                    s.agent.roles,
-                    s.status.as_str(),
-                    s.clients.join(",")
-                );
+            let filter = authz::agents::AgentFilter {
+                mcp_only: mcp,
+                expiring_soon,
+                query: Some(search.as_str()),
+            };
+            let mut page = 0;
+            loop {
+                let found = core
+                    .list_agents(&cli, &realm, filter, authz::storage::Page::new(page, 500))
+                    .await
+                    .map_err(core_error)?;
+                for s in &found.items {
+                    println!(
+                        "{}\t{}\t{}\t{}\t{}",
+                        s.agent.name,
+                        s.agent.owner,
+                        s.agent.roles,
+                        s.status.as_str(),
+                        s.clients.join(",")
+                    );
+                }
+                page += 1;
+                if u64::from(page) * 500 >= found.total {
+                    break;
+                }
             }
         }
         AgentsCommand::Disable { realm, name } => {
