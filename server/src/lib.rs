@@ -216,18 +216,8 @@ pub fn router(state: AppState) -> Router {
 /// When start-up fails or the listener cannot bind.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let state = AppState::init(config).await?;
-    if let Some(token) = state
-        .core
-        .issue_setup_link()
-        .await
-        .context("Failed to issue the setup link")?
-    {
-        // On standard output, never through the log: log lines are shipped and kept, and this
-        // link makes whoever holds it the first admin.
-        tracing::warn!(
-            "No console user exists yet; the one-time setup link is printed on standard output"
-        );
-        println!("{}", setup_banner(&state.core.setup_url(&token)));
+    if let Some(banner) = setup_banner(&state.core).await? {
+        println!("{banner}");
     }
     tokio::spawn(
         state
@@ -258,12 +248,30 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The banner that hands the operator the first-admin setup link.
-fn setup_banner(url: &str) -> String {
+/// When no console user exists, issues a first-admin setup link and returns the banner that
+/// hands it to the operator (`serve` prints it on standard output).
+///
+/// The link never goes through the log: log lines are shipped and kept, and whoever holds the
+/// link becomes the first admin. The log only says where to look.
+///
+/// # Errors
+/// When the link cannot be stored.
+pub async fn setup_banner(core: &Core) -> anyhow::Result<Option<String>> {
+    let Some(token) = core
+        .issue_setup_link()
+        .await
+        .context("Failed to issue the setup link")?
+    else {
+        return Ok(None);
+    };
+    tracing::warn!(
+        "No console user exists yet; the one-time setup link is printed on standard output"
+    );
     let rule = "=".repeat(72);
-    format!(
-        "\n{rule}\n No console user exists yet. Open this one-time link to create the first\n admin (valid 24 hours; it works once):\n\n   {url}\n{rule}\n"
-    )
+    Ok(Some(format!(
+        "\n{rule}\n No console user exists yet. Open this one-time link to create the first\n admin (valid 24 hours; it works once):\n\n   {}\n{rule}\n",
+        core.setup_url(&token)
+    )))
 }
 
 /// Forgets expired revocations and assertion `jti`s every few minutes, forever.

@@ -4,6 +4,7 @@ mod support;
 
 mod client_keys;
 mod console;
+mod hardening;
 mod interop;
 mod oauth;
 mod ops;

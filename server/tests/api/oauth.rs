@@ -1164,3 +1164,382 @@ async fn private_key_jwt_clients_authenticate_with_single_use_assertions() {
         StatusCode::BAD_REQUEST
     );
 }
+
+impl Fixture {
+    /// Introspects `token` with Basic credentials of `client`.
+    async fn introspect_as(&self, client: &str, secret: &str, token: &str) -> serde_json::Value {
+        let (status, _, json) = self
+            .post(
+                "/realms/default/introspect",
+                Some(&basic(client, secret)),
+                &format!("token={}", enc(token)),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{json}");
+        json
+    }
+
+    /// Introspection credentials for a resource: (client_id, secret).
+    async fn resource_server(&self, slug: &str) -> (String, String) {
+        let admin = self.t.principal("ada@example.com").await;
+        let (client, secret) = self
+            .t
+            .state
+            .core
+            .create_resource_server_credentials(&admin, "default", slug, &Default::default())
+            .await
+            .expect("credentials");
+        (client.client_id.to_string(), secret.expose().to_owned())
+    }
+}
+
+#[tokio::test]
+async fn introspection_is_for_the_token_owner_and_its_resource_server_only() {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let pay_token = f.access_token(PAY).await;
+    let mail_token = f.access_token(MAIL).await;
+    // Another confidential client learns nothing about bot's tokens.
+    let poster =
+        f.t.state
+            .core
+            .rotate_client_secret(&admin, "default", "poster", 0, &Default::default())
+            .await
+            .expect("secret");
+    let (status, _, json) = f
+        .post(
+            "/realms/default/introspect",
+            None,
+            &format!(
+                "client_id=poster&client_secret={}&token={}",
+                poster.expose(),
+                enc(&pay_token)
+            ),
+        )
+        .await;
+    assert_eq!(
+        (status, json),
+        (StatusCode::OK, serde_json::json!({"active": false}))
+    );
+    // A public client may not introspect at all.
+    register_client(
+        &f.t.state.core,
+        &admin,
+        "app",
+        ClientForm {
+            name: "App".into(),
+            auth_method: "none".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("public client");
+    let (status, _, json) = f
+        .post(
+            "/realms/default/introspect",
+            None,
+            &format!("client_id=app&token={}", enc(&pay_token)),
+        )
+        .await;
+    assert_eq!(
+        (status, json),
+        (StatusCode::OK, serde_json::json!({"active": false}))
+    );
+    // The MCP server of payments-mcp introspects tokens minted for it, and only those.
+    let (rs, rs_secret) = f.resource_server("payments-mcp").await;
+    assert_eq!(rs, "payments-mcp-introspect");
+    let seen = f.introspect_as(&rs, &rs_secret, &pay_token).await;
+    assert_eq!(
+        (seen["active"].clone(), seen["aud"].clone()),
+        (true.into(), PAY.into())
+    );
+    assert!(
+        seen.get("portcullis").is_none(),
+        "private claims stay private"
+    );
+    assert_eq!(
+        f.introspect_as(&rs, &rs_secret, &mail_token).await,
+        serde_json::json!({"active": false})
+    );
+    // Its credentials get no tokens, and a second set is refused.
+    let (status, _, json) = f
+        .post(
+            "/realms/default/token",
+            Some(&basic(&rs, &rs_secret)),
+            &format!("grant_type=client_credentials&resource={}", enc(PAY)),
+        )
+        .await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("unauthorized_client"))
+    );
+    let again = f
+        .t
+        .state
+        .core
+        .create_resource_server_credentials(&admin, "default", "payments-mcp", &Default::default())
+        .await;
+    assert!(matches!(again, Err(authz::Error::Conflict(_))), "{again:?}");
+}
+
+#[tokio::test]
+async fn deleted_and_recreated_clients_and_resources_do_not_revive_tokens() {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let core = &f.t.state.core;
+    let (rs, rs_secret) = f.resource_server("payments-mcp").await;
+    let token = f.access_token(PAY).await;
+    assert_eq!(
+        f.introspect_as(&rs, &rs_secret, &token).await["active"],
+        true
+    );
+    // The client goes, and a client with the same client_id comes.
+    core.delete_client(&admin, "default", "bot", &Default::default())
+        .await
+        .expect("delete");
+    let (_, secret) = register_client(
+        core,
+        &admin,
+        "bot",
+        ClientForm {
+            name: "Bot again".into(),
+            auth_method: "client_secret_basic".into(),
+            scope: "tools:call tools:read".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("same client_id again");
+    let secret = secret.expect("secret").expose().to_owned();
+    assert_eq!(
+        f.introspect_as(&rs, &rs_secret, &token).await["active"],
+        false
+    );
+    assert_eq!(
+        f.introspect_as("bot", &secret, &token).await["active"],
+        false,
+        "nor does the new client own it"
+    );
+    // The resource goes, and one with the same URI comes.
+    let fresh = {
+        let (status, _, json) = f
+            .post(
+                "/realms/default/token",
+                Some(&basic("bot", &secret)),
+                &format!("grant_type=client_credentials&resource={}", enc(PAY)),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{json}");
+        json["access_token"].as_str().expect("token").to_owned()
+    };
+    assert_eq!(
+        f.introspect_as("bot", &secret, &fresh).await["active"],
+        true
+    );
+    core.delete_resource(&admin, "default", "payments-mcp", &Default::default())
+        .await
+        .expect("delete");
+    let input = ResourceInput {
+        slug: "payments-mcp".into(),
+        display_name: "Payments again".into(),
+        uri: PAY.into(),
+        scopes: "tools:call tools:read".into(),
+        enabled: true,
+        ..Default::default()
+    };
+    core.create_resource(&admin, "default", &input, &Default::default())
+        .await
+        .expect("same URI again");
+    assert_eq!(
+        f.introspect_as("bot", &secret, &fresh).await["active"],
+        false
+    );
+}
+
+#[tokio::test]
+async fn agent_tokens_die_with_their_binding_and_never_outlive_the_agent() {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let core = &f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let now = authz::clock::Clock::now(&f.clock);
+    let agent = |name: &str, expires: i64| authz::agents::AgentInput {
+        name: name.into(),
+        owner: "owner@example.com".into(),
+        roles: "tools:call tools:read".into(),
+        expires_at: authz::clock::rfc3339(expires),
+        ..Default::default()
+    };
+    core.create_agent(&admin, "default", &agent("reports", now + 100), &meta)
+        .await
+        .expect("agent");
+    let bind =
+        |a: Option<&'static str>| core.bind_client_to_agent(&admin, "default", "bot", a, &meta);
+    bind(Some("reports")).await.expect("bind");
+    // The agent expires in 100 s, before the resource's 300 s lifetime.
+    let (status, _, json) = f
+        .token(&format!(
+            "grant_type=client_credentials&resource={}",
+            enc(PAY)
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert_eq!(
+        json["expires_in"], 100,
+        "never later than the agent's expiry"
+    );
+    let first = json["access_token"].as_str().expect("token").to_owned();
+    let claims = verify_for(&f.jwks().await, &first, PAY).expect("valid");
+    assert_eq!(claims["exp"].as_i64(), Some(now + 100));
+    assert_eq!(f.introspect(&first).await["active"], true);
+    // Unbinding ends it; binding the same agent again does not bring it back.
+    bind(None).await.expect("unbind");
+    assert_eq!(f.introspect(&first).await["active"], false, "unbound");
+    bind(Some("reports")).await.expect("rebind");
+    assert_eq!(
+        f.introspect(&first).await["active"],
+        false,
+        "rebound: a new binding"
+    );
+    let second = f.access_token(PAY).await;
+    assert_eq!(f.introspect(&second).await["active"], true);
+    // Deleting the agent ends its tokens, and an agent created again under the same name and
+    // bound again does not revive them.
+    core.delete_agent(&admin, "default", "reports", &meta)
+        .await
+        .expect("delete");
+    assert_eq!(f.introspect(&second).await["active"], false);
+    core.create_agent(&admin, "default", &agent("reports", now + 3600), &meta)
+        .await
+        .expect("same name again");
+    bind(Some("reports")).await.expect("bind the new agent");
+    assert_eq!(f.introspect(&second).await["active"], false);
+    // Moving the client to another agent ends the old agent's tokens too.
+    let third = f.access_token(PAY).await;
+    core.create_agent(&admin, "default", &agent("other", now + 3600), &meta)
+        .await
+        .expect("agent");
+    bind(Some("other")).await.expect("move");
+    assert_eq!(f.introspect(&third).await["active"], false);
+    // A client that was plain when its token was minted and is bound later: the token does
+    // not pick up an identity it was not issued with.
+    bind(None).await.expect("unbind");
+    let plain = f.access_token(PAY).await;
+    bind(Some("other")).await.expect("bind");
+    assert_eq!(f.introspect(&plain).await["active"], false);
+}
+
+#[tokio::test]
+async fn client_assertions_allow_skew_fractional_dates_and_refuse_critical_headers() {
+    use authz::keys::{Signer, SigningAlg, generate};
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let key = generate(SigningAlg::ES256).expect("key");
+    let mut jwk = key.public_jwk.clone();
+    jwk.insert("kid".into(), "k".into());
+    register_client(
+        &f.t.state.core,
+        &admin,
+        "signer",
+        ClientForm {
+            name: "Signer".into(),
+            auth_method: "private_key_jwt".into(),
+            scope: "tools:call".into(),
+            jwks: serde_json::json!({"keys": [jwk]}).to_string(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("client");
+    let signer = Signer::from_pkcs8("k", SigningAlg::ES256, &key.pkcs8).expect("signer");
+    let now = authz::clock::Clock::now(&f.clock);
+    let f = &f;
+    let send = move |assertion: String| {
+        let form = format!(
+            "grant_type=client_credentials&resource={}&client_id=signer&client_assertion_type={}&client_assertion={assertion}",
+            enc(PAY),
+            enc(authz::tokens::JWT_BEARER_ASSERTION)
+        );
+        async move { f.post("/realms/default/token", None, &form).await }
+    };
+    let base = |jti: &str| serde_json::json!({"iss": "signer", "sub": "signer", "aud": ISSUER, "jti": jti, "exp": now + 60});
+    let with = |jti: &str, extra: serde_json::Value| {
+        let mut c = base(jti);
+        c.as_object_mut()
+            .expect("object")
+            .extend(extra.as_object().expect("object").clone());
+        signer.sign("JWT", &c).expect("sign")
+    };
+    let ok = [
+        (
+            "fractional dates",
+            with(
+                "a1",
+                serde_json::json!({"exp": now as f64 + 60.5, "iat": now as f64 - 0.25}),
+            ),
+        ),
+        (
+            "exp 30 s past (skew)",
+            with("a2", serde_json::json!({"exp": now - 30})),
+        ),
+        (
+            "nbf within the skew",
+            with("a3", serde_json::json!({"nbf": now + 30})),
+        ),
+    ];
+    for (case, assertion) in ok {
+        let (status, _, json) = send(assertion).await;
+        assert_eq!(status, StatusCode::OK, "{case}: {json}");
+    }
+    let refused = [
+        (
+            "not valid before a minute from now",
+            with("r1", serde_json::json!({"nbf": now + 120})),
+        ),
+        (
+            "issued in the future",
+            with(
+                "r2",
+                serde_json::json!({"iat": now + 120, "exp": now + 200}),
+            ),
+        ),
+        (
+            "a date as a string",
+            with("r3", serde_json::json!({"exp": (now + 60).to_string()})),
+        ),
+    ];
+    for (case, assertion) in refused {
+        let (status, _, json) = send(assertion).await;
+        assert_eq!(
+            (status, json["error"].as_str()),
+            (StatusCode::UNAUTHORIZED, Some("invalid_client")),
+            "{case}"
+        );
+    }
+    // A `crit` header names an extension this server does not implement: refused, however
+    // well signed.
+    let header = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(r#"{"alg":"ES256","kid":"k","crit":["exp"],"exp":1}"#);
+    let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(base("c1").to_string());
+    let signing_input = format!("{header}.{payload}");
+    let pair = aws_lc_rs::signature::EcdsaKeyPair::from_pkcs8(
+        &aws_lc_rs::signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+        &key.pkcs8,
+    )
+    .expect("key");
+    let sig = pair
+        .sign(
+            &aws_lc_rs::rand::SystemRandom::new(),
+            signing_input.as_bytes(),
+        )
+        .expect("sign");
+    let critical = format!(
+        "{signing_input}.{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sig.as_ref())
+    );
+    let (status, _, json) = send(critical).await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("invalid_client"))
+    );
+}

@@ -23,6 +23,29 @@ async fn health_readiness_and_metrics() {
 }
 
 #[tokio::test]
+async fn metric_labels_are_bounded_whatever_the_method() {
+    let t = TestServer::new().await;
+    for method in ["FOO", "BAR-1", "X-RANDOM-9"] {
+        t.send(
+            Request::builder()
+                .method(method)
+                .uri("/healthz")
+                .body(Body::empty())
+                .expect("request"),
+        )
+        .await;
+    }
+    let text = body(t.get("/metrics", None).await).await;
+    assert!(text.contains("method=\"OTHER\""), "{text}");
+    for method in ["FOO", "BAR-1", "X-RANDOM-9"] {
+        assert!(
+            !text.contains(method),
+            "a label per method would grow without bound"
+        );
+    }
+}
+
+#[tokio::test]
 async fn readiness_fails_when_the_database_is_gone() {
     let t = TestServer::new().await;
     t.state.db.close().await;
