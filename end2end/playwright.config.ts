@@ -29,7 +29,7 @@ export default defineConfig({
       },
     },
   ],
-  // Seeds two accounts into a throwaway SQLite database, then serves the release build.
+  // Seeds two accounts into a throwaway SQLite database, then serves E2E_BIN (release by default).
   webServer: process.env.BASE_URL
     ? undefined
     : {
@@ -39,6 +39,6 @@ export default defineConfig({
         reuseExistingServer: false,
         timeout: 120_000,
         stdout: 'pipe',
-        env: { E2E_PORT: port, E2E_DATA_DIR: process.env.E2E_DATA_DIR ?? '' },
+        env: { E2E_PORT: port, E2E_DATA_DIR: process.env.E2E_DATA_DIR ?? '', E2E_BIN: process.env.E2E_BIN ?? 'target/release/portcullis' },
       },
 });

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Starts the release build for the browser tests on a fresh SQLite database with two accounts.
+# Starts the server for the browser tests on a fresh SQLite database with two accounts
+# (E2E_BIN picks the binary; `cargo xtask test` uses the debug build the Rust tests made).
 set -eu
 data="${E2E_DATA_DIR:-}"
 if [ -z "$data" ]; then data=$(mktemp -d); fi
@@ -8,7 +9,7 @@ export PORTCULLIS_DATA_DIR="$data/db"
 export PORTCULLIS_PUBLIC_URL="http://127.0.0.1:${E2E_PORT:-3100}"
 export PORTCULLIS_HTTP__BIND="127.0.0.1:${E2E_PORT:-3100}"
 export PORTCULLIS_CONSOLE__SITE_DIR=target/site
-bin=target/release/portcullis
+bin="${E2E_BIN:-target/release/portcullis}"
 echo 'admin-password-123' | $bin admin create --email admin@example.com --name 'Ada Admin' --role admin
 echo 'developer-password-123' | $bin admin create --email dev@example.com --name 'Dev Eloper' --role developer
 exec $bin serve

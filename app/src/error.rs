@@ -43,9 +43,10 @@ impl leptos::server_fn::error::FromServerFnError for AppError {
     }
 }
 
-/// The one mapping from core errors to what the console shows: an HTTP status and a message
-/// safe to show (internal failures are logged here and flattened to [`AppError::Internal`]).
-/// Server functions and the console's plain routes (the audit export) both use it.
+/// The one mapping from core errors to what the console shows: a status and a safe message.
+///
+/// Internal failures are logged here and flattened to [`AppError::Internal`]. Server functions
+/// and the console's plain routes (the audit export) both use it.
 #[cfg(feature = "ssr")]
 pub fn classify(e: authz::Error) -> (axum::http::StatusCode, AppError) {
     use axum::http::StatusCode;

@@ -82,9 +82,10 @@ impl std::fmt::Display for OAuthError {
     }
 }
 
-/// An error the authorization endpoint reports by sending the user agent back to the client's
-/// redirect URI (RFC 6749 §4.1.2.1) — only once that URI has been verified against the client's
-/// registration; otherwise the error is shown on a page and nobody is redirected.
+/// An authorization-endpoint error sent back to the client's redirect URI (RFC 6749 §4.1.2.1).
+///
+/// Only once that URI has been verified against the client's registration; otherwise the error
+/// is shown on a page and nobody is redirected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedirectError {
     /// The verified redirect URI.

@@ -22,7 +22,7 @@ macro_rules! entities {
                 $(#[$doc])*
                 #[derive(Debug)]
                 pub enum $kind {}
-                impl super::Entity for $kind {
+                impl $crate::ids::Entity for $kind {
                     const PREFIX: &'static str = $prefix;
                 }
             )*

@@ -108,12 +108,12 @@ impl Principal {
     /// Checks that the principal's role grants `p`.
     ///
     /// # Errors
-    /// [`crate::Error::Forbidden`] otherwise.
-    pub fn require(&self, p: Permission) -> Result<(), crate::Error> {
+    /// [`crate::error::Error::Forbidden`] otherwise.
+    pub fn require(&self, p: Permission) -> Result<(), crate::error::Error> {
         if self.role.can(p) {
             Ok(())
         } else {
-            Err(crate::Error::Forbidden)
+            Err(crate::error::Error::Forbidden)
         }
     }
 }

@@ -125,9 +125,10 @@ fn dummy_phc() -> &'static str {
     })
 }
 
-/// Runs Argon2 on tokio's blocking threads, at most a fixed number at a time, so password
-/// hashing never occupies the async workers that serve the token endpoint, and a flood of
-/// sign-ins queues here instead of taking every core.
+/// Runs Argon2 on tokio's blocking threads, at most a fixed number at a time.
+///
+/// Password hashing then never occupies the async workers that serve the token endpoint, and a
+/// flood of sign-ins queues here instead of taking every core.
 #[derive(Debug)]
 pub struct PasswordHasher {
     permits: tokio::sync::Semaphore,

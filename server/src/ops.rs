@@ -31,9 +31,11 @@ pub fn metrics_handle() -> PrometheusHandle {
 /// How often the recorder's upkeep runs.
 pub const UPKEEP_SECS: u64 = 5;
 
-/// Runs the Prometheus recorder's upkeep on a timer, forever. The recorder keeps histogram
-/// samples until it renders; without a scraper that is memory growing with every request, so
-/// upkeep folds them into the buckets whether anyone scrapes `/metrics` or not.
+/// Runs the Prometheus recorder's upkeep on a timer, forever.
+///
+/// The recorder keeps histogram samples until it renders; without a scraper that is memory
+/// growing with every request, so upkeep folds them into the buckets whether anyone scrapes
+/// `/metrics` or not.
 pub async fn metrics_upkeep(handle: PrometheusHandle) {
     let mut every = tokio::time::interval(std::time::Duration::from_secs(UPKEEP_SECS));
     loop {

@@ -99,7 +99,8 @@ fn wrk(script: &str, conns: u32, pid: u32) -> anyhow::Result<Run> {
     })
 }
 
-pub fn run() -> anyhow::Result<()> {
+pub fn run(which: Option<&str>) -> anyhow::Result<()> {
+    let _ = which;
     if Command::new("wrk").arg("--version").output().is_err() {
         crate::run(Command::new("sh").args([
             "-c",

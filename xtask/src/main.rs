@@ -3,12 +3,15 @@
 //! - `setup`  installs what is missing: the wasm32 target, wasm-bindgen-cli (pinned), npm
 //!   packages (wasm-opt from `binaryen`, Playwright), and with `--browser` Debian's chromium.
 //! - `build [--release]`  wasm (hydrate) → wasm-bindgen → wasm-opt (release) → CSS (encre-css,
-//!   from the classes used in `app/src`) → server.
+//!   from the classes used in `app/src`) → server. The browser tests use the optimised wasm with
+//!   the debug server the Rust tests already built, which saves CI a release build.
 //! - `serve`  setup + release build + `portcullis serve` on an embedded SQLite file in `data/`.
 //! - `test`  setup + every check CI runs, with each stage's duration.
 //! - `css`  only regenerates the stylesheet.
-//! - `bench`  the token-endpoint benchmark (release build, `wrk` from Debian); see BENCHMARKS.md.
+//! - `bench [tokens|flood|soak|scale]`  benchmarks (release build, `wrk` and friends from
+//!   Debian); see BENCHMARKS.md.
 mod bench;
+mod modgraph;
 
 use anyhow::{Context as _, bail};
 use std::path::{Path, PathBuf};
@@ -31,10 +34,15 @@ fn main() -> anyhow::Result<()> {
         Some("css") => css(),
         Some("serve") => serve(),
         Some("test") => test(),
-        Some("bench") => bench::run(),
+        Some("check-modules") => {
+            let (modules, edges) = modgraph::check(Path::new("authz/src"))?;
+            eprintln!("{modules} modules, {edges} edges, no cycle");
+            Ok(())
+        }
+        Some("bench") => bench::run(args.get(1).map(String::as_str)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test>"
+                "usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test | bench [tokens|flood|soak|scale]>"
             );
             bail!("unknown command")
         }
@@ -125,6 +133,12 @@ fn npm_ci(dir: &str) -> anyhow::Result<()> {
 }
 
 fn build(release: bool) -> anyhow::Result<()> {
+    build_site(release)?;
+    build_server(release)
+}
+
+/// The browser side: wasm (optimised when `release`), its JS glue, CSS and public files.
+fn build_site(release: bool) -> anyhow::Result<()> {
     let profile = if release { "wasm-release" } else { "dev" };
     let wasm_dir = if release { "wasm-release" } else { "debug" };
     // The wasm build is its own invocation: feature unification with the server would turn on `ssr`.
@@ -171,6 +185,11 @@ fn build(release: bool) -> anyhow::Result<()> {
         let entry = entry?;
         std::fs::copy(entry.path(), Path::new(SITE).join(entry.file_name()))?;
     }
+    Ok(())
+}
+
+/// The `portcullis` binary.
+fn build_server(release: bool) -> anyhow::Result<()> {
     let mut server = cargo();
     server.args(["build", "-p", "server", "--bin", "portcullis"]);
     if release {
@@ -321,6 +340,11 @@ fn test() -> anyhow::Result<()> {
         ]))
     })?;
     stage("authz has neither axum nor leptos", check_authz_tree)?;
+    stage("authz module graph has no cycles", || {
+        let (modules, edges) = modgraph::check(Path::new("authz/src"))?;
+        eprintln!("{modules} modules, {edges} edges, no cycle");
+        Ok(())
+    })?;
     stage("rust tests (SQLite and PostgreSQL)", || {
         let (ok, out) = run_captured(
             cargo()
@@ -347,7 +371,10 @@ fn test() -> anyhow::Result<()> {
             bail!("API tests on PostgreSQL failed")
         }
     })?;
-    stage("release build", || build(true))?;
+    stage("console build (optimised wasm, debug server)", || {
+        build_site(true)?;
+        build_server(false)
+    })?;
     stage("browser tests (Playwright, Debian chromium)", || {
         let data = tempdir_path("e2e")?;
         let (ok, out) = run_captured(
@@ -355,6 +382,7 @@ fn test() -> anyhow::Result<()> {
                 .args(["playwright", "test"])
                 .current_dir("end2end")
                 .env("E2E_DATA_DIR", &data)
+                .env("E2E_BIN", "target/debug/portcullis")
                 .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"),
         )?;
         let _ = std::fs::remove_dir_all(&data);
@@ -403,13 +431,16 @@ fn check_migration_names() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `authz` depends on no `axum*` and no `leptos*` crate, directly or not.
 fn check_authz_tree() -> anyhow::Result<()> {
     let tree = output(cargo().args(["tree", "-p", "authz", "-e", "normal", "--prefix", "none"]))
         .context("cargo tree failed")?;
-    for forbidden in ["axum ", "leptos "] {
-        if tree.lines().any(|l| l.starts_with(forbidden)) {
-            bail!("authz depends on {}", forbidden.trim());
-        }
+    let found: Vec<&str> = tree
+        .lines()
+        .filter(|l| l.starts_with("axum") || l.starts_with("leptos"))
+        .collect();
+    if !found.is_empty() {
+        bail!("authz depends on {}", found.join(", "));
     }
     Ok(())
 }

@@ -9,4 +9,3 @@ mod ops;
 
 pub use export::{to_csv, to_json_lines};
 pub use model::*;
-pub use ops::{ExportFormat, MAX_EXPORT_ROWS};

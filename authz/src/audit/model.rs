@@ -141,6 +141,28 @@ pub mod action {
     ];
 }
 
+/// Maximum rows one audit export returns.
+pub const MAX_EXPORT_ROWS: u32 = 50_000;
+
+/// Audit export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// RFC 4180 CSV.
+    Csv,
+    /// One JSON object per line.
+    JsonLines,
+}
+
+impl ExportFormat {
+    /// Short name (`csv`, `jsonl`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::JsonLines => "jsonl",
+        }
+    }
+}
+
 /// An audit event to be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewAuditEvent {

@@ -1,32 +1,13 @@
 //! Audit operations: building events, listing and exporting them.
-use super::model::{AuditEvent, AuditFilter, NewAuditEvent, Outcome, RequestMeta, action};
+use super::model::{
+    AuditEvent, AuditFilter, ExportFormat, MAX_EXPORT_ROWS, NewAuditEvent, Outcome, RequestMeta,
+    action,
+};
 use crate::core::Core;
 use crate::error::Result;
 use crate::policy::{Permission, Principal};
 use crate::realms::RealmId;
 use crate::storage::{Page, Paged};
-
-/// Maximum rows one audit export returns.
-pub const MAX_EXPORT_ROWS: u32 = 50_000;
-
-/// Audit export format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExportFormat {
-    /// RFC 4180 CSV.
-    Csv,
-    /// One JSON object per line.
-    JsonLines,
-}
-
-impl ExportFormat {
-    /// Short name (`csv`, `jsonl`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExportFormat::Csv => "csv",
-            ExportFormat::JsonLines => "jsonl",
-        }
-    }
-}
 
 impl Core {
     /// A successful event by `actor` on `target`, now, with the request's facts.

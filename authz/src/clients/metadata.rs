@@ -4,7 +4,7 @@
 //! [`ClientMetadata::validate`] is the only place metadata rules live. Errors name the member
 //! (`Error::InvalidField`), so a form can show them on the field and dynamic registration can
 //! answer `invalid_redirect_uri` or `invalid_client_metadata` (RFC 7591 §3.2.2).
-use super::model::{AuthMethod, GrantType};
+use super::model::{AuthMethod, GrantType, Metadata};
 use crate::accounts::Email;
 use crate::error::{Error, Result};
 use crate::scope::ScopeSet;
@@ -57,28 +57,6 @@ pub struct ClientMetadata {
     /// `software_version`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub software_version: Option<String>,
-}
-
-/// Checked RFC 7591 metadata stored with a client (beyond its name, method, grants and scope).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Metadata {
-    /// Contacts (parsed email addresses).
-    pub contacts: Vec<String>,
-    /// Home page.
-    pub client_uri: Option<String>,
-    /// Logo.
-    pub logo_uri: Option<String>,
-    /// Software id.
-    pub software_id: Option<String>,
-    /// Software version.
-    pub software_version: Option<String>,
-    /// Public keys for `private_key_jwt` (a JWK Set of public asymmetric keys).
-    pub jwks: Option<serde_json::Value>,
-    /// Where the client publishes its public keys instead (fetched over HTTPS and cached).
-    pub jwks_uri: Option<String>,
-    /// Redirect URIs, matched exactly (for the authorization code flow).
-    pub redirect_uris: Vec<String>,
 }
 
 /// What a client registration is checked against.

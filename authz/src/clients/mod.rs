@@ -10,8 +10,7 @@ mod model;
 mod ops;
 
 pub use metadata::{
-    ClientForm, ClientMetadata, MAX_CONTACTS, MAX_REDIRECT_URIS, Metadata, MetadataRules,
-    ValidClient, check_client_jwks, parse_jwks_text, parse_redirect_uris, split_uris,
+    ClientForm, ClientMetadata, MAX_CONTACTS, MAX_REDIRECT_URIS, MetadataRules, ValidClient,
+    check_client_jwks, parse_jwks_text, parse_redirect_uris, split_uris,
 };
 pub use model::*;
-pub use ops::MAX_SECRET_OVERLAP_SECS;

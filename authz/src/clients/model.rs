@@ -1,11 +1,32 @@
 //! Client types: identifiers, authentication methods, grant types, the stored client and its
 //! secrets.
-use super::metadata::Metadata;
 use crate::clock::UnixTime;
 use crate::ids::{AgentId, RealmId, ResourceId};
 pub use crate::ids::{BindingId, ClientRowId, SecretId};
 use crate::scope::ScopeSet;
 use serde::{Deserialize, Serialize};
+
+/// Checked RFC 7591 metadata stored with a client (beyond its name, method, grants and scope).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Metadata {
+    /// Contacts (parsed email addresses).
+    pub contacts: Vec<String>,
+    /// Home page.
+    pub client_uri: Option<String>,
+    /// Logo.
+    pub logo_uri: Option<String>,
+    /// Software id.
+    pub software_id: Option<String>,
+    /// Software version.
+    pub software_version: Option<String>,
+    /// Public keys for `private_key_jwt` (a JWK Set of public asymmetric keys).
+    pub jwks: Option<serde_json::Value>,
+    /// Where the client publishes its public keys instead (fetched over HTTPS and cached).
+    pub jwks_uri: Option<String>,
+    /// Redirect URIs, matched exactly (for the authorization code flow).
+    pub redirect_uris: Vec<String>,
+}
 
 /// An OAuth `client_id` (RFC 6749 §2.2).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -254,6 +275,8 @@ pub struct RemoteKeys {
 
 /// How long a rotated-out secret keeps working by default.
 pub const DEFAULT_SECRET_OVERLAP_SECS: i64 = 24 * 3600;
+/// Longest overlap a rotated-out secret may keep working.
+pub const MAX_SECRET_OVERLAP_SECS: i64 = 30 * 24 * 3600;
 
 #[cfg(test)]
 mod tests {

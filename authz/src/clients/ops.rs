@@ -1,8 +1,9 @@
 //! Client operations: register, list, inspect, rotate secrets, enable, disable, delete, and
 //! the introspection credentials of a resource server.
-use super::metadata::{ClientMetadata, Metadata, MetadataRules, ValidClient};
+use super::metadata::{ClientMetadata, MetadataRules, ValidClient};
 use super::model::{
-    Client, ClientDetail, ClientId, ClientRowId, ClientSecret, RemoteKeys, SecretId, SecretInfo,
+    Client, ClientDetail, ClientId, ClientRowId, ClientSecret, MAX_SECRET_OVERLAP_SECS, Metadata,
+    RemoteKeys, SecretId, SecretInfo,
 };
 use crate::audit::{RequestMeta, action};
 use crate::clock::UnixTime;
@@ -12,9 +13,6 @@ use crate::policy::{Permission, Principal};
 use crate::scope::ScopeSet;
 use crate::secret::PlainToken;
 use crate::storage::{Page, Paged};
-
-/// Longest overlap a rotated-out secret may keep working.
-pub const MAX_SECRET_OVERLAP_SECS: i64 = 30 * 24 * 3600;
 
 impl Core {
     fn metadata_rules(&self) -> MetadataRules {

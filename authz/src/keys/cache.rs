@@ -3,7 +3,8 @@
 //! An entry is used while the store's generation is unchanged (every committed change bumps it,
 //! so a rotation here is seen at once) and for at most [`CACHE_SECS`] (a rotation by another
 //! instance is seen within that time).
-use super::{Signer, SigningAlg, Verifier};
+use super::jws::{Signer, Verifier};
+use super::model::SigningAlg;
 use crate::clock::UnixTime;
 use crate::ids::RealmId;
 use std::collections::HashMap;

@@ -1,5 +1,5 @@
 //! JWS compact serialisation (RFC 7515) for the three supported algorithms.
-use super::SigningAlg;
+use super::model::SigningAlg;
 use aws_lc_rs::rand::SystemRandom;
 use aws_lc_rs::signature::{
     self, ECDSA_P256_SHA256_FIXED, ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, Ed25519KeyPair,

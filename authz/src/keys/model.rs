@@ -1,7 +1,53 @@
-//! Key types: a stored key and its lifecycle state, and what admins see of it.
-use super::SigningAlg;
+//! Key types: algorithms, a stored key and its lifecycle state, and what admins see of it.
 use crate::clock::UnixTime;
 use crate::ids::RealmId;
+use serde::{Deserialize, Serialize};
+
+/// A JWS signing algorithm Portcullis issues tokens with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SigningAlg {
+    /// ECDSA P-256 with SHA-256 (the default).
+    ES256,
+    /// RSASSA-PKCS1-v1_5 with SHA-256, 2048-bit keys (required by RFC 9068).
+    RS256,
+    /// Ed25519 (RFC 8037).
+    EdDSA,
+}
+
+impl SigningAlg {
+    /// Every supported algorithm.
+    pub const ALL: [SigningAlg; 3] = [SigningAlg::ES256, SigningAlg::RS256, SigningAlg::EdDSA];
+
+    /// The JOSE `alg` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SigningAlg::ES256 => "ES256",
+            SigningAlg::RS256 => "RS256",
+            SigningAlg::EdDSA => "EdDSA",
+        }
+    }
+
+    /// Parses a JOSE `alg` value (exact case).
+    ///
+    /// # Errors
+    /// A message for anything else, including `none` and symmetric algorithms.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "ES256" => Ok(SigningAlg::ES256),
+            "RS256" => Ok(SigningAlg::RS256),
+            "EdDSA" => Ok(SigningAlg::EdDSA),
+            other => Err(format!(
+                "Unsupported signing algorithm `{other}`; use ES256, RS256 or EdDSA."
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for SigningAlg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Lifecycle state of a signing key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use crate::clients::ClientId;
 use crate::clock::UnixTime;
 use crate::error::StorageError;
 use crate::realms::RealmId;
-use crate::storage::{Page, Paged};
+use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
 /// Agent persistence.
@@ -63,7 +63,7 @@ macro_rules! agent_store {
             use $crate::realms::RealmId;
             use $crate::storage::agents::*;
             use $crate::storage::rows::AgentRow;
-            use $crate::storage::{Page, Paged};
+            use $crate::storage::types::{Page, Paged};
 
             async fn agent_where(
                 pool: &sqlx::Pool<$db>,

@@ -1,7 +1,7 @@
 //! Audit persistence (append-only).
 use crate::audit::{AuditEvent, AuditFilter, NewAuditEvent};
 use crate::error::StorageError;
-use crate::storage::{Page, Paged};
+use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
 /// Audit persistence (append-only).
@@ -27,9 +27,9 @@ macro_rules! audit_store {
             use $crate::audit::{AuditEvent, AuditFilter, NewAuditEvent};
             use $crate::error::StorageError;
             use $crate::storage::audit::*;
-            use $crate::storage::contains_pattern;
             use $crate::storage::rows::AuditRow;
-            use $crate::storage::{Page, Paged};
+            use $crate::storage::types::contains_pattern;
+            use $crate::storage::types::{Page, Paged};
 
             #[async_trait::async_trait]
             impl AuditStore for $store {

@@ -4,7 +4,7 @@ use crate::clients::{Client, ClientId, ClientRowId, ClientSecret};
 use crate::clock::UnixTime;
 use crate::error::StorageError;
 use crate::realms::RealmId;
-use crate::storage::{Page, Paged};
+use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
 /// Client persistence.
@@ -72,7 +72,7 @@ macro_rules! client_store {
             use $crate::realms::RealmId;
             use $crate::storage::clients::*;
             use $crate::storage::rows::{ClientRow, SecretRow};
-            use $crate::storage::{Page, Paged};
+            use $crate::storage::types::{Page, Paged};
 
             fn grant_types_text(c: &Client) -> String {
                 c.grant_types

@@ -10,7 +10,6 @@
 //! (`conformance/`) runs every scenario on both backends.
 use crate::error::StorageError;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 #[macro_use]
@@ -36,6 +35,7 @@ mod conformance;
 mod postgres;
 mod rows;
 mod sqlite;
+mod types;
 
 pub use agents::AgentStore;
 pub use audit::AuditStore;
@@ -46,62 +46,8 @@ pub use realms::RealmStore;
 pub use resources::ResourceStore;
 pub use sqlite::SqliteStore;
 pub use tokens::{Purged, TokenStore};
+pub use types::{BaseStore, Generation, Page, Paged};
 pub use users::UserStore;
-
-/// A page request: skip `offset` rows, return at most `limit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Page {
-    /// Rows to skip.
-    pub offset: u32,
-    /// Rows to return (1–500).
-    pub limit: u32,
-}
-
-impl Page {
-    /// Page `index` (0-based) of `size` rows; size is clamped to 1–500.
-    pub fn new(index: u32, size: u32) -> Self {
-        let limit = size.clamp(1, 500);
-        Self {
-            offset: index.saturating_mul(limit),
-            limit,
-        }
-    }
-}
-
-/// One page of results and the total number of matching rows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Paged<T> {
-    /// The rows of this page.
-    pub items: Vec<T>,
-    /// All matching rows.
-    pub total: u64,
-}
-
-/// A counter bumped by every commit of a store: cached reads tagged with an older value are
-/// stale.
-#[derive(Debug, Default)]
-pub struct Generation(AtomicU64);
-
-impl Generation {
-    /// The current value.
-    pub fn get(&self) -> u64 {
-        self.0.load(Ordering::Acquire)
-    }
-
-    /// Marks every earlier read stale.
-    pub fn bump(&self) {
-        self.0.fetch_add(1, Ordering::AcqRel);
-    }
-}
-
-/// What every store offers besides the domains.
-#[async_trait::async_trait]
-pub trait BaseStore: Send + Sync {
-    /// Runs a trivial query.
-    async fn ping(&self) -> Result<(), StorageError>;
-    /// The generation: changes whenever this store committed a change.
-    fn generation(&self) -> u64;
-}
 
 /// Everything the core needs from storage.
 pub trait Store:
@@ -246,18 +192,4 @@ impl Database {
             Database::Postgres(p) => p.close().await,
         }
     }
-}
-
-/// Escapes `%`, `_` and `\` for a `LIKE … ESCAPE '\'` pattern and wraps it in `%…%`.
-pub(crate) fn contains_pattern(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('%');
-    for c in s.to_lowercase().chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('%');
-    out
 }

@@ -12,7 +12,7 @@ macro_rules! common_store {
     ($(#[$meta:meta])* $store:ident, $db:ty, $pool:ty) => {
         use $crate::audit::NewAuditEvent;
         use $crate::error::StorageError;
-        use $crate::storage::{contains_pattern, BaseStore, Generation, Page};
+        use $crate::storage::types::{contains_pattern, BaseStore, Generation, Page};
         use async_trait::async_trait;
         use std::sync::Arc;
 

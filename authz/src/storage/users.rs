@@ -4,7 +4,7 @@ use crate::audit::NewAuditEvent;
 use crate::clock::UnixTime;
 use crate::error::StorageError;
 use crate::realms::RealmId;
-use crate::storage::{Page, Paged};
+use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
 /// What [`UserStore::update_user`] refuses with [`StorageError::Precondition`].
@@ -111,7 +111,7 @@ macro_rules! user_store {
             use $crate::realms::RealmId;
             use $crate::storage::rows::{LinkRow, UserRow};
             use $crate::storage::users::*;
-            use $crate::storage::{Page, Paged};
+            use $crate::storage::types::{Page, Paged};
 
             async fn insert_user_row(
                 conn: &mut <$db as sqlx::Database>::Connection,

@@ -49,10 +49,11 @@ pub struct AgentClaims {
     pub roles: Vec<String>,
 }
 
-/// The rows a token was minted from: opaque ids that are never reused. A token is alive only
-/// while the rows it names still exist (and the client is still bound by the same binding), so
-/// deleting a client, resource or agent binding and creating one with the same name, URI or
-/// agent never revives it.
+/// The rows a token was minted from: opaque ids that are never reused.
+///
+/// A token is alive only while the rows it names still exist (and the client is still bound by
+/// the same binding), so deleting a client, resource or agent binding and creating one with the
+/// same name, URI or agent never revives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenOrigin {
     /// The client's row id.

@@ -4,8 +4,9 @@
 //! The credential is checked first and a correct one is never refused; failures are counted
 //! per (realm, client) and per source, and failures beyond the limits are answered with
 //! `Throttled` (429, "try later") instead of `invalid_client` (see [`crate::throttle`]).
+use super::model::{ASSERTION_SKEW_SECS, ClientCredentials, MAX_ASSERTION_LIFETIME_SECS};
 use crate::audit::RequestMeta;
-use crate::clients::{AuthMethod, Client, ClientId, ClientSecret, check_client_jwks};
+use crate::clients::{AuthMethod, Client, ClientSecret, check_client_jwks};
 use crate::clock::UnixTime;
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
@@ -15,64 +16,6 @@ use crate::realms::Realm;
 use crate::secret::{PlainToken, constant_time_eq};
 use crate::throttle::Source;
 use serde::Deserialize;
-
-/// How far in the future a client assertion's `exp` may be.
-pub const MAX_ASSERTION_LIFETIME_SECS: i64 = 300;
-/// Clock skew allowed on a client assertion's `exp`, `nbf` and `iat`.
-pub const ASSERTION_SKEW_SECS: i64 = 60;
-/// `client_assertion_type` of RFC 7523 §2.2.
-pub const JWT_BEARER_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
-
-/// Client credentials as presented at an endpoint; the `client_id` is parsed (bounded) already.
-#[derive(Clone, PartialEq, Eq)]
-pub enum ClientCredentials {
-    /// `Authorization: Basic` (RFC 6749 §2.3.1).
-    Basic {
-        /// Client id.
-        client_id: ClientId,
-        /// Secret.
-        secret: String,
-    },
-    /// `client_id` and `client_secret` in the body.
-    Post {
-        /// Client id.
-        client_id: ClientId,
-        /// Secret.
-        secret: String,
-    },
-    /// A `private_key_jwt` client assertion (RFC 7523 §2.2).
-    Assertion {
-        /// Client id (from `client_id` or the assertion's `iss`).
-        client_id: ClientId,
-        /// The signed JWT.
-        assertion: String,
-    },
-    /// Only a `client_id` (public clients).
-    None {
-        /// Client id.
-        client_id: ClientId,
-    },
-}
-
-impl std::fmt::Debug for ClientCredentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientCredentials")
-            .field("client_id", self.client_id())
-            .finish_non_exhaustive()
-    }
-}
-
-impl ClientCredentials {
-    /// The presented client id.
-    pub fn client_id(&self) -> &ClientId {
-        match self {
-            ClientCredentials::Basic { client_id, .. }
-            | ClientCredentials::Post { client_id, .. }
-            | ClientCredentials::Assertion { client_id, .. }
-            | ClientCredentials::None { client_id } => client_id,
-        }
-    }
-}
 
 /// A JWT NumericDate (RFC 7519 §2): a JSON number of seconds, fractions allowed (truncated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,31 +4,11 @@
 //! scanning oracle), and only tokens issued to themselves or, with a resource server's
 //! introspection credentials, tokens minted for that resource. Everything else — foreign
 //! tokens, expired, revoked or dead ones, garbage — answers `{"active": false}`.
-use super::client_auth::ClientCredentials;
+use super::model::{ClientCredentials, Introspection};
 use crate::audit::RequestMeta;
 use crate::clients::AuthMethod;
 use crate::core::Core;
 use crate::error::Result;
-use serde::Serialize;
-
-/// An introspection response.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Introspection {
-    /// Whether the token is active.
-    pub active: bool,
-    /// The token's claims (without Portcullis' private `portcullis` claim), when active.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub claims: Option<serde_json::Map<String, serde_json::Value>>,
-}
-
-impl Introspection {
-    fn inactive() -> Self {
-        Self {
-            active: false,
-            claims: None,
-        }
-    }
-}
 
 impl Core {
     /// Token introspection for an authenticated client of the realm.

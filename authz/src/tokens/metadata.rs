@@ -1,41 +1,8 @@
 //! Authorization server metadata (RFC 8414) and the realm's JWKS.
+use super::model::ServerMetadata;
 use crate::core::Core;
 use crate::error::Result;
 use crate::keys::SigningAlg;
-use serde::Serialize;
-
-/// The authorization server metadata of a realm (RFC 8414 §2); lists only what exists.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ServerMetadata {
-    /// `issuer`.
-    pub issuer: String,
-    /// `token_endpoint`.
-    pub token_endpoint: String,
-    /// `jwks_uri`.
-    pub jwks_uri: String,
-    /// `introspection_endpoint` (RFC 7662).
-    pub introspection_endpoint: String,
-    /// `revocation_endpoint` (RFC 7009).
-    pub revocation_endpoint: String,
-    /// `grant_types_supported`.
-    pub grant_types_supported: Vec<&'static str>,
-    /// `response_types_supported`: none, until the authorization endpoint exists.
-    pub response_types_supported: Vec<&'static str>,
-    /// `token_endpoint_auth_methods_supported`.
-    pub token_endpoint_auth_methods_supported: Vec<&'static str>,
-    /// `token_endpoint_auth_signing_alg_values_supported` (for `private_key_jwt`).
-    pub token_endpoint_auth_signing_alg_values_supported: Vec<&'static str>,
-    /// `introspection_endpoint_auth_methods_supported`.
-    pub introspection_endpoint_auth_methods_supported: Vec<&'static str>,
-    /// `introspection_endpoint_auth_signing_alg_values_supported`.
-    pub introspection_endpoint_auth_signing_alg_values_supported: Vec<&'static str>,
-    /// `revocation_endpoint_auth_methods_supported`.
-    pub revocation_endpoint_auth_methods_supported: Vec<&'static str>,
-    /// `revocation_endpoint_auth_signing_alg_values_supported`.
-    pub revocation_endpoint_auth_signing_alg_values_supported: Vec<&'static str>,
-    /// `scopes_supported`: the scopes of the realm's enabled resources.
-    pub scopes_supported: Vec<String>,
-}
 
 impl Core {
     /// Authorization server metadata (RFC 8414) of a realm.

@@ -14,13 +14,9 @@ mod grants;
 mod introspect;
 mod lookup;
 mod metadata;
+mod model;
 mod revoke;
 mod verify;
 
 pub use claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};
-pub use client_auth::{
-    ASSERTION_SKEW_SECS, ClientCredentials, JWT_BEARER_ASSERTION, MAX_ASSERTION_LIFETIME_SECS,
-};
-pub use grants::{TokenRequest, TokenResponse};
-pub use introspect::Introspection;
-pub use metadata::ServerMetadata;
+pub use model::*;

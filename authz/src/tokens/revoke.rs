@@ -1,5 +1,5 @@
 //! Token revocation (RFC 7009): the client a token was issued to may revoke it.
-use super::client_auth::ClientCredentials;
+use super::model::ClientCredentials;
 use crate::audit::{RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};

@@ -1,6 +1,6 @@
 //! The `client_credentials` grant (RFC 6749 §4.4): an access token whose `aud` is exactly one
 //! registered resource (RFC 8707).
-use super::{TokenRequest, TokenResponse};
+use super::super::model::{TokenRequest, TokenResponse};
 use crate::agents::{Agent, AgentStatus};
 use crate::clients::Client;
 use crate::core::Core;

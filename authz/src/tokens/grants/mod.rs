@@ -3,7 +3,7 @@
 mod client_credentials;
 
 use super::claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};
-use super::client_auth::ClientCredentials;
+use super::model::{ClientCredentials, TokenRequest, TokenResponse};
 use crate::agents::Agent;
 use crate::audit::RequestMeta;
 use crate::clients::{Client, GrantType};
@@ -13,31 +13,6 @@ use crate::keys::SigningAlg;
 use crate::realms::Realm;
 use crate::resources::Resource;
 use crate::scope::ScopeSet;
-use serde::Serialize;
-
-/// A token request after form decoding.
-#[derive(Debug, Clone, Default)]
-pub struct TokenRequest {
-    /// `grant_type`, as sent.
-    pub grant_type: String,
-    /// `scope`, if sent.
-    pub scope: Option<String>,
-    /// Every `resource` parameter sent.
-    pub resource: Vec<String>,
-}
-
-/// A successful token response (RFC 6749 §5.1).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TokenResponse {
-    /// The JWT.
-    pub access_token: String,
-    /// Always `Bearer`.
-    pub token_type: &'static str,
-    /// Seconds until expiry.
-    pub expires_in: i64,
-    /// Granted scope.
-    pub scope: String,
-}
 
 impl Core {
     /// The token endpoint: parses the grant type and runs that grant.

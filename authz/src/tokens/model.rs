@@ -1,0 +1,139 @@
+//! Token types: client credentials as presented, token requests and responses, introspection
+//! answers, authorization server metadata.
+use crate::clients::ClientId;
+use serde::Serialize;
+
+/// How far in the future a client assertion's `exp` may be.
+pub const MAX_ASSERTION_LIFETIME_SECS: i64 = 300;
+/// Clock skew allowed on a client assertion's `exp`, `nbf` and `iat`.
+pub const ASSERTION_SKEW_SECS: i64 = 60;
+/// `client_assertion_type` of RFC 7523 §2.2.
+pub const JWT_BEARER_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// Client credentials as presented at an endpoint; the `client_id` is parsed (bounded) already.
+#[derive(Clone, PartialEq, Eq)]
+pub enum ClientCredentials {
+    /// `Authorization: Basic` (RFC 6749 §2.3.1).
+    Basic {
+        /// Client id.
+        client_id: ClientId,
+        /// Secret.
+        secret: String,
+    },
+    /// `client_id` and `client_secret` in the body.
+    Post {
+        /// Client id.
+        client_id: ClientId,
+        /// Secret.
+        secret: String,
+    },
+    /// A `private_key_jwt` client assertion (RFC 7523 §2.2).
+    Assertion {
+        /// Client id (from `client_id` or the assertion's `iss`).
+        client_id: ClientId,
+        /// The signed JWT.
+        assertion: String,
+    },
+    /// Only a `client_id` (public clients).
+    None {
+        /// Client id.
+        client_id: ClientId,
+    },
+}
+
+impl std::fmt::Debug for ClientCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientCredentials")
+            .field("client_id", self.client_id())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientCredentials {
+    /// The presented client id.
+    pub fn client_id(&self) -> &ClientId {
+        match self {
+            ClientCredentials::Basic { client_id, .. }
+            | ClientCredentials::Post { client_id, .. }
+            | ClientCredentials::Assertion { client_id, .. }
+            | ClientCredentials::None { client_id } => client_id,
+        }
+    }
+}
+
+/// A token request after form decoding.
+#[derive(Debug, Clone, Default)]
+pub struct TokenRequest {
+    /// `grant_type`, as sent.
+    pub grant_type: String,
+    /// `scope`, if sent.
+    pub scope: Option<String>,
+    /// Every `resource` parameter sent.
+    pub resource: Vec<String>,
+}
+
+/// A successful token response (RFC 6749 §5.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TokenResponse {
+    /// The JWT.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: &'static str,
+    /// Seconds until expiry.
+    pub expires_in: i64,
+    /// Granted scope.
+    pub scope: String,
+}
+
+/// An introspection response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Introspection {
+    /// Whether the token is active.
+    pub active: bool,
+    /// The token's claims (without Portcullis' private `portcullis` claim), when active.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub claims: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl Introspection {
+    /// The answer for anything not active (or not the caller's to know about).
+    pub(crate) fn inactive() -> Self {
+        Self {
+            active: false,
+            claims: None,
+        }
+    }
+}
+
+/// The authorization server metadata of a realm (RFC 8414 §2); lists only what exists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerMetadata {
+    /// `issuer`.
+    pub issuer: String,
+    /// `token_endpoint`.
+    pub token_endpoint: String,
+    /// `jwks_uri`.
+    pub jwks_uri: String,
+    /// `introspection_endpoint` (RFC 7662).
+    pub introspection_endpoint: String,
+    /// `revocation_endpoint` (RFC 7009).
+    pub revocation_endpoint: String,
+    /// `grant_types_supported`.
+    pub grant_types_supported: Vec<&'static str>,
+    /// `response_types_supported`: none, until the authorization endpoint exists.
+    pub response_types_supported: Vec<&'static str>,
+    /// `token_endpoint_auth_methods_supported`.
+    pub token_endpoint_auth_methods_supported: Vec<&'static str>,
+    /// `token_endpoint_auth_signing_alg_values_supported` (for `private_key_jwt`).
+    pub token_endpoint_auth_signing_alg_values_supported: Vec<&'static str>,
+    /// `introspection_endpoint_auth_methods_supported`.
+    pub introspection_endpoint_auth_methods_supported: Vec<&'static str>,
+    /// `introspection_endpoint_auth_signing_alg_values_supported`.
+    pub introspection_endpoint_auth_signing_alg_values_supported: Vec<&'static str>,
+    /// `revocation_endpoint_auth_methods_supported`.
+    pub revocation_endpoint_auth_methods_supported: Vec<&'static str>,
+    /// `revocation_endpoint_auth_signing_alg_values_supported`.
+    pub revocation_endpoint_auth_signing_alg_values_supported: Vec<&'static str>,
+    /// `scopes_supported`: the scopes of the realm's enabled resources.
+    pub scopes_supported: Vec<String>,
+}
