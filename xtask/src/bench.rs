@@ -1,15 +1,25 @@
-//! `cargo xtask bench`: client_credentials throughput against the release server.
+//! `cargo xtask bench [tokens|flood|soak|scale]`: benchmarks against the release server.
 //!
-//! For ES256 and RS256 resources, at 16 and 64 keep-alive connections (wrk, 10 s each), it reports
-//! tokens/s, the server's CPU (cores used, CPU time per token) and, measured in the same run with
-//! the same key, the raw single-core signing rate; the ratio is
-//! `tokens/s ÷ (raw rate × cores used)`: 100% means the server spends its CPU only on signing.
+//! - `tokens` (the default): `client_credentials` throughput for ES256, RS256 and EdDSA
+//!   resources at 16 and 64 keep-alive connections (wrk, 10 s each): tokens/s, the server's CPU
+//!   (cores used, CPU time per token), and, measured in the same run with the same key, the raw
+//!   single-core signing rate next to `openssl speed` of the same algorithm. Ratios are
+//!   `tokens/s ÷ (rate × cores used)`: 100% means the server spends its CPU only on signing.
+//! - `flood`: token throughput and latency alone, then while wrk floods `/login` with wrong
+//!   passwords from ever-new addresses (through a trusted-proxy header, so none is throttled and
+//!   every attempt costs an Argon2 hash).
+//! - `soak`: token load for `PORTCULLIS_SOAK_SECS` (default 180) with nobody scraping
+//!   `/metrics`, sampling the server's resident memory every 10 s.
+//! - `scale`: 100,000 clients, 100,000 agents and 1,000,000 audit rows on SQLite and on
+//!   PostgreSQL (`PORTCULLIS_BENCH_POSTGRES_URL`, default the local server), then p50/p95 of the
+//!   console's list and search server functions (first page, a middle page, a search).
 use anyhow::{Context as _, bail};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const PORT: u16 = 3300;
 const SECONDS: u32 = 10;
+const ADMIN_PASSWORD: &str = "bench-admin-password";
 
 struct Server(Child);
 
@@ -20,27 +30,130 @@ impl Drop for Server {
     }
 }
 
-fn portcullis(data: &str) -> Command {
-    let mut c = Command::new("target/release/portcullis");
-    c.env("PORTCULLIS_DATA_DIR", data)
-        .env("PORTCULLIS_HTTP__BIND", format!("127.0.0.1:{PORT}"))
-        .env("PORTCULLIS_PUBLIC_URL", format!("http://127.0.0.1:{PORT}"))
-        .env("PORTCULLIS_LOG__FILTER", "warn");
-    c
+/// A throwaway installation: its data directory and configuration.
+struct Install {
+    data: String,
+    database_url: Option<String>,
 }
 
-fn cli(data: &str, args: &[&str]) -> anyhow::Result<String> {
-    let out = portcullis(data)
-        .args(args)
-        .output()
-        .context("Failed to run portcullis")?;
-    if !out.status.success() {
-        bail!(
-            "portcullis {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+impl Install {
+    fn new(name: &str, database_url: Option<String>) -> anyhow::Result<Self> {
+        let data = crate::tempdir_path(name)?;
+        std::fs::write(
+            format!("{data}/portcullis.toml"),
+            "[http]\ntrusted_proxies = [\"127.0.0.1/32\"]\n",
+        )?;
+        Ok(Self { data, database_url })
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+
+    fn command(&self) -> Command {
+        let mut c = Command::new("target/release/portcullis");
+        c.arg("--config")
+            .arg(format!("{}/portcullis.toml", self.data))
+            .env("PORTCULLIS_DATA_DIR", &self.data)
+            .env("PORTCULLIS_HTTP__BIND", format!("127.0.0.1:{PORT}"))
+            .env("PORTCULLIS_PUBLIC_URL", format!("http://127.0.0.1:{PORT}"))
+            .env("PORTCULLIS_LOG__FILTER", "warn")
+            .env("PORTCULLIS_CONSOLE__SITE_DIR", crate::SITE);
+        if let Some(url) = &self.database_url {
+            c.env("PORTCULLIS_DATABASE__URL", url);
+        }
+        c
+    }
+
+    fn cli(&self, args: &[&str]) -> anyhow::Result<String> {
+        self.cli_with_stdin(args, "")
+    }
+
+    fn cli_with_stdin(&self, args: &[&str], stdin: &str) -> anyhow::Result<String> {
+        use std::io::Write as _;
+        let mut child = self
+            .command()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("Failed to run portcullis")?;
+        if let Some(mut input) = child.stdin.take() {
+            input.write_all(stdin.as_bytes())?;
+        }
+        let out = child.wait_with_output()?;
+        if !out.status.success() {
+            bail!(
+                "portcullis {args:?} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    fn serve(&self) -> anyhow::Result<Server> {
+        let server = Server(
+            self.command()
+                .arg("serve")
+                .stdout(Stdio::null())
+                .spawn()
+                .context("Failed to start the server")?,
+        );
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", PORT)).is_err() {
+            if Instant::now() > deadline {
+                bail!("the server did not start");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(server)
+    }
+
+    /// A resource `id` at `https://{id}.bench.example/mcp` signed with `alg`.
+    fn resource(&self, id: &str, alg: &str) -> anyhow::Result<()> {
+        let uri = format!("https://{id}.bench.example/mcp");
+        self.cli(&[
+            "resources",
+            "create",
+            "--id",
+            id,
+            "--name",
+            id,
+            "--uri",
+            &uri,
+            "--scopes",
+            "tools:call",
+            "--alg",
+            alg,
+        ])?;
+        Ok(())
+    }
+
+    /// A `client_secret_basic` client; returns its `Authorization` header value.
+    fn client(&self, id: &str) -> anyhow::Result<String> {
+        let out = self.cli(&[
+            "clients",
+            "create",
+            "--client-id",
+            id,
+            "--name",
+            id,
+            "--scope",
+            "tools:call",
+        ])?;
+        let secret = out
+            .lines()
+            .find_map(|l| l.strip_prefix("client_secret: "))
+            .context("no secret printed")?;
+        use base64::Engine as _;
+        Ok(format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"))
+        ))
+    }
+}
+
+impl Drop for Install {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.data);
+    }
 }
 
 /// User + system CPU seconds of a process.
@@ -53,6 +166,20 @@ fn cpu_seconds(pid: u32) -> anyhow::Result<f64> {
     Ok(ticks / 100.0)
 }
 
+/// Resident memory of a process, in MiB.
+fn rss_mib(pid: u32) -> anyhow::Result<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .context("no VmRSS")?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()?;
+    Ok(kib / 1024.0)
+}
+
 struct Run {
     rps: f64,
     cores: f64,
@@ -60,27 +187,32 @@ struct Run {
     p99: String,
 }
 
-fn wrk(script: &str, conns: u32, pid: u32) -> anyhow::Result<Run> {
-    let cpu0 = cpu_seconds(pid)?;
-    let t0 = Instant::now();
-    let out = Command::new("wrk")
-        .args([
-            "-t2",
-            &format!("-c{conns}"),
-            &format!("-d{SECONDS}s"),
-            "--latency",
-            "-s",
-            script,
-            &format!("http://127.0.0.1:{PORT}/realms/default/token"),
-        ])
-        .output()
-        .context("Failed to run wrk")?;
-    let wall = t0.elapsed().as_secs_f64();
-    let cpu = cpu_seconds(pid)? - cpu0;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    if text.contains("Non-2xx") {
-        bail!("some token requests failed:\n{text}");
-    }
+/// The wrk script of a token request for `resource` with `auth`.
+fn token_script(dir: &str, resource: &str, auth: &str) -> anyhow::Result<String> {
+    let uri = format!("https%3A%2F%2F{resource}.bench.example%2Fmcp");
+    let script = format!("{dir}/{resource}.lua");
+    std::fs::write(
+        &script,
+        format!(
+            "wrk.method = \"POST\"\nwrk.body = \"grant_type=client_credentials&scope=tools%3Acall&resource={uri}\"\nwrk.headers[\"Content-Type\"] = \"application/x-www-form-urlencoded\"\nwrk.headers[\"Authorization\"] = \"{auth}\"\n"
+        ),
+    )?;
+    Ok(script)
+}
+
+fn wrk_args(script: &str, threads: u32, conns: u32, seconds: u32, path: &str) -> Vec<String> {
+    vec![
+        format!("-t{threads}"),
+        format!("-c{conns}"),
+        format!("-d{seconds}s"),
+        "--latency".into(),
+        "-s".into(),
+        script.into(),
+        format!("http://127.0.0.1:{PORT}{path}"),
+    ]
+}
+
+fn parse_wrk(text: &str) -> anyhow::Result<(f64, String)> {
     let rps: f64 = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("Requests/sec:"))
@@ -91,6 +223,23 @@ fn wrk(script: &str, conns: u32, pid: u32) -> anyhow::Result<Run> {
         .lines()
         .find_map(|l| l.trim().strip_prefix("99%"))
         .map_or_else(|| "?".into(), |v| v.trim().to_owned());
+    Ok((rps, p99))
+}
+
+fn wrk(script: &str, conns: u32, pid: u32) -> anyhow::Result<Run> {
+    let cpu0 = cpu_seconds(pid)?;
+    let t0 = Instant::now();
+    let out = Command::new("wrk")
+        .args(wrk_args(script, 2, conns, SECONDS, "/realms/default/token"))
+        .output()
+        .context("Failed to run wrk")?;
+    let wall = t0.elapsed().as_secs_f64();
+    let cpu = cpu_seconds(pid)? - cpu0;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    if text.contains("Non-2xx") {
+        bail!("some token requests failed:\n{text}");
+    }
+    let (rps, p99) = parse_wrk(&text)?;
     Ok(Run {
         rps,
         cores: cpu / wall,
@@ -99,157 +248,481 @@ fn wrk(script: &str, conns: u32, pid: u32) -> anyhow::Result<Run> {
     })
 }
 
-pub fn run(which: Option<&str>) -> anyhow::Result<()> {
-    let _ = which;
-    if Command::new("wrk").arg("--version").output().is_err() {
-        crate::run(Command::new("sh").args([
-            "-c",
-            "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk",
-        ]))?;
-    }
-    crate::run(crate::cargo().args(["build", "--release", "-p", "server", "--bin", "portcullis"]))?;
-    let data = crate::tempdir_path("bench")?;
-    cli(&data, &["migrate"])?;
-    cli(
-        &data,
-        &[
-            "resources",
-            "create",
-            "--id",
-            "es",
-            "--name",
-            "ES256",
-            "--uri",
-            "https://es.bench.example/mcp",
-            "--scopes",
-            "tools:call",
-        ],
-    )?;
-    cli(
-        &data,
-        &[
-            "resources",
-            "create",
-            "--id",
-            "rs",
-            "--name",
-            "RS256",
-            "--uri",
-            "https://rs.bench.example/mcp",
-            "--scopes",
-            "tools:call",
-            "--alg",
-            "RS256",
-        ],
-    )?;
-    let out = cli(
-        &data,
-        &[
-            "clients",
-            "create",
-            "--client-id",
-            "bench",
-            "--name",
-            "Bench",
-            "--scope",
-            "tools:call",
-        ],
-    )?;
-    let secret = out
-        .lines()
-        .find_map(|l| l.strip_prefix("client_secret: "))
-        .context("no secret printed")?
-        .to_owned();
-    let mut raw = Vec::new();
-    for alg in ["ES256", "RS256"] {
-        let out = cli(
-            &data,
-            &["keys", "bench-sign", "--alg", alg, "--seconds", "3"],
-        )?;
-        let rate: f64 = out
-            .trim()
-            .strip_prefix("signatures/s: ")
-            .context("bench-sign output")?
-            .parse()?;
-        raw.push((alg, rate));
-    }
-
-    let server = Server(
-        portcullis(&data)
-            .arg("serve")
-            .stdout(Stdio::null())
-            .spawn()
-            .context("Failed to start the server")?,
-    );
-    let pid = server.0.id();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", PORT)).is_err() {
-        if Instant::now() > deadline {
-            bail!("the server did not start");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let basic = {
-        use base64::Engine as _;
-        base64::engine::general_purpose::STANDARD.encode(format!("bench:{secret}"))
-    };
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    println!(
-        "\nclient_credentials, {SECONDS} s per run, {cores} cores, wrk -t2 on the same machine\n"
-    );
-    println!(
-        "| alg | connections | tokens/s | server cores used | CPU µs/token | p99 latency | raw signs/s (1 core) | ratio |"
-    );
-    println!("|---|---|---|---|---|---|---|---|");
-    for (alg, rate) in &raw {
-        let uri = if *alg == "ES256" {
-            "https%3A%2F%2Fes.bench.example%2Fmcp"
-        } else {
-            "https%3A%2F%2Frs.bench.example%2Fmcp"
-        };
-        let script = format!("{data}/{alg}.lua");
-        std::fs::write(
-            &script,
-            format!(
-                "wrk.method = \"POST\"\nwrk.body = \"grant_type=client_credentials&scope=tools%3Acall&resource={uri}\"\nwrk.headers[\"Content-Type\"] = \"application/x-www-form-urlencoded\"\nwrk.headers[\"Authorization\"] = \"Basic {basic}\"\n"
-            ),
-        )?;
-        // Warm the caches and the key ring.
-        wrk_warmup(&script)?;
-        for conns in [16, 64] {
-            let r = wrk(&script, conns, pid)?;
-            println!(
-                "| {alg} | {conns} | {:.0} | {:.2} | {:.0} | {} | {:.0} | {:.0}% |",
-                r.rps,
-                r.cores,
-                r.cpu_us_per_token,
-                r.p99,
-                rate,
-                100.0 * r.rps / (rate * r.cores)
-            );
-        }
-    }
-    drop(server);
-    let _ = std::fs::remove_dir_all(&data);
-    Ok(())
-}
-
 fn wrk_warmup(script: &str) -> anyhow::Result<()> {
     let out = Command::new("wrk")
-        .args([
-            "-t1",
-            "-c4",
-            "-d1s",
-            "-s",
-            script,
-            &format!("http://127.0.0.1:{PORT}/realms/default/token"),
-        ])
+        .args(wrk_args(script, 1, 4, 1, "/realms/default/token"))
         .output()?;
     if String::from_utf8_lossy(&out.stdout).contains("Non-2xx") {
         bail!(
             "warm-up requests failed: {}",
             String::from_utf8_lossy(&out.stdout)
         );
+    }
+    Ok(())
+}
+
+/// Installs a Debian package when `binary` is missing.
+fn ensure(binary: &str, package: &str) -> anyhow::Result<()> {
+    if Command::new(binary).arg("--version").output().is_ok() {
+        return Ok(());
+    }
+    crate::run(Command::new("sh").args([
+        "-c",
+        &format!(
+            "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq {package}"
+        ),
+    ]))
+}
+
+/// `openssl speed` of one algorithm on one core: signatures per second.
+fn openssl_rate(alg: &str) -> anyhow::Result<f64> {
+    let name = match alg {
+        "ES256" => "ecdsap256",
+        "RS256" => "rsa2048",
+        "EdDSA" => "ed25519",
+        other => bail!("no openssl name for {other}"),
+    };
+    let out = Command::new("openssl")
+        .args(["speed", "-seconds", "3", name])
+        .stderr(Stdio::null())
+        .output()
+        .context("Failed to run openssl speed")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The last line: "<name> … <sign time>s <verify time>s <sign/s> <verify/s>".
+    let numbers: Vec<f64> = text
+        .lines()
+        .last()
+        .context("openssl printed nothing")?
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    numbers
+        .len()
+        .checked_sub(2)
+        .map(|i| numbers[i])
+        .context("unexpected openssl speed output")
+}
+
+pub fn run(which: Option<&str>) -> anyhow::Result<()> {
+    ensure("wrk", "wrk")?;
+    crate::run(crate::cargo().args(["build", "--release", "-p", "server", "--bin", "portcullis"]))?;
+    match which.unwrap_or("tokens") {
+        "tokens" => tokens(),
+        "flood" => flood(),
+        "soak" => soak(),
+        "scale" => scale(),
+        other => bail!("unknown benchmark {other}; use tokens, flood, soak or scale"),
+    }
+}
+
+fn tokens() -> anyhow::Result<()> {
+    ensure("openssl", "openssl")?;
+    let install = Install::new("bench", None)?;
+    install.cli(&["migrate"])?;
+    let algs = ["ES256", "RS256", "EdDSA"];
+    for alg in algs {
+        install.resource(&alg.to_ascii_lowercase(), alg)?;
+    }
+    let auth = install.client("bench")?;
+    let mut raw = Vec::new();
+    for alg in algs {
+        let out = install.cli(&["keys", "bench-sign", "--alg", alg, "--seconds", "3"])?;
+        let rate: f64 = out
+            .trim()
+            .strip_prefix("signatures/s: ")
+            .context("bench-sign output")?
+            .parse()?;
+        raw.push((alg, rate, openssl_rate(alg)?));
+    }
+    let server = install.serve()?;
+    let pid = server.0.id();
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    println!(
+        "\nclient_credentials, {SECONDS} s per run, {cores} cores, wrk -t2 on the same machine\n"
+    );
+    println!(
+        "| alg | connections | tokens/s | server cores used | CPU µs/token | p99 latency | raw signs/s (1 core) | openssl speed (1 core) | ratio to raw | ratio to openssl |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for (alg, rate, openssl) in &raw {
+        let script = token_script(&install.data, &alg.to_ascii_lowercase(), &auth)?;
+        wrk_warmup(&script)?;
+        for conns in [16, 64] {
+            let r = wrk(&script, conns, pid)?;
+            println!(
+                "| {alg} | {conns} | {:.0} | {:.2} | {:.0} | {} | {:.0} | {:.0} | {:.0}% | {:.0}% |",
+                r.rps,
+                r.cores,
+                r.cpu_us_per_token,
+                r.p99,
+                rate,
+                openssl,
+                100.0 * r.rps / (rate * r.cores),
+                100.0 * r.rps / (openssl * r.cores)
+            );
+        }
+    }
+    Ok(())
+}
+
+fn flood() -> anyhow::Result<()> {
+    let install = Install::new("bench-flood", None)?;
+    install.cli(&["migrate"])?;
+    install.cli_with_stdin(
+        &[
+            "admin",
+            "create",
+            "--email",
+            "admin@bench.example",
+            "--name",
+            "Admin",
+        ],
+        &format!("{ADMIN_PASSWORD}\n"),
+    )?;
+    install.resource("es256", "ES256")?;
+    let auth = install.client("bench")?;
+    let tokens = token_script(&install.data, "es256", &auth)?;
+    let logins = format!("{}/login.lua", install.data);
+    // Every attempt from a new address for a new account: nothing is throttled, so every one
+    // costs an Argon2 verification.
+    std::fs::write(
+        &logins,
+        "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/x-www-form-urlencoded\"\nwrk.headers[\"Sec-Fetch-Site\"] = \"same-origin\"\nrequest = function()\n  wrk.headers[\"X-Forwarded-For\"] = math.random(1, 223) .. \".\" .. math.random(0, 255) .. \".\" .. math.random(0, 255) .. \".\" .. math.random(1, 254)\n  return wrk.format(nil, \"/login\", nil, \"email=u\" .. math.random(1, 100000000) .. \"%40bench.example&password=a-wrong-password-guess\")\nend\n",
+    )?;
+    let server = install.serve()?;
+    let pid = server.0.id();
+    wrk_warmup(&tokens)?;
+    let alone = wrk(&tokens, 16, pid)?;
+    let flood = Command::new("wrk")
+        .args(wrk_args(&logins, 1, 64, SECONDS + 4, "/login"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("Failed to start the login flood")?;
+    std::thread::sleep(Duration::from_secs(2));
+    let during = wrk(&tokens, 16, pid)?;
+    let flood = flood.wait_with_output()?;
+    let (logins_per_sec, login_p99) = parse_wrk(&String::from_utf8_lossy(&flood.stdout))?;
+    println!(
+        "\nES256 client_credentials at 16 connections, {SECONDS} s, with and without a sign-in flood (64 connections, wrong passwords)\n"
+    );
+    println!("| run | tokens/s | token p99 | server cores used | sign-ins/s | sign-in p99 |");
+    println!("|---|---|---|---|---|---|");
+    println!(
+        "| alone | {:.0} | {} | {:.2} | – | – |",
+        alone.rps, alone.p99, alone.cores
+    );
+    println!(
+        "| during the flood | {:.0} | {} | {:.2} | {logins_per_sec:.0} | {login_p99} |",
+        during.rps, during.p99, during.cores
+    );
+    Ok(())
+}
+
+fn soak() -> anyhow::Result<()> {
+    let secs: u64 = std::env::var("PORTCULLIS_SOAK_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(180);
+    let install = Install::new("bench-soak", None)?;
+    install.cli(&["migrate"])?;
+    install.resource("es256", "ES256")?;
+    let auth = install.client("bench")?;
+    let tokens = token_script(&install.data, "es256", &auth)?;
+    let server = install.serve()?;
+    let pid = server.0.id();
+    wrk_warmup(&tokens)?;
+    let start_rss = rss_mib(pid)?;
+    let load = Command::new("wrk")
+        .args(wrk_args(
+            &tokens,
+            2,
+            16,
+            u32::try_from(secs)?,
+            "/realms/default/token",
+        ))
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("Failed to start wrk")?;
+    println!(
+        "\nES256 client_credentials for {secs} s at 16 connections; nobody scrapes /metrics\n"
+    );
+    println!("| elapsed | resident memory |");
+    println!("|---|---|");
+    println!("| 0 s | {start_rss:.1} MiB |");
+    let t0 = Instant::now();
+    let mut samples = vec![start_rss];
+    while t0.elapsed().as_secs() + 10 <= secs {
+        std::thread::sleep(Duration::from_secs(10));
+        let rss = rss_mib(pid)?;
+        samples.push(rss);
+        println!("| {} s | {rss:.1} MiB |", t0.elapsed().as_secs());
+    }
+    let out = load.wait_with_output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (rps, _) = parse_wrk(&text)?;
+    let end = rss_mib(pid)?;
+    println!(
+        "\n{:.0} tokens/s, {:.1} M tokens in all; memory {start_rss:.1} → {end:.1} MiB (max {:.1})",
+        rps,
+        rps * secs as f64 / 1e6,
+        samples.iter().copied().fold(0.0, f64::max)
+    );
+    Ok(())
+}
+
+/// The SQL that seeds a realm with `n` clients, `n` agents and `audit` audit rows.
+fn seed_sql(postgres: bool, realm_id: &str, n: u32, audit: u32) -> String {
+    let series = |count: u32| {
+        if postgres {
+            format!("FROM generate_series(1, {count}) AS s(i)")
+        } else {
+            format!(
+                "FROM (WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {count}) SELECT i FROM s)"
+            )
+        }
+    };
+    let pad = |e: &str| {
+        if postgres {
+            format!("lpad(({e})::text, 6, '0')")
+        } else {
+            format!("printf('%06d', {e})")
+        }
+    };
+    let text = |e: &str| {
+        if postgres {
+            format!("({e})::text")
+        } else {
+            e.to_owned()
+        }
+    };
+    let t = if postgres { "TRUE" } else { "1" };
+    let f = if postgres { "FALSE" } else { "0" };
+    let clients = format!(
+        "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, enabled, created_at, updated_at) \
+         SELECT 'cli_bench' || {i}, '{realm_id}', 'client-' || {p}, 'Bench client number ' || {i}, 'client_secret_basic', 'client_credentials', 'tools:call', '{{}}', {t}, 1700000000, 1700000000 {s};",
+        i = text("i"),
+        p = pad("i"),
+        s = series(n)
+    );
+    let agents = format!(
+        "INSERT INTO agents (id, realm_id, name, owner, description, roles, expires_at, disabled, created_at, updated_at) \
+         SELECT 'agt_bench' || {i}, '{realm_id}', 'agent-' || {p}, 'owner' || {m} || '@bench.example', '', CASE WHEN i % 3 = 0 THEN 'mcp:tools reports' ELSE 'reports' END, CASE WHEN i % 4 = 0 THEN 1900000000 + i ELSE NULL END, {f}, 1700000000, 1700000000 {s};",
+        i = text("i"),
+        p = pad("i"),
+        m = text("i % 500"),
+        s = series(n)
+    );
+    let audit = format!(
+        "INSERT INTO audit_events (realm_id, occurred_at, actor, action, target, outcome, details) \
+         SELECT '{realm_id}', 1700000000 + i, 'user' || {m} || '@bench.example', CASE i % 4 WHEN 0 THEN 'client.create' WHEN 1 THEN 'client.update' WHEN 2 THEN 'token.revoke' ELSE 'session.login' END, 'client:client-' || {p}, 'success', '{{}}' {s};",
+        m = text("i % 1000"),
+        p = pad(&format!("i % {n}")),
+        s = series(audit)
+    );
+    format!("{clients}\n{agents}\n{audit}\n")
+}
+
+/// Signs in and returns curl's cookie jar path.
+fn sign_in(install: &Install) -> anyhow::Result<String> {
+    let jar = format!("{}/cookies", install.data);
+    let out = Command::new("curl")
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code} %{redirect_url}",
+            "-c",
+            &jar,
+        ])
+        .args(["-H", "Sec-Fetch-Site: same-origin"])
+        .args([
+            "--data-urlencode",
+            "email=admin@bench.example",
+            "--data-urlencode",
+            &format!("password={ADMIN_PASSWORD}"),
+        ])
+        .arg(format!("http://127.0.0.1:{PORT}/login"))
+        .output()?;
+    let said = String::from_utf8_lossy(&out.stdout);
+    if !said.starts_with("303") || said.contains("error") {
+        bail!("sign-in failed: {said}");
+    }
+    Ok(jar)
+}
+
+/// Calls a server function `samples` times; returns (p50, p95) in milliseconds.
+fn time_server_fn(
+    jar: &str,
+    endpoint: &str,
+    body: &str,
+    samples: usize,
+) -> anyhow::Result<(f64, f64)> {
+    let mut times = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        let out = Command::new("curl")
+            .args([
+                "-s",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code} %{time_total}",
+                "-b",
+                jar,
+            ])
+            .args(["-H", "Sec-Fetch-Site: same-origin"])
+            .args(["-H", "Content-Type: application/x-www-form-urlencoded"])
+            .args(["--data", body])
+            .arg(format!("http://127.0.0.1:{PORT}/api/{endpoint}"))
+            .output()?;
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (code, secs) = said.split_once(' ').context("curl output")?;
+        if code != "200" {
+            bail!("{endpoint} {body} answered {code}");
+        }
+        times.push(secs.parse::<f64>()? * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() as f64 * q).ceil() as usize).clamp(1, times.len()) - 1];
+    Ok((at(0.5), at(0.95)))
+}
+
+fn scale() -> anyhow::Result<()> {
+    ensure("curl", "curl")?;
+    ensure("sqlite3", "sqlite3")?;
+    let (n, audit) = (100_000, 1_000_000);
+    let pg_admin = std::env::var("PORTCULLIS_BENCH_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let pg_name = format!("portcullis_bench_{}", std::process::id());
+    let mut pg_url = pg_admin.clone();
+    if let Some(i) = pg_url.rfind('/') {
+        pg_url.truncate(i + 1);
+        pg_url.push_str(&pg_name);
+    }
+    println!(
+        "\n{n} clients, {n} agents, {audit} audit rows; 30 calls per case, p50 / p95 in ms (curl time_total)\n"
+    );
+    println!("| backend | list | first page | middle page | search |");
+    println!("|---|---|---|---|---|");
+    for backend in ["sqlite", "postgres"] {
+        let postgres = backend == "postgres";
+        if postgres {
+            crate::run(Command::new("psql").args([
+                &pg_admin,
+                "-qc",
+                &format!("CREATE DATABASE {pg_name}"),
+            ]))?;
+        }
+        let result = scale_one(
+            backend,
+            if postgres { Some(pg_url.clone()) } else { None },
+            n,
+            audit,
+        );
+        if postgres {
+            let _ = crate::run(Command::new("psql").args([
+                &pg_admin,
+                "-qc",
+                &format!("DROP DATABASE IF EXISTS {pg_name} WITH (FORCE)"),
+            ]));
+        }
+        result?;
+    }
+    Ok(())
+}
+
+fn scale_one(backend: &str, pg_url: Option<String>, n: u32, audit: u32) -> anyhow::Result<()> {
+    let postgres = pg_url.is_some();
+    let install = Install::new(&format!("bench-scale-{backend}"), pg_url.clone())?;
+    install.cli(&["migrate"])?;
+    install.cli_with_stdin(
+        &[
+            "admin",
+            "create",
+            "--email",
+            "admin@bench.example",
+            "--name",
+            "Admin",
+        ],
+        &format!("{ADMIN_PASSWORD}\n"),
+    )?;
+    let sqlite_path = format!("{}/portcullis.db", install.data);
+    let query = |sql: &str| -> anyhow::Result<String> {
+        let out = match &pg_url {
+            Some(url) => Command::new("psql")
+                .args([url.as_str(), "-qtAc", sql])
+                .output()?,
+            None => Command::new("sqlite3")
+                .args([sqlite_path.as_str(), sql])
+                .output()?,
+        };
+        if !out.status.success() {
+            bail!("{sql}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let realm = query("SELECT id FROM realms WHERE name = 'default'")?;
+    let t0 = Instant::now();
+    let sql = seed_sql(postgres, &realm, n, audit);
+    for statement in sql.lines().filter(|l| !l.trim().is_empty()) {
+        query(statement)?;
+    }
+    if postgres {
+        query("ANALYZE")?;
+    }
+    eprintln!("seeded {backend} in {:.1}s", t0.elapsed().as_secs_f64());
+    let _server = install.serve()?;
+    let jar = sign_in(&install)?;
+    let middle_clients = n / 20 / 2;
+    let middle_audit = audit / 20 / 2;
+    let cases: [(&str, &str, [String; 3]); 4] = [
+        (
+            "clients",
+            "clients/list",
+            [
+                "query=&page=0".into(),
+                format!("query=&page={middle_clients}"),
+                "query=number+4242&page=0".into(),
+            ],
+        ),
+        (
+            "agents",
+            "agents/list",
+            [
+                "query=&mcp_only=false&expiring_soon=false&page=0".into(),
+                format!("query=&mcp_only=false&expiring_soon=false&page={middle_clients}"),
+                "query=agent-04242&mcp_only=false&expiring_soon=false&page=0".into(),
+            ],
+        ),
+        (
+            "agents (MCP-capable)",
+            "agents/list",
+            [
+                "query=&mcp_only=true&expiring_soon=false&page=0".into(),
+                format!(
+                    "query=&mcp_only=true&expiring_soon=false&page={}",
+                    n / 3 / 20 / 2
+                ),
+                "query=owner42%40&mcp_only=true&expiring_soon=false&page=0".into(),
+            ],
+        ),
+        (
+            "audit",
+            "audit/list",
+            [
+                "page=0".into(),
+                format!("page={middle_audit}"),
+                "query%5Bactor%5D=user42%40&page=0".into(),
+            ],
+        ),
+    ];
+    for (name, endpoint, bodies) in cases {
+        let mut cells = Vec::new();
+        for body in &bodies {
+            let (p50, p95) = time_server_fn(&jar, endpoint, body, 30)?;
+            cells.push(format!("{p50:.1} / {p95:.1}"));
+        }
+        println!("| {backend} | {name} | {} |", cells.join(" | "));
     }
     Ok(())
 }
