@@ -256,9 +256,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Migrate => {
             crate::init_tracing(&config.log);
             let db = crate::connect(&config).await?;
-            db.migrate()
-                .await
-                .context("Failed to apply database migrations")?;
+            crate::prepare_schema(&db).await?;
             db.close().await;
             println!("Migrations applied.");
             Ok(())

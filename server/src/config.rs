@@ -12,6 +12,7 @@
 //! | `http.client_ip_header` | `PORTCULLIS_HTTP__CLIENT_IP_HEADER` | `x-forwarded-for` (or `forwarded`) |
 //! | `database.url` | `PORTCULLIS_DATABASE__URL` | `sqlite://{data_dir}/portcullis.db` |
 //! | `database.max_connections` | `PORTCULLIS_DATABASE__MAX_CONNECTIONS` | `10` |
+//! | `database.migrate_on_start` | `PORTCULLIS_DATABASE__MIGRATE_ON_START` | `true` |
 //! | `session.idle_timeout_secs` | `PORTCULLIS_SESSION__IDLE_TIMEOUT_SECS` | `1800` |
 //! | `session.absolute_timeout_secs` | `PORTCULLIS_SESSION__ABSOLUTE_TIMEOUT_SECS` | `43200` |
 //! | `log.format` | `PORTCULLIS_LOG__FORMAT` | `text` (or `json`) |
@@ -96,6 +97,9 @@ pub struct DatabaseConfig {
     pub url: Option<String>,
     /// Pool size.
     pub max_connections: u32,
+    /// Apply migrations when `serve` starts. Off, `serve` only checks that the schema is
+    /// current, so it can run as a role that may not change the schema (see the README).
+    pub migrate_on_start: bool,
 }
 
 /// Console session settings.
@@ -168,6 +172,7 @@ impl Default for DatabaseConfig {
         Self {
             url: None,
             max_connections: 10,
+            migrate_on_start: true,
         }
     }
 }

@@ -89,9 +89,13 @@ impl AppState {
     ) -> anyhow::Result<Self> {
         let client_ip = Arc::new(config.client_ip_rule()?);
         let db = connect(&config).await?;
-        db.migrate()
-            .await
-            .context("Failed to apply database migrations")?;
+        if config.database.migrate_on_start {
+            prepare_schema(&db).await?;
+        } else {
+            db.check_migrations()
+                .await
+                .context("The database schema is not current")?;
+        }
         let core = Core::with_clock(
             db.store(),
             CoreConfig {
@@ -110,9 +114,7 @@ impl AppState {
         core.ensure_default_realm()
             .await
             .context("Failed to create the default realm")?;
-        let sessions = session::AnyStore::new(&db)
-            .await
-            .context("Failed to prepare the session store")?;
+        let sessions = session::AnyStore::new(&db);
         let public_origin = url::Url::parse(&config.public_url)
             .context("Invalid public_url")?
             .origin()
@@ -134,6 +136,21 @@ impl AppState {
             client_ip,
         })))
     }
+}
+
+/// Applies the migrations and creates the session table: the only schema changes the server
+/// makes (`portcullis migrate`, and `serve` unless `database.migrate_on_start = false`).
+///
+/// # Errors
+/// When a migration fails or the role may not change the schema.
+pub async fn prepare_schema(db: &Database) -> anyhow::Result<()> {
+    db.migrate()
+        .await
+        .context("Failed to apply database migrations")?;
+    session::AnyStore::new(db)
+        .migrate()
+        .await
+        .context("Failed to prepare the session store")
 }
 
 /// Connects to the configured database, creating the data directory for SQLite.

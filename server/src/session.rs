@@ -31,23 +31,24 @@ pub enum AnyStore {
 }
 
 impl AnyStore {
-    /// The store for a database; creates its table if missing.
+    /// The store for a database (its table is created by [`AnyStore::migrate`]).
+    pub fn new(db: &Database) -> Self {
+        match db {
+            Database::Sqlite(p) => AnyStore::Sqlite(SqliteStore::new(p.clone())),
+            Database::Postgres(p) => AnyStore::Postgres(PostgresStore::new(p.clone())),
+        }
+    }
+
+    /// Creates the session table if missing.
     ///
     /// # Errors
     /// When the table cannot be created.
-    pub async fn new(db: &Database) -> anyhow::Result<Self> {
-        Ok(match db {
-            Database::Sqlite(p) => {
-                let s = SqliteStore::new(p.clone());
-                s.migrate().await?;
-                AnyStore::Sqlite(s)
-            }
-            Database::Postgres(p) => {
-                let s = PostgresStore::new(p.clone());
-                s.migrate().await?;
-                AnyStore::Postgres(s)
-            }
-        })
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        match self {
+            AnyStore::Sqlite(s) => s.migrate().await?,
+            AnyStore::Postgres(s) => s.migrate().await?,
+        }
+        Ok(())
     }
 
     /// Deletes expired sessions every `period`, forever.

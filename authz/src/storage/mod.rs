@@ -161,6 +161,32 @@ impl Database {
         Ok(())
     }
 
+    /// Checks, without changing anything, that every embedded migration has been applied.
+    ///
+    /// # Errors
+    /// `Corrupt` naming the first missing migration, or a database error (for example when no
+    /// migration was ever applied).
+    pub async fn check_migrations(&self) -> Result<(), StorageError> {
+        const APPLIED: &str = "SELECT version FROM _sqlx_migrations WHERE success = TRUE";
+        let (migrator, applied): (sqlx::migrate::Migrator, Vec<i64>) = match self {
+            Database::Sqlite(p) => (
+                sqlx::migrate!("../migrations/sqlite"),
+                sqlx::query_scalar(APPLIED).fetch_all(p).await?,
+            ),
+            Database::Postgres(p) => (
+                sqlx::migrate!("../migrations/postgres"),
+                sqlx::query_scalar(APPLIED).fetch_all(p).await?,
+            ),
+        };
+        match migrator.iter().find(|m| !applied.contains(&m.version)) {
+            Some(m) => Err(StorageError::Corrupt(format!(
+                "migration {} ({}) is not applied; run `portcullis migrate`",
+                m.version, m.description
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// The store over this pool.
     pub fn store(&self) -> DynStore {
         match self {

@@ -351,3 +351,29 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
         assert_eq!(mode & 0o777, 0o600);
     }
 }
+
+#[tokio::test]
+async fn serve_without_migrating_refuses_a_stale_schema_and_accepts_a_current_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = Config {
+        data_dir: dir.path().to_owned(),
+        database: server::config::DatabaseConfig {
+            migrate_on_start: false,
+            ..Default::default()
+        },
+        ..Config::default()
+    };
+    let err = AppState::init(config.clone())
+        .await
+        .err()
+        .expect("a fresh database has no schema");
+    assert!(
+        format!("{err:#}").contains("schema is not current"),
+        "{err:#}"
+    );
+    let db = server::connect(&config).await.expect("connect");
+    server::prepare_schema(&db).await.expect("migrate");
+    db.close().await;
+    let state = AppState::init(config).await.expect("current schema");
+    assert!(state.core.ready().await.is_ok());
+}
