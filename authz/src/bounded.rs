@@ -3,10 +3,23 @@ use crate::clock::UnixTime;
 use std::collections::HashMap;
 use std::hash::Hash;
 
-/// A map that never holds more than `cap` entries: inserting a new key into a full map first
-/// drops the entries `is_expired` says are dead, then, if that freed less than a tenth, the
-/// oldest tenth by insertion time. Each eviction makes room for a tenth of `cap` inserts, so its
-/// cost is spread over them.
+/// How an entry fares when a full map makes room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Rank {
+    /// Of no use any more: dropped first.
+    Dead,
+    /// Ordinary: the oldest go when room is needed.
+    Spare,
+    /// Worth keeping (a throttle counter at its limit): goes only when nothing else is left.
+    Keep,
+}
+
+/// A map that never holds more than `cap` entries.
+///
+/// Inserting a new key into a full map first drops the entries ranked [`Rank::Dead`], then, if
+/// that freed less than a tenth, the oldest [`Rank::Spare`] entries by insertion time, and only
+/// then the oldest [`Rank::Keep`] ones, until a tenth is free. Each eviction makes room for a
+/// tenth of `cap` inserts, so its cost is spread over them.
 #[derive(Debug)]
 pub(crate) struct BoundedMap<K, V> {
     entries: HashMap<K, (V, UnixTime)>,
@@ -43,32 +56,42 @@ impl<K: Eq + Hash, V> BoundedMap<K, V> {
         self.entries.len()
     }
 
-    pub(crate) fn insert(
-        &mut self,
-        key: K,
-        value: V,
-        now: UnixTime,
-        is_expired: impl Fn(&V) -> bool,
-    ) {
+    pub(crate) fn insert(&mut self, key: K, value: V, now: UnixTime, rank: impl Fn(&V) -> Rank) {
         if self.entries.len() >= self.cap && !self.entries.contains_key(&key) {
-            self.entries.retain(|_, (v, _)| !is_expired(v));
+            self.entries.retain(|_, (v, _)| rank(v) != Rank::Dead);
             let target = self.cap - self.cap / 10;
-            if self.entries.len() > target {
-                let mut ages: Vec<UnixTime> = self.entries.values().map(|(_, at)| *at).collect();
-                let excess = self.entries.len() - target;
-                let (_, cutoff, _) = ages.select_nth_unstable(excess - 1);
-                let cutoff = *cutoff;
-                let mut dropped = 0;
-                self.entries.retain(|_, (_, at)| {
-                    let keep = *at > cutoff || dropped >= excess;
-                    if !keep {
-                        dropped += 1;
-                    }
-                    keep
-                });
+            for tier in [Rank::Spare, Rank::Keep] {
+                if self.entries.len() <= target {
+                    break;
+                }
+                self.drop_oldest(self.entries.len() - target, tier, &rank);
             }
         }
         self.entries.insert(key, (value, now));
+    }
+
+    /// Drops up to `excess` of the oldest entries ranked at most `tier`.
+    fn drop_oldest(&mut self, excess: usize, tier: Rank, rank: &impl Fn(&V) -> Rank) {
+        let mut ages: Vec<UnixTime> = self
+            .entries
+            .values()
+            .filter(|(v, _)| rank(v) <= tier)
+            .map(|(_, at)| *at)
+            .collect();
+        if ages.is_empty() {
+            return;
+        }
+        let excess = excess.min(ages.len());
+        let (_, cutoff, _) = ages.select_nth_unstable(excess - 1);
+        let cutoff = *cutoff;
+        let mut dropped = 0;
+        self.entries.retain(|_, (v, at)| {
+            let go = dropped < excess && *at <= cutoff && rank(v) <= tier;
+            if go {
+                dropped += 1;
+            }
+            !go
+        });
     }
 }
 
@@ -80,10 +103,26 @@ mod tests {
     fn the_oldest_entries_go_first() {
         let mut m: BoundedMap<u32, ()> = BoundedMap::new(100);
         for i in 0..100 {
-            m.insert(i, (), i64::from(i), |()| false);
+            m.insert(i, (), i64::from(i), |()| Rank::Spare);
         }
-        m.insert(1000, (), 1000, |()| false);
+        m.insert(1000, (), 1000, |()| Rank::Spare);
         assert!(m.len() <= 91);
         assert!(m.get(&0).is_none() && m.get(&99).is_some() && m.get(&1000).is_some());
+    }
+
+    #[test]
+    fn kept_entries_outlast_spare_ones() {
+        // Values are "kept" when true: the oldest entries are kept ones, yet spare ones go.
+        let mut m: BoundedMap<u32, bool> = BoundedMap::new(100);
+        let rank = |v: &bool| if *v { Rank::Keep } else { Rank::Spare };
+        for i in 0..100 {
+            m.insert(i, i < 20, i64::from(i), rank);
+        }
+        m.insert(1000, false, 1000, rank);
+        assert!(
+            (0..20).all(|i| m.get(&i).is_some()),
+            "kept counters survive"
+        );
+        assert!(m.get(&20).is_none() && m.len() <= 91);
     }
 }

@@ -6,7 +6,7 @@
 //! expire after a few seconds so changes made by other instances are seen soon. Only hits are
 //! cached, so a lookup of an unknown client always reaches the database. Keys are canonical
 //! (a parsed realm name, a parsed `client_id`, a canonical resource URI), never raw request text.
-use crate::bounded::BoundedMap;
+use crate::bounded::{BoundedMap, Rank};
 use crate::clock::UnixTime;
 use std::hash::Hash;
 use std::sync::RwLock;
@@ -42,7 +42,13 @@ impl<K: Eq + Hash, V: Clone> Cached<K, V> {
     /// Caches `value` as read in `generation`.
     pub(crate) fn put(&self, key: K, value: V, generation: u64, now: UnixTime) {
         let mut map = self.entries.write().unwrap_or_else(|p| p.into_inner());
-        map.insert(key, (value, generation), now, |(_, g)| *g != generation);
+        map.insert(key, (value, generation), now, |(_, g)| {
+            if *g == generation {
+                Rank::Spare
+            } else {
+                Rank::Dead
+            }
+        });
     }
 
     #[cfg(test)]

@@ -232,6 +232,9 @@ pub enum StorageError {
     /// that a realm keeps at least one enabled admin.
     #[error("precondition failed: {0}")]
     Precondition(&'static str),
+    /// The database schema is missing or behind this version (`migrate_on_start = false`).
+    #[error("{0}")]
+    Schema(String),
     /// A stored value could not be decoded into a domain value.
     #[error("corrupt row: {0}")]
     Corrupt(String),

@@ -4,7 +4,7 @@
 //! The rules live here, the HTTP client in the server: [`Fetcher`] is implemented there with a
 //! resolver that refuses non-public addresses. URLs are checked once at registration
 //! ([`parse_fetch_url`]) and again, with the resolved addresses, at fetch time.
-use crate::bounded::BoundedMap;
+use crate::bounded::{BoundedMap, Rank};
 use crate::clock::UnixTime;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::Mutex;
@@ -223,8 +223,8 @@ pub struct DocumentStatus {
     pub last_error: Option<String>,
 }
 
-/// Most documents one cache holds.
-pub const MAX_DOCUMENTS: usize = 10_000;
+/// Most documents one cache holds (each at most [`MAX_DOCUMENT_BYTES`]: 64 MiB in all).
+pub const MAX_DOCUMENTS: usize = 1_000;
 
 /// Fetched documents by URL, shared by every request of one core.
 #[derive(Debug)]
@@ -240,9 +240,13 @@ impl Default for DocumentCache {
     }
 }
 
-/// Whether an entry can no longer be used at all (past its grace period, nothing pending).
-fn is_dead(e: &Entry, now: UnixTime) -> bool {
-    now >= e.fresh_until + STALE_GRACE_SECS && now - e.attempted_at >= MIN_REFETCH_SECS
+/// Dead when an entry can no longer be used at all (past its grace period, nothing pending).
+fn rank(e: &Entry, now: UnixTime) -> Rank {
+    if now >= e.fresh_until + STALE_GRACE_SECS && now - e.attempted_at >= MIN_REFETCH_SECS {
+        Rank::Dead
+    } else {
+        Rank::Spare
+    }
 }
 
 /// What the cache says about a URL.
@@ -267,7 +271,7 @@ impl DocumentCache {
         let mut map = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         let Some(e) = map.get_mut(&url.to_owned()) else {
             // Mark the attempt now so concurrent requests wait for this fetch, not repeat it.
-            map.insert(url.to_owned(), Entry::empty(now), now, |e| is_dead(e, now));
+            map.insert(url.to_owned(), Entry::empty(now), now, |e| rank(e, now));
             return Lookup::Refetch(None);
         };
         let usable = e
@@ -307,7 +311,7 @@ impl DocumentCache {
             }
             Err(err) => e.last_error = Some(err.to_string()),
         }
-        map.insert(url.to_owned(), e, now, |e| is_dead(e, now));
+        map.insert(url.to_owned(), e, now, |e| rank(e, now));
     }
 
     /// What is known of `url` now; `None` when it was never fetched by this instance.

@@ -132,7 +132,13 @@ fn dummy_phc() -> &'static str {
 #[derive(Debug)]
 pub struct PasswordHasher {
     permits: tokio::sync::Semaphore,
+    /// Verifications waiting or running; beyond `max_waiting` new ones are turned away.
+    waiting: std::sync::atomic::AtomicUsize,
+    max_waiting: usize,
 }
+
+/// Verifications waiting for a hasher, per permit, before new ones are turned away.
+pub const WAITING_PER_PERMIT: usize = 32;
 
 impl Default for PasswordHasher {
     /// One permit per core.
@@ -144,8 +150,11 @@ impl Default for PasswordHasher {
 impl PasswordHasher {
     /// A hasher running at most `permits` hashes at once.
     pub fn new(permits: usize) -> Self {
+        let permits = permits.max(1);
         Self {
-            permits: tokio::sync::Semaphore::new(permits.max(1)),
+            permits: tokio::sync::Semaphore::new(permits),
+            waiting: std::sync::atomic::AtomicUsize::new(0),
+            max_waiting: permits * WAITING_PER_PERMIT,
         }
     }
 
@@ -173,16 +182,28 @@ impl PasswordHasher {
 
     /// Verifies `password` against `phc`; with no hash (unknown account, no password set yet)
     /// it spends the same time against a dummy hash and answers `false`.
-    pub async fn verify(&self, password: Password, phc: Option<String>) -> bool {
-        self.run(move || match phc {
-            Some(phc) => password.verify(&phc),
-            None => {
-                let _ = password.verify(dummy_phc());
-                false
-            }
-        })
-        .await
-        .unwrap_or(false)
+    ///
+    /// # Errors
+    /// `Err(())` without hashing when too many verifications are waiting already (a flood):
+    /// the queue, and so the memory and delay a flood causes, stay bounded.
+    pub async fn verify(&self, password: Password, phc: Option<String>) -> Result<bool, ()> {
+        use std::sync::atomic::Ordering;
+        if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.max_waiting {
+            self.waiting.fetch_sub(1, Ordering::AcqRel);
+            return Err(());
+        }
+        let ok = self
+            .run(move || match phc {
+                Some(phc) => password.verify(&phc),
+                None => {
+                    let _ = password.verify(dummy_phc());
+                    false
+                }
+            })
+            .await
+            .unwrap_or(false);
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+        Ok(ok)
     }
 }
 
@@ -218,6 +239,35 @@ mod tests {
         assert!(!Password::from_input("wrong horse battery").verify(&h));
         assert!(!p.verify("not a phc string"));
         assert_eq!(format!("{p:?}"), "Password([redacted])");
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_turns_verifications_away() {
+        let hasher = std::sync::Arc::new(PasswordHasher::new(1));
+        let phc = Password::from_input("x").hash().expect("hash");
+        let mut tasks = Vec::new();
+        for _ in 0..(WAITING_PER_PERMIT + 8) {
+            let (h, phc) = (hasher.clone(), phc.clone());
+            tasks.push(tokio::spawn(async move {
+                h.verify(Password::from_input("x"), Some(phc)).await
+            }));
+        }
+        let mut turned_away = 0;
+        for t in tasks {
+            match t.await.expect("task") {
+                Ok(ok) => assert!(ok),
+                Err(()) => turned_away += 1,
+            }
+        }
+        assert!(
+            turned_away > 0,
+            "beyond the queue's bound, verifications are refused"
+        );
+        assert_eq!(
+            hasher.verify(Password::from_input("x"), Some(phc)).await,
+            Ok(true),
+            "and the hasher serves again once the flood is gone"
+        );
     }
 
     #[test]

@@ -14,9 +14,10 @@
 //!   "try later" instead of `invalid_client`.
 //!
 //! Sources are client IP addresses; IPv6 addresses count per /64, since one host usually holds a
-//! whole /64. Known quirk: counters live in the process, so several instances each allow the
-//! limit.
-use crate::bounded::BoundedMap;
+//! whole /64, and sign-in failures also per /48, so a site with a whole /48 does not get 65,536
+//! budgets. NAT64 addresses count by the IPv4 address they carry. Known quirk: counters live in
+//! the process, so several instances each allow the limit.
+use crate::bounded::{BoundedMap, Rank};
 use crate::clock::UnixTime;
 use crate::ids::RealmId;
 use std::net::{IpAddr, Ipv6Addr};
@@ -26,6 +27,8 @@ use std::sync::Mutex;
 pub const MAX_FAILURES_PER_ACCOUNT_SOURCE: u32 = 5;
 /// Failed sign-ins allowed per source (across accounts) within a window.
 pub const MAX_LOGIN_FAILURES_PER_SOURCE: u32 = 20;
+/// Failed sign-ins allowed per IPv6 /48 (a site's allocation, 65,536 /64s) within a window.
+pub const MAX_LOGIN_FAILURES_PER_SITE: u32 = 100;
 /// Failed authentications of one OAuth client allowed within a window before failures are
 /// answered with "try later".
 pub const MAX_CLIENT_FAILURES: u32 = 10;
@@ -52,14 +55,32 @@ impl Source {
     pub fn of(ip: Option<IpAddr>) -> Self {
         match ip {
             Some(IpAddr::V4(v4)) => Source::V4(v4),
-            Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
-                Some(v4) => Source::V4(v4),
-                None => {
-                    let s = v6.segments();
-                    Source::V6Prefix([s[0], s[1], s[2], s[3]])
+            Some(IpAddr::V6(v6)) => {
+                let s = v6.segments();
+                match v6.to_ipv4_mapped() {
+                    Some(v4) => Source::V4(v4),
+                    // NAT64 (RFC 6052) carries a whole IPv4 internet in one /96: judge each
+                    // client by its IPv4 address, not the gateway's /64.
+                    None if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] => {
+                        Source::V4(std::net::Ipv4Addr::new(
+                            (s[6] >> 8) as u8,
+                            s[6] as u8,
+                            (s[7] >> 8) as u8,
+                            s[7] as u8,
+                        ))
+                    }
+                    None => Source::V6Prefix([s[0], s[1], s[2], s[3]]),
                 }
-            },
+            }
             None => Source::Unknown,
+        }
+    }
+
+    /// The /48 an IPv6 source belongs to (`None` for IPv4 and unknown sources).
+    fn site(self) -> Option<[u16; 3]> {
+        match self {
+            Source::V6Prefix([a, b, c, _]) => Some([a, b, c]),
+            _ => None,
         }
     }
 
@@ -82,6 +103,8 @@ pub(crate) enum Key {
     AccountSource(String, Source),
     /// Sign-ins from one source.
     LoginSource(Source),
+    /// Sign-ins from one IPv6 /48.
+    LoginSite([u16; 3]),
     /// Authentications of one client (a parsed `client_id`).
     Client(RealmId, String),
     /// Client authentications from one source.
@@ -106,8 +129,20 @@ impl Default for Throttle {
 #[derive(Debug)]
 #[must_use = "an attempt is a failure unless marked as succeeded"]
 pub(crate) struct Attempt {
-    keys: [Key; 2],
-    window_start: [UnixTime; 2],
+    /// The account + source key first, then the source-wide ones, with their windows' starts.
+    counted: Vec<(Key, UnixTime)>,
+}
+
+/// Counters at the smallest limit are worth keeping when room is needed: they are the locks.
+fn rank(entry: &(u32, UnixTime), now: UnixTime) -> Rank {
+    let (n, start) = *entry;
+    if now >= start + WINDOW_SECS {
+        Rank::Dead
+    } else if n >= MAX_FAILURES_PER_ACCOUNT_SOURCE {
+        Rank::Keep
+    } else {
+        Rank::Spare
+    }
 }
 
 impl Throttle {
@@ -133,59 +168,73 @@ impl Throttle {
             Some(&(n, start)) if now < start + WINDOW_SECS => (n + 1, start),
             _ => (1, now),
         };
-        map.insert(key.clone(), entry, now, |(_, start)| {
-            now >= start + WINDOW_SECS
-        });
+        map.insert(key.clone(), entry, now, |e| rank(e, now));
         entry
     }
 
     /// Begins a console sign-in: refused (with the seconds to wait) when the account has failed
-    /// too often from this source or the source too often overall; otherwise counted as a
-    /// failure until [`Throttle::succeeded`] says otherwise.
+    /// too often from this source, the source too often overall, or (IPv6) its /48 too often;
+    /// otherwise counted as a failure until [`Throttle::succeeded`] says otherwise.
     pub(crate) fn begin_login(
         &self,
         account: &str,
         source: Source,
         now: UnixTime,
     ) -> Result<Attempt, u64> {
-        let keys = [
-            Key::AccountSource(account.to_owned(), source),
-            Key::LoginSource(source),
+        let mut limits = vec![
+            (
+                Key::AccountSource(account.to_owned(), source),
+                MAX_FAILURES_PER_ACCOUNT_SOURCE,
+            ),
+            (Key::LoginSource(source), MAX_LOGIN_FAILURES_PER_SOURCE),
         ];
-        let limits = [
-            MAX_FAILURES_PER_ACCOUNT_SOURCE,
-            MAX_LOGIN_FAILURES_PER_SOURCE,
-        ];
+        if let Some(site) = source.site() {
+            limits.push((Key::LoginSite(site), MAX_LOGIN_FAILURES_PER_SITE));
+        }
         let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
-        let over = keys
+        let over = limits
             .iter()
-            .zip(limits)
             .filter(|(k, max)| Self::live(map.get(k), now) >= *max)
             .map(|(k, _)| Self::retry_after(map.get(k), now))
             .max();
         if let Some(wait) = over {
             return Err(wait);
         }
-        let window_start = [
-            Self::bump(&mut map, &keys[0], now).1,
-            Self::bump(&mut map, &keys[1], now).1,
-        ];
-        Ok(Attempt { keys, window_start })
+        let counted = limits
+            .into_iter()
+            .map(|(k, _)| {
+                let (_, start) = Self::bump(&mut map, &k, now);
+                (k, start)
+            })
+            .collect();
+        Ok(Attempt { counted })
     }
 
     /// Uncounts a sign-in attempt that succeeded, and forgets the account's failures from that
     /// source.
     pub(crate) fn succeeded(&self, attempt: Attempt) {
+        let account = attempt.counted.first().map(|(k, _)| k.clone());
+        self.undo(attempt);
+        if let Some(account) = account {
+            self.counters
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&account);
+        }
+    }
+
+    /// Uncounts an attempt that never reached its check (the hasher was busy).
+    pub(crate) fn undo(&self, attempt: Attempt) {
         let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
-        let [account, source] = attempt.keys;
-        map.remove(&account);
-        if let Some((n, start)) = map.get(&source).copied()
-            && start == attempt.window_start[1]
-        {
-            if n <= 1 {
-                map.remove(&source);
-            } else {
-                map.insert(source, (n - 1, start), start, |_| false);
+        for (key, start) in attempt.counted {
+            if let Some((n, s)) = map.get(&key).copied()
+                && s == start
+            {
+                if n <= 1 {
+                    map.remove(&key);
+                } else {
+                    map.insert(key, (n - 1, s), s, |_| Rank::Spare);
+                }
             }
         }
     }
@@ -295,6 +344,12 @@ mod tests {
         assert_eq!(src("2001:db8:1:2::1"), src("2001:db8:1:2:ffff::9"));
         assert_ne!(src("2001:db8:1:2::1"), src("2001:db8:1:3::1"));
         assert_eq!(src("::ffff:1.2.3.4"), src("1.2.3.4"));
+        assert_eq!(
+            src("64:ff9b::102:304"),
+            src("1.2.3.4"),
+            "NAT64 clients count one by one"
+        );
+        assert_ne!(src("64:ff9b::102:304"), src("64:ff9b::102:305"));
         let t = Throttle::default();
         for i in 0..MAX_LOGIN_FAILURES_PER_SOURCE {
             let _failed = t
@@ -310,6 +365,45 @@ mod tests {
                 .is_err()
         );
         assert!(t.begin_login("v@x.io", src("2001:db8:1:3::1"), 0).is_ok());
+    }
+
+    #[test]
+    fn an_ipv6_site_shares_one_wider_budget() {
+        let t = Throttle::default();
+        // Every failure from a new /64 of the same /48.
+        for i in 0..MAX_LOGIN_FAILURES_PER_SITE {
+            let ip = format!("2001:db8:7:{i:x}::1");
+            let _failed = t.begin_login("victim@x.io", src(&ip), 0).expect("allowed");
+        }
+        assert!(
+            t.begin_login("victim@x.io", src("2001:db8:7:ffff::1"), 0)
+                .is_err()
+        );
+        assert!(
+            t.begin_login("victim@x.io", src("2001:db8:8::1"), 0)
+                .is_ok(),
+            "another site"
+        );
+    }
+
+    #[test]
+    fn locks_survive_a_flood_of_new_keys() {
+        let t = Throttle::default();
+        for _ in 0..MAX_FAILURES_PER_ACCOUNT_SOURCE {
+            let _failed = t.begin_login("a@x.io", src("1.1.1.1"), 0).expect("allowed");
+        }
+        for i in 0..(MAX_ENTRIES as u32) {
+            let _ = t.client_failed(
+                &RealmId::from_stored("r"),
+                "c",
+                Source::V4(std::net::Ipv4Addr::from((i + 1) << 8)),
+                1,
+            );
+        }
+        assert!(
+            t.begin_login("a@x.io", src("1.1.1.1"), 2).is_err(),
+            "the lock was kept"
+        );
     }
 
     #[test]

@@ -71,6 +71,11 @@ test('an admin registers a resource and a client, and the token only works for t
   await page.getByRole('button', { name: 'Create agent' }).click();
   const row = page.getByTestId('agent-row').filter({ hasText: `agent-${suffix}` });
   await expect(row).toContainText('MCP');
+  // A failed bind says so, and only so.
+  await row.getByLabel(`Bind a client to agent-${suffix}`).fill('no-such-client');
+  await row.getByRole('button', { name: 'Bind' }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: 'not found' })).toBeVisible();
+  await expect(page.getByTestId('toast').filter({ hasText: 'Binding saved.' })).toHaveCount(0);
   await row.getByLabel(`Bind a client to agent-${suffix}`).fill(`bot-${suffix}`);
   await row.getByRole('button', { name: 'Bind' }).click();
   await expect(row).toContainText(`bot-${suffix}`);
@@ -82,6 +87,15 @@ test('an admin registers a resource and a client, and the token only works for t
   expect(agentClaims.nhi).toBe(true);
   expect(agentClaims.agent_name).toBe(`agent-${suffix}`);
   expect(agentClaims.agent_owner).toBe('owner@example.com');
+
+  // Searching agents narrows the list (by name or owner) and keeps the query in the URL.
+  await page.getByLabel('Search agents').fill(`agent-${suffix}`);
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(new RegExp(`q=agent-${suffix}`));
+  await expect(page.getByTestId('agent-row')).toHaveCount(1);
+  await page.getByLabel('Search agents').fill('no-such-agent-anywhere');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page.getByText('No agents')).toBeVisible();
 
   // Rotation from the Keys screen: the old token still verifies against the new JWKS.
   await nav.getByRole('link', { name: 'Signing keys' }).click();

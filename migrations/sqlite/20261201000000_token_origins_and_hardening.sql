@@ -28,3 +28,11 @@ CREATE UNIQUE INDEX signing_keys_one_next ON signing_keys (realm_id, alg) WHERE 
 
 -- Housekeeping deletes revocations once their tokens have expired.
 CREATE INDEX revoked_tokens_expiry ON revoked_tokens (expires_at);
+
+-- INSERT OR REPLACE deletes the old row without firing DELETE triggers (recursive triggers are
+-- off by default): refuse any insert that names an existing audit id.
+CREATE TRIGGER audit_events_no_replace BEFORE INSERT ON audit_events
+WHEN NEW.id IS NOT NULL AND EXISTS (SELECT 1 FROM audit_events WHERE id = NEW.id)
+BEGIN
+    SELECT RAISE(ABORT, 'audit events are append-only');
+END;

@@ -73,15 +73,28 @@ fn canonical(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// Which header a trusted proxy sets.
+/// Which header a trusted proxy sets (case-insensitive in the configuration, like header names).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", try_from = "String")]
 pub enum ForwardingHeader {
     /// `X-Forwarded-For: client, proxy1, proxy2` (nginx `$proxy_add_x_forwarded_for`).
     #[default]
     XForwardedFor,
     /// `Forwarded: for=client, for=proxy1` (RFC 7239).
     Forwarded,
+}
+
+impl TryFrom<String> for ForwardingHeader {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Ok(ForwardingHeader::XForwardedFor),
+            "forwarded" => Ok(ForwardingHeader::Forwarded),
+            _ => Err(format!(
+                "`{s}` is not a forwarding header; use x-forwarded-for or forwarded"
+            )),
+        }
+    }
 }
 
 /// How to find a request's client address.
@@ -137,6 +150,12 @@ fn parse_hop(s: &str) -> Option<IpAddr> {
 }
 
 impl ClientIpRule {
+    /// Whether some trusted range covers a whole address family (a misconfiguration: every
+    /// client could then choose its own address).
+    pub fn trusts_everyone(&self) -> bool {
+        self.trusted.iter().any(|c| c.prefix == 0)
+    }
+
     fn is_trusted(&self, ip: IpAddr) -> bool {
         self.trusted.iter().any(|c| c.contains(ip))
     }
@@ -210,6 +229,20 @@ mod tests {
                 .collect(),
             header,
         }
+    }
+
+    #[test]
+    fn the_header_name_is_case_insensitive() {
+        for (s, h) in [
+            ("X-Forwarded-For", ForwardingHeader::XForwardedFor),
+            ("x-forwarded-for", ForwardingHeader::XForwardedFor),
+            ("Forwarded", ForwardingHeader::Forwarded),
+        ] {
+            assert_eq!(ForwardingHeader::try_from(s.to_owned()), Ok(h));
+        }
+        assert!(ForwardingHeader::try_from("x-real-ip".to_owned()).is_err());
+        assert!(rule(&["0.0.0.0/0"], ForwardingHeader::Forwarded).trusts_everyone());
+        assert!(!rule(&["10.0.0.0/8"], ForwardingHeader::Forwarded).trusts_everyone());
     }
 
     #[test]

@@ -373,6 +373,19 @@ fn check_private(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes a file readable only by its owner, replacing an earlier one.
+///
+/// # Errors
+/// When the file cannot be removed or written.
+pub fn write_private_replacing(path: &Path, contents: &str) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    write_private(path, contents)
+}
+
 /// Writes a file readable only by its owner.
 fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
     use std::io::Write as _;

@@ -88,6 +88,11 @@ impl AppState {
         clock: Arc<dyn authz::clock::Clock>,
     ) -> anyhow::Result<Self> {
         let client_ip = Arc::new(config.client_ip_rule()?);
+        if client_ip.trusts_everyone() {
+            tracing::warn!(
+                "http.trusted_proxies covers every address: any client can name its own address in the forwarding header and throttle others; list only your proxies"
+            );
+        }
         let db = connect(&config).await?;
         if config.database.migrate_on_start {
             prepare_schema(&db).await?;
@@ -233,7 +238,7 @@ pub fn router(state: AppState) -> Router {
 /// When start-up fails or the listener cannot bind.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let state = AppState::init(config).await?;
-    if let Some(banner) = setup_banner(&state.core).await? {
+    if let Some(banner) = setup_banner(&state.core, &state.config.data_dir).await? {
         println!("{banner}");
     }
     tokio::spawn(
@@ -265,15 +270,20 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// When no console user exists, issues a first-admin setup link and returns the banner that
-/// hands it to the operator (`serve` prints it on standard output).
+/// When no console user exists, issues a first-admin setup link and returns its banner.
+///
+/// The link is also written to `{data_dir}/setup-link` (mode 0600); `serve` prints the banner
+/// on standard output.
 ///
 /// The link never goes through the log: log lines are shipped and kept, and whoever holds the
 /// link becomes the first admin. The log only says where to look.
 ///
 /// # Errors
-/// When the link cannot be stored.
-pub async fn setup_banner(core: &Core) -> anyhow::Result<Option<String>> {
+/// When the link cannot be stored or written.
+pub async fn setup_banner(
+    core: &Core,
+    data_dir: &std::path::Path,
+) -> anyhow::Result<Option<String>> {
     let Some(token) = core
         .issue_setup_link()
         .await
@@ -281,13 +291,20 @@ pub async fn setup_banner(core: &Core) -> anyhow::Result<Option<String>> {
     else {
         return Ok(None);
     };
+    let url = core.setup_url(&token);
+    let file = data_dir.join("setup-link");
+    std::fs::create_dir_all(data_dir)
+        .with_context(|| format!("Failed to create {}", data_dir.display()))?;
+    config::write_private_replacing(&file, &format!("{url}\n"))
+        .with_context(|| format!("Failed to write {}", file.display()))?;
     tracing::warn!(
-        "No console user exists yet; the one-time setup link is printed on standard output"
+        path = %file.display(),
+        "No console user exists yet; the one-time setup link is printed on standard output and written to this file"
     );
     let rule = "=".repeat(72);
     Ok(Some(format!(
-        "\n{rule}\n No console user exists yet. Open this one-time link to create the first\n admin (valid 24 hours; it works once):\n\n   {}\n{rule}\n",
-        core.setup_url(&token)
+        "\n{rule}\n No console user exists yet. Open this one-time link to create the first\n admin (valid 24 hours; it works once; also in {}):\n\n   {url}\n{rule}\n",
+        file.display()
     )))
 }
 
@@ -338,8 +355,10 @@ async fn shutdown_signal() {
 pub fn init_tracing(log: &config::LogConfig) {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(&log.filter));
+    use std::io::IsTerminal as _;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     let _ = match log.format {
         config::LogFormat::Json => builder.json().try_init(),

@@ -45,16 +45,36 @@ async fn no_secret_or_token_reaches_the_logs() {
 
     let t = TestServer::new().await;
     // What `serve` does at first start: the link goes into a banner, never into the log.
-    let banner = server::setup_banner(&t.state.core)
+    let banner = server::setup_banner(&t.state.core, &t.state.config.data_dir)
         .await
         .expect("banner")
         .expect("no users yet");
+    let file = t.state.config.data_dir.join("setup-link");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&file)
+            .expect("written")
+            .permissions()
+            .mode();
+        assert_eq!(
+            mode & 0o777,
+            0o600,
+            "only the service's user may read the link"
+        );
+    }
     let setup = banner
         .split("token=")
         .nth(1)
         .and_then(|rest| rest.split_whitespace().next())
         .expect("the banner holds the link")
         .to_owned();
+    assert!(
+        std::fs::read_to_string(&file)
+            .expect("file")
+            .contains(&setup),
+        "the same link is in the file"
+    );
     let form = format!(
         "token={setup}&email=root%40example.com&display_name=Root&password={0}&confirm={0}",
         enc(PASSWORD)

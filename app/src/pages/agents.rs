@@ -15,28 +15,22 @@ fn AgentRow(agent: AgentView, refresh: Callback<()>) -> impl IntoView {
     let disable = ServerAction::<SetAgentDisabled>::new();
     let delete = ServerAction::<DeleteAgent>::new();
     let bind = ServerAction::<BindClient>::new();
-    for (version, ok) in [
-        (disable.version(), "Agent updated."),
-        (delete.version(), "Agent deleted."),
-        (bind.version(), "Binding saved."),
+    // Each finished action says how it ended: success (and the list reloads) or its error,
+    // never both.
+    for (value, ok) in [
+        (disable.value(), "Agent updated."),
+        (delete.value(), "Agent deleted."),
+        (bind.value(), "Binding saved."),
     ] {
-        Effect::new(move |prev: Option<usize>| {
-            let v = version.get();
-            if prev.is_some_and(|p| p != v) {
+        Effect::new(move |_| match value.get() {
+            Some(Ok(())) => {
                 toasts.push(ToastKind::Success, ok);
                 refresh.run(());
             }
-            v
+            Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+            None => {}
         });
     }
-    let report = move |e: Option<crate::error::AppError>| {
-        if let Some(e) = e {
-            toasts.push(ToastKind::Error, e.to_string());
-        }
-    };
-    Effect::new(move |_| report(disable.value().get().and_then(Result::err)));
-    Effect::new(move |_| report(delete.value().get().and_then(Result::err)));
-    Effect::new(move |_| report(bind.value().get().and_then(Result::err)));
     let name = StoredValue::new(agent.name.clone());
     let active = agent.status == "active";
     let disabled = agent.status == "disabled";

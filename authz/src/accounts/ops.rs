@@ -132,10 +132,17 @@ impl Core {
             Err(_) => None,
         };
         let phc = user.as_ref().and_then(|u| u.password_hash.clone());
-        let ok = self
+        // A full queue of hashes is a flood: answer "try again", uncounted.
+        let Ok(ok) = self
             .hasher
             .verify(Password::from_input(password), phc)
-            .await;
+            .await
+        else {
+            self.login_throttle.undo(attempt);
+            return Err(Error::Throttled {
+                retry_after_secs: 1,
+            });
+        };
         let user = user.filter(|u| ok && !u.disabled);
         let mut event = self.event(
             &realm.id,
@@ -329,8 +336,14 @@ impl Core {
     /// session of the account ends; the returned principal carries the new credential version,
     /// for the caller's own (rotated) session.
     ///
+    /// Checking the current password is throttled like sign-in (per account + source), so a
+    /// stolen session cannot be used to guess the password. The change applies only if the
+    /// account's credentials did not change since the session's principal was resolved, so a
+    /// concurrent reset always wins over a stale session.
+    ///
     /// # Errors
-    /// `Invalid` when the current password is wrong or the new one breaks the policy.
+    /// `Invalid` when the current password is wrong or the new one breaks the policy,
+    /// `Throttled`, `Conflict` when the credentials changed meanwhile.
     pub async fn change_own_password(
         &self,
         p: &Principal,
@@ -340,17 +353,27 @@ impl Core {
     ) -> Result<Principal> {
         p.require(Permission::ManageOwnAccount)?;
         let new = Password::parse_new(new).map_err(invalid)?;
-        let mut user = self.load_user(&p.user_id).await?;
-        let current_ok = self
+        let user = self.load_user(&p.user_id).await?;
+        let attempt = self
+            .login_throttle
+            .begin_login(user.email.as_str(), Source::of(meta.client_ip), self.now())
+            .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+        let Ok(current_ok) = self
             .hasher
             .verify(Password::from_input(current), user.password_hash.clone())
-            .await;
+            .await
+        else {
+            self.login_throttle.undo(attempt);
+            return Err(Error::Throttled {
+                retry_after_secs: 1,
+            });
+        };
         if !current_ok {
             return Err(invalid("Current password is incorrect."));
         }
-        user.password_hash = Some(self.hash_password(new).await?);
-        user.credential_version += 1;
-        user.updated_at = self.now();
+        self.login_throttle.succeeded(attempt);
+        let hash = self.hash_password(new).await?;
+        let now = self.now();
         let event = self.event(
             &user.realm_id,
             &p.email,
@@ -358,11 +381,18 @@ impl Core {
             format!("user:{}", user.id),
             meta,
         );
-        self.store
-            .update_user(&user, &event)
-            .await
-            .map_err(map_last_admin)?;
-        Ok(principal_of(&user))
+        if !self
+            .store
+            .set_user_password(&user.id, &hash, p.credential_version, now, &event)
+            .await?
+        {
+            return Err(Error::Conflict(
+                "Your account's credentials changed meanwhile; sign in again.".into(),
+            ));
+        }
+        let mut changed = principal_of(&user);
+        changed.credential_version = p.credential_version + 1;
+        Ok(changed)
     }
 
     /// Lists console users, optionally filtered by a search string.
@@ -505,7 +535,7 @@ impl Core {
         user.role = role;
         user.updated_at = self.now();
         self.store
-            .update_user(&user, &event)
+            .set_user_role(&user.id, role, user.updated_at, &event)
             .await
             .map_err(map_last_admin)?;
         Ok(user)
@@ -546,7 +576,7 @@ impl Core {
         user.disabled = disabled;
         user.updated_at = self.now();
         self.store
-            .update_user(&user, &event)
+            .set_user_disabled(&user.id, disabled, user.updated_at, &event)
             .await
             .map_err(map_last_admin)?;
         Ok(user)

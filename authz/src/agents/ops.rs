@@ -160,7 +160,9 @@ impl Core {
             meta,
         );
         event.details = serde_json::json!({"disabled": disabled});
-        self.store.update_agent(&a, &event).await?;
+        self.store
+            .set_agent_disabled(&a.id, disabled, a.updated_at, &event)
+            .await?;
         Ok(a)
     }
 
@@ -226,6 +228,9 @@ impl Core {
             meta,
         );
         event.details = serde_json::json!({"agent": agent.as_ref().map(|a| a.name.clone())});
-        Ok(self.store.update_client(&client, &event).await?)
+        Ok(self
+            .store
+            .set_client_agent(&client.id, client.agent.as_ref(), client.updated_at, &event)
+            .await?)
     }
 }

@@ -142,11 +142,15 @@ impl Core {
         self.store
             .insert_client(&client, Some(&secret), &event)
             .await
-            .map_err(|e| {
-                map_conflict(
-                    e,
-                    "This resource has introspection credentials already; rotate their secret instead.",
-                )
+            .map_err(|e| match e {
+                crate::error::StorageError::Conflict(_) => Error::Conflict(
+                    format!(
+                        "This resource has introspection credentials already (client {}); rotate that client's secret instead.",
+                        client.client_id
+                    )
+                    .into(),
+                ),
+                other => Error::Storage(other),
             })?;
         Ok((client, token))
     }
@@ -340,7 +344,9 @@ impl Core {
             meta,
         );
         event.details = serde_json::json!({"enabled": enabled});
-        self.store.update_client(&client, &event).await?;
+        self.store
+            .set_client_enabled(&client.id, enabled, client.updated_at, &event)
+            .await?;
         Ok(client)
     }
 

@@ -41,9 +41,10 @@ pub struct Header {
     /// Key id.
     #[serde(default)]
     pub kid: Option<String>,
-    /// Critical extensions; any value makes the token unacceptable here.
-    #[serde(default)]
-    pub crit: Option<serde_json::Value>,
+    /// Whether the header has a `crit` member at all (any value, `null` included, makes the
+    /// token unacceptable here).
+    #[serde(skip)]
+    pub has_crit: bool,
 }
 
 /// Splits and decodes a compact JWS without checking its signature.
@@ -57,11 +58,15 @@ pub fn decode_unverified(token: &str) -> Result<(Header, serde_json::Value), Jws
     else {
         return Err(JwsError::Malformed);
     };
-    let header: Header = URL_SAFE_NO_PAD
+    let raw: serde_json::Map<String, serde_json::Value> = URL_SAFE_NO_PAD
         .decode(h)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .ok_or(JwsError::Malformed)?;
+    let has_crit = raw.contains_key("crit");
+    let mut header: Header =
+        serde_json::from_value(serde_json::Value::Object(raw)).map_err(|_| JwsError::Malformed)?;
+    header.has_crit = has_crit;
     let claims: serde_json::Value = URL_SAFE_NO_PAD
         .decode(p)
         .ok()
@@ -255,7 +260,7 @@ impl Verifier {
         if header.alg != self.alg.as_str() {
             return Err(JwsError::UnsupportedAlg);
         }
-        if header.crit.is_some() {
+        if header.has_crit {
             return Err(JwsError::Critical);
         }
         let dot = token.rfind('.').ok_or(JwsError::Malformed)?;

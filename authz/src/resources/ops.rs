@@ -130,7 +130,9 @@ impl Core {
             meta,
         );
         event.details = serde_json::json!({"enabled": enabled});
-        self.store.update_resource(&r, &event).await?;
+        self.store
+            .set_resource_enabled(&r.id, enabled, r.updated_at, &event)
+            .await?;
         Ok(r)
     }
 

@@ -34,8 +34,17 @@ pub trait AgentStore: Send + Sync {
         &self,
         agents: &[AgentId],
     ) -> Result<Vec<(AgentId, ClientId)>, StorageError>;
-    /// Writes every mutable field; `NotFound` if gone.
+    /// Writes the editable fields (owner, description, roles, expiry; not the disabled flag);
+    /// `NotFound` if gone.
     async fn update_agent(&self, a: &Agent, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Disables or enables an agent (and changes nothing else); `NotFound` if gone.
+    async fn set_agent_disabled(
+        &self,
+        id: &AgentId,
+        disabled: bool,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Unbinds its clients and deletes the agent, atomically; `NotFound` if gone.
     async fn delete_agent(&self, id: &AgentId, event: &NewAuditEvent) -> Result<(), StorageError>;
 }
@@ -43,7 +52,9 @@ pub trait AgentStore: Send + Sync {
 pub(super) const AGENT_COLUMNS: &str =
     "id, realm_id, name, owner, description, roles, expires_at, disabled, created_at, updated_at";
 pub(super) const INSERT_AGENT: &str = "INSERT INTO agents (id, realm_id, name, owner, description, roles, expires_at, disabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
-pub(super) const UPDATE_AGENT: &str = "UPDATE agents SET owner = $1, description = $2, roles = $3, expires_at = $4, disabled = $5, updated_at = $6 WHERE id = $7";
+pub(super) const UPDATE_AGENT: &str = "UPDATE agents SET owner = $1, description = $2, roles = $3, expires_at = $4, updated_at = $5 WHERE id = $6";
+pub(super) const SET_AGENT_DISABLED: &str =
+    "UPDATE agents SET disabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const UNBIND_AGENT_CLIENTS: &str =
     "UPDATE clients SET agent_id = NULL, agent_binding = NULL WHERE agent_id = $1";
 pub(super) const DELETE_AGENT: &str = "DELETE FROM agents WHERE id = $1";
@@ -196,9 +207,26 @@ macro_rules! agent_store {
                         .bind(&a.description)
                         .bind(a.roles.to_string())
                         .bind(a.expires_at)
-                        .bind(a.disabled)
                         .bind(a.updated_at)
                         .bind(a.id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+
+                async fn set_agent_disabled(
+                    &self,
+                    id: &AgentId,
+                    disabled: bool,
+                    updated_at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let n = sqlx::query(SET_AGENT_DISABLED)
+                        .bind(disabled)
+                        .bind(updated_at)
+                        .bind(id.as_str())
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();

@@ -1,6 +1,6 @@
 //! Client persistence: clients and their secrets.
 use crate::audit::NewAuditEvent;
-use crate::clients::{Client, ClientId, ClientRowId, ClientSecret};
+use crate::clients::{AgentBinding, Client, ClientId, ClientRowId, ClientSecret};
 use crate::clock::UnixTime;
 use crate::error::StorageError;
 use crate::realms::RealmId;
@@ -31,8 +31,24 @@ pub trait ClientStore: Send + Sync {
         query: Option<&str>,
         page: Page,
     ) -> Result<Paged<Client>, StorageError>;
-    /// Writes every mutable field; `NotFound` if gone.
-    async fn update_client(&self, c: &Client, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Enables or disables a client (and changes nothing else, so a concurrent change of
+    /// another field is never undone); `NotFound` if gone.
+    async fn set_client_enabled(
+        &self,
+        id: &ClientRowId,
+        enabled: bool,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Binds a client to an agent by a new binding, or unbinds it (`None`), and changes
+    /// nothing else; `NotFound` if gone.
+    async fn set_client_agent(
+        &self,
+        id: &ClientRowId,
+        binding: Option<&AgentBinding>,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Deletes a client and its secrets; `NotFound` if gone.
     async fn delete_client(
         &self,
@@ -55,7 +71,10 @@ pub trait ClientStore: Send + Sync {
 
 pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at";
 pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
-pub(super) const UPDATE_CLIENT: &str = "UPDATE clients SET name = $1, auth_method = $2, grant_types = $3, scope = $4, metadata = $5, enabled = $6, updated_at = $7, agent_id = $8, agent_binding = $9 WHERE id = $10";
+pub(super) const SET_CLIENT_ENABLED: &str =
+    "UPDATE clients SET enabled = $1, updated_at = $2 WHERE id = $3";
+pub(super) const SET_CLIENT_AGENT: &str =
+    "UPDATE clients SET agent_id = $1, agent_binding = $2, updated_at = $3 WHERE id = $4";
 pub(super) const DELETE_CLIENT: &str = "DELETE FROM clients WHERE id = $1";
 pub(super) const SECRET_COLUMNS: &str = "id, client_pk, secret_hash, created_at, expires_at";
 pub(super) const INSERT_SECRET: &str = "INSERT INTO client_secrets (id, client_pk, secret_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)";
@@ -66,7 +85,7 @@ macro_rules! client_store {
     ($store:ident, $db:ty) => {
         const _: () = {
             use $crate::audit::NewAuditEvent;
-            use $crate::clients::{Client, ClientId, ClientRowId, ClientSecret};
+            use $crate::clients::{AgentBinding, Client, ClientId, ClientRowId, ClientSecret};
             use $crate::clock::UnixTime;
             use $crate::error::StorageError;
             use $crate::realms::RealmId;
@@ -173,24 +192,37 @@ macro_rules! client_store {
                     Ok(Paged { items, total })
                 }
 
-                async fn update_client(
+                async fn set_client_enabled(
                     &self,
-                    c: &Client,
+                    id: &ClientRowId,
+                    enabled: bool,
+                    updated_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let metadata = metadata_text(c)?;
                     let mut tx = self.pool.begin().await?;
-                    let n = sqlx::query(UPDATE_CLIENT)
-                        .bind(&c.name)
-                        .bind(c.auth_method.as_str())
-                        .bind(grant_types_text(c))
-                        .bind(c.scope.to_string())
-                        .bind(metadata)
-                        .bind(c.enabled)
-                        .bind(c.updated_at)
-                        .bind(c.agent.as_ref().map(|b| b.agent_id.as_str()))
-                        .bind(c.agent.as_ref().map(|b| b.binding_id.as_str()))
-                        .bind(c.id.as_str())
+                    let n = sqlx::query(SET_CLIENT_ENABLED)
+                        .bind(enabled)
+                        .bind(updated_at)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+
+                async fn set_client_agent(
+                    &self,
+                    id: &ClientRowId,
+                    binding: Option<&AgentBinding>,
+                    updated_at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let n = sqlx::query(SET_CLIENT_AGENT)
+                        .bind(binding.map(|b| b.agent_id.as_str()))
+                        .bind(binding.map(|b| b.binding_id.as_str()))
+                        .bind(updated_at)
+                        .bind(id.as_str())
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();

@@ -164,23 +164,29 @@ impl Database {
     /// Checks, without changing anything, that every embedded migration has been applied.
     ///
     /// # Errors
-    /// `Corrupt` naming the first missing migration, or a database error (for example when no
-    /// migration was ever applied).
+    /// `Schema` naming the first missing migration, or saying that none was ever applied.
     pub async fn check_migrations(&self) -> Result<(), StorageError> {
         const APPLIED: &str = "SELECT version FROM _sqlx_migrations WHERE success = TRUE";
-        let (migrator, applied): (sqlx::migrate::Migrator, Vec<i64>) = match self {
-            Database::Sqlite(p) => (
-                sqlx::migrate!("../migrations/sqlite"),
-                sqlx::query_scalar(APPLIED).fetch_all(p).await?,
-            ),
-            Database::Postgres(p) => (
-                sqlx::migrate!("../migrations/postgres"),
-                sqlx::query_scalar(APPLIED).fetch_all(p).await?,
-            ),
-        };
+        let (migrator, applied): (sqlx::migrate::Migrator, Result<Vec<i64>, sqlx::Error>) =
+            match self {
+                Database::Sqlite(p) => (
+                    sqlx::migrate!("../migrations/sqlite"),
+                    sqlx::query_scalar(APPLIED).fetch_all(p).await,
+                ),
+                Database::Postgres(p) => (
+                    sqlx::migrate!("../migrations/postgres"),
+                    sqlx::query_scalar(APPLIED).fetch_all(p).await,
+                ),
+            };
+        // Without the migrations table, nothing was ever migrated (or the role may not read it).
+        let applied = applied.map_err(|_| {
+            StorageError::Schema(
+                "the database has no Portcullis schema yet (or this role may not read it); run `portcullis migrate` as the schema owner".into(),
+            )
+        })?;
         match migrator.iter().find(|m| !applied.contains(&m.version)) {
-            Some(m) => Err(StorageError::Corrupt(format!(
-                "migration {} ({}) is not applied; run `portcullis migrate`",
+            Some(m) => Err(StorageError::Schema(format!(
+                "migration {} ({}) is not applied; run `portcullis migrate` as the schema owner",
                 m.version, m.description
             ))),
             None => Ok(()),

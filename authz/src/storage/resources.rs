@@ -40,6 +40,14 @@ pub trait ResourceStore: Send + Sync {
         r: &Resource,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
+    /// Enables or disables a resource (and changes nothing else); `NotFound` if gone.
+    async fn set_resource_enabled(
+        &self,
+        id: &ResourceId,
+        enabled: bool,
+        updated_at: crate::clock::UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Deletes a resource and its introspection credentials; `NotFound` if gone.
     async fn delete_resource(
         &self,
@@ -51,6 +59,8 @@ pub trait ResourceStore: Send + Sync {
 pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at";
 pub(super) const INSERT_RESOURCE: &str = "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 pub(super) const UPDATE_RESOURCE: &str = "UPDATE resources SET display_name = $1, uri = $2, scopes = $3, token_ttl_secs = $4, signing_alg = $5, enabled = $6, updated_at = $7 WHERE id = $8";
+pub(super) const SET_RESOURCE_ENABLED: &str =
+    "UPDATE resources SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const DELETE_RESOURCE_SERVER_CLIENTS: &str =
     "DELETE FROM clients WHERE resource_server_for = $1";
 pub(super) const DELETE_RESOURCE: &str = "DELETE FROM resources WHERE id = $1";
@@ -168,6 +178,24 @@ macro_rules! resource_store {
                     let n = bind_resource(sqlx::query(UPDATE_RESOURCE), r)
                         .bind(r.updated_at)
                         .bind(r.id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+
+                async fn set_resource_enabled(
+                    &self,
+                    id: &ResourceId,
+                    enabled: bool,
+                    updated_at: $crate::clock::UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let n = sqlx::query(SET_RESOURCE_ENABLED)
+                        .bind(enabled)
+                        .bind(updated_at)
+                        .bind(id.as_str())
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();

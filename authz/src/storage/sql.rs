@@ -34,16 +34,28 @@ macro_rules! common_store {
                 &self.pool
             }
 
-            /// Ends a change: writes its audit event, commits, and bumps the generation so every
-            /// cached read of this process goes back to the database.
+            /// Ends a change to something the core caches (realms, resources, clients, agents,
+            /// keys): writes its audit event, commits, and bumps the generation so every cached
+            /// read of this process goes back to the database.
             async fn commit(
+                &self,
+                tx: sqlx::Transaction<'_, $db>,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                self.commit_uncached(tx, event).await?;
+                self.generation.bump();
+                Ok(())
+            }
+
+            /// Ends a change to something nothing caches (users, links, revocations): writes its
+            /// audit event and commits, leaving the caches warm.
+            async fn commit_uncached(
                 &self,
                 mut tx: sqlx::Transaction<'_, $db>,
                 event: &NewAuditEvent,
             ) -> Result<(), StorageError> {
                 insert_audit(&mut tx, event).await?;
                 tx.commit().await?;
-                self.generation.bump();
                 Ok(())
             }
 
@@ -59,6 +71,19 @@ macro_rules! common_store {
                     return Err(StorageError::NotFound);
                 }
                 self.commit(tx, event).await
+            }
+
+            /// Ends a single-row change to a table nothing caches, as [`Self::commit_one`].
+            async fn commit_one_uncached(
+                &self,
+                tx: sqlx::Transaction<'_, $db>,
+                rows: u64,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                if rows == 0 {
+                    return Err(StorageError::NotFound);
+                }
+                self.commit_uncached(tx, event).await
             }
         }
 

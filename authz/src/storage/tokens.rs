@@ -28,14 +28,15 @@ pub trait TokenStore: Send + Sync {
         jti: &str,
         expires_at: UnixTime,
     ) -> Result<bool, StorageError>;
-    /// Remembers a revoked token (idempotent) with its audit event.
+    /// Remembers a revoked token with its audit event; `false` (and no audit row) when it was
+    /// revoked already, so repeating a revocation writes nothing.
     async fn insert_revoked_token(
         &self,
         realm_id: &RealmId,
         jti: &str,
         expires_at: UnixTime,
         event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
+    ) -> Result<bool, StorageError>;
     /// Whether a token was revoked.
     async fn is_token_revoked(&self, realm_id: &RealmId, jti: &str) -> Result<bool, StorageError>;
     /// Deletes revocations of tokens expired by `now` and `jti`s whose assertions can no
@@ -89,15 +90,21 @@ macro_rules! token_store {
                     jti: &str,
                     expires_at: UnixTime,
                     event: &NewAuditEvent,
-                ) -> Result<(), StorageError> {
+                ) -> Result<bool, StorageError> {
                     let mut tx = self.pool.begin().await?;
-                    sqlx::query(INSERT_REVOKED)
+                    let n = sqlx::query(INSERT_REVOKED)
                         .bind(realm_id.as_str())
                         .bind(jti)
                         .bind(expires_at)
                         .execute(&mut *tx)
-                        .await?;
-                    self.commit(tx, event).await
+                        .await?
+                        .rows_affected();
+                    if n == 0 {
+                        return Ok(false);
+                    }
+                    // Nothing caches revocations: they are read on every introspection.
+                    self.commit_uncached(tx, event).await?;
+                    Ok(true)
                 }
 
                 async fn is_token_revoked(

@@ -3,11 +3,13 @@ use crate::accounts::{Email, OneTimeLink, User, UserId};
 use crate::audit::NewAuditEvent;
 use crate::clock::UnixTime;
 use crate::error::StorageError;
+use crate::policy::Role;
 use crate::realms::RealmId;
 use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
-/// What [`UserStore::update_user`] refuses with [`StorageError::Precondition`].
+/// What [`UserStore::set_user_role`] and [`UserStore::set_user_disabled`] refuse with
+/// [`StorageError::Precondition`].
 pub const LAST_ADMIN: &str = "the realm would have no enabled admin";
 
 /// Console-account persistence.
@@ -39,13 +41,38 @@ pub trait UserStore: Send + Sync {
     ) -> Result<Paged<User>, StorageError>;
     /// Number of users in all realms.
     async fn count_users(&self) -> Result<u64, StorageError>;
-    /// Writes every mutable field of the user (display name, password hash, role, disabled,
-    /// credential version) and the audit event in one transaction; `NotFound` if the user is
-    /// gone. Refused with `Precondition` ([`LAST_ADMIN`]), and rolled back, when the realm had
-    /// an enabled admin before the change and has none after it: the check runs inside the
-    /// transaction, with the realm's admin rows locked, so concurrent demotions cannot both
-    /// pass.
-    async fn update_user(&self, user: &User, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Sets a user's role (and nothing else, so a concurrent change of another field is never
+    /// undone) with the audit event; `NotFound` if the user is gone. Refused with
+    /// `Precondition` ([`LAST_ADMIN`]), and rolled back, when the realm had an enabled admin
+    /// before the change and has none after it: the check runs inside the transaction, with the
+    /// realm's admin rows locked, so concurrent demotions cannot both pass.
+    async fn set_user_role(
+        &self,
+        user: &UserId,
+        role: Role,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Disables or enables a user, with the same last-admin rule as [`Self::set_user_role`].
+    async fn set_user_disabled(
+        &self,
+        user: &UserId,
+        disabled: bool,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Sets a new password hash and bumps the credential version (ending the user's other
+    /// sessions), only if the version is still `expected_version`; returns `false` (nothing
+    /// written) when it moved on meanwhile (another password change or a reset) or the user
+    /// is gone.
+    async fn set_user_password(
+        &self,
+        user: &UserId,
+        password_hash: &str,
+        expected_version: i64,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<bool, StorageError>;
     /// Stores a one-time link, superseding earlier unused links of the same purpose (and user),
     /// with its audit event.
     async fn insert_link(
@@ -83,13 +110,15 @@ pub trait UserStore: Send + Sync {
 
 pub(super) const USER_COLUMNS: &str = "id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at";
 pub(super) const INSERT_USER: &str = "INSERT INTO users (id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
-pub(super) const UPDATE_USER: &str = "UPDATE users SET display_name = $1, password_hash = $2, role = $3, disabled = $4, credential_version = $5, updated_at = $6 WHERE id = $7";
+pub(super) const SET_ROLE: &str = "UPDATE users SET role = $1, updated_at = $2 WHERE id = $3";
+pub(super) const SET_DISABLED: &str =
+    "UPDATE users SET disabled = $1, updated_at = $2 WHERE id = $3";
+pub(super) const CHANGE_PASSWORD: &str = "UPDATE users SET password_hash = $1, credential_version = credential_version + 1, updated_at = $2 WHERE id = $3 AND credential_version = $4";
 pub(super) const COUNT_USERS: &str = "SELECT COUNT(*) FROM users";
-/// Touches (and so locks, on PostgreSQL; on SQLite the first write takes the database lock)
-/// the enabled admins of a realm; its row count is their number.
-pub(super) const LOCK_ACTIVE_ADMINS: &str = "UPDATE users SET updated_at = updated_at WHERE realm_id = $1 AND role = 'admin' AND disabled = FALSE";
-pub(super) const COUNT_ACTIVE_ADMINS: &str =
-    "SELECT COUNT(*) FROM users WHERE realm_id = $1 AND role = 'admin' AND disabled = FALSE";
+/// Touches (and so locks, on PostgreSQL; on SQLite this first write takes the database lock,
+/// before anything is read) the enabled admins of a user's realm; its row count is their number.
+pub(super) const LOCK_ACTIVE_ADMINS: &str = "UPDATE users SET updated_at = updated_at WHERE realm_id = (SELECT realm_id FROM users WHERE id = $1) AND role = 'admin' AND disabled = FALSE";
+pub(super) const COUNT_ACTIVE_ADMINS: &str = "SELECT COUNT(*) FROM users WHERE realm_id = (SELECT realm_id FROM users WHERE id = $1) AND role = 'admin' AND disabled = FALSE";
 pub(super) const LINK_COLUMNS: &str =
     "token_hash, realm_id, user_id, purpose, created_at, expires_at";
 pub(super) const INSERT_LINK: &str = "INSERT INTO user_links (token_hash, realm_id, user_id, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)";
@@ -106,6 +135,7 @@ macro_rules! user_store {
         const _: () = {
             use $crate::accounts::{Email, LinkPurpose, OneTimeLink, User, UserId};
             use $crate::audit::NewAuditEvent;
+            use $crate::policy::Role;
             use $crate::clock::UnixTime;
             use $crate::error::StorageError;
             use $crate::realms::RealmId;
@@ -162,7 +192,7 @@ macro_rules! user_store {
                     if let Some(link) = link {
                         insert_link_row(&mut tx, link).await?;
                     }
-                    self.commit(tx, event).await
+                    self.commit_uncached(tx, event).await
                 }
 
                 async fn find_user(&self, id: &UserId) -> Result<Option<User>, StorageError> {
@@ -219,37 +249,50 @@ macro_rules! user_store {
                     Ok(u64::try_from(n).unwrap_or(0))
                 }
 
-                async fn update_user(
+                async fn set_user_role(
                     &self,
-                    user: &User,
+                    user: &UserId,
+                    role: Role,
+                    updated_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
+                    let q = sqlx::query(SET_ROLE).bind(role.as_str());
+                    self.change_admins(user, event, q.bind(updated_at).bind(user.as_str())).await
+                }
+
+                async fn set_user_disabled(
+                    &self,
+                    user: &UserId,
+                    disabled: bool,
+                    updated_at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let q = sqlx::query(SET_DISABLED).bind(disabled);
+                    self.change_admins(user, event, q.bind(updated_at).bind(user.as_str())).await
+                }
+
+                async fn set_user_password(
+                    &self,
+                    user: &UserId,
+                    password_hash: &str,
+                    expected_version: i64,
+                    updated_at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<bool, StorageError> {
                     let mut tx = self.pool.begin().await?;
-                    let admins_before = sqlx::query(LOCK_ACTIVE_ADMINS)
-                        .bind(user.realm_id.as_str())
+                    let n = sqlx::query(CHANGE_PASSWORD)
+                        .bind(password_hash)
+                        .bind(updated_at)
+                        .bind(user.as_str())
+                        .bind(expected_version)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
-                    let n = sqlx::query(UPDATE_USER)
-                        .bind(&user.display_name)
-                        .bind(&user.password_hash)
-                        .bind(user.role.as_str())
-                        .bind(user.disabled)
-                        .bind(user.credential_version)
-                        .bind(user.updated_at)
-                        .bind(user.id.as_str())
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
-                    let admins_after: i64 = sqlx::query_scalar(COUNT_ACTIVE_ADMINS)
-                        .bind(user.realm_id.as_str())
-                        .fetch_one(&mut *tx)
-                        .await?;
-                    if admins_before > 0 && admins_after == 0 {
-                        // Dropping the transaction rolls the change back.
-                        return Err(StorageError::Precondition(LAST_ADMIN));
+                    if n == 0 {
+                        return Ok(false);
                     }
-                    self.commit_one(tx, n, event).await
+                    self.commit_uncached(tx, event).await?;
+                    Ok(true)
                 }
 
                 async fn insert_link(
@@ -274,7 +317,7 @@ macro_rules! user_store {
                         }
                     }
                     insert_link_row(&mut tx, link).await?;
-                    self.commit(tx, event).await
+                    self.commit_uncached(tx, event).await
                 }
 
                 async fn find_active_link(
@@ -314,7 +357,7 @@ macro_rules! user_store {
                         return Ok(false);
                     }
                     insert_user_row(&mut tx, user).await?;
-                    self.commit(tx, event).await?;
+                    self.commit_uncached(tx, event).await?;
                     Ok(true)
                 }
 
@@ -343,8 +386,38 @@ macro_rules! user_store {
                         .bind(user_id.as_str())
                         .execute(&mut *tx)
                         .await?;
-                    self.commit(tx, event).await?;
+                    self.commit_uncached(tx, event).await?;
                     Ok(true)
+                }
+            }
+
+            impl $store {
+                /// Runs `change` (a one-row update of `user`) under the last-admin rule of
+                /// [`UserStore::set_user_role`].
+                async fn change_admins<'q>(
+                    &self,
+                    user: &UserId,
+                    event: &NewAuditEvent,
+                    change: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    // Write first: on SQLite a transaction that read before writing could not
+                    // take the write lock once another writer got it.
+                    let admins_before = sqlx::query(LOCK_ACTIVE_ADMINS)
+                        .bind(user.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    let n = change.execute(&mut *tx).await?.rows_affected();
+                    let admins_after: i64 = sqlx::query_scalar(COUNT_ACTIVE_ADMINS)
+                        .bind(user.as_str())
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    if admins_before > 0 && admins_after == 0 {
+                        // Dropping the transaction rolls the change back.
+                        return Err(StorageError::Precondition(LAST_ADMIN));
+                    }
+                    self.commit_one_uncached(tx, n, event).await
                 }
             }
         };

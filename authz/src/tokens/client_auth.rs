@@ -81,6 +81,9 @@ impl AssertionClaims {
     }
 }
 
+/// Most keys an assertion is tried against.
+const MAX_KEYS_TRIED: usize = 4;
+
 fn invalid_client() -> Error {
     Error::oauth(
         OAuthErrorCode::InvalidClient,
@@ -199,6 +202,8 @@ impl Core {
             .and_then(|j| j["keys"].as_array())
             .cloned()
             .unwrap_or_default();
+        // Without a `kid`, only the first few keys of the algorithm are tried: a client that
+        // publishes many keys must name the one it signed with.
         let verified = keys
             .iter()
             .filter(|k| {
@@ -209,6 +214,7 @@ impl Core {
             })
             .filter_map(|k| Verifier::from_jwk(k).ok())
             .filter(|v| v.alg() == alg)
+            .take(MAX_KEYS_TRIED)
             .find_map(|v| v.verify(assertion).ok());
         let Some((_, claims)) = verified else {
             return Ok(false);

@@ -44,9 +44,9 @@ impl Core {
             meta,
         );
         event.details = serde_json::json!({"aud": claims.aud});
-        Ok(self
-            .store
+        self.store
             .insert_revoked_token(&realm.id, &claims.jti, claims.exp, &event)
-            .await?)
+            .await?;
+        Ok(())
     }
 }

@@ -16,11 +16,13 @@ pub struct OAuthResponse {
 }
 
 impl OAuthResponse {
-    /// Wraps an error.
+    /// Wraps an error. `realm` is the path segment as requested: only a valid realm name is
+    /// ever echoed (in `WWW-Authenticate`), anything else is replaced.
     pub fn new(error: authz::Error, realm: &str) -> Self {
         Self {
             error,
-            realm: realm.to_owned(),
+            realm: authz::realms::RealmName::parse(realm)
+                .map_or_else(|_| "portcullis".to_owned(), |r| r.to_string()),
         }
     }
 }
@@ -43,7 +45,7 @@ impl IntoResponse for OAuthResponse {
         match self.error {
             authz::Error::OAuth(e) if e.code == authz::error::OAuthErrorCode::InvalidClient => {
                 let mut res = body(StatusCode::UNAUTHORIZED, e.code.as_str(), &e.description);
-                // The realm name is a slug, so it is always a valid quoted-string.
+                // A parsed realm name is a slug, so it is always a valid quoted-string.
                 if let Ok(v) = HeaderValue::from_str(&format!("Basic realm=\"{}\"", self.realm)) {
                     res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
                 }
@@ -129,6 +131,27 @@ mod tests {
         assert_eq!(get("error"), Some("access_denied"));
         assert_eq!(get("state"), Some("xyz & more"));
         assert_eq!(get("iss"), Some("https://id.example.com/realms/default"));
+    }
+
+    #[test]
+    fn only_a_valid_realm_name_reaches_the_challenge() {
+        let unauthorized = || {
+            authz::Error::oauth(
+                OAuthErrorCode::InvalidClient,
+                "Client authentication failed.",
+            )
+        };
+        let res =
+            OAuthResponse::new(unauthorized(), "x\", Bearer error=\"injected").into_response();
+        assert_eq!(
+            res.headers()[header::WWW_AUTHENTICATE],
+            "Basic realm=\"portcullis\""
+        );
+        let res = OAuthResponse::new(unauthorized(), "Payments").into_response();
+        assert_eq!(
+            res.headers()[header::WWW_AUTHENTICATE],
+            "Basic realm=\"payments\""
+        );
     }
 
     #[test]

@@ -305,3 +305,160 @@ async fn a_password_reset_ends_every_session() {
         .expect("reset");
     assert_eq!(location(&t.get("/", Some(&dev)).await), "/login");
 }
+
+fn meta_from(ip: &str) -> authz::RequestMeta {
+    authz::RequestMeta {
+        request_id: None,
+        client_ip: Some(ip.parse().expect("ip")),
+    }
+}
+
+#[tokio::test]
+async fn concurrent_sign_ins_are_counted_before_their_hashes() {
+    let t = TestServer::new().await;
+    t.user("ada@example.com", "admin").await;
+    let core = &t.state.core;
+    let attempts = (0..12).map(|_| {
+        let core = core.clone();
+        tokio::spawn(async move {
+            core.login("ada@example.com", "wrong", &meta_from("203.0.113.7"))
+                .await
+        })
+    });
+    let mut throttled = 0;
+    for a in attempts {
+        match a.await.expect("task") {
+            Err(authz::Error::Throttled { .. }) => throttled += 1,
+            Err(authz::Error::InvalidCredentials) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(
+        throttled,
+        12 - authz::throttle::MAX_FAILURES_PER_ACCOUNT_SOURCE as usize
+    );
+    let admin = t.principal("ada@example.com").await;
+    let filter = authz::audit::AuditFilter {
+        action: Some("session.login".into()),
+        ..Default::default()
+    };
+    let verified = core
+        .list_audit(&admin, None, filter, authz::storage::Page::new(0, 50))
+        .await
+        .expect("audit")
+        .total;
+    assert_eq!(
+        verified,
+        u64::from(authz::throttle::MAX_FAILURES_PER_ACCOUNT_SOURCE),
+        "only the attempts within the limit were hashed (and audited)"
+    );
+}
+
+#[tokio::test]
+async fn changing_ones_password_is_throttled_like_sign_in() {
+    let t = TestServer::new().await;
+    t.user("ada@example.com", "admin").await;
+    let p = t.principal("ada@example.com").await;
+    let from = meta_from("203.0.113.8");
+    for _ in 0..authz::throttle::MAX_FAILURES_PER_ACCOUNT_SOURCE {
+        let e = t
+            .state
+            .core
+            .change_own_password(&p, "a-guess-at-the-password", "a-brand-new-password", &from)
+            .await
+            .expect_err("wrong current password");
+        assert!(matches!(e, authz::Error::Invalid(_)), "{e:?}");
+    }
+    let e = t
+        .state
+        .core
+        .change_own_password(&p, PASSWORD, "a-brand-new-password", &from)
+        .await
+        .expect_err("a stolen session cannot keep guessing");
+    assert!(matches!(e, authz::Error::Throttled { .. }), "{e:?}");
+}
+
+#[tokio::test]
+async fn a_disable_is_never_undone_by_a_concurrent_password_change() {
+    let t = TestServer::new().await;
+    t.user("ada@example.com", "admin").await;
+    t.user("bob@example.com", "admin").await;
+    let (ada, core) = (t.principal("ada@example.com").await, t.state.core.clone());
+    for round in 0..6 {
+        let bob = t.principal("bob@example.com").await;
+        let (c1, c2, ada2, bob2) = (core.clone(), core.clone(), ada.clone(), bob.clone());
+        let next = format!("bob-new-password-{round}");
+        let change = tokio::spawn(async move {
+            c1.change_own_password(
+                &bob2,
+                if round == 0 { PASSWORD } else { "x" },
+                &next,
+                &Default::default(),
+            )
+            .await
+        });
+        let disable = tokio::spawn(async move {
+            c2.set_user_disabled(&ada2, &bob.user_id, true, &Default::default())
+                .await
+        });
+        let _ = change.await.expect("task");
+        disable.await.expect("task").expect("disable");
+        let bob_row = core
+            .list_users(&ada, "bob@", authz::storage::Page::new(0, 5))
+            .await
+            .expect("users")
+            .items
+            .remove(0);
+        assert!(bob_row.disabled, "round {round}: the disable stands");
+        core.set_user_disabled(&ada, &bob_row.id, false, &Default::default())
+            .await
+            .expect("enable again");
+    }
+}
+
+#[tokio::test]
+async fn a_password_reset_wins_over_a_stale_session() {
+    let t = TestServer::new().await;
+    t.user("ada@example.com", "admin").await;
+    t.user("dev@example.com", "developer").await;
+    let admin = t.principal("ada@example.com").await;
+    // An attacker holds dev's session (its principal, at the current credential version) and
+    // knows the password; the owner resets it — here to the same text, so the attacker's check
+    // of the current password passes as it would in a race, and only the version differs.
+    let stolen = t.principal("dev@example.com").await;
+    let (_, token) = t
+        .state
+        .core
+        .issue_password_reset(&admin, &stolen.user_id, &Default::default())
+        .await
+        .expect("link");
+    t.state
+        .core
+        .reset_password(token.expose(), PASSWORD, &Default::default())
+        .await
+        .expect("reset");
+    let e = t
+        .state
+        .core
+        .change_own_password(
+            &stolen,
+            PASSWORD,
+            "the-attackers-password",
+            &Default::default(),
+        )
+        .await
+        .expect_err("the stale session cannot set a password");
+    assert!(matches!(e, authz::Error::Conflict(_)), "{e:?}");
+    assert!(
+        t.state
+            .core
+            .login(
+                "dev@example.com",
+                "the-attackers-password",
+                &Default::default()
+            )
+            .await
+            .is_err(),
+        "the attacker's password was never set"
+    );
+}

@@ -632,7 +632,29 @@ async fn introspection_and_revocation() {
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"at+jwt"}"#);
     let wrong_typ = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .encode(r#"{"alg":"ES256","typ":"JWT","kid":"x"}"#);
+    // Algorithm confusion: an HS256 MAC keyed with the published public key, naming its kid.
+    let kid = jsonwebtoken::decode_header(&token)
+        .expect("header")
+        .kid
+        .expect("kid");
+    let jwks = f.jwks().await;
+    let public = jwks["keys"]
+        .as_array()
+        .and_then(|keys| keys.iter().find(|k| k["kid"] == kid.as_str()))
+        .expect("published key")
+        .to_string();
+    let hs_header = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(format!(r#"{{"alg":"HS256","typ":"at+jwt","kid":"{kid}"}}"#));
+    let mac = aws_lc_rs::hmac::sign(
+        &aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, public.as_bytes()),
+        format!("{hs_header}.{p}").as_bytes(),
+    );
+    let hmac_token = format!(
+        "{hs_header}.{p}.{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac.as_ref())
+    );
     for forged in [
+        hmac_token,
         format!("{none_header}.{p}."),
         format!("{wrong_typ}.{p}.AAAA"),
         format!("{h}.{p}.AAAA"),

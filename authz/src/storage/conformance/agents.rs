@@ -63,15 +63,24 @@ pub(super) async fn agents(db: &Database) {
             .is_empty()
     );
 
-    let mut changed = bot.clone();
-    changed.disabled = true;
-    changed.expires_at = None;
-    changed.roles = ScopeSet::parse("mcp").expect("valid");
-    changed.updated_at = 9;
-    store.update_agent(&changed, &ev()).await.expect("update");
+    store
+        .set_agent_disabled(&bot.id, true, 8, &ev())
+        .await
+        .expect("disable");
+    // An edit writes the editable fields and leaves the disabled flag alone.
+    let mut edited = bot.clone();
+    edited.expires_at = None;
+    edited.roles = ScopeSet::parse("mcp").expect("valid");
+    edited.updated_at = 9;
+    store.update_agent(&edited, &ev()).await.expect("update");
+    let found = store
+        .find_agent(&r.id, "reports-bot")
+        .await
+        .expect("find")
+        .expect("agent");
     assert_eq!(
-        store.find_agent(&r.id, "reports-bot").await.expect("find"),
-        Some(changed)
+        (found.roles.to_string(), found.expires_at, found.disabled),
+        ("mcp".to_owned(), None, true)
     );
 
     store.delete_agent(&bot.id, &ev()).await.expect("delete");

@@ -146,6 +146,15 @@ pub(super) async fn append_only(db: &Database) {
                     .err(),
                 "DELETE",
             );
+            refused(
+                sqlx::query(
+                    "INSERT OR REPLACE INTO audit_events (id, realm_id, occurred_at, actor, action, target, outcome, details) SELECT id, realm_id, occurred_at, 'mallory', action, target, outcome, details FROM audit_events",
+                )
+                .execute(p)
+                .await
+                .err(),
+                "INSERT OR REPLACE",
+            );
         }
         Database::Postgres(p) => {
             refused(
@@ -165,6 +174,15 @@ pub(super) async fn append_only(db: &Database) {
             refused(
                 sqlx::query("TRUNCATE audit_events").execute(p).await.err(),
                 "TRUNCATE",
+            );
+            refused(
+                sqlx::query(
+                    "INSERT INTO audit_events (id, realm_id, occurred_at, actor, action, target, outcome, details) OVERRIDING SYSTEM VALUE SELECT id, realm_id, occurred_at, 'mallory', action, target, outcome, details FROM audit_events ON CONFLICT (id) DO UPDATE SET actor = 'mallory'",
+                )
+                .execute(p)
+                .await
+                .err(),
+                "upsert",
             );
         }
     }

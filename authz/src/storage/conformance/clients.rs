@@ -1,5 +1,5 @@
 use super::fixtures::{agent, client, event, given_realm, resource};
-use crate::clients::{AgentBinding, AuthMethod, BindingId, ClientId, ClientSecret, SecretId};
+use crate::clients::{AgentBinding, BindingId, ClientId, ClientSecret, SecretId};
 use crate::error::StorageError;
 use crate::storage::{Database, Page};
 
@@ -70,25 +70,45 @@ pub(super) async fn clients(db: &Database) {
         (&first.id, Some(110))
     );
 
-    // Every mutable field is written, the agent binding included.
+    // Binding and enabling are separate writes: neither undoes the other.
     let a = agent(&r.id, "reports");
     store.insert_agent(&a, &ev()).await.expect("agent");
-    let mut changed = bot.clone();
-    changed.enabled = false;
-    changed.auth_method = AuthMethod::ClientSecretPost;
-    changed.agent = Some(AgentBinding {
+    let binding = AgentBinding {
         agent_id: a.id.clone(),
         binding_id: BindingId::generate(),
-    });
-    changed.updated_at = 60;
-    store.update_client(&changed, &ev()).await.expect("update");
-    assert_eq!(
-        store
-            .find_client(&r.id, &id("reports-bot"))
-            .await
-            .expect("find"),
-        Some(changed)
-    );
+    };
+    store
+        .set_client_agent(&bot.id, Some(&binding), 60, &ev())
+        .await
+        .expect("bind");
+    store
+        .set_client_enabled(&bot.id, false, 61, &ev())
+        .await
+        .expect("disable");
+    let mut expected = bot.clone();
+    expected.agent = Some(binding);
+    expected.enabled = false;
+    expected.updated_at = 61;
+    let found = store
+        .find_client(&r.id, &id("reports-bot"))
+        .await
+        .expect("find");
+    assert_eq!(found, Some(expected));
+    store
+        .set_client_agent(&bot.id, None, 62, &ev())
+        .await
+        .expect("unbind");
+    let found = store
+        .find_client(&r.id, &id("reports-bot"))
+        .await
+        .expect("find")
+        .expect("client");
+    assert_eq!((found.agent, found.enabled), (None, false));
+    let ghost = crate::clients::ClientRowId::generate();
+    assert!(matches!(
+        store.set_client_enabled(&ghost, true, 63, &ev()).await,
+        Err(StorageError::NotFound)
+    ));
     store.delete_client(&bot.id, &ev()).await.expect("delete");
     assert!(
         store

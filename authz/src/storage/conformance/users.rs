@@ -91,35 +91,75 @@ pub(super) async fn users(db: &Database) {
     );
     assert_eq!(total("name of b").await, 1, "search matches display names");
 
-    // Every mutable field is written, including the credential version.
+    // Each change writes its own field and nothing else.
     let bob = store
         .find_user_by_email(&r.id, &Email::parse("bob@example.com").expect("valid"))
         .await
         .expect("find")
         .expect("exists");
-    let mut changed = bob.clone();
-    changed.role = Role::SecurityReviewer;
-    changed.disabled = true;
-    changed.display_name = "Robert".into();
-    changed.credential_version = 7;
-    changed.updated_at = 50;
+    let ev = |a: &'static str| event(&r.id, a, "x", "user:bob", 50);
     store
-        .update_user(
-            &changed,
-            &event(&r.id, "user.role_change", "x", "user:bob", 50),
-        )
+        .set_user_role(&bob.id, Role::SecurityReviewer, 50, &ev("user.role_change"))
         .await
-        .expect("update");
-    assert_eq!(store.find_user(&bob.id).await.expect("find"), Some(changed));
-    let ghost = user(&r.id, "ghost@example.com", Role::Developer);
+        .expect("role");
+    store
+        .set_user_disabled(&bob.id, true, 51, &ev("user.disable"))
+        .await
+        .expect("disable");
+    let changed = store
+        .find_user(&bob.id)
+        .await
+        .expect("find")
+        .expect("exists");
+    assert_eq!(
+        (
+            changed.role,
+            changed.disabled,
+            changed.updated_at,
+            &changed.password_hash
+        ),
+        (Role::SecurityReviewer, true, 51, &bob.password_hash)
+    );
+    // A password change applies only to the credential version it was checked against.
+    assert!(
+        store
+            .set_user_password(&bob.id, "$v2", 1, 52, &ev("user.password_change"))
+            .await
+            .expect("pw")
+    );
+    assert!(
+        !store
+            .set_user_password(&bob.id, "$stale", 1, 53, &ev("user.password_change"))
+            .await
+            .expect("pw"),
+        "a change checked against version 1 after it moved on writes nothing"
+    );
+    let changed = store
+        .find_user(&bob.id)
+        .await
+        .expect("find")
+        .expect("exists");
+    assert_eq!(
+        (changed.password_hash.as_deref(), changed.credential_version),
+        (Some("$v2"), 2)
+    );
+    assert_eq!(
+        (changed.role, changed.disabled),
+        (Role::SecurityReviewer, true),
+        "untouched"
+    );
+    let ghost = UserId::generate();
     let err = store
-        .update_user(
-            &ghost,
-            &event(&r.id, "user.role_change", "x", "user:ghost", 51),
-        )
+        .set_user_role(&ghost, Role::Developer, 54, &ev("user.role_change"))
         .await
         .expect_err("missing");
     assert!(matches!(err, StorageError::NotFound), "{err:?}");
+    assert!(
+        !store
+            .set_user_password(&ghost, "$x", 1, 54, &ev("user.password_change"))
+            .await
+            .expect("pw")
+    );
 }
 
 pub(super) async fn last_admin_is_kept_in_the_transaction(db: &Database) {
@@ -131,12 +171,15 @@ pub(super) async fn last_admin_is_kept_in_the_transaction(db: &Database) {
         .insert_user(&dev, None, &event(&r.id, "user.create", "cli", "u", 2))
         .await
         .expect("dev");
-    let mut renamed = dev.clone();
-    renamed.display_name = "Dev".into();
     store
-        .update_user(&renamed, &event(&r.id, "user.update", "x", "u", 3))
+        .set_user_role(
+            &dev.id,
+            Role::SecurityReviewer,
+            3,
+            &event(&r.id, "user.role_change", "x", "u", 3),
+        )
         .await
-        .expect("no admin yet");
+        .expect("no admin yet: nothing to keep");
 
     let a = user(&r.id, "a@example.com", Role::Admin);
     let b = user(&r.id, "b@example.com", Role::Admin);
@@ -148,22 +191,13 @@ pub(super) async fn last_admin_is_kept_in_the_transaction(db: &Database) {
     }
     let before = audit_count(&store).await;
     // Two admins demote each other at the same moment: exactly one demotion may succeed.
-    let demote = |u: &crate::accounts::User, role: Role, disable: bool| {
-        let mut u = u.clone();
-        u.role = role;
-        u.disabled = disable;
-        u
-    };
     let (s1, s2) = (db.store(), db.store());
-    let (da, db_) = (
-        demote(&a, Role::Developer, false),
-        demote(&b, Role::Admin, true),
-    );
+    let (ida, idb) = (a.id.clone(), b.id.clone());
     let ea = event(&r.id, "user.role_change", "b", "user:a", 5);
     let eb = event(&r.id, "user.disable", "a", "user:b", 5);
     let (ra, rb) = tokio::join!(
-        tokio::spawn(async move { s1.update_user(&da, &ea).await }),
-        tokio::spawn(async move { s2.update_user(&db_, &eb).await }),
+        tokio::spawn(async move { s1.set_user_role(&ida, Role::Developer, 5, &ea).await }),
+        tokio::spawn(async move { s2.set_user_disabled(&idb, true, 5, &eb).await }),
     );
     let results = [ra.expect("task"), rb.expect("task")];
     assert_eq!(
