@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 const PORT: u16 = 3300;
 const SECONDS: u32 = 10;
 const ADMIN_PASSWORD: &str = "bench-admin-password";
+/// The audit list's filter, empty, as a server-function form.
+const AUDIT_QUERY: &str = "query%5Brealm%5D=&query%5Baction%5D=&query%5Bactor%5D=&query%5Btarget%5D=&query%5Bfrom%5D=&query%5Bto%5D=";
 
 struct Server(Child);
 
@@ -710,9 +712,12 @@ fn scale_one(backend: &str, pg_url: Option<String>, n: u32, audit: u32) -> anyho
             "audit",
             "audit/list",
             [
-                "page=0".into(),
-                format!("page={middle_audit}"),
-                "query%5Bactor%5D=user42%40&page=0".into(),
+                format!("{AUDIT_QUERY}&page=0"),
+                format!("{AUDIT_QUERY}&page={middle_audit}"),
+                format!(
+                    "{}&page=0",
+                    AUDIT_QUERY.replace("query%5Bactor%5D=", "query%5Bactor%5D=user42%40")
+                ),
             ],
         ),
     ];

@@ -148,6 +148,7 @@ macro_rules! agent_store {
                         columns: AGENT_COLUMNS,
                         fields: ["name", "owner"],
                         order: "name",
+                        trigrams: Some("agents_search"),
                     };
                     let extra = |qb: &mut sqlx::QueryBuilder<'_, $db>| {
                         if filter.mcp_only {
@@ -222,15 +223,8 @@ macro_rules! agent_store {
                     updated_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
-                    let n = sqlx::query(SET_AGENT_DISABLED)
-                        .bind(disabled)
-                        .bind(updated_at)
-                        .bind(id.as_str())
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
-                    self.commit_one(tx, n, event).await
+                    self.set_flag(SET_AGENT_DISABLED, disabled, updated_at, id.as_str(), event)
+                        .await
                 }
 
                 async fn delete_agent(

@@ -28,7 +28,6 @@ macro_rules! audit_store {
             use $crate::error::StorageError;
             use $crate::storage::audit::*;
             use $crate::storage::rows::AuditRow;
-            use $crate::storage::types::contains_pattern;
             use $crate::storage::types::{Page, Paged};
 
             #[async_trait::async_trait]
@@ -46,8 +45,13 @@ macro_rules! audit_store {
                     f: &AuditFilter,
                     page: Page,
                 ) -> Result<Paged<AuditEvent>, StorageError> {
-                    let actor = f.actor.as_deref().map(contains_pattern);
-                    let target = f.target.as_deref().map(contains_pattern);
+                    let trigrams = |column| Trigrams {
+                        table: "audit_search",
+                        key: "a.id",
+                        fts_key: "rowid",
+                        column: Some(column),
+                    };
+                    let (by_actor, by_target) = (trigrams("actor"), trigrams("target"));
                     let filter = |qb: &mut sqlx::QueryBuilder<'_, $db>| {
                         if let Some(v) = &f.realm_id {
                             qb.push(" AND a.realm_id = ")
@@ -56,15 +60,11 @@ macro_rules! audit_store {
                         if let Some(v) = &f.action {
                             qb.push(" AND a.action = ").push_bind(v.clone());
                         }
-                        if let Some(v) = &actor {
-                            qb.push(" AND lower(a.actor) LIKE ")
-                                .push_bind(v.clone())
-                                .push(" ESCAPE '\\'");
+                        if let Some(v) = &f.actor {
+                            push_text_search(qb, v, &["a.actor"], Some(&by_actor));
                         }
-                        if let Some(v) = &target {
-                            qb.push(" AND lower(a.target) LIKE ")
-                                .push_bind(v.clone())
-                                .push(" ESCAPE '\\'");
+                        if let Some(v) = &f.target {
+                            push_text_search(qb, v, &["a.target"], Some(&by_target));
                         }
                         if let Some(v) = f.from {
                             qb.push(" AND a.occurred_at >= ").push_bind(v);

@@ -181,6 +181,7 @@ macro_rules! client_store {
                         columns: CLIENT_COLUMNS,
                         fields: ["client_id", "name"],
                         order: "client_id",
+                        trigrams: Some("clients_search"),
                     };
                     let (rows, total) = search
                         .page::<ClientRow>(&self.pool, realm_id.as_str(), query, page, &|_| {})
@@ -199,15 +200,7 @@ macro_rules! client_store {
                     updated_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
-                    let n = sqlx::query(SET_CLIENT_ENABLED)
-                        .bind(enabled)
-                        .bind(updated_at)
-                        .bind(id.as_str())
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
-                    self.commit_one(tx, n, event).await
+                    self.set_flag(SET_CLIENT_ENABLED, enabled, updated_at, id.as_str(), event).await
                 }
 
                 async fn set_client_agent(

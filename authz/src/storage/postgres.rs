@@ -3,7 +3,8 @@ common_store!(
     /// Storage on PostgreSQL.
     PgStore,
     sqlx::Postgres,
-    sqlx::PgPool
+    sqlx::PgPool,
+    crate::storage::types::Dialect::Postgres
 );
 agent_store!(PgStore, sqlx::Postgres);
 audit_store!(PgStore, sqlx::Postgres);

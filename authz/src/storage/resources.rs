@@ -191,15 +191,14 @@ macro_rules! resource_store {
                     updated_at: $crate::clock::UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
-                    let n = sqlx::query(SET_RESOURCE_ENABLED)
-                        .bind(enabled)
-                        .bind(updated_at)
-                        .bind(id.as_str())
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
-                    self.commit_one(tx, n, event).await
+                    self.set_flag(
+                        SET_RESOURCE_ENABLED,
+                        enabled,
+                        updated_at,
+                        id.as_str(),
+                        event,
+                    )
+                    .await
                 }
 
                 async fn delete_resource(

@@ -7,14 +7,21 @@
 
 pub(super) const INSERT_AUDIT: &str = "INSERT INTO audit_events (realm_id, occurred_at, actor, action, target, outcome, request_id, client_ip, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 
-/// Defines the store struct `$store` over `$pool` and the helpers the domain macros use.
+/// Defines the store struct `$store` over `$pool` and the helpers the domain macros use;
+/// `$dialect` says how the backend searches text.
 macro_rules! common_store {
-    ($(#[$meta:meta])* $store:ident, $db:ty, $pool:ty) => {
-        use $crate::audit::NewAuditEvent;
-        use $crate::error::StorageError;
-        use $crate::storage::types::{contains_pattern, BaseStore, Generation, Page};
+    ($(#[$meta:meta])* $store:ident, $db:ty, $pool:ty, $dialect:expr) => {
         use async_trait::async_trait;
         use std::sync::Arc;
+        use $crate::audit::NewAuditEvent;
+        use $crate::error::StorageError;
+        use $crate::storage::types::{
+            BaseStore, Dialect, Generation, MIN_TRIGRAM_CHARS, Page, contains_pattern,
+            trigram_phrase,
+        };
+
+        /// How this backend searches text.
+        const DIALECT: Dialect = $dialect;
 
         $(#[$meta])*
         #[derive(Debug, Clone)]
@@ -73,6 +80,27 @@ macro_rules! common_store {
                 self.commit(tx, event).await
             }
 
+            /// Sets one flag of one row (`sql` is `UPDATE … SET <flag> = $1, updated_at = $2
+            /// WHERE id = $3`, a fixed statement) with its audit event; `NotFound` if gone.
+            async fn set_flag(
+                &self,
+                sql: &'static str,
+                value: bool,
+                updated_at: $crate::clock::UnixTime,
+                id: &str,
+                event: &NewAuditEvent,
+            ) -> Result<(), StorageError> {
+                let mut tx = self.pool.begin().await?;
+                let n = sqlx::query(sql)
+                    .bind(value)
+                    .bind(updated_at)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                self.commit_one(tx, n, event).await
+            }
+
             /// Ends a single-row change to a table nothing caches, as [`Self::commit_one`].
             async fn commit_one_uncached(
                 &self,
@@ -84,6 +112,58 @@ macro_rules! common_store {
                     return Err(StorageError::NotFound);
                 }
                 self.commit_uncached(tx, event).await
+            }
+        }
+
+        /// A SQLite trigram table indexing some text columns of a table's rows.
+        struct Trigrams {
+            /// The FTS5 table.
+            table: &'static str,
+            /// The outer row's key column (`id`, `a.id`).
+            key: &'static str,
+            /// The trigram table's column holding that key (`id`, or `rowid` for external
+            /// content).
+            fts_key: &'static str,
+            /// The one trigram column to match (`None`: any of them).
+            column: Option<&'static str>,
+        }
+
+        /// Appends ` AND <substring condition>` for `query` over `fields`: an indexed search
+        /// where the backend has one (`trigrams` on SQLite; `pg_trgm` indexes on PostgreSQL
+        /// serve `lower(field) LIKE`), `LIKE` otherwise (queries under three characters).
+        fn push_text_search(
+            qb: &mut sqlx::QueryBuilder<'_, $db>,
+            query: &str,
+            fields: &[&str],
+            trigrams: Option<&Trigrams>,
+        ) {
+            match (DIALECT, trigrams) {
+                (Dialect::Sqlite, Some(t)) if query.chars().count() >= MIN_TRIGRAM_CHARS => {
+                    let phrase = trigram_phrase(&query.to_lowercase());
+                    let expr = match t.column {
+                        Some(c) => format!("{{{c}}} : {phrase}"),
+                        None => phrase,
+                    };
+                    qb.push(format!(
+                        " AND {} IN (SELECT {} FROM {} WHERE {} MATCH ",
+                        t.key, t.fts_key, t.table, t.table
+                    ))
+                    .push_bind(expr)
+                    .push(")");
+                }
+                _ => {
+                    let pattern = contains_pattern(query);
+                    qb.push(" AND (");
+                    for (i, f) in fields.iter().enumerate() {
+                        if i > 0 {
+                            qb.push(" OR ");
+                        }
+                        qb.push(format!("lower({f}) LIKE "))
+                            .push_bind(pattern.clone())
+                            .push(" ESCAPE '\\'");
+                    }
+                    qb.push(")");
+                }
             }
         }
 
@@ -120,12 +200,14 @@ macro_rules! common_store {
 
         /// A paged list of one realm's rows, optionally filtered by a case-insensitive substring
         /// of either search field (LIKE wildcards in the query are literal), plus extra
-        /// conditions pushed by `extra`.
+        /// conditions pushed by `extra`. `trigrams` names the SQLite trigram table that indexes
+        /// the search fields, if there is one (keyed by `id`).
         struct Search {
             table: &'static str,
             columns: &'static str,
             fields: [&'static str; 2],
             order: &'static str,
+            trigrams: Option<&'static str>,
         }
 
         impl Search {
@@ -133,16 +215,18 @@ macro_rules! common_store {
                 &self,
                 qb: &mut sqlx::QueryBuilder<'_, $db>,
                 realm_id: &str,
-                pattern: Option<&String>,
+                query: Option<&str>,
                 extra: &(dyn Fn(&mut sqlx::QueryBuilder<'_, $db>) + Sync),
             ) {
                 qb.push(" WHERE realm_id = ").push_bind(realm_id.to_owned());
-                if let Some(p) = pattern {
-                    qb.push(format!(" AND (lower({}) LIKE ", self.fields[0]))
-                        .push_bind(p.clone())
-                        .push(format!(" ESCAPE '\\' OR lower({}) LIKE ", self.fields[1]))
-                        .push_bind(p.clone())
-                        .push(" ESCAPE '\\')");
+                if let Some(q) = query {
+                    let trigrams = self.trigrams.map(|table| Trigrams {
+                        table,
+                        key: "id",
+                        fts_key: "id",
+                        column: None,
+                    });
+                    push_text_search(qb, q, &self.fields, trigrams.as_ref());
                 }
                 extra(qb);
             }
@@ -158,16 +242,19 @@ macro_rules! common_store {
             where
                 R: for<'r> sqlx::FromRow<'r, <$db as sqlx::Database>::Row> + Send + Unpin,
             {
-                let pattern = query.map(contains_pattern);
-                let mut qb = sqlx::QueryBuilder::<$db>::new(format!("SELECT {} FROM {}", self.columns, self.table));
-                self.filter(&mut qb, realm_id, pattern.as_ref(), extra);
+                let mut qb = sqlx::QueryBuilder::<$db>::new(format!(
+                    "SELECT {} FROM {}",
+                    self.columns, self.table
+                ));
+                self.filter(&mut qb, realm_id, query, extra);
                 qb.push(format!(" ORDER BY {} LIMIT ", self.order))
                     .push_bind(i64::from(page.limit))
                     .push(" OFFSET ")
                     .push_bind(i64::from(page.offset));
                 let rows = qb.build_query_as::<R>().fetch_all(pool).await?;
-                let mut qb = sqlx::QueryBuilder::<$db>::new(format!("SELECT COUNT(*) FROM {}", self.table));
-                self.filter(&mut qb, realm_id, pattern.as_ref(), extra);
+                let mut qb =
+                    sqlx::QueryBuilder::<$db>::new(format!("SELECT COUNT(*) FROM {}", self.table));
+                self.filter(&mut qb, realm_id, query, extra);
                 let total: i64 = qb.build_query_scalar().fetch_one(pool).await?;
                 Ok((rows, u64::try_from(total).unwrap_or(0)))
             }

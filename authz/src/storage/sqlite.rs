@@ -3,7 +3,8 @@ common_store!(
     /// Storage on SQLite.
     SqliteStore,
     sqlx::Sqlite,
-    sqlx::SqlitePool
+    sqlx::SqlitePool,
+    crate::storage::types::Dialect::Sqlite
 );
 agent_store!(SqliteStore, sqlx::Sqlite);
 audit_store!(SqliteStore, sqlx::Sqlite);

@@ -71,3 +71,20 @@ pub(crate) fn contains_pattern(s: &str) -> String {
     out.push('%');
     out
 }
+
+/// How a backend searches text by substring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// `LIKE` on lower-cased columns, served by `pg_trgm` GIN indexes.
+    Postgres,
+    /// FTS5 trigram tables (`<table>_search`), kept by triggers; `LIKE` for short queries.
+    Sqlite,
+}
+
+/// Shortest query a trigram index can serve.
+pub(crate) const MIN_TRIGRAM_CHARS: usize = 3;
+
+/// An FTS5 phrase matching `s` as a substring (with a trigram tokenizer), quotes escaped.
+pub(crate) fn trigram_phrase(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}

@@ -233,6 +233,7 @@ macro_rules! user_store {
                         columns: USER_COLUMNS,
                         fields: ["email", "display_name"],
                         order: "email",
+                        trigrams: None,
                     };
                     let (rows, total) = search
                         .page::<UserRow>(&self.pool, realm_id.as_str(), query, page, &|_| {})

@@ -56,6 +56,11 @@ pub(super) async fn clients(db: &Database) {
     };
     assert_eq!(total("%").await, 1);
     assert_eq!(total("REPORTS").await, 1);
+    // Long enough for the trigram index, wildcards still literal, names searched too.
+    assert_eq!(total("a_1").await, 1, "the underscore is literal");
+    assert_eq!(total("ts-b").await, 1, "a substring across a word break");
+    assert_eq!(total("client reports").await, 1, "names are searched too");
+    assert_eq!(total("nothing-like-it").await, 0);
 
     let second = secret(b"h2", 50);
     store
@@ -110,6 +115,11 @@ pub(super) async fn clients(db: &Database) {
         Err(StorageError::NotFound)
     ));
     store.delete_client(&bot.id, &ev()).await.expect("delete");
+    assert_eq!(
+        total("REPORTS").await,
+        0,
+        "a deleted client is not found any more"
+    );
     assert!(
         store
             .list_client_secrets(&bot.id)
