@@ -113,17 +113,21 @@ pub struct AuditView {
     pub details: String,
 }
 
-/// One page of audit events.
+/// One page of audit events, paged by event id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditPage {
-    /// Rows.
+    /// Rows, newest first.
     pub items: Vec<AuditView>,
-    /// All matching rows.
+    /// Matching events in the whole log (at most the count limit).
     pub total: u64,
-    /// 0-based page index.
-    pub page: u32,
-    /// Rows per page.
-    pub page_size: u32,
+    /// Whether `total` is exact (`false`: more than `total`).
+    pub total_exact: bool,
+    /// The id to page newer from (`after`), when newer events exist.
+    pub newer: Option<i64>,
+    /// The id to page older from (`before`), when older events exist.
+    pub older: Option<i64>,
+    /// Whether this page is not the newest one (a "Newest" link makes sense).
+    pub paged: bool,
 }
 
 /// Audit action names for the filter; a test keeps it equal to the core's list.

@@ -676,7 +676,8 @@ fn scale_one(backend: &str, pg_url: Option<String>, n: u32, audit: u32) -> anyho
     let _server = install.serve()?;
     let jar = sign_in(&install)?;
     let middle_clients = n / 20 / 2;
-    let middle_audit = audit / 20 / 2;
+    // The audit log pages by id: the page below the middle event.
+    let middle_audit = audit / 2;
     let cases: [(&str, &str, [String; 3]); 4] = [
         (
             "clients",
@@ -712,12 +713,9 @@ fn scale_one(backend: &str, pg_url: Option<String>, n: u32, audit: u32) -> anyho
             "audit",
             "audit/list",
             [
-                format!("{AUDIT_QUERY}&page=0"),
-                format!("{AUDIT_QUERY}&page={middle_audit}"),
-                format!(
-                    "{}&page=0",
-                    AUDIT_QUERY.replace("query%5Bactor%5D=", "query%5Bactor%5D=user42%40")
-                ),
+                AUDIT_QUERY.to_owned(),
+                format!("{AUDIT_QUERY}&before={middle_audit}"),
+                AUDIT_QUERY.replace("query%5Bactor%5D=", "query%5Bactor%5D=user42%40"),
             ],
         ),
     ];

@@ -3,26 +3,41 @@ use crate::error::AppError;
 use crate::types::{AuditPage, AuditQuery};
 #[cfg(feature = "ssr")]
 use crate::{ssr, types::PAGE_SIZE};
+#[cfg(feature = "ssr")]
+use authz::audit::{AuditCursor, AuditWindow};
 use leptos::prelude::*;
 
-/// One page of audit events matching the filter.
+/// One page of audit events matching the filter: the newest, or those older than `before`, or
+/// those newer than `after` (ids from a previous page).
 #[server(prefix = "/api", endpoint = "audit/list")]
-pub async fn list_audit(query: AuditQuery, page: u32) -> Result<AuditPage, AppError> {
+pub async fn list_audit(
+    query: AuditQuery,
+    before: Option<i64>,
+    after: Option<i64>,
+) -> Result<AuditPage, AppError> {
     let (core, p, _) = ssr::context().await?;
     let filter = ssr::audit_filter(&query)?;
     let realm = Some(query.realm.as_str()).filter(|r| !r.is_empty());
+    let cursor = match (before, after) {
+        (Some(id), _) => AuditCursor::Before(id),
+        (None, Some(id)) => AuditCursor::After(id),
+        (None, None) => AuditCursor::Newest,
+    };
     let found = core
-        .list_audit(
-            &p,
-            realm,
-            filter,
-            authz::storage::Page::new(page, PAGE_SIZE),
-        )
+        .list_audit(&p, realm, filter, AuditWindow::page(cursor, PAGE_SIZE))
         .await?;
     Ok(AuditPage {
+        newer: found
+            .newer
+            .then(|| found.items.first().map(|e| e.id))
+            .flatten(),
+        older: found
+            .older
+            .then(|| found.items.last().map(|e| e.id))
+            .flatten(),
         items: found.items.iter().map(ssr::audit_view).collect(),
         total: found.total,
-        page,
-        page_size: PAGE_SIZE,
+        total_exact: found.total_exact,
+        paged: cursor != AuditCursor::Newest,
     })
 }

@@ -19,7 +19,7 @@ pub fn Pager(
     view! {
         <nav aria-label="Pagination" class="flex items-center justify-between border-t border-slate-200 px-4 py-3 dark:border-slate-700">
             <p class=MUTED>
-                {if total == 0 { "No results".to_owned() } else { format!("Showing {}–{} of {}", first + 1, last, total) }}
+                {if total == 0 { "No results".to_owned() } else { format!("Showing {}–{} of {}", grouped(first + 1), grouped(last), grouped(total)) }}
             </p>
             <div class="flex gap-2">
                 {has_prev.then(|| view! { <a class=BTN_SMALL href=href(page - 1) rel="prev">"Previous"</a> })}
@@ -27,6 +27,46 @@ pub fn Pager(
             </div>
         </nav>
     }
+}
+
+/// The match count and Newer/Older links for a list paged by cursor (newest first). Each link is
+/// `None` when there is nothing that way; `newest` links back to the top from a deeper page.
+#[component]
+pub fn CursorPager(
+    total: u64,
+    exact: bool,
+    newest: Option<String>,
+    newer: Option<String>,
+    older: Option<String>,
+) -> impl IntoView {
+    let count = match (total, exact) {
+        (1, true) => "1 matching event".to_owned(),
+        (n, true) => format!("{} matching events", grouped(n)),
+        (n, false) => format!("More than {} matching events", grouped(n)),
+    };
+    view! {
+        <nav aria-label="Pagination" class="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 px-4 py-3 dark:border-slate-700">
+            <p class=MUTED>{count}</p>
+            <div class="flex gap-2">
+                {newest.map(|href| view! { <a class=BTN_SMALL href=href>"Newest"</a> })}
+                {newer.map(|href| view! { <a class=BTN_SMALL href=href rel="prev">"Newer"</a> })}
+                {older.map(|href| view! { <a class=BTN_SMALL href=href rel="next">"Older"</a> })}
+            </div>
+        </nav>
+    }
+}
+
+/// `n` with thousands separators: 1234567 → "1,234,567".
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Appends `key=value` pairs (URL-encoded, empty values skipped) to `path`.
@@ -58,7 +98,16 @@ fn encode(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::with_query;
+    use super::{grouped, with_query};
+
+    #[test]
+    fn groups_thousands() {
+        let cases = [(0, "0"), (999, "999"), (1000, "1,000"), (123456, "123,456")];
+        for (n, text) in cases {
+            assert_eq!(grouped(n), text);
+        }
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
 
     #[test]
     fn builds_queries() {

@@ -1,7 +1,7 @@
 //! The audit log: filter, page through, export.
 use crate::api::audit::list_audit;
 use crate::components::layout::use_session;
-use crate::components::pager::{Pager, with_query};
+use crate::components::pager::{CursorPager, with_query};
 use crate::components::ui::*;
 use crate::types::{AUDIT_ACTIONS, AuditQuery};
 use leptos::prelude::*;
@@ -36,16 +36,16 @@ pub fn AuditPage() -> impl IntoView {
             }
         })
     });
-    let page = Memo::new(move |_| {
+    // Paged by event id: `before` = older than, `after` = newer than.
+    let cursor = Memo::new(move |_| {
         params.with(|m| {
-            m.get("page")
-                .and_then(|p| p.parse::<u32>().ok())
-                .unwrap_or(0)
+            let id = |k: &str| m.get(k).and_then(|v| v.parse::<i64>().ok());
+            (id("before"), id("after"))
         })
     });
     let events = Resource::new(
-        move || (filter.get(), page.get()),
-        |(f, p)| list_audit(f, p),
+        move || (filter.get(), cursor.get()),
+        |(f, (before, after))| list_audit(f, before, after),
     );
     let session = use_session();
     let realms = move || {
@@ -111,11 +111,24 @@ pub fn AuditPage() -> impl IntoView {
             </Form>
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || events.get().map(|result| match result {
+                    Ok(found) if found.items.is_empty() && found.paged => view! {
+                        <EmptyState title="No events this way" hint="Newer events may have been filtered out."/>
+                        <CursorPager total=found.total exact=found.total_exact
+                            newest=Some(with_query("/audit", &pairs(&filter.get()))) newer=None older=None/>
+                    }.into_any(),
                     Ok(found) if found.items.is_empty() => view! {
                         <EmptyState title="No events match" hint="Widen the filters or clear them."/>
                     }.into_any(),
                     Ok(found) => {
                         let f = filter.get();
+                        let link = move |key: &'static str, id: Option<i64>| {
+                            id.map(|id| {
+                                let mut q = pairs(&f);
+                                q.push((key, id.to_string()));
+                                with_query("/audit", &q)
+                            })
+                        };
+                        let newest = found.paged.then(|| with_query("/audit", &pairs(&filter.get())));
                         view! {
                             <div class="overflow-x-auto">
                                 <table class=TABLE>
@@ -153,12 +166,8 @@ pub fn AuditPage() -> impl IntoView {
                                     </tbody>
                                 </table>
                             </div>
-                            <Pager total=found.total page=found.page page_size=found.page_size
-                                href=move |p| {
-                                    let mut q = pairs(&f);
-                                    if p > 0 { q.push(("page", p.to_string())); }
-                                    with_query("/audit", &q)
-                                }/>
+                            <CursorPager total=found.total exact=found.total_exact newest
+                                newer=link("after", found.newer) older=link("before", found.older)/>
                         }.into_any()
                     }
                     Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),

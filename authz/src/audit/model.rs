@@ -211,6 +211,60 @@ pub struct AuditEvent {
     pub details: serde_json::Value,
 }
 
+/// Where a page of the audit log starts. The log is paged by event id rather than by offset,
+/// so a page deep in a million rows costs the same as the first one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AuditCursor {
+    /// The newest events.
+    #[default]
+    Newest,
+    /// Events older than the event with this id (the next page down).
+    Before(i64),
+    /// Events newer than the event with this id (the page above), still shown newest first.
+    After(i64),
+}
+
+/// How much of the audit log to read at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditWindow {
+    /// Where the page starts.
+    pub cursor: AuditCursor,
+    /// At most this many events.
+    pub limit: u32,
+    /// Matching events are counted up to this many (counting a million rows on every page
+    /// would cost more than the page itself).
+    pub count_up_to: u64,
+}
+
+impl AuditWindow {
+    /// A console page: `limit` events from `cursor`, counted up to [`AUDIT_COUNT_LIMIT`].
+    pub fn page(cursor: AuditCursor, limit: u32) -> Self {
+        Self {
+            cursor,
+            limit,
+            count_up_to: AUDIT_COUNT_LIMIT,
+        }
+    }
+}
+
+/// Matching events are counted exactly up to this many; beyond it the console shows "10,000+".
+pub const AUDIT_COUNT_LIMIT: u64 = 10_000;
+
+/// One page of the audit log, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditSlice {
+    /// Events, newest first.
+    pub items: Vec<AuditEvent>,
+    /// Whether newer matching events exist above this page.
+    pub newer: bool,
+    /// Whether older matching events exist below this page.
+    pub older: bool,
+    /// Matching events in the whole log, at most the window's `count_up_to`.
+    pub total: u64,
+    /// Whether `total` is exact (`false`: there are more than `total`).
+    pub total_exact: bool,
+}
+
 /// Filter for listing audit events; `None` fields do not filter.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuditFilter {

@@ -1,13 +1,12 @@
 //! Audit operations: building events, listing and exporting them.
 use super::model::{
-    AuditEvent, AuditFilter, ExportFormat, MAX_EXPORT_ROWS, NewAuditEvent, Outcome, RequestMeta,
-    action,
+    AuditCursor, AuditFilter, AuditSlice, AuditWindow, ExportFormat, MAX_EXPORT_ROWS,
+    NewAuditEvent, Outcome, RequestMeta, action,
 };
 use crate::core::Core;
 use crate::error::Result;
 use crate::policy::{Permission, Principal};
 use crate::realms::RealmId;
-use crate::storage::{Page, Paged};
 
 impl Core {
     /// A successful event by `actor` on `target`, now, with the request's facts.
@@ -40,7 +39,8 @@ impl Core {
         }
     }
 
-    /// Lists audit events, newest first. `realm` is a realm name (or none for all realms).
+    /// Lists audit events in the window, newest first. `realm` is a realm name (or none for
+    /// all realms).
     ///
     /// # Errors
     /// `Forbidden`, `NotFound` (realm), or storage failure.
@@ -49,11 +49,11 @@ impl Core {
         p: &Principal,
         realm: Option<&str>,
         mut filter: AuditFilter,
-        page: Page,
-    ) -> Result<Paged<AuditEvent>> {
+        window: AuditWindow,
+    ) -> Result<AuditSlice> {
         p.require(Permission::ViewAudit)?;
         filter.realm_id = self.realm_filter(realm).await?;
-        Ok(self.store.list_audit_events(&filter, page).await?)
+        Ok(self.store.list_audit_events(&filter, window).await?)
     }
 
     /// Exports matching audit events (up to [`MAX_EXPORT_ROWS`]) as CSV or JSON lines.
@@ -75,9 +75,10 @@ impl Core {
             .store
             .list_audit_events(
                 &filter,
-                Page {
-                    offset: 0,
+                AuditWindow {
+                    cursor: AuditCursor::Newest,
                     limit: MAX_EXPORT_ROWS,
+                    count_up_to: 0,
                 },
             )
             .await?

@@ -1,7 +1,6 @@
 //! Audit persistence (append-only).
-use crate::audit::{AuditEvent, AuditFilter, NewAuditEvent};
+use crate::audit::{AuditFilter, AuditSlice, AuditWindow, NewAuditEvent};
 use crate::error::StorageError;
-use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
 /// Audit persistence (append-only).
@@ -9,26 +8,29 @@ use async_trait::async_trait;
 pub trait AuditStore: Send + Sync {
     /// Appends an event that has no other change to commit with (e.g. a failed sign-in).
     async fn insert_audit_event(&self, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// Lists events matching the filter, newest first.
+    /// Lists events matching the filter in the window, newest first.
     async fn list_audit_events(
         &self,
         filter: &AuditFilter,
-        page: Page,
-    ) -> Result<Paged<AuditEvent>, StorageError>;
+        window: AuditWindow,
+    ) -> Result<AuditSlice, StorageError>;
 }
 
 pub(super) const AUDIT_SELECT: &str = "SELECT a.id, r.name AS realm, a.occurred_at, a.actor, a.action, a.target, a.outcome, a.request_id, a.client_ip, a.details FROM audit_events a JOIN realms r ON r.id = a.realm_id WHERE 1 = 1";
-pub(super) const AUDIT_COUNT: &str = "SELECT COUNT(*) FROM audit_events a WHERE 1 = 1";
+/// Counts matching rows up to a bound (the bind after the filter is the bound plus one).
+pub(super) const AUDIT_COUNT: &str =
+    "SELECT COUNT(*) FROM (SELECT 1 FROM audit_events a WHERE 1 = 1";
 
 /// Implements [`AuditStore`] for one backend's store.
 macro_rules! audit_store {
     ($store:ident, $db:ty) => {
         const _: () = {
-            use $crate::audit::{AuditEvent, AuditFilter, NewAuditEvent};
+            use $crate::audit::{
+                AuditCursor, AuditEvent, AuditFilter, AuditSlice, AuditWindow, NewAuditEvent,
+            };
             use $crate::error::StorageError;
             use $crate::storage::audit::*;
             use $crate::storage::rows::AuditRow;
-            use $crate::storage::types::{Page, Paged};
 
             #[async_trait::async_trait]
             impl AuditStore for $store {
@@ -43,8 +45,8 @@ macro_rules! audit_store {
                 async fn list_audit_events(
                     &self,
                     f: &AuditFilter,
-                    page: Page,
-                ) -> Result<Paged<AuditEvent>, StorageError> {
+                    w: AuditWindow,
+                ) -> Result<AuditSlice, StorageError> {
                     let trigrams = |column| Trigrams {
                         table: "audit_search",
                         key: "a.id",
@@ -75,23 +77,52 @@ macro_rules! audit_store {
                     };
                     let mut qb = sqlx::QueryBuilder::<$db>::new(AUDIT_SELECT);
                     filter(&mut qb);
-                    qb.push(" ORDER BY a.id DESC LIMIT ")
-                        .push_bind(i64::from(page.limit))
-                        .push(" OFFSET ")
-                        .push_bind(i64::from(page.offset));
-                    let items = qb
+                    let ascending = matches!(w.cursor, AuditCursor::After(_));
+                    match w.cursor {
+                        AuditCursor::Newest => {}
+                        AuditCursor::Before(id) => {
+                            qb.push(" AND a.id < ").push_bind(id);
+                        }
+                        AuditCursor::After(id) => {
+                            qb.push(" AND a.id > ").push_bind(id);
+                        }
+                    }
+                    qb.push(if ascending {
+                        " ORDER BY a.id ASC LIMIT "
+                    } else {
+                        " ORDER BY a.id DESC LIMIT "
+                    })
+                    .push_bind(i64::from(w.limit) + 1);
+                    let mut items = qb
                         .build_query_as::<AuditRow>()
                         .fetch_all(&self.pool)
                         .await?
                         .into_iter()
                         .map(AuditEvent::try_from)
                         .collect::<Result<Vec<_>, _>>()?;
+                    let limit = usize::try_from(w.limit).unwrap_or(usize::MAX);
+                    let more = items.len() > limit;
+                    items.truncate(limit);
+                    if ascending {
+                        items.reverse();
+                    }
+                    let (newer, older) = match w.cursor {
+                        AuditCursor::Newest => (false, more),
+                        AuditCursor::Before(_) => (true, more),
+                        AuditCursor::After(_) => (more, true),
+                    };
                     let mut qb = sqlx::QueryBuilder::<$db>::new(AUDIT_COUNT);
                     filter(&mut qb);
-                    let total: i64 = qb.build_query_scalar().fetch_one(&self.pool).await?;
-                    Ok(Paged {
+                    let bound = i64::try_from(w.count_up_to.saturating_add(1)).unwrap_or(i64::MAX);
+                    qb.push(" LIMIT ").push_bind(bound).push(") AS matching");
+                    let counted: i64 = qb.build_query_scalar().fetch_one(&self.pool).await?;
+                    let counted = u64::try_from(counted).unwrap_or(0);
+                    Ok(AuditSlice {
                         items,
-                        total: u64::try_from(total).unwrap_or(0),
+                        newer,
+                        older,
+                        total: counted.min(w.count_up_to),
+                        total_exact: counted <= w.count_up_to,
                     })
                 }
             }

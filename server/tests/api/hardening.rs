@@ -203,7 +203,12 @@ async fn the_failed_sign_in_audit_row_stores_a_bounded_actor() {
     let events = t
         .state
         .core
-        .list_audit(&admin, None, filter, authz::storage::Page::new(0, 10))
+        .list_audit(
+            &admin,
+            None,
+            filter,
+            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
+        )
         .await
         .expect("audit")
         .items;
@@ -343,7 +348,12 @@ async fn concurrent_sign_ins_are_counted_before_their_hashes() {
         ..Default::default()
     };
     let verified = core
-        .list_audit(&admin, None, filter, authz::storage::Page::new(0, 50))
+        .list_audit(
+            &admin,
+            None,
+            filter,
+            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 50),
+        )
         .await
         .expect("audit")
         .total;

@@ -1,6 +1,6 @@
 use super::fixtures::{audit_count, event, given_realm};
-use crate::audit::{AuditFilter, Outcome};
-use crate::storage::{Database, Page};
+use crate::audit::{AuditCursor, AuditFilter, AuditWindow, Outcome};
+use crate::storage::Database;
 
 pub(super) async fn audit(db: &Database) {
     let store = db.store();
@@ -40,10 +40,14 @@ pub(super) async fn audit(db: &Database) {
         .expect("insert");
 
     let all = store
-        .list_audit_events(&AuditFilter::default(), Page::new(0, 10))
+        .list_audit_events(
+            &AuditFilter::default(),
+            AuditWindow::page(AuditCursor::Newest, 10),
+        )
         .await
         .expect("list");
-    assert_eq!(all.total, 4);
+    assert_eq!((all.total, all.total_exact), (4, true));
+    assert!(!all.newer && !all.older, "one page holds everything");
     let times: Vec<_> = all.items.iter().map(|e| e.occurred_at).collect();
     assert_eq!(times, [400, 300, 200, 1], "newest first");
     let e = &all.items[1];
@@ -59,7 +63,7 @@ pub(super) async fn audit(db: &Database) {
         let store = store.clone();
         async move {
             store
-                .list_audit_events(&f, Page::new(0, 10))
+                .list_audit_events(&f, AuditWindow::page(AuditCursor::Newest, 10))
                 .await
                 .expect("list")
                 .total
@@ -111,11 +115,93 @@ pub(super) async fn audit(db: &Database) {
         .await,
         2
     );
-    let page = store
-        .list_audit_events(&AuditFilter::default(), Page::new(1, 3))
+    // Paging by id: three, then the one below, then back up to the same three.
+    let window = |cursor| AuditWindow::page(cursor, 3);
+    let top = store
+        .list_audit_events(&AuditFilter::default(), window(AuditCursor::Newest))
         .await
         .expect("list");
-    assert_eq!((page.total, page.items.len()), (4, 1));
+    let ids = |s: &crate::audit::AuditSlice| s.items.iter().map(|e| e.id).collect::<Vec<_>>();
+    assert_eq!((top.items.len(), top.newer, top.older), (3, false, true));
+    let last = *ids(&top).last().expect("rows");
+    let below = store
+        .list_audit_events(&AuditFilter::default(), window(AuditCursor::Before(last)))
+        .await
+        .expect("list");
+    assert_eq!(
+        (below.items.len(), below.newer, below.older),
+        (1, true, false)
+    );
+    assert_eq!(
+        below.total, 4,
+        "the count covers the whole log, not the page"
+    );
+    assert!(below.items[0].id < last);
+    let above = store
+        .list_audit_events(
+            &AuditFilter::default(),
+            window(AuditCursor::After(below.items[0].id)),
+        )
+        .await
+        .expect("list");
+    assert_eq!(
+        ids(&above),
+        ids(&top),
+        "newest first, the same page as before"
+    );
+    assert_eq!((above.newer, above.older), (false, true));
+    let above_one = store
+        .list_audit_events(
+            &AuditFilter::default(),
+            AuditWindow::page(AuditCursor::After(below.items[0].id), 1),
+        )
+        .await
+        .expect("list");
+    assert_eq!(ids(&above_one), [last], "the nearest newer event");
+    assert!(above_one.newer && above_one.older);
+    // The filter applies to the cursor's pages too.
+    let logins = AuditFilter {
+        action: Some("session.login".to_owned()),
+        ..Default::default()
+    };
+    let first = store
+        .list_audit_events(&logins, AuditWindow::page(AuditCursor::Newest, 1))
+        .await
+        .expect("list");
+    let next = store
+        .list_audit_events(
+            &logins,
+            AuditWindow::page(AuditCursor::Before(first.items[0].id), 1),
+        )
+        .await
+        .expect("list");
+    assert_eq!(next.items[0].action, "session.login");
+    assert_eq!((next.older, next.total), (false, 2));
+    // Counting stops at the bound.
+    let capped = store
+        .list_audit_events(
+            &AuditFilter::default(),
+            AuditWindow {
+                cursor: AuditCursor::Newest,
+                limit: 1,
+                count_up_to: 2,
+            },
+        )
+        .await
+        .expect("list");
+    assert_eq!((capped.total, capped.total_exact), (2, false));
+    let exact = store
+        .list_audit_events(
+            &AuditFilter::default(),
+            AuditWindow {
+                cursor: AuditCursor::Newest,
+                limit: 1,
+                count_up_to: 4,
+            },
+        )
+        .await
+        .expect("list");
+    assert_eq!((exact.total, exact.total_exact), (4, true));
     assert!(store.ping().await.is_ok());
 }
 

@@ -1,14 +1,14 @@
 //! Builders shared by the scenarios.
 use crate::accounts::{Email, User, UserId};
 use crate::agents::{Agent, AgentId};
-use crate::audit::{AuditFilter, NewAuditEvent, Outcome};
+use crate::audit::{AuditCursor, AuditFilter, AuditWindow, NewAuditEvent, Outcome};
 use crate::clients::{AuthMethod, Client, ClientId, ClientRowId, GrantType, Metadata};
 use crate::keys::{KeyState, SigningAlg, StoredKey};
 use crate::policy::Role;
 use crate::realms::{Realm, RealmId, RealmName};
 use crate::resources::{Resource, ResourceId, ResourceUri};
 use crate::scope::ScopeSet;
-use crate::storage::{DynStore, Page};
+use crate::storage::DynStore;
 
 pub(super) fn realm(name: &str) -> Realm {
     Realm {
@@ -136,7 +136,10 @@ pub(super) fn stored_key(realm_id: &RealmId, kid: &str, state: KeyState, at: i64
 
 pub(super) async fn audit_count(store: &DynStore) -> u64 {
     store
-        .list_audit_events(&AuditFilter::default(), Page::new(0, 1))
+        .list_audit_events(
+            &AuditFilter::default(),
+            AuditWindow::page(AuditCursor::Newest, 1),
+        )
         .await
         .expect("list")
         .total
