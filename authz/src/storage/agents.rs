@@ -58,7 +58,8 @@ pub(super) const SET_AGENT_DISABLED: &str =
 pub(super) const UNBIND_AGENT_CLIENTS: &str =
     "UPDATE clients SET agent_id = NULL, agent_binding = NULL WHERE agent_id = $1";
 pub(super) const DELETE_AGENT: &str = "DELETE FROM agents WHERE id = $1";
-/// Roles hold `mcp` or an `mcp:*` role (roles are stored space-separated).
+/// Roles hold `mcp` or an `mcp:*` role (roles are stored space-separated). The partial index
+/// `agents_mcp_capable` repeats this predicate; the planners use it only while they are equal.
 pub(super) const MCP_CAPABLE: &str =
     " AND ((' ' || roles || ' ') LIKE '% mcp %' OR (' ' || roles) LIKE '% mcp:%')";
 
@@ -247,4 +248,21 @@ macro_rules! agent_store {
             }
         };
     };
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_mcp_index_repeats_the_filter() {
+        let predicate = super::MCP_CAPABLE.trim_start_matches(" AND ");
+        for migration in [
+            include_str!("../../../migrations/sqlite/20261201020000_agents_mcp_index.sql"),
+            include_str!("../../../migrations/postgres/20261201020000_agents_mcp_index.sql"),
+        ] {
+            assert!(
+                migration.contains(&format!("WHERE {predicate};")),
+                "{migration}"
+            );
+        }
+    }
 }

@@ -93,8 +93,11 @@ macro_rules! audit_store {
                         " ORDER BY a.id DESC LIMIT "
                     })
                     .push_bind(i64::from(w.limit) + 1);
+                    // Text searches are planned for their pattern (see `Search::page`).
+                    let prepared = f.actor.is_none() && f.target.is_none();
                     let mut items = qb
                         .build_query_as::<AuditRow>()
+                        .persistent(prepared)
                         .fetch_all(&self.pool)
                         .await?
                         .into_iter()
@@ -115,7 +118,11 @@ macro_rules! audit_store {
                     filter(&mut qb);
                     let bound = i64::try_from(w.count_up_to.saturating_add(1)).unwrap_or(i64::MAX);
                     qb.push(" LIMIT ").push_bind(bound).push(") AS matching");
-                    let counted: i64 = qb.build_query_scalar().fetch_one(&self.pool).await?;
+                    let counted: i64 = qb
+                        .build_query_scalar()
+                        .persistent(prepared)
+                        .fetch_one(&self.pool)
+                        .await?;
                     let counted = u64::try_from(counted).unwrap_or(0);
                     Ok(AuditSlice {
                         items,

@@ -251,11 +251,22 @@ macro_rules! common_store {
                     .push_bind(i64::from(page.limit))
                     .push(" OFFSET ")
                     .push_bind(i64::from(page.offset));
-                let rows = qb.build_query_as::<R>().fetch_all(pool).await?;
+                // A search is planned for its pattern each time: a cached generic plan cannot
+                // tell a selective pattern from a broad one and scans the whole realm.
+                let prepared = query.is_none();
+                let rows = qb
+                    .build_query_as::<R>()
+                    .persistent(prepared)
+                    .fetch_all(pool)
+                    .await?;
                 let mut qb =
                     sqlx::QueryBuilder::<$db>::new(format!("SELECT COUNT(*) FROM {}", self.table));
                 self.filter(&mut qb, realm_id, query, extra);
-                let total: i64 = qb.build_query_scalar().fetch_one(pool).await?;
+                let total: i64 = qb
+                    .build_query_scalar()
+                    .persistent(prepared)
+                    .fetch_one(pool)
+                    .await?;
                 Ok((rows, u64::try_from(total).unwrap_or(0)))
             }
         }
