@@ -86,6 +86,15 @@ test('an admin creates a user, bad input is shown inline, and the audit row appe
   const row = page.getByTestId('audit-row').filter({ hasText: 'user.create' }).first();
   await expect(row).toContainText(ADMIN.email);
   await expect(row).toContainText(email);
+  await expect(page.getByText(/^\d[\d,]* matching events?$/)).toBeVisible();
+
+  // The log pages by event id; a page below the newest offers the way back up.
+  await page.goto('/audit?before=999999999');
+  await expect(page.getByTestId('audit-row').filter({ hasText: 'user.create' }).first()).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Newer' })).toHaveCount(0);
+  await page.getByRole('link', { name: 'Newest' }).click();
+  await expect(page).toHaveURL(/\/audit$/);
+  await expect(page.getByRole('link', { name: 'Newest' })).toHaveCount(0);
   expect(errors).toEqual([]);
 });
 

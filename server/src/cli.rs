@@ -5,7 +5,42 @@ use clap::{Parser, Subcommand};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 
+/// `println!` for command output. A closed pipe (`portcullis clients list | head`) is an
+/// `io::Error` that ends the command quietly with success (see [`closed_pipe`]), not a panic.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::write_out(format_args!("{}\n", format_args!($($arg)*)))?
+    };
+}
+
+/// `print!` for command output (no newline added); see `say!`.
+macro_rules! say_raw {
+    ($($arg:tt)*) => {
+        $crate::cli::write_out(format_args!($($arg)*))?
+    };
+}
+
 mod lifecycle;
+
+/// Writes command output to stdout.
+///
+/// # Errors
+/// The write's error, e.g. `BrokenPipe` when the reader went away.
+pub fn write_out(args: std::fmt::Arguments<'_>) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_fmt(args)?;
+    out.flush()
+}
+
+/// Whether a command failed only because whoever read its output stopped reading.
+pub fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
 pub use lifecycle::{AgentsCommand, ClientLifecycle, ResourceLifecycle};
 
 /// Portcullis: the authorization server for MCP.
@@ -242,11 +277,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Command::ValidateConfig => {
-            println!("Configuration is valid.");
+            say!("Configuration is valid.");
             Ok(())
         }
         Command::PrintConfig => {
-            print!("{}", config.redacted_toml());
+            say_raw!("{}", config.redacted_toml());
             Ok(())
         }
         Command::Serve => {
@@ -258,7 +293,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let db = crate::connect(&config).await?;
             crate::prepare_schema(&db).await?;
             db.close().await;
-            println!("Migrations applied.");
+            say!("Migrations applied.");
             Ok(())
         }
         Command::Keys { command } => {
@@ -297,7 +332,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 .await
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             state.db.close().await;
-            println!(
+            say!(
                 "Created {} ({}) with role {}.",
                 user.email,
                 user.id,
@@ -324,7 +359,7 @@ async fn keys(core: &authz::Core, command: KeysCommand) -> anyhow::Result<()> {
                 .rotate_signing_keys(&cli, &realm, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Rotated realm {realm}; now active: {}", active.join(", "));
+            say!("Rotated realm {realm}; now active: {}", active.join(", "));
         }
         KeysCommand::BenchSign {
             realm,
@@ -349,7 +384,7 @@ async fn keys(core: &authz::Core, command: KeysCommand) -> anyhow::Result<()> {
                 }
                 n += 100;
             }
-            println!(
+            say!(
                 "signatures/s: {:.0}",
                 n as f64 / start.elapsed().as_secs_f64()
             );
@@ -360,7 +395,7 @@ async fn keys(core: &authz::Core, command: KeysCommand) -> anyhow::Result<()> {
                 .await
                 .map_err(core_error)?
             {
-                println!(
+                say!(
                     "{}\t{}\t{}\t{}",
                     k.kid,
                     k.alg,
@@ -402,7 +437,7 @@ async fn resources(core: &authz::Core, command: ResourcesCommand) -> anyhow::Res
                 .create_resource(&cli, &realm, &input, &authz::RequestMeta::default())
                 .await
                 .map_err(core_error)?;
-            println!("Created resource {} with audience {}", r.slug, r.uri);
+            say!("Created resource {} with audience {}", r.slug, r.uri);
         }
         ResourcesCommand::List { realm } => {
             let default = core
@@ -415,7 +450,7 @@ async fn resources(core: &authz::Core, command: ResourcesCommand) -> anyhow::Res
                 .map_err(core_error)?
             {
                 let is_default = default.as_ref().is_some_and(|d| d.id == r.id);
-                println!(
+                say!(
                     "{}\t{}\t{}\t{}{}",
                     r.slug,
                     r.uri,
@@ -431,11 +466,12 @@ async fn resources(core: &authz::Core, command: ResourcesCommand) -> anyhow::Res
                 .await
                 .map_err(core_error)?
             {
-                Some(r) => println!(
+                Some(r) => say!(
                     "Token requests without resource now get audience {} ({})",
-                    r.uri, r.slug
+                    r.uri,
+                    r.slug
                 ),
-                None => println!("Token requests without resource are refused (invalid_target)"),
+                None => say!("Token requests without resource are refused (invalid_target)"),
             }
         }
         ResourcesCommand::Credentials { realm, id } => {
@@ -448,8 +484,8 @@ async fn resources(core: &authz::Core, command: ResourcesCommand) -> anyhow::Res
                 )
                 .await
                 .map_err(core_error)?;
-            println!("client_id: {}", client.client_id);
-            println!("client_secret: {}", secret.expose());
+            say!("client_id: {}", client.client_id);
+            say!("client_secret: {}", secret.expose());
             eprintln!(
                 "The secret is shown only this once. With these credentials (client_secret_basic) the MCP server may introspect tokens minted for {id}."
             );
@@ -499,9 +535,9 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
                 .create_client(&cli, &realm, &client_id, &metadata, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("client_id: {}", client.client_id);
+            say!("client_id: {}", client.client_id);
             if let Some(secret) = secret {
-                println!("client_secret: {}", secret.expose());
+                say!("client_secret: {}", secret.expose());
                 eprintln!("The secret is shown only this once; store it now.");
             }
         }
@@ -514,7 +550,7 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
                 .rotate_client_secret(&cli, &realm, &client_id, overlap_secs, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("client_secret: {}", secret.expose());
+            say!("client_secret: {}", secret.expose());
             eprintln!("Previous secrets keep working for {overlap_secs} seconds.");
         }
         ClientsCommand::Lifecycle(command) => lifecycle::client_lifecycle(core, command).await?,

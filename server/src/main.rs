@@ -23,6 +23,8 @@ fn main() -> std::process::ExitCode {
     };
     match runtime.block_on(server::cli::run(cli)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // `portcullis agents list | head`: the reader has what it wanted.
+        Err(e) if server::cli::closed_pipe(&e) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::ExitCode::FAILURE

@@ -112,7 +112,7 @@ pub fn AuditPage() -> impl IntoView {
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || events.get().map(|result| match result {
                     Ok(found) if found.items.is_empty() && found.paged => view! {
-                        <EmptyState title="No events this way" hint="Newer events may have been filtered out."/>
+                        <EmptyState title="Nothing on this page" hint="The page lies past the end of the log for these filters."/>
                         <CursorPager total=found.total exact=found.total_exact
                             newest=Some(with_query("/audit", &pairs(&filter.get()))) newer=None older=None/>
                     }.into_any(),

@@ -109,10 +109,27 @@ macro_rules! audit_store {
                     if ascending {
                         items.reverse();
                     }
+                    // Whether a matching event lies on the cursor's other side (the cursor's
+                    // own event, unless the cursor was made up): one indexed probe.
+                    let beyond = |condition: &'static str, id: i64| {
+                        let mut qb = sqlx::QueryBuilder::<$db>::new(
+                            "SELECT a.id FROM audit_events a WHERE 1 = 1",
+                        );
+                        filter(&mut qb);
+                        qb.push(condition).push_bind(id).push(" LIMIT 1");
+                        async move {
+                            let found: Option<i64> = qb
+                                .build_query_scalar()
+                                .persistent(prepared)
+                                .fetch_optional(&self.pool)
+                                .await?;
+                            Ok::<_, StorageError>(found.is_some())
+                        }
+                    };
                     let (newer, older) = match w.cursor {
                         AuditCursor::Newest => (false, more),
-                        AuditCursor::Before(_) => (true, more),
-                        AuditCursor::After(_) => (more, true),
+                        AuditCursor::Before(id) => (beyond(" AND a.id >= ", id).await?, more),
+                        AuditCursor::After(id) => (more, beyond(" AND a.id <= ", id).await?),
                     };
                     let mut qb = sqlx::QueryBuilder::<$db>::new(AUDIT_COUNT);
                     filter(&mut qb);

@@ -115,7 +115,7 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
                 .create_agent(&cli, &realm, &input, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Created agent {} ({})", a.name, a.id);
+            say!("Created agent {} ({})", a.name, a.id);
         }
         AgentsCommand::List {
             realm,
@@ -135,7 +135,7 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
                     .await
                     .map_err(core_error)?;
                 for s in &found.items {
-                    println!(
+                    say!(
                         "{}\t{}\t{}\t{}\t{}",
                         s.agent.name,
                         s.agent.owner,
@@ -154,19 +154,19 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
             core.set_agent_disabled(&cli, &realm, &name, true, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Disabled agent {name}");
+            say!("Disabled agent {name}");
         }
         AgentsCommand::Enable { realm, name } => {
             core.set_agent_disabled(&cli, &realm, &name, false, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Enabled agent {name}");
+            say!("Enabled agent {name}");
         }
         AgentsCommand::Delete { realm, name } => {
             core.delete_agent(&cli, &realm, &name, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Deleted agent {name}");
+            say!("Deleted agent {name}");
         }
         AgentsCommand::Bind {
             realm,
@@ -176,13 +176,13 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
             core.bind_client_to_agent(&cli, &realm, &client_id, Some(&agent), &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Client {client_id} now acts for agent {agent}");
+            say!("Client {client_id} now acts for agent {agent}");
         }
         AgentsCommand::Unbind { realm, client_id } => {
             core.bind_client_to_agent(&cli, &realm, &client_id, None, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Client {client_id} acts for no agent");
+            say!("Client {client_id} acts for no agent");
         }
     }
     Ok(())
@@ -244,7 +244,7 @@ pub(super) async fn client_lifecycle(
                     .await
                     .map_err(core_error)?;
                 for c in &p.items {
-                    println!(
+                    say!(
                         "{}\t{}\t{}\t{}\t{}",
                         c.client_id,
                         c.name,
@@ -263,19 +263,19 @@ pub(super) async fn client_lifecycle(
             core.set_client_enabled(&cli, &realm, &client_id, false, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Disabled client {client_id}");
+            say!("Disabled client {client_id}");
         }
         ClientLifecycle::Enable { realm, client_id } => {
             core.set_client_enabled(&cli, &realm, &client_id, true, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Enabled client {client_id}");
+            say!("Enabled client {client_id}");
         }
         ClientLifecycle::Delete { realm, client_id } => {
             core.delete_client(&cli, &realm, &client_id, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Deleted client {client_id}");
+            say!("Deleted client {client_id}");
         }
     }
     Ok(())
@@ -324,7 +324,7 @@ pub(super) async fn resource_lifecycle(
             core.delete_resource(&cli, &realm, &id, &meta)
                 .await
                 .map_err(core_error)?;
-            println!("Deleted resource {id}");
+            say!("Deleted resource {id}");
             return Ok(());
         }
         ResourceLifecycle::Disable { realm, id } => (realm, id, false),
@@ -333,7 +333,7 @@ pub(super) async fn resource_lifecycle(
     core.set_resource_enabled(&cli, &realm, &id, enabled, &meta)
         .await
         .map_err(core_error)?;
-    println!(
+    say!(
         "{} resource {id}",
         if enabled { "Enabled" } else { "Disabled" }
     );

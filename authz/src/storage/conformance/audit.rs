@@ -159,6 +159,21 @@ pub(super) async fn audit(db: &Database) {
         .expect("list");
     assert_eq!(ids(&above_one), [last], "the nearest newer event");
     assert!(above_one.newer && above_one.older);
+    // A made-up cursor past either end says there is nothing beyond it.
+    let past_top = store
+        .list_audit_events(
+            &AuditFilter::default(),
+            window(AuditCursor::Before(i64::MAX)),
+        )
+        .await
+        .expect("list");
+    assert_eq!(ids(&past_top), ids(&top));
+    assert_eq!((past_top.newer, past_top.older), (false, true));
+    let past_bottom = store
+        .list_audit_events(&AuditFilter::default(), window(AuditCursor::After(0)))
+        .await
+        .expect("list");
+    assert_eq!((past_bottom.newer, past_bottom.older), (true, false));
     // The filter applies to the cursor's pages too.
     let logins = AuditFilter {
         action: Some("session.login".to_owned()),
