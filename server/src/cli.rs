@@ -5,8 +5,8 @@ use clap::{Parser, Subcommand};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 
-/// `println!` for command output. A closed pipe (`portcullis clients list | head`) is an
-/// `io::Error` that ends the command quietly with success (see [`closed_pipe`]), not a panic.
+/// `println!` for command output. A closed pipe (`portcullis clients list | head`) ends the
+/// command quietly with success (see [`closed_pipe`]), not with a panic.
 macro_rules! say {
     ($($arg:tt)*) => {
         $crate::cli::write_out(format_args!("{}\n", format_args!($($arg)*)))?
@@ -20,28 +20,47 @@ macro_rules! say_raw {
     };
 }
 
+/// `say!` for the output of a command that creates a one-time secret: if it cannot be written,
+/// the command fails, because the secret is shown nowhere else.
+macro_rules! say_secret {
+    ($($arg:tt)*) => {
+        $crate::cli::write_out(format_args!("{}\n", format_args!($($arg)*))).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}: the new secret was not delivered and is shown nowhere else; rotate it (clients rotate-secret) before use"
+            )
+        })?
+    };
+}
+
 mod lifecycle;
+pub use lifecycle::{AgentsCommand, ClientLifecycle, ResourceLifecycle};
+
+/// Command output could not be written to stdout.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write to stdout: {0}")]
+pub struct StdoutClosed(#[source] std::io::Error);
 
 /// Writes command output to stdout.
 ///
 /// # Errors
-/// The write's error, e.g. `BrokenPipe` when the reader went away.
-pub fn write_out(args: std::fmt::Arguments<'_>) -> std::io::Result<()> {
+/// [`StdoutClosed`], e.g. with `BrokenPipe` when the reader went away.
+pub fn write_out(args: std::fmt::Arguments<'_>) -> Result<(), StdoutClosed> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
-    out.write_fmt(args)?;
-    out.flush()
+    out.write_fmt(args)
+        .and_then(|()| out.flush())
+        .map_err(StdoutClosed)
 }
 
-/// Whether a command failed only because whoever read its output stopped reading.
+/// Whether a command failed only because whoever read its output stopped reading. Only a write
+/// to stdout counts: a broken pipe anywhere else (a database socket) is a real failure.
 pub fn closed_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| {
         cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            .downcast_ref::<StdoutClosed>()
+            .is_some_and(|c| c.0.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
-pub use lifecycle::{AgentsCommand, ClientLifecycle, ResourceLifecycle};
 
 /// Portcullis: the authorization server for MCP.
 #[derive(Debug, Parser)]
@@ -484,8 +503,8 @@ async fn resources(core: &authz::Core, command: ResourcesCommand) -> anyhow::Res
                 )
                 .await
                 .map_err(core_error)?;
-            say!("client_id: {}", client.client_id);
-            say!("client_secret: {}", secret.expose());
+            say_secret!("client_id: {}", client.client_id);
+            say_secret!("client_secret: {}", secret.expose());
             eprintln!(
                 "The secret is shown only this once. With these credentials (client_secret_basic) the MCP server may introspect tokens minted for {id}."
             );
@@ -535,9 +554,9 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
                 .create_client(&cli, &realm, &client_id, &metadata, &meta)
                 .await
                 .map_err(core_error)?;
-            say!("client_id: {}", client.client_id);
+            say_secret!("client_id: {}", client.client_id);
             if let Some(secret) = secret {
-                say!("client_secret: {}", secret.expose());
+                say_secret!("client_secret: {}", secret.expose());
                 eprintln!("The secret is shown only this once; store it now.");
             }
         }
@@ -550,7 +569,7 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
                 .rotate_client_secret(&cli, &realm, &client_id, overlap_secs, &meta)
                 .await
                 .map_err(core_error)?;
-            say!("client_secret: {}", secret.expose());
+            say_secret!("client_secret: {}", secret.expose());
             eprintln!("Previous secrets keep working for {overlap_secs} seconds.");
         }
         ClientsCommand::Lifecycle(command) => lifecycle::client_lifecycle(core, command).await?,
@@ -573,5 +592,26 @@ fn read_password() -> anyhow::Result<String> {
             .read_line(&mut line)
             .context("Failed to read the password from stdin")?;
         Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{StdoutClosed, closed_pipe};
+    use std::io::{Error, ErrorKind};
+
+    #[test]
+    fn only_a_closed_stdout_counts_as_a_quiet_end() {
+        let stdout = anyhow::Error::from(StdoutClosed(Error::from(ErrorKind::BrokenPipe)));
+        assert!(closed_pipe(&stdout));
+        assert!(closed_pipe(&stdout.context("listing agents")));
+        // A database socket's broken pipe is a failure, however deep in the chain.
+        let socket = anyhow::Error::from(Error::from(ErrorKind::BrokenPipe)).context("migrate");
+        assert!(!closed_pipe(&socket));
+        let full = anyhow::Error::from(StdoutClosed(Error::from(ErrorKind::StorageFull)));
+        assert!(
+            !closed_pipe(&full),
+            "a full disk is not a reader going away"
+        );
     }
 }

@@ -238,8 +238,11 @@ pub fn router(state: AppState) -> Router {
 /// When start-up fails or the listener cannot bind.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let state = AppState::init(config).await?;
-    if let Some(banner) = setup_banner(&state.core, &state.config.data_dir).await? {
-        println!("{banner}");
+    if let Some(banner) = setup_banner(&state.core, &state.config.data_dir).await?
+        && let Err(e) = cli::write_out(format_args!("{banner}\n"))
+    {
+        // The link is also in `{data_dir}/setup-link`; serving goes on.
+        tracing::warn!(error = %e, "could not print the setup banner; the link is in the setup-link file");
     }
     tokio::spawn(
         state

@@ -19,7 +19,12 @@ pub async fn list_audit(
     let filter = ssr::audit_filter(&query)?;
     let realm = Some(query.realm.as_str()).filter(|r| !r.is_empty());
     let cursor = match (before, after) {
-        (Some(id), _) => AuditCursor::Before(id),
+        (Some(_), Some(_)) => {
+            return Err(ssr::invalid(
+                "Page either older or newer than an event, not both.",
+            ));
+        }
+        (Some(id), None) => AuditCursor::Before(id),
         (None, Some(id)) => AuditCursor::After(id),
         (None, None) => AuditCursor::Newest,
     };

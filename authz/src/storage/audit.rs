@@ -109,14 +109,20 @@ macro_rules! audit_store {
                     if ascending {
                         items.reverse();
                     }
-                    // Whether a matching event lies on the cursor's other side (the cursor's
-                    // own event, unless the cursor was made up): one indexed probe.
-                    let beyond = |condition: &'static str, id: i64| {
+                    // Whether a matching event lies on the cursor's other side: the nearest one
+                    // first (usually the cursor's own event, unless the cursor was made up), so
+                    // the probe stops at once wherever the planner starts.
+                    let beyond = |newer: bool, id: i64| {
                         let mut qb = sqlx::QueryBuilder::<$db>::new(
                             "SELECT a.id FROM audit_events a WHERE 1 = 1",
                         );
                         filter(&mut qb);
-                        qb.push(condition).push_bind(id).push(" LIMIT 1");
+                        let (condition, order) = if newer {
+                            (" AND a.id >= ", " ORDER BY a.id ASC LIMIT 1")
+                        } else {
+                            (" AND a.id <= ", " ORDER BY a.id DESC LIMIT 1")
+                        };
+                        qb.push(condition).push_bind(id).push(order);
                         async move {
                             let found: Option<i64> = qb
                                 .build_query_scalar()
@@ -128,8 +134,8 @@ macro_rules! audit_store {
                     };
                     let (newer, older) = match w.cursor {
                         AuditCursor::Newest => (false, more),
-                        AuditCursor::Before(id) => (beyond(" AND a.id >= ", id).await?, more),
-                        AuditCursor::After(id) => (more, beyond(" AND a.id <= ", id).await?),
+                        AuditCursor::Before(id) => (beyond(true, id).await?, more),
+                        AuditCursor::After(id) => (more, beyond(false, id).await?),
                     };
                     let mut qb = sqlx::QueryBuilder::<$db>::new(AUDIT_COUNT);
                     filter(&mut qb);

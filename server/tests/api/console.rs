@@ -691,4 +691,14 @@ async fn the_audit_log_pages_by_event_id() {
         )
         .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    // Both directions at once is refused, not resolved silently.
+    let res = t
+        .post_form(
+            "/api/audit/list",
+            &format!("{filter}&before={id}&after={id}"),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(body(res).await.contains("not both"));
 }
