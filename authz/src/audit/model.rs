@@ -211,8 +211,10 @@ pub struct AuditEvent {
     pub details: serde_json::Value,
 }
 
-/// Where a page of the audit log starts. The log is paged by event id rather than by offset,
-/// so a page deep in a million rows costs the same as the first one. On PostgreSQL an id is
+/// Where a page of the audit log starts.
+///
+/// The log is paged by event id rather than by offset, so a page deep in a million rows costs
+/// the same as the first one. On PostgreSQL an id is
 /// taken when a transaction writes its event and seen when it commits, so an event committed
 /// while someone walks down with `Before` can appear above their position (`After` shows it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
