@@ -162,6 +162,9 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "agent.create",
     "agent.update",
     "agent.delete",
+    "access.grant",
+    "access.update",
+    "access.revoke",
 ];
 
 #[cfg(all(test, feature = "ssr"))]

@@ -1,5 +1,5 @@
 //! Bounded in-memory maps, and the read-through cache of the token path (realms, clients with
-//! their secrets, resources and agents).
+//! their secrets, resources, agents and access grants).
 //!
 //! Every committed change bumps the store's generation (the store's write helper does it, see
 //! [`crate::storage::Generation`]), which invalidates every cached entry at once; entries also
@@ -67,6 +67,9 @@ pub(crate) struct LookupCache {
     >,
     pub(crate) resources: Cached<(crate::realms::RealmId, String), crate::resources::Resource>,
     pub(crate) agents: Cached<crate::agents::AgentId, crate::agents::Agent>,
+    /// A client's access grants; an empty list is cached too (the key is an authenticated
+    /// client's row id, so no stranger can fill the map).
+    pub(crate) grants: Cached<crate::ids::ClientRowId, std::sync::Arc<[crate::access::Grant]>>,
 }
 
 #[cfg(test)]

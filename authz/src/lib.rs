@@ -10,6 +10,7 @@
 //! types, so the module graph has no cycles (checked in CI).
 #![forbid(unsafe_code)]
 
+pub mod access;
 pub mod accounts;
 pub mod agents;
 pub mod audit;

@@ -105,6 +105,12 @@ pub mod action {
     pub const AGENT_UPDATE: &str = "agent.update";
     /// Agent deleted.
     pub const AGENT_DELETE: &str = "agent.delete";
+    /// A client granted access to a resource.
+    pub const ACCESS_GRANT: &str = "access.grant";
+    /// The scopes of a client's access to a resource changed.
+    pub const ACCESS_UPDATE: &str = "access.update";
+    /// A client's access to a resource revoked.
+    pub const ACCESS_REVOKE: &str = "access.revoke";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -138,6 +144,9 @@ pub mod action {
         AGENT_CREATE,
         AGENT_UPDATE,
         AGENT_DELETE,
+        ACCESS_GRANT,
+        ACCESS_UPDATE,
+        ACCESS_REVOKE,
     ];
 }
 

@@ -15,6 +15,8 @@ use std::time::Duration;
 #[macro_use]
 mod sql;
 #[macro_use]
+mod access;
+#[macro_use]
 mod agents;
 #[macro_use]
 mod audit;
@@ -37,6 +39,7 @@ mod rows;
 mod sqlite;
 mod types;
 
+pub use access::AccessStore;
 pub use agents::AgentStore;
 pub use audit::AuditStore;
 pub use clients::ClientStore;
@@ -59,6 +62,7 @@ pub trait Store:
     + ResourceStore
     + ClientStore
     + AgentStore
+    + AccessStore
     + TokenStore
 {
 }
@@ -71,6 +75,7 @@ impl<T> Store for T where
         + ResourceStore
         + ClientStore
         + AgentStore
+        + AccessStore
         + TokenStore
 {
 }

@@ -6,6 +6,7 @@ common_store!(
     sqlx::PgPool,
     crate::storage::types::Dialect::Postgres
 );
+access_store!(PgStore, sqlx::Postgres);
 agent_store!(PgStore, sqlx::Postgres);
 audit_store!(PgStore, sqlx::Postgres);
 client_store!(PgStore, sqlx::Postgres);

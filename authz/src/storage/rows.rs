@@ -320,3 +320,47 @@ impl TryFrom<AuditRow> for AuditEvent {
         })
     }
 }
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct GrantRow {
+    pub client_pk: String,
+    pub resource_id: String,
+    pub scopes: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl TryFrom<GrantRow> for crate::access::Grant {
+    type Error = StorageError;
+    fn try_from(r: GrantRow) -> Result<Self, StorageError> {
+        Ok(crate::access::Grant {
+            client: id(r.client_pk),
+            resource: id(r.resource_id),
+            scopes: ScopeSet::parse(&r.scopes).map_err(corrupt("grant scopes"))?,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct GrantedClientRow {
+    #[sqlx(flatten)]
+    pub grant: GrantRow,
+    pub client_id: String,
+    pub name: String,
+    pub enabled: bool,
+}
+
+impl TryFrom<GrantedClientRow> for crate::access::GrantedClient {
+    type Error = StorageError;
+    fn try_from(r: GrantedClientRow) -> Result<Self, StorageError> {
+        Ok(crate::access::GrantedClient {
+            grant: r.grant.try_into()?,
+            client_id: ClientId::parse(&r.client_id)
+                .map_err(|e| StorageError::Corrupt(e.into()))?,
+            name: r.name,
+            enabled: r.enabled,
+        })
+    }
+}

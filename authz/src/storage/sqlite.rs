@@ -6,6 +6,7 @@ common_store!(
     sqlx::SqlitePool,
     crate::storage::types::Dialect::Sqlite
 );
+access_store!(SqliteStore, sqlx::Sqlite);
 agent_store!(SqliteStore, sqlx::Sqlite);
 audit_store!(SqliteStore, sqlx::Sqlite);
 client_store!(SqliteStore, sqlx::Sqlite);

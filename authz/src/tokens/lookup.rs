@@ -1,10 +1,11 @@
 //! Cached lookups of the token path: the serving realm, a client with its secrets, a resource
-//! by URI or id, an agent. See [`crate::cache`] for how entries are invalidated.
+//! by URI or id, an agent, a client's access grants. See [`crate::cache`] for how entries are invalidated.
+use crate::access::Grant;
 use crate::agents::{Agent, AgentId};
 use crate::clients::{Client, ClientId, ClientSecret};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError};
-use crate::ids::ResourceId;
+use crate::ids::{ClientRowId, ResourceId};
 use crate::realms::{Realm, RealmId, RealmName};
 use crate::resources::{Resource, ResourceUri};
 
@@ -114,5 +115,26 @@ impl Core {
                 .put(id.clone(), a.clone(), generation, now);
         }
         Ok(found)
+    }
+
+    /// A client's grant for a resource, if it has one.
+    pub(crate) async fn cached_grant(
+        &self,
+        client: &ClientRowId,
+        resource: &ResourceId,
+    ) -> Result<Option<Grant>> {
+        let (generation, now) = (self.store.generation(), self.now());
+        let grants = match self.cache.grants.get(client, generation, now) {
+            Some(g) => g,
+            None => {
+                let g: std::sync::Arc<[Grant]> =
+                    self.store.list_client_grants(client).await?.into();
+                self.cache
+                    .grants
+                    .put(client.clone(), g.clone(), generation, now);
+                g
+            }
+        };
+        Ok(grants.iter().find(|g| &g.resource == resource).cloned())
     }
 }

@@ -56,7 +56,8 @@ impl Core {
     }
 
     /// Whether a verified, unexpired, unrevoked token is still backed by every identity it was
-    /// minted from: the same client row, enabled; the same resource row, enabled; and, when it
+    /// minted from: the same client row, enabled; the same resource row, enabled, and still
+    /// granted to the client with every scope the token carries; and, when it
     /// carries an agent, the client still bound to that agent by the same binding and the agent
     /// active now.
     pub(crate) async fn token_is_alive(
@@ -72,7 +73,14 @@ impl Core {
             Ok(uri) => self.cached_resource(&realm.id, &uri).await?,
             Err(_) => None,
         };
-        if !resource.is_some_and(|r| r.enabled && r.id.as_str() == claims.origin.resource) {
+        let Some(resource) =
+            resource.filter(|r| r.enabled && r.id.as_str() == claims.origin.resource)
+        else {
+            return Ok(false);
+        };
+        // Still granted, with every scope the token carries.
+        let granted = self.cached_grant(&client.id, &resource.id).await?;
+        if !granted.is_some_and(|g| claims.scopes().all(|s| g.scopes.contains(s))) {
             return Ok(false);
         }
         let bound = client.agent.as_ref();

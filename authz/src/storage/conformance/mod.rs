@@ -8,6 +8,7 @@
 //! Scenarios live per domain (`realms.rs`, `users.rs`, …) and share the fixtures in
 //! `fixtures.rs`; each takes the database, so it can open several stores on it (several
 //! instances of the server) or run raw SQL.
+mod access;
 mod agents;
 mod audit;
 mod clients;
@@ -134,6 +135,8 @@ on_both_backends!(
     clients::resource_server_credentials,
     agents::agents,
     agents::agent_lists,
+    access::grants,
+    access::upgrade_grants_what_clients_could_reach,
     tokens::assertions_and_revocations,
     tokens::commits_bump_the_generation,
 );

@@ -1,5 +1,6 @@
 //! The `client_credentials` grant (RFC 6749 §4.4): an access token whose `aud` is exactly one
-//! registered resource (RFC 8707).
+//! registered resource (RFC 8707) that the client holds an access grant for, with at most the
+//! grant's scopes.
 use super::super::model::{TokenRequest, TokenResponse};
 use crate::agents::{Agent, AgentStatus};
 use crate::clients::Client;
@@ -25,8 +26,17 @@ impl Core {
                     "The scope parameter is malformed.",
                 )
             })?;
+        let grant = self
+            .cached_grant(&client.id, &resource.id)
+            .await?
+            .ok_or_else(|| {
+                Error::oauth(
+                    OAuthErrorCode::InvalidTarget,
+                    "This client has not been granted access to the resource.",
+                )
+            })?;
         let agent = self.active_agent_of(client).await?;
-        let mut allowed = client.scope.intersection(&resource.scopes);
+        let mut allowed = grant.scopes.intersection(&resource.scopes);
         if let Some(a) = &agent {
             allowed = allowed.intersection(&a.roles);
         }
