@@ -203,6 +203,18 @@ pub enum ResourcesCommand {
         #[arg(long)]
         id: String,
     },
+    /// List the clients that may get tokens for a resource, with their scopes.
+    Access {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Resource id (slug).
+        #[arg(long)]
+        id: String,
+        /// Only clients whose client_id or name contains this.
+        #[arg(long, default_value = "")]
+        search: String,
+    },
     /// Enable, disable or delete a resource.
     #[command(flatten)]
     Lifecycle(ResourceLifecycle),
@@ -265,6 +277,42 @@ pub enum ClientsCommand {
         /// Seconds the previous secrets keep working.
         #[arg(long, default_value_t = authz::clients::DEFAULT_SECRET_OVERLAP_SECS)]
         overlap_secs: i64,
+    },
+    /// Let a client get tokens for a resource (or change the scopes it may get there).
+    Grant {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// `client_id`.
+        #[arg(long)]
+        client_id: String,
+        /// Resource id (slug).
+        #[arg(long)]
+        resource: String,
+        /// Scopes, space-separated, each accepted by the resource (default: all it accepts).
+        #[arg(long)]
+        scopes: Option<String>,
+    },
+    /// Stop a client getting tokens for a resource; its live tokens for it introspect inactive.
+    Revoke {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// `client_id`.
+        #[arg(long)]
+        client_id: String,
+        /// Resource id (slug).
+        #[arg(long)]
+        resource: String,
+    },
+    /// List the resources a client may get tokens for, with its scopes there.
+    Access {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// `client_id`.
+        #[arg(long)]
+        client_id: String,
     },
     /// List, enable, disable or delete clients.
     #[command(flatten)]
@@ -509,6 +557,34 @@ async fn resources(core: &authz::Core, command: ResourcesCommand) -> anyhow::Res
                 "The secret is shown only this once. With these credentials (client_secret_basic) the MCP server may introspect tokens minted for {id}."
             );
         }
+        ResourcesCommand::Access { realm, id, search } => {
+            let mut page = 0;
+            loop {
+                let found = core
+                    .resource_access(
+                        &cli,
+                        &realm,
+                        &id,
+                        &search,
+                        authz::storage::Page::new(page, 500),
+                    )
+                    .await
+                    .map_err(core_error)?;
+                for g in &found.items {
+                    say!(
+                        "{}\t{}\t{}\t{}",
+                        g.client_id,
+                        g.name,
+                        g.grant.scopes,
+                        if g.enabled { "enabled" } else { "disabled" }
+                    );
+                }
+                page += 1;
+                if u64::from(page) * 500 >= found.total {
+                    break;
+                }
+            }
+        }
         ResourcesCommand::Lifecycle(command) => {
             lifecycle::resource_lifecycle(core, command).await?
         }
@@ -571,6 +647,56 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
                 .map_err(core_error)?;
             say_secret!("client_secret: {}", secret.expose());
             eprintln!("Previous secrets keep working for {overlap_secs} seconds.");
+        }
+        ClientsCommand::Grant {
+            realm,
+            client_id,
+            resource,
+            scopes,
+        } => {
+            let g = core
+                .grant_access(
+                    &cli,
+                    &realm,
+                    &client_id,
+                    &resource,
+                    scopes.as_deref(),
+                    &meta,
+                )
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Client {client_id} may get tokens for {} ({}) with scopes: {}",
+                g.resource.slug,
+                g.resource.uri,
+                g.grant.scopes
+            );
+        }
+        ClientsCommand::Revoke {
+            realm,
+            client_id,
+            resource,
+        } => {
+            core.revoke_access(&cli, &realm, &client_id, &resource, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Client {client_id} may no longer get tokens for {resource}; its live tokens for it introspect inactive"
+            );
+        }
+        ClientsCommand::Access { realm, client_id } => {
+            for g in core
+                .client_access(&cli, &realm, &client_id)
+                .await
+                .map_err(core_error)?
+            {
+                say!(
+                    "{}\t{}\t{}",
+                    g.resource.slug,
+                    g.resource.uri,
+                    g.effective_scopes()
+                );
+            }
         }
         ClientsCommand::Lifecycle(command) => lifecycle::client_lifecycle(core, command).await?,
     }

@@ -50,3 +50,125 @@ fn a_secret_that_cannot_be_delivered_fails_the_command() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("rotate"), "says what to do: {stderr}");
 }
+
+/// Runs `portcullis args…` on the data directory; stdout on success, else a panic with stderr.
+fn portcullis(data: &std::path::Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_portcullis"))
+        .args(args)
+        .env("PORTCULLIS_DATA_DIR", data)
+        .output()
+        .expect("run portcullis");
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// An operator answers "who may reach payments-mcp, with which scopes" and changes it.
+#[test]
+fn access_is_granted_listed_and_revoked_from_the_command_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |args: &[&str]| portcullis(dir.path(), args);
+    run(&["migrate"]).expect("migrate");
+    for (id, uri) in [
+        ("payments-mcp", "https://pay.example.com/mcp"),
+        ("email-mcp", "https://mail.example.com/mcp"),
+    ] {
+        run(&[
+            "resources",
+            "create",
+            "--id",
+            id,
+            "--name",
+            id,
+            "--uri",
+            uri,
+            "--scopes",
+            "tools:call tools:read",
+        ])
+        .expect("resource");
+    }
+    run(&[
+        "clients",
+        "create",
+        "--client-id",
+        "bot",
+        "--name",
+        "Bot",
+        "--scope",
+        "tools:call",
+    ])
+    .expect("client");
+    assert_eq!(
+        run(&["clients", "access", "--client-id", "bot"]).expect("list"),
+        ""
+    );
+
+    let said = run(&[
+        "clients",
+        "grant",
+        "--client-id",
+        "bot",
+        "--resource",
+        "payments-mcp",
+        "--scopes",
+        "tools:read",
+    ])
+    .expect("grant");
+    assert!(said.contains("with scopes: tools:read"), "{said}");
+    run(&[
+        "clients",
+        "grant",
+        "--client-id",
+        "bot",
+        "--resource",
+        "email-mcp",
+    ])
+    .expect("grant");
+    assert_eq!(
+        run(&["clients", "access", "--client-id", "bot"]).expect("list"),
+        "email-mcp\thttps://mail.example.com/mcp\ttools:call tools:read\n\
+         payments-mcp\thttps://pay.example.com/mcp\ttools:read\n"
+    );
+    assert_eq!(
+        run(&["resources", "access", "--id", "payments-mcp"]).expect("list"),
+        "bot\tBot\ttools:read\tenabled\n"
+    );
+    let refused = run(&[
+        "clients",
+        "grant",
+        "--client-id",
+        "bot",
+        "--resource",
+        "payments-mcp",
+        "--scopes",
+        "admin",
+    ])
+    .expect_err("unknown scope");
+    assert!(refused.contains("does not accept admin"), "{refused}");
+
+    run(&[
+        "clients",
+        "revoke",
+        "--client-id",
+        "bot",
+        "--resource",
+        "payments-mcp",
+    ])
+    .expect("revoke");
+    assert_eq!(
+        run(&["resources", "access", "--id", "payments-mcp"]).expect("list"),
+        ""
+    );
+    let again = run(&[
+        "clients",
+        "revoke",
+        "--client-id",
+        "bot",
+        "--resource",
+        "payments-mcp",
+    ])
+    .expect_err("nothing to revoke");
+    assert!(again.contains("not found"), "{again}");
+}

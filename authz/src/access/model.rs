@@ -61,9 +61,7 @@ pub fn grant_scopes(requested: Option<&str>, resource: &Resource) -> Result<Scop
     };
     let scopes = ScopeSet::parse(text)?;
     if scopes.is_empty() {
-        return Err(
-            "Pick at least one scope: a grant without scopes would give no token.".into(),
-        );
+        return Err("Pick at least one scope: a grant without scopes would give no token.".into());
     }
     let unknown: Vec<&str> = scopes
         .iter()
@@ -104,7 +102,11 @@ mod tests {
     #[test]
     fn grant_scopes_are_a_non_empty_subset_of_the_resource() {
         let r = resource("tools:call tools:list");
-        assert_eq!(grant_scopes(None, &r), Ok(r.scopes.clone()), "all by default");
+        assert_eq!(
+            grant_scopes(None, &r),
+            Ok(r.scopes.clone()),
+            "all by default"
+        );
         assert_eq!(
             grant_scopes(Some("tools:list"), &r).map(|s| s.to_string()),
             Ok("tools:list".into())

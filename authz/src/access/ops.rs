@@ -104,10 +104,9 @@ impl Core {
             .delete_grant(&client.id, &resource.id, &event)
             .await
             .map_err(|e| match e {
-                StorageError::NotFound => Error::not_found(
-                    "grant",
-                    format!("{} → {}", client.client_id, resource.slug),
-                ),
+                StorageError::NotFound => {
+                    Error::not_found("grant", format!("{} → {}", client.client_id, resource.slug))
+                }
                 e => e.into(),
             })
     }

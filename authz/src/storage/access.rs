@@ -31,7 +31,8 @@ pub trait AccessStore: Send + Sync {
     ) -> Result<Paged<GrantedClient>, StorageError>;
 }
 
-pub(super) const GRANT_COLUMNS: &str = "g.client_pk, g.resource_id, g.scopes, g.created_at, g.updated_at";
+pub(super) const GRANT_COLUMNS: &str =
+    "g.client_pk, g.resource_id, g.scopes, g.created_at, g.updated_at";
 pub(super) const PUT_GRANT: &str = "INSERT INTO client_grants (client_pk, resource_id, scopes, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (client_pk, resource_id) DO UPDATE SET scopes = excluded.scopes, updated_at = excluded.updated_at";
 pub(super) const DELETE_GRANT: &str =
     "DELETE FROM client_grants WHERE client_pk = $1 AND resource_id = $2";

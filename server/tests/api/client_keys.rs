@@ -112,11 +112,11 @@ async fn keys_at_a_jwks_uri_are_fetched_cached_and_refetched_on_rotation() {
     let url = format!("http://{addr}/jwks");
 
     // Registration: exactly one of jwks / jwks_uri.
-    let err = register_client(core, &cli, "remote", client("{\"keys\":[]}", &url))
+    let err = register_granted_client(core, &cli, "remote", client("{\"keys\":[]}", &url))
         .await
         .expect_err("both");
     assert!(err.to_string().contains("not both"), "{err}");
-    let (c, secret) = register_client(core, &cli, "remote", client("", &url))
+    let (c, secret) = register_granted_client(core, &cli, "remote", client("", &url))
         .await
         .expect("client");
     assert!(secret.is_none());
@@ -303,7 +303,7 @@ async fn jwks_uris_must_be_public_https_urls() {
         "https://10.0.0.7/jwks",
         "https://keys.example.com/jwks#x",
     ] {
-        let err = register_client(&t.state.core, &cli, "remote", client("", bad))
+        let err = register_granted_client(&t.state.core, &cli, "remote", client("", bad))
             .await
             .expect_err(bad);
         assert!(
@@ -317,7 +317,7 @@ async fn jwks_uris_must_be_public_https_urls() {
             "{bad}: {err:?}"
         );
     }
-    register_client(
+    register_granted_client(
         &t.state.core,
         &cli,
         "remote",

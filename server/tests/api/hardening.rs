@@ -88,7 +88,7 @@ async fn with_bot(t: &TestServer) -> String {
         scope: "tools:call".into(),
         ..Default::default()
     };
-    let (_, secret) = register_client(&t.state.core, &cli, "bot", form)
+    let (_, secret) = register_granted_client(&t.state.core, &cli, "bot", form)
         .await
         .expect("client");
     secret.expect("secret").expose().to_owned()

@@ -33,7 +33,7 @@ async fn the_oauth2_crate_gets_an_audience_bound_token() {
         scope: "tools:call".into(),
         ..Default::default()
     };
-    let (_, secret) = register_client(core, &cli, "bot", input)
+    let (_, secret) = register_granted_client(core, &cli, "bot", input)
         .await
         .expect("client");
     let secret = secret.expect("confidential").expose().to_owned();

@@ -42,7 +42,7 @@ async fn fixture() -> Fixture {
             .await
             .expect("resource");
     }
-    let (_, secret) = register_client(
+    let (_, secret) = register_granted_client(
         core,
         &admin,
         "bot",
@@ -55,7 +55,7 @@ async fn fixture() -> Fixture {
     )
     .await
     .expect("client");
-    register_client(
+    register_granted_client(
         core,
         &admin,
         "poster",
@@ -1044,11 +1044,11 @@ async fn private_key_jwt_clients_authenticate_with_single_use_assertions() {
         "{}".into(),
     ] {
         assert!(matches!(
-            register_client(core, &admin, "signer", input(bad)).await,
+            register_granted_client(core, &admin, "signer", input(bad)).await,
             Err(authz::Error::InvalidField { field: "jwks", .. })
         ));
     }
-    let (_, secret) = register_client(
+    let (_, secret) = register_granted_client(
         core,
         &admin,
         "signer",
@@ -1244,7 +1244,7 @@ async fn introspection_is_for_the_token_owner_and_its_resource_server_only() {
         (StatusCode::OK, serde_json::json!({"active": false}))
     );
     // A public client may not introspect at all.
-    register_client(
+    register_granted_client(
         &f.t.state.core,
         &admin,
         "app",
@@ -1319,7 +1319,7 @@ async fn deleted_and_recreated_clients_and_resources_do_not_revive_tokens() {
     core.delete_client(&admin, "default", "bot", &Default::default())
         .await
         .expect("delete");
-    let (_, secret) = register_client(
+    let (_, secret) = register_granted_client(
         core,
         &admin,
         "bot",
@@ -1459,7 +1459,7 @@ async fn client_assertions_allow_skew_fractional_dates_and_refuse_critical_heade
     let key = generate(SigningAlg::ES256).expect("key");
     let mut jwk = key.public_jwk.clone();
     jwk.insert("kid".into(), "k".into());
-    register_client(
+    register_granted_client(
         &f.t.state.core,
         &admin,
         "signer",
@@ -1564,4 +1564,232 @@ async fn client_assertions_allow_skew_fractional_dates_and_refuse_critical_heade
         (status, json["error"].as_str()),
         (StatusCode::UNAUTHORIZED, Some("invalid_client"))
     );
+}
+
+/// Access grants: a client gets tokens only for the resources it is granted, with at most the
+/// grant's scopes; narrowing or revoking a grant stops new tokens and kills live ones at once.
+#[tokio::test]
+async fn tokens_only_for_granted_resources_with_granted_scopes() {
+    let f = fixture().await;
+    let core = &f.t.state.core;
+    let admin = f.t.principal("ada@example.com").await;
+    let meta = authz::RequestMeta::default();
+    let (_, secret) = register_client(
+        core,
+        &admin,
+        "fresh",
+        ClientForm {
+            name: "Fresh".into(),
+            auth_method: "client_secret_basic".into(),
+            scope: "tools:call tools:read".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("client");
+    let secret = secret.expect("confidential").expose().to_owned();
+    let auth = basic("fresh", &secret);
+    let ask = |scope: &'static str| {
+        let (f, auth) = (&f, auth.clone());
+        async move {
+            let scope = if scope.is_empty() {
+                String::new()
+            } else {
+                format!("&scope={}", enc(scope))
+            };
+            f.post(
+                "/realms/default/token",
+                Some(&auth),
+                &format!("grant_type=client_credentials&resource={}{scope}", enc(PAY)),
+            )
+            .await
+        }
+    };
+
+    // A new client has no grants: its registered scopes alone open nothing.
+    let (status, _, json) = ask("").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{json}");
+    assert_eq!(json["error"], "invalid_target");
+    assert!(
+        json["error_description"]
+            .as_str()
+            .is_some_and(|d| d.contains("not been granted")),
+        "{json}"
+    );
+
+    // Scopes the resource does not accept, or none at all, are refused on the field.
+    for bad in ["tools:call admin", " "] {
+        let err = core
+            .grant_access(&admin, "default", "fresh", "payments-mcp", Some(bad), &meta)
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(
+                err,
+                authz::Error::InvalidField {
+                    field: "scopes",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+    core.grant_access(
+        &admin,
+        "default",
+        "fresh",
+        "payments-mcp",
+        Some("tools:read"),
+        &meta,
+    )
+    .await
+    .expect("grant");
+    let (status, _, json) = ask("").await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert_eq!(
+        json["scope"], "tools:read",
+        "the grant's scopes, not the client's"
+    );
+    let (status, _, json) = ask("tools:call").await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_scope")),
+        "{json}"
+    );
+    // Only the granted resource.
+    let (status, _, json) = f
+        .post(
+            "/realms/default/token",
+            Some(&auth),
+            &format!("grant_type=client_credentials&resource={}", enc(MAIL)),
+        )
+        .await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_target"))
+    );
+
+    // Widen, take a token with both scopes, then narrow: that token dies, new ones are narrow.
+    core.grant_access(&admin, "default", "fresh", "payments-mcp", None, &meta)
+        .await
+        .expect("widen");
+    let (_, _, json) = ask("").await;
+    assert_eq!(
+        json["scope"], "tools:call tools:read",
+        "None grants every scope"
+    );
+    let wide = json["access_token"].as_str().expect("token").to_owned();
+    let (_, _, json) = ask("tools:read").await;
+    let narrow = json["access_token"].as_str().expect("token").to_owned();
+    assert_eq!(
+        f.introspect_as("fresh", &secret, &wide).await["active"],
+        true
+    );
+    core.grant_access(
+        &admin,
+        "default",
+        "fresh",
+        "payments-mcp",
+        Some("tools:read"),
+        &meta,
+    )
+    .await
+    .expect("narrow");
+    assert_eq!(
+        f.introspect_as("fresh", &secret, &wide).await["active"],
+        false,
+        "a scope no longer granted"
+    );
+    assert_eq!(
+        f.introspect_as("fresh", &secret, &narrow).await["active"],
+        true
+    );
+
+    // Revoke: no new tokens, and live ones introspect inactive.
+    core.revoke_access(&admin, "default", "fresh", "payments-mcp", &meta)
+        .await
+        .expect("revoke");
+    assert_eq!(
+        f.introspect_as("fresh", &secret, &narrow).await["active"],
+        false
+    );
+    let (_, _, json) = ask("").await;
+    assert_eq!(json["error"], "invalid_target");
+    let again = core
+        .revoke_access(&admin, "default", "fresh", "payments-mcp", &meta)
+        .await
+        .expect_err("nothing to revoke");
+    assert!(matches!(again, authz::Error::NotFound { .. }), "{again:?}");
+
+    // Introspection credentials get no grants.
+    f.resource_server("payments-mcp").await;
+    let err = core
+        .grant_access(
+            &admin,
+            "default",
+            "payments-mcp-introspect",
+            "payments-mcp",
+            None,
+            &meta,
+        )
+        .await
+        .expect_err("refused");
+    assert!(
+        matches!(
+            err,
+            authz::Error::InvalidField {
+                field: "client",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+
+    // Every change is audited on the client.
+    let actions: Vec<String> = core
+        .list_audit(
+            &admin,
+            None,
+            authz::audit::AuditFilter {
+                target: Some("client:fresh".into()),
+                ..Default::default()
+            },
+            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 20),
+        )
+        .await
+        .expect("audit")
+        .items
+        .into_iter()
+        .map(|e| e.action)
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            "access.revoke",
+            "access.update",
+            "access.update",
+            "access.grant",
+            "client.create"
+        ]
+    );
+
+    // Both lists answer "who can reach what".
+    let listed = core
+        .resource_access(
+            &admin,
+            "default",
+            "payments-mcp",
+            "",
+            authz::storage::Page::new(0, 10),
+        )
+        .await
+        .expect("list");
+    let ids: Vec<_> = listed.items.iter().map(|g| g.client_id.as_str()).collect();
+    assert_eq!(ids, ["bot", "poster"]);
+    let bots = core
+        .client_access(&admin, "default", "bot")
+        .await
+        .expect("list");
+    let slugs: Vec<_> = bots.iter().map(|g| g.resource.slug.as_str()).collect();
+    assert_eq!(slugs, ["ed-mcp", "email-mcp", "payments-mcp", "rsa-mcp"]);
 }

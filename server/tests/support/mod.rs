@@ -187,6 +187,34 @@ pub async fn register_client(
     .await
 }
 
+/// [`register_client`], then grants it every resource of the realm it shares scopes with,
+/// with those scopes (what the client could reach before access grants existed). For tests
+/// whose subject is not the grants themselves.
+pub async fn register_granted_client(
+    core: &authz::Core,
+    p: &authz::Principal,
+    client_id: &str,
+    form: authz::clients::ClientForm,
+) -> authz::error::Result<(authz::clients::Client, Option<authz::secret::PlainToken>)> {
+    let (client, secret) = register_client(core, p, client_id, form).await?;
+    for r in core.list_resources(p, "default").await? {
+        let shared = client.scope.intersection(&r.scopes);
+        if !shared.is_empty() {
+            let scopes = shared.to_string();
+            core.grant_access(
+                p,
+                "default",
+                client_id,
+                &r.slug,
+                Some(&scopes),
+                &authz::RequestMeta::default(),
+            )
+            .await?;
+        }
+    }
+    Ok((client, secret))
+}
+
 pub fn enc(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }

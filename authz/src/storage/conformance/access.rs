@@ -28,7 +28,13 @@ pub(super) async fn grants(db: &Database) {
             .await
             .expect("client");
     }
-    assert!(store.list_client_grants(&bot.id).await.expect("list").is_empty());
+    assert!(
+        store
+            .list_client_grants(&bot.id)
+            .await
+            .expect("list")
+            .is_empty()
+    );
 
     let grant = |c: &crate::clients::Client, res: &crate::resources::Resource, s: &str, at| Grant {
         client: c.id.clone(),
@@ -43,8 +49,16 @@ pub(super) async fn grants(db: &Database) {
         .put_grant(&grant(&bot, &pay, "tools:call", 10), &ev("access.grant"))
         .await
         .expect("grant");
-    assert_eq!(audit_count(&store).await, before + 1, "audited with the change");
-    assert_ne!(store.generation(), generation, "the token path's cache is invalidated");
+    assert_eq!(
+        audit_count(&store).await,
+        before + 1,
+        "audited with the change"
+    );
+    assert_ne!(
+        store.generation(),
+        generation,
+        "the token path's cache is invalidated"
+    );
     // Granting again changes the scopes and keeps the first grant time.
     store
         .put_grant(
@@ -64,7 +78,11 @@ pub(super) async fn grants(db: &Database) {
     let mine = store.list_client_grants(&bot.id).await.expect("list");
     let on_pay = mine.iter().find(|g| g.resource == pay.id).expect("pay");
     assert_eq!(
-        (on_pay.scopes.to_string(), on_pay.created_at, on_pay.updated_at),
+        (
+            on_pay.scopes.to_string(),
+            on_pay.created_at,
+            on_pay.updated_at
+        ),
         ("tools:call tools:read".to_owned(), 10, 20)
     );
     assert_eq!(mine.len(), 2);
@@ -82,7 +100,11 @@ pub(super) async fn grants(db: &Database) {
     let ids: Vec<_> = all.items.iter().map(|g| g.client_id.as_str()).collect();
     assert_eq!((ids, all.total), (vec!["bot", "other-client"], 2));
     assert_eq!(all.items[0].name, "Client bot");
-    assert_eq!(listed(Some("OTHER")).await.total, 1, "by client_id, any case");
+    assert_eq!(
+        listed(Some("OTHER")).await.total,
+        1,
+        "by client_id, any case"
+    );
     assert_eq!(listed(Some("client bot")).await.total, 1, "by name");
     assert_eq!(listed(Some("nobody")).await.total, 0);
 
@@ -111,7 +133,13 @@ pub(super) async fn grants(db: &Database) {
         .delete_resource(&pay.id, &ev("resource.delete"))
         .await
         .expect("delete");
-    assert!(store.list_client_grants(&bot.id).await.expect("list").is_empty());
+    assert!(
+        store
+            .list_client_grants(&bot.id)
+            .await
+            .expect("list")
+            .is_empty()
+    );
 }
 
 /// The statement that gave existing clients their grants when grants were introduced: each
@@ -128,7 +156,10 @@ pub(super) async fn upgrade_grants_what_clients_could_reach(db: &Database) {
     mail.scopes = scopes("mail:send");
     let far = resource(&elsewhere.id, "far", "https://far.example.com/mcp");
     for (res, realm) in [(&pay, &r), (&mail, &r), (&far, &elsewhere)] {
-        store.insert_resource(res, &ev(realm)).await.expect("resource");
+        store
+            .insert_resource(res, &ev(realm))
+            .await
+            .expect("resource");
     }
     let mut bot = client(&r.id, "bot");
     bot.scope = scopes("tools:call payments:refund unrelated");
@@ -141,7 +172,9 @@ pub(super) async fn upgrade_grants_what_clients_could_reach(db: &Database) {
         store.insert_client(c, None, &ev(&r)).await.expect("client");
     }
     let backfill = |migration: &'static str| {
-        let at = migration.find("INSERT INTO client_grants").expect("backfill");
+        let at = migration
+            .find("INSERT INTO client_grants")
+            .expect("backfill");
         &migration[at..]
     };
     match db {
@@ -175,6 +208,12 @@ pub(super) async fn upgrade_grants_what_clients_could_reach(db: &Database) {
         [(pay.id.clone(), "payments:refund tools:call".to_owned())],
         "the shared scopes of the resource it could reach, and nothing else"
     );
-    assert!(grants(&browser).await.is_empty(), "no client_credentials, no token before");
-    assert!(grants(&stranger).await.is_empty(), "no shared scope, no token before");
+    assert!(
+        grants(&browser).await.is_empty(),
+        "no client_credentials, no token before"
+    );
+    assert!(
+        grants(&stranger).await.is_empty(),
+        "no shared scope, no token before"
+    );
 }
