@@ -84,6 +84,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("audit") view=pages::audit::AuditPage ssr=SsrMode::Async/>
                     <Route path=path!("account") view=pages::account::AccountPage ssr=SsrMode::Async/>
                     <Route path=path!("resources") view=pages::resources::ResourcesPage ssr=SsrMode::Async/>
+                    <Route path=path!("resources/:slug") view=pages::resources::ResourceDetailPage ssr=SsrMode::Async/>
                     <Route path=path!("clients") view=pages::clients::ClientsPage ssr=SsrMode::Async/>
                     <Route path=path!("clients/:id") view=pages::clients::ClientDetailPage ssr=SsrMode::Async/>
                     <Route path=path!("keys") view=pages::keys::KeysPage ssr=SsrMode::Async/>

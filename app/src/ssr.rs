@@ -211,6 +211,42 @@ pub fn resource_view(r: &authz::resources::Resource) -> crate::types::ResourceVi
     }
 }
 
+/// A resource and a client's access to it.
+pub fn access_view(a: &authz::access::ResourceAccess) -> crate::types::AccessView {
+    crate::types::AccessView {
+        resource: resource_view(&a.resource),
+        scopes: a
+            .grant
+            .as_ref()
+            .map(|g| {
+                g.scopes
+                    .intersection(&a.resource.scopes)
+                    .iter()
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        granted: a.grant.is_some(),
+        updated_at: a
+            .grant
+            .as_ref()
+            .map(|g| authz::clock::rfc3339(g.updated_at))
+            .unwrap_or_default(),
+    }
+}
+
+/// A grant on a resource's page.
+pub fn grant_view(g: &authz::access::GrantedClient) -> crate::types::GrantView {
+    crate::types::GrantView {
+        client_id: g.client_id.to_string(),
+        name: g.name.clone(),
+        enabled: g.enabled,
+        scopes: g.grant.scopes.iter().map(str::to_owned).collect(),
+        created_at: authz::clock::rfc3339(g.grant.created_at),
+        updated_at: authz::clock::rfc3339(g.grant.updated_at),
+    }
+}
+
 /// View of a client.
 pub fn client_view(c: &authz::clients::Client) -> crate::types::ClientView {
     crate::types::ClientView {
@@ -225,6 +261,7 @@ pub fn client_view(c: &authz::clients::Client) -> crate::types::ClientView {
             .collect::<Vec<_>>()
             .join(" "),
         contacts: c.metadata.contacts.join(", "),
+        resource_server: c.resource_server_for.is_some(),
         enabled: c.enabled,
         created_at: authz::clock::rfc3339(c.created_at),
     }

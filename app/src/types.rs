@@ -217,6 +217,50 @@ pub struct ResourceView {
     pub enabled: bool,
 }
 
+/// A resource of the realm on a client's page: whether and with which scopes the client may
+/// get tokens for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessView {
+    /// The resource.
+    pub resource: ResourceView,
+    /// Granted scopes (empty when not granted), only those the resource still accepts.
+    pub scopes: Vec<String>,
+    /// Whether the client holds a grant.
+    pub granted: bool,
+    /// When the grant's scopes last changed (RFC 3339), empty when not granted.
+    pub updated_at: String,
+}
+
+/// A client with access to a resource, on the resource's page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrantView {
+    /// `client_id`.
+    pub client_id: String,
+    /// Client name.
+    pub name: String,
+    /// Whether the client is enabled.
+    pub enabled: bool,
+    /// Granted scopes.
+    pub scopes: Vec<String>,
+    /// When first granted (RFC 3339).
+    pub created_at: String,
+    /// When the scopes last changed (RFC 3339).
+    pub updated_at: String,
+}
+
+/// One page of a resource's grants.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrantPage {
+    /// Rows.
+    pub items: Vec<GrantView>,
+    /// All matching rows.
+    pub total: u64,
+    /// 0-based page index.
+    pub page: u32,
+    /// Rows per page.
+    pub page_size: u32,
+}
+
 /// A client as shown in the console.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClientView {
@@ -226,12 +270,14 @@ pub struct ClientView {
     pub name: String,
     /// Token endpoint authentication method.
     pub auth_method: String,
-    /// Allowed scopes.
+    /// Registered scopes (RFC 7591 metadata; grants decide what it gets).
     pub scope: String,
     /// Grant types.
     pub grant_types: String,
     /// Contacts.
     pub contacts: String,
+    /// Whether these are a resource server's introspection credentials (they get no tokens).
+    pub resource_server: bool,
     /// Enabled flag.
     pub enabled: bool,
     /// Creation time.

@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { ADMIN, DEVELOPER, createClient, hydrated, login, registerResource, trackErrors } from './helpers';
+import { ADMIN, DEVELOPER, createClient, grantAccess, hydrated, login, registerResource, trackErrors } from './helpers';
 
 test('an admin registers a resource and a client, and the token only works for that resource', async ({ page, request, baseURL }) => {
   const errors = trackErrors(page);
@@ -29,7 +29,7 @@ test('an admin registers a resource and a client, and the token only works for t
   await page.getByRole('button', { name: 'New client' }).click();
   await page.getByLabel('Name').fill('Reports bot');
   await page.getByLabel('client_id').fill(`bot-${suffix}`);
-  await page.getByLabel('Allowed scopes').fill('tools:call');
+  await page.getByLabel('Registered scopes').fill('tools:call');
   await page.getByRole('button', { name: 'Create client' }).click();
   const panel = page.getByTestId('issued-secret');
   await expect(panel).toContainText(`bot-${suffix}`);
@@ -44,11 +44,33 @@ test('an admin registers a resource and a client, and the token only works for t
   await expect(page.getByTestId('secret-row')).toContainText('Live');
   await expect(page.locator('body')).not.toContainText(secret);
 
-  // The client gets a token for that resource.
-  const res = await request.post('/realms/default/token', {
+  // A new client reaches nothing until it is granted a resource.
+  const ask = () => request.post('/realms/default/token', {
     headers: { authorization: 'Basic ' + Buffer.from(`bot-${suffix}:${secret}`).toString('base64') },
-    form: { grant_type: 'client_credentials', resource: audience, scope: 'tools:call' },
+    form: { grant_type: 'client_credentials', resource: audience },
   });
+  const refused = await ask();
+  expect(refused.status()).toBe(400);
+  expect((await refused.json()).error).toBe('invalid_target');
+
+  // Grant it Payments with one of its two scopes, from the client's page.
+  await hydrated(page);
+  const access = page.getByTestId('access-row').filter({ hasText: audience });
+  await expect(access).toContainText('No access');
+  await access.getByLabel('tools:read').uncheck();
+  await access.getByRole('button', { name: 'Grant access' }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: `bot-${suffix} may get tokens for Payments with tools:call` })).toBeVisible();
+  await expect(access).toContainText('Granted');
+
+  // The resource's page answers who may reach it, with which scopes.
+  await access.getByRole('link', { name: 'Payments' }).click();
+  await expect(page.getByTestId('resource-detail')).toContainText(audience);
+  const grantRow = page.getByTestId('grant-row').filter({ hasText: `bot-${suffix}` });
+  await expect(grantRow).toContainText('tools:call');
+  await expect(grantRow).not.toContainText('tools:read');
+
+  // The client gets a token for that resource, with the granted scope only.
+  const res = await ask();
   expect(res.status()).toBe(200);
   const body = await res.json();
   expect(body.scope).toBe('tools:call');
@@ -137,6 +159,7 @@ test('an admin picks the audience for token requests without resource, then requ
 
   // A client asking without resource now gets a token for that resource.
   const secret = await createClient(page, { clientId: `docs-bot-${suffix}`, name: 'Docs bot', scope: 'tools:read' });
+  await grantAccess(page, `docs-bot-${suffix}`, `Docs ${suffix}`);
   const ask = () => request.post('/realms/default/token', {
     headers: { authorization: 'Basic ' + Buffer.from(`docs-bot-${suffix}:${secret}`).toString('base64') },
     form: { grant_type: 'client_credentials' },
@@ -168,7 +191,7 @@ test('a private_key_jwt client registered with a JWKS URL shows where its keys c
   await page.getByLabel('Name').fill(`Signer ${suffix}`);
   await page.getByLabel('client_id').fill(`signer-${suffix}`);
   await page.getByLabel('Authentication').selectOption('private_key_jwt');
-  await page.getByLabel('Allowed scopes').fill('tools:call');
+  await page.getByLabel('Registered scopes').fill('tools:call');
   await page.getByLabel('…or a JWKS URL').fill('https://10.0.0.8/jwks.json');
   await page.getByRole('button', { name: 'Create client' }).click();
   await expect(page.getByRole('alert')).toContainText('public address');

@@ -44,9 +44,18 @@ export async function createClient(page: Page, c: { clientId: string; name: stri
   await page.getByRole('button', { name: 'New client' }).click();
   await page.getByLabel('Name').fill(c.name);
   await page.getByLabel('client_id').fill(c.clientId);
-  await page.getByLabel('Allowed scopes').fill(c.scope);
+  await page.getByLabel('Registered scopes').fill(c.scope);
   await page.getByRole('button', { name: 'Create client' }).click();
   const panel = page.getByTestId('issued-secret');
   await expect(panel).toContainText(c.clientId);
   return (await panel.locator('code').last().textContent())!.trim();
+}
+
+/** Grants a client every scope of a resource from the client's page (Access section). */
+export async function grantAccess(page: Page, clientId: string, resourceName: string): Promise<void> {
+  await page.goto(`/clients/${clientId}`);
+  await hydrated(page);
+  const row = page.getByTestId('access-row').filter({ hasText: resourceName });
+  await row.getByRole('button', { name: 'Grant access' }).click();
+  await expect(row).toContainText('Granted');
 }

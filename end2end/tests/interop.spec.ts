@@ -3,7 +3,7 @@
 // access-token validation as a resource server does it, introspection and revocation.
 import { test, expect } from '@playwright/test';
 import * as oauth from 'oauth4webapi';
-import { ADMIN, createClient, login, registerResource } from './helpers';
+import { ADMIN, createClient, grantAccess, login, registerResource } from './helpers';
 
 test('oauth4webapi discovers the realm, gets an audience-bound token, validates, introspects and revokes it', async ({ page, baseURL }) => {
   const suffix = Date.now().toString(36);
@@ -11,6 +11,7 @@ test('oauth4webapi discovers the realm, gets an audience-bound token, validates,
   await login(page, ADMIN);
   await registerResource(page, { id: `files-${suffix}`, name: 'Files', uri: audience, scopes: 'files:read' });
   const secret = await createClient(page, { clientId: `interop-${suffix}`, name: 'Interop bot', scope: 'files:read' });
+  await grantAccess(page, `interop-${suffix}`, 'Files');
 
   const insecure = { [oauth.allowInsecureRequests]: true }; // the test server speaks http on loopback
   const issuer = new URL(`${baseURL}/realms/default`);

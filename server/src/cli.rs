@@ -685,17 +685,19 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
             );
         }
         ClientsCommand::Access { realm, client_id } => {
-            for g in core
+            for a in core
                 .client_access(&cli, &realm, &client_id)
                 .await
                 .map_err(core_error)?
             {
-                say!(
-                    "{}\t{}\t{}",
-                    g.resource.slug,
-                    g.resource.uri,
-                    g.effective_scopes()
-                );
+                if let Some(grant) = &a.grant {
+                    say!(
+                        "{}\t{}\t{}",
+                        a.resource.slug,
+                        a.resource.uri,
+                        grant.scopes.intersection(&a.resource.scopes)
+                    );
+                }
             }
         }
         ClientsCommand::Lifecycle(command) => lifecycle::client_lifecycle(core, command).await?,

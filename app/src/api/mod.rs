@@ -1,4 +1,5 @@
 //! Server functions, grouped by domain. Each one: context → parse → one core call → view type.
+pub mod access;
 pub mod account;
 pub mod agents;
 pub mod audit;

@@ -17,6 +17,13 @@ pub async fn list_resources() -> Result<Vec<ResourceView>, AppError> {
         .collect())
 }
 
+/// One resource of the realm.
+#[server(prefix = "/api", endpoint = "resources/get")]
+pub async fn get_resource(slug: String) -> Result<ResourceView, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(ssr::resource_view(&core.resource(&p, &realm, &slug).await?))
+}
+
 /// Registers a resource.
 #[server(prefix = "/api", endpoint = "resources/create")]
 pub async fn create_resource(

@@ -3,5 +3,6 @@ pub mod confirm;
 pub mod copy;
 pub mod layout;
 pub mod pager;
+pub mod scopes;
 pub mod toast;
 pub mod ui;

@@ -8,6 +8,7 @@ use crate::components::copy::CopyValue;
 use crate::components::pager::{Pager, with_query};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
+use crate::pages::access::ClientAccess;
 use crate::types::{ClientView, IssuedSecret, RemoteKeysView};
 use leptos::prelude::*;
 use leptos_router::components::Form;
@@ -188,8 +189,9 @@ pub fn ClientsPage() -> impl IntoView {
                         </select>
                     </div>
                     <div>
-                        <label class=LABEL for="client-scope">"Allowed scopes"</label>
+                        <label class=LABEL for="client-scope">"Registered scopes"</label>
                         <input class=format!("mt-1 {INPUT}") id="client-scope" name="scope" placeholder="tools:call"/>
+                        <p class=format!("mt-1 {MUTED}")>"What the client says it needs (RFC 7591). It gets tokens only for the resources you grant it on its page."</p>
                     </div>
                     <div class="sm:col-span-2">
                         <label class=LABEL for="client-jwks">"Public keys (JWKS, private_key_jwt only)"</label>
@@ -258,7 +260,7 @@ pub fn ClientsPage() -> impl IntoView {
                                         <tr>
                                             <th class=TH scope="col">"Client"</th>
                                             <th class=format!("{TH} hidden md:table-cell") scope="col">"Authentication"</th>
-                                            <th class=format!("{TH} hidden md:table-cell") scope="col">"Scopes"</th>
+                                            <th class=format!("{TH} hidden md:table-cell") scope="col">"Registered scopes"</th>
                                             <th class=TH scope="col">"Status"</th>
                                             <th class=TH scope="col"><span class="sr-only">"Actions"</span></th>
                                         </tr>
@@ -333,7 +335,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                                     <div><dt class=MUTED>"Status"</dt><dd><Badge ok=c.enabled text=if c.enabled { "Enabled" } else { "Disabled" }/></dd></div>
                                     <div><dt class=MUTED>"Authentication"</dt><dd class="font-mono text-xs">{c.auth_method.clone()}</dd></div>
                                     <div><dt class=MUTED>"Grant types"</dt><dd class="font-mono text-xs">{if c.grant_types.is_empty() { "none yet".to_owned() } else { c.grant_types.clone() }}</dd></div>
-                                    <div><dt class=MUTED>"Allowed scopes"</dt><dd class="font-mono text-xs">{c.scope.clone()}</dd></div>
+                                    <div><dt class=MUTED>"Registered scopes"</dt><dd class="font-mono text-xs">{if c.scope.is_empty() { "—".to_owned() } else { c.scope.clone() }}</dd></div>
                                     <div><dt class=MUTED>"Acts for agent"</dt><dd>{if d.agent.is_empty() { "—".to_owned() } else { d.agent.clone() }}</dd></div>
                                     <div><dt class=MUTED>"Contacts"</dt><dd>{if c.contacts.is_empty() { "—".to_owned() } else { c.contacts.clone() }}</dd></div>
                                     {d.metadata.iter().map(|(k, v)| view! {
@@ -374,6 +376,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                                 }}
                             </section>
                         </div>
+                        {(!c.resource_server).then(|| view! { <ClientAccess client_id=c.client_id.clone()/> })}
                     }.into_any()
                 }
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),

@@ -1,4 +1,5 @@
 //! One page component per screen.
+pub mod access;
 pub mod account;
 pub mod agents;
 pub mod audit;

@@ -1,11 +1,13 @@
 //! Protected resources (MCP servers): the audiences tokens are bound to.
 use crate::api::resources::{
     CreateResource, DeleteResource, SetDefaultResource, UpdateResource, default_resource,
-    list_resources,
+    get_resource, list_resources,
 };
 use crate::components::confirm::ConfirmButton;
+use crate::components::copy::CopyValue;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
+use crate::pages::access::ResourceClients;
 use crate::types::ResourceView;
 use leptos::prelude::*;
 
@@ -85,7 +87,7 @@ fn ResourceRow(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
     view! {
         <tr data-testid="resource-row">
             <td class=TD>
-                <div class="font-medium text-slate-900 dark:text-white">{resource.display_name.clone()}</div>
+                <a class="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/resources/{}", resource.slug)>{resource.display_name.clone()}</a>
                 <div class="font-mono text-xs text-slate-500 dark:text-slate-400">{resource.slug.clone()}</div>
             </td>
             <td class=TD><span class="whitespace-nowrap font-mono text-xs">{resource.uri.clone()}</span></td>
@@ -260,6 +262,41 @@ pub fn ResourcesPage() -> impl IntoView {
                 (_, Some(Err(error))) => view! { <div class="mt-6"><ErrorMessage error/></div> }.into_any(),
                 _ => ().into_any(),
             }}
+        </Transition>
+    }
+}
+
+/// One resource: its settings and the clients that may get tokens for it.
+#[component]
+pub fn ResourceDetailPage() -> impl IntoView {
+    let params = leptos_router::hooks::use_params_map();
+    let slug = Memo::new(move |_| params.with(|p| p.get("slug").unwrap_or_default()));
+    let resource = Resource::new(move || slug.get(), get_resource);
+    view! {
+        <a href="/resources" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Resources"</a>
+        <Transition fallback=|| view! { <Loading/> }>
+            {move || resource.get().map(|result| match result {
+                Ok(r) => view! {
+                    <div class="mt-2 mb-6">
+                        <h1 class=format!("{H1} break-words")>{r.display_name.clone()}</h1>
+                        <p class="font-mono text-sm text-slate-500 dark:text-slate-400">{r.slug.clone()}</p>
+                    </div>
+                    <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="resource-facts">
+                        <h2 id="resource-facts" class="text-lg font-semibold text-slate-900 dark:text-white">"Settings"</h2>
+                        <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="resource-detail">
+                            <div class="sm:col-span-2">
+                                <dt class=MUTED>"Audience (resource URI)"</dt>
+                                <dd class="mt-1"><CopyValue value=r.uri.clone() label="resource URI"/></dd>
+                            </div>
+                            <div><dt class=MUTED>"Status"</dt><dd><Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/></dd></div>
+                            <div><dt class=MUTED>"Tokens"</dt><dd>{format!("{} s · {}", r.token_ttl_secs, if r.signing_alg.is_empty() { "ES256" } else { r.signing_alg.as_str() })}</dd></div>
+                            <div class="sm:col-span-2"><dt class=MUTED>"Accepted scopes"</dt><dd class="font-mono text-xs break-all">{r.scopes.clone()}</dd></div>
+                        </dl>
+                    </section>
+                    <ResourceClients resource=r/>
+                }.into_any(),
+                Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
+            })}
         </Transition>
     }
 }

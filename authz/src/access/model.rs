@@ -33,7 +33,16 @@ pub struct GrantedClient {
     pub enabled: bool,
 }
 
-/// A grant as a client lists it: with the resource it opens.
+/// A resource of the realm as a client's page lists it: with the client's grant, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceAccess {
+    /// The resource.
+    pub resource: Resource,
+    /// The client's grant for it.
+    pub grant: Option<Grant>,
+}
+
+/// A grant with the resource it opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrantedResource {
     /// The grant.

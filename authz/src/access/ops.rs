@@ -1,6 +1,6 @@
 //! Access-grant operations: grant, change, revoke, and the lists on a client's and a resource's
 //! pages.
-use super::model::{Grant, GrantedClient, GrantedResource, grant_scopes};
+use super::model::{Grant, GrantedClient, GrantedResource, ResourceAccess, grant_scopes};
 use crate::audit::{RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError};
@@ -111,7 +111,8 @@ impl Core {
             })
     }
 
-    /// The resources a client may get tokens for, by resource slug.
+    /// Every resource of the client's realm, by slug, each with the client's grant if it has
+    /// one.
     ///
     /// # Errors
     /// `Forbidden`, `NotFound` (realm or client).
@@ -120,22 +121,20 @@ impl Core {
         p: &Principal,
         realm_name: &str,
         client_id: &str,
-    ) -> Result<Vec<GrantedResource>> {
+    ) -> Result<Vec<ResourceAccess>> {
         p.require(Permission::ManageClients)?;
         let client = self.load_client(realm_name, client_id).await?;
         let grants = self.store.list_client_grants(&client.id).await?;
-        let mut out: Vec<GrantedResource> = self
+        Ok(self
             .store
             .list_resources(&client.realm_id)
             .await?
             .into_iter()
-            .filter_map(|resource| {
-                let grant = grants.iter().find(|g| g.resource == resource.id)?.clone();
-                Some(GrantedResource { grant, resource })
+            .map(|resource| {
+                let grant = grants.iter().find(|g| g.resource == resource.id).cloned();
+                ResourceAccess { resource, grant }
             })
-            .collect();
-        out.sort_by(|a, b| a.resource.slug.cmp(&b.resource.slug));
-        Ok(out)
+            .collect())
     }
 
     /// The clients that may get tokens for a resource, by `client_id`, filtered by `query`

@@ -62,6 +62,15 @@ impl Core {
         Ok(self.store.list_resources(&realm.id).await?)
     }
 
+    /// One resource of the realm, by slug.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm or resource).
+    pub async fn resource(&self, p: &Principal, realm_name: &str, slug: &str) -> Result<Resource> {
+        p.require(Permission::ViewRealms)?;
+        self.load_resource(realm_name, slug).await
+    }
+
     /// A resource of the realm by slug.
     pub(crate) async fn load_resource(&self, realm_name: &str, slug: &str) -> Result<Resource> {
         let realm = self.find_realm(realm_name).await?;

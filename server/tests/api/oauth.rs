@@ -1786,10 +1786,23 @@ async fn tokens_only_for_granted_resources_with_granted_scopes() {
         .expect("list");
     let ids: Vec<_> = listed.items.iter().map(|g| g.client_id.as_str()).collect();
     assert_eq!(ids, ["bot", "poster"]);
+    let fresh = core
+        .client_access(&admin, "default", "fresh")
+        .await
+        .expect("list");
+    let slugs: Vec<_> = fresh.iter().map(|a| a.resource.slug.as_str()).collect();
+    assert_eq!(
+        slugs,
+        ["ed-mcp", "email-mcp", "payments-mcp", "rsa-mcp"],
+        "every resource"
+    );
+    assert!(
+        fresh.iter().all(|a| a.grant.is_none()),
+        "none granted any more"
+    );
     let bots = core
         .client_access(&admin, "default", "bot")
         .await
         .expect("list");
-    let slugs: Vec<_> = bots.iter().map(|g| g.resource.slug.as_str()).collect();
-    assert_eq!(slugs, ["ed-mcp", "email-mcp", "payments-mcp", "rsa-mcp"]);
+    assert!(bots.iter().all(|a| a.grant.is_some()));
 }

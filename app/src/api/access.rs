@@ -1,0 +1,70 @@
+//! Access grants: which client may get tokens for which resource of the selected realm.
+use crate::error::AppError;
+use crate::types::{AccessView, GrantPage};
+#[cfg(feature = "ssr")]
+use crate::{ssr, types::PAGE_SIZE};
+use leptos::prelude::*;
+
+/// Every resource of the realm with the client's access to it.
+#[server(prefix = "/api", endpoint = "access/client")]
+pub async fn client_access(client_id: String) -> Result<Vec<AccessView>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core
+        .client_access(&p, &realm, &client_id)
+        .await?
+        .iter()
+        .map(ssr::access_view)
+        .collect())
+}
+
+/// One page of the clients that may get tokens for a resource, matching `query`.
+#[server(prefix = "/api", endpoint = "access/resource")]
+pub async fn resource_access(
+    resource: String,
+    query: String,
+    page: u32,
+) -> Result<GrantPage, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let found = core
+        .resource_access(
+            &p,
+            &realm,
+            &resource,
+            &query,
+            authz::storage::Page::new(page, PAGE_SIZE),
+        )
+        .await?;
+    Ok(GrantPage {
+        items: found.items.iter().map(ssr::grant_view).collect(),
+        total: found.total,
+        page,
+        page_size: PAGE_SIZE,
+    })
+}
+
+/// Grants a client access to a resource with `scopes` (space-separated), or changes the scopes
+/// of its grant.
+#[server(prefix = "/api", endpoint = "access/grant")]
+pub async fn grant_access(
+    client_id: String,
+    resource: String,
+    scopes: String,
+) -> Result<AccessView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let g = core
+        .grant_access(&p, &realm, &client_id, &resource, Some(&scopes), &meta)
+        .await?;
+    Ok(ssr::access_view(&authz::access::ResourceAccess {
+        resource: g.resource,
+        grant: Some(g.grant),
+    }))
+}
+
+/// Ends a client's access to a resource.
+#[server(prefix = "/api", endpoint = "access/revoke")]
+pub async fn revoke_access(client_id: String, resource: String) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(core
+        .revoke_access(&p, &realm, &client_id, &resource, &meta)
+        .await?)
+}

@@ -1,0 +1,318 @@
+//! Access grants on the client's page (the resources it may reach) and on the resource's page
+//! (the clients that may reach it).
+use crate::api::access::{GrantAccess, RevokeAccess, client_access, resource_access};
+use crate::components::confirm::ConfirmButton;
+use crate::components::pager::{Pager, with_query};
+use crate::components::scopes::{ScopeChecks, joined, split};
+use crate::components::toast::{ToastKind, use_toasts};
+use crate::components::ui::*;
+use crate::types::{AccessView, GrantView, ResourceView};
+use leptos::prelude::*;
+use leptos_router::components::Form;
+use leptos_router::hooks::use_query_map;
+use std::collections::BTreeSet;
+
+/// Scopes as small monospace chips.
+#[component]
+fn ScopeList(scopes: Vec<String>) -> impl IntoView {
+    view! {
+        <ul class="mt-2 flex flex-wrap gap-1" aria-label="Scopes">
+            {scopes.into_iter().map(|s| view! {
+                <li class="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700 break-all dark:bg-slate-700 dark:text-slate-200">{s}</li>
+            }).collect_view()}
+        </ul>
+    }
+}
+
+/// Toasts the outcome of a grant and reloads.
+fn on_granted(grant: ServerAction<GrantAccess>, client_id: String, refresh: Callback<()>) {
+    let toasts = use_toasts();
+    Effect::new(move |_| {
+        if let Some(Ok(a)) = grant.value().get() {
+            toasts.push(
+                ToastKind::Success,
+                format!(
+                    "{client_id} may get tokens for {} with {}.",
+                    a.resource.display_name,
+                    a.scopes.join(", ")
+                ),
+            );
+            refresh.run(());
+        }
+    });
+}
+
+/// Toasts the outcome of a revocation and reloads.
+fn on_revoked(revoke: ServerAction<RevokeAccess>, refresh: Callback<()>) {
+    let toasts = use_toasts();
+    Effect::new(move |_| match revoke.value().get() {
+        Some(Ok(())) => {
+            toasts.push(ToastKind::Success, "Access revoked.");
+            refresh.run(());
+        }
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+}
+
+/// One resource on a client's page: its scopes to pick, and grant / save / revoke.
+#[component]
+fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> impl IntoView {
+    let all = split(&access.resource.scopes);
+    let initial: BTreeSet<String> = if access.granted {
+        access.scopes.iter().cloned().collect()
+    } else {
+        all.iter().cloned().collect()
+    };
+    let selected = RwSignal::new(initial.clone());
+    let grant = ServerAction::<GrantAccess>::new();
+    let revoke = ServerAction::<RevokeAccess>::new();
+    on_granted(grant, client_id.clone(), refresh);
+    on_revoked(revoke, refresh);
+    let (client, slug) = (
+        StoredValue::new(client_id),
+        StoredValue::new(access.resource.slug.clone()),
+    );
+    let name = access.resource.display_name.clone();
+    let granted = access.granted;
+    let unchanged = move || granted && selected.with(|s| *s == initial);
+    let submit = move || {
+        grant.dispatch(GrantAccess {
+            client_id: client.get_value(),
+            resource: slug.get_value(),
+            scopes: selected.with(joined),
+        });
+    };
+    view! {
+        <li class="px-4 py-4 sm:px-6" data-testid="access-row">
+            <div class="flex flex-wrap items-start justify-between gap-2">
+                <div class="min-w-0">
+                    <a href=format!("/resources/{}", access.resource.slug) class="font-medium text-indigo-700 hover:underline dark:text-indigo-300">{name.clone()}</a>
+                    <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{access.resource.uri.clone()}</div>
+                </div>
+                <div class="flex gap-2">
+                    {(!access.resource.enabled).then(|| view! { <Badge ok=false text="Resource disabled"/> })}
+                    <Badge ok=granted text=if granted { "Granted" } else { "No access" }/>
+                </div>
+            </div>
+            <ScopeChecks id=format!("access-{}", access.resource.slug) legend=format!("Scopes for {name}") scopes=all selected/>
+            <div class="mt-3 flex flex-wrap gap-2">
+                {if granted {
+                    view! {
+                        <button type="button" class=BTN_SMALL
+                            disabled=move || unchanged() || selected.with(BTreeSet::is_empty) || grant.pending().get()
+                            on:click=move |_| submit()>"Save scopes"</button>
+                        <ConfirmButton
+                            label="Revoke"
+                            title=format!("Revoke {}'s access to {name}?", client.get_value())
+                            message="It gets no new tokens for this resource, and its current tokens for it stop introspecting as active."
+                            confirm_label="Revoke access"
+                            class=BTN_SMALL_DANGER
+                            on_confirm=Callback::new(move |_| { revoke.dispatch(RevokeAccess { client_id: client.get_value(), resource: slug.get_value() }); })
+                        />
+                    }.into_any()
+                } else {
+                    view! {
+                        <button type="button" class=BTN_SMALL
+                            disabled=move || selected.with(BTreeSet::is_empty) || grant.pending().get()
+                            on:click=move |_| submit()>"Grant access"</button>
+                    }.into_any()
+                }}
+            </div>
+            <div class="mt-2">{action_error(grant)}</div>
+        </li>
+    }
+}
+
+/// The resources a client may get tokens for, with their scopes, changeable in place.
+#[component]
+pub fn ClientAccess(client_id: String) -> impl IntoView {
+    let id = StoredValue::new(client_id);
+    let reload = RwSignal::new(0u32);
+    let access = Resource::new(
+        move || (id.get_value(), reload.get()),
+        |(id, _)| client_access(id),
+    );
+    let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
+    view! {
+        <section class=format!("{CARD} mt-6") aria-labelledby="client-access-title" data-testid="client-access">
+            <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
+                <h2 id="client-access-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Access"</h2>
+                <p class=format!("mt-1 {MUTED}")>"The resources this client may get tokens for, and the scopes its tokens may carry there. A new client has none."</p>
+            </div>
+            <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
+                {move || access.get().map(|result| match result {
+                    Ok(list) if list.is_empty() => view! {
+                        <EmptyState title="No resources in this realm" hint="Register an MCP server on the Resources screen, then grant this client access to it here."/>
+                    }.into_any(),
+                    Ok(list) => view! {
+                        <ul class="divide-y divide-slate-200 dark:divide-slate-700">
+                            {list.into_iter().map(|access| view! { <AccessRow client_id=id.get_value() access refresh/> }).collect_view()}
+                        </ul>
+                    }.into_any(),
+                    Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+/// One client on a resource's page: its scopes, changeable in place, and revoke.
+#[component]
+fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> impl IntoView {
+    let editing = RwSignal::new(false);
+    let initial: BTreeSet<String> = grant.scopes.iter().cloned().collect();
+    let selected = RwSignal::new(initial.clone());
+    let save = ServerAction::<GrantAccess>::new();
+    let revoke = ServerAction::<RevokeAccess>::new();
+    on_granted(save, grant.client_id.clone(), refresh);
+    on_revoked(revoke, refresh);
+    let (client, slug) = (
+        StoredValue::new(grant.client_id.clone()),
+        StoredValue::new(resource.slug.clone()),
+    );
+    let all = split(&resource.scopes);
+    let resource_name = resource.display_name.clone();
+    view! {
+        <li class="px-4 py-4 sm:px-6" data-testid="grant-row">
+            <div class="flex flex-wrap items-start justify-between gap-2">
+                <div class="min-w-0">
+                    <a href=format!("/clients/{}", grant.client_id) class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300">{grant.name.clone()}</a>
+                    <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{grant.client_id.clone()}</div>
+                </div>
+                <div class="flex items-center gap-2">
+                    <span class="text-xs text-slate-500 dark:text-slate-400" title=format!("Granted {}", grant.created_at)>"Since " {grant.updated_at.get(..10).unwrap_or_default().to_owned()}</span>
+                    <Badge ok=grant.enabled text=if grant.enabled { "Enabled" } else { "Client disabled" }/>
+                </div>
+            </div>
+            <Show when=move || !editing.get() fallback=move || view! {
+                <ScopeChecks id=format!("grant-{}", client.get_value()) legend=format!("Scopes for {}", client.get_value()) scopes=all.clone() selected/>
+            }>
+                <ScopeList scopes=grant.scopes.clone()/>
+            </Show>
+            <div class="mt-3 flex flex-wrap gap-2">
+                <Show when=move || editing.get() fallback=move || view! {
+                    <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Change scopes"</button>
+                }>
+                    <button type="button" class=BTN_SMALL
+                        disabled=move || selected.with(BTreeSet::is_empty) || save.pending().get()
+                        on:click=move |_| { save.dispatch(GrantAccess { client_id: client.get_value(), resource: slug.get_value(), scopes: selected.with(joined) }); }>"Save scopes"</button>
+                    <button type="button" class=BTN_SMALL on:click={
+                        let initial = initial.clone();
+                        move |_| { selected.set(initial.clone()); editing.set(false); }
+                    }>"Cancel"</button>
+                </Show>
+                <ConfirmButton
+                    label="Revoke"
+                    title=format!("Revoke {}'s access to {resource_name}?", grant.client_id)
+                    message="It gets no new tokens for this resource, and its current tokens for it stop introspecting as active."
+                    confirm_label="Revoke access"
+                    class=BTN_SMALL_DANGER
+                    on_confirm=Callback::new(move |_| { revoke.dispatch(RevokeAccess { client_id: client.get_value(), resource: slug.get_value() }); })
+                />
+            </div>
+            <div class="mt-2">{action_error(save)}</div>
+        </li>
+    }
+}
+
+/// Grants one more client access to the resource.
+#[component]
+fn GrantForm(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
+    let all = split(&resource.scopes);
+    let selected = RwSignal::new(all.iter().cloned().collect::<BTreeSet<_>>());
+    let client_id = RwSignal::new(String::new());
+    let grant = ServerAction::<GrantAccess>::new();
+    let toasts = use_toasts();
+    Effect::new(move |_| {
+        if let Some(Ok(a)) = grant.value().get() {
+            toasts.push(
+                ToastKind::Success,
+                format!(
+                    "{} may get tokens for {} with {}.",
+                    client_id.get_untracked(),
+                    a.resource.display_name,
+                    a.scopes.join(", ")
+                ),
+            );
+            client_id.set(String::new());
+            refresh.run(());
+        }
+    });
+    let slug = StoredValue::new(resource.slug.clone());
+    view! {
+        <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
+            <h3 class="text-sm font-semibold text-slate-900 dark:text-white">"Grant a client"</h3>
+            <div class="mt-2 max-w-md">
+                <label class=LABEL for="grant-client">"client_id"</label>
+                <input class=format!("mt-1 {INPUT} font-mono") id="grant-client" maxlength="255"
+                    prop:value=move || client_id.get()
+                    on:input=move |ev| client_id.set(event_target_value(&ev))
+                    placeholder="reports-bot"/>
+            </div>
+            <ScopeChecks id="grant-new".to_owned() legend="Scopes to grant" scopes=all selected/>
+            <button type="button" class=format!("mt-3 {BTN_PRIMARY}")
+                disabled=move || client_id.with(|c| c.trim().is_empty()) || selected.with(BTreeSet::is_empty) || grant.pending().get()
+                on:click=move |_| { grant.dispatch(GrantAccess { client_id: client_id.get().trim().to_owned(), resource: slug.get_value(), scopes: selected.with(joined) }); }>"Grant access"</button>
+            <div class="mt-2">{action_error(grant)}</div>
+        </div>
+    }
+}
+
+/// The clients that may get tokens for a resource: search, page, grant, change, revoke.
+#[component]
+pub fn ResourceClients(resource: ResourceView) -> impl IntoView {
+    let query = use_query_map();
+    let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
+    let page = Memo::new(move |_| {
+        query.with(|m| {
+            m.get("page")
+                .and_then(|p| p.parse::<u32>().ok())
+                .unwrap_or(0)
+        })
+    });
+    let reload = RwSignal::new(0u32);
+    let slug = StoredValue::new(resource.slug.clone());
+    let grants = Resource::new(
+        move || (slug.get_value(), q.get(), page.get(), reload.get()),
+        |(slug, q, page, _)| resource_access(slug, q, page),
+    );
+    let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
+    let r = StoredValue::new(resource.clone());
+    view! {
+        <section class=format!("{CARD} mt-6") aria-labelledby="resource-clients-title" data-testid="resource-clients">
+            <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
+                <h2 id="resource-clients-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Clients with access"</h2>
+                <p class=format!("mt-1 {MUTED}")>"Only these clients get tokens for this resource, each with at most the scopes shown."</p>
+            </div>
+            <GrantForm resource refresh/>
+            <Form method="GET" action="" attr:class="flex gap-2 border-b border-slate-200 px-4 py-3 sm:px-6 dark:border-slate-700" attr:role="search">
+                <label class="sr-only" for="grant-search">"Search clients with access"</label>
+                <input class=INPUT id="grant-search" name="q" type="search" placeholder="Search by client_id or name" prop:value=move || q.get()/>
+                <button type="submit" class=BTN_SECONDARY>"Search"</button>
+            </Form>
+            <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
+                {move || grants.get().map(|result| match result {
+                    Ok(found) if found.items.is_empty() && q.get().is_empty() => view! {
+                        <EmptyState title="No client has access yet" hint="Grant a client above; until then no token is issued for this resource."/>
+                    }.into_any(),
+                    Ok(found) if found.items.is_empty() => view! {
+                        <EmptyState title="No client with access matches" hint="Try another search."/>
+                    }.into_any(),
+                    Ok(found) => {
+                        let q = q.get();
+                        let path = format!("/resources/{}", slug.get_value());
+                        view! {
+                            <ul class="divide-y divide-slate-200 dark:divide-slate-700">
+                                {found.items.into_iter().map(|grant| view! { <GrantRow resource=r.get_value() grant refresh/> }).collect_view()}
+                            </ul>
+                            <Pager total=found.total page=found.page page_size=found.page_size
+                                href=move |p| with_query(&path, &[("q", q.clone()), ("page", if p == 0 { String::new() } else { p.to_string() })])/>
+                        }.into_any()
+                    }
+                    Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
+                })}
+            </Transition>
+        </section>
+    }
+}
