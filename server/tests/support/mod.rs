@@ -187,9 +187,10 @@ pub async fn register_client(
     .await
 }
 
-/// [`register_client`], then grants it every resource of the realm it shares scopes with,
-/// with those scopes (what the client could reach before access grants existed). For tests
-/// whose subject is not the grants themselves.
+/// [`register_client`] with the access it could have before grants existed.
+///
+/// Grants every resource of the realm it shares scopes with, with those scopes; for tests whose
+/// subject is not the grants themselves.
 pub async fn register_granted_client(
     core: &authz::Core,
     p: &authz::Principal,
