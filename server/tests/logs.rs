@@ -125,6 +125,14 @@ async fn no_secret_or_token_reaches_the_logs() {
         .await;
     let issued: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
     let secret = issued["secret"].as_str().expect("secret").to_owned();
+    let res = t
+        .post_form(
+            "/api/access/grant",
+            "client_id=bot&resource=pay&scopes=tools%3Acall",
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
 
     let token_form = format!(
         "grant_type=client_credentials&resource=https%3A%2F%2Fpay.example.com%2Fmcp&client_id=bot&client_secret={secret}"

@@ -1,15 +1,15 @@
 //! Access grants on the client's page (the resources it may reach) and on the resource's page
 //! (the clients that may reach it).
-use crate::api::access::{GrantAccess, RevokeAccess, client_access, resource_access};
+use crate::api::access::{GrantAccess, RevokeAccess};
 use crate::components::confirm::ConfirmButton;
 use crate::components::pager::{Pager, with_query};
 use crate::components::scopes::{ScopeChecks, joined, split};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
-use crate::types::{AccessView, GrantView, ResourceView};
+use crate::error::AppError;
+use crate::types::{AccessView, GrantPage, GrantView, ResourceView};
 use leptos::prelude::*;
 use leptos_router::components::Form;
-use leptos_router::hooks::use_query_map;
 use std::collections::BTreeSet;
 
 /// Scopes as small monospace chips.
@@ -125,14 +125,16 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
 }
 
 /// The resources a client may get tokens for, with their scopes, changeable in place.
+///
+/// `access` is loaded by the page itself (a resource created inside a suspended view would not
+/// hydrate); bumping `reload` loads it again.
 #[component]
-pub fn ClientAccess(client_id: String) -> impl IntoView {
+pub fn ClientAccess(
+    client_id: String,
+    access: Resource<Result<Vec<AccessView>, AppError>>,
+    reload: RwSignal<u32>,
+) -> impl IntoView {
     let id = StoredValue::new(client_id);
-    let reload = RwSignal::new(0u32);
-    let access = Resource::new(
-        move || (id.get_value(), reload.get()),
-        |(id, _)| client_access(id),
-    );
     let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
     view! {
         <section class=format!("{CARD} mt-6") aria-labelledby="client-access-title" data-testid="client-access">
@@ -260,23 +262,16 @@ fn GrantForm(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
 }
 
 /// The clients that may get tokens for a resource: search, page, grant, change, revoke.
+///
+/// `grants` is loaded by the page (see [`ClientAccess`]) for the search `q`.
 #[component]
-pub fn ResourceClients(resource: ResourceView) -> impl IntoView {
-    let query = use_query_map();
-    let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
-    let page = Memo::new(move |_| {
-        query.with(|m| {
-            m.get("page")
-                .and_then(|p| p.parse::<u32>().ok())
-                .unwrap_or(0)
-        })
-    });
-    let reload = RwSignal::new(0u32);
+pub fn ResourceClients(
+    resource: ResourceView,
+    grants: Resource<Result<GrantPage, AppError>>,
+    q: Memo<String>,
+    reload: RwSignal<u32>,
+) -> impl IntoView {
     let slug = StoredValue::new(resource.slug.clone());
-    let grants = Resource::new(
-        move || (slug.get_value(), q.get(), page.get(), reload.get()),
-        |(slug, q, page, _)| resource_access(slug, q, page),
-    );
     let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
     let r = StoredValue::new(resource.clone());
     view! {

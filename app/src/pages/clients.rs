@@ -317,6 +317,11 @@ pub fn ClientDetailPage() -> impl IntoView {
     let params = leptos_router::hooks::use_params_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     let detail = Resource::new(move || id.get(), crate::api::clients::get_client);
+    let reload = RwSignal::new(0u32);
+    let access = Resource::new(
+        move || (id.get(), reload.get()),
+        |(id, _)| crate::api::access::client_access(id),
+    );
     view! {
         <a href="/clients" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Clients"</a>
         <Transition fallback=|| view! { <Loading/> }>
@@ -376,7 +381,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                                 }}
                             </section>
                         </div>
-                        {(!c.resource_server).then(|| view! { <ClientAccess client_id=c.client_id.clone()/> })}
+                        {(!c.resource_server).then(|| view! { <ClientAccess client_id=c.client_id.clone() access reload/> })}
                     }.into_any()
                 }
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),

@@ -1,4 +1,5 @@
 //! Protected resources (MCP servers): the audiences tokens are bound to.
+use crate::api::access::resource_access;
 use crate::api::resources::{
     CreateResource, DeleteResource, SetDefaultResource, UpdateResource, default_resource,
     get_resource, list_resources,
@@ -272,6 +273,20 @@ pub fn ResourceDetailPage() -> impl IntoView {
     let params = leptos_router::hooks::use_params_map();
     let slug = Memo::new(move |_| params.with(|p| p.get("slug").unwrap_or_default()));
     let resource = Resource::new(move || slug.get(), get_resource);
+    let query = leptos_router::hooks::use_query_map();
+    let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
+    let page = Memo::new(move |_| {
+        query.with(|m| {
+            m.get("page")
+                .and_then(|p| p.parse::<u32>().ok())
+                .unwrap_or(0)
+        })
+    });
+    let reload = RwSignal::new(0u32);
+    let grants = Resource::new(
+        move || (slug.get(), q.get(), page.get(), reload.get()),
+        |(slug, q, page, _)| resource_access(slug, q, page),
+    );
     view! {
         <a href="/resources" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Resources"</a>
         <Transition fallback=|| view! { <Loading/> }>
@@ -293,7 +308,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                             <div class="sm:col-span-2"><dt class=MUTED>"Accepted scopes"</dt><dd class="font-mono text-xs break-all">{r.scopes.clone()}</dd></div>
                         </dl>
                     </section>
-                    <ResourceClients resource=r/>
+                    <ResourceClients resource=r grants q reload/>
                 }.into_any(),
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
             })}
