@@ -212,8 +212,14 @@ pub fn resource_view(r: &authz::resources::Resource) -> crate::types::ResourceVi
 }
 
 /// A resource and a client's access to it.
-pub fn access_view(a: &authz::access::ResourceAccess) -> crate::types::AccessView {
+pub fn access_view(
+    a: &authz::access::ResourceAccess,
+    now: authz::clock::UnixTime,
+) -> crate::types::AccessView {
+    let last = a.grant.as_ref().and_then(|g| g.last_used_at);
     crate::types::AccessView {
+        last_used_at: last.map(authz::clock::rfc3339).unwrap_or_default(),
+        last_used: last.map(|t| authz::clock::ago(now, t)).unwrap_or_default(),
         resource: resource_view(&a.resource),
         scopes: a
             .grant
@@ -236,8 +242,14 @@ pub fn access_view(a: &authz::access::ResourceAccess) -> crate::types::AccessVie
 }
 
 /// A grant on a resource's page.
-pub fn grant_view(g: &authz::access::GrantedClient) -> crate::types::GrantView {
+pub fn grant_view(
+    g: &authz::access::GrantedClient,
+    now: authz::clock::UnixTime,
+) -> crate::types::GrantView {
+    let last = g.grant.last_used_at;
     crate::types::GrantView {
+        last_used_at: last.map(authz::clock::rfc3339).unwrap_or_default(),
+        last_used: last.map(|t| authz::clock::ago(now, t)).unwrap_or_default(),
         client_id: g.client_id.to_string(),
         name: g.name.clone(),
         enabled: g.enabled,

@@ -229,6 +229,10 @@ pub struct AccessView {
     pub granted: bool,
     /// When the grant's scopes last changed (RFC 3339), empty when not granted.
     pub updated_at: String,
+    /// When the client last got a token for it (RFC 3339), empty if never.
+    pub last_used_at: String,
+    /// The same in words (`5 minutes ago`), empty if never.
+    pub last_used: String,
 }
 
 /// A client with access to a resource, on the resource's page.
@@ -246,6 +250,10 @@ pub struct GrantView {
     pub created_at: String,
     /// When the scopes last changed (RFC 3339).
     pub updated_at: String,
+    /// When the client last got a token for the resource (RFC 3339), empty if never.
+    pub last_used_at: String,
+    /// The same in words (`5 minutes ago`), empty if never.
+    pub last_used: String,
 }
 
 /// One page of a resource's grants.

@@ -54,6 +54,26 @@ pub fn rfc3339(t: UnixTime) -> String {
         .unwrap_or_else(|| t.to_string())
 }
 
+/// How long before `now` the time `t` was, in words: `just now`, `5 minutes ago`, `3 hours
+/// ago`, `2 days ago`, then the date (`2026-11-29`). Times in the future read `just now`.
+pub fn ago(now: UnixTime, t: UnixTime) -> String {
+    let secs = now.saturating_sub(t);
+    let plural = |n: i64, unit: &str| {
+        if n == 1 {
+            format!("1 {unit} ago")
+        } else {
+            format!("{n} {unit}s ago")
+        }
+    };
+    match secs {
+        ..60 => "just now".to_owned(),
+        60..3600 => plural(secs / 60, "minute"),
+        3600..86_400 => plural(secs / 3600, "hour"),
+        86_400..2_592_000 => plural(secs / 86_400, "day"),
+        _ => rfc3339(t).get(..10).unwrap_or_default().to_owned(),
+    }
+}
+
 /// Parses a console time (`YYYY-MM-DDTHH:MM`, `YYYY-MM-DDTHH:MM:SS` or `YYYY-MM-DD`, UTC, or a
 /// full RFC 3339 value) into Unix seconds.
 ///
@@ -81,6 +101,26 @@ pub fn parse_console_time(s: &str) -> Result<UnixTime, String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn times_ago_read_as_words() {
+        let now = 1_800_000_000;
+        let cases = [
+            (now + 5, "just now"),
+            (now - 59, "just now"),
+            (now - 60, "1 minute ago"),
+            (now - 7_199, "1 hour ago"),
+            (now - 7_200, "2 hours ago"),
+            (now - 86_400 * 3, "3 days ago"),
+        ];
+        for (t, words) in cases {
+            assert_eq!(ago(now, t), words, "{t}");
+        }
+        assert_eq!(
+            ago(now, now - 86_400 * 40),
+            rfc3339(now - 86_400 * 40)[..10]
+        );
+    }
     use super::*;
 
     #[test]

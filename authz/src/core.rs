@@ -63,6 +63,7 @@ pub struct Core {
     pub(crate) cache: Arc<LookupCache>,
     pub(crate) fetcher: Arc<dyn Fetcher>,
     pub(crate) documents: Arc<DocumentCache>,
+    pub(crate) token_use: Arc<crate::access::usage::TokenUse>,
 }
 
 impl std::fmt::Debug for Core {
@@ -92,6 +93,7 @@ impl Core {
             cache: Arc::default(),
             fetcher: Arc::new(NoFetcher),
             documents: Arc::default(),
+            token_use: Arc::default(),
         }
     }
 

@@ -7,6 +7,9 @@ pub use crate::storage::Purged;
 /// How often the server runs [`Core::purge_expired`].
 pub const PURGE_INTERVAL_SECS: u64 = 600;
 
+/// How often the server writes when grants were last used ([`Core::flush_token_use`]).
+pub const TOKEN_USE_FLUSH_SECS: u64 = 15;
+
 impl Core {
     /// Deletes expired revocation entries and client-assertion `jti`s.
     ///

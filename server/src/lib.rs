@@ -251,6 +251,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             .delete_expired_periodically(std::time::Duration::from_secs(600)),
     );
     tokio::spawn(housekeeping(state.core.clone()));
+    tokio::spawn(token_use_upkeep(state.core.clone()));
     tokio::spawn(ops::metrics_upkeep(state.metrics.clone()));
     let addr = state.config.http.bind;
     let listener = tokio::net::TcpListener::bind(addr)
@@ -260,7 +261,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         "Portcullis console at {} (listening on {addr})",
         state.config.public_url()
     );
-    let db = state.db.clone();
+    let (db, core) = (state.db.clone(), state.core.clone());
     axum::serve(
         listener,
         router(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
@@ -268,6 +269,9 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     .with_graceful_shutdown(shutdown_signal())
     .await
     .context("HTTP server failed")?;
+    if let Err(e) = core.flush_token_use().await {
+        tracing::error!(error = %e, "Could not write when grants were last used");
+    }
     db.close().await;
     tracing::info!("Shut down cleanly");
     Ok(())
@@ -325,6 +329,20 @@ async fn housekeeping(core: Core) {
                 "Purged expired rows"
             ),
             Err(e) => tracing::error!(error = %e, "Housekeeping failed"),
+        }
+    }
+}
+
+/// Writes when grants were last used every few seconds, forever (and `serve` once more at
+/// shutdown).
+async fn token_use_upkeep(core: Core) {
+    let mut every = tokio::time::interval(std::time::Duration::from_secs(
+        authz::housekeeping::TOKEN_USE_FLUSH_SECS,
+    ));
+    loop {
+        every.tick().await;
+        if let Err(e) = core.flush_token_use().await {
+            tracing::error!(error = %e, "Could not write when grants were last used");
         }
     }
 }

@@ -13,7 +13,7 @@ pub async fn client_access(client_id: String) -> Result<Vec<AccessView>, AppErro
         .client_access(&p, &realm, &client_id)
         .await?
         .iter()
-        .map(ssr::access_view)
+        .map(|a| ssr::access_view(a, core.now()))
         .collect())
 }
 
@@ -35,7 +35,11 @@ pub async fn resource_access(
         )
         .await?;
     Ok(GrantPage {
-        items: found.items.iter().map(ssr::grant_view).collect(),
+        items: found
+            .items
+            .iter()
+            .map(|g| ssr::grant_view(g, core.now()))
+            .collect(),
         total: found.total,
         page,
         page_size: PAGE_SIZE,
@@ -54,10 +58,13 @@ pub async fn grant_access(
     let g = core
         .grant_access(&p, &realm, &client_id, &resource, Some(&scopes), &meta)
         .await?;
-    Ok(ssr::access_view(&authz::access::ResourceAccess {
-        resource: g.resource,
-        grant: Some(g.grant),
-    }))
+    Ok(ssr::access_view(
+        &authz::access::ResourceAccess {
+            resource: g.resource,
+            grant: Some(g.grant),
+        },
+        core.now(),
+    ))
 }
 
 /// Ends a client's access to a resource.

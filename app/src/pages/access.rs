@@ -24,6 +24,22 @@ fn ScopeList(scopes: Vec<String>) -> impl IntoView {
     }
 }
 
+/// When a grant was last used: words, with the UTC time on hover.
+#[component]
+fn LastToken(at: String, words: String) -> impl IntoView {
+    if at.is_empty() {
+        view! { <span class="text-xs text-slate-500 dark:text-slate-400">"No token yet"</span> }
+            .into_any()
+    } else {
+        view! {
+            <span class="text-xs text-slate-500 dark:text-slate-400">
+                "Last token " <time datetime=at.clone() title=at>{words}</time>
+            </span>
+        }
+        .into_any()
+    }
+}
+
 /// Toasts the outcome of a grant and reloads.
 fn on_granted(grant: ServerAction<GrantAccess>, client_id: String, refresh: Callback<()>) {
     let toasts = use_toasts();
@@ -90,7 +106,8 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
                     <a href=format!("/resources/{}", access.resource.slug) class="font-medium text-indigo-700 hover:underline dark:text-indigo-300">{name.clone()}</a>
                     <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{access.resource.uri.clone()}</div>
                 </div>
-                <div class="flex gap-2">
+                <div class="flex flex-wrap items-center gap-2">
+                    {granted.then(|| view! { <LastToken at=access.last_used_at.clone() words=access.last_used.clone()/> })}
                     {(!access.resource.enabled).then(|| view! { <Badge ok=false text="Resource disabled"/> })}
                     <Badge ok=granted text=if granted { "Granted" } else { "No access" }/>
                 </div>
@@ -182,8 +199,8 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
                     <a href=format!("/clients/{}", grant.client_id) class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300">{grant.name.clone()}</a>
                     <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{grant.client_id.clone()}</div>
                 </div>
-                <div class="flex items-center gap-2">
-                    <span class="text-xs text-slate-500 dark:text-slate-400" title=format!("Granted {}", grant.created_at)>"Since " {grant.updated_at.get(..10).unwrap_or_default().to_owned()}</span>
+                <div class="flex flex-wrap items-center gap-2">
+                    <LastToken at=grant.last_used_at.clone() words=grant.last_used.clone()/>
                     <Badge ok=grant.enabled text=if grant.enabled { "Enabled" } else { "Client disabled" }/>
                 </div>
             </div>

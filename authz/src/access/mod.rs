@@ -8,5 +8,7 @@
 //! existing client what it could reach before.
 mod model;
 mod ops;
+pub(crate) mod usage;
 
 pub use model::*;
+pub use usage::MAX_PENDING as MAX_PENDING_TOKEN_USE;

@@ -18,6 +18,9 @@ pub struct Grant {
     pub created_at: UnixTime,
     /// When the scopes last changed.
     pub updated_at: UnixTime,
+    /// When the client last got a token for the resource (as last written; the token path
+    /// notes uses in memory and writes them every few seconds).
+    pub last_used_at: Option<UnixTime>,
 }
 
 /// A grant as a resource lists it: with the client it is for.
@@ -136,6 +139,7 @@ mod tests {
                 scopes: ScopeSet::parse("tools:call tools:list").expect("scopes"),
                 created_at: 0,
                 updated_at: 0,
+                last_used_at: None,
             },
             resource: resource("tools:list"),
         };

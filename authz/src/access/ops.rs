@@ -47,6 +47,7 @@ impl Core {
             scopes,
             created_at: previous.as_ref().map_or(now, |g| g.created_at),
             updated_at: now,
+            last_used_at: previous.as_ref().and_then(|g| g.last_used_at),
         };
         let verb = match &previous {
             Some(_) => action::ACCESS_UPDATE,
@@ -157,5 +158,24 @@ impl Core {
             .store
             .list_resource_grants(&resource.id, (!q.is_empty()).then_some(q), page)
             .await?)
+    }
+
+    /// Writes when each grant was last used, as noted in memory since the last call, and returns
+    /// how many grants it wrote. What cannot be written is kept for the next call.
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn flush_token_use(&self) -> Result<usize> {
+        let uses = self.token_use.take();
+        if uses.is_empty() {
+            return Ok(0);
+        }
+        match self.store.record_grant_use(&uses).await {
+            Ok(()) => Ok(uses.len()),
+            Err(e) => {
+                self.token_use.restore(uses);
+                Err(e.into())
+            }
+        }
     }
 }

@@ -19,6 +19,13 @@ pub trait AccessStore: Send + Sync {
         resource: &ResourceId,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
+    /// Writes when grants were last used (`(client, resource, time)`), keeping later times
+    /// already stored; rows of deleted grants are skipped. Not audited, and the token path's
+    /// caches stay warm.
+    async fn record_grant_use(
+        &self,
+        uses: &[(ClientRowId, ResourceId, crate::clock::UnixTime)],
+    ) -> Result<(), StorageError>;
     /// A client's grants (few: one per resource of its realm at most).
     async fn list_client_grants(&self, client: &ClientRowId) -> Result<Vec<Grant>, StorageError>;
     /// The clients granted a resource whose `client_id` or name contains `query`, by
@@ -32,7 +39,8 @@ pub trait AccessStore: Send + Sync {
 }
 
 pub(super) const GRANT_COLUMNS: &str =
-    "g.client_pk, g.resource_id, g.scopes, g.created_at, g.updated_at";
+    "g.client_pk, g.resource_id, g.scopes, g.created_at, g.updated_at, g.last_used_at";
+pub(super) const RECORD_GRANT_USE: &str = "UPDATE client_grants SET last_used_at = $1 WHERE client_pk = $2 AND resource_id = $3 AND (last_used_at IS NULL OR last_used_at < $1)";
 pub(super) const PUT_GRANT: &str = "INSERT INTO client_grants (client_pk, resource_id, scopes, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (client_pk, resource_id) DO UPDATE SET scopes = excluded.scopes, updated_at = excluded.updated_at";
 pub(super) const DELETE_GRANT: &str =
     "DELETE FROM client_grants WHERE client_pk = $1 AND resource_id = $2";
@@ -108,6 +116,23 @@ macro_rules! access_store {
                         .await?
                         .rows_affected();
                     self.commit_one(tx, n, event).await
+                }
+
+                async fn record_grant_use(
+                    &self,
+                    uses: &[(ClientRowId, ResourceId, $crate::clock::UnixTime)],
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    for (client, resource, at) in uses {
+                        sqlx::query(RECORD_GRANT_USE)
+                            .bind(*at)
+                            .bind(client.as_str())
+                            .bind(resource.as_str())
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    tx.commit().await?;
+                    Ok(())
                 }
 
                 async fn list_client_grants(

@@ -328,6 +328,7 @@ pub(crate) struct GrantRow {
     pub scopes: String,
     pub created_at: i64,
     pub updated_at: i64,
+    pub last_used_at: Option<i64>,
 }
 
 impl TryFrom<GrantRow> for crate::access::Grant {
@@ -339,6 +340,7 @@ impl TryFrom<GrantRow> for crate::access::Grant {
             scopes: ScopeSet::parse(&r.scopes).map_err(corrupt("grant scopes"))?,
             created_at: r.created_at,
             updated_at: r.updated_at,
+            last_used_at: r.last_used_at,
         })
     }
 }

@@ -1650,6 +1650,29 @@ async fn tokens_only_for_granted_resources_with_granted_scopes() {
         json["scope"], "tools:read",
         "the grant's scopes, not the client's"
     );
+    // When it last got a token is noted in memory and written by the periodic flush.
+    let last_used = || async {
+        core.resource_access(
+            &admin,
+            "default",
+            "payments-mcp",
+            "fresh",
+            authz::storage::Page::new(0, 10),
+        )
+        .await
+        .expect("list")
+        .items[0]
+            .grant
+            .last_used_at
+    };
+    assert_eq!(last_used().await, None, "nothing written per token");
+    assert!(core.flush_token_use().await.expect("flush") >= 1);
+    assert_eq!(last_used().await, Some(authz::clock::Clock::now(&f.clock)));
+    assert_eq!(
+        core.flush_token_use().await.expect("flush"),
+        0,
+        "written once"
+    );
     let (status, _, json) = ask("tools:call").await;
     assert_eq!(
         (status, json["error"].as_str()),

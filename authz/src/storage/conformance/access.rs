@@ -42,6 +42,7 @@ pub(super) async fn grants(db: &Database) {
         scopes: scopes(s),
         created_at: at,
         updated_at: at,
+        last_used_at: None,
     };
     let before = audit_count(&store).await;
     let generation = store.generation();
@@ -108,6 +109,39 @@ pub(super) async fn grants(db: &Database) {
     assert_eq!(listed(Some("client bot")).await.total, 1, "by name");
     assert_eq!(listed(Some("nobody")).await.total, 0);
 
+    // Uses are written without an audit row or a cache flush, and never move back in time.
+    let (audited, generation) = (audit_count(&store).await, store.generation());
+    store
+        .record_grant_use(&[
+            (bot.id.clone(), pay.id.clone(), 100),
+            (bot.id.clone(), mail.id.clone(), 90),
+        ])
+        .await
+        .expect("record");
+    store
+        .record_grant_use(&[(bot.id.clone(), pay.id.clone(), 50)])
+        .await
+        .expect("record older");
+    assert_eq!(
+        (audit_count(&store).await, store.generation()),
+        (audited, generation)
+    );
+    let used: Vec<_> = store
+        .list_client_grants(&bot.id)
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|g| (g.resource, g.last_used_at))
+        .collect();
+    assert!(used.contains(&(pay.id.clone(), Some(100))), "{used:?}");
+    assert!(used.contains(&(mail.id.clone(), Some(90))), "{used:?}");
+    assert_eq!(listed(None).await.items[0].grant.last_used_at, Some(100));
+    // A changed grant keeps its last use.
+    store
+        .put_grant(&grant(&bot, &pay, "tools:call", 60), &ev("access.update"))
+        .await
+        .expect("change");
+    assert_eq!(listed(None).await.items[0].grant.last_used_at, Some(100));
     store
         .delete_grant(&bot.id, &mail.id, &ev("access.revoke"))
         .await

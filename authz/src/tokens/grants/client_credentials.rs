@@ -51,8 +51,11 @@ impl Core {
                 "None of the requested scopes may be granted for this resource.",
             ));
         }
-        self.mint_access_token(realm, client, &resource, agent.as_ref(), &granted)
-            .await
+        let issued = self
+            .mint_access_token(realm, client, &resource, agent.as_ref(), &granted)
+            .await?;
+        self.token_use.record(&client.id, &resource.id, self.now());
+        Ok(issued)
     }
 
     /// The one enabled resource a token request is for: its `resource` parameter, or the
