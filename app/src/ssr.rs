@@ -259,6 +259,28 @@ pub fn grant_view(
     }
 }
 
+/// A client's registration as its edit form shows it.
+pub fn client_form_view(c: &authz::clients::Client) -> crate::types::ClientFormView {
+    let m = &c.metadata;
+    let text = |v: &Option<String>| v.clone().unwrap_or_default();
+    crate::types::ClientFormView {
+        name: c.name.clone(),
+        scope: c.scope.to_string(),
+        contacts: m.contacts.join(", "),
+        jwks: m
+            .jwks
+            .as_ref()
+            .map(|j| format!("{j:#}"))
+            .unwrap_or_default(),
+        jwks_uri: text(&m.jwks_uri),
+        redirect_uris: m.redirect_uris.join("\n"),
+        client_uri: text(&m.client_uri),
+        logo_uri: text(&m.logo_uri),
+        software_id: text(&m.software_id),
+        software_version: text(&m.software_version),
+    }
+}
+
 /// View of a client.
 pub fn client_view(c: &authz::clients::Client) -> crate::types::ClientView {
     crate::types::ClientView {

@@ -292,11 +292,38 @@ pub struct ClientView {
     pub created_at: String,
 }
 
+/// A client's registration as its edit form shows it (RFC 7591 metadata as text).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientFormView {
+    /// `client_name`.
+    pub name: String,
+    /// Registered scopes.
+    pub scope: String,
+    /// Contacts, comma-separated.
+    pub contacts: String,
+    /// JWKS (pretty JSON), `private_key_jwt` only.
+    pub jwks: String,
+    /// JWKS URL, `private_key_jwt` only.
+    pub jwks_uri: String,
+    /// Redirect URIs, one per line.
+    pub redirect_uris: String,
+    /// `client_uri`.
+    pub client_uri: String,
+    /// `logo_uri`.
+    pub logo_uri: String,
+    /// `software_id`.
+    pub software_id: String,
+    /// `software_version`.
+    pub software_version: String,
+}
+
 /// A client's detail page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClientDetailView {
     /// The client.
     pub client: ClientView,
+    /// Its registration, for the edit form.
+    pub form: ClientFormView,
     /// Agent it acts for.
     pub agent: String,
     /// JWKS (pretty JSON) of a `private_key_jwt` client.

@@ -4,7 +4,7 @@ use crate::types::{AuditPage, AuditQuery};
 #[cfg(feature = "ssr")]
 use crate::{ssr, types::PAGE_SIZE};
 #[cfg(feature = "ssr")]
-use authz::audit::{AuditCursor, AuditWindow};
+use authz::audit::{AuditCursor, AuditSubject, AuditWindow};
 use leptos::prelude::*;
 
 /// One page of audit events matching the filter: the newest, or those older than `before`, or
@@ -44,5 +44,40 @@ pub async fn list_audit(
         total: found.total,
         total_exact: found.total_exact,
         paged: cursor != AuditCursor::Newest,
+    })
+}
+
+/// Events shown in an object's history on its page.
+pub const HISTORY_SIZE: u32 = 10;
+
+/// The newest events of one object of the selected realm: `kind` is `client`, `resource` or
+/// `agent`, `id` its `client_id`, slug or name.
+#[server(prefix = "/api", endpoint = "audit/history")]
+pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let subject = match kind.as_str() {
+        "client" => AuditSubject::Client(id),
+        "resource" => AuditSubject::Resource(id),
+        "agent" => AuditSubject::Agent(id),
+        _ => return Err(ssr::invalid("Unknown kind of object.")),
+    };
+    let found = core
+        .audit_of(
+            &p,
+            &realm,
+            &subject,
+            AuditWindow::page(AuditCursor::Newest, HISTORY_SIZE),
+        )
+        .await?;
+    Ok(AuditPage {
+        newer: None,
+        older: found
+            .older
+            .then(|| found.items.last().map(|e| e.id))
+            .flatten(),
+        items: found.items.iter().map(ssr::audit_view).collect(),
+        total: found.total,
+        total_exact: found.total_exact,
+        paged: false,
     })
 }

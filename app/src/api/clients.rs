@@ -36,6 +36,7 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
     let t = authz::clock::rfc3339;
     Ok(ClientDetailView {
         client: ssr::client_view(&d.client),
+        form: ssr::client_form_view(&d.client),
         agent: d.agent.unwrap_or_default(),
         jwks: d
             .client
@@ -73,6 +74,43 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
             })
             .collect(),
     })
+}
+
+/// Changes a client's registration (not its authentication method, status or secrets).
+#[server(prefix = "/api", endpoint = "clients/update")]
+pub async fn update_client(
+    client_id: String,
+    name: String,
+    scope: String,
+    contacts: String,
+    #[server(default)] jwks: String,
+    #[server(default)] jwks_uri: String,
+    #[server(default)] client_uri: String,
+    #[server(default)] logo_uri: String,
+    #[server(default)] software_id: String,
+    #[server(default)] software_version: String,
+    #[server(default)] redirect_uris: String,
+) -> Result<ClientView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let metadata = authz::clients::ClientForm {
+        name,
+        auth_method: String::new(),
+        scope,
+        contacts,
+        jwks,
+        jwks_uri,
+        client_uri,
+        logo_uri,
+        software_id,
+        software_version,
+        redirect_uris,
+    }
+    .into_metadata()?;
+    Ok(ssr::client_view(
+        &core
+            .update_client(&p, &realm, &client_id, &metadata, &meta)
+            .await?,
+    ))
 }
 
 /// Registers a client; a confidential client's secret is returned once.

@@ -2,7 +2,7 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::ResourceView;
+use crate::types::{IssuedSecret, ResourceView};
 use leptos::prelude::*;
 
 /// The realm's resources.
@@ -101,4 +101,18 @@ pub async fn set_default_resource(slug: String) -> Result<Option<String>, AppErr
         .set_default_resource(&p, &realm, slug, &meta)
         .await?
         .map(|r| r.slug))
+}
+
+/// Creates the credentials the resource's MCP server introspects its tokens with; the secret
+/// is returned once.
+#[server(prefix = "/api", endpoint = "resources/credentials")]
+pub async fn create_resource_credentials(slug: String) -> Result<IssuedSecret, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let (client, secret) = core
+        .create_resource_server_credentials(&p, &realm, &slug, &meta)
+        .await?;
+    Ok(IssuedSecret {
+        client_id: client.client_id.to_string(),
+        secret: secret.expose().to_owned(),
+    })
 }

@@ -1,8 +1,10 @@
 //! Shared console widgets.
 pub mod confirm;
 pub mod copy;
+pub mod history;
 pub mod layout;
 pub mod pager;
 pub mod scopes;
+pub mod secret;
 pub mod toast;
 pub mod ui;

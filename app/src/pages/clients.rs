@@ -1,15 +1,18 @@
-//! OAuth clients: create (secret shown once), rotate secrets, enable/disable, delete.
+//! OAuth clients: the list, creation (secret shown once) and each client's page (registration,
+//! credentials, access, history; rotate, enable/disable, delete).
+use crate::api::audit::history;
 use crate::api::clients::{
     CreateClient, DeleteClient, RefreshClientKeys, RotateClientSecret, SetClientEnabled,
-    list_clients,
+    UpdateClient, get_client, list_clients,
 };
 use crate::components::confirm::ConfirmButton;
-use crate::components::copy::CopyValue;
+use crate::components::history::History;
 use crate::components::pager::{Pager, with_query};
+use crate::components::secret::SecretPanel;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::pages::access::ClientAccess;
-use crate::types::{ClientView, IssuedSecret, RemoteKeysView};
+use crate::types::{ClientDetailView, ClientFormView, ClientView, IssuedSecret, RemoteKeysView};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
@@ -22,113 +25,17 @@ const METHODS: [(&str, &str); 4] = [
 ];
 
 #[component]
-fn SecretPanel(issued: IssuedSecret, on_close: Callback<()>) -> impl IntoView {
-    view! {
-        <div role="status" data-testid="issued-secret" class="mb-6 rounded-lg border border-indigo-200 bg-indigo-50 p-4 dark:border-indigo-900 dark:bg-indigo-950">
-            <p class="text-sm font-medium text-indigo-900 dark:text-indigo-100">"Client " <code class="font-mono">{issued.client_id.clone()}</code></p>
-            {if issued.secret.is_empty() {
-                view! { <p class="mt-1 text-sm text-indigo-800 dark:text-indigo-200">"This client has no secret: it is public, or authenticates with its private key."</p> }.into_any()
-            } else {
-                view! {
-                    <p class="mt-1 text-sm text-indigo-800 dark:text-indigo-200">"Its secret is shown only now. Store it in your secret manager; Portcullis keeps only a hash."</p>
-                    <div class="mt-3"><CopyValue value=issued.secret.clone() label="client secret"/></div>
-                }.into_any()
-            }}
-            <button type="button" class=format!("mt-3 {BTN_SMALL}") on:click=move |_| on_close.run(())>"Done"</button>
-        </div>
-    }
-}
-
-#[component]
-fn ClientRow(
-    client: ClientView,
-    refresh: Callback<()>,
-    issued: RwSignal<Option<IssuedSecret>>,
-) -> impl IntoView {
-    let toasts = use_toasts();
-    let rotate = ServerAction::<RotateClientSecret>::new();
-    let enable = ServerAction::<SetClientEnabled>::new();
-    let delete = ServerAction::<DeleteClient>::new();
-    Effect::new(move |_| match rotate.value().get() {
-        Some(Ok(s)) => issued.set(Some(s)),
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-        None => {}
-    });
-    Effect::new(move |_| match enable.value().get() {
-        Some(Ok(c)) => {
-            toasts.push(
-                ToastKind::Success,
-                format!(
-                    "Client {} {}.",
-                    c.client_id,
-                    if c.enabled { "enabled" } else { "disabled" }
-                ),
-            );
-            refresh.run(());
-        }
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-        None => {}
-    });
-    Effect::new(move |_| match delete.value().get() {
-        Some(Ok(())) => {
-            toasts.push(ToastKind::Success, "Client deleted.");
-            refresh.run(());
-        }
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-        None => {}
-    });
-    let id = StoredValue::new(client.client_id.clone());
-    let confidential = client.auth_method.starts_with("client_secret");
+fn ClientRow(client: ClientView) -> impl IntoView {
     let enabled = client.enabled;
     view! {
         <tr data-testid="client-row">
             <td class=TD>
-                <a class="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/clients/{}", client.client_id)>{client.name.clone()}</a>
-                <div class="font-mono text-xs text-slate-500 dark:text-slate-400">{client.client_id.clone()}</div>
+                <a class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300" href=format!("/clients/{}", client.client_id)>{client.name.clone()}</a>
+                <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{client.client_id.clone()}</div>
             </td>
             <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs">{client.auth_method.clone()}</span></td>
-            <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs">{client.scope.clone()}</span></td>
+            <td class=format!("{TD} hidden lg:table-cell")><span class=MONO>{client.scope.clone()}</span></td>
             <td class=TD><Badge ok=enabled text=if enabled { "Enabled" } else { "Disabled" }/></td>
-            <td class=format!("{TD} text-right")>
-                <div class="flex flex-wrap justify-end gap-2">
-                    {confidential.then(|| view! {
-                        <ConfirmButton
-                            label="Rotate secret"
-                            title="Rotate the client secret?"
-                            message="A new secret is issued. The current one keeps working for 24 hours so deployments can switch over."
-                            confirm_label="Rotate"
-                            class=BTN_SMALL
-                            on_confirm=Callback::new(move |_| { rotate.dispatch(RotateClientSecret { client_id: id.get_value(), overlap_secs: 86_400 }); })
-                        />
-                    })}
-                    {if enabled {
-                        view! {
-                            <ConfirmButton
-                                label="Disable"
-                                title="Disable this client?"
-                                message="It gets no new tokens, and its existing tokens stop introspecting as active."
-                                confirm_label="Disable client"
-                                class=BTN_SMALL_DANGER
-                                on_confirm=Callback::new(move |_| { enable.dispatch(SetClientEnabled { client_id: id.get_value(), enabled: false }); })
-                            />
-                        }.into_any()
-                    } else {
-                        view! {
-                            <button type="button" class=BTN_SMALL on:click=move |_| {
-                                enable.dispatch(SetClientEnabled { client_id: id.get_value(), enabled: true });
-                            }>"Enable"</button>
-                        }.into_any()
-                    }}
-                    <ConfirmButton
-                        label="Delete"
-                        title="Delete this client?"
-                        message="The client and its secrets are removed; its tokens stop introspecting as active. This cannot be undone."
-                        confirm_label="Delete client"
-                        class=BTN_SMALL_DANGER
-                        on_confirm=Callback::new(move |_| { delete.dispatch(DeleteClient { client_id: id.get_value() }); })
-                    />
-                </div>
-            </td>
         </tr>
     }
 }
@@ -145,11 +52,10 @@ pub fn ClientsPage() -> impl IntoView {
                 .unwrap_or(0)
         })
     });
-    let reload = RwSignal::new(0u32);
     let create = ServerAction::<CreateClient>::new();
     let clients = Resource::new(
-        move || (q.get(), page.get(), reload.get(), create.version().get()),
-        |(q, page, _, _)| list_clients(q, page),
+        move || (q.get(), page.get(), create.version().get()),
+        |(q, page, _)| list_clients(q, page),
     );
     let show_create = RwSignal::new(false);
     let issued = RwSignal::new(None::<IssuedSecret>);
@@ -164,7 +70,6 @@ pub fn ClientsPage() -> impl IntoView {
             show_create.set(false);
         }
     });
-    let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
     view! {
         <PageHeader title="Clients" description="Applications and agents that request tokens from this realm.">
             <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New client"</button>
@@ -175,12 +80,8 @@ pub fn ClientsPage() -> impl IntoView {
                 <h2 id="new-client-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New client"</h2>
                 <ActionForm action=create attr:class="mt-4 grid gap-4 sm:grid-cols-2">
                     <div>
-                        <label class=LABEL for="client-name">"Name"</label>
-                        <input class=format!("mt-1 {INPUT}") id="client-name" name="name" required placeholder="Reports bot"/>
-                    </div>
-                    <div>
                         <label class=LABEL for="client-id">"client_id"</label>
-                        <input class=format!("mt-1 {INPUT}") id="client-id" name="client_id" placeholder="generated when empty"/>
+                        <input class=format!("mt-1 {INPUT}") id="client-id" name="client_id" maxlength="200" placeholder="generated when empty"/>
                     </div>
                     <div>
                         <label class=LABEL for="client-method">"Authentication"</label>
@@ -188,50 +89,7 @@ pub fn ClientsPage() -> impl IntoView {
                             {METHODS.iter().map(|(v, l)| view! { <option value=*v>{*l}</option> }).collect_view()}
                         </select>
                     </div>
-                    <div>
-                        <label class=LABEL for="client-scope">"Registered scopes"</label>
-                        <input class=format!("mt-1 {INPUT}") id="client-scope" name="scope" placeholder="tools:call"/>
-                        <p class=format!("mt-1 {MUTED}")>"What the client says it needs (RFC 7591). It gets tokens only for the resources you grant it on its page."</p>
-                    </div>
-                    <div class="sm:col-span-2">
-                        <label class=LABEL for="client-jwks">"Public keys (JWKS, private_key_jwt only)"</label>
-                        <textarea class=format!("mt-1 {INPUT} font-mono") id="client-jwks" name="jwks" rows="3" placeholder="{\"keys\": [{\"kty\": \"EC\", …}]}"></textarea>
-                    </div>
-                    <div class="sm:col-span-2">
-                        <label class=LABEL for="client-jwks-uri">"…or a JWKS URL"</label>
-                        <input class=format!("mt-1 {INPUT} font-mono") id="client-jwks-uri" name="jwks_uri" type="url" placeholder="https://agent.example.com/.well-known/jwks.json"/>
-                        <p class=format!("mt-1 {MUTED}")>"Fetched over HTTPS from public addresses only, cached, and refetched when the client signs with a new key."</p>
-                    </div>
-                    <div class="sm:col-span-2">
-                        <label class=LABEL for="client-contacts">"Contacts"</label>
-                        <input class=format!("mt-1 {INPUT}") id="client-contacts" name="contacts" placeholder="owner@example.com"/>
-                    </div>
-                    <details class="sm:col-span-2">
-                        <summary class="cursor-pointer text-sm font-medium text-slate-700 dark:text-slate-300">"More registration metadata (RFC 7591)"</summary>
-                        <div class="mt-3 grid gap-4 sm:grid-cols-2">
-                            <div class="sm:col-span-2">
-                                <label class=LABEL for="client-redirect-uris">"Redirect URIs"</label>
-                                <textarea class=format!("mt-1 {INPUT} font-mono") id="client-redirect-uris" name="redirect_uris" rows="2" placeholder="https://app.example.com/callback"></textarea>
-                                <p class=format!("mt-1 {MUTED}")>"One per line, matched exactly: https, http on a loopback host, or a private-use scheme (com.example.app:/callback). For the authorization code flow."</p>
-                            </div>
-                            <div>
-                                <label class=LABEL for="client-uri">"Client URI"</label>
-                                <input class=format!("mt-1 {INPUT}") id="client-uri" name="client_uri" type="url" placeholder="https://agent.example.com"/>
-                            </div>
-                            <div>
-                                <label class=LABEL for="client-logo">"Logo URI"</label>
-                                <input class=format!("mt-1 {INPUT}") id="client-logo" name="logo_uri" type="url" placeholder="https://agent.example.com/logo.png"/>
-                            </div>
-                            <div>
-                                <label class=LABEL for="client-software-id">"Software id"</label>
-                                <input class=format!("mt-1 {INPUT}") id="client-software-id" name="software_id" placeholder="4NRB1-0XZABZI9E6-5SM3R"/>
-                            </div>
-                            <div>
-                                <label class=LABEL for="client-software-version">"Software version"</label>
-                                <input class=format!("mt-1 {INPUT}") id="client-software-version" name="software_version" placeholder="2.1.0"/>
-                            </div>
-                        </div>
-                    </details>
+                    <ClientFields id="new" v=ClientFormView::default() private_key_jwt=true/>
                     <div class="sm:col-span-2">{action_error(create)}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || create.pending().get()>"Create client"</button>
@@ -260,13 +118,12 @@ pub fn ClientsPage() -> impl IntoView {
                                         <tr>
                                             <th class=TH scope="col">"Client"</th>
                                             <th class=format!("{TH} hidden md:table-cell") scope="col">"Authentication"</th>
-                                            <th class=format!("{TH} hidden md:table-cell") scope="col">"Registered scopes"</th>
+                                            <th class=format!("{TH} hidden lg:table-cell") scope="col">"Registered scopes"</th>
                                             <th class=TH scope="col">"Status"</th>
-                                            <th class=TH scope="col"><span class="sr-only">"Actions"</span></th>
                                         </tr>
                                     </thead>
                                     <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
-                                        {found.items.into_iter().map(|client| view! { <ClientRow client refresh issued/> }).collect_view()}
+                                        {found.items.into_iter().map(|client| view! { <ClientRow client/> }).collect_view()}
                                     </tbody>
                                 </table>
                             </div>
@@ -281,7 +138,64 @@ pub fn ClientsPage() -> impl IntoView {
     }
 }
 
-/// One client: its metadata, the agent it acts for, its public keys and its secrets' dates.
+/// The registration fields shared by the create and edit forms (`id` keeps their ids apart).
+#[component]
+fn ClientFields(id: &'static str, v: ClientFormView, private_key_jwt: bool) -> impl IntoView {
+    let f = move |name: &str| format!("client-{id}-{name}");
+    view! {
+        <div class="sm:col-span-2">
+            <label class=LABEL for=f("name")>"Name"</label>
+            <input class=format!("mt-1 {INPUT}") id=f("name") name="name" required maxlength="200" value=v.name placeholder="Reports bot"/>
+        </div>
+        <div class="sm:col-span-2">
+            <label class=LABEL for=f("scope")>"Registered scopes"</label>
+            <input class=format!("mt-1 {INPUT}") id=f("scope") name="scope" value=v.scope placeholder="tools:call"/>
+            <p class=format!("mt-1 {MUTED}")>"What the client says it needs (RFC 7591). It gets tokens only for the resources you grant it on its page."</p>
+        </div>
+        {private_key_jwt.then(|| view! {
+            <div class="sm:col-span-2">
+                <label class=LABEL for=f("jwks")>"Public keys (JWKS, private_key_jwt only)"</label>
+                <textarea class=format!("mt-1 {INPUT} font-mono") id=f("jwks") name="jwks" rows="3" placeholder="{\"keys\": [{\"kty\": \"EC\", …}]}">{v.jwks.clone()}</textarea>
+            </div>
+            <div class="sm:col-span-2">
+                <label class=LABEL for=f("jwks-uri")>"…or a JWKS URL"</label>
+                <input class=format!("mt-1 {INPUT} font-mono") id=f("jwks-uri") name="jwks_uri" type="url" value=v.jwks_uri.clone() placeholder="https://agent.example.com/.well-known/jwks.json"/>
+                <p class=format!("mt-1 {MUTED}")>"Fetched over HTTPS from public addresses only, cached, and refetched when the client signs with a new key."</p>
+            </div>
+        })}
+        <div class="sm:col-span-2">
+            <label class=LABEL for=f("contacts")>"Contacts"</label>
+            <input class=format!("mt-1 {INPUT}") id=f("contacts") name="contacts" value=v.contacts placeholder="owner@example.com"/>
+        </div>
+        <details class="sm:col-span-2">
+            <summary class="cursor-pointer text-sm font-medium text-slate-700 dark:text-slate-300">"More registration metadata (RFC 7591)"</summary>
+            <div class="mt-3 grid gap-4 sm:grid-cols-2">
+                <div class="sm:col-span-2">
+                    <label class=LABEL for=f("redirect-uris")>"Redirect URIs"</label>
+                    <textarea class=format!("mt-1 {INPUT} font-mono") id=f("redirect-uris") name="redirect_uris" rows="2" placeholder="https://app.example.com/callback">{v.redirect_uris}</textarea>
+                    <p class=format!("mt-1 {MUTED}")>"One per line, matched exactly: https, http on a loopback host, or a private-use scheme (com.example.app:/callback). For the authorization code flow."</p>
+                </div>
+                <div>
+                    <label class=LABEL for=f("uri")>"Client URI"</label>
+                    <input class=format!("mt-1 {INPUT}") id=f("uri") name="client_uri" type="url" value=v.client_uri placeholder="https://agent.example.com"/>
+                </div>
+                <div>
+                    <label class=LABEL for=f("logo")>"Logo URI"</label>
+                    <input class=format!("mt-1 {INPUT}") id=f("logo") name="logo_uri" type="url" value=v.logo_uri placeholder="https://agent.example.com/logo.png"/>
+                </div>
+                <div>
+                    <label class=LABEL for=f("software-id")>"Software id"</label>
+                    <input class=format!("mt-1 {INPUT}") id=f("software-id") name="software_id" value=v.software_id placeholder="4NRB1-0XZABZI9E6-5SM3R"/>
+                </div>
+                <div>
+                    <label class=LABEL for=f("software-version")>"Software version"</label>
+                    <input class=format!("mt-1 {INPUT}") id=f("software-version") name="software_version" value=v.software_version placeholder="2.1.0"/>
+                </div>
+            </div>
+        </details>
+    }
+}
+
 /// The keys this instance has fetched from a client's `jwks_uri`, with a button to fetch now.
 #[component]
 fn RemoteKeys(client_id: String, initial: Option<RemoteKeysView>) -> impl IntoView {
@@ -312,76 +226,244 @@ fn RemoteKeys(client_id: String, initial: Option<RemoteKeysView>) -> impl IntoVi
     }
 }
 
+/// The client's registration: shown, or edited in place.
+#[component]
+fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -> impl IntoView {
+    let editing = RwSignal::new(false);
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = update.value().get() {
+            editing.set(false);
+        }
+    });
+    let d = StoredValue::new(d);
+    let private_key_jwt = d.with_value(|d| d.client.auth_method == "private_key_jwt");
+    let editable = d.with_value(|d| !d.client.resource_server);
+    view! {
+        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="client-facts">
+            <div class="flex flex-wrap items-center justify-between gap-2">
+                <h2 id="client-facts" class="text-lg font-semibold text-slate-900 dark:text-white">"Registration"</h2>
+                <Show when=move || editable && !editing.get()>
+                    <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Edit"</button>
+                </Show>
+            </div>
+            <Show when=move || editing.get() fallback=move || {
+                let d = d.get_value();
+                let c = d.client;
+                view! {
+                    <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="client-detail">
+                        <div><dt class=MUTED>"Status"</dt><dd><Badge ok=c.enabled text=if c.enabled { "Enabled" } else { "Disabled" }/></dd></div>
+                        <div><dt class=MUTED>"Authentication"</dt><dd class="font-mono text-xs">{c.auth_method.clone()}</dd></div>
+                        <div><dt class=MUTED>"Grant types"</dt><dd class="font-mono text-xs">{if c.grant_types.is_empty() { "none yet".to_owned() } else { c.grant_types.clone() }}</dd></div>
+                        <div><dt class=MUTED>"Acts for agent"</dt><dd class="break-all">{if d.agent.is_empty() { "—".to_owned() } else { d.agent.clone() }}</dd></div>
+                        <div class="sm:col-span-2"><dt class=MUTED>"Registered scopes"</dt><dd class="font-mono text-xs break-all">{if c.scope.is_empty() { "—".to_owned() } else { c.scope.clone() }}</dd></div>
+                        <div class="sm:col-span-2"><dt class=MUTED>"Contacts"</dt><dd class="break-all">{if c.contacts.is_empty() { "—".to_owned() } else { c.contacts.clone() }}</dd></div>
+                        {d.metadata.iter().map(|(k, v)| view! {
+                            <div class="sm:col-span-2"><dt class="font-mono text-xs text-slate-500 dark:text-slate-400">{k.clone()}</dt><dd class="break-all">{v.clone()}</dd></div>
+                        }).collect_view()}
+                        <div><dt class=MUTED>"Created"</dt><dd>{c.created_at.clone()}</dd></div>
+                    </dl>
+                }
+            }>
+                <ActionForm action=update attr:class="mt-4 grid gap-4 sm:grid-cols-2">
+                    <input type="hidden" name="client_id" value=d.with_value(|d| d.client.client_id.clone())/>
+                    <ClientFields id="edit" v=d.with_value(|d| d.form.clone()) private_key_jwt/>
+                    <div class="sm:col-span-2">{action_error(update)}</div>
+                    <div class="flex gap-2 sm:col-span-2">
+                        <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
+                        <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
+                    </div>
+                </ActionForm>
+            </Show>
+        </section>
+    }
+}
+
+/// How the client proves who it is: its secrets' dates, its public keys or their URL.
+#[component]
+fn ClientCredentials(d: ClientDetailView) -> impl IntoView {
+    let c = d.client.clone();
+    view! {
+        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="client-credentials">
+            <h2 id="client-credentials" class="text-lg font-semibold text-slate-900 dark:text-white">"Credentials"</h2>
+            {if !d.jwks_uri.is_empty() {
+                view! {
+                    <p class=format!("mt-1 {MUTED}")>"Its client assertions are checked against the public keys published at:"</p>
+                    <p class="mt-3 break-all font-mono text-xs" data-testid="client-jwks-uri">{d.jwks_uri.clone()}</p>
+                    <p class=format!("mt-3 {MUTED}")>"Fetched over HTTPS, cached for the document's max-age (5 minutes to a day, 1 hour by default), and refetched at most once a minute when an assertion names an unknown key."</p>
+                    <RemoteKeys client_id=c.client_id.clone() initial=d.remote_keys.clone()/>
+                }.into_any()
+            } else if !d.jwks.is_empty() {
+                view! {
+                    <p class=format!("mt-1 {MUTED}")>"Public keys that sign its client assertions:"</p>
+                    <pre class="mt-3 overflow-x-auto rounded-md bg-slate-50 p-3 font-mono text-xs dark:bg-slate-900">{d.jwks.clone()}</pre>
+                }.into_any()
+            } else if d.secrets.is_empty() {
+                view! { <p class=format!("mt-1 {MUTED}")>"A public client: it has no secret and proves itself with PKCE."</p> }.into_any()
+            } else {
+                view! {
+                    <p class=format!("mt-1 {MUTED}")>"Secrets are stored as hashes; only their dates are shown."</p>
+                    <ul class="mt-4 divide-y divide-slate-200 text-sm dark:divide-slate-700">
+                        {d.secrets.iter().map(|(created, expires, live)| view! {
+                            <li class="flex flex-wrap items-center justify-between gap-2 py-2" data-testid="secret-row">
+                                <span>"Issued " {created.clone()}</span>
+                                <span class="flex items-center gap-2">
+                                    {(!expires.is_empty()).then(|| view! { <span class=MUTED>"until " {expires.clone()}</span> })}
+                                    <Badge ok=*live text=if *live { "Live" } else { "Expired" }/>
+                                </span>
+                            </li>
+                        }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+/// The page's actions: rotate the secret (confidential clients), enable or disable, delete.
+#[component]
+fn ClientActions(
+    client: ClientView,
+    enable: ServerAction<SetClientEnabled>,
+    rotate: ServerAction<RotateClientSecret>,
+    delete: ServerAction<DeleteClient>,
+) -> impl IntoView {
+    let id = StoredValue::new(client.client_id.clone());
+    let name = client.name.clone();
+    let has_secret = client.auth_method.starts_with("client_secret");
+    view! {
+        <div class="flex flex-wrap gap-2">
+            {has_secret.then(|| view! {
+                <ConfirmButton
+                    label="Rotate secret"
+                    title=format!("Rotate the secret of {name}?")
+                    message="A new secret is issued and shown once. The current one keeps working for 24 hours so deployments can switch over."
+                    confirm_label="Rotate"
+                    class=BTN_SMALL
+                    on_confirm=Callback::new(move |_| { rotate.dispatch(RotateClientSecret { client_id: id.get_value(), overlap_secs: 86_400 }); })
+                />
+            })}
+            {if client.enabled {
+                view! {
+                    <ConfirmButton
+                        label="Disable"
+                        title=format!("Disable {name}?")
+                        message="It gets no new tokens, and its existing tokens stop introspecting as active."
+                        confirm_label="Disable client"
+                        class=BTN_SMALL_DANGER
+                        on_confirm=Callback::new(move |_| { enable.dispatch(SetClientEnabled { client_id: id.get_value(), enabled: false }); })
+                    />
+                }.into_any()
+            } else {
+                view! {
+                    <button type="button" class=BTN_SMALL disabled=move || enable.pending().get() on:click=move |_| {
+                        enable.dispatch(SetClientEnabled { client_id: id.get_value(), enabled: true });
+                    }>"Enable"</button>
+                }.into_any()
+            }}
+            <ConfirmButton
+                label="Delete"
+                title=format!("Delete {name}?")
+                message="The client, its secrets and its grants are removed; its tokens stop introspecting as active. This cannot be undone."
+                confirm_label="Delete client"
+                class=BTN_SMALL_DANGER
+                on_confirm=Callback::new(move |_| { delete.dispatch(DeleteClient { client_id: id.get_value() }); })
+            />
+        </div>
+    }
+}
+
+/// One client: its registration, credentials, access and history.
 #[component]
 pub fn ClientDetailPage() -> impl IntoView {
     let params = leptos_router::hooks::use_params_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
-    let detail = Resource::new(move || id.get(), crate::api::clients::get_client);
+    let update = ServerAction::<UpdateClient>::new();
+    let enable = ServerAction::<SetClientEnabled>::new();
+    let rotate = ServerAction::<RotateClientSecret>::new();
+    let delete = ServerAction::<DeleteClient>::new();
+    let detail = Resource::new(
+        move || {
+            (
+                id.get(),
+                update.version().get(),
+                enable.version().get(),
+                rotate.version().get(),
+            )
+        },
+        |(id, ..)| get_client(id),
+    );
     let reload = RwSignal::new(0u32);
     let access = Resource::new(
         move || (id.get(), reload.get()),
         |(id, _)| crate::api::access::client_access(id),
     );
+    let events = Resource::new(
+        move || {
+            (
+                id.get(),
+                reload.get(),
+                update.version().get(),
+                enable.version().get(),
+                rotate.version().get(),
+            )
+        },
+        |(id, ..)| history("client".to_owned(), id),
+    );
+    let issued = RwSignal::new(None::<IssuedSecret>);
+    let toasts = use_toasts();
+    Effect::new(move |_| {
+        if let Some(Ok(c)) = update.value().get() {
+            toasts.push(ToastKind::Success, format!("Client {} saved.", c.client_id));
+        }
+    });
+    Effect::new(move |_| match rotate.value().get() {
+        Some(Ok(s)) => issued.set(Some(s)),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    Effect::new(move |_| match enable.value().get() {
+        Some(Ok(c)) => toasts.push(
+            ToastKind::Success,
+            format!(
+                "Client {} {}.",
+                c.client_id,
+                if c.enabled { "enabled" } else { "disabled" }
+            ),
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    let navigate = leptos_router::hooks::use_navigate();
+    Effect::new(move |_| match delete.value().get() {
+        Some(Ok(())) => {
+            toasts.push(ToastKind::Success, "Client deleted.");
+            navigate("/clients", Default::default());
+        }
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
     view! {
         <a href="/clients" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Clients"</a>
         <Transition fallback=|| view! { <Loading/> }>
             {move || detail.get().map(|result| match result {
                 Ok(d) => {
                     let c = d.client.clone();
+                    let target = format!("client:{}", c.client_id);
                     view! {
-                        <div class="mt-2 mb-6">
-                            <h1 class=H1>{c.name.clone()}</h1>
-                            <p class="font-mono text-sm text-slate-500 dark:text-slate-400">{c.client_id.clone()}</p>
+                        <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
+                            <div class="min-w-0">
+                                <h1 class=format!("{H1} break-words")>{c.name.clone()}</h1>
+                                <p class="font-mono text-sm break-all text-slate-500 dark:text-slate-400">{c.client_id.clone()}</p>
+                            </div>
+                            <ClientActions client=c.clone() enable rotate delete/>
                         </div>
+                        {move || issued.get().map(|s| view! { <SecretPanel issued=s on_close=Callback::new(move |_| issued.set(None))/> })}
                         <div class="grid gap-6 lg:grid-cols-2">
-                            <section class=format!("{CARD} p-6") aria-labelledby="client-facts">
-                                <h2 id="client-facts" class="text-lg font-semibold text-slate-900 dark:text-white">"Registration"</h2>
-                                <dl class="mt-4 space-y-3 text-sm" data-testid="client-detail">
-                                    <div><dt class=MUTED>"Status"</dt><dd><Badge ok=c.enabled text=if c.enabled { "Enabled" } else { "Disabled" }/></dd></div>
-                                    <div><dt class=MUTED>"Authentication"</dt><dd class="font-mono text-xs">{c.auth_method.clone()}</dd></div>
-                                    <div><dt class=MUTED>"Grant types"</dt><dd class="font-mono text-xs">{if c.grant_types.is_empty() { "none yet".to_owned() } else { c.grant_types.clone() }}</dd></div>
-                                    <div><dt class=MUTED>"Registered scopes"</dt><dd class="font-mono text-xs">{if c.scope.is_empty() { "—".to_owned() } else { c.scope.clone() }}</dd></div>
-                                    <div><dt class=MUTED>"Acts for agent"</dt><dd>{if d.agent.is_empty() { "—".to_owned() } else { d.agent.clone() }}</dd></div>
-                                    <div><dt class=MUTED>"Contacts"</dt><dd>{if c.contacts.is_empty() { "—".to_owned() } else { c.contacts.clone() }}</dd></div>
-                                    {d.metadata.iter().map(|(k, v)| view! {
-                                        <div><dt class="font-mono text-xs text-slate-500 dark:text-slate-400">{k.clone()}</dt><dd class="break-all">{v.clone()}</dd></div>
-                                    }).collect_view()}
-                                    <div><dt class=MUTED>"Created"</dt><dd>{c.created_at.clone()}</dd></div>
-                                </dl>
-                            </section>
-                            <section class=format!("{CARD} p-6") aria-labelledby="client-credentials">
-                                <h2 id="client-credentials" class="text-lg font-semibold text-slate-900 dark:text-white">"Credentials"</h2>
-                                {if !d.jwks_uri.is_empty() {
-                                    view! {
-                                        <p class=format!("mt-1 {MUTED}")>"Its client assertions are checked against the public keys published at:"</p>
-                                        <p class="mt-3 break-all font-mono text-xs" data-testid="client-jwks-uri">{d.jwks_uri.clone()}</p>
-                                        <p class=format!("mt-3 {MUTED}")>"Fetched over HTTPS, cached for the document's max-age (5 minutes to a day, 1 hour by default), and refetched at most once a minute when an assertion names an unknown key."</p>
-                                        <RemoteKeys client_id=c.client_id.clone() initial=d.remote_keys.clone()/>
-                                    }.into_any()
-                                } else if d.jwks.is_empty() {
-                                    view! {
-                                        <p class=format!("mt-1 {MUTED}")>"Secrets are stored as hashes; only their dates are shown."</p>
-                                        <ul class="mt-4 divide-y divide-slate-200 text-sm dark:divide-slate-700">
-                                            {d.secrets.iter().map(|(created, expires, live)| view! {
-                                                <li class="flex items-center justify-between py-2" data-testid="secret-row">
-                                                    <span>"Issued " {created.clone()}</span>
-                                                    <span class="flex items-center gap-2">
-                                                        {(!expires.is_empty()).then(|| view! { <span class=MUTED>"until " {expires.clone()}</span> })}
-                                                        <Badge ok=*live text=if *live { "Live" } else { "Expired" }/>
-                                                    </span>
-                                                </li>
-                                            }).collect_view()}
-                                        </ul>
-                                    }.into_any()
-                                } else {
-                                    view! {
-                                        <p class=format!("mt-1 {MUTED}")>"Public keys that sign its client assertions:"</p>
-                                        <pre class="mt-3 overflow-x-auto rounded-md bg-slate-50 p-3 font-mono text-xs dark:bg-slate-900">{d.jwks.clone()}</pre>
-                                    }.into_any()
-                                }}
-                            </section>
+                            <ClientRegistration d=d.clone() update/>
+                            <ClientCredentials d=d.clone()/>
                         </div>
                         {(!c.resource_server).then(|| view! { <ClientAccess client_id=c.client_id.clone() access reload/> })}
+                        <History target events/>
                     }.into_any()
                 }
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),

@@ -1,15 +1,18 @@
 //! Protected resources (MCP servers): the audiences tokens are bound to.
 use crate::api::access::resource_access;
+use crate::api::audit::history;
 use crate::api::resources::{
-    CreateResource, DeleteResource, SetDefaultResource, UpdateResource, default_resource,
-    get_resource, list_resources,
+    CreateResource, CreateResourceCredentials, DeleteResource, SetDefaultResource, UpdateResource,
+    default_resource, get_resource, list_resources,
 };
 use crate::components::confirm::ConfirmButton;
 use crate::components::copy::CopyValue;
+use crate::components::history::History;
+use crate::components::secret::SecretPanel;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::pages::access::ResourceClients;
-use crate::types::ResourceView;
+use crate::types::{IssuedSecret, ResourceView};
 use leptos::prelude::*;
 
 const ALGS: [(&str, &str); 4] = [
@@ -63,73 +66,20 @@ fn ResourceFields(r: Option<ResourceView>) -> impl IntoView {
 }
 
 #[component]
-fn ResourceRow(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
-    let toasts = use_toasts();
-    let editing = RwSignal::new(false);
-    let update = ServerAction::<UpdateResource>::new();
-    let delete = ServerAction::<DeleteResource>::new();
-    Effect::new(move |_| {
-        if let Some(Ok(r)) = update.value().get() {
-            toasts.push(ToastKind::Success, format!("Resource {} saved.", r.slug));
-            editing.set(false);
-            refresh.run(());
-        }
-    });
-    Effect::new(move |_| match delete.value().get() {
-        Some(Ok(())) => {
-            toasts.push(ToastKind::Success, "Resource deleted.");
-            refresh.run(());
-        }
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-        None => {}
-    });
-    let r = StoredValue::new(resource.clone());
-    let slug = resource.slug.clone();
+fn ResourceRow(resource: ResourceView) -> impl IntoView {
     view! {
         <tr data-testid="resource-row">
             <td class=TD>
                 <a class="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/resources/{}", resource.slug)>{resource.display_name.clone()}</a>
                 <div class="font-mono text-xs text-slate-500 dark:text-slate-400">{resource.slug.clone()}</div>
             </td>
-            <td class=TD><span class="whitespace-nowrap font-mono text-xs">{resource.uri.clone()}</span></td>
-            <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs">{resource.scopes.clone()}</span></td>
-            <td class=format!("{TD} hidden lg:table-cell")>
+            <td class=TD><span class=MONO>{resource.uri.clone()}</span></td>
+            <td class=format!("{TD} hidden md:table-cell")><span class=MONO>{resource.scopes.clone()}</span></td>
+            <td class=format!("{TD} hidden lg:table-cell whitespace-nowrap")>
                 {format!("{} s · {}", resource.token_ttl_secs, if resource.signing_alg.is_empty() { "ES256" } else { resource.signing_alg.as_str() })}
             </td>
             <td class=TD><Badge ok=resource.enabled text=if resource.enabled { "Enabled" } else { "Disabled" }/></td>
-            <td class=format!("{TD} text-right")>
-                <div class="flex justify-end gap-2">
-                    <button type="button" class=BTN_SMALL on:click=move |_| editing.update(|e| *e = !*e)>"Edit"</button>
-                    <ConfirmButton
-                        label="Delete"
-                        title="Delete this resource?"
-                        message=format!("Clients can no longer get tokens for {slug}, and its existing tokens stop introspecting as active.")
-                        confirm_label="Delete resource"
-                        class=BTN_SMALL_DANGER
-                        on_confirm=Callback::new(move |_| { delete.dispatch(DeleteResource { slug: r.with_value(|r| r.slug.clone()) }); })
-                    />
-                </div>
-            </td>
         </tr>
-        <Show when=move || editing.get()>
-            <tr>
-                <td colspan="6" class="bg-slate-50 px-4 py-4 dark:bg-slate-900">
-                    <ActionForm action=update attr:class="grid gap-4 sm:grid-cols-2">
-                        <input type="hidden" name="slug" value=r.with_value(|r| r.slug.clone())/>
-                        <ResourceFields r=Some(r.get_value())/>
-                        <label class="flex items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
-                            <input type="checkbox" name="enabled" value="on" checked=r.with_value(|r| r.enabled)/>
-                            "Enabled"
-                        </label>
-                        <div class="sm:col-span-2">{action_error(update)}</div>
-                        <div class="flex gap-2 sm:col-span-2">
-                            <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
-                            <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
-                        </div>
-                    </ActionForm>
-                </td>
-            </tr>
-        </Show>
     }
 }
 
@@ -171,11 +121,7 @@ fn DefaultResource(
 #[component]
 pub fn ResourcesPage() -> impl IntoView {
     let create = ServerAction::<CreateResource>::new();
-    let reload = RwSignal::new(0u32);
-    let resources = Resource::new(
-        move || (reload.get(), create.version().get()),
-        |_| list_resources(),
-    );
+    let resources = Resource::new(move || create.version().get(), |_| list_resources());
     let show_create = RwSignal::new(false);
     let toasts = use_toasts();
     Effect::new(move |_| {
@@ -188,10 +134,7 @@ pub fn ResourcesPage() -> impl IntoView {
         }
     });
     let save_default = ServerAction::<SetDefaultResource>::new();
-    let default = Resource::new(
-        move || (reload.get(), save_default.version().get()),
-        |_| default_resource(),
-    );
+    let default = Resource::new(move || save_default.version().get(), |_| default_resource());
     Effect::new(move |_| {
         if let Some(Ok(slug)) = save_default.value().get() {
             toasts.push(
@@ -203,7 +146,6 @@ pub fn ResourcesPage() -> impl IntoView {
             );
         }
     });
-    let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
     view! {
         <PageHeader title="Resources" description="MCP servers that accept this realm's tokens. Each token is bound to exactly one of them.">
             <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New resource"</button>
@@ -242,11 +184,10 @@ pub fn ResourcesPage() -> impl IntoView {
                                         <th class=format!("{TH} hidden md:table-cell") scope="col">"Scopes"</th>
                                         <th class=format!("{TH} hidden lg:table-cell") scope="col">"Tokens"</th>
                                         <th class=TH scope="col">"Status"</th>
-                                        <th class=TH scope="col"><span class="sr-only">"Actions"</span></th>
                                     </tr>
                                 </thead>
                                 <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
-                                    {list.into_iter().map(|resource| view! { <ResourceRow resource refresh/> }).collect_view()}
+                                    {list.into_iter().map(|resource| view! { <ResourceRow resource/> }).collect_view()}
                                 </tbody>
                             </table>
                         </div>
@@ -267,12 +208,90 @@ pub fn ResourcesPage() -> impl IntoView {
     }
 }
 
-/// One resource: its settings and the clients that may get tokens for it.
+/// The resource's settings: shown, or edited in place.
+#[component]
+fn ResourceSettings(r: ResourceView, update: ServerAction<UpdateResource>) -> impl IntoView {
+    let editing = RwSignal::new(false);
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = update.value().get() {
+            editing.set(false);
+        }
+    });
+    let v = StoredValue::new(r.clone());
+    view! {
+        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="resource-facts">
+            <div class="flex flex-wrap items-center justify-between gap-2">
+                <h2 id="resource-facts" class="text-lg font-semibold text-slate-900 dark:text-white">"Settings"</h2>
+                <Show when=move || !editing.get()>
+                    <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Edit"</button>
+                </Show>
+            </div>
+            <Show when=move || editing.get() fallback=move || {
+                let r = v.get_value();
+                view! {
+                    <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="resource-detail">
+                        <div class="sm:col-span-2">
+                            <dt class=MUTED>"Audience (resource URI)"</dt>
+                            <dd class="mt-1"><CopyValue value=r.uri.clone() label="resource URI"/></dd>
+                        </div>
+                        <div><dt class=MUTED>"Status"</dt><dd><Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/></dd></div>
+                        <div><dt class=MUTED>"Tokens"</dt><dd>{format!("{} s · {}", r.token_ttl_secs, if r.signing_alg.is_empty() { "ES256" } else { r.signing_alg.as_str() })}</dd></div>
+                        <div class="sm:col-span-2"><dt class=MUTED>"Accepted scopes"</dt><dd class="font-mono text-xs break-all">{r.scopes.clone()}</dd></div>
+                    </dl>
+                }
+            }>
+                <ActionForm action=update attr:class="mt-4 grid gap-4 sm:grid-cols-2">
+                    <input type="hidden" name="slug" value=v.with_value(|r| r.slug.clone())/>
+                    <ResourceFields r=Some(v.get_value())/>
+                    <label class="flex items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
+                        <input type="checkbox" name="enabled" value="on" checked=v.with_value(|r| r.enabled)/>
+                        "Enabled (a disabled resource gets no tokens, and its tokens introspect inactive)"
+                    </label>
+                    <div class="sm:col-span-2">{action_error(update)}</div>
+                    <div class="flex gap-2 sm:col-span-2">
+                        <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
+                        <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
+                    </div>
+                </ActionForm>
+            </Show>
+        </section>
+    }
+}
+
+/// Introspection credentials for the resource's own MCP server.
+#[component]
+fn ResourceCredentials(slug: String) -> impl IntoView {
+    let create = ServerAction::<CreateResourceCredentials>::new();
+    let issued = RwSignal::new(None::<IssuedSecret>);
+    Effect::new(move |_| {
+        if let Some(Ok(s)) = create.value().get() {
+            issued.set(Some(s));
+        }
+    });
+    let slug = StoredValue::new(slug);
+    view! {
+        <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="resource-credentials">
+            <h2 id="resource-credentials" class="text-lg font-semibold text-slate-900 dark:text-white">"Introspection credentials"</h2>
+            <p class=format!("mt-1 {MUTED}")>"Credentials this MCP server uses at the introspection endpoint to check tokens minted for it (client_secret_basic). They get no tokens themselves."</p>
+            {move || issued.get().map(|s| view! { <div class="mt-4"><SecretPanel issued=s on_close=Callback::new(move |_| issued.set(None))/></div> })}
+            <button type="button" class=format!("mt-4 {BTN_SECONDARY}") disabled=move || create.pending().get()
+                on:click=move |_| { create.dispatch(CreateResourceCredentials { slug: slug.get_value() }); }>"Create introspection credentials"</button>
+            <div class="mt-2">{action_error(create)}</div>
+        </section>
+    }
+}
+
+/// One resource: its settings, who may get tokens for it, its credentials and its history.
 #[component]
 pub fn ResourceDetailPage() -> impl IntoView {
     let params = leptos_router::hooks::use_params_map();
     let slug = Memo::new(move |_| params.with(|p| p.get("slug").unwrap_or_default()));
-    let resource = Resource::new(move || slug.get(), get_resource);
+    let update = ServerAction::<UpdateResource>::new();
+    let delete = ServerAction::<DeleteResource>::new();
+    let resource = Resource::new(
+        move || (slug.get(), update.version().get()),
+        |(s, _)| get_resource(s),
+    );
     let query = leptos_router::hooks::use_query_map();
     let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
     let page = Memo::new(move |_| {
@@ -287,29 +306,53 @@ pub fn ResourceDetailPage() -> impl IntoView {
         move || (slug.get(), q.get(), page.get(), reload.get()),
         |(slug, q, page, _)| resource_access(slug, q, page),
     );
+    let events = Resource::new(
+        move || (slug.get(), update.version().get(), reload.get()),
+        |(slug, _, _)| history("resource".to_owned(), slug),
+    );
+    let toasts = use_toasts();
+    Effect::new(move |_| {
+        if let Some(Ok(r)) = update.value().get() {
+            toasts.push(ToastKind::Success, format!("Resource {} saved.", r.slug));
+        }
+    });
+    let navigate = leptos_router::hooks::use_navigate();
+    Effect::new(move |_| match delete.value().get() {
+        Some(Ok(())) => {
+            toasts.push(ToastKind::Success, "Resource deleted.");
+            navigate("/resources", Default::default());
+        }
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
     view! {
         <a href="/resources" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Resources"</a>
         <Transition fallback=|| view! { <Loading/> }>
             {move || resource.get().map(|result| match result {
-                Ok(r) => view! {
-                    <div class="mt-2 mb-6">
-                        <h1 class=format!("{H1} break-words")>{r.display_name.clone()}</h1>
-                        <p class="font-mono text-sm text-slate-500 dark:text-slate-400">{r.slug.clone()}</p>
-                    </div>
-                    <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="resource-facts">
-                        <h2 id="resource-facts" class="text-lg font-semibold text-slate-900 dark:text-white">"Settings"</h2>
-                        <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="resource-detail">
-                            <div class="sm:col-span-2">
-                                <dt class=MUTED>"Audience (resource URI)"</dt>
-                                <dd class="mt-1"><CopyValue value=r.uri.clone() label="resource URI"/></dd>
+                Ok(r) => {
+                    let name = r.display_name.clone();
+                    let target = format!("resource:{}", r.slug);
+                    view! {
+                        <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
+                            <div class="min-w-0">
+                                <h1 class=format!("{H1} break-words")>{r.display_name.clone()}</h1>
+                                <p class="font-mono text-sm text-slate-500 dark:text-slate-400">{r.slug.clone()}</p>
                             </div>
-                            <div><dt class=MUTED>"Status"</dt><dd><Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/></dd></div>
-                            <div><dt class=MUTED>"Tokens"</dt><dd>{format!("{} s · {}", r.token_ttl_secs, if r.signing_alg.is_empty() { "ES256" } else { r.signing_alg.as_str() })}</dd></div>
-                            <div class="sm:col-span-2"><dt class=MUTED>"Accepted scopes"</dt><dd class="font-mono text-xs break-all">{r.scopes.clone()}</dd></div>
-                        </dl>
-                    </section>
-                    <ResourceClients resource=r grants q reload/>
-                }.into_any(),
+                            <ConfirmButton
+                                label="Delete resource"
+                                title=format!("Delete {name}?")
+                                message="Clients can no longer get tokens for it, its grants and introspection credentials are removed, and its tokens stop introspecting as active. This cannot be undone."
+                                confirm_label="Delete resource"
+                                class=BTN_SMALL_DANGER
+                                on_confirm=Callback::new(move |_| { delete.dispatch(DeleteResource { slug: slug.get_untracked() }); })
+                            />
+                        </div>
+                        <ResourceSettings r=r.clone() update/>
+                        <ResourceClients resource=r.clone() grants q reload/>
+                        <ResourceCredentials slug=r.slug.clone()/>
+                        <History target events/>
+                    }.into_any()
+                }
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
             })}
         </Transition>

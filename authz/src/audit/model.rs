@@ -278,6 +278,28 @@ pub struct AuditSlice {
     pub total_exact: bool,
 }
 
+/// An object whose own history can be listed: audit events name it as their target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuditSubject {
+    /// A client, by `client_id`.
+    Client(String),
+    /// A resource, by slug.
+    Resource(String),
+    /// An agent, by name.
+    Agent(String),
+}
+
+impl AuditSubject {
+    /// The `target` its events carry.
+    pub fn target(&self) -> String {
+        match self {
+            AuditSubject::Client(id) => format!("client:{id}"),
+            AuditSubject::Resource(slug) => format!("resource:{slug}"),
+            AuditSubject::Agent(name) => format!("agent:{name}"),
+        }
+    }
+}
+
 /// Filter for listing audit events; `None` fields do not filter.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuditFilter {
@@ -289,6 +311,8 @@ pub struct AuditFilter {
     pub actor: Option<String>,
     /// Substring of the target, case-insensitive.
     pub target: Option<String>,
+    /// Exactly this target (an object's own history).
+    pub target_is: Option<String>,
     /// Inclusive lower bound.
     pub from: Option<UnixTime>,
     /// Exclusive upper bound.
@@ -317,6 +341,7 @@ impl AuditFilter {
             action: text(action),
             actor: text(actor),
             target: text(target),
+            target_is: None,
             from: time(from)?,
             to: time(to)?,
         };

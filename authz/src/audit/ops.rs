@@ -1,6 +1,6 @@
 //! Audit operations: building events, listing and exporting them.
 use super::model::{
-    AuditCursor, AuditFilter, AuditSlice, AuditWindow, ExportFormat, MAX_EXPORT_ROWS,
+    AuditCursor, AuditFilter, AuditSlice, AuditSubject, AuditWindow, ExportFormat, MAX_EXPORT_ROWS,
     NewAuditEvent, Outcome, RequestMeta, action,
 };
 use crate::core::Core;
@@ -54,6 +54,24 @@ impl Core {
         p.require(Permission::ViewAudit)?;
         filter.realm_id = self.realm_filter(realm).await?;
         Ok(self.store.list_audit_events(&filter, window).await?)
+    }
+
+    /// One object's own history in the realm, newest first.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn audit_of(
+        &self,
+        p: &Principal,
+        realm: &str,
+        subject: &AuditSubject,
+        window: AuditWindow,
+    ) -> Result<AuditSlice> {
+        let filter = AuditFilter {
+            target_is: Some(subject.target()),
+            ..Default::default()
+        };
+        self.list_audit(p, Some(realm), filter, window).await
     }
 
     /// Exports matching audit events (up to [`MAX_EXPORT_ROWS`]) as CSV or JSON lines.

@@ -94,6 +94,70 @@ impl Core {
         Ok((client, issued.map(|(t, _)| t)))
     }
 
+    /// Changes a client's registration from RFC 7591 metadata: name, registered scope,
+    /// contacts, URIs, software facts and, for `private_key_jwt`, its keys. The authentication
+    /// method and grant types stay (register a new client to change them); status, secrets,
+    /// grants and agent binding are untouched.
+    ///
+    /// # Errors
+    /// `Forbidden`, `InvalidField` (nothing written), `NotFound`.
+    pub async fn update_client(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        metadata: &ClientMetadata,
+        meta: &RequestMeta,
+    ) -> Result<Client> {
+        p.require(Permission::ManageClients)?;
+        let mut client = self.load_client(realm_name, client_id).await?;
+        if client.resource_server_for.is_some() {
+            return Err(Error::field(
+                "client_name",
+                "These are a resource server's introspection credentials; they have no registration to edit.",
+            ));
+        }
+        let method = client.auth_method.as_str();
+        if metadata
+            .token_endpoint_auth_method
+            .as_deref()
+            .is_some_and(|m| m.trim() != method)
+        {
+            return Err(Error::field(
+                "token_endpoint_auth_method",
+                format!(
+                    "The authentication method stays {method}; register a new client to use another."
+                ),
+            ));
+        }
+        let mut metadata = metadata.clone();
+        metadata.token_endpoint_auth_method = Some(method.to_owned());
+        metadata.grant_types = Some(
+            client
+                .grant_types
+                .iter()
+                .map(|g| g.as_str().to_owned())
+                .collect(),
+        );
+        let valid = metadata.validate(self.metadata_rules())?;
+        client.name = valid.name;
+        client.scope = valid.scope;
+        client.metadata = valid.metadata;
+        client.updated_at = self.now();
+        let mut event = self.event(
+            &client.realm_id,
+            &p.email,
+            action::CLIENT_UPDATE,
+            format!("client:{}", client.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({"name": client.name, "scope": client.scope.to_string()});
+        self.store
+            .update_client_registration(&client, &event)
+            .await?;
+        Ok(client)
+    }
+
     /// Creates the credentials a resource server (an MCP server) uses to introspect tokens
     /// minted for it: a `client_secret_basic` client named `{slug}-introspect` that gets no
     /// tokens itself. The secret is returned once.

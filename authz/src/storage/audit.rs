@@ -68,6 +68,9 @@ macro_rules! audit_store {
                         if let Some(v) = &f.target {
                             push_text_search(qb, v, &["a.target"], Some(&by_target));
                         }
+                        if let Some(v) = &f.target_is {
+                            qb.push(" AND a.target = ").push_bind(v.clone());
+                        }
                         if let Some(v) = f.from {
                             qb.push(" AND a.occurred_at >= ").push_bind(v);
                         }

@@ -31,6 +31,13 @@ pub trait ClientStore: Send + Sync {
         query: Option<&str>,
         page: Page,
     ) -> Result<Paged<Client>, StorageError>;
+    /// Writes a client's registration (name, registered scope, RFC 7591 metadata) and changes
+    /// nothing else (not its method, status, secrets or agent); `NotFound` if gone.
+    async fn update_client_registration(
+        &self,
+        c: &Client,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Enables or disables a client (and changes nothing else, so a concurrent change of
     /// another field is never undone); `NotFound` if gone.
     async fn set_client_enabled(
@@ -71,6 +78,8 @@ pub trait ClientStore: Send + Sync {
 
 pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at";
 pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+pub(super) const UPDATE_CLIENT_REGISTRATION: &str =
+    "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = $4 WHERE id = $5";
 pub(super) const SET_CLIENT_ENABLED: &str =
     "UPDATE clients SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const SET_CLIENT_AGENT: &str =
@@ -201,6 +210,24 @@ macro_rules! client_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     self.set_flag(SET_CLIENT_ENABLED, enabled, updated_at, id.as_str(), event).await
+                }
+
+                async fn update_client_registration(
+                    &self,
+                    c: &Client,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.pool.begin().await?;
+                    let n = sqlx::query(UPDATE_CLIENT_REGISTRATION)
+                        .bind(&c.name)
+                        .bind(c.scope.to_string())
+                        .bind(metadata_text(c)?)
+                        .bind(c.updated_at)
+                        .bind(c.id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
                 }
 
                 async fn set_client_agent(

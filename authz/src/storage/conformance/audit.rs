@@ -96,6 +96,12 @@ pub(super) async fn audit(db: &Database) {
         .await,
         1
     );
+    let exact = |t: &str| AuditFilter {
+        target_is: Some(t.to_owned()),
+        ..Default::default()
+    };
+    assert_eq!(count(exact("user:usr_1")).await, 1, "exactly that target");
+    assert_eq!(count(exact("user:usr")).await, 0, "not a prefix");
     let realm_id = Some(b.id.clone());
     assert_eq!(
         count(AuditFilter {

@@ -90,10 +90,26 @@ pub(super) async fn clients(db: &Database) {
         .set_client_enabled(&bot.id, false, 61, &ev())
         .await
         .expect("disable");
+    // A registration change writes name, scope and metadata only: the binding and the
+    // disabled status set just before stay.
+    let mut edited = bot.clone();
+    edited.name = "Renamed bot".into();
+    edited.scope = crate::scope::ScopeSet::parse("tools:read").expect("scope");
+    edited.metadata.contacts = vec!["new@example.com".into()];
+    edited.enabled = true;
+    edited.agent = None;
+    edited.updated_at = 61;
+    store
+        .update_client_registration(&edited, &ev())
+        .await
+        .expect("edit");
     let mut expected = bot.clone();
     expected.agent = Some(binding);
     expected.enabled = false;
     expected.updated_at = 61;
+    expected.name = edited.name.clone();
+    expected.scope = edited.scope.clone();
+    expected.metadata = edited.metadata.clone();
     let found = store
         .find_client(&r.id, &id("reports-bot"))
         .await
@@ -112,6 +128,12 @@ pub(super) async fn clients(db: &Database) {
     let ghost = crate::clients::ClientRowId::generate();
     assert!(matches!(
         store.set_client_enabled(&ghost, true, 63, &ev()).await,
+        Err(StorageError::NotFound)
+    ));
+    let mut gone = edited.clone();
+    gone.id = ghost.clone();
+    assert!(matches!(
+        store.update_client_registration(&gone, &ev()).await,
         Err(StorageError::NotFound)
     ));
     store.delete_client(&bot.id, &ev()).await.expect("delete");
