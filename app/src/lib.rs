@@ -13,12 +13,13 @@ pub mod pages;
 pub mod ssr;
 pub mod types;
 
-use components::layout::ConsoleLayout;
+use components::layout::{Allowed, ConsoleLayout, NotFound};
 use components::toast::{ToastRegion, Toasts};
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
 use leptos_router::{SsrMode, path};
+use types::Abilities;
 
 /// Applies the remembered (or system) colour scheme before first paint.
 const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('portcullis-theme');if(t?t==='dark':matchMedia('(prefers-color-scheme: dark)').matches){document.documentElement.classList.add('dark')}}catch(e){}";
@@ -44,17 +45,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// Not-found page.
-#[component]
-fn NotFound() -> impl IntoView {
-    view! {
-        <div class="p-8">
-            <h1 class=components::ui::H1>"Page not found"</h1>
-            <a class="mt-4 inline-block text-indigo-600 underline dark:text-indigo-300" href="/">"Back to the overview"</a>
-        </div>
-    }
-}
-
 /// The console app.
 #[component]
 pub fn App() -> impl IntoView {
@@ -72,28 +62,38 @@ pub fn App() -> impl IntoView {
         <Title text="Portcullis"/>
         <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">"Skip to content"</a>
         <Router>
-            <Routes fallback=NotFound>
+            <Routes fallback=|| view! { <div class="p-8"><NotFound/></div> }>
                 <Route path=path!("/login") view=pages::login::LoginPage/>
                 <Route path=path!("/setup") view=pages::setup::SetupPage/>
                 <Route path=path!("/reset-password") view=pages::setup::ResetPasswordPage/>
                 // Async SSR: pages arrive complete, so they read fine without JavaScript.
                 <ParentRoute path=path!("") view=ConsoleLayout ssr=SsrMode::Async>
                     <Route path=path!("") view=pages::overview::OverviewPage ssr=SsrMode::Async/>
-                    <Route path=path!("realms") view=pages::realms::RealmsPage ssr=SsrMode::Async/>
-                    <Route path=path!("users") view=pages::users::UsersPage ssr=SsrMode::Async/>
-                    <Route path=path!("audit") view=pages::audit::AuditPage ssr=SsrMode::Async/>
+                    <Route path=path!("realms") view=|| guarded(|c| c.manage_realms, pages::realms::RealmsPage) ssr=SsrMode::Async/>
+                    <Route path=path!("users") view=|| guarded(|c| c.manage_users, pages::users::UsersPage) ssr=SsrMode::Async/>
+                    <Route path=path!("audit") view=|| guarded(|c| c.view_audit, pages::audit::AuditPage) ssr=SsrMode::Async/>
                     <Route path=path!("account") view=pages::account::AccountPage ssr=SsrMode::Async/>
-                    <Route path=path!("resources") view=pages::resources::ResourcesPage ssr=SsrMode::Async/>
-                    <Route path=path!("resources/:slug") view=pages::resources::ResourceDetailPage ssr=SsrMode::Async/>
-                    <Route path=path!("clients") view=pages::clients::ClientsPage ssr=SsrMode::Async/>
-                    <Route path=path!("clients/:id") view=pages::clients::ClientDetailPage ssr=SsrMode::Async/>
-                    <Route path=path!("keys") view=pages::keys::KeysPage ssr=SsrMode::Async/>
-                    <Route path=path!("agents") view=pages::agents::AgentsPage ssr=SsrMode::Async/>
+                    <Route path=path!("resources") view=|| guarded(|c| c.view_resources, pages::resources::ResourcesPage) ssr=SsrMode::Async/>
+                    <Route path=path!("resources/:slug") view=|| guarded(|c| c.view_resources, pages::resources::ResourceDetailPage) ssr=SsrMode::Async/>
+                    <Route path=path!("clients") view=|| guarded(|c| c.view_clients, pages::clients::ClientsPage) ssr=SsrMode::Async/>
+                    <Route path=path!("clients/:id") view=|| guarded(|c| c.view_clients, pages::clients::ClientDetailPage) ssr=SsrMode::Async/>
+                    <Route path=path!("keys") view=|| guarded(|c| c.manage_keys, pages::keys::KeysPage) ssr=SsrMode::Async/>
+                    <Route path=path!("agents") view=|| guarded(|c| c.view_agents, pages::agents::AgentsPage) ssr=SsrMode::Async/>
+                    <Route path=path!("agents/:name") view=|| guarded(|c| c.view_agents, pages::agents::AgentDetailPage) ssr=SsrMode::Async/>
+                    <Route path=path!("*any") view=NotFound ssr=SsrMode::Async/>
                 </ParentRoute>
             </Routes>
         </Router>
         <ToastRegion/>
     }
+}
+
+/// A page shown only to roles that `allowed`; others get the "not allowed" page in the layout.
+fn guarded<V: IntoView + 'static>(
+    allowed: fn(Abilities) -> bool,
+    page: fn() -> V,
+) -> impl IntoView {
+    view! { <Allowed allowed>{move || page()}</Allowed> }
 }
 
 /// Browser entry point: hydrates the server-rendered page.

@@ -328,8 +328,15 @@ pub fn key_view(k: &authz::keys::KeyInfo) -> crate::types::KeyView {
 }
 
 /// View of an agent.
-pub fn agent_view(a: &authz::agents::AgentSummary) -> crate::types::AgentView {
+pub fn agent_view(a: &authz::agents::AgentSummary, now: i64) -> crate::types::AgentView {
+    let expires = a.agent.expires_at;
     crate::types::AgentView {
+        expires: expires
+            .map(|t| authz::clock::ago(now, t))
+            .unwrap_or_default(),
+        expires_input: expires
+            .map(|t| authz::clock::rfc3339(t).chars().take(16).collect())
+            .unwrap_or_default(),
         name: a.agent.name.clone(),
         owner: a.agent.owner.clone(),
         description: a.agent.description.clone(),

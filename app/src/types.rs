@@ -12,24 +12,39 @@ pub struct SessionInfo {
     pub display_name: String,
     /// Role (`admin`, `security_reviewer`, `developer`).
     pub role: String,
-    /// Whether the Users screen is available.
-    pub can_manage_users: bool,
-    /// Whether realms can be created and changed.
-    pub can_manage_realms: bool,
-    /// Whether the audit log is available.
-    pub can_view_audit: bool,
-    /// Whether protected resources can be managed.
-    pub can_manage_resources: bool,
-    /// Whether clients can be managed.
-    pub can_manage_clients: bool,
-    /// Whether signing keys can be managed.
-    pub can_manage_keys: bool,
-    /// Whether agents can be managed.
-    pub can_manage_agents: bool,
+    /// What the user's role may see and do.
+    pub can: Abilities,
     /// The selected realm.
     pub realm: RealmView,
     /// All realms, for the switcher.
     pub realms: Vec<RealmView>,
+}
+
+/// What a role may see and do in the console: screens and controls it may not use are not shown.
+/// The core checks every operation again; this only shapes the screens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(clippy::struct_excessive_bools)]
+pub struct Abilities {
+    /// Console users.
+    pub manage_users: bool,
+    /// Create and change realms.
+    pub manage_realms: bool,
+    /// The audit log and each object's history.
+    pub view_audit: bool,
+    /// See resources.
+    pub view_resources: bool,
+    /// Create, change and delete resources.
+    pub manage_resources: bool,
+    /// See clients and their grants.
+    pub view_clients: bool,
+    /// Create, change and delete clients; grant and revoke access.
+    pub manage_clients: bool,
+    /// See agents.
+    pub view_agents: bool,
+    /// Create, change and delete agents.
+    pub manage_agents: bool,
+    /// Signing keys.
+    pub manage_keys: bool,
 }
 
 /// A realm as shown in the console.
@@ -114,7 +129,7 @@ pub struct AuditView {
 }
 
 /// One page of audit events, paged by event id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditPage {
     /// Rows, newest first.
     pub items: Vec<AuditView>,
@@ -257,7 +272,7 @@ pub struct GrantView {
 }
 
 /// One page of a resource's grants.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GrantPage {
     /// Rows.
     pub items: Vec<GrantView>,
@@ -416,6 +431,10 @@ pub struct AgentView {
     pub roles: String,
     /// Expiry (RFC 3339), empty for none.
     pub expires_at: String,
+    /// The expiry relative to now, in words ("in 3 days"), empty for none.
+    pub expires: String,
+    /// The expiry as the form's input shows it (`YYYY-MM-DDTHH:MM`, UTC), empty for none.
+    pub expires_input: String,
     /// `active`, `disabled` or `expired`.
     pub status: String,
     /// Holds `mcp` or an `mcp:*` role.
@@ -439,3 +458,14 @@ pub struct AgentPage {
 
 /// Rows per page on list screens.
 pub const PAGE_SIZE: u32 = 20;
+
+/// A client a picker offers, with the agent it acts for now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientChoiceView {
+    /// `client_id`.
+    pub client_id: String,
+    /// Name.
+    pub name: String,
+    /// The agent it acts for, empty for none.
+    pub agent: String,
+}

@@ -54,22 +54,31 @@ pub fn rfc3339(t: UnixTime) -> String {
         .unwrap_or_else(|| t.to_string())
 }
 
-/// How long before `now` the time `t` was, in words: `just now`, `5 minutes ago`, `3 hours
-/// ago`, `2 days ago`, then the date (`2026-11-29`). Times in the future read `just now`.
+/// The time `t` relative to `now`, in words.
+///
+/// `just now` (within a minute either way), `5 minutes ago`, `3 hours ago`, `2 days ago`,
+/// `in 5 minutes`, `in 2 days`, and the date (`2026-11-29`) beyond 30 days either way. The
+/// console shows the exact UTC time on hover.
 pub fn ago(now: UnixTime, t: UnixTime) -> String {
-    let secs = now.saturating_sub(t);
-    let plural = |n: i64, unit: &str| {
-        if n == 1 {
-            format!("1 {unit} ago")
+    let past = t <= now;
+    let secs = now.abs_diff(t);
+    let words = |n: u64, unit: &str| {
+        let n_units = if n == 1 {
+            format!("1 {unit}")
         } else {
-            format!("{n} {unit}s ago")
+            format!("{n} {unit}s")
+        };
+        if past {
+            format!("{n_units} ago")
+        } else {
+            format!("in {n_units}")
         }
     };
     match secs {
         ..60 => "just now".to_owned(),
-        60..3600 => plural(secs / 60, "minute"),
-        3600..86_400 => plural(secs / 3600, "hour"),
-        86_400..2_592_000 => plural(secs / 86_400, "day"),
+        60..3600 => words(secs / 60, "minute"),
+        3600..86_400 => words(secs / 3600, "hour"),
+        86_400..2_592_000 => words(secs / 86_400, "day"),
         _ => rfc3339(t).get(..10).unwrap_or_default().to_owned(),
     }
 }
@@ -96,7 +105,7 @@ pub fn parse_console_time(s: &str) -> Result<UnixTime, String> {
     let date = format_description!("[year]-[month]-[day]");
     time::Date::parse(s, &date)
         .map(|d| d.midnight().assume_utc().unix_timestamp())
-        .map_err(|_| format!("`{s}` is not a time; use YYYY-MM-DDTHH:MM (UTC)."))
+        .map_err(|_| format!("\"{s}\" is not a time; use YYYY-MM-DDTHH:MM (UTC)."))
 }
 
 #[cfg(test)]
@@ -112,6 +121,9 @@ mod tests {
             (now - 7_199, "1 hour ago"),
             (now - 7_200, "2 hours ago"),
             (now - 86_400 * 3, "3 days ago"),
+            (now + 60, "in 1 minute"),
+            (now + 7_200, "in 2 hours"),
+            (now + 86_400 * 14, "in 14 days"),
         ];
         for (t, words) in cases {
             assert_eq!(ago(now, t), words, "{t}");
@@ -119,6 +131,10 @@ mod tests {
         assert_eq!(
             ago(now, now - 86_400 * 40),
             rfc3339(now - 86_400 * 40)[..10]
+        );
+        assert_eq!(
+            ago(now, now + 86_400 * 40),
+            rfc3339(now + 86_400 * 40)[..10]
         );
     }
     use super::*;

@@ -133,7 +133,7 @@ pub enum Error {
         message: Cow<'static, str>,
     },
     /// The entity does not exist (or the caller may not know that it does).
-    #[error("{entity} `{id}` not found")]
+    #[error("{entity} \"{id}\" not found")]
     NotFound {
         /// Kind of entity, e.g. `user`.
         entity: &'static str,

@@ -47,8 +47,17 @@ impl Role {
         use Permission::*;
         match self {
             Role::Admin => true,
-            Role::SecurityReviewer => matches!(p, ViewRealms | ViewAudit | ManageOwnAccount),
-            Role::Developer => matches!(p, ViewRealms | ManageOwnAccount),
+            // Reviewers read what they review; developers read the resources they protect.
+            Role::SecurityReviewer => matches!(
+                p,
+                ViewRealms
+                    | ViewAudit
+                    | ManageOwnAccount
+                    | ViewResources
+                    | ViewClients
+                    | ViewAgents
+            ),
+            Role::Developer => matches!(p, ViewRealms | ManageOwnAccount | ViewResources),
         }
     }
 }
@@ -68,10 +77,16 @@ pub enum Permission {
     ManageOwnAccount,
     /// Rotate and list signing keys.
     ManageKeys,
+    /// See protected resources and their settings.
+    ViewResources,
     /// Create, change and delete protected resources.
     ManageResources,
-    /// Create, change and delete clients.
+    /// See clients, their registration and their grants.
+    ViewClients,
+    /// Create, change and delete clients; grant and revoke their access.
     ManageClients,
+    /// See agents and the clients bound to them.
+    ViewAgents,
     /// Create, change and delete agents; bind clients to them.
     ManageAgents,
 }
@@ -130,6 +145,26 @@ mod tests {
         assert!(!Role::Developer.can(Permission::ViewAudit));
         assert!(!Role::Developer.can(Permission::ManageRealms));
         assert!(Role::Developer.can(Permission::ManageOwnAccount));
+        // Read-only views: reviewers see what they review, developers see resources.
+        for p in [
+            Permission::ViewResources,
+            Permission::ViewClients,
+            Permission::ViewAgents,
+        ] {
+            assert!(Role::SecurityReviewer.can(p));
+        }
+        assert!(Role::Developer.can(Permission::ViewResources));
+        assert!(!Role::Developer.can(Permission::ViewClients));
+        assert!(!Role::Developer.can(Permission::ViewAgents));
+        for p in [
+            Permission::ManageResources,
+            Permission::ManageClients,
+            Permission::ManageAgents,
+            Permission::ManageKeys,
+        ] {
+            assert!(!Role::SecurityReviewer.can(p));
+            assert!(!Role::Developer.can(p));
+        }
         for r in Role::ALL {
             assert_eq!(Role::parse(r.as_str()), Ok(r));
         }

@@ -19,7 +19,7 @@ impl ScopeSet {
         let mut set = BTreeSet::new();
         for token in s.split(' ').filter(|t| !t.is_empty()) {
             if !token.chars().all(is_scope_char) {
-                return Err(format!("`{token}` is not a valid scope"));
+                return Err(format!("\"{token}\" is not a valid scope"));
             }
             set.insert(token.to_owned());
         }

@@ -91,16 +91,17 @@ test('an admin registers a resource and a client, and the token only works for t
   await page.getByLabel('Owner').fill('owner@example.com');
   await page.getByLabel('Roles').fill('tools:call mcp:tools');
   await page.getByRole('button', { name: 'Create agent' }).click();
-  const row = page.getByTestId('agent-row').filter({ hasText: `agent-${suffix}` });
-  await expect(row).toContainText('MCP');
-  // A failed bind says so, and only so.
-  await row.getByLabel(`Bind a client to agent-${suffix}`).fill('no-such-client');
-  await row.getByRole('button', { name: 'Bind' }).click();
-  await expect(page.getByTestId('toast').filter({ hasText: 'not found' })).toBeVisible();
-  await expect(page.getByTestId('toast').filter({ hasText: 'Binding saved.' })).toHaveCount(0);
-  await row.getByLabel(`Bind a client to agent-${suffix}`).fill(`bot-${suffix}`);
-  await row.getByRole('button', { name: 'Bind' }).click();
-  await expect(row).toContainText(`bot-${suffix}`);
+  // Created, it opens on its own page; clients are bound with a searchable picker.
+  await expect(page).toHaveURL(new RegExp(`/agents/agent-${suffix}$`));
+  await hydrated(page);
+  await expect(page.getByTestId('agent-detail')).toContainText('mcp:tools');
+  const picker = page.getByRole('combobox', { name: 'Bind a client' });
+  await picker.fill('no-such-client');
+  await expect(page.getByRole('listbox')).toContainText('No client matches.');
+  await picker.fill(`bot-${suffix}`);
+  await page.getByRole('option', { name: new RegExp(`bot-${suffix}`) }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: 'Binding saved.' })).toBeVisible();
+  await expect(page.getByTestId('bound-client')).toHaveText(`bot-${suffix}`);
   const agentToken = await (await request.post('/realms/default/token', {
     headers: { authorization: 'Basic ' + Buffer.from(`bot-${suffix}:${secret}`).toString('base64') },
     form: { grant_type: 'client_credentials', resource: audience },
@@ -111,13 +112,18 @@ test('an admin registers a resource and a client, and the token only works for t
   expect(agentClaims.agent_owner).toBe('owner@example.com');
 
   // Searching agents narrows the list (by name or owner) and keeps the query in the URL.
+  await nav.getByRole('link', { name: 'Agents' }).click();
+  await hydrated(page);
+  const row = page.getByTestId('agent-row').filter({ hasText: `agent-${suffix}` });
+  await expect(row).toContainText('MCP');
+  await expect(row).toContainText('1 client');
   await page.getByLabel('Search agents').fill(`agent-${suffix}`);
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page).toHaveURL(new RegExp(`q=agent-${suffix}`));
   await expect(page.getByTestId('agent-row')).toHaveCount(1);
   await page.getByLabel('Search agents').fill('no-such-agent-anywhere');
   await page.getByRole('button', { name: 'Apply' }).click();
-  await expect(page.getByText('No agents')).toBeVisible();
+  await expect(page.getByText('No agent matches')).toBeVisible();
 
   // Rotation from the Keys screen: the old token still verifies against the new JWKS.
   await nav.getByRole('link', { name: 'Signing keys' }).click();
@@ -132,13 +138,27 @@ test('an admin registers a resource and a client, and the token only works for t
   expect(errors).toEqual([]);
 });
 
-test('developers see neither clients nor keys', async ({ page }) => {
+test('developers see resources read-only, and pages they may not see answer "not allowed" in the layout', async ({ page }) => {
   await login(page, DEVELOPER);
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Clients' })).toHaveCount(0);
   await expect(nav.getByRole('link', { name: 'Signing keys' })).toHaveCount(0);
-  await page.goto('/clients');
-  await expect(page.getByRole('alert')).toHaveText('Your role does not allow this.');
+  await expect(nav.getByRole('link', { name: 'Console users' })).toHaveCount(0);
+  await nav.getByRole('link', { name: 'Resources' }).click();
+  await hydrated(page);
+  await expect(page.getByRole('heading', { name: 'Resources', level: 1 })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'New resource' })).toHaveCount(0);
+  for (const path of ['/clients', '/keys', '/users', '/agents']) {
+    const res = await page.goto(path);
+    expect(res!.status(), path).toBe(403);
+    await expect(page.getByTestId('not-allowed')).toBeVisible();
+    // Inside the layout: the navigation is still there.
+    await expect(nav.getByRole('link', { name: 'Overview' })).toBeVisible();
+  }
+  const missing = await page.goto('/no-such-page');
+  expect(missing!.status()).toBe(404);
+  await expect(page.getByTestId('not-found')).toBeVisible();
+  await expect(nav.getByRole('link', { name: 'Overview' })).toBeVisible();
 });
 
 test('an admin picks the audience for token requests without resource, then requires it again', async ({ page, request }) => {

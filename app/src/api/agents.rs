@@ -2,9 +2,9 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::AgentPage;
 #[cfg(feature = "ssr")]
 use crate::types::PAGE_SIZE;
+use crate::types::{AgentPage, AgentView};
 use leptos::prelude::*;
 
 /// One page of agents matching `query`, optionally only MCP-capable ones or those expiring
@@ -31,7 +31,11 @@ pub async fn list_agents(
         )
         .await?;
     Ok(AgentPage {
-        items: found.items.iter().map(ssr::agent_view).collect(),
+        items: found
+            .items
+            .iter()
+            .map(|a| ssr::agent_view(a, core.now()))
+            .collect(),
         total: found.total,
         page,
         page_size: PAGE_SIZE,
@@ -56,6 +60,35 @@ pub async fn create_agent(
         expires_at,
     };
     Ok(core.create_agent(&p, &realm, &input, &meta).await?.name)
+}
+
+/// One agent with its bound clients.
+#[server(prefix = "/api", endpoint = "agents/get")]
+pub async fn get_agent(name: String) -> Result<AgentView, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let a = core.agent(&p, &realm, &name).await?;
+    Ok(ssr::agent_view(&a, core.now()))
+}
+
+/// Changes an agent's owner, description, roles and expiry.
+#[server(prefix = "/api", endpoint = "agents/update")]
+pub async fn update_agent(
+    name: String,
+    owner: String,
+    description: String,
+    roles: String,
+    expires_at: String,
+) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let input = authz::agents::AgentInput {
+        name: name.clone(),
+        owner,
+        description,
+        roles,
+        expires_at,
+    };
+    core.update_agent(&p, &realm, &name, &input, &meta).await?;
+    Ok(())
 }
 
 /// Disables or re-enables an agent.

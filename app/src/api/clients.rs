@@ -3,7 +3,9 @@
 // and `#[server]` copies the signature into the browser build, so the allow is module-wide.
 #![allow(clippy::too_many_arguments)]
 use crate::error::AppError;
-use crate::types::{ClientDetailView, ClientPage, ClientView, IssuedSecret, RemoteKeysView};
+use crate::types::{
+    ClientChoiceView, ClientDetailView, ClientPage, ClientView, IssuedSecret, RemoteKeysView,
+};
 #[cfg(feature = "ssr")]
 use crate::{ssr, types::PAGE_SIZE};
 use leptos::prelude::*;
@@ -197,3 +199,23 @@ pub async fn refresh_client_keys(client_id: String) -> Result<Option<RemoteKeysV
         .as_ref()
         .map(ssr::remote_keys_view))
 }
+
+/// Clients matching `query` for a picker (binding to an agent, granting access), each with the agent it acts for.
+#[server(prefix = "/api", endpoint = "clients/choices")]
+pub async fn client_choices(query: String) -> Result<Vec<ClientChoiceView>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core
+        .client_choices(&p, &realm, &query, CHOICES)
+        .await?
+        .into_iter()
+        .map(|c| ClientChoiceView {
+            client_id: c.client.client_id.to_string(),
+            name: c.client.name,
+            agent: c.agent.unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// How many clients the picker offers at once.
+#[cfg(feature = "ssr")]
+const CHOICES: u32 = 8;

@@ -8,7 +8,6 @@ use leptos::prelude::*;
 /// The signed-in user and realm selection; `None` when not signed in.
 #[server(prefix = "/api", endpoint = "session/get")]
 pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
-    use authz::policy::Permission;
     let req = ssr::request().await?;
     let Some(p) = req.principal else {
         return Ok(None);
@@ -33,16 +32,28 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
         email: p.email.clone(),
         display_name: p.display_name.clone(),
         role: p.role.as_str().to_owned(),
-        can_manage_users: p.role.can(Permission::ManageUsers),
-        can_manage_realms: p.role.can(Permission::ManageRealms),
-        can_view_audit: p.role.can(Permission::ViewAudit),
-        can_manage_resources: p.role.can(Permission::ManageResources),
-        can_manage_clients: p.role.can(Permission::ManageClients),
-        can_manage_keys: p.role.can(Permission::ManageKeys),
-        can_manage_agents: p.role.can(Permission::ManageAgents),
+        can: abilities(p.role),
         realm,
         realms: views,
     }))
+}
+
+/// What `role` may see and do, for the screens.
+#[cfg(feature = "ssr")]
+fn abilities(role: authz::policy::Role) -> crate::types::Abilities {
+    use authz::policy::Permission::*;
+    crate::types::Abilities {
+        manage_users: role.can(ManageUsers),
+        manage_realms: role.can(ManageRealms),
+        view_audit: role.can(ViewAudit),
+        view_resources: role.can(ViewResources),
+        manage_resources: role.can(ManageResources),
+        view_clients: role.can(ViewClients),
+        manage_clients: role.can(ManageClients),
+        view_agents: role.can(ViewAgents),
+        manage_agents: role.can(ManageAgents),
+        manage_keys: role.can(ManageKeys),
+    }
 }
 
 /// Switches the console to another realm.

@@ -1,8 +1,130 @@
-//! A button that asks for confirmation in a modal dialog before a destructive action.
-use super::ui::{BTN_DANGER, BTN_SECONDARY, MUTED};
+//! Confirmation before a dangerous action: a modal dialog that names what will happen.
+//!
+//! The dialog follows the WAI-ARIA alert-dialog pattern: focus starts on Cancel (the safe
+//! choice), Tab and Shift+Tab stay inside it, Escape or a click on the backdrop cancels, and focus
+//! returns to whatever opened it.
+use super::ui::{BTN_DANGER, BTN_PRIMARY, BTN_SECONDARY, MUTED};
 use leptos::prelude::*;
 
-/// Opens a confirmation dialog; `on_confirm` runs only after "Confirm".
+/// A confirmation dialog shown while `open` is true; `on_confirm` runs only after the confirming
+/// button. Closing it (either way) returns focus to the element focused when it opened.
+#[component]
+pub fn ConfirmDialog(
+    /// Whether it is shown.
+    open: RwSignal<bool>,
+    /// Dialog title (names the object).
+    #[prop(into)]
+    title: Signal<String>,
+    /// What will happen.
+    #[prop(into)]
+    message: Signal<String>,
+    /// Text of the confirming button.
+    #[prop(into)]
+    confirm_label: Signal<String>,
+    /// A destructive action (red confirm button); otherwise the primary colour.
+    #[prop(default = true)]
+    danger: bool,
+    /// The action.
+    on_confirm: Callback<()>,
+    /// Extra content between the message and the buttons (e.g. old and new values).
+    #[prop(optional)]
+    children: Option<ChildrenFn>,
+) -> impl IntoView {
+    let cancel_ref = NodeRef::<leptos::html::Button>::new();
+    let confirm_ref = NodeRef::<leptos::html::Button>::new();
+    // The element to give focus back to; kept in the browser only.
+    #[cfg(feature = "hydrate")]
+    let opener = StoredValue::new_local(None::<web_sys::HtmlElement>);
+    Effect::new(move |_| {
+        if open.get() {
+            #[cfg(feature = "hydrate")]
+            {
+                use wasm_bindgen::JsCast;
+                let active = document()
+                    .active_element()
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+                opener.set_value(active);
+            }
+            if let Some(b) = cancel_ref.get() {
+                let _ = b.focus();
+            }
+        }
+    });
+    let close = move || {
+        open.set(false);
+        #[cfg(feature = "hydrate")]
+        if let Some(el) = opener.get_value() {
+            let _ = el.focus();
+        }
+    };
+    let id = format!("confirm-{}", next_id());
+    let (title_id, message_id) = (format!("{id}-title"), format!("{id}-message"));
+    let trap = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+        "Escape" => {
+            ev.prevent_default();
+            close();
+        }
+        "Tab" => {
+            // Two buttons: Tab from the last goes to the first and Shift+Tab the other way.
+            #[cfg(feature = "hydrate")]
+            {
+                let active = document().active_element();
+                let (Some(first), Some(last)) = (cancel_ref.get(), confirm_ref.get()) else {
+                    return;
+                };
+                let is = |b: &web_sys::HtmlButtonElement| {
+                    active
+                        .as_ref()
+                        .is_some_and(|a| a == AsRef::<web_sys::Element>::as_ref(b))
+                };
+                if ev.shift_key() && (is(&first) || active.is_none()) {
+                    ev.prevent_default();
+                    let _ = last.focus();
+                } else if !ev.shift_key() && is(&last) {
+                    ev.prevent_default();
+                    let _ = first.focus();
+                }
+            }
+        }
+        _ => {}
+    };
+    let children = StoredValue::new(children);
+    view! {
+        <Show when=move || open.get()>
+            <div class="fixed inset-0 z-40 flex items-center justify-center bg-slate-900/50 p-4" on:click=move |_| close()>
+                <div
+                    role="alertdialog"
+                    aria-modal="true"
+                    aria-labelledby=title_id.clone()
+                    aria-describedby=message_id.clone()
+                    class="w-full max-w-md rounded-lg bg-white p-6 text-left shadow-md dark:bg-slate-800"
+                    on:click=|ev| ev.stop_propagation()
+                    on:keydown=trap
+                >
+                    <h2 id=title_id.clone() class="text-lg font-semibold break-words text-slate-900 dark:text-white">{move || title.get()}</h2>
+                    <p id=message_id.clone() class=format!("mt-2 {MUTED}")>{move || message.get()}</p>
+                    {move || children.with_value(|c| c.as_ref().map(|c| c()))}
+                    <div class="mt-6 flex flex-wrap justify-end gap-2">
+                        <button type="button" class=BTN_SECONDARY node_ref=cancel_ref on:click=move |_| close()>"Cancel"</button>
+                        <button
+                            type="button"
+                            class=if danger { BTN_DANGER } else { BTN_PRIMARY }
+                            node_ref=confirm_ref
+                            on:click=move |_| {
+                                close();
+                                on_confirm.run(());
+                            }
+                        >
+                            {move || confirm_label.get()}
+                        </button>
+                    </div>
+                </div>
+            </div>
+        </Show>
+    }
+}
+
+/// A button that opens a [`ConfirmDialog`].
 #[component]
 pub fn ConfirmButton(
     /// Button text.
@@ -23,40 +145,15 @@ pub fn ConfirmButton(
     on_confirm: Callback<()>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
-    let confirm_ref = NodeRef::<leptos::html::Button>::new();
-    Effect::new(move |_| {
-        if open.get()
-            && let Some(b) = confirm_ref.get()
-        {
-            let _ = b.focus();
-        }
-    });
     view! {
-        <button type="button" class=class on:click=move |_| open.set(true)>{label}</button>
-        <Show when=move || open.get()>
-            <div
-                class="fixed inset-0 z-40 flex items-center justify-center bg-slate-900/50 p-4"
-                on:keydown=move |ev| if ev.key() == "Escape" { open.set(false) }
-            >
-                <div role="alertdialog" aria-modal="true" aria-labelledby="confirm-title" class="w-full max-w-md rounded-lg bg-white p-6 shadow-md dark:bg-slate-800">
-                    <h2 id="confirm-title" class="text-lg font-semibold text-slate-900 dark:text-white">{title.clone()}</h2>
-                    <p class=format!("mt-2 {MUTED}")>{message.clone()}</p>
-                    <div class="mt-6 flex justify-end gap-2">
-                        <button type="button" class=BTN_SECONDARY on:click=move |_| open.set(false)>"Cancel"</button>
-                        <button
-                            type="button"
-                            class=BTN_DANGER
-                            node_ref=confirm_ref
-                            on:click=move |_| {
-                                open.set(false);
-                                on_confirm.run(());
-                            }
-                        >
-                            {confirm_label.clone()}
-                        </button>
-                    </div>
-                </div>
-            </div>
-        </Show>
+        <button type="button" class=class aria-haspopup="dialog" on:click=move |_| open.set(true)>{label}</button>
+        <ConfirmDialog open title message confirm_label on_confirm/>
     }
+}
+
+/// A process-unique number for element ids.
+fn next_id() -> usize {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }

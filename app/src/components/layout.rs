@@ -1,9 +1,9 @@
 //! The console shell: sidebar navigation, realm switcher, user menu, theme toggle.
 use super::toast::{ToastKind, use_toasts};
-use super::ui::{ErrorMessage, Loading, MUTED};
+use super::ui::{ErrorMessage, H1, Loading, MUTED};
 use crate::api::session::{SelectRealm, get_session};
 use crate::error::AppError;
-use crate::types::SessionInfo;
+use crate::types::{Abilities, SessionInfo};
 use leptos::prelude::*;
 use leptos_router::components::{A, Outlet};
 use leptos_router::hooks::use_location;
@@ -109,77 +109,178 @@ fn RealmSwitcher(info: SessionInfo) -> AnyView {
     .into_any()
 }
 
+/// A labelled group of navigation links.
+#[component]
+fn NavGroup(label: &'static str, children: Children) -> impl IntoView {
+    let id = format!("nav-{}", label.to_lowercase().replace(' ', "-"));
+    let labelled_by = id.clone();
+    view! {
+        <div class="mt-4" role="group" aria-labelledby=labelled_by>
+            <p id=id class="px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-slate-400">{label}</p>
+            <div class="flex flex-col gap-1">{children()}</div>
+        </div>
+    }
+}
+
 #[component]
 fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
-    let can_users = info.can_manage_users;
-    let can_realms = info.can_manage_realms;
-    let can_audit = info.can_view_audit;
-    let can_resources = info.can_manage_resources;
-    let can_clients = info.can_manage_clients;
-    let can_keys = info.can_manage_keys;
-    let can_agents = info.can_manage_agents;
+    let can = info.can;
+    let realm_label = format!("Realm {}", info.realm.display_name);
+    let installation = can.manage_realms || can.manage_users || can.view_audit;
+    let close = move |_| open.set(false);
     view! {
+        // On phones the sidebar slides over the page, above a backdrop that closes it.
+        <Show when=move || open.get()>
+            <div class="fixed inset-0 z-20 bg-slate-900/50 md:hidden" data-testid="nav-backdrop" aria-hidden="true" on:click=close></div>
+        </Show>
         <aside
+            id="sidebar"
             class=move || if open.get() {
-                "fixed inset-y-0 left-0 z-30 flex w-64 flex-col bg-slate-900 md:static md:flex"
+                "fixed inset-y-0 left-0 z-30 flex w-64 flex-col overflow-y-auto bg-slate-900 md:static md:flex"
             } else {
-                "hidden w-64 flex-col bg-slate-900 md:flex"
+                "hidden w-64 shrink-0 flex-col bg-slate-900 md:flex"
             }
+            on:keydown=move |ev| if ev.key() == "Escape" { open.set(false) }
         >
-            <div class="flex h-14 items-center gap-2 px-4">
-                <span class="flex h-8 w-8 items-center justify-center rounded-md bg-indigo-600 font-bold text-white">"P"</span>
-                <span class="text-base font-semibold text-white">"Portcullis"</span>
+            <div class="flex h-14 items-center justify-between gap-2 px-4">
+                <span class="flex items-center gap-2">
+                    <span class="flex h-8 w-8 items-center justify-center rounded-md bg-indigo-600 font-bold text-white">"P"</span>
+                    <span class="text-base font-semibold text-white">"Portcullis"</span>
+                </span>
+                <button type="button" aria-label="Close navigation" class="rounded-md px-2 py-1 text-slate-300 hover:bg-slate-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 md:hidden" on:click=close>"✕"</button>
             </div>
             <RealmSwitcher info=info.clone()/>
-            <nav aria-label="Main" class="mt-4 flex flex-1 flex-col gap-1 px-2" on:click=move |_| open.set(false)>
-                <NavLink href="/" label="Overview"/>
-                {can_resources.then(|| view! { <NavLink href="/resources" label="Resources"/> })}
-                {can_clients.then(|| view! { <NavLink href="/clients" label="Clients"/> })}
-                {can_agents.then(|| view! { <NavLink href="/agents" label="Agents"/> })}
-                {can_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
-                {can_realms.then(|| view! { <NavLink href="/realms" label="Realms"/> })}
-                {can_users.then(|| view! { <NavLink href="/users" label="Users"/> })}
-                {can_audit.then(|| view! { <NavLink href="/audit" label="Audit log"/> })}
-                <NavLink href="/account" label="Account"/>
+            <nav aria-label="Main" class="flex flex-1 flex-col px-2 pb-4" on:click=close>
+                <NavGroup label="This realm">
+                    <span class="sr-only">{realm_label}</span>
+                    <NavLink href="/" label="Overview"/>
+                    {can.view_resources.then(|| view! { <NavLink href="/resources" label="Resources"/> })}
+                    {can.view_clients.then(|| view! { <NavLink href="/clients" label="Clients"/> })}
+                    {can.view_agents.then(|| view! { <NavLink href="/agents" label="Agents"/> })}
+                    {can.manage_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
+                </NavGroup>
+                {installation.then(|| view! {
+                    <NavGroup label="Installation">
+                        {can.manage_realms.then(|| view! { <NavLink href="/realms" label="Realms"/> })}
+                        {can.manage_users.then(|| view! { <NavLink href="/users" label="Console users"/> })}
+                        {can.view_audit.then(|| view! { <NavLink href="/audit" label="Audit log"/> })}
+                    </NavGroup>
+                })}
             </nav>
-            <p class="px-4 py-3 text-xs text-slate-500">"Signed in as " {info.role.replace('_', " ")}</p>
+            <p class="px-4 py-3 text-xs text-slate-400">"Signed in as " {info.role.replace('_', " ")}</p>
         </aside>
     }
     .into_any()
 }
 
+/// The user menu: a `<details>` disclosure, so it opens and signs out without JavaScript; with
+/// it, Escape and a click outside close it.
 #[component]
 fn UserMenu(info: SessionInfo) -> AnyView {
-    let open = RwSignal::new(false);
+    let menu = NodeRef::<leptos::html::Details>::new();
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        let close = move || {
+            if let Some(d) = menu.get_untracked() {
+                d.set_open(false);
+            }
+        };
+        let on_key = window_event_listener(leptos::ev::keydown, move |ev| {
+            let open = menu.get_untracked().is_some_and(|d| d.open());
+            if ev.key() == "Escape" && open {
+                close();
+                if let Some(d) = menu.get_untracked()
+                    && let Some(summary) = d.query_selector("summary").ok().flatten()
+                    && let Ok(summary) = summary.dyn_into::<web_sys::HtmlElement>()
+                {
+                    let _ = summary.focus();
+                }
+            }
+        });
+        let on_click = window_event_listener(leptos::ev::click, move |ev| {
+            let inside = menu.get_untracked().is_some_and(|d| {
+                ev.target()
+                    .and_then(|t| t.dyn_into::<web_sys::Node>().ok())
+                    .is_some_and(|t| d.contains(Some(&t)))
+            });
+            if !inside {
+                close();
+            }
+        });
+        on_cleanup(move || {
+            on_key.remove();
+            on_click.remove();
+        });
+    }
+    const ITEM: &str = "block w-full px-4 py-2 text-left text-sm text-slate-700 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none dark:text-slate-200 dark:hover:bg-slate-700";
     view! {
-        <div class="relative">
-            <button
-                type="button"
+        <details class="relative" node_ref=menu data-testid="user-menu-root">
+            <summary
                 data-testid="user-menu"
-                aria-haspopup="menu"
-                aria-expanded=move || open.get().to_string()
-                class="flex items-center gap-2 rounded-md px-2 py-1 text-sm text-slate-700 hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:text-slate-200 dark:hover:bg-slate-700"
-                on:click=move |_| open.update(|o| *o = !*o)
+                class="flex cursor-pointer list-none items-center gap-2 rounded-md px-2 py-1 text-sm text-slate-700 hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:text-slate-200 dark:hover:bg-slate-700"
             >
-                <span class="flex h-7 w-7 items-center justify-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-700 dark:bg-indigo-900 dark:text-indigo-200">
+                <span class="flex h-7 w-7 items-center justify-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-700 dark:bg-indigo-900 dark:text-indigo-200" aria-hidden="true">
                     {info.display_name.chars().next().unwrap_or('?').to_uppercase().to_string()}
                 </span>
-                <span class="hidden sm:inline">{info.display_name.clone()}</span>
-            </button>
-            <Show when=move || open.get()>
-                <div role="menu" class="absolute right-0 z-20 mt-2 w-56 rounded-md border border-slate-200 bg-white py-1 shadow-md dark:border-slate-700 dark:bg-slate-800">
-                    <p class=format!("px-4 py-2 {MUTED} truncate")>{info.email.clone()}</p>
-                    <A href="/account" attr:role="menuitem" attr:class="block px-4 py-2 text-sm text-slate-700 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none dark:text-slate-200 dark:hover:bg-slate-700">"Account"</A>
-                    <form method="post" action="/logout">
-                        <button type="submit" role="menuitem" class="block w-full px-4 py-2 text-left text-sm text-slate-700 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none dark:text-slate-200 dark:hover:bg-slate-700">
-                            "Sign out"
-                        </button>
-                    </form>
-                </div>
-            </Show>
-        </div>
+                <span class="hidden max-w-48 truncate sm:inline">{info.display_name.clone()}</span>
+                <span class="sr-only sm:hidden">"Account menu"</span>
+            </summary>
+            <div class="absolute right-0 z-20 mt-2 w-56 rounded-md border border-slate-200 bg-white py-1 shadow-md dark:border-slate-700 dark:bg-slate-800">
+                <p class=format!("px-4 py-2 {MUTED} truncate") title=info.email.clone()>{info.email.clone()}</p>
+                <a href="/account" class=ITEM>"Account"</a>
+                <form method="post" action="/logout">
+                    <button type="submit" class=ITEM>"Sign out"</button>
+                </form>
+            </div>
+        </details>
     }
     .into_any()
+}
+
+/// What the signed-in role may see and do; provided by the layout to every page.
+pub fn use_abilities() -> Abilities {
+    use_context::<Abilities>().unwrap_or_default()
+}
+
+/// Shows `children` when the role may (`allowed`), else a "not allowed" page inside the layout.
+#[component]
+pub fn Allowed(allowed: fn(Abilities) -> bool, children: ChildrenFn) -> impl IntoView {
+    move || {
+        if allowed(use_abilities()) {
+            children().into_any()
+        } else {
+            view! { <NotAllowed/> }.into_any()
+        }
+    }
+}
+
+/// A page the role may not see (answers 403 when rendered on the server).
+#[component]
+pub fn NotAllowed() -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::ssr::set_status(axum::http::StatusCode::FORBIDDEN);
+    view! {
+        <div class="max-w-xl" data-testid="not-allowed">
+            <h1 class=H1>"Not allowed"</h1>
+            <p class=format!("mt-2 {MUTED}")>"Your role does not include this page. An administrator can change your role on the Console users page."</p>
+            <a class="mt-4 inline-block text-sm text-indigo-600 hover:underline dark:text-indigo-300" href="/">"Back to the overview"</a>
+        </div>
+    }
+}
+
+/// A console address that does not exist (answers 404 when rendered on the server).
+#[component]
+pub fn NotFound() -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::ssr::set_status(axum::http::StatusCode::NOT_FOUND);
+    view! {
+        <div class="max-w-xl" data-testid="not-found">
+            <h1 class=H1>"Page not found"</h1>
+            <p class=format!("mt-2 {MUTED}")>"Nothing lives at this address. It may have been renamed or deleted."</p>
+            <a class="mt-4 inline-block text-sm text-indigo-600 hover:underline dark:text-indigo-300" href="/">"Back to the overview"</a>
+        </div>
+    }
 }
 
 /// Layout of every signed-in page.
@@ -195,6 +296,7 @@ pub fn ConsoleLayout() -> impl IntoView {
                     .get()
                     .map(|result| match result {
                         Ok(Some(info)) => {
+                            provide_context(info.can);
                             view! {
                                 <div class="flex min-h-screen">
                                     <Sidebar info=info.clone() open=nav_open/>
@@ -204,6 +306,8 @@ pub fn ConsoleLayout() -> impl IntoView {
                                                 <button
                                                     type="button"
                                                     aria-label="Open navigation"
+                                                    aria-controls="sidebar"
+                                                    aria-expanded=move || nav_open.get().to_string()
                                                     class="rounded-md px-2 py-1 text-slate-600 hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 md:hidden dark:text-slate-300"
                                                     on:click=move |_| nav_open.update(|o| *o = !*o)
                                                 >

@@ -4,6 +4,7 @@ pub mod copy;
 pub mod history;
 pub mod layout;
 pub mod pager;
+pub mod picker;
 pub mod scopes;
 pub mod secret;
 pub mod toast;

@@ -81,26 +81,91 @@ pub fn Loading() -> impl IntoView {
     view! { <p class=MUTED aria-busy="true">"Loading…"</p> }
 }
 
-/// Shown when a list has no rows.
+/// Shown when a list has no rows: what the list is for, and (as children) the first action.
 #[component]
-pub fn EmptyState(title: &'static str, hint: &'static str) -> impl IntoView {
+pub fn EmptyState(
+    title: &'static str,
+    hint: &'static str,
+    #[prop(optional)] children: Option<Children>,
+) -> impl IntoView {
     view! {
         <div class="px-6 py-12 text-center">
             <p class="text-sm font-medium text-slate-900 dark:text-white">{title}</p>
-            <p class=format!("mt-1 {MUTED}")>{hint}</p>
+            <p class=format!("mx-auto mt-1 max-w-prose {MUTED}")>{hint}</p>
+            {children.map(|c| view! { <div class="mt-4 flex justify-center gap-2">{c()}</div> })}
         </div>
     }
 }
 
-/// A status pill.
+/// What a status means, and so its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Working as intended (enabled, active, granted, live): green.
+    Good,
+    /// Switched off on purpose (disabled, no access): grey.
+    Off,
+    /// Needs attention soon or has lapsed (expired, expiring, retired): amber.
+    Warn,
+    /// Failed or refused: red.
+    Bad,
+    /// Neutral information (current, MCP-capable): indigo.
+    Info,
+}
+
+impl Tone {
+    /// The tone of an agent's, key's or event's status word.
+    pub fn of(status: &str) -> Self {
+        match status {
+            "active" | "enabled" | "success" | "live" | "granted" => Self::Good,
+            "expired" | "retired" | "expiring" | "next" => Self::Warn,
+            "failure" | "denied" | "revoked" => Self::Bad,
+            "current" => Self::Info,
+            _ => Self::Off,
+        }
+    }
+}
+
+/// A status pill in its tone's colour.
 #[component]
-pub fn Badge(ok: bool, #[prop(into)] text: String) -> impl IntoView {
-    let class = if ok {
-        "inline-flex items-center rounded-full bg-emerald-50 px-2 py-0.5 text-xs font-medium text-emerald-700 dark:bg-emerald-950 dark:text-emerald-300"
-    } else {
-        "inline-flex items-center rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-600 dark:bg-slate-700 dark:text-slate-300"
+pub fn Pill(tone: Tone, #[prop(into)] text: String) -> impl IntoView {
+    let class = match tone {
+        Tone::Good => {
+            "inline-flex items-center rounded-full bg-emerald-50 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-emerald-700 dark:bg-emerald-950 dark:text-emerald-300"
+        }
+        Tone::Off => {
+            "inline-flex items-center rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-slate-600 dark:bg-slate-700 dark:text-slate-300"
+        }
+        Tone::Warn => {
+            "inline-flex items-center rounded-full bg-amber-50 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-amber-800 dark:bg-amber-950 dark:text-amber-300"
+        }
+        Tone::Bad => {
+            "inline-flex items-center rounded-full bg-red-50 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-red-700 dark:bg-red-950 dark:text-red-300"
+        }
+        Tone::Info => {
+            "inline-flex items-center rounded-full bg-indigo-50 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300"
+        }
     };
     view! { <span class=class>{text}</span> }
+}
+
+/// A two-state pill: green when `ok`, grey otherwise.
+#[component]
+pub fn Badge(ok: bool, #[prop(into)] text: String) -> impl IntoView {
+    view! { <Pill tone=if ok { Tone::Good } else { Tone::Off } text/> }
+}
+
+/// A time in words ("3 days ago", "in 2 hours") with the exact UTC time on hover and focus.
+#[component]
+pub fn When(
+    /// RFC 3339 time.
+    #[prop(into)]
+    at: String,
+    /// The same time in words.
+    #[prop(into)]
+    words: String,
+) -> impl IntoView {
+    let title = format!("{at} (UTC)");
+    view! { <time datetime=at title=title tabindex="0" class="underline decoration-dotted decoration-slate-400 underline-offset-2">{words}</time> }
 }
 
 /// A new-password field and its confirmation, named `password` and `confirm`.

@@ -2,6 +2,7 @@
 //! (the clients that may reach it).
 use crate::api::access::{GrantAccess, RevokeAccess};
 use crate::components::confirm::ConfirmButton;
+use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, with_query};
 use crate::components::scopes::{ScopeChecks, joined, split};
 use crate::components::toast::{ToastKind, use_toasts};
@@ -91,6 +92,7 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
     );
     let name = access.resource.display_name.clone();
     let granted = access.granted;
+    let manage = use_abilities().manage_clients;
     let unchanged = move || granted && selected.with(|s| *s == initial);
     let submit = move || {
         grant.dispatch(GrantAccess {
@@ -112,7 +114,11 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
                     <Badge ok=granted text=if granted { "Granted" } else { "No access" }/>
                 </div>
             </div>
-            <ScopeChecks id=format!("access-{}", access.resource.slug) legend=format!("Scopes for {name}") scopes=all selected/>
+            {if !manage {
+                granted.then(|| view! { <ScopeList scopes=access.scopes.clone()/> }).into_any()
+            } else {
+                view! {
+                <ScopeChecks id=format!("access-{}", access.resource.slug) legend=format!("Scopes for {name}") scopes=all selected/>
             <div class="mt-3 flex flex-wrap gap-2">
                 {if granted {
                     view! {
@@ -136,6 +142,8 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
                     }.into_any()
                 }}
             </div>
+                }.into_any()
+            }}
             <div class="mt-2">{action_error(grant)}</div>
         </li>
     }
@@ -192,6 +200,7 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
     );
     let all = split(&resource.scopes);
     let resource_name = resource.display_name.clone();
+    let manage = use_abilities().manage_clients;
     view! {
         <li class="px-4 py-4 sm:px-6" data-testid="grant-row">
             <div class="flex flex-wrap items-start justify-between gap-2">
@@ -209,6 +218,7 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
             }>
                 <ScopeList scopes=grant.scopes.clone()/>
             </Show>
+            {manage.then(|| view! {
             <div class="mt-3 flex flex-wrap gap-2">
                 <Show when=move || editing.get() fallback=move || view! {
                     <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Change scopes"</button>
@@ -230,6 +240,7 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
                     on_confirm=Callback::new(move |_| { revoke.dispatch(RevokeAccess { client_id: client.get_value(), resource: slug.get_value() }); })
                 />
             </div>
+            })}
             <div class="mt-2">{action_error(save)}</div>
         </li>
     }
@@ -297,7 +308,7 @@ pub fn ResourceClients(
                 <h2 id="resource-clients-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Clients with access"</h2>
                 <p class=format!("mt-1 {MUTED}")>"Only these clients get tokens for this resource, each with at most the scopes shown."</p>
             </div>
-            <GrantForm resource refresh/>
+            {use_abilities().manage_clients.then(|| view! { <GrantForm resource refresh/> })}
             <Form method="GET" action="" attr:class="flex gap-2 border-b border-slate-200 px-4 py-3 sm:px-6 dark:border-slate-700" attr:role="search">
                 <label class="sr-only" for="grant-search">"Search clients with access"</label>
                 <input class=INPUT id="grant-search" name="q" type="search" placeholder="Search by client_id or name" prop:value=move || q.get()/>
@@ -306,7 +317,7 @@ pub fn ResourceClients(
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || grants.get().map(|result| match result {
                     Ok(found) if found.items.is_empty() && q.get().is_empty() => view! {
-                        <EmptyState title="No client has access yet" hint="Grant a client above; until then no token is issued for this resource."/>
+                        <EmptyState title="No client has access yet" hint="Until a client is granted access, no token is issued for this resource."/>
                     }.into_any(),
                     Ok(found) if found.items.is_empty() => view! {
                         <EmptyState title="No client with access matches" hint="Try another search."/>

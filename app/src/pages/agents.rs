@@ -1,96 +1,94 @@
 //! Agents: non-human identities, their owners and roles, and the clients that act for them.
-use crate::api::agents::{BindClient, CreateAgent, DeleteAgent, SetAgentDisabled, list_agents};
-use crate::components::confirm::ConfirmButton;
+//! The list links to each agent's page, where it is changed, bound and deleted.
+use crate::api::agents::{
+    BindClient, CreateAgent, DeleteAgent, SetAgentDisabled, UpdateAgent, get_agent, list_agents,
+};
+use crate::api::audit::history;
+use crate::components::confirm::{ConfirmButton, ConfirmDialog};
+use crate::components::history::History;
+use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, with_query};
+use crate::components::picker::ClientPicker;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
-use crate::types::AgentView;
+use crate::types::{AgentView, AuditPage, ClientChoiceView};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
+/// What roles mean, next to the field.
+const ROLES_HELP: &str = "Space-separated. An agent's roles are also the most its clients' tokens may carry: a token gets a scope only if the client was granted it and the agent holds it as a role. mcp or any mcp:… role makes the agent MCP-capable.";
+
+/// The editable fields, shared by the create and edit forms.
 #[component]
-fn AgentRow(agent: AgentView, refresh: Callback<()>) -> impl IntoView {
-    let toasts = use_toasts();
-    let disable = ServerAction::<SetAgentDisabled>::new();
-    let delete = ServerAction::<DeleteAgent>::new();
-    let bind = ServerAction::<BindClient>::new();
-    // Each finished action says how it ended: success (and the list reloads) or its error,
-    // never both.
-    for (value, ok) in [
-        (disable.value(), "Agent updated."),
-        (delete.value(), "Agent deleted."),
-        (bind.value(), "Binding saved."),
-    ] {
-        Effect::new(move |_| match value.get() {
-            Some(Ok(())) => {
-                toasts.push(ToastKind::Success, ok);
-                refresh.run(());
-            }
-            Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-            None => {}
-        });
-    }
-    let name = StoredValue::new(agent.name.clone());
-    let active = agent.status == "active";
-    let disabled = agent.status == "disabled";
-    let bind_value = RwSignal::new(String::new());
+fn AgentFields(id: &'static str, v: Option<AgentView>) -> impl IntoView {
+    let f = move |name: &str| format!("agent-{id}-{name}");
+    let v = v.unwrap_or(AgentView {
+        name: String::new(),
+        owner: String::new(),
+        description: String::new(),
+        roles: String::new(),
+        expires_at: String::new(),
+        expires: String::new(),
+        expires_input: String::new(),
+        status: String::new(),
+        mcp_capable: false,
+        clients: Vec::new(),
+    });
     view! {
-        <tr data-testid="agent-row">
-            <td class=TD>
-                <div class="font-medium text-slate-900 dark:text-white">{agent.name.clone()}</div>
-                <div class=MUTED>{agent.owner.clone()}</div>
-                {(!agent.description.is_empty()).then(|| view! { <div class="text-xs text-slate-500">{agent.description.clone()}</div> })}
+        <div>
+            <label class=LABEL for=f("owner")>"Owner"</label>
+            <input class=format!("mt-1 {INPUT}") id=f("owner") name="owner" type="email" required maxlength="254" value=v.owner placeholder="owner@example.com"/>
+            <p class=format!("mt-1 {MUTED}")>"The person accountable for it; tokens carry it as agent_owner."</p>
+        </div>
+        <div>
+            <label class=LABEL for=f("expires")>"Expires (UTC)"</label>
+            <input class=format!("mt-1 {INPUT}") id=f("expires") name="expires_at" type="datetime-local" value=v.expires_input/>
+            <p class=format!("mt-1 {MUTED}")>"Optional, after now. Its clients' tokens never outlive it."</p>
+        </div>
+        <div class="sm:col-span-2">
+            <label class=LABEL for=f("roles")>"Roles"</label>
+            <input class=format!("mt-1 {INPUT} font-mono") id=f("roles") name="roles" value=v.roles placeholder="mcp:tools tools:call"/>
+            <p class=format!("mt-1 {MUTED}")>{ROLES_HELP}</p>
+        </div>
+        <div class="sm:col-span-2">
+            <label class=LABEL for=f("description")>"Description"</label>
+            <input class=format!("mt-1 {INPUT}") id=f("description") name="description" maxlength="500" value=v.description/>
+        </div>
+    }
+}
+
+/// An agent's status: its own colour, and the expiry in words.
+#[component]
+fn AgentStatus(agent: AgentView) -> impl IntoView {
+    view! {
+        <Pill tone=Tone::of(&agent.status) text=agent.status.clone()/>
+        {(!agent.expires_at.is_empty()).then(|| view! {
+            <div class="mt-1 text-xs text-slate-500 dark:text-slate-400">
+                {if agent.status == "expired" { "expired " } else { "expires " }}
+                <When at=agent.expires_at.clone() words=agent.expires.clone()/>
+            </div>
+        })}
+    }
+}
+
+#[component]
+fn AgentRow(agent: AgentView) -> impl IntoView {
+    let clients = agent.clients.len();
+    view! {
+        <tr data-testid="agent-row" class="block p-4 sm:table-row sm:p-0">
+            <td class="block min-w-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
+                <a class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300" href=format!("/agents/{}", agent.name)>{agent.name.clone()}</a>
+                <div class=format!("{MUTED} break-all")>{agent.owner.clone()}</div>
+                {(!agent.description.is_empty()).then(|| view! { <div class="truncate text-xs text-slate-500 dark:text-slate-400" title=agent.description.clone()>{agent.description.clone()}</div> })}
             </td>
-            <td class=TD>
-                <span class="font-mono text-xs">{agent.roles.clone()}</span>
-                {agent.mcp_capable.then(|| view! { <span class="ml-2 rounded bg-indigo-50 px-1.5 py-0.5 text-xs text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300">"MCP"</span> })}
+            <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
+                <span class=MONO>{agent.roles.clone()}</span>
+                {agent.mcp_capable.then(|| view! { <span class="ml-2"><Pill tone=Tone::Info text="MCP"/></span> })}
             </td>
-            <td class=TD>
-                <Badge ok=active text=agent.status.clone()/>
-                {(!agent.expires_at.is_empty()).then(|| view! { <div class="mt-1 text-xs text-slate-500">"until " {agent.expires_at.clone()}</div> })}
-            </td>
-            <td class=TD>
-                <ul class="space-y-1">
-                    {agent.clients.iter().map(|c| {
-                        let c2 = c.clone();
-                        view! {
-                            <li class="flex items-center gap-2">
-                                <code class="font-mono text-xs">{c.clone()}</code>
-                                <button type="button" class="text-xs text-red-600 hover:underline dark:text-red-300" aria-label=format!("Unbind {c}")
-                                    on:click=move |_| { bind.dispatch(BindClient { client_id: c2.clone(), agent: String::new() }); }>"unbind"</button>
-                            </li>
-                        }
-                    }).collect_view()}
-                </ul>
-                <form class="mt-2 flex gap-1" on:submit=move |ev| {
-                    ev.prevent_default();
-                    bind.dispatch(BindClient { client_id: bind_value.get(), agent: name.get_value() });
-                    bind_value.set(String::new());
-                }>
-                    <label class="sr-only" for=format!("bind-{}", agent.name)>{format!("Bind a client to {}", agent.name)}</label>
-                    <input id=format!("bind-{}", agent.name) class="w-32 rounded-md border border-slate-300 bg-white px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100" placeholder="client_id"
-                        prop:value=move || bind_value.get() on:input=move |ev| bind_value.set(event_target_value(&ev))/>
-                    <button type="submit" class=BTN_SMALL>"Bind"</button>
-                </form>
-            </td>
-            <td class=format!("{TD} text-right")>
-                <div class="flex justify-end gap-2">
-                    {if disabled {
-                        view! { <button type="button" class=BTN_SMALL on:click=move |_| { disable.dispatch(SetAgentDisabled { name: name.get_value(), disabled: false }); }>"Enable"</button> }.into_any()
-                    } else {
-                        view! {
-                            <ConfirmButton label="Disable" title="Disable this agent?"
-                                message="Its clients get no new tokens, and their existing tokens stop introspecting as active."
-                                confirm_label="Disable agent" class=BTN_SMALL_DANGER
-                                on_confirm=Callback::new(move |_| { disable.dispatch(SetAgentDisabled { name: name.get_value(), disabled: true }); })/>
-                        }.into_any()
-                    }}
-                    <ConfirmButton label="Delete" title="Delete this agent?"
-                        message="Its clients are unbound and keep working as plain clients. This cannot be undone."
-                        confirm_label="Delete agent" class=BTN_SMALL_DANGER
-                        on_confirm=Callback::new(move |_| { delete.dispatch(DeleteAgent { name: name.get_value() }); })/>
-                </div>
+            <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top"><AgentStatus agent=agent.clone()/></td>
+            <td class="mt-2 block text-sm text-slate-600 sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top dark:text-slate-300">
+                {match clients { 0 => "No clients".to_owned(), 1 => "1 client".to_owned(), n => format!("{n} clients") }}
             </td>
         </tr>
     }
@@ -108,7 +106,6 @@ pub fn AgentsPage() -> impl IntoView {
     let expiring =
         Memo::new(move |_| query.with(|q| q.get("expiring").is_some_and(|v| !v.is_empty())));
     let create = ServerAction::<CreateAgent>::new();
-    let reload = RwSignal::new(0u32);
     let agents = Resource::new(
         move || {
             (
@@ -116,50 +113,39 @@ pub fn AgentsPage() -> impl IntoView {
                 mcp_only.get(),
                 expiring.get(),
                 page.get(),
-                reload.get(),
                 create.version().get(),
             )
         },
-        |(q, m, e, p, _, _)| list_agents(q, m, e, p),
+        |(q, m, e, p, _)| list_agents(q, m, e, p),
     );
     let show_create = RwSignal::new(false);
     let toasts = use_toasts();
+    let navigate = leptos_router::hooks::use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(name)) = create.value().get() {
             toasts.push(ToastKind::Success, format!("Agent {name} created."));
             show_create.set(false);
+            navigate(&format!("/agents/{name}"), Default::default());
         }
     });
-    let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
+    let can = use_abilities();
+    let filtered = move || !q.get().is_empty() || mcp_only.get() || expiring.get();
     view! {
         <PageHeader title="Agents" description="Non-human identities. A client bound to an agent carries the agent's identity in its tokens, and only while the agent is active.">
-            <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New agent"</button>
+            {can.manage_agents.then(|| view! {
+                <button type="button" class=format!("{BTN_PRIMARY} whitespace-nowrap") on:click=move |_| show_create.set(true)>"New agent"</button>
+            })}
         </PageHeader>
         <Show when=move || show_create.get()>
-            <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-agent-title">
+            <section class=format!("{CARD} mb-6 p-4 sm:p-6") aria-labelledby="new-agent-title">
                 <h2 id="new-agent-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New agent"</h2>
                 <ActionForm action=create attr:class="mt-4 grid gap-4 sm:grid-cols-2">
-                    <div>
-                        <label class=LABEL for="agent-name">"Name"</label>
-                        <input class=format!("mt-1 {INPUT}") id="agent-name" name="name" required placeholder="reports-bot"/>
-                    </div>
-                    <div>
-                        <label class=LABEL for="agent-owner">"Owner"</label>
-                        <input class=format!("mt-1 {INPUT}") id="agent-owner" name="owner" type="email" required placeholder="owner@example.com"/>
-                    </div>
-                    <div>
-                        <label class=LABEL for="agent-roles">"Roles"</label>
-                        <input class=format!("mt-1 {INPUT}") id="agent-roles" name="roles" placeholder="mcp:tools"/>
-                        <p class=format!("mt-1 {MUTED}")>"Also the most its clients' tokens may grant. mcp or mcp:* makes it MCP-capable."</p>
-                    </div>
-                    <div>
-                        <label class=LABEL for="agent-expires">"Expires (UTC)"</label>
-                        <input class=format!("mt-1 {INPUT}") id="agent-expires" name="expires_at" type="datetime-local"/>
-                    </div>
                     <div class="sm:col-span-2">
-                        <label class=LABEL for="agent-description">"Description"</label>
-                        <input class=format!("mt-1 {INPUT}") id="agent-description" name="description"/>
+                        <label class=LABEL for="agent-name">"Name"</label>
+                        <input class=format!("mt-1 {INPUT}") id="agent-name" name="name" required maxlength="63" placeholder="reports-bot"/>
+                        <p class=format!("mt-1 {MUTED}")>"Letters, digits, '-', '_' and '.'; it cannot be changed later."</p>
                     </div>
+                    <AgentFields id="new" v=None/>
                     <div class="sm:col-span-2">{action_error(create)}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || create.pending().get()>"Create agent"</button>
@@ -182,8 +168,15 @@ pub fn AgentsPage() -> impl IntoView {
             </Form>
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || agents.get().map(|result| match result {
+                    Ok(found) if found.items.is_empty() && filtered() => view! {
+                        <EmptyState title="No agent matches" hint="Try another search, or clear the filters.">
+                            <a class=BTN_SECONDARY href="/agents">"Clear filters"</a>
+                        </EmptyState>
+                    }.into_any(),
                     Ok(found) if found.items.is_empty() => view! {
-                        <EmptyState title="No agents" hint="Create an agent, or clear the search and filters."/>
+                        <EmptyState title="No agents yet" hint="An agent is a non-human identity (a bot, a coding agent) that clients act for; its name, owner and roles travel in their tokens.">
+                            {can.manage_agents.then(|| view! { <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New agent"</button> })}
+                        </EmptyState>
                     }.into_any(),
                     Ok(found) => {
                         let filters = [
@@ -192,22 +185,19 @@ pub fn AgentsPage() -> impl IntoView {
                             ("expiring", if expiring.get() { "1".to_owned() } else { String::new() }),
                         ];
                         view! {
-                        <div class="overflow-x-auto">
-                            <table class=TABLE>
-                                <thead class="bg-slate-50 dark:bg-slate-900">
-                                    <tr>
-                                        <th class=TH scope="col">"Agent"</th>
-                                        <th class=TH scope="col">"Roles"</th>
-                                        <th class=TH scope="col">"Status"</th>
-                                        <th class=TH scope="col">"Clients"</th>
-                                        <th class=TH scope="col"><span class="sr-only">"Actions"</span></th>
-                                    </tr>
-                                </thead>
-                                <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
-                                    {found.items.into_iter().map(|agent| view! { <AgentRow agent refresh/> }).collect_view()}
-                                </tbody>
-                            </table>
-                        </div>
+                        <table class="block w-full text-sm sm:table">
+                            <thead class="hidden bg-slate-50 sm:table-header-group dark:bg-slate-900">
+                                <tr>
+                                    <th class=TH scope="col">"Agent"</th>
+                                    <th class=TH scope="col">"Roles"</th>
+                                    <th class=TH scope="col">"Status"</th>
+                                    <th class=TH scope="col">"Clients"</th>
+                                </tr>
+                            </thead>
+                            <tbody class="block divide-y divide-slate-200 sm:table-row-group dark:divide-slate-700">
+                                {found.items.into_iter().map(|agent| view! { <AgentRow agent/> }).collect_view()}
+                            </tbody>
+                        </table>
                         <Pager total=found.total page=found.page page_size=found.page_size
                             href=move |p| {
                                 let mut pairs = filters.to_vec();
@@ -220,5 +210,237 @@ pub fn AgentsPage() -> impl IntoView {
                 })}
             </Transition>
         </div>
+    }
+}
+
+/// The agent's settings: shown, or edited in place.
+#[component]
+fn AgentSettings(agent: AgentView, update: ServerAction<UpdateAgent>) -> impl IntoView {
+    let editing = RwSignal::new(false);
+    Effect::new(move |_| {
+        if let Some(Ok(())) = update.value().get() {
+            editing.set(false);
+        }
+    });
+    let v = StoredValue::new(agent);
+    let manage = use_abilities().manage_agents;
+    view! {
+        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="agent-settings">
+            <div class="flex flex-wrap items-center justify-between gap-2">
+                <h2 id="agent-settings" class="text-lg font-semibold text-slate-900 dark:text-white">"Settings"</h2>
+                <Show when=move || manage && !editing.get()>
+                    <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Edit"</button>
+                </Show>
+            </div>
+            <Show when=move || editing.get() fallback=move || {
+                let a = v.get_value();
+                view! {
+                    <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="agent-detail">
+                        <div><dt class=MUTED>"Status"</dt><dd class="mt-1"><AgentStatus agent=a.clone()/></dd></div>
+                        <div><dt class=MUTED>"Owner"</dt><dd class="break-all">{a.owner.clone()}</dd></div>
+                        <div class="sm:col-span-2">
+                            <dt class=MUTED>"Roles"</dt>
+                            <dd class="font-mono text-xs break-all">{if a.roles.is_empty() { "none".to_owned() } else { a.roles.clone() }}</dd>
+                            <dd class=format!("mt-1 {MUTED}")>{ROLES_HELP}</dd>
+                        </div>
+                        <div class="sm:col-span-2"><dt class=MUTED>"Description"</dt><dd class="break-words">{if a.description.is_empty() { "—".to_owned() } else { a.description.clone() }}</dd></div>
+                    </dl>
+                }
+            }>
+                <ActionForm action=update attr:class="mt-4 grid gap-4 sm:grid-cols-2">
+                    <input type="hidden" name="name" value=v.with_value(|a| a.name.clone())/>
+                    <AgentFields id="edit" v=Some(v.get_value())/>
+                    <div class="sm:col-span-2">{action_error(update)}</div>
+                    <div class="flex gap-2 sm:col-span-2">
+                        <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
+                        <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
+                    </div>
+                </ActionForm>
+            </Show>
+        </section>
+    }
+}
+
+/// The clients acting for the agent: unbind (confirmed), bind one more with a picker, and
+/// confirm a move when the picked client acts for another agent.
+#[component]
+fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoView {
+    let name = StoredValue::new(agent.name.clone());
+    let manage = use_abilities().manage_agents;
+    let moving = RwSignal::new(None::<ClientChoiceView>);
+    let confirm_move = RwSignal::new(false);
+    let on_pick = Callback::new(move |c: ClientChoiceView| {
+        if c.agent.is_empty() {
+            bind.dispatch(BindClient {
+                client_id: c.client_id,
+                agent: name.get_value(),
+            });
+        } else if c.agent != name.get_value() {
+            moving.set(Some(c));
+            confirm_move.set(true);
+        }
+    });
+    let move_title = Signal::derive(move || {
+        moving
+            .get()
+            .map(|c| format!("Move {} to {}?", c.client_id, name.get_value()))
+            .unwrap_or_default()
+    });
+    let move_message = Signal::derive(move || {
+        moving
+            .get()
+            .map(|c| {
+                format!(
+                    "It acts for agent {} now. Moving it ends the tokens it holds as {}; its next tokens carry {}'s identity.",
+                    c.agent,
+                    c.agent,
+                    name.get_value()
+                )
+            })
+            .unwrap_or_default()
+    });
+    view! {
+        <section class=format!("{CARD} mt-6") aria-labelledby="agent-clients" data-testid="agent-clients">
+            <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
+                <h2 id="agent-clients" class="text-lg font-semibold text-slate-900 dark:text-white">"Clients acting for this agent"</h2>
+                <p class=format!("mt-1 {MUTED}")>"Their tokens carry this agent's name, owner and roles, and stop working when it is disabled, expires or is deleted."</p>
+            </div>
+            {manage.then(|| view! {
+                <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
+                    <ClientPicker id="bind-client" label="Bind a client" on_pick/>
+                    <div class="mt-2">{action_error(bind)}</div>
+                </div>
+            })}
+            {if agent.clients.is_empty() {
+                view! { <EmptyState title="No client acts for this agent" hint="Bind a client so it can get tokens as this agent."/> }.into_any()
+            } else {
+                view! {
+                    <ul class="divide-y divide-slate-200 dark:divide-slate-700">
+                        {agent.clients.iter().map(|c| {
+                            let id = StoredValue::new(c.clone());
+                            view! {
+                                <li class="flex flex-wrap items-center justify-between gap-2 px-4 py-3 sm:px-6" data-testid="bound-client">
+                                    <a class="min-w-0 font-mono text-sm break-all text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/clients/{c}")>{c.clone()}</a>
+                                    {manage.then(|| view! {
+                                        <ConfirmButton
+                                            label="Unbind"
+                                            title=format!("Unbind {c} from {}?", name.get_value())
+                                            message="Its tokens issued as this agent stop working; it keeps its grants and gets plain client tokens from now on."
+                                            confirm_label="Unbind"
+                                            class=BTN_SMALL_DANGER
+                                            on_confirm=Callback::new(move |_| { bind.dispatch(BindClient { client_id: id.get_value(), agent: String::new() }); })
+                                        />
+                                    })}
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+            <ConfirmDialog open=confirm_move title=move_title message=move_message confirm_label="Move client" danger=false
+                on_confirm=Callback::new(move |_| {
+                    if let Some(c) = moving.get_untracked() {
+                        bind.dispatch(BindClient { client_id: c.client_id, agent: name.get_value() });
+                    }
+                })/>
+        </section>
+    }
+}
+
+/// One agent: settings, the clients acting for it, and its history.
+#[component]
+pub fn AgentDetailPage() -> impl IntoView {
+    let params = leptos_router::hooks::use_params_map();
+    let name = Memo::new(move |_| params.with(|p| p.get("name").unwrap_or_default()));
+    let update = ServerAction::<UpdateAgent>::new();
+    let disable = ServerAction::<SetAgentDisabled>::new();
+    let delete = ServerAction::<DeleteAgent>::new();
+    let bind = ServerAction::<BindClient>::new();
+    let versions = move || {
+        (
+            update.version().get(),
+            disable.version().get(),
+            bind.version().get(),
+        )
+    };
+    let agent = Resource::new(move || (name.get(), versions()), |(n, _)| get_agent(n));
+    let can = use_abilities();
+    let events = Resource::new(
+        move || (name.get(), versions()),
+        move |(n, _)| async move {
+            if can.view_audit {
+                history("agent".to_owned(), n).await
+            } else {
+                Ok(AuditPage::default())
+            }
+        },
+    );
+    let toasts = use_toasts();
+    for (value, ok) in [
+        (update.value(), "Agent saved."),
+        (disable.value(), "Agent updated."),
+        (bind.value(), "Binding saved."),
+    ] {
+        Effect::new(move |_| {
+            if let Some(Ok(())) = value.get() {
+                toasts.push(ToastKind::Success, ok);
+            }
+        });
+    }
+    Effect::new(move |_| {
+        if let Some(Err(e)) = disable.value().get() {
+            toasts.push(ToastKind::Error, e.to_string());
+        }
+    });
+    let navigate = leptos_router::hooks::use_navigate();
+    Effect::new(move |_| match delete.value().get() {
+        Some(Ok(())) => {
+            toasts.push(ToastKind::Success, "Agent deleted.");
+            navigate("/agents", Default::default());
+        }
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    view! {
+        <a href="/agents" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Agents"</a>
+        <Transition fallback=|| view! { <Loading/> }>
+            {move || agent.get().map(|result| match result {
+                Ok(a) => {
+                    let n = StoredValue::new(a.name.clone());
+                    let target = format!("agent:{}", a.name);
+                    let disabled = a.status == "disabled";
+                    view! {
+                        <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
+                            <div class="min-w-0">
+                                <h1 class=format!("{H1} break-all")>{a.name.clone()}</h1>
+                                <p class=format!("{MUTED} break-all")>{a.owner.clone()}</p>
+                            </div>
+                            {can.manage_agents.then(|| view! {
+                                <div class="flex flex-wrap gap-2">
+                                    {if disabled {
+                                        view! { <button type="button" class=BTN_SMALL on:click=move |_| { disable.dispatch(SetAgentDisabled { name: n.get_value(), disabled: false }); }>"Enable"</button> }.into_any()
+                                    } else {
+                                        view! {
+                                            <ConfirmButton label="Disable" title=format!("Disable {}?", n.get_value())
+                                                message="Its clients get no new tokens, and their existing tokens stop introspecting as active."
+                                                confirm_label="Disable agent" class=BTN_SMALL_DANGER
+                                                on_confirm=Callback::new(move |_| { disable.dispatch(SetAgentDisabled { name: n.get_value(), disabled: true }); })/>
+                                        }.into_any()
+                                    }}
+                                    <ConfirmButton label="Delete" title=format!("Delete {}?", n.get_value())
+                                        message="Its clients are unbound and keep working as plain clients; tokens issued as this agent stop working. This cannot be undone."
+                                        confirm_label="Delete agent" class=BTN_SMALL_DANGER
+                                        on_confirm=Callback::new(move |_| { delete.dispatch(DeleteAgent { name: n.get_value() }); })/>
+                                </div>
+                            })}
+                        </div>
+                        <AgentSettings agent=a.clone() update/>
+                        <AgentClients agent=a.clone() bind/>
+                        {can.view_audit.then(|| view! { <History target events/> })}
+                    }.into_any()
+                }
+                Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
+            })}
+        </Transition>
     }
 }

@@ -7,12 +7,15 @@ use crate::api::clients::{
 };
 use crate::components::confirm::ConfirmButton;
 use crate::components::history::History;
+use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, with_query};
 use crate::components::secret::SecretPanel;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::pages::access::ClientAccess;
-use crate::types::{ClientDetailView, ClientFormView, ClientView, IssuedSecret, RemoteKeysView};
+use crate::types::{
+    AuditPage, ClientDetailView, ClientFormView, ClientView, IssuedSecret, RemoteKeysView,
+};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
@@ -70,9 +73,12 @@ pub fn ClientsPage() -> impl IntoView {
             show_create.set(false);
         }
     });
+    let can = use_abilities();
     view! {
         <PageHeader title="Clients" description="Applications and agents that request tokens from this realm.">
-            <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New client"</button>
+            {can.manage_clients.then(|| view! {
+                <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New client"</button>
+            })}
         </PageHeader>
         {move || issued.get().map(|s| view! { <SecretPanel issued=s on_close=Callback::new(move |_| issued.set(None))/> })}
         <Show when=move || show_create.get()>
@@ -217,10 +223,12 @@ fn RemoteKeys(client_id: String, initial: Option<RemoteKeysView>) -> impl IntoVi
             {move || current().filter(|k| !k.last_error.is_empty()).map(|k| view! {
                 <p role="alert" class="mt-1 text-red-700 dark:text-red-300">"Last fetch failed: " {k.last_error}</p>
             })}
-            <ActionForm action=refresh attr:class="mt-2">
-                <input type="hidden" name="client_id" value=client_id/>
-                <button type="submit" class=BTN_SMALL disabled=move || refresh.pending().get()>"Fetch keys now"</button>
-            </ActionForm>
+            {use_abilities().manage_clients.then(|| view! {
+                <ActionForm action=refresh attr:class="mt-2">
+                    <input type="hidden" name="client_id" value=client_id/>
+                    <button type="submit" class=BTN_SMALL disabled=move || refresh.pending().get()>"Fetch keys now"</button>
+                </ActionForm>
+            })}
             {action_error(refresh)}
         </div>
     }
@@ -237,7 +245,7 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
     });
     let d = StoredValue::new(d);
     let private_key_jwt = d.with_value(|d| d.client.auth_method == "private_key_jwt");
-    let editable = d.with_value(|d| !d.client.resource_server);
+    let editable = d.with_value(|d| !d.client.resource_server) && use_abilities().manage_clients;
     view! {
         <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="client-facts">
             <div class="flex flex-wrap items-center justify-between gap-2">
@@ -254,7 +262,7 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                         <div><dt class=MUTED>"Status"</dt><dd><Badge ok=c.enabled text=if c.enabled { "Enabled" } else { "Disabled" }/></dd></div>
                         <div><dt class=MUTED>"Authentication"</dt><dd class="font-mono text-xs">{c.auth_method.clone()}</dd></div>
                         <div><dt class=MUTED>"Grant types"</dt><dd class="font-mono text-xs">{if c.grant_types.is_empty() { "none yet".to_owned() } else { c.grant_types.clone() }}</dd></div>
-                        <div><dt class=MUTED>"Acts for agent"</dt><dd class="break-all">{if d.agent.is_empty() { "—".to_owned() } else { d.agent.clone() }}</dd></div>
+                        <div><dt class=MUTED>"Acts for agent"</dt><dd class="break-all">{if d.agent.is_empty() { view! { "—" }.into_any() } else { view! { <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/agents/{}", d.agent)>{d.agent.clone()}</a> }.into_any() }}</dd></div>
                         <div class="sm:col-span-2"><dt class=MUTED>"Registered scopes"</dt><dd class="font-mono text-xs break-all">{if c.scope.is_empty() { "—".to_owned() } else { c.scope.clone() }}</dd></div>
                         <div class="sm:col-span-2"><dt class=MUTED>"Contacts"</dt><dd class="break-all">{if c.contacts.is_empty() { "—".to_owned() } else { c.contacts.clone() }}</dd></div>
                         {d.metadata.iter().map(|(k, v)| view! {
@@ -377,6 +385,7 @@ fn ClientActions(
 pub fn ClientDetailPage() -> impl IntoView {
     let params = leptos_router::hooks::use_params_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+    let can = use_abilities();
     let update = ServerAction::<UpdateClient>::new();
     let enable = ServerAction::<SetClientEnabled>::new();
     let rotate = ServerAction::<RotateClientSecret>::new();
@@ -407,7 +416,13 @@ pub fn ClientDetailPage() -> impl IntoView {
                 rotate.version().get(),
             )
         },
-        |(id, ..)| history("client".to_owned(), id),
+        move |(id, ..)| async move {
+            if can.view_audit {
+                history("client".to_owned(), id).await
+            } else {
+                Ok(AuditPage::default())
+            }
+        },
     );
     let issued = RwSignal::new(None::<IssuedSecret>);
     let toasts = use_toasts();
@@ -455,7 +470,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                                 <h1 class=format!("{H1} break-words")>{c.name.clone()}</h1>
                                 <p class="font-mono text-sm break-all text-slate-500 dark:text-slate-400">{c.client_id.clone()}</p>
                             </div>
-                            <ClientActions client=c.clone() enable rotate delete/>
+                            {can.manage_clients.then(|| view! { <ClientActions client=c.clone() enable rotate delete/> })}
                         </div>
                         {move || issued.get().map(|s| view! { <SecretPanel issued=s on_close=Callback::new(move |_| issued.set(None))/> })}
                         <div class="grid gap-6 lg:grid-cols-2">
@@ -463,7 +478,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                             <ClientCredentials d=d.clone()/>
                         </div>
                         {(!c.resource_server).then(|| view! { <ClientAccess client_id=c.client_id.clone() access reload/> })}
-                        <History target events/>
+                        {can.view_audit.then(|| view! { <History target events/> })}
                     }.into_any()
                 }
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),

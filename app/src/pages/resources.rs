@@ -8,11 +8,12 @@ use crate::api::resources::{
 use crate::components::confirm::ConfirmButton;
 use crate::components::copy::CopyValue;
 use crate::components::history::History;
+use crate::components::layout::use_abilities;
 use crate::components::secret::SecretPanel;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::pages::access::ResourceClients;
-use crate::types::{IssuedSecret, ResourceView};
+use crate::types::{AuditPage, GrantPage, IssuedSecret, ResourceView};
 use leptos::prelude::*;
 
 const ALGS: [(&str, &str); 4] = [
@@ -146,9 +147,12 @@ pub fn ResourcesPage() -> impl IntoView {
             );
         }
     });
+    let can = use_abilities();
     view! {
         <PageHeader title="Resources" description="MCP servers that accept this realm's tokens. Each token is bound to exactly one of them.">
-            <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New resource"</button>
+            {can.manage_resources.then(|| view! {
+                <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New resource"</button>
+            })}
         </PageHeader>
         <Show when=move || show_create.get()>
             <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-resource-title">
@@ -172,7 +176,7 @@ pub fn ResourcesPage() -> impl IntoView {
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || resources.get().map(|result| match result {
                     Ok(list) if list.is_empty() => view! {
-                        <EmptyState title="No resources yet" hint="Register an MCP server so clients can get tokens for it."/>
+                        <EmptyState title="No resources yet" hint="A resource is an MCP server that accepts this realm's tokens. Register one with New resource so clients can get tokens for it."/>
                     }.into_any(),
                     Ok(list) => view! {
                         <div class="overflow-x-auto">
@@ -198,9 +202,20 @@ pub fn ResourcesPage() -> impl IntoView {
         </div>
         <Transition fallback=|| ()>
             {move || match (resources.get(), default.get()) {
-                (Some(Ok(list)), Some(Ok(selected))) if !list.is_empty() => view! {
+                (Some(Ok(list)), Some(Ok(selected))) if !list.is_empty() && can.manage_resources => view! {
                     <DefaultResource resources=list selected save=save_default/>
                 }.into_any(),
+                (Some(Ok(list)), Some(Ok(selected))) if !list.is_empty() => {
+                    let default = selected.and_then(|s| list.into_iter().find(|r| r.slug == s));
+                    view! {
+                        <p class=format!("mt-6 {MUTED}") data-testid="default-resource">
+                            {match default {
+                                Some(r) => format!("Token requests without a resource get {} ({}) as their audience.", r.display_name, r.uri),
+                                None => "Token requests without a resource are refused with invalid_target.".to_owned(),
+                            }}
+                        </p>
+                    }.into_any()
+                }
                 (_, Some(Err(error))) => view! { <div class="mt-6"><ErrorMessage error/></div> }.into_any(),
                 _ => ().into_any(),
             }}
@@ -222,7 +237,7 @@ fn ResourceSettings(r: ResourceView, update: ServerAction<UpdateResource>) -> im
         <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="resource-facts">
             <div class="flex flex-wrap items-center justify-between gap-2">
                 <h2 id="resource-facts" class="text-lg font-semibold text-slate-900 dark:text-white">"Settings"</h2>
-                <Show when=move || !editing.get()>
+                <Show when=move || use_abilities().manage_resources && !editing.get()>
                     <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Edit"</button>
                 </Show>
             </div>
@@ -302,13 +317,27 @@ pub fn ResourceDetailPage() -> impl IntoView {
         })
     });
     let reload = RwSignal::new(0u32);
+    let can = use_abilities();
+    // Sections a role may not see are neither shown nor loaded.
     let grants = Resource::new(
         move || (slug.get(), q.get(), page.get(), reload.get()),
-        |(slug, q, page, _)| resource_access(slug, q, page),
+        move |(slug, q, page, _)| async move {
+            if can.view_clients {
+                resource_access(slug, q, page).await
+            } else {
+                Ok(GrantPage::default())
+            }
+        },
     );
     let events = Resource::new(
         move || (slug.get(), update.version().get(), reload.get()),
-        |(slug, _, _)| history("resource".to_owned(), slug),
+        move |(slug, _, _)| async move {
+            if can.view_audit {
+                history("resource".to_owned(), slug).await
+            } else {
+                Ok(AuditPage::default())
+            }
+        },
     );
     let toasts = use_toasts();
     Effect::new(move |_| {
@@ -338,19 +367,19 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                 <h1 class=format!("{H1} break-words")>{r.display_name.clone()}</h1>
                                 <p class="font-mono text-sm text-slate-500 dark:text-slate-400">{r.slug.clone()}</p>
                             </div>
-                            <ConfirmButton
+                            {can.manage_resources.then(|| view! { <ConfirmButton
                                 label="Delete resource"
                                 title=format!("Delete {name}?")
                                 message="Clients can no longer get tokens for it, its grants and introspection credentials are removed, and its tokens stop introspecting as active. This cannot be undone."
                                 confirm_label="Delete resource"
                                 class=BTN_SMALL_DANGER
                                 on_confirm=Callback::new(move |_| { delete.dispatch(DeleteResource { slug: slug.get_untracked() }); })
-                            />
+                            /> })}
                         </div>
                         <ResourceSettings r=r.clone() update/>
-                        <ResourceClients resource=r.clone() grants q reload/>
-                        <ResourceCredentials slug=r.slug.clone()/>
-                        <History target events/>
+                        {can.view_clients.then(|| view! { <ResourceClients resource=r.clone() grants q reload/> })}
+                        {can.manage_clients.then(|| view! { <ResourceCredentials slug=r.slug.clone()/> })}
+                        {can.view_audit.then(|| view! { <History target events/> })}
                     }.into_any()
                 }
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),

@@ -123,7 +123,7 @@ impl Core {
         realm_name: &str,
         client_id: &str,
     ) -> Result<Vec<ResourceAccess>> {
-        p.require(Permission::ManageClients)?;
+        p.require(Permission::ViewClients)?;
         let client = self.load_client(realm_name, client_id).await?;
         let grants = self.store.list_client_grants(&client.id).await?;
         Ok(self
@@ -151,7 +151,7 @@ impl Core {
         query: &str,
         page: Page,
     ) -> Result<Paged<GrantedClient>> {
-        p.require(Permission::ManageClients)?;
+        p.require(Permission::ViewClients)?;
         let resource = self.load_resource(realm_name, resource_slug).await?;
         let q = query.trim();
         Ok(self

@@ -100,13 +100,13 @@ pub struct AgentFields {
 }
 
 impl AgentFields {
-    /// Checks typed input.
+    /// Checks typed input at `now` (an expiry must lie after it).
     ///
     /// # Errors
     /// `InvalidField` naming the first field that breaks a rule.
-    pub fn parse(input: &AgentInput) -> crate::error::Result<Self> {
+    pub fn parse(input: &AgentInput, now: UnixTime) -> crate::error::Result<Self> {
         use crate::error::Error;
-        Ok(Self {
+        let f = Self {
             owner: crate::accounts::Email::parse(&input.owner)
                 .map_err(|m| Error::field("owner", m))?
                 .to_string(),
@@ -120,7 +120,14 @@ impl AgentFields {
                         .map_err(|m| Error::field("expires_at", m))?,
                 ),
             },
-        })
+        };
+        if f.expires_at.is_some_and(|t| t <= now) {
+            return Err(Error::field(
+                "expires_at",
+                "The expiry is in the past. Pick a later time (UTC), or leave it empty for an agent that does not expire.",
+            ));
+        }
+        Ok(f)
     }
 }
 

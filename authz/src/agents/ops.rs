@@ -25,8 +25,8 @@ impl Core {
         p.require(Permission::ManageAgents)?;
         let realm = self.find_realm(realm_name).await?;
         let name = parse_agent_name(&input.name).map_err(|m| Error::field("name", m))?;
-        let f = AgentFields::parse(input)?;
         let now = self.now();
+        let f = AgentFields::parse(input, now)?;
         let a = Agent {
             id: AgentId::generate(),
             realm_id: realm.id.clone(),
@@ -65,7 +65,7 @@ impl Core {
         filter: AgentFilter<'_>,
         page: Page,
     ) -> Result<Paged<AgentSummary>> {
-        p.require(Permission::ManageAgents)?;
+        p.require(Permission::ViewAgents)?;
         let realm = self.find_realm(realm_name).await?;
         let now = self.now();
         let filter = AgentFilter {
@@ -94,6 +94,27 @@ impl Core {
         })
     }
 
+    /// One agent with its status and bound clients.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn agent(&self, p: &Principal, realm_name: &str, name: &str) -> Result<AgentSummary> {
+        p.require(Permission::ViewAgents)?;
+        let agent = self.load_agent(realm_name, name).await?;
+        let clients = self
+            .store
+            .list_agent_clients(std::slice::from_ref(&agent.id))
+            .await?
+            .into_iter()
+            .map(|(_, c)| c.to_string())
+            .collect();
+        Ok(AgentSummary {
+            status: agent.status(self.now()),
+            clients,
+            agent,
+        })
+    }
+
     async fn load_agent(&self, realm_name: &str, name: &str) -> Result<Agent> {
         let realm = self.find_realm(realm_name).await?;
         let not_found = || Error::not_found("agent", name.chars().take(63).collect::<String>());
@@ -117,7 +138,7 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<Agent> {
         p.require(Permission::ManageAgents)?;
-        let f = AgentFields::parse(input)?;
+        let f = AgentFields::parse(input, self.now())?;
         let mut a = self.load_agent(realm_name, name).await?;
         a.owner = f.owner;
         a.description = f.description;

@@ -324,3 +324,12 @@ mod tests {
         assert!(!s.is_live(10));
     }
 }
+
+/// A client offered by a picker, with the agent it acts for now (so moving it can be confirmed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientChoice {
+    /// The client.
+    pub client: Client,
+    /// The name of the agent it acts for, if any.
+    pub agent: Option<String>,
+}

@@ -2,8 +2,8 @@
 //! the introspection credentials of a resource server.
 use super::metadata::{ClientMetadata, MetadataRules, ValidClient};
 use super::model::{
-    Client, ClientDetail, ClientId, ClientRowId, ClientSecret, MAX_SECRET_OVERLAP_SECS, Metadata,
-    RemoteKeys, SecretId, SecretInfo,
+    Client, ClientChoice, ClientDetail, ClientId, ClientRowId, ClientSecret,
+    MAX_SECRET_OVERLAP_SECS, Metadata, RemoteKeys, SecretId, SecretInfo,
 };
 use crate::audit::{RequestMeta, action};
 use crate::clock::UnixTime;
@@ -230,13 +230,53 @@ impl Core {
         query: &str,
         page: Page,
     ) -> Result<Paged<Client>> {
-        p.require(Permission::ManageClients)?;
+        p.require(Permission::ViewClients)?;
         let realm = self.find_realm(realm_name).await?;
         let q = query.trim();
         Ok(self
             .store
             .list_clients(&realm.id, (!q.is_empty()).then_some(q), page)
             .await?)
+    }
+
+    /// Up to `limit` clients matching `query` that may act for an agent (not a resource
+    /// server's credentials), each with the agent it acts for now: what a client picker offers.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn client_choices(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        query: &str,
+        limit: u32,
+    ) -> Result<Vec<ClientChoice>> {
+        let found = self
+            .list_clients(p, realm_name, query, Page::new(0, limit))
+            .await?;
+        let mut names = std::collections::HashMap::new();
+        let mut out = Vec::with_capacity(found.items.len());
+        for client in found.items {
+            if client.resource_server_for.is_some() {
+                continue;
+            }
+            let agent = match &client.agent {
+                Some(b) => {
+                    if !names.contains_key(&b.agent_id) {
+                        let name = self
+                            .store
+                            .find_agent_by_id(&b.agent_id)
+                            .await?
+                            .map(|a| a.name);
+                        names.insert(b.agent_id.clone(), name);
+                    }
+                    names.get(&b.agent_id).cloned().flatten()
+                }
+                None => None,
+            };
+            out.push(ClientChoice { client, agent });
+        }
+        Ok(out)
     }
 
     /// A client of the realm by `client_id`.
@@ -262,7 +302,7 @@ impl Core {
         realm_name: &str,
         client_id: &str,
     ) -> Result<ClientDetail> {
-        p.require(Permission::ManageClients)?;
+        p.require(Permission::ViewClients)?;
         let client = self.load_client(realm_name, client_id).await?;
         let now = self.now();
         let secrets = self

@@ -187,7 +187,7 @@ fn member(jwk: &serde_json::Value, name: &str) -> Result<Vec<u8>, String> {
     jwk.get(name)
         .and_then(serde_json::Value::as_str)
         .and_then(|s| URL_SAFE_NO_PAD.decode(s).ok())
-        .ok_or_else(|| format!("JWK member `{name}` is missing or not base64url"))
+        .ok_or_else(|| format!("JWK member \"{name}\" is missing or not base64url"))
 }
 
 impl Verifier {
@@ -229,12 +229,14 @@ impl Verifier {
                 },
             ),
             ("OKP", "Ed25519") => (SigningAlg::EdDSA, VerifyKey::Ed(member(jwk, "x")?)),
-            _ => return Err(format!("Unsupported JWK key type `{kty}` {crv}")),
+            _ => return Err(format!("Unsupported JWK key type \"{kty}\" {crv}")),
         };
         if let Some(declared) = jwk.get("alg").and_then(serde_json::Value::as_str)
             && declared != alg.as_str()
         {
-            return Err(format!("JWK alg `{declared}` does not match its key type"));
+            return Err(format!(
+                "JWK alg \"{declared}\" does not match its key type"
+            ));
         }
         Ok(Self { kid, alg, key })
     }

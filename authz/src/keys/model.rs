@@ -37,7 +37,7 @@ impl SigningAlg {
             "RS256" => Ok(SigningAlg::RS256),
             "EdDSA" => Ok(SigningAlg::EdDSA),
             other => Err(format!(
-                "Unsupported signing algorithm `{other}`; use ES256, RS256 or EdDSA."
+                "Unsupported signing algorithm \"{other}\"; use ES256, RS256 or EdDSA."
             )),
         }
     }

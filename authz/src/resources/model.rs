@@ -16,7 +16,7 @@ impl ResourceUri {
     /// A message saying which rule the input breaks.
     pub fn parse(input: &str, allow_http_loopback: bool) -> Result<Self, String> {
         let url = url::Url::parse(input.trim())
-            .map_err(|_| format!("`{input}` is not an absolute URI"))?;
+            .map_err(|_| format!("\"{input}\" is not an absolute URI"))?;
         if url.query().is_some() || url.fragment().is_some() {
             return Err("A resource URI must not have a query or fragment.".into());
         }

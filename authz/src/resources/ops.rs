@@ -57,7 +57,7 @@ impl Core {
     /// # Errors
     /// `Forbidden`, `NotFound` (realm).
     pub async fn list_resources(&self, p: &Principal, realm_name: &str) -> Result<Vec<Resource>> {
-        p.require(Permission::ViewRealms)?;
+        p.require(Permission::ViewResources)?;
         let realm = self.find_realm(realm_name).await?;
         Ok(self.store.list_resources(&realm.id).await?)
     }
@@ -67,7 +67,7 @@ impl Core {
     /// # Errors
     /// `Forbidden`, `NotFound` (realm or resource).
     pub async fn resource(&self, p: &Principal, realm_name: &str, slug: &str) -> Result<Resource> {
-        p.require(Permission::ViewRealms)?;
+        p.require(Permission::ViewResources)?;
         self.load_resource(realm_name, slug).await
     }
 
@@ -179,7 +179,7 @@ impl Core {
         p: &Principal,
         realm_name: &str,
     ) -> Result<Option<Resource>> {
-        p.require(Permission::ViewRealms)?;
+        p.require(Permission::ViewResources)?;
         let realm = self.find_realm(realm_name).await?;
         match &realm.default_resource_id {
             Some(id) => Ok(self.store.find_resource_by_id(&realm.id, id).await?),

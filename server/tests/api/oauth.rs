@@ -1379,6 +1379,66 @@ async fn deleted_and_recreated_clients_and_resources_do_not_revive_tokens() {
 }
 
 #[tokio::test]
+async fn an_agent_page_shows_its_clients_and_past_expiries_are_refused() {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let core = &f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let now = authz::clock::Clock::now(&f.clock);
+    let input = |expires: i64| authz::agents::AgentInput {
+        name: "reports".into(),
+        owner: "owner@example.com".into(),
+        roles: "tools:call".into(),
+        expires_at: authz::clock::rfc3339(expires),
+        ..Default::default()
+    };
+    for at in [now - 60, now] {
+        let err = core
+            .create_agent(&admin, "default", &input(at), &meta)
+            .await
+            .expect_err("past expiry");
+        assert!(
+            matches!(&err, authz::Error::InvalidField { field, message } if *field == "expires_at" && message.contains("in the past")),
+            "{err:?}"
+        );
+    }
+    core.create_agent(&admin, "default", &input(now + 3600), &meta)
+        .await
+        .expect("agent");
+    let err = core
+        .update_agent(&admin, "default", "reports", &input(now - 1), &meta)
+        .await
+        .expect_err("past expiry on update");
+    assert!(matches!(err, authz::Error::InvalidField { .. }), "{err:?}");
+
+    // The picker shows which agent a client acts for, so a move can be confirmed.
+    let choices = core
+        .client_choices(&admin, "default", "bot", 10)
+        .await
+        .expect("choices");
+    assert_eq!(choices.len(), 1);
+    assert_eq!(choices[0].agent, None);
+    core.bind_client_to_agent(&admin, "default", "bot", Some("reports"), &meta)
+        .await
+        .expect("bind");
+    let choices = core
+        .client_choices(&admin, "default", "bot", 10)
+        .await
+        .expect("choices");
+    assert_eq!(choices[0].agent.as_deref(), Some("reports"));
+    let agent = core
+        .agent(&admin, "default", "reports")
+        .await
+        .expect("agent");
+    assert_eq!(agent.clients, vec!["bot".to_owned()]);
+    assert_eq!(agent.status, authz::agents::AgentStatus::Active);
+    assert!(matches!(
+        core.agent(&admin, "default", "nobody").await,
+        Err(authz::Error::NotFound { .. })
+    ));
+}
+
+#[tokio::test]
 async fn agent_tokens_die_with_their_binding_and_never_outlive_the_agent() {
     let f = fixture().await;
     let admin = f.t.principal("ada@example.com").await;
