@@ -16,6 +16,14 @@ pub enum AppError {
     /// Input was rejected; the message says why.
     #[error("{0}")]
     Invalid(String),
+    /// One input field was rejected: forms show the message on that field.
+    #[error("{message}")]
+    Field {
+        /// The server's name for the field (RFC 7591 member names for client metadata).
+        field: String,
+        /// Why, in plain words.
+        message: String,
+    },
     /// The change conflicts with existing state.
     #[error("{0}")]
     Conflict(String),
@@ -51,9 +59,16 @@ impl leptos::server_fn::error::FromServerFnError for AppError {
 pub fn classify(e: authz::Error) -> (axum::http::StatusCode, AppError) {
     use axum::http::StatusCode;
     match e {
-        authz::Error::Invalid(m) | authz::Error::InvalidField { message: m, .. } => (
+        authz::Error::Invalid(m) => (
             StatusCode::UNPROCESSABLE_ENTITY,
             AppError::Invalid(m.into()),
+        ),
+        authz::Error::InvalidField { field, message } => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            AppError::Field {
+                field: field.to_owned(),
+                message: message.into(),
+            },
         ),
         authz::Error::NotFound { .. } => (StatusCode::NOT_FOUND, AppError::NotFound(e.to_string())),
         authz::Error::Conflict(m) => (StatusCode::CONFLICT, AppError::Conflict(m.into())),

@@ -3,6 +3,7 @@ use crate::AppState;
 use app::ssr::{ConsoleRequest, start_session};
 use axum::Form;
 use axum::extract::{Extension, State};
+use axum::http::header;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use tower_sessions::Session;
@@ -27,6 +28,8 @@ fn safe_next(next: &str) -> &str {
     if ok { next } else { "/" }
 }
 
+use app::ssr::login_email_cookie;
+
 fn back_to_login(error: &str, extra: &[(&str, String)], next: &str) -> Response {
     let mut q = url::form_urlencoded::Serializer::new(String::new());
     q.append_pair("error", error);
@@ -46,21 +49,34 @@ pub async fn login(
     session: Session,
     Form(form): Form<LoginForm>,
 ) -> Response {
+    let secure = state.config.is_https();
+    let keep_email = |mut res: Response| {
+        if let Ok(v) = header::HeaderValue::from_str(&login_email_cookie(&form.email, secure)) {
+            res.headers_mut().append(header::SET_COOKIE, v);
+        }
+        res
+    };
     match state
         .core
         .login(&form.email, &form.password, &req.meta)
         .await
     {
         Ok(principal) => match start_session(&session, &principal, state.core.now()).await {
-            Ok(()) => Redirect::to(safe_next(&form.next)).into_response(),
+            Ok(()) => (
+                [(header::SET_COOKIE, login_email_cookie("", secure))],
+                Redirect::to(safe_next(&form.next)),
+            )
+                .into_response(),
             Err(_) => back_to_login("unavailable", &[], &form.next),
         },
-        Err(authz::Error::Throttled { retry_after_secs }) => back_to_login(
+        Err(authz::Error::Throttled { retry_after_secs }) => keep_email(back_to_login(
             "throttled",
             &[("retry", retry_after_secs.to_string())],
             &form.next,
-        ),
-        Err(authz::Error::InvalidCredentials) => back_to_login("invalid", &[], &form.next),
+        )),
+        Err(authz::Error::InvalidCredentials) => {
+            keep_email(back_to_login("invalid", &[], &form.next))
+        }
         Err(e) => {
             tracing::error!(error = %e, "Sign-in failed");
             back_to_login("unavailable", &[], &form.next)

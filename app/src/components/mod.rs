@@ -1,6 +1,7 @@
 //! Shared console widgets.
 pub mod confirm;
 pub mod copy;
+pub mod field;
 pub mod history;
 pub mod layout;
 pub mod pager;

@@ -5,6 +5,7 @@ use crate::api::agents::{
 };
 use crate::api::audit::history;
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
+use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, with_query};
@@ -19,42 +20,29 @@ use leptos_router::hooks::use_query_map;
 /// What roles mean, next to the field.
 const ROLES_HELP: &str = "Space-separated. An agent's roles are also the most its clients' tokens may carry: a token gets a scope only if the client was granted it and the agent holds it as a role. mcp or any mcp:… role makes the agent MCP-capable.";
 
+/// The inputs of the agent forms (named as the server names them).
+const AGENT_FIELDS: &[(&str, &str)] = &[
+    ("name", "name"),
+    ("owner", "owner"),
+    ("roles", "roles"),
+    ("expires_at", "expires_at"),
+    ("description", "description"),
+];
+
 /// The editable fields, shared by the create and edit forms.
 #[component]
-fn AgentFields(id: &'static str, v: Option<AgentView>) -> impl IntoView {
+fn AgentFields(id: &'static str, v: Option<AgentView>, errors: FieldErrors) -> impl IntoView {
     let f = move |name: &str| format!("agent-{id}-{name}");
-    let v = v.unwrap_or(AgentView {
-        name: String::new(),
-        owner: String::new(),
-        description: String::new(),
-        roles: String::new(),
-        expires_at: String::new(),
-        expires: String::new(),
-        expires_input: String::new(),
-        status: String::new(),
-        mcp_capable: false,
-        clients: Vec::new(),
+    let (owner, expires, roles, description) = v.map_or_else(Default::default, |v| {
+        (v.owner, v.expires_input, v.roles, v.description)
     });
     view! {
-        <div>
-            <label class=LABEL for=f("owner")>"Owner"</label>
-            <input class=format!("mt-1 {INPUT}") id=f("owner") name="owner" type="email" required maxlength="254" value=v.owner placeholder="owner@example.com"/>
-            <p class=format!("mt-1 {MUTED}")>"The person accountable for it; tokens carry it as agent_owner."</p>
-        </div>
-        <div>
-            <label class=LABEL for=f("expires")>"Expires (UTC)"</label>
-            <input class=format!("mt-1 {INPUT}") id=f("expires") name="expires_at" type="datetime-local" value=v.expires_input/>
-            <p class=format!("mt-1 {MUTED}")>"Optional, after now. Its clients' tokens never outlive it."</p>
-        </div>
-        <div class="sm:col-span-2">
-            <label class=LABEL for=f("roles")>"Roles"</label>
-            <input class=format!("mt-1 {INPUT} font-mono") id=f("roles") name="roles" value=v.roles placeholder="mcp:tools tools:call"/>
-            <p class=format!("mt-1 {MUTED}")>{ROLES_HELP}</p>
-        </div>
-        <div class="sm:col-span-2">
-            <label class=LABEL for=f("description")>"Description"</label>
-            <input class=format!("mt-1 {INPUT}") id=f("description") name="description" maxlength="500" value=v.description/>
-        </div>
+        <Field errors name="owner" id=f("owner") label="Owner" value=owner kind=Kind::Email required=true maxlength=254 placeholder="owner@example.com"
+            help="The person accountable for it; tokens carry it as agent_owner."/>
+        <Field errors name="expires_at" id=f("expires") label="Expires (UTC)" value=expires kind=Kind::DateTime
+            help="Optional, after now. Its clients' tokens never outlive it."/>
+        <Field errors name="roles" id=f("roles") label="Roles" value=roles mono=true placeholder="mcp:tools tools:call" class="sm:col-span-2" help=ROLES_HELP/>
+        <Field errors name="description" id=f("description") label="Description" value=description maxlength=500 class="sm:col-span-2"/>
     }
 }
 
@@ -119,6 +107,7 @@ pub fn AgentsPage() -> impl IntoView {
         |(q, m, e, p, _)| list_agents(q, m, e, p),
     );
     let show_create = RwSignal::new(false);
+    let create_errors = FieldErrors::new(create, "new-agent", AGENT_FIELDS);
     let toasts = use_toasts();
     let navigate = leptos_router::hooks::use_navigate();
     Effect::new(move |_| {
@@ -139,14 +128,11 @@ pub fn AgentsPage() -> impl IntoView {
         <Show when=move || show_create.get()>
             <section class=format!("{CARD} mb-6 p-4 sm:p-6") aria-labelledby="new-agent-title">
                 <h2 id="new-agent-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New agent"</h2>
-                <ActionForm action=create attr:class="mt-4 grid gap-4 sm:grid-cols-2">
-                    <div class="sm:col-span-2">
-                        <label class=LABEL for="agent-name">"Name"</label>
-                        <input class=format!("mt-1 {INPUT}") id="agent-name" name="name" required maxlength="63" placeholder="reports-bot"/>
-                        <p class=format!("mt-1 {MUTED}")>"Letters, digits, '-', '_' and '.'; it cannot be changed later."</p>
-                    </div>
-                    <AgentFields id="new" v=None/>
-                    <div class="sm:col-span-2">{action_error(create)}</div>
+                <ActionForm action=create attr:id="new-agent" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| create_errors.clear()>
+                    <Field errors=create_errors name="name" id="agent-name" label="Name" required=true maxlength=63 mono=true placeholder="reports-bot" class="sm:col-span-2"
+                        help="Letters, digits, '-', '_' and '.'; it cannot be changed later."/>
+                    <AgentFields id="new" v=None errors=create_errors/>
+                    <div class="sm:col-span-2">{create_errors.form_error()}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || create.pending().get()>"Create agent"</button>
                         <button type="button" class=BTN_SECONDARY on:click=move |_| show_create.set(false)>"Cancel"</button>
@@ -217,6 +203,7 @@ pub fn AgentsPage() -> impl IntoView {
 #[component]
 fn AgentSettings(agent: AgentView, update: ServerAction<UpdateAgent>) -> impl IntoView {
     let editing = RwSignal::new(false);
+    let errors = FieldErrors::new(update, "edit-agent", AGENT_FIELDS);
     Effect::new(move |_| {
         if let Some(Ok(())) = update.value().get() {
             editing.set(false);
@@ -247,10 +234,10 @@ fn AgentSettings(agent: AgentView, update: ServerAction<UpdateAgent>) -> impl In
                     </dl>
                 }
             }>
-                <ActionForm action=update attr:class="mt-4 grid gap-4 sm:grid-cols-2">
+                <ActionForm action=update attr:id="edit-agent" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
                     <input type="hidden" name="name" value=v.with_value(|a| a.name.clone())/>
-                    <AgentFields id="edit" v=Some(v.get_value())/>
-                    <div class="sm:col-span-2">{action_error(update)}</div>
+                    <AgentFields id="edit" v=Some(v.get_value()) errors/>
+                    <div class="sm:col-span-2">{errors.form_error()}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
                         <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>

@@ -6,6 +6,7 @@ use crate::api::clients::{
     UpdateClient, get_client, list_clients,
 };
 use crate::components::confirm::ConfirmButton;
+use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, with_query};
@@ -61,6 +62,7 @@ pub fn ClientsPage() -> impl IntoView {
         |(q, page, _)| list_clients(q, page),
     );
     let show_create = RwSignal::new(false);
+    let create_errors = FieldErrors::new(create, "new-client", CLIENT_FIELDS);
     let issued = RwSignal::new(None::<IssuedSecret>);
     let toasts = use_toasts();
     Effect::new(move |_| {
@@ -84,19 +86,17 @@ pub fn ClientsPage() -> impl IntoView {
         <Show when=move || show_create.get()>
             <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-client-title">
                 <h2 id="new-client-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New client"</h2>
-                <ActionForm action=create attr:class="mt-4 grid gap-4 sm:grid-cols-2">
-                    <div>
-                        <label class=LABEL for="client-id">"client_id"</label>
-                        <input class=format!("mt-1 {INPUT}") id="client-id" name="client_id" maxlength="200" placeholder="generated when empty"/>
-                    </div>
+                <ActionForm action=create attr:id="new-client" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| create_errors.clear()>
+                    <Field errors=create_errors name="client_id" id="client-id" label="client_id" maxlength=255 mono=true placeholder="generated when empty"/>
                     <div>
                         <label class=LABEL for="client-method">"Authentication"</label>
-                        <select class=format!("mt-1 {INPUT}") id="client-method" name="auth_method">
+                        <select class=format!("mt-1 {INPUT}") id="client-method" name="auth_method" aria-invalid=create_errors.invalid("auth_method")>
                             {METHODS.iter().map(|(v, l)| view! { <option value=*v>{*l}</option> }).collect_view()}
                         </select>
+                        <FieldError errors=create_errors name="auth_method"/>
                     </div>
-                    <ClientFields id="new" v=ClientFormView::default() private_key_jwt=true/>
-                    <div class="sm:col-span-2">{action_error(create)}</div>
+                    <ClientFields id="new" v=ClientFormView::default() private_key_jwt=true errors=create_errors/>
+                    <div class="sm:col-span-2">{create_errors.form_error()}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || create.pending().get()>"Create client"</button>
                         <button type="button" class=BTN_SECONDARY on:click=move |_| show_create.set(false)>"Cancel"</button>
@@ -144,59 +144,75 @@ pub fn ClientsPage() -> impl IntoView {
     }
 }
 
+/// The inputs of the client forms, and the server's (RFC 7591) name for each.
+const CLIENT_FIELDS: &[(&str, &str)] = &[
+    ("client_id", "client_id"),
+    ("auth_method", "token_endpoint_auth_method"),
+    ("name", "client_name"),
+    ("scope", "scope"),
+    ("jwks", "jwks"),
+    ("jwks_uri", "jwks_uri"),
+    ("contacts", "contacts"),
+    ("redirect_uris", "redirect_uris"),
+    ("client_uri", "client_uri"),
+    ("logo_uri", "logo_uri"),
+    ("software_id", "software_id"),
+    ("software_version", "software_version"),
+];
+
 /// The registration fields shared by the create and edit forms (`id` keeps their ids apart).
 #[component]
-fn ClientFields(id: &'static str, v: ClientFormView, private_key_jwt: bool) -> impl IntoView {
+fn ClientFields(
+    id: &'static str,
+    v: ClientFormView,
+    private_key_jwt: bool,
+    errors: FieldErrors,
+) -> impl IntoView {
     let f = move |name: &str| format!("client-{id}-{name}");
+    // Metadata fields are folded away unless one of them is set or at fault.
+    let more_open = [
+        &v.redirect_uris,
+        &v.client_uri,
+        &v.logo_uri,
+        &v.software_id,
+        &v.software_version,
+    ]
+    .iter()
+    .any(|s| !s.is_empty());
+    let more_at_fault = move || {
+        [
+            "redirect_uris",
+            "client_uri",
+            "logo_uri",
+            "software_id",
+            "software_version",
+        ]
+        .iter()
+        .any(|n| errors.message(n).is_some())
+    };
     view! {
-        <div class="sm:col-span-2">
-            <label class=LABEL for=f("name")>"Name"</label>
-            <input class=format!("mt-1 {INPUT}") id=f("name") name="name" required maxlength="200" value=v.name placeholder="Reports bot"/>
-        </div>
-        <div class="sm:col-span-2">
-            <label class=LABEL for=f("scope")>"Registered scopes"</label>
-            <input class=format!("mt-1 {INPUT}") id=f("scope") name="scope" value=v.scope placeholder="tools:call"/>
-            <p class=format!("mt-1 {MUTED}")>"What the client says it needs (RFC 7591). It gets tokens only for the resources you grant it on its page."</p>
-        </div>
+        <Field errors name="name" id=f("name") label="Name" value=v.name required=true maxlength=100 placeholder="Reports bot" class="sm:col-span-2"/>
+        <Field errors name="scope" id=f("scope") label="Registered scopes" value=v.scope mono=true placeholder="tools:call" class="sm:col-span-2"
+            help="What the client says it needs (RFC 7591). It gets tokens only for the resources you grant it on its page."/>
         {private_key_jwt.then(|| view! {
-            <div class="sm:col-span-2">
-                <label class=LABEL for=f("jwks")>"Public keys (JWKS, private_key_jwt only)"</label>
-                <textarea class=format!("mt-1 {INPUT} font-mono") id=f("jwks") name="jwks" rows="3" placeholder="{\"keys\": [{\"kty\": \"EC\", …}]}">{v.jwks.clone()}</textarea>
-            </div>
-            <div class="sm:col-span-2">
-                <label class=LABEL for=f("jwks-uri")>"…or a JWKS URL"</label>
-                <input class=format!("mt-1 {INPUT} font-mono") id=f("jwks-uri") name="jwks_uri" type="url" value=v.jwks_uri.clone() placeholder="https://agent.example.com/.well-known/jwks.json"/>
-                <p class=format!("mt-1 {MUTED}")>"Fetched over HTTPS from public addresses only, cached, and refetched when the client signs with a new key."</p>
-            </div>
+            <Field errors name="jwks" id=f("jwks") label="Public keys (JWKS, private_key_jwt only)" value=v.jwks.clone() kind=Kind::Lines(3) mono=true
+                placeholder="{\"keys\": [{\"kty\": \"EC\", …}]}" class="sm:col-span-2"/>
+            <Field errors name="jwks_uri" id=f("jwks-uri") label="…or a JWKS URL" value=v.jwks_uri.clone() kind=Kind::Url maxlength=2048 mono=true
+                placeholder="https://agent.example.com/.well-known/jwks.json" class="sm:col-span-2"
+                help="Fetched over HTTPS from public addresses only, cached, and refetched when the client signs with a new key."/>
         })}
-        <div class="sm:col-span-2">
-            <label class=LABEL for=f("contacts")>"Contacts"</label>
-            <input class=format!("mt-1 {INPUT}") id=f("contacts") name="contacts" value=v.contacts placeholder="owner@example.com"/>
-        </div>
-        <details class="sm:col-span-2">
+        <Field errors name="contacts" id=f("contacts") label="Contacts" value=v.contacts placeholder="owner@example.com" class="sm:col-span-2"
+            help="Email addresses, separated by commas (at most 20)."/>
+        <details class="sm:col-span-2" open=move || more_open || more_at_fault()>
             <summary class="cursor-pointer text-sm font-medium text-slate-700 dark:text-slate-300">"More registration metadata (RFC 7591)"</summary>
             <div class="mt-3 grid gap-4 sm:grid-cols-2">
-                <div class="sm:col-span-2">
-                    <label class=LABEL for=f("redirect-uris")>"Redirect URIs"</label>
-                    <textarea class=format!("mt-1 {INPUT} font-mono") id=f("redirect-uris") name="redirect_uris" rows="2" placeholder="https://app.example.com/callback">{v.redirect_uris}</textarea>
-                    <p class=format!("mt-1 {MUTED}")>"One per line, matched exactly: https, http on a loopback host, or a private-use scheme (com.example.app:/callback). For the authorization code flow."</p>
-                </div>
-                <div>
-                    <label class=LABEL for=f("uri")>"Client URI"</label>
-                    <input class=format!("mt-1 {INPUT}") id=f("uri") name="client_uri" type="url" value=v.client_uri placeholder="https://agent.example.com"/>
-                </div>
-                <div>
-                    <label class=LABEL for=f("logo")>"Logo URI"</label>
-                    <input class=format!("mt-1 {INPUT}") id=f("logo") name="logo_uri" type="url" value=v.logo_uri placeholder="https://agent.example.com/logo.png"/>
-                </div>
-                <div>
-                    <label class=LABEL for=f("software-id")>"Software id"</label>
-                    <input class=format!("mt-1 {INPUT}") id=f("software-id") name="software_id" value=v.software_id placeholder="4NRB1-0XZABZI9E6-5SM3R"/>
-                </div>
-                <div>
-                    <label class=LABEL for=f("software-version")>"Software version"</label>
-                    <input class=format!("mt-1 {INPUT}") id=f("software-version") name="software_version" value=v.software_version placeholder="2.1.0"/>
-                </div>
+                <Field errors name="redirect_uris" id=f("redirect-uris") label="Redirect URIs" value=v.redirect_uris kind=Kind::Lines(2) mono=true
+                    placeholder="https://app.example.com/callback" class="sm:col-span-2"
+                    help="One per line, matched exactly: https, http on a loopback host, or a private-use scheme (com.example.app:/callback). For the authorization code flow."/>
+                <Field errors name="client_uri" id=f("uri") label="Client URI" value=v.client_uri kind=Kind::Url maxlength=2048 placeholder="https://agent.example.com"/>
+                <Field errors name="logo_uri" id=f("logo") label="Logo URI" value=v.logo_uri kind=Kind::Url maxlength=2048 placeholder="https://agent.example.com/logo.png"/>
+                <Field errors name="software_id" id=f("software-id") label="Software id" value=v.software_id maxlength=255 placeholder="4NRB1-0XZABZI9E6-5SM3R"/>
+                <Field errors name="software_version" id=f("software-version") label="Software version" value=v.software_version maxlength=255 placeholder="2.1.0"/>
             </div>
         </details>
     }
@@ -238,6 +254,7 @@ fn RemoteKeys(client_id: String, initial: Option<RemoteKeysView>) -> impl IntoVi
 #[component]
 fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -> impl IntoView {
     let editing = RwSignal::new(false);
+    let errors = FieldErrors::new(update, "edit-client", CLIENT_FIELDS);
     Effect::new(move |_| {
         if let Some(Ok(_)) = update.value().get() {
             editing.set(false);
@@ -272,10 +289,10 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                     </dl>
                 }
             }>
-                <ActionForm action=update attr:class="mt-4 grid gap-4 sm:grid-cols-2">
+                <ActionForm action=update attr:id="edit-client" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
                     <input type="hidden" name="client_id" value=d.with_value(|d| d.client.client_id.clone())/>
-                    <ClientFields id="edit" v=d.with_value(|d| d.form.clone()) private_key_jwt/>
-                    <div class="sm:col-span-2">{action_error(update)}</div>
+                    <ClientFields id="edit" v=d.with_value(|d| d.form.clone()) private_key_jwt errors/>
+                    <div class="sm:col-span-2">{errors.form_error()}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
                         <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>

@@ -43,6 +43,13 @@ pub fn LoginPage() -> impl IntoView {
     let error = move || query.with(|q| q.get("error").map(|c| login_error(&c, q.get("retry"))));
     let next = move || query.with(|q| q.get("next").unwrap_or_default());
     let submitting = RwSignal::new(false);
+    // After a failed attempt the email is kept (rendered by the server; the browser keeps what
+    // the page arrived with).
+    #[cfg(feature = "ssr")]
+    let email = crate::ssr::login_email().unwrap_or_default();
+    #[cfg(not(feature = "ssr"))]
+    let email = String::new();
+    let has_email = !email.is_empty();
     view! {
         <AuthFrame title="Sign in to the console">
             {move || error().map(|e| view! {
@@ -52,11 +59,11 @@ pub fn LoginPage() -> impl IntoView {
                 <input type="hidden" name="next" value=next/>
                 <div>
                     <label class=LABEL for="email">"Email"</label>
-                    <input class=format!("mt-1 {INPUT}") id="email" name="email" type="email" autocomplete="username" required autofocus/>
+                    <input class=format!("mt-1 {INPUT}") id="email" name="email" type="email" autocomplete="username" maxlength="254" required value=email autofocus=!has_email/>
                 </div>
                 <div>
                     <label class=LABEL for="password">"Password"</label>
-                    <input class=format!("mt-1 {INPUT}") id="password" name="password" type="password" autocomplete="current-password" required/>
+                    <input class=format!("mt-1 {INPUT}") id="password" name="password" type="password" autocomplete="current-password" required autofocus=has_email/>
                 </div>
                 <button type="submit" class=format!("w-full {BTN_PRIMARY}") disabled=move || submitting.get()>
                     {move || if submitting.get() { "Signing in…" } else { "Sign in" }}

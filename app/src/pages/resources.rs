@@ -7,6 +7,7 @@ use crate::api::resources::{
 };
 use crate::components::confirm::ConfirmButton;
 use crate::components::copy::CopyValue;
+use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::use_abilities;
 use crate::components::secret::SecretPanel;
@@ -23,9 +24,19 @@ const ALGS: [(&str, &str); 4] = [
     ("EdDSA", "EdDSA"),
 ];
 
+/// The inputs of the resource forms, and the server's name for each.
+const RESOURCE_FIELDS: &[(&str, &str)] = &[
+    ("slug", "slug"),
+    ("display_name", "name"),
+    ("uri", "uri"),
+    ("scopes", "scopes"),
+    ("token_ttl_secs", "token_ttl_secs"),
+    ("signing_alg", "signing_alg"),
+];
+
 /// The shared fields of the create and edit forms.
 #[component]
-fn ResourceFields(r: Option<ResourceView>) -> impl IntoView {
+fn ResourceFields(r: Option<ResourceView>, errors: FieldErrors) -> impl IntoView {
     let id = r
         .as_ref()
         .map_or_else(|| "new".to_owned(), |r| r.slug.clone());
@@ -39,29 +50,23 @@ fn ResourceFields(r: Option<ResourceView>) -> impl IntoView {
         enabled: true,
     });
     let alg = v.signing_alg.clone();
+    let alg_id = format!("res-alg-{id}");
     view! {
+        <Field errors name="display_name" id=format!("res-name-{id}") label="Name" value=v.display_name required=true maxlength=100 placeholder="Payments MCP"/>
+        <Field errors name="uri" id=format!("res-uri-{id}") label="Resource URI" value=v.uri required=true maxlength=2048 mono=true
+            placeholder="https://mcp.example.com/mcp" class="sm:col-span-2"
+            help="The MCP server's canonical URI (https; http only on loopback; no query or fragment). Tokens carry it as their audience."/>
+        <Field errors name="scopes" id=format!("res-scopes-{id}") label="Accepted scopes" value=v.scopes required=true mono=true
+            placeholder="tools:read tools:call" class="sm:col-span-2"
+            help="Space-separated; at least one. Grants pick from these."/>
+        <Field errors name="token_ttl_secs" id=format!("res-ttl-{id}") label="Token lifetime (s)" value=v.token_ttl_secs.to_string() kind=Kind::Number
+            help="30 to 3600 seconds."/>
         <div>
-            <label class=LABEL for=format!("res-name-{id}")>"Name"</label>
-            <input class=format!("mt-1 {INPUT}") id=format!("res-name-{id}") name="display_name" value=v.display_name required/>
-        </div>
-        <div class="sm:col-span-2">
-            <label class=LABEL for=format!("res-uri-{id}")>"Resource URI"</label>
-            <input class=format!("mt-1 {INPUT}") id=format!("res-uri-{id}") name="uri" value=v.uri required placeholder="https://mcp.example.com/mcp"/>
-            <p class=format!("mt-1 {MUTED}")>"The MCP server's canonical URI; tokens carry it as their audience."</p>
-        </div>
-        <div class="sm:col-span-2">
-            <label class=LABEL for=format!("res-scopes-{id}")>"Accepted scopes"</label>
-            <input class=format!("mt-1 {INPUT}") id=format!("res-scopes-{id}") name="scopes" value=v.scopes required placeholder="tools:read tools:call"/>
-        </div>
-        <div>
-            <label class=LABEL for=format!("res-ttl-{id}")>"Token lifetime (s)"</label>
-            <input class=format!("mt-1 {INPUT}") id=format!("res-ttl-{id}") name="token_ttl_secs" type="number" min="30" max="3600" value=v.token_ttl_secs.to_string()/>
-        </div>
-        <div>
-            <label class=LABEL for=format!("res-alg-{id}")>"Signing algorithm"</label>
-            <select class=format!("mt-1 {INPUT}") id=format!("res-alg-{id}") name="signing_alg">
+            <label class=LABEL for=alg_id.clone()>"Signing algorithm"</label>
+            <select class=format!("mt-1 {INPUT}") id=alg_id name="signing_alg" aria-invalid=errors.invalid("signing_alg")>
                 {ALGS.iter().map(|(value, label)| view! { <option value=*value selected=*value == alg>{*label}</option> }).collect_view()}
             </select>
+            <FieldError errors name="signing_alg"/>
         </div>
     }
 }
@@ -124,6 +129,7 @@ pub fn ResourcesPage() -> impl IntoView {
     let create = ServerAction::<CreateResource>::new();
     let resources = Resource::new(move || create.version().get(), |_| list_resources());
     let show_create = RwSignal::new(false);
+    let create_errors = FieldErrors::new(create, "new-resource", RESOURCE_FIELDS);
     let toasts = use_toasts();
     Effect::new(move |_| {
         if let Some(Ok(r)) = create.value().get() {
@@ -157,14 +163,11 @@ pub fn ResourcesPage() -> impl IntoView {
         <Show when=move || show_create.get()>
             <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-resource-title">
                 <h2 id="new-resource-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New resource"</h2>
-                <ActionForm action=create attr:class="mt-4 grid gap-4 sm:grid-cols-2">
-                    <div>
-                        <label class=LABEL for="res-slug">"Id"</label>
-                        <input class=format!("mt-1 {INPUT}") id="res-slug" name="slug" required placeholder="payments-mcp"/>
-                        <p class=format!("mt-1 {MUTED}")>"Letters, digits and '-'."</p>
-                    </div>
-                    <ResourceFields r=None/>
-                    <div class="sm:col-span-2">{action_error(create)}</div>
+                <ActionForm action=create attr:id="new-resource" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| create_errors.clear()>
+                    <Field errors=create_errors name="slug" id="res-slug" label="Id" required=true maxlength=63 mono=true placeholder="payments-mcp"
+                        help="Letters, digits and '-'; it names the resource in URLs and the CLI and cannot be changed."/>
+                    <ResourceFields r=None errors=create_errors/>
+                    <div class="sm:col-span-2">{create_errors.form_error()}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || create.pending().get()>"Register resource"</button>
                         <button type="button" class=BTN_SECONDARY on:click=move |_| show_create.set(false)>"Cancel"</button>
@@ -227,6 +230,7 @@ pub fn ResourcesPage() -> impl IntoView {
 #[component]
 fn ResourceSettings(r: ResourceView, update: ServerAction<UpdateResource>) -> impl IntoView {
     let editing = RwSignal::new(false);
+    let errors = FieldErrors::new(update, "edit-resource", RESOURCE_FIELDS);
     Effect::new(move |_| {
         if let Some(Ok(_)) = update.value().get() {
             editing.set(false);
@@ -255,14 +259,14 @@ fn ResourceSettings(r: ResourceView, update: ServerAction<UpdateResource>) -> im
                     </dl>
                 }
             }>
-                <ActionForm action=update attr:class="mt-4 grid gap-4 sm:grid-cols-2">
+                <ActionForm action=update attr:id="edit-resource" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
                     <input type="hidden" name="slug" value=v.with_value(|r| r.slug.clone())/>
-                    <ResourceFields r=Some(v.get_value())/>
+                    <ResourceFields r=Some(v.get_value()) errors/>
                     <label class="flex items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
                         <input type="checkbox" name="enabled" value="on" checked=v.with_value(|r| r.enabled)/>
                         "Enabled (a disabled resource gets no tokens, and its tokens introspect inactive)"
                     </label>
-                    <div class="sm:col-span-2">{action_error(update)}</div>
+                    <div class="sm:col-span-2">{errors.form_error()}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
                         <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>

@@ -513,14 +513,46 @@ async fn cookies_are_secure_when_the_public_url_is_https() {
 }
 
 #[tokio::test]
-async fn resource_client_and_key_screens_are_admin_only_and_validate_input() {
+async fn resource_client_and_key_changes_are_admin_only_and_validate_input() {
     let t = TestServer::new().await;
     t.user("ada@example.com", "admin").await;
     t.user("rev@example.com", "security_reviewer").await;
     let reviewer = t.login("rev@example.com").await;
+    // Reviewers read clients (they review them) but change nothing.
+    let res = t
+        .post_form("/api/clients/list", "query=&page=0", Some(&reviewer))
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = t
+        .post_form(
+            "/api/agents/list",
+            "query=&mcp_only=false&expiring_soon=false&page=0",
+            Some(&reviewer),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    // Developers read resources only.
+    t.user("dev@example.com", "developer").await;
+    let dev = t.login("dev@example.com").await;
+    assert_eq!(
+        t.post_form("/api/resources/list", "", Some(&dev))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    for path in ["/api/clients/list", "/api/agents/list"] {
+        let res = t
+            .post_form(
+                path,
+                "query=&mcp_only=false&expiring_soon=false&page=0",
+                Some(&dev),
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN, "{path}");
+    }
     for (path, form) in [
-        ("/api/clients/list", "query=&page=0"),
         ("/api/keys/list", ""),
+        ("/api/access/grant", "client_id=x&resource=y&scopes=a"),
         ("/api/keys/rotate", ""),
         (
             "/api/resources/create",
@@ -701,4 +733,52 @@ async fn the_audit_log_pages_by_event_id() {
         .await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert!(body(res).await.contains("not both"));
+}
+
+#[tokio::test]
+async fn a_failed_sign_in_keeps_the_email_out_of_the_url() {
+    let t = TestServer::new().await;
+    t.user("ada@example.com", "admin").await;
+    let res = t
+        .post_form(
+            "/login",
+            "email=ada%40example.com&password=wrong-password-123",
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let location = res.headers()[header::LOCATION].to_str().expect("ascii");
+    assert!(!location.contains("ada"), "{location}");
+    let cookie = res
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with("portcullis_login_email="))
+        .expect("email cookie")
+        .to_owned();
+    assert!(
+        cookie.contains("Path=/login") && cookie.contains("HttpOnly"),
+        "{cookie}"
+    );
+    assert!(!cookie.contains("wrong-password"), "never the password");
+    let pair = cookie.split(';').next().expect("pair");
+    let page = body(t.get(location, Some(pair)).await).await;
+    assert!(page.contains(r#"value="ada@example.com""#), "email kept");
+    assert!(page.contains("Invalid email or password."));
+    // A successful sign-in forgets it.
+    let res = t
+        .post_form(
+            "/login",
+            &format!("email=ada%40example.com&password={}", enc(PASSWORD)),
+            None,
+        )
+        .await;
+    assert!(
+        res.headers()
+            .get_all(header::SET_COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|c| c.starts_with("portcullis_login_email=;") && c.contains("Max-Age=0"))
+    );
 }

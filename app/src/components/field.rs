@@ -1,0 +1,228 @@
+//! Errors on the field they belong to: a failed submission's message appears under the input it
+//! names (`aria-invalid`, `aria-describedby`), focus moves there, and editing the form clears it.
+use super::ui::{ErrorMessage, INPUT, LABEL, MUTED};
+use crate::error::AppError;
+use leptos::prelude::*;
+
+/// The field errors of one form, following its action.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldErrors {
+    /// The form's element id (error ids derive from it).
+    form: &'static str,
+    /// The input blamed by the last failure, and why.
+    error: RwSignal<Option<(&'static str, String)>>,
+    /// The last failure not tied to one of this form's inputs.
+    other: RwSignal<Option<AppError>>,
+}
+
+impl FieldErrors {
+    /// Follows `action`, a form with id `form` whose inputs are `fields` as (input name, server
+    /// field name) pairs.
+    pub fn new<I, O>(
+        action: ServerAction<I>,
+        form: &'static str,
+        fields: &'static [(&'static str, &'static str)],
+    ) -> Self
+    where
+        I: leptos::server_fn::ServerFn<Output = O, Error = AppError>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        O: Clone + Send + Sync + 'static,
+    {
+        let errors = Self {
+            form,
+            error: RwSignal::new(None),
+            other: RwSignal::new(None),
+        };
+        Effect::new(move |_| {
+            let failed = action.value().get().and_then(Result::err);
+            let on_field = match &failed {
+                Some(AppError::Field { field, message }) => fields
+                    .iter()
+                    .find(|(input, server)| server == field || input == field)
+                    .map(|(input, _)| (*input, message.clone())),
+                _ => None,
+            };
+            errors
+                .other
+                .set(if on_field.is_some() { None } else { failed });
+            if let Some((input, _)) = &on_field {
+                focus(form, input);
+            }
+            errors.error.set(on_field);
+        });
+        errors
+    }
+
+    /// The message for input `name`, if it is the one at fault.
+    pub fn message(self, name: &str) -> Option<String> {
+        self.error.with(|e| {
+            e.as_ref()
+                .filter(|(n, _)| *n == name)
+                .map(|(_, m)| m.clone())
+        })
+    }
+
+    /// `aria-invalid` for input `name`.
+    pub fn invalid(self, name: &'static str) -> impl Fn() -> Option<&'static str> + Copy {
+        move || self.message(name).map(|_| "true")
+    }
+
+    /// The element id of input `name`'s error message.
+    pub fn id(self, name: &str) -> String {
+        format!("{}-{name}-error", self.form)
+    }
+
+    /// Forgets the errors (the user is editing: they may be stale).
+    pub fn clear(self) {
+        if self.error.with_untracked(Option::is_some) {
+            self.error.set(None);
+        }
+        if self.other.with_untracked(Option::is_some) {
+            self.other.set(None);
+        }
+    }
+
+    /// The form-level error: a failure not tied to one of the form's inputs.
+    pub fn form_error(self) -> impl IntoView {
+        move || {
+            self.other
+                .get()
+                .map(|error| view! { <ErrorMessage error/> })
+        }
+    }
+}
+
+/// Input `name`'s error message, when it is the one at fault.
+#[component]
+pub fn FieldError(errors: FieldErrors, name: &'static str) -> impl IntoView {
+    move || {
+        errors.message(name).map(|m| {
+            view! { <p id=errors.id(name) class="mt-1 text-sm text-red-700 dark:text-red-300">{m}</p> }
+        })
+    }
+}
+
+/// Moves focus to input `name` of form `form` (in the browser).
+fn focus(form: &str, name: &str) {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        if let Some(el) = document()
+            .query_selector(&format!("#{form} [name=\"{name}\"]"))
+            .ok()
+            .flatten()
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (form, name);
+}
+
+/// What kind of input a [`Field`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kind {
+    /// One line of text.
+    #[default]
+    Text,
+    /// An email address.
+    Email,
+    /// A URL.
+    Url,
+    /// A whole number.
+    Number,
+    /// A UTC date and time (`YYYY-MM-DDTHH:MM`).
+    DateTime,
+    /// Several lines (rows).
+    Lines(u32),
+}
+
+/// A labelled input with its help text and its error, wired for assistive technology: the
+/// error and the help describe the input, and `aria-invalid` marks it while it is at fault.
+#[component]
+pub fn Field(
+    errors: FieldErrors,
+    /// Input name (what the server function receives).
+    name: &'static str,
+    /// Element id.
+    #[prop(into)]
+    id: String,
+    /// Visible label.
+    label: &'static str,
+    /// Help text under the input.
+    #[prop(optional)]
+    help: Option<&'static str>,
+    /// Initial value.
+    #[prop(optional, into)]
+    value: String,
+    #[prop(optional)] kind: Kind,
+    #[prop(optional)] required: bool,
+    /// The server's limit, in characters.
+    #[prop(optional)]
+    maxlength: Option<u32>,
+    #[prop(optional)] placeholder: &'static str,
+    /// Monospace (identifiers, URLs, keys).
+    #[prop(optional)]
+    mono: bool,
+    /// Extra classes on the wrapper (grid spans).
+    #[prop(optional)]
+    class: &'static str,
+) -> impl IntoView {
+    let help_id = help.map(|_| format!("{id}-help"));
+    let described = {
+        let help_id = help_id.clone();
+        move || {
+            let ids: Vec<String> = errors
+                .message(name)
+                .map(|_| errors.id(name))
+                .into_iter()
+                .chain(help_id.clone())
+                .collect();
+            (!ids.is_empty()).then(|| ids.join(" "))
+        }
+    };
+    let mono = if mono { " font-mono" } else { "" };
+    let input_class = move || {
+        if errors.message(name).is_some() {
+            format!("mt-1 {INPUT}{mono} border-red-500 dark:border-red-400")
+        } else {
+            format!("mt-1 {INPUT}{mono}")
+        }
+    };
+    let maxlength = maxlength.map(|m| m.to_string());
+    let input = match kind {
+        Kind::Lines(rows) => view! {
+            <textarea class=input_class id=id.clone() name=name rows=rows.to_string() required=required
+                maxlength=maxlength placeholder=placeholder
+                aria-invalid=errors.invalid(name) aria-describedby=described>{value}</textarea>
+        }
+        .into_any(),
+        _ => {
+            let kind = match kind {
+                Kind::Email => "email",
+                Kind::Url => "url",
+                Kind::Number => "number",
+                Kind::DateTime => "datetime-local",
+                _ => "text",
+            };
+            view! {
+                <input class=input_class id=id.clone() name=name type=kind value=value required=required
+                    maxlength=maxlength placeholder=placeholder
+                    aria-invalid=errors.invalid(name) aria-describedby=described/>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <div class=class>
+            <label class=LABEL for=id.clone()>{label}</label>
+            {input}
+            {help.map(|h| view! { <p id=help_id.clone() class=format!("mt-1 {MUTED}")>{h}</p> })}
+            <FieldError errors name/>
+        </div>
+    }
+}
