@@ -47,8 +47,14 @@ pub async fn login(
     State(state): State<AppState>,
     Extension(req): Extension<ConsoleRequest>,
     session: Session,
+    headers: header::HeaderMap,
     Form(form): Form<LoginForm>,
 ) -> Response {
+    let had_email = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains(app::ssr::LOGIN_EMAIL_COOKIE));
     let secure = state.config.is_https();
     let keep_email = |mut res: Response| {
         if let Ok(v) = header::HeaderValue::from_str(&login_email_cookie(&form.email, secure)) {
@@ -62,11 +68,15 @@ pub async fn login(
         .await
     {
         Ok(principal) => match start_session(&session, &principal, state.core.now()).await {
-            Ok(()) => (
-                [(header::SET_COOKIE, login_email_cookie("", secure))],
-                Redirect::to(safe_next(&form.next)),
-            )
-                .into_response(),
+            Ok(()) => {
+                let mut res = Redirect::to(safe_next(&form.next)).into_response();
+                if had_email
+                    && let Ok(v) = header::HeaderValue::from_str(&login_email_cookie("", secure))
+                {
+                    res.headers_mut().append(header::SET_COOKIE, v);
+                }
+                res
+            }
             Err(_) => back_to_login("unavailable", &[], &form.next),
         },
         Err(authz::Error::Throttled { retry_after_secs }) => keep_email(back_to_login(

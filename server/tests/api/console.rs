@@ -771,7 +771,7 @@ async fn a_failed_sign_in_keeps_the_email_out_of_the_url() {
         .post_form(
             "/login",
             &format!("email=ada%40example.com&password={}", enc(PASSWORD)),
-            None,
+            Some(pair),
         )
         .await;
     assert!(
