@@ -13,7 +13,7 @@ pub mod pages;
 pub mod ssr;
 pub mod types;
 
-use components::layout::{Allowed, ConsoleLayout, NotFound};
+use components::layout::{Allowed, ConsoleLayout, MissingPage};
 use components::toast::{ToastRegion, Toasts};
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -62,7 +62,7 @@ pub fn App() -> impl IntoView {
         <Title text="Portcullis"/>
         <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">"Skip to content"</a>
         <Router>
-            <Routes fallback=|| view! { <div class="p-8"><NotFound/></div> }>
+            <Routes fallback=MissingPage>
                 <Route path=path!("/login") view=pages::login::LoginPage/>
                 <Route path=path!("/setup") view=pages::setup::SetupPage/>
                 <Route path=path!("/reset-password") view=pages::setup::ResetPasswordPage/>
@@ -80,7 +80,6 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("keys") view=|| guarded(|c| c.manage_keys, pages::keys::KeysPage) ssr=SsrMode::Async/>
                     <Route path=path!("agents") view=|| guarded(|c| c.view_agents, pages::agents::AgentsPage) ssr=SsrMode::Async/>
                     <Route path=path!("agents/:name") view=|| guarded(|c| c.view_agents, pages::agents::AgentDetailPage) ssr=SsrMode::Async/>
-                    <Route path=path!("*any") view=NotFound ssr=SsrMode::Async/>
                 </ParentRoute>
             </Routes>
         </Router>

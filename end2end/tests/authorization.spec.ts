@@ -18,8 +18,14 @@ test('an admin registers a resource and a client, and the token only works for t
   await page.getByLabel('Resource URI').fill(`http://pay-${suffix}.example.com/mcp`);
   await page.getByLabel('Accepted scopes').fill('tools:call tools:read');
   await page.getByRole('button', { name: 'Register resource' }).click();
-  await expect(page.getByRole('alert')).toContainText('https');
-  await page.getByLabel('Resource URI').fill(`HTTPS://PAY-${suffix}.example.com/mcp/`);
+  // The error sits on its field, which describes it, is marked invalid and gets focus.
+  const uri = page.getByLabel('Resource URI');
+  await expect(uri).toHaveAttribute('aria-invalid', 'true');
+  await expect(uri).toHaveAccessibleDescription(/https/);
+  await expect(uri).toBeFocused();
+  await uri.fill(`HTTPS://PAY-${suffix}.example.com/mcp/`);
+  // Editing clears the stale error.
+  await expect(uri).not.toHaveAttribute('aria-invalid', 'true');
   await page.getByRole('button', { name: 'Register resource' }).click();
   await expect(page.getByTestId('resource-row').filter({ hasText: audience })).toBeVisible();
 
@@ -86,7 +92,7 @@ test('an admin registers a resource and a client, and the token only works for t
   // Bind the client to an agent: its tokens now carry the agent's identity.
   await nav.getByRole('link', { name: 'Agents' }).click();
   await hydrated(page);
-  await page.getByRole('button', { name: 'New agent' }).click();
+  await page.getByRole('button', { name: 'New agent' }).first().click();
   await page.getByLabel('Name').fill(`agent-${suffix}`);
   await page.getByLabel('Owner').fill('owner@example.com');
   await page.getByLabel('Roles').fill('tools:call mcp:tools');
@@ -101,7 +107,7 @@ test('an admin registers a resource and a client, and the token only works for t
   await picker.fill(`bot-${suffix}`);
   await page.getByRole('option', { name: new RegExp(`bot-${suffix}`) }).click();
   await expect(page.getByTestId('toast').filter({ hasText: 'Binding saved.' })).toBeVisible();
-  await expect(page.getByTestId('bound-client')).toHaveText(`bot-${suffix}`);
+  await expect(page.getByTestId('bound-client').getByRole('link')).toHaveText(`bot-${suffix}`);
   const agentToken = await (await request.post('/realms/default/token', {
     headers: { authorization: 'Basic ' + Buffer.from(`bot-${suffix}:${secret}`).toString('base64') },
     form: { grant_type: 'client_credentials', resource: audience },
@@ -214,13 +220,14 @@ test('a private_key_jwt client registered with a JWKS URL shows where its keys c
   await page.getByLabel('Registered scopes').fill('tools:call');
   await page.getByLabel('…or a JWKS URL').fill('https://10.0.0.8/jwks.json');
   await page.getByRole('button', { name: 'Create client' }).click();
-  await expect(page.getByRole('alert')).toContainText('public address');
+  await expect(page.getByLabel('…or a JWKS URL')).toHaveAccessibleDescription(/public address/);
+  await expect(page.getByLabel('…or a JWKS URL')).toBeFocused();
   await page.getByLabel('…or a JWKS URL').fill(`https://agent-${suffix}.example.com/jwks.json`);
   await page.getByText('More registration metadata').click();
   await page.getByLabel('Software version').fill('2.1.0');
   await page.getByLabel('Redirect URIs').fill('http://app.example.com/cb');
   await page.getByRole('button', { name: 'Create client' }).click();
-  await expect(page.getByRole('alert')).toContainText('loopback');
+  await expect(page.getByLabel('Redirect URIs')).toHaveAccessibleDescription(/loopback/);
   await page.getByLabel('Redirect URIs').fill('https://app.example.com/cb');
   await page.getByRole('button', { name: 'Create client' }).click();
   await page.getByRole('link', { name: `Signer ${suffix}` }).click();

@@ -28,7 +28,7 @@ test('admin signs in, sees the realm issuer, and signs out', async ({ page }) =>
   await expect(page.getByTestId('issuer')).toContainText('/realms/default');
   await hydrated(page);
   await page.getByTestId('user-menu').click();
-  await page.getByRole('menuitem', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/login$/);
   await page.goto('/users');
   await expect(page).toHaveURL(/\/login\?next=%2Fusers/);
@@ -42,7 +42,7 @@ test('a developer is refused the Users screen, also by a direct server-function 
   await expect(nav.getByRole('link', { name: 'Users' })).toHaveCount(0);
   await expect(nav.getByRole('link', { name: 'Audit log' })).toHaveCount(0);
   await page.goto('/users');
-  await expect(page.getByRole('alert')).toHaveText('Your role does not allow this.');
+  await expect(page.getByTestId('not-allowed')).toContainText('Your role does not include this page.');
   await hydrated(page);
   const result = await page.evaluate(async () => {
     const res = await fetch('/api/users/list', {

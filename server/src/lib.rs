@@ -181,6 +181,7 @@ pub async fn connect(config: &Config) -> anyhow::Result<Database> {
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(app::App);
     let core = state.core.clone();
+    let fallback_core = state.core.clone();
     let leptos = state.leptos.clone();
     let session_layer = session::layer(
         state.sessions.clone(),
@@ -205,8 +206,13 @@ pub fn router(state: AppState) -> Router {
             move || provide_context(core.clone()),
             move || app::shell(leptos.clone()),
         )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
-            app::shell,
+        // Unknown addresses render the console's "not found" page inside its layout, which
+        // needs the same context as the routes.
+        .fallback(leptos_axum::file_and_error_handler_with_context::<
+            AppState,
+            _,
+        >(
+            move || provide_context(fallback_core.clone()), app::shell
         ))
         .layer(from_fn(http::require_sign_in))
         .layer(from_fn_with_state(state.clone(), http::csrf))

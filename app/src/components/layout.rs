@@ -283,9 +283,21 @@ pub fn NotFound() -> impl IntoView {
     }
 }
 
-/// Layout of every signed-in page.
+/// Layout of every signed-in page: the routes' pages in the outlet.
 #[component]
 pub fn ConsoleLayout() -> impl IntoView {
+    view! { <ConsoleFrame><Outlet/></ConsoleFrame> }
+}
+
+/// The console around an address no route matches: the layout with a "not found" page.
+#[component]
+pub fn MissingPage() -> impl IntoView {
+    view! { <ConsoleFrame><NotFound/></ConsoleFrame> }
+}
+
+/// The signed-in frame (sidebar, header) around `children`.
+#[component]
+fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
     let session: SessionResource = Resource::new(|| (), |_| get_session());
     provide_context(session);
     let nav_open = RwSignal::new(false);
@@ -321,7 +333,7 @@ pub fn ConsoleLayout() -> impl IntoView {
                                             </div>
                                         </header>
                                         <main id="main" class="mx-auto w-full max-w-6xl flex-1 p-4 sm:p-6 lg:p-8">
-                                            <Outlet/>
+                                            {children()}
                                         </main>
                                     </div>
                                 </div>

@@ -75,6 +75,23 @@ where
     }
 }
 
+/// How many times `action` has succeeded: what a page reloads on. (Its version also counts
+/// failures, and reloading then would throw away the form showing the error.)
+pub fn successes<I, O, E>(action: ServerAction<I>) -> ReadSignal<u32>
+where
+    I: leptos::server_fn::ServerFn<Output = O, Error = E> + Clone + Send + Sync + 'static,
+    O: Clone + Send + Sync + 'static,
+    E: Clone + Send + Sync + 'static,
+{
+    let (count, set) = signal(0u32);
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = action.value().get() {
+            set.update(|n| *n += 1);
+        }
+    });
+    count
+}
+
 /// Placeholder shown while data loads.
 #[component]
 pub fn Loading() -> impl IntoView {

@@ -343,13 +343,8 @@ pub fn AgentDetailPage() -> impl IntoView {
     let disable = ServerAction::<SetAgentDisabled>::new();
     let delete = ServerAction::<DeleteAgent>::new();
     let bind = ServerAction::<BindClient>::new();
-    let versions = move || {
-        (
-            update.version().get(),
-            disable.version().get(),
-            bind.version().get(),
-        )
-    };
+    let (updated, disabled, bound) = (successes(update), successes(disable), successes(bind));
+    let versions = move || (updated.get(), disabled.get(), bound.get());
     let agent = Resource::new(move || (name.get(), versions()), |(n, _)| get_agent(n));
     let can = use_abilities();
     let events = Resource::new(

@@ -407,15 +407,9 @@ pub fn ClientDetailPage() -> impl IntoView {
     let enable = ServerAction::<SetClientEnabled>::new();
     let rotate = ServerAction::<RotateClientSecret>::new();
     let delete = ServerAction::<DeleteClient>::new();
+    let (updated, enabled, rotated) = (successes(update), successes(enable), successes(rotate));
     let detail = Resource::new(
-        move || {
-            (
-                id.get(),
-                update.version().get(),
-                enable.version().get(),
-                rotate.version().get(),
-            )
-        },
+        move || (id.get(), updated.get(), enabled.get(), rotated.get()),
         |(id, ..)| get_client(id),
     );
     let reload = RwSignal::new(0u32);
@@ -428,9 +422,9 @@ pub fn ClientDetailPage() -> impl IntoView {
             (
                 id.get(),
                 reload.get(),
-                update.version().get(),
-                enable.version().get(),
-                rotate.version().get(),
+                updated.get(),
+                enabled.get(),
+                rotated.get(),
             )
         },
         move |(id, ..)| async move {

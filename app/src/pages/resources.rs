@@ -307,8 +307,9 @@ pub fn ResourceDetailPage() -> impl IntoView {
     let slug = Memo::new(move |_| params.with(|p| p.get("slug").unwrap_or_default()));
     let update = ServerAction::<UpdateResource>::new();
     let delete = ServerAction::<DeleteResource>::new();
+    let updated = successes(update);
     let resource = Resource::new(
-        move || (slug.get(), update.version().get()),
+        move || (slug.get(), updated.get()),
         |(s, _)| get_resource(s),
     );
     let query = leptos_router::hooks::use_query_map();
@@ -334,7 +335,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
         },
     );
     let events = Resource::new(
-        move || (slug.get(), update.version().get(), reload.get()),
+        move || (slug.get(), updated.get(), reload.get()),
         move |(slug, _, _)| async move {
             if can.view_audit {
                 history("resource".to_owned(), slug).await

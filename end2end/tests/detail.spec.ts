@@ -1,0 +1,152 @@
+import { test, expect, Page } from '@playwright/test';
+import { ADMIN, createClient, hydrated, login, trackErrors } from './helpers';
+
+/** Creates an agent from the Agents screen; it opens on its own page. */
+async function createAgent(page: Page, name: string, roles: string) {
+  await page.goto('/agents');
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New agent' }).first().click();
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Owner').fill('owner@example.com');
+  await page.getByLabel('Roles').fill(roles);
+  await page.getByRole('button', { name: 'Create agent' }).click();
+  await expect(page).toHaveURL(new RegExp(`/agents/${name}$`));
+  await hydrated(page);
+}
+
+test('a client and an agent are edited on their pages, and their history shows each change', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  await createClient(page, { clientId: `edit-${suffix}`, name: 'Before', scope: 'tools:read' });
+  await page.goto(`/clients/edit-${suffix}`);
+  await hydrated(page);
+  await page.getByRole('button', { name: 'Edit' }).click();
+  const name = page.getByLabel('Name');
+  await name.fill('');
+  await name.fill('x'.repeat(100));
+  await expect(name).toHaveAttribute('maxlength', '100');
+  await name.fill('After');
+  await page.getByLabel('Contacts').fill('not-an-email');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByLabel('Contacts')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByLabel('Contacts')).toBeFocused();
+  await page.getByLabel('Contacts').fill('team@example.com');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: `Client edit-${suffix} saved.` })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'After', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('client-detail')).toContainText('team@example.com');
+  // Its own history, newest first, with a link to all of it in the audit log.
+  const history = page.getByTestId('history');
+  await expect(history.getByTestId('history-row').first()).toContainText('client.update');
+  await expect(history.getByTestId('history-row').last()).toContainText('client.create');
+  await expect(history.getByRole('link', { name: 'All in the audit log' })).toHaveAttribute('href', `/audit?target=client%3Aedit-${suffix}`);
+
+  // An agent: a past expiry is refused on the field, with the reason.
+  await createAgent(page, `ed-${suffix}`, 'tools:read');
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('Expires (UTC)').fill('2020-01-01T00:00');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByLabel('Expires (UTC)')).toHaveAccessibleDescription(/in the past/);
+  await page.getByLabel('Expires (UTC)').fill('2099-01-01T00:00');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('agent-detail')).toContainText('expires');
+  await expect(page.getByTestId('agent-detail').locator('time')).toHaveAttribute('datetime', '2099-01-01T00:00:00Z');
+  expect(errors).toEqual([]);
+});
+
+test('moving a client between agents and unbinding it are confirmed in accessible dialogs', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  await createClient(page, { clientId: `mover-${suffix}`, name: 'Mover', scope: 'tools:read' });
+  await createAgent(page, `first-${suffix}`, 'tools:read');
+  const picker = page.getByRole('combobox', { name: 'Bind a client' });
+  // Keyboard only: type, arrow down to the match, Enter.
+  await picker.fill(`mover-${suffix}`);
+  await expect(page.getByRole('listbox').getByRole('option')).toHaveCount(1);
+  await picker.press('ArrowDown');
+  await expect(page.getByRole('listbox').getByRole('option').first()).toHaveAttribute('aria-selected', 'true');
+  await picker.press('Enter');
+  await expect(page.getByTestId('bound-client')).toHaveCount(1);
+
+  // Binding it to a second agent is a move: the dialog names both agents and asks first.
+  await createAgent(page, `second-${suffix}`, 'tools:read');
+  await picker.fill(`mover-${suffix}`);
+  await expect(page.getByRole('listbox').getByRole('option')).toHaveCount(1);
+  await expect(page.getByRole('listbox').getByRole('option')).toContainText(`Acts for agent first-${suffix}`);
+  await page.getByRole('listbox').getByRole('option').first().click();
+  const dialog = page.getByRole('alertdialog');
+  await expect(dialog).toHaveAccessibleName(`Move mover-${suffix} to second-${suffix}?`);
+  await expect(dialog).toContainText(`It acts for agent first-${suffix} now.`);
+  // Focus starts on Cancel, Tab stays inside, Escape cancels.
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByRole('button', { name: 'Move client' })).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await page.keyboard.press('Shift+Tab');
+  await expect(dialog.getByRole('button', { name: 'Move client' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('bound-client')).toHaveCount(0);
+  // Confirmed, it moves.
+  await picker.fill(`mover-${suffix}`);
+  await expect(page.getByRole('listbox').getByRole('option')).toHaveCount(1);
+  await page.getByRole('listbox').getByRole('option').first().click();
+  await dialog.getByRole('button', { name: 'Move client' }).click();
+  await expect(page.getByTestId('bound-client')).toHaveCount(1);
+  await page.goto(`/agents/first-${suffix}`);
+  await expect(page.getByTestId('bound-client')).toHaveCount(0);
+
+  // Unbinding asks too, and focus returns to the button that opened the dialog.
+  await page.goto(`/agents/second-${suffix}`);
+  await hydrated(page);
+  const unbind = page.getByTestId('bound-client').getByRole('button', { name: 'Unbind' });
+  await unbind.click();
+  await expect(dialog).toHaveAccessibleName(`Unbind mover-${suffix} from second-${suffix}?`);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(unbind).toBeFocused();
+  await unbind.click();
+  await dialog.getByRole('button', { name: 'Unbind' }).click();
+  await expect(page.getByTestId('bound-client')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
+test('the user menu closes on Escape and on a click outside, and signs out without JavaScript', async ({ page, browser }) => {
+  await login(page, ADMIN);
+  await hydrated(page);
+  const menu = page.getByTestId('user-menu');
+  await menu.click();
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeHidden();
+  await expect(menu).toBeFocused();
+  await menu.click();
+  await page.getByRole('heading', { name: 'Overview' }).click();
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeHidden();
+
+  const ctx = await browser.newContext({ javaScriptEnabled: false });
+  const plain = await ctx.newPage();
+  await login(plain, ADMIN);
+  await plain.getByTestId('user-menu').click();
+  await plain.getByRole('button', { name: 'Sign out' }).click();
+  await expect(plain).toHaveURL(/\/login$/);
+  await ctx.close();
+});
+
+test('on a phone the navigation opens over a backdrop and closes with its button or the backdrop', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await login(page, ADMIN);
+  await hydrated(page);
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav).toBeHidden();
+  await page.getByRole('button', { name: 'Open navigation' }).click();
+  await expect(nav).toBeVisible();
+  await expect(nav.getByText('Installation')).toBeVisible();
+  await page.getByRole('button', { name: 'Close navigation' }).click();
+  await expect(nav).toBeHidden();
+  await page.getByRole('button', { name: 'Open navigation' }).click();
+  await page.getByTestId('nav-backdrop').click({ position: { x: 370, y: 400 } });
+  await expect(nav).toBeHidden();
+});
