@@ -70,7 +70,9 @@ pub fn App() -> impl IntoView {
                 <ParentRoute path=path!("") view=ConsoleLayout ssr=SsrMode::Async>
                     <Route path=path!("") view=pages::overview::OverviewPage ssr=SsrMode::Async/>
                     <Route path=path!("realms") view=|| guarded(|c| c.manage_realms, pages::realms::RealmsPage) ssr=SsrMode::Async/>
+                    <Route path=path!("realms/:name") view=|| guarded(|c| c.manage_realms, pages::realms::RealmDetailPage) ssr=SsrMode::Async/>
                     <Route path=path!("users") view=|| guarded(|c| c.manage_users, pages::users::UsersPage) ssr=SsrMode::Async/>
+                    <Route path=path!("users/:id") view=|| guarded(|c| c.manage_users, pages::users::UserDetailPage) ssr=SsrMode::Async/>
                     <Route path=path!("audit") view=|| guarded(|c| c.view_audit, pages::audit::AuditPage) ssr=SsrMode::Async/>
                     <Route path=path!("account") view=pages::account::AccountPage ssr=SsrMode::Async/>
                     <Route path=path!("resources") view=|| guarded(|c| c.view_resources, pages::resources::ResourcesPage) ssr=SsrMode::Async/>

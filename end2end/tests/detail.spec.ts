@@ -150,3 +150,48 @@ test('on a phone the navigation opens over a backdrop and closes with its button
   await page.getByTestId('nav-backdrop').click({ position: { x: 370, y: 400 } });
   await expect(nav).toBeHidden();
 });
+
+test('renaming a realm shows its old and new issuer first; a role change says what the role may do', async ({ page, baseURL }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  await page.goto('/realms');
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New realm' }).click();
+  await page.getByLabel('Name', { exact: true }).fill(`ops-${suffix}`);
+  await page.getByLabel('Display name').fill('Operations');
+  await page.getByRole('button', { name: 'Create realm' }).click();
+  await page.getByRole('link', { name: 'Operations' }).click();
+  await hydrated(page);
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('Name', { exact: true }).fill(`ops2-${suffix}`);
+  await page.getByRole('button', { name: 'Save' }).click();
+  const dialog = page.getByRole('alertdialog');
+  await expect(dialog).toHaveAccessibleName(`Rename realm ops-${suffix}?`);
+  await expect(dialog.getByTestId('issuer-change')).toContainText(`${baseURL}/realms/ops-${suffix}`);
+  await expect(dialog.getByTestId('issuer-change')).toContainText(`${baseURL}/realms/ops2-${suffix}`);
+  await dialog.getByRole('button', { name: 'Rename realm' }).click();
+  await expect(page).toHaveURL(new RegExp(`/realms/ops2-${suffix}$`));
+  await expect(page.getByTestId('realm-detail')).toContainText(`${baseURL}/realms/ops2-${suffix}`);
+  await expect(page.getByTestId('history-row').first()).toContainText('realm.update');
+
+  // A console user: the role is changed only after a dialog that names both roles.
+  await page.goto('/users');
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New user' }).click();
+  await page.getByLabel('Email').fill(`role-${suffix}@example.com`);
+  await page.getByLabel('Name', { exact: true }).fill('Role Tester');
+  await page.getByLabel('Role', { exact: true }).selectOption('admin');
+  await page.getByRole('button', { name: 'Create user' }).click();
+  await page.getByRole('link', { name: 'Role Tester' }).first().click();
+  await hydrated(page);
+  await page.getByLabel('Role', { exact: true }).selectOption('developer');
+  await expect(page.getByText('Developers read resources')).toBeVisible();
+  await page.getByRole('button', { name: 'Change role' }).click();
+  await expect(dialog).toHaveAccessibleName(`Change role-${suffix}@example.com's role from admin to developer?`);
+  await expect(dialog).toContainText('They stop being an admin');
+  await dialog.getByRole('button', { name: 'Change role' }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: 'is now developer' })).toBeVisible();
+  await expect(page.getByTestId('history-row').first()).toContainText('user.role_change');
+  expect(errors).toEqual([]);
+});

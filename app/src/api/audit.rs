@@ -50,8 +50,8 @@ pub async fn list_audit(
 /// Events shown in an object's history on its page.
 pub const HISTORY_SIZE: u32 = 10;
 
-/// The newest events of one object of the selected realm: `kind` is `client`, `resource` or
-/// `agent`, `id` its `client_id`, slug or name.
+/// The newest events of one object: `kind` is `client`, `resource` or `agent` (of the selected
+/// realm), `realm` or `user`; `id` its `client_id`, slug, name or user id.
 #[server(prefix = "/api", endpoint = "audit/history")]
 pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
@@ -59,6 +59,8 @@ pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
         "client" => AuditSubject::Client(id),
         "resource" => AuditSubject::Resource(id),
         "agent" => AuditSubject::Agent(id),
+        "realm" => AuditSubject::Realm(id),
+        "user" => AuditSubject::User(id),
         _ => return Err(ssr::invalid("Unknown kind of object.")),
     };
     let found = core

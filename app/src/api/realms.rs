@@ -13,6 +13,14 @@ pub async fn list_realms() -> Result<Vec<RealmView>, AppError> {
     Ok(realms.iter().map(|r| ssr::realm_view(&core, r)).collect())
 }
 
+/// One realm.
+#[server(prefix = "/api", endpoint = "realms/get")]
+pub async fn get_realm(name: String) -> Result<RealmView, AppError> {
+    let (core, p, _) = ssr::context().await?;
+    let realm = core.get_realm(&p, &name).await?;
+    Ok(ssr::realm_view(&core, &realm))
+}
+
 /// Creates a realm.
 #[server(prefix = "/api", endpoint = "realms/create")]
 pub async fn create_realm(name: String, display_name: String) -> Result<RealmView, AppError> {

@@ -20,6 +20,15 @@ pub async fn list_users(query: String, page: u32) -> Result<UserPage, AppError> 
     })
 }
 
+/// One user.
+#[server(prefix = "/api", endpoint = "users/get")]
+pub async fn get_user(id: String) -> Result<UserView, AppError> {
+    let (core, p, _) = ssr::context().await?;
+    Ok(ssr::user_view(
+        &core.user(&p, &authz::ids::UserId::from_stored(id)).await?,
+    ))
+}
+
 /// Creates a user and returns their one-time set-password link.
 #[server(prefix = "/api", endpoint = "users/create")]
 pub async fn create_user(

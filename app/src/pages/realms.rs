@@ -1,101 +1,34 @@
-//! Realms: create, rename, enable and disable.
-use crate::api::realms::{CreateRealm, SetRealmEnabled, UpdateRealm, list_realms};
-use crate::components::confirm::ConfirmButton;
+//! Realms: the list, creation, and each realm's page (rename with its issuer shown before and
+//! after, enable and disable, history).
+use crate::api::audit::history;
+use crate::api::realms::{CreateRealm, SetRealmEnabled, UpdateRealm, get_realm, list_realms};
+use crate::components::confirm::{ConfirmButton, ConfirmDialog};
+use crate::components::copy::CopyValue;
+use crate::components::field::{Field, FieldErrors};
+use crate::components::history::History;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::types::RealmView;
 use leptos::prelude::*;
 
+/// The inputs of the realm forms (named as the server names them).
+const REALM_FIELDS: &[(&str, &str)] = &[
+    ("name", "name"),
+    ("new_name", "name"),
+    ("display_name", "display_name"),
+];
+
 #[component]
-fn RealmRow(realm: RealmView, refresh: Callback<()>) -> impl IntoView {
-    let toasts = use_toasts();
-    let editing = RwSignal::new(false);
-    let update = ServerAction::<UpdateRealm>::new();
-    let enable = ServerAction::<SetRealmEnabled>::new();
-    Effect::new(move |_| {
-        if let Some(Ok(r)) = update.value().get() {
-            toasts.push(ToastKind::Success, format!("Realm {} saved.", r.name));
-            editing.set(false);
-            refresh.run(());
-        }
-    });
-    Effect::new(move |_| match enable.value().get() {
-        Some(Ok(r)) => {
-            toasts.push(
-                ToastKind::Success,
-                format!(
-                    "Realm {} {}.",
-                    r.name,
-                    if r.enabled { "enabled" } else { "disabled" }
-                ),
-            );
-            refresh.run(());
-        }
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-        None => {}
-    });
-    let name = realm.name.clone();
-    let (n_enable, n_disable) = (name.clone(), name.clone());
-    let is_default = realm.name == "default";
-    let (r_name, r_display) = (
-        StoredValue::new(realm.name.clone()),
-        StoredValue::new(realm.display_name.clone()),
-    );
+fn RealmRow(realm: RealmView) -> impl IntoView {
     view! {
-        <tr data-testid="realm-row">
-            <td class=TD>
-                <div class="font-medium text-slate-900 dark:text-white">{realm.display_name.clone()}</div>
-                <div class="font-mono text-xs text-slate-500 dark:text-slate-400">{realm.name.clone()}</div>
+        <tr data-testid="realm-row" class="block p-4 sm:table-row sm:p-0">
+            <td class="block min-w-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
+                <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/realms/{}", realm.name)>{realm.display_name.clone()}</a>
+                <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{realm.name.clone()}</div>
             </td>
-            <td class=format!("{TD} hidden lg:table-cell")><span class=MONO>{realm.issuer.clone()}</span></td>
-            <td class=TD><Badge ok=realm.enabled text=if realm.enabled { "Enabled" } else { "Disabled" }/></td>
-            <td class=format!("{TD} text-right")>
-                <div class="flex justify-end gap-2">
-                    <button type="button" class=BTN_SMALL on:click=move |_| editing.update(|e| *e = !*e)>"Edit"</button>
-                    {(!is_default).then(|| if realm.enabled {
-                        view! {
-                            <ConfirmButton
-                                label="Disable"
-                                title="Disable this realm?"
-                                message=format!("Realm {} stops issuing anything until it is enabled again.", name)
-                                confirm_label="Disable realm"
-                                class=BTN_SMALL_DANGER
-                                on_confirm=Callback::new(move |_| { enable.dispatch(SetRealmEnabled { name: n_disable.clone(), enabled: false }); })
-                            />
-                        }.into_any()
-                    } else {
-                        view! {
-                            <button type="button" class=BTN_SMALL on:click=move |_| {
-                                enable.dispatch(SetRealmEnabled { name: n_enable.clone(), enabled: true });
-                            }>"Enable"</button>
-                        }.into_any()
-                    })}
-                </div>
-            </td>
+            <td class="mt-2 block min-w-0 sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top"><span class=MONO>{realm.issuer.clone()}</span></td>
+            <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top"><Badge ok=realm.enabled text=if realm.enabled { "Enabled" } else { "Disabled" }/></td>
         </tr>
-        <Show when=move || editing.get()>
-            <tr>
-                <td colspan="4" class="bg-slate-50 px-4 py-4 dark:bg-slate-900">
-                    <ActionForm action=update attr:class="grid gap-4 sm:grid-cols-3">
-                        <input type="hidden" name="name" value=r_name.get_value()/>
-                        <div>
-                            <label class=LABEL for=format!("rename-{}", r_name.get_value())>"Name"</label>
-                            <input class=format!("mt-1 {INPUT}") id=format!("rename-{}", r_name.get_value()) name="new_name" value=r_name.get_value() required readonly=is_default/>
-                            <p class=format!("mt-1 {MUTED}")>"Renaming changes the issuer."</p>
-                        </div>
-                        <div>
-                            <label class=LABEL for=format!("display-{}", r_name.get_value())>"Display name"</label>
-                            <input class=format!("mt-1 {INPUT}") id=format!("display-{}", r_name.get_value()) name="display_name" value=r_display.get_value() required/>
-                        </div>
-                        <div class="flex items-end gap-2">
-                            <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
-                            <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
-                        </div>
-                        <div class="sm:col-span-3">{action_error(update)}</div>
-                    </ActionForm>
-                </td>
-            </tr>
-        </Show>
     }
 }
 
@@ -103,12 +36,10 @@ fn RealmRow(realm: RealmView, refresh: Callback<()>) -> impl IntoView {
 #[component]
 pub fn RealmsPage() -> impl IntoView {
     let create = ServerAction::<CreateRealm>::new();
-    let reload = RwSignal::new(0u32);
-    let realms = Resource::new(
-        move || (reload.get(), create.version().get()),
-        |_| list_realms(),
-    );
+    let created = successes(create);
+    let realms = Resource::new(move || created.get(), |_| list_realms());
     let show_create = RwSignal::new(false);
+    let errors = FieldErrors::new(create, "new-realm", REALM_FIELDS);
     let toasts = use_toasts();
     Effect::new(move |_| {
         if let Some(Ok(r)) = create.value().get() {
@@ -116,25 +47,18 @@ pub fn RealmsPage() -> impl IntoView {
             show_create.set(false);
         }
     });
-    let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
     view! {
         <PageHeader title="Realms" description="Each realm is an issuer with its own clients, keys and policies.">
             <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New realm"</button>
         </PageHeader>
         <Show when=move || show_create.get()>
-            <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-realm-title">
+            <section class=format!("{CARD} mb-6 p-4 sm:p-6") aria-labelledby="new-realm-title">
                 <h2 id="new-realm-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New realm"</h2>
-                <ActionForm action=create attr:class="mt-4 grid gap-4 sm:grid-cols-2">
-                    <div>
-                        <label class=LABEL for="realm-name">"Name"</label>
-                        <input class=format!("mt-1 {INPUT}") id="realm-name" name="name" required placeholder="payments"/>
-                        <p class=format!("mt-1 {MUTED}")>"Lowercase letters, digits and '-'; part of the issuer URL."</p>
-                    </div>
-                    <div>
-                        <label class=LABEL for="realm-display">"Display name"</label>
-                        <input class=format!("mt-1 {INPUT}") id="realm-display" name="display_name" required placeholder="Payments"/>
-                    </div>
-                    <div class="sm:col-span-2">{action_error(create)}</div>
+                <ActionForm action=create attr:id="new-realm" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
+                    <Field errors name="name" id="realm-name" label="Name" required=true maxlength=63 mono=true placeholder="payments"
+                        help="Lowercase letters, digits and '-'; part of the issuer URL."/>
+                    <Field errors name="display_name" id="realm-display" label="Display name" required=true maxlength=100 placeholder="Payments"/>
+                    <div class="sm:col-span-2">{errors.form_error()}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || create.pending().get()>"Create realm"</button>
                         <button type="button" class=BTN_SECONDARY on:click=move |_| show_create.set(false)>"Cancel"</button>
@@ -146,25 +70,187 @@ pub fn RealmsPage() -> impl IntoView {
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || realms.get().map(|result| match result {
                     Ok(list) => view! {
-                        <div class="overflow-x-auto">
-                            <table class=TABLE>
-                                <thead class="bg-slate-50 dark:bg-slate-900">
-                                    <tr>
-                                        <th class=TH scope="col">"Realm"</th>
-                                        <th class=format!("{TH} hidden lg:table-cell") scope="col">"Issuer"</th>
-                                        <th class=TH scope="col">"Status"</th>
-                                        <th class=TH scope="col"><span class="sr-only">"Actions"</span></th>
-                                    </tr>
-                                </thead>
-                                <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
-                                    {list.into_iter().map(|realm| view! { <RealmRow realm refresh/> }).collect_view()}
-                                </tbody>
-                            </table>
-                        </div>
+                        <table class="block w-full text-sm sm:table">
+                            <thead class="hidden bg-slate-50 sm:table-header-group dark:bg-slate-900">
+                                <tr>
+                                    <th class=TH scope="col">"Realm"</th>
+                                    <th class=TH scope="col">"Issuer"</th>
+                                    <th class=TH scope="col">"Status"</th>
+                                </tr>
+                            </thead>
+                            <tbody class="block divide-y divide-slate-200 sm:table-row-group dark:divide-slate-700">
+                                {list.into_iter().map(|realm| view! { <RealmRow realm/> }).collect_view()}
+                            </tbody>
+                        </table>
                     }.into_any(),
                     Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
                 })}
             </Transition>
         </div>
+    }
+}
+
+/// The issuer a realm would have under `name` (its current issuer with the last segment
+/// replaced).
+fn issuer_for(issuer: &str, name: &str) -> String {
+    match issuer.rsplit_once('/') {
+        Some((base, _)) => format!("{base}/{name}"),
+        None => name.to_owned(),
+    }
+}
+
+/// The realm's settings, edited in place; a rename is confirmed with both issuers shown.
+#[component]
+fn RealmSettings(realm: RealmView, update: ServerAction<UpdateRealm>) -> impl IntoView {
+    let editing = RwSignal::new(false);
+    let errors = FieldErrors::new(update, "edit-realm", REALM_FIELDS);
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = update.value().get() {
+            editing.set(false);
+        }
+    });
+    let r = StoredValue::new(realm);
+    let new_name = RwSignal::new(r.with_value(|r| r.name.clone()));
+    let display = RwSignal::new(r.with_value(|r| r.display_name.clone()));
+    let confirm = RwSignal::new(false);
+    let is_default = r.with_value(|r| r.name == "default");
+    let save = move || {
+        update.dispatch(UpdateRealm {
+            name: r.with_value(|r| r.name.clone()),
+            new_name: new_name.get_untracked().trim().to_owned(),
+            display_name: display.get_untracked(),
+        });
+    };
+    let title =
+        Signal::derive(move || format!("Rename realm {}?", r.with_value(|r| r.name.clone())));
+    view! {
+        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="realm-settings">
+            <div class="flex flex-wrap items-center justify-between gap-2">
+                <h2 id="realm-settings" class="text-lg font-semibold text-slate-900 dark:text-white">"Settings"</h2>
+                <Show when=move || !editing.get()>
+                    <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Edit"</button>
+                </Show>
+            </div>
+            <Show when=move || editing.get() fallback=move || {
+                let r = r.get_value();
+                view! {
+                    <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="realm-detail">
+                        <div><dt class=MUTED>"Name"</dt><dd class="font-mono text-xs break-all">{r.name.clone()}</dd></div>
+                        <div><dt class=MUTED>"Status"</dt><dd><Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/></dd></div>
+                        <div class="sm:col-span-2"><dt class=MUTED>"Display name"</dt><dd class="break-words">{r.display_name.clone()}</dd></div>
+                        <div class="sm:col-span-2"><dt class=MUTED>"Issuer"</dt><dd class="mt-1"><CopyValue value=r.issuer.clone() label="issuer"/></dd></div>
+                    </dl>
+                }
+            }>
+                <form id="edit-realm" class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()
+                    on:submit=move |ev| {
+                        ev.prevent_default();
+                        if new_name.get_untracked().trim() == r.with_value(|r| r.name.clone()) {
+                            save();
+                        } else {
+                            confirm.set(true);
+                        }
+                    }>
+                    <div>
+                        <label class=LABEL for="realm-new-name">"Name"</label>
+                        <input class=format!("mt-1 {INPUT} font-mono") id="realm-new-name" name="new_name" required maxlength="63" readonly=is_default
+                            aria-invalid=errors.invalid("new_name") aria-describedby="realm-new-name-help"
+                            prop:value=move || new_name.get() on:input=move |ev| new_name.set(event_target_value(&ev))/>
+                        <p id="realm-new-name-help" class=format!("mt-1 {MUTED}")>
+                            {if is_default { "The default realm holds the console accounts and keeps its name." } else { "Part of the issuer URL: renaming changes the issuer." }}
+                        </p>
+                        <crate::components::field::FieldError errors name="new_name"/>
+                    </div>
+                    <div>
+                        <label class=LABEL for="realm-display-name">"Display name"</label>
+                        <input class=format!("mt-1 {INPUT}") id="realm-display-name" name="display_name" required maxlength="100"
+                            aria-invalid=errors.invalid("display_name")
+                            prop:value=move || display.get() on:input=move |ev| display.set(event_target_value(&ev))/>
+                        <crate::components::field::FieldError errors name="display_name"/>
+                    </div>
+                    <div class="sm:col-span-2">{errors.form_error()}</div>
+                    <div class="flex gap-2 sm:col-span-2">
+                        <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
+                        <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
+                    </div>
+                </form>
+            </Show>
+            <ConfirmDialog open=confirm title message="Renaming changes the realm's issuer. Tokens already issued carry the old one and fail at MCP servers that check iss; clients and resource servers must discover the new metadata."
+                confirm_label="Rename realm" on_confirm=Callback::new(move |_| save())>
+                <dl class="mt-4 space-y-2 text-sm" data-testid="issuer-change">
+                    <div><dt class=MUTED>"Old issuer"</dt><dd class="font-mono text-xs break-all">{move || r.with_value(|r| r.issuer.clone())}</dd></div>
+                    <div><dt class=MUTED>"New issuer"</dt><dd class="font-mono text-xs break-all">{move || r.with_value(|r| issuer_for(&r.issuer, new_name.get().trim()))}</dd></div>
+                </dl>
+            </ConfirmDialog>
+        </section>
+    }
+}
+
+/// One realm: settings, status and history.
+#[component]
+pub fn RealmDetailPage() -> impl IntoView {
+    let params = leptos_router::hooks::use_params_map();
+    let name = Memo::new(move |_| params.with(|p| p.get("name").unwrap_or_default()));
+    let update = ServerAction::<UpdateRealm>::new();
+    let enable = ServerAction::<SetRealmEnabled>::new();
+    let enabled = successes(enable);
+    let realm = Resource::new(move || (name.get(), enabled.get()), |(n, _)| get_realm(n));
+    let events = Resource::new(
+        move || (name.get(), enabled.get()),
+        |(n, _)| history("realm".to_owned(), n),
+    );
+    let toasts = use_toasts();
+    let navigate = leptos_router::hooks::use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(r)) = update.value().get() {
+            toasts.push(ToastKind::Success, format!("Realm {} saved.", r.name));
+            // A rename moves the page.
+            navigate(&format!("/realms/{}", r.name), Default::default());
+        }
+    });
+    Effect::new(move |_| match enable.value().get() {
+        Some(Ok(r)) => toasts.push(
+            ToastKind::Success,
+            format!(
+                "Realm {} {}.",
+                r.name,
+                if r.enabled { "enabled" } else { "disabled" }
+            ),
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    view! {
+        <a href="/realms" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Realms"</a>
+        <Transition fallback=|| view! { <Loading/> }>
+            {move || realm.get().map(|result| match result {
+                Ok(r) => {
+                    let n = StoredValue::new(r.name.clone());
+                    let target = format!("realm:{}", r.name);
+                    let is_default = r.name == "default";
+                    view! {
+                        <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
+                            <div class="min-w-0">
+                                <h1 class=format!("{H1} break-words")>{r.display_name.clone()}</h1>
+                                <p class="font-mono text-sm break-all text-slate-500 dark:text-slate-400">{r.name.clone()}</p>
+                            </div>
+                            {(!is_default).then(|| if r.enabled {
+                                view! {
+                                    <ConfirmButton label="Disable" title=format!("Disable realm {}?", n.get_value())
+                                        message="It stops issuing tokens until it is enabled again; tokens it issued stop introspecting as active."
+                                        confirm_label="Disable realm" class=BTN_SMALL_DANGER
+                                        on_confirm=Callback::new(move |_| { enable.dispatch(SetRealmEnabled { name: n.get_value(), enabled: false }); })/>
+                                }.into_any()
+                            } else {
+                                view! { <button type="button" class=BTN_SMALL on:click=move |_| { enable.dispatch(SetRealmEnabled { name: n.get_value(), enabled: true }); }>"Enable"</button> }.into_any()
+                            })}
+                        </div>
+                        <RealmSettings realm=r.clone() update/>
+                        <History target events/>
+                    }.into_any()
+                }
+                Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
+            })}
+        </Transition>
     }
 }

@@ -1,7 +1,12 @@
-//! Console users: search, create, change role, disable, one-time password links.
-use crate::api::users::{CreateUser, IssueResetLink, SetUserDisabled, SetUserRole, list_users};
-use crate::components::confirm::ConfirmButton;
+//! Console users: search and create; each user's page changes their role (confirmed), disables
+//! them (confirmed) and issues one-time password links.
+use crate::api::audit::history;
+use crate::api::users::{
+    CreateUser, IssueResetLink, SetUserDisabled, SetUserRole, get_user, list_users,
+};
+use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::copy::CopyValue;
+use crate::components::history::History;
 use crate::components::pager::{Pager, with_query};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
@@ -33,108 +38,47 @@ fn IssuedLinkPanel(link: IssuedLink, on_close: Callback<()>) -> impl IntoView {
 }
 
 #[component]
-fn UserRow(
-    user: UserView,
-    refresh: Callback<()>,
-    issued: RwSignal<Option<IssuedLink>>,
-) -> impl IntoView {
-    let toasts = use_toasts();
-    let role = ServerAction::<SetUserRole>::new();
-    let disable = ServerAction::<SetUserDisabled>::new();
-    let reset = ServerAction::<IssueResetLink>::new();
-    Effect::new(move |_| match role.value().get() {
-        Some(Ok(u)) => {
-            toasts.push(
-                ToastKind::Success,
-                format!("{} is now {}.", u.email, u.role.replace('_', " ")),
-            );
-            refresh.run(());
-        }
-        Some(Err(e)) => {
-            toasts.push(ToastKind::Error, e.to_string());
-            refresh.run(());
-        }
-        None => {}
-    });
-    Effect::new(move |_| match disable.value().get() {
-        Some(Ok(u)) => {
-            toasts.push(
-                ToastKind::Success,
-                format!(
-                    "{} {}.",
-                    u.email,
-                    if u.disabled { "disabled" } else { "enabled" }
-                ),
-            );
-            refresh.run(());
-        }
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-        None => {}
-    });
-    Effect::new(move |_| match reset.value().get() {
-        Some(Ok(link)) => issued.set(Some(link)),
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-        None => {}
-    });
-    let id = user.id.clone();
-    let (id_role, id_disable, id_reset) = (id.clone(), id.clone(), id.clone());
-    let current_role = user.role.clone();
-    let disabled = user.disabled;
+fn UserRow(user: UserView) -> impl IntoView {
+    let status = user_status(&user);
     view! {
-        <tr data-testid="user-row">
-            <td class=TD>
-                <div class="font-medium text-slate-900 dark:text-white">{user.display_name.clone()}</div>
-                <div class=MUTED>{user.email.clone()}</div>
+        <tr data-testid="user-row" class="block p-4 sm:table-row sm:p-0">
+            <td class="block min-w-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
+                <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/users/{}", user.id)>{user.display_name.clone()}</a>
+                <div class=format!("{MUTED} break-all")>{user.email.clone()}</div>
             </td>
-            <td class=TD>
-                <label class="sr-only" for=format!("role-{id}")>{format!("Role of {}", user.email)}</label>
-                <select
-                    id=format!("role-{id}")
-                    class="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 focus:outline-none focus:ring-2 focus:ring-indigo-500"
-                    on:change=move |ev| {
-                        role.dispatch(SetUserRole { id: id_role.clone(), role: event_target_value(&ev) });
-                    }
-                >
-                    {ROLES.iter().map(|(value, label)| view! {
-                        <option value=*value selected=*value == current_role>{*label}</option>
-                    }).collect_view()}
-                </select>
-            </td>
-            <td class=TD>
-                <Badge ok=!disabled text=if disabled { "Disabled" } else if user.has_password { "Active" } else { "Invited" }/>
-            </td>
-            <td class=format!("{TD} hidden md:table-cell")>{user.created_at.clone()}</td>
-            <td class=format!("{TD} text-right")>
-                <div class="flex justify-end gap-2">
-                    <ConfirmButton
-                        label="Reset link"
-                        title="Issue a password-reset link?"
-                        message=format!("A new one-time link lets {} choose a new password. Earlier links stop working.", user.email)
-                        confirm_label="Issue link"
-                        class=BTN_SMALL
-                        on_confirm=Callback::new(move |_| { reset.dispatch(IssueResetLink { id: id_reset.clone() }); })
-                    />
-                    {if disabled {
-                        view! {
-                            <button type="button" class=BTN_SMALL on:click=move |_| {
-                                disable.dispatch(SetUserDisabled { id: id_disable.clone(), disabled: false });
-                            }>"Enable"</button>
-                        }.into_any()
-                    } else {
-                        view! {
-                            <ConfirmButton
-                                label="Disable"
-                                title="Disable this user?"
-                                message=format!("{} will be signed out and cannot sign in until enabled again.", user.email)
-                                confirm_label="Disable user"
-                                class=BTN_SMALL_DANGER
-                                on_confirm=Callback::new(move |_| { disable.dispatch(SetUserDisabled { id: id_disable.clone(), disabled: true }); })
-                            />
-                        }.into_any()
-                    }}
-                </div>
+            <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">{role_label(&user.role)}</td>
+            <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
+                <Pill tone=status_tone(status) text=status/>
             </td>
         </tr>
+    }
+}
+
+/// A role's label.
+fn role_label(role: &str) -> &'static str {
+    ROLES
+        .iter()
+        .find(|(v, _)| *v == role)
+        .map_or("Unknown", |(_, l)| *l)
+}
+
+/// A user's status word.
+fn user_status(u: &UserView) -> &'static str {
+    if u.disabled {
+        "Disabled"
+    } else if u.has_password {
+        "Active"
+    } else {
+        "Invited"
+    }
+}
+
+/// The colour of a user's status.
+fn status_tone(status: &str) -> Tone {
+    match status {
+        "Active" => Tone::Good,
+        "Invited" => Tone::Info,
+        _ => Tone::Off,
     }
 }
 
@@ -181,11 +125,11 @@ pub fn UsersPage() -> impl IntoView {
                 .unwrap_or(0)
         })
     });
-    let reload = RwSignal::new(0u32);
     let create = ServerAction::<CreateUser>::new();
+    let created = successes(create);
     let users = Resource::new(
-        move || (q.get(), page.get(), reload.get(), create.version().get()),
-        |(q, page, _, _)| list_users(q, page),
+        move || (q.get(), page.get(), created.get()),
+        |(q, page, _)| list_users(q, page),
     );
     let show_create = RwSignal::new(false);
     let issued = RwSignal::new(None::<IssuedLink>);
@@ -197,9 +141,8 @@ pub fn UsersPage() -> impl IntoView {
             show_create.set(false);
         }
     });
-    let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
     view! {
-        <PageHeader title="Users" description="People who can sign in to this console.">
+        <PageHeader title="Console users" description="People who can sign in to this console, and what their role lets them do.">
             <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New user"</button>
         </PageHeader>
         {move || issued.get().map(|link| view! { <IssuedLinkPanel link on_close=Callback::new(move |_| issued.set(None))/> })}
@@ -220,19 +163,18 @@ pub fn UsersPage() -> impl IntoView {
                     Ok(found) => {
                         let q = q.get();
                         view! {
-                            <div class="overflow-x-auto">
-                                <table class=TABLE>
-                                    <thead class="bg-slate-50 dark:bg-slate-900">
+                            <div>
+                                <table class="block w-full text-sm sm:table">
+                                    <thead class="hidden bg-slate-50 sm:table-header-group dark:bg-slate-900">
                                         <tr>
                                             <th class=TH scope="col">"User"</th>
                                             <th class=TH scope="col">"Role"</th>
                                             <th class=TH scope="col">"Status"</th>
-                                            <th class=format!("{TH} hidden md:table-cell") scope="col">"Created"</th>
-                                            <th class=TH scope="col"><span class="sr-only">"Actions"</span></th>
+
                                         </tr>
                                     </thead>
-                                    <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
-                                        {found.items.into_iter().map(|user| view! { <UserRow user refresh issued/> }).collect_view()}
+                                    <tbody class="block divide-y divide-slate-200 sm:table-row-group dark:divide-slate-700">
+                                        {found.items.into_iter().map(|user| view! { <UserRow user/> }).collect_view()}
                                     </tbody>
                                 </table>
                             </div>
@@ -244,5 +186,145 @@ pub fn UsersPage() -> impl IntoView {
                 })}
             </Transition>
         </div>
+    }
+}
+
+/// What a role may do, in words, for the role field and its confirmation.
+fn role_meaning(role: &str) -> &'static str {
+    match role {
+        "admin" => {
+            "Admins manage everything: realms, console users, resources, clients, agents and keys."
+        }
+        "security_reviewer" => {
+            "Security reviewers read resources, clients, agents and the audit log, and change nothing."
+        }
+        _ => "Developers read resources, to protect their own MCP servers.",
+    }
+}
+
+/// One console user: role (changed with confirmation), status, password link, history.
+#[component]
+pub fn UserDetailPage() -> impl IntoView {
+    let params = leptos_router::hooks::use_params_map();
+    let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+    let role = ServerAction::<SetUserRole>::new();
+    let disable = ServerAction::<SetUserDisabled>::new();
+    let reset = ServerAction::<IssueResetLink>::new();
+    let (changed, toggled, issued_links) = (successes(role), successes(disable), successes(reset));
+    let user = Resource::new(
+        move || (id.get(), changed.get(), toggled.get()),
+        |(id, ..)| get_user(id),
+    );
+    let events = Resource::new(
+        move || (id.get(), changed.get(), toggled.get(), issued_links.get()),
+        |(id, ..)| history("user".to_owned(), id),
+    );
+    let issued = RwSignal::new(None::<IssuedLink>);
+    let toasts = use_toasts();
+    Effect::new(move |_| match role.value().get() {
+        Some(Ok(u)) => toasts.push(
+            ToastKind::Success,
+            format!("{} is now {}.", u.email, role_label(&u.role).to_lowercase()),
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    Effect::new(move |_| match disable.value().get() {
+        Some(Ok(u)) => toasts.push(
+            ToastKind::Success,
+            format!(
+                "{} {}.",
+                u.email,
+                if u.disabled { "disabled" } else { "enabled" }
+            ),
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    Effect::new(move |_| match reset.value().get() {
+        Some(Ok(link)) => issued.set(Some(link)),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    view! {
+        <a href="/users" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Console users"</a>
+        <Transition fallback=|| view! { <Loading/> }>
+            {move || user.get().map(|result| match result {
+                Ok(u) => {
+                    let uid = StoredValue::new(u.id.clone());
+                    let email = StoredValue::new(u.email.clone());
+                    let current = StoredValue::new(u.role.clone());
+                    let picked = RwSignal::new(u.role.clone());
+                    let confirm = RwSignal::new(false);
+                    let target = format!("user:{}", u.id);
+                    let status = user_status(&u);
+                    let admin = u.role == "admin";
+                    let title = Signal::derive(move || format!(
+                        "Change {}'s role from {} to {}?",
+                        email.get_value(),
+                        role_label(&current.get_value()).to_lowercase(),
+                        role_label(&picked.get()).to_lowercase()
+                    ));
+                    let message = Signal::derive(move || {
+                        let demote = current.get_value() == "admin" && picked.get() != "admin";
+                        format!(
+                            "{}{} The change applies to their next request.",
+                            if demote { "They stop being an admin: they can no longer manage users, realms, resources, clients, agents or keys. " } else { "" },
+                            role_meaning(&picked.get())
+                        )
+                    });
+                    view! {
+                        <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
+                            <div class="min-w-0">
+                                <h1 class=format!("{H1} break-words")>{u.display_name.clone()}</h1>
+                                <p class=format!("{MUTED} break-all")>{u.email.clone()}</p>
+                            </div>
+                            <div class="flex flex-wrap gap-2">
+                                <ConfirmButton label="Reset link" title=format!("Issue a password-reset link for {}?", u.email)
+                                    message="A new one-time link lets them choose a new password. Earlier links stop working."
+                                    confirm_label="Issue link" class=BTN_SMALL
+                                    on_confirm=Callback::new(move |_| { reset.dispatch(IssueResetLink { id: uid.get_value() }); })/>
+                                {if u.disabled {
+                                    view! { <button type="button" class=BTN_SMALL on:click=move |_| { disable.dispatch(SetUserDisabled { id: uid.get_value(), disabled: false }); }>"Enable"</button> }.into_any()
+                                } else {
+                                    view! {
+                                        <ConfirmButton label="Disable" title=format!("Disable {}?", u.email)
+                                            message=if admin { "This is an admin: they are signed out at once and cannot sign in or manage anything until enabled again. The last enabled admin cannot be disabled." } else { "They are signed out at once and cannot sign in until enabled again." }
+                                            confirm_label="Disable user" class=BTN_SMALL_DANGER
+                                            on_confirm=Callback::new(move |_| { disable.dispatch(SetUserDisabled { id: uid.get_value(), disabled: true }); })/>
+                                    }.into_any()
+                                }}
+                            </div>
+                        </div>
+                        {move || issued.get().map(|link| view! { <IssuedLinkPanel link on_close=Callback::new(move |_| issued.set(None))/> })}
+                        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="user-settings">
+                            <h2 id="user-settings" class="text-lg font-semibold text-slate-900 dark:text-white">"Role and status"</h2>
+                            <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="user-detail">
+                                <div><dt class=MUTED>"Status"</dt><dd><Pill tone=status_tone(status) text=status/></dd></div>
+                                <div><dt class=MUTED>"Created"</dt><dd><When at=u.created_at.clone() words=u.created_at.get(..10).unwrap_or_default().to_owned()/></dd></div>
+                            </dl>
+                            <form class="mt-4 flex flex-wrap items-end gap-3" on:submit=move |ev| {
+                                ev.prevent_default();
+                                if picked.get_untracked() != current.get_value() { confirm.set(true); }
+                            }>
+                                <div class="min-w-48">
+                                    <label class=LABEL for="user-role">"Role"</label>
+                                    <select id="user-role" class=format!("mt-1 {INPUT}") aria-describedby="user-role-help"
+                                        on:change=move |ev| picked.set(event_target_value(&ev))>
+                                        {ROLES.iter().map(|(value, label)| view! { <option value=*value selected=*value == current.get_value()>{*label}</option> }).collect_view()}
+                                    </select>
+                                </div>
+                                <button type="submit" class=BTN_PRIMARY disabled=move || picked.get() == current.get_value() || role.pending().get()>"Change role"</button>
+                                <p id="user-role-help" class=format!("w-full {MUTED}")>{move || role_meaning(&picked.get())}</p>
+                            </form>
+                            <ConfirmDialog open=confirm title message confirm_label="Change role" danger=admin
+                                on_confirm=Callback::new(move |_| { role.dispatch(SetUserRole { id: uid.get_value(), role: picked.get_untracked() }); })/>
+                        </section>
+                        <History target events/>
+                    }.into_any()
+                }
+                Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
+            })}
+        </Transition>
     }
 }

@@ -409,6 +409,15 @@ impl Core {
             .await?)
     }
 
+    /// One console user.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn user(&self, p: &Principal, id: &UserId) -> Result<User> {
+        p.require(Permission::ManageUsers)?;
+        self.load_user(id).await
+    }
+
     async fn load_user(&self, id: &UserId) -> Result<User> {
         self.store
             .find_user(id)

@@ -287,6 +287,10 @@ pub enum AuditSubject {
     Resource(String),
     /// An agent, by name.
     Agent(String),
+    /// A realm, by name (its events live in that realm).
+    Realm(String),
+    /// A console user, by id (their events live in the admin realm).
+    User(String),
 }
 
 impl AuditSubject {
@@ -296,6 +300,8 @@ impl AuditSubject {
             AuditSubject::Client(id) => format!("client:{id}"),
             AuditSubject::Resource(slug) => format!("resource:{slug}"),
             AuditSubject::Agent(name) => format!("agent:{name}"),
+            AuditSubject::Realm(name) => format!("realm:{name}"),
+            AuditSubject::User(id) => format!("user:{id}"),
         }
     }
 }

@@ -56,7 +56,8 @@ impl Core {
         Ok(self.store.list_audit_events(&filter, window).await?)
     }
 
-    /// One object's own history in the realm, newest first.
+    /// One object's own history, newest first: in `realm` for its clients, resources and
+    /// agents; a realm's in itself; a console user's in the admin realm.
     ///
     /// # Errors
     /// `Forbidden`, `NotFound` (realm).
@@ -71,7 +72,12 @@ impl Core {
             target_is: Some(subject.target()),
             ..Default::default()
         };
-        self.list_audit(p, Some(realm), filter, window).await
+        let realm = match subject {
+            AuditSubject::Realm(name) => name.clone(),
+            AuditSubject::User(_) => self.admin_realm().await?.name.to_string(),
+            _ => realm.to_owned(),
+        };
+        self.list_audit(p, Some(&realm), filter, window).await
     }
 
     /// Exports matching audit events (up to [`MAX_EXPORT_ROWS`]) as CSV or JSON lines.

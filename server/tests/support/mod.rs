@@ -131,8 +131,17 @@ impl TestServer {
             .expect("user exists")
     }
 
+    /// Sends `req`; a response that takes more than 30 s fails the test with its path (a
+    /// hang becomes a failure that names the request, not a stuck run).
     pub async fn send(&self, req: Request<Body>) -> Response<Body> {
-        self.router.clone().oneshot(req).await.expect("infallible")
+        let what = format!("{} {}", req.method(), req.uri());
+        tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            self.router.clone().oneshot(req),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("no response within 30 s: {what}"))
+        .expect("infallible")
     }
 
     pub async fn get(&self, path: &str, cookie: Option<&str>) -> Response<Body> {
@@ -238,6 +247,13 @@ pub fn session_cookie(res: &Response<Body>) -> Option<String> {
 }
 
 pub async fn body(res: Response<Body>) -> String {
-    let bytes = res.into_body().collect().await.expect("body").to_bytes();
+    let bytes = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        res.into_body().collect(),
+    )
+    .await
+    .expect("a body that ends within 30 s")
+    .expect("body")
+    .to_bytes();
     String::from_utf8_lossy(&bytes).into_owned()
 }

@@ -1,0 +1,115 @@
+import { test, expect, Page, APIRequestContext } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { ADMIN, hydrated, login } from './helpers';
+
+// Every console screen, filled with long realistic data, at a phone's and a laptop's width in
+// light and dark: no sideways scrolling of the page, no serious or critical accessibility
+// violation (axe-core), and a screenshot of each in end2end/screenshots (a CI artifact).
+
+const suffix = Date.now().toString(36);
+const long = (s: string, n: number) => (s + '-').repeat(Math.ceil(n / (s.length + 1))).slice(0, n).replace(/-$/, 'x');
+const resource = `billing-ledger-${suffix}`;
+const client = `${long('reconciliation-worker', 90)}-${suffix}`;
+const agent = `${long('nightly-reconciliation', 50)}-${suffix}`.slice(0, 63);
+
+/** Calls a console server function as the signed-in admin. */
+async function call(api: APIRequestContext, baseURL: string, fn: string, form: Record<string, string>) {
+  const res = await api.post(`/api/${fn}`, { form, headers: { origin: baseURL } });
+  expect(res.ok(), `${fn}: ${await res.text()}`).toBeTruthy();
+}
+
+async function seed(page: Page, baseURL: string) {
+  const api = page.request;
+  await call(api, baseURL, 'resources/create', {
+    slug: resource,
+    display_name: long('Billing ledger MCP server for the finance operations team', 100),
+    uri: `https://${long('billing-ledger', 60)}.internal.example-corporation.com/${long('mcp/v2/tenants/eu-west-1', 120)}`,
+    scopes: 'ledger:read ledger:write invoices:read invoices:approve payments:initiate payments:refund reports:export',
+    token_ttl_secs: '',
+    signing_alg: '',
+  });
+  await call(api, baseURL, 'clients/create', {
+    client_id: client,
+    name: long('Reconciliation worker for the nightly ledger close', 100),
+    auth_method: 'client_secret_basic',
+    scope: 'ledger:read invoices:read reports:export',
+    contacts: `${long('finance-platform-oncall', 60)}@example-corporation.com`,
+    jwks: '',
+  });
+  await call(api, baseURL, 'access/grant', { client_id: client, resource, scopes: 'ledger:read invoices:read reports:export' });
+  for (let i = 0; i < 25; i++) {
+    await call(api, baseURL, 'clients/create', {
+      client_id: `bulk-${suffix}-${i}`, name: `Bulk client ${i}`, auth_method: 'client_secret_basic', scope: '', contacts: '', jwks: '',
+    });
+  }
+  await call(api, baseURL, 'agents/create', {
+    name: agent,
+    owner: `${long('finance-platform-oncall', 60)}@example-corporation.com`,
+    description: long('Closes the books every night and files the reconciliation report', 400),
+    roles: 'mcp:tools ledger:read invoices:read reports:export',
+    expires_at: '2099-06-30T12:00',
+  });
+  await call(api, baseURL, 'agents/bind', { client_id: client, agent });
+  await call(api, baseURL, 'realms/create', {
+    name: `finance-${suffix}`,
+    display_name: long('Finance operations production realm', 100),
+  });
+}
+
+const SCREENS: [string, string][] = [
+  ['overview', '/'],
+  ['resources', '/resources'],
+  ['resource', `/resources/${resource}`],
+  ['clients', '/clients'],
+  ['client', `/clients/${client}`],
+  ['agents', '/agents'],
+  ['agent', `/agents/${agent}`],
+  ['keys', '/keys'],
+  ['realms', '/realms'],
+  ['users', '/users'],
+  ['audit', '/audit'],
+  ['account', '/account'],
+  ['not-found', '/no-such-page'],
+];
+
+test.describe.configure({ mode: 'serial' });
+
+test('every screen holds long data at 390 and 1280 px, light and dark, without sideways scroll or serious accessibility problems', async ({ page, baseURL }) => {
+  test.setTimeout(300_000);
+  await login(page, ADMIN);
+  await seed(page, baseURL!);
+  const problems: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width > 800 ? 900 : 844 });
+      for (const [name, path] of SCREENS) {
+        await page.goto(path);
+        await hydrated(page);
+        await page.waitForLoadState('networkidle');
+        const { scroll, client: visible } = await page.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth,
+          client: document.documentElement.clientWidth,
+        }));
+        if (scroll > visible) problems.push(`${name} @${width} ${scheme}: page scrolls sideways (${scroll} > ${visible})`);
+        const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+        for (const v of axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
+          problems.push(`${name} @${width} ${scheme}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+        }
+        await page.screenshot({ path: `screenshots/${name}-${width}-${scheme}.png`, fullPage: true });
+      }
+    }
+  }
+  // The signed-out sign-in page, too.
+  await page.context().clearCookies();
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 844 });
+    await page.goto('/login');
+    const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+    for (const v of axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
+      problems.push(`login @${width}: ${v.id}`);
+    }
+    await page.screenshot({ path: `screenshots/login-${width}.png`, fullPage: true });
+  }
+  expect(problems).toEqual([]);
+});
