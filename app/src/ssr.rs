@@ -155,10 +155,11 @@ pub fn user_view(u: &authz::accounts::User) -> crate::types::UserView {
 }
 
 /// View of an audit event.
-pub fn audit_view(e: &authz::audit::AuditEvent) -> crate::types::AuditView {
+pub fn audit_view(e: &authz::audit::AuditEvent, now: i64) -> crate::types::AuditView {
     crate::types::AuditView {
         id: e.id,
         time: authz::clock::rfc3339(e.occurred_at),
+        ago: authz::clock::ago(now, e.occurred_at),
         realm: e.realm.clone(),
         actor: e.actor.clone(),
         action: e.action.clone(),

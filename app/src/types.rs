@@ -110,6 +110,8 @@ pub struct AuditView {
     pub id: i64,
     /// Time (RFC 3339).
     pub time: String,
+    /// The same time relative to now, in words.
+    pub ago: String,
     /// Realm name.
     pub realm: String,
     /// Actor.

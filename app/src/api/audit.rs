@@ -40,7 +40,11 @@ pub async fn list_audit(
             .older
             .then(|| found.items.last().map(|e| e.id))
             .flatten(),
-        items: found.items.iter().map(ssr::audit_view).collect(),
+        items: found
+            .items
+            .iter()
+            .map(|e| ssr::audit_view(e, core.now()))
+            .collect(),
         total: found.total,
         total_exact: found.total_exact,
         paged: cursor != AuditCursor::Newest,
@@ -77,7 +81,11 @@ pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
             .older
             .then(|| found.items.last().map(|e| e.id))
             .flatten(),
-        items: found.items.iter().map(ssr::audit_view).collect(),
+        items: found
+            .items
+            .iter()
+            .map(|e| ssr::audit_view(e, core.now()))
+            .collect(),
         total: found.total,
         total_exact: found.total_exact,
         paged: false,

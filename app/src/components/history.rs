@@ -33,12 +33,12 @@ pub fn History(
                                     <li class="px-4 py-3 text-sm sm:px-6" data-testid="history-row">
                                         <div class="flex flex-wrap items-center justify-between gap-2">
                                             <code class="font-mono text-xs">{e.action.clone()}</code>
-                                            <Badge ok=e.outcome == "success" text=e.outcome.clone()/>
+                                            <Pill tone=Tone::of(&e.outcome) text=e.outcome.clone()/>
                                         </div>
                                         <p class="mt-1 break-all text-slate-700 dark:text-slate-200">{e.actor.clone()}</p>
-                                        <p class="text-xs text-slate-500 dark:text-slate-400"><time datetime=e.time.clone()>{e.time.clone()}</time></p>
+                                        <p class="text-xs text-slate-500 dark:text-slate-400"><When at=e.time.clone() words=e.ago.clone()/></p>
                                         {(e.details != "{}").then(|| view! {
-                                            <details class="mt-1"><summary class="cursor-pointer text-xs text-slate-500">"Details"</summary><pre class="mt-1 whitespace-pre-wrap break-all font-mono text-xs">{e.details.clone()}</pre></details>
+                                            <details class="mt-1"><summary class="cursor-pointer text-xs text-slate-600 dark:text-slate-300">"Details"</summary><pre class="mt-1 whitespace-pre-wrap break-all font-mono text-xs">{e.details.clone()}</pre></details>
                                         })}
                                     </li>
                                 }).collect_view()}

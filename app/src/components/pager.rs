@@ -83,7 +83,8 @@ pub fn with_query(path: &str, pairs: &[(&str, String)]) -> String {
     }
 }
 
-fn encode(s: &str) -> String {
+/// Percent-encodes everything but RFC 3986 unreserved characters (a query value or path segment).
+pub fn encode(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         match b {

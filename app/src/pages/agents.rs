@@ -68,7 +68,7 @@ fn AgentRow(agent: AgentView) -> impl IntoView {
             <td class="block min-w-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
                 <a class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300" href=format!("/agents/{}", agent.name)>{agent.name.clone()}</a>
                 <div class=format!("{MUTED} break-all")>{agent.owner.clone()}</div>
-                {(!agent.description.is_empty()).then(|| view! { <div class="truncate text-xs text-slate-500 dark:text-slate-400" title=agent.description.clone()>{agent.description.clone()}</div> })}
+                {(!agent.description.is_empty()).then(|| view! { <div class="max-w-full truncate text-xs text-slate-500 sm:max-w-xs lg:max-w-md dark:text-slate-400" title=agent.description.clone()>{agent.description.clone()}</div> })}
             </td>
             <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
                 <span class=MONO>{agent.roles.clone()}</span>

@@ -48,6 +48,14 @@ pub fn AuditPage() -> impl IntoView {
         |(f, (before, after))| list_audit(f, before, after),
     );
     let session = use_session();
+    let current_realm = move || {
+        session
+            .get()
+            .and_then(Result::ok)
+            .flatten()
+            .map(|s| s.realm.name)
+            .unwrap_or_default()
+    };
     let realms = move || {
         session
             .get()
@@ -146,16 +154,19 @@ pub fn AuditPage() -> impl IntoView {
                                     <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
                                         {found.items.into_iter().map(|e| view! {
                                             <tr data-testid="audit-row">
-                                                <td class=format!("{TD} whitespace-nowrap")>{e.time.clone()}</td>
+                                                <td class=format!("{TD} whitespace-nowrap")><When at=e.time.clone() words=e.ago.clone()/></td>
                                                 <td class=TD>{e.actor.clone()}</td>
                                                 <td class=TD><code class="font-mono text-xs">{e.action.clone()}</code></td>
                                                 <td class=TD>
-                                                    <span class="whitespace-nowrap font-mono text-xs">{e.target.clone()}</span>
+                                                    {match target_href(&e.target, &e.realm, &current_realm()) {
+                                                        Some(href) => view! { <a class="font-mono text-xs break-all text-indigo-700 hover:underline dark:text-indigo-300" href=href>{e.target.clone()}</a> }.into_any(),
+                                                        None => view! { <span class="font-mono text-xs break-all">{e.target.clone()}</span> }.into_any(),
+                                                    }}
                                                     {(e.details != "{}").then(|| view! {
-                                                        <details class="mt-1"><summary class="cursor-pointer text-xs text-slate-500">"Details"</summary><pre class="mt-1 whitespace-pre-wrap font-mono text-xs">{e.details.clone()}</pre></details>
+                                                        <details class="mt-1"><summary class="cursor-pointer text-xs text-slate-600 dark:text-slate-300">"Details"</summary><pre class="mt-1 whitespace-pre-wrap font-mono text-xs">{e.details.clone()}</pre></details>
                                                     })}
                                                 </td>
-                                                <td class=TD><Badge ok=e.outcome == "success" text=e.outcome.clone()/></td>
+                                                <td class=TD><Pill tone=Tone::of(&e.outcome) text=e.outcome.clone()/></td>
                                                 <td class=format!("{TD} hidden lg:table-cell")>{e.realm.clone()}</td>
                                                 <td class=format!("{TD} hidden lg:table-cell")>
                                                     <div class="text-xs">{e.client_ip.clone()}</div>
@@ -174,5 +185,52 @@ pub fn AuditPage() -> impl IntoView {
                 })}
             </Transition>
         </div>
+    }
+}
+
+/// The console page of an event's target, when it has one: realms and console users anywhere,
+/// clients, resources and agents of the selected realm (their pages show that realm's objects).
+fn target_href(target: &str, event_realm: &str, current_realm: &str) -> Option<String> {
+    let (kind, id) = target.split_once(':')?;
+    if id.is_empty() || id == "unknown" {
+        return None;
+    }
+    let id = crate::components::pager::encode(id);
+    match kind {
+        "realm" => Some(format!("/realms/{id}")),
+        "user" => Some(format!("/users/{id}")),
+        "client" | "resource" | "agent" if event_realm == current_realm => {
+            Some(format!("/{kind}s/{id}"))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target_href;
+
+    #[test]
+    fn targets_link_to_their_pages() {
+        assert_eq!(
+            target_href("client:bot", "default", "default").as_deref(),
+            Some("/clients/bot")
+        );
+        assert_eq!(
+            target_href("resource:pay", "default", "default").as_deref(),
+            Some("/resources/pay")
+        );
+        assert_eq!(
+            target_href("client:a b", "default", "default").as_deref(),
+            Some("/clients/a%20b")
+        );
+        // Another realm's client is not on the selected realm's pages.
+        assert_eq!(target_href("client:bot", "ops", "default"), None);
+        assert_eq!(
+            target_href("realm:ops", "ops", "default").as_deref(),
+            Some("/realms/ops")
+        );
+        assert_eq!(target_href("user:unknown", "default", "default"), None);
+        assert_eq!(target_href("key:abc", "default", "default"), None);
     }
 }

@@ -129,11 +129,12 @@ impl Core {
                 "The default realm holds console accounts and cannot be renamed.",
             ));
         }
+        // The event names the realm as it is now; a rename's old name is in its details.
         let mut event = self.event(
             &realm.id,
             &p.email,
             action::REALM_UPDATE,
-            format!("realm:{}", realm.name),
+            format!("realm:{new_name}"),
             meta,
         );
         event.details = serde_json::json!({
