@@ -186,6 +186,25 @@ pub async fn require_sign_in(req: Request, next: Next) -> Response {
 /// WebAssembly needs `wasm-unsafe-eval`.
 pub const CSP: &str = "default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
+/// Console pages are never stored by the browser or a proxy.
+///
+/// They show what the signed-in user may see (and the sign-in page may show a typed email), so
+/// a shared machine's back button or cache must not bring them back after sign-out. Static files
+/// (`/pkg`) keep their caching.
+pub async fn no_store_pages(req: Request, next: Next) -> Response {
+    let mut res = next.run(req).await;
+    let html = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if html {
+        res.headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    res
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -215,6 +215,7 @@ pub fn router(state: AppState) -> Router {
             move || provide_context(fallback_core.clone()), app::shell
         ))
         .layer(from_fn(http::require_sign_in))
+        .layer(from_fn(http::no_store_pages))
         .layer(from_fn_with_state(state.clone(), http::csrf))
         .layer(from_fn_with_state(state.clone(), session::resolve))
         .layer(session_layer);

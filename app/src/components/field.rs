@@ -123,6 +123,10 @@ fn focus(form: &str, name: &str) {
     let _ = (form, name);
 }
 
+/// The ISO form of a console time (`YYYY-MM-DD` or `YYYY-MM-DDTHH:MM`, UTC), as an input
+/// pattern; the browser's own date widgets show local formats, so times are typed like this.
+pub const ISO_PATTERN: &str = r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?)?";
+
 /// What kind of input a [`Field`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Kind {
@@ -135,7 +139,7 @@ pub enum Kind {
     Url,
     /// A whole number.
     Number,
-    /// A UTC date and time (`YYYY-MM-DDTHH:MM`).
+    /// A UTC date and time, typed in ISO form (`YYYY-MM-DDTHH:MM`).
     DateTime,
     /// Several lines (rows).
     Lines(u32),
@@ -201,12 +205,17 @@ pub fn Field(
                 aria-invalid=errors.invalid(name) aria-describedby=described>{value}</textarea>
         }
         .into_any(),
+        Kind::DateTime => view! {
+            <input class=input_class id=id.clone() name=name type="text" inputmode="numeric" value=value required=required
+                pattern=ISO_PATTERN placeholder="YYYY-MM-DDTHH:MM"
+                aria-invalid=errors.invalid(name) aria-describedby=described/>
+        }
+        .into_any(),
         _ => {
             let kind = match kind {
                 Kind::Email => "email",
                 Kind::Url => "url",
                 Kind::Number => "number",
-                Kind::DateTime => "datetime-local",
                 _ => "text",
             };
             view! {

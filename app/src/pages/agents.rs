@@ -40,7 +40,7 @@ fn AgentFields(id: &'static str, v: Option<AgentView>, errors: FieldErrors) -> i
         <Field errors name="owner" id=f("owner") label="Owner" value=owner kind=Kind::Email required=true maxlength=254 placeholder="owner@example.com"
             help="The person accountable for it; tokens carry it as agent_owner."/>
         <Field errors name="expires_at" id=f("expires") label="Expires (UTC)" value=expires kind=Kind::DateTime
-            help="Optional, after now. Its clients' tokens never outlive it."/>
+            help="Optional, after now. Its clients' tokens expire by then at the latest."/>
         <Field errors name="roles" id=f("roles") label="Roles" value=roles mono=true placeholder="mcp:tools tools:call" class="sm:col-span-2" help=ROLES_HELP/>
         <Field errors name="description" id=f("description") label="Description" value=description maxlength=500 class="sm:col-span-2"/>
     }
@@ -278,7 +278,7 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
             .get()
             .map(|c| {
                 format!(
-                    "It acts for agent {} now. Moving it ends the tokens it holds as {}; its next tokens carry {}'s identity.",
+                    "It acts for agent {} now. Its tokens issued as {} stop introspecting as active; its next tokens carry {}'s identity.",
                     c.agent,
                     c.agent,
                     name.get_value()
@@ -290,7 +290,7 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
         <section class=format!("{CARD} mt-6") aria-labelledby="agent-clients" data-testid="agent-clients">
             <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
                 <h2 id="agent-clients" class="text-lg font-semibold text-slate-900 dark:text-white">"Clients acting for this agent"</h2>
-                <p class=format!("mt-1 {MUTED}")>"Their tokens carry this agent's name, owner and roles, and stop working when it is disabled, expires or is deleted."</p>
+                <p class=format!("mt-1 {MUTED}")>"Their tokens carry this agent's name, owner and roles, and stop introspecting as active when it is disabled, expires, is deleted, changes owner or loses a role they carry."</p>
             </div>
             {manage.then(|| view! {
                 <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
@@ -312,7 +312,7 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
                                         <ConfirmButton
                                             label="Unbind"
                                             title=format!("Unbind {c} from {}?", name.get_value())
-                                            message="Its tokens issued as this agent stop working; it keeps its grants and gets plain client tokens from now on."
+                                            message="Its tokens issued as this agent stop introspecting as active; it keeps its grants and gets plain client tokens from now on."
                                             confirm_label="Unbind"
                                             class=BTN_SMALL_DANGER
                                             on_confirm=Callback::new(move |_| { bind.dispatch(BindClient { client_id: id.get_value(), agent: String::new() }); })
@@ -410,7 +410,7 @@ pub fn AgentDetailPage() -> impl IntoView {
                                         }.into_any()
                                     }}
                                     <ConfirmButton label="Delete" title=format!("Delete {}?", n.get_value())
-                                        message="Its clients are unbound and keep working as plain clients; tokens issued as this agent stop working. This cannot be undone."
+                                        message="Its clients are unbound and keep working as plain clients; tokens issued as this agent stop introspecting as active. This cannot be undone."
                                         confirm_label="Delete agent" class=BTN_SMALL_DANGER
                                         on_confirm=Callback::new(move |_| { delete.dispatch(DeleteAgent { name: n.get_value() }); })/>
                                 </div>

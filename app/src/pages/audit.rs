@@ -1,5 +1,6 @@
 //! The audit log: filter, page through, export.
 use crate::api::audit::list_audit;
+use crate::components::field::ISO_PATTERN;
 use crate::components::layout::use_session;
 use crate::components::pager::{CursorPager, with_query};
 use crate::components::ui::*;
@@ -106,11 +107,11 @@ pub fn AuditPage() -> impl IntoView {
                 </div>
                 <div>
                     <label class=LABEL for="f-from">"From (UTC)"</label>
-                    <input class=format!("mt-1 {INPUT}") id="f-from" name="from" type="datetime-local" prop:value=move || filter.get().from/>
+                    <input class=format!("mt-1 {INPUT} font-mono") id="f-from" name="from" type="text" inputmode="numeric" placeholder="YYYY-MM-DDTHH:MM" pattern=ISO_PATTERN prop:value=move || filter.get().from/>
                 </div>
                 <div>
                     <label class=LABEL for="f-to">"To (UTC)"</label>
-                    <input class=format!("mt-1 {INPUT}") id="f-to" name="to" type="datetime-local" prop:value=move || filter.get().to/>
+                    <input class=format!("mt-1 {INPUT} font-mono") id="f-to" name="to" type="text" inputmode="numeric" placeholder="YYYY-MM-DDTHH:MM" pattern=ISO_PATTERN prop:value=move || filter.get().to/>
                 </div>
                 <div class="flex gap-2 sm:col-span-3 lg:col-span-6">
                     <button type="submit" class=BTN_PRIMARY>"Apply filters"</button>
@@ -138,9 +139,9 @@ pub fn AuditPage() -> impl IntoView {
                         };
                         let newest = found.paged.then(|| with_query("/audit", &pairs(&filter.get())));
                         view! {
-                            <div class="overflow-x-auto">
-                                <table class=TABLE>
-                                    <thead class="bg-slate-50 dark:bg-slate-900">
+                            <div>
+                                <table class="block w-full text-sm lg:table">
+                                    <thead class="hidden bg-slate-50 lg:table-header-group dark:bg-slate-900">
                                         <tr>
                                             <th class=TH scope="col">"Time"</th>
                                             <th class=TH scope="col">"Actor"</th>
@@ -151,13 +152,13 @@ pub fn AuditPage() -> impl IntoView {
                                             <th class=format!("{TH} hidden lg:table-cell") scope="col">"Client"</th>
                                         </tr>
                                     </thead>
-                                    <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
+                                    <tbody class="block divide-y divide-slate-200 lg:table-row-group dark:divide-slate-700">
                                         {found.items.into_iter().map(|e| view! {
-                                            <tr data-testid="audit-row">
-                                                <td class=format!("{TD} whitespace-nowrap")><When at=e.time.clone() words=e.ago.clone()/></td>
-                                                <td class=TD>{e.actor.clone()}</td>
-                                                <td class=TD><code class="font-mono text-xs">{e.action.clone()}</code></td>
-                                                <td class=TD>
+                                            <tr data-testid="audit-row" class="block px-4 py-3 lg:table-row lg:p-0">
+                                                <td class=format!("{CELL} whitespace-nowrap text-xs lg:text-sm")><When at=e.time.clone() words=e.ago.clone()/></td>
+                                                <td class=CELL>{e.actor.clone()}</td>
+                                                <td class=CELL><code class="font-mono text-xs">{e.action.clone()}</code></td>
+                                                <td class=CELL>
                                                     {match target_href(&e.target, &e.realm, &current_realm()) {
                                                         Some(href) => view! { <a class="font-mono text-xs break-all text-indigo-700 hover:underline dark:text-indigo-300" href=href>{e.target.clone()}</a> }.into_any(),
                                                         None => view! { <span class="font-mono text-xs break-all">{e.target.clone()}</span> }.into_any(),
@@ -166,11 +167,11 @@ pub fn AuditPage() -> impl IntoView {
                                                         <details class="mt-1"><summary class="cursor-pointer text-xs text-slate-600 dark:text-slate-300">"Details"</summary><pre class="mt-1 whitespace-pre-wrap font-mono text-xs">{e.details.clone()}</pre></details>
                                                     })}
                                                 </td>
-                                                <td class=TD><Pill tone=Tone::of(&e.outcome) text=e.outcome.clone()/></td>
-                                                <td class=format!("{TD} hidden lg:table-cell")>{e.realm.clone()}</td>
-                                                <td class=format!("{TD} hidden lg:table-cell")>
+                                                <td class=CELL><Pill tone=Tone::of(&e.outcome) text=e.outcome.clone()/></td>
+                                                <td class=format!("{CELL} text-xs text-slate-500 lg:text-sm lg:text-slate-700 dark:text-slate-400 lg:dark:text-slate-200")>{e.realm.clone()}</td>
+                                                <td class=format!("{CELL} text-xs text-slate-500 lg:text-sm lg:text-slate-700 dark:text-slate-400 lg:dark:text-slate-200")>
                                                     <div class="text-xs">{e.client_ip.clone()}</div>
-                                                    <div class="font-mono text-xs text-slate-400" title="Request id">{e.request_id.clone()}</div>
+                                                    <div class="font-mono text-xs text-slate-500 dark:text-slate-400" title="Request id">{e.request_id.clone()}</div>
                                                 </td>
                                             </tr>
                                         }).collect_view()}
@@ -187,6 +188,9 @@ pub fn AuditPage() -> impl IntoView {
         </div>
     }
 }
+
+/// A cell: a line of the row's card on narrow screens, a table cell from `lg` up.
+const CELL: &str = "block min-w-0 py-0.5 text-slate-700 lg:table-cell lg:px-4 lg:py-2 lg:align-top dark:text-slate-200";
 
 /// The console page of an event's target, when it has one: realms and console users anywhere,
 /// clients, resources and agents of the selected realm (their pages show that realm's objects).

@@ -419,10 +419,9 @@ impl Core {
     }
 
     async fn load_user(&self, id: &UserId) -> Result<User> {
-        self.store
-            .find_user(id)
-            .await?
-            .ok_or_else(|| Error::not_found("user", id.as_str()))
+        self.store.find_user(id).await?.ok_or_else(|| {
+            Error::not_found("user", id.as_str().chars().take(64).collect::<String>())
+        })
     }
 
     /// Inserts a new user (and optionally their first link) with a `user.create` audit event.

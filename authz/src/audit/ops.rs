@@ -68,14 +68,30 @@ impl Core {
         subject: &AuditSubject,
         window: AuditWindow,
     ) -> Result<AuditSlice> {
-        let filter = AuditFilter {
-            target_is: Some(subject.target()),
-            ..Default::default()
-        };
-        let realm = match subject {
-            AuditSubject::Realm(name) => name.clone(),
-            AuditSubject::User(_) => self.admin_realm().await?.name.to_string(),
-            _ => realm.to_owned(),
+        let (filter, realm) = match subject {
+            // A realm's own events live in it and name it; renames change the name, so every
+            // realm-targeted event of that realm counts.
+            AuditSubject::Realm(name) => (
+                AuditFilter {
+                    target: Some("realm:".to_owned()),
+                    ..Default::default()
+                },
+                name.clone(),
+            ),
+            AuditSubject::User(_) => (
+                AuditFilter {
+                    target_is: Some(subject.target()),
+                    ..Default::default()
+                },
+                self.admin_realm().await?.name.to_string(),
+            ),
+            _ => (
+                AuditFilter {
+                    target_is: Some(subject.target()),
+                    ..Default::default()
+                },
+                realm.to_owned(),
+            ),
         };
         self.list_audit(p, Some(&realm), filter, window).await
     }

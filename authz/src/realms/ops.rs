@@ -63,7 +63,8 @@ impl Core {
 
     /// A realm by name, enabled or not; a malformed name is `NotFound` too.
     pub(crate) async fn find_realm(&self, name: &str) -> Result<Realm> {
-        let parsed = RealmName::parse(name).map_err(|_| Error::not_found("realm", name))?;
+        let parsed = RealmName::parse(name)
+            .map_err(|_| Error::not_found("realm", name.chars().take(63).collect::<String>()))?;
         self.store
             .find_realm_by_name(&parsed)
             .await?

@@ -59,7 +59,7 @@ impl Core {
     /// minted from: the same client row, enabled; the same resource row, enabled, and still
     /// granted to the client with every scope the token carries; and, when it
     /// carries an agent, the client still bound to that agent by the same binding and the agent
-    /// active now.
+    /// active now, with the owner and (at least) the roles the token names.
     pub(crate) async fn token_is_alive(
         &self,
         realm: &Realm,
@@ -97,7 +97,14 @@ impl Core {
                 Ok(self
                     .cached_agent(&AgentId::from_stored(a.agent_id.as_str()))
                     .await?
-                    .is_some_and(|agent| agent.status(now) == AgentStatus::Active))
+                    .is_some_and(|agent| {
+                        // Active, and still what the token says it is: the same owner, every
+                        // role it carries, and every scope it grants within those roles.
+                        agent.status(now) == AgentStatus::Active
+                            && agent.owner == a.agent_owner
+                            && a.roles.iter().all(|r| agent.roles.contains(r))
+                            && claims.scopes().all(|s| agent.roles.contains(s))
+                    }))
             }
         }
     }

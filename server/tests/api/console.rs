@@ -43,6 +43,11 @@ async fn login_rotates_the_session_and_logout_ends_it() {
 
     let res = t.get("/", Some(&cookie)).await;
     assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        res.headers()[header::CACHE_CONTROL],
+        "no-store",
+        "signed-in pages are not kept by the browser"
+    );
     assert!(body(res).await.contains("Overview"));
     assert_eq!(location(&t.get("/login", Some(&cookie)).await), "/");
 

@@ -1432,6 +1432,57 @@ async fn an_agent_page_shows_its_clients_and_past_expiries_are_refused() {
         .expect("agent");
     assert_eq!(agent.clients, vec!["bot".to_owned()]);
     assert_eq!(agent.status, authz::agents::AgentStatus::Active);
+
+    // A token names the agent's owner and roles: changing either ends it at introspection.
+    let change = |owner: &str, roles: &str| authz::agents::AgentInput {
+        name: "reports".into(),
+        owner: owner.into(),
+        roles: roles.into(),
+        expires_at: authz::clock::rfc3339(now + 3600),
+        ..Default::default()
+    };
+    let token = f.access_token(PAY).await;
+    assert_eq!(f.introspect(&token).await["active"], true);
+    core.update_agent(
+        &admin,
+        "default",
+        "reports",
+        &change("owner@example.com", "tools:call"),
+        &meta,
+    )
+    .await
+    .expect("unchanged identity");
+    assert_eq!(
+        f.introspect(&token).await["active"],
+        true,
+        "same owner and roles"
+    );
+    core.update_agent(
+        &admin,
+        "default",
+        "reports",
+        &change("new@example.com", "tools:call"),
+        &meta,
+    )
+    .await
+    .expect("new owner");
+    assert_eq!(f.introspect(&token).await["active"], false, "owner changed");
+    let token = f.access_token(PAY).await;
+    assert_eq!(f.introspect(&token).await["active"], true);
+    core.update_agent(
+        &admin,
+        "default",
+        "reports",
+        &change("new@example.com", "other"),
+        &meta,
+    )
+    .await
+    .expect("roles narrowed");
+    assert_eq!(
+        f.introspect(&token).await["active"],
+        false,
+        "a role it carries is gone"
+    );
     assert!(matches!(
         core.agent(&admin, "default", "nobody").await,
         Err(authz::Error::NotFound { .. })
