@@ -233,6 +233,17 @@ pub fn access_view(
                     .collect()
             })
             .unwrap_or_default(),
+        lapsed: a
+            .grant
+            .as_ref()
+            .map(|g| {
+                g.scopes
+                    .difference(&a.resource.scopes)
+                    .iter()
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default(),
         granted: a.grant.is_some(),
         updated_at: a
             .grant
@@ -255,6 +266,7 @@ pub fn grant_view(
         name: g.name.clone(),
         enabled: g.enabled,
         scopes: g.grant.scopes.iter().map(str::to_owned).collect(),
+        lapsed: g.lapsed.iter().map(str::to_owned).collect(),
         created_at: authz::clock::rfc3339(g.grant.created_at),
         updated_at: authz::clock::rfc3339(g.grant.updated_at),
     }

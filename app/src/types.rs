@@ -242,6 +242,8 @@ pub struct AccessView {
     pub resource: ResourceView,
     /// Granted scopes (empty when not granted), only those the resource still accepts.
     pub scopes: Vec<String>,
+    /// Granted scopes the resource no longer accepts.
+    pub lapsed: Vec<String>,
     /// Whether the client holds a grant.
     pub granted: bool,
     /// When the grant's scopes last changed (RFC 3339), empty when not granted.
@@ -261,8 +263,10 @@ pub struct GrantView {
     pub name: String,
     /// Whether the client is enabled.
     pub enabled: bool,
-    /// Granted scopes.
+    /// Granted scopes the resource accepts (what its tokens get).
     pub scopes: Vec<String>,
+    /// Granted scopes the resource no longer accepts.
+    pub lapsed: Vec<String>,
     /// When first granted (RFC 3339).
     pub created_at: String,
     /// When the scopes last changed (RFC 3339).

@@ -46,6 +46,12 @@ impl ScopeSet {
     pub fn intersection(&self, other: &ScopeSet) -> ScopeSet {
         ScopeSet(self.0.intersection(&other.0).cloned().collect())
     }
+
+    /// Tokens in this set and not in `other`.
+    #[must_use]
+    pub fn difference(&self, other: &ScopeSet) -> ScopeSet {
+        ScopeSet(self.0.difference(&other.0).cloned().collect())
+    }
 }
 
 impl std::fmt::Display for ScopeSet {

@@ -63,7 +63,9 @@ test('an admin registers a resource and a client, and the token only works for t
   await hydrated(page);
   const access = page.getByTestId('access-row').filter({ hasText: audience });
   await expect(access).toContainText('No access');
-  await access.getByLabel('tools:read').uncheck();
+  // Nothing is ticked at first: least privilege.
+  await expect(access.getByLabel('tools:read')).not.toBeChecked();
+  await access.getByLabel('tools:call').check();
   await access.getByRole('button', { name: 'Grant access' }).click();
   await expect(page.getByTestId('toast').filter({ hasText: `bot-${suffix} may get tokens for Payments with tools:call` })).toBeVisible();
   await expect(access).toContainText('Granted');

@@ -68,6 +68,7 @@ test('moving a client between agents and unbinding it are confirmed in accessibl
   await picker.press('ArrowDown');
   await expect(page.getByRole('listbox').getByRole('option').first()).toHaveAttribute('aria-selected', 'true');
   await picker.press('Enter');
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Bind client' }).press('Enter');
   await expect(page.getByTestId('bound-client')).toHaveCount(1);
 
   // Binding it to a second agent is a move: the dialog names both agents and asks first.
@@ -78,7 +79,7 @@ test('moving a client between agents and unbinding it are confirmed in accessibl
   await page.getByRole('listbox').getByRole('option').first().click();
   const dialog = page.getByRole('alertdialog');
   await expect(dialog).toHaveAccessibleName(`Move mover-${suffix} to second-${suffix}?`);
-  await expect(dialog).toContainText(`It acts for agent first-${suffix} now.`);
+  await expect(dialog).toContainText(`It acts for agent first-${suffix} now;`);
   // Focus starts on Cancel, Tab stays inside, Escape cancels.
   await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
   await page.keyboard.press('Tab');

@@ -56,6 +56,8 @@ export async function grantAccess(page: Page, clientId: string, resourceName: st
   await page.goto(`/clients/${clientId}`);
   await hydrated(page);
   const row = page.getByTestId('access-row').filter({ hasText: resourceName });
+  // Nothing is ticked at first (least privilege): pick every scope.
+  for (const box of await row.getByRole('checkbox').all()) await box.check();
   await row.getByRole('button', { name: 'Grant access' }).click();
   await expect(row).toContainText('Granted');
 }

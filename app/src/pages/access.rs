@@ -4,11 +4,12 @@ use crate::api::access::{GrantAccess, RevokeAccess};
 use crate::components::confirm::ConfirmButton;
 use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, with_query};
+use crate::components::picker::ClientPicker;
 use crate::components::scopes::{ScopeChecks, joined, split};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::error::AppError;
-use crate::types::{AccessView, GrantPage, GrantView, ResourceView};
+use crate::types::{AccessView, ClientChoiceView, GrantPage, GrantView, ResourceView};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 use std::collections::BTreeSet;
@@ -25,6 +26,23 @@ fn ScopeList(scopes: Vec<String>) -> impl IntoView {
     }
 }
 
+/// Granted scopes the resource no longer accepts, and what that means.
+#[component]
+fn Lapsed(scopes: Vec<String>, effective: usize) -> impl IntoView {
+    (!scopes.is_empty() || effective == 0).then(|| {
+        let text = if effective == 0 {
+            "No granted scope is accepted by the resource any more: no token is issued.".to_owned()
+        } else {
+            "Not accepted by the resource any more (no token carries them):".to_owned()
+        };
+        view! {
+            <p class="mt-2 text-xs text-amber-800 dark:text-amber-300" data-testid="lapsed-scopes">
+                {text} " " <span class="font-mono break-words">{scopes.join(" ")}</span>
+            </p>
+        }
+    })
+}
+
 /// When a grant was last used: words, with the UTC time on hover.
 #[component]
 fn LastToken(at: String, words: String) -> impl IntoView {
@@ -34,7 +52,7 @@ fn LastToken(at: String, words: String) -> impl IntoView {
     } else {
         view! {
             <span class="text-xs text-slate-500 dark:text-slate-400">
-                "Last token " <time datetime=at.clone() title=at>{words}</time>
+                "Last token " <When at words/>
             </span>
         }
         .into_any()
@@ -76,11 +94,8 @@ fn on_revoked(revoke: ServerAction<RevokeAccess>, refresh: Callback<()>) {
 #[component]
 fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> impl IntoView {
     let all = split(&access.resource.scopes);
-    let initial: BTreeSet<String> = if access.granted {
-        access.scopes.iter().cloned().collect()
-    } else {
-        all.iter().cloned().collect()
-    };
+    // Least privilege: nothing is ticked until the admin picks it.
+    let initial: BTreeSet<String> = access.scopes.iter().cloned().collect();
     let selected = RwSignal::new(initial.clone());
     let grant = ServerAction::<GrantAccess>::new();
     let revoke = ServerAction::<RevokeAccess>::new();
@@ -114,6 +129,7 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
                     <Badge ok=granted text=if granted { "Granted" } else { "No access" }/>
                 </div>
             </div>
+            {granted.then(|| view! { <Lapsed scopes=access.lapsed.clone() effective=access.scopes.len()/> })}
             {if !manage {
                 granted.then(|| view! { <ScopeList scopes=access.scopes.clone()/> }).into_any()
             } else {
@@ -201,6 +217,7 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
     let all = split(&resource.scopes);
     let resource_name = resource.display_name.clone();
     let manage = use_abilities().manage_clients;
+    let effective = grant.scopes.len();
     view! {
         <li class="px-4 py-4 sm:px-6" data-testid="grant-row">
             <div class="flex flex-wrap items-start justify-between gap-2">
@@ -218,6 +235,7 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
             }>
                 <ScopeList scopes=grant.scopes.clone()/>
             </Show>
+            <Lapsed scopes=grant.lapsed.clone() effective=effective/>
             {manage.then(|| view! {
             <div class="mt-3 flex flex-wrap gap-2">
                 <Show when=move || editing.get() fallback=move || view! {
@@ -250,8 +268,9 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
 #[component]
 fn GrantForm(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
     let all = split(&resource.scopes);
-    let selected = RwSignal::new(all.iter().cloned().collect::<BTreeSet<_>>());
+    let selected = RwSignal::new(BTreeSet::<String>::new());
     let client_id = RwSignal::new(String::new());
+    let on_pick = Callback::new(move |c: ClientChoiceView| client_id.set(c.client_id));
     let grant = ServerAction::<GrantAccess>::new();
     let toasts = use_toasts();
     Effect::new(move |_| {
@@ -273,12 +292,15 @@ fn GrantForm(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
     view! {
         <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
             <h3 class="text-sm font-semibold text-slate-900 dark:text-white">"Grant a client"</h3>
-            <div class="mt-2 max-w-md">
-                <label class=LABEL for="grant-client">"client_id"</label>
-                <input class=format!("mt-1 {INPUT} font-mono") id="grant-client" maxlength="255"
-                    prop:value=move || client_id.get()
-                    on:input=move |ev| client_id.set(event_target_value(&ev))
-                    placeholder="reports-bot"/>
+            <div class="mt-2">
+                <ClientPicker id="grant-client" label="Client" on_pick/>
+                <p class=format!("mt-2 text-sm {MUTED}") data-testid="grant-picked">
+                    {move || if client_id.with(String::is_empty) {
+                        "Pick a client, then the scopes it may get.".to_owned()
+                    } else {
+                        format!("Granting {}", client_id.get())
+                    }}
+                </p>
             </div>
             <ScopeChecks id="grant-new".to_owned() legend="Scopes to grant" scopes=all selected/>
             <button type="button" class=format!("mt-3 {BTN_PRIMARY}")

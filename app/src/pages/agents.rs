@@ -256,13 +256,11 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
     let manage = use_abilities().manage_agents;
     let moving = RwSignal::new(None::<ClientChoiceView>);
     let confirm_move = RwSignal::new(false);
+    let roles = StoredValue::new(agent.roles.clone());
+    // Every bind asks first: it changes what the client's tokens carry (and a move ends the
+    // tokens it holds as another agent).
     let on_pick = Callback::new(move |c: ClientChoiceView| {
-        if c.agent.is_empty() {
-            bind.dispatch(BindClient {
-                client_id: c.client_id,
-                agent: name.get_value(),
-            });
-        } else if c.agent != name.get_value() {
+        if c.agent != name.get_value() {
             moving.set(Some(c));
             confirm_move.set(true);
         }
@@ -270,21 +268,44 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
     let move_title = Signal::derive(move || {
         moving
             .get()
-            .map(|c| format!("Move {} to {}?", c.client_id, name.get_value()))
+            .map(|c| {
+                if c.agent.is_empty() {
+                    format!("Bind {} to {}?", c.client_id, name.get_value())
+                } else {
+                    format!("Move {} to {}?", c.client_id, name.get_value())
+                }
+            })
             .unwrap_or_default()
     });
     let move_message = Signal::derive(move || {
         moving
             .get()
             .map(|c| {
-                format!(
-                    "It acts for agent {} now. Its tokens issued as {} stop introspecting as active; its next tokens carry {}'s identity.",
-                    c.agent,
-                    c.agent,
-                    name.get_value()
-                )
+                let ceiling = roles.with_value(|r| {
+                    if r.is_empty() {
+                        format!("{} holds no roles, so its tokens will carry no scopes.", name.get_value())
+                    } else {
+                        format!("Their scopes are limited to {}'s roles: {r}.", name.get_value())
+                    }
+                });
+                let before = if c.agent.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "It acts for agent {} now; its tokens issued as {} stop introspecting as active. ",
+                        c.agent, c.agent
+                    )
+                };
+                format!("{before}Its next tokens carry {}'s identity. {ceiling}", name.get_value())
             })
             .unwrap_or_default()
+    });
+    let confirm_label = Signal::derive(move || {
+        if moving.with(|m| m.as_ref().is_some_and(|c| c.agent.is_empty())) {
+            "Bind client".to_owned()
+        } else {
+            "Move client".to_owned()
+        }
     });
     view! {
         <section class=format!("{CARD} mt-6") aria-labelledby="agent-clients" data-testid="agent-clients">
@@ -324,7 +345,7 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
                     </ul>
                 }.into_any()
             }}
-            <ConfirmDialog open=confirm_move title=move_title message=move_message confirm_label="Move client" danger=false
+            <ConfirmDialog open=confirm_move title=move_title message=move_message confirm_label danger=false
                 on_confirm=Callback::new(move |_| {
                     if let Some(c) = moving.get_untracked() {
                         bind.dispatch(BindClient { client_id: c.client_id, agent: name.get_value() });
@@ -421,6 +442,7 @@ pub fn AgentDetailPage() -> impl IntoView {
                         {can.view_audit.then(|| view! { <History target events/> })}
                     }.into_any()
                 }
+                Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
             })}
         </Transition>

@@ -38,7 +38,7 @@ fn ClientRow(client: ClientView) -> impl IntoView {
                 <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{client.client_id.clone()}</div>
             </td>
             <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs">{client.auth_method.clone()}</span></td>
-            <td class=format!("{TD} hidden lg:table-cell")><span class=MONO>{client.scope.clone()}</span></td>
+            <td class=format!("{TD} hidden lg:table-cell")><span class="font-mono text-xs break-words">{client.scope.clone()}</span></td>
             <td class=TD><Badge ok=enabled text=if enabled { "Enabled" } else { "Disabled" }/></td>
         </tr>
     }
@@ -190,6 +190,15 @@ fn ClientFields(
         .iter()
         .any(|n| errors.message(n).is_some())
     };
+    // Opened when one of its fields is at fault, and left open while it is fixed.
+    let more = NodeRef::<leptos::html::Details>::new();
+    Effect::new(move |_| {
+        if more_at_fault()
+            && let Some(d) = more.get()
+        {
+            d.set_open(true);
+        }
+    });
     view! {
         <Field errors name="name" id=f("name") label="Name" value=v.name required=true maxlength=100 placeholder="Reports bot" class="sm:col-span-2"/>
         <Field errors name="scope" id=f("scope") label="Registered scopes" value=v.scope mono=true placeholder="tools:call" class="sm:col-span-2"
@@ -203,7 +212,7 @@ fn ClientFields(
         })}
         <Field errors name="contacts" id=f("contacts") label="Contacts" value=v.contacts placeholder="owner@example.com" class="sm:col-span-2"
             help="Email addresses, separated by commas (at most 20)."/>
-        <details class="sm:col-span-2" open=move || more_open || more_at_fault()>
+        <details class="sm:col-span-2" open=more_open node_ref=more>
             <summary class="cursor-pointer text-sm font-medium text-slate-700 dark:text-slate-300">"More registration metadata (RFC 7591)"</summary>
             <div class="mt-3 grid gap-4 sm:grid-cols-2">
                 <Field errors name="redirect_uris" id=f("redirect-uris") label="Redirect URIs" value=v.redirect_uris kind=Kind::Lines(2) mono=true
@@ -492,6 +501,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                         {can.view_audit.then(|| view! { <History target events/> })}
                     }.into_any()
                 }
+                Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
             })}
         </Transition>

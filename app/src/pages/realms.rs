@@ -193,11 +193,14 @@ pub fn RealmDetailPage() -> impl IntoView {
     let name = Memo::new(move |_| params.with(|p| p.get("name").unwrap_or_default()));
     let update = ServerAction::<UpdateRealm>::new();
     let enable = ServerAction::<SetRealmEnabled>::new();
-    let enabled = successes(enable);
-    let realm = Resource::new(move || (name.get(), enabled.get()), |(n, _)| get_realm(n));
+    let (enabled, updated) = (successes(enable), successes(update));
+    let realm = Resource::new(
+        move || (name.get(), enabled.get(), updated.get()),
+        |(n, ..)| get_realm(n),
+    );
     let events = Resource::new(
-        move || (name.get(), enabled.get()),
-        |(n, _)| history("realm".to_owned(), n),
+        move || (name.get(), enabled.get(), updated.get()),
+        |(n, ..)| history("realm".to_owned(), n),
     );
     let toasts = use_toasts();
     let navigate = leptos_router::hooks::use_navigate();
@@ -249,6 +252,7 @@ pub fn RealmDetailPage() -> impl IntoView {
                         <History target events/>
                     }.into_any()
                 }
+                Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
             })}
         </Transition>

@@ -80,7 +80,7 @@ fn ResourceRow(resource: ResourceView) -> impl IntoView {
                 <div class="font-mono text-xs text-slate-500 dark:text-slate-400">{resource.slug.clone()}</div>
             </td>
             <td class=TD><span class=MONO>{resource.uri.clone()}</span></td>
-            <td class=format!("{TD} hidden md:table-cell")><span class=MONO>{resource.scopes.clone()}</span></td>
+            <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs break-words">{resource.scopes.clone()}</span></td>
             <td class=format!("{TD} hidden lg:table-cell whitespace-nowrap")>
                 {format!("{} s · {}", resource.token_ttl_secs, if resource.signing_alg.is_empty() { "ES256" } else { resource.signing_alg.as_str() })}
             </td>
@@ -387,6 +387,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                         {can.view_audit.then(|| view! { <History target events/> })}
                     }.into_any()
                 }
+                Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
             })}
         </Transition>

@@ -205,6 +205,7 @@ fn role_meaning(role: &str) -> &'static str {
 /// One console user: role (changed with confirmation), status, password link, history.
 #[component]
 pub fn UserDetailPage() -> impl IntoView {
+    let session = crate::components::layout::use_session();
     let params = leptos_router::hooks::use_params_map();
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     let role = ServerAction::<SetUserRole>::new();
@@ -259,6 +260,12 @@ pub fn UserDetailPage() -> impl IntoView {
                     let target = format!("user:{}", u.id);
                     let status = user_status(&u);
                     let admin = u.role == "admin";
+                    // One's own role and status are changed by another admin.
+                    let myself = session
+                        .get()
+                        .and_then(Result::ok)
+                        .flatten()
+                        .is_some_and(|s| s.user_id == u.id);
                     let title = Signal::derive(move || format!(
                         "Change {}'s role from {} to {}?",
                         email.get_value(),
@@ -284,7 +291,9 @@ pub fn UserDetailPage() -> impl IntoView {
                                     message="A new one-time link lets them choose a new password. Earlier links stop working."
                                     confirm_label="Issue link" class=BTN_SMALL
                                     on_confirm=Callback::new(move |_| { reset.dispatch(IssueResetLink { id: uid.get_value() }); })/>
-                                {if u.disabled {
+                                {if myself {
+                                    ().into_any()
+                                } else if u.disabled {
                                     view! { <button type="button" class=BTN_SMALL on:click=move |_| { disable.dispatch(SetUserDisabled { id: uid.get_value(), disabled: false }); }>"Enable"</button> }.into_any()
                                 } else {
                                     view! {
@@ -303,7 +312,8 @@ pub fn UserDetailPage() -> impl IntoView {
                                 <div><dt class=MUTED>"Status"</dt><dd><Pill tone=status_tone(status) text=status/></dd></div>
                                 <div><dt class=MUTED>"Created"</dt><dd><When at=u.created_at.clone() words=u.created_at.get(..10).unwrap_or_default().to_owned()/></dd></div>
                             </dl>
-                            <form class="mt-4 flex flex-wrap items-end gap-3" on:submit=move |ev| {
+                            {myself.then(|| view! { <p class=format!("mt-4 {MUTED}") data-testid="own-account">"This is your own account: another admin changes its role or disables it."</p> })}
+                            <form class="mt-4 flex flex-wrap items-end gap-3" class:hidden=myself on:submit=move |ev| {
                                 ev.prevent_default();
                                 if picked.get_untracked() != current.get_value() { confirm.set(true); }
                             }>
@@ -323,6 +333,7 @@ pub fn UserDetailPage() -> impl IntoView {
                         <History target events/>
                     }.into_any()
                 }
+                Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
             })}
         </Transition>

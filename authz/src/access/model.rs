@@ -26,8 +26,11 @@ pub struct Grant {
 /// A grant as a resource lists it: with the client it is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrantedClient {
-    /// The grant.
+    /// The grant, its scopes narrowed to those the resource still accepts (what tokens get).
     pub grant: Grant,
+    /// Granted scopes the resource no longer accepts: no token carries them while they are
+    /// not accepted, and they count again if the resource accepts them again.
+    pub lapsed: ScopeSet,
     /// The client's `client_id`.
     pub client_id: ClientId,
     /// The client's name.

@@ -154,10 +154,16 @@ impl Core {
         p.require(Permission::ViewClients)?;
         let resource = self.load_resource(realm_name, resource_slug).await?;
         let q = query.trim();
-        Ok(self
+        let mut found = self
             .store
             .list_resource_grants(&resource.id, (!q.is_empty()).then_some(q), page)
-            .await?)
+            .await?;
+        // Shown as tokens get them: what the resource no longer accepts is set apart.
+        for g in &mut found.items {
+            g.lapsed = g.grant.scopes.difference(&resource.scopes);
+            g.grant.scopes = g.grant.scopes.intersection(&resource.scopes);
+        }
+        Ok(found)
     }
 
     /// Writes when each grant was last used, as noted in memory since the last call, and returns

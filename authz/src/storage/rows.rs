@@ -359,6 +359,7 @@ impl TryFrom<GrantedClientRow> for crate::access::GrantedClient {
     fn try_from(r: GrantedClientRow) -> Result<Self, StorageError> {
         Ok(crate::access::GrantedClient {
             grant: r.grant.try_into()?,
+            lapsed: crate::scope::ScopeSet::default(),
             client_id: ClientId::parse(&r.client_id)
                 .map_err(|e| StorageError::Corrupt(e.into()))?,
             name: r.name,

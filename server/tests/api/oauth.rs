@@ -1939,4 +1939,40 @@ async fn tokens_only_for_granted_resources_with_granted_scopes() {
         .await
         .expect("list");
     assert!(bots.iter().all(|a| a.grant.is_some()));
+
+    // A resource that stops accepting a granted scope: its page shows what tokens get, and the
+    // scope set apart as no longer accepted.
+    let input = ResourceInput {
+        display_name: "Payments".into(),
+        uri: PAY.into(),
+        scopes: "tools:call".into(),
+        enabled: true,
+        ..Default::default()
+    };
+    core.update_resource(
+        &admin,
+        "default",
+        "payments-mcp",
+        &input,
+        &Default::default(),
+    )
+    .await
+    .expect("narrow");
+    let shown = core
+        .resource_access(
+            &admin,
+            "default",
+            "payments-mcp",
+            "bot",
+            authz::storage::Page::new(0, 10),
+        )
+        .await
+        .expect("list");
+    let bot = shown
+        .items
+        .iter()
+        .find(|g| g.client_id.as_str() == "bot")
+        .expect("bot");
+    assert_eq!(bot.grant.scopes.to_string(), "tools:call");
+    assert_eq!(bot.lapsed.to_string(), "tools:read");
 }
