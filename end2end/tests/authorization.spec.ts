@@ -107,7 +107,10 @@ test('an admin registers a resource and a client, and the token only works for t
   await picker.fill('no-such-client');
   await expect(page.getByRole('listbox')).toContainText('No client matches.');
   await picker.fill(`bot-${suffix}`);
-  await page.getByRole('option', { name: new RegExp(`bot-${suffix}`) }).click();
+  await page.getByRole('listbox').getByRole('option', { name: new RegExp(`bot-${suffix}`) }).click();
+  // Binding asks first, saying what the tokens will be limited to.
+  await expect(page.getByRole('alertdialog')).toContainText('limited to');
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Bind client' }).click();
   await expect(page.getByTestId('toast').filter({ hasText: 'Binding saved.' })).toBeVisible();
   await expect(page.getByTestId('bound-client').getByRole('link')).toHaveText(`bot-${suffix}`);
   const agentToken = await (await request.post('/realms/default/token', {
