@@ -24,6 +24,7 @@ pub mod fetch;
 pub mod housekeeping;
 pub mod ids;
 pub mod keys;
+pub mod overview;
 pub mod policy;
 pub mod realms;
 pub mod resources;

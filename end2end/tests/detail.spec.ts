@@ -196,3 +196,21 @@ test('renaming a realm shows its old and new issuer first; a role change says wh
   await expect(page.getByTestId('history-row').first()).toContainText('user.role_change');
   expect(errors).toEqual([]);
 });
+
+test('the overview lists the realm endpoints to copy, counts that open their lists, and a checklist that ticks itself', async ({ page, baseURL }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  await hydrated(page);
+  const endpoints = page.getByTestId('endpoints');
+  await expect(endpoints.locator('dd')).toHaveCount(7);
+  await expect(endpoints).toContainText(`${baseURL}/.well-known/oauth-authorization-server/realms/default`);
+  await expect(endpoints).toContainText(`${baseURL}/realms/default/jwks`);
+  await expect(endpoints.getByRole('button', { name: /copy/i }).first()).toBeVisible();
+  // Earlier tests registered resources: the first step is done.
+  await expect(page.getByTestId('checklist-step').first()).toHaveAttribute('data-done', 'true');
+  await expect(page.getByTestId('token-curl')).toContainText(`${baseURL}/realms/default/token`);
+  const resources = page.getByTestId('overview-count').filter({ hasText: 'Resources' });
+  await resources.click();
+  await expect(page).toHaveURL(/\/resources$/);
+  expect(errors).toEqual([]);
+});

@@ -5,6 +5,7 @@ pub mod agents;
 pub mod audit;
 pub mod clients;
 pub mod keys;
+pub mod overview;
 pub mod realms;
 pub mod resources;
 pub mod session;

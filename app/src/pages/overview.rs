@@ -1,52 +1,125 @@
-//! The selected realm at a glance.
+//! The selected realm at a glance: endpoints to copy, what it holds, and the way to a first token.
+use crate::api::overview::realm_overview;
 use crate::components::copy::CopyValue;
 use crate::components::layout::use_session;
-use crate::components::ui::{Badge, CARD, Loading, MUTED, PageHeader};
+use crate::components::pager::grouped;
+use crate::components::ui::*;
+use crate::types::OverviewView;
 use leptos::prelude::*;
+
+/// A count that links to its list.
+#[component]
+fn Count(label: &'static str, value: Option<u64>, href: &'static str) -> impl IntoView {
+    value.map(|n| {
+        view! {
+            <a href=href class=format!("{CARD} block p-4 hover:border-indigo-300 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:hover:border-indigo-700") data-testid="overview-count">
+                <span class="block text-2xl font-semibold text-slate-900 dark:text-white">{grouped(n)}</span>
+                <span class=MUTED>{label}</span>
+            </a>
+        }
+    })
+}
+
+/// One step of the getting-started checklist.
+#[component]
+fn Step(done: bool, title: &'static str, children: Children) -> impl IntoView {
+    view! {
+        <li class="flex gap-3 py-3" data-testid="checklist-step" data-done=done.to_string()>
+            <span aria-hidden="true" class=if done { "mt-0.5 flex h-5 w-5 shrink-0 items-center justify-center rounded-full bg-emerald-600 text-xs text-white" } else { "mt-0.5 flex h-5 w-5 shrink-0 items-center justify-center rounded-full border border-slate-300 text-xs dark:border-slate-600" }>
+                {if done { "✓" } else { "" }}
+            </span>
+            <div class="min-w-0 flex-1">
+                <p class="text-sm font-medium text-slate-900 dark:text-white">
+                    {title} <span class="sr-only">{if done { " (done)" } else { " (to do)" }}</span>
+                </p>
+                <div class=format!("mt-1 {MUTED}")>{children()}</div>
+            </div>
+        </li>
+    }
+}
+
+fn checklist(o: &OverviewView) -> impl IntoView {
+    let has_resource = o.resources.unwrap_or(0) > 0;
+    let has_grant = o.grants.unwrap_or(0) > 0;
+    let has_token = o.grants_used.unwrap_or(0) > 0;
+    let token = o
+        .endpoints
+        .iter()
+        .find(|(l, _)| l == "Token")
+        .map(|(_, u)| u.clone())
+        .unwrap_or_default();
+    let curl = format!(
+        "curl -s -u \"$CLIENT_ID:$CLIENT_SECRET\" \\\n  -d grant_type=client_credentials \\\n  --data-urlencode \"resource=$MCP_SERVER_URI\" \\\n  {token}"
+    );
+    view! {
+        <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="start-title" data-testid="checklist">
+            <h2 id="start-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Getting started"</h2>
+            <ol class="mt-2 divide-y divide-slate-200 dark:divide-slate-700">
+                <Step done=has_resource title="Register an MCP server">
+                    "Add it on " <a class="text-indigo-700 underline dark:text-indigo-300" href="/resources">"Resources"</a>
+                    " with the URI its clients connect to; tokens carry it as their audience."
+                </Step>
+                <Step done=has_grant title="Grant a client access">
+                    "Create a client on " <a class="text-indigo-700 underline dark:text-indigo-300" href="/clients">"Clients"</a>
+                    " and grant it the MCP server with the scopes it needs (bind it to an agent to carry an agent's identity)."
+                </Step>
+                <Step done=has_token title="Get a token">
+                    <p>"With the client's credentials, for the MCP server's URI:"</p>
+                    <pre class="mt-2 overflow-x-auto rounded-md bg-slate-50 p-3 font-mono text-xs text-slate-800 dark:bg-slate-900 dark:text-slate-200" data-testid="token-curl">{curl.clone()}</pre>
+                    <div class="mt-2"><CopyValue value=curl label="curl command"/></div>
+                </Step>
+            </ol>
+        </section>
+    }
+}
 
 /// Overview of the selected realm.
 #[component]
 pub fn OverviewPage() -> impl IntoView {
     let session = use_session();
+    let overview = Resource::new(|| (), |_| realm_overview());
     view! {
-        <PageHeader title="Overview" description="The realm selected in the sidebar and your account."/>
+        <PageHeader title="Overview" description="The realm selected in the sidebar: its endpoints, what it holds, and the way to a first token."/>
         <Suspense fallback=|| view! { <Loading/> }>
             {move || session.get().and_then(Result::ok).flatten().map(|info| {
                 let realm = info.realm.clone();
                 view! {
-                    <div class="grid gap-6 lg:grid-cols-3">
-                        <section class=format!("{CARD} p-6 lg:col-span-2") aria-labelledby="realm-title">
-                            <div class="flex items-center justify-between">
-                                <h2 id="realm-title" class="text-lg font-semibold text-slate-900 dark:text-white">{realm.display_name.clone()}</h2>
-                                <Badge ok=realm.enabled text=if realm.enabled { "Enabled" } else { "Disabled" }/>
-                            </div>
-                            <dl class="mt-4 space-y-4">
-                                <div>
-                                    <dt class=MUTED>"Realm name"</dt>
-                                    <dd class="font-mono text-sm text-slate-900 dark:text-slate-100">{realm.name.clone()}</dd>
-                                </div>
-                                <div>
-                                    <dt class=MUTED>"Issuer"</dt>
-                                    <dd class="mt-1" data-testid="issuer"><CopyValue value=realm.issuer.clone() label="issuer"/></dd>
-                                    <dd class=format!("mt-1 {MUTED}")>"Tokens from this realm carry this value in " <code class="font-mono text-xs">"iss"</code> "."</dd>
-                                </div>
-                                <div>
-                                    <dt class=MUTED>"Created"</dt>
-                                    <dd class="text-sm text-slate-900 dark:text-slate-100">{realm.created_at.clone()}</dd>
-                                </div>
-                            </dl>
-                        </section>
-                        <section class=format!("{CARD} p-6") aria-labelledby="you-title">
-                            <h2 id="you-title" class="text-lg font-semibold text-slate-900 dark:text-white">"You"</h2>
-                            <dl class="mt-4 space-y-3 text-sm">
-                                <div><dt class=MUTED>"Name"</dt><dd class="text-slate-900 dark:text-slate-100">{info.display_name.clone()}</dd></div>
-                                <div><dt class=MUTED>"Email"</dt><dd class="text-slate-900 dark:text-slate-100">{info.email.clone()}</dd></div>
-                                <div><dt class=MUTED>"Role"</dt><dd class="text-slate-900 dark:text-slate-100">{info.role.replace('_', " ")}</dd></div>
-                            </dl>
-                        </section>
+                    <div class="mb-6 flex flex-wrap items-center gap-2">
+                        <h2 class="text-lg font-semibold break-words text-slate-900 dark:text-white">{realm.display_name.clone()}</h2>
+                        <span class="font-mono text-xs text-slate-500 dark:text-slate-400">{realm.name.clone()}</span>
+                        <Badge ok=realm.enabled text=if realm.enabled { "Enabled" } else { "Disabled" }/>
                     </div>
                 }
             })}
         </Suspense>
+        <Transition fallback=|| view! { <Loading/> }>
+            {move || overview.get().map(|result| match result {
+                Ok(o) => view! {
+                    <div class="grid grid-cols-2 gap-4 sm:grid-cols-4">
+                        <Count label="Resources" value=o.resources href="/resources"/>
+                        <Count label="Clients" value=o.clients href="/clients"/>
+                        <Count label="Agents" value=o.agents href="/agents"/>
+                        <Count label="MCP-capable agents" value=o.mcp_agents href="/agents?mcp=1"/>
+                    </div>
+                    <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="endpoints-title">
+                        <h2 id="endpoints-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Endpoints"</h2>
+                        <p class=format!("mt-1 {MUTED}")>"What MCP servers and clients configure to trust this realm. Tokens carry the issuer in iss."</p>
+                        <dl class="mt-4 space-y-4" data-testid="endpoints">
+                            {o.endpoints.iter().map(|(label, url)| {
+                                let testid = if label == "Issuer" { "issuer" } else { "endpoint" };
+                                view! {
+                                    <div>
+                                        <dt class=MUTED>{label.clone()}</dt>
+                                        <dd class="mt-1" data-testid=testid><CopyValue value=url.clone() label=label.to_lowercase()/></dd>
+                                    </div>
+                                }
+                            }).collect_view()}
+                        </dl>
+                    </section>
+                    {checklist(&o)}
+                }.into_any(),
+                Err(error) => view! { <ErrorMessage error/> }.into_any(),
+            })}
+        </Transition>
     }
 }

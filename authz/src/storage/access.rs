@@ -2,7 +2,7 @@
 use crate::access::{Grant, GrantedClient};
 use crate::audit::NewAuditEvent;
 use crate::error::StorageError;
-use crate::ids::{ClientRowId, ResourceId};
+use crate::ids::{ClientRowId, RealmId, ResourceId};
 use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
@@ -26,6 +26,8 @@ pub trait AccessStore: Send + Sync {
         &self,
         uses: &[(ClientRowId, ResourceId, crate::clock::UnixTime)],
     ) -> Result<(), StorageError>;
+    /// How many grants the realm's resources have, and how many of them produced a token.
+    async fn grant_counts(&self, realm: &RealmId) -> Result<(u64, u64), StorageError>;
     /// A client's grants (few: one per resource of its realm at most).
     async fn list_client_grants(&self, client: &ClientRowId) -> Result<Vec<Grant>, StorageError>;
     /// The clients granted a resource whose `client_id` or name contains `query`, by
@@ -133,6 +135,23 @@ macro_rules! access_store {
                     }
                     tx.commit().await?;
                     Ok(())
+                }
+
+                async fn grant_counts(
+                    &self,
+                    realm: &$crate::ids::RealmId,
+                ) -> Result<(u64, u64), StorageError> {
+                    let (all, used): (i64, i64) = sqlx::query_as(
+                        "SELECT COUNT(*), COUNT(g.last_used_at) FROM client_grants g \
+                         JOIN resources r ON r.id = g.resource_id WHERE r.realm_id = $1",
+                    )
+                    .bind(realm.as_str())
+                    .fetch_one(&self.pool)
+                    .await?;
+                    Ok((
+                        u64::try_from(all).unwrap_or(0),
+                        u64::try_from(used).unwrap_or(0),
+                    ))
                 }
 
                 async fn list_client_grants(

@@ -1976,3 +1976,67 @@ async fn tokens_only_for_granted_resources_with_granted_scopes() {
     assert_eq!(bot.grant.scopes.to_string(), "tools:call");
     assert_eq!(bot.lapsed.to_string(), "tools:read");
 }
+
+#[tokio::test]
+async fn the_overview_counts_what_the_role_may_see_and_lists_the_endpoints() {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let core = &f.t.state.core;
+    let o = core
+        .realm_overview(&admin, "default")
+        .await
+        .expect("overview");
+    let url = |label: &str| {
+        o.endpoints
+            .iter()
+            .find(|e| e.label.starts_with(label))
+            .map(|e| e.url.clone())
+            .expect("endpoint")
+    };
+    assert!(url("Issuer").ends_with("/realms/default"));
+    assert!(
+        url("Authorization server metadata")
+            .ends_with("/.well-known/oauth-authorization-server/realms/default")
+    );
+    assert_eq!(url("Token"), format!("{}/token", url("Issuer")));
+    assert_eq!(o.resources, Some(4));
+    assert!(o.clients.is_some_and(|c| c >= 1));
+    assert_eq!(o.grants_used, Some(0), "no token yet");
+    assert!(o.grants.is_some_and(|g| g >= 1));
+    // The endpoints it lists answer.
+    for path in [
+        url("Authorization server metadata"),
+        url("OpenID"),
+        url("JWKS"),
+    ] {
+        let path = path
+            .split_once("://")
+            .and_then(|(_, rest)| rest.split_once('/'))
+            .map(|(_, p)| format!("/{p}"))
+            .expect("path");
+        assert_eq!(
+            f.t.get(&path, None).await.status(),
+            StatusCode::OK,
+            "{path}"
+        );
+    }
+    // A token ticks the last step once its use is written.
+    f.access_token(PAY).await;
+    core.flush_token_use().await.expect("flush");
+    let o = core
+        .realm_overview(&admin, "default")
+        .await
+        .expect("overview");
+    assert_eq!(o.grants_used, Some(1));
+    // A developer sees resources only.
+    f.t.user("dev@example.com", "developer").await;
+    let dev = f.t.principal("dev@example.com").await;
+    let o = core
+        .realm_overview(&dev, "default")
+        .await
+        .expect("overview");
+    assert_eq!(
+        (o.resources, o.clients, o.agents, o.grants),
+        (Some(4), None, None, None)
+    );
+}

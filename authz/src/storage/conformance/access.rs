@@ -135,6 +135,14 @@ pub(super) async fn grants(db: &Database) {
         .collect();
     assert!(used.contains(&(pay.id.clone(), Some(100))), "{used:?}");
     assert!(used.contains(&(mail.id.clone(), Some(90))), "{used:?}");
+    let (all, with_token) = store.grant_counts(&r.id).await.expect("counts");
+    assert!(all >= 2 && with_token == 2, "({all}, {with_token})");
+    let elsewhere = given_realm(&store, "elsewhere").await;
+    assert_eq!(
+        store.grant_counts(&elsewhere.id).await.expect("counts"),
+        (0, 0),
+        "counted per realm"
+    );
     assert_eq!(listed(None).await.items[0].grant.last_used_at, Some(100));
     // A changed grant keeps its last use.
     store

@@ -1,0 +1,26 @@
+//! The Overview of the selected realm.
+use crate::error::AppError;
+#[cfg(feature = "ssr")]
+use crate::ssr;
+use crate::types::OverviewView;
+use leptos::prelude::*;
+
+/// The selected realm's endpoints and counts (only those the role may see).
+#[server(prefix = "/api", endpoint = "overview")]
+pub async fn realm_overview() -> Result<OverviewView, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let o = core.realm_overview(&p, &realm).await?;
+    Ok(OverviewView {
+        endpoints: o
+            .endpoints
+            .into_iter()
+            .map(|e| (e.label.to_owned(), e.url))
+            .collect(),
+        resources: o.resources,
+        clients: o.clients,
+        agents: o.agents,
+        mcp_agents: o.mcp_agents,
+        grants: o.grants,
+        grants_used: o.grants_used,
+    })
+}
