@@ -329,7 +329,7 @@ fn ClientCredentials(d: ClientDetailView) -> impl IntoView {
             } else if !d.jwks.is_empty() {
                 view! {
                     <p class=format!("mt-1 {MUTED}")>"Public keys that sign its client assertions:"</p>
-                    <pre class="mt-3 overflow-x-auto rounded-md bg-slate-50 p-3 font-mono text-xs dark:bg-slate-900">{d.jwks.clone()}</pre>
+                    <pre tabindex="0" aria-label="Public keys (JWKS)" class="mt-3 overflow-x-auto rounded-md bg-slate-50 p-3 font-mono text-xs dark:bg-slate-900">{d.jwks.clone()}</pre>
                 }.into_any()
             } else if d.secrets.is_empty() {
                 view! { <p class=format!("mt-1 {MUTED}")>"A public client: it has no secret and proves itself with PKCE."</p> }.into_any()
