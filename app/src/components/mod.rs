@@ -1,4 +1,5 @@
 //! Shared console widgets.
+pub mod card;
 pub mod confirm;
 pub mod copy;
 pub mod field;

@@ -4,6 +4,7 @@ use crate::api::agents::{
     BindClient, CreateAgent, DeleteAgent, SetAgentDisabled, UpdateAgent, get_agent, list_agents,
 };
 use crate::api::audit::history;
+use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::history::History;
@@ -212,14 +213,7 @@ fn AgentSettings(agent: AgentView, update: ServerAction<UpdateAgent>) -> impl In
     let v = StoredValue::new(agent);
     let manage = use_abilities().manage_agents;
     view! {
-        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="agent-settings">
-            <div class="flex flex-wrap items-center justify-between gap-2">
-                <h2 id="agent-settings" class="text-lg font-semibold text-slate-900 dark:text-white">"Settings"</h2>
-                <Show when=move || manage && !editing.get()>
-                    <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Edit"</button>
-                </Show>
-            </div>
-            <Show when=move || editing.get() fallback=move || {
+        <EditableCard id="agent-settings" title="Settings" editable=manage editing shown=ViewFn::from(move || {
                 let a = v.get_value();
                 view! {
                     <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="agent-detail">
@@ -233,18 +227,14 @@ fn AgentSettings(agent: AgentView, update: ServerAction<UpdateAgent>) -> impl In
                         <div class="sm:col-span-2"><dt class=MUTED>"Description"</dt><dd class="break-words">{if a.description.is_empty() { "—".to_owned() } else { a.description.clone() }}</dd></div>
                     </dl>
                 }
-            }>
+            })>
                 <ActionForm action=update attr:id="edit-agent" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
                     <input type="hidden" name="name" value=v.with_value(|a| a.name.clone())/>
                     <AgentFields id="edit" v=Some(v.get_value()) errors/>
                     <div class="sm:col-span-2">{errors.form_error()}</div>
-                    <div class="flex gap-2 sm:col-span-2">
-                        <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
-                        <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
-                    </div>
+                    <FormButtons pending=update.pending() editing/>
                 </ActionForm>
-            </Show>
-        </section>
+        </EditableCard>
     }
 }
 

@@ -5,6 +5,7 @@ use crate::api::clients::{
     CreateClient, DeleteClient, RefreshClientKeys, RotateClientSecret, SetClientEnabled,
     UpdateClient, get_client, list_clients,
 };
+use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::ConfirmButton;
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
@@ -273,14 +274,7 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
     let private_key_jwt = d.with_value(|d| d.client.auth_method == "private_key_jwt");
     let editable = d.with_value(|d| !d.client.resource_server) && use_abilities().manage_clients;
     view! {
-        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="client-facts">
-            <div class="flex flex-wrap items-center justify-between gap-2">
-                <h2 id="client-facts" class="text-lg font-semibold text-slate-900 dark:text-white">"Registration"</h2>
-                <Show when=move || editable && !editing.get()>
-                    <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Edit"</button>
-                </Show>
-            </div>
-            <Show when=move || editing.get() fallback=move || {
+        <EditableCard id="client-facts" title="Registration" editable=editable editing shown=ViewFn::from(move || {
                 let d = d.get_value();
                 let c = d.client;
                 view! {
@@ -297,18 +291,14 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                         <div><dt class=MUTED>"Created"</dt><dd>{c.created_at.clone()}</dd></div>
                     </dl>
                 }
-            }>
+            })>
                 <ActionForm action=update attr:id="edit-client" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
                     <input type="hidden" name="client_id" value=d.with_value(|d| d.client.client_id.clone())/>
                     <ClientFields id="edit" v=d.with_value(|d| d.form.clone()) private_key_jwt errors/>
                     <div class="sm:col-span-2">{errors.form_error()}</div>
-                    <div class="flex gap-2 sm:col-span-2">
-                        <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
-                        <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
-                    </div>
+                    <FormButtons pending=update.pending() editing/>
                 </ActionForm>
-            </Show>
-        </section>
+        </EditableCard>
     }
 }
 

@@ -5,6 +5,7 @@ use crate::api::resources::{
     CreateResource, CreateResourceCredentials, DeleteResource, SetDefaultResource, UpdateResource,
     default_resource, get_resource, list_resources,
 };
+use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::ConfirmButton;
 use crate::components::copy::CopyValue;
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
@@ -238,14 +239,7 @@ fn ResourceSettings(r: ResourceView, update: ServerAction<UpdateResource>) -> im
     });
     let v = StoredValue::new(r.clone());
     view! {
-        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="resource-facts">
-            <div class="flex flex-wrap items-center justify-between gap-2">
-                <h2 id="resource-facts" class="text-lg font-semibold text-slate-900 dark:text-white">"Settings"</h2>
-                <Show when=move || use_abilities().manage_resources && !editing.get()>
-                    <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Edit"</button>
-                </Show>
-            </div>
-            <Show when=move || editing.get() fallback=move || {
+        <EditableCard id="resource-facts" title="Settings" editable=use_abilities().manage_resources editing shown=ViewFn::from(move || {
                 let r = v.get_value();
                 view! {
                     <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="resource-detail">
@@ -258,7 +252,7 @@ fn ResourceSettings(r: ResourceView, update: ServerAction<UpdateResource>) -> im
                         <div class="sm:col-span-2"><dt class=MUTED>"Accepted scopes"</dt><dd class="font-mono text-xs break-all">{r.scopes.clone()}</dd></div>
                     </dl>
                 }
-            }>
+            })>
                 <ActionForm action=update attr:id="edit-resource" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
                     <input type="hidden" name="slug" value=v.with_value(|r| r.slug.clone())/>
                     <ResourceFields r=Some(v.get_value()) errors/>
@@ -267,13 +261,9 @@ fn ResourceSettings(r: ResourceView, update: ServerAction<UpdateResource>) -> im
                         "Enabled (a disabled resource gets no tokens, and its tokens introspect inactive)"
                     </label>
                     <div class="sm:col-span-2">{errors.form_error()}</div>
-                    <div class="flex gap-2 sm:col-span-2">
-                        <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
-                        <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
-                    </div>
+                    <FormButtons pending=update.pending() editing/>
                 </ActionForm>
-            </Show>
-        </section>
+        </EditableCard>
     }
 }
 
