@@ -85,7 +85,7 @@ macro_rules! access_store {
                     g: &Grant,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let put = sqlx::query(PUT_GRANT)
                         .bind(g.client.as_str())
                         .bind(g.resource.as_str())
@@ -110,7 +110,7 @@ macro_rules! access_store {
                     resource: &ResourceId,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = sqlx::query(DELETE_GRANT)
                         .bind(client.as_str())
                         .bind(resource.as_str())
@@ -124,7 +124,7 @@ macro_rules! access_store {
                     &self,
                     uses: &[(ClientRowId, ResourceId, $crate::clock::UnixTime)],
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     for (client, resource, at) in uses {
                         sqlx::query(RECORD_GRANT_USE)
                             .bind(*at)

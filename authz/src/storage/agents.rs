@@ -100,7 +100,7 @@ macro_rules! agent_store {
                     a: &Agent,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     sqlx::query(INSERT_AGENT)
                         .bind(a.id.as_str())
                         .bind(a.realm_id.as_str())
@@ -203,7 +203,7 @@ macro_rules! agent_store {
                     a: &Agent,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = sqlx::query(UPDATE_AGENT)
                         .bind(&a.owner)
                         .bind(&a.description)
@@ -233,7 +233,7 @@ macro_rules! agent_store {
                     id: &AgentId,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     sqlx::query(UNBIND_AGENT_CLIENTS)
                         .bind(id.as_str())
                         .execute(&mut *tx)

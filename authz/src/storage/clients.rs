@@ -138,7 +138,7 @@ macro_rules! client_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let metadata = metadata_text(c)?;
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     sqlx::query(INSERT_CLIENT)
                         .bind(c.id.as_str())
                         .bind(c.realm_id.as_str())
@@ -217,7 +217,7 @@ macro_rules! client_store {
                     c: &Client,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = sqlx::query(UPDATE_CLIENT_REGISTRATION)
                         .bind(&c.name)
                         .bind(c.scope.to_string())
@@ -237,7 +237,7 @@ macro_rules! client_store {
                     updated_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = sqlx::query(SET_CLIENT_AGENT)
                         .bind(binding.map(|b| b.agent_id.as_str()))
                         .bind(binding.map(|b| b.binding_id.as_str()))
@@ -254,7 +254,7 @@ macro_rules! client_store {
                     id: &ClientRowId,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = sqlx::query(DELETE_CLIENT)
                         .bind(id.as_str())
                         .execute(&mut *tx)
@@ -283,7 +283,7 @@ macro_rules! client_store {
                     old_expires_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     sqlx::query(EXPIRE_CURRENT_SECRETS)
                         .bind(old_expires_at)
                         .bind(new.client_pk.as_str())

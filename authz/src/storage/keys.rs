@@ -78,7 +78,7 @@ macro_rules! key_store {
                     next: &StoredKey,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     insert_key_row(&mut tx, active).await?;
                     insert_key_row(&mut tx, next).await?;
                     self.commit(tx, event).await
@@ -107,7 +107,7 @@ macro_rules! key_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let now = new_next.created_at;
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let retired = sqlx::query(RETIRE_ACTIVE_KEY)
                         .bind(now)
                         .bind(publish_until)

@@ -92,7 +92,7 @@ macro_rules! realm_store {
                     realm: &Realm,
                     event: &NewAuditEvent,
                 ) -> Result<bool, StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = bind_realm(sqlx::query(INSERT_REALM_IF_ABSENT), realm)
                         .execute(&mut *tx)
                         .await?
@@ -109,7 +109,7 @@ macro_rules! realm_store {
                     realm: &Realm,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     bind_realm(sqlx::query(INSERT_REALM), realm)
                         .execute(&mut *tx)
                         .await?;
@@ -142,7 +142,7 @@ macro_rules! realm_store {
                     realm: &Realm,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = sqlx::query(UPDATE_REALM)
                         .bind(realm.name.as_str())
                         .bind(&realm.display_name)
@@ -162,7 +162,7 @@ macro_rules! realm_store {
                     updated_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = sqlx::query(SET_DEFAULT_RESOURCE)
                         .bind(resource_id.map(ResourceId::as_str))
                         .bind(updated_at)

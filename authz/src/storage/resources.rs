@@ -116,7 +116,7 @@ macro_rules! resource_store {
                     r: &Resource,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let q = sqlx::query(INSERT_RESOURCE)
                         .bind(r.id.as_str())
                         .bind(r.realm_id.as_str())
@@ -174,7 +174,7 @@ macro_rules! resource_store {
                     r: &Resource,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = bind_resource(sqlx::query(UPDATE_RESOURCE), r)
                         .bind(r.updated_at)
                         .bind(r.id.as_str())
@@ -206,7 +206,7 @@ macro_rules! resource_store {
                     id: &ResourceId,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     sqlx::query(DELETE_RESOURCE_SERVER_CLIENTS)
                         .bind(id.as_str())
                         .execute(&mut *tx)

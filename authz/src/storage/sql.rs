@@ -41,6 +41,17 @@ macro_rules! common_store {
                 &self.pool
             }
 
+            /// Starts a write transaction. On SQLite it takes the write lock at once
+            /// (`BEGIN IMMEDIATE`): a deferred transaction that reads first and writes later
+            /// fails at once with "database is locked" when another writer holds the lock,
+            /// where an immediate one waits for it (the busy timeout).
+            async fn begin(&self) -> Result<sqlx::Transaction<'_, $db>, sqlx::Error> {
+                match DIALECT {
+                    Dialect::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+                    _ => self.pool.begin().await,
+                }
+            }
+
             /// Ends a change to something the core caches (realms, resources, clients, agents,
             /// keys): writes its audit event, commits, and bumps the generation so every cached
             /// read of this process goes back to the database.
@@ -75,6 +86,10 @@ macro_rules! common_store {
                 event: &NewAuditEvent,
             ) -> Result<(), StorageError> {
                 if rows == 0 {
+                    // Rolled back before returning: a dropped transaction's rollback runs later,
+                    // and on SQLite the write lock it holds until then makes the next writer
+                    // fail with "database is locked".
+                    tx.rollback().await?;
                     return Err(StorageError::NotFound);
                 }
                 self.commit(tx, event).await
@@ -90,7 +105,7 @@ macro_rules! common_store {
                 id: &str,
                 event: &NewAuditEvent,
             ) -> Result<(), StorageError> {
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin().await?;
                 let n = sqlx::query(sql)
                     .bind(value)
                     .bind(updated_at)

@@ -91,7 +91,7 @@ macro_rules! token_store {
                     expires_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<bool, StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = sqlx::query(INSERT_REVOKED)
                         .bind(realm_id.as_str())
                         .bind(jti)

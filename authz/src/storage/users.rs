@@ -187,7 +187,7 @@ macro_rules! user_store {
                     link: Option<&OneTimeLink>,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     insert_user_row(&mut tx, user).await?;
                     if let Some(link) = link {
                         insert_link_row(&mut tx, link).await?;
@@ -280,7 +280,7 @@ macro_rules! user_store {
                     updated_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<bool, StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let n = sqlx::query(CHANGE_PASSWORD)
                         .bind(password_hash)
                         .bind(updated_at)
@@ -301,7 +301,7 @@ macro_rules! user_store {
                     link: &OneTimeLink,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     match link.purpose {
                         LinkPurpose::Setup => {
                             sqlx::query(SUPERSEDE_SETUP_LINKS)
@@ -345,7 +345,7 @@ macro_rules! user_store {
                     user: &User,
                     event: &NewAuditEvent,
                 ) -> Result<bool, StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let consumed = sqlx::query(CONSUME_SETUP_LINK)
                         .bind(now)
                         .bind(token_hash)
@@ -370,7 +370,7 @@ macro_rules! user_store {
                     now: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<bool, StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     let consumed = sqlx::query(CONSUME_RESET_LINK)
                         .bind(now)
                         .bind(token_hash)
@@ -401,7 +401,7 @@ macro_rules! user_store {
                     event: &NewAuditEvent,
                     change: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin().await?;
                     // Write first: on SQLite a transaction that read before writing could not
                     // take the write lock once another writer got it.
                     let admins_before = sqlx::query(LOCK_ACTIVE_ADMINS)
