@@ -171,6 +171,28 @@ pub fn audit_view(e: &authz::audit::AuditEvent, now: i64) -> crate::types::Audit
     }
 }
 
+/// A slice of the audit log as the console pages it (`paged`: not the newest page).
+pub fn audit_page(
+    found: &authz::audit::AuditSlice,
+    now: i64,
+    paged: bool,
+) -> crate::types::AuditPage {
+    crate::types::AuditPage {
+        newer: found
+            .newer
+            .then(|| found.items.first().map(|e| e.id))
+            .flatten(),
+        older: found
+            .older
+            .then(|| found.items.last().map(|e| e.id))
+            .flatten(),
+        items: found.items.iter().map(|e| audit_view(e, now)).collect(),
+        total: found.total,
+        total_exact: found.total_exact,
+        paged,
+    }
+}
+
 /// Parses the console's audit filter into the core's.
 ///
 /// # Errors

@@ -31,24 +31,11 @@ pub async fn list_audit(
     let found = core
         .list_audit(&p, realm, filter, AuditWindow::page(cursor, PAGE_SIZE))
         .await?;
-    Ok(AuditPage {
-        newer: found
-            .newer
-            .then(|| found.items.first().map(|e| e.id))
-            .flatten(),
-        older: found
-            .older
-            .then(|| found.items.last().map(|e| e.id))
-            .flatten(),
-        items: found
-            .items
-            .iter()
-            .map(|e| ssr::audit_view(e, core.now()))
-            .collect(),
-        total: found.total,
-        total_exact: found.total_exact,
-        paged: cursor != AuditCursor::Newest,
-    })
+    Ok(ssr::audit_page(
+        &found,
+        core.now(),
+        cursor != AuditCursor::Newest,
+    ))
 }
 
 /// Events shown in an object's history on its page.
@@ -75,19 +62,8 @@ pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
             AuditWindow::page(AuditCursor::Newest, HISTORY_SIZE),
         )
         .await?;
-    Ok(AuditPage {
-        newer: None,
-        older: found
-            .older
-            .then(|| found.items.last().map(|e| e.id))
-            .flatten(),
-        items: found
-            .items
-            .iter()
-            .map(|e| ssr::audit_view(e, core.now()))
-            .collect(),
-        total: found.total,
-        total_exact: found.total_exact,
-        paged: false,
-    })
+    // The newest events only: a history offers no "newer".
+    let mut page = ssr::audit_page(&found, core.now(), false);
+    page.newer = None;
+    Ok(page)
 }

@@ -92,6 +92,25 @@ where
     count
 }
 
+/// After `action` (a delete) succeeds: a success toast saying `done`, then the page at `to`;
+/// a failure is toasted.
+pub fn leave_after<I, E>(action: ServerAction<I>, done: &'static str, to: &'static str)
+where
+    I: leptos::server_fn::ServerFn<Output = (), Error = E> + Clone + Send + Sync + 'static,
+    E: Clone + Send + Sync + std::fmt::Display + 'static,
+{
+    let toasts = super::toast::use_toasts();
+    let navigate = leptos_router::hooks::use_navigate();
+    Effect::new(move |_| match action.value().get() {
+        Some(Ok(())) => {
+            toasts.push(super::toast::ToastKind::Success, done);
+            navigate(to, Default::default());
+        }
+        Some(Err(e)) => toasts.push(super::toast::ToastKind::Error, e.to_string()),
+        None => {}
+    });
+}
+
 /// Placeholder shown while data loads.
 #[component]
 pub fn Loading() -> impl IntoView {

@@ -385,15 +385,7 @@ pub fn AgentDetailPage() -> impl IntoView {
             toasts.push(ToastKind::Error, e.to_string());
         }
     });
-    let navigate = leptos_router::hooks::use_navigate();
-    Effect::new(move |_| match delete.value().get() {
-        Some(Ok(())) => {
-            toasts.push(ToastKind::Success, "Agent deleted.");
-            navigate("/agents", Default::default());
-        }
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-        None => {}
-    });
+    leave_after(delete, "Agent deleted.", "/agents");
     view! {
         <a href="/agents" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Agents"</a>
         <Transition fallback=|| view! { <Loading/> }>

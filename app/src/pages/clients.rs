@@ -458,15 +458,7 @@ pub fn ClientDetailPage() -> impl IntoView {
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });
-    let navigate = leptos_router::hooks::use_navigate();
-    Effect::new(move |_| match delete.value().get() {
-        Some(Ok(())) => {
-            toasts.push(ToastKind::Success, "Client deleted.");
-            navigate("/clients", Default::default());
-        }
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-        None => {}
-    });
+    leave_after(delete, "Client deleted.", "/clients");
     view! {
         <a href="/clients" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Clients"</a>
         <Transition fallback=|| view! { <Loading/> }>

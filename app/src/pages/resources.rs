@@ -340,15 +340,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
             toasts.push(ToastKind::Success, format!("Resource {} saved.", r.slug));
         }
     });
-    let navigate = leptos_router::hooks::use_navigate();
-    Effect::new(move |_| match delete.value().get() {
-        Some(Ok(())) => {
-            toasts.push(ToastKind::Success, "Resource deleted.");
-            navigate("/resources", Default::default());
-        }
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
-        None => {}
-    });
+    leave_after(delete, "Resource deleted.", "/resources");
     view! {
         <a href="/resources" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Resources"</a>
         <Transition fallback=|| view! { <Loading/> }>
