@@ -72,6 +72,13 @@ pub fn classify(e: authz::Error) -> (axum::http::StatusCode, AppError) {
         ),
         authz::Error::NotFound { .. } => (StatusCode::NOT_FOUND, AppError::NotFound(e.to_string())),
         authz::Error::Conflict(m) => (StatusCode::CONFLICT, AppError::Conflict(m.into())),
+        authz::Error::Taken { field, message } => (
+            StatusCode::CONFLICT,
+            AppError::Field {
+                field: field.to_owned(),
+                message: message.into(),
+            },
+        ),
         authz::Error::Unauthenticated => (StatusCode::UNAUTHORIZED, AppError::Unauthenticated),
         authz::Error::Forbidden => (StatusCode::FORBIDDEN, AppError::Forbidden),
         authz::Error::OAuth(o) => (

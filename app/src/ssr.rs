@@ -137,6 +137,7 @@ pub fn realm_view(core: &Core, r: &authz::realms::Realm) -> crate::types::RealmV
         display_name: r.display_name.clone(),
         enabled: r.enabled,
         issuer: core.issuer(&r.name),
+        token_ttl_secs: r.token_ttl_secs,
         created_at: authz::clock::rfc3339(r.created_at),
     }
 }
@@ -206,6 +207,27 @@ pub fn audit_filter(q: &crate::types::AuditQuery) -> Result<authz::audit::AuditF
 pub fn invalid(msg: &str) -> AppError {
     set_status(axum::http::StatusCode::UNPROCESSABLE_ENTITY);
     AppError::Invalid(msg.to_owned())
+}
+
+/// A console-side check that failed on one field (422), e.g. a password confirmation.
+pub fn field_error(field: &str, msg: &str) -> AppError {
+    set_status(axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+    AppError::Field {
+        field: field.to_owned(),
+        message: msg.to_owned(),
+    }
+}
+
+/// The password and its confirmation agree, else a message on the confirmation.
+///
+/// # Errors
+/// `Field` on `confirm`.
+pub fn confirmed(password: &str, confirm: &str) -> Result<(), AppError> {
+    if password == confirm {
+        Ok(())
+    } else {
+        Err(field_error("confirm", "The two passwords do not match."))
+    }
 }
 
 /// Core, principal, request facts and the realm selected in the console.

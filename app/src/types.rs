@@ -58,6 +58,8 @@ pub struct RealmView {
     pub enabled: bool,
     /// Issuer identifier.
     pub issuer: String,
+    /// Default access-token lifetime in seconds.
+    pub token_ttl_secs: i64,
     /// Creation time (RFC 3339).
     pub created_at: String,
 }
@@ -226,8 +228,8 @@ pub struct ResourceView {
     pub uri: String,
     /// Accepted scopes.
     pub scopes: String,
-    /// Token lifetime.
-    pub token_ttl_secs: i64,
+    /// Token lifetime override; `None` follows the realm's default.
+    pub token_ttl_secs: Option<i64>,
     /// Signing algorithm override, empty for the default.
     pub signing_alg: String,
     /// Enabled flag.

@@ -143,6 +143,15 @@ pub enum Error {
     /// The change conflicts with existing state (duplicate name, last admin, …).
     #[error("{0}")]
     Conflict(Cow<'static, str>),
+    /// The value of one input field is taken by another object (a duplicate name): a conflict
+    /// that console forms show on the field.
+    #[error("{message}")]
+    Taken {
+        /// The field's wire name.
+        field: &'static str,
+        /// What is taken, in plain words.
+        message: Cow<'static, str>,
+    },
     /// No authenticated principal.
     #[error("sign-in required")]
     Unauthenticated,
@@ -215,6 +224,17 @@ pub(crate) fn invalid(msg: impl Into<Cow<'static, str>>) -> Error {
 pub(crate) fn map_conflict(e: StorageError, msg: &'static str) -> Error {
     match e {
         StorageError::Conflict(_) => Error::Conflict(msg.into()),
+        other => Error::Storage(other),
+    }
+}
+
+/// Maps a uniqueness violation to [`Error::Taken`] on `field`.
+pub(crate) fn map_taken(e: StorageError, field: &'static str, msg: &'static str) -> Error {
+    match e {
+        StorageError::Conflict(_) => Error::Taken {
+            field,
+            message: msg.into(),
+        },
         other => Error::Storage(other),
     }
 }

@@ -167,7 +167,7 @@ pub enum ResourcesCommand {
         /// Accepted scopes, space-separated.
         #[arg(long)]
         scopes: String,
-        /// Access-token lifetime in seconds (default 300).
+        /// Access-token lifetime in seconds (default: the realm's, 300 unless changed).
         #[arg(long, default_value = "")]
         ttl: String,
         /// Signing algorithm override: ES256, RS256 or EdDSA.

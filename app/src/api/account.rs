@@ -12,9 +12,7 @@ pub async fn change_password(
     confirm: String,
 ) -> Result<(), AppError> {
     let (core, p, meta) = ssr::context().await?;
-    if password != confirm {
-        return Err(ssr::invalid("The two new passwords do not match."));
-    }
+    ssr::confirmed(&password, &confirm)?;
     let p = core
         .change_own_password(&p, &current, &password, &meta)
         .await?;

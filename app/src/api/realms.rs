@@ -29,17 +29,26 @@ pub async fn create_realm(name: String, display_name: String) -> Result<RealmVie
     Ok(ssr::realm_view(&core, &realm))
 }
 
-/// Renames a realm or changes its display name.
+/// Changes a realm's settings: name (renaming changes its issuer), display name, default
+/// access-token lifetime. A console that had the realm selected follows a rename.
 #[server(prefix = "/api", endpoint = "realms/update")]
 pub async fn update_realm(
     name: String,
     new_name: String,
     display_name: String,
+    token_ttl_secs: String,
 ) -> Result<RealmView, AppError> {
     let (core, p, meta) = ssr::context().await?;
-    let realm = core
-        .update_realm(&p, &name, &new_name, &display_name, &meta)
-        .await?;
+    let input = authz::realms::RealmInput {
+        name: new_name,
+        display_name,
+        token_ttl_secs,
+    };
+    let realm = core.update_realm(&p, &name, &input, &meta).await?;
+    let session = ssr::session().await?;
+    if ssr::selected_realm(&session).await? == name {
+        ssr::select_realm(&session, realm.name.as_str()).await?;
+    }
     Ok(ssr::realm_view(&core, &realm))
 }
 

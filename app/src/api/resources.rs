@@ -92,6 +92,13 @@ pub async fn default_resource() -> Result<Option<String>, AppError> {
     Ok(core.default_resource(&p, &realm).await?.map(|r| r.slug))
 }
 
+/// The access-token lifetime (seconds) of the realm's resources that set none of their own.
+#[server(prefix = "/api", endpoint = "resources/default-lifetime")]
+pub async fn default_token_ttl() -> Result<i64, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core.default_token_ttl(&p, &realm).await?)
+}
+
 /// Sets the realm's default resource; an empty slug means "refuse requests without resource".
 #[server(prefix = "/api", endpoint = "resources/set-default")]
 pub async fn set_default_resource(slug: String) -> Result<Option<String>, AppError> {

@@ -79,9 +79,7 @@ pub async fn complete_setup(
     password: String,
     confirm: String,
 ) -> Result<(), AppError> {
-    if password != confirm {
-        return Err(ssr::invalid("The two passwords do not match."));
-    }
+    ssr::confirmed(&password, &confirm)?;
     let core = ssr::core()?;
     let req = ssr::request().await?;
     let p = core
@@ -103,9 +101,7 @@ pub async fn complete_password_reset(
     password: String,
     confirm: String,
 ) -> Result<(), AppError> {
-    if password != confirm {
-        return Err(ssr::invalid("The two passwords do not match."));
-    }
+    ssr::confirmed(&password, &confirm)?;
     let req = ssr::request().await?;
     Ok(ssr::core()?
         .reset_password(&token, &password, &req.meta)

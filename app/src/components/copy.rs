@@ -1,33 +1,50 @@
-//! A value with a copy-to-clipboard button.
+//! Values with a copy-to-clipboard button: in full (detail pages), or cut to one line (lists).
 use super::toast::{ToastKind, use_toasts};
 use super::ui::MONO;
 use leptos::prelude::*;
 
-/// Shows `value` in monospace with a button that copies it.
+const COPY_BUTTON: &str = "shrink-0 rounded px-2 py-0.5 text-xs font-medium text-indigo-600 hover:bg-indigo-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:text-indigo-300 dark:hover:bg-slate-800";
+
+/// A button that copies `value` and says so.
 #[component]
-pub fn CopyValue(#[prop(into)] value: String, #[prop(into)] label: String) -> impl IntoView {
+fn CopyButton(value: String, label: String) -> impl IntoView {
     let toasts = use_toasts();
-    let text = value.clone();
     let copy = move |_| {
         #[cfg(feature = "hydrate")]
         {
-            let _ = window().navigator().clipboard().write_text(&text);
+            let _ = window().navigator().clipboard().write_text(&value);
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = &text;
+        let _ = &value;
         toasts.push(ToastKind::Success, "Copied to the clipboard.");
     };
     view! {
+        <button type="button" aria-label=format!("Copy {label}") class=COPY_BUTTON on:click=copy>"Copy"</button>
+    }
+}
+
+/// Shows `value` in monospace with a button that copies it.
+#[component]
+pub fn CopyValue(#[prop(into)] value: String, #[prop(into)] label: String) -> impl IntoView {
+    view! {
         <div class="flex items-start gap-2 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 dark:border-slate-700 dark:bg-slate-900">
-            <code class=format!("flex-1 {MONO} text-slate-800 dark:text-slate-200")>{value}</code>
-            <button
-                type="button"
-                aria-label=format!("Copy {label}")
-                class="rounded px-2 py-0.5 text-xs font-medium text-indigo-600 hover:bg-indigo-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:text-indigo-300 dark:hover:bg-slate-800"
-                on:click=copy
-            >
-                "Copy"
-            </button>
+            <code class=format!("flex-1 {MONO} text-slate-800 dark:text-slate-200")>{value.clone()}</code>
+            <CopyButton value label/>
         </div>
+    }
+}
+
+/// A long value in a list: one line cut with an ellipsis, in full on hover (title) and on
+/// keyboard focus (it wraps), with a copy button.
+#[component]
+pub fn Truncated(#[prop(into)] value: String, #[prop(into)] label: String) -> impl IntoView {
+    view! {
+        <span class="flex min-w-0 max-w-full items-center gap-1">
+            <span tabindex="0" title=value.clone()
+                class="min-w-0 truncate font-mono text-xs rounded focus:overflow-visible focus:whitespace-normal focus:break-all focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500">
+                {value.clone()}
+            </span>
+            <CopyButton value label/>
+        </span>
     }
 }

@@ -139,10 +139,23 @@ pub enum Kind {
     Url,
     /// A whole number.
     Number,
+    /// A password (never echoed).
+    Password,
     /// A UTC date and time, typed in ISO form (`YYYY-MM-DDTHH:MM`).
     DateTime,
     /// Several lines (rows).
     Lines(u32),
+}
+
+/// The `type` of a one-line input.
+fn input_type(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Email => "email",
+        Kind::Url => "url",
+        Kind::Number => "number",
+        Kind::Password => "password",
+        _ => "text",
+    }
 }
 
 /// A labelled input with its help text and its error, wired for assistive technology: the
@@ -168,13 +181,23 @@ pub fn Field(
     /// The server's limit, in characters.
     #[prop(optional)]
     maxlength: Option<u32>,
-    #[prop(optional)] placeholder: &'static str,
+    #[prop(optional, into)] placeholder: String,
+    /// The browser's autofill hint (`username`, `new-password`, …).
+    #[prop(optional)]
+    autocomplete: Option<&'static str>,
+    /// The server's lower limit, in characters.
+    #[prop(optional)]
+    minlength: Option<u32>,
     /// Monospace (identifiers, URLs, keys).
     #[prop(optional)]
     mono: bool,
     /// Extra classes on the wrapper (grid spans).
     #[prop(optional)]
     class: &'static str,
+    /// Keeps the value in this signal (for forms that confirm before they submit); `value` is
+    /// then ignored.
+    #[prop(optional)]
+    bind: Option<RwSignal<String>>,
 ) -> impl IntoView {
     let help_id = help.map(|_| format!("{id}-help"));
     let described = {
@@ -198,10 +221,11 @@ pub fn Field(
         }
     };
     let maxlength = maxlength.map(|m| m.to_string());
+    let minlength = minlength.map(|m| m.to_string());
     let input = match kind {
         Kind::Lines(rows) => view! {
             <textarea class=input_class id=id.clone() name=name rows=rows.to_string() required=required
-                maxlength=maxlength placeholder=placeholder
+                maxlength=maxlength placeholder=placeholder.clone()
                 aria-invalid=errors.invalid(name) aria-describedby=described>{value}</textarea>
         }
         .into_any(),
@@ -211,16 +235,21 @@ pub fn Field(
                 aria-invalid=errors.invalid(name) aria-describedby=described/>
         }
         .into_any(),
+        _ if bind.is_some() => {
+            let bound = bind.unwrap_or_else(|| RwSignal::new(String::new()));
+            view! {
+                <input class=input_class id=id.clone() name=name type=input_type(kind) required=required
+                    maxlength=maxlength minlength=minlength placeholder=placeholder autocomplete=autocomplete
+                    prop:value=move || bound.get() on:input=move |ev| bound.set(event_target_value(&ev))
+                    aria-invalid=errors.invalid(name) aria-describedby=described/>
+            }
+            .into_any()
+        }
         _ => {
-            let kind = match kind {
-                Kind::Email => "email",
-                Kind::Url => "url",
-                Kind::Number => "number",
-                _ => "text",
-            };
+            let kind = input_type(kind);
             view! {
                 <input class=input_class id=id.clone() name=name type=kind value=value required=required
-                    maxlength=maxlength placeholder=placeholder
+                    maxlength=maxlength minlength=minlength placeholder=placeholder autocomplete=autocomplete
                     aria-invalid=errors.invalid(name) aria-describedby=described/>
             }
             .into_any()

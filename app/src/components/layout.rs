@@ -158,6 +158,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     {can.view_clients.then(|| view! { <NavLink href="/clients" label="Clients"/> })}
                     {can.view_agents.then(|| view! { <NavLink href="/agents" label="Agents"/> })}
                     {can.manage_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
+                    {can.manage_realms.then(|| view! { <NavLink href="/settings" label="Realm settings"/> })}
                 </NavGroup>
                 {installation.then(|| view! {
                     <NavGroup label="Installation">

@@ -25,6 +25,20 @@ pub const TABLE: &str = "min-w-full divide-y divide-slate-200 text-sm dark:divid
 pub const TH: &str = "px-4 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400";
 /// Table cell.
 pub const TD: &str = "px-4 py-2 align-top text-slate-700 dark:text-slate-200";
+/// A table whose rows become cards on phones (below `sm`): its head row is hidden there.
+pub const CARDS_TABLE: &str = "block w-full text-sm sm:table sm:table-fixed";
+/// The head of a [`CARDS_TABLE`].
+pub const CARDS_HEAD: &str = "hidden bg-slate-50 sm:table-header-group dark:bg-slate-900";
+/// The body of a [`CARDS_TABLE`].
+pub const CARDS_BODY: &str =
+    "block divide-y divide-slate-200 sm:table-row-group dark:divide-slate-700";
+/// A row of a [`CARDS_TABLE`]: a padded card on phones.
+pub const CARDS_ROW: &str = "block p-4 sm:table-row sm:p-0";
+/// The first cell of a [`CARDS_ROW`].
+pub const CARDS_CELL: &str = "block min-w-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top";
+/// Any later cell of a [`CARDS_ROW`] (spaced from the one above on phones).
+pub const CARDS_CELL_NEXT: &str =
+    "mt-2 block min-w-0 sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top";
 /// Page title.
 pub const H1: &str = "text-2xl font-semibold tracking-tight text-slate-900 dark:text-white";
 /// Secondary text.
@@ -204,18 +218,28 @@ pub fn When(
     view! { <time datetime=at title=title tabindex="0" class="underline decoration-dotted decoration-slate-400 underline-offset-2">{words}</time> }
 }
 
-/// A new-password field and its confirmation, named `password` and `confirm`.
+/// A new-password field and its confirmation, named `password` and `confirm`, with their
+/// errors on them.
 #[component]
-pub fn PasswordFields(label: &'static str, confirm_label: &'static str) -> impl IntoView {
+pub fn PasswordFields(
+    errors: super::field::FieldErrors,
+    label: &'static str,
+    confirm_label: &'static str,
+) -> impl IntoView {
+    use super::field::{Field, Kind};
     view! {
-        <div>
-            <label class=LABEL for="password">{label}</label>
-            <input class=format!("mt-1 {INPUT}") id="password" name="password" type="password" autocomplete="new-password" required minlength="12"/>
-            <p class=format!("mt-1 {MUTED}")>"At least 12 characters."</p>
-        </div>
-        <div>
-            <label class=LABEL for="confirm">{confirm_label}</label>
-            <input class=format!("mt-1 {INPUT}") id="confirm" name="confirm" type="password" autocomplete="new-password" required/>
-        </div>
+        <Field errors name="password" id="password" label kind=Kind::Password required=true
+            minlength=12 maxlength=256 autocomplete="new-password" help="12 to 256 characters."/>
+        <Field errors name="confirm" id="confirm" label=confirm_label kind=Kind::Password required=true
+            maxlength=256 autocomplete="new-password"/>
     }
 }
+
+/// The inputs of a password form: the one-time link pages and the account page.
+pub const PASSWORD_FIELDS: &[(&str, &str)] = &[
+    ("email", "email"),
+    ("display_name", "display_name"),
+    ("current", "current"),
+    ("password", "password"),
+    ("confirm", "confirm"),
+];

@@ -2,9 +2,11 @@
 //! after, enable and disable, history).
 use crate::api::audit::history;
 use crate::api::realms::{CreateRealm, SetRealmEnabled, UpdateRealm, get_realm, list_realms};
+use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::copy::CopyValue;
-use crate::components::field::{Field, FieldErrors};
+use crate::components::field::{Field, FieldError, FieldErrors, Kind};
+use crate::components::layout::use_abilities;
 use crate::components::history::History;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
@@ -16,6 +18,7 @@ const REALM_FIELDS: &[(&str, &str)] = &[
     ("name", "name"),
     ("new_name", "name"),
     ("display_name", "display_name"),
+    ("token_ttl_secs", "token_ttl_secs"),
 ];
 
 #[component]
@@ -99,6 +102,9 @@ fn issuer_for(issuer: &str, name: &str) -> String {
     }
 }
 
+/// What the browser checks before a realm name is sent (the server checks it again).
+const NAME_PATTERN: &str = r"[A-Za-z0-9]([A-Za-z0-9\-]{0,61}[A-Za-z0-9])?";
+
 /// The realm's settings, edited in place; a rename is confirmed with both issuers shown.
 #[component]
 fn RealmSettings(realm: RealmView, update: ServerAction<UpdateRealm>) -> impl IntoView {
@@ -112,6 +118,7 @@ fn RealmSettings(realm: RealmView, update: ServerAction<UpdateRealm>) -> impl In
     let r = StoredValue::new(realm);
     let new_name = RwSignal::new(r.with_value(|r| r.name.clone()));
     let display = RwSignal::new(r.with_value(|r| r.display_name.clone()));
+    let ttl = RwSignal::new(r.with_value(|r| r.token_ttl_secs.to_string()));
     let confirm = RwSignal::new(false);
     let is_default = r.with_value(|r| r.name == "default");
     let save = move || {
@@ -119,78 +126,71 @@ fn RealmSettings(realm: RealmView, update: ServerAction<UpdateRealm>) -> impl In
             name: r.with_value(|r| r.name.clone()),
             new_name: new_name.get_untracked().trim().to_owned(),
             display_name: display.get_untracked(),
+            token_ttl_secs: ttl.get_untracked(),
         });
     };
     let title =
         Signal::derive(move || format!("Rename realm {}?", r.with_value(|r| r.name.clone())));
     view! {
-        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="realm-settings">
-            <div class="flex flex-wrap items-center justify-between gap-2">
-                <h2 id="realm-settings" class="text-lg font-semibold text-slate-900 dark:text-white">"Settings"</h2>
-                <Show when=move || !editing.get()>
-                    <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Edit"</button>
-                </Show>
-            </div>
-            <Show when=move || editing.get() fallback=move || {
-                let r = r.get_value();
-                view! {
-                    <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="realm-detail">
-                        <div><dt class=MUTED>"Name"</dt><dd class="font-mono text-xs break-all">{r.name.clone()}</dd></div>
-                        <div><dt class=MUTED>"Status"</dt><dd><Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/></dd></div>
-                        <div class="sm:col-span-2"><dt class=MUTED>"Display name"</dt><dd class="break-words">{r.display_name.clone()}</dd></div>
-                        <div class="sm:col-span-2"><dt class=MUTED>"Issuer"</dt><dd class="mt-1"><CopyValue value=r.issuer.clone() label="issuer"/></dd></div>
-                    </dl>
-                }
-            }>
-                <form id="edit-realm" class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()
-                    on:submit=move |ev| {
-                        ev.prevent_default();
-                        if new_name.get_untracked().trim() == r.with_value(|r| r.name.clone()) {
-                            save();
-                        } else {
-                            confirm.set(true);
-                        }
-                    }>
+        <EditableCard id="realm-settings" title="Settings" editable=use_abilities().manage_realms editing shown=ViewFn::from(move || {
+            let r = r.get_value();
+            view! {
+                <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="realm-detail">
+                    <div><dt class=MUTED>"Name"</dt><dd class="font-mono text-xs break-all">{r.name.clone()}</dd></div>
+                    <div><dt class=MUTED>"Status"</dt><dd><Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/></dd></div>
+                    <div><dt class=MUTED>"Display name"</dt><dd class="break-words">{r.display_name.clone()}</dd></div>
                     <div>
-                        <label class=LABEL for="realm-new-name">"Name"</label>
-                        <input class=format!("mt-1 {INPUT} font-mono") id="realm-new-name" name="new_name" required maxlength="63" readonly=is_default
-                            aria-invalid=errors.invalid("new_name") aria-describedby="realm-new-name-help"
-                            prop:value=move || new_name.get() on:input=move |ev| new_name.set(event_target_value(&ev))/>
-                        <p id="realm-new-name-help" class=format!("mt-1 {MUTED}")>
-                            {if is_default { "The default realm holds the console accounts and keeps its name." } else { "Part of the issuer URL: renaming changes the issuer." }}
-                        </p>
-                        <crate::components::field::FieldError errors name="new_name"/>
+                        <dt class=MUTED>"Access-token lifetime"</dt>
+                        <dd data-testid="realm-lifetime">{format!("{} s", r.token_ttl_secs)}</dd>
+                        <dd class="text-xs text-slate-500 dark:text-slate-400">"For resources that set none of their own."</dd>
                     </div>
-                    <div>
-                        <label class=LABEL for="realm-display-name">"Display name"</label>
-                        <input class=format!("mt-1 {INPUT}") id="realm-display-name" name="display_name" required maxlength="100"
-                            aria-invalid=errors.invalid("display_name")
-                            prop:value=move || display.get() on:input=move |ev| display.set(event_target_value(&ev))/>
-                        <crate::components::field::FieldError errors name="display_name"/>
-                    </div>
-                    <div class="sm:col-span-2">{errors.form_error()}</div>
-                    <div class="flex gap-2 sm:col-span-2">
-                        <button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button>
-                        <button type="button" class=BTN_SECONDARY on:click=move |_| editing.set(false)>"Cancel"</button>
-                    </div>
-                </form>
-            </Show>
-            <ConfirmDialog open=confirm title message="Renaming changes the realm's issuer. Tokens already issued carry the old one and fail at MCP servers that check iss; clients and resource servers must discover the new metadata."
-                confirm_label="Rename realm" on_confirm=Callback::new(move |_| save())>
-                <dl class="mt-4 space-y-2 text-sm" data-testid="issuer-change">
-                    <div><dt class=MUTED>"Old issuer"</dt><dd class="font-mono text-xs break-all">{move || r.with_value(|r| r.issuer.clone())}</dd></div>
-                    <div><dt class=MUTED>"New issuer"</dt><dd class="font-mono text-xs break-all">{move || r.with_value(|r| issuer_for(&r.issuer, new_name.get().trim()))}</dd></div>
+                    <div class="sm:col-span-2"><dt class=MUTED>"Issuer"</dt><dd class="mt-1"><CopyValue value=r.issuer.clone() label="issuer"/></dd></div>
                 </dl>
-            </ConfirmDialog>
-        </section>
+            }
+        })>
+            <form id="edit-realm" class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()
+                on:submit=move |ev| {
+                    ev.prevent_default();
+                    if new_name.get_untracked().trim() == r.with_value(|r| r.name.clone()) {
+                        save();
+                    } else {
+                        confirm.set(true);
+                    }
+                }>
+                <div>
+                    <label class=LABEL for="realm-new-name">"Name"</label>
+                    <input class=format!("mt-1 {INPUT} font-mono") id="realm-new-name" name="new_name" required maxlength="63" readonly=is_default
+                        pattern=NAME_PATTERN title="Letters, digits and '-', not at the start or end."
+                        aria-invalid=errors.invalid("new_name")
+                        aria-describedby=move || if errors.invalid("new_name")().is_some() { "edit-realm-new_name-error realm-new-name-help" } else { "realm-new-name-help" }
+                        prop:value=move || new_name.get() on:input=move |ev| new_name.set(event_target_value(&ev))/>
+                    <p id="realm-new-name-help" class=format!("mt-1 {MUTED}")>
+                        {if is_default { "The default realm holds the console accounts and keeps its name." } else { "Part of the issuer URL: renaming changes the issuer." }}
+                    </p>
+                    <FieldError errors name="new_name"/>
+                </div>
+                <Field errors name="display_name" id="realm-display-name" label="Display name" required=true maxlength=100 bind=display/>
+                <Field errors name="token_ttl_secs" id="realm-ttl" label="Access-token lifetime (s)" kind=Kind::Number required=true bind=ttl
+                    help="30 to 3600 seconds. Resources with a lifetime of their own keep it; a shorter lifetime limits how long a leaked token works."/>
+                <div class="sm:col-span-2">{errors.form_error()}</div>
+                <FormButtons pending=update.pending() editing/>
+            </form>
+        </EditableCard>
+        <ConfirmDialog open=confirm title message="Renaming changes the realm's issuer. Tokens already issued carry the old one and fail at MCP servers that check iss; clients and resource servers must discover the new metadata."
+            confirm_label="Rename realm" on_confirm=Callback::new(move |_| save())>
+            <dl class="mt-4 space-y-2 text-sm" data-testid="issuer-change">
+                <div><dt class=MUTED>"Old issuer"</dt><dd class="font-mono text-xs break-all">{move || r.with_value(|r| r.issuer.clone())}</dd></div>
+                <div><dt class=MUTED>"New issuer"</dt><dd class="font-mono text-xs break-all">{move || r.with_value(|r| issuer_for(&r.issuer, new_name.get().trim()))}</dd></div>
+            </dl>
+        </ConfirmDialog>
     }
 }
 
-/// One realm: settings, status and history.
+/// A realm's page: settings, status and history. `name` is the realm's; `settings` is true on
+/// the current realm's Realm settings page (which stays put on a rename), false on the
+/// installation's realm page (which moves to the new name).
 #[component]
-pub fn RealmDetailPage() -> impl IntoView {
-    let params = leptos_router::hooks::use_params_map();
-    let name = Memo::new(move |_| params.with(|p| p.get("name").unwrap_or_default()));
+fn RealmDetail(name: Signal<String>, settings: bool) -> impl IntoView {
     let update = ServerAction::<UpdateRealm>::new();
     let enable = ServerAction::<SetRealmEnabled>::new();
     let (enabled, updated) = (successes(enable), successes(update));
@@ -204,11 +204,15 @@ pub fn RealmDetailPage() -> impl IntoView {
     );
     let toasts = use_toasts();
     let navigate = leptos_router::hooks::use_navigate();
+    let session = crate::components::layout::use_session();
     Effect::new(move |_| {
         if let Some(Ok(r)) = update.value().get() {
             toasts.push(ToastKind::Success, format!("Realm {} saved.", r.name));
-            // A rename moves the page.
-            navigate(&format!("/realms/{}", r.name), Default::default());
+            if !settings && r.name != name.get_untracked() {
+                navigate(&format!("/realms/{}", r.name), Default::default());
+            }
+            // The header and the realm switcher show names and may show this realm.
+            session.refetch();
         }
     });
     Effect::new(move |_| match enable.value().get() {
@@ -223,8 +227,9 @@ pub fn RealmDetailPage() -> impl IntoView {
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });
+    let can = use_abilities();
     view! {
-        <a href="/realms" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Realms"</a>
+        {(!settings).then(|| view! { <a href="/realms" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Realms"</a> })}
         <Transition fallback=|| view! { <Loading/> }>
             {move || realm.get().map(|result| match result {
                 Ok(r) => {
@@ -234,10 +239,11 @@ pub fn RealmDetailPage() -> impl IntoView {
                     view! {
                         <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
                             <div class="min-w-0">
+                                {settings.then(|| view! { <p class=MUTED>"Realm settings"</p> })}
                                 <h1 class=format!("{H1} break-words")>{r.display_name.clone()}</h1>
                                 <p class="font-mono text-sm break-all text-slate-500 dark:text-slate-400">{r.name.clone()}</p>
                             </div>
-                            {(!is_default).then(|| if r.enabled {
+                            {(!is_default && can.manage_realms).then(|| if r.enabled {
                                 view! {
                                     <ConfirmButton label="Disable" title=format!("Disable realm {}?", n.get_value())
                                         message="It stops issuing tokens until it is enabled again; tokens it issued stop introspecting as active."
@@ -249,7 +255,7 @@ pub fn RealmDetailPage() -> impl IntoView {
                             })}
                         </div>
                         <RealmSettings realm=r.clone() update/>
-                        <History target events/>
+                        {can.view_audit.then(|| view! { <History target events/> })}
                     }.into_any()
                 }
                 Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),
@@ -257,4 +263,27 @@ pub fn RealmDetailPage() -> impl IntoView {
             })}
         </Transition>
     }
+}
+
+/// One realm of the installation, by the name in the address.
+#[component]
+pub fn RealmDetailPage() -> impl IntoView {
+    let params = leptos_router::hooks::use_params_map();
+    let name = Memo::new(move |_| params.with(|p| p.get("name").unwrap_or_default()));
+    view! { <RealmDetail name=name.into() settings=false/> }
+}
+
+/// Realm settings: the page of the realm the console is working in.
+#[component]
+pub fn RealmSettingsPage() -> impl IntoView {
+    let session = crate::components::layout::use_session();
+    let name = Memo::new(move |_| {
+        session
+            .get()
+            .and_then(Result::ok)
+            .flatten()
+            .map(|s| s.realm.name)
+            .unwrap_or_default()
+    });
+    view! { <RealmDetail name=name.into() settings=true/> }
 }

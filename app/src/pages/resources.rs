@@ -3,11 +3,11 @@ use crate::api::access::resource_access;
 use crate::api::audit::history;
 use crate::api::resources::{
     CreateResource, CreateResourceCredentials, DeleteResource, SetDefaultResource, UpdateResource,
-    default_resource, get_resource, list_resources,
+    default_resource, default_token_ttl, get_resource, list_resources,
 };
 use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::ConfirmButton;
-use crate::components::copy::CopyValue;
+use crate::components::copy::{CopyValue, Truncated};
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::use_abilities;
@@ -35,9 +35,28 @@ const RESOURCE_FIELDS: &[(&str, &str)] = &[
     ("signing_alg", "signing_alg"),
 ];
 
+/// How long a resource's tokens live, given the realm's default (`None` while it loads).
+fn lifetime(r: &ResourceView, realm_default: Option<i64>) -> String {
+    let alg = if r.signing_alg.is_empty() {
+        "ES256"
+    } else {
+        r.signing_alg.as_str()
+    };
+    match (r.token_ttl_secs, realm_default) {
+        (Some(t), _) => format!("{t} s · {alg}"),
+        (None, Some(t)) => format!("{t} s (realm default) · {alg}"),
+        (None, None) => format!("Realm default · {alg}"),
+    }
+}
+
 /// The shared fields of the create and edit forms.
 #[component]
-fn ResourceFields(r: Option<ResourceView>, errors: FieldErrors) -> impl IntoView {
+fn ResourceFields(
+    r: Option<ResourceView>,
+    errors: FieldErrors,
+    /// The realm's default token lifetime, shown in the empty lifetime field.
+    realm_default: Option<i64>,
+) -> impl IntoView {
     let id = r
         .as_ref()
         .map_or_else(|| "new".to_owned(), |r| r.slug.clone());
@@ -46,7 +65,7 @@ fn ResourceFields(r: Option<ResourceView>, errors: FieldErrors) -> impl IntoView
         display_name: String::new(),
         uri: String::new(),
         scopes: String::new(),
-        token_ttl_secs: 300,
+        token_ttl_secs: None,
         signing_alg: String::new(),
         enabled: true,
     });
@@ -60,8 +79,10 @@ fn ResourceFields(r: Option<ResourceView>, errors: FieldErrors) -> impl IntoView
         <Field errors name="scopes" id=format!("res-scopes-{id}") label="Accepted scopes" value=v.scopes required=true mono=true
             placeholder="tools:read tools:call" class="sm:col-span-2"
             help="Space-separated; at least one. Grants pick from these."/>
-        <Field errors name="token_ttl_secs" id=format!("res-ttl-{id}") label="Token lifetime (s)" value=v.token_ttl_secs.to_string() kind=Kind::Number
-            help="30 to 3600 seconds."/>
+        <Field errors name="token_ttl_secs" id=format!("res-ttl-{id}") label="Token lifetime (s)"
+            value=v.token_ttl_secs.map(|t| t.to_string()).unwrap_or_default() kind=Kind::Number
+            placeholder=realm_default.map_or_else(|| "Realm default".to_owned(), |t| format!("{t} (realm default)"))
+            help="30 to 3600 seconds; leave empty to follow the realm's default (Realm settings)."/>
         <div>
             <label class=LABEL for=alg_id.clone()>"Signing algorithm"</label>
             <select class=format!("mt-1 {INPUT}") id=alg_id name="signing_alg" aria-invalid=errors.invalid("signing_alg")>
@@ -73,19 +94,17 @@ fn ResourceFields(r: Option<ResourceView>, errors: FieldErrors) -> impl IntoView
 }
 
 #[component]
-fn ResourceRow(resource: ResourceView) -> impl IntoView {
+fn ResourceRow(resource: ResourceView, realm_default: Option<i64>) -> impl IntoView {
     view! {
-        <tr data-testid="resource-row">
-            <td class=TD>
-                <a class="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/resources/{}", resource.slug)>{resource.display_name.clone()}</a>
-                <div class="font-mono text-xs text-slate-500 dark:text-slate-400">{resource.slug.clone()}</div>
+        <tr data-testid="resource-row" class=CARDS_ROW>
+            <td class=CARDS_CELL>
+                <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/resources/{}", resource.slug)>{resource.display_name.clone()}</a>
+                <div class="font-mono text-xs break-all text-slate-500 dark:text-slate-400">{resource.slug.clone()}</div>
             </td>
-            <td class=TD><span class=MONO>{resource.uri.clone()}</span></td>
-            <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs break-words">{resource.scopes.clone()}</span></td>
-            <td class=format!("{TD} hidden lg:table-cell whitespace-nowrap")>
-                {format!("{} s · {}", resource.token_ttl_secs, if resource.signing_alg.is_empty() { "ES256" } else { resource.signing_alg.as_str() })}
-            </td>
-            <td class=TD><Badge ok=resource.enabled text=if resource.enabled { "Enabled" } else { "Disabled" }/></td>
+            <td class=format!("{CARDS_CELL_NEXT} text-slate-700 dark:text-slate-200")><Truncated value=resource.uri.clone() label="resource URI"/></td>
+            <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><span class="font-mono text-xs break-words">{resource.scopes.clone()}</span></td>
+            <td class=format!("{CARDS_CELL_NEXT} text-slate-600 sm:hidden lg:table-cell dark:text-slate-300")>{lifetime(&resource, realm_default)}</td>
+            <td class=CARDS_CELL_NEXT><Badge ok=resource.enabled text=if resource.enabled { "Enabled" } else { "Disabled" }/></td>
         </tr>
     }
 }
@@ -129,6 +148,8 @@ fn DefaultResource(
 pub fn ResourcesPage() -> impl IntoView {
     let create = ServerAction::<CreateResource>::new();
     let resources = Resource::new(move || create.version().get(), |_| list_resources());
+    let realm_ttl = Resource::new(|| (), |_| default_token_ttl());
+    let realm_default = move || realm_ttl.get().and_then(Result::ok);
     let show_create = RwSignal::new(false);
     let create_errors = FieldErrors::new(create, "new-resource", RESOURCE_FIELDS);
     let toasts = use_toasts();
@@ -167,7 +188,9 @@ pub fn ResourcesPage() -> impl IntoView {
                 <ActionForm action=create attr:id="new-resource" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| create_errors.clear()>
                     <Field errors=create_errors name="slug" id="res-slug" label="Id" required=true maxlength=63 mono=true placeholder="payments-mcp"
                         help="Letters, digits and '-'; it names the resource in URLs and the CLI and cannot be changed."/>
-                    <ResourceFields r=None errors=create_errors/>
+                    <Transition fallback=|| ()>
+                        <ResourceFields r=None errors=create_errors realm_default=realm_default()/>
+                    </Transition>
                     <div class="sm:col-span-2">{create_errors.form_error()}</div>
                     <div class="flex gap-2 sm:col-span-2">
                         <button type="submit" class=BTN_PRIMARY disabled=move || create.pending().get()>"Register resource"</button>
@@ -182,24 +205,25 @@ pub fn ResourcesPage() -> impl IntoView {
                     Ok(list) if list.is_empty() => view! {
                         <EmptyState title="No resources yet" hint="A resource is an MCP server that accepts this realm's tokens. Register one with New resource so clients can get tokens for it."/>
                     }.into_any(),
-                    Ok(list) => view! {
-                        <div class="overflow-x-auto">
-                            <table class=TABLE>
-                                <thead class="bg-slate-50 dark:bg-slate-900">
-                                    <tr>
-                                        <th class=TH scope="col">"Resource"</th>
-                                        <th class=TH scope="col">"Audience"</th>
-                                        <th class=format!("{TH} hidden md:table-cell") scope="col">"Scopes"</th>
-                                        <th class=format!("{TH} hidden lg:table-cell") scope="col">"Tokens"</th>
-                                        <th class=TH scope="col">"Status"</th>
-                                    </tr>
-                                </thead>
-                                <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
-                                    {list.into_iter().map(|resource| view! { <ResourceRow resource/> }).collect_view()}
-                                </tbody>
-                            </table>
-                        </div>
-                    }.into_any(),
+                    Ok(list) => {
+                        let realm_default = realm_default();
+                        view! {
+                        <table class=CARDS_TABLE>
+                            <thead class=CARDS_HEAD>
+                                <tr>
+                                    <th class=format!("{TH} sm:w-1/3 md:w-1/4") scope="col">"Resource"</th>
+                                    <th class=TH scope="col">"Audience"</th>
+                                    <th class=format!("{TH} hidden md:table-cell md:w-1/5") scope="col">"Scopes"</th>
+                                    <th class=format!("{TH} hidden lg:table-cell lg:w-48") scope="col">"Tokens"</th>
+                                    <th class=format!("{TH} sm:w-28") scope="col">"Status"</th>
+                                </tr>
+                            </thead>
+                            <tbody class=CARDS_BODY>
+                                {list.into_iter().map(|resource| view! { <ResourceRow resource realm_default/> }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any()
+                    }
                     Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
                 })}
             </Transition>
@@ -229,7 +253,11 @@ pub fn ResourcesPage() -> impl IntoView {
 
 /// The resource's settings: shown, or edited in place.
 #[component]
-fn ResourceSettings(r: ResourceView, update: ServerAction<UpdateResource>) -> impl IntoView {
+fn ResourceSettings(
+    r: ResourceView,
+    update: ServerAction<UpdateResource>,
+    realm_default: Option<i64>,
+) -> impl IntoView {
     let editing = RwSignal::new(false);
     let errors = FieldErrors::new(update, "edit-resource", RESOURCE_FIELDS);
     Effect::new(move |_| {
@@ -248,14 +276,14 @@ fn ResourceSettings(r: ResourceView, update: ServerAction<UpdateResource>) -> im
                             <dd class="mt-1"><CopyValue value=r.uri.clone() label="resource URI"/></dd>
                         </div>
                         <div><dt class=MUTED>"Status"</dt><dd><Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/></dd></div>
-                        <div><dt class=MUTED>"Tokens"</dt><dd>{format!("{} s · {}", r.token_ttl_secs, if r.signing_alg.is_empty() { "ES256" } else { r.signing_alg.as_str() })}</dd></div>
+                        <div><dt class=MUTED>"Tokens"</dt><dd data-testid="resource-lifetime">{lifetime(&r, realm_default)}</dd></div>
                         <div class="sm:col-span-2"><dt class=MUTED>"Accepted scopes"</dt><dd class="font-mono text-xs break-all">{r.scopes.clone()}</dd></div>
                     </dl>
                 }
             })>
                 <ActionForm action=update attr:id="edit-resource" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
                     <input type="hidden" name="slug" value=v.with_value(|r| r.slug.clone())/>
-                    <ResourceFields r=Some(v.get_value()) errors/>
+                    <ResourceFields r=Some(v.get_value()) errors realm_default/>
                     <label class="flex items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
                         <input type="checkbox" name="enabled" value="on" checked=v.with_value(|r| r.enabled)/>
                         "Enabled (a disabled resource gets no tokens, and its tokens introspect inactive)"
@@ -302,6 +330,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
         move || (slug.get(), updated.get()),
         |(s, _)| get_resource(s),
     );
+    let realm_ttl = Resource::new(|| (), |_| default_token_ttl());
     let query = leptos_router::hooks::use_query_map();
     let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
     let page = Memo::new(move |_| {
@@ -363,7 +392,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                 on_confirm=Callback::new(move |_| { delete.dispatch(DeleteResource { slug: slug.get_untracked() }); })
                             /> })}
                         </div>
-                        <ResourceSettings r=r.clone() update/>
+                        <ResourceSettings r=r.clone() update realm_default=realm_ttl.get().and_then(Result::ok)/>
                         {can.view_clients.then(|| view! { <ResourceClients resource=r.clone() grants q reload/> })}
                         {can.manage_clients.then(|| view! { <ResourceCredentials slug=r.slug.clone()/> })}
                         {can.view_audit.then(|| view! { <History target events/> })}

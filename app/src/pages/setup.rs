@@ -3,9 +3,8 @@ use super::login::AuthFrame;
 use crate::api::session::{
     CompletePasswordReset, CompleteSetup, reset_link_status, setup_link_status,
 };
-use crate::components::ui::{
-    BTN_PRIMARY, INPUT, LABEL, Loading, MUTED, PasswordFields, action_error,
-};
+use crate::components::field::{Field, FieldErrors, Kind};
+use crate::components::ui::{BTN_PRIMARY, Loading, MUTED, PASSWORD_FIELDS, PasswordFields};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
@@ -20,6 +19,7 @@ pub fn SetupPage() -> impl IntoView {
     let token = token();
     let status = Resource::new(move || token.get(), setup_link_status);
     let action = ServerAction::<CompleteSetup>::new();
+    let errors = FieldErrors::new(action, "setup-form", PASSWORD_FIELDS);
     Effect::new(move |_| {
         if let Some(Ok(())) = action.value().get() {
             #[cfg(feature = "hydrate")]
@@ -31,18 +31,12 @@ pub fn SetupPage() -> impl IntoView {
             <Suspense fallback=|| view! { <Loading/> }>
                 {move || status.get().map(|valid| match valid {
                     Ok(true) => view! {
-                        <ActionForm action=action attr:class="space-y-4">
+                        <ActionForm action=action attr:id="setup-form" attr:class="space-y-4" on:input=move |_| errors.clear()>
                             <input type="hidden" name="token" value=move || token.get()/>
-                            <div>
-                                <label class=LABEL for="email">"Email"</label>
-                                <input class=format!("mt-1 {INPUT}") id="email" name="email" type="email" autocomplete="username" required/>
-                            </div>
-                            <div>
-                                <label class=LABEL for="display_name">"Name"</label>
-                                <input class=format!("mt-1 {INPUT}") id="display_name" name="display_name" autocomplete="name" required/>
-                            </div>
-                            <PasswordFields label="Password" confirm_label="Repeat password"/>
-                            {action_error(action)}
+                            <Field errors name="email" id="email" label="Email" kind=Kind::Email required=true maxlength=254 autocomplete="username"/>
+                            <Field errors name="display_name" id="display_name" label="Name" required=true maxlength=100 autocomplete="name"/>
+                            <PasswordFields errors label="Password" confirm_label="Repeat password"/>
+                            {errors.form_error()}
                             <button type="submit" class=format!("w-full {BTN_PRIMARY}") disabled=move || action.pending().get()>"Create admin and sign in"</button>
                         </ActionForm>
                     }.into_any(),
@@ -65,6 +59,7 @@ pub fn ResetPasswordPage() -> impl IntoView {
     let token = token();
     let status = Resource::new(move || token.get(), reset_link_status);
     let action = ServerAction::<CompletePasswordReset>::new();
+    let errors = FieldErrors::new(action, "reset-form", PASSWORD_FIELDS);
     view! {
         <AuthFrame title="Choose a password">
             <Suspense fallback=|| view! { <Loading/> }>
@@ -75,11 +70,11 @@ pub fn ResetPasswordPage() -> impl IntoView {
                         <Show
                             when=move || matches!(action.value().get(), Some(Ok(())))
                             fallback=move || view! {
-                                <ActionForm action=action attr:class="space-y-4">
+                                <ActionForm action=action attr:id="reset-form" attr:class="space-y-4" on:input=move |_| errors.clear()>
                                     <p class=MUTED>"For " <strong>{email.get_value()}</strong></p>
                                     <input type="hidden" name="token" value=move || token.get()/>
-                                    <PasswordFields label="Password" confirm_label="Repeat password"/>
-                                    {action_error(action)}
+                                    <PasswordFields errors label="Password" confirm_label="Repeat password"/>
+                                    {errors.form_error()}
                                     <button type="submit" class=format!("w-full {BTN_PRIMARY}") disabled=move || action.pending().get()>"Set password"</button>
                                 </ActionForm>
                             }

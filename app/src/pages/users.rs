@@ -6,6 +6,7 @@ use crate::api::users::{
 };
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::copy::CopyValue;
+use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::pager::{Pager, with_query};
 use crate::components::toast::{ToastKind, use_toasts};
@@ -84,26 +85,26 @@ fn status_tone(status: &str) -> Tone {
 
 #[component]
 fn CreateUserForm(action: ServerAction<CreateUser>, on_cancel: Callback<()>) -> impl IntoView {
+    const FIELDS: &[(&str, &str)] = &[
+        ("email", "email"),
+        ("display_name", "display_name"),
+        ("role", "role"),
+    ];
+    let errors = FieldErrors::new(action, "new-user", FIELDS);
     view! {
         <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-user-title">
             <h2 id="new-user-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New user"</h2>
             <p class=MUTED>"They receive a one-time link to choose their password."</p>
-            <ActionForm action=action attr:class="mt-4 grid gap-4 sm:grid-cols-3">
-                <div>
-                    <label class=LABEL for="new-email">"Email"</label>
-                    <input class=format!("mt-1 {INPUT}") id="new-email" name="email" type="email" required/>
-                </div>
-                <div>
-                    <label class=LABEL for="new-name">"Name"</label>
-                    <input class=format!("mt-1 {INPUT}") id="new-name" name="display_name" required/>
-                </div>
+            <ActionForm action=action attr:id="new-user" attr:class="mt-4 grid gap-4 sm:grid-cols-3" on:input=move |_| errors.clear()>
+                <Field errors name="email" id="new-email" label="Email" kind=Kind::Email required=true maxlength=254 autocomplete="off"/>
+                <Field errors name="display_name" id="new-name" label="Name" required=true maxlength=100 autocomplete="off"/>
                 <div>
                     <label class=LABEL for="new-role">"Role"</label>
                     <select class=format!("mt-1 {INPUT}") id="new-role" name="role">
                         {ROLES.iter().map(|(value, label)| view! { <option value=*value selected=*value == "developer">{*label}</option> }).collect_view()}
                     </select>
                 </div>
-                <div class="sm:col-span-3">{action_error(action)}</div>
+                <div class="sm:col-span-3">{errors.form_error()}</div>
                 <div class="flex gap-2 sm:col-span-3">
                     <button type="submit" class=BTN_PRIMARY disabled=move || action.pending().get()>"Create user"</button>
                     <button type="button" class=BTN_SECONDARY on:click=move |_| on_cancel.run(())>"Cancel"</button>

@@ -106,7 +106,7 @@ mod tests {
             uri: crate::resources::ResourceUri::parse("https://pay.example.com/mcp", false)
                 .expect("uri"),
             scopes: ScopeSet::parse(scopes).expect("scopes"),
-            token_ttl_secs: 300,
+            token_ttl_secs: None,
             signing_alg: None,
             enabled: true,
             created_at: 0,

@@ -3,7 +3,7 @@
 use super::model::{Email, LinkPurpose, OneTimeLink, User, UserId, login_actor};
 use crate::audit::{Outcome, RequestMeta, action};
 use crate::core::Core;
-use crate::error::{Error, Result, StorageError, invalid, map_conflict};
+use crate::error::{Error, Result, StorageError, invalid, map_taken};
 use crate::policy::{Permission, Principal, Role};
 use crate::realms::{RealmId, parse_display_name};
 use crate::secret::{Password, PlainToken};
@@ -244,9 +244,10 @@ impl Core {
         password: &str,
         meta: &RequestMeta,
     ) -> Result<Principal> {
-        let email = Email::parse(email).map_err(invalid)?;
-        let display_name = parse_display_name(display_name, "Name").map_err(invalid)?;
-        let password = Password::parse_new(password).map_err(invalid)?;
+        let email = Email::parse(email).map_err(|m| Error::field("email", m))?;
+        let display_name = parse_display_name(display_name, "Name")
+            .map_err(|m| Error::field("display_name", m))?;
+        let password = Password::parse_new(password).map_err(|m| Error::field("password", m))?;
         let link = self.active_link(token, LinkPurpose::Setup).await?;
         let now = self.now();
         let user = User {
@@ -304,7 +305,7 @@ impl Core {
         password: &str,
         meta: &RequestMeta,
     ) -> Result<()> {
-        let password = Password::parse_new(password).map_err(invalid)?;
+        let password = Password::parse_new(password).map_err(|m| Error::field("password", m))?;
         let link = self.active_link(token, LinkPurpose::PasswordReset).await?;
         let user_id = link.user_id.clone().ok_or(Error::InvalidLink)?;
         let user = self
@@ -352,7 +353,7 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<Principal> {
         p.require(Permission::ManageOwnAccount)?;
-        let new = Password::parse_new(new).map_err(invalid)?;
+        let new = Password::parse_new(new).map_err(|m| Error::field("password", m))?;
         let user = self.load_user(&p.user_id).await?;
         let attempt = self
             .login_throttle
@@ -369,7 +370,7 @@ impl Core {
             });
         };
         if !current_ok {
-            return Err(invalid("Current password is incorrect."));
+            return Err(Error::field("current", "Current password is incorrect."));
         }
         self.login_throttle.succeeded(attempt);
         let hash = self.hash_password(new).await?;
@@ -444,7 +445,7 @@ impl Core {
         self.store
             .insert_user(user, link, &event)
             .await
-            .map_err(|e| map_conflict(e, "A user with this email already exists."))
+            .map_err(|e| map_taken(e, "email", "A user with this email already exists."))
     }
 
     /// Creates a console user without a password and returns a one-time link with which
@@ -480,7 +481,7 @@ impl Core {
         role: &str,
         password: &str,
     ) -> Result<User> {
-        let password = Password::parse_new(password).map_err(invalid)?;
+        let password = Password::parse_new(password).map_err(|m| Error::field("password", m))?;
         let hash = self.hash_password(password).await?;
         let user = self.new_user(email, display_name, role, Some(hash)).await?;
         self.insert_new_user(&user, None, "cli", &RequestMeta::default())
@@ -495,9 +496,10 @@ impl Core {
         role: &str,
         password_hash: Option<String>,
     ) -> Result<User> {
-        let email = Email::parse(email).map_err(invalid)?;
-        let display_name = parse_display_name(display_name, "Name").map_err(invalid)?;
-        let role = Role::parse(role).map_err(invalid)?;
+        let email = Email::parse(email).map_err(|m| Error::field("email", m))?;
+        let display_name = parse_display_name(display_name, "Name")
+            .map_err(|m| Error::field("display_name", m))?;
+        let role = Role::parse(role).map_err(|m| Error::field("role", m))?;
         let realm = self.admin_realm().await?;
         let now = self.now();
         Ok(User {

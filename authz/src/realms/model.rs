@@ -76,6 +76,17 @@ pub fn parse_display_name(s: &str, what: &'static str) -> Result<String, String>
     Ok(s.to_owned())
 }
 
+/// A realm's settings as typed by an admin.
+#[derive(Debug, Clone, Default)]
+pub struct RealmInput {
+    /// URL name (a change renames the realm and changes its issuer).
+    pub name: String,
+    /// Human-readable name.
+    pub display_name: String,
+    /// Default access-token lifetime in seconds.
+    pub token_ttl_secs: String,
+}
+
 /// A stored realm.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Realm {
@@ -90,6 +101,8 @@ pub struct Realm {
     /// The resource (id) that token requests without a `resource` parameter are for; `None`
     /// means such requests are refused with `invalid_target` (the default).
     pub default_resource_id: Option<ResourceId>,
+    /// Access-token lifetime of resources that set none of their own, in seconds.
+    pub token_ttl_secs: i64,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.

@@ -1,9 +1,20 @@
 //! Realm operations: bootstrap, list, create, rename, enable and disable.
-use super::model::{Realm, RealmId, RealmName, parse_display_name};
+use super::model::{Realm, RealmId, RealmInput, RealmName, parse_display_name};
 use crate::audit::{RequestMeta, action};
 use crate::core::Core;
-use crate::error::{Error, Result, invalid, map_conflict};
+use crate::error::{Error, Result, invalid, map_taken};
 use crate::policy::{Permission, Principal};
+use crate::resources::{DEFAULT_TOKEN_TTL_SECS, parse_token_ttl};
+
+const NAME_TAKEN: &str = "A realm with this name already exists.";
+
+/// Checks a typed realm name and display name, naming the field that breaks a rule.
+fn parse_names(name: &str, display_name: &str) -> Result<(RealmName, String)> {
+    let name = RealmName::parse(name).map_err(|m| Error::field("name", m))?;
+    let display_name = parse_display_name(display_name, "Display name")
+        .map_err(|m| Error::field("display_name", m))?;
+    Ok((name, display_name))
+}
 
 impl Core {
     /// Creates the `default` realm if missing.
@@ -18,6 +29,7 @@ impl Core {
             display_name: "Default".into(),
             enabled: true,
             default_resource_id: None,
+            token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
             created_at: now,
             updated_at: now,
         };
@@ -74,7 +86,7 @@ impl Core {
     /// Creates a realm.
     ///
     /// # Errors
-    /// `Forbidden`, `Invalid` (nothing written), `Conflict` when the name is taken.
+    /// `Forbidden`, `InvalidField` (nothing written), `Taken` when the name is taken.
     pub async fn create_realm(
         &self,
         p: &Principal,
@@ -83,8 +95,7 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<Realm> {
         p.require(Permission::ManageRealms)?;
-        let name = RealmName::parse(name).map_err(invalid)?;
-        let display_name = parse_display_name(display_name, "Display name").map_err(invalid)?;
+        let (name, display_name) = parse_names(name, display_name)?;
         let now = self.now();
         let realm = Realm {
             id: RealmId::generate(),
@@ -92,6 +103,7 @@ impl Core {
             display_name,
             enabled: true,
             default_resource_id: None,
+            token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
             created_at: now,
             updated_at: now,
         };
@@ -105,28 +117,29 @@ impl Core {
         self.store
             .insert_realm(&realm, &event)
             .await
-            .map_err(|e| map_conflict(e, "A realm with this name already exists."))?;
+            .map_err(|e| map_taken(e, "name", NAME_TAKEN))?;
         Ok(realm)
     }
 
-    /// Renames a realm and/or changes its display name. Renaming changes its issuer.
+    /// Changes a realm's settings: its name (which changes its issuer), display name and
+    /// default access-token lifetime.
     ///
     /// # Errors
-    /// `Forbidden`, `Invalid`, `NotFound`, `Conflict`.
+    /// `Forbidden`, `InvalidField`, `NotFound`, `Taken` (name).
     pub async fn update_realm(
         &self,
         p: &Principal,
         name: &str,
-        new_name: &str,
-        display_name: &str,
+        input: &RealmInput,
         meta: &RequestMeta,
     ) -> Result<Realm> {
         p.require(Permission::ManageRealms)?;
-        let new_name = RealmName::parse(new_name).map_err(invalid)?;
-        let display_name = parse_display_name(display_name, "Display name").map_err(invalid)?;
+        let (new_name, display_name) = parse_names(&input.name, &input.display_name)?;
+        let token_ttl_secs = parse_token_ttl(&input.token_ttl_secs, "token_ttl_secs")?;
         let mut realm = self.find_realm(name).await?;
         if realm.name.is_default() && !new_name.is_default() {
-            return Err(invalid(
+            return Err(Error::field(
+                "name",
                 "The default realm holds console accounts and cannot be renamed.",
             ));
         }
@@ -141,14 +154,16 @@ impl Core {
         event.details = serde_json::json!({
             "name": {"from": realm.name.as_str(), "to": new_name.as_str()},
             "display_name": {"from": realm.display_name, "to": display_name},
+            "token_ttl_secs": {"from": realm.token_ttl_secs, "to": token_ttl_secs},
         });
         realm.name = new_name;
         realm.display_name = display_name;
+        realm.token_ttl_secs = token_ttl_secs;
         realm.updated_at = self.now();
         self.store
             .update_realm(&realm, &event)
             .await
-            .map_err(|e| map_conflict(e, "A realm with this name already exists."))?;
+            .map_err(|e| map_taken(e, "name", NAME_TAKEN))?;
         Ok(realm)
     }
 

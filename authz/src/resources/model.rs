@@ -90,14 +90,33 @@ pub fn parse_slug(s: &str) -> Result<String, &'static str> {
     Ok(s)
 }
 
-/// Default access-token lifetime for a resource, in seconds.
+/// The access-token lifetime a new realm starts with, in seconds.
 pub const DEFAULT_TOKEN_TTL_SECS: i64 = 300;
 
-/// Longest access-token lifetime a resource may configure; retired keys stay published this long
-/// (plus leeway) after rotation.
+/// Longest access-token lifetime a realm or resource may configure; retired keys stay published
+/// this long (plus leeway) after rotation.
 pub const MAX_TOKEN_TTL_SECS: i64 = 3600;
-/// Shortest access-token lifetime a resource may configure.
+/// Shortest access-token lifetime a realm or resource may configure.
 pub const MIN_TOKEN_TTL_SECS: i64 = 30;
+
+/// Parses a typed access-token lifetime in seconds, for the input named `field`.
+///
+/// # Errors
+/// `InvalidField` when it is not a whole number of seconds in the allowed range.
+pub fn parse_token_ttl(s: &str, field: &'static str) -> crate::error::Result<i64> {
+    s.trim()
+        .parse()
+        .ok()
+        .filter(|t| (MIN_TOKEN_TTL_SECS..=MAX_TOKEN_TTL_SECS).contains(t))
+        .ok_or_else(|| {
+            crate::error::Error::field(
+                field,
+                format!(
+                    "Token lifetime must be a whole number of seconds from {MIN_TOKEN_TTL_SECS} to {MAX_TOKEN_TTL_SECS}."
+                ),
+            )
+        })
+}
 
 /// Input for creating or changing a resource, as typed by an admin.
 #[derive(Debug, Clone, Default)]
@@ -110,7 +129,7 @@ pub struct ResourceInput {
     pub uri: String,
     /// Accepted scopes, space-delimited.
     pub scopes: String,
-    /// Token lifetime in seconds; empty means the default.
+    /// Token lifetime in seconds; empty means the realm's default.
     pub token_ttl_secs: String,
     /// Signing algorithm override; empty means the realm default (ES256).
     pub signing_alg: String,
@@ -127,8 +146,8 @@ pub struct ResourceFields {
     pub uri: ResourceUri,
     /// Accepted scopes (at least one).
     pub scopes: ScopeSet,
-    /// Access-token lifetime.
-    pub token_ttl_secs: i64,
+    /// Access-token lifetime override (else the realm's default).
+    pub token_ttl_secs: Option<i64>,
     /// Signing algorithm override.
     pub signing_alg: Option<SigningAlg>,
     /// Enabled flag.
@@ -154,19 +173,8 @@ impl ResourceFields {
             ));
         }
         let token_ttl_secs = match input.token_ttl_secs.trim() {
-            "" => DEFAULT_TOKEN_TTL_SECS,
-            s => s
-                .parse()
-                .ok()
-                .filter(|t| (MIN_TOKEN_TTL_SECS..=MAX_TOKEN_TTL_SECS).contains(t))
-                .ok_or_else(|| {
-                    Error::field(
-                        "token_ttl_secs",
-                        format!(
-                            "Token lifetime must be {MIN_TOKEN_TTL_SECS}–{MAX_TOKEN_TTL_SECS} seconds."
-                        ),
-                    )
-                })?,
+            "" => None,
+            s => Some(parse_token_ttl(s, "token_ttl_secs")?),
         };
         let signing_alg = match input.signing_alg.trim() {
             "" => None,
@@ -199,8 +207,8 @@ pub struct Resource {
     pub uri: ResourceUri,
     /// Scopes this resource accepts.
     pub scopes: ScopeSet,
-    /// Access-token lifetime.
-    pub token_ttl_secs: i64,
+    /// Access-token lifetime override; `None` follows the realm's default.
+    pub token_ttl_secs: Option<i64>,
     /// Signing algorithm override (else the realm's active key).
     pub signing_alg: Option<SigningAlg>,
     /// Disabled resources get no tokens.
@@ -212,6 +220,11 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// The lifetime of its access tokens: its own, else its realm's default.
+    pub fn token_ttl(&self, realm: &crate::realms::Realm) -> i64 {
+        self.token_ttl_secs.unwrap_or(realm.token_ttl_secs)
+    }
+
     /// Applies checked fields.
     pub fn apply(&mut self, f: ResourceFields) {
         self.display_name = f.display_name;

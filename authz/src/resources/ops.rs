@@ -3,15 +3,15 @@
 use super::model::{Resource, ResourceFields, ResourceId, ResourceInput, parse_slug};
 use crate::audit::{RequestMeta, action};
 use crate::core::Core;
-use crate::error::{Error, Result, map_conflict};
+use crate::error::{Error, Result, map_conflict, map_taken};
 use crate::policy::{Permission, Principal};
 
 impl Core {
     /// Registers a protected resource.
     ///
     /// # Errors
-    /// `Forbidden`, `InvalidField` (nothing written), `NotFound` (realm), `Conflict` (slug or
-    /// URI taken).
+    /// `Forbidden`, `InvalidField` (nothing written), `NotFound` (realm), `Taken` (slug or URI
+    /// taken).
     pub async fn create_resource(
         &self,
         p: &Principal,
@@ -23,6 +23,20 @@ impl Core {
         let realm = self.find_realm(realm_name).await?;
         let slug = parse_slug(&input.slug).map_err(|m| Error::field("slug", m))?;
         let f = ResourceFields::parse(input, self.config().allow_http_loopback)?;
+        // Looked up first so that the form can say which value is taken; a concurrent insert
+        // still fails on the constraint.
+        if self.store.find_resource(&realm.id, &slug).await?.is_some() {
+            return Err(Error::Taken {
+                field: "slug",
+                message: "A resource with this id already exists.".into(),
+            });
+        }
+        if let Some(other) = self.store.find_resource_by_uri(&realm.id, &f.uri).await? {
+            return Err(Error::Taken {
+                field: "uri",
+                message: format!("Resource {} already has this URI.", other.slug).into(),
+            });
+        }
         let now = self.now();
         let r = Resource {
             id: ResourceId::generate(),
@@ -85,7 +99,7 @@ impl Core {
     /// Changes a resource (everything but its slug).
     ///
     /// # Errors
-    /// `Forbidden`, `InvalidField`, `NotFound`, `Conflict` (URI taken).
+    /// `Forbidden`, `InvalidField`, `NotFound`, `Taken` (URI).
     pub async fn update_resource(
         &self,
         p: &Principal,
@@ -110,7 +124,7 @@ impl Core {
         self.store
             .update_resource(&r, &event)
             .await
-            .map_err(|e| map_conflict(e, "Another resource already has this URI."))?;
+            .map_err(|e| map_taken(e, "uri", "Another resource already has this URI."))?;
         Ok(r)
     }
 
@@ -185,6 +199,15 @@ impl Core {
             Some(id) => Ok(self.store.find_resource_by_id(&realm.id, id).await?),
             None => Ok(None),
         }
+    }
+
+    /// The access-token lifetime of the realm's resources that set none of their own.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn default_token_ttl(&self, p: &Principal, realm_name: &str) -> Result<i64> {
+        p.require(Permission::ViewResources)?;
+        Ok(self.find_realm(realm_name).await?.token_ttl_secs)
     }
 
     /// Makes `slug` the realm's default resource, or with `None` requires every token request

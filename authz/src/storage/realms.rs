@@ -24,7 +24,7 @@ pub trait RealmStore: Send + Sync {
     async fn find_realm_by_name(&self, name: &RealmName) -> Result<Option<Realm>, StorageError>;
     /// Lists all realms by name.
     async fn list_realms(&self) -> Result<Vec<Realm>, StorageError>;
-    /// Updates name, display name and enabled flag, writing the audit event in the same
+    /// Updates name, display name, enabled flag and token lifetime, writing the audit event in the same
     /// transaction; `NotFound` if the realm is gone, `Conflict` if the new name is taken.
     async fn update_realm(&self, realm: &Realm, event: &NewAuditEvent) -> Result<(), StorageError>;
     /// Sets (or clears) the resource that token requests without `resource` are for, writing
@@ -39,13 +39,12 @@ pub trait RealmStore: Send + Sync {
 }
 
 pub(super) const REALM_COLUMNS: &str =
-    "id, name, display_name, enabled, default_resource_id, created_at, updated_at";
+    "id, name, display_name, enabled, default_resource_id, token_ttl_secs, created_at, updated_at";
 pub(super) const SET_DEFAULT_RESOURCE: &str =
     "UPDATE realms SET default_resource_id = $1, updated_at = $2 WHERE id = $3";
-pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)";
-pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING";
-pub(super) const UPDATE_REALM: &str =
-    "UPDATE realms SET name = $1, display_name = $2, enabled = $3, updated_at = $4 WHERE id = $5";
+pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)";
+pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (name) DO NOTHING";
+pub(super) const UPDATE_REALM: &str = "UPDATE realms SET name = $1, display_name = $2, enabled = $3, token_ttl_secs = $4, updated_at = $5 WHERE id = $6";
 
 /// Implements [`RealmStore`] for one backend's store.
 macro_rules! realm_store {
@@ -67,6 +66,7 @@ macro_rules! realm_store {
                     .bind(r.name.as_str())
                     .bind(&r.display_name)
                     .bind(r.enabled)
+                    .bind(r.token_ttl_secs)
                     .bind(r.created_at)
                     .bind(r.updated_at)
             }
@@ -147,6 +147,7 @@ macro_rules! realm_store {
                         .bind(realm.name.as_str())
                         .bind(&realm.display_name)
                         .bind(realm.enabled)
+                        .bind(realm.token_ttl_secs)
                         .bind(realm.updated_at)
                         .bind(realm.id.as_str())
                         .execute(&mut *tx)

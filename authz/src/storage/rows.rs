@@ -61,7 +61,7 @@ pub(crate) struct ResourceRow {
     pub display_name: String,
     pub uri: String,
     pub scopes: String,
-    pub token_ttl_secs: i64,
+    pub token_ttl_secs: Option<i64>,
     pub signing_alg: Option<String>,
     pub enabled: bool,
     pub created_at: i64,
@@ -207,6 +207,7 @@ pub(crate) struct RealmRow {
     pub display_name: String,
     pub enabled: bool,
     pub default_resource_id: Option<String>,
+    pub token_ttl_secs: i64,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -220,6 +221,7 @@ impl TryFrom<RealmRow> for Realm {
             display_name: r.display_name,
             enabled: r.enabled,
             default_resource_id: r.default_resource_id.map(id),
+            token_ttl_secs: r.token_ttl_secs,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

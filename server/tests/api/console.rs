@@ -290,6 +290,53 @@ async fn bad_input_is_rejected_and_nothing_is_written() {
         assert!(status.is_client_error(), "{path} {form}: {status} {text}");
         assert!(text.contains(expected), "{path} {form}: {text}");
     }
+    // Forms show these on the field they name (a taken name is a conflict, on its field).
+    for (path, form, field, status) in [
+        (
+            "/api/users/create",
+            "email=ada%40example.com&display_name=X&role=developer",
+            "email",
+            StatusCode::CONFLICT,
+        ),
+        (
+            "/api/users/create",
+            "email=x%40example.com&display_name=+&role=developer",
+            "display_name",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/api/realms/create",
+            "name=default&display_name=X",
+            "name",
+            StatusCode::CONFLICT,
+        ),
+        (
+            "/api/realms/update",
+            "name=default&new_name=default&display_name=D&token_ttl_secs=10",
+            "token_ttl_secs",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/api/account/password",
+            "current=wrong-current-pw&password=a-long-new-password&confirm=a-long-new-password",
+            "current",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/api/account/password",
+            &format!(
+                "current={}&password=a-long-new-password&confirm=different-password",
+                enc(PASSWORD)
+            ),
+            "confirm",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+    ] {
+        let res = t.post_form(path, form, Some(&admin)).await;
+        assert_eq!(res.status(), status, "{path} {form}");
+        let json: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+        assert_eq!(json["Field"]["field"], field, "{path} {form}: {json}");
+    }
     assert_eq!(
         audit_rows().await,
         before,
@@ -436,7 +483,7 @@ async fn realms_are_created_renamed_and_shown_with_their_issuer() {
     let res = t
         .post_form(
             "/api/realms/update",
-            "name=payments&new_name=billing&display_name=Billing",
+            "name=payments&new_name=billing&display_name=Billing&token_ttl_secs=300",
             Some(&admin),
         )
         .await;
@@ -605,6 +652,24 @@ async fn resource_client_and_key_changes_are_admin_only_and_validate_input() {
     );
     let res = t.post_form("/api/resources/list", "", Some(&admin)).await;
     assert_eq!(body(res).await, "[]", "nothing was written");
+    // A taken id or URI is named on its field.
+    let ok = "slug=pay&display_name=Pay&uri=https%3A%2F%2Fpay.example.com%2Fmcp&scopes=a&token_ttl_secs=&signing_alg=";
+    let res = t.post_form("/api/resources/create", ok, Some(&admin)).await;
+    assert_eq!(res.status(), StatusCode::OK, "{}", body(res).await);
+    for (form, field) in [
+        (ok, "slug"),
+        (
+            "slug=pay2&display_name=Pay&uri=https%3A%2F%2FPAY.example.com%2Fmcp%2F&scopes=a&token_ttl_secs=&signing_alg=",
+            "uri",
+        ),
+    ] {
+        let res = t.post_form("/api/resources/create", form, Some(&admin)).await;
+        assert_eq!(res.status(), StatusCode::CONFLICT);
+        let json: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+        assert_eq!(json["Field"]["field"], field, "{json}");
+    }
+    let res = t.post_form("/api/resources/delete", "slug=pay", Some(&admin)).await;
+    assert_eq!(res.status(), StatusCode::OK);
 
     let res = t
         .post_form(

@@ -377,7 +377,10 @@ async fn changing_ones_password_is_throttled_like_sign_in() {
             .change_own_password(&p, "a-guess-at-the-password", "a-brand-new-password", &from)
             .await
             .expect_err("wrong current password");
-        assert!(matches!(e, authz::Error::Invalid(_)), "{e:?}");
+        assert!(
+            matches!(e, authz::Error::InvalidField { field: "current", .. }),
+            "{e:?}"
+        );
     }
     let e = t
         .state

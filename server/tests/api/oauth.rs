@@ -278,6 +278,64 @@ async fn client_credentials_token_is_bound_to_one_audience() {
 }
 
 #[tokio::test]
+async fn token_lifetimes_follow_the_realm_default_unless_the_resource_sets_its_own() {
+    let f = fixture().await;
+    let core = &f.t.state.core;
+    let admin = f.t.principal("ada@example.com").await;
+    let meta = authz::RequestMeta::default();
+    let lifetime = |json: &serde_json::Value| json["expires_in"].as_i64().expect("expires_in");
+    let pay = format!("grant_type=client_credentials&resource={}", enc(PAY));
+    let mail = format!("grant_type=client_credentials&resource={}", enc(MAIL));
+    // email-mcp sets its own lifetime; payments-mcp follows the realm.
+    let mut input = ResourceInput {
+        display_name: "email-mcp".into(),
+        uri: MAIL.into(),
+        scopes: "tools:call tools:read".into(),
+        token_ttl_secs: "120".into(),
+        enabled: true,
+        ..Default::default()
+    };
+    core.update_resource(&admin, "default", "email-mcp", &input, &meta)
+        .await
+        .expect("override");
+    let realm = |ttl: &str| authz::realms::RealmInput {
+        name: "default".into(),
+        display_name: "Default".into(),
+        token_ttl_secs: ttl.into(),
+    };
+    core.update_realm(&admin, "default", &realm("900"), &meta)
+        .await
+        .expect("realm default");
+    let (_, _, json) = f.token(&pay).await;
+    assert_eq!(lifetime(&json), 900, "the realm's default: {json}");
+    let claims = verify_for(&f.jwks().await, json["access_token"].as_str().expect("t"), PAY)
+        .expect("valid");
+    assert_eq!(claims["exp"].as_i64().expect("exp") - claims["iat"].as_i64().expect("iat"), 900);
+    let (_, _, json) = f.token(&mail).await;
+    assert_eq!(lifetime(&json), 120, "the resource's own: {json}");
+    // Clearing the override makes the resource follow the realm again.
+    input.token_ttl_secs = String::new();
+    core.update_resource(&admin, "default", "email-mcp", &input, &meta)
+        .await
+        .expect("clear");
+    let (_, _, json) = f.token(&mail).await;
+    assert_eq!(lifetime(&json), 900, "{json}");
+    // Out-of-range lifetimes are refused on the field and change nothing.
+    for bad in ["29", "3601", "five", ""] {
+        let err = core
+            .update_realm(&admin, "default", &realm(bad), &meta)
+            .await
+            .expect_err(bad);
+        assert!(
+            matches!(err, authz::Error::InvalidField { field: "token_ttl_secs", .. }),
+            "{bad}: {err:?}"
+        );
+    }
+    let (_, _, json) = f.token(&pay).await;
+    assert_eq!(lifetime(&json), 900);
+}
+
+#[tokio::test]
 async fn a_realm_default_resource_is_the_audience_when_resource_is_omitted() {
     let f = fixture().await;
     let admin = f.t.principal("ada@example.com").await;

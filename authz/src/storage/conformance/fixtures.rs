@@ -17,6 +17,7 @@ pub(super) fn realm(name: &str) -> Realm {
         display_name: name.to_uppercase(),
         enabled: true,
         default_resource_id: None,
+        token_ttl_secs: 300,
         created_at: 1_000,
         updated_at: 1_000,
     }
@@ -75,7 +76,7 @@ pub(super) fn resource(realm_id: &RealmId, slug: &str, uri: &str) -> Resource {
         display_name: slug.to_uppercase(),
         uri: ResourceUri::parse(uri, false).expect("valid"),
         scopes: ScopeSet::parse("tools:call tools:read").expect("valid"),
-        token_ttl_secs: 300,
+        token_ttl_secs: Some(300),
         signing_alg: Some(SigningAlg::RS256),
         enabled: true,
         created_at: 5,

@@ -45,10 +45,16 @@ pub(crate) mod harness {
     }
 
     pub(crate) async fn sqlite() -> TestDb {
+        let t = sqlite_unmigrated().await;
+        t.db.migrate().await.expect("migrate sqlite");
+        t
+    }
+
+    /// An empty SQLite database (for upgrade scenarios, which migrate it themselves).
+    pub(crate) async fn sqlite_unmigrated() -> TestDb {
         let dir = tempfile::tempdir().expect("tempdir");
         let url = format!("sqlite://{}", dir.path().join("test.db").display());
         let db = Database::connect(&url, 4).await.expect("connect sqlite");
-        db.migrate().await.expect("migrate sqlite");
         TestDb {
             db,
             _dir: Some(dir),
@@ -57,6 +63,13 @@ pub(crate) mod harness {
     }
 
     pub(crate) async fn postgres(test: &str) -> Option<TestDb> {
+        let t = postgres_unmigrated(test).await?;
+        t.db.migrate().await.expect("migrate postgres");
+        Some(t)
+    }
+
+    /// An empty PostgreSQL database (for upgrade scenarios).
+    pub(crate) async fn postgres_unmigrated(test: &str) -> Option<TestDb> {
         use sqlx::Connection;
         let admin_url = std::env::var("PORTCULLIS_TEST_POSTGRES_URL")
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
@@ -86,7 +99,6 @@ pub(crate) mod harness {
         let db = Database::connect(url.as_str(), 8)
             .await
             .expect("connect postgres");
-        db.migrate().await.expect("migrate postgres");
         Some(TestDb {
             db,
             _dir: None,
@@ -140,3 +152,59 @@ on_both_backends!(
     tokens::assertions_and_revocations,
     tokens::commits_bump_the_generation,
 );
+
+/// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes
+/// rows as that version did, and migrates the rest of the way.
+macro_rules! upgrades_on_both_backends {
+    ($($domain:ident :: $scenario:ident),* $(,)?) => {
+        mod upgrade_on_sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let t = super::harness::sqlite_unmigrated().await;
+                    super::$domain::$scenario(&t.db).await;
+                    t.cleanup().await;
+                }
+            )*
+        }
+        mod upgrade_on_postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let Some(t) = super::harness::postgres_unmigrated(stringify!($scenario)).await else { return };
+                    super::$domain::$scenario(&t.db).await;
+                    t.cleanup().await;
+                }
+            )*
+        }
+    };
+}
+
+upgrades_on_both_backends!(resources::upgrade_keeps_every_token_lifetime);
+
+/// Migrates `db` with the migrations older than `version` only (the schema as it was before).
+pub(super) async fn migrate_before(db: &super::Database, version: i64) {
+    let dir = match db {
+        super::Database::Sqlite(_) => "sqlite",
+        super::Database::Postgres(_) => "postgres",
+    };
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../migrations")
+        .join(dir);
+    let older = tempfile::tempdir().expect("tempdir");
+    for entry in std::fs::read_dir(&src).expect("migrations") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().and_then(|n| n.to_str()).expect("name").to_owned();
+        let v: i64 = name.split('_').next().and_then(|v| v.parse().ok()).expect("version");
+        if v < version {
+            std::fs::copy(&path, older.path().join(&name)).expect("copy");
+        }
+    }
+    let migrator = sqlx::migrate::Migrator::new(older.path())
+        .await
+        .expect("older migrations");
+    match db {
+        super::Database::Sqlite(p) => migrator.run(p).await.expect("migrate before"),
+        super::Database::Postgres(p) => migrator.run(p).await.expect("migrate before"),
+    }
+}

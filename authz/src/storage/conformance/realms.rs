@@ -69,6 +69,7 @@ pub(super) async fn realms(db: &Database) {
     let mut renamed = p.clone();
     renamed.name = RealmName::parse("billing").expect("valid");
     renamed.enabled = false;
+    renamed.token_ttl_secs = 900;
     renamed.updated_at = 1_100;
     store
         .update_realm(

@@ -50,7 +50,7 @@ pub(super) async fn resources(db: &Database) {
     changed.enabled = false;
     changed.signing_alg = None;
     changed.scopes = ScopeSet::parse("mcp").expect("valid");
-    changed.token_ttl_secs = 60;
+    changed.token_ttl_secs = None;
     changed.updated_at = 9;
     store
         .update_resource(&changed, &ev())
@@ -108,4 +108,39 @@ pub(super) async fn resources(db: &Database) {
         .expect_err("gone");
     assert!(matches!(err, StorageError::NotFound), "{err:?}");
     assert_eq!(store.list_resources(&r.id).await.expect("list").len(), 1);
+}
+
+/// Before realm lifetimes, every resource stored its own (300 s unless set). After the upgrade a
+/// resource on 300 s follows its realm's default, which starts at 300 s, and any other keeps its
+/// own: no token's lifetime changes.
+pub(super) async fn upgrade_keeps_every_token_lifetime(db: &Database) {
+    super::migrate_before(db, 20261201060000).await;
+    let rows = [
+        "INSERT INTO realms (id, name, display_name, enabled, created_at, updated_at) VALUES ('rlm_1', 'default', 'Default', TRUE, 1, 1)",
+        "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at) VALUES ('res_a', 'rlm_1', 'pay', 'Pay', 'https://pay.example.com/mcp', 'a', 300, NULL, TRUE, 1, 1)",
+        "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at) VALUES ('res_b', 'rlm_1', 'mail', 'Mail', 'https://mail.example.com/mcp', 'a', 900, NULL, TRUE, 1, 1)",
+    ];
+    for sql in rows {
+        match db {
+            Database::Sqlite(p) => sqlx::raw_sql(sql).execute(p).await.map(|_| ()),
+            Database::Postgres(p) => sqlx::raw_sql(sql).execute(p).await.map(|_| ()),
+        }
+        .expect(sql);
+    }
+    db.migrate().await.expect("upgrade");
+    let store = db.store();
+    let realm = store
+        .find_realm(&RealmId::from_stored("rlm_1"))
+        .await
+        .expect("find")
+        .expect("realm");
+    assert_eq!(realm.token_ttl_secs, 300);
+    for (slug, own, effective) in [("pay", None, 300), ("mail", Some(900), 900)] {
+        let r = store
+            .find_resource(&realm.id, slug)
+            .await
+            .expect("find")
+            .expect("resource");
+        assert_eq!((r.token_ttl_secs, r.token_ttl(&realm)), (own, effective), "{slug}");
+    }
 }

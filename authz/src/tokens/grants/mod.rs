@@ -56,7 +56,8 @@ impl Core {
     }
 
     /// Signs an access token for `client` at `resource` with `scope`, acting for `agent`. It
-    /// expires after the resource's lifetime, and never after the agent's expiry.
+    /// expires after the resource's lifetime (its own, else the realm's default), and never after
+    /// the agent's expiry.
     pub(crate) async fn mint_access_token(
         &self,
         realm: &Realm,
@@ -71,11 +72,10 @@ impl Core {
             .signer(alg)
             .ok_or_else(|| Error::Internal(format!("no active {alg} key")))?;
         let now = self.now();
+        let lifetime_end = now + resource.token_ttl(realm);
         let exp = agent
             .and_then(|a| a.expires_at)
-            .map_or(now + resource.token_ttl_secs, |t| {
-                t.min(now + resource.token_ttl_secs)
-            });
+            .map_or(lifetime_end, |t| t.min(lifetime_end));
         let claims = AccessTokenClaims {
             iss: self.issuer(&realm.name),
             sub: client.client_id.to_string(),
