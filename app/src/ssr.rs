@@ -142,8 +142,16 @@ pub fn realm_view(core: &Core, r: &authz::realms::Realm) -> crate::types::RealmV
     }
 }
 
+/// `t` as the console shows it, relative to `now`.
+pub fn moment(now: i64, t: i64) -> crate::types::Moment {
+    crate::types::Moment {
+        at: authz::clock::rfc3339(t),
+        ago: authz::clock::ago(now, t),
+    }
+}
+
 /// View of a user.
-pub fn user_view(u: &authz::accounts::User) -> crate::types::UserView {
+pub fn user_view(u: &authz::accounts::User, now: i64) -> crate::types::UserView {
     crate::types::UserView {
         id: u.id.to_string(),
         email: u.email.to_string(),
@@ -151,7 +159,7 @@ pub fn user_view(u: &authz::accounts::User) -> crate::types::UserView {
         role: u.role.as_str().to_owned(),
         disabled: u.disabled,
         has_password: u.password_hash.is_some(),
-        created_at: authz::clock::rfc3339(u.created_at),
+        created: moment(now, u.created_at),
     }
 }
 
@@ -339,7 +347,7 @@ pub fn client_form_view(c: &authz::clients::Client) -> crate::types::ClientFormV
 }
 
 /// View of a client.
-pub fn client_view(c: &authz::clients::Client) -> crate::types::ClientView {
+pub fn client_view(c: &authz::clients::Client, now: i64) -> crate::types::ClientView {
     crate::types::ClientView {
         client_id: c.client_id.to_string(),
         name: c.name.clone(),
@@ -354,7 +362,7 @@ pub fn client_view(c: &authz::clients::Client) -> crate::types::ClientView {
         contacts: c.metadata.contacts.join(", "),
         resource_server: c.resource_server_for.is_some(),
         enabled: c.enabled,
-        created_at: authz::clock::rfc3339(c.created_at),
+        created: moment(now, c.created_at),
     }
 }
 
@@ -370,17 +378,17 @@ pub fn remote_keys_view(k: &authz::clients::RemoteKeys) -> crate::types::RemoteK
 }
 
 /// View of a signing key.
-pub fn key_view(k: &authz::keys::KeyInfo) -> crate::types::KeyView {
+pub fn key_view(k: &authz::keys::KeyInfo, now: i64) -> crate::types::KeyView {
     let t = |v: Option<i64>| v.map(authz::clock::rfc3339).unwrap_or_default();
     crate::types::KeyView {
         kid: k.kid.clone(),
         alg: k.alg.as_str().to_owned(),
         state: k.state.to_owned(),
         published: k.published,
-        created_at: authz::clock::rfc3339(k.created_at),
+        created: moment(now, k.created_at),
         activated_at: t(k.activated_at),
         retired_at: t(k.retired_at),
-        publish_until: t(k.publish_until),
+        publish_until: k.publish_until.map(|u| moment(now, u)),
     }
 }
 

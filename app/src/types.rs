@@ -47,6 +47,15 @@ pub struct Abilities {
     pub manage_keys: bool,
 }
 
+/// A point in time as the console shows it: in words, with the exact time on hover.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moment {
+    /// RFC 3339, UTC.
+    pub at: String,
+    /// Relative to the server's now (`5 minutes ago`, `in 2 days`).
+    pub ago: String,
+}
+
 /// A realm as shown in the console.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RealmView {
@@ -79,8 +88,8 @@ pub struct UserView {
     pub disabled: bool,
     /// Whether a password has been set.
     pub has_password: bool,
-    /// Creation time (RFC 3339).
-    pub created_at: String,
+    /// Creation time.
+    pub created: Moment,
 }
 
 /// One page of users.
@@ -312,7 +321,7 @@ pub struct ClientView {
     /// Enabled flag.
     pub enabled: bool,
     /// Creation time.
-    pub created_at: String,
+    pub created: Moment,
 }
 
 /// A client's registration as its edit form shows it (RFC 7591 metadata as text).
@@ -408,13 +417,13 @@ pub struct KeyView {
     /// In the JWKS now.
     pub published: bool,
     /// Creation time.
-    pub created_at: String,
+    pub created: Moment,
     /// Activation time.
     pub activated_at: String,
     /// Retirement time.
     pub retired_at: String,
-    /// Published until.
-    pub publish_until: String,
+    /// Published until (retired keys).
+    pub publish_until: Option<Moment>,
 }
 
 /// The Keys screen: the realm's JWKS URL and its keys.

@@ -47,6 +47,12 @@ impl ScopeSet {
         ScopeSet(self.0.intersection(&other.0).cloned().collect())
     }
 
+    /// Tokens in either set.
+    #[must_use]
+    pub fn union(&self, other: &ScopeSet) -> ScopeSet {
+        ScopeSet(self.0.union(&other.0).cloned().collect())
+    }
+
     /// Tokens in this set and not in `other`.
     #[must_use]
     pub fn difference(&self, other: &ScopeSet) -> ScopeSet {

@@ -70,7 +70,11 @@ test('an admin creates a user, bad input is shown inline, and the audit row appe
   await page.getByLabel('Email').fill(ADMIN.email);
   await page.getByLabel('Name', { exact: true }).fill('Duplicate');
   await page.getByRole('button', { name: 'Create user' }).click();
-  await expect(page.getByRole('alert')).toContainText('already exists');
+  // On the field it is about, which gets focus.
+  const emailField = page.getByLabel('Email');
+  await expect(emailField).toHaveAttribute('aria-invalid', 'true');
+  await expect(emailField).toHaveAccessibleDescription(/already exists/);
+  await expect(emailField).toBeFocused();
   await expect(page.getByTestId('user-row')).toHaveCount(2);
 
   await page.getByLabel('Email').fill(email);

@@ -50,6 +50,9 @@ async function seed(page: Page, baseURL: string) {
     expires_at: '2099-06-30T12:00',
   });
   await call(api, baseURL, 'agents/bind', { client_id: client, agent });
+  // Keys in every state: retired (still published), active, next.
+  await call(api, baseURL, 'keys/rotate', {});
+  await call(api, baseURL, 'keys/rotate', {});
   await call(api, baseURL, 'realms/create', {
     name: `finance-${suffix}`,
     display_name: long('Finance operations production realm', 100),
@@ -65,7 +68,9 @@ const SCREENS: [string, string][] = [
   ['agents', '/agents'],
   ['agent', `/agents/${agent}`],
   ['keys', '/keys'],
+  ['settings', '/settings'],
   ['realms', '/realms'],
+  ['realm', `/realms/finance-${suffix}`],
   ['users', '/users'],
   ['audit', '/audit'],
   ['account', '/account'],

@@ -23,7 +23,11 @@ pub async fn list_clients(query: String, page: u32) -> Result<ClientPage, AppErr
         )
         .await?;
     Ok(ClientPage {
-        items: found.items.iter().map(ssr::client_view).collect(),
+        items: found
+            .items
+            .iter()
+            .map(|c| ssr::client_view(c, core.now()))
+            .collect(),
         total: found.total,
         page,
         page_size: PAGE_SIZE,
@@ -37,7 +41,7 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
     let d = core.get_client(&p, &realm, &client_id).await?;
     let t = authz::clock::rfc3339;
     Ok(ClientDetailView {
-        client: ssr::client_view(&d.client),
+        client: ssr::client_view(&d.client, core.now()),
         form: ssr::client_form_view(&d.client),
         agent: d.agent.unwrap_or_default(),
         jwks: d
@@ -112,6 +116,7 @@ pub async fn update_client(
         &core
             .update_client(&p, &realm, &client_id, &metadata, &meta)
             .await?,
+        core.now(),
     ))
 }
 
@@ -179,6 +184,7 @@ pub async fn set_client_enabled(client_id: String, enabled: bool) -> Result<Clie
         &core
             .set_client_enabled(&p, &realm, &client_id, enabled, &meta)
             .await?,
+        core.now(),
     ))
 }
 

@@ -13,7 +13,7 @@ pub async fn list_keys() -> Result<KeysOverview, AppError> {
     let name = authz::realms::RealmName::parse(&realm).map_err(|_| AppError::Internal)?;
     Ok(KeysOverview {
         jwks_uri: format!("{}/jwks", core.issuer(&name)),
-        keys: keys.iter().map(ssr::key_view).collect(),
+        keys: keys.iter().map(|k| ssr::key_view(k, core.now())).collect(),
     })
 }
 

@@ -92,6 +92,14 @@ pub async fn default_resource() -> Result<Option<String>, AppError> {
     Ok(core.default_resource(&p, &realm).await?.map(|r| r.slug))
 }
 
+/// Every scope some resource of the realm accepts, in order.
+#[server(prefix = "/api", endpoint = "resources/scopes")]
+pub async fn realm_scopes() -> Result<Vec<String>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let all = core.realm_scopes(&p, &realm).await?;
+    Ok(all.iter().map(str::to_owned).collect())
+}
+
 /// The access-token lifetime (seconds) of the realm's resources that set none of their own.
 #[server(prefix = "/api", endpoint = "resources/default-lifetime")]
 pub async fn default_token_ttl() -> Result<i64, AppError> {

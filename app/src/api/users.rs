@@ -13,7 +13,11 @@ pub async fn list_users(query: String, page: u32) -> Result<UserPage, AppError> 
         .list_users(&p, &query, authz::storage::Page::new(page, PAGE_SIZE))
         .await?;
     Ok(UserPage {
-        items: found.items.iter().map(ssr::user_view).collect(),
+        items: found
+            .items
+            .iter()
+            .map(|u| ssr::user_view(u, core.now()))
+            .collect(),
         total: found.total,
         page,
         page_size: PAGE_SIZE,
@@ -26,6 +30,7 @@ pub async fn get_user(id: String) -> Result<UserView, AppError> {
     let (core, p, _) = ssr::context().await?;
     Ok(ssr::user_view(
         &core.user(&p, &authz::ids::UserId::from_stored(id)).await?,
+        core.now(),
     ))
 }
 
@@ -54,6 +59,7 @@ pub async fn set_user_role(id: String, role: String) -> Result<UserView, AppErro
         &core
             .set_user_role(&p, &authz::ids::UserId::from_stored(id), &role, &meta)
             .await?,
+        core.now(),
     ))
 }
 
@@ -65,6 +71,7 @@ pub async fn set_user_disabled(id: String, disabled: bool) -> Result<UserView, A
         &core
             .set_user_disabled(&p, &authz::ids::UserId::from_stored(id), disabled, &meta)
             .await?,
+        core.now(),
     ))
 }
 

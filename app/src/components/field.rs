@@ -105,6 +105,32 @@ pub fn FieldError(errors: FieldErrors, name: &'static str) -> impl IntoView {
     }
 }
 
+/// Whenever `open` turns true, moves focus to the first field of form `form`: a create form that
+/// just appeared is where keyboard users continue.
+pub fn focus_first_when(open: RwSignal<bool>, form: &'static str) {
+    Effect::new(move |_| {
+        if open.get() {
+            #[cfg(feature = "hydrate")]
+            request_animation_frame(move || {
+                use wasm_bindgen::JsCast;
+                let selector = format!(
+                    "#{form} input:not([type=hidden]), #{form} select, #{form} textarea"
+                );
+                if let Some(el) = document()
+                    .query_selector(&selector)
+                    .ok()
+                    .flatten()
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+                {
+                    let _ = el.focus();
+                }
+            });
+            #[cfg(not(feature = "hydrate"))]
+            let _ = form;
+        }
+    });
+}
+
 /// Moves focus to input `name` of form `form` (in the browser).
 fn focus(form: &str, name: &str) {
     #[cfg(feature = "hydrate")]

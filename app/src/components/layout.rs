@@ -303,7 +303,7 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
     provide_context(session);
     let nav_open = RwSignal::new(false);
     view! {
-        <Suspense fallback=|| view! { <div class="p-8"><Loading/></div> }>
+        <Transition fallback=|| view! { <div class="p-8"><Loading/></div> }>
             {move || {
                 session
                     .get()
@@ -352,6 +352,6 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
                         Err(error) => view! { <div class="p-8"><ErrorMessage error/></div> }.into_any(),
                     })
             }}
-        </Suspense>
+        </Transition>
     }
 }

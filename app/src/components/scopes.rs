@@ -59,3 +59,86 @@ pub fn joined(selected: &BTreeSet<String>) -> String {
 pub fn split(scopes: &str) -> Vec<String> {
     scopes.split_whitespace().map(str::to_owned).collect()
 }
+
+/// Whether `role` marks an agent as MCP-capable rather than naming a scope (`mcp`, `mcp:…`).
+fn is_capability(role: &str) -> bool {
+    role == "mcp" || role.starts_with("mcp:")
+}
+
+/// A space-separated scope field with the realm's scopes to pick from: each scope some resource
+/// of the realm accepts is a toggle that adds it to or removes it from the field, and a typed
+/// scope no resource accepts gets a warning (tokens never carry it). With `roles`, the field
+/// holds agent roles, and `mcp` / `mcp:…` capability roles are not warned about.
+#[component]
+pub fn ScopeInput(
+    errors: super::field::FieldErrors,
+    name: &'static str,
+    #[prop(into)] id: String,
+    label: &'static str,
+    help: &'static str,
+    #[prop(optional, into)] value: String,
+    #[prop(optional)] roles: bool,
+    #[prop(optional)] class: &'static str,
+) -> impl IntoView {
+    use super::field::Field;
+    let text = RwSignal::new(value);
+    let known = LocalResource::new(crate::api::resources::realm_scopes);
+    let typed = move || text.with(|t| split(t));
+    let toggle = move |scope: String| {
+        text.update(|t| {
+            let mut now = split(t);
+            if let Some(at) = now.iter().position(|s| *s == scope) {
+                now.remove(at);
+            } else {
+                now.push(scope);
+            }
+            *t = now.join(" ");
+        });
+    };
+    let picks_id = format!("{id}-picks");
+    let warn_id = format!("{id}-unknown");
+    view! {
+        <div class=class>
+            <Field errors name id=id.clone() label help mono=true bind=text placeholder="tools:call"/>
+            <Transition fallback=|| ()>
+                {move || known.get().map(|r| match r {
+                    Ok(all) if !all.is_empty() => {
+                        let unknown: Vec<String> = typed()
+                            .into_iter()
+                            .filter(|s| !all.contains(s) && !(roles && is_capability(s)))
+                            .collect();
+                        view! {
+                            <div class="mt-2" role="group" aria-labelledby=picks_id.clone()>
+                                <p id=picks_id.clone() class="text-xs text-slate-500 dark:text-slate-400">"Scopes this realm's resources accept (select to add or remove):"</p>
+                                <div class="mt-1 flex flex-wrap gap-1">
+                                    {all.into_iter().map(|scope| {
+                                        let s = StoredValue::new(scope.clone());
+                                        let on = move || text.with(|t| t.split_whitespace().any(|x| x == s.get_value()));
+                                        view! {
+                                            <button type="button" aria-pressed=move || on().to_string()
+                                                class=move || if on() {
+                                                    "rounded-full border border-indigo-600 bg-indigo-600 px-2 py-0.5 font-mono text-xs text-white focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-1"
+                                                } else {
+                                                    "rounded-full border border-slate-300 bg-white px-2 py-0.5 font-mono text-xs text-slate-700 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-200"
+                                                }
+                                                on:click=move |_| toggle(s.get_value())>{scope}</button>
+                                        }
+                                    }).collect_view()}
+                                </div>
+                                {(!unknown.is_empty()).then(|| view! {
+                                    <p id=warn_id.clone() role="status" class="mt-2 text-sm text-amber-800 dark:text-amber-300" data-testid="unknown-scopes">
+                                        {format!("No resource of this realm accepts {}: tokens never carry {}.",
+                                            unknown.join(", "), if unknown.len() == 1 { "it" } else { "them" })}
+                                    </p>
+                                })}
+                            </div>
+                        }.into_any()
+                    }
+                    // Without resources (or without the right to see them) there is nothing to
+                    // pick from or check against.
+                    _ => ().into_any(),
+                })}
+            </Transition>
+        </div>
+    }
+}

@@ -167,9 +167,9 @@ impl Tone {
     pub fn of(status: &str) -> Self {
         match status {
             "active" | "enabled" | "success" | "live" | "granted" => Self::Good,
-            "expired" | "retired" | "expiring" | "next" => Self::Warn,
+            "expired" | "retired" | "expiring" => Self::Warn,
             "failure" | "denied" | "revoked" => Self::Bad,
-            "current" => Self::Info,
+            "current" | "next" => Self::Info,
             _ => Self::Off,
         }
     }

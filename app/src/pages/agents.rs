@@ -11,6 +11,7 @@ use crate::components::history::History;
 use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, with_query};
 use crate::components::picker::ClientPicker;
+use crate::components::scopes::ScopeInput;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::types::{AgentView, AuditPage, ClientChoiceView};
@@ -42,7 +43,7 @@ fn AgentFields(id: &'static str, v: Option<AgentView>, errors: FieldErrors) -> i
             help="The person accountable for it; tokens carry it as agent_owner."/>
         <Field errors name="expires_at" id=f("expires") label="Expires (UTC)" value=expires kind=Kind::DateTime
             help="Optional, after now. Its clients' tokens expire by then at the latest."/>
-        <Field errors name="roles" id=f("roles") label="Roles" value=roles mono=true placeholder="mcp:tools tools:call" class="sm:col-span-2" help=ROLES_HELP/>
+        <ScopeInput errors name="roles" id=f("roles") label="Roles" value=roles roles=true class="sm:col-span-2" help=ROLES_HELP/>
         <Field errors name="description" id=f("description") label="Description" value=description maxlength=500 class="sm:col-span-2"/>
     }
 }
@@ -65,17 +66,17 @@ fn AgentStatus(agent: AgentView) -> impl IntoView {
 fn AgentRow(agent: AgentView) -> impl IntoView {
     let clients = agent.clients.len();
     view! {
-        <tr data-testid="agent-row" class="block p-4 sm:table-row sm:p-0">
-            <td class="block min-w-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
+        <tr data-testid="agent-row" class=CARDS_ROW>
+            <td class=CARDS_CELL>
                 <a class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300" href=format!("/agents/{}", agent.name)>{agent.name.clone()}</a>
                 <div class=format!("{MUTED} break-all")>{agent.owner.clone()}</div>
                 {(!agent.description.is_empty()).then(|| view! { <div class="max-w-full truncate text-xs text-slate-500 sm:max-w-xs lg:max-w-md dark:text-slate-400" title=agent.description.clone()>{agent.description.clone()}</div> })}
             </td>
-            <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
+            <td class=CARDS_CELL_NEXT>
                 <span class=MONO>{agent.roles.clone()}</span>
                 {agent.mcp_capable.then(|| view! { <span class="ml-2"><Pill tone=Tone::Info text="MCP"/></span> })}
             </td>
-            <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top"><AgentStatus agent=agent.clone()/></td>
+            <td class=CARDS_CELL_NEXT><AgentStatus agent=agent.clone()/></td>
             <td class="mt-2 block text-sm text-slate-600 sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top dark:text-slate-300">
                 {match clients { 0 => "No clients".to_owned(), 1 => "1 client".to_owned(), n => format!("{n} clients") }}
             </td>
@@ -108,6 +109,7 @@ pub fn AgentsPage() -> impl IntoView {
         |(q, m, e, p, _)| list_agents(q, m, e, p),
     );
     let show_create = RwSignal::new(false);
+    crate::components::field::focus_first_when(show_create, "new-agent");
     let create_errors = FieldErrors::new(create, "new-agent", AGENT_FIELDS);
     let toasts = use_toasts();
     let navigate = leptos_router::hooks::use_navigate();
@@ -173,7 +175,7 @@ pub fn AgentsPage() -> impl IntoView {
                         ];
                         view! {
                         <table class="block w-full text-sm sm:table">
-                            <thead class="hidden bg-slate-50 sm:table-header-group dark:bg-slate-900">
+                            <thead class=CARDS_HEAD>
                                 <tr>
                                     <th class=TH scope="col">"Agent"</th>
                                     <th class=TH scope="col">"Roles"</th>
@@ -181,7 +183,7 @@ pub fn AgentsPage() -> impl IntoView {
                                     <th class=TH scope="col">"Clients"</th>
                                 </tr>
                             </thead>
-                            <tbody class="block divide-y divide-slate-200 sm:table-row-group dark:divide-slate-700">
+                            <tbody class=CARDS_BODY>
                                 {found.items.into_iter().map(|agent| view! { <AgentRow agent/> }).collect_view()}
                             </tbody>
                         </table>

@@ -7,10 +7,12 @@ use crate::api::clients::{
 };
 use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::ConfirmButton;
+use crate::components::copy::Truncated;
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, with_query};
+use crate::components::scopes::ScopeInput;
 use crate::components::secret::SecretPanel;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
@@ -33,14 +35,14 @@ const METHODS: [(&str, &str); 4] = [
 fn ClientRow(client: ClientView) -> impl IntoView {
     let enabled = client.enabled;
     view! {
-        <tr data-testid="client-row">
-            <td class=TD>
-                <a class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300" href=format!("/clients/{}", client.client_id)>{client.name.clone()}</a>
-                <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{client.client_id.clone()}</div>
+        <tr data-testid="client-row" class=CARDS_ROW>
+            <td class=CARDS_CELL>
+                <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/clients/{}", client.client_id)>{client.name.clone()}</a>
+                <div class="text-slate-500 dark:text-slate-400"><Truncated value=client.client_id.clone() label=format!("{}'s client id", client.name)/></div>
             </td>
-            <td class=format!("{TD} hidden md:table-cell")><span class="font-mono text-xs">{client.auth_method.clone()}</span></td>
-            <td class=format!("{TD} hidden lg:table-cell")><span class="font-mono text-xs break-words">{client.scope.clone()}</span></td>
-            <td class=TD><Badge ok=enabled text=if enabled { "Enabled" } else { "Disabled" }/></td>
+            <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><span class="font-mono text-xs">{client.auth_method.clone()}</span></td>
+            <td class=format!("{CARDS_CELL_NEXT} sm:hidden lg:table-cell")><span class="font-mono text-xs break-words">{client.scope.clone()}</span></td>
+            <td class=CARDS_CELL_NEXT><Badge ok=enabled text=if enabled { "Enabled" } else { "Disabled" }/></td>
         </tr>
     }
 }
@@ -63,6 +65,7 @@ pub fn ClientsPage() -> impl IntoView {
         |(q, page, _)| list_clients(q, page),
     );
     let show_create = RwSignal::new(false);
+    crate::components::field::focus_first_when(show_create, "new-client");
     let create_errors = FieldErrors::new(create, "new-client", CLIENT_FIELDS);
     let issued = RwSignal::new(None::<IssuedSecret>);
     let toasts = use_toasts();
@@ -119,21 +122,19 @@ pub fn ClientsPage() -> impl IntoView {
                     Ok(found) => {
                         let q = q.get();
                         view! {
-                            <div class="overflow-x-auto">
-                                <table class=TABLE>
-                                    <thead class="bg-slate-50 dark:bg-slate-900">
-                                        <tr>
-                                            <th class=TH scope="col">"Client"</th>
-                                            <th class=format!("{TH} hidden md:table-cell") scope="col">"Authentication"</th>
-                                            <th class=format!("{TH} hidden lg:table-cell") scope="col">"Registered scopes"</th>
-                                            <th class=TH scope="col">"Status"</th>
-                                        </tr>
-                                    </thead>
-                                    <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
-                                        {found.items.into_iter().map(|client| view! { <ClientRow client/> }).collect_view()}
-                                    </tbody>
-                                </table>
-                            </div>
+                            <table class=CARDS_TABLE>
+                                <thead class=CARDS_HEAD>
+                                    <tr>
+                                        <th class=TH scope="col">"Client"</th>
+                                        <th class=format!("{TH} hidden md:table-cell md:w-48") scope="col">"Authentication"</th>
+                                        <th class=format!("{TH} hidden lg:table-cell lg:w-1/3") scope="col">"Registered scopes"</th>
+                                        <th class=format!("{TH} sm:w-28") scope="col">"Status"</th>
+                                    </tr>
+                                </thead>
+                                <tbody class=CARDS_BODY>
+                                    {found.items.into_iter().map(|client| view! { <ClientRow client/> }).collect_view()}
+                                </tbody>
+                            </table>
                             <Pager total=found.total page=found.page page_size=found.page_size
                                 href=move |p| with_query("/clients", &[("q", q.clone()), ("page", if p == 0 { String::new() } else { p.to_string() })])/>
                         }.into_any()
@@ -202,8 +203,8 @@ fn ClientFields(
     });
     view! {
         <Field errors name="name" id=f("name") label="Name" value=v.name required=true maxlength=100 placeholder="Reports bot" class="sm:col-span-2"/>
-        <Field errors name="scope" id=f("scope") label="Registered scopes" value=v.scope mono=true placeholder="tools:call" class="sm:col-span-2"
-            help="What the client says it needs (RFC 7591). It gets tokens only for the resources you grant it on its page."/>
+        <ScopeInput errors name="scope" id=f("scope") label="Registered scopes" value=v.scope class="sm:col-span-2"
+            help="What the client says it needs (RFC 7591), space-separated. It gets tokens only for the resources you grant it on its page."/>
         {private_key_jwt.then(|| view! {
             <Field errors name="jwks" id=f("jwks") label="Public keys (JWKS, private_key_jwt only)" value=v.jwks.clone() kind=Kind::Lines(3) mono=true
                 placeholder="{\"keys\": [{\"kty\": \"EC\", …}]}" class="sm:col-span-2"/>
@@ -288,7 +289,7 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                         {d.metadata.iter().map(|(k, v)| view! {
                             <div class="sm:col-span-2"><dt class="font-mono text-xs text-slate-500 dark:text-slate-400">{k.clone()}</dt><dd class="break-all">{v.clone()}</dd></div>
                         }).collect_view()}
-                        <div><dt class=MUTED>"Created"</dt><dd>{c.created_at.clone()}</dd></div>
+                        <div><dt class=MUTED>"Created"</dt><dd><When at=c.created.at.clone() words=c.created.ago.clone()/></dd></div>
                     </dl>
                 }
             })>

@@ -43,32 +43,38 @@ pub fn KeysPage() -> impl IntoView {
                             view! { <EmptyState title="No keys yet" hint="Keys are created on first use, or by rotating now."/> }.into_any()
                         } else {
                             view! {
-                                <div class="overflow-x-auto">
-                                    <table class=TABLE>
-                                        <thead class="bg-slate-50 dark:bg-slate-900">
-                                            <tr>
-                                                <th class=TH scope="col">"Key id"</th>
-                                                <th class=TH scope="col">"Algorithm"</th>
-                                                <th class=TH scope="col">"State"</th>
-                                                <th class=format!("{TH} hidden md:table-cell") scope="col">"Created"</th>
-                                                <th class=format!("{TH} hidden lg:table-cell") scope="col">"Published until"</th>
+                                <table class=CARDS_TABLE>
+                                    <thead class=CARDS_HEAD>
+                                        <tr>
+                                            <th class=TH scope="col">"Key id"</th>
+                                            <th class=format!("{TH} sm:w-28") scope="col">"Algorithm"</th>
+                                            <th class=format!("{TH} sm:w-40") scope="col">"State"</th>
+                                            <th class=format!("{TH} hidden md:table-cell md:w-36") scope="col">"Created"</th>
+                                            <th class=format!("{TH} hidden lg:table-cell lg:w-40") scope="col">"Published until"</th>
+                                        </tr>
+                                    </thead>
+                                    <tbody class=CARDS_BODY>
+                                        {overview.keys.into_iter().map(|k| view! {
+                                            <tr data-testid="key-row" class=CARDS_ROW>
+                                                <td class=CARDS_CELL><span class=MONO>{k.kid.clone()}</span></td>
+                                                <td class=CARDS_CELL_NEXT><span class="font-mono text-xs">{k.alg.clone()}</span></td>
+                                                <td class=CARDS_CELL_NEXT>
+                                                    <Pill tone=if k.published { Tone::of(&k.state) } else { Tone::Off }
+                                                        text=if k.published { k.state.clone() } else { format!("{} (unpublished)", k.state) }/>
+                                                </td>
+                                                <td class=format!("{CARDS_CELL_NEXT} text-slate-600 sm:hidden md:table-cell dark:text-slate-300")>
+                                                    <span class="sm:hidden">"Created "</span><When at=k.created.at.clone() words=k.created.ago.clone()/>
+                                                </td>
+                                                <td class=format!("{CARDS_CELL_NEXT} text-slate-600 sm:hidden lg:table-cell dark:text-slate-300")>
+                                                    {match k.publish_until.clone() {
+                                                        Some(m) => view! { <span class="sm:hidden">"Published until "</span><When at=m.at words=m.ago/> }.into_any(),
+                                                        None => view! { <span class="sr-only">"Published while in use"</span><span aria-hidden="true" class="hidden sm:inline">"—"</span> }.into_any(),
+                                                    }}
+                                                </td>
                                             </tr>
-                                        </thead>
-                                        <tbody class="divide-y divide-slate-200 dark:divide-slate-700">
-                                            {overview.keys.into_iter().map(|k| view! {
-                                                <tr data-testid="key-row">
-                                                    <td class=TD><span class="font-mono text-xs">{k.kid.clone()}</span></td>
-                                                    <td class=TD>{k.alg.clone()}</td>
-                                                    <td class=TD>
-                                                        <Badge ok=k.state == "active" text=if k.published { k.state.clone() } else { format!("{} (unpublished)", k.state) }/>
-                                                    </td>
-                                                    <td class=format!("{TD} hidden md:table-cell whitespace-nowrap")>{k.created_at.clone()}</td>
-                                                    <td class=format!("{TD} hidden lg:table-cell whitespace-nowrap")>{k.publish_until.clone()}</td>
-                                                </tr>
-                                            }).collect_view()}
-                                        </tbody>
-                                    </table>
-                                </div>
+                                        }).collect_view()}
+                                    </tbody>
+                                </table>
                             }.into_any()
                         }}
                     </div>

@@ -24,13 +24,13 @@ const REALM_FIELDS: &[(&str, &str)] = &[
 #[component]
 fn RealmRow(realm: RealmView) -> impl IntoView {
     view! {
-        <tr data-testid="realm-row" class="block p-4 sm:table-row sm:p-0">
-            <td class="block min-w-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
+        <tr data-testid="realm-row" class=CARDS_ROW>
+            <td class=CARDS_CELL>
                 <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/realms/{}", realm.name)>{realm.display_name.clone()}</a>
                 <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{realm.name.clone()}</div>
             </td>
-            <td class="mt-2 block min-w-0 sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top"><span class=MONO>{realm.issuer.clone()}</span></td>
-            <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top"><Badge ok=realm.enabled text=if realm.enabled { "Enabled" } else { "Disabled" }/></td>
+            <td class=CARDS_CELL_NEXT><span class=MONO>{realm.issuer.clone()}</span></td>
+            <td class=CARDS_CELL_NEXT><Badge ok=realm.enabled text=if realm.enabled { "Enabled" } else { "Disabled" }/></td>
         </tr>
     }
 }
@@ -42,12 +42,16 @@ pub fn RealmsPage() -> impl IntoView {
     let created = successes(create);
     let realms = Resource::new(move || created.get(), |_| list_realms());
     let show_create = RwSignal::new(false);
+    crate::components::field::focus_first_when(show_create, "new-realm");
     let errors = FieldErrors::new(create, "new-realm", REALM_FIELDS);
     let toasts = use_toasts();
+    let session = crate::components::layout::use_session();
     Effect::new(move |_| {
         if let Some(Ok(r)) = create.value().get() {
             toasts.push(ToastKind::Success, format!("Realm {} created.", r.name));
             show_create.set(false);
+            // The realm switcher lists it from now on.
+            session.refetch();
         }
     });
     view! {
@@ -74,14 +78,14 @@ pub fn RealmsPage() -> impl IntoView {
                 {move || realms.get().map(|result| match result {
                     Ok(list) => view! {
                         <table class="block w-full text-sm sm:table">
-                            <thead class="hidden bg-slate-50 sm:table-header-group dark:bg-slate-900">
+                            <thead class=CARDS_HEAD>
                                 <tr>
                                     <th class=TH scope="col">"Realm"</th>
                                     <th class=TH scope="col">"Issuer"</th>
                                     <th class=TH scope="col">"Status"</th>
                                 </tr>
                             </thead>
-                            <tbody class="block divide-y divide-slate-200 sm:table-row-group dark:divide-slate-700">
+                            <tbody class=CARDS_BODY>
                                 {list.into_iter().map(|realm| view! { <RealmRow realm/> }).collect_view()}
                             </tbody>
                         </table>

@@ -101,7 +101,7 @@ fn ResourceRow(resource: ResourceView, realm_default: Option<i64>) -> impl IntoV
                 <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/resources/{}", resource.slug)>{resource.display_name.clone()}</a>
                 <div class="font-mono text-xs break-all text-slate-500 dark:text-slate-400">{resource.slug.clone()}</div>
             </td>
-            <td class=format!("{CARDS_CELL_NEXT} text-slate-700 dark:text-slate-200")><Truncated value=resource.uri.clone() label="resource URI"/></td>
+            <td class=format!("{CARDS_CELL_NEXT} text-slate-700 dark:text-slate-200")><Truncated value=resource.uri.clone() label=format!("the audience of {}", resource.display_name)/></td>
             <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><span class="font-mono text-xs break-words">{resource.scopes.clone()}</span></td>
             <td class=format!("{CARDS_CELL_NEXT} text-slate-600 sm:hidden lg:table-cell dark:text-slate-300")>{lifetime(&resource, realm_default)}</td>
             <td class=CARDS_CELL_NEXT><Badge ok=resource.enabled text=if resource.enabled { "Enabled" } else { "Disabled" }/></td>
@@ -151,6 +151,7 @@ pub fn ResourcesPage() -> impl IntoView {
     let realm_ttl = Resource::new(|| (), |_| default_token_ttl());
     let realm_default = move || realm_ttl.get().and_then(Result::ok);
     let show_create = RwSignal::new(false);
+    crate::components::field::focus_first_when(show_create, "new-resource");
     let create_errors = FieldErrors::new(create, "new-resource", RESOURCE_FIELDS);
     let toasts = use_toasts();
     Effect::new(move |_| {

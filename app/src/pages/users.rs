@@ -42,13 +42,13 @@ fn IssuedLinkPanel(link: IssuedLink, on_close: Callback<()>) -> impl IntoView {
 fn UserRow(user: UserView) -> impl IntoView {
     let status = user_status(&user);
     view! {
-        <tr data-testid="user-row" class="block p-4 sm:table-row sm:p-0">
-            <td class="block min-w-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
+        <tr data-testid="user-row" class=CARDS_ROW>
+            <td class=CARDS_CELL>
                 <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/users/{}", user.id)>{user.display_name.clone()}</a>
                 <div class=format!("{MUTED} break-all")>{user.email.clone()}</div>
             </td>
-            <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">{role_label(&user.role)}</td>
-            <td class="mt-2 block sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top">
+            <td class=CARDS_CELL_NEXT>{role_label(&user.role)}</td>
+            <td class=CARDS_CELL_NEXT>
                 <Pill tone=status_tone(status) text=status/>
             </td>
         </tr>
@@ -133,6 +133,7 @@ pub fn UsersPage() -> impl IntoView {
         |(q, page, _)| list_users(q, page),
     );
     let show_create = RwSignal::new(false);
+    crate::components::field::focus_first_when(show_create, "new-user");
     let issued = RwSignal::new(None::<IssuedLink>);
     let toasts = use_toasts();
     Effect::new(move |_| {
@@ -166,7 +167,7 @@ pub fn UsersPage() -> impl IntoView {
                         view! {
                             <div>
                                 <table class="block w-full text-sm sm:table">
-                                    <thead class="hidden bg-slate-50 sm:table-header-group dark:bg-slate-900">
+                                    <thead class=CARDS_HEAD>
                                         <tr>
                                             <th class=TH scope="col">"User"</th>
                                             <th class=TH scope="col">"Role"</th>
@@ -174,7 +175,7 @@ pub fn UsersPage() -> impl IntoView {
 
                                         </tr>
                                     </thead>
-                                    <tbody class="block divide-y divide-slate-200 sm:table-row-group dark:divide-slate-700">
+                                    <tbody class=CARDS_BODY>
                                         {found.items.into_iter().map(|user| view! { <UserRow user/> }).collect_view()}
                                     </tbody>
                                 </table>
@@ -311,7 +312,7 @@ pub fn UserDetailPage() -> impl IntoView {
                             <h2 id="user-settings" class="text-lg font-semibold text-slate-900 dark:text-white">"Role and status"</h2>
                             <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="user-detail">
                                 <div><dt class=MUTED>"Status"</dt><dd><Pill tone=status_tone(status) text=status/></dd></div>
-                                <div><dt class=MUTED>"Created"</dt><dd><When at=u.created_at.clone() words=u.created_at.get(..10).unwrap_or_default().to_owned()/></dd></div>
+                                <div><dt class=MUTED>"Created"</dt><dd><When at=u.created.at.clone() words=u.created.ago.clone()/></dd></div>
                             </dl>
                             {myself.then(|| view! { <p class=format!("mt-4 {MUTED}") data-testid="own-account">"This is your own account: another admin changes its role or disables it."</p> })}
                             <form class="mt-4 flex flex-wrap items-end gap-3" class:hidden=myself on:submit=move |ev| {

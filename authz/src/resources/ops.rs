@@ -5,6 +5,7 @@ use crate::audit::{RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, map_conflict, map_taken};
 use crate::policy::{Permission, Principal};
+use crate::scope::ScopeSet;
 
 impl Core {
     /// Registers a protected resource.
@@ -199,6 +200,18 @@ impl Core {
             Some(id) => Ok(self.store.find_resource_by_id(&realm.id, id).await?),
             None => Ok(None),
         }
+    }
+
+    /// Every scope some resource of the realm accepts: what client scopes and agent roles are
+    /// picked from.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn realm_scopes(&self, p: &Principal, realm_name: &str) -> Result<ScopeSet> {
+        let resources = self.list_resources(p, realm_name).await?;
+        Ok(resources
+            .iter()
+            .fold(ScopeSet::default(), |all, r| all.union(&r.scopes)))
     }
 
     /// The access-token lifetime of the realm's resources that set none of their own.

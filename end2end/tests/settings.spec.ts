@@ -1,0 +1,155 @@
+import { test, expect, Page } from '@playwright/test';
+import { ADMIN, hydrated, login, registerResource, trackErrors } from './helpers';
+
+/** Creates a realm and makes it the console's current realm. */
+async function workInNewRealm(page: Page, name: string, display: string) {
+  await page.goto('/realms');
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New realm' }).click();
+  // The create form takes focus, so typing goes straight into its first field.
+  await expect(page.getByLabel('Name', { exact: true })).toBeFocused();
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Display name').fill(display);
+  await page.getByRole('button', { name: 'Create realm' }).click();
+  await expect(page.getByTestId('realm-row').filter({ hasText: name })).toBeVisible();
+  await page.getByTestId('realm-switcher').selectOption(name);
+  await expect(page.locator('header')).toContainText(display);
+  await hydrated(page);
+}
+
+test('realm settings set the default token lifetime that resources follow unless they set their own', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  await workInNewRealm(page, `life-${suffix}`, 'Lifetimes');
+  await registerResource(page, { id: 'life-mcp', name: 'Life MCP', uri: 'https://life.example.com/mcp', scopes: 'tools:call tools:read' });
+  await expect(page.getByTestId('resource-row').filter({ hasText: 'Life MCP' })).toContainText('300 s (realm default)');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Realm settings' }).click();
+  await expect(page.getByRole('heading', { name: 'Lifetimes', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('realm-lifetime')).toHaveText('300 s');
+  await page.getByRole('button', { name: 'Edit' }).click();
+  const lifetime = page.getByLabel('Access-token lifetime (s)');
+  await lifetime.fill('10');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(lifetime).toHaveAttribute('aria-invalid', 'true');
+  await expect(lifetime).toHaveAccessibleDescription(/from 30 to 3600/);
+  await expect(lifetime).toBeFocused();
+  // Editing clears the stale error.
+  await lifetime.fill('900');
+  await expect(lifetime).not.toHaveAttribute('aria-invalid', 'true');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: `Realm life-${suffix} saved.` })).toBeVisible();
+  await expect(page.getByTestId('realm-lifetime')).toHaveText('900 s');
+  await expect(page.getByTestId('history-row').first()).toContainText('realm.update');
+
+  // The resource follows the realm, until it sets its own.
+  await page.goto('/resources/life-mcp');
+  await hydrated(page);
+  await expect(page.getByTestId('resource-lifetime')).toContainText('900 s (realm default)');
+  await page.getByRole('button', { name: 'Edit' }).click();
+  const own = page.getByLabel('Token lifetime (s)');
+  await expect(own).toHaveValue('');
+  await expect(own).toHaveAttribute('placeholder', '900 (realm default)');
+  await own.fill('120');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('resource-lifetime')).toContainText('120 s');
+  await expect(page.getByTestId('resource-lifetime')).not.toContainText('realm default');
+  expect(errors).toEqual([]);
+});
+
+test('client scopes and agent roles are picked from the realm resources, and unknown ones are warned about', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  await workInNewRealm(page, `pick-${suffix}`, 'Picking');
+  await registerResource(page, { id: 'pick-mcp', name: 'Pick MCP', uri: 'https://pick.example.com/mcp', scopes: 'files:read files:write' });
+
+  await page.goto('/clients');
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New client' }).click();
+  const scopes = page.getByLabel('Registered scopes');
+  const picks = page.getByRole('group', { name: /Scopes this realm's resources accept/ });
+  await picks.getByRole('button', { name: 'files:read' }).click();
+  await expect(scopes).toHaveValue('files:read');
+  await expect(picks.getByRole('button', { name: 'files:read' })).toHaveAttribute('aria-pressed', 'true');
+  await scopes.fill('files:read files:delete');
+  await expect(page.getByTestId('unknown-scopes')).toHaveText('No resource of this realm accepts files:delete: tokens never carry it.');
+  // Selecting again removes it; a known set needs no warning.
+  await picks.getByRole('button', { name: 'files:read' }).click();
+  await expect(scopes).toHaveValue('files:delete');
+  await scopes.fill('files:write');
+  await expect(page.getByTestId('unknown-scopes')).toHaveCount(0);
+
+  // Agent roles: capability roles (mcp, mcp:…) are not scopes and are not warned about.
+  await page.goto('/agents');
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New agent' }).first().click();
+  const roles = page.getByLabel('Roles');
+  await roles.fill('mcp files:write');
+  await expect(page.getByRole('group', { name: /Scopes this realm's resources accept/ })).toBeVisible();
+  await expect(page.getByTestId('unknown-scopes')).toHaveCount(0);
+  await roles.fill('mcp files:purge');
+  await expect(page.getByTestId('unknown-scopes')).toContainText('files:purge');
+  await expect(page.getByTestId('unknown-scopes')).not.toContainText('mcp');
+  expect(errors).toEqual([]);
+});
+
+test('a realm name the rules refuse never opens the rename dialog', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  await page.goto('/realms');
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New realm' }).click();
+  await page.getByLabel('Name', { exact: true }).fill(`pat-${suffix}`);
+  await page.getByLabel('Display name').fill('Pattern');
+  await page.getByRole('button', { name: 'Create realm' }).click();
+  await page.getByRole('link', { name: 'Pattern' }).click();
+  await hydrated(page);
+  await page.getByRole('button', { name: 'Edit' }).click();
+  const name = page.getByLabel('Name', { exact: true });
+  await name.fill('-bad-');
+  await page.getByRole('button', { name: 'Save' }).click();
+  expect(await name.evaluate((el: HTMLInputElement) => el.validity.patternMismatch)).toBe(true);
+  await expect(page.getByRole('alertdialog')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
+test('a resource is registered and opened with the keyboard alone', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  await page.goto('/resources');
+  await hydrated(page);
+  const tabTo = async (matches: () => Promise<boolean>, what: string) => {
+    for (let i = 0; i < 80; i++) {
+      await page.keyboard.press('Tab');
+      if (await matches()) return;
+    }
+    throw new Error(`Tab never reached ${what}`);
+  };
+  const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.innerText?.trim() ?? '');
+  await tabTo(async () => (await focused()) === 'New resource', 'New resource');
+  await page.keyboard.press('Enter');
+  // Focus is in the form's first field; each field is one Tab further.
+  await expect(page.getByLabel('Id')).toBeFocused();
+  await page.keyboard.type(`kb-${suffix}`);
+  await page.keyboard.press('Tab');
+  await expect(page.getByLabel('Name')).toBeFocused();
+  await page.keyboard.type('Keyboard MCP');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(`https://kb-${suffix}.example.com/mcp`);
+  await page.keyboard.press('Tab');
+  await expect(page.getByLabel('Accepted scopes')).toBeFocused();
+  await page.keyboard.type('tools:call');
+  // Enter in a text field submits the form.
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('toast').filter({ hasText: `Resource kb-${suffix} registered.` })).toBeVisible();
+  const link = page.getByRole('link', { name: 'Keyboard MCP' });
+  await tabTo(() => link.evaluate((el) => el === document.activeElement), 'the new row');
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/resources/kb-${suffix}$`));
+  await expect(page.getByRole('heading', { name: 'Keyboard MCP', level: 1 })).toBeVisible();
+  expect(errors).toEqual([]);
+});
