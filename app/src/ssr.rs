@@ -207,7 +207,7 @@ pub fn audit_page(
 /// # Errors
 /// `Invalid` for a malformed time.
 pub fn audit_filter(q: &crate::types::AuditQuery) -> Result<authz::audit::AuditFilter, AppError> {
-    authz::audit::AuditFilter::from_input(&q.action, &q.actor, &q.target, &q.from, &q.to)
+    authz::audit::AuditFilter::from_input(&q.action, &q.actor, &q.target, &q.about, &q.from, &q.to)
         .map_err(|m| invalid(&m))
 }
 

@@ -218,6 +218,10 @@ pub struct AuditQuery {
     /// Target substring.
     #[serde(default)]
     pub target: String,
+    /// Exactly this object, as target or as the second object an event concerns (an object's
+    /// whole history, e.g. `client:reports-bot`).
+    #[serde(default)]
+    pub about: String,
     /// From (`YYYY-MM-DDTHH:MM` UTC, inclusive).
     #[serde(default)]
     pub from: String,

@@ -10,18 +10,32 @@ fn is_scope_char(c: char) -> bool {
     matches!(c, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E')
 }
 
+/// Most scopes one set may hold: every token carries its scopes, so a set stays small.
+pub const MAX_SCOPES: usize = 100;
+/// Longest scope, in characters.
+pub const MAX_SCOPE_CHARS: usize = 128;
+
 impl ScopeSet {
     /// Parses a space-delimited scope string; empty input is the empty set.
     ///
     /// # Errors
-    /// A message naming the first invalid token.
+    /// A message naming the first invalid token, or saying the set is too large.
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut set = BTreeSet::new();
         for token in s.split(' ').filter(|t| !t.is_empty()) {
             if !token.chars().all(is_scope_char) {
-                return Err(format!("\"{token}\" is not a valid scope"));
+                let shown: String = token.chars().take(MAX_SCOPE_CHARS).collect();
+                return Err(format!("\"{shown}\" is not a valid scope"));
+            }
+            if token.len() > MAX_SCOPE_CHARS {
+                return Err(format!(
+                    "A scope may be at most {MAX_SCOPE_CHARS} characters long."
+                ));
             }
             set.insert(token.to_owned());
+            if set.len() > MAX_SCOPES {
+                return Err(format!("At most {MAX_SCOPES} scopes are allowed."));
+            }
         }
         Ok(Self(set))
     }
@@ -89,6 +103,17 @@ mod tests {
         for bad in ["a\"b", "a\\b", "tab\there", "é"] {
             assert!(ScopeSet::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn sets_stay_small() {
+        let many = |n: usize| (0..n).map(|i| format!("s{i}")).collect::<Vec<_>>().join(" ");
+        assert_eq!(ScopeSet::parse(&many(MAX_SCOPES)).map(|s| s.0.len()), Ok(MAX_SCOPES));
+        assert!(ScopeSet::parse(&many(MAX_SCOPES + 1)).is_err());
+        // Repeats count once.
+        assert!(ScopeSet::parse(&"a ".repeat(1000)).is_ok());
+        assert!(ScopeSet::parse(&"x".repeat(MAX_SCOPE_CHARS)).is_ok());
+        assert!(ScopeSet::parse(&"x".repeat(MAX_SCOPE_CHARS + 1)).is_err());
     }
 
     proptest! {

@@ -40,7 +40,7 @@ test('a client and an agent are edited on their pages, and their history shows e
   const history = page.getByTestId('history');
   await expect(history.getByTestId('history-row').first()).toContainText('client.update');
   await expect(history.getByTestId('history-row').last()).toContainText('client.create');
-  await expect(history.getByRole('link', { name: 'All in the audit log' })).toHaveAttribute('href', `/audit?target=client%3Aedit-${suffix}`);
+  await expect(history.getByRole('link', { name: 'All in the audit log' })).toHaveAttribute('href', `/audit?about=client%3Aedit-${suffix}`);
 
   // An agent: a past expiry is refused on the field, with the reason.
   await createAgent(page, `ed-${suffix}`, 'tools:read');

@@ -19,11 +19,14 @@ pub struct LoginForm {
     next: String,
 }
 
-/// Only same-site absolute paths are followed after sign-in (no open redirect).
+/// Only same-site absolute paths are followed after sign-in (no open redirect). Only visible
+/// ASCII is allowed: browsers drop tabs and newlines from a `Location`, so `/\t/evil.example`
+/// would become `//evil.example`, another host.
 fn safe_next(next: &str) -> &str {
     let ok = next.starts_with('/')
         && !next.starts_with("//")
         && !next.contains('\\')
+        && next.bytes().all(|b| b.is_ascii_graphic())
         && !next.starts_with("/login");
     if ok { next } else { "/" }
 }
@@ -125,6 +128,11 @@ mod tests {
             "/\\evil",
             "users",
             "/login?x",
+            "/\t/evil.example",
+            "/\n/evil.example",
+            "/\r//evil.example",
+            "/ /evil.example",
+            "/\u{a0}/evil.example",
         ] {
             assert_eq!(safe_next(bad), "/", "{bad}");
         }

@@ -1,4 +1,4 @@
-//! An object's own history: the newest audit events that name it, on its page.
+//! An object's own history: the newest audit events that target it or concern it, on its page.
 use super::pager::{grouped, with_query};
 use super::ui::*;
 use crate::error::AppError;
@@ -8,11 +8,15 @@ use leptos::prelude::*;
 /// The events in `events` (loaded by the page) with a link to all of them in the audit log.
 #[component]
 pub fn History(
-    /// The events' target, e.g. `client:reports-bot` (for the audit-log link).
+    /// The object, e.g. `client:reports-bot` (for the audit-log link).
     target: String,
     events: Resource<Result<AuditPage, AppError>>,
+    /// The audit-log link, when not every event about `target` (a realm's, which follow it
+    /// across renames).
+    #[prop(optional)]
+    link: Option<String>,
 ) -> impl IntoView {
-    let link = with_query("/audit", &[("target", target)]);
+    let link = link.unwrap_or_else(|| with_query("/audit", &[("about", target)]));
     view! {
         <section class=format!("{CARD} mt-6") aria-labelledby="history-title" data-testid="history">
             <div class="flex flex-wrap items-baseline justify-between gap-2 border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">

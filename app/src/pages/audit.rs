@@ -15,6 +15,7 @@ fn pairs(q: &AuditQuery) -> Vec<(&'static str, String)> {
         ("action", q.action.clone()),
         ("actor", q.actor.clone()),
         ("target", q.target.clone()),
+        ("about", q.about.clone()),
         ("from", q.from.clone()),
         ("to", q.to.clone()),
     ]
@@ -32,6 +33,7 @@ pub fn AuditPage() -> impl IntoView {
                 action: get("action"),
                 actor: get("actor"),
                 target: get("target"),
+                about: get("about"),
                 from: get("from"),
                 to: get("to"),
             }
@@ -113,6 +115,20 @@ pub fn AuditPage() -> impl IntoView {
                     <label class=LABEL for="f-to">"To (UTC)"</label>
                     <input class=format!("mt-1 {INPUT} font-mono") id="f-to" name="to" type="text" inputmode="numeric" placeholder="YYYY-MM-DDTHH:MM" pattern=ISO_PATTERN prop:value=move || filter.get().to/>
                 </div>
+                {move || {
+                    let q = filter.get();
+                    (!q.about.is_empty()).then(|| {
+                        let all = with_query("/audit", &pairs(&AuditQuery { about: String::new(), ..q.clone() }));
+                        view! {
+                            <input type="hidden" name="about" value=q.about.clone()/>
+                            <p class="text-sm text-slate-700 sm:col-span-3 lg:col-span-6 dark:text-slate-200" data-testid="audit-about">
+                                "Events about " <code class="font-mono text-xs break-all">{q.about.clone()}</code>
+                                " (its own and those that concern it) · "
+                                <a class="text-indigo-600 hover:underline dark:text-indigo-300" href=all>"All objects"</a>
+                            </p>
+                        }
+                    })
+                }}
                 <div class="flex gap-2 sm:col-span-3 lg:col-span-6">
                     <button type="submit" class=BTN_PRIMARY>"Apply filters"</button>
                     <a class=BTN_SECONDARY href="/audit">"Clear"</a>

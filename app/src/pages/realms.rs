@@ -259,7 +259,10 @@ fn RealmDetail(name: Signal<String>, settings: bool) -> impl IntoView {
                             })}
                         </div>
                         <RealmSettings realm=r.clone() update/>
-                        {can.view_audit.then(|| view! { <History target events/> })}
+                        {can.view_audit.then(|| {
+                            let link = crate::components::pager::with_query("/audit", &[("realm", n.get_value()), ("target", "realm:".to_owned())]);
+                            view! { <History target events link/> }
+                        })}
                     }.into_any()
                 }
                 Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),

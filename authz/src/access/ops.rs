@@ -60,6 +60,7 @@ impl Core {
             format!("client:{}", client.client_id),
             meta,
         );
+        event.related = Some(format!("resource:{}", resource.slug));
         event.details = serde_json::json!({
             "resource": resource.slug,
             "scopes": grant.scopes.to_string(),
@@ -101,6 +102,7 @@ impl Core {
             meta,
         );
         event.details = serde_json::json!({"resource": resource.slug});
+        event.related = Some(format!("resource:{}", resource.slug));
         self.store
             .delete_grant(&client.id, &resource.id, &event)
             .await

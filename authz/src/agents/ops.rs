@@ -236,6 +236,11 @@ impl Core {
             Some(name) => Some(self.load_agent(realm_name, name).await?),
             None => None,
         };
+        // The agent it leaves, for that agent's history (a move also shows on the new one's).
+        let previous = match &client.agent {
+            Some(b) => self.store.find_agent_by_id(&b.agent_id).await?,
+            None => None,
+        };
         client.agent = agent.as_ref().map(|a| AgentBinding {
             agent_id: a.id.clone(),
             binding_id: BindingId::generate(),
@@ -248,7 +253,14 @@ impl Core {
             format!("client:{}", client.client_id),
             meta,
         );
-        event.details = serde_json::json!({"agent": agent.as_ref().map(|a| a.name.clone())});
+        event.details = serde_json::json!({
+            "agent": agent.as_ref().map(|a| a.name.clone()),
+            "previous_agent": previous.as_ref().map(|a| a.name.clone()),
+        });
+        event.related = agent
+            .as_ref()
+            .or(previous.as_ref())
+            .map(|a| format!("agent:{}", a.name));
         Ok(self
             .store
             .set_client_agent(&client.id, client.agent.as_ref(), client.updated_at, &event)

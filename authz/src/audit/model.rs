@@ -185,6 +185,9 @@ pub struct NewAuditEvent {
     pub action: &'static str,
     /// On what, e.g. `user:usr_…` or `realm:payments`.
     pub target: String,
+    /// A second object the event concerns, in the same form (a grant's resource, a binding's
+    /// agent): its history lists the event too.
+    pub related: Option<String>,
     /// Result.
     pub outcome: Outcome,
     /// Request id of the HTTP request, if any.
@@ -319,6 +322,8 @@ pub struct AuditFilter {
     pub target: Option<String>,
     /// Exactly this target (an object's own history).
     pub target_is: Option<String>,
+    /// Events that target this object or concern it (an object's whole history).
+    pub concerning: Option<String>,
     /// Inclusive lower bound.
     pub from: Option<UnixTime>,
     /// Exclusive upper bound.
@@ -334,6 +339,7 @@ impl AuditFilter {
         action: &str,
         actor: &str,
         target: &str,
+        about: &str,
         from: &str,
         to: &str,
     ) -> Result<Self, String> {
@@ -348,6 +354,7 @@ impl AuditFilter {
             actor: text(actor),
             target: text(target),
             target_is: None,
+            concerning: text(about),
             from: time(from)?,
             to: time(to)?,
         };

@@ -24,6 +24,7 @@ impl Core {
             actor: actor.to_owned(),
             action,
             target,
+            related: None,
             outcome: Outcome::Success,
             request_id: meta.request_id.clone(),
             client_ip: meta.client_ip.map(|ip| ip.to_string()),
@@ -85,9 +86,11 @@ impl Core {
                 },
                 self.admin_realm().await?.name.to_string(),
             ),
+            // A client's, resource's or agent's: what targets it and what concerns it (a grant
+            // of a resource, a binding to an agent).
             _ => (
                 AuditFilter {
-                    target_is: Some(subject.target()),
+                    concerning: Some(subject.target()),
                     ..Default::default()
                 },
                 realm.to_owned(),

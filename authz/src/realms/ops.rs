@@ -199,7 +199,9 @@ impl Core {
         );
         realm.enabled = enabled;
         realm.updated_at = self.now();
-        self.store.update_realm(&realm, &event).await?;
+        self.store
+            .set_realm_enabled(&realm.id, enabled, realm.updated_at, &event)
+            .await?;
         Ok(realm)
     }
 }

@@ -59,7 +59,7 @@ impl Core {
             format!("resource:{}", r.slug),
             meta,
         );
-        event.details = serde_json::json!({"uri": r.uri.as_str(), "scopes": r.scopes.to_string()});
+        event.details = settings(&r);
         self.store
             .insert_resource(&r, &event)
             .await
@@ -112,6 +112,7 @@ impl Core {
         p.require(Permission::ManageResources)?;
         let fields = ResourceFields::parse(input, self.config().allow_http_loopback)?;
         let mut r = self.load_resource(realm_name, slug).await?;
+        let before = settings(&r);
         r.apply(fields);
         r.updated_at = self.now();
         let mut event = self.event(
@@ -121,7 +122,7 @@ impl Core {
             format!("resource:{}", r.slug),
             meta,
         );
-        event.details = serde_json::json!({"uri": r.uri.as_str(), "scopes": r.scopes.to_string(), "enabled": r.enabled});
+        event.details = changes(&before, &settings(&r));
         self.store
             .update_resource(&r, &event)
             .await
@@ -260,5 +261,48 @@ impl Core {
             )
             .await?;
         Ok(resource)
+    }
+}
+
+/// What an audit event records of a resource's settings.
+fn settings(r: &Resource) -> serde_json::Value {
+    serde_json::json!({
+        "display_name": r.display_name,
+        "uri": r.uri.as_str(),
+        "scopes": r.scopes.to_string(),
+        "token_ttl_secs": r.token_ttl_secs,
+        "signing_alg": r.signing_alg.map(|a| a.as_str()),
+        "enabled": r.enabled,
+    })
+}
+
+/// The settings that changed, each as `{"from": …, "to": …}`.
+fn changes(before: &serde_json::Value, after: &serde_json::Value) -> serde_json::Value {
+    let (Some(before), Some(after)) = (before.as_object(), after.as_object()) else {
+        return serde_json::json!({});
+    };
+    after
+        .iter()
+        .filter(|(k, v)| before.get(*k) != Some(*v))
+        .map(|(k, v)| {
+            let from = before.get(k).cloned().unwrap_or_default();
+            (k.clone(), serde_json::json!({"from": from, "to": v}))
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changes;
+
+    #[test]
+    fn changes_name_only_what_changed() {
+        let before = serde_json::json!({"uri": "https://a", "token_ttl_secs": null, "enabled": true});
+        let after = serde_json::json!({"uri": "https://a", "token_ttl_secs": 45, "enabled": true});
+        assert_eq!(
+            changes(&before, &after),
+            serde_json::json!({"token_ttl_secs": {"from": null, "to": 45}})
+        );
     }
 }

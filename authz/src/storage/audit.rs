@@ -71,6 +71,13 @@ macro_rules! audit_store {
                         if let Some(v) = &f.target_is {
                             qb.push(" AND a.target = ").push_bind(v.clone());
                         }
+                        if let Some(v) = &f.concerning {
+                            qb.push(" AND (a.target = ")
+                                .push_bind(v.clone())
+                                .push(" OR a.related = ")
+                                .push_bind(v.clone())
+                                .push(")");
+                        }
                         if let Some(v) = f.from {
                             qb.push(" AND a.occurred_at >= ").push_bind(v);
                         }

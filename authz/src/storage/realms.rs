@@ -24,9 +24,19 @@ pub trait RealmStore: Send + Sync {
     async fn find_realm_by_name(&self, name: &RealmName) -> Result<Option<Realm>, StorageError>;
     /// Lists all realms by name.
     async fn list_realms(&self) -> Result<Vec<Realm>, StorageError>;
-    /// Updates name, display name, enabled flag and token lifetime, writing the audit event in the same
-    /// transaction; `NotFound` if the realm is gone, `Conflict` if the new name is taken.
+    /// Updates the settings (name, display name, token lifetime) and nothing else, writing the
+    /// audit event in the same transaction; `NotFound` if the realm is gone, `Conflict` if the
+    /// new name is taken.
     async fn update_realm(&self, realm: &Realm, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Enables or disables a realm and nothing else (so that it never races a settings change
+    /// back), writing the audit event in the same transaction; `NotFound` if it is gone.
+    async fn set_realm_enabled(
+        &self,
+        realm_id: &RealmId,
+        enabled: bool,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Sets (or clears) the resource that token requests without `resource` are for, writing
     /// the audit event in the same transaction; `NotFound` if the realm is gone.
     async fn set_default_resource(
@@ -44,7 +54,9 @@ pub(super) const SET_DEFAULT_RESOURCE: &str =
     "UPDATE realms SET default_resource_id = $1, updated_at = $2 WHERE id = $3";
 pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)";
 pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (name) DO NOTHING";
-pub(super) const UPDATE_REALM: &str = "UPDATE realms SET name = $1, display_name = $2, enabled = $3, token_ttl_secs = $4, updated_at = $5 WHERE id = $6";
+pub(super) const UPDATE_REALM: &str = "UPDATE realms SET name = $1, display_name = $2, token_ttl_secs = $3, updated_at = $4 WHERE id = $5";
+pub(super) const SET_REALM_ENABLED: &str =
+    "UPDATE realms SET enabled = $1, updated_at = $2 WHERE id = $3";
 
 /// Implements [`RealmStore`] for one backend's store.
 macro_rules! realm_store {
@@ -146,10 +158,27 @@ macro_rules! realm_store {
                     let n = sqlx::query(UPDATE_REALM)
                         .bind(realm.name.as_str())
                         .bind(&realm.display_name)
-                        .bind(realm.enabled)
                         .bind(realm.token_ttl_secs)
                         .bind(realm.updated_at)
                         .bind(realm.id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+
+                async fn set_realm_enabled(
+                    &self,
+                    realm_id: &RealmId,
+                    enabled: bool,
+                    updated_at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(SET_REALM_ENABLED)
+                        .bind(enabled)
+                        .bind(updated_at)
+                        .bind(realm_id.as_str())
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();

@@ -5,7 +5,7 @@
 //! `BIGINT` Unix seconds, `TEXT` ids and JSON, `BLOB`/`BYTEA` hashes. Filtered lists are built
 //! with `QueryBuilder`, which emits each backend's placeholder syntax.
 
-pub(super) const INSERT_AUDIT: &str = "INSERT INTO audit_events (realm_id, occurred_at, actor, action, target, outcome, request_id, client_ip, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+pub(super) const INSERT_AUDIT: &str = "INSERT INTO audit_events (realm_id, occurred_at, actor, action, target, related, outcome, request_id, client_ip, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 
 /// Defines the store struct `$store` over `$pool` and the helpers the domain macros use;
 /// `$dialect` says how the backend searches text.
@@ -204,6 +204,7 @@ macro_rules! common_store {
                 .bind(&e.actor)
                 .bind(e.action)
                 .bind(&e.target)
+                .bind(&e.related)
                 .bind(e.outcome.as_str())
                 .bind(&e.request_id)
                 .bind(&e.client_ip)

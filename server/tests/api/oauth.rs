@@ -2098,3 +2098,88 @@ async fn the_overview_counts_what_the_role_may_see_and_lists_the_endpoints() {
         (Some(4), None, None, None)
     );
 }
+
+#[tokio::test]
+async fn histories_list_the_events_that_concern_an_object_not_only_those_that_target_it() {
+    use authz::audit::{AuditCursor, AuditFilter, AuditSubject, AuditWindow};
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let core = &f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let now = authz::clock::Clock::now(&f.clock);
+    let window = || AuditWindow::page(AuditCursor::Newest, 50);
+    let actions = |slice: authz::audit::AuditSlice| {
+        slice
+            .items
+            .into_iter()
+            .map(|e| (e.action, e.target))
+            .collect::<Vec<_>>()
+    };
+    for name in ["night-bot", "day-bot"] {
+        let input = authz::agents::AgentInput {
+            name: name.into(),
+            owner: "owner@example.com".into(),
+            roles: "tools:call".into(),
+            expires_at: authz::clock::rfc3339(now + 3600),
+            ..Default::default()
+        };
+        core.create_agent(&admin, "default", &input, &meta)
+            .await
+            .expect("agent");
+    }
+    // Bound, moved, unbound: each agent's history shows the binding changes that concern it.
+    for to in [Some("night-bot"), Some("day-bot"), None] {
+        core.bind_client_to_agent(&admin, "default", "bot", to, &meta)
+            .await
+            .expect("bind");
+    }
+    let of = |subject: AuditSubject| {
+        let admin = admin.clone();
+        async move {
+            actions(
+                core.audit_of(&admin, "default", &subject, window())
+                    .await
+                    .expect("history"),
+            )
+        }
+    };
+    let bound = ("client.update".to_owned(), "client:bot".to_owned());
+    assert_eq!(
+        of(AuditSubject::Agent("night-bot".into())).await,
+        [bound.clone(), ("agent.create".into(), "agent:night-bot".into())],
+        "bound to it (the move away shows on the agent it moved to)"
+    );
+    assert_eq!(
+        of(AuditSubject::Agent("day-bot".into())).await,
+        [
+            bound.clone(),
+            bound.clone(),
+            ("agent.create".into(), "agent:day-bot".into())
+        ],
+        "moved to it, then unbound from it"
+    );
+    // A resource's history shows the grants of it.
+    core.revoke_access(&admin, "default", "bot", "email-mcp", &meta)
+        .await
+        .expect("revoke");
+    let email = of(AuditSubject::Resource("email-mcp".into())).await;
+    assert_eq!(
+        email.first(),
+        Some(&("access.revoke".to_owned(), "client:bot".to_owned()))
+    );
+    assert!(
+        email.contains(&("access.grant".to_owned(), "client:poster".to_owned())),
+        "{email:?}"
+    );
+    assert_eq!(
+        email.last(),
+        Some(&("resource.create".to_owned(), "resource:email-mcp".to_owned()))
+    );
+    // "About" is exact: client:bo is not client:bot.
+    let filter = AuditFilter::from_input("", "", "", "client:bo", "", "").expect("filter");
+    let found = core
+        .list_audit(&admin, Some("default"), filter, window())
+        .await
+        .expect("list");
+    assert!(found.items.is_empty(), "{:?}", actions(found));
+}

@@ -36,6 +36,7 @@ pub(super) fn event(
         actor: actor.to_owned(),
         action,
         target: target.to_owned(),
+        related: None,
         outcome: Outcome::Success,
         request_id: Some("req-1".into()),
         client_ip: Some("127.0.0.1".into()),

@@ -1,6 +1,6 @@
 use super::fixtures::{audit_count, event, realm};
 use crate::error::StorageError;
-use crate::realms::{RealmId, RealmName};
+use crate::realms::{Realm, RealmId, RealmName};
 use crate::storage::Database;
 
 pub(super) async fn realms(db: &Database) {
@@ -78,10 +78,32 @@ pub(super) async fn realms(db: &Database) {
         )
         .await
         .expect("update");
+    // A settings write leaves the enabled flag alone (a stale copy never re-enables a realm).
+    let stored = store.find_realm(&p.id).await.expect("find").expect("realm");
+    assert_eq!(stored, Realm { enabled: true, ..renamed.clone() });
+    store
+        .set_realm_enabled(
+            &p.id,
+            false,
+            1_100,
+            &event(&p.id, "realm.disable", "a@x.io", "realm:billing", 1_100),
+        )
+        .await
+        .expect("disable");
     assert_eq!(
         store.find_realm(&p.id).await.expect("find"),
         Some(renamed.clone())
     );
+    let err = store
+        .set_realm_enabled(
+            &realm("ghost").id,
+            true,
+            1_100,
+            &event(&r.id, "realm.enable", "a@x.io", "realm:ghost", 1_100),
+        )
+        .await
+        .expect_err("missing realm");
+    assert!(matches!(err, StorageError::NotFound), "{err:?}");
 
     let mut clash = renamed.clone();
     clash.name = RealmName::parse("default").expect("valid");
@@ -104,7 +126,7 @@ pub(super) async fn realms(db: &Database) {
     assert!(matches!(err, StorageError::NotFound), "{err:?}");
     assert_eq!(
         audit_count(&store).await,
-        3,
-        "only the successful update was audited"
+        4,
+        "only the successful writes were audited"
     );
 }

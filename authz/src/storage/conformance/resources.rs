@@ -143,4 +143,15 @@ pub(super) async fn upgrade_keeps_every_token_lifetime(db: &Database) {
             .expect("resource");
         assert_eq!((r.token_ttl_secs, r.token_ttl(&realm)), (own, effective), "{slug}");
     }
+    // The database refuses lifetimes out of bounds, whatever writes them.
+    for sql in [
+        "UPDATE realms SET token_ttl_secs = 5",
+        "UPDATE resources SET token_ttl_secs = 7200",
+    ] {
+        let refused = match db {
+            Database::Sqlite(p) => sqlx::raw_sql(sql).execute(p).await.is_err(),
+            Database::Postgres(p) => sqlx::raw_sql(sql).execute(p).await.is_err(),
+        };
+        assert!(refused, "{sql}");
+    }
 }

@@ -72,7 +72,12 @@ impl Core {
             .signer(alg)
             .ok_or_else(|| Error::Internal(format!("no active {alg} key")))?;
         let now = self.now();
-        let lifetime_end = now + resource.token_ttl(realm);
+        // Clamped again here: key retirement keeps keys published for the longest lifetime only.
+        let lifetime = resource.token_ttl(realm).clamp(
+            crate::resources::MIN_TOKEN_TTL_SECS,
+            crate::resources::MAX_TOKEN_TTL_SECS,
+        );
+        let lifetime_end = now + lifetime;
         let exp = agent
             .and_then(|a| a.expires_at)
             .map_or(lifetime_end, |t| t.min(lifetime_end));
