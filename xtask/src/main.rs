@@ -386,6 +386,9 @@ fn test() -> anyhow::Result<()> {
                 .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"),
         )?;
         let _ = std::fs::remove_dir_all(&data);
+        // The screenshots of every screen are the run's artifacts (CI archives the folder).
+        let shots = std::fs::read_dir("end2end/screenshots").map_or(0, |d| d.count());
+        eprintln!("screenshots: {shots} files in end2end/screenshots/ (archive as CI artifacts)");
         for line in out.lines().map(str::trim) {
             if line.ends_with(')') && line.contains(" passed (") {
                 tally.passed += number_before(line, " passed");

@@ -49,7 +49,7 @@ pub async fn create_resource(
     ))
 }
 
-/// Changes a resource; `enabled` is a checkbox (present when checked).
+/// Changes a resource's settings (not whether it is enabled: `resources/enabled`).
 #[server(prefix = "/api", endpoint = "resources/update")]
 pub async fn update_resource(
     slug: String,
@@ -58,7 +58,6 @@ pub async fn update_resource(
     scopes: String,
     token_ttl_secs: String,
     signing_alg: String,
-    enabled: Option<String>,
 ) -> Result<ResourceView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let input = authz::resources::ResourceInput {
@@ -68,11 +67,23 @@ pub async fn update_resource(
         scopes,
         token_ttl_secs,
         signing_alg,
-        enabled: enabled.is_some(),
+        enabled: true,
     };
     Ok(ssr::resource_view(
         &core
             .update_resource(&p, &realm, &slug, &input, &meta)
+            .await?,
+    ))
+}
+
+/// Enables or disables a resource: a disabled one gets no tokens, and its tokens introspect
+/// inactive.
+#[server(prefix = "/api", endpoint = "resources/enabled")]
+pub async fn set_resource_enabled(slug: String, enabled: bool) -> Result<ResourceView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(ssr::resource_view(
+        &core
+            .set_resource_enabled(&p, &realm, &slug, enabled, &meta)
             .await?,
     ))
 }

@@ -2,7 +2,8 @@
 use crate::api::access::resource_access;
 use crate::api::audit::history;
 use crate::api::resources::{
-    CreateResource, CreateResourceCredentials, DeleteResource, SetDefaultResource, UpdateResource,
+    CreateResource, CreateResourceCredentials, DeleteResource, SetDefaultResource,
+    SetResourceEnabled, UpdateResource,
     default_resource, default_token_ttl, get_resource, list_resources,
 };
 use crate::components::card::{EditableCard, FormButtons};
@@ -285,10 +286,6 @@ fn ResourceSettings(
                 <ActionForm action=update attr:id="edit-resource" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
                     <input type="hidden" name="slug" value=v.with_value(|r| r.slug.clone())/>
                     <ResourceFields r=Some(v.get_value()) errors realm_default/>
-                    <label class="flex items-center gap-2 text-sm text-slate-700 dark:text-slate-300">
-                        <input type="checkbox" name="enabled" value="on" checked=v.with_value(|r| r.enabled)/>
-                        "Enabled (a disabled resource gets no tokens, and its tokens introspect inactive)"
-                    </label>
                     <div class="sm:col-span-2">{errors.form_error()}</div>
                     <FormButtons pending=update.pending() editing/>
                 </ActionForm>
@@ -326,10 +323,11 @@ pub fn ResourceDetailPage() -> impl IntoView {
     let slug = Memo::new(move |_| params.with(|p| p.get("slug").unwrap_or_default()));
     let update = ServerAction::<UpdateResource>::new();
     let delete = ServerAction::<DeleteResource>::new();
-    let updated = successes(update);
+    let enable = ServerAction::<SetResourceEnabled>::new();
+    let (updated, toggled) = (successes(update), successes(enable));
     let resource = Resource::new(
-        move || (slug.get(), updated.get()),
-        |(s, _)| get_resource(s),
+        move || (slug.get(), updated.get(), toggled.get()),
+        |(s, ..)| get_resource(s),
     );
     let realm_ttl = Resource::new(|| (), |_| default_token_ttl());
     let query = leptos_router::hooks::use_query_map();
@@ -355,8 +353,8 @@ pub fn ResourceDetailPage() -> impl IntoView {
         },
     );
     let events = Resource::new(
-        move || (slug.get(), updated.get(), reload.get()),
-        move |(slug, _, _)| async move {
+        move || (slug.get(), updated.get(), toggled.get(), reload.get()),
+        move |(slug, ..)| async move {
             if can.view_audit {
                 history("resource".to_owned(), slug).await
             } else {
@@ -371,6 +369,14 @@ pub fn ResourceDetailPage() -> impl IntoView {
         }
     });
     leave_after(delete, "Resource deleted.", "/resources");
+    Effect::new(move |_| match enable.value().get() {
+        Some(Ok(r)) => toasts.push(
+            ToastKind::Success,
+            format!("Resource {} {}.", r.slug, if r.enabled { "enabled" } else { "disabled" }),
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
     view! {
         <a href="/resources" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Resources"</a>
         <Transition fallback=|| view! { <Loading/> }>
@@ -384,14 +390,23 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                 <h1 class=format!("{H1} break-words")>{r.display_name.clone()}</h1>
                                 <p class="font-mono text-sm text-slate-500 dark:text-slate-400">{r.slug.clone()}</p>
                             </div>
-                            {can.manage_resources.then(|| view! { <ConfirmButton
+                            {can.manage_resources.then(|| view! { <div class="flex flex-wrap gap-2">
+                            {if r.enabled {
+                                view! { <ConfirmButton label="Disable" title=format!("Disable {name}?")
+                                    message="Clients get no tokens for it until it is enabled again, and its tokens stop introspecting as active."
+                                    confirm_label="Disable resource" class=BTN_SMALL_DANGER
+                                    on_confirm=Callback::new(move |_| { enable.dispatch(SetResourceEnabled { slug: slug.get_untracked(), enabled: false }); })/> }.into_any()
+                            } else {
+                                view! { <button type="button" class=BTN_SMALL on:click=move |_| { enable.dispatch(SetResourceEnabled { slug: slug.get_untracked(), enabled: true }); }>"Enable"</button> }.into_any()
+                            }}
+                            <ConfirmButton
                                 label="Delete resource"
                                 title=format!("Delete {name}?")
                                 message="Clients can no longer get tokens for it, its grants and introspection credentials are removed, and its tokens stop introspecting as active. This cannot be undone."
                                 confirm_label="Delete resource"
                                 class=BTN_SMALL_DANGER
                                 on_confirm=Callback::new(move |_| { delete.dispatch(DeleteResource { slug: slug.get_untracked() }); })
-                            /> })}
+                            /></div> })}
                         </div>
                         <ResourceSettings r=r.clone() update realm_default=realm_ttl.get().and_then(Result::ok)/>
                         {can.view_clients.then(|| view! { <ResourceClients resource=r.clone() grants q reload/> })}

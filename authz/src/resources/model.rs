@@ -133,7 +133,7 @@ pub struct ResourceInput {
     pub token_ttl_secs: String,
     /// Signing algorithm override; empty means the realm default (ES256).
     pub signing_alg: String,
-    /// Enabled flag.
+    /// Enabled flag, on creation only (afterwards `Core::set_resource_enabled`).
     pub enabled: bool,
 }
 
@@ -150,7 +150,7 @@ pub struct ResourceFields {
     pub token_ttl_secs: Option<i64>,
     /// Signing algorithm override.
     pub signing_alg: Option<SigningAlg>,
-    /// Enabled flag.
+    /// Enabled flag (used on creation only).
     pub enabled: bool,
 }
 
@@ -225,14 +225,14 @@ impl Resource {
         self.token_ttl_secs.unwrap_or(realm.token_ttl_secs)
     }
 
-    /// Applies checked fields.
+    /// Applies checked settings. The enabled flag is not a setting: it has its own action
+    /// (`Core::set_resource_enabled`), so a stale form never flips it back.
     pub fn apply(&mut self, f: ResourceFields) {
         self.display_name = f.display_name;
         self.uri = f.uri;
         self.scopes = f.scopes;
         self.token_ttl_secs = f.token_ttl_secs;
         self.signing_alg = f.signing_alg;
-        self.enabled = f.enabled;
     }
 }
 

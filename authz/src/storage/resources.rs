@@ -34,7 +34,8 @@ pub trait ResourceStore: Send + Sync {
     ) -> Result<Option<Resource>, StorageError>;
     /// All resources of a realm by slug.
     async fn list_resources(&self, realm_id: &RealmId) -> Result<Vec<Resource>, StorageError>;
-    /// Writes every mutable field; `NotFound` if gone, `Conflict` on a taken URI.
+    /// Writes the settings (every mutable field but `enabled`, which `set_resource_enabled`
+    /// writes); `NotFound` if gone, `Conflict` on a taken URI.
     async fn update_resource(
         &self,
         r: &Resource,
@@ -58,7 +59,8 @@ pub trait ResourceStore: Send + Sync {
 
 pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at";
 pub(super) const INSERT_RESOURCE: &str = "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
-pub(super) const UPDATE_RESOURCE: &str = "UPDATE resources SET display_name = $1, uri = $2, scopes = $3, token_ttl_secs = $4, signing_alg = $5, enabled = $6, updated_at = $7 WHERE id = $8";
+/// A settings write: everything but the enabled flag, which has its own write.
+pub(super) const UPDATE_RESOURCE: &str = "UPDATE resources SET display_name = $1, uri = $2, scopes = $3, token_ttl_secs = $4, signing_alg = $5, updated_at = $6 WHERE id = $7";
 pub(super) const SET_RESOURCE_ENABLED: &str =
     "UPDATE resources SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const DELETE_RESOURCE_SERVER_CLIENTS: &str =
@@ -86,7 +88,6 @@ macro_rules! resource_store {
                     .bind(r.scopes.to_string())
                     .bind(r.token_ttl_secs)
                     .bind(r.signing_alg.map(SigningAlg::as_str))
-                    .bind(r.enabled)
             }
 
             /// One realm's resource whose `column` (a fixed column name, never input) equals
@@ -122,6 +123,7 @@ macro_rules! resource_store {
                         .bind(r.realm_id.as_str())
                         .bind(&r.slug);
                     bind_resource(q, r)
+                        .bind(r.enabled)
                         .bind(r.created_at)
                         .bind(r.updated_at)
                         .execute(&mut *tx)

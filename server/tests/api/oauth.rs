@@ -360,15 +360,7 @@ async fn a_realm_default_resource_is_the_audience_when_resource_is_omitted() {
     verify_for(&f.jwks().await, &explicit, PAY).expect("explicit resource");
 
     // A disabled default gives no token, never one without an audience.
-    let input = ResourceInput {
-        slug: "email-mcp".into(),
-        display_name: "email-mcp".into(),
-        uri: MAIL.into(),
-        scopes: "tools:call tools:read".into(),
-        enabled: false,
-        ..Default::default()
-    };
-    core.update_resource(&admin, "default", "email-mcp", &input, &meta)
+    core.set_resource_enabled(&admin, "default", "email-mcp", false, &meta)
         .await
         .expect("disable");
     let (status, _, json) = f.token(omitted).await;
@@ -585,22 +577,9 @@ async fn token_errors_follow_the_rfcs() {
     // A disabled resource and a disabled client get nothing.
     let admin = f.t.principal("ada@example.com").await;
     let core = &f.t.state.core;
-    let mut input = ResourceInput {
-        display_name: "p".into(),
-        uri: PAY.into(),
-        scopes: "tools:call".into(),
-        enabled: false,
-        ..Default::default()
-    };
-    core.update_resource(
-        &admin,
-        "default",
-        "payments-mcp",
-        &input,
-        &Default::default(),
-    )
-    .await
-    .expect("disable");
+    core.set_resource_enabled(&admin, "default", "payments-mcp", false, &Default::default())
+        .await
+        .expect("disable");
     assert_eq!(
         f.token(&format!(
             "grant_type=client_credentials&resource={}",
@@ -610,16 +589,9 @@ async fn token_errors_follow_the_rfcs() {
         .2["error"],
         "invalid_target"
     );
-    input.enabled = true;
-    core.update_resource(
-        &admin,
-        "default",
-        "payments-mcp",
-        &input,
-        &Default::default(),
-    )
-    .await
-    .expect("enable");
+    core.set_resource_enabled(&admin, "default", "payments-mcp", true, &Default::default())
+        .await
+        .expect("enable");
     core.set_client_enabled(&admin, "default", "bot", false, &Default::default())
         .await
         .expect("disable");

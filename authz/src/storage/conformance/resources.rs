@@ -1,7 +1,7 @@
 use super::fixtures::{event, given_realm, resource};
 use crate::error::StorageError;
 use crate::ids::{RealmId, ResourceId};
-use crate::resources::ResourceUri;
+use crate::resources::{Resource, ResourceUri};
 use crate::scope::ScopeSet;
 use crate::storage::Database;
 
@@ -56,6 +56,21 @@ pub(super) async fn resources(db: &Database) {
         .update_resource(&changed, &ev())
         .await
         .expect("update");
+    // A settings write leaves the enabled flag (its own write) alone.
+    assert_eq!(
+        store
+            .find_resource(&r.id, "payments-mcp")
+            .await
+            .expect("find"),
+        Some(Resource {
+            enabled: true,
+            ..changed.clone()
+        })
+    );
+    store
+        .set_resource_enabled(&changed.id, false, 9, &ev())
+        .await
+        .expect("disable");
     assert_eq!(
         store
             .find_resource(&r.id, "payments-mcp")
