@@ -319,6 +319,12 @@ pub fn grant_view(
         enabled: g.enabled,
         scopes: g.grant.scopes.iter().map(str::to_owned).collect(),
         lapsed: g.lapsed.iter().map(str::to_owned).collect(),
+        agent: g
+            .agent
+            .as_ref()
+            .map(|(name, _)| name.clone())
+            .unwrap_or_default(),
+        token_scopes: g.token_scopes().iter().map(str::to_owned).collect(),
         created_at: authz::clock::rfc3339(g.grant.created_at),
         updated_at: authz::clock::rfc3339(g.grant.updated_at),
     }

@@ -282,6 +282,10 @@ pub struct GrantView {
     pub scopes: Vec<String>,
     /// Granted scopes the resource no longer accepts.
     pub lapsed: Vec<String>,
+    /// The agent the client acts for, empty for none.
+    pub agent: String,
+    /// What its tokens actually carry: the granted scopes, cut to the agent's roles.
+    pub token_scopes: Vec<String>,
     /// When first granted (RFC 3339).
     pub created_at: String,
     /// When the scopes last changed (RFC 3339).

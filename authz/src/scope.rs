@@ -107,8 +107,16 @@ mod tests {
 
     #[test]
     fn sets_stay_small() {
-        let many = |n: usize| (0..n).map(|i| format!("s{i}")).collect::<Vec<_>>().join(" ");
-        assert_eq!(ScopeSet::parse(&many(MAX_SCOPES)).map(|s| s.0.len()), Ok(MAX_SCOPES));
+        let many = |n: usize| {
+            (0..n)
+                .map(|i| format!("s{i}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(
+            ScopeSet::parse(&many(MAX_SCOPES)).map(|s| s.0.len()),
+            Ok(MAX_SCOPES)
+        );
         assert!(ScopeSet::parse(&many(MAX_SCOPES + 1)).is_err());
         // Repeats count once.
         assert!(ScopeSet::parse(&"a ".repeat(1000)).is_ok());

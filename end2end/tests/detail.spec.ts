@@ -150,6 +150,13 @@ test('on a phone the navigation opens over a backdrop and closes with its button
   await page.getByRole('button', { name: 'Open navigation' }).click();
   await page.getByTestId('nav-backdrop').click({ position: { x: 370, y: 400 } });
   await expect(nav).toBeHidden();
+  // By keyboard: focus moves into the open menu, Escape closes it and focus returns.
+  await page.getByRole('button', { name: 'Open navigation' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('button', { name: 'Close navigation' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(nav).toBeHidden();
+  await expect(page.getByRole('button', { name: 'Open navigation' })).toBeFocused();
 });
 
 test('renaming a realm shows its old and new issuer first; a role change says what the role may do', async ({ page, baseURL }) => {

@@ -1,5 +1,5 @@
 import { test, expect, Page } from '@playwright/test';
-import { ADMIN, hydrated, login, registerResource, trackErrors } from './helpers';
+import { ADMIN, createClient, grantAccess, hydrated, login, registerResource, trackErrors } from './helpers';
 
 /** Creates a realm and makes it the console's current realm. */
 async function workInNewRealm(page: Page, name: string, display: string) {
@@ -151,5 +151,56 @@ test('a resource is registered and opened with the keyboard alone', async ({ pag
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(new RegExp(`/resources/kb-${suffix}$`));
   await expect(page.getByRole('heading', { name: 'Keyboard MCP', level: 1 })).toBeVisible();
+  expect(errors).toEqual([]);
+});
+
+test('narrowing a grant, granting a client twice and changing an audience each ask or refuse first', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  await workInNewRealm(page, `ask-${suffix}`, 'Asking');
+  await registerResource(page, { id: 'ask-mcp', name: 'Ask MCP', uri: 'https://ask.example.com/mcp', scopes: 'files:read files:write' });
+  await createClient(page, { clientId: `asker-${suffix}`, name: 'Asker', scope: 'files:read' });
+  await grantAccess(page, `asker-${suffix}`, 'Ask MCP');
+
+  // On the client page: unticking a granted scope asks first, naming what is lost.
+  const row = page.getByTestId('access-row').filter({ hasText: 'Ask MCP' });
+  await row.getByRole('checkbox', { name: 'files:write' }).uncheck();
+  await row.getByRole('button', { name: 'Save scopes' }).click();
+  const dialog = page.getByRole('alertdialog');
+  await expect(dialog).toHaveAccessibleName(`Narrow asker-${suffix}'s access to Ask MCP?`);
+  await expect(dialog).toContainText('It loses files:write.');
+  await dialog.getByRole('button', { name: 'Narrow access' }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: 'with files:read.' })).toBeVisible();
+
+  // On the resource page, "Grant a client" refuses a client that has access already.
+  await page.goto('/resources/ask-mcp');
+  await hydrated(page);
+  const picker = page.getByRole('combobox', { name: 'Client' });
+  await picker.fill('asker');
+  await page.getByRole('option', { name: new RegExp(`asker-${suffix}`) }).click();
+  await page.getByRole('group', { name: 'Scopes to grant' }).getByRole('checkbox', { name: 'files:write' }).check();
+  await page.getByRole('button', { name: 'Grant access' }).click();
+  await expect(page.getByTestId('resource-clients').getByRole('alert')).toContainText('already has access to Ask MCP with files:read');
+  await expect(page.getByTestId('grant-row').filter({ hasText: `asker-${suffix}` })).not.toContainText('files:write');
+
+  // Changing the audience shows the old and new one first.
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('Resource URI').fill('https://ask-v2.example.com/mcp');
+  await page.getByRole('button', { name: 'Save' }).click();
+  const change = page.getByRole('alertdialog');
+  await expect(change).toHaveAccessibleName('Change the audience of Ask MCP?');
+  await expect(change.getByTestId('audience-change')).toContainText('https://ask.example.com/mcp');
+  await expect(change.getByTestId('audience-change')).toContainText('https://ask-v2.example.com/mcp');
+  await change.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByTestId('resource-detail')).toHaveCount(0); // still editing, nothing saved
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Change audience' }).click();
+  await expect(page.getByTestId('resource-detail')).toContainText('https://ask-v2.example.com/mcp');
+  // Saving other settings needs no confirmation.
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('Name').fill('Ask MCP v2');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('heading', { name: 'Ask MCP v2', level: 1 })).toBeVisible();
   expect(errors).toEqual([]);
 });

@@ -67,6 +67,27 @@ pub async fn grant_access(
     ))
 }
 
+/// Grants a client access it does not have yet (the resource page's "Grant a client"); a
+/// client that has access already is refused, naming its scopes.
+#[server(prefix = "/api", endpoint = "access/add")]
+pub async fn add_access(
+    client_id: String,
+    resource: String,
+    scopes: String,
+) -> Result<AccessView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let g = core
+        .add_access(&p, &realm, &client_id, &resource, Some(&scopes), &meta)
+        .await?;
+    Ok(ssr::access_view(
+        &authz::access::ResourceAccess {
+            resource: g.resource,
+            grant: Some(g.grant),
+        },
+        core.now(),
+    ))
+}
+
 /// Ends a client's access to a resource.
 #[server(prefix = "/api", endpoint = "access/revoke")]
 pub async fn revoke_access(client_id: String, resource: String) -> Result<(), AppError> {

@@ -113,9 +113,8 @@ pub fn focus_first_when(open: RwSignal<bool>, form: &'static str) {
             #[cfg(feature = "hydrate")]
             request_animation_frame(move || {
                 use wasm_bindgen::JsCast;
-                let selector = format!(
-                    "#{form} input:not([type=hidden]), #{form} select, #{form} textarea"
-                );
+                let selector =
+                    format!("#{form} input:not([type=hidden]), #{form} select, #{form} textarea");
                 if let Some(el) = document()
                     .query_selector(&selector)
                     .ok()

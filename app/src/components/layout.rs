@@ -77,8 +77,13 @@ fn RealmSwitcher(info: SessionInfo) -> AnyView {
     let toasts = use_toasts();
     Effect::new(move |_| match select.value().get() {
         Some(Ok(())) => {
+            // An object's page belongs to the realm left behind: go to its section's list in
+            // the new realm (a list or the overview reloads as it is).
             #[cfg(feature = "hydrate")]
-            let _ = window().location().reload();
+            {
+                let path = window().location().pathname().unwrap_or_default();
+                let _ = window().location().set_href(&section_of(&path));
+            }
         }
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
@@ -109,6 +114,15 @@ fn RealmSwitcher(info: SessionInfo) -> AnyView {
     .into_any()
 }
 
+/// The list an address belongs to: `/clients/bot` → `/clients`; a list stays itself.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+fn section_of(path: &str) -> String {
+    match path.trim_start_matches('/').split('/').next() {
+        Some(first) if !first.is_empty() => format!("/{first}"),
+        _ => "/".to_owned(),
+    }
+}
+
 /// A labelled group of navigation links.
 #[component]
 fn NavGroup(label: &'static str, children: Children) -> impl IntoView {
@@ -128,6 +142,32 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
     let realm_label = format!("Realm {}", info.realm.display_name);
     let installation = can.manage_realms || can.manage_users || can.view_audit;
     let close = move |_| open.set(false);
+    // Opened, focus moves into it (so Escape and Tab work there); closed, back to its opener.
+    let close_button = NodeRef::<leptos::html::Button>::new();
+    Effect::new(move |was_open: Option<bool>| {
+        let is_open = open.get();
+        #[cfg(feature = "hydrate")]
+        match (was_open, is_open) {
+            (Some(false), true) => {
+                if let Some(b) = close_button.get() {
+                    let _ = b.focus();
+                }
+            }
+            (Some(true), false) => {
+                use wasm_bindgen::JsCast;
+                if let Some(b) = document()
+                    .get_element_by_id("nav-open")
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+                {
+                    let _ = b.focus();
+                }
+            }
+            _ => {}
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (was_open, close_button);
+        is_open
+    });
     view! {
         // On phones the sidebar slides over the page, above a backdrop that closes it.
         <Show when=move || open.get()>
@@ -147,7 +187,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     <span class="flex h-8 w-8 items-center justify-center rounded-md bg-indigo-600 font-bold text-white">"P"</span>
                     <span class="text-base font-semibold text-white">"Portcullis"</span>
                 </span>
-                <button type="button" aria-label="Close navigation" class="rounded-md px-2 py-1 text-slate-300 hover:bg-slate-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 md:hidden" on:click=close>"✕"</button>
+                <button type="button" node_ref=close_button aria-label="Close navigation" class="rounded-md px-2 py-1 text-slate-300 hover:bg-slate-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 md:hidden" on:click=close>"✕"</button>
             </div>
             <RealmSwitcher info=info.clone()/>
             <nav aria-label="Main" class="flex flex-1 flex-col px-2 pb-4" on:click=close>
@@ -318,6 +358,7 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
                                             <div class="flex items-center gap-2">
                                                 <button
                                                     type="button"
+                                                    id="nav-open"
                                                     aria-label="Open navigation"
                                                     aria-controls="sidebar"
                                                     aria-expanded=move || nav_open.get().to_string()
@@ -353,5 +394,18 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
                     })
             }}
         </Transition>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::section_of;
+
+    #[test]
+    fn a_realm_switch_leaves_object_pages_for_their_list() {
+        assert_eq!(section_of("/clients/reports-bot"), "/clients");
+        assert_eq!(section_of("/resources"), "/resources");
+        assert_eq!(section_of("/"), "/");
+        assert_eq!(section_of("/audit"), "/audit");
     }
 }

@@ -78,6 +78,9 @@ pub fn ScopeInput(
     help: &'static str,
     #[prop(optional, into)] value: String,
     #[prop(optional)] roles: bool,
+    /// The field defines scopes (a resource's own): no warning for scopes no resource has yet.
+    #[prop(optional)]
+    defines: bool,
     #[prop(optional)] class: &'static str,
 ) -> impl IntoView {
     use super::field::Field;
@@ -100,12 +103,20 @@ pub fn ScopeInput(
     view! {
         <div class=class>
             <Field errors name id=id.clone() label help mono=true bind=text placeholder="tools:call"/>
+            {move || {
+                let commas: Vec<String> = typed().into_iter().filter(|s| s.contains(',')).collect();
+                (!commas.is_empty()).then(|| view! {
+                    <p role="status" class="mt-1 text-sm text-amber-800 dark:text-amber-300" data-testid="comma-scopes">
+                        {format!("Scopes are separated by spaces: {} is one scope with a comma in it.", commas.join(" "))}
+                    </p>
+                })
+            }}
             <Transition fallback=|| ()>
                 {move || known.get().map(|r| match r {
                     Ok(all) if !all.is_empty() => {
                         let unknown: Vec<String> = typed()
                             .into_iter()
-                            .filter(|s| !all.contains(s) && !(roles && is_capability(s)))
+                            .filter(|s| !defines && !all.contains(s) && !(roles && is_capability(s)))
                             .collect();
                         view! {
                             <div class="mt-2" role="group" aria-labelledby=picks_id.clone()>

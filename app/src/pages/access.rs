@@ -1,7 +1,7 @@
 //! Access grants on the client's page (the resources it may reach) and on the resource's page
 //! (the clients that may reach it).
-use crate::api::access::{GrantAccess, RevokeAccess};
-use crate::components::confirm::ConfirmButton;
+use crate::api::access::{AddAccess, GrantAccess, RevokeAccess};
+use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, with_query};
 use crate::components::picker::ClientPicker;
@@ -59,6 +59,32 @@ fn LastToken(at: String, words: String) -> impl IntoView {
     }
 }
 
+/// The scopes a save would take away from a grant.
+fn removed(initial: &BTreeSet<String>, selected: &BTreeSet<String>) -> Vec<String> {
+    initial.difference(selected).cloned().collect()
+}
+
+/// Asks before a save takes scopes away: tokens carrying them stop working.
+#[component]
+fn NarrowDialog(
+    open: RwSignal<bool>,
+    client: StoredValue<String>,
+    resource: String,
+    gone: Signal<Vec<String>>,
+    on_confirm: Callback<()>,
+) -> impl IntoView {
+    let title = format!("Narrow {}'s access to {resource}?", client.get_value());
+    view! {
+        <ConfirmDialog open title
+            message=Signal::derive(move || format!(
+                "It loses {}. Its current tokens for this resource that carry {} stop introspecting as active.",
+                gone.get().join(", "),
+                if gone.with(Vec::len) == 1 { "it" } else { "any of them" },
+            ))
+            confirm_label="Narrow access" on_confirm/>
+    }
+}
+
 /// Toasts the outcome of a grant and reloads.
 fn on_granted(grant: ServerAction<GrantAccess>, client_id: String, refresh: Callback<()>) {
     let toasts = use_toasts();
@@ -108,6 +134,7 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
     let name = access.resource.display_name.clone();
     let granted = access.granted;
     let manage = use_abilities().manage_clients;
+    let before = StoredValue::new(initial.clone());
     let unchanged = move || granted && selected.with(|s| *s == initial);
     let submit = move || {
         grant.dispatch(GrantAccess {
@@ -116,6 +143,8 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
             scopes: selected.with(joined),
         });
     };
+    let narrowing = RwSignal::new(false);
+    let gone = Signal::derive(move || before.with_value(|b| selected.with(|s| removed(b, s))));
     view! {
         <li class="px-4 py-4 sm:px-6" data-testid="access-row">
             <div class="flex flex-wrap items-start justify-between gap-2">
@@ -140,7 +169,8 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
                     view! {
                         <button type="button" class=BTN_SMALL
                             disabled=move || unchanged() || selected.with(BTreeSet::is_empty) || grant.pending().get()
-                            on:click=move |_| submit()>"Save scopes"</button>
+                            on:click=move |_| if gone.with(Vec::is_empty) { submit() } else { narrowing.set(true) }>"Save scopes"</button>
+                        <NarrowDialog open=narrowing client resource=name.clone() gone on_confirm=Callback::new(move |_| submit())/>
                         <ConfirmButton
                             label="Revoke"
                             title=format!("Revoke {}'s access to {name}?", client.get_value())
@@ -181,7 +211,7 @@ pub fn ClientAccess(
         <section class=format!("{CARD} mt-6") aria-labelledby="client-access-title" data-testid="client-access">
             <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
                 <h2 id="client-access-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Access"</h2>
-                <p class=format!("mt-1 {MUTED}")>"The resources this client may get tokens for, and the scopes its tokens may carry there. A new client has none."</p>
+                <p class=format!("mt-1 {MUTED}")>"The resources this client may get tokens for, and the scopes its tokens may carry there (when it acts for an agent, only those that are also the agent's roles). A new client has none."</p>
             </div>
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || access.get().map(|result| match result {
@@ -218,12 +248,29 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
     let resource_name = resource.display_name.clone();
     let manage = use_abilities().manage_clients;
     let effective = grant.scopes.len();
+    let before = StoredValue::new(initial.clone());
+    let rname = StoredValue::new(resource_name.clone());
+    let narrowing = RwSignal::new(false);
+    let gone = Signal::derive(move || before.with_value(|b| selected.with(|s| removed(b, s))));
+    let submit = move || {
+        save.dispatch(GrantAccess {
+            client_id: client.get_value(),
+            resource: slug.get_value(),
+            scopes: selected.with(joined),
+        });
+    };
+    let agent_limits = !grant.agent.is_empty() && grant.token_scopes != grant.scopes;
     view! {
         <li class="px-4 py-4 sm:px-6" data-testid="grant-row">
             <div class="flex flex-wrap items-start justify-between gap-2">
                 <div class="min-w-0">
                     <a href=format!("/clients/{}", grant.client_id) class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300">{grant.name.clone()}</a>
                     <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{grant.client_id.clone()}</div>
+                    {(!grant.agent.is_empty()).then(|| view! {
+                        <div class="mt-1 text-xs text-slate-600 dark:text-slate-300" data-testid="grant-agent">
+                            "Acts for agent " <a class="font-mono break-all text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/agents/{}", grant.agent)>{grant.agent.clone()}</a>
+                        </div>
+                    })}
                 </div>
                 <div class="flex flex-wrap items-center gap-2">
                     <LastToken at=grant.last_used_at.clone() words=grant.last_used.clone()/>
@@ -236,6 +283,15 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
                 <ScopeList scopes=grant.scopes.clone()/>
             </Show>
             <Lapsed scopes=grant.lapsed.clone() effective=effective/>
+            {agent_limits.then(|| view! {
+                <p class="mt-2 text-xs text-amber-800 dark:text-amber-300" data-testid="token-scopes">
+                    {if grant.token_scopes.is_empty() {
+                        format!("Its tokens carry none of these: agent {} holds none of them as a role.", grant.agent)
+                    } else {
+                        format!("Its tokens carry only {} (the agent's roles limit them).", grant.token_scopes.join(" "))
+                    }}
+                </p>
+            })}
             {manage.then(|| view! {
             <div class="mt-3 flex flex-wrap gap-2">
                 <Show when=move || editing.get() fallback=move || view! {
@@ -243,7 +299,8 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
                 }>
                     <button type="button" class=BTN_SMALL
                         disabled=move || selected.with(BTreeSet::is_empty) || save.pending().get()
-                        on:click=move |_| { save.dispatch(GrantAccess { client_id: client.get_value(), resource: slug.get_value(), scopes: selected.with(joined) }); }>"Save scopes"</button>
+                        on:click=move |_| if gone.with(Vec::is_empty) { submit() } else { narrowing.set(true) }>"Save scopes"</button>
+                    <NarrowDialog open=narrowing client resource=rname.get_value() gone on_confirm=Callback::new(move |_| submit())/>
                     <button type="button" class=BTN_SMALL on:click={
                         let initial = initial.clone();
                         move |_| { selected.set(initial.clone()); editing.set(false); }
@@ -271,7 +328,7 @@ fn GrantForm(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
     let selected = RwSignal::new(BTreeSet::<String>::new());
     let client_id = RwSignal::new(String::new());
     let on_pick = Callback::new(move |c: ClientChoiceView| client_id.set(c.client_id));
-    let grant = ServerAction::<GrantAccess>::new();
+    let grant = ServerAction::<AddAccess>::new();
     let toasts = use_toasts();
     Effect::new(move |_| {
         if let Some(Ok(a)) = grant.value().get() {
@@ -285,6 +342,7 @@ fn GrantForm(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
                 ),
             );
             client_id.set(String::new());
+            selected.set(BTreeSet::new());
             refresh.run(());
         }
     });
@@ -305,7 +363,7 @@ fn GrantForm(resource: ResourceView, refresh: Callback<()>) -> impl IntoView {
             <ScopeChecks id="grant-new".to_owned() legend="Scopes to grant" scopes=all selected/>
             <button type="button" class=format!("mt-3 {BTN_PRIMARY}")
                 disabled=move || client_id.with(|c| c.trim().is_empty()) || selected.with(BTreeSet::is_empty) || grant.pending().get()
-                on:click=move |_| { grant.dispatch(GrantAccess { client_id: client_id.get().trim().to_owned(), resource: slug.get_value(), scopes: selected.with(joined) }); }>"Grant access"</button>
+                on:click=move |_| { grant.dispatch(AddAccess { client_id: client_id.get().trim().to_owned(), resource: slug.get_value(), scopes: selected.with(joined) }); }>"Grant access"</button>
             <div class="mt-2">{action_error(grant)}</div>
         </div>
     }

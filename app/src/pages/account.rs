@@ -1,7 +1,7 @@
 //! The signed-in user's account: change password.
 use crate::api::account::ChangePassword;
-use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::field::{Field, FieldErrors, Kind};
+use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::{BTN_PRIMARY, CARD, PASSWORD_FIELDS, PageHeader, PasswordFields};
 use leptos::prelude::*;
 

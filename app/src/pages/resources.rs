@@ -3,15 +3,16 @@ use crate::api::access::resource_access;
 use crate::api::audit::history;
 use crate::api::resources::{
     CreateResource, CreateResourceCredentials, DeleteResource, SetDefaultResource,
-    SetResourceEnabled, UpdateResource,
-    default_resource, default_token_ttl, get_resource, list_resources,
+    SetResourceEnabled, UpdateResource, default_resource, default_token_ttl, get_resource,
+    list_resources,
 };
 use crate::components::card::{EditableCard, FormButtons};
-use crate::components::confirm::ConfirmButton;
+use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::copy::{CopyValue, Truncated};
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::use_abilities;
+use crate::components::scopes::ScopeInput;
 use crate::components::secret::SecretPanel;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
@@ -77,8 +78,7 @@ fn ResourceFields(
         <Field errors name="uri" id=format!("res-uri-{id}") label="Resource URI" value=v.uri required=true maxlength=2048 mono=true
             placeholder="https://mcp.example.com/mcp" class="sm:col-span-2"
             help="The MCP server's canonical URI (https; http only on loopback; no query or fragment). Tokens carry it as their audience."/>
-        <Field errors name="scopes" id=format!("res-scopes-{id}") label="Accepted scopes" value=v.scopes required=true mono=true
-            placeholder="tools:read tools:call" class="sm:col-span-2"
+        <ScopeInput errors name="scopes" id=format!("res-scopes-{id}") label="Accepted scopes" value=v.scopes defines=true class="sm:col-span-2"
             help="Space-separated; at least one. Grants pick from these."/>
         <Field errors name="token_ttl_secs" id=format!("res-ttl-{id}") label="Token lifetime (s)"
             value=v.token_ttl_secs.map(|t| t.to_string()).unwrap_or_default() kind=Kind::Number
@@ -191,7 +191,7 @@ pub fn ResourcesPage() -> impl IntoView {
                     <Field errors=create_errors name="slug" id="res-slug" label="Id" required=true maxlength=63 mono=true placeholder="payments-mcp"
                         help="Letters, digits and '-'; it names the resource in URLs and the CLI and cannot be changed."/>
                     <Transition fallback=|| ()>
-                        <ResourceFields r=None errors=create_errors realm_default=realm_default()/>
+                        {move || view! { <ResourceFields r=None errors=create_errors realm_default=realm_default()/> }}
                     </Transition>
                     <div class="sm:col-span-2">{create_errors.form_error()}</div>
                     <div class="flex gap-2 sm:col-span-2">
@@ -268,6 +268,29 @@ fn ResourceSettings(
         }
     });
     let v = StoredValue::new(r.clone());
+    // A changed audience is confirmed first: tokens minted for the old one stop being accepted.
+    let pending = StoredValue::new(None::<UpdateResource>);
+    let confirm = RwSignal::new(false);
+    let new_uri = RwSignal::new(String::new());
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        use leptos::form::FromFormData;
+        let Ok(input) = UpdateResource::from_event(&ev) else {
+            return;
+        };
+        let same = |a: &str, b: &str| {
+            a.trim()
+                .trim_end_matches('/')
+                .eq_ignore_ascii_case(b.trim().trim_end_matches('/'))
+        };
+        if v.with_value(|r| same(&r.uri, &input.uri)) {
+            update.dispatch(input);
+        } else {
+            new_uri.set(input.uri.trim().to_owned());
+            pending.set_value(Some(input));
+            confirm.set(true);
+        }
+    };
     view! {
         <EditableCard id="resource-facts" title="Settings" editable=use_abilities().manage_resources editing shown=ViewFn::from(move || {
                 let r = v.get_value();
@@ -283,13 +306,22 @@ fn ResourceSettings(
                     </dl>
                 }
             })>
-                <ActionForm action=update attr:id="edit-resource" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
+                <form id="edit-resource" class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear() on:submit=on_submit>
                     <input type="hidden" name="slug" value=v.with_value(|r| r.slug.clone())/>
                     <ResourceFields r=Some(v.get_value()) errors realm_default/>
                     <div class="sm:col-span-2">{errors.form_error()}</div>
                     <FormButtons pending=update.pending() editing/>
-                </ActionForm>
+                </form>
         </EditableCard>
+        <ConfirmDialog open=confirm title=format!("Change the audience of {}?", r.display_name)
+            message="Tokens are bound to the resource URI. Tokens already issued carry the old one and stop being accepted by the MCP server once it checks the new one; clients must ask for tokens with the new resource URI, and the server's protected-resource metadata must name it."
+            confirm_label="Change audience"
+            on_confirm=Callback::new(move |_| { if let Some(input) = pending.get_value() { update.dispatch(input); } })>
+            <dl class="mt-4 space-y-2 text-sm" data-testid="audience-change">
+                <div><dt class=MUTED>"Old audience"</dt><dd class="font-mono text-xs break-all">{v.with_value(|r| r.uri.clone())}</dd></div>
+                <div><dt class=MUTED>"New audience"</dt><dd class="font-mono text-xs break-all">{move || new_uri.get()}</dd></div>
+            </dl>
+        </ConfirmDialog>
     }
 }
 
@@ -372,7 +404,11 @@ pub fn ResourceDetailPage() -> impl IntoView {
     Effect::new(move |_| match enable.value().get() {
         Some(Ok(r)) => toasts.push(
             ToastKind::Success,
-            format!("Resource {} {}.", r.slug, if r.enabled { "enabled" } else { "disabled" }),
+            format!(
+                "Resource {} {}.",
+                r.slug,
+                if r.enabled { "enabled" } else { "disabled" }
+            ),
         ),
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}

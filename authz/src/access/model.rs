@@ -37,6 +37,20 @@ pub struct GrantedClient {
     pub name: String,
     /// Whether the client is enabled.
     pub enabled: bool,
+    /// The agent it acts for (name and roles): its tokens carry only the granted scopes that
+    /// are also the agent's roles.
+    pub agent: Option<(String, ScopeSet)>,
+}
+
+impl GrantedClient {
+    /// The scopes its tokens for the resource get: granted ∩ accepted (already), ∩ the agent's
+    /// roles when it acts for one.
+    pub fn token_scopes(&self) -> ScopeSet {
+        match &self.agent {
+            Some((_, roles)) => self.grant.scopes.intersection(roles),
+            None => self.grant.scopes.clone(),
+        }
+    }
 }
 
 /// A resource of the realm as a client's page lists it: with the client's grant, if any.

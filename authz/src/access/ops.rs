@@ -24,6 +24,40 @@ impl Core {
         scopes: Option<&str>,
         meta: &RequestMeta,
     ) -> Result<GrantedResource> {
+        self.put_access(p, realm_name, client_id, resource_slug, scopes, false, meta)
+            .await
+    }
+
+    /// Grants a client access it does not have yet: refused (`Taken` on `client`, naming the
+    /// scopes it has) when it has a grant already, whose scopes are then changed on purpose
+    /// with [`Core::grant_access`], never replaced by a second "grant".
+    ///
+    /// # Errors
+    /// As [`Core::grant_access`], and `Taken`.
+    pub async fn add_access(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        resource_slug: &str,
+        scopes: Option<&str>,
+        meta: &RequestMeta,
+    ) -> Result<GrantedResource> {
+        self.put_access(p, realm_name, client_id, resource_slug, scopes, true, meta)
+            .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn put_access(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        resource_slug: &str,
+        scopes: Option<&str>,
+        only_new: bool,
+        meta: &RequestMeta,
+    ) -> Result<GrantedResource> {
         p.require(Permission::ManageClients)?;
         let client = self.load_client(realm_name, client_id).await?;
         let resource = self.load_resource(realm_name, resource_slug).await?;
@@ -40,6 +74,16 @@ impl Core {
             .await?
             .into_iter()
             .find(|g| g.resource == resource.id);
+        if let (true, Some(g)) = (only_new, &previous) {
+            return Err(Error::Taken {
+                field: "client",
+                message: format!(
+                    "{} already has access to {} with {}. Change its scopes in its row instead.",
+                    client.client_id, resource.display_name, g.scopes
+                )
+                .into(),
+            });
+        }
         let now = self.now();
         let grant = Grant {
             client: client.id.clone(),

@@ -133,9 +133,11 @@ impl ClientMetadata {
             .iter()
             .filter(|c| !c.trim().is_empty())
             .map(|c| {
-                Email::parse(c)
-                    .map(|e| e.to_string())
-                    .map_err(|m| Error::field("contacts", m))
+                Email::parse(c).map(|e| e.to_string()).map_err(|m| {
+                    // Named, so that in a list of addresses the wrong one is found at once.
+                    let shown: String = c.trim().chars().take(64).collect();
+                    Error::field("contacts", format!("{shown}: {m}"))
+                })
             })
             .collect::<Result<_>>()?;
         Ok(ValidClient {

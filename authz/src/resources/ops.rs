@@ -298,7 +298,8 @@ mod tests {
 
     #[test]
     fn changes_name_only_what_changed() {
-        let before = serde_json::json!({"uri": "https://a", "token_ttl_secs": null, "enabled": true});
+        let before =
+            serde_json::json!({"uri": "https://a", "token_ttl_secs": null, "enabled": true});
         let after = serde_json::json!({"uri": "https://a", "token_ttl_secs": 45, "enabled": true});
         assert_eq!(
             changes(&before, &after),

@@ -176,10 +176,10 @@ macro_rules! access_store {
                     query: Option<&str>,
                     page: Page,
                 ) -> Result<Paged<GrantedClient>, StorageError> {
-                    let from = " FROM client_grants g JOIN clients c ON c.id = g.client_pk";
+                    let from = " FROM client_grants g JOIN clients c ON c.id = g.client_pk LEFT JOIN agents a ON a.id = c.agent_id";
                     let prepared = query.is_none();
                     let mut qb = sqlx::QueryBuilder::<$db>::new(format!(
-                        "SELECT {GRANT_COLUMNS}, c.client_id, c.name, c.enabled{from}"
+                        "SELECT {GRANT_COLUMNS}, c.client_id, c.name, c.enabled, a.name AS agent_name, a.roles AS agent_roles{from}"
                     ));
                     resource_grants_filter(&mut qb, resource, query);
                     qb.push(" ORDER BY c.client_id LIMIT ")

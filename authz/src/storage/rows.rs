@@ -246,7 +246,7 @@ impl TryFrom<UserRow> for User {
     type Error = StorageError;
     fn try_from(r: UserRow) -> Result<Self, StorageError> {
         Ok(User {
-            email: Email::parse(&r.email).map_err(|e| StorageError::Corrupt(e.into()))?,
+            email: Email::from_stored(r.email),
             role: Role::parse(&r.role).map_err(|e| StorageError::Corrupt(e.into()))?,
             id: id(r.id),
             realm_id: id(r.realm_id),
@@ -354,6 +354,8 @@ pub(crate) struct GrantedClientRow {
     pub client_id: String,
     pub name: String,
     pub enabled: bool,
+    pub agent_name: Option<String>,
+    pub agent_roles: Option<String>,
 }
 
 impl TryFrom<GrantedClientRow> for crate::access::GrantedClient {
@@ -366,6 +368,13 @@ impl TryFrom<GrantedClientRow> for crate::access::GrantedClient {
                 .map_err(|e| StorageError::Corrupt(e.into()))?,
             name: r.name,
             enabled: r.enabled,
+            agent: match (r.agent_name, r.agent_roles) {
+                (Some(name), Some(roles)) => Some((
+                    name,
+                    ScopeSet::parse(&roles).map_err(corrupt("agent roles"))?,
+                )),
+                _ => None,
+            },
         })
     }
 }

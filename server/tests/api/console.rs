@@ -663,12 +663,16 @@ async fn resource_client_and_key_changes_are_admin_only_and_validate_input() {
             "uri",
         ),
     ] {
-        let res = t.post_form("/api/resources/create", form, Some(&admin)).await;
+        let res = t
+            .post_form("/api/resources/create", form, Some(&admin))
+            .await;
         assert_eq!(res.status(), StatusCode::CONFLICT);
         let json: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
         assert_eq!(json["Field"]["field"], field, "{json}");
     }
-    let res = t.post_form("/api/resources/delete", "slug=pay", Some(&admin)).await;
+    let res = t
+        .post_form("/api/resources/delete", "slug=pay", Some(&admin))
+        .await;
     assert_eq!(res.status(), StatusCode::OK);
 
     let res = t

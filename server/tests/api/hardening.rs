@@ -378,7 +378,13 @@ async fn changing_ones_password_is_throttled_like_sign_in() {
             .await
             .expect_err("wrong current password");
         assert!(
-            matches!(e, authz::Error::InvalidField { field: "current", .. }),
+            matches!(
+                e,
+                authz::Error::InvalidField {
+                    field: "current",
+                    ..
+                }
+            ),
             "{e:?}"
         );
     }

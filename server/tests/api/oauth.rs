@@ -308,9 +308,16 @@ async fn token_lifetimes_follow_the_realm_default_unless_the_resource_sets_its_o
         .expect("realm default");
     let (_, _, json) = f.token(&pay).await;
     assert_eq!(lifetime(&json), 900, "the realm's default: {json}");
-    let claims = verify_for(&f.jwks().await, json["access_token"].as_str().expect("t"), PAY)
-        .expect("valid");
-    assert_eq!(claims["exp"].as_i64().expect("exp") - claims["iat"].as_i64().expect("iat"), 900);
+    let claims = verify_for(
+        &f.jwks().await,
+        json["access_token"].as_str().expect("t"),
+        PAY,
+    )
+    .expect("valid");
+    assert_eq!(
+        claims["exp"].as_i64().expect("exp") - claims["iat"].as_i64().expect("iat"),
+        900
+    );
     let (_, _, json) = f.token(&mail).await;
     assert_eq!(lifetime(&json), 120, "the resource's own: {json}");
     // Clearing the override makes the resource follow the realm again.
@@ -327,7 +334,13 @@ async fn token_lifetimes_follow_the_realm_default_unless_the_resource_sets_its_o
             .await
             .expect_err(bad);
         assert!(
-            matches!(err, authz::Error::InvalidField { field: "token_ttl_secs", .. }),
+            matches!(
+                err,
+                authz::Error::InvalidField {
+                    field: "token_ttl_secs",
+                    ..
+                }
+            ),
             "{bad}: {err:?}"
         );
     }
@@ -577,9 +590,15 @@ async fn token_errors_follow_the_rfcs() {
     // A disabled resource and a disabled client get nothing.
     let admin = f.t.principal("ada@example.com").await;
     let core = &f.t.state.core;
-    core.set_resource_enabled(&admin, "default", "payments-mcp", false, &Default::default())
-        .await
-        .expect("disable");
+    core.set_resource_enabled(
+        &admin,
+        "default",
+        "payments-mcp",
+        false,
+        &Default::default(),
+    )
+    .await
+    .expect("disable");
     assert_eq!(
         f.token(&format!(
             "grant_type=client_credentials&resource={}",
@@ -2118,7 +2137,10 @@ async fn histories_list_the_events_that_concern_an_object_not_only_those_that_ta
     let bound = ("client.update".to_owned(), "client:bot".to_owned());
     assert_eq!(
         of(AuditSubject::Agent("night-bot".into())).await,
-        [bound.clone(), ("agent.create".into(), "agent:night-bot".into())],
+        [
+            bound.clone(),
+            ("agent.create".into(), "agent:night-bot".into())
+        ],
         "bound to it (the move away shows on the agent it moved to)"
     );
     assert_eq!(
@@ -2145,7 +2167,10 @@ async fn histories_list_the_events_that_concern_an_object_not_only_those_that_ta
     );
     assert_eq!(
         email.last(),
-        Some(&("resource.create".to_owned(), "resource:email-mcp".to_owned()))
+        Some(&(
+            "resource.create".to_owned(),
+            "resource:email-mcp".to_owned()
+        ))
     );
     // "About" is exact: client:bo is not client:bot.
     let filter = AuditFilter::from_input("", "", "", "client:bo", "", "").expect("filter");
@@ -2154,4 +2179,99 @@ async fn histories_list_the_events_that_concern_an_object_not_only_those_that_ta
         .await
         .expect("list");
     assert!(found.items.is_empty(), "{:?}", actions(found));
+}
+
+#[tokio::test]
+async fn a_resource_lists_each_clients_agent_and_what_its_tokens_carry_and_a_second_grant_is_refused()
+ {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let core = &f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let now = authz::clock::Clock::now(&f.clock);
+    let input = authz::agents::AgentInput {
+        name: "reader-bot".into(),
+        owner: "owner@example.com".into(),
+        roles: "mcp tools:read".into(),
+        expires_at: authz::clock::rfc3339(now + 3600),
+        ..Default::default()
+    };
+    core.create_agent(&admin, "default", &input, &meta)
+        .await
+        .expect("agent");
+    core.bind_client_to_agent(&admin, "default", "bot", Some("reader-bot"), &meta)
+        .await
+        .expect("bind");
+    let page = core
+        .resource_access(
+            &admin,
+            "default",
+            "payments-mcp",
+            "",
+            authz::storage::Page::new(0, 20),
+        )
+        .await
+        .expect("grants");
+    let bot = page
+        .items
+        .iter()
+        .find(|g| g.client_id.as_str() == "bot")
+        .expect("bot");
+    assert_eq!(bot.grant.scopes.to_string(), "tools:call tools:read");
+    assert_eq!(
+        bot.agent.as_ref().map(|(n, _)| n.as_str()),
+        Some("reader-bot")
+    );
+    assert_eq!(
+        bot.token_scopes().to_string(),
+        "tools:read",
+        "cut to the agent's roles"
+    );
+    let poster = page
+        .items
+        .iter()
+        .find(|g| g.client_id.as_str() == "poster")
+        .expect("poster");
+    assert!(poster.agent.is_none());
+    assert_eq!(poster.token_scopes(), poster.grant.scopes);
+    // What the page says is what a token gets.
+    let (_, _, json) = f
+        .token(&format!(
+            "grant_type=client_credentials&resource={}",
+            enc(PAY)
+        ))
+        .await;
+    assert_eq!(json["scope"], "tools:read", "{json}");
+
+    // "Grant a client" never replaces a grant; changing scopes is its own, deliberate act.
+    let err = core
+        .add_access(
+            &admin,
+            "default",
+            "bot",
+            "payments-mcp",
+            Some("tools:call"),
+            &meta,
+        )
+        .await
+        .expect_err("already granted");
+    assert!(
+        matches!(&err, authz::Error::Taken { field: "client", message } if message.contains("tools:call tools:read")),
+        "{err:?}"
+    );
+    let page = core
+        .resource_access(
+            &admin,
+            "default",
+            "payments-mcp",
+            "bot",
+            authz::storage::Page::new(0, 20),
+        )
+        .await
+        .expect("grants");
+    assert_eq!(
+        page.items[0].grant.scopes.to_string(),
+        "tools:call tools:read",
+        "unchanged"
+    );
 }

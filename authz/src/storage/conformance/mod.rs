@@ -194,8 +194,16 @@ pub(super) async fn migrate_before(db: &super::Database, version: i64) {
     let older = tempfile::tempdir().expect("tempdir");
     for entry in std::fs::read_dir(&src).expect("migrations") {
         let path = entry.expect("entry").path();
-        let name = path.file_name().and_then(|n| n.to_str()).expect("name").to_owned();
-        let v: i64 = name.split('_').next().and_then(|v| v.parse().ok()).expect("version");
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("name")
+            .to_owned();
+        let v: i64 = name
+            .split('_')
+            .next()
+            .and_then(|v| v.parse().ok())
+            .expect("version");
         if v < version {
             std::fs::copy(&path, older.path().join(&name)).expect("copy");
         }

@@ -80,7 +80,13 @@ pub(super) async fn realms(db: &Database) {
         .expect("update");
     // A settings write leaves the enabled flag alone (a stale copy never re-enables a realm).
     let stored = store.find_realm(&p.id).await.expect("find").expect("realm");
-    assert_eq!(stored, Realm { enabled: true, ..renamed.clone() });
+    assert_eq!(
+        stored,
+        Realm {
+            enabled: true,
+            ..renamed.clone()
+        }
+    );
     store
         .set_realm_enabled(
             &p.id,

@@ -156,7 +156,11 @@ pub(super) async fn upgrade_keeps_every_token_lifetime(db: &Database) {
             .await
             .expect("find")
             .expect("resource");
-        assert_eq!((r.token_ttl_secs, r.token_ttl(&realm)), (own, effective), "{slug}");
+        assert_eq!(
+            (r.token_ttl_secs, r.token_ttl(&realm)),
+            (own, effective),
+            "{slug}"
+        );
     }
     // The database refuses lifetimes out of bounds, whatever writes them.
     for sql in [
