@@ -12,7 +12,7 @@ pub const SESSION_AUTH_AT: &str = "auth_at";
 /// sessions holding an older version end.
 pub const SESSION_CREDENTIALS: &str = "cred";
 /// Session key holding the realm selected in the console.
-pub const SESSION_REALM: &str = "realm";
+pub const SESSION_REALM: &str = "realm_id";
 
 /// What the server's middleware resolved for this request.
 #[derive(Debug, Clone, Default)]
@@ -107,25 +107,37 @@ pub async fn renew_session(session: &Session, p: &Principal) -> Result<(), AppEr
         .map_err(session_failed)
 }
 
-/// The realm selected in this session (default `default`).
+/// The name of the realm selected in this session (default `default`). The session remembers
+/// the realm's id, so a rename (in this session or another) keeps it selected, and a new realm
+/// that takes an old name is never selected by mistake.
 ///
 /// # Errors
-/// `Internal` when the session store fails.
-pub async fn selected_realm(session: &Session) -> Result<String, AppError> {
-    Ok(session
+/// `Internal` when the session store or the store fails.
+pub async fn selected_realm(core: &Core, session: &Session) -> Result<String, AppError> {
+    let id = session
         .get::<String>(SESSION_REALM)
         .await
-        .map_err(session_failed)?
-        .unwrap_or_else(|| authz::realms::DEFAULT_REALM.to_owned()))
+        .map_err(session_failed)?;
+    let name = match id {
+        Some(id) => {
+            core.realm_name(&authz::realms::RealmId::from_stored(id))
+                .await?
+        }
+        None => None,
+    };
+    Ok(name.map_or_else(
+        || authz::realms::DEFAULT_REALM.to_owned(),
+        |n| n.to_string(),
+    ))
 }
 
-/// Remembers the selected realm.
+/// Remembers the selected realm (by id).
 ///
 /// # Errors
 /// `Internal` when the session store fails.
-pub async fn select_realm(session: &Session, name: &str) -> Result<(), AppError> {
+pub async fn select_realm(session: &Session, realm: &authz::realms::Realm) -> Result<(), AppError> {
     session
-        .insert(SESSION_REALM, name)
+        .insert(SESSION_REALM, realm.id.as_str())
         .await
         .map_err(session_failed)
 }
@@ -244,7 +256,7 @@ pub fn confirmed(password: &str, confirm: &str) -> Result<(), AppError> {
 /// `Unauthenticated` without a session; `Internal` when the session store fails.
 pub async fn realm_context() -> Result<(Core, Principal, RequestMeta, String), AppError> {
     let (core, p, meta) = context().await?;
-    let realm = selected_realm(&session().await?).await?;
+    let realm = selected_realm(&core, &session().await?).await?;
     Ok((core, p, meta, realm))
 }
 

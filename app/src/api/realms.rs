@@ -30,7 +30,8 @@ pub async fn create_realm(name: String, display_name: String) -> Result<RealmVie
 }
 
 /// Changes a realm's settings: name (renaming changes its issuer), display name, default
-/// access-token lifetime. A console that had the realm selected follows a rename.
+/// access-token lifetime. Sessions that have the realm selected keep it across a rename (they
+/// remember its id).
 #[server(prefix = "/api", endpoint = "realms/update")]
 pub async fn update_realm(
     name: String,
@@ -45,10 +46,6 @@ pub async fn update_realm(
         token_ttl_secs,
     };
     let realm = core.update_realm(&p, &name, &input, &meta).await?;
-    let session = ssr::session().await?;
-    if ssr::selected_realm(&session).await? == name {
-        ssr::select_realm(&session, realm.name.as_str()).await?;
-    }
     Ok(ssr::realm_view(&core, &realm))
 }
 

@@ -14,7 +14,7 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
     };
     let core = ssr::core()?;
     let session = ssr::session().await?;
-    let selected = ssr::selected_realm(&session).await?;
+    let selected = ssr::selected_realm(&core, &session).await?;
     let realms = core.list_realms(&p).await?;
     let views: Vec<_> = realms.iter().map(|r| ssr::realm_view(&core, r)).collect();
     let realm = views
@@ -61,7 +61,7 @@ fn abilities(role: authz::policy::Role) -> crate::types::Abilities {
 pub async fn select_realm(name: String) -> Result<(), AppError> {
     let (core, p, _) = ssr::context().await?;
     let realm = core.get_realm(&p, &name).await?;
-    ssr::select_realm(&ssr::session().await?, realm.name.as_str()).await
+    ssr::select_realm(&ssr::session().await?, &realm).await
 }
 
 /// Whether a first-admin setup link is still usable.

@@ -116,7 +116,7 @@ pub fn ScopeInput(
                     Ok(all) if !all.is_empty() => {
                         let unknown: Vec<String> = typed()
                             .into_iter()
-                            .filter(|s| !defines && !all.contains(s) && !(roles && is_capability(s)))
+                            .filter(|s| !(defines || all.contains(s) || (roles && is_capability(s))))
                             .collect();
                         view! {
                             <div class="mt-2" role="group" aria-labelledby=picks_id.clone()>

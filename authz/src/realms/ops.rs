@@ -73,6 +73,15 @@ impl Core {
         self.find_realm(name).await
     }
 
+    /// The current name of the realm with `id`, if it exists (a console session remembers its
+    /// realm by id and shows it by name).
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn realm_name(&self, id: &RealmId) -> Result<Option<RealmName>> {
+        Ok(self.store.find_realm(id).await?.map(|r| r.name))
+    }
+
     /// A realm by name, enabled or not; a malformed name is `NotFound` too.
     pub(crate) async fn find_realm(&self, name: &str) -> Result<Realm> {
         let parsed = RealmName::parse(name)

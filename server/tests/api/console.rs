@@ -508,6 +508,29 @@ async fn realms_are_created_renamed_and_shown_with_their_issuer() {
     assert_eq!(info["realm"]["name"], "billing");
     assert_eq!(info["realm"]["enabled"], false);
     assert_eq!(info["realms"].as_array().map(Vec::len), Some(2));
+    // A session keeps its realm across a rename made elsewhere, and a new realm that takes the
+    // old name is not the one it works in.
+    let other = t.login("ada@example.com").await;
+    let res = t
+        .post_form(
+            "/api/realms/update",
+            "name=billing&new_name=ledger&display_name=Ledger&token_ttl_secs=300",
+            Some(&other),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = t
+        .post_form(
+            "/api/realms/create",
+            "name=billing&display_name=Impostor",
+            Some(&other),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = t.post_form("/api/session/get", "", Some(&admin)).await;
+    let info: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    assert_eq!(info["realm"]["name"], "ledger");
+    assert_eq!(info["realm"]["display_name"], "Ledger");
 }
 
 #[tokio::test]
