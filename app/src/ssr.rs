@@ -107,9 +107,10 @@ pub async fn renew_session(session: &Session, p: &Principal) -> Result<(), AppEr
         .map_err(session_failed)
 }
 
-/// The name of the realm selected in this session (default `default`). The session remembers
-/// the realm's id, so a rename (in this session or another) keeps it selected, and a new realm
-/// that takes an old name is never selected by mistake.
+/// The name of the realm selected in this session (default `default`).
+///
+/// The session remembers the realm's id, so a rename (in this session or another) keeps it
+/// selected, and a new realm that takes an old name is never selected by mistake.
 ///
 /// # Errors
 /// `Internal` when the session store or the store fails.
