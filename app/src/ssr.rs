@@ -277,6 +277,20 @@ pub fn resource_view(r: &authz::resources::Resource) -> crate::types::ResourceVi
     }
 }
 
+/// A grant just made, as the client's page shows it.
+pub fn granted_view(
+    g: authz::access::GrantedResource,
+    now: authz::clock::UnixTime,
+) -> crate::types::AccessView {
+    access_view(
+        &authz::access::ResourceAccess {
+            resource: g.resource,
+            grant: Some(g.grant),
+        },
+        now,
+    )
+}
+
 /// A resource and a client's access to it.
 pub fn access_view(
     a: &authz::access::ResourceAccess,

@@ -1,5 +1,5 @@
 import { test, expect, Page } from '@playwright/test';
-import { ADMIN, createClient, hydrated, login, trackErrors } from './helpers';
+import { ADMIN, createClient, createRealm, hydrated, login, registerResource, trackErrors } from './helpers';
 
 /** Creates an agent from the Agents screen; it opens on its own page. */
 async function createAgent(page: Page, name: string, roles: string) {
@@ -163,12 +163,7 @@ test('renaming a realm shows its old and new issuer first; a role change says wh
   const errors = trackErrors(page);
   await login(page, ADMIN);
   const suffix = Date.now().toString(36);
-  await page.goto('/realms');
-  await hydrated(page);
-  await page.getByRole('button', { name: 'New realm' }).click();
-  await page.getByLabel('Name', { exact: true }).fill(`ops-${suffix}`);
-  await page.getByLabel('Display name').fill('Operations');
-  await page.getByRole('button', { name: 'Create realm' }).click();
+  await createRealm(page, `ops-${suffix}`, 'Operations');
   await page.getByRole('link', { name: 'Operations' }).click();
   await hydrated(page);
   await page.getByRole('button', { name: 'Edit' }).click();
@@ -207,13 +202,16 @@ test('renaming a realm shows its old and new issuer first; a role change says wh
 test('the overview lists the realm endpoints to copy, counts that open their lists, and a checklist that ticks itself', async ({ page, baseURL }) => {
   const errors = trackErrors(page);
   await login(page, ADMIN);
+  // The realm has a resource (whatever ran before): the first step is done.
+  const suffix = Date.now().toString(36);
+  await registerResource(page, { id: `ov-${suffix}`, name: 'Overview MCP', uri: `https://ov-${suffix}.example.com/mcp`, scopes: 'tools:call' });
+  await page.goto('/');
   await hydrated(page);
   const endpoints = page.getByTestId('endpoints');
   await expect(endpoints.locator('dd')).toHaveCount(7);
   await expect(endpoints).toContainText(`${baseURL}/.well-known/oauth-authorization-server/realms/default`);
   await expect(endpoints).toContainText(`${baseURL}/realms/default/jwks`);
   await expect(endpoints.getByRole('button', { name: /copy/i }).first()).toBeVisible();
-  // Earlier tests registered resources: the first step is done.
   await expect(page.getByTestId('checklist-step').first()).toHaveAttribute('data-done', 'true');
   await expect(page.getByTestId('token-curl')).toContainText(`${baseURL}/realms/default/token`);
   const resources = page.getByTestId('overview-count').filter({ hasText: 'Resources' });

@@ -24,6 +24,18 @@ export async function hydrated(page: Page) {
   await expect(page.locator('body')).toHaveAttribute('data-hydrated', 'true', { timeout: 15_000 });
 }
 
+/** Creates a realm from the Realms screen (its form takes focus) and waits for its row. */
+export async function createRealm(page: Page, name: string, display: string) {
+  await page.goto('/realms');
+  await hydrated(page);
+  await page.getByRole('button', { name: 'New realm' }).click();
+  await expect(page.getByLabel('Name', { exact: true })).toBeFocused();
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Display name').fill(display);
+  await page.getByRole('button', { name: 'Create realm' }).click();
+  await expect(page.getByTestId('realm-row').filter({ hasText: name })).toBeVisible();
+}
+
 /** Registers a resource from the Resources screen and waits for its row. */
 export async function registerResource(page: Page, r: { id: string; name: string; uri: string; scopes: string }) {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Resources' }).click();

@@ -1,17 +1,9 @@
 import { test, expect, Page } from '@playwright/test';
-import { ADMIN, createClient, grantAccess, hydrated, login, registerResource, trackErrors } from './helpers';
+import { ADMIN, createClient, createRealm, grantAccess, hydrated, login, registerResource, trackErrors } from './helpers';
 
 /** Creates a realm and makes it the console's current realm. */
 async function workInNewRealm(page: Page, name: string, display: string) {
-  await page.goto('/realms');
-  await hydrated(page);
-  await page.getByRole('button', { name: 'New realm' }).click();
-  // The create form takes focus, so typing goes straight into its first field.
-  await expect(page.getByLabel('Name', { exact: true })).toBeFocused();
-  await page.getByLabel('Name', { exact: true }).fill(name);
-  await page.getByLabel('Display name').fill(display);
-  await page.getByRole('button', { name: 'Create realm' }).click();
-  await expect(page.getByTestId('realm-row').filter({ hasText: name })).toBeVisible();
+  await createRealm(page, name, display);
   await page.getByTestId('realm-switcher').selectOption(name);
   await expect(page.locator('header')).toContainText(display);
   await hydrated(page);
@@ -99,12 +91,7 @@ test('a realm name the rules refuse never opens the rename dialog', async ({ pag
   const errors = trackErrors(page);
   await login(page, ADMIN);
   const suffix = Date.now().toString(36);
-  await page.goto('/realms');
-  await hydrated(page);
-  await page.getByRole('button', { name: 'New realm' }).click();
-  await page.getByLabel('Name', { exact: true }).fill(`pat-${suffix}`);
-  await page.getByLabel('Display name').fill('Pattern');
-  await page.getByRole('button', { name: 'Create realm' }).click();
+  await createRealm(page, `pat-${suffix}`, 'Pattern');
   await page.getByRole('link', { name: 'Pattern' }).click();
   await hydrated(page);
   await page.getByRole('button', { name: 'Edit' }).click();

@@ -58,13 +58,7 @@ pub async fn grant_access(
     let g = core
         .grant_access(&p, &realm, &client_id, &resource, Some(&scopes), &meta)
         .await?;
-    Ok(ssr::access_view(
-        &authz::access::ResourceAccess {
-            resource: g.resource,
-            grant: Some(g.grant),
-        },
-        core.now(),
-    ))
+    Ok(ssr::granted_view(g, core.now()))
 }
 
 /// Grants a client access it does not have yet (the resource page's "Grant a client"); a
@@ -79,13 +73,7 @@ pub async fn add_access(
     let g = core
         .add_access(&p, &realm, &client_id, &resource, Some(&scopes), &meta)
         .await?;
-    Ok(ssr::access_view(
-        &authz::access::ResourceAccess {
-            resource: g.resource,
-            grant: Some(g.grant),
-        },
-        core.now(),
-    ))
+    Ok(ssr::granted_view(g, core.now()))
 }
 
 /// Ends a client's access to a resource.
