@@ -14,6 +14,13 @@ test('realm settings set the default token lifetime that resources follow unless
   await login(page, ADMIN);
   const suffix = Date.now().toString(36);
   await workInNewRealm(page, `life-${suffix}`, 'Lifetimes');
+  // List rows are divided by a line above every row but the first (none after the last).
+  await page.goto('/realms');
+  const rows = page.getByTestId('realm-row');
+  const border = (i: number, side: 'Top' | 'Bottom') => rows.nth(i).evaluate((el, s) => getComputedStyle(el)[`border${s}Width` as 'borderTopWidth'], side);
+  expect(await border(0, 'Top')).toBe('0px');
+  expect(await border(1, 'Top')).toBe('1px');
+  expect(await border((await rows.count()) - 1, 'Bottom')).toBe('0px');
   await registerResource(page, { id: 'life-mcp', name: 'Life MCP', uri: 'https://life.example.com/mcp', scopes: 'tools:call tools:read' });
   await expect(page.getByTestId('resource-row').filter({ hasText: 'Life MCP' })).toContainText('300 s (realm default)');
 
