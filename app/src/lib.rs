@@ -22,7 +22,7 @@ use leptos_router::{SsrMode, path};
 use types::Abilities;
 
 /// Applies the remembered (or system) colour scheme before first paint.
-const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('portcullis-theme');if(t?t==='dark':matchMedia('(prefers-color-scheme: dark)').matches){document.documentElement.classList.add('dark')}}catch(e){}";
+pub(crate) const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('portcullis-theme');if(t?t==='dark':matchMedia('(prefers-color-scheme: dark)').matches){document.documentElement.classList.add('dark')}}catch(e){}";
 
 /// The HTML document around the app.
 pub fn shell(options: LeptosOptions) -> impl IntoView {

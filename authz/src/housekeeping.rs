@@ -11,11 +11,15 @@ pub const PURGE_INTERVAL_SECS: u64 = 600;
 pub const TOKEN_USE_FLUSH_SECS: u64 = 15;
 
 impl Core {
-    /// Deletes expired revocation entries and client-assertion `jti`s.
+    /// Deletes expired revocation entries, client-assertion `jti`s, sign-in sessions, codes
+    /// and token families (with their refresh tokens).
     ///
     /// # Errors
     /// On storage failure.
     pub async fn purge_expired(&self) -> Result<Purged> {
-        Ok(self.store.purge_expired(self.now()).await?)
+        let now = self.now();
+        let mut purged = self.store.purge_expired(now).await?;
+        purged.flows = self.store.purge_flows(now).await?;
+        Ok(purged)
     }
 }

@@ -50,6 +50,13 @@ entities! {
     /// One binding of a client to an agent (`bnd_…`); a new one on every bind, so tokens from
     /// an earlier binding never come back to life.
     Binding => BindingId, "bnd";
+    /// A person of a realm (`psn_…`): someone who signs in at its authorization endpoint.
+    Person => PersonId, "psn";
+    /// A remembered consent (`cns_…`).
+    Consent => ConsentId, "cns";
+    /// A token family (`fam_…`): what one authorization produced (its refresh tokens and the
+    /// access tokens minted from them), revoked together.
+    Family => FamilyId, "fam";
 }
 
 /// The primary key of a `T`.

@@ -56,6 +56,7 @@ impl Role {
                     | ViewResources
                     | ViewClients
                     | ViewAgents
+                    | ViewPeople
             ),
             Role::Developer => matches!(p, ViewRealms | ManageOwnAccount | ViewResources),
         }
@@ -89,6 +90,10 @@ pub enum Permission {
     ViewAgents,
     /// Create, change and delete agents; bind clients to them.
     ManageAgents,
+    /// See a realm's people and the apps they connected.
+    ViewPeople,
+    /// Create, change and disable a realm's people; revoke anyone's connected apps.
+    ManagePeople,
 }
 
 /// The authenticated console user on whose behalf an operation runs.

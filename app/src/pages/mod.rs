@@ -3,6 +3,8 @@ pub mod access;
 pub mod account;
 pub mod agents;
 pub mod audit;
+#[cfg(feature = "ssr")]
+pub mod authorize;
 pub mod clients;
 pub mod keys;
 pub mod login;

@@ -111,6 +111,30 @@ pub mod action {
     pub const ACCESS_UPDATE: &str = "access.update";
     /// A client's access to a resource revoked.
     pub const ACCESS_REVOKE: &str = "access.revoke";
+    /// A person added to a realm.
+    pub const PERSON_CREATE: &str = "person.create";
+    /// A person's name or roles changed.
+    pub const PERSON_UPDATE: &str = "person.update";
+    /// A person's password set by an admin.
+    pub const PERSON_PASSWORD_SET: &str = "person.password_set";
+    /// A person disabled (their sign-ins and apps' tokens end).
+    pub const PERSON_DISABLE: &str = "person.disable";
+    /// A person enabled again.
+    pub const PERSON_ENABLE: &str = "person.enable";
+    /// A sign-in at a realm's authorization endpoint.
+    pub const AUTHORIZE_LOGIN: &str = "authorize.login";
+    /// A person let a client act for them at a resource (consent given).
+    pub const CONSENT_GRANT: &str = "consent.grant";
+    /// A person refused a client.
+    pub const CONSENT_DENY: &str = "consent.deny";
+    /// A connected app's consent revoked, with its tokens.
+    pub const CONSENT_REVOKE: &str = "consent.revoke";
+    /// An authorization code issued.
+    pub const CODE_ISSUE: &str = "authorize.code";
+    /// An authorization code presented a second time: what the first use produced is revoked.
+    pub const CODE_REPLAY: &str = "token.code_replay";
+    /// A rotated refresh token used again after the grace window: its family is revoked.
+    pub const REFRESH_REUSE: &str = "token.refresh_reuse";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -147,6 +171,18 @@ pub mod action {
         ACCESS_GRANT,
         ACCESS_UPDATE,
         ACCESS_REVOKE,
+        PERSON_CREATE,
+        PERSON_UPDATE,
+        PERSON_PASSWORD_SET,
+        PERSON_DISABLE,
+        PERSON_ENABLE,
+        AUTHORIZE_LOGIN,
+        CONSENT_GRANT,
+        CONSENT_DENY,
+        CONSENT_REVOKE,
+        CODE_ISSUE,
+        CODE_REPLAY,
+        REFRESH_REUSE,
     ];
 }
 

@@ -4,7 +4,7 @@
 //! [`ClientMetadata::validate`] is the only place metadata rules live. Errors name the member
 //! (`Error::InvalidField`), so a form can show them on the field and dynamic registration can
 //! answer `invalid_redirect_uri` or `invalid_client_metadata` (RFC 7591 §3.2.2).
-use super::model::{AuthMethod, GrantType, Metadata};
+use super::model::{ApplicationType, AuthMethod, GrantType, Metadata};
 use crate::accounts::Email;
 use crate::error::{Error, Result};
 use crate::scope::ScopeSet;
@@ -26,8 +26,8 @@ pub struct ClientMetadata {
     /// `client_secret_basic`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token_endpoint_auth_method: Option<String>,
-    /// `grant_types`; when omitted, confidential clients get `client_credentials` and public
-    /// clients nothing yet (authorization code is not implemented).
+    /// `grant_types`; when omitted, a client with redirect URIs gets `authorization_code` and
+    /// `refresh_token`, another confidential client `client_credentials`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grant_types: Option<Vec<String>>,
     /// `scope`: space-delimited scopes the client may be granted.
@@ -57,6 +57,11 @@ pub struct ClientMetadata {
     /// `software_version`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub software_version: Option<String>,
+    /// `application_type` (OpenID Connect Dynamic Client Registration §2): `web` clients
+    /// redirect to https only, `native` ones to loopback or a private-use scheme (or https).
+    /// Omitted, either kind of redirect is accepted, as MCP clients omit it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub application_type: Option<String>,
 }
 
 /// What a client registration is checked against.
@@ -100,7 +105,17 @@ impl ClientMetadata {
                 AuthMethod::parse(m).map_err(|m| Error::field("token_endpoint_auth_method", m))?
             }
         };
+        let application_type = match text(&self.application_type) {
+            None => None,
+            Some(t) => Some(ApplicationType::parse(t).map_err(|m| Error::field("application_type", m))?),
+        };
+        let redirect_uris = parse_redirect_uris(&self.redirect_uris)
+            .and_then(|uris| check_application_type(application_type, uris))
+            .map_err(|m| Error::field("redirect_uris", m))?;
         let grant_types = match &self.grant_types {
+            None if !redirect_uris.is_empty() => {
+                vec![GrantType::AuthorizationCode, GrantType::RefreshToken]
+            }
             None if auth_method == AuthMethod::None => vec![],
             None => vec![GrantType::ClientCredentials],
             Some(list) => {
@@ -117,6 +132,20 @@ impl ClientMetadata {
             return Err(Error::field(
                 "grant_types",
                 "A public client (token_endpoint_auth_method none) cannot use client_credentials.",
+            ));
+        }
+        if grant_types.contains(&GrantType::AuthorizationCode) && redirect_uris.is_empty() {
+            return Err(Error::field(
+                "redirect_uris",
+                "The authorization_code grant needs at least one redirect URI.",
+            ));
+        }
+        if grant_types.contains(&GrantType::RefreshToken)
+            && !grant_types.contains(&GrantType::AuthorizationCode)
+        {
+            return Err(Error::field(
+                "grant_types",
+                "refresh_token is only issued with authorization_code; add it or drop refresh_token.",
             ));
         }
         let scope = ScopeSet::parse(text(&self.scope).unwrap_or_default())
@@ -157,8 +186,8 @@ impl ClientMetadata {
                 )?,
                 jwks,
                 jwks_uri,
-                redirect_uris: parse_redirect_uris(&self.redirect_uris)
-                    .map_err(|m| Error::field("redirect_uris", m))?,
+                redirect_uris,
+                application_type,
             },
         })
     }
@@ -254,6 +283,7 @@ impl ClientForm {
             jwks: parse_jwks_text(&self.jwks).map_err(|m| Error::field("jwks", m))?,
             software_id: some(self.software_id),
             software_version: some(self.software_version),
+            application_type: None,
         })
     }
 }
@@ -328,8 +358,9 @@ pub fn split_uris(s: &str) -> Vec<String> {
 /// Checks redirect URIs for exact matching, dropping duplicates.
 ///
 /// Per OAuth 2.1 §2.3.1 and RFC 8252: `https`, `http` only on loopback hosts (native apps), or
-/// a private-use scheme containing a dot (`com.example.app:/callback`); no fragment, no
-/// wildcard, no credentials.
+/// a private-use scheme (`com.example.app:/callback`, `vscode://…`) in lower case that is not
+/// one a browser runs or reads (`javascript:`, `data:`, `file:` …); visible ASCII only, no
+/// fragment, no wildcard, no credentials.
 ///
 /// # Errors
 /// A message naming the offending URI.
@@ -343,6 +374,9 @@ pub fn parse_redirect_uris(uris: &[String]) -> Result<Vec<String>, String> {
         if raw.len() > crate::fetch::MAX_URL_LEN {
             return Err(bad("too long."));
         }
+        if !raw.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(bad("must be visible ASCII characters, without spaces."));
+        }
         let url = url::Url::parse(raw).map_err(|_| bad("not an absolute URI."))?;
         if url.fragment().is_some() {
             return Err(bad("must not have a fragment."));
@@ -353,17 +387,16 @@ pub fn parse_redirect_uris(uris: &[String]) -> Result<Vec<String>, String> {
         if !url.username().is_empty() || url.password().is_some() {
             return Err(bad("must not contain credentials."));
         }
-        let loopback = matches!(
-            url.host(),
-            Some(url::Host::Ipv4(ip)) if ip.is_loopback()
-        ) || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback())
-            || url.host_str() == Some("localhost");
-        match url.scheme() {
-            "https" if url.host().is_some() => {}
-            "http" if loopback => {}
-            "http" => return Err(bad("http is allowed only on loopback hosts.")),
-            scheme if scheme.contains('.') => {}
-            _ => {
+        let scheme = url.scheme();
+        if !raw.starts_with(scheme) {
+            return Err(bad("write the scheme in lower case."));
+        }
+        match RedirectKind::of(&url) {
+            Some(_) => {}
+            None if scheme == "http" => {
+                return Err(bad("http is allowed only on loopback hosts."));
+            }
+            None => {
                 return Err(bad(
                     "use https, http on a loopback host, or a private-use scheme like com.example.app.",
                 ));
@@ -377,6 +410,66 @@ pub fn parse_redirect_uris(uris: &[String]) -> Result<Vec<String>, String> {
         }
     }
     Ok(out)
+}
+
+/// What a redirect URI points at, for consent warnings and application-type rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedirectKind {
+    /// An https URL: a web host.
+    Https,
+    /// `http` on 127.0.0.1, `[::1]` or `localhost`: an app on the user's machine.
+    Loopback,
+    /// A private-use scheme (`vscode:`, `com.example.app:`): whatever app claimed it.
+    PrivateUse,
+}
+
+/// Schemes a browser runs, reads or hands to something other than an app.
+const REFUSED_SCHEMES: &[&str] = &[
+    "javascript", "data", "file", "vbscript", "blob", "about", "filesystem", "ftp", "ws", "wss",
+    "mailto", "tel", "sms", "view-source", "chrome", "intent", "urn",
+];
+
+impl RedirectKind {
+    /// Classifies a parsed redirect URI; `None` for one never accepted.
+    pub fn of(url: &url::Url) -> Option<Self> {
+        let loopback = matches!(url.host(), Some(url::Host::Ipv4(ip)) if ip.is_loopback())
+            || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback())
+            || url.host_str() == Some("localhost");
+        match url.scheme() {
+            "https" if url.host().is_some() => Some(RedirectKind::Https),
+            "http" if loopback => Some(RedirectKind::Loopback),
+            "http" | "https" => None,
+            s if REFUSED_SCHEMES.contains(&s) => None,
+            s if s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+.-".contains(&b)) => {
+                Some(RedirectKind::PrivateUse)
+            }
+            _ => None,
+        }
+    }
+
+    /// Classifies a stored (already checked) redirect URI.
+    pub fn of_str(uri: &str) -> Option<Self> {
+        url::Url::parse(uri).ok().as_ref().and_then(Self::of)
+    }
+}
+
+/// Web clients redirect to https only; native clients anywhere but a non-loopback http host
+/// (already refused).
+fn check_application_type(
+    kind: Option<ApplicationType>,
+    uris: Vec<String>,
+) -> Result<Vec<String>, String> {
+    if kind == Some(ApplicationType::Web)
+        && let Some(u) = uris
+            .iter()
+            .find(|u| RedirectKind::of_str(u) != Some(RedirectKind::Https))
+    {
+        let shown: String = u.chars().take(100).collect();
+        return Err(format!(
+            "Redirect URI {shown}: a web application redirects to https; register it as native for loopback or app schemes."
+        ));
+    }
+    Ok(uris)
 }
 
 #[cfg(test)]

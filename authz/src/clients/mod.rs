@@ -10,7 +10,8 @@ mod model;
 mod ops;
 
 pub use metadata::{
-    ClientForm, ClientMetadata, MAX_CONTACTS, MAX_REDIRECT_URIS, MetadataRules, ValidClient,
+    ClientForm, ClientMetadata, MAX_CONTACTS, MAX_REDIRECT_URIS, MetadataRules, RedirectKind,
+    ValidClient,
     check_client_jwks, parse_jwks_text, parse_redirect_uris, split_uris,
 };
 pub use model::*;

@@ -26,7 +26,34 @@ pub struct Metadata {
     pub jwks_uri: Option<String>,
     /// Redirect URIs, matched exactly (for the authorization code flow).
     pub redirect_uris: Vec<String>,
+    /// `application_type`, when the client declared one.
+    pub application_type: Option<ApplicationType>,
 }
+
+/// `application_type` (OpenID Connect Dynamic Client Registration §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplicationType {
+    /// A web application: redirects to https.
+    Web,
+    /// A native application: redirects to loopback or a private-use scheme.
+    Native,
+}
+
+impl ApplicationType {
+    /// Parses the registered name.
+    ///
+    /// # Errors
+    /// A message naming the two values.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        match s {
+            "web" => Ok(ApplicationType::Web),
+            "native" => Ok(ApplicationType::Native),
+            _ => Err("application_type must be web or native."),
+        }
+    }
+}
+
 
 /// An OAuth `client_id` (RFC 6749 §2.2).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -141,18 +168,28 @@ impl AuthMethod {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GrantType {
+    /// RFC 6749 §4.1, with PKCE (RFC 7636) always.
+    AuthorizationCode,
     /// RFC 6749 §4.4.
     ClientCredentials,
+    /// RFC 6749 §6.
+    RefreshToken,
 }
 
 impl GrantType {
     /// Every grant type this server implements.
-    pub const ALL: [GrantType; 1] = [GrantType::ClientCredentials];
+    pub const ALL: [GrantType; 3] = [
+        GrantType::AuthorizationCode,
+        GrantType::ClientCredentials,
+        GrantType::RefreshToken,
+    ];
 
     /// Registered name.
     pub fn as_str(self) -> &'static str {
         match self {
+            GrantType::AuthorizationCode => "authorization_code",
             GrantType::ClientCredentials => "client_credentials",
+            GrantType::RefreshToken => "refresh_token",
         }
     }
 
@@ -162,7 +199,9 @@ impl GrantType {
     /// For grant types this server does not implement.
     pub fn parse(s: &str) -> Result<Self, String> {
         match s.trim() {
+            "authorization_code" => Ok(GrantType::AuthorizationCode),
             "client_credentials" => Ok(GrantType::ClientCredentials),
+            "refresh_token" => Ok(GrantType::RefreshToken),
             other => Err(format!("Unsupported grant type {other:?}.")),
         }
     }

@@ -46,6 +46,23 @@ impl MasterKey {
         STANDARD.encode(self.0)
     }
 
+    /// A key for one purpose, derived from this one (tickets of the authorization endpoint),
+    /// so that nothing sealed for one purpose opens as another.
+    pub(crate) fn derive(&self, purpose: &str) -> Self {
+        Self::from_secret(&self.0, purpose)
+    }
+
+    /// A key derived from a high-entropy secret a caller holds (a refresh token): what is
+    /// sealed with it opens only for whoever presents that secret.
+    pub(crate) fn from_secret(secret: &[u8], purpose: &str) -> Self {
+        use sha2::Digest as _;
+        let mut h = sha2::Sha256::new();
+        h.update(purpose.as_bytes());
+        h.update([0u8]);
+        h.update(secret);
+        Self(h.finalize().into())
+    }
+
     fn key(&self) -> LessSafeKey {
         LessSafeKey::new(
             UnboundKey::new(&AES_256_GCM, &self.0).expect("32 bytes is an AES-256 key"),

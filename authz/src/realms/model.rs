@@ -103,11 +103,20 @@ pub struct Realm {
     pub default_resource_id: Option<ResourceId>,
     /// Access-token lifetime of resources that set none of their own, in seconds.
     pub token_ttl_secs: i64,
+    /// A refresh token unused this long expires (seconds).
+    pub refresh_idle_ttl_secs: i64,
+    /// No refresh token of one sign-in outlives this (seconds since the sign-in's code).
+    pub refresh_max_ttl_secs: i64,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.
     pub updated_at: UnixTime,
 }
+
+/// Refresh-token idle lifetime of a new realm: 14 days.
+pub const DEFAULT_REFRESH_IDLE_TTL_SECS: i64 = 14 * 24 * 3600;
+/// Refresh-token absolute lifetime of a new realm: 90 days.
+pub const DEFAULT_REFRESH_MAX_TTL_SECS: i64 = 90 * 24 * 3600;
 
 /// The issuer identifier of a realm: `{public_url}/realms/{name}`.
 pub fn issuer(public_url: &str, name: &RealmName) -> String {

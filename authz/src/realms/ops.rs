@@ -30,6 +30,8 @@ impl Core {
             enabled: true,
             default_resource_id: None,
             token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
+            refresh_idle_ttl_secs: super::model::DEFAULT_REFRESH_IDLE_TTL_SECS,
+            refresh_max_ttl_secs: super::model::DEFAULT_REFRESH_MAX_TTL_SECS,
             created_at: now,
             updated_at: now,
         };
@@ -113,6 +115,8 @@ impl Core {
             enabled: true,
             default_resource_id: None,
             token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
+            refresh_idle_ttl_secs: super::model::DEFAULT_REFRESH_IDLE_TTL_SECS,
+            refresh_max_ttl_secs: super::model::DEFAULT_REFRESH_MAX_TTL_SECS,
             created_at: now,
             updated_at: now,
         };

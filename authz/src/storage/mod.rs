@@ -23,7 +23,11 @@ mod audit;
 #[macro_use]
 mod clients;
 #[macro_use]
+mod flows;
+#[macro_use]
 mod keys;
+#[macro_use]
+mod people;
 #[macro_use]
 mod realms;
 #[macro_use]
@@ -43,7 +47,9 @@ pub use access::AccessStore;
 pub use agents::AgentStore;
 pub use audit::AuditStore;
 pub use clients::ClientStore;
+pub use flows::{FlowStore, MAX_CONNECTED_APPS, Redeemed};
 pub use keys::KeyStore;
+pub use people::PeopleStore;
 pub use postgres::PgStore;
 pub use realms::RealmStore;
 pub use resources::ResourceStore;
@@ -64,6 +70,8 @@ pub trait Store:
     + AgentStore
     + AccessStore
     + TokenStore
+    + PeopleStore
+    + FlowStore
 {
 }
 impl<T> Store for T where
@@ -77,6 +85,8 @@ impl<T> Store for T where
         + AgentStore
         + AccessStore
         + TokenStore
+    + PeopleStore
+    + FlowStore
 {
 }
 

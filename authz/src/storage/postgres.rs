@@ -15,3 +15,5 @@ realm_store!(PgStore, sqlx::Postgres);
 resource_store!(PgStore, sqlx::Postgres);
 token_store!(PgStore, sqlx::Postgres);
 user_store!(PgStore, sqlx::Postgres);
+people_store!(PgStore, sqlx::Postgres);
+flow_store!(PgStore, sqlx::Postgres);

@@ -49,11 +49,11 @@ pub trait RealmStore: Send + Sync {
 }
 
 pub(super) const REALM_COLUMNS: &str =
-    "id, name, display_name, enabled, default_resource_id, token_ttl_secs, created_at, updated_at";
+    "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, created_at, updated_at";
 pub(super) const SET_DEFAULT_RESOURCE: &str =
     "UPDATE realms SET default_resource_id = $1, updated_at = $2 WHERE id = $3";
-pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)";
-pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (name) DO NOTHING";
+pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO NOTHING";
 pub(super) const UPDATE_REALM: &str = "UPDATE realms SET name = $1, display_name = $2, token_ttl_secs = $3, updated_at = $4 WHERE id = $5";
 pub(super) const SET_REALM_ENABLED: &str =
     "UPDATE realms SET enabled = $1, updated_at = $2 WHERE id = $3";
@@ -81,6 +81,8 @@ macro_rules! realm_store {
                     .bind(r.token_ttl_secs)
                     .bind(r.created_at)
                     .bind(r.updated_at)
+                    .bind(r.refresh_idle_ttl_secs)
+                    .bind(r.refresh_max_ttl_secs)
             }
 
             async fn realm_where(

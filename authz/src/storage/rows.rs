@@ -208,6 +208,8 @@ pub(crate) struct RealmRow {
     pub enabled: bool,
     pub default_resource_id: Option<String>,
     pub token_ttl_secs: i64,
+    pub refresh_idle_ttl_secs: i64,
+    pub refresh_max_ttl_secs: i64,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -222,6 +224,8 @@ impl TryFrom<RealmRow> for Realm {
             enabled: r.enabled,
             default_resource_id: r.default_resource_id.map(id),
             token_ttl_secs: r.token_ttl_secs,
+            refresh_idle_ttl_secs: r.refresh_idle_ttl_secs,
+            refresh_max_ttl_secs: r.refresh_max_ttl_secs,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

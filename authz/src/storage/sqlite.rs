@@ -15,3 +15,5 @@ realm_store!(SqliteStore, sqlx::Sqlite);
 resource_store!(SqliteStore, sqlx::Sqlite);
 token_store!(SqliteStore, sqlx::Sqlite);
 user_store!(SqliteStore, sqlx::Sqlite);
+people_store!(SqliteStore, sqlx::Sqlite);
+flow_store!(SqliteStore, sqlx::Sqlite);

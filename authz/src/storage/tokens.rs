@@ -14,6 +14,8 @@ pub struct Purged {
     pub revoked_tokens: u64,
     /// Used client-assertion `jti`s past the time their assertion could be accepted.
     pub assertion_jtis: u64,
+    /// Sign-in sessions, authorization codes and token families past their end.
+    pub flows: u64,
 }
 
 /// Token-path persistence.
@@ -134,6 +136,7 @@ macro_rules! token_store {
                     Ok(Purged {
                         revoked_tokens,
                         assertion_jtis,
+                        flows: 0,
                     })
                 }
             }

@@ -63,6 +63,10 @@ pub struct TokenOrigin {
     /// The client's agent binding, when it acts for an agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binding: Option<String>,
+    /// The token family (a person's authorization) it was minted from, for tokens issued by
+    /// the authorization code and refresh grants: revoking the family kills them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
 }
 
 impl AccessTokenClaims {
@@ -92,6 +96,7 @@ mod tests {
                 client: "cli_1".into(),
                 resource: "res_1".into(),
                 binding: None,
+                family: None,
             },
         };
         let json = serde_json::to_value(&c).expect("json");

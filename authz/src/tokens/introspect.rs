@@ -29,6 +29,9 @@ impl Core {
         if caller.auth_method == AuthMethod::None {
             return Ok(Introspection::inactive());
         }
+        if token.starts_with("prt_") {
+            return self.introspect_refresh_token(&realm, &caller, token).await;
+        }
         let Some(claims) = self.verify_access_token(&realm, token).await? else {
             return Ok(Introspection::inactive());
         };
@@ -59,6 +62,53 @@ impl Core {
         Ok(Introspection {
             active: true,
             claims: Some(out),
+        })
+    }
+
+    /// A refresh token, for the client it was issued to: active while usable (unrotated,
+    /// unexpired, its family live).
+    async fn introspect_refresh_token(
+        &self,
+        realm: &crate::realms::Realm,
+        caller: &crate::clients::Client,
+        token: &str,
+    ) -> Result<Introspection> {
+        let hash = crate::secret::PlainToken::from_input(token).hashed();
+        let Some((t, family)) = self.store.find_refresh_token(&hash).await? else {
+            return Ok(Introspection::inactive());
+        };
+        let now = self.now();
+        let usable = family.realm_id == realm.id
+            && family.client_pk == caller.id
+            && caller.enabled
+            && family.is_live(now)
+            && t.rotated_at.is_none()
+            && t.expires_at > now;
+        if !usable {
+            return Ok(Introspection::inactive());
+        }
+        let resource = self
+            .cached_resource_by_id(&realm.id, &family.resource_id)
+            .await?
+            .filter(|r| r.enabled);
+        let Some(resource) = resource else {
+            return Ok(Introspection::inactive());
+        };
+        let serde_json::Value::Object(claims) = serde_json::json!({
+            "token_type": "refresh_token",
+            "client_id": caller.client_id.as_str(),
+            "sub": family.subject,
+            "aud": resource.uri.as_str(),
+            "scope": family.scopes.to_string(),
+            "iss": self.issuer(&realm.name),
+            "iat": t.created_at,
+            "exp": t.expires_at,
+        }) else {
+            return Ok(Introspection::inactive());
+        };
+        Ok(Introspection {
+            active: true,
+            claims: Some(claims),
         })
     }
 }

@@ -22,13 +22,24 @@ impl Core {
             .collect();
         scopes.sort();
         scopes.dedup();
+        // Asks for a refresh token; not a resource scope (and never in a resource's challenge).
+        scopes.push("offline_access".to_owned());
         let auth_methods = vec![
             "client_secret_basic",
             "client_secret_post",
             "private_key_jwt",
         ];
+        // Public clients (PKCE) authenticate with their client_id alone; they may revoke their
+        // own tokens, but never introspect.
+        let public_too = vec![
+            "client_secret_basic",
+            "client_secret_post",
+            "private_key_jwt",
+            "none",
+        ];
         let algs: Vec<&'static str> = SigningAlg::ALL.iter().map(|a| a.as_str()).collect();
         Ok(ServerMetadata {
+            authorization_endpoint: format!("{issuer}/authorize"),
             token_endpoint: format!("{issuer}/token"),
             jwks_uri: format!("{issuer}/jwks"),
             introspection_endpoint: format!("{issuer}/introspect"),
@@ -38,12 +49,15 @@ impl Core {
                 .iter()
                 .map(|g| g.as_str())
                 .collect(),
-            response_types_supported: vec![],
-            token_endpoint_auth_methods_supported: auth_methods.clone(),
+            response_types_supported: vec!["code"],
+            response_modes_supported: vec!["query"],
+            code_challenge_methods_supported: vec!["S256"],
+            authorization_response_iss_parameter_supported: true,
+            token_endpoint_auth_methods_supported: public_too.clone(),
             token_endpoint_auth_signing_alg_values_supported: algs.clone(),
             introspection_endpoint_auth_methods_supported: auth_methods.clone(),
             introspection_endpoint_auth_signing_alg_values_supported: algs.clone(),
-            revocation_endpoint_auth_methods_supported: auth_methods,
+            revocation_endpoint_auth_methods_supported: public_too,
             revocation_endpoint_auth_signing_alg_values_supported: algs,
             scopes_supported: scopes,
         })

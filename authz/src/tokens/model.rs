@@ -70,19 +70,39 @@ pub struct TokenRequest {
     pub scope: Option<String>,
     /// Every `resource` parameter sent.
     pub resource: Vec<String>,
+    /// `code` (authorization_code).
+    pub code: Option<String>,
+    /// `redirect_uri` (authorization_code).
+    pub redirect_uri: Option<String>,
+    /// `code_verifier` (authorization_code, PKCE).
+    pub code_verifier: Option<String>,
+    /// `refresh_token` (refresh_token).
+    pub refresh_token: Option<String>,
 }
 
 /// A successful token response (RFC 6749 §5.1).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct TokenResponse {
     /// The JWT.
     pub access_token: String,
     /// Always `Bearer`.
-    pub token_type: &'static str,
+    pub token_type: String,
     /// Seconds until expiry.
     pub expires_in: i64,
     /// Granted scope.
     pub scope: String,
+    /// The refresh token (authorization_code with `offline_access`, and every refresh).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+}
+
+impl std::fmt::Debug for TokenResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenResponse")
+            .field("expires_in", &self.expires_in)
+            .field("scope", &self.scope)
+            .finish_non_exhaustive()
+    }
 }
 
 /// An introspection response.
@@ -110,6 +130,8 @@ impl Introspection {
 pub struct ServerMetadata {
     /// `issuer`.
     pub issuer: String,
+    /// `authorization_endpoint`.
+    pub authorization_endpoint: String,
     /// `token_endpoint`.
     pub token_endpoint: String,
     /// `jwks_uri`.
@@ -120,8 +142,14 @@ pub struct ServerMetadata {
     pub revocation_endpoint: String,
     /// `grant_types_supported`.
     pub grant_types_supported: Vec<&'static str>,
-    /// `response_types_supported`: none, until the authorization endpoint exists.
+    /// `response_types_supported`: `code`.
     pub response_types_supported: Vec<&'static str>,
+    /// `response_modes_supported`: `query`.
+    pub response_modes_supported: Vec<&'static str>,
+    /// `code_challenge_methods_supported`: `S256` (PKCE is required).
+    pub code_challenge_methods_supported: Vec<&'static str>,
+    /// `authorization_response_iss_parameter_supported` (RFC 9207): always `true`.
+    pub authorization_response_iss_parameter_supported: bool,
     /// `token_endpoint_auth_methods_supported`.
     pub token_endpoint_auth_methods_supported: Vec<&'static str>,
     /// `token_endpoint_auth_signing_alg_values_supported` (for `private_key_jwt`).
@@ -134,6 +162,6 @@ pub struct ServerMetadata {
     pub revocation_endpoint_auth_methods_supported: Vec<&'static str>,
     /// `revocation_endpoint_auth_signing_alg_values_supported`.
     pub revocation_endpoint_auth_signing_alg_values_supported: Vec<&'static str>,
-    /// `scopes_supported`: the scopes of the realm's enabled resources.
+    /// `scopes_supported`: the scopes of the realm's enabled resources, and `offline_access`.
     pub scopes_supported: Vec<String>,
 }

@@ -22,6 +22,9 @@ impl Core {
         let client = self
             .authenticate_client(&realm, creds.as_ref(), meta)
             .await?;
+        if token.starts_with("prt_") {
+            return self.revoke_refresh_token(&realm, &client, token, meta).await;
+        }
         let Some(claims) = self.verify_access_token(&realm, token).await? else {
             return Ok(());
         };
@@ -46,6 +49,42 @@ impl Core {
         event.details = serde_json::json!({"aud": claims.aud});
         self.store
             .insert_revoked_token(&realm.id, &claims.jti, claims.exp, &event)
+            .await?;
+        Ok(())
+    }
+
+    /// Revokes a refresh token of the calling client, and with it its whole family (RFC 7009
+    /// §2.1: the access tokens of the same authorization go too).
+    async fn revoke_refresh_token(
+        &self,
+        realm: &crate::realms::Realm,
+        client: &crate::clients::Client,
+        token: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        let hash = crate::secret::PlainToken::from_input(token).hashed();
+        let Some((_, family)) = self.store.find_refresh_token(&hash).await? else {
+            return Ok(());
+        };
+        if family.realm_id != realm.id {
+            return Ok(());
+        }
+        if family.client_pk != client.id {
+            return Err(Error::oauth(
+                OAuthErrorCode::UnauthorizedClient,
+                "The token was not issued to this client.",
+            ));
+        }
+        let mut event = self.event(
+            &realm.id,
+            client.client_id.as_str(),
+            action::TOKEN_REVOKE,
+            format!("client:{}", client.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({"family": family.id.as_str(), "subject": family.subject});
+        self.store
+            .revoke_family(&family.id, "revoked_by_client", self.now(), &event)
             .await?;
         Ok(())
     }

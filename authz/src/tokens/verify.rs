@@ -78,6 +78,22 @@ impl Core {
         else {
             return Ok(false);
         };
+        // A person's token: alive while its family is (not revoked by a replay, a reuse, a
+        // revoked consent or a disabled person), for this client and resource.
+        if let Some(family) = &claims.origin.family {
+            let now = self.now();
+            return Ok(self
+                .store
+                .find_family(&crate::authorize::FamilyId::from_stored(family.as_str()))
+                .await?
+                .is_some_and(|f| {
+                    f.is_live(now)
+                        && f.client_pk == client.id
+                        && f.resource_id == resource.id
+                        && claims.sub == f.subject
+                        && claims.scopes().all(|s| f.scopes.contains(s))
+                }));
+        }
         // Still granted, with every scope the token carries.
         let granted = self.cached_grant(&client.id, &resource.id).await?;
         if !granted.is_some_and(|g| claims.scopes().all(|s| g.scopes.contains(s))) {

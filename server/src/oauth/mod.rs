@@ -4,6 +4,7 @@
 //! handler is extract → parse → one core call → render, through one wrapper: [`respond`] (or
 //! [`respond_cached`] for public documents) renders the core's answer as JSON, or its error
 //! through [`OAuthResponse`].
+mod authorize;
 mod error;
 mod form;
 
@@ -40,7 +41,10 @@ fn cors() -> CorsLayer {
             header::AUTHORIZATION,
             header::CONTENT_TYPE,
             HeaderName::from_static("mcp-protocol-version"),
+            HeaderName::from_static("mcp-method"),
+            HeaderName::from_static("mcp-name"),
         ])
+        .expose_headers([header::WWW_AUTHENTICATE])
         .max_age(std::time::Duration::from_secs(3600))
 }
 
@@ -61,10 +65,14 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/realms/{realm}/jwks", get(jwks))
         .route("/realms/{realm}/token", post(token))
+        .route("/realms/{realm}/revoke", post(revoke))
         .layer(cors());
     public
+        .route(
+            "/realms/{realm}/authorize",
+            get(authorize::get).post(authorize::post),
+        )
         .route("/realms/{realm}/introspect", post(introspect))
-        .route("/realms/{realm}/revoke", post(revoke))
 }
 
 /// Renders one protocol operation of `realm`: its answer as JSON with `Cache-Control:
@@ -129,6 +137,10 @@ async fn token(
             grant_type: form.one("grant_type").unwrap_or_default().to_owned(),
             scope: form.one("scope").map(str::to_owned),
             resource: form.all("resource"),
+            code: form.one("code").map(str::to_owned),
+            redirect_uri: form.one("redirect_uri").map(str::to_owned),
+            code_verifier: form.one("code_verifier").map(str::to_owned),
+            refresh_token: form.one("refresh_token").map(str::to_owned),
         };
         state.core.issue_token(&realm, creds, &request, &meta).await
     })

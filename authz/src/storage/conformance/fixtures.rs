@@ -18,6 +18,8 @@ pub(super) fn realm(name: &str) -> Realm {
         enabled: true,
         default_resource_id: None,
         token_ttl_secs: 300,
+        refresh_idle_ttl_secs: 1_209_600,
+        refresh_max_ttl_secs: 7_776_000,
         created_at: 1_000,
         updated_at: 1_000,
     }

@@ -52,7 +52,7 @@ impl Core {
             ));
         }
         let issued = self
-            .mint_access_token(realm, client, &resource, agent.as_ref(), &granted)
+            .mint_access_token(realm, client, &resource, agent.as_ref(), &granted, None)
             .await?;
         self.token_use.record(&client.id, &resource.id, self.now());
         Ok(issued)

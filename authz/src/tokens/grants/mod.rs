@@ -1,11 +1,14 @@
 //! The token endpoint (RFC 6749 §3.2): the request, the response, dispatch on the grant type,
 //! and minting of audience-bound RFC 9068 access tokens shared by every grant.
+mod authorization_code;
 mod client_credentials;
+mod refresh_token;
 
 use super::claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};
 use super::model::{ClientCredentials, TokenRequest, TokenResponse};
 use crate::agents::Agent;
 use crate::audit::RequestMeta;
+use crate::authorize::FamilyId;
 use crate::clients::{Client, GrantType};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
@@ -37,7 +40,7 @@ impl Core {
             g => GrantType::parse(g).map_err(|_| {
                 Error::oauth(
                     OAuthErrorCode::UnsupportedGrantType,
-                    "Only client_credentials is supported.",
+                    "Supported grant types: authorization_code, refresh_token, client_credentials.",
                 )
             })?,
         };
@@ -52,12 +55,17 @@ impl Core {
         }
         match grant {
             GrantType::ClientCredentials => self.client_credentials(&realm, &client, req).await,
+            GrantType::AuthorizationCode => {
+                self.authorization_code(&realm, &client, req, meta).await
+            }
+            GrantType::RefreshToken => self.refresh_token(&realm, &client, req, meta).await,
         }
     }
 
-    /// Signs an access token for `client` at `resource` with `scope`, acting for `agent`. It
-    /// expires after the resource's lifetime (its own, else the realm's default), and never after
-    /// the agent's expiry.
+    /// Signs an access token for `client` at `resource` with `scope`, acting for `agent`, or
+    /// for a person (`user`: their subject and the token family). It expires after the
+    /// resource's lifetime (its own, else the realm's default), and never after the agent's
+    /// expiry.
     pub(crate) async fn mint_access_token(
         &self,
         realm: &Realm,
@@ -65,6 +73,7 @@ impl Core {
         resource: &Resource,
         agent: Option<&Agent>,
         scope: &ScopeSet,
+        user: Option<(&str, &FamilyId)>,
     ) -> Result<TokenResponse> {
         let alg = resource.signing_alg.unwrap_or(SigningAlg::ES256);
         let keys = self.realm_keys(realm, Some(alg)).await?;
@@ -83,7 +92,7 @@ impl Core {
             .map_or(lifetime_end, |t| t.min(lifetime_end));
         let claims = AccessTokenClaims {
             iss: self.issuer(&realm.name),
-            sub: client.client_id.to_string(),
+            sub: user.map_or_else(|| client.client_id.to_string(), |(s, _)| s.to_owned()),
             aud: resource.uri.to_string(),
             client_id: client.client_id.to_string(),
             scope: scope.to_string(),
@@ -101,6 +110,7 @@ impl Core {
                 client: client.id.to_string(),
                 resource: resource.id.to_string(),
                 binding: client.agent.as_ref().map(|b| b.binding_id.to_string()),
+                family: user.map(|(_, f)| f.to_string()),
             },
         };
         let access_token = signer
@@ -108,9 +118,10 @@ impl Core {
             .map_err(Error::Internal)?;
         Ok(TokenResponse {
             access_token,
-            token_type: "Bearer",
+            token_type: "Bearer".to_owned(),
             expires_in: exp - now,
             scope: claims.scope,
+            refresh_token: None,
         })
     }
 }

@@ -1,0 +1,150 @@
+//! The pages of a realm's authorization endpoint: sign-in, consent and errors. Plain HTML
+//! forms rendered on the server (no hydration, no JavaScript needed), in the console's look.
+//! They live here so the stylesheet generator sees their classes.
+use crate::components::ui::{BTN_PRIMARY, BTN_SECONDARY, INPUT, LABEL};
+use authz::authorize::{ConsentPage, LoginPage};
+use authz::clients::RedirectKind;
+use leptos::prelude::*;
+
+/// Quiet text colour (sizes set where used).
+const MUTED: &str = "text-slate-500 dark:text-slate-400";
+const ALERT: &str = "mb-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200";
+const WARN: &str = "rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950 dark:text-amber-200";
+
+/// A whole document around `body`.
+fn document(title: &str, body: String) -> String {
+    let title = html_escape(title);
+    format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"/><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/><meta name=\"referrer\" content=\"no-referrer\"/><title>{title}</title><script>{}</script><link rel=\"stylesheet\" href=\"/pkg/app.css\"/><link rel=\"icon\" href=\"/favicon.svg\"/></head><body class=\"min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100\">{body}</body></html>",
+        crate::THEME_SCRIPT
+    )
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The frame of every page: the realm's name on top, a card.
+fn frame(realm: String, title: String, children: impl IntoView + 'static) -> String {
+    view! {
+        <main class="flex min-h-screen flex-col items-center justify-center px-4 py-10">
+            <div class="mb-6 flex min-w-0 max-w-full items-center gap-2">
+                <span class="flex h-9 w-9 shrink-0 items-center justify-center rounded-md bg-indigo-600 font-bold text-white">"P"</span>
+                <span class="truncate text-xl font-semibold text-slate-900 dark:text-white" data-testid="realm-name">{realm}</span>
+            </div>
+            <div class="w-full max-w-md rounded-lg border border-slate-200 bg-white p-6 shadow-md dark:border-slate-700 dark:bg-slate-800">
+                <h1 class="mb-4 break-words text-lg font-semibold text-slate-900 dark:text-white">{title}</h1>
+                {children}
+            </div>
+        </main>
+    }
+    .to_html()
+}
+
+/// The sign-in page.
+pub fn login_html(page: &LoginPage, action: &str) -> String {
+    let title = format!("Sign in to continue to {}", page.client_name);
+    let error = page.error.clone().map(|e| view! {
+        <p role="alert" data-testid="login-error" class=ALERT>{e}</p>
+    });
+    let body = view! {
+        {error}
+        <form method="post" action=action.to_owned() class="space-y-4">
+            <input type="hidden" name="ticket" value=page.ticket.clone()/>
+            <input type="hidden" name="step" value="login"/>
+            <div>
+                <label for="email" class=LABEL>"Email"</label>
+                <input id="email" name="email" type="email" required autocomplete="username" maxlength="254" autofocus=page.email.is_empty() value=page.email.clone() class=format!("mt-1 {INPUT}")/>
+            </div>
+            <div>
+                <label for="password" class=LABEL>"Password"</label>
+                <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="256" autofocus=!page.email.is_empty() class=format!("mt-1 {INPUT}")/>
+            </div>
+            <button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Sign in"</button>
+        </form>
+        <p class=format!("mt-4 text-xs {MUTED}")>"You are signing in to " {page.realm.clone()} ". Your password is never shared with the application."</p>
+    };
+    document(&title, frame(page.realm.clone(), title.clone(), body))
+}
+
+/// The consent page.
+pub fn consent_html(page: &ConsentPage, action: &str) -> String {
+    let title = format!("{} wants to act for you", page.client_name);
+    let logo = page.logo_uri.clone().map(|src| view! {
+        <img src=src alt="" width="48" height="48" referrerpolicy="no-referrer" class="h-12 w-12 shrink-0 rounded-md border border-slate-200 object-contain dark:border-slate-700"/>
+    });
+    let verified = if page.verified {
+        view! { <span data-testid="client-verified" class="rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-800 dark:bg-emerald-950 dark:text-emerald-200">"Verified by your administrators"</span> }.into_any()
+    } else {
+        view! { <span data-testid="client-unverified" class="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">"Self-registered: not reviewed"</span> }.into_any()
+    };
+    let warning = match page.redirect_kind {
+        RedirectKind::Https => None,
+        RedirectKind::Loopback => Some("It returns to a program on this computer (a loopback address). Continue only if you just started this connection from an app you trust."),
+        RedirectKind::PrivateUse => Some("It returns to an app on this device through its own link scheme. Any app can claim such a scheme; continue only if you just started this from the app you expect."),
+    };
+    let scopes = page
+        .scopes
+        .iter()
+        .map(|(s, words)| view! {
+            <li class="flex flex-col">
+                <span>{words.clone()}</span>
+                <code class=format!("break-all text-xs {MUTED}")>{s.clone()}</code>
+            </li>
+        })
+        .collect_view();
+    let offline = page.offline.then(|| view! {
+        <li class="flex flex-col" data-testid="consent-offline">
+            <span>"Stay connected after you close it"</span>
+            <span class=format!("text-xs {MUTED}")>"until you disconnect it under Connected apps"</span>
+        </li>
+    });
+    let body = view! {
+        <div class="mb-4 flex items-start gap-3">
+            {logo}
+            <div class="min-w-0 space-y-1">
+                <p class="break-words font-medium" data-testid="client-name">{page.client_name.clone()}</p>
+                <p class=format!("break-all text-xs {MUTED}")>{page.client_id.clone()}</p>
+                <p>{verified}</p>
+            </div>
+        </div>
+        <dl class="space-y-3 text-sm">
+            <div>
+                <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"Signed in as"</dt>
+                <dd class="break-words">{page.subject_name.clone()} " " <span class=MUTED>"(" {page.subject_email.clone()} ")"</span></dd>
+            </div>
+            <div>
+                <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"At"</dt>
+                <dd class="break-words" data-testid="consent-resource">{page.resource_name.clone()} <code class=format!("block break-all text-xs {MUTED}")>{page.resource_uri.clone()}</code></dd>
+            </div>
+            <div>
+                <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"It may"</dt>
+                <dd><ul class="mt-1 list-disc space-y-1 pl-5" data-testid="consent-scopes">{scopes}{offline}</ul></dd>
+            </div>
+            <div>
+                <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"Afterwards you go to"</dt>
+                <dd class="break-all font-mono text-xs" data-testid="consent-redirect">{page.redirect_origin.clone()}</dd>
+            </div>
+        </dl>
+        {warning.map(|w| view! { <p class=format!("mt-4 {WARN}") data-testid="consent-warning">{w}</p> })}
+        <form method="post" action=action.to_owned() class="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            <input type="hidden" name="ticket" value=page.ticket.clone()/>
+            <input type="hidden" name="step" value="consent"/>
+            <button type="submit" name="decision" value="deny" class=BTN_SECONDARY>"Deny"</button>
+            <button type="submit" name="decision" value="approve" class=BTN_PRIMARY autofocus>"Allow"</button>
+        </form>
+    };
+    document(&title, frame(page.realm.clone(), title.clone(), body))
+}
+
+/// An error page: the request cannot go back to the application.
+pub fn error_html(realm: &str, title: &str, message: &str) -> String {
+    let body = view! {
+        <p role="alert" data-testid="authorize-error" class=ALERT>{message.to_owned()}</p>
+        <p class=format!("text-sm {MUTED}")>"Close this window and start again from the application. If this keeps happening, tell your administrator."</p>
+    };
+    document(title, frame(realm.to_owned(), title.to_owned(), body))
+}

@@ -1,0 +1,16 @@
+//! Interactive authorization: the authorization endpoint (authorization code with PKCE S256,
+//! `resource`, `iss`), sign-in sessions, remembered consent, and the codes and refresh-token
+//! families the token endpoint redeems (see `tokens::grants`).
+//!
+//! Redirect URIs match exactly, except loopback ports (RFC 8252 §7.3); an unknown client or an
+//! unmatched redirect URI is an error page, never a redirect.
+mod checks;
+mod model;
+mod ops;
+
+pub use checks::{
+    NON_RESOURCE_SCOPES, ScopeRequest, check_challenge, describe_scope, redirect_matches,
+    verifier_matches,
+};
+pub use model::*;
+pub use ops::{AuthorizeParams, AuthorizeStep, ConsentPage, LoginPage, NewLoginSession};

@@ -1,0 +1,201 @@
+//! Authorization types: what the authorization endpoint accepts, and what it and the token
+//! endpoint store (sign-in sessions, remembered consent, codes, refresh-token families).
+use crate::clock::UnixTime;
+pub use crate::ids::{ConsentId, FamilyId};
+use crate::ids::{ClientRowId, RealmId, ResourceId};
+use crate::scope::ScopeSet;
+
+/// Longest an authorization code lives (OAuth 2.1 §4.1.2 recommends at most ten minutes; MCP
+/// clients redeem at once).
+pub const CODE_TTL_SECS: i64 = 60;
+/// How long a sign-in at an authorization endpoint lasts.
+pub const LOGIN_SESSION_TTL_SECS: i64 = 8 * 3600;
+/// How long a rotated refresh token still answers with its successor (a client that sent it
+/// twice at once, or lost the first answer), before a reuse revokes the family.
+pub const REFRESH_GRACE_SECS: i64 = 30;
+/// How long an authorization request may sit on the sign-in or consent page.
+pub const TICKET_TTL_SECS: i64 = 15 * 60;
+/// Longest `state` echoed back.
+pub const MAX_STATE_LEN: usize = 1024;
+
+/// The `prompt` parameter (OpenID Connect Core §3.1.2.1), as MCP clients send it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Prompt {
+    /// Sign in and ask only when needed.
+    #[default]
+    Auto,
+    /// Never show a page: answer `login_required` / `consent_required` instead.
+    None,
+    /// Sign in again even with a session.
+    Login,
+    /// Ask for consent even when it was given before.
+    Consent,
+}
+
+impl Prompt {
+    /// Parses `prompt` (space-separated values; `none` alone).
+    ///
+    /// # Errors
+    /// A message for an unsupported or contradictory value.
+    pub fn parse(s: Option<&str>) -> Result<Self, &'static str> {
+        let values: Vec<&str> = s.unwrap_or_default().split(' ').filter(|v| !v.is_empty()).collect();
+        if values.contains(&"none") && values.len() > 1 {
+            return Err("prompt=none cannot be combined with other values.");
+        }
+        let mut out = Prompt::Auto;
+        for v in values {
+            out = match (v, out) {
+                ("none", _) => Prompt::None,
+                ("login", _) => Prompt::Login,
+                ("consent", Prompt::Login) => Prompt::Login,
+                ("consent", _) => Prompt::Consent,
+                ("select_account", o) => o,
+                _ => return Err("prompt must be none, login or consent."),
+            };
+        }
+        Ok(out)
+    }
+}
+
+/// A sign-in at a realm's authorization endpoint (its own cookie, apart from the console's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginSession {
+    /// SHA-256 of the cookie value.
+    pub id_hash: Vec<u8>,
+    /// Realm.
+    pub realm_id: RealmId,
+    /// Who signed in (`psn_…` or `usr_…`).
+    pub subject: String,
+    /// When they entered their password.
+    pub auth_time: UnixTime,
+    /// End of the session.
+    pub expires_at: UnixTime,
+}
+
+/// A remembered consent: `subject` lets the client act for them at the resource with these
+/// scopes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Consent {
+    /// Id.
+    pub id: ConsentId,
+    /// Realm.
+    pub realm_id: RealmId,
+    /// The person (or console account).
+    pub subject: String,
+    /// The client.
+    pub client_pk: ClientRowId,
+    /// The resource.
+    pub resource_id: ResourceId,
+    /// Scopes agreed to (with `offline_access` when they let it stay connected).
+    pub scopes: ScopeSet,
+    /// First given.
+    pub created_at: UnixTime,
+    /// Last widened.
+    pub updated_at: UnixTime,
+}
+
+/// A consent with the names a person or admin recognises it by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectedApp {
+    /// The consent.
+    pub consent: Consent,
+    /// The client's `client_id`.
+    pub client_id: String,
+    /// The client's name.
+    pub client_name: String,
+    /// The resource's name.
+    pub resource_name: String,
+    /// The resource's URI.
+    pub resource_uri: String,
+    /// When a token was last refreshed or issued under it, if ever.
+    pub last_used_at: Option<UnixTime>,
+}
+
+/// An issued authorization code (hash only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthorizationCode {
+    /// SHA-256 of the code.
+    pub code_hash: Vec<u8>,
+    /// The family its redemption starts (so a replay revokes exactly that).
+    pub family_id: FamilyId,
+    /// Realm.
+    pub realm_id: RealmId,
+    /// Who signed in.
+    pub subject: String,
+    /// The client it was issued to.
+    pub client_pk: ClientRowId,
+    /// The resource its tokens are for.
+    pub resource_id: ResourceId,
+    /// The redirect URI it was sent to (the token request must repeat it).
+    pub redirect_uri: String,
+    /// The PKCE S256 challenge.
+    pub code_challenge: String,
+    /// Granted scopes.
+    pub scopes: ScopeSet,
+    /// Whether a refresh token comes with it.
+    pub offline: bool,
+    /// When the subject signed in.
+    pub auth_time: UnixTime,
+    /// Issued.
+    pub created_at: UnixTime,
+    /// Unusable from then.
+    pub expires_at: UnixTime,
+    /// First redemption.
+    pub redeemed_at: Option<UnixTime>,
+}
+
+/// Everything one authorization produced: its refresh tokens, and the access tokens minted
+/// from them (which name it), revoked together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenFamily {
+    /// Id (carried in its access tokens).
+    pub id: FamilyId,
+    /// Realm.
+    pub realm_id: RealmId,
+    /// Who signed in.
+    pub subject: String,
+    /// The client.
+    pub client_pk: ClientRowId,
+    /// The resource.
+    pub resource_id: ResourceId,
+    /// Scopes: a refresh may narrow them, never widen.
+    pub scopes: ScopeSet,
+    /// Whether it has refresh tokens.
+    pub offline: bool,
+    /// When the subject signed in.
+    pub auth_time: UnixTime,
+    /// Created (the code's redemption).
+    pub created_at: UnixTime,
+    /// Absolute end: no refresh token of the family outlives it.
+    pub expires_at: UnixTime,
+    /// Revoked, if it was.
+    pub revoked_at: Option<UnixTime>,
+    /// Why (`code_replay`, `refresh_reuse`, `consent_revoked`, `person_disabled`, …).
+    pub revoked_reason: Option<String>,
+}
+
+impl TokenFamily {
+    /// Whether its tokens may still be used at `now`.
+    pub fn is_live(&self, now: UnixTime) -> bool {
+        self.revoked_at.is_none() && now < self.expires_at
+    }
+}
+
+/// A refresh token (hash only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefreshToken {
+    /// SHA-256 of the token.
+    pub token_hash: Vec<u8>,
+    /// Its family.
+    pub family_id: FamilyId,
+    /// Issued.
+    pub created_at: UnixTime,
+    /// Idle end: unusable from then.
+    pub expires_at: UnixTime,
+    /// When it was exchanged for its successor.
+    pub rotated_at: Option<UnixTime>,
+    /// The answer that exchange gave, sealed with a key derived from this token (so only its
+    /// holder can read it), returned again within the grace window.
+    pub successor: Option<Vec<u8>>,
+}

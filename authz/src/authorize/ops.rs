@@ -1,0 +1,717 @@
+//! The authorization endpoint (RFC 6749 §4.1 with PKCE, RFC 8707 `resource`, RFC 9207 `iss`):
+//! check the request, sign the person in, ask for consent, issue the code.
+//!
+//! Nothing is stored until a code is issued: the checked request travels between the sign-in and
+//! consent pages as a *ticket*, sealed (AES-256-GCM, a key derived from the master key) and bound
+//! to the browser that started it (the hash of a cookie only that browser holds), so a forged
+//! form post from another site, or a ticket copied to another browser, does nothing.
+use super::checks::{ScopeRequest, check_challenge, describe_scope, redirect_matches};
+use super::model::{
+    AuthorizationCode, CODE_TTL_SECS, Consent, ConsentId, FamilyId, LOGIN_SESSION_TTL_SECS,
+    LoginSession, MAX_STATE_LEN, Prompt, TICKET_TTL_SECS,
+};
+use crate::audit::{RequestMeta, action};
+use crate::clients::{Client, ClientId, GrantType, RedirectKind};
+use crate::core::Core;
+use crate::error::{Error, OAuthErrorCode, Result};
+use crate::ids::{ClientRowId, ResourceId};
+use crate::people::Subject;
+use crate::realms::Realm;
+use crate::resources::Resource;
+use crate::scope::ScopeSet;
+use crate::secret::PlainToken;
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
+
+/// An authorization request's parameters, as sent.
+#[derive(Debug, Clone, Default)]
+pub struct AuthorizeParams {
+    /// `response_type`.
+    pub response_type: Option<String>,
+    /// `client_id`.
+    pub client_id: Option<String>,
+    /// `redirect_uri`.
+    pub redirect_uri: Option<String>,
+    /// `scope`.
+    pub scope: Option<String>,
+    /// `state`.
+    pub state: Option<String>,
+    /// `code_challenge`.
+    pub code_challenge: Option<String>,
+    /// `code_challenge_method`.
+    pub code_challenge_method: Option<String>,
+    /// Every `resource` sent.
+    pub resource: Vec<String>,
+    /// `prompt`.
+    pub prompt: Option<String>,
+    /// Names of parameters sent more than once (RFC 6749 §3.1: an error).
+    pub repeated: Vec<String>,
+}
+
+/// What the browser is shown next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthorizeStep {
+    /// Go back to the client: a code or an error, always to a redirect URI that matched.
+    Redirect(String),
+    /// Sign in.
+    Login(LoginPage),
+    /// Agree or refuse.
+    Consent(ConsentPage),
+}
+
+/// What the sign-in page shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginPage {
+    /// The realm's display name.
+    pub realm: String,
+    /// The client asking.
+    pub client_name: String,
+    /// The sealed request, posted back with the form.
+    pub ticket: String,
+    /// Why the last attempt failed.
+    pub error: Option<String>,
+    /// The email typed last.
+    pub email: String,
+}
+
+/// What the consent page shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsentPage {
+    /// The realm's display name.
+    pub realm: String,
+    /// The client's name (as it registered it).
+    pub client_name: String,
+    /// Its `client_id`.
+    pub client_id: String,
+    /// Its logo URL, shown by the browser (never fetched by the server).
+    pub logo_uri: Option<String>,
+    /// Registered by an administrator or approved by a reviewer (not self-registered).
+    pub verified: bool,
+    /// Where the browser goes afterwards: scheme, host and port in full.
+    pub redirect_origin: String,
+    /// What kind of place that is (loopback and app schemes are warned about).
+    pub redirect_kind: RedirectKind,
+    /// The resource's name.
+    pub resource_name: String,
+    /// The resource's URI.
+    pub resource_uri: String,
+    /// The scopes, each with its words.
+    pub scopes: Vec<(String, String)>,
+    /// Whether the client stays connected (gets a refresh token).
+    pub offline: bool,
+    /// Who is signed in.
+    pub subject_name: String,
+    /// Their email.
+    pub subject_email: String,
+    /// The sealed request.
+    pub ticket: String,
+}
+
+/// The checked request between pages.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Ticket {
+    realm: String,
+    client: String,
+    client_id: String,
+    redirect_uri: String,
+    state: Option<String>,
+    challenge: String,
+    resource: String,
+    scopes: String,
+    offline: bool,
+    prompt: Prompt,
+    exp: i64,
+    browser: String,
+    subject: Option<String>,
+    auth_time: Option<i64>,
+}
+
+/// A new sign-in session: the cookie value to set.
+#[derive(Clone, PartialEq, Eq)]
+pub struct NewLoginSession(pub String);
+
+impl std::fmt::Debug for NewLoginSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NewLoginSession([redacted])")
+    }
+}
+
+/// The hash a ticket is bound to: of the browser's binding cookie.
+fn browser_hash(browser: &str) -> String {
+    hex::encode(PlainToken::from_input(browser).hashed())
+}
+
+/// `uri` with query parameters added (textually: the registered URI is kept byte for byte).
+fn with_query(uri: &str, params: &[(&str, &str)]) -> String {
+    let mut q = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in params {
+        q.append_pair(k, v);
+    }
+    let sep = if uri.contains('?') { '&' } else { '?' };
+    format!("{uri}{sep}{}", q.finish())
+}
+
+fn page_error(msg: &'static str) -> Error {
+    Error::oauth(OAuthErrorCode::InvalidRequest, msg)
+}
+
+/// An error sent back to the client.
+struct Refusal {
+    code: &'static str,
+    description: String,
+}
+
+fn refuse(code: &'static str, description: impl Into<String>) -> Refusal {
+    Refusal {
+        code,
+        description: description.into(),
+    }
+}
+
+impl Core {
+    /// `GET /authorize`: checks the request. An unknown client or a redirect URI that matches
+    /// none registered is an error page (`Err`), never a redirect; every other error goes back
+    /// to the client with `error`, `state` and `iss`.
+    ///
+    /// # Errors
+    /// `NotFound` (realm), `OAuth` (shown on an error page).
+    pub async fn authorize(
+        &self,
+        realm_name: &str,
+        params: &AuthorizeParams,
+        browser: &str,
+        session: Option<&str>,
+        meta: &RequestMeta,
+    ) -> Result<AuthorizeStep> {
+        let realm = self.serving_realm(realm_name).await?;
+        let (client, redirect_uri) = self.authorize_client(&realm, params).await?;
+        let issuer = self.issuer(&realm.name);
+        let state = params.state.clone();
+        let back = |r: Refusal| {
+            let mut p = vec![("error", r.code), ("error_description", r.description.as_str())];
+            if let Some(s) = &state {
+                p.push(("state", s));
+            }
+            p.push(("iss", issuer.as_str()));
+            AuthorizeStep::Redirect(with_query(&redirect_uri, &p))
+        };
+        let ticket = match self.check_request(&realm, &client, &redirect_uri, params, browser).await {
+            Ok(t) => t,
+            Err(r) => return Ok(back(r)),
+        };
+        let signed_in = match (session, ticket.prompt) {
+            (_, Prompt::Login) | (None, _) => None,
+            (Some(cookie), _) => self.session_subject(&realm, cookie).await?,
+        };
+        match signed_in {
+            Some((subject, auth_time)) => {
+                self.continue_as(&realm, ticket, &subject, auth_time, meta)
+                    .await
+            }
+            None if ticket.prompt == Prompt::None => Ok(back(refuse(
+                "login_required",
+                "The user is not signed in.",
+            ))),
+            None => Ok(AuthorizeStep::Login(LoginPage {
+                realm: realm.display_name.clone(),
+                client_name: client.name.clone(),
+                ticket: self.seal_ticket(&ticket)?,
+                error: None,
+                email: String::new(),
+            })),
+        }
+    }
+
+    /// `POST` of the sign-in form: on success starts a sign-in session (its cookie value is
+    /// returned) and goes on to consent or the code; otherwise the form again, with the error.
+    ///
+    /// # Errors
+    /// `NotFound` (realm), `OAuth` (an expired or foreign ticket: an error page).
+    pub async fn authorize_sign_in(
+        &self,
+        realm_name: &str,
+        ticket: &str,
+        browser: &str,
+        email: &str,
+        password: &str,
+        meta: &RequestMeta,
+    ) -> Result<(AuthorizeStep, Option<NewLoginSession>)> {
+        let realm = self.serving_realm(realm_name).await?;
+        let ticket = self.open_ticket(&realm, ticket, browser)?;
+        let client = self.ticket_client(&realm, &ticket).await?;
+        let again = |error: String| {
+            Ok((
+                AuthorizeStep::Login(LoginPage {
+                    realm: realm.display_name.clone(),
+                    client_name: client.name.clone(),
+                    ticket: self.seal_ticket(&ticket)?,
+                    error: Some(error),
+                    email: email.chars().take(254).collect(),
+                }),
+                None,
+            ))
+        };
+        let subject = match self.sign_in_subject(&realm, email, password, meta).await {
+            Ok(s) => s,
+            Err(Error::InvalidCredentials) => {
+                return again("That email and password do not match.".into());
+            }
+            Err(Error::Throttled { retry_after_secs }) => {
+                return again(format!(
+                    "Too many attempts. Try again in {retry_after_secs} seconds."
+                ));
+            }
+            Err(e) => return Err(e),
+        };
+        let now = self.now();
+        let cookie = PlainToken::generate();
+        let session = LoginSession {
+            id_hash: cookie.hashed(),
+            realm_id: realm.id.clone(),
+            subject: subject.id.clone(),
+            auth_time: now,
+            expires_at: now + LOGIN_SESSION_TTL_SECS,
+        };
+        let event = self.event(
+            &realm.id,
+            &subject.email,
+            action::AUTHORIZE_LOGIN,
+            crate::people::subject_target(&subject.id),
+            meta,
+        );
+        self.store.insert_login_session(&session, &event).await?;
+        let step = self
+            .continue_as(&realm, ticket, &subject, now, meta)
+            .await?;
+        Ok((step, Some(NewLoginSession(cookie.expose().to_owned()))))
+    }
+
+    /// `POST` of the consent form: approve issues the code (and remembers the consent), deny
+    /// sends `access_denied` back.
+    ///
+    /// # Errors
+    /// `NotFound` (realm), `OAuth` (an expired or foreign ticket, or a ticket without a
+    /// sign-in: an error page).
+    pub async fn authorize_decide(
+        &self,
+        realm_name: &str,
+        ticket: &str,
+        browser: &str,
+        approve: bool,
+        meta: &RequestMeta,
+    ) -> Result<AuthorizeStep> {
+        let realm = self.serving_realm(realm_name).await?;
+        let ticket = self.open_ticket(&realm, ticket, browser)?;
+        let (Some(subject_id), Some(auth_time)) = (ticket.subject.clone(), ticket.auth_time) else {
+            return Err(page_error("Sign in first."));
+        };
+        let Some(subject) = self.live_subject(&realm, &subject_id).await? else {
+            return Err(page_error("This account can no longer sign in."));
+        };
+        let client = self.ticket_client(&realm, &ticket).await?;
+        let resource = self.ticket_resource(&realm, &ticket).await?;
+        let scopes = ScopeSet::parse(&ticket.scopes).map_err(|_| page_error("Bad ticket."))?;
+        let target = format!("client:{}", client.client_id);
+        let mut event = self.event(
+            &realm.id,
+            &subject.email,
+            if approve {
+                action::CONSENT_GRANT
+            } else {
+                action::CONSENT_DENY
+            },
+            target,
+            meta,
+        );
+        event.related = Some(format!("resource:{}", resource.slug));
+        event.details = serde_json::json!({
+            "subject": subject.id,
+            "scopes": scopes.to_string(),
+            "offline": ticket.offline,
+        });
+        if !approve {
+            self.store.insert_audit_event(&event).await?;
+            return Ok(self.refusal_redirect(
+                &realm,
+                &ticket,
+                &refuse("access_denied", "The user refused."),
+            ));
+        }
+        let now = self.now();
+        let mut remembered = scopes.clone();
+        if ticket.offline {
+            remembered = remembered.union(&ScopeSet::parse("offline_access").unwrap_or_default());
+        }
+        let previous = self
+            .store
+            .find_consent(&subject.id, &client.id, &resource.id)
+            .await?;
+        let consent = Consent {
+            id: previous.as_ref().map_or_else(ConsentId::generate, |c| c.id.clone()),
+            realm_id: realm.id.clone(),
+            subject: subject.id.clone(),
+            client_pk: client.id.clone(),
+            resource_id: resource.id.clone(),
+            scopes: previous.map_or(remembered.clone(), |c| c.scopes.union(&remembered)),
+            created_at: now,
+            updated_at: now,
+        };
+        self.store.save_consent(&consent, &event).await?;
+        self.issue_code(&realm, &ticket, &subject, auth_time, meta)
+            .await
+    }
+
+    /// Ends a sign-in session (its cookie value).
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn end_login_session(&self, cookie: &str) -> Result<()> {
+        Ok(self
+            .store
+            .delete_login_session(&PlainToken::from_input(cookie).hashed())
+            .await?)
+    }
+
+    /// The client and the redirect URI to answer at; errors here are never redirected.
+    async fn authorize_client(
+        &self,
+        realm: &Realm,
+        params: &AuthorizeParams,
+    ) -> Result<(Client, String)> {
+        for name in ["client_id", "redirect_uri"] {
+            if params.repeated.iter().any(|r| r == name) {
+                return Err(page_error("A parameter was sent more than once."));
+            }
+        }
+        let Some(raw) = params.client_id.as_deref().filter(|c| !c.is_empty()) else {
+            return Err(page_error("The request has no client_id."));
+        };
+        let unknown = || {
+            Error::oauth(
+                OAuthErrorCode::InvalidClient,
+                "This application is not registered here.",
+            )
+        };
+        let client_id = ClientId::parse(raw).map_err(|_| unknown())?;
+        let client = self
+            .cached_client(&realm.id, &client_id)
+            .await?
+            .map(|(c, _)| c)
+            .filter(|c| c.resource_server_for.is_none())
+            .ok_or_else(unknown)?;
+        let Some(presented) = params.redirect_uri.as_deref().filter(|u| !u.is_empty()) else {
+            return Err(page_error("The request has no redirect_uri."));
+        };
+        if !client
+            .metadata
+            .redirect_uris
+            .iter()
+            .any(|r| redirect_matches(r, presented))
+        {
+            return Err(page_error(
+                "The redirect_uri is not one this application registered.",
+            ));
+        }
+        if !client.enabled {
+            return Err(Error::oauth(
+                OAuthErrorCode::UnauthorizedClient,
+                "This application has been disabled by an administrator.",
+            ));
+        }
+        Ok((client, presented.to_owned()))
+    }
+
+    /// Checks everything else, into a ticket.
+    async fn check_request(
+        &self,
+        realm: &Realm,
+        client: &Client,
+        redirect_uri: &str,
+        params: &AuthorizeParams,
+        browser: &str,
+    ) -> std::result::Result<Ticket, Refusal> {
+        if let Some(name) = params.repeated.first() {
+            return Err(refuse(
+                "invalid_request",
+                format!("{name} was sent more than once."),
+            ));
+        }
+        match params.response_type.as_deref() {
+            Some("code") => {}
+            None | Some("") => return Err(refuse("invalid_request", "response_type is required.")),
+            Some(_) => {
+                return Err(refuse(
+                    "unsupported_response_type",
+                    "Only response_type=code is supported.",
+                ));
+            }
+        }
+        if !client.grant_types.contains(&GrantType::AuthorizationCode) {
+            return Err(refuse(
+                "unauthorized_client",
+                "This application may not use the authorization code flow.",
+            ));
+        }
+        if params.state.as_ref().is_some_and(|s| s.len() > MAX_STATE_LEN) {
+            return Err(refuse("invalid_request", "state is too long."));
+        }
+        let challenge = check_challenge(
+            params.code_challenge.as_deref(),
+            params.code_challenge_method.as_deref(),
+        )
+        .map_err(|m| refuse("invalid_request", m))?;
+        let prompt = Prompt::parse(params.prompt.as_deref()).map_err(|m| refuse("invalid_request", m))?;
+        let resource = self
+            .requested_resource(realm, &params.resource)
+            .await
+            .map_err(|e| match e {
+                Error::OAuth(o) => refuse("invalid_target", o.description.to_string()),
+                _ => refuse("server_error", "The resource could not be looked up."),
+            })?;
+        let asked = ScopeRequest::parse(params.scope.as_deref())
+            .map_err(|_| refuse("invalid_scope", "The scope parameter is malformed."))?;
+        let allowed = user_scopes(client, &resource);
+        let Some(scopes) = asked.grant(&allowed) else {
+            return Err(refuse(
+                "invalid_scope",
+                "None of the requested scopes may be granted for this resource.",
+            ));
+        };
+        Ok(Ticket {
+            realm: realm.id.to_string(),
+            client: client.id.to_string(),
+            client_id: client.client_id.to_string(),
+            redirect_uri: redirect_uri.to_owned(),
+            state: params.state.clone(),
+            challenge,
+            resource: resource.id.to_string(),
+            scopes: scopes.to_string(),
+            offline: asked.offline && client.grant_types.contains(&GrantType::RefreshToken),
+            prompt,
+            exp: self.now() + TICKET_TTL_SECS,
+            browser: browser_hash(browser),
+            subject: None,
+            auth_time: None,
+        })
+    }
+
+    /// The signed-in subject of a session cookie, if it is live.
+    async fn session_subject(&self, realm: &Realm, cookie: &str) -> Result<Option<(Subject, i64)>> {
+        let hash = PlainToken::from_input(cookie).hashed();
+        let Some(s) = self
+            .store
+            .find_login_session(&realm.id, &hash, self.now())
+            .await?
+        else {
+            return Ok(None);
+        };
+        Ok(self
+            .live_subject(realm, &s.subject)
+            .await?
+            .map(|subject| (subject, s.auth_time)))
+    }
+
+    /// With a signed-in subject: the code at once when they agreed to this before (and no
+    /// prompt asks again), else the consent page.
+    async fn continue_as(
+        &self,
+        realm: &Realm,
+        mut ticket: Ticket,
+        subject: &Subject,
+        auth_time: i64,
+        meta: &RequestMeta,
+    ) -> Result<AuthorizeStep> {
+        let client = self.ticket_client(realm, &ticket).await?;
+        let resource = self.ticket_resource(realm, &ticket).await?;
+        let scopes = ScopeSet::parse(&ticket.scopes).map_err(|_| page_error("Bad ticket."))?;
+        let consent = self
+            .store
+            .find_consent(&subject.id, &client.id, &resource.id)
+            .await?;
+        let covered = consent.is_some_and(|c| {
+            scopes.iter().all(|s| c.scopes.contains(s))
+                && (!ticket.offline || c.scopes.contains("offline_access"))
+        });
+        ticket.subject = Some(subject.id.clone());
+        ticket.auth_time = Some(auth_time);
+        if covered && ticket.prompt != Prompt::Consent {
+            return self.issue_code(realm, &ticket, subject, auth_time, meta).await;
+        }
+        if ticket.prompt == Prompt::None {
+            return Ok(self.refusal_redirect(
+                realm,
+                &ticket,
+                &refuse("consent_required", "The user has not agreed to this yet."),
+            ));
+        }
+        let redirect = url::Url::parse(&ticket.redirect_uri).ok();
+        let redirect_kind = redirect
+            .as_ref()
+            .and_then(RedirectKind::of)
+            .unwrap_or(RedirectKind::PrivateUse);
+        let redirect_origin = match &redirect {
+            Some(u) if u.has_host() => {
+                let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
+                format!("{}://{}{port}", u.scheme(), u.host_str().unwrap_or_default())
+            }
+            Some(u) => format!("{}:", u.scheme()),
+            None => ticket.redirect_uri.clone(),
+        };
+        Ok(AuthorizeStep::Consent(ConsentPage {
+            realm: realm.display_name.clone(),
+            client_name: client.name.clone(),
+            client_id: client.client_id.to_string(),
+            logo_uri: client.metadata.logo_uri.clone(),
+            verified: true,
+            redirect_origin,
+            redirect_kind,
+            resource_name: resource.display_name.clone(),
+            resource_uri: resource.uri.to_string(),
+            scopes: scopes
+                .iter()
+                .map(|s| (s.to_owned(), describe_scope(s)))
+                .collect(),
+            offline: ticket.offline,
+            subject_name: subject.display_name.clone(),
+            subject_email: subject.email.clone(),
+            ticket: self.seal_ticket(&ticket)?,
+        }))
+    }
+
+    /// Stores a code for the ticket and redirects with it.
+    async fn issue_code(
+        &self,
+        realm: &Realm,
+        ticket: &Ticket,
+        subject: &Subject,
+        auth_time: i64,
+        meta: &RequestMeta,
+    ) -> Result<AuthorizeStep> {
+        let now = self.now();
+        let code = PlainToken::generate();
+        let row = AuthorizationCode {
+            code_hash: code.hashed(),
+            family_id: FamilyId::generate(),
+            realm_id: realm.id.clone(),
+            subject: subject.id.clone(),
+            client_pk: ClientRowId::from_stored(ticket.client.as_str()),
+            resource_id: ResourceId::from_stored(ticket.resource.as_str()),
+            redirect_uri: ticket.redirect_uri.clone(),
+            code_challenge: ticket.challenge.clone(),
+            scopes: ScopeSet::parse(&ticket.scopes).map_err(|_| page_error("Bad ticket."))?,
+            offline: ticket.offline,
+            auth_time,
+            created_at: now,
+            expires_at: now + CODE_TTL_SECS,
+            redeemed_at: None,
+        };
+        let mut event = self.event(
+            &realm.id,
+            &subject.email,
+            action::CODE_ISSUE,
+            format!("client:{}", ticket.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "subject": subject.id,
+            "family": row.family_id.as_str(),
+            "scopes": row.scopes.to_string(),
+            "offline": row.offline,
+        });
+        self.store.insert_code(&row, &event).await?;
+        let issuer = self.issuer(&realm.name);
+        let mut p = vec![("code", code.expose())];
+        if let Some(s) = &ticket.state {
+            p.push(("state", s));
+        }
+        p.push(("iss", issuer.as_str()));
+        Ok(AuthorizeStep::Redirect(with_query(&ticket.redirect_uri, &p)))
+    }
+
+    fn refusal_redirect(&self, realm: &Realm, ticket: &Ticket, r: &Refusal) -> AuthorizeStep {
+        let issuer = self.issuer(&realm.name);
+        let mut p = vec![("error", r.code), ("error_description", r.description.as_str())];
+        if let Some(s) = &ticket.state {
+            p.push(("state", s));
+        }
+        p.push(("iss", issuer.as_str()));
+        AuthorizeStep::Redirect(with_query(&ticket.redirect_uri, &p))
+    }
+
+    /// The ticket's client, still registered (same row) and enabled.
+    async fn ticket_client(&self, realm: &Realm, ticket: &Ticket) -> Result<Client> {
+        let id = ClientId::parse(&ticket.client_id).map_err(|_| page_error("Bad ticket."))?;
+        self.cached_client(&realm.id, &id)
+            .await?
+            .map(|(c, _)| c)
+            .filter(|c| c.id.as_str() == ticket.client && c.enabled)
+            .ok_or_else(|| {
+                Error::oauth(
+                    OAuthErrorCode::UnauthorizedClient,
+                    "This application is no longer registered or was disabled.",
+                )
+            })
+    }
+
+    /// The ticket's resource, still registered and enabled.
+    async fn ticket_resource(&self, realm: &Realm, ticket: &Ticket) -> Result<Resource> {
+        self.cached_resource_by_id(&realm.id, &ResourceId::from_stored(ticket.resource.as_str()))
+            .await?
+            .filter(|r| r.enabled)
+            .ok_or_else(|| {
+                Error::oauth(
+                    OAuthErrorCode::InvalidTarget,
+                    "The resource is no longer available.",
+                )
+            })
+    }
+
+    fn ticket_key(&self) -> crate::keys::MasterKey {
+        self.config().master_key.derive("portcullis authorization ticket")
+    }
+
+    fn seal_ticket(&self, ticket: &Ticket) -> Result<String> {
+        let json = serde_json::to_vec(ticket).map_err(|e| Error::Internal(e.to_string()))?;
+        let sealed = self
+            .ticket_key()
+            .seal(&json, ticket.realm.as_bytes())
+            .map_err(Error::Internal)?;
+        Ok(URL_SAFE_NO_PAD.encode(sealed))
+    }
+
+    fn open_ticket(&self, realm: &Realm, ticket: &str, browser: &str) -> Result<Ticket> {
+        let expired = || {
+            page_error(
+                "This sign-in page has expired or was opened in another browser. Go back to the application and connect again.",
+            )
+        };
+        if ticket.len() > 16 * 1024 {
+            return Err(expired());
+        }
+        let sealed = URL_SAFE_NO_PAD.decode(ticket).map_err(|_| expired())?;
+        let json = self
+            .ticket_key()
+            .open(&sealed, realm.id.as_str().as_bytes())
+            .map_err(|_| expired())?;
+        let t: Ticket = serde_json::from_slice(&json).map_err(|_| expired())?;
+        let same_browser = crate::secret::constant_time_eq(
+            t.browser.as_bytes(),
+            browser_hash(browser).as_bytes(),
+        );
+        if t.realm != realm.id.as_str() || t.exp <= self.now() || !same_browser {
+            return Err(expired());
+        }
+        Ok(t)
+    }
+}
+
+/// The scopes a person may let `client` use at `resource`: the resource's, within what the
+/// client registered for (all of them when it registered none).
+pub(crate) fn user_scopes(client: &Client, resource: &Resource) -> ScopeSet {
+    if client.scope.is_empty() {
+        resource.scopes.clone()
+    } else {
+        client.scope.intersection(&resource.scopes)
+    }
+}

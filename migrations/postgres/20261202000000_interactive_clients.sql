@@ -1,0 +1,92 @@
+-- Interactive clients: each realm's people (who sign in at its authorization endpoint, apart
+-- from the console's accounts), their sign-in sessions, remembered consent, authorization codes,
+-- and refresh-token families. Secrets (session ids, codes, refresh tokens) are stored as
+-- SHA-256 only. A family is everything one authorization produced: revoking it (code replay,
+-- refresh-token reuse, a revoked consent, a disabled person) makes its refresh tokens useless
+-- and its access tokens introspect inactive.
+ALTER TABLE realms ADD COLUMN refresh_idle_ttl_secs BIGINT NOT NULL DEFAULT 1209600
+    CHECK (refresh_idle_ttl_secs BETWEEN 300 AND 31536000);
+ALTER TABLE realms ADD COLUMN refresh_max_ttl_secs BIGINT NOT NULL DEFAULT 7776000
+    CHECK (refresh_max_ttl_secs BETWEEN 300 AND 31536000);
+
+CREATE TABLE people (
+    id TEXT PRIMARY KEY NOT NULL,
+    realm_id TEXT NOT NULL REFERENCES realms (id),
+    email TEXT NOT NULL,
+    display_name TEXT NOT NULL,
+    password_hash TEXT,
+    roles TEXT NOT NULL DEFAULT '',
+    disabled BOOLEAN NOT NULL DEFAULT FALSE,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    UNIQUE (realm_id, email)
+);
+
+CREATE TABLE login_sessions (
+    id_hash BYTEA PRIMARY KEY NOT NULL,
+    realm_id TEXT NOT NULL REFERENCES realms (id),
+    subject TEXT NOT NULL,
+    auth_time BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL
+);
+CREATE INDEX login_sessions_subject ON login_sessions (subject);
+CREATE INDEX login_sessions_expiry ON login_sessions (expires_at);
+
+CREATE TABLE consents (
+    id TEXT PRIMARY KEY NOT NULL,
+    realm_id TEXT NOT NULL REFERENCES realms (id),
+    subject TEXT NOT NULL,
+    client_pk TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    resource_id TEXT NOT NULL REFERENCES resources (id) ON DELETE CASCADE,
+    scopes TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    UNIQUE (subject, client_pk, resource_id)
+);
+CREATE INDEX consents_realm ON consents (realm_id, updated_at);
+
+CREATE TABLE token_families (
+    id TEXT PRIMARY KEY NOT NULL,
+    realm_id TEXT NOT NULL REFERENCES realms (id),
+    subject TEXT NOT NULL,
+    client_pk TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    resource_id TEXT NOT NULL REFERENCES resources (id) ON DELETE CASCADE,
+    scopes TEXT NOT NULL,
+    offline BOOLEAN NOT NULL,
+    auth_time BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    revoked_at BIGINT,
+    revoked_reason TEXT
+);
+CREATE INDEX token_families_subject ON token_families (subject, client_pk, resource_id);
+CREATE INDEX token_families_client ON token_families (client_pk);
+CREATE INDEX token_families_expiry ON token_families (expires_at);
+
+CREATE TABLE authorization_codes (
+    code_hash BYTEA PRIMARY KEY NOT NULL,
+    family_id TEXT NOT NULL,
+    realm_id TEXT NOT NULL REFERENCES realms (id),
+    subject TEXT NOT NULL,
+    client_pk TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    resource_id TEXT NOT NULL REFERENCES resources (id) ON DELETE CASCADE,
+    redirect_uri TEXT NOT NULL,
+    code_challenge TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    offline BOOLEAN NOT NULL,
+    auth_time BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    redeemed_at BIGINT
+);
+CREATE INDEX authorization_codes_expiry ON authorization_codes (expires_at);
+
+CREATE TABLE refresh_tokens (
+    token_hash BYTEA PRIMARY KEY NOT NULL,
+    family_id TEXT NOT NULL REFERENCES token_families (id) ON DELETE CASCADE,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    rotated_at BIGINT,
+    successor BYTEA
+);
+CREATE INDEX refresh_tokens_family ON refresh_tokens (family_id);

@@ -1,0 +1,223 @@
+//! `GET` and `POST /realms/{realm}/authorize`: the authorization endpoint's pages.
+//!
+//! Two cookies, both scoped to the realm's path and apart from the console's session: a
+//! browser binding (random; the sealed request on every page is bound to its hash, which makes
+//! the forms CSRF-proof and a copied page useless elsewhere) and the sign-in session.
+use super::Meta;
+use crate::AppState;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use authz::authorize::{AuthorizeParams, AuthorizeStep};
+
+/// The browser-binding cookie.
+pub const BROWSER_COOKIE: &str = "portcullis_authz";
+/// The sign-in session cookie.
+pub const LOGIN_COOKIE: &str = "portcullis_login";
+/// Most parameters an authorization request may carry.
+const MAX_PARAMETERS: usize = 64;
+/// Longest query string accepted.
+const MAX_QUERY: usize = 16 * 1024;
+
+/// Pages may show a client's logo (any https image) and must not be framed; no `form-action`,
+/// as browsers apply it to the redirect that follows a form post (to the client's URI).
+const PAGE_CSP: &str = "default-src 'self'; script-src 'unsafe-inline'; style-src 'self'; img-src 'self' data: https:; frame-ancestors 'none'; base-uri 'none'";
+
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(k, v)| *k == name && !v.is_empty() && v.len() <= 128)
+        .map(|(_, v)| v)
+}
+
+fn set_cookie(res: &mut Response, name: &str, value: &str, realm: &str, max_age: Option<i64>, secure: bool) {
+    let age = max_age.map(|a| format!("; Max-Age={a}")).unwrap_or_default();
+    let secure = if secure { "; Secure" } else { "" };
+    // The realm segment is a parsed slug here, so the path is always a valid cookie path.
+    let v = format!("{name}={value}; Path=/realms/{realm}/; HttpOnly; SameSite=Lax{age}{secure}");
+    if let Ok(v) = HeaderValue::from_str(&v) {
+        res.headers_mut().append(header::SET_COOKIE, v);
+    }
+}
+
+fn page(status: StatusCode, html: String) -> Response {
+    let mut res = (status, Html(html)).into_response();
+    let h = res.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_CSP));
+    res
+}
+
+/// Renders a step, or the error page for an error that may not go back to the client.
+fn render(realm: &str, step: Result<AuthorizeStep, authz::Error>, post: bool) -> Response {
+    let action = format!("/realms/{realm}/authorize");
+    match step {
+        Ok(AuthorizeStep::Redirect(location)) => {
+            let status = if post { StatusCode::SEE_OTHER } else { StatusCode::FOUND };
+            let mut res = status.into_response();
+            match HeaderValue::from_str(&location) {
+                Ok(v) => {
+                    res.headers_mut().insert(header::LOCATION, v);
+                }
+                Err(_) => return error_page(realm, StatusCode::INTERNAL_SERVER_ERROR, "The answer could not be sent back to the application."),
+            }
+            res.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            res
+        }
+        Ok(AuthorizeStep::Login(p)) => page(StatusCode::OK, app::pages::authorize::login_html(&p, &action)),
+        Ok(AuthorizeStep::Consent(p)) => page(StatusCode::OK, app::pages::authorize::consent_html(&p, &action)),
+        Err(authz::Error::NotFound { .. }) => {
+            error_page(realm, StatusCode::NOT_FOUND, "There is no such realm, or it is disabled.")
+        }
+        Err(authz::Error::OAuth(e)) => error_page(realm, StatusCode::BAD_REQUEST, &e.description),
+        Err(e) => {
+            tracing::error!(error = %e, "Authorization request failed");
+            error_page(realm, StatusCode::SERVICE_UNAVAILABLE, "Something went wrong on our side. Try again in a moment.")
+        }
+    }
+}
+
+fn error_page(realm: &str, status: StatusCode, message: &str) -> Response {
+    let shown = authz::realms::RealmName::parse(realm).map_or_else(|_| "Portcullis".to_owned(), |r| r.to_string());
+    page(status, app::pages::authorize::error_html(&shown, "This sign-in cannot continue", message))
+}
+
+/// Decodes the query; names that repeat are listed (an error the core reports).
+fn parse_query(query: &str) -> Result<AuthorizeParams, &'static str> {
+    if query.len() > MAX_QUERY {
+        return Err("The request is too long.");
+    }
+    let mut p = AuthorizeParams::default();
+    let mut count = 0;
+    for (k, v) in url::form_urlencoded::parse(query.as_bytes()) {
+        count += 1;
+        if count > MAX_PARAMETERS {
+            return Err("The request has too many parameters.");
+        }
+        let v = v.into_owned();
+        let slot = match k.as_ref() {
+            "response_type" => &mut p.response_type,
+            "client_id" => &mut p.client_id,
+            "redirect_uri" => &mut p.redirect_uri,
+            "scope" => &mut p.scope,
+            "state" => &mut p.state,
+            "code_challenge" => &mut p.code_challenge,
+            "code_challenge_method" => &mut p.code_challenge_method,
+            "prompt" => &mut p.prompt,
+            "resource" => {
+                p.resource.push(v);
+                continue;
+            }
+            _ => continue,
+        };
+        if slot.is_some() {
+            p.repeated.push(k.into_owned());
+        } else {
+            *slot = Some(v);
+        }
+    }
+    Ok(p)
+}
+
+/// `GET /realms/{realm}/authorize`.
+pub async fn get(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    Meta(meta): Meta,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
+        return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
+    };
+    let realm = realm_name.to_string();
+    let params = match parse_query(query.as_deref().unwrap_or_default()) {
+        Ok(p) => p,
+        Err(m) => return error_page(&realm, StatusCode::BAD_REQUEST, m),
+    };
+    let (browser, fresh) = match cookie(&headers, BROWSER_COOKIE) {
+        Some(b) => (b.to_owned(), false),
+        None => (authz::secret::PlainToken::generate().expose().to_owned(), true),
+    };
+    let session = cookie(&headers, LOGIN_COOKIE);
+    let step = state.core.authorize(&realm, &params, &browser, session, &meta).await;
+    let mut res = render(&realm, step, false);
+    if fresh {
+        set_cookie(&mut res, BROWSER_COOKIE, &browser, &realm, None, state.config.is_https());
+    }
+    res
+}
+
+/// `POST /realms/{realm}/authorize`: the sign-in and consent forms.
+pub async fn post(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    Meta(meta): Meta,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
+        return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
+    };
+    let realm = realm_name.to_string();
+    let form: Vec<(String, String)> = url::form_urlencoded::parse(body.as_bytes())
+        .take(MAX_PARAMETERS)
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let field = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    // Without the binding cookie the post did not come from our page in this browser.
+    let Some(browser) = cookie(&headers, BROWSER_COOKIE) else {
+        return error_page(
+            &realm,
+            StatusCode::BAD_REQUEST,
+            "This sign-in page has expired or was opened in another browser. Go back to the application and connect again.",
+        );
+    };
+    let ticket = field("ticket").unwrap_or_default();
+    match field("step") {
+        Some("login") => {
+            let result = state
+                .core
+                .authorize_sign_in(
+                    &realm,
+                    ticket,
+                    browser,
+                    field("email").unwrap_or_default(),
+                    field("password").unwrap_or_default(),
+                    &meta,
+                )
+                .await;
+            match result {
+                Ok((step, session)) => {
+                    let mut res = render(&realm, Ok(step), true);
+                    if let Some(s) = session {
+                        set_cookie(
+                            &mut res,
+                            LOGIN_COOKIE,
+                            &s.0,
+                            &realm,
+                            Some(authz::authorize::LOGIN_SESSION_TTL_SECS),
+                            state.config.is_https(),
+                        );
+                    }
+                    res
+                }
+                Err(e) => render(&realm, Err(e), true),
+            }
+        }
+        Some("consent") => {
+            let approve = field("decision") == Some("approve");
+            let step = state
+                .core
+                .authorize_decide(&realm, ticket, browser, approve, &meta)
+                .await;
+            render(&realm, step, true)
+        }
+        _ => error_page(&realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
+    }
+}
