@@ -2,6 +2,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod authorize;
 mod client_keys;
 mod console;
 mod hardening;

@@ -1,0 +1,592 @@
+//! The interactive flow through the real router: authorization endpoint (sign-in, consent,
+//! remembered consent, prompts), code exchange with PKCE, refresh rotation and reuse detection,
+//! and the redirect-URI, PKCE and replay attacks of RFC 9700.
+use super::*;
+use authz::clients::ClientForm;
+use authz::resources::ResourceInput;
+use base64::Engine as _;
+
+const PAY: &str = "https://pay.example.com/";
+const ISSUER: &str = "http://127.0.0.1:3000/realms/default";
+const REDIRECT: &str = "http://127.0.0.1:53682/callback";
+/// RFC 7636 Appendix B.
+const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+const PERSON: &str = "ada@example.com";
+
+struct Flow {
+    t: TestServer,
+    clock: authz::clock::FixedClock,
+    admin: authz::Principal,
+    person: String,
+}
+
+/// A browser: the cookies Portcullis set on it.
+#[derive(Default, Clone)]
+struct Browser(Vec<(String, String)>);
+
+impl Browser {
+    fn header(&self) -> Option<String> {
+        (!self.0.is_empty()).then(|| {
+            self.0
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+    }
+
+    fn keep(&mut self, res: &Response<Body>) {
+        for v in res.headers().get_all(header::SET_COOKIE) {
+            let v = v.to_str().expect("ascii");
+            assert!(v.contains("HttpOnly") && v.contains("SameSite=Lax"), "{v}");
+            assert!(v.contains("Path=/realms/default/"), "{v}");
+            let (k, rest) = v.split_once('=').expect("cookie");
+            let value = rest.split(';').next().unwrap_or_default().to_owned();
+            self.0.retain(|(n, _)| n != k);
+            self.0.push((k.to_owned(), value));
+        }
+    }
+}
+
+fn ticket_of(html: &str) -> String {
+    let at = html.find("name=\"ticket\" value=\"").expect("a ticket in the page");
+    let rest = &html[at + "name=\"ticket\" value=\"".len()..];
+    rest[..rest.find('"').expect("end")].to_owned()
+}
+
+fn query_of(location: &str) -> std::collections::HashMap<String, String> {
+    let q = location.split_once('?').map(|(_, q)| q).unwrap_or_default();
+    url::form_urlencoded::parse(q.as_bytes())
+        .into_owned()
+        .collect()
+}
+
+async fn flow() -> Flow {
+    let clock = authz::clock::FixedClock::at(time::OffsetDateTime::now_utc().unix_timestamp());
+    let t = TestServer::with(|_| {}, Arc::new(clock.clone())).await;
+    t.user("root@example.com", "admin").await;
+    let admin = t.principal("root@example.com").await;
+    let core = &t.state.core;
+    let meta = authz::RequestMeta::default();
+    for (slug, uri) in [("payments-mcp", PAY), ("email-mcp", "https://mail.example.com/mcp")] {
+        core.create_resource(
+            &admin,
+            "default",
+            &ResourceInput {
+                slug: slug.into(),
+                display_name: slug.into(),
+                uri: uri.into(),
+                scopes: "tools:call tools:read".into(),
+                enabled: true,
+                ..Default::default()
+            },
+            &meta,
+        )
+        .await
+        .expect("resource");
+    }
+    register_client(
+        core,
+        &admin,
+        "vscode",
+        ClientForm {
+            name: "Visual Studio Code".into(),
+            auth_method: "none".into(),
+            redirect_uris: "http://127.0.0.1/callback https://vscode.dev/redirect".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("public client");
+    let person = core
+        .create_person(
+            &admin,
+            "default",
+            &authz::people::PersonInput {
+                email: PERSON.into(),
+                display_name: "Ada Lovelace".into(),
+                roles: String::new(),
+            },
+            Some(PASSWORD),
+            &meta,
+        )
+        .await
+        .expect("person");
+    Flow {
+        t,
+        clock,
+        admin,
+        person: person.id.to_string(),
+    }
+}
+
+fn authorize_url(extra: &str) -> String {
+    format!(
+        "/realms/default/authorize?response_type=code&client_id=vscode&redirect_uri={}&code_challenge={CHALLENGE}&code_challenge_method=S256&state=xyz&resource={}{extra}",
+        enc(REDIRECT),
+        enc(PAY)
+    )
+}
+
+impl Flow {
+    async fn get(&self, b: &mut Browser, path: &str) -> (StatusCode, String, String) {
+        let res = self.t.get(path, b.header().as_deref()).await;
+        b.keep(&res);
+        let (status, loc) = (res.status(), location(&res));
+        (status, loc, body(res).await)
+    }
+
+    async fn post(&self, b: &mut Browser, form: &str) -> (StatusCode, String, String) {
+        let res = self
+            .t
+            .post_form("/realms/default/authorize", form, b.header().as_deref())
+            .await;
+        b.keep(&res);
+        let (status, loc) = (res.status(), location(&res));
+        (status, loc, body(res).await)
+    }
+
+    /// Signs in and agrees; the redirect back to the client.
+    async fn consent(&self, b: &mut Browser, extra: &str) -> String {
+        let (status, _, html) = self.get(b, &authorize_url(extra)).await;
+        assert_eq!(status, StatusCode::OK, "{html}");
+        assert!(html.contains("Sign in to continue to Visual Studio Code"), "{html}");
+        let form = format!(
+            "step=login&ticket={}&email={}&password={}",
+            ticket_of(&html),
+            enc(PERSON),
+            enc(PASSWORD)
+        );
+        let (status, loc, html) = self.post(b, &form).await;
+        if status == StatusCode::SEE_OTHER {
+            // Agreed to before (by this person, in another browser).
+            return loc;
+        }
+        assert_eq!(status, StatusCode::OK, "{html}");
+        assert!(html.contains("wants to act for you"), "{html}");
+        let (status, loc, _) = self
+            .post(
+                b,
+                &format!("step=consent&decision=approve&ticket={}", ticket_of(&html)),
+            )
+            .await;
+        assert_eq!(status, StatusCode::SEE_OTHER);
+        loc
+    }
+
+    async fn token(&self, form: &str) -> (StatusCode, serde_json::Value) {
+        let res = self
+            .t
+            .send(
+                Request::post("/realms/default/token")
+                    .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                    .body(Body::from(form.to_owned()))
+                    .expect("request"),
+            )
+            .await;
+        let status = res.status();
+        let text = body(res).await;
+        (status, serde_json::from_str(&text).expect("JSON body"))
+    }
+
+    async fn redeem(&self, code: &str) -> (StatusCode, serde_json::Value) {
+        self.token(&format!(
+            "grant_type=authorization_code&client_id=vscode&code={}&redirect_uri={}&code_verifier={VERIFIER}",
+            enc(code),
+            enc(REDIRECT)
+        ))
+        .await
+    }
+
+    async fn refresh(&self, rt: &str) -> (StatusCode, serde_json::Value) {
+        self.token(&format!(
+            "grant_type=refresh_token&client_id=vscode&refresh_token={}",
+            enc(rt)
+        ))
+        .await
+    }
+
+    /// A code for a fresh browser, with `offline_access`.
+    async fn code(&self) -> String {
+        let loc = self
+            .consent(&mut Browser::default(), "&scope=tools%3Acall+offline_access")
+            .await;
+        query_of(&loc)["code"].clone()
+    }
+}
+
+fn claims(token: &str) -> serde_json::Value {
+    let payload = token.split('.').nth(1).expect("jwt");
+    serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(payload)
+            .expect("b64"),
+    )
+    .expect("json")
+}
+
+#[tokio::test]
+async fn a_person_signs_in_consents_and_the_client_gets_audience_bound_tokens() {
+    let f = flow().await;
+    let mut b = Browser::default();
+    let loc = f.consent(&mut b, "&scope=tools%3Acall+openid+offline_access").await;
+    assert!(loc.starts_with(&format!("{REDIRECT}?")), "{loc}");
+    let q = query_of(&loc);
+    assert_eq!(q["state"], "xyz");
+    assert_eq!(q["iss"], ISSUER, "RFC 9207");
+    let (status, json) = f.redeem(&q["code"]).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert!(json["expires_in"].is_i64());
+    assert_eq!(json["token_type"], "Bearer");
+    assert_eq!(json["scope"], "tools:call", "openid is dropped, offline_access is not a resource scope");
+    let at = json["access_token"].as_str().expect("access token");
+    let c = claims(at);
+    assert_eq!(c["sub"], f.person.as_str());
+    assert_eq!(c["aud"], PAY);
+    assert_eq!(c["client_id"], "vscode");
+    assert_eq!(c["iss"], ISSUER);
+    assert!(c.get("nhi").is_none(), "a person, not an agent");
+    let rt = json["refresh_token"].as_str().expect("offline_access gives a refresh token");
+    assert!(rt.starts_with("prt_"));
+
+    // Remembered consent: the same browser goes straight back with a code.
+    let (status, loc, _) = f.get(&mut b, &authorize_url("&scope=tools%3Acall")).await;
+    assert_eq!(status, StatusCode::FOUND);
+    let q = query_of(&loc);
+    assert!(q.contains_key("code") && q["iss"] == ISSUER);
+    // ... unless asked again.
+    let (status, _, html) = f.get(&mut b, &authorize_url("&prompt=consent")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("wants to act for you"));
+    let (_, _, html) = f.get(&mut b, &authorize_url("&prompt=login")).await;
+    assert!(html.contains("Sign in to continue"));
+    // Wider scopes than agreed to ask again.
+    let (status, _, html) = f.get(&mut b, &authorize_url("&scope=tools%3Acall+tools%3Aread")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Call tools") && html.contains("Read tools"), "scopes in words");
+}
+
+#[tokio::test]
+async fn without_a_scope_the_token_gets_the_resources_scopes_and_no_refresh_token() {
+    let f = flow().await;
+    let loc = f.consent(&mut Browser::default(), "").await;
+    let (status, json) = f.redeem(&query_of(&loc)["code"]).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert_eq!(json["scope"], "tools:call tools:read");
+    assert!(json.get("refresh_token").is_none());
+    // A scope no resource offers is refused back at the client.
+    let (status, loc, _) = f
+        .get(&mut Browser::default(), &authorize_url("&scope=admin"))
+        .await;
+    assert_eq!(status, StatusCode::FOUND);
+    let q = query_of(&loc);
+    assert_eq!(q["error"], "invalid_scope");
+    assert_eq!((q["state"].as_str(), q["iss"].as_str()), ("xyz", ISSUER));
+}
+
+#[tokio::test]
+async fn a_bare_origin_resource_names_the_same_resource_with_or_without_a_slash() {
+    let f = flow().await;
+    let url = authorize_url("").replace(&enc(PAY), &enc("https://pay.example.com"));
+    let (status, _, html) = f.get(&mut Browser::default(), &url).await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+}
+
+#[tokio::test]
+async fn a_code_is_single_use_and_its_replay_revokes_what_it_produced() {
+    let f = flow().await;
+    let code = f.code().await;
+    let (status, first) = f.redeem(&code).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, again) = f.redeem(&code).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(again["error"], "invalid_grant");
+    assert!(again["error_description"].is_string());
+    let (status, json) = f.refresh(first["refresh_token"].as_str().expect("rt")).await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    let events = f
+        .t
+        .state
+        .core
+        .list_audit(
+            &f.admin,
+            None,
+            authz::audit::AuditFilter {
+                action: Some("token.code_replay".into()),
+                ..Default::default()
+            },
+            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
+        )
+        .await
+        .expect("audit")
+        .items;
+    assert_eq!(events.len(), 1, "the replay is audited");
+}
+
+#[tokio::test]
+async fn codes_are_bound_to_their_verifier_redirect_client_and_minute() {
+    let f = flow().await;
+    let code = f.code().await;
+    let other_verifier = "x".repeat(43);
+    for form in [
+        format!("grant_type=authorization_code&client_id=vscode&code={code}&redirect_uri={}&code_verifier={other_verifier}", enc(REDIRECT)),
+        format!("grant_type=authorization_code&client_id=vscode&code={code}&redirect_uri={}", enc(REDIRECT)),
+        format!("grant_type=authorization_code&client_id=vscode&code={code}&redirect_uri={}&code_verifier={VERIFIER}", enc("http://127.0.0.1:1/callback")),
+        format!("grant_type=authorization_code&client_id=vscode&code={code}&code_verifier={VERIFIER}"),
+    ] {
+        let (status, json) = f.token(&form).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{form}");
+        assert!(matches!(json["error"].as_str(), Some("invalid_grant" | "invalid_request")), "{form}: {json}");
+    }
+    // A different resource than the request named.
+    let (status, json) = f
+        .token(&format!(
+            "grant_type=authorization_code&client_id=vscode&code={code}&redirect_uri={}&code_verifier={VERIFIER}&resource={}",
+            enc(REDIRECT),
+            enc("https://mail.example.com/mcp")
+        ))
+        .await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_target")));
+    // None of that used the code up; a minute later it is gone.
+    f.clock.advance(61);
+    let (status, json) = f.redeem(&code).await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    // Another client cannot redeem someone else's code.
+    let code = f.code().await;
+    register_client(
+        &f.t.state.core,
+        &f.admin,
+        "other",
+        ClientForm {
+            name: "Other".into(),
+            auth_method: "none".into(),
+            redirect_uris: "http://127.0.0.1/callback".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("client");
+    let (status, json) = f
+        .token(&format!(
+            "grant_type=authorization_code&client_id=other&code={code}&redirect_uri={}&code_verifier={VERIFIER}",
+            enc(REDIRECT)
+        ))
+        .await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    let (status, _) = f.redeem(&code).await;
+    assert_eq!(status, StatusCode::OK, "the rightful client still can");
+}
+
+#[tokio::test]
+async fn refresh_tokens_rotate_with_a_grace_window_then_reuse_revokes_the_family() {
+    let f = flow().await;
+    let (_, first) = f.redeem(&f.code().await).await;
+    let rt1 = first["refresh_token"].as_str().expect("rt").to_owned();
+    let (status, second) = f.refresh(&rt1).await;
+    assert_eq!(status, StatusCode::OK, "{second}");
+    let rt2 = second["refresh_token"].as_str().expect("rotated").to_owned();
+    assert_ne!(rt1, rt2);
+    assert_eq!(claims(second["access_token"].as_str().expect("at"))["sub"], f.person.as_str());
+    // The same rotated token at once (a retry, two tabs): the same answer.
+    let (status, retry) = f.refresh(&rt1).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(retry["refresh_token"], rt2.as_str());
+    assert_eq!(retry["access_token"], second["access_token"]);
+    // A refresh may narrow scopes, never widen them or move to another resource.
+    let (status, json) = f
+        .token(&format!("grant_type=refresh_token&client_id=vscode&refresh_token={}&scope=tools%3Aread", enc(&rt2)))
+        .await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_scope")));
+    let (status, json) = f
+        .token(&format!(
+            "grant_type=refresh_token&client_id=vscode&refresh_token={}&resource={}",
+            enc(&rt2),
+            enc("https://mail.example.com/mcp")
+        ))
+        .await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_target")));
+    // After the grace window, reusing the rotated token revokes the whole family.
+    f.clock.advance(31);
+    let (status, json) = f.refresh(&rt1).await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    let (status, _) = f.refresh(&rt2).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "the family is revoked");
+}
+
+#[tokio::test]
+async fn refresh_tokens_expire_when_idle_and_end_with_a_disabled_person() {
+    let f = flow().await;
+    let (_, first) = f.redeem(&f.code().await).await;
+    let rt = first["refresh_token"].as_str().expect("rt").to_owned();
+    let (status, next) = f.refresh(&rt).await;
+    assert_eq!(status, StatusCode::OK);
+    let rt = next["refresh_token"].as_str().expect("rt").to_owned();
+    f.t.state
+        .core
+        .set_person_disabled(&f.admin, "default", &f.person, true, &authz::RequestMeta::default())
+        .await
+        .expect("disable");
+    let (status, _) = f.refresh(&rt).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    let f = flow().await;
+    let (_, first) = f.redeem(&f.code().await).await;
+    f.clock.advance(authz::realms::DEFAULT_REFRESH_IDLE_TTL_SECS + 1);
+    let (status, _) = f.refresh(first["refresh_token"].as_str().expect("rt")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "idle lifetime");
+}
+
+#[tokio::test]
+async fn redirect_uri_bypasses_get_an_error_page_and_never_a_redirect() {
+    let f = flow().await;
+    for bad in [
+        "http://127.0.0.1:53682/callback/",
+        "http://127.0.0.1:53682/Callback",
+        "HTTP://127.0.0.1:53682/callback",
+        " http://127.0.0.1:53682/callback",
+        "http://127.0.0.1.evil.example/callback",
+        "http://localhost:53682/callback",
+        "http://127.0.0.1@evil.example/callback",
+        "http://127.0.0.1%40evil.example/callback",
+        "http://127.0.0.1%25@evil.example/callback",
+        "https://vscode.dev/redirect/..;/evil",
+        "https://vscode.dev\\@evil.example/redirect",
+        "https://vscode.dev/redirect#frag",
+        "https://vscode.dev.evil.example/redirect",
+        "https://evil.example/redirect",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "JavaScript://vscode.dev/redirect",
+    ] {
+        let url = authorize_url("").replace(&enc(REDIRECT), &enc(bad));
+        let (status, loc, html) = f.get(&mut Browser::default(), &url).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+        assert!(loc.is_empty(), "{bad} must not redirect");
+        assert!(html.contains("not one this application registered"), "{bad}: {html}");
+    }
+    // The registered https one works, and so does the loopback one on any port.
+    let url = authorize_url("").replace(&enc(REDIRECT), &enc("https://vscode.dev/redirect"));
+    assert_eq!(f.get(&mut Browser::default(), &url).await.0, StatusCode::OK);
+    // Unknown client: an error page too.
+    let url = authorize_url("").replace("client_id=vscode", "client_id=nobody");
+    let (status, loc, html) = f.get(&mut Browser::default(), &url).await;
+    assert_eq!((status, loc.as_str()), (StatusCode::BAD_REQUEST, ""));
+    assert!(html.contains("not registered"));
+}
+
+#[tokio::test]
+async fn pkce_downgrades_are_refused_back_at_the_client() {
+    let f = flow().await;
+    for (from, to) in [
+        ("&code_challenge_method=S256", ""),
+        ("&code_challenge_method=S256", "&code_challenge_method=plain"),
+        (&format!("&code_challenge={CHALLENGE}") as &str, ""),
+        ("response_type=code", "response_type=token"),
+    ] {
+        let url = authorize_url("").replace(from, to);
+        let (status, loc, _) = f.get(&mut Browser::default(), &url).await;
+        assert_eq!(status, StatusCode::FOUND, "{to}");
+        let q = query_of(&loc);
+        assert!(
+            matches!(q["error"].as_str(), "invalid_request" | "unsupported_response_type"),
+            "{q:?}"
+        );
+        assert_eq!(q["iss"], ISSUER);
+        assert_eq!(q["state"], "xyz");
+    }
+}
+
+#[tokio::test]
+async fn prompt_none_and_deny_answer_the_client_with_iss() {
+    let f = flow().await;
+    let (status, loc, _) = f.get(&mut Browser::default(), &authorize_url("&prompt=none")).await;
+    assert_eq!(status, StatusCode::FOUND);
+    let q = query_of(&loc);
+    assert_eq!((q["error"].as_str(), q["iss"].as_str()), ("login_required", ISSUER));
+
+    let mut b = Browser::default();
+    let (_, _, html) = f.get(&mut b, &authorize_url("")).await;
+    let (_, _, html) = f
+        .post(&mut b, &format!("step=login&ticket={}&email={}&password={}", ticket_of(&html), enc(PERSON), enc(PASSWORD)))
+        .await;
+    let (status, loc, _) = f
+        .post(&mut b, &format!("step=consent&decision=deny&ticket={}", ticket_of(&html)))
+        .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let q = query_of(&loc);
+    assert_eq!((q["error"].as_str(), q["state"].as_str(), q["iss"].as_str()), ("access_denied", "xyz", ISSUER));
+    // Signed in now, but never agreed: prompt=none says so.
+    let (_, loc, _) = f.get(&mut b, &authorize_url("&prompt=none")).await;
+    assert_eq!(query_of(&loc)["error"], "consent_required");
+}
+
+#[tokio::test]
+async fn sign_in_errors_stay_on_the_page_and_forged_posts_do_nothing() {
+    let f = flow().await;
+    let mut b = Browser::default();
+    let (_, _, html) = f.get(&mut b, &authorize_url("")).await;
+    let ticket = ticket_of(&html);
+    let (status, _, html) = f
+        .post(&mut b, &format!("step=login&ticket={ticket}&email={}&password=wrong-password", enc(PERSON)))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("do not match"), "{html}");
+    assert!(html.contains(PERSON), "the email is kept");
+    // The same ticket from another browser (no binding cookie, or another one) is refused.
+    let form = format!("step=login&ticket={ticket}&email={}&password={}", enc(PERSON), enc(PASSWORD));
+    let (status, loc, html) = f.post(&mut Browser::default(), &form).await;
+    assert_eq!((status, loc.as_str()), (StatusCode::BAD_REQUEST, ""));
+    assert!(html.contains("expired or was opened in another browser"));
+    let mut other = Browser(vec![("portcullis_authz".into(), "f".repeat(64))]);
+    let (status, _, _) = f.post(&mut other, &form).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // A tampered ticket too.
+    let (status, _, _) = f
+        .post(&mut b, &form.replace(&ticket, &format!("{ticket}A")))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // Consent cannot be posted without signing in.
+    let (status, _, _) = f
+        .post(&mut b, &format!("step=consent&decision=approve&ticket={ticket}"))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // Pages are not framed and not cached.
+    let res = f.t.get(&authorize_url(""), None).await;
+    let h = res.headers();
+    assert!(h["content-security-policy"].to_str().expect("csp").contains("frame-ancestors 'none'"));
+    assert_eq!(h["cache-control"], "no-store");
+}
+
+#[tokio::test]
+async fn console_admins_sign_in_as_people_of_the_default_realm() {
+    let f = flow().await;
+    let mut b = Browser::default();
+    let (_, _, html) = f.get(&mut b, &authorize_url("")).await;
+    let (status, _, html) = f
+        .post(&mut b, &format!("step=login&ticket={}&email={}&password={}", ticket_of(&html), enc("root@example.com"), enc(PASSWORD)))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("wants to act for you"), "{html}");
+}
+
+#[tokio::test]
+async fn metadata_advertises_the_code_flow() {
+    let f = flow().await;
+    let res = f
+        .t
+        .get("/.well-known/oauth-authorization-server/realms/default", None)
+        .await;
+    let m: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    assert_eq!(m["authorization_endpoint"], format!("{ISSUER}/authorize"));
+    assert_eq!(m["response_types_supported"], serde_json::json!(["code"]));
+    assert_eq!(m["code_challenge_methods_supported"], serde_json::json!(["S256"]));
+    assert_eq!(m["authorization_response_iss_parameter_supported"], true);
+    let scopes = m["scopes_supported"].as_array().expect("scopes");
+    assert!(scopes.contains(&"offline_access".into()));
+    assert!(!scopes.contains(&"openid".into()), "only real scopes");
+    for g in ["authorization_code", "refresh_token", "client_credentials"] {
+        assert!(m["grant_types_supported"].as_array().expect("grants").contains(&g.into()));
+    }
+    assert!(m["token_endpoint_auth_methods_supported"].as_array().expect("m").contains(&"none".into()));
+}
