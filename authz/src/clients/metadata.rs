@@ -492,7 +492,7 @@ mod tests {
     #[test]
     fn redirect_uris_are_exact_and_safe() {
         let uris = split_uris(
-            "https://app.example.com/cb\n http://127.0.0.1:8080/cb http://localhost/cb com.example.app:/cb https://app.example.com/cb",
+            "https://app.example.com/cb\n http://127.0.0.1:8080/cb http://localhost/cb com.example.app:/cb vscode://vscode.github-authentication/did-authenticate https://app.example.com/cb",
         );
         assert_eq!(
             parse_redirect_uris(&uris),
@@ -501,6 +501,7 @@ mod tests {
                 "http://127.0.0.1:8080/cb".to_owned(),
                 "http://localhost/cb".to_owned(),
                 "com.example.app:/cb".to_owned(),
+                "vscode://vscode.github-authentication/did-authenticate".to_owned(),
             ])
         );
         for bad in [
@@ -508,7 +509,10 @@ mod tests {
             "https://app.example.com/cb#x",
             "https://*.example.com/cb",
             "/cb",
-            "myapp:/cb",
+            "file:///etc/passwd",
+            "Vscode://vscode.github-authentication/did-authenticate",
+            "data:text/html,hi",
+            "https://app.example.com/c\tb",
             "javascript:alert(1)",
             "https://u:p@app.example.com/cb",
         ] {

@@ -13,6 +13,7 @@ mod agents;
 mod audit;
 mod clients;
 mod fixtures;
+mod flows;
 mod keys;
 mod realms;
 mod resources;
@@ -151,6 +152,8 @@ on_both_backends!(
     access::upgrade_grants_what_clients_could_reach,
     tokens::assertions_and_revocations,
     tokens::commits_bump_the_generation,
+    flows::people,
+    flows::flows,
 );
 
 /// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes

@@ -52,7 +52,8 @@ pub(super) async fn assertions_and_revocations(db: &Database) {
         store.purge_expired(100).await.expect("purge"),
         Purged {
             revoked_tokens: 1,
-            assertion_jtis: 2
+            assertion_jtis: 2,
+            flows: 0,
         }
     );
     assert!(
