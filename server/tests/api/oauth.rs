@@ -194,17 +194,18 @@ async fn discovery_is_identical_at_every_path_and_lists_what_exists() {
     assert_eq!(doc["jwks_uri"], format!("{ISSUER}/jwks"));
     assert_eq!(
         doc["grant_types_supported"],
-        serde_json::json!(["client_credentials"])
+        serde_json::json!(["authorization_code", "client_credentials", "refresh_token"])
     );
     assert_eq!(
         doc["scopes_supported"],
-        serde_json::json!(["tools:call", "tools:read"])
+        serde_json::json!(["tools:call", "tools:read", "offline_access"]),
+        "the resources' scopes, and offline_access"
     );
+    assert_eq!(doc["authorization_endpoint"], format!("{ISSUER}/authorize"));
     assert!(
-        doc.get("authorization_endpoint").is_none(),
+        doc.get("registration_endpoint").is_none(),
         "nothing that does not exist yet"
     );
-    assert!(doc.get("code_challenge_methods_supported").is_none());
     assert_eq!(
         f.t.get("/.well-known/oauth-authorization-server/realms/nope", None)
             .await
