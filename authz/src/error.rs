@@ -43,6 +43,8 @@ pub enum OAuthErrorCode {
     /// overloading or maintenance of the server." (RFC 6749 §4.1.2.1) Used with 429 and
     /// `Retry-After` for throttled requests, so that clients never mistake a throttle for
     /// `invalid_client` (MCP clients delete their registration on that).
+    /// RFC 6750 §3.1: the bearer token (a registration access token) is invalid.
+    InvalidToken,
     TemporarilyUnavailable,
 }
 
@@ -63,6 +65,7 @@ impl OAuthErrorCode {
             OAuthErrorCode::InvalidRedirectUri => "invalid_redirect_uri",
             OAuthErrorCode::InvalidClientMetadata => "invalid_client_metadata",
             OAuthErrorCode::TemporarilyUnavailable => "temporarily_unavailable",
+            OAuthErrorCode::InvalidToken => "invalid_token",
         }
     }
 }

@@ -57,6 +57,7 @@ impl Role {
                     | ViewClients
                     | ViewAgents
                     | ViewPeople
+                    | ReviewClients
             ),
             Role::Developer => matches!(p, ViewRealms | ManageOwnAccount | ViewResources),
         }
@@ -90,6 +91,8 @@ pub enum Permission {
     ViewAgents,
     /// Create, change and delete agents; bind clients to them.
     ManageAgents,
+    /// Approve, reject and revoke clients (the security-review queue).
+    ReviewClients,
     /// See a realm's people and the apps they connected.
     ViewPeople,
     /// Create, change and disable a realm's people; revoke anyone's connected apps.

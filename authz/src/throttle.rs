@@ -34,6 +34,8 @@ pub const MAX_LOGIN_FAILURES_PER_SITE: u32 = 100;
 pub const MAX_CLIENT_FAILURES: u32 = 10;
 /// Failed client authentications allowed per source within a window.
 pub const MAX_CLIENT_FAILURES_PER_SOURCE: u32 = 20;
+/// Client registrations allowed per source within a window (every attempt counts).
+pub const MAX_REGISTRATIONS_PER_SOURCE: u32 = 10;
 /// Window length in seconds.
 pub const WINDOW_SECS: i64 = 15 * 60;
 /// Most counters kept per throttle.
@@ -109,6 +111,8 @@ pub(crate) enum Key {
     Client(RealmId, String),
     /// Client authentications from one source.
     ClientSource(Source),
+    /// Registrations (RFC 7591) from one source.
+    Registration(Source),
 }
 
 /// Failure counters in fixed windows.
@@ -237,6 +241,18 @@ impl Throttle {
                 }
             }
         }
+    }
+
+    /// Counts a registration attempt from `source`; the seconds to wait when it is beyond the
+    /// source's limit.
+    pub(crate) fn registration(&self, source: Source, now: UnixTime) -> Result<(), u64> {
+        let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
+        let key = Key::Registration(source);
+        if Self::live(map.get(&key), now) >= MAX_REGISTRATIONS_PER_SOURCE {
+            return Err(Self::retry_after(map.get(&key), now));
+        }
+        Self::bump(&mut map, &key, now);
+        Ok(())
     }
 
     /// Records a failed client authentication. Returns the seconds to wait when this failure is

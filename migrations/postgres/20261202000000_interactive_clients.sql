@@ -90,3 +90,31 @@ CREATE TABLE refresh_tokens (
     successor BYTEA
 );
 CREATE INDEX refresh_tokens_family ON refresh_tokens (family_id);
+
+-- Dynamic registration (RFC 7591/7592) under realm policy: how each client came to be, whether
+-- a reviewer let it in, and the hash of its registration access token.
+ALTER TABLE realms ADD COLUMN registration_policy TEXT NOT NULL DEFAULT 'review'
+    CHECK (registration_policy IN ('open', 'initial_access_token', 'review', 'disabled'));
+ALTER TABLE realms ADD COLUMN max_dynamic_clients BIGINT NOT NULL DEFAULT 1000
+    CHECK (max_dynamic_clients BETWEEN 0 AND 1000000);
+ALTER TABLE clients ADD COLUMN registration_kind TEXT NOT NULL DEFAULT 'admin'
+    CHECK (registration_kind IN ('admin', 'dynamic', 'metadata_document'));
+ALTER TABLE clients ADD COLUMN review_state TEXT NOT NULL DEFAULT 'approved'
+    CHECK (review_state IN ('pending', 'approved', 'rejected', 'revoked', 'expired'));
+ALTER TABLE clients ADD COLUMN source_ip TEXT;
+ALTER TABLE clients ADD COLUMN review_reason TEXT;
+ALTER TABLE clients ADD COLUMN reviewed_by TEXT;
+ALTER TABLE clients ADD COLUMN reviewed_at BIGINT;
+ALTER TABLE clients ADD COLUMN registration_token_hash BYTEA;
+CREATE INDEX clients_review ON clients (realm_id, review_state, created_at);
+CREATE INDEX clients_source_ip ON clients (realm_id, source_ip);
+
+CREATE TABLE initial_access_tokens (
+    token_hash BYTEA PRIMARY KEY NOT NULL,
+    realm_id TEXT NOT NULL REFERENCES realms (id),
+    label TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    uses_left BIGINT NOT NULL CHECK (uses_left >= 0)
+);

@@ -115,11 +115,92 @@ pub enum Command {
         #[command(subcommand)]
         command: AgentsCommand,
     },
+    /// Client registration: the realm's policy, initial access tokens, the review queue.
+    Registration {
+        /// Registration subcommand.
+        #[command(subcommand)]
+        command: RegistrationCommand,
+    },
     /// Manage a realm's people: who signs in at its authorization endpoint.
     People {
         /// People subcommand.
         #[command(subcommand)]
         command: PeopleCommand,
+    },
+}
+
+/// `registration` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum RegistrationCommand {
+    /// Set who may register clients (review, open, initial_access_token, disabled).
+    Policy {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The policy.
+        #[arg(long)]
+        policy: String,
+        /// Most self-registered clients the realm holds (unchanged when omitted).
+        #[arg(long, default_value = "")]
+        max_clients: String,
+    },
+    /// Issue an initial access token (for the initial_access_token policy). Shown once.
+    Token {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// What it is for.
+        #[arg(long)]
+        label: String,
+        /// How many registrations it allows.
+        #[arg(long, default_value_t = 1)]
+        uses: i64,
+        /// Lifetime in seconds.
+        #[arg(long, default_value_t = 86_400)]
+        ttl: i64,
+    },
+    /// List clients waiting for review (or in another state: approved, rejected, revoked).
+    Pending {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Review state.
+        #[arg(long, default_value = "pending")]
+        state: String,
+    },
+    /// Approve a pending client.
+    Approve {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Its client_id.
+        client_id: String,
+        /// Why (kept in its history).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Reject a pending client.
+    Reject {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Its client_id.
+        client_id: String,
+        /// Why (kept in its history).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Revoke an active client: no new tokens, its refresh tokens revoked, its access tokens
+    /// introspect inactive.
+    Revoke {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Its client_id.
+        client_id: String,
+        /// Why (kept in its history).
+        #[arg(long)]
+        reason: String,
     },
 }
 
@@ -449,6 +530,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             state.db.close().await;
             result
         }
+        Command::Registration { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = registration(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
         Command::People { command } => {
             let password = match &command {
                 PeopleCommand::Add { password: true, .. } | PeopleCommand::SetPassword { .. } => {
@@ -775,6 +862,86 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
             }
         }
         ClientsCommand::Lifecycle(command) => lifecycle::client_lifecycle(core, command).await?,
+    }
+    Ok(())
+}
+
+async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyhow::Result<()> {
+    let p = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    match command {
+        RegistrationCommand::Policy {
+            realm,
+            policy,
+            max_clients,
+        } => {
+            let r = core
+                .set_registration_policy(&p, &realm, &policy, &max_clients, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Realm {}: registration {}, at most {} self-registered clients.",
+                r.name,
+                r.registration_policy.as_str(),
+                r.max_dynamic_clients
+            );
+        }
+        RegistrationCommand::Token {
+            realm,
+            label,
+            uses,
+            ttl,
+        } => {
+            let token = core
+                .create_initial_access_token(&p, &realm, &label, uses, ttl, &meta)
+                .await
+                .map_err(core_error)?;
+            say_secret!("{}", token.expose());
+        }
+        RegistrationCommand::Pending { realm, state } => {
+            let state = authz::clients::ReviewState::parse(&state).map_err(|e| anyhow::anyhow!("{e}"))?;
+            for item in core.review_queue(&p, &realm, state).await.map_err(core_error)? {
+                let c = &item.client;
+                say!(
+                    "{}\t{}\t{}\tfrom {}\t{}",
+                    c.client_id,
+                    c.name,
+                    item.redirect_hosts.join(" "),
+                    c.registration.source_ip.as_deref().unwrap_or("-"),
+                    authz::clock::rfc3339(c.created_at)
+                );
+            }
+        }
+        RegistrationCommand::Approve {
+            realm,
+            client_id,
+            reason,
+        } => {
+            core.approve_client(&p, &realm, &client_id, &reason, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Approved {client_id}.");
+        }
+        RegistrationCommand::Reject {
+            realm,
+            client_id,
+            reason,
+        } => {
+            core.reject_client(&p, &realm, &client_id, &reason, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Rejected {client_id}.");
+        }
+        RegistrationCommand::Revoke {
+            realm,
+            client_id,
+            reason,
+        } => {
+            core.revoke_client(&p, &realm, &client_id, &reason, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Revoked {client_id}: its tokens stopped working.");
+        }
     }
     Ok(())
 }

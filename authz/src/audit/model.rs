@@ -111,6 +111,18 @@ pub mod action {
     pub const ACCESS_UPDATE: &str = "access.update";
     /// A client's access to a resource revoked.
     pub const ACCESS_REVOKE: &str = "access.revoke";
+    /// A client registered itself (RFC 7591).
+    pub const CLIENT_REGISTER: &str = "client.register";
+    /// A self-registered client changed or deleted its registration (RFC 7592).
+    pub const CLIENT_REGISTRATION_UPDATE: &str = "client.registration_update";
+    /// A reviewer let a pending client in.
+    pub const CLIENT_APPROVE: &str = "client.approve";
+    /// A reviewer refused a pending client.
+    pub const CLIENT_REJECT: &str = "client.reject";
+    /// A reviewer revoked an active client (its tokens stopped working).
+    pub const CLIENT_REVOKE: &str = "client.revoke";
+    /// An initial access token issued for registration.
+    pub const INITIAL_TOKEN_ISSUE: &str = "registration.initial_token";
     /// A person added to a realm.
     pub const PERSON_CREATE: &str = "person.create";
     /// A person's name or roles changed.
@@ -171,6 +183,12 @@ pub mod action {
         ACCESS_GRANT,
         ACCESS_UPDATE,
         ACCESS_REVOKE,
+        CLIENT_REGISTER,
+        CLIENT_REGISTRATION_UPDATE,
+        CLIENT_APPROVE,
+        CLIENT_REJECT,
+        CLIENT_REVOKE,
+        INITIAL_TOKEN_ISSUE,
         PERSON_CREATE,
         PERSON_UPDATE,
         PERSON_PASSWORD_SET,

@@ -11,7 +11,7 @@ use super::model::{
     LoginSession, MAX_STATE_LEN, Prompt, TICKET_TTL_SECS,
 };
 use crate::audit::{RequestMeta, action};
-use crate::clients::{Client, ClientId, GrantType, RedirectKind};
+use crate::clients::{Client, ClientId, GrantType, RedirectKind, ReviewState};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
 use crate::ids::{ClientRowId, ResourceId};
@@ -419,6 +419,27 @@ impl Core {
                 "This application has been disabled by an administrator.",
             ));
         }
+        match client.registration.review {
+            ReviewState::Approved => {}
+            ReviewState::Pending => {
+                return Err(Error::oauth(
+                    OAuthErrorCode::UnauthorizedClient,
+                    "This application is awaiting approval by the security team. Try again once they have approved it.",
+                ));
+            }
+            ReviewState::Rejected => {
+                return Err(Error::oauth(
+                    OAuthErrorCode::UnauthorizedClient,
+                    "The security team did not approve this application.",
+                ));
+            }
+            ReviewState::Revoked | ReviewState::Expired => {
+                return Err(Error::oauth(
+                    OAuthErrorCode::UnauthorizedClient,
+                    "This application's access has been revoked.",
+                ));
+            }
+        }
         Ok((client, presented.to_owned()))
     }
 
@@ -563,7 +584,7 @@ impl Core {
             client_name: client.name.clone(),
             client_id: client.client_id.to_string(),
             logo_uri: client.metadata.logo_uri.clone(),
-            verified: true,
+            verified: client.is_verified(),
             redirect_origin,
             redirect_kind,
             resource_name: resource.display_name.clone(),
@@ -645,7 +666,7 @@ impl Core {
         self.cached_client(&realm.id, &id)
             .await?
             .map(|(c, _)| c)
-            .filter(|c| c.id.as_str() == ticket.client && c.enabled)
+            .filter(|c| c.id.as_str() == ticket.client && c.is_active())
             .ok_or_else(|| {
                 Error::oauth(
                     OAuthErrorCode::UnauthorizedClient,

@@ -8,6 +8,7 @@
 mod metadata;
 mod model;
 mod ops;
+mod registration;
 
 pub use metadata::{
     ClientForm, ClientMetadata, MAX_CONTACTS, MAX_REDIRECT_URIS, MetadataRules, RedirectKind,
@@ -15,3 +16,7 @@ pub use metadata::{
     check_client_jwks, parse_jwks_text, parse_redirect_uris, split_uris,
 };
 pub use model::*;
+pub use registration::{
+    MAX_INITIAL_TOKEN_TTL_SECS, MAX_REASON_CHARS, MAX_REVIEW_ITEMS, RegistrationResponse, ReviewItem,
+    parse_registration_body,
+};

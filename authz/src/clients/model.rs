@@ -233,10 +233,142 @@ pub struct Client {
     pub resource_server_for: Option<ResourceId>,
     /// Disabled clients get no tokens, and their tokens introspect inactive.
     pub enabled: bool,
+    /// How it was registered and where its review stands.
+    pub registration: Registration,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.
     pub updated_at: UnixTime,
+}
+
+impl Client {
+    /// Whether it may get tokens and sign people in: enabled, and approved (admin-registered
+    /// clients are).
+    pub fn is_active(&self) -> bool {
+        self.enabled && self.registration.review == ReviewState::Approved
+    }
+
+    /// Registered by an administrator, or let in by a reviewer.
+    pub fn is_verified(&self) -> bool {
+        self.registration.kind == RegistrationKind::Admin
+            || self.registration.reviewed_by.is_some()
+    }
+}
+
+/// How a client came to be registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegistrationKind {
+    /// By an administrator (console or CLI).
+    Admin,
+    /// By itself, at the registration endpoint (RFC 7591).
+    Dynamic,
+    /// By its Client ID Metadata Document (an https `client_id`).
+    MetadataDocument,
+}
+
+impl RegistrationKind {
+    /// Stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RegistrationKind::Admin => "admin",
+            RegistrationKind::Dynamic => "dynamic",
+            RegistrationKind::MetadataDocument => "metadata_document",
+        }
+    }
+
+    /// Parses the stored name.
+    ///
+    /// # Errors
+    /// For any other value.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "admin" => Ok(RegistrationKind::Admin),
+            "dynamic" => Ok(RegistrationKind::Dynamic),
+            "metadata_document" => Ok(RegistrationKind::MetadataDocument),
+            other => Err(format!("registration kind {other}")),
+        }
+    }
+}
+
+/// Where a client's security review stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewState {
+    /// Waiting for a reviewer: no tokens, no sign-ins.
+    Pending,
+    /// Let in (or never needed review).
+    Approved,
+    /// Refused by a reviewer.
+    Rejected,
+    /// Let in once, then revoked: its tokens stopped working.
+    Revoked,
+    /// Never used within the realm's limit, so removed from service.
+    Expired,
+}
+
+impl ReviewState {
+    /// Every state, in display order.
+    pub const ALL: [ReviewState; 5] = [
+        ReviewState::Pending,
+        ReviewState::Approved,
+        ReviewState::Rejected,
+        ReviewState::Revoked,
+        ReviewState::Expired,
+    ];
+
+    /// Stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewState::Pending => "pending",
+            ReviewState::Approved => "approved",
+            ReviewState::Rejected => "rejected",
+            ReviewState::Revoked => "revoked",
+            ReviewState::Expired => "expired",
+        }
+    }
+
+    /// Parses the stored name.
+    ///
+    /// # Errors
+    /// For any other value.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| format!("review state {s}"))
+    }
+}
+
+/// How a client was registered and where its review stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registration {
+    /// By whom.
+    pub kind: RegistrationKind,
+    /// Review state.
+    pub review: ReviewState,
+    /// The address a self-registration came from.
+    pub source_ip: Option<String>,
+    /// Who last decided (approved, rejected, revoked).
+    pub reviewed_by: Option<String>,
+    /// Why.
+    pub review_reason: Option<String>,
+    /// When.
+    pub reviewed_at: Option<UnixTime>,
+}
+
+impl Registration {
+    /// An administrator's registration: approved from the start.
+    pub fn admin() -> Self {
+        Self {
+            kind: RegistrationKind::Admin,
+            review: ReviewState::Approved,
+            source_ip: None,
+            reviewed_by: None,
+            review_reason: None,
+            reviewed_at: None,
+        }
+    }
 }
 
 /// A client's binding to an agent.

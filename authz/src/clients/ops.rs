@@ -15,14 +15,14 @@ use crate::secret::PlainToken;
 use crate::storage::{Page, Paged};
 
 impl Core {
-    fn metadata_rules(&self) -> MetadataRules {
+    pub(super) fn metadata_rules(&self) -> MetadataRules {
         MetadataRules {
             allow_loopback_fetch: self.config().allow_loopback_fetch,
         }
     }
 
     /// A new secret for `client`, and its stored (hashed) form.
-    fn new_secret(&self, client: &ClientRowId, now: UnixTime) -> (PlainToken, ClientSecret) {
+    pub(super) fn new_secret(&self, client: &ClientRowId, now: UnixTime) -> (PlainToken, ClientSecret) {
         let token = PlainToken::generate();
         let secret = ClientSecret {
             id: SecretId::generate(),
@@ -73,6 +73,7 @@ impl Core {
             agent: None,
             resource_server_for: None,
             enabled: true,
+            registration: super::model::Registration::admin(),
             created_at: now,
             updated_at: now,
         };
@@ -191,6 +192,7 @@ impl Core {
             agent: None,
             resource_server_for: Some(resource.id.clone()),
             enabled: true,
+            registration: super::model::Registration::admin(),
             created_at: now,
             updated_at: now,
         };

@@ -107,11 +107,64 @@ pub struct Realm {
     pub refresh_idle_ttl_secs: i64,
     /// No refresh token of one sign-in outlives this (seconds since the sign-in's code).
     pub refresh_max_ttl_secs: i64,
+    /// Who may register a client at the registration endpoint.
+    pub registration_policy: RegistrationPolicy,
+    /// Most self-registered clients the realm holds.
+    pub max_dynamic_clients: i64,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.
     pub updated_at: UnixTime,
 }
+
+/// Who may register a client at a realm's registration endpoint (RFC 7591).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegistrationPolicy {
+    /// Anyone; the client works at once.
+    Open,
+    /// Whoever holds an initial access token an admin issued.
+    InitialAccessToken,
+    /// Anyone, but the client is pending until a security reviewer approves it.
+    #[default]
+    Review,
+    /// Nobody: the endpoint answers that registration is closed.
+    Disabled,
+}
+
+impl RegistrationPolicy {
+    /// Every policy, in display order.
+    pub const ALL: [RegistrationPolicy; 4] = [
+        RegistrationPolicy::Review,
+        RegistrationPolicy::Open,
+        RegistrationPolicy::InitialAccessToken,
+        RegistrationPolicy::Disabled,
+    ];
+
+    /// Stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RegistrationPolicy::Open => "open",
+            RegistrationPolicy::InitialAccessToken => "initial_access_token",
+            RegistrationPolicy::Review => "review",
+            RegistrationPolicy::Disabled => "disabled",
+        }
+    }
+
+    /// Parses the stored name.
+    ///
+    /// # Errors
+    /// A message naming the policies.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s.trim())
+            .ok_or("Registration policy must be review, open, initial_access_token or disabled.")
+    }
+}
+
+/// Most self-registered clients a new realm holds.
+pub const DEFAULT_MAX_DYNAMIC_CLIENTS: i64 = 1000;
 
 /// Refresh-token idle lifetime of a new realm: 14 days.
 pub const DEFAULT_REFRESH_IDLE_TTL_SECS: i64 = 14 * 24 * 3600;

@@ -32,6 +32,8 @@ impl Core {
             token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
             refresh_idle_ttl_secs: super::model::DEFAULT_REFRESH_IDLE_TTL_SECS,
             refresh_max_ttl_secs: super::model::DEFAULT_REFRESH_MAX_TTL_SECS,
+            registration_policy: super::model::RegistrationPolicy::default(),
+            max_dynamic_clients: super::model::DEFAULT_MAX_DYNAMIC_CLIENTS,
             created_at: now,
             updated_at: now,
         };
@@ -117,6 +119,8 @@ impl Core {
             token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
             refresh_idle_ttl_secs: super::model::DEFAULT_REFRESH_IDLE_TTL_SECS,
             refresh_max_ttl_secs: super::model::DEFAULT_REFRESH_MAX_TTL_SECS,
+            registration_policy: super::model::RegistrationPolicy::default(),
+            max_dynamic_clients: super::model::DEFAULT_MAX_DYNAMIC_CLIENTS,
             created_at: now,
             updated_at: now,
         };
@@ -177,6 +181,56 @@ impl Core {
             .update_realm(&realm, &event)
             .await
             .map_err(|e| map_taken(e, "name", NAME_TAKEN))?;
+        Ok(realm)
+    }
+
+    /// Sets who may register clients at the realm's registration endpoint, and how many
+    /// self-registered clients it holds at most.
+    ///
+    /// # Errors
+    /// `Forbidden`, `InvalidField`, `NotFound`.
+    pub async fn set_registration_policy(
+        &self,
+        p: &Principal,
+        name: &str,
+        policy: &str,
+        max_dynamic_clients: &str,
+        meta: &RequestMeta,
+    ) -> Result<Realm> {
+        p.require(Permission::ManageRealms)?;
+        let policy = super::model::RegistrationPolicy::parse(policy)
+            .map_err(|m| Error::field("registration_policy", m))?;
+        let mut realm = self.find_realm(name).await?;
+        let max = match max_dynamic_clients.trim() {
+            "" => realm.max_dynamic_clients,
+            s => s
+                .parse::<i64>()
+                .ok()
+                .filter(|n| (0..=1_000_000).contains(n))
+                .ok_or_else(|| {
+                    Error::field(
+                        "max_dynamic_clients",
+                        "The limit must be a whole number from 0 to 1000000.",
+                    )
+                })?,
+        };
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::REALM_UPDATE,
+            format!("realm:{}", realm.name),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "registration_policy": {"from": realm.registration_policy.as_str(), "to": policy.as_str()},
+            "max_dynamic_clients": {"from": realm.max_dynamic_clients, "to": max},
+        });
+        realm.registration_policy = policy;
+        realm.max_dynamic_clients = max;
+        realm.updated_at = self.now();
+        self.store
+            .set_realm_registration(&realm.id, policy, max, realm.updated_at, &event)
+            .await?;
         Ok(realm)
     }
 

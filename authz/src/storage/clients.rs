@@ -1,6 +1,6 @@
 //! Client persistence: clients and their secrets.
 use crate::audit::NewAuditEvent;
-use crate::clients::{AgentBinding, Client, ClientId, ClientRowId, ClientSecret};
+use crate::clients::{AgentBinding, Client, ClientId, ClientRowId, ClientSecret, ReviewState};
 use crate::clock::UnixTime;
 use crate::error::StorageError;
 use crate::realms::RealmId;
@@ -74,10 +74,82 @@ pub trait ClientStore: Send + Sync {
         old_expires_at: UnixTime,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
+    /// Inserts a self-registered client with its first secret and the hash of its registration
+    /// access token (RFC 7592), as [`Self::insert_client`].
+    async fn insert_registered_client(
+        &self,
+        c: &Client,
+        secret: Option<&ClientSecret>,
+        registration_token_hash: &[u8],
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// The hash of a client's registration access token, if it has one.
+    async fn registration_token_hash(
+        &self,
+        id: &ClientRowId,
+    ) -> Result<Option<Vec<u8>>, StorageError>;
+    /// Moves a client's review from `from` to `to` (who, why, when), with the audit event;
+    /// revoking or rejecting also revokes every token family of the client. `NotFound` when
+    /// the client is gone or no longer in `from` (another reviewer decided first).
+    async fn set_client_review(
+        &self,
+        id: &ClientRowId,
+        from: ReviewState,
+        to: ReviewState,
+        by: &str,
+        reason: &str,
+        at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Self-registered clients of a realm (dynamic and metadata-document), for the limit.
+    async fn count_registered_clients(&self, realm_id: &RealmId) -> Result<u64, StorageError>;
+    /// Clients of a realm registered from one address.
+    async fn count_clients_from(
+        &self,
+        realm_id: &RealmId,
+        source_ip: &str,
+    ) -> Result<u64, StorageError>;
+    /// Clients of a realm in one review state, newest first, at most `limit`.
+    async fn list_clients_in_review(
+        &self,
+        realm_id: &RealmId,
+        state: ReviewState,
+        limit: i64,
+    ) -> Result<Vec<Client>, StorageError>;
+    /// Stores an initial access token (hash) with its audit event.
+    async fn insert_initial_token(
+        &self,
+        realm_id: &RealmId,
+        token_hash: &[u8],
+        label: &str,
+        created_by: &str,
+        created_at: UnixTime,
+        expires_at: UnixTime,
+        uses: i64,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Uses an initial access token of the realm once: `false` when it is unknown, expired or
+    /// used up.
+    async fn consume_initial_token(
+        &self,
+        realm_id: &RealmId,
+        token_hash: &[u8],
+        now: UnixTime,
+    ) -> Result<bool, StorageError>;
 }
 
-pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at";
-pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, created_at, updated_at";
+pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, registration_token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)";
+pub(super) const REGISTRATION_TOKEN: &str =
+    "SELECT registration_token_hash FROM clients WHERE id = $1";
+pub(super) const SET_CLIENT_REVIEW: &str = "UPDATE clients SET review_state = $1, reviewed_by = $2, review_reason = $3, reviewed_at = $4, updated_at = $4 WHERE id = $5 AND review_state = $6";
+pub(super) const REVOKE_CLIENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'client_revoked' WHERE client_pk = $2 AND revoked_at IS NULL";
+pub(super) const INSERT_INITIAL_TOKEN: &str = "INSERT INTO initial_access_tokens (token_hash, realm_id, label, created_by, created_at, expires_at, uses_left) VALUES ($1, $2, $3, $4, $5, $6, $7)";
+pub(super) const CONSUME_INITIAL_TOKEN: &str = "UPDATE initial_access_tokens SET uses_left = uses_left - 1 WHERE token_hash = $1 AND realm_id = $2 AND uses_left > 0 AND expires_at > $3";
+pub(super) const COUNT_DYNAMIC: &str =
+    "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND registration_kind <> 'admin'";
+pub(super) const COUNT_FROM_SOURCE: &str =
+    "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND source_ip = $2";
 pub(super) const UPDATE_CLIENT_REGISTRATION: &str =
     "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = $4 WHERE id = $5";
 pub(super) const SET_CLIENT_ENABLED: &str =
@@ -94,7 +166,9 @@ macro_rules! client_store {
     ($store:ident, $db:ty) => {
         const _: () = {
             use $crate::audit::NewAuditEvent;
-            use $crate::clients::{AgentBinding, Client, ClientId, ClientRowId, ClientSecret};
+            use $crate::clients::{
+                AgentBinding, Client, ClientId, ClientRowId, ClientSecret, ReviewState,
+            };
             use $crate::clock::UnixTime;
             use $crate::error::StorageError;
             use $crate::realms::RealmId;
@@ -129,12 +203,12 @@ macro_rules! client_store {
                 Ok(())
             }
 
-            #[async_trait::async_trait]
-            impl ClientStore for $store {
-                async fn insert_client(
+            impl $store {
+                async fn insert_client_row(
                     &self,
                     c: &Client,
                     secret: Option<&ClientSecret>,
+                    token_hash: Option<&[u8]>,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let metadata = metadata_text(c)?;
@@ -154,12 +228,173 @@ macro_rules! client_store {
                         .bind(c.enabled)
                         .bind(c.created_at)
                         .bind(c.updated_at)
+                        .bind(c.registration.kind.as_str())
+                        .bind(c.registration.review.as_str())
+                        .bind(c.registration.source_ip.as_deref())
+                        .bind(c.registration.reviewed_by.as_deref())
+                        .bind(c.registration.review_reason.as_deref())
+                        .bind(c.registration.reviewed_at)
+                        .bind(token_hash)
                         .execute(&mut *tx)
                         .await?;
                     if let Some(s) = secret {
                         insert_secret_row(&mut tx, s).await?;
                     }
                     self.commit(tx, event).await
+                }
+            }
+
+            #[async_trait::async_trait]
+            impl ClientStore for $store {
+                async fn insert_client(
+                    &self,
+                    c: &Client,
+                    secret: Option<&ClientSecret>,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    self.insert_client_row(c, secret, None, event).await
+                }
+
+                async fn insert_registered_client(
+                    &self,
+                    c: &Client,
+                    secret: Option<&ClientSecret>,
+                    registration_token_hash: &[u8],
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    self.insert_client_row(c, secret, Some(registration_token_hash), event)
+                        .await
+                }
+
+                async fn registration_token_hash(
+                    &self,
+                    id: &ClientRowId,
+                ) -> Result<Option<Vec<u8>>, StorageError> {
+                    Ok(sqlx::query_scalar::<_, Option<Vec<u8>>>(REGISTRATION_TOKEN)
+                        .bind(id.as_str())
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .flatten())
+                }
+
+                async fn set_client_review(
+                    &self,
+                    id: &ClientRowId,
+                    from: ReviewState,
+                    to: ReviewState,
+                    by: &str,
+                    reason: &str,
+                    at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(SET_CLIENT_REVIEW)
+                        .bind(to.as_str())
+                        .bind(by)
+                        .bind(reason)
+                        .bind(at)
+                        .bind(id.as_str())
+                        .bind(from.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Err(StorageError::NotFound);
+                    }
+                    if to != ReviewState::Approved {
+                        sqlx::query(REVOKE_CLIENT_FAMILIES)
+                            .bind(at)
+                            .bind(id.as_str())
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    self.commit(tx, event).await
+                }
+
+                async fn count_registered_clients(
+                    &self,
+                    realm_id: &RealmId,
+                ) -> Result<u64, StorageError> {
+                    let n: i64 = sqlx::query_scalar(COUNT_DYNAMIC)
+                        .bind(realm_id.as_str())
+                        .fetch_one(&self.pool)
+                        .await?;
+                    Ok(u64::try_from(n).unwrap_or(0))
+                }
+
+                async fn list_clients_in_review(
+                    &self,
+                    realm_id: &RealmId,
+                    state: ReviewState,
+                    limit: i64,
+                ) -> Result<Vec<Client>, StorageError> {
+                    let sql = format!(
+                        "SELECT {CLIENT_COLUMNS} FROM clients WHERE realm_id = $1 AND review_state = $2 AND resource_server_for IS NULL ORDER BY created_at DESC, id LIMIT $3"
+                    );
+                    sqlx::query_as::<_, ClientRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .bind(state.as_str())
+                        .bind(limit)
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(Client::try_from)
+                        .collect()
+                }
+
+                async fn insert_initial_token(
+                    &self,
+                    realm_id: &RealmId,
+                    token_hash: &[u8],
+                    label: &str,
+                    created_by: &str,
+                    created_at: UnixTime,
+                    expires_at: UnixTime,
+                    uses: i64,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    sqlx::query(INSERT_INITIAL_TOKEN)
+                        .bind(token_hash)
+                        .bind(realm_id.as_str())
+                        .bind(label)
+                        .bind(created_by)
+                        .bind(created_at)
+                        .bind(expires_at)
+                        .bind(uses)
+                        .execute(&mut *tx)
+                        .await?;
+                    self.commit_uncached(tx, event).await
+                }
+
+                async fn consume_initial_token(
+                    &self,
+                    realm_id: &RealmId,
+                    token_hash: &[u8],
+                    now: UnixTime,
+                ) -> Result<bool, StorageError> {
+                    let n = sqlx::query(CONSUME_INITIAL_TOKEN)
+                        .bind(token_hash)
+                        .bind(realm_id.as_str())
+                        .bind(now)
+                        .execute(&self.pool)
+                        .await?
+                        .rows_affected();
+                    Ok(n == 1)
+                }
+
+                async fn count_clients_from(
+                    &self,
+                    realm_id: &RealmId,
+                    source_ip: &str,
+                ) -> Result<u64, StorageError> {
+                    let n: i64 = sqlx::query_scalar(COUNT_FROM_SOURCE)
+                        .bind(realm_id.as_str())
+                        .bind(source_ip)
+                        .fetch_one(&self.pool)
+                        .await?;
+                    Ok(u64::try_from(n).unwrap_or(0))
                 }
 
                 async fn find_client(

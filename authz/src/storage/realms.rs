@@ -28,6 +28,16 @@ pub trait RealmStore: Send + Sync {
     /// audit event in the same transaction; `NotFound` if the realm is gone, `Conflict` if the
     /// new name is taken.
     async fn update_realm(&self, realm: &Realm, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Sets a realm's registration policy and limit (nothing else), with the audit event;
+    /// `NotFound` if gone.
+    async fn set_realm_registration(
+        &self,
+        id: &RealmId,
+        policy: crate::realms::RegistrationPolicy,
+        max_dynamic_clients: i64,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Enables or disables a realm and nothing else (so that it never races a settings change
     /// back), writing the audit event in the same transaction; `NotFound` if it is gone.
     async fn set_realm_enabled(
@@ -49,11 +59,12 @@ pub trait RealmStore: Send + Sync {
 }
 
 pub(super) const REALM_COLUMNS: &str =
-    "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, created_at, updated_at";
+    "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, created_at, updated_at";
 pub(super) const SET_DEFAULT_RESOURCE: &str =
     "UPDATE realms SET default_resource_id = $1, updated_at = $2 WHERE id = $3";
-pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
-pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO NOTHING";
+pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (name) DO NOTHING";
+pub(super) const SET_REALM_REGISTRATION: &str = "UPDATE realms SET registration_policy = $1, max_dynamic_clients = $2, updated_at = $3 WHERE id = $4";
 pub(super) const UPDATE_REALM: &str = "UPDATE realms SET name = $1, display_name = $2, token_ttl_secs = $3, updated_at = $4 WHERE id = $5";
 pub(super) const SET_REALM_ENABLED: &str =
     "UPDATE realms SET enabled = $1, updated_at = $2 WHERE id = $3";
@@ -83,6 +94,8 @@ macro_rules! realm_store {
                     .bind(r.updated_at)
                     .bind(r.refresh_idle_ttl_secs)
                     .bind(r.refresh_max_ttl_secs)
+                    .bind(r.registration_policy.as_str())
+                    .bind(r.max_dynamic_clients)
             }
 
             async fn realm_where(
@@ -149,6 +162,26 @@ macro_rules! realm_store {
                         .into_iter()
                         .map(Realm::try_from)
                         .collect()
+                }
+
+                async fn set_realm_registration(
+                    &self,
+                    id: &RealmId,
+                    policy: $crate::realms::RegistrationPolicy,
+                    max_dynamic_clients: i64,
+                    updated_at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(SET_REALM_REGISTRATION)
+                        .bind(policy.as_str())
+                        .bind(max_dynamic_clients)
+                        .bind(updated_at)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
                 }
 
                 async fn update_realm(

@@ -107,6 +107,12 @@ pub(crate) struct ClientRow {
     pub agent_binding: Option<String>,
     pub resource_server_for: Option<String>,
     pub enabled: bool,
+    pub registration_kind: String,
+    pub review_state: String,
+    pub source_ip: Option<String>,
+    pub reviewed_by: Option<String>,
+    pub review_reason: Option<String>,
+    pub reviewed_at: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -137,6 +143,16 @@ impl TryFrom<ClientRow> for Client {
             client_id: ClientId::parse(&r.client_id)
                 .map_err(|e| StorageError::Corrupt(e.into()))?,
             resource_server_for: r.resource_server_for.map(id),
+            registration: crate::clients::Registration {
+                kind: crate::clients::RegistrationKind::parse(&r.registration_kind)
+                    .map_err(corrupt("registration kind"))?,
+                review: crate::clients::ReviewState::parse(&r.review_state)
+                    .map_err(corrupt("review state"))?,
+                source_ip: r.source_ip,
+                reviewed_by: r.reviewed_by,
+                review_reason: r.review_reason,
+                reviewed_at: r.reviewed_at,
+            },
             id: id(r.id),
             realm_id: id(r.realm_id),
             name: r.name,
@@ -210,6 +226,8 @@ pub(crate) struct RealmRow {
     pub token_ttl_secs: i64,
     pub refresh_idle_ttl_secs: i64,
     pub refresh_max_ttl_secs: i64,
+    pub registration_policy: String,
+    pub max_dynamic_clients: i64,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -226,6 +244,9 @@ impl TryFrom<RealmRow> for Realm {
             token_ttl_secs: r.token_ttl_secs,
             refresh_idle_ttl_secs: r.refresh_idle_ttl_secs,
             refresh_max_ttl_secs: r.refresh_max_ttl_secs,
+            registration_policy: crate::realms::RegistrationPolicy::parse(&r.registration_policy)
+                .map_err(|e| StorageError::Corrupt(e.into()))?,
+            max_dynamic_clients: r.max_dynamic_clients,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

@@ -155,8 +155,21 @@ impl Core {
             (Some(c), ClientCredentials::None { .. }) => c.auth_method == AuthMethod::None,
             _ => false,
         };
-        if let Some(c) = client.filter(|c| ok && c.enabled) {
-            return Ok(c);
+        if let Some(c) = client.as_ref().filter(|c| ok && c.enabled) {
+            match c.registration.review {
+                crate::clients::ReviewState::Approved => return Ok(c.clone()),
+                // Not invalid_client: MCP clients delete their registration on that, and this
+                // one is fine, only not let in yet.
+                crate::clients::ReviewState::Pending => {
+                    return Err(Error::oauth(
+                        OAuthErrorCode::UnauthorizedClient,
+                        "This client is awaiting approval by the security team.",
+                    ));
+                }
+                // Refused or revoked: the registration is dead; invalid_client tells the client
+                // to drop it.
+                _ => {}
+            }
         }
         tracing::info!(
             client.id = %untrusted(creds.client_id().as_str()),

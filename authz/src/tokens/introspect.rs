@@ -80,7 +80,7 @@ impl Core {
         let now = self.now();
         let usable = family.realm_id == realm.id
             && family.client_pk == caller.id
-            && caller.enabled
+            && caller.is_active()
             && family.is_live(now)
             && t.rotated_at.is_none()
             && t.expires_at > now;

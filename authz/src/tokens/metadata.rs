@@ -42,6 +42,9 @@ impl Core {
             authorization_endpoint: format!("{issuer}/authorize"),
             token_endpoint: format!("{issuer}/token"),
             jwks_uri: format!("{issuer}/jwks"),
+            registration_endpoint: (realm.registration_policy
+                != crate::realms::RegistrationPolicy::Disabled)
+                .then(|| format!("{issuer}/connect/register")),
             introspection_endpoint: format!("{issuer}/introspect"),
             revocation_endpoint: format!("{issuer}/revoke"),
             issuer,

@@ -136,6 +136,9 @@ pub struct ServerMetadata {
     pub token_endpoint: String,
     /// `jwks_uri`.
     pub jwks_uri: String,
+    /// `registration_endpoint` (RFC 7591), unless the realm's registration is closed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registration_endpoint: Option<String>,
     /// `introspection_endpoint` (RFC 7662).
     pub introspection_endpoint: String,
     /// `revocation_endpoint` (RFC 7009).

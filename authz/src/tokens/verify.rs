@@ -66,7 +66,7 @@ impl Core {
         claims: &AccessTokenClaims,
         client: &Client,
     ) -> Result<bool> {
-        if !client.enabled {
+        if !client.is_active() {
             return Ok(false);
         }
         let resource = match ResourceUri::parse(&claims.aud, true) {

@@ -51,6 +51,17 @@ impl IntoResponse for OAuthResponse {
                 }
                 res
             }
+            authz::Error::OAuth(e) if e.code == authz::error::OAuthErrorCode::InvalidToken => {
+                let mut res = body(StatusCode::UNAUTHORIZED, e.code.as_str(), &e.description);
+                res.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer error=\"invalid_token\""),
+                );
+                res
+            }
+            authz::Error::OAuth(e) if e.code == authz::error::OAuthErrorCode::AccessDenied => {
+                body(StatusCode::FORBIDDEN, e.code.as_str(), &e.description)
+            }
             authz::Error::OAuth(e) => {
                 body(StatusCode::BAD_REQUEST, e.code.as_str(), &e.description)
             }

@@ -36,7 +36,13 @@ impl<S: Send + Sync> FromRequestParts<S> for Meta {
 fn cors() -> CorsLayer {
     CorsLayer::new()
         .allow_origin(Any)
-        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_methods([
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::DELETE,
+            Method::OPTIONS,
+        ])
         .allow_headers([
             header::AUTHORIZATION,
             header::CONTENT_TYPE,
@@ -66,6 +72,13 @@ pub fn routes() -> Router<AppState> {
         .route("/realms/{realm}/jwks", get(jwks))
         .route("/realms/{realm}/token", post(token))
         .route("/realms/{realm}/revoke", post(revoke))
+        .route("/realms/{realm}/connect/register", post(register))
+        .route(
+            "/realms/{realm}/connect/register/{client_id}",
+            get(read_registration)
+                .put(update_registration)
+                .delete(delete_registration),
+        )
         .layer(cors());
     public
         .route(
@@ -183,4 +196,103 @@ async fn revoke(
         Ok(serde_json::json!({}))
     })
     .await
+}
+
+/// The bearer token of a request (`Authorization: Bearer …`), if any.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.get(..7)
+                .filter(|p| p.eq_ignore_ascii_case("bearer "))
+                .map(|_| v[7..].trim())
+        })
+}
+
+fn json_body(headers: &HeaderMap, body: &str) -> Result<authz::clients::ClientMetadata, authz::Error> {
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
+    if !is_json {
+        return Err(authz::Error::field(
+            "client_metadata",
+            "Send the client metadata as application/json.",
+        ));
+    }
+    authz::clients::parse_registration_body(body)
+}
+
+/// `POST /realms/{realm}/connect/register` (RFC 7591): `201` with the registration.
+async fn register(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    Meta(meta): Meta,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let mut res = respond(&realm, async {
+        let metadata = json_body(&headers, &body)?;
+        state
+            .core
+            .register_client_dynamically(&realm, &metadata, bearer(&headers), &meta)
+            .await
+    })
+    .await;
+    if res.status() == axum::http::StatusCode::OK {
+        *res.status_mut() = axum::http::StatusCode::CREATED;
+    }
+    res
+}
+
+/// `GET /realms/{realm}/connect/register/{client_id}` (RFC 7592 §2.1).
+async fn read_registration(
+    State(state): State<AppState>,
+    Path((realm, client_id)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(
+        &realm,
+        state
+            .core
+            .read_registration(&realm, &client_id, bearer(&headers)),
+    )
+    .await
+}
+
+/// `PUT /realms/{realm}/connect/register/{client_id}` (RFC 7592 §2.2).
+async fn update_registration(
+    State(state): State<AppState>,
+    Path((realm, client_id)): Path<(String, String)>,
+    Meta(meta): Meta,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    respond(&realm, async {
+        let metadata = json_body(&headers, &body)?;
+        state
+            .core
+            .update_registration(&realm, &client_id, bearer(&headers), &metadata, &meta)
+            .await
+    })
+    .await
+}
+
+/// `DELETE /realms/{realm}/connect/register/{client_id}` (RFC 7592 §2.3): `204`.
+async fn delete_registration(
+    State(state): State<AppState>,
+    Path((realm, client_id)): Path<(String, String)>,
+    Meta(meta): Meta,
+    headers: HeaderMap,
+) -> Response {
+    match state
+        .core
+        .delete_registration(&realm, &client_id, bearer(&headers), &meta)
+        .await
+    {
+        Ok(()) => axum::http::StatusCode::NO_CONTENT.into_response(),
+        Err(e) => OAuthResponse::new(e, &realm).into_response(),
+    }
 }

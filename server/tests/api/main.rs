@@ -9,5 +9,6 @@ mod hardening;
 mod interop;
 mod oauth;
 mod ops;
+mod registration;
 
 pub use support::*;

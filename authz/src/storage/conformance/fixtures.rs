@@ -20,6 +20,8 @@ pub(super) fn realm(name: &str) -> Realm {
         token_ttl_secs: 300,
         refresh_idle_ttl_secs: 1_209_600,
         refresh_max_ttl_secs: 7_776_000,
+        registration_policy: crate::realms::RegistrationPolicy::Review,
+        max_dynamic_clients: 1000,
         created_at: 1_000,
         updated_at: 1_000,
     }
@@ -103,6 +105,7 @@ pub(super) fn client(realm_id: &RealmId, client_id: &str) -> Client {
         agent: None,
         resource_server_for: None,
         enabled: true,
+        registration: crate::clients::Registration::admin(),
         created_at: 3,
         updated_at: 3,
     }

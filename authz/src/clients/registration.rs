@@ -1,0 +1,634 @@
+//! Dynamic Client Registration (RFC 7591) and its management protocol (RFC 7592), under the
+//! realm's policy, and the security review that lets self-registered clients in.
+//!
+//! Registration is unauthenticated, so everything is bounded: the body (the server's limit),
+//! attempts per source address ([`crate::throttle::MAX_REGISTRATIONS_PER_SOURCE`] per window),
+//! and self-registered clients per realm. The registration access token is shown once and
+//! stored as SHA-256; it is compared in constant time.
+use super::metadata::{ClientMetadata, ValidClient};
+use super::model::{
+    Client, ClientId, ClientRowId, GrantType, Registration, RegistrationKind, ReviewState,
+};
+use crate::audit::{RequestMeta, action};
+use crate::core::Core;
+use crate::error::{Error, OAuthErrorCode, Result, StorageError};
+use crate::policy::{Permission, Principal};
+use crate::realms::{Realm, RegistrationPolicy};
+use crate::secret::PlainToken;
+use crate::throttle::Source;
+use serde::Serialize;
+
+/// Longest review reason.
+pub const MAX_REASON_CHARS: usize = 500;
+/// Longest lifetime of an initial access token: 30 days.
+pub const MAX_INITIAL_TOKEN_TTL_SECS: i64 = 30 * 24 * 3600;
+
+/// The registration endpoint's answer (RFC 7591 §3.2.1, RFC 7592 §3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RegistrationResponse {
+    /// `client_id`.
+    pub client_id: String,
+    /// `client_secret`, once, for confidential clients.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// `client_id_issued_at`.
+    pub client_id_issued_at: i64,
+    /// `client_secret_expires_at`: 0 (never) for clients with a secret.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret_expires_at: Option<i64>,
+    /// `registration_access_token`, once, at registration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registration_access_token: Option<String>,
+    /// `registration_client_uri`.
+    pub registration_client_uri: String,
+    /// `client_name`.
+    pub client_name: String,
+    /// `token_endpoint_auth_method`.
+    pub token_endpoint_auth_method: &'static str,
+    /// `grant_types`.
+    pub grant_types: Vec<&'static str>,
+    /// `response_types`.
+    pub response_types: Vec<&'static str>,
+    /// `redirect_uris`.
+    pub redirect_uris: Vec<String>,
+    /// `scope`, when it registered one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// `application_type`, when it declared one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub application_type: Option<super::model::ApplicationType>,
+    /// `contacts`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contacts: Vec<String>,
+    /// `client_uri`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_uri: Option<String>,
+    /// `logo_uri`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logo_uri: Option<String>,
+    /// `software_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub software_id: Option<String>,
+    /// `software_version`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub software_version: Option<String>,
+    /// `jwks_uri`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jwks_uri: Option<String>,
+}
+
+fn denied(msg: &'static str) -> Error {
+    Error::oauth(OAuthErrorCode::AccessDenied, msg)
+}
+
+fn bad_token() -> Error {
+    Error::oauth(
+        OAuthErrorCode::InvalidToken,
+        "The registration access token is invalid.",
+    )
+}
+
+/// Parses a registration request body: a JSON object of RFC 7591 metadata (unknown members
+/// ignored). A member of the wrong type is `invalid_client_metadata`, naming it.
+///
+/// # Errors
+/// `InvalidField` (rendered as `invalid_client_metadata`).
+pub fn parse_registration_body(body: &str) -> Result<ClientMetadata> {
+    let value: serde_json::Value = serde_json::from_str(body).map_err(|_| {
+        Error::field("client_metadata", "The body must be a JSON object of client metadata.")
+    })?;
+    if !value.is_object() {
+        return Err(Error::field(
+            "client_metadata",
+            "The body must be a JSON object of client metadata.",
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| {
+        // serde names the member and the expected type; no input is echoed beyond that.
+        let msg: String = e.to_string().chars().take(200).collect();
+        Error::field("client_metadata", format!("Malformed client metadata: {msg}"))
+    })
+}
+
+fn reason(s: &str) -> Result<String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err(Error::field("reason", "Give a reason; it is kept in the client's history."));
+    }
+    if s.chars().count() > MAX_REASON_CHARS || s.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(Error::field(
+            "reason",
+            format!("A reason is at most {MAX_REASON_CHARS} characters without control characters."),
+        ));
+    }
+    Ok(s.to_owned())
+}
+
+impl Core {
+    /// `POST /connect/register`: registers a client under the realm's policy. Under `review`
+    /// it is created pending: it exists (and can read its registration) but gets no tokens and
+    /// signs nobody in until a reviewer approves it.
+    ///
+    /// # Errors
+    /// `InvalidField` (`invalid_redirect_uri` / `invalid_client_metadata`), `OAuth`
+    /// (`access_denied` when registration is closed or full, `invalid_token` for a missing or
+    /// bad initial access token), `Throttled`, `NotFound` (realm).
+    pub async fn register_client_dynamically(
+        &self,
+        realm_name: &str,
+        metadata: &ClientMetadata,
+        initial_token: Option<&str>,
+        meta: &RequestMeta,
+    ) -> Result<RegistrationResponse> {
+        let realm = self.serving_realm(realm_name).await?;
+        let now = self.now();
+        if realm.registration_policy == RegistrationPolicy::Disabled {
+            return Err(denied("Client registration is closed in this realm; ask an administrator to register the client."));
+        }
+        self.client_throttle
+            .registration(Source::of(meta.client_ip), now)
+            .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+        let valid = metadata.validate(self.metadata_rules())?;
+        if realm.registration_policy == RegistrationPolicy::InitialAccessToken {
+            let Some(t) = initial_token.filter(|t| !t.is_empty() && t.len() <= 256) else {
+                return Err(Error::oauth(
+                    OAuthErrorCode::InvalidToken,
+                    "This realm registers clients only with an initial access token (Authorization: Bearer).",
+                ));
+            };
+            let hash = PlainToken::from_input(t).hashed();
+            if !self.store.consume_initial_token(&realm.id, &hash, now).await? {
+                return Err(Error::oauth(
+                    OAuthErrorCode::InvalidToken,
+                    "The initial access token is invalid, expired or used up.",
+                ));
+            }
+        }
+        let held = self.store.count_registered_clients(&realm.id).await?;
+        if i64::try_from(held).unwrap_or(i64::MAX) >= realm.max_dynamic_clients {
+            return Err(denied("This realm holds the most self-registered clients it allows; ask an administrator."));
+        }
+        let ValidClient {
+            name,
+            auth_method,
+            grant_types,
+            scope,
+            metadata,
+        } = valid;
+        let review = if realm.registration_policy == RegistrationPolicy::Review {
+            ReviewState::Pending
+        } else {
+            ReviewState::Approved
+        };
+        let client = Client {
+            id: ClientRowId::generate(),
+            realm_id: realm.id.clone(),
+            client_id: ClientId::generate(),
+            name,
+            auth_method,
+            grant_types,
+            scope,
+            metadata,
+            agent: None,
+            resource_server_for: None,
+            enabled: true,
+            registration: Registration {
+                kind: RegistrationKind::Dynamic,
+                review,
+                source_ip: meta.client_ip.map(|ip| ip.to_string()),
+                reviewed_by: None,
+                review_reason: None,
+                reviewed_at: None,
+            },
+            created_at: now,
+            updated_at: now,
+        };
+        let issued = auth_method
+            .uses_secret()
+            .then(|| self.new_secret(&client.id, now));
+        let token = PlainToken::from_input(&format!("rat_{}", PlainToken::generate().expose()));
+        let mut event = self.event(
+            &realm.id,
+            "registration",
+            action::CLIENT_REGISTER,
+            format!("client:{}", client.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "client_name": client.name,
+            "auth_method": auth_method.as_str(),
+            "redirect_uris": client.metadata.redirect_uris,
+            "review": review.as_str(),
+            "software_id": client.metadata.software_id,
+        });
+        self.store
+            .insert_registered_client(&client, issued.as_ref().map(|(_, s)| s), &token.hashed(), &event)
+            .await?;
+        let mut out = self.registration_response(&realm, &client);
+        out.client_secret = issued.map(|(t, _)| t.expose().to_owned());
+        if out.client_secret.is_some() {
+            out.client_secret_expires_at = Some(0);
+        }
+        out.registration_access_token = Some(token.expose().to_owned());
+        Ok(out)
+    }
+
+    /// `GET /connect/register/{client_id}` (RFC 7592 §2.1).
+    ///
+    /// # Errors
+    /// `OAuth(invalid_token)` for an unknown client or a wrong token; `NotFound` (realm).
+    pub async fn read_registration(
+        &self,
+        realm_name: &str,
+        client_id: &str,
+        token: Option<&str>,
+    ) -> Result<RegistrationResponse> {
+        let (realm, client) = self.registered_client(realm_name, client_id, token).await?;
+        Ok(self.registration_response(&realm, &client))
+    }
+
+    /// `PUT /connect/register/{client_id}` (RFC 7592 §2.2): replaces the registration. The
+    /// authentication method stays; under `review`, a reviewed client that changes its redirect
+    /// URIs goes back to the queue.
+    ///
+    /// # Errors
+    /// As [`Self::read_registration`], and `InvalidField`.
+    pub async fn update_registration(
+        &self,
+        realm_name: &str,
+        client_id: &str,
+        token: Option<&str>,
+        metadata: &ClientMetadata,
+        meta: &RequestMeta,
+    ) -> Result<RegistrationResponse> {
+        let (realm, before) = self.registered_client(realm_name, client_id, token).await?;
+        let method = before.auth_method.as_str();
+        if metadata
+            .token_endpoint_auth_method
+            .as_deref()
+            .is_some_and(|m| m.trim() != method)
+        {
+            return Err(Error::field(
+                "token_endpoint_auth_method",
+                format!("The authentication method stays {method}; register a new client to use another."),
+            ));
+        }
+        let mut sent = metadata.clone();
+        sent.token_endpoint_auth_method = Some(method.to_owned());
+        let valid = sent.validate(self.metadata_rules())?;
+        if valid.grant_types != before.grant_types {
+            return Err(Error::field(
+                "grant_types",
+                "The grant types stay; register a new client to use others.",
+            ));
+        }
+        let now = self.now();
+        let after = Client {
+            name: valid.name,
+            scope: valid.scope,
+            metadata: valid.metadata,
+            updated_at: now,
+            ..before.clone()
+        };
+        let mut event = self.event(
+            &realm.id,
+            "registration",
+            action::CLIENT_REGISTRATION_UPDATE,
+            format!("client:{}", after.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "redirect_uris": {"from": before.metadata.redirect_uris, "to": after.metadata.redirect_uris},
+            "client_name": {"from": before.name, "to": after.name},
+        });
+        self.store.update_client_registration(&after, &event).await?;
+        let moved = after.metadata.redirect_uris != before.metadata.redirect_uris;
+        if moved
+            && realm.registration_policy == RegistrationPolicy::Review
+            && before.registration.review == ReviewState::Approved
+        {
+            let mut back = self.event(
+                &realm.id,
+                "registration",
+                action::CLIENT_REGISTRATION_UPDATE,
+                format!("client:{}", after.client_id),
+                meta,
+            );
+            back.details = serde_json::json!({"review": "pending", "why": "redirect URIs changed"});
+            self.store
+                .set_client_review(
+                    &after.id,
+                    ReviewState::Approved,
+                    ReviewState::Pending,
+                    "registration",
+                    "Redirect URIs changed after approval.",
+                    now,
+                    &back,
+                )
+                .await?;
+        }
+        let (_, stored) = self.registered_client(realm_name, client_id, token).await?;
+        Ok(self.registration_response(&realm, &stored))
+    }
+
+    /// `DELETE /connect/register/{client_id}` (RFC 7592 §2.3): the client and its tokens go.
+    ///
+    /// # Errors
+    /// As [`Self::read_registration`].
+    pub async fn delete_registration(
+        &self,
+        realm_name: &str,
+        client_id: &str,
+        token: Option<&str>,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        let (realm, client) = self.registered_client(realm_name, client_id, token).await?;
+        let mut event = self.event(
+            &realm.id,
+            "registration",
+            action::CLIENT_DELETE,
+            format!("client:{}", client.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({"by": "registration access token"});
+        Ok(self.store.delete_client(&client.id, &event).await?)
+    }
+
+    /// The client a registration access token manages. Unknown clients and wrong tokens get
+    /// the same answer.
+    async fn registered_client(
+        &self,
+        realm_name: &str,
+        client_id: &str,
+        token: Option<&str>,
+    ) -> Result<(Realm, Client)> {
+        let realm = self.serving_realm(realm_name).await?;
+        let token = token.filter(|t| !t.is_empty() && t.len() <= 256).ok_or_else(bad_token)?;
+        let id = ClientId::parse(client_id).map_err(|_| bad_token())?;
+        let Some((client, _)) = self.cached_client(&realm.id, &id).await? else {
+            // Spend the same hash work as a real check.
+            let _ = PlainToken::from_input(token).hashed();
+            return Err(bad_token());
+        };
+        let stored = self.store.registration_token_hash(&client.id).await?;
+        let presented = PlainToken::from_input(token).hashed();
+        match stored {
+            Some(h) if crate::secret::constant_time_eq(&h, &presented) => Ok((realm, client)),
+            _ => Err(bad_token()),
+        }
+    }
+
+    fn registration_response(&self, realm: &Realm, c: &Client) -> RegistrationResponse {
+        let issuer = self.issuer(&realm.name);
+        let m = &c.metadata;
+        RegistrationResponse {
+            client_id: c.client_id.to_string(),
+            client_secret: None,
+            client_id_issued_at: c.created_at,
+            client_secret_expires_at: None,
+            registration_access_token: None,
+            registration_client_uri: format!("{issuer}/connect/register/{}", c.client_id),
+            client_name: c.name.clone(),
+            token_endpoint_auth_method: c.auth_method.as_str(),
+            grant_types: c.grant_types.iter().map(|g| g.as_str()).collect(),
+            response_types: if c.grant_types.contains(&GrantType::AuthorizationCode) {
+                vec!["code"]
+            } else {
+                vec![]
+            },
+            redirect_uris: m.redirect_uris.clone(),
+            scope: (!c.scope.is_empty()).then(|| c.scope.to_string()),
+            application_type: m.application_type,
+            contacts: m.contacts.clone(),
+            client_uri: m.client_uri.clone(),
+            logo_uri: m.logo_uri.clone(),
+            software_id: m.software_id.clone(),
+            software_version: m.software_version.clone(),
+            jwks_uri: m.jwks_uri.clone(),
+        }
+    }
+
+    /// Issues an initial access token for registration in a realm: `uses` registrations within
+    /// `ttl_secs`. Shown once.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm), `InvalidField` (label, uses, lifetime).
+    pub async fn create_initial_access_token(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        label: &str,
+        uses: i64,
+        ttl_secs: i64,
+        meta: &RequestMeta,
+    ) -> Result<PlainToken> {
+        p.require(Permission::ManageClients)?;
+        let realm = self.find_realm(realm_name).await?;
+        let label = crate::realms::parse_display_name(label, "Label")
+            .map_err(|m| Error::field("label", m))?;
+        if !(1..=10_000).contains(&uses) {
+            return Err(Error::field("uses", "Uses must be between 1 and 10000."));
+        }
+        if !(60..=MAX_INITIAL_TOKEN_TTL_SECS).contains(&ttl_secs) {
+            return Err(Error::field("ttl", "The lifetime must be between a minute and 30 days."));
+        }
+        let token = PlainToken::from_input(&format!("iat_{}", PlainToken::generate().expose()));
+        let now = self.now();
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::INITIAL_TOKEN_ISSUE,
+            format!("realm:{}", realm.name),
+            meta,
+        );
+        event.details = serde_json::json!({"label": label, "uses": uses, "expires_at": now + ttl_secs});
+        self.store
+            .insert_initial_token(&realm.id, &token.hashed(), &label, &p.email, now, now + ttl_secs, uses, &event)
+            .await?;
+        Ok(token)
+    }
+
+    /// Approves a pending client (it may get tokens and sign people in from now on).
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (or no longer pending), `InvalidField` (reason).
+    pub async fn approve_client(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        why: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        self.review_client(p, realm_name, client_id, why, ReviewState::Pending, ReviewState::Approved, action::CLIENT_APPROVE, meta)
+            .await
+    }
+
+    /// Rejects a pending client.
+    ///
+    /// # Errors
+    /// As [`Self::approve_client`].
+    pub async fn reject_client(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        why: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        self.review_client(p, realm_name, client_id, why, ReviewState::Pending, ReviewState::Rejected, action::CLIENT_REJECT, meta)
+            .await
+    }
+
+    /// Revokes an active client: at once it gets no new tokens, its refresh tokens are revoked
+    /// and its access tokens introspect inactive.
+    ///
+    /// # Errors
+    /// As [`Self::approve_client`] (the client must be approved).
+    pub async fn revoke_client(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        why: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        self.review_client(p, realm_name, client_id, why, ReviewState::Approved, ReviewState::Revoked, action::CLIENT_REVOKE, meta)
+            .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn review_client(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        why: &str,
+        from: ReviewState,
+        to: ReviewState,
+        what: &'static str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        p.require(Permission::ReviewClients)?;
+        let why = reason(why)?;
+        let client = self.load_client(realm_name, client_id).await?;
+        if client.registration.review != from {
+            return Err(Error::Conflict(
+                format!(
+                    "This client is {}, not {}; reload to see the latest decision.",
+                    client.registration.review.as_str(),
+                    from.as_str()
+                )
+                .into(),
+            ));
+        }
+        let mut event = self.event(&client.realm_id, &p.email, what, format!("client:{}", client.client_id), meta);
+        event.details = serde_json::json!({"reason": why, "from": from.as_str(), "to": to.as_str()});
+        self.store
+            .set_client_review(&client.id, from, to, &p.email, &why, self.now(), &event)
+            .await
+            .map_err(|e| match e {
+                StorageError::NotFound => Error::Conflict(
+                    "Another reviewer decided on this client first; reload to see it.".into(),
+                ),
+                other => other.into(),
+            })
+    }
+}
+
+/// Most clients one review list shows.
+pub const MAX_REVIEW_ITEMS: i64 = 500;
+
+/// A client in the review queue, with what a reviewer weighs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewItem {
+    /// The client.
+    pub client: Client,
+    /// The hosts (or app schemes) its redirect URIs go to.
+    pub redirect_hosts: Vec<String>,
+    /// Every redirect goes to this machine (loopback): typical of CLI and desktop clients.
+    pub loopback_only: bool,
+    /// Some redirect goes to a private-use scheme (any app may claim it).
+    pub private_use: bool,
+    /// Clients registered from the same address (this one included).
+    pub same_source: u64,
+    /// Other clients of the realm with a similar name (impersonation).
+    pub similar_names: Vec<String>,
+}
+
+impl Core {
+    /// The clients of a realm in a review state (the queue: `pending`), with their risk
+    /// signals.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn review_queue(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        state: ReviewState,
+    ) -> Result<Vec<ReviewItem>> {
+        p.require(Permission::ReviewClients)?;
+        let realm = self.find_realm(realm_name).await?;
+        let clients = self
+            .store
+            .list_clients_in_review(&realm.id, state, MAX_REVIEW_ITEMS)
+            .await?;
+        let mut out = Vec::with_capacity(clients.len());
+        for client in clients {
+            out.push(self.review_item(&realm, client).await?);
+        }
+        Ok(out)
+    }
+
+    async fn review_item(&self, realm: &Realm, client: Client) -> Result<ReviewItem> {
+        use super::metadata::RedirectKind;
+        let mut redirect_hosts: Vec<String> = Vec::new();
+        let (mut loopback, mut private_use, mut any) = (true, false, false);
+        for uri in &client.metadata.redirect_uris {
+            any = true;
+            let parsed = url::Url::parse(uri).ok();
+            let kind = parsed.as_ref().and_then(RedirectKind::of);
+            loopback &= kind == Some(RedirectKind::Loopback);
+            private_use |= kind == Some(RedirectKind::PrivateUse);
+            let host = match (&parsed, kind) {
+                (Some(u), Some(RedirectKind::PrivateUse)) => format!("{}:", u.scheme()),
+                (Some(u), _) => u.host_str().unwrap_or_default().to_owned(),
+                (None, _) => uri.clone(),
+            };
+            if !redirect_hosts.contains(&host) {
+                redirect_hosts.push(host);
+            }
+        }
+        let same_source = match &client.registration.source_ip {
+            Some(ip) => self.store.count_clients_from(&realm.id, ip).await?,
+            None => 0,
+        };
+        let words: String = client.name.chars().take(40).collect();
+        let similar_names = self
+            .store
+            .list_clients(
+                &realm.id,
+                Some(words.trim()),
+                crate::storage::Page {
+                    offset: 0,
+                    limit: 6,
+                },
+            )
+            .await?
+            .items
+            .into_iter()
+            .filter(|c| c.id != client.id)
+            .map(|c| format!("{} ({})", c.name, c.client_id))
+            .take(5)
+            .collect();
+        Ok(ReviewItem {
+            redirect_hosts,
+            loopback_only: any && loopback,
+            private_use,
+            same_source,
+            similar_names,
+            client,
+        })
+    }
+}

@@ -1,0 +1,329 @@
+//! Dynamic Client Registration (RFC 7591/7592) through the real router, under each realm
+//! policy, with bodies shaped like real MCP clients' (Claude Code, VS Code), and the review
+//! that lets a pending client in.
+use super::*;
+use authz::resources::ResourceInput;
+
+const REGISTER: &str = "/realms/default/connect/register";
+
+/// What Claude Code sends (its callback listens on a random loopback port).
+fn claude_code() -> serde_json::Value {
+    serde_json::json!({
+        "client_name": "Claude Code (payments)",
+        "redirect_uris": ["http://localhost:54545/callback"],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none"
+    })
+}
+
+/// What VS Code sends.
+fn vscode() -> serde_json::Value {
+    serde_json::json!({
+        "client_name": "Visual Studio Code",
+        "redirect_uris": [
+            "https://insiders.vscode.dev/redirect",
+            "https://vscode.dev/redirect",
+            "http://localhost/",
+            "http://127.0.0.1/",
+            "http://localhost:33418/",
+            "http://127.0.0.1:33418/"
+        ],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "token_endpoint_auth_method": "none",
+        "software_id": "Visual Studio Code",
+        "software_version": "1.107.0"
+    })
+}
+
+struct Reg {
+    t: TestServer,
+    admin: authz::Principal,
+}
+
+async fn setup(policy: &str) -> Reg {
+    let t = TestServer::new().await;
+    t.user("root@example.com", "admin").await;
+    let admin = t.principal("root@example.com").await;
+    let meta = authz::RequestMeta::default();
+    t.state
+        .core
+        .create_resource(
+            &admin,
+            "default",
+            &ResourceInput {
+                slug: "payments-mcp".into(),
+                display_name: "Payments".into(),
+                uri: "https://pay.example.com/".into(),
+                scopes: "tools:call".into(),
+                enabled: true,
+                ..Default::default()
+            },
+            &meta,
+        )
+        .await
+        .expect("resource");
+    t.state
+        .core
+        .set_registration_policy(&admin, "default", policy, "", &meta)
+        .await
+        .expect("policy");
+    Reg { t, admin }
+}
+
+impl Reg {
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        bearer: Option<&str>,
+        json: Option<&serde_json::Value>,
+    ) -> (StatusCode, axum::http::HeaderMap, serde_json::Value) {
+        let mut b = Request::builder().method(method).uri(path);
+        if let Some(t) = bearer {
+            b = b.header(header::AUTHORIZATION, format!("Bearer {t}"));
+        }
+        let body = match json {
+            Some(j) => {
+                b = b.header(header::CONTENT_TYPE, "application/json");
+                Body::from(j.to_string())
+            }
+            None => Body::empty(),
+        };
+        let res = self.t.send(b.body(body).expect("request")).await;
+        let (status, headers) = (res.status(), res.headers().clone());
+        let text = body_text(res).await;
+        (
+            status,
+            headers,
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
+        )
+    }
+
+    async fn register(&self, json: &serde_json::Value) -> (StatusCode, serde_json::Value) {
+        let (s, _, j) = self.call("POST", REGISTER, None, Some(json)).await;
+        (s, j)
+    }
+
+    async fn token(&self, form: &str) -> (StatusCode, serde_json::Value) {
+        let res = self
+            .t
+            .send(
+                Request::post("/realms/default/token")
+                    .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                    .body(Body::from(form.to_owned()))
+                    .expect("request"),
+            )
+            .await;
+        let s = res.status();
+        (s, serde_json::from_str(&body_text(res).await).expect("json"))
+    }
+}
+
+async fn body_text(res: Response<Body>) -> String {
+    body(res).await
+}
+
+fn authorize(client_id: &str, redirect: &str) -> String {
+    format!(
+        "/realms/default/authorize?response_type=code&client_id={client_id}&redirect_uri={}&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&resource={}",
+        enc(redirect),
+        enc("https://pay.example.com/")
+    )
+}
+
+#[tokio::test]
+async fn under_review_a_registered_client_waits_until_a_reviewer_approves_it() {
+    let r = setup("review").await;
+    let (status, json) = r.register(&claude_code()).await;
+    assert_eq!(status, StatusCode::CREATED, "{json}");
+    let client_id = json["client_id"].as_str().expect("client_id").to_owned();
+    assert!(json.get("client_secret").is_none(), "a public client");
+    assert_eq!(json["token_endpoint_auth_method"], "none");
+    assert!(json["registration_access_token"].as_str().is_some_and(|t| t.starts_with("rat_")));
+    assert_eq!(
+        json["registration_client_uri"],
+        format!("http://127.0.0.1:3000/realms/default/connect/register/{client_id}")
+    );
+    // Pending: the sign-in page says so, and the token endpoint refuses without invalid_client
+    // (which makes MCP clients delete their registration).
+    let res = r.t.get(&authorize(&client_id, "http://localhost:61000/callback"), None).await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(body(res).await.contains("awaiting approval by the security team"));
+    let (status, json) = r
+        .token(&format!("grant_type=authorization_code&client_id={client_id}&code=x&code_verifier={}", "v".repeat(43)))
+        .await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("unauthorized_client")));
+
+    let queue = r
+        .t
+        .state
+        .core
+        .review_queue(&r.admin, "default", authz::clients::ReviewState::Pending)
+        .await
+        .expect("queue");
+    assert_eq!(queue.len(), 1);
+    assert!(queue[0].loopback_only && queue[0].redirect_hosts == ["localhost"]);
+    let meta = authz::RequestMeta::default();
+    assert!(
+        r.t.state.core.approve_client(&r.admin, "default", &client_id, "  ", &meta).await.is_err(),
+        "a reason is required"
+    );
+    r.t.state
+        .core
+        .approve_client(&r.admin, "default", &client_id, "Claude Code for the payments team", &meta)
+        .await
+        .expect("approve");
+    let res = r.t.get(&authorize(&client_id, "http://localhost:61000/callback"), None).await;
+    assert_eq!(res.status(), StatusCode::OK, "the sign-in page now");
+    // Deciding twice is refused.
+    assert!(r.t.state.core.approve_client(&r.admin, "default", &client_id, "again", &meta).await.is_err());
+    // Revoking an active client stops it at once.
+    r.t.state
+        .core
+        .revoke_client(&r.admin, "default", &client_id, "Left the company", &meta)
+        .await
+        .expect("revoke");
+    let res = r.t.get(&authorize(&client_id, "http://localhost:61000/callback"), None).await;
+    assert!(body(res).await.contains("revoked"));
+}
+
+#[tokio::test]
+async fn open_registration_and_rfc7592_management() {
+    let r = setup("open").await;
+    // An omitted auth method means client_secret_basic (RFC 7591 §2); unknown members are
+    // ignored.
+    let (status, json) = r
+        .register(&serde_json::json!({
+            "client_name": "Reports",
+            "grant_types": ["client_credentials"],
+            "tos_uri": "https://example.com/tos",
+            "made_up": {"nested": true}
+        }))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{json}");
+    assert_eq!(json["token_endpoint_auth_method"], "client_secret_basic");
+    assert!(json["client_secret"].is_string());
+    assert_eq!(json["client_secret_expires_at"], 0);
+    let id = json["client_id"].as_str().expect("id").to_owned();
+    let rat = json["registration_access_token"].as_str().expect("rat").to_owned();
+    let path = format!("{REGISTER}/{id}");
+    let (status, _, read) = r.call("GET", &path, Some(&rat), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(read["client_name"], "Reports");
+    assert!(read.get("client_secret").is_none() && read.get("registration_access_token").is_none());
+    for bad in [None, Some("rat_wrong")] {
+        let (status, headers, json) = r.call("GET", &path, bad, None).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert_eq!(json["error"], "invalid_token");
+        assert!(headers[header::WWW_AUTHENTICATE].to_str().expect("h").starts_with("Bearer"));
+    }
+    let (status, _, json) = r
+        .call("GET", &format!("{REGISTER}/nobody"), Some(&rat), None)
+        .await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::UNAUTHORIZED, Some("invalid_token")), "the same answer for an unknown client");
+    let (status, _, updated) = r
+        .call(
+            "PUT",
+            &path,
+            Some(&rat),
+            Some(&serde_json::json!({"client_id": id, "client_name": "Reports v2", "grant_types": ["client_credentials"]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{updated}");
+    assert_eq!(updated["client_name"], "Reports v2");
+    let (status, _, json) = r
+        .call("PUT", &path, Some(&rat), Some(&serde_json::json!({"client_name": "X", "token_endpoint_auth_method": "none"})))
+        .await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_client_metadata")));
+    let (status, _, _) = r.call("DELETE", &path, Some(&rat), None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, _, _) = r.call("GET", &path, Some(&rat), None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "gone");
+
+    // Real clients' bodies register as they are.
+    for body in [claude_code(), vscode()] {
+        let (status, json) = r.register(&body).await;
+        assert_eq!(status, StatusCode::CREATED, "{json}");
+        assert_eq!(json["response_types"], serde_json::json!(["code"]));
+    }
+}
+
+#[tokio::test]
+async fn registration_errors_are_json_with_the_rfc_codes() {
+    let r = setup("open").await;
+    for (body, code) in [
+        (serde_json::json!({"client_name": "A", "redirect_uris": ["http://evil.example/cb"]}), "invalid_redirect_uri"),
+        (serde_json::json!({"client_name": "A", "redirect_uris": ["javascript:alert(1)"]}), "invalid_redirect_uri"),
+        (serde_json::json!({"client_name": "A", "application_type": "web", "redirect_uris": ["http://127.0.0.1/cb"]}), "invalid_redirect_uri"),
+        (serde_json::json!({"client_name": "A", "application_type": "tv"}), "invalid_client_metadata"),
+        (serde_json::json!({"client_name": "A", "redirect_uris": "https://a.example/cb"}), "invalid_client_metadata"),
+        (serde_json::json!({"client_name": "A", "grant_types": ["password"]}), "invalid_client_metadata"),
+        (serde_json::json!({"client_name": "A", "grant_types": ["authorization_code"], "token_endpoint_auth_method": "none"}), "invalid_redirect_uri"),
+        (serde_json::json!(["not", "an", "object"]), "invalid_client_metadata"),
+    ] {
+        let (status, json) = r.register(&body).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(json["error"], code, "{body}: {json}");
+        assert!(json["error_description"].is_string());
+    }
+    // Not JSON at all.
+    let res = r
+        .t
+        .send(Request::post(REGISTER).header(header::CONTENT_TYPE, "text/plain").body(Body::from("hi")).expect("req"))
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let json: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    assert_eq!(json["error"], "invalid_client_metadata");
+}
+
+#[tokio::test]
+async fn a_flood_from_one_address_is_throttled() {
+    let r = setup("open").await;
+    for i in 0..authz::throttle::MAX_REGISTRATIONS_PER_SOURCE {
+        let (status, json) = r.register(&claude_code()).await;
+        assert_eq!(status, StatusCode::CREATED, "{i}: {json}");
+    }
+    let (status, _, json) = r.call("POST", REGISTER, None, Some(&claude_code())).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(json["error"], "temporarily_unavailable");
+}
+
+#[tokio::test]
+async fn the_realm_limit_closed_registration_and_initial_access_tokens() {
+    let r = setup("open").await;
+    let meta = authz::RequestMeta::default();
+    r.t.state.core.set_registration_policy(&r.admin, "default", "open", "1", &meta).await.expect("limit");
+    assert_eq!(r.register(&claude_code()).await.0, StatusCode::CREATED);
+    let (status, json) = r.register(&claude_code()).await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::FORBIDDEN, Some("access_denied")));
+
+    r.t.state.core.set_registration_policy(&r.admin, "default", "disabled", "100", &meta).await.expect("closed");
+    let (status, json) = r.register(&claude_code()).await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::FORBIDDEN, Some("access_denied")));
+    let res = r.t.get("/.well-known/oauth-authorization-server/realms/default", None).await;
+    let m: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    assert!(m.get("registration_endpoint").is_none(), "not advertised when closed");
+
+    r.t.state
+        .core
+        .set_registration_policy(&r.admin, "default", "initial_access_token", "", &meta)
+        .await
+        .expect("iat");
+    let (status, _, json) = r.call("POST", REGISTER, None, Some(&claude_code())).await;
+    assert_eq!((status, json["error"].as_str()), (StatusCode::UNAUTHORIZED, Some("invalid_token")));
+    let token = r
+        .t
+        .state
+        .core
+        .create_initial_access_token(&r.admin, "default", "CI runner", 1, 3600, &meta)
+        .await
+        .expect("token");
+    let (status, _, json) = r.call("POST", REGISTER, Some(token.expose()), Some(&claude_code())).await;
+    assert_eq!(status, StatusCode::CREATED, "{json}");
+    let (status, _, _) = r.call("POST", REGISTER, Some(token.expose()), Some(&claude_code())).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "used up");
+    let res = r.t.get("/.well-known/oauth-authorization-server/realms/default", None).await;
+    let m: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    assert_eq!(m["registration_endpoint"], "http://127.0.0.1:3000/realms/default/connect/register");
+}
