@@ -148,3 +148,88 @@ pub fn error_html(realm: &str, title: &str, message: &str) -> String {
     };
     document(title, frame(realm.to_owned(), title.to_owned(), body))
 }
+
+/// One connected app as the account page lists it.
+#[derive(Debug, Clone)]
+pub struct AccountApp {
+    /// Consent id (posted back to revoke).
+    pub id: String,
+    /// Client name.
+    pub client_name: String,
+    /// Client id.
+    pub client_id: String,
+    /// Resource name.
+    pub resource_name: String,
+    /// Resource URI.
+    pub resource_uri: String,
+    /// Scopes agreed to, in words.
+    pub scopes: Vec<String>,
+    /// When it was last agreed to (words).
+    pub since: String,
+}
+
+/// The sign-in form of a person's account page.
+pub fn account_login_html(realm: &str, action: &str, csrf: &str, error: Option<&str>, email: &str) -> String {
+    let title = "Sign in to your account".to_owned();
+    let error = error.map(|e| view! { <p role="alert" data-testid="login-error" class=ALERT>{e.to_owned()}</p> });
+    let body = view! {
+        {error}
+        <form method="post" action=action.to_owned() class="space-y-4">
+            <input type="hidden" name="csrf" value=csrf.to_owned()/>
+            <input type="hidden" name="step" value="login"/>
+            <div>
+                <label for="email" class=LABEL>"Email"</label>
+                <input id="email" name="email" type="email" required autocomplete="username" maxlength="254" value=email.to_owned() class=format!("mt-1 {INPUT}")/>
+            </div>
+            <div>
+                <label for="password" class=LABEL>"Password"</label>
+                <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="256" class=format!("mt-1 {INPUT}")/>
+            </div>
+            <button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Sign in"</button>
+        </form>
+    };
+    document(&title, frame(realm.to_owned(), title.clone(), body))
+}
+
+/// A person's account page: the apps they let act for them, each revocable.
+pub fn account_html(realm: &str, action: &str, csrf: &str, name: &str, email: &str, apps: &[AccountApp], notice: Option<&str>) -> String {
+    let title = "Connected apps".to_owned();
+    let notice = notice.map(|n| view! { <p role="status" class="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950 dark:text-emerald-100">{n.to_owned()}</p> });
+    let list = if apps.is_empty() {
+        view! { <p class=format!("text-sm {MUTED}") data-testid="no-apps">"No app can act for you. When you allow one, it appears here, and you can disconnect it at any time."</p> }.into_any()
+    } else {
+        apps.iter()
+            .map(|a| {
+                let words = a.scopes.join(", ");
+                view! {
+                    <li class="flex flex-col gap-2 py-3 sm:flex-row sm:items-start sm:justify-between" data-testid="connected-app">
+                        <div class="min-w-0">
+                            <p class="break-words font-medium">{a.client_name.clone()}</p>
+                            <p class=format!("break-all text-xs {MUTED}")>{a.client_id.clone()}</p>
+                            <p class="mt-1 break-words text-sm">"At " {a.resource_name.clone()} <code class=format!("ml-1 break-all text-xs {MUTED}")>{a.resource_uri.clone()}</code></p>
+                            <p class=format!("break-words text-xs {MUTED}")>{words} " · since " {a.since.clone()}</p>
+                        </div>
+                        <form method="post" action=action.to_owned() class="shrink-0">
+                            <input type="hidden" name="csrf" value=csrf.to_owned()/>
+                            <input type="hidden" name="step" value="revoke"/>
+                            <input type="hidden" name="consent" value=a.id.clone()/>
+                            <button type="submit" class=BTN_SECONDARY>"Disconnect"</button>
+                        </form>
+                    </li>
+                }
+            })
+            .collect_view()
+            .into_any()
+    };
+    let body = view! {
+        {notice}
+        <p class=format!("mb-4 break-words text-sm {MUTED}")>"Signed in as " {name.to_owned()} " (" {email.to_owned()} ")."</p>
+        <ul class="divide-y divide-slate-200 dark:divide-slate-700">{list}</ul>
+        <form method="post" action=action.to_owned() class="mt-6">
+            <input type="hidden" name="csrf" value=csrf.to_owned()/>
+            <input type="hidden" name="step" value="logout"/>
+            <button type="submit" class=BTN_SECONDARY>"Sign out"</button>
+        </form>
+    };
+    document(&title, frame(realm.to_owned(), title.clone(), body))
+}

@@ -62,6 +62,12 @@ pub trait FlowStore: Send + Sync {
         realm_id: &RealmId,
         subject: Option<&str>,
     ) -> Result<Vec<ConnectedApp>, StorageError>;
+    /// One consent of the realm, with its names.
+    async fn find_connected_app(
+        &self,
+        realm_id: &RealmId,
+        id: &ConsentId,
+    ) -> Result<Option<ConnectedApp>, StorageError>;
     /// Deletes a consent of the realm and revokes every family of its subject, client and
     /// resource, with the audit event; `NotFound` if gone.
     async fn revoke_consent(
@@ -444,6 +450,21 @@ macro_rules! flow_store {
                         .into_iter()
                         .map(ConnectedApp::try_from)
                         .collect()
+                }
+
+                async fn find_connected_app(
+                    &self,
+                    realm_id: &RealmId,
+                    id: &ConsentId,
+                ) -> Result<Option<ConnectedApp>, StorageError> {
+                    let mut q = sqlx::QueryBuilder::<$db>::new(LIST_CONSENTS);
+                    q.push_bind(realm_id.as_str());
+                    q.push(" AND c.id = ").push_bind(id.as_str());
+                    q.build_query_as::<ConnectedAppRow>()
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(ConnectedApp::try_from)
+                        .transpose()
                 }
 
                 async fn revoke_consent(

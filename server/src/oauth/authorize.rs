@@ -221,3 +221,185 @@ pub async fn post(
         _ => error_page(&realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
     }
 }
+
+/// The account page's form token: derived from the browser-binding cookie, which another site
+/// can neither read nor set, so a forged post cannot carry it.
+fn account_csrf(browser: &str) -> String {
+    hex::encode(authz::secret::PlainToken::from_input(&format!("account-form:{browser}")).hashed())
+}
+
+fn account_apps(now: i64, apps: &[authz::authorize::ConnectedApp]) -> Vec<app::pages::authorize::AccountApp> {
+    apps.iter()
+        .map(|a| app::pages::authorize::AccountApp {
+            id: a.consent.id.to_string(),
+            client_name: a.client_name.clone(),
+            client_id: a.client_id.clone(),
+            resource_name: a.resource_name.clone(),
+            resource_uri: a.resource_uri.clone(),
+            scopes: a
+                .consent
+                .scopes
+                .iter()
+                .map(|s| {
+                    if s == "offline_access" {
+                        "Stay connected".to_owned()
+                    } else {
+                        authz::authorize::describe_scope(s)
+                    }
+                })
+                .collect(),
+            since: authz::clock::ago(now, a.consent.updated_at),
+        })
+        .collect()
+}
+
+/// Renders the account page (or its sign-in form) for this browser.
+async fn account_page(
+    state: &AppState,
+    realm: &str,
+    browser: &str,
+    session: Option<&str>,
+    notice: Option<&str>,
+    login_error: Option<(&str, &str)>,
+) -> Response {
+    let action = format!("/realms/{realm}/account");
+    let csrf = account_csrf(browser);
+    let display = match state.core.serving_realm_name(realm).await {
+        Ok(d) => d,
+        Err(e) => return render(realm, Err(e), false),
+    };
+    if let Some(s) = session {
+        match state.core.own_connected_apps(realm, s).await {
+            Ok((subject, apps)) => {
+                let apps = account_apps(state.core.now(), &apps);
+                return page(
+                    StatusCode::OK,
+                    app::pages::authorize::account_html(
+                        &display,
+                        &action,
+                        &csrf,
+                        &subject.display_name,
+                        &subject.email,
+                        &apps,
+                        notice,
+                    ),
+                );
+            }
+            Err(authz::Error::Unauthenticated) => {}
+            Err(e) => return render(realm, Err(e), false),
+        }
+    }
+    let (error, email) = login_error.unwrap_or_default();
+    page(
+        StatusCode::OK,
+        app::pages::authorize::account_login_html(
+            &display,
+            &action,
+            &csrf,
+            (!error.is_empty()).then_some(error),
+            email,
+        ),
+    )
+}
+
+/// `GET /realms/{realm}/account`: a person's connected apps (after signing in).
+pub async fn account_get(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
+        return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
+    };
+    let realm = realm_name.to_string();
+    let (browser, fresh) = match cookie(&headers, BROWSER_COOKIE) {
+        Some(b) => (b.to_owned(), false),
+        None => (authz::secret::PlainToken::generate().expose().to_owned(), true),
+    };
+    let mut res = account_page(&state, &realm, &browser, cookie(&headers, LOGIN_COOKIE), None, None).await;
+    if fresh {
+        set_cookie(&mut res, BROWSER_COOKIE, &browser, &realm, None, state.config.is_https());
+    }
+    res
+}
+
+/// `POST /realms/{realm}/account`: sign in, disconnect an app, sign out.
+pub async fn account_post(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    Meta(meta): Meta,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
+        return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
+    };
+    let realm = realm_name.to_string();
+    let form: Vec<(String, String)> = url::form_urlencoded::parse(body.as_bytes())
+        .take(MAX_PARAMETERS)
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let field = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let Some(browser) = cookie(&headers, BROWSER_COOKIE) else {
+        return error_page(&realm, StatusCode::BAD_REQUEST, "The form expired. Open your account page again.");
+    };
+    let expected = account_csrf(browser);
+    let sent = field("csrf").unwrap_or_default();
+    if !authz::secret::constant_time_eq(expected.as_bytes(), sent.as_bytes()) || sent.len() != expected.len() {
+        return error_page(&realm, StatusCode::BAD_REQUEST, "The form expired. Open your account page again.");
+    }
+    let session = cookie(&headers, LOGIN_COOKIE);
+    let secure = state.config.is_https();
+    match field("step") {
+        Some("login") => {
+            let email = field("email").unwrap_or_default();
+            match state
+                .core
+                .account_sign_in(&realm, email, field("password").unwrap_or_default(), &meta)
+                .await
+            {
+                Ok(s) => {
+                    let mut res = account_page(&state, &realm, browser, Some(&s.0), None, None).await;
+                    set_cookie(&mut res, LOGIN_COOKIE, &s.0, &realm, Some(authz::authorize::LOGIN_SESSION_TTL_SECS), secure);
+                    res
+                }
+                Err(authz::Error::InvalidCredentials) => {
+                    account_page(&state, &realm, browser, None, None, Some(("That email and password do not match.", email))).await
+                }
+                Err(authz::Error::Throttled { .. }) => {
+                    account_page(&state, &realm, browser, None, None, Some(("Too many attempts. Try again later.", email))).await
+                }
+                Err(e) => render(&realm, Err(e), true),
+            }
+        }
+        Some("revoke") => {
+            let Some(s) = session else {
+                return account_page(&state, &realm, browser, None, None, None).await;
+            };
+            let notice = match state
+                .core
+                .revoke_own_connected_app(&realm, s, field("consent").unwrap_or_default(), &meta)
+                .await
+            {
+                Ok(()) => "Disconnected. The app's tokens stopped working.",
+                Err(authz::Error::NotFound { .. }) => "That app was already disconnected.",
+                Err(authz::Error::Unauthenticated) => {
+                    return account_page(&state, &realm, browser, None, None, None).await;
+                }
+                Err(e) => return render(&realm, Err(e), true),
+            };
+            account_page(&state, &realm, browser, Some(s), Some(notice), None).await
+        }
+        Some("logout") => {
+            if let Some(s) = session
+                && let Err(e) = state.core.end_login_session(s).await
+            {
+                tracing::error!(error = %e, "Failed to end a sign-in session");
+            }
+            let mut res = account_page(&state, &realm, browser, None, None, None).await;
+            set_cookie(&mut res, LOGIN_COOKIE, "", &realm, Some(0), secure);
+            res
+        }
+        _ => error_page(&realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
+    }
+}

@@ -85,6 +85,10 @@ pub fn routes() -> Router<AppState> {
             "/realms/{realm}/authorize",
             get(authorize::get).post(authorize::post),
         )
+        .route(
+            "/realms/{realm}/account",
+            get(authorize::account_get).post(authorize::account_post),
+        )
         .route("/realms/{realm}/introspect", post(introspect))
 }
 

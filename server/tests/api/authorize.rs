@@ -138,10 +138,11 @@ impl Flow {
     }
 
     async fn post(&self, b: &mut Browser, form: &str) -> (StatusCode, String, String) {
-        let res = self
-            .t
-            .post_form("/realms/default/authorize", form, b.header().as_deref())
-            .await;
+        self.post_to(b, "/realms/default/authorize", form).await
+    }
+
+    async fn post_to(&self, b: &mut Browser, path: &str, form: &str) -> (StatusCode, String, String) {
+        let res = self.t.post_form(path, form, b.header().as_deref()).await;
         b.keep(&res);
         let (status, loc) = (res.status(), location(&res));
         (status, loc, body(res).await)
@@ -589,4 +590,61 @@ async fn metadata_advertises_the_code_flow() {
         assert!(m["grant_types_supported"].as_array().expect("grants").contains(&g.into()));
     }
     assert!(m["token_endpoint_auth_methods_supported"].as_array().expect("m").contains(&"none".into()));
+}
+
+fn csrf_of(html: &str) -> String {
+    let at = html.find("name=\"csrf\" value=\"").expect("a csrf field");
+    let rest = &html[at + "name=\"csrf\" value=\"".len()..];
+    rest[..rest.find('"').expect("end")].to_owned()
+}
+
+#[tokio::test]
+async fn people_see_and_disconnect_their_connected_apps_and_the_tokens_die() {
+    let f = flow().await;
+    let mut b = Browser::default();
+    let loc = f.consent(&mut b, "&scope=tools%3Acall+offline_access").await;
+    let (_, tokens) = f.redeem(&query_of(&loc)["code"]).await;
+    let rt = tokens["refresh_token"].as_str().expect("rt").to_owned();
+    // The sign-in session of the flow opens the account page.
+    let (status, _, html) = f.get(&mut b, "/realms/default/account").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Visual Studio Code") && html.contains("Stay connected"), "{html}");
+    let consent = {
+        let at = html.find("name=\"consent\" value=\"").expect("consent id");
+        let rest = &html[at + "name=\"consent\" value=\"".len()..];
+        rest[..rest.find('"').expect("end")].to_owned()
+    };
+    // A post without the form token does nothing.
+    let res = f
+        .t
+        .post_form("/realms/default/account", &format!("step=revoke&consent={consent}"), b.header().as_deref())
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let (status, _, html) = f
+        .post_to(&mut b, "/realms/default/account", &format!("step=revoke&consent={consent}&csrf={}", csrf_of(&html)))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Disconnected") && html.contains("No app can act for you"), "{html}");
+    let (status, _) = f.refresh(&rt).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "its refresh token died with the consent");
+    // Without a session the page asks to sign in, and signing in works without a flow.
+    let mut fresh = Browser::default();
+    let (_, _, html) = f.get(&mut fresh, "/realms/default/account").await;
+    assert!(html.contains("Sign in to your account"));
+    let (status, _, html) = f
+        .post_to(&mut fresh, "/realms/default/account", &format!("step=login&csrf={}&email={}&password={}", csrf_of(&html), enc(PERSON), enc(PASSWORD)))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Ada Lovelace") && html.contains("<title>Connected apps</title>"), "{html}");
+    // Admins see and revoke anyone's.
+    let loc = f.consent(&mut Browser::default(), "").await;
+    assert!(query_of(&loc).contains_key("code"));
+    let apps = f.t.state.core.connected_apps(&f.admin, "default", None).await.expect("apps");
+    assert_eq!(apps.len(), 1);
+    f.t.state
+        .core
+        .revoke_connected_app(&f.admin, "default", apps[0].consent.id.as_str(), &authz::RequestMeta::default())
+        .await
+        .expect("revoke");
+    assert!(f.t.state.core.connected_apps(&f.admin, "default", None).await.expect("apps").is_empty());
 }
