@@ -83,6 +83,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("keys") view=|| guarded(|c| c.manage_keys, pages::keys::KeysPage) ssr=SsrMode::Async/>
                     <Route path=path!("agents") view=|| guarded(|c| c.view_agents, pages::agents::AgentsPage) ssr=SsrMode::Async/>
                     <Route path=path!("agents/:name") view=|| guarded(|c| c.view_agents, pages::agents::AgentDetailPage) ssr=SsrMode::Async/>
+                    <Route path=path!("people") view=|| guarded(|c| c.view_people, pages::people::PeoplePage) ssr=SsrMode::Async/>
+                    <Route path=path!("people/:id") view=|| guarded(|c| c.view_people, pages::people::PersonDetailPage) ssr=SsrMode::Async/>
+                    <Route path=path!("review") view=|| guarded(|c| c.review_clients, pages::review::ReviewPage) ssr=SsrMode::Async/>
                 </ParentRoute>
             </Routes>
         </Router>

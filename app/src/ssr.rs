@@ -151,6 +151,8 @@ pub fn realm_view(core: &Core, r: &authz::realms::Realm) -> crate::types::RealmV
         enabled: r.enabled,
         issuer: core.issuer(&r.name),
         token_ttl_secs: r.token_ttl_secs,
+        registration_policy: r.registration_policy.as_str().to_owned(),
+        max_dynamic_clients: r.max_dynamic_clients,
         created_at: authz::clock::rfc3339(r.created_at),
     }
 }
@@ -395,6 +397,13 @@ pub fn client_view(c: &authz::clients::Client, now: i64) -> crate::types::Client
         contacts: c.metadata.contacts.join(", "),
         resource_server: c.resource_server_for.is_some(),
         enabled: c.enabled,
+        registration: c.registration.kind.as_str().to_owned(),
+        review: c.registration.review.as_str().to_owned(),
+        decision: c
+            .registration
+            .reviewed_by
+            .clone()
+            .zip(c.registration.review_reason.clone()),
         created: moment(now, c.created_at),
     }
 }
@@ -492,4 +501,74 @@ pub fn login_email() -> Option<String> {
         .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
         .collect();
     String::from_utf8(bytes?).ok().filter(|e| !e.is_empty())
+}
+
+/// View of a realm's person.
+pub fn person_view(p: &authz::people::Person, now: i64) -> crate::types::PersonView {
+    crate::types::PersonView {
+        id: p.id.to_string(),
+        email: p.email.to_string(),
+        display_name: p.display_name.clone(),
+        roles: p.roles.to_string(),
+        disabled: p.disabled,
+        has_password: p.password_hash.is_some(),
+        created: moment(now, p.created_at),
+    }
+}
+
+/// View of a connected app.
+pub fn connected_app_view(a: &authz::authorize::ConnectedApp, now: i64) -> crate::types::ConnectedAppView {
+    crate::types::ConnectedAppView {
+        id: a.consent.id.to_string(),
+        subject: a.consent.subject.clone(),
+        client_id: a.client_id.clone(),
+        client_name: a.client_name.clone(),
+        resource_name: a.resource_name.clone(),
+        resource_uri: a.resource_uri.clone(),
+        scopes: a
+            .consent
+            .scopes
+            .iter()
+            .filter(|s| *s != "offline_access")
+            .map(str::to_owned)
+            .collect(),
+        offline: a.consent.scopes.contains("offline_access"),
+        updated: moment(now, a.consent.updated_at),
+        last_used: a.last_used_at.map(|t| moment(now, t)),
+    }
+}
+
+/// View of a client in the review queue.
+pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> crate::types::ReviewItemView {
+    let c = &i.client;
+    let r = &c.registration;
+    let software = match (&c.metadata.software_id, &c.metadata.software_version) {
+        (Some(id), Some(v)) => Some(format!("{id} {v}")),
+        (Some(id), None) => Some(id.clone()),
+        (None, Some(v)) => Some(format!("version {v}")),
+        (None, None) => None,
+    };
+    crate::types::ReviewItemView {
+        client_id: c.client_id.to_string(),
+        name: c.name.clone(),
+        kind: r.kind.as_str().to_owned(),
+        state: r.review.as_str().to_owned(),
+        auth_method: c.auth_method.as_str().to_owned(),
+        grant_types: c.grant_types.iter().map(|g| g.as_str().to_owned()).collect(),
+        scope: c.scope.to_string(),
+        redirect_uris: c.metadata.redirect_uris.clone(),
+        redirect_hosts: i.redirect_hosts.clone(),
+        loopback_only: i.loopback_only,
+        private_use: i.private_use,
+        software,
+        client_uri: c.metadata.client_uri.clone(),
+        source_ip: r.source_ip.clone(),
+        same_source: i.same_source,
+        similar_names: i.similar_names.clone(),
+        created: moment(now, c.created_at),
+        decision: match (&r.reviewed_by, &r.review_reason, r.reviewed_at) {
+            (Some(by), Some(why), Some(at)) => Some((by.clone(), why.clone(), moment(now, at))),
+            _ => None,
+        },
+    }
 }

@@ -18,6 +18,8 @@ pub struct SessionInfo {
     pub realm: RealmView,
     /// All realms, for the switcher.
     pub realms: Vec<RealmView>,
+    /// Clients of the selected realm waiting for review (for reviewers).
+    pub pending_reviews: u64,
 }
 
 /// What a role may see and do in the console: screens and controls it may not use are not shown.
@@ -45,6 +47,12 @@ pub struct Abilities {
     pub manage_agents: bool,
     /// Signing keys.
     pub manage_keys: bool,
+    /// See the realm's people and their connected apps.
+    pub view_people: bool,
+    /// Create, change and disable people; revoke anyone's connected apps.
+    pub manage_people: bool,
+    /// The security-review queue: approve, reject, revoke clients.
+    pub review_clients: bool,
 }
 
 /// A point in time as the console shows it: in words, with the exact time on hover.
@@ -69,6 +77,10 @@ pub struct RealmView {
     pub issuer: String,
     /// Default access-token lifetime in seconds.
     pub token_ttl_secs: i64,
+    /// Who may register clients (`review`, `open`, `initial_access_token`, `disabled`).
+    pub registration_policy: String,
+    /// Most self-registered clients.
+    pub max_dynamic_clients: i64,
     /// Creation time (RFC 3339).
     pub created_at: String,
 }
@@ -329,6 +341,12 @@ pub struct ClientView {
     /// Enabled flag.
     pub enabled: bool,
     /// Creation time.
+    /// How it registered (`admin`, `dynamic`, `metadata_document`).
+    pub registration: String,
+    /// Review state (`pending`, `approved`, `rejected`, `revoked`, `expired`).
+    pub review: String,
+    /// The last review decision: who and why.
+    pub decision: Option<(String, String)>,
     pub created: Moment,
 }
 
@@ -512,4 +530,111 @@ pub struct OverviewView {
     pub grants: Option<u64>,
     /// Grants that produced a token.
     pub grants_used: Option<u64>,
+}
+
+/// A person of a realm (who signs in at its authorization endpoint).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersonView {
+    /// Id (`psn_…`, the `sub` of their tokens).
+    pub id: String,
+    /// Email.
+    pub email: String,
+    /// Display name.
+    pub display_name: String,
+    /// Roles, space-separated.
+    pub roles: String,
+    /// Disabled flag.
+    pub disabled: bool,
+    /// Whether a password is set.
+    pub has_password: bool,
+    /// Creation time.
+    pub created: Moment,
+}
+
+/// One page of people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersonPage {
+    /// Rows.
+    pub items: Vec<PersonView>,
+    /// All matching rows.
+    pub total: u64,
+    /// 0-based page index.
+    pub page: u32,
+    /// Rows per page.
+    pub page_size: u32,
+}
+
+/// A connected app: a client a person let act for them at a resource.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectedAppView {
+    /// Consent id.
+    pub id: String,
+    /// The person (or console account) id.
+    pub subject: String,
+    /// The client's `client_id`.
+    pub client_id: String,
+    /// The client's name.
+    pub client_name: String,
+    /// The resource's name.
+    pub resource_name: String,
+    /// The resource's URI.
+    pub resource_uri: String,
+    /// Scopes agreed to.
+    pub scopes: Vec<String>,
+    /// Whether it stays connected (refresh tokens).
+    pub offline: bool,
+    /// Last agreed to.
+    pub updated: Moment,
+    /// Last token refresh, if any.
+    pub last_used: Option<Moment>,
+}
+
+/// A client in the security-review queue, with its risk signals.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewItemView {
+    /// `client_id`.
+    pub client_id: String,
+    /// Name it registered.
+    pub name: String,
+    /// `admin`, `dynamic` or `metadata_document`.
+    pub kind: String,
+    /// Review state.
+    pub state: String,
+    /// Public (`none`) or how it authenticates.
+    pub auth_method: String,
+    /// Grant types.
+    pub grant_types: Vec<String>,
+    /// Registered scope (empty: any the resources offer).
+    pub scope: String,
+    /// Redirect URIs in full.
+    pub redirect_uris: Vec<String>,
+    /// Their hosts or schemes.
+    pub redirect_hosts: Vec<String>,
+    /// Every redirect is loopback.
+    pub loopback_only: bool,
+    /// Some redirect uses a private-use scheme.
+    pub private_use: bool,
+    /// `software_id`, `software_version`.
+    pub software: Option<String>,
+    /// Client URI (home page).
+    pub client_uri: Option<String>,
+    /// Source address.
+    pub source_ip: Option<String>,
+    /// Registrations from that address.
+    pub same_source: u64,
+    /// Other clients with a similar name.
+    pub similar_names: Vec<String>,
+    /// First seen.
+    pub created: Moment,
+    /// Who decided, why, when (for decided clients).
+    pub decision: Option<(String, String, Moment)>,
+}
+
+/// What a bulk review did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BulkResult {
+    /// Clients decided.
+    pub done: u32,
+    /// Clients not decided, with why.
+    pub failed: Vec<(String, String)>,
 }

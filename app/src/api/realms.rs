@@ -56,3 +56,17 @@ pub async fn set_realm_enabled(name: String, enabled: bool) -> Result<RealmView,
     let realm = core.set_realm_enabled(&p, &name, enabled, &meta).await?;
     Ok(ssr::realm_view(&core, &realm))
 }
+
+/// Sets who may register clients in a realm, and how many self-registered clients it holds.
+#[server(prefix = "/api", endpoint = "realms/registration")]
+pub async fn set_registration_policy(
+    name: String,
+    registration_policy: String,
+    max_dynamic_clients: String,
+) -> Result<RealmView, AppError> {
+    let (core, p, meta) = ssr::context().await?;
+    let r = core
+        .set_registration_policy(&p, &name, &registration_policy, &max_dynamic_clients, &meta)
+        .await?;
+    Ok(ssr::realm_view(&core, &r))
+}

@@ -27,7 +27,9 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
         })
         .cloned()
         .ok_or(AppError::Internal)?;
+    let pending_reviews = core.pending_review_count(&p, &realm.name).await?;
     Ok(Some(SessionInfo {
+        pending_reviews,
         user_id: p.user_id.to_string(),
         email: p.email.clone(),
         display_name: p.display_name.clone(),
@@ -53,6 +55,9 @@ fn abilities(role: authz::policy::Role) -> crate::types::Abilities {
         view_agents: role.can(ViewAgents),
         manage_agents: role.can(ManageAgents),
         manage_keys: role.can(ManageKeys),
+        view_people: role.can(ViewPeople),
+        manage_people: role.can(ManagePeople),
+        review_clients: role.can(ReviewClients),
     }
 }
 

@@ -37,6 +37,26 @@ fn NavLink(href: &'static str, label: &'static str) -> impl IntoView {
     }
 }
 
+/// The security-review entry, with the number of clients waiting.
+#[component]
+fn ReviewLink(count: u64) -> impl IntoView {
+    let location = use_location();
+    let active = move || location.pathname.get().starts_with("/review");
+    let label = if count == 0 {
+        "Security review".to_owned()
+    } else {
+        format!("Security review, {count} waiting")
+    };
+    view! {
+        <A href="/review" attr:class=move || format!("{} justify-between", if active() { NAV_ACTIVE } else { NAV_LINK }) attr:aria-current=move || active().then_some("page") attr:aria-label=label>
+            <span>"Security review"</span>
+            {(count > 0).then(|| view! {
+                <span data-testid="review-count" class="ml-2 rounded-full bg-amber-400 px-2 text-xs font-semibold text-slate-900">{count.to_string()}</span>
+            })}
+        </A>
+    }
+}
+
 /// Toggles dark mode and remembers the choice in `localStorage`.
 #[component]
 pub fn ThemeToggle() -> impl IntoView {
@@ -197,6 +217,8 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     {can.view_resources.then(|| view! { <NavLink href="/resources" label="Resources"/> })}
                     {can.view_clients.then(|| view! { <NavLink href="/clients" label="Clients"/> })}
                     {can.view_agents.then(|| view! { <NavLink href="/agents" label="Agents"/> })}
+                    {can.view_people.then(|| view! { <NavLink href="/people" label="People"/> })}
+                    {can.review_clients.then(|| view! { <ReviewLink count=info.pending_reviews/> })}
                     {can.manage_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
                     {can.manage_realms.then(|| view! { <NavLink href="/settings" label="Realm settings"/> })}
                 </NavGroup>

@@ -1,8 +1,14 @@
-//! The signed-in user's account: change password.
+//! The signed-in user's account: change password, and the apps they let act for them (a
+//! console account signs in as a person of the default realm).
 use crate::api::account::ChangePassword;
+use crate::api::people::{RevokeMyConnectedApp, my_connected_apps};
+use crate::pages::people::ConnectedAppList;
 use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::toast::{ToastKind, use_toasts};
-use crate::components::ui::{BTN_PRIMARY, CARD, PASSWORD_FIELDS, PageHeader, PasswordFields};
+use crate::components::ui::{
+    BTN_PRIMARY, CARD, ErrorMessage, Loading, MUTED, PASSWORD_FIELDS, PageHeader, PasswordFields,
+    successes,
+};
 use leptos::prelude::*;
 
 /// Account settings.
@@ -20,8 +26,16 @@ pub fn AccountPage() -> impl IntoView {
             }
         }
     });
+    let revoke = ServerAction::<RevokeMyConnectedApp>::new();
+    let revoked = successes(revoke);
+    let apps = Resource::new(move || revoked.get(), |_| my_connected_apps());
+    Effect::new(move |_| match revoke.value().get() {
+        Some(Ok(())) => toasts.push(ToastKind::Success, "Disconnected: the app's tokens stopped working."),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
     view! {
-        <PageHeader title="Account" description="Your console sign-in."/>
+        <PageHeader title="Account" description="Your console sign-in, and the apps you let act for you."/>
         <section class=format!("{CARD} max-w-lg p-6")>
             <h2 class="text-lg font-semibold text-slate-900 dark:text-white">"Change password"</h2>
             <ActionForm action=action node_ref=form attr:id="password-form" attr:class="mt-4 space-y-4" on:input=move |_| errors.clear()>
@@ -31,6 +45,18 @@ pub fn AccountPage() -> impl IntoView {
                 {errors.form_error()}
                 <button type="submit" class=BTN_PRIMARY disabled=move || action.pending().get()>"Change password"</button>
             </ActionForm>
+        </section>
+        <section class=format!("{CARD} mt-6") aria-labelledby="my-apps-title">
+            <div class="border-b border-slate-200 p-4 dark:border-slate-700">
+                <h2 id="my-apps-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Connected apps"</h2>
+                <p class=MUTED>"MCP clients you allowed to act for you in the default realm."</p>
+            </div>
+            <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
+                {move || apps.get().map(|r| match r {
+                    Ok(list) => view! { <ConnectedAppList apps=list whose="your" revoke=Callback::new(move |id| { revoke.dispatch(RevokeMyConnectedApp { id }); })/> }.into_any(),
+                    Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
+                })}
+            </Transition>
         </section>
     }
 }

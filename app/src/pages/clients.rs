@@ -281,6 +281,13 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                 view! {
                     <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="client-detail">
                         <div><dt class=MUTED>"Status"</dt><dd><Badge ok=c.enabled text=if c.enabled { "Enabled" } else { "Disabled" }/></dd></div>
+                        <div><dt class=MUTED>"Registered"</dt><dd data-testid="client-review">
+                            {match c.registration.as_str() { "dynamic" => "By itself (dynamic registration)", "metadata_document" => "By its metadata document", _ => "By an administrator" }}
+                            " · "
+                            <Pill tone=match c.review.as_str() { "approved" => Tone::Good, "pending" => Tone::Warn, _ => Tone::Bad } text=c.review.clone()/>
+                            {(c.review == "pending").then(|| view! { <a class="ml-2 text-indigo-700 hover:underline dark:text-indigo-300" href="/review">"Review it"</a> })}
+                            {c.decision.clone().map(|(by, why)| view! { <p class=MUTED>{by} ": " {why}</p> })}
+                        </dd></div>
                         <div><dt class=MUTED>"Authentication"</dt><dd class="font-mono text-xs">{c.auth_method.clone()}</dd></div>
                         <div><dt class=MUTED>"Grant types"</dt><dd class="font-mono text-xs">{if c.grant_types.is_empty() { "none yet".to_owned() } else { c.grant_types.clone() }}</dd></div>
                         <div><dt class=MUTED>"Acts for agent"</dt><dd class="break-all">{if d.agent.is_empty() { view! { "—" }.into_any() } else { view! { <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/agents/{}", d.agent)>{d.agent.clone()}</a> }.into_any() }}</dd></div>

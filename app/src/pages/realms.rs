@@ -197,16 +197,20 @@ fn RealmSettings(realm: RealmView, update: ServerAction<UpdateRealm>) -> impl In
 fn RealmDetail(name: Signal<String>, settings: bool) -> impl IntoView {
     let update = ServerAction::<UpdateRealm>::new();
     let enable = ServerAction::<SetRealmEnabled>::new();
-    let (enabled, updated) = (successes(enable), successes(update));
+    let registration = ServerAction::<crate::api::realms::SetRegistrationPolicy>::new();
+    let (enabled, updated, registered) = (successes(enable), successes(update), successes(registration));
     let realm = Resource::new(
-        move || (name.get(), enabled.get(), updated.get()),
+        move || (name.get(), enabled.get(), updated.get(), registered.get()),
         |(n, ..)| get_realm(n),
     );
     let events = Resource::new(
-        move || (name.get(), enabled.get(), updated.get()),
+        move || (name.get(), enabled.get(), updated.get(), registered.get()),
         |(n, ..)| history("realm".to_owned(), n),
     );
     let toasts = use_toasts();
+    Effect::new(move |_| if let Some(Ok(r)) = registration.value().get() {
+        toasts.push(ToastKind::Success, format!("Client registration in {} saved.", r.name));
+    });
     let navigate = leptos_router::hooks::use_navigate();
     let session = crate::components::layout::use_session();
     Effect::new(move |_| {
@@ -259,6 +263,7 @@ fn RealmDetail(name: Signal<String>, settings: bool) -> impl IntoView {
                             })}
                         </div>
                         <RealmSettings realm=r.clone() update/>
+                        <RegistrationSettings realm=r.clone() action=registration/>
                         {can.view_audit.then(|| {
                             let link = crate::components::pager::with_query("/audit", &[("realm", n.get_value()), ("target", "realm:".to_owned())]);
                             view! { <History target events link/> }
@@ -293,4 +298,47 @@ pub fn RealmSettingsPage() -> impl IntoView {
             .unwrap_or_default()
     });
     view! { <RealmDetail name=name.into() settings=true/> }
+}
+
+const POLICIES: [(&str, &str, &str); 4] = [
+    ("review", "Review first", "Anyone may register; the client waits in Security review until a reviewer approves it. The MCP-safe default."),
+    ("open", "Open", "Anyone may register and the client works at once. For development realms."),
+    ("initial_access_token", "Initial access token", "Only whoever holds a token an admin issued (portcullis registration token) may register."),
+    ("disabled", "Closed", "Nobody may register; admins register every client. The registration endpoint is not advertised."),
+];
+
+/// Who may register clients in the realm (RFC 7591), and the realm's limit.
+#[component]
+fn RegistrationSettings(realm: crate::types::RealmView, action: ServerAction<crate::api::realms::SetRegistrationPolicy>) -> impl IntoView {
+    let errors = crate::components::field::FieldErrors::new(
+        action,
+        "registration-settings",
+        &[("registration_policy", "registration_policy"), ("max_dynamic_clients", "max_dynamic_clients")],
+    );
+    let picked = RwSignal::new(realm.registration_policy.clone());
+    let can = use_abilities();
+    view! {
+        <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="registration-title">
+            <h2 id="registration-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Client registration"</h2>
+            <p class=MUTED>"MCP clients such as VS Code and Claude Code register themselves (dynamic client registration) before they sign anyone in."</p>
+            <ActionForm action attr:id="registration-settings" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
+                <input type="hidden" name="name" value=realm.name.clone()/>
+                <div>
+                    <label class=LABEL for="registration-policy">"Who may register"</label>
+                    <select id="registration-policy" name="registration_policy" class=format!("mt-1 {INPUT}") disabled=!can.manage_realms
+                        aria-describedby="registration-policy-help" on:change=move |ev| picked.set(event_target_value(&ev))>
+                        {POLICIES.iter().map(|(v, l, _)| view! { <option value=*v selected=*v == realm.registration_policy>{*l}</option> }).collect_view()}
+                    </select>
+                    <p id="registration-policy-help" class=format!("mt-1 {MUTED}")>{move || POLICIES.iter().find(|(v, ..)| *v == picked.get()).map(|(.., h)| *h).unwrap_or_default()}</p>
+                </div>
+                <crate::components::field::Field errors name="max_dynamic_clients" id="max-dynamic-clients" label="Most self-registered clients"
+                    kind=crate::components::field::Kind::Number value=realm.max_dynamic_clients.to_string() maxlength=7
+                    help="Registration is refused beyond this; a flood cannot fill the realm."/>
+                <div class="sm:col-span-2">{errors.form_error()}</div>
+                {can.manage_realms.then(|| view! {
+                    <div class="sm:col-span-2"><button type="submit" class=BTN_PRIMARY disabled=move || action.pending().get()>"Save registration settings"</button></div>
+                })}
+            </ActionForm>
+        </section>
+    }
 }

@@ -581,6 +581,21 @@ impl Core {
         Ok(out)
     }
 
+    /// How many clients of a realm wait for review (`0` for roles that do not review).
+    ///
+    /// # Errors
+    /// `NotFound` (realm), on storage failure.
+    pub async fn pending_review_count(&self, p: &Principal, realm_name: &str) -> Result<u64> {
+        if !p.role.can(Permission::ReviewClients) {
+            return Ok(0);
+        }
+        let realm = self.find_realm(realm_name).await?;
+        Ok(self
+            .store
+            .count_clients_in_review(&realm.id, ReviewState::Pending)
+            .await?)
+    }
+
     async fn review_item(&self, realm: &Realm, client: Client) -> Result<ReviewItem> {
         use super::metadata::RedirectKind;
         let mut redirect_hosts: Vec<String> = Vec::new();

@@ -116,6 +116,12 @@ pub trait ClientStore: Send + Sync {
         state: ReviewState,
         limit: i64,
     ) -> Result<Vec<Client>, StorageError>;
+    /// How many clients of a realm are in a review state.
+    async fn count_clients_in_review(
+        &self,
+        realm_id: &RealmId,
+        state: ReviewState,
+    ) -> Result<u64, StorageError>;
     /// Stores an initial access token (hash) with its audit event.
     async fn insert_initial_token(
         &self,
@@ -341,6 +347,21 @@ macro_rules! client_store {
                         .into_iter()
                         .map(Client::try_from)
                         .collect()
+                }
+
+                async fn count_clients_in_review(
+                    &self,
+                    realm_id: &RealmId,
+                    state: ReviewState,
+                ) -> Result<u64, StorageError> {
+                    let n: i64 = sqlx::query_scalar(
+                        "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND review_state = $2",
+                    )
+                    .bind(realm_id.as_str())
+                    .bind(state.as_str())
+                    .fetch_one(&self.pool)
+                    .await?;
+                    Ok(u64::try_from(n).unwrap_or(0))
                 }
 
                 async fn insert_initial_token(

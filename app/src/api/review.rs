@@ -1,0 +1,41 @@
+//! The security-review queue of the selected realm.
+use crate::error::AppError;
+#[cfg(feature = "ssr")]
+use crate::ssr;
+use crate::types::{BulkResult, ReviewItemView};
+use leptos::prelude::*;
+
+/// Clients in a review state (`pending`, `approved`, `rejected`, `revoked`), newest first.
+#[server(prefix = "/api", endpoint = "review/list")]
+pub async fn review_queue(state: String) -> Result<Vec<ReviewItemView>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let state = authz::clients::ReviewState::parse(&state)
+        .map_err(|_| AppError::Invalid("Unknown review state.".into()))?;
+    let items = core.review_queue(&p, &realm, state).await?;
+    Ok(items.iter().map(|i| ssr::review_item_view(i, core.now())).collect())
+}
+
+/// Approves, rejects or revokes clients (`decision`), with one reason for all of them.
+#[server(prefix = "/api", endpoint = "review/decide")]
+pub async fn decide_review(client_ids: Vec<String>, decision: String, reason: String) -> Result<BulkResult, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    if client_ids.is_empty() || client_ids.len() > 100 {
+        return Err(AppError::Invalid("Pick between 1 and 100 clients.".into()));
+    }
+    let mut out = BulkResult { done: 0, failed: vec![] };
+    for id in &client_ids {
+        let result = match decision.as_str() {
+            "approve" => core.approve_client(&p, &realm, id, &reason, &meta).await,
+            "reject" => core.reject_client(&p, &realm, id, &reason, &meta).await,
+            "revoke" => core.revoke_client(&p, &realm, id, &reason, &meta).await,
+            _ => return Err(AppError::Invalid("Unknown decision.".into())),
+        };
+        match result {
+            Ok(()) => out.done += 1,
+            // A missing reason is the same for every client: report it on the field.
+            Err(e @ authz::Error::InvalidField { .. }) => return Err(e.into()),
+            Err(e) => out.failed.push((id.clone(), AppError::from(e).to_string())),
+        }
+    }
+    Ok(out)
+}

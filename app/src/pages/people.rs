@@ -1,0 +1,294 @@
+//! A realm's people: who signs in at its authorization endpoint so that MCP clients act for
+//! them. The list searches and creates; each person's page edits their name and roles, sets a
+//! password, disables them (confirmed) and shows the apps they connected, each revocable.
+use crate::api::audit::history;
+use crate::api::people::{
+    CreatePerson, RevokeConnectedApp, SetPersonDisabled, SetPersonPassword, UpdatePerson,
+    connected_apps, get_person, list_people,
+};
+use crate::components::confirm::ConfirmButton;
+use crate::components::field::{Field, FieldErrors, Kind};
+use crate::components::history::History;
+use crate::components::pager::{Pager, with_query};
+use crate::components::toast::{ToastKind, use_toasts};
+use crate::components::ui::*;
+use crate::types::{ConnectedAppView, PersonView};
+use leptos::prelude::*;
+use leptos_router::components::Form;
+use leptos_router::hooks::use_query_map;
+
+fn person_status(p: &PersonView) -> &'static str {
+    if p.disabled {
+        "Disabled"
+    } else if p.has_password {
+        "Active"
+    } else {
+        "No password"
+    }
+}
+
+fn status_tone(status: &str) -> Tone {
+    match status {
+        "Active" => Tone::Good,
+        "No password" => Tone::Warn,
+        _ => Tone::Off,
+    }
+}
+
+/// The apps people let act for them, each with a confirmed Disconnect.
+#[component]
+pub fn ConnectedAppList(
+    apps: Vec<ConnectedAppView>,
+    revoke: Callback<String>,
+    #[prop(optional)] whose: Option<&'static str>,
+) -> impl IntoView {
+    if apps.is_empty() {
+        return view! {
+            <EmptyState title="No connected apps" hint="When someone lets an MCP client act for them at a resource, it appears here."/>
+        }
+        .into_any();
+    }
+    let whose = whose.unwrap_or("their");
+    view! {
+        <ul class="divide-y divide-slate-200 dark:divide-slate-700" data-testid="connected-apps">
+            {apps.into_iter().map(|a| {
+                let id = StoredValue::new(a.id.clone());
+                let scopes = if a.scopes.is_empty() { "no scopes".to_owned() } else { a.scopes.join(" ") };
+                view! {
+                    <li class="flex flex-col gap-3 p-4 sm:flex-row sm:items-start sm:justify-between" data-testid="connected-app">
+                        <div class="min-w-0 space-y-1">
+                            <p class="break-words font-medium text-slate-900 dark:text-white">{a.client_name.clone()}
+                                <span class=format!("ml-2 {MONO} text-slate-500")>{a.client_id.clone()}</span></p>
+                            <p class="break-words text-sm">"At " {a.resource_name.clone()} <span class=format!("ml-1 {MONO} text-slate-500")>{a.resource_uri.clone()}</span></p>
+                            <p class=format!("{MUTED} break-words")>{scopes}{a.offline.then_some(" · stays connected")}</p>
+                            <p class=MUTED>"Agreed " <When at=a.updated.at.clone() words=a.updated.ago.clone()/>
+                                {a.last_used.clone().map(|m| view! { " · last refreshed " <When at=m.at words=m.ago/> })}</p>
+                        </div>
+                        <ConfirmButton label="Disconnect" title=format!("Disconnect {}?", a.client_name)
+                            message=format!("It can no longer act for {whose} account at {}: its refresh tokens are revoked and its access tokens stop working at once. It has to ask again to reconnect.", a.resource_name)
+                            confirm_label="Disconnect" class=BTN_SMALL_DANGER
+                            on_confirm=Callback::new(move |_| revoke.run(id.get_value()))/>
+                    </li>
+                }
+            }).collect_view()}
+        </ul>
+    }
+    .into_any()
+}
+
+#[component]
+fn CreatePersonForm(action: ServerAction<CreatePerson>, on_cancel: Callback<()>) -> impl IntoView {
+    const FIELDS: &[(&str, &str)] = &[
+        ("email", "email"),
+        ("display_name", "display_name"),
+        ("roles", "roles"),
+        ("password", "password"),
+        ("confirm", "confirm"),
+    ];
+    let errors = FieldErrors::new(action, "new-person", FIELDS);
+    view! {
+        <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-person-title">
+            <h2 id="new-person-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New person"</h2>
+            <p class=MUTED>"They sign in at this realm's authorization endpoint when an MCP client asks to act for them. Without a password they cannot sign in until you set one."</p>
+            <ActionForm action=action attr:id="new-person" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
+                <Field errors name="email" id="new-person-email" label="Email" kind=Kind::Email required=true maxlength=254 autocomplete="off"/>
+                <Field errors name="display_name" id="new-person-name" label="Name" maxlength=100 autocomplete="off" placeholder="Defaults to the email".to_owned()/>
+                <div class="sm:col-span-2">
+                    <Field errors name="roles" id="new-person-roles" label="Roles" maxlength=1000 autocomplete="off" placeholder="e.g. finance support".to_owned()/>
+                    <p class=format!("mt-1 {MUTED}")>"Space-separated names a resource may require of the people who use it."</p>
+                </div>
+                <Field errors name="password" id="new-person-password" label="Password (optional)" kind=Kind::Password maxlength=256 autocomplete="new-password"/>
+                <Field errors name="confirm" id="new-person-confirm" label="Repeat password" kind=Kind::Password maxlength=256 autocomplete="new-password"/>
+                <div class="sm:col-span-2">{errors.form_error()}</div>
+                <div class="flex gap-2 sm:col-span-2">
+                    <button type="submit" class=BTN_PRIMARY disabled=move || action.pending().get()>"Add person"</button>
+                    <button type="button" class=BTN_SECONDARY on:click=move |_| on_cancel.run(())>"Cancel"</button>
+                </div>
+            </ActionForm>
+        </section>
+    }
+}
+
+/// The People screen of the selected realm.
+#[component]
+pub fn PeoplePage() -> impl IntoView {
+    let can = crate::components::layout::use_abilities();
+    let query = use_query_map();
+    let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
+    let page = Memo::new(move |_| query.with(|m| m.get("page").and_then(|p| p.parse::<u32>().ok()).unwrap_or(0)));
+    let create = ServerAction::<CreatePerson>::new();
+    let created = successes(create);
+    let people = Resource::new(move || (q.get(), page.get(), created.get()), |(q, page, _)| list_people(q, page));
+    let show_create = RwSignal::new(false);
+    crate::components::field::focus_first_when(show_create, "new-person");
+    let toasts = use_toasts();
+    Effect::new(move |_| {
+        if let Some(Ok(p)) = create.value().get() {
+            toasts.push(ToastKind::Success, format!("{} added.", p.email));
+            show_create.set(false);
+        }
+    });
+    view! {
+        <PageHeader title="People" description="Who signs in at this realm's authorization endpoint, so that MCP clients can act for them. Console accounts are separate (they may also sign in here in the default realm).">
+            {can.manage_people.then(|| view! { <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New person"</button> })}
+        </PageHeader>
+        <Show when=move || show_create.get()>
+            <CreatePersonForm action=create on_cancel=Callback::new(move |_| show_create.set(false))/>
+        </Show>
+        <div class=CARD>
+            <Form method="GET" action="" attr:class="flex gap-2 border-b border-slate-200 p-4 dark:border-slate-700" attr:role="search">
+                <label class="sr-only" for="person-search">"Search people"</label>
+                <input class=INPUT id="person-search" name="q" type="search" placeholder="Search by email or name" prop:value=move || q.get()/>
+                <button type="submit" class=BTN_SECONDARY>"Search"</button>
+            </Form>
+            <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
+                {move || people.get().map(|result| match result {
+                    Ok(found) if found.items.is_empty() => view! {
+                        <EmptyState title="No people found" hint="Add the people who will let MCP clients act for them, or try another search."/>
+                    }.into_any(),
+                    Ok(found) => {
+                        let q = q.get();
+                        view! {
+                            <table class=CARDS_TABLE>
+                                <thead class=CARDS_HEAD>
+                                    <tr>
+                                        <th class=TH scope="col">"Person"</th>
+                                        <th class=TH scope="col">"Roles"</th>
+                                        <th class=TH scope="col">"Status"</th>
+                                    </tr>
+                                </thead>
+                                <tbody class=CARDS_BODY>
+                                    {found.items.into_iter().map(|p| {
+                                        let status = person_status(&p);
+                                        view! {
+                                            <tr data-testid="person-row" class=CARDS_ROW>
+                                                <td class=CARDS_CELL>
+                                                    <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/people/{}", p.id)>{p.display_name.clone()}</a>
+                                                    <div class=format!("{MUTED} break-all")>{p.email.clone()}</div>
+                                                </td>
+                                                <td class=format!("{CARDS_CELL_NEXT} break-words")>{if p.roles.is_empty() { "—".to_owned() } else { p.roles.clone() }}</td>
+                                                <td class=CARDS_CELL_NEXT><Pill tone=status_tone(status) text=status/></td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                            <Pager total=found.total page=found.page page_size=found.page_size
+                                href=move |p| with_query("/people", &[("q", q.clone()), ("page", if p == 0 { String::new() } else { p.to_string() })])/>
+                        }.into_any()
+                    }
+                    Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
+                })}
+            </Transition>
+        </div>
+    }
+}
+
+/// One person: name and roles, password, status, connected apps, history.
+#[component]
+pub fn PersonDetailPage() -> impl IntoView {
+    let can = crate::components::layout::use_abilities();
+    let params = leptos_router::hooks::use_params_map();
+    let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
+    let update = ServerAction::<UpdatePerson>::new();
+    let password = ServerAction::<SetPersonPassword>::new();
+    let disable = ServerAction::<SetPersonDisabled>::new();
+    let revoke = ServerAction::<RevokeConnectedApp>::new();
+    let (updated, toggled, revoked, passworded) = (successes(update), successes(disable), successes(revoke), successes(password));
+    let person = Resource::new(move || (id.get(), updated.get(), toggled.get(), passworded.get()), |(id, ..)| get_person(id));
+    let apps = Resource::new(move || (id.get(), toggled.get(), revoked.get()), |(id, ..)| connected_apps(id));
+    let events = Resource::new(
+        move || (id.get(), updated.get(), toggled.get(), revoked.get(), passworded.get()),
+        |(id, ..)| history("person".to_owned(), id),
+    );
+    let toasts = use_toasts();
+    let update_errors = FieldErrors::new(update, "person-settings", &[("display_name", "display_name"), ("roles", "roles")]);
+    let password_errors = FieldErrors::new(password, "person-password", PASSWORD_FIELDS);
+    let password_form = NodeRef::<leptos::html::Form>::new();
+    Effect::new(move |_| if let Some(Ok(_)) = update.value().get() { toasts.push(ToastKind::Success, "Saved."); });
+    Effect::new(move |_| if let Some(Ok(())) = password.value().get() {
+        toasts.push(ToastKind::Success, "Password set.");
+        if let Some(f) = password_form.get() { f.reset(); }
+    });
+    Effect::new(move |_| match disable.value().get() {
+        Some(Ok(())) => toasts.push(ToastKind::Success, "Done."),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    Effect::new(move |_| match revoke.value().get() {
+        Some(Ok(())) => toasts.push(ToastKind::Success, "Disconnected: the app's tokens stopped working."),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    view! {
+        <a href="/people" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← People"</a>
+        <Transition fallback=|| view! { <Loading/> }>
+            {move || person.get().map(|result| match result {
+                Ok(p) => {
+                    let pid = StoredValue::new(p.id.clone());
+                    let status = person_status(&p);
+                    let target = format!("person:{}", p.id);
+                    view! {
+                        <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
+                            <div class="min-w-0">
+                                <h1 class=format!("{H1} break-words")>{p.display_name.clone()}</h1>
+                                <p class=format!("{MUTED} break-all")>{p.email.clone()}</p>
+                            </div>
+                            {can.manage_people.then(|| if p.disabled {
+                                view! { <button type="button" class=BTN_SMALL on:click=move |_| { disable.dispatch(SetPersonDisabled { id: pid.get_value(), disabled: false }); }>"Enable"</button> }.into_any()
+                            } else {
+                                view! {
+                                    <ConfirmButton label="Disable" title=format!("Disable {}?", p.email)
+                                        message="They are signed out of this realm at once and cannot sign in; every token their apps hold stops working. Enabling them again does not bring those tokens back."
+                                        confirm_label="Disable person" class=BTN_SMALL_DANGER
+                                        on_confirm=Callback::new(move |_| { disable.dispatch(SetPersonDisabled { id: pid.get_value(), disabled: true }); })/>
+                                }.into_any()
+                            })}
+                        </div>
+                        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="person-settings-title">
+                            <h2 id="person-settings-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Person"</h2>
+                            <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-3" data-testid="person-detail">
+                                <div><dt class=MUTED>"Status"</dt><dd><Pill tone=status_tone(status) text=status/></dd></div>
+                                <div><dt class=MUTED>"Subject (sub) of their tokens"</dt><dd class=MONO>{p.id.clone()}</dd></div>
+                                <div><dt class=MUTED>"Added"</dt><dd><When at=p.created.at.clone() words=p.created.ago.clone()/></dd></div>
+                            </dl>
+                            {can.manage_people.then(|| view! {
+                                <ActionForm action=update attr:id="person-settings" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| update_errors.clear()>
+                                    <input type="hidden" name="id" value=pid.get_value()/>
+                                    <Field errors=update_errors name="display_name" id="person-name" label="Name" required=true maxlength=100 value=p.display_name.clone()/>
+                                    <Field errors=update_errors name="roles" id="person-roles" label="Roles" maxlength=1000 value=p.roles.clone()/>
+                                    <div class="sm:col-span-2">{update_errors.form_error()}</div>
+                                    <div class="sm:col-span-2"><button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button></div>
+                                </ActionForm>
+                            })}
+                        </section>
+                        {can.manage_people.then(|| view! {
+                            <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="person-password-title">
+                                <h2 id="person-password-title" class="text-lg font-semibold text-slate-900 dark:text-white">{if p.has_password { "Set a new password" } else { "Set a password" }}</h2>
+                                <p class=MUTED>"Give it to them over a trusted channel. Their current sign-ins stay; disable them to end those."</p>
+                                <ActionForm action=password node_ref=password_form attr:id="person-password" attr:class="mt-4 max-w-lg space-y-4" on:input=move |_| password_errors.clear()>
+                                    <input type="hidden" name="id" value=pid.get_value()/>
+                                    <PasswordFields errors=password_errors label="Password" confirm_label="Repeat password"/>
+                                    {password_errors.form_error()}
+                                    <button type="submit" class=BTN_PRIMARY disabled=move || password.pending().get()>"Set password"</button>
+                                </ActionForm>
+                            </section>
+                        })}
+                        <section class=format!("{CARD} mt-6") aria-labelledby="person-apps-title">
+                            <h2 id="person-apps-title" class="border-b border-slate-200 p-4 text-lg font-semibold text-slate-900 dark:border-slate-700 dark:text-white">"Connected apps"</h2>
+                            <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
+                                {move || apps.get().map(|r| match r {
+                                    Ok(list) => view! { <ConnectedAppList apps=list revoke=Callback::new(move |id| { revoke.dispatch(RevokeConnectedApp { id }); })/> }.into_any(),
+                                    Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
+                                })}
+                            </Transition>
+                        </section>
+                        <History target events/>
+                    }.into_any()
+                }
+                Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),
+                Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
+            })}
+        </Transition>
+    }
+}
