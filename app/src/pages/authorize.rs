@@ -63,7 +63,7 @@ pub fn login_html(page: &LoginPage, action: &str) -> String {
                 <label for="password" class=LABEL>"Password"</label>
                 <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="256" autofocus=!page.email.is_empty() class=format!("mt-1 {INPUT}")/>
             </div>
-            <button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Sign in"</button>
+            <div><button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Sign in"</button></div>
         </form>
         <p class=format!("mt-4 text-xs {MUTED}")>"You are signing in to " {page.realm.clone()} ". Your password is never shared with the application."</p>
     };
@@ -99,7 +99,7 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
     let offline = page.offline.then(|| view! {
         <li class="flex flex-col" data-testid="consent-offline">
             <span>"Stay connected after you close it"</span>
-            <span class=format!("text-xs {MUTED}")>"until you disconnect it under Connected apps"</span>
+            <span class=format!("text-xs {MUTED}")>"until you disconnect it on your account page"</span>
         </li>
     });
     let body = view! {
@@ -111,7 +111,7 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
                 <p>{verified}</p>
             </div>
         </div>
-        <dl class="space-y-3 text-sm">
+        <dl class="grid gap-3 text-sm">
             <div>
                 <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"Signed in as"</dt>
                 <dd class="break-words">{page.subject_name.clone()} " " <span class=MUTED>"(" {page.subject_email.clone()} ")"</span></dd>
@@ -122,7 +122,7 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
             </div>
             <div>
                 <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"It may"</dt>
-                <dd><ul class="mt-1 list-disc space-y-1 pl-5" data-testid="consent-scopes">{scopes}{offline}</ul></dd>
+                <dd><ul class="mt-1 grid list-disc gap-1 pl-5" data-testid="consent-scopes">{scopes}{offline}</ul></dd>
             </div>
             <div>
                 <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"Afterwards you go to"</dt>
@@ -185,7 +185,7 @@ pub fn account_login_html(realm: &str, action: &str, csrf: &str, error: Option<&
                 <label for="password" class=LABEL>"Password"</label>
                 <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="256" class=format!("mt-1 {INPUT}")/>
             </div>
-            <button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Sign in"</button>
+            <div><button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Sign in"</button></div>
         </form>
     };
     document(&title, frame(realm.to_owned(), title.clone(), body))

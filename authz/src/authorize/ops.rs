@@ -508,7 +508,11 @@ impl Core {
             challenge,
             resource: resource.id.to_string(),
             scopes: scopes.to_string(),
-            offline: asked.offline && client.grant_types.contains(&GrantType::RefreshToken),
+            // Every client registered for refresh tokens gets one: MCP clients ask for the scopes
+            // the resource's metadata lists, which never include `offline_access`, and a person
+            // re-signing in every few minutes is no protection. `offline_access` is accepted and
+            // changes nothing more.
+            offline: client.grant_types.contains(&GrantType::RefreshToken),
             prompt,
             exp: self.now() + TICKET_TTL_SECS,
             browser: browser_hash(browser),

@@ -269,13 +269,16 @@ async fn a_person_signs_in_consents_and_the_client_gets_audience_bound_tokens() 
 }
 
 #[tokio::test]
-async fn without_a_scope_the_token_gets_the_resources_scopes_and_no_refresh_token() {
+async fn without_a_scope_the_token_gets_the_resources_scopes() {
     let f = flow().await;
     let loc = f.consent(&mut Browser::default(), "").await;
     let (status, json) = f.redeem(&query_of(&loc)["code"]).await;
     assert_eq!(status, StatusCode::OK, "{json}");
     assert_eq!(json["scope"], "tools:call tools:read");
-    assert!(json.get("refresh_token").is_none());
+    assert!(
+        json["refresh_token"].is_string(),
+        "a client registered for refresh tokens gets one without asking for offline_access"
+    );
     // A scope no resource offers is refused back at the client.
     let (status, loc, _) = f
         .get(&mut Browser::default(), &authorize_url("&scope=admin"))
@@ -647,4 +650,40 @@ async fn people_see_and_disconnect_their_connected_apps_and_the_tokens_die() {
         .await
         .expect("revoke");
     assert!(f.t.state.core.connected_apps(&f.admin, "default", None).await.expect("apps").is_empty());
+}
+
+#[tokio::test]
+async fn a_client_without_the_refresh_grant_gets_no_refresh_token_even_with_offline_access() {
+    let f = flow().await;
+    let metadata = authz::clients::ClientMetadata {
+        client_name: Some("One-shot".into()),
+        token_endpoint_auth_method: Some("none".into()),
+        grant_types: Some(vec!["authorization_code".into()]),
+        redirect_uris: vec!["http://127.0.0.1/callback".into()],
+        ..Default::default()
+    };
+    f.t.state
+        .core
+        .create_client(&f.admin, "default", "once", &metadata, &authz::RequestMeta::default())
+        .await
+        .expect("client");
+    let mut b = Browser::default();
+    let url = authorize_url("&scope=tools%3Acall+offline_access").replace("client_id=vscode", "client_id=once");
+    let (_, _, html) = f.get(&mut b, &url).await;
+    let (_, _, html) = f
+        .post(&mut b, &format!("step=login&ticket={}&email={}&password={}", ticket_of(&html), enc(PERSON), enc(PASSWORD)))
+        .await;
+    assert!(!html.contains("consent-offline"), "nothing says it stays connected");
+    let (_, loc, _) = f
+        .post(&mut b, &format!("step=consent&decision=approve&ticket={}", ticket_of(&html)))
+        .await;
+    let (status, json) = f
+        .token(&format!(
+            "grant_type=authorization_code&client_id=once&code={}&redirect_uri={}&code_verifier={VERIFIER}",
+            enc(&query_of(&loc)["code"]),
+            enc(REDIRECT)
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert!(json.get("refresh_token").is_none());
 }
