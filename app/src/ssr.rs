@@ -153,6 +153,8 @@ pub fn realm_view(core: &Core, r: &authz::realms::Realm) -> crate::types::RealmV
         token_ttl_secs: r.token_ttl_secs,
         registration_policy: r.registration_policy.as_str().to_owned(),
         max_dynamic_clients: r.max_dynamic_clients,
+        metadata_document_policy: r.metadata_document_policy.as_str().to_owned(),
+        metadata_document_domains: r.metadata_document_domains.join(" "),
         created_at: authz::clock::rfc3339(r.created_at),
     }
 }
@@ -517,7 +519,10 @@ pub fn person_view(p: &authz::people::Person, now: i64) -> crate::types::PersonV
 }
 
 /// View of a connected app.
-pub fn connected_app_view(a: &authz::authorize::ConnectedApp, now: i64) -> crate::types::ConnectedAppView {
+pub fn connected_app_view(
+    a: &authz::authorize::ConnectedApp,
+    now: i64,
+) -> crate::types::ConnectedAppView {
     crate::types::ConnectedAppView {
         id: a.consent.id.to_string(),
         subject: a.consent.subject.clone(),
@@ -554,7 +559,11 @@ pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> crate::type
         kind: r.kind.as_str().to_owned(),
         state: r.review.as_str().to_owned(),
         auth_method: c.auth_method.as_str().to_owned(),
-        grant_types: c.grant_types.iter().map(|g| g.as_str().to_owned()).collect(),
+        grant_types: c
+            .grant_types
+            .iter()
+            .map(|g| g.as_str().to_owned())
+            .collect(),
         scope: c.scope.to_string(),
         redirect_uris: c.metadata.redirect_uris.clone(),
         redirect_hosts: i.redirect_hosts.clone(),

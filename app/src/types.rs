@@ -81,6 +81,10 @@ pub struct RealmView {
     pub registration_policy: String,
     /// Most self-registered clients.
     pub max_dynamic_clients: i64,
+    /// Which metadata-document clients it trusts (`review`, `any`, `allow_list`, `disabled`).
+    pub metadata_document_policy: String,
+    /// Trusted domains under `allow_list`.
+    pub metadata_document_domains: String,
     /// Creation time (RFC 3339).
     pub created_at: String,
 }

@@ -118,3 +118,6 @@ CREATE TABLE initial_access_tokens (
     expires_at BIGINT NOT NULL,
     uses_left BIGINT NOT NULL CHECK (uses_left >= 0)
 );
+ALTER TABLE realms ADD COLUMN metadata_document_policy TEXT NOT NULL DEFAULT 'review'
+    CHECK (metadata_document_policy IN ('any', 'allow_list', 'review', 'disabled'));
+ALTER TABLE realms ADD COLUMN metadata_document_domains TEXT NOT NULL DEFAULT '';

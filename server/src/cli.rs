@@ -143,6 +143,13 @@ pub enum RegistrationCommand {
         /// Most self-registered clients the realm holds (unchanged when omitted).
         #[arg(long, default_value = "")]
         max_clients: String,
+        /// Clients identified by a metadata-document URL: review, any, allow_list or disabled
+        /// (unchanged when omitted).
+        #[arg(long, default_value = "")]
+        documents: String,
+        /// Domains trusted under allow_list, space- or comma-separated.
+        #[arg(long, default_value = "")]
+        domains: String,
     },
     /// Issue an initial access token (for the initial_access_token policy). Shown once.
     Token {
@@ -874,16 +881,34 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
             realm,
             policy,
             max_clients,
+            documents,
+            domains,
         } => {
             let r = core
-                .set_registration_policy(&p, &realm, &policy, &max_clients, &meta)
+                .set_registration_policy(
+                    &p,
+                    &realm,
+                    &authz::realms::RegistrationInput {
+                        policy,
+                        max_dynamic_clients: max_clients,
+                        metadata_document_policy: documents,
+                        metadata_document_domains: domains,
+                    },
+                    &meta,
+                )
                 .await
                 .map_err(core_error)?;
             say!(
-                "Realm {}: registration {}, at most {} self-registered clients.",
+                "Realm {}: registration {}, at most {} self-registered clients; metadata documents {}{}.",
                 r.name,
                 r.registration_policy.as_str(),
-                r.max_dynamic_clients
+                r.max_dynamic_clients,
+                r.metadata_document_policy.as_str(),
+                if r.metadata_document_domains.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", r.metadata_document_domains.join(" "))
+                }
             );
         }
         RegistrationCommand::Token {
@@ -899,8 +924,13 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
             say_secret!("{}", token.expose());
         }
         RegistrationCommand::Pending { realm, state } => {
-            let state = authz::clients::ReviewState::parse(&state).map_err(|e| anyhow::anyhow!("{e}"))?;
-            for item in core.review_queue(&p, &realm, state).await.map_err(core_error)? {
+            let state =
+                authz::clients::ReviewState::parse(&state).map_err(|e| anyhow::anyhow!("{e}"))?;
+            for item in core
+                .review_queue(&p, &realm, state)
+                .await
+                .map_err(core_error)?
+            {
                 let c = &item.client;
                 say!(
                     "{}\t{}\t{}\tfrom {}\t{}",
@@ -1001,7 +1031,11 @@ async fn people(
                     person.email,
                     person.display_name,
                     person.roles,
-                    if person.disabled { "disabled" } else { "enabled" }
+                    if person.disabled {
+                        "disabled"
+                    } else {
+                        "enabled"
+                    }
                 );
             }
         }

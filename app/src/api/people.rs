@@ -1,8 +1,8 @@
 //! A realm's people and the apps they connected.
 use crate::error::AppError;
+use crate::types::{ConnectedAppView, PersonPage, PersonView};
 #[cfg(feature = "ssr")]
 use crate::{ssr, types::PAGE_SIZE};
-use crate::types::{ConnectedAppView, PersonPage, PersonView};
 use leptos::prelude::*;
 
 /// One page of the realm's people matching `query`.
@@ -14,7 +14,11 @@ pub async fn list_people(query: String, page: u32) -> Result<PersonPage, AppErro
         .list_people(&p, &realm, q, authz::storage::Page::new(page, PAGE_SIZE))
         .await?;
     Ok(PersonPage {
-        items: found.items.iter().map(|x| ssr::person_view(x, core.now())).collect(),
+        items: found
+            .items
+            .iter()
+            .map(|x| ssr::person_view(x, core.now()))
+            .collect(),
         total: found.total,
         page,
         page_size: PAGE_SIZE,
@@ -25,7 +29,10 @@ pub async fn list_people(query: String, page: u32) -> Result<PersonPage, AppErro
 #[server(prefix = "/api", endpoint = "people/get")]
 pub async fn get_person(id: String) -> Result<PersonView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
-    Ok(ssr::person_view(&core.person(&p, &realm, &id).await?, core.now()))
+    Ok(ssr::person_view(
+        &core.person(&p, &realm, &id).await?,
+        core.now(),
+    ))
 }
 
 /// Adds a person to the realm.
@@ -41,34 +48,65 @@ pub async fn create_person(
     if !password.is_empty() {
         ssr::confirmed(&password, &confirm)?;
     }
-    let input = authz::people::PersonInput { email, display_name, roles };
+    let input = authz::people::PersonInput {
+        email,
+        display_name,
+        roles,
+    };
     let person = core
-        .create_person(&p, &realm, &input, Some(&password).filter(|s| !s.is_empty()).map(String::as_str), &meta)
+        .create_person(
+            &p,
+            &realm,
+            &input,
+            Some(&password)
+                .filter(|s| !s.is_empty())
+                .map(String::as_str),
+            &meta,
+        )
         .await?;
     Ok(ssr::person_view(&person, core.now()))
 }
 
 /// Changes a person's name and roles.
 #[server(prefix = "/api", endpoint = "people/update")]
-pub async fn update_person(id: String, display_name: String, roles: String) -> Result<PersonView, AppError> {
+pub async fn update_person(
+    id: String,
+    display_name: String,
+    roles: String,
+) -> Result<PersonView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
-    let input = authz::people::PersonInput { email: String::new(), display_name, roles };
-    Ok(ssr::person_view(&core.update_person(&p, &realm, &id, &input, &meta).await?, core.now()))
+    let input = authz::people::PersonInput {
+        email: String::new(),
+        display_name,
+        roles,
+    };
+    Ok(ssr::person_view(
+        &core.update_person(&p, &realm, &id, &input, &meta).await?,
+        core.now(),
+    ))
 }
 
 /// Sets a person's password.
 #[server(prefix = "/api", endpoint = "people/password")]
-pub async fn set_person_password(id: String, password: String, confirm: String) -> Result<(), AppError> {
+pub async fn set_person_password(
+    id: String,
+    password: String,
+    confirm: String,
+) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     ssr::confirmed(&password, &confirm)?;
-    Ok(core.set_person_password(&p, &realm, &id, &password, &meta).await?)
+    Ok(core
+        .set_person_password(&p, &realm, &id, &password, &meta)
+        .await?)
 }
 
 /// Disables or enables a person.
 #[server(prefix = "/api", endpoint = "people/disabled")]
 pub async fn set_person_disabled(id: String, disabled: bool) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
-    Ok(core.set_person_disabled(&p, &realm, &id, disabled, &meta).await?)
+    Ok(core
+        .set_person_disabled(&p, &realm, &id, disabled, &meta)
+        .await?)
 }
 
 /// The realm's connected apps: one person's (`subject`), or everyone's (empty).
@@ -77,7 +115,10 @@ pub async fn connected_apps(subject: String) -> Result<Vec<ConnectedAppView>, Ap
     let (core, p, _, realm) = ssr::realm_context().await?;
     let subject = Some(subject.trim()).filter(|s| !s.is_empty());
     let apps = core.connected_apps(&p, &realm, subject).await?;
-    Ok(apps.iter().map(|a| ssr::connected_app_view(a, core.now())).collect())
+    Ok(apps
+        .iter()
+        .map(|a| ssr::connected_app_view(a, core.now()))
+        .collect())
 }
 
 /// Revokes anyone's connected app in the realm.
@@ -92,7 +133,10 @@ pub async fn revoke_connected_app(id: String) -> Result<(), AppError> {
 pub async fn my_connected_apps() -> Result<Vec<ConnectedAppView>, AppError> {
     let (core, p, _) = ssr::context().await?;
     let apps = core.my_connected_apps(&p).await?;
-    Ok(apps.iter().map(|a| ssr::connected_app_view(a, core.now())).collect())
+    Ok(apps
+        .iter()
+        .map(|a| ssr::connected_app_view(a, core.now()))
+        .collect())
 }
 
 /// Revokes one of the signed-in console account's connected apps.

@@ -63,10 +63,22 @@ pub async fn set_registration_policy(
     name: String,
     registration_policy: String,
     max_dynamic_clients: String,
+    metadata_document_policy: String,
+    metadata_document_domains: String,
 ) -> Result<RealmView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let r = core
-        .set_registration_policy(&p, &name, &registration_policy, &max_dynamic_clients, &meta)
+        .set_registration_policy(
+            &p,
+            &name,
+            &authz::realms::RegistrationInput {
+                policy: registration_policy,
+                max_dynamic_clients,
+                metadata_document_policy,
+                metadata_document_domains,
+            },
+            &meta,
+        )
         .await?;
     Ok(ssr::realm_view(&core, &r))
 }

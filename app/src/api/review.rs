@@ -12,17 +12,27 @@ pub async fn review_queue(state: String) -> Result<Vec<ReviewItemView>, AppError
     let state = authz::clients::ReviewState::parse(&state)
         .map_err(|_| AppError::Invalid("Unknown review state.".into()))?;
     let items = core.review_queue(&p, &realm, state).await?;
-    Ok(items.iter().map(|i| ssr::review_item_view(i, core.now())).collect())
+    Ok(items
+        .iter()
+        .map(|i| ssr::review_item_view(i, core.now()))
+        .collect())
 }
 
 /// Approves, rejects or revokes clients (`decision`), with one reason for all of them.
 #[server(prefix = "/api", endpoint = "review/decide")]
-pub async fn decide_review(client_ids: Vec<String>, decision: String, reason: String) -> Result<BulkResult, AppError> {
+pub async fn decide_review(
+    client_ids: Vec<String>,
+    decision: String,
+    reason: String,
+) -> Result<BulkResult, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     if client_ids.is_empty() || client_ids.len() > 100 {
         return Err(AppError::Invalid("Pick between 1 and 100 clients.".into()));
     }
-    let mut out = BulkResult { done: 0, failed: vec![] };
+    let mut out = BulkResult {
+        done: 0,
+        failed: vec![],
+    };
     for id in &client_ids {
         let result = match decision.as_str() {
             "approve" => core.approve_client(&p, &realm, id, &reason, &meta).await,

@@ -2,13 +2,13 @@
 //! console account signs in as a person of the default realm).
 use crate::api::account::ChangePassword;
 use crate::api::people::{RevokeMyConnectedApp, my_connected_apps};
-use crate::pages::people::ConnectedAppList;
 use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::{
     BTN_PRIMARY, CARD, ErrorMessage, Loading, MUTED, PASSWORD_FIELDS, PageHeader, PasswordFields,
     successes,
 };
+use crate::pages::people::ConnectedAppList;
 use leptos::prelude::*;
 
 /// Account settings.
@@ -30,7 +30,10 @@ pub fn AccountPage() -> impl IntoView {
     let revoked = successes(revoke);
     let apps = Resource::new(move || revoked.get(), |_| my_connected_apps());
     Effect::new(move |_| match revoke.value().get() {
-        Some(Ok(())) => toasts.push(ToastKind::Success, "Disconnected: the app's tokens stopped working."),
+        Some(Ok(())) => toasts.push(
+            ToastKind::Success,
+            "Disconnected: the app's tokens stopped working.",
+        ),
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });

@@ -1,6 +1,7 @@
-//! The pages of a realm's authorization endpoint: sign-in, consent and errors. Plain HTML
-//! forms rendered on the server (no hydration, no JavaScript needed), in the console's look.
-//! They live here so the stylesheet generator sees their classes.
+//! The pages of a realm's authorization endpoint: sign-in, consent, errors, the account page.
+//!
+//! Plain HTML forms rendered on the server (no hydration, no JavaScript needed), in the
+//! console's look. They live here so the stylesheet generator sees their classes.
 use crate::components::ui::{BTN_PRIMARY, BTN_SECONDARY, INPUT, LABEL};
 use authz::authorize::{ConsentPage, LoginPage};
 use authz::clients::RedirectKind;
@@ -47,8 +48,10 @@ fn frame(realm: String, title: String, children: impl IntoView + 'static) -> Str
 /// The sign-in page.
 pub fn login_html(page: &LoginPage, action: &str) -> String {
     let title = format!("Sign in to continue to {}", page.client_name);
-    let error = page.error.clone().map(|e| view! {
-        <p role="alert" data-testid="login-error" class=ALERT>{e}</p>
+    let error = page.error.clone().map(|e| {
+        view! {
+            <p role="alert" data-testid="login-error" class=ALERT>{e}</p>
+        }
     });
     let body = view! {
         {error}
@@ -83,17 +86,23 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
     };
     let warning = match page.redirect_kind {
         RedirectKind::Https => None,
-        RedirectKind::Loopback => Some("It returns to a program on this computer (a loopback address). Continue only if you just started this connection from an app you trust."),
-        RedirectKind::PrivateUse => Some("It returns to an app on this device through its own link scheme. Any app can claim such a scheme; continue only if you just started this from the app you expect."),
+        RedirectKind::Loopback => Some(
+            "It returns to a program on this computer (a loopback address). Continue only if you just started this connection from an app you trust.",
+        ),
+        RedirectKind::PrivateUse => Some(
+            "It returns to an app on this device through its own link scheme. Any app can claim such a scheme; continue only if you just started this from the app you expect.",
+        ),
     };
     let scopes = page
         .scopes
         .iter()
-        .map(|(s, words)| view! {
-            <li class="flex flex-col">
-                <span>{words.clone()}</span>
-                <code class=format!("break-all text-xs {MUTED}")>{s.clone()}</code>
-            </li>
+        .map(|(s, words)| {
+            view! {
+                <li class="flex flex-col">
+                    <span>{words.clone()}</span>
+                    <code class=format!("break-all text-xs {MUTED}")>{s.clone()}</code>
+                </li>
+            }
         })
         .collect_view();
     let offline = page.offline.then(|| view! {
@@ -169,9 +178,17 @@ pub struct AccountApp {
 }
 
 /// The sign-in form of a person's account page.
-pub fn account_login_html(realm: &str, action: &str, csrf: &str, error: Option<&str>, email: &str) -> String {
+pub fn account_login_html(
+    realm: &str,
+    action: &str,
+    csrf: &str,
+    error: Option<&str>,
+    email: &str,
+) -> String {
     let title = "Sign in to your account".to_owned();
-    let error = error.map(|e| view! { <p role="alert" data-testid="login-error" class=ALERT>{e.to_owned()}</p> });
+    let error = error.map(
+        |e| view! { <p role="alert" data-testid="login-error" class=ALERT>{e.to_owned()}</p> },
+    );
     let body = view! {
         {error}
         <form method="post" action=action.to_owned() class="space-y-4">
@@ -192,7 +209,15 @@ pub fn account_login_html(realm: &str, action: &str, csrf: &str, error: Option<&
 }
 
 /// A person's account page: the apps they let act for them, each revocable.
-pub fn account_html(realm: &str, action: &str, csrf: &str, name: &str, email: &str, apps: &[AccountApp], notice: Option<&str>) -> String {
+pub fn account_html(
+    realm: &str,
+    action: &str,
+    csrf: &str,
+    name: &str,
+    email: &str,
+    apps: &[AccountApp],
+    notice: Option<&str>,
+) -> String {
     let title = "Connected apps".to_owned();
     let notice = notice.map(|n| view! { <p role="status" class="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950 dark:text-emerald-100">{n.to_owned()}</p> });
     let list = if apps.is_empty() {

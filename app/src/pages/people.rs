@@ -1,5 +1,7 @@
 //! A realm's people: who signs in at its authorization endpoint so that MCP clients act for
-//! them. The list searches and creates; each person's page edits their name and roles, sets a
+//! them.
+//!
+//! The list searches and creates; each person's page edits their name and roles, sets a
 //! password, disables them (confirmed) and shows the apps they connected, each revocable.
 use crate::api::audit::history;
 use crate::api::people::{
@@ -115,10 +117,19 @@ pub fn PeoplePage() -> impl IntoView {
     let can = crate::components::layout::use_abilities();
     let query = use_query_map();
     let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
-    let page = Memo::new(move |_| query.with(|m| m.get("page").and_then(|p| p.parse::<u32>().ok()).unwrap_or(0)));
+    let page = Memo::new(move |_| {
+        query.with(|m| {
+            m.get("page")
+                .and_then(|p| p.parse::<u32>().ok())
+                .unwrap_or(0)
+        })
+    });
     let create = ServerAction::<CreatePerson>::new();
     let created = successes(create);
-    let people = Resource::new(move || (q.get(), page.get(), created.get()), |(q, page, _)| list_people(q, page));
+    let people = Resource::new(
+        move || (q.get(), page.get(), created.get()),
+        |(q, page, _)| list_people(q, page),
+    );
     let show_create = RwSignal::new(false);
     crate::components::field::focus_first_when(show_create, "new-person");
     let toasts = use_toasts();
@@ -194,21 +205,52 @@ pub fn PersonDetailPage() -> impl IntoView {
     let password = ServerAction::<SetPersonPassword>::new();
     let disable = ServerAction::<SetPersonDisabled>::new();
     let revoke = ServerAction::<RevokeConnectedApp>::new();
-    let (updated, toggled, revoked, passworded) = (successes(update), successes(disable), successes(revoke), successes(password));
-    let person = Resource::new(move || (id.get(), updated.get(), toggled.get(), passworded.get()), |(id, ..)| get_person(id));
-    let apps = Resource::new(move || (id.get(), toggled.get(), revoked.get()), |(id, ..)| connected_apps(id));
+    let (updated, toggled, revoked, passworded) = (
+        successes(update),
+        successes(disable),
+        successes(revoke),
+        successes(password),
+    );
+    let person = Resource::new(
+        move || (id.get(), updated.get(), toggled.get(), passworded.get()),
+        |(id, ..)| get_person(id),
+    );
+    let apps = Resource::new(
+        move || (id.get(), toggled.get(), revoked.get()),
+        |(id, ..)| connected_apps(id),
+    );
     let events = Resource::new(
-        move || (id.get(), updated.get(), toggled.get(), revoked.get(), passworded.get()),
+        move || {
+            (
+                id.get(),
+                updated.get(),
+                toggled.get(),
+                revoked.get(),
+                passworded.get(),
+            )
+        },
         |(id, ..)| history("person".to_owned(), id),
     );
     let toasts = use_toasts();
-    let update_errors = FieldErrors::new(update, "person-settings", &[("display_name", "display_name"), ("roles", "roles")]);
+    let update_errors = FieldErrors::new(
+        update,
+        "person-settings",
+        &[("display_name", "display_name"), ("roles", "roles")],
+    );
     let password_errors = FieldErrors::new(password, "person-password", PASSWORD_FIELDS);
     let password_form = NodeRef::<leptos::html::Form>::new();
-    Effect::new(move |_| if let Some(Ok(_)) = update.value().get() { toasts.push(ToastKind::Success, "Saved."); });
-    Effect::new(move |_| if let Some(Ok(())) = password.value().get() {
-        toasts.push(ToastKind::Success, "Password set.");
-        if let Some(f) = password_form.get() { f.reset(); }
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = update.value().get() {
+            toasts.push(ToastKind::Success, "Saved.");
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(())) = password.value().get() {
+            toasts.push(ToastKind::Success, "Password set.");
+            if let Some(f) = password_form.get() {
+                f.reset();
+            }
+        }
     });
     Effect::new(move |_| match disable.value().get() {
         Some(Ok(())) => toasts.push(ToastKind::Success, "Done."),
@@ -216,7 +258,10 @@ pub fn PersonDetailPage() -> impl IntoView {
         None => {}
     });
     Effect::new(move |_| match revoke.value().get() {
-        Some(Ok(())) => toasts.push(ToastKind::Success, "Disconnected: the app's tokens stopped working."),
+        Some(Ok(())) => toasts.push(
+            ToastKind::Success,
+            "Disconnected: the app's tokens stopped working.",
+        ),
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });

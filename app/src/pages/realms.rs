@@ -198,7 +198,11 @@ fn RealmDetail(name: Signal<String>, settings: bool) -> impl IntoView {
     let update = ServerAction::<UpdateRealm>::new();
     let enable = ServerAction::<SetRealmEnabled>::new();
     let registration = ServerAction::<crate::api::realms::SetRegistrationPolicy>::new();
-    let (enabled, updated, registered) = (successes(enable), successes(update), successes(registration));
+    let (enabled, updated, registered) = (
+        successes(enable),
+        successes(update),
+        successes(registration),
+    );
     let realm = Resource::new(
         move || (name.get(), enabled.get(), updated.get(), registered.get()),
         |(n, ..)| get_realm(n),
@@ -208,8 +212,13 @@ fn RealmDetail(name: Signal<String>, settings: bool) -> impl IntoView {
         |(n, ..)| history("realm".to_owned(), n),
     );
     let toasts = use_toasts();
-    Effect::new(move |_| if let Some(Ok(r)) = registration.value().get() {
-        toasts.push(ToastKind::Success, format!("Client registration in {} saved.", r.name));
+    Effect::new(move |_| {
+        if let Some(Ok(r)) = registration.value().get() {
+            toasts.push(
+                ToastKind::Success,
+                format!("Client registration in {} saved.", r.name),
+            );
+        }
     });
     let navigate = leptos_router::hooks::use_navigate();
     let session = crate::components::layout::use_session();
@@ -301,21 +310,69 @@ pub fn RealmSettingsPage() -> impl IntoView {
 }
 
 const POLICIES: [(&str, &str, &str); 4] = [
-    ("review", "Review first", "Anyone may register; the client waits in Security review until a reviewer approves it. The MCP-safe default."),
-    ("open", "Open", "Anyone may register and the client works at once. For development realms."),
-    ("initial_access_token", "Initial access token", "Only whoever holds a token an admin issued (portcullis registration token) may register."),
-    ("disabled", "Closed", "Nobody may register; admins register every client. The registration endpoint is not advertised."),
+    (
+        "review",
+        "Review first",
+        "Anyone may register; the client waits in Security review until a reviewer approves it. The MCP-safe default.",
+    ),
+    (
+        "open",
+        "Open",
+        "Anyone may register and the client works at once. For development realms.",
+    ),
+    (
+        "initial_access_token",
+        "Initial access token",
+        "Only whoever holds a token an admin issued (portcullis registration token) may register.",
+    ),
+    (
+        "disabled",
+        "Closed",
+        "Nobody may register; admins register every client. The registration endpoint is not advertised.",
+    ),
+];
+
+const DOCUMENT_POLICIES: [(&str, &str, &str); 4] = [
+    (
+        "review",
+        "Review each new app",
+        "An app whose client_id is the https URL of its metadata document (Claude, VS Code, ChatGPT) is fetched and waits in Security review the first time.",
+    ),
+    (
+        "any",
+        "Trust any https host",
+        "Any app publishing a valid metadata document works at once.",
+    ),
+    (
+        "allow_list",
+        "Trust listed domains only",
+        "Only documents under the trusted domains are accepted, at once; others are refused.",
+    ),
+    (
+        "disabled",
+        "Refuse",
+        "client_ids that are URLs are refused; apps register instead.",
+    ),
 ];
 
 /// Who may register clients in the realm (RFC 7591), and the realm's limit.
 #[component]
-fn RegistrationSettings(realm: crate::types::RealmView, action: ServerAction<crate::api::realms::SetRegistrationPolicy>) -> impl IntoView {
+fn RegistrationSettings(
+    realm: crate::types::RealmView,
+    action: ServerAction<crate::api::realms::SetRegistrationPolicy>,
+) -> impl IntoView {
     let errors = crate::components::field::FieldErrors::new(
         action,
         "registration-settings",
-        &[("registration_policy", "registration_policy"), ("max_dynamic_clients", "max_dynamic_clients")],
+        &[
+            ("registration_policy", "registration_policy"),
+            ("max_dynamic_clients", "max_dynamic_clients"),
+            ("metadata_document_policy", "metadata_document_policy"),
+            ("metadata_document_domains", "metadata_document_domains"),
+        ],
     );
     let picked = RwSignal::new(realm.registration_policy.clone());
+    let documents = RwSignal::new(realm.metadata_document_policy.clone());
     let can = use_abilities();
     view! {
         <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="registration-title">
@@ -334,6 +391,17 @@ fn RegistrationSettings(realm: crate::types::RealmView, action: ServerAction<cra
                 <crate::components::field::Field errors name="max_dynamic_clients" id="max-dynamic-clients" label="Most self-registered clients"
                     kind=crate::components::field::Kind::Number value=realm.max_dynamic_clients.to_string() maxlength=7
                     help="Registration is refused beyond this; a flood cannot fill the realm."/>
+                <div>
+                    <label class=LABEL for="metadata-document-policy">"Apps identified by a URL"</label>
+                    <select id="metadata-document-policy" name="metadata_document_policy" class=format!("mt-1 {INPUT}") disabled=!can.manage_realms
+                        aria-describedby="metadata-document-help" on:change=move |ev| documents.set(event_target_value(&ev))>
+                        {DOCUMENT_POLICIES.iter().map(|(v, l, _)| view! { <option value=*v selected=*v == realm.metadata_document_policy>{*l}</option> }).collect_view()}
+                    </select>
+                    <p id="metadata-document-help" class=format!("mt-1 {MUTED}")>{move || DOCUMENT_POLICIES.iter().find(|(v, ..)| *v == documents.get()).map(|(.., h)| *h).unwrap_or_default()}</p>
+                </div>
+                <crate::components::field::Field errors name="metadata_document_domains" id="metadata-document-domains" label="Trusted domains"
+                    value=realm.metadata_document_domains.clone() maxlength=4000 placeholder="claude.ai vscode.dev"
+                    help="Used when only listed domains are trusted; subdomains count."/>
                 <div class="sm:col-span-2">{errors.form_error()}</div>
                 {can.manage_realms.then(|| view! {
                     <div class="sm:col-span-2"><button type="submit" class=BTN_PRIMARY disabled=move || action.pending().get()>"Save registration settings"</button></div>

@@ -1,5 +1,6 @@
-//! The security-review queue: self-registered clients waiting to be let in, each with what a
-//! reviewer weighs (where it redirects, how it authenticates, where it registered from, names
+//! The security-review queue: self-registered clients waiting to be let in.
+//!
+//! Each comes with what a reviewer weighs (where it redirects, how it authenticates, where it registered from, names
 //! like it), approved or rejected with a reason, one by one or in bulk; and the decided ones,
 //! where an approved client can be revoked.
 use crate::api::review::{DecideReview, review_queue};
@@ -35,9 +36,18 @@ struct Pending {
 
 fn decision_words(d: &str) -> (&'static str, &'static str) {
     match d {
-        "approve" => ("Approve", "It may sign people in and get tokens from now on."),
-        "reject" => ("Reject", "It stays refused: it gets no tokens and signs nobody in. Its registration is kept for the record."),
-        _ => ("Revoke", "At once it gets no new tokens, its refresh tokens are revoked and its access tokens introspect inactive."),
+        "approve" => (
+            "Approve",
+            "It may sign people in and get tokens from now on.",
+        ),
+        "reject" => (
+            "Reject",
+            "It stays refused: it gets no tokens and signs nobody in. Its registration is kept for the record.",
+        ),
+        _ => (
+            "Revoke",
+            "At once it gets no new tokens, its refresh tokens are revoked and its access tokens introspect inactive.",
+        ),
     }
 }
 
@@ -52,7 +62,11 @@ fn RiskRow(label: &'static str, children: Children) -> impl IntoView {
 }
 
 #[component]
-fn ReviewCard(item: ReviewItemView, selected: RwSignal<Vec<String>>, ask: Callback<Pending>) -> impl IntoView {
+fn ReviewCard(
+    item: ReviewItemView,
+    selected: RwSignal<Vec<String>>,
+    ask: Callback<Pending>,
+) -> impl IntoView {
     let id = StoredValue::new(item.client_id.clone());
     let name = StoredValue::new(item.name.clone());
     let pending = item.state == "pending";
@@ -141,11 +155,18 @@ fn ReviewCard(item: ReviewItemView, selected: RwSignal<Vec<String>>, ask: Callba
 pub fn ReviewPage() -> impl IntoView {
     let query = use_query_map();
     let state = Memo::new(move |_| {
-        query.with(|m| m.get("state").filter(|s| STATES.iter().any(|(v, _)| v == s)).unwrap_or_else(|| "pending".to_owned()))
+        query.with(|m| {
+            m.get("state")
+                .filter(|s| STATES.iter().any(|(v, _)| v == s))
+                .unwrap_or_else(|| "pending".to_owned())
+        })
     });
     let decide = ServerAction::<DecideReview>::new();
     let decided = successes(decide);
-    let items = Resource::new(move || (state.get(), decided.get()), |(s, _)| review_queue(s));
+    let items = Resource::new(
+        move || (state.get(), decided.get()),
+        |(s, _)| review_queue(s),
+    );
     let selected = RwSignal::new(Vec::<String>::new());
     let asking = RwSignal::new(None::<Pending>);
     let open = RwSignal::new(false);
@@ -159,7 +180,18 @@ pub fn ReviewPage() -> impl IntoView {
             if r.failed.is_empty() {
                 toasts.push(ToastKind::Success, format!("{} client(s) decided.", r.done));
             } else {
-                toasts.push(ToastKind::Error, format!("{} decided; not decided: {}", r.done, r.failed.iter().map(|(id, why)| format!("{id} ({why})")).collect::<Vec<_>>().join("; ")));
+                toasts.push(
+                    ToastKind::Error,
+                    format!(
+                        "{} decided; not decided: {}",
+                        r.done,
+                        r.failed
+                            .iter()
+                            .map(|(id, why)| format!("{id} ({why})"))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                );
             }
             session.refetch();
         }
@@ -170,17 +202,36 @@ pub fn ReviewPage() -> impl IntoView {
         asking.set(Some(p));
         open.set(true);
     });
-    let title = Signal::derive(move || asking.get().map_or_else(String::new, |p| {
-        let (verb, _) = decision_words(p.decision);
-        if p.ids.len() == 1 { format!("{verb} {}?", p.names) } else { format!("{verb} {} clients?", p.ids.len()) }
-    }));
-    let message = Signal::derive(move || asking.get().map_or_else(String::new, |p| {
-        format!("{} The reason is kept in each client's history.", decision_words(p.decision).1)
-    }));
-    let confirm_label = Signal::derive(move || asking.get().map_or_else(String::new, |p| decision_words(p.decision).0.to_owned()));
+    let title = Signal::derive(move || {
+        asking.get().map_or_else(String::new, |p| {
+            let (verb, _) = decision_words(p.decision);
+            if p.ids.len() == 1 {
+                format!("{verb} {}?", p.names)
+            } else {
+                format!("{verb} {} clients?", p.ids.len())
+            }
+        })
+    });
+    let message = Signal::derive(move || {
+        asking.get().map_or_else(String::new, |p| {
+            format!(
+                "{} The reason is kept in each client's history.",
+                decision_words(p.decision).1
+            )
+        })
+    });
+    let confirm_label = Signal::derive(move || {
+        asking
+            .get()
+            .map_or_else(String::new, |p| decision_words(p.decision).0.to_owned())
+    });
     let bulk = move |decision: &'static str| {
         let ids = selected.get_untracked();
-        ask.run(Pending { decision, names: String::new(), ids });
+        ask.run(Pending {
+            decision,
+            names: String::new(),
+            ids,
+        });
     };
     view! {
         <PageHeader title="Security review" description="Clients that registered themselves wait here until a reviewer lets them in. Until then they get no tokens and sign nobody in; the person trying sees that the app awaits approval."/>

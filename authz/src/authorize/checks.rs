@@ -39,9 +39,10 @@ fn loopback_parts(uri: &str) -> Option<(&'static str, &str)> {
     None
 }
 
-/// Whether a presented `redirect_uri` matches a registered one: byte for byte, except that a
-/// loopback redirect (`http://127.0.0.1`, `http://[::1]`, `http://localhost`) matches on any port,
-/// the registered one with or without a port.
+/// Whether a presented `redirect_uri` matches a registered one.
+///
+/// Byte for byte, except that a loopback redirect (`http://127.0.0.1`, `http://[::1]`,
+/// `http://localhost`) matches on any port, the registered one with or without a port.
 pub fn redirect_matches(registered: &str, presented: &str) -> bool {
     if crate::secret::constant_time_eq(registered.as_bytes(), presented.as_bytes())
         && registered.len() == presented.len()
@@ -63,14 +64,19 @@ fn visible(s: &str) -> bool {
 ///
 /// # Errors
 /// A message for the error redirect.
-pub fn check_challenge(challenge: Option<&str>, method: Option<&str>) -> Result<String, &'static str> {
+pub fn check_challenge(
+    challenge: Option<&str>,
+    method: Option<&str>,
+) -> Result<String, &'static str> {
     let Some(challenge) = challenge.filter(|c| !c.is_empty()) else {
         return Err("code_challenge is required (PKCE with S256).");
     };
     match method {
         Some("S256") => {}
         None | Some("") => {
-            return Err("code_challenge_method is required and must be S256 (plain is not accepted).");
+            return Err(
+                "code_challenge_method is required and must be S256 (plain is not accepted).",
+            );
         }
         Some(_) => return Err("code_challenge_method must be S256 (plain is not accepted)."),
     }
@@ -95,8 +101,8 @@ pub fn verifier_matches(verifier: &str, challenge: &str) -> bool {
     if !well_formed {
         return false;
     }
-    let computed =
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+    let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(Sha256::digest(verifier.as_bytes()));
     crate::secret::constant_time_eq(computed.as_bytes(), challenge.as_bytes())
         && computed.len() == challenge.len()
 }
@@ -201,23 +207,53 @@ mod tests {
             assert!(!redirect_matches(reg, bad), "{bad}");
         }
         for (reg, ok) in [
-            ("http://127.0.0.1/callback", "http://127.0.0.1:53682/callback"),
-            ("http://127.0.0.1:8080/callback", "http://127.0.0.1:33418/callback"),
-            ("http://localhost/callback", "http://localhost:6274/callback"),
+            (
+                "http://127.0.0.1/callback",
+                "http://127.0.0.1:53682/callback",
+            ),
+            (
+                "http://127.0.0.1:8080/callback",
+                "http://127.0.0.1:33418/callback",
+            ),
+            (
+                "http://localhost/callback",
+                "http://localhost:6274/callback",
+            ),
             ("http://[::1]/cb", "http://[::1]:9000/cb"),
             ("http://127.0.0.1", "http://127.0.0.1:5000/"),
         ] {
             assert!(redirect_matches(reg, ok), "{reg} ~ {ok}");
         }
         for (reg, bad) in [
-            ("http://127.0.0.1/callback", "http://127.0.0.1:53682/callback/x"),
-            ("http://127.0.0.1/callback", "http://localhost:53682/callback"),
-            ("http://127.0.0.1/callback", "http://127.0.0.1.evil.example/callback"),
-            ("http://127.0.0.1/callback", "http://127.0.0.1:99999999/callback"),
+            (
+                "http://127.0.0.1/callback",
+                "http://127.0.0.1:53682/callback/x",
+            ),
+            (
+                "http://127.0.0.1/callback",
+                "http://localhost:53682/callback",
+            ),
+            (
+                "http://127.0.0.1/callback",
+                "http://127.0.0.1.evil.example/callback",
+            ),
+            (
+                "http://127.0.0.1/callback",
+                "http://127.0.0.1:99999999/callback",
+            ),
             ("http://127.0.0.1/callback", "http://127.0.0.1:/callback"),
-            ("http://localhost/callback", "http://localhost@evil.example/callback"),
-            ("http://localhost/callback", "http://localhost:80@evil.example/callback"),
-            ("http://127.0.0.1/callback", "https://127.0.0.1:443/callback"),
+            (
+                "http://localhost/callback",
+                "http://localhost@evil.example/callback",
+            ),
+            (
+                "http://localhost/callback",
+                "http://localhost:80@evil.example/callback",
+            ),
+            (
+                "http://127.0.0.1/callback",
+                "https://127.0.0.1:443/callback",
+            ),
             ("http://127.0.0.1/cb", "http://127.0.0.1:5000/cb\t"),
         ] {
             assert!(!redirect_matches(reg, bad), "{reg} !~ {bad}");
@@ -229,9 +265,15 @@ mod tests {
         // RFC 7636 Appendix B.
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
         let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
-        assert_eq!(check_challenge(Some(challenge), Some("S256")).as_deref(), Ok(challenge));
+        assert_eq!(
+            check_challenge(Some(challenge), Some("S256")).as_deref(),
+            Ok(challenge)
+        );
         assert!(check_challenge(Some(challenge), Some("plain")).is_err());
-        assert!(check_challenge(Some(challenge), None).is_err(), "missing method means plain");
+        assert!(
+            check_challenge(Some(challenge), None).is_err(),
+            "missing method means plain"
+        );
         assert!(check_challenge(None, Some("S256")).is_err());
         assert!(check_challenge(Some("short"), Some("S256")).is_err());
         assert!(verifier_matches(verifier, challenge));
@@ -245,10 +287,22 @@ mod tests {
         let r = ScopeRequest::parse(Some("openid email profile offline_access")).expect("ok");
         assert!(r.offline && r.scopes.is_empty());
         let allowed = ScopeSet::parse("tools:call tools:read").expect("ok");
-        assert_eq!(r.grant(&allowed), Some(allowed.clone()), "nothing asked: everything allowed");
+        assert_eq!(
+            r.grant(&allowed),
+            Some(allowed.clone()),
+            "nothing asked: everything allowed"
+        );
         let r = ScopeRequest::parse(Some("tools:read admin")).expect("ok");
-        assert_eq!(r.grant(&allowed).map(|s| s.to_string()).as_deref(), Some("tools:read"));
-        assert_eq!(ScopeRequest::parse(Some("admin")).expect("ok").grant(&allowed), None);
+        assert_eq!(
+            r.grant(&allowed).map(|s| s.to_string()).as_deref(),
+            Some("tools:read")
+        );
+        assert_eq!(
+            ScopeRequest::parse(Some("admin"))
+                .expect("ok")
+                .grant(&allowed),
+            None
+        );
         assert!(ScopeRequest::parse(Some("a\"b")).is_err());
     }
 

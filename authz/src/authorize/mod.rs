@@ -1,6 +1,8 @@
-//! Interactive authorization: the authorization endpoint (authorization code with PKCE S256,
-//! `resource`, `iss`), sign-in sessions, remembered consent, and the codes and refresh-token
-//! families the token endpoint redeems (see `tokens::grants`).
+//! Interactive authorization: the authorization endpoint and what it stores.
+//!
+//! The endpoint (authorization code with PKCE S256, `resource`, `iss`), sign-in sessions,
+//! remembered consent, and the codes and refresh-token families the token endpoint redeems (see
+//! `tokens::grants`).
 //!
 //! Redirect URIs match exactly, except loopback ports (RFC 8252 §7.3); an unknown client or an
 //! unmatched redirect URI is an error page, never a redirect.

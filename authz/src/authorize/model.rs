@@ -1,8 +1,8 @@
 //! Authorization types: what the authorization endpoint accepts, and what it and the token
 //! endpoint store (sign-in sessions, remembered consent, codes, refresh-token families).
 use crate::clock::UnixTime;
-pub use crate::ids::{ConsentId, FamilyId};
 use crate::ids::{ClientRowId, RealmId, ResourceId};
+pub use crate::ids::{ConsentId, FamilyId};
 use crate::scope::ScopeSet;
 
 /// Longest an authorization code lives (OAuth 2.1 §4.1.2 recommends at most ten minutes; MCP
@@ -39,7 +39,11 @@ impl Prompt {
     /// # Errors
     /// A message for an unsupported or contradictory value.
     pub fn parse(s: Option<&str>) -> Result<Self, &'static str> {
-        let values: Vec<&str> = s.unwrap_or_default().split(' ').filter(|v| !v.is_empty()).collect();
+        let values: Vec<&str> = s
+            .unwrap_or_default()
+            .split(' ')
+            .filter(|v| !v.is_empty())
+            .collect();
         if values.contains(&"none") && values.len() > 1 {
             return Err("prompt=none cannot be combined with other values.");
         }

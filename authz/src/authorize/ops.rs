@@ -185,18 +185,24 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<AuthorizeStep> {
         let realm = self.serving_realm(realm_name).await?;
-        let (client, redirect_uri) = self.authorize_client(&realm, params).await?;
+        let (client, redirect_uri) = self.authorize_client(&realm, params, meta).await?;
         let issuer = self.issuer(&realm.name);
         let state = params.state.clone();
         let back = |r: Refusal| {
-            let mut p = vec![("error", r.code), ("error_description", r.description.as_str())];
+            let mut p = vec![
+                ("error", r.code),
+                ("error_description", r.description.as_str()),
+            ];
             if let Some(s) = &state {
                 p.push(("state", s));
             }
             p.push(("iss", issuer.as_str()));
             AuthorizeStep::Redirect(with_query(&redirect_uri, &p))
         };
-        let ticket = match self.check_request(&realm, &client, &redirect_uri, params, browser).await {
+        let ticket = match self
+            .check_request(&realm, &client, &redirect_uri, params, browser)
+            .await
+        {
             Ok(t) => t,
             Err(r) => return Ok(back(r)),
         };
@@ -209,10 +215,9 @@ impl Core {
                 self.continue_as(&realm, ticket, &subject, auth_time, meta)
                     .await
             }
-            None if ticket.prompt == Prompt::None => Ok(back(refuse(
-                "login_required",
-                "The user is not signed in.",
-            ))),
+            None if ticket.prompt == Prompt::None => {
+                Ok(back(refuse("login_required", "The user is not signed in.")))
+            }
             None => Ok(AuthorizeStep::Login(LoginPage {
                 realm: realm.display_name.clone(),
                 client_name: client.name.clone(),
@@ -348,7 +353,9 @@ impl Core {
             .find_consent(&subject.id, &client.id, &resource.id)
             .await?;
         let consent = Consent {
-            id: previous.as_ref().map_or_else(ConsentId::generate, |c| c.id.clone()),
+            id: previous
+                .as_ref()
+                .map_or_else(ConsentId::generate, |c| c.id.clone()),
             realm_id: realm.id.clone(),
             subject: subject.id.clone(),
             client_pk: client.id.clone(),
@@ -378,6 +385,7 @@ impl Core {
         &self,
         realm: &Realm,
         params: &AuthorizeParams,
+        meta: &RequestMeta,
     ) -> Result<(Client, String)> {
         for name in ["client_id", "redirect_uri"] {
             if params.repeated.iter().any(|r| r == name) {
@@ -394,10 +402,14 @@ impl Core {
             )
         };
         let client_id = ClientId::parse(raw).map_err(|_| unknown())?;
-        let client = self
-            .cached_client(&realm.id, &client_id)
-            .await?
-            .map(|(c, _)| c)
+        let client = if crate::clients::is_metadata_document_id(raw) {
+            Some(self.metadata_document_client(realm, raw, meta).await?)
+        } else {
+            self.cached_client(&realm.id, &client_id)
+                .await?
+                .map(|(c, _)| c)
+        };
+        let client = client
             .filter(|c| c.resource_server_for.is_none())
             .ok_or_else(unknown)?;
         let Some(presented) = params.redirect_uri.as_deref().filter(|u| !u.is_empty()) else {
@@ -474,7 +486,11 @@ impl Core {
                 "This application may not use the authorization code flow.",
             ));
         }
-        if params.state.as_ref().is_some_and(|s| s.len() > MAX_STATE_LEN) {
+        if params
+            .state
+            .as_ref()
+            .is_some_and(|s| s.len() > MAX_STATE_LEN)
+        {
             return Err(refuse("invalid_request", "state is too long."));
         }
         let challenge = check_challenge(
@@ -482,7 +498,8 @@ impl Core {
             params.code_challenge_method.as_deref(),
         )
         .map_err(|m| refuse("invalid_request", m))?;
-        let prompt = Prompt::parse(params.prompt.as_deref()).map_err(|m| refuse("invalid_request", m))?;
+        let prompt =
+            Prompt::parse(params.prompt.as_deref()).map_err(|m| refuse("invalid_request", m))?;
         let resource = self
             .requested_resource(realm, &params.resource)
             .await
@@ -561,7 +578,9 @@ impl Core {
         ticket.subject = Some(subject.id.clone());
         ticket.auth_time = Some(auth_time);
         if covered && ticket.prompt != Prompt::Consent {
-            return self.issue_code(realm, &ticket, subject, auth_time, meta).await;
+            return self
+                .issue_code(realm, &ticket, subject, auth_time, meta)
+                .await;
         }
         if ticket.prompt == Prompt::None {
             return Ok(self.refusal_redirect(
@@ -578,7 +597,11 @@ impl Core {
         let redirect_origin = match &redirect {
             Some(u) if u.has_host() => {
                 let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
-                format!("{}://{}{port}", u.scheme(), u.host_str().unwrap_or_default())
+                format!(
+                    "{}://{}{port}",
+                    u.scheme(),
+                    u.host_str().unwrap_or_default()
+                )
             }
             Some(u) => format!("{}:", u.scheme()),
             None => ticket.redirect_uri.clone(),
@@ -651,12 +674,18 @@ impl Core {
             p.push(("state", s));
         }
         p.push(("iss", issuer.as_str()));
-        Ok(AuthorizeStep::Redirect(with_query(&ticket.redirect_uri, &p)))
+        Ok(AuthorizeStep::Redirect(with_query(
+            &ticket.redirect_uri,
+            &p,
+        )))
     }
 
     fn refusal_redirect(&self, realm: &Realm, ticket: &Ticket, r: &Refusal) -> AuthorizeStep {
         let issuer = self.issuer(&realm.name);
-        let mut p = vec![("error", r.code), ("error_description", r.description.as_str())];
+        let mut p = vec![
+            ("error", r.code),
+            ("error_description", r.description.as_str()),
+        ];
         if let Some(s) = &ticket.state {
             p.push(("state", s));
         }
@@ -681,19 +710,24 @@ impl Core {
 
     /// The ticket's resource, still registered and enabled.
     async fn ticket_resource(&self, realm: &Realm, ticket: &Ticket) -> Result<Resource> {
-        self.cached_resource_by_id(&realm.id, &ResourceId::from_stored(ticket.resource.as_str()))
-            .await?
-            .filter(|r| r.enabled)
-            .ok_or_else(|| {
-                Error::oauth(
-                    OAuthErrorCode::InvalidTarget,
-                    "The resource is no longer available.",
-                )
-            })
+        self.cached_resource_by_id(
+            &realm.id,
+            &ResourceId::from_stored(ticket.resource.as_str()),
+        )
+        .await?
+        .filter(|r| r.enabled)
+        .ok_or_else(|| {
+            Error::oauth(
+                OAuthErrorCode::InvalidTarget,
+                "The resource is no longer available.",
+            )
+        })
     }
 
     fn ticket_key(&self) -> crate::keys::MasterKey {
-        self.config().master_key.derive("portcullis authorization ticket")
+        self.config()
+            .master_key
+            .derive("portcullis authorization ticket")
     }
 
     fn seal_ticket(&self, ticket: &Ticket) -> Result<String> {
@@ -720,10 +754,8 @@ impl Core {
             .open(&sealed, realm.id.as_str().as_bytes())
             .map_err(|_| expired())?;
         let t: Ticket = serde_json::from_slice(&json).map_err(|_| expired())?;
-        let same_browser = crate::secret::constant_time_eq(
-            t.browser.as_bytes(),
-            browser_hash(browser).as_bytes(),
-        );
+        let same_browser =
+            crate::secret::constant_time_eq(t.browser.as_bytes(), browser_hash(browser).as_bytes());
         if t.realm != realm.id.as_str() || t.exp <= self.now() || !same_browser {
             return Err(expired());
         }
@@ -819,7 +851,10 @@ impl Core {
             .session_subject(&realm, session)
             .await?
             .ok_or(Error::Unauthenticated)?;
-        let apps = self.store.list_consents(&realm.id, Some(&subject.id)).await?;
+        let apps = self
+            .store
+            .list_consents(&realm.id, Some(&subject.id))
+            .await?;
         Ok((subject, apps))
     }
 
@@ -893,7 +928,12 @@ impl Core {
         consent_id: &str,
         meta: &RequestMeta,
     ) -> Result<()> {
-        let gone = || Error::not_found("connected app", consent_id.chars().take(40).collect::<String>());
+        let gone = || {
+            Error::not_found(
+                "connected app",
+                consent_id.chars().take(40).collect::<String>(),
+            )
+        };
         let found = self
             .store
             .find_connected_app(&realm.id, &ConsentId::from_stored(consent_id))

@@ -107,7 +107,9 @@ impl ClientMetadata {
         };
         let application_type = match text(&self.application_type) {
             None => None,
-            Some(t) => Some(ApplicationType::parse(t).map_err(|m| Error::field("application_type", m))?),
+            Some(t) => {
+                Some(ApplicationType::parse(t).map_err(|m| Error::field("application_type", m))?)
+            }
         };
         let redirect_uris = parse_redirect_uris(&self.redirect_uris)
             .and_then(|uris| check_application_type(application_type, uris))
@@ -425,8 +427,23 @@ pub enum RedirectKind {
 
 /// Schemes a browser runs, reads or hands to something other than an app.
 const REFUSED_SCHEMES: &[&str] = &[
-    "javascript", "data", "file", "vbscript", "blob", "about", "filesystem", "ftp", "ws", "wss",
-    "mailto", "tel", "sms", "view-source", "chrome", "intent", "urn",
+    "javascript",
+    "data",
+    "file",
+    "vbscript",
+    "blob",
+    "about",
+    "filesystem",
+    "ftp",
+    "ws",
+    "wss",
+    "mailto",
+    "tel",
+    "sms",
+    "view-source",
+    "chrome",
+    "intent",
+    "urn",
 ];
 
 impl RedirectKind {
@@ -440,7 +457,10 @@ impl RedirectKind {
             "http" if loopback => Some(RedirectKind::Loopback),
             "http" | "https" => None,
             s if REFUSED_SCHEMES.contains(&s) => None,
-            s if s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+.-".contains(&b)) => {
+            s if s
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+.-".contains(&b)) =>
+            {
                 Some(RedirectKind::PrivateUse)
             }
             _ => None,

@@ -54,7 +54,6 @@ impl ApplicationType {
     }
 }
 
-
 /// An OAuth `client_id` (RFC 6749 §2.2).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ClientId(String);
@@ -250,8 +249,7 @@ impl Client {
 
     /// Registered by an administrator, or let in by a reviewer.
     pub fn is_verified(&self) -> bool {
-        self.registration.kind == RegistrationKind::Admin
-            || self.registration.reviewed_by.is_some()
+        self.registration.kind == RegistrationKind::Admin || self.registration.reviewed_by.is_some()
     }
 }
 
@@ -369,6 +367,40 @@ impl Registration {
             reviewed_at: None,
         }
     }
+}
+
+/// A reviewer's decision on a client: from which state to which, by whom, why, when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewDecision {
+    /// The state the client must still be in.
+    pub from: ReviewState,
+    /// The state it moves to.
+    pub to: ReviewState,
+    /// Who decided.
+    pub by: String,
+    /// Why.
+    pub reason: String,
+    /// When.
+    pub at: UnixTime,
+}
+
+/// An initial access token for registration (hash only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitialToken {
+    /// SHA-256 of the token.
+    pub token_hash: Vec<u8>,
+    /// Realm.
+    pub realm_id: RealmId,
+    /// What it is for.
+    pub label: String,
+    /// Who issued it.
+    pub created_by: String,
+    /// Issued.
+    pub created_at: UnixTime,
+    /// Unusable from then.
+    pub expires_at: UnixTime,
+    /// Registrations it still allows.
+    pub uses: i64,
 }
 
 /// A client's binding to an agent.

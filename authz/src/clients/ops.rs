@@ -22,7 +22,11 @@ impl Core {
     }
 
     /// A new secret for `client`, and its stored (hashed) form.
-    pub(super) fn new_secret(&self, client: &ClientRowId, now: UnixTime) -> (PlainToken, ClientSecret) {
+    pub(super) fn new_secret(
+        &self,
+        client: &ClientRowId,
+        now: UnixTime,
+    ) -> (PlainToken, ClientSecret) {
         let token = PlainToken::generate();
         let secret = ClientSecret {
             id: SecretId::generate(),

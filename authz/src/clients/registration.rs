@@ -7,7 +7,8 @@
 //! stored as SHA-256; it is compared in constant time.
 use super::metadata::{ClientMetadata, ValidClient};
 use super::model::{
-    Client, ClientId, ClientRowId, GrantType, Registration, RegistrationKind, ReviewState,
+    Client, ClientId, ClientRowId, GrantType, Registration, RegistrationKind, ReviewDecision,
+    ReviewState,
 };
 use crate::audit::{RequestMeta, action};
 use crate::core::Core;
@@ -95,7 +96,10 @@ fn bad_token() -> Error {
 /// `InvalidField` (rendered as `invalid_client_metadata`).
 pub fn parse_registration_body(body: &str) -> Result<ClientMetadata> {
     let value: serde_json::Value = serde_json::from_str(body).map_err(|_| {
-        Error::field("client_metadata", "The body must be a JSON object of client metadata.")
+        Error::field(
+            "client_metadata",
+            "The body must be a JSON object of client metadata.",
+        )
     })?;
     if !value.is_object() {
         return Err(Error::field(
@@ -106,19 +110,27 @@ pub fn parse_registration_body(body: &str) -> Result<ClientMetadata> {
     serde_json::from_value(value).map_err(|e| {
         // serde names the member and the expected type; no input is echoed beyond that.
         let msg: String = e.to_string().chars().take(200).collect();
-        Error::field("client_metadata", format!("Malformed client metadata: {msg}"))
+        Error::field(
+            "client_metadata",
+            format!("Malformed client metadata: {msg}"),
+        )
     })
 }
 
 fn reason(s: &str) -> Result<String> {
     let s = s.trim();
     if s.is_empty() {
-        return Err(Error::field("reason", "Give a reason; it is kept in the client's history."));
+        return Err(Error::field(
+            "reason",
+            "Give a reason; it is kept in the client's history.",
+        ));
     }
     if s.chars().count() > MAX_REASON_CHARS || s.chars().any(|c| c.is_control() && c != '\n') {
         return Err(Error::field(
             "reason",
-            format!("A reason is at most {MAX_REASON_CHARS} characters without control characters."),
+            format!(
+                "A reason is at most {MAX_REASON_CHARS} characters without control characters."
+            ),
         ));
     }
     Ok(s.to_owned())
@@ -143,7 +155,9 @@ impl Core {
         let realm = self.serving_realm(realm_name).await?;
         let now = self.now();
         if realm.registration_policy == RegistrationPolicy::Disabled {
-            return Err(denied("Client registration is closed in this realm; ask an administrator to register the client."));
+            return Err(denied(
+                "Client registration is closed in this realm; ask an administrator to register the client.",
+            ));
         }
         self.client_throttle
             .registration(Source::of(meta.client_ip), now)
@@ -157,7 +171,11 @@ impl Core {
                 ));
             };
             let hash = PlainToken::from_input(t).hashed();
-            if !self.store.consume_initial_token(&realm.id, &hash, now).await? {
+            if !self
+                .store
+                .consume_initial_token(&realm.id, &hash, now)
+                .await?
+            {
                 return Err(Error::oauth(
                     OAuthErrorCode::InvalidToken,
                     "The initial access token is invalid, expired or used up.",
@@ -166,7 +184,9 @@ impl Core {
         }
         let held = self.store.count_registered_clients(&realm.id).await?;
         if i64::try_from(held).unwrap_or(i64::MAX) >= realm.max_dynamic_clients {
-            return Err(denied("This realm holds the most self-registered clients it allows; ask an administrator."));
+            return Err(denied(
+                "This realm holds the most self-registered clients it allows; ask an administrator.",
+            ));
         }
         let ValidClient {
             name,
@@ -222,7 +242,12 @@ impl Core {
             "software_id": client.metadata.software_id,
         });
         self.store
-            .insert_registered_client(&client, issued.as_ref().map(|(_, s)| s), &token.hashed(), &event)
+            .insert_registered_client(
+                &client,
+                issued.as_ref().map(|(_, s)| s),
+                &token.hashed(),
+                &event,
+            )
             .await?;
         let mut out = self.registration_response(&realm, &client);
         out.client_secret = issued.map(|(t, _)| t.expose().to_owned());
@@ -270,7 +295,9 @@ impl Core {
         {
             return Err(Error::field(
                 "token_endpoint_auth_method",
-                format!("The authentication method stays {method}; register a new client to use another."),
+                format!(
+                    "The authentication method stays {method}; register a new client to use another."
+                ),
             ));
         }
         let mut sent = metadata.clone();
@@ -301,7 +328,9 @@ impl Core {
             "redirect_uris": {"from": before.metadata.redirect_uris, "to": after.metadata.redirect_uris},
             "client_name": {"from": before.name, "to": after.name},
         });
-        self.store.update_client_registration(&after, &event).await?;
+        self.store
+            .update_client_registration(&after, &event)
+            .await?;
         let moved = after.metadata.redirect_uris != before.metadata.redirect_uris;
         if moved
             && realm.registration_policy == RegistrationPolicy::Review
@@ -318,11 +347,13 @@ impl Core {
             self.store
                 .set_client_review(
                     &after.id,
-                    ReviewState::Approved,
-                    ReviewState::Pending,
-                    "registration",
-                    "Redirect URIs changed after approval.",
-                    now,
+                    &ReviewDecision {
+                        from: ReviewState::Approved,
+                        to: ReviewState::Pending,
+                        by: "registration".into(),
+                        reason: "Redirect URIs changed after approval.".into(),
+                        at: now,
+                    },
                     &back,
                 )
                 .await?;
@@ -363,7 +394,9 @@ impl Core {
         token: Option<&str>,
     ) -> Result<(Realm, Client)> {
         let realm = self.serving_realm(realm_name).await?;
-        let token = token.filter(|t| !t.is_empty() && t.len() <= 256).ok_or_else(bad_token)?;
+        let token = token
+            .filter(|t| !t.is_empty() && t.len() <= 256)
+            .ok_or_else(bad_token)?;
         let id = ClientId::parse(client_id).map_err(|_| bad_token())?;
         let Some((client, _)) = self.cached_client(&realm.id, &id).await? else {
             // Spend the same hash work as a real check.
@@ -430,7 +463,10 @@ impl Core {
             return Err(Error::field("uses", "Uses must be between 1 and 10000."));
         }
         if !(60..=MAX_INITIAL_TOKEN_TTL_SECS).contains(&ttl_secs) {
-            return Err(Error::field("ttl", "The lifetime must be between a minute and 30 days."));
+            return Err(Error::field(
+                "ttl",
+                "The lifetime must be between a minute and 30 days.",
+            ));
         }
         let token = PlainToken::from_input(&format!("iat_{}", PlainToken::generate().expose()));
         let now = self.now();
@@ -441,10 +477,18 @@ impl Core {
             format!("realm:{}", realm.name),
             meta,
         );
-        event.details = serde_json::json!({"label": label, "uses": uses, "expires_at": now + ttl_secs});
-        self.store
-            .insert_initial_token(&realm.id, &token.hashed(), &label, &p.email, now, now + ttl_secs, uses, &event)
-            .await?;
+        event.details =
+            serde_json::json!({"label": label, "uses": uses, "expires_at": now + ttl_secs});
+        let row = super::model::InitialToken {
+            token_hash: token.hashed(),
+            realm_id: realm.id.clone(),
+            label,
+            created_by: p.email.clone(),
+            created_at: now,
+            expires_at: now + ttl_secs,
+            uses,
+        };
+        self.store.insert_initial_token(&row, &event).await?;
         Ok(token)
     }
 
@@ -460,8 +504,17 @@ impl Core {
         why: &str,
         meta: &RequestMeta,
     ) -> Result<()> {
-        self.review_client(p, realm_name, client_id, why, ReviewState::Pending, ReviewState::Approved, action::CLIENT_APPROVE, meta)
-            .await
+        self.review_client(
+            p,
+            realm_name,
+            client_id,
+            why,
+            ReviewState::Pending,
+            ReviewState::Approved,
+            action::CLIENT_APPROVE,
+            meta,
+        )
+        .await
     }
 
     /// Rejects a pending client.
@@ -476,8 +529,17 @@ impl Core {
         why: &str,
         meta: &RequestMeta,
     ) -> Result<()> {
-        self.review_client(p, realm_name, client_id, why, ReviewState::Pending, ReviewState::Rejected, action::CLIENT_REJECT, meta)
-            .await
+        self.review_client(
+            p,
+            realm_name,
+            client_id,
+            why,
+            ReviewState::Pending,
+            ReviewState::Rejected,
+            action::CLIENT_REJECT,
+            meta,
+        )
+        .await
     }
 
     /// Revokes an active client: at once it gets no new tokens, its refresh tokens are revoked
@@ -493,8 +555,17 @@ impl Core {
         why: &str,
         meta: &RequestMeta,
     ) -> Result<()> {
-        self.review_client(p, realm_name, client_id, why, ReviewState::Approved, ReviewState::Revoked, action::CLIENT_REVOKE, meta)
-            .await
+        self.review_client(
+            p,
+            realm_name,
+            client_id,
+            why,
+            ReviewState::Approved,
+            ReviewState::Revoked,
+            action::CLIENT_REVOKE,
+            meta,
+        )
+        .await
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -522,10 +593,27 @@ impl Core {
                 .into(),
             ));
         }
-        let mut event = self.event(&client.realm_id, &p.email, what, format!("client:{}", client.client_id), meta);
-        event.details = serde_json::json!({"reason": why, "from": from.as_str(), "to": to.as_str()});
+        let mut event = self.event(
+            &client.realm_id,
+            &p.email,
+            what,
+            format!("client:{}", client.client_id),
+            meta,
+        );
+        event.details =
+            serde_json::json!({"reason": why, "from": from.as_str(), "to": to.as_str()});
         self.store
-            .set_client_review(&client.id, from, to, &p.email, &why, self.now(), &event)
+            .set_client_review(
+                &client.id,
+                &ReviewDecision {
+                    from,
+                    to,
+                    by: p.email.clone(),
+                    reason: why,
+                    at: self.now(),
+                },
+                &event,
+            )
             .await
             .map_err(|e| match e {
                 StorageError::NotFound => Error::Conflict(

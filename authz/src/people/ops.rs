@@ -74,7 +74,13 @@ impl Core {
         self.store
             .insert_person(&person, &event)
             .await
-            .map_err(|e| map_taken(e, "email", "A person with this email already exists in the realm."))?;
+            .map_err(|e| {
+                map_taken(
+                    e,
+                    "email",
+                    "A person with this email already exists in the realm.",
+                )
+            })?;
         Ok(person)
     }
 
@@ -147,7 +153,10 @@ impl Core {
             "display_name": {"from": before.display_name, "to": after.display_name},
             "roles": {"from": before.roles.to_string(), "to": after.roles.to_string()},
         });
-        self.store.update_person(&after, &event).await.map_err(not_found_person)?;
+        self.store
+            .update_person(&after, &event)
+            .await
+            .map_err(not_found_person)?;
         Ok(after)
     }
 
@@ -230,14 +239,22 @@ impl Core {
         let now = self.now();
         let attempt = self
             .login_throttle
-            .begin_login(&format!("{}/{actor}", realm.id), Source::of(meta.client_ip), now)
+            .begin_login(
+                &format!("{}/{actor}", realm.id),
+                Source::of(meta.client_ip),
+                now,
+            )
             .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
         let found = match Email::parse(email) {
             Ok(e) => self.subject_by_email(realm, &e).await?,
             Err(_) => None,
         };
         let phc = found.as_ref().and_then(|(_, phc, _)| phc.clone());
-        let Ok(ok) = self.hasher.verify(Password::from_input(password), phc).await else {
+        let Ok(ok) = self
+            .hasher
+            .verify(Password::from_input(password), phc)
+            .await
+        else {
             self.login_throttle.undo(attempt);
             return Err(Error::Throttled {
                 retry_after_secs: 1,
@@ -273,7 +290,11 @@ impl Core {
         email: &Email,
     ) -> Result<Option<(Subject, Option<String>, bool)>> {
         if let Some(p) = self.store.find_person_by_email(&realm.id, email).await? {
-            return Ok(Some((Subject::from(&p), p.password_hash.clone(), p.disabled)));
+            return Ok(Some((
+                Subject::from(&p),
+                p.password_hash.clone(),
+                p.disabled,
+            )));
         }
         if !realm.name.is_default() {
             return Ok(None);

@@ -87,6 +87,20 @@ pub struct RealmInput {
     pub token_ttl_secs: String,
 }
 
+/// A realm's registration settings as typed by an admin; an empty member keeps its value
+/// (except the domains, which an allow-list needs).
+#[derive(Debug, Clone, Default)]
+pub struct RegistrationInput {
+    /// `review`, `open`, `initial_access_token` or `disabled`.
+    pub policy: String,
+    /// Most self-registered clients.
+    pub max_dynamic_clients: String,
+    /// `review`, `any`, `allow_list` or `disabled`.
+    pub metadata_document_policy: String,
+    /// Trusted domains, space- or comma-separated.
+    pub metadata_document_domains: String,
+}
+
 /// A stored realm.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Realm {
@@ -111,6 +125,10 @@ pub struct Realm {
     pub registration_policy: RegistrationPolicy,
     /// Most self-registered clients the realm holds.
     pub max_dynamic_clients: i64,
+    /// Which clients identified by a metadata-document URL the realm trusts.
+    pub metadata_document_policy: MetadataDocumentPolicy,
+    /// The domains trusted under [`MetadataDocumentPolicy::AllowList`] (and below them).
+    pub metadata_document_domains: Vec<String>,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.
@@ -160,6 +178,52 @@ impl RegistrationPolicy {
             .into_iter()
             .find(|p| p.as_str() == s.trim())
             .ok_or("Registration policy must be review, open, initial_access_token or disabled.")
+    }
+}
+
+/// Which clients identified by a Client ID Metadata Document URL a realm trusts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetadataDocumentPolicy {
+    /// Any https host; the client works at once.
+    Any,
+    /// Only hosts under the listed domains.
+    AllowList,
+    /// Any https host, but each new client waits for review.
+    #[default]
+    Review,
+    /// None: such `client_id`s are refused.
+    Disabled,
+}
+
+impl MetadataDocumentPolicy {
+    /// Every policy, in display order.
+    pub const ALL: [MetadataDocumentPolicy; 4] = [
+        MetadataDocumentPolicy::Review,
+        MetadataDocumentPolicy::Any,
+        MetadataDocumentPolicy::AllowList,
+        MetadataDocumentPolicy::Disabled,
+    ];
+
+    /// Stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MetadataDocumentPolicy::Any => "any",
+            MetadataDocumentPolicy::AllowList => "allow_list",
+            MetadataDocumentPolicy::Review => "review",
+            MetadataDocumentPolicy::Disabled => "disabled",
+        }
+    }
+
+    /// Parses the stored name.
+    ///
+    /// # Errors
+    /// A message naming the policies.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s.trim())
+            .ok_or("Metadata-document policy must be review, any, allow_list or disabled.")
     }
 }
 

@@ -34,6 +34,8 @@ impl Core {
             refresh_max_ttl_secs: super::model::DEFAULT_REFRESH_MAX_TTL_SECS,
             registration_policy: super::model::RegistrationPolicy::default(),
             max_dynamic_clients: super::model::DEFAULT_MAX_DYNAMIC_CLIENTS,
+            metadata_document_policy: super::model::MetadataDocumentPolicy::default(),
+            metadata_document_domains: vec![],
             created_at: now,
             updated_at: now,
         };
@@ -121,6 +123,8 @@ impl Core {
             refresh_max_ttl_secs: super::model::DEFAULT_REFRESH_MAX_TTL_SECS,
             registration_policy: super::model::RegistrationPolicy::default(),
             max_dynamic_clients: super::model::DEFAULT_MAX_DYNAMIC_CLIENTS,
+            metadata_document_policy: super::model::MetadataDocumentPolicy::default(),
+            metadata_document_domains: vec![],
             created_at: now,
             updated_at: now,
         };
@@ -193,14 +197,36 @@ impl Core {
         &self,
         p: &Principal,
         name: &str,
-        policy: &str,
-        max_dynamic_clients: &str,
+        input: &super::model::RegistrationInput,
         meta: &RequestMeta,
     ) -> Result<Realm> {
         p.require(Permission::ManageRealms)?;
-        let policy = super::model::RegistrationPolicy::parse(policy)
+        let (max_dynamic_clients, documents, domains) = (
+            input.max_dynamic_clients.as_str(),
+            input.metadata_document_policy.as_str(),
+            input.metadata_document_domains.as_str(),
+        );
+        let policy = super::model::RegistrationPolicy::parse(&input.policy)
             .map_err(|m| Error::field("registration_policy", m))?;
         let mut realm = self.find_realm(name).await?;
+        let documents = match documents.trim() {
+            "" => realm.metadata_document_policy,
+            s => super::model::MetadataDocumentPolicy::parse(s)
+                .map_err(|m| Error::field("metadata_document_policy", m))?,
+        };
+        let domains: Vec<String> = if domains.trim().is_empty()
+            && documents != super::model::MetadataDocumentPolicy::AllowList
+        {
+            realm.metadata_document_domains.clone()
+        } else {
+            parse_domains(domains)?
+        };
+        if documents == super::model::MetadataDocumentPolicy::AllowList && domains.is_empty() {
+            return Err(Error::field(
+                "metadata_document_domains",
+                "List at least one domain to trust, like claude.ai.",
+            ));
+        }
         let max = match max_dynamic_clients.trim() {
             "" => realm.max_dynamic_clients,
             s => s
@@ -224,12 +250,23 @@ impl Core {
         event.details = serde_json::json!({
             "registration_policy": {"from": realm.registration_policy.as_str(), "to": policy.as_str()},
             "max_dynamic_clients": {"from": realm.max_dynamic_clients, "to": max},
+            "metadata_document_policy": {"from": realm.metadata_document_policy.as_str(), "to": documents.as_str()},
+            "metadata_document_domains": {"from": realm.metadata_document_domains, "to": domains},
         });
         realm.registration_policy = policy;
         realm.max_dynamic_clients = max;
+        realm.metadata_document_policy = documents;
+        realm.metadata_document_domains = domains;
         realm.updated_at = self.now();
         self.store
-            .set_realm_registration(&realm.id, policy, max, realm.updated_at, &event)
+            .set_realm_registration(
+                &realm.id,
+                policy,
+                max,
+                (documents, &realm.metadata_document_domains),
+                realm.updated_at,
+                &event,
+            )
             .await?;
         Ok(realm)
     }
@@ -271,4 +308,43 @@ impl Core {
             .await?;
         Ok(realm)
     }
+}
+
+/// Domains trusted for metadata documents: host names (letters, digits, dots, hyphens), at
+/// most 50, separated by spaces or commas.
+fn parse_domains(s: &str) -> Result<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for d in s
+        .split([' ', ',', '\n'])
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+    {
+        let d = d.trim_start_matches('.').to_ascii_lowercase();
+        let ok = d.len() <= 253
+            && d.contains('.')
+            && d.split('.').all(|l| {
+                !l.is_empty()
+                    && l.len() <= 63
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+                    && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            });
+        if !ok {
+            let shown: String = d.chars().take(60).collect();
+            return Err(Error::field(
+                "metadata_document_domains",
+                format!("{shown}: not a domain name like claude.ai."),
+            ));
+        }
+        if !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    if out.len() > 50 {
+        return Err(Error::field(
+            "metadata_document_domains",
+            "At most 50 domains.",
+        ));
+    }
+    Ok(out)
 }

@@ -1,6 +1,9 @@
 //! Client persistence: clients and their secrets.
 use crate::audit::NewAuditEvent;
-use crate::clients::{AgentBinding, Client, ClientId, ClientRowId, ClientSecret, ReviewState};
+use crate::clients::{
+    AgentBinding, Client, ClientId, ClientRowId, ClientSecret, InitialToken, ReviewDecision,
+    ReviewState,
+};
 use crate::clock::UnixTime;
 use crate::error::StorageError;
 use crate::realms::RealmId;
@@ -94,11 +97,7 @@ pub trait ClientStore: Send + Sync {
     async fn set_client_review(
         &self,
         id: &ClientRowId,
-        from: ReviewState,
-        to: ReviewState,
-        by: &str,
-        reason: &str,
-        at: UnixTime,
+        decision: &ReviewDecision,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// Self-registered clients of a realm (dynamic and metadata-document), for the limit.
@@ -125,13 +124,7 @@ pub trait ClientStore: Send + Sync {
     /// Stores an initial access token (hash) with its audit event.
     async fn insert_initial_token(
         &self,
-        realm_id: &RealmId,
-        token_hash: &[u8],
-        label: &str,
-        created_by: &str,
-        created_at: UnixTime,
-        expires_at: UnixTime,
-        uses: i64,
+        token: &InitialToken,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// Uses an initial access token of the realm once: `false` when it is unknown, expired or
@@ -173,7 +166,8 @@ macro_rules! client_store {
         const _: () = {
             use $crate::audit::NewAuditEvent;
             use $crate::clients::{
-                AgentBinding, Client, ClientId, ClientRowId, ClientSecret, ReviewState,
+                AgentBinding, Client, ClientId, ClientRowId, ClientSecret, InitialToken,
+                ReviewDecision, ReviewState,
             };
             use $crate::clock::UnixTime;
             use $crate::error::StorageError;
@@ -286,21 +280,18 @@ macro_rules! client_store {
                 async fn set_client_review(
                     &self,
                     id: &ClientRowId,
-                    from: ReviewState,
-                    to: ReviewState,
-                    by: &str,
-                    reason: &str,
-                    at: UnixTime,
+                    d: &ReviewDecision,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
+                    let (to, at) = (d.to, d.at);
                     let mut tx = self.begin().await?;
                     let n = sqlx::query(SET_CLIENT_REVIEW)
-                        .bind(to.as_str())
-                        .bind(by)
-                        .bind(reason)
-                        .bind(at)
+                        .bind(d.to.as_str())
+                        .bind(&d.by)
+                        .bind(&d.reason)
+                        .bind(d.at)
                         .bind(id.as_str())
-                        .bind(from.as_str())
+                        .bind(d.from.as_str())
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
@@ -366,24 +357,18 @@ macro_rules! client_store {
 
                 async fn insert_initial_token(
                     &self,
-                    realm_id: &RealmId,
-                    token_hash: &[u8],
-                    label: &str,
-                    created_by: &str,
-                    created_at: UnixTime,
-                    expires_at: UnixTime,
-                    uses: i64,
+                    t: &InitialToken,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
                     sqlx::query(INSERT_INITIAL_TOKEN)
-                        .bind(token_hash)
-                        .bind(realm_id.as_str())
-                        .bind(label)
-                        .bind(created_by)
-                        .bind(created_at)
-                        .bind(expires_at)
-                        .bind(uses)
+                        .bind(&t.token_hash)
+                        .bind(t.realm_id.as_str())
+                        .bind(&t.label)
+                        .bind(&t.created_by)
+                        .bind(t.created_at)
+                        .bind(t.expires_at)
+                        .bind(t.uses)
                         .execute(&mut *tx)
                         .await?;
                     self.commit_uncached(tx, event).await

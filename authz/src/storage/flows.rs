@@ -134,7 +134,8 @@ pub(super) const DELETE_CONSENT: &str = "DELETE FROM consents WHERE realm_id = $
 pub(super) const REVOKE_CONSENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'consent_revoked' WHERE subject = $2 AND client_pk = $3 AND resource_id = $4 AND revoked_at IS NULL";
 pub(super) const CODE_COLUMNS: &str = "code_hash, family_id, realm_id, subject, client_pk, resource_id, redirect_uri, code_challenge, scopes, offline, auth_time, created_at, expires_at, redeemed_at";
 pub(super) const INSERT_CODE: &str = "INSERT INTO authorization_codes (code_hash, family_id, realm_id, subject, client_pk, resource_id, redirect_uri, code_challenge, scopes, offline, auth_time, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
-pub(super) const REDEEM_CODE: &str = "UPDATE authorization_codes SET redeemed_at = $1 WHERE code_hash = $2 AND redeemed_at IS NULL";
+pub(super) const REDEEM_CODE: &str =
+    "UPDATE authorization_codes SET redeemed_at = $1 WHERE code_hash = $2 AND redeemed_at IS NULL";
 pub(super) const FAMILY_COLUMNS: &str = "id, realm_id, subject, client_pk, resource_id, scopes, offline, auth_time, created_at, expires_at, revoked_at, revoked_reason";
 pub(super) const INSERT_FAMILY: &str = "INSERT INTO token_families (id, realm_id, subject, client_pk, resource_id, scopes, offline, auth_time, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 pub(super) const INSERT_REFRESH: &str = "INSERT INTO refresh_tokens (token_hash, family_id, created_at, expires_at) VALUES ($1, $2, $3, $4)";

@@ -85,8 +85,8 @@ impl<T> Store for T where
         + AgentStore
         + AccessStore
         + TokenStore
-    + PeopleStore
-    + FlowStore
+        + PeopleStore
+        + FlowStore
 {
 }
 

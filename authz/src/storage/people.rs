@@ -12,8 +12,11 @@ use async_trait::async_trait;
 #[async_trait]
 pub trait PeopleStore: Send + Sync {
     /// Inserts a person with the audit event; `Conflict` if the email is taken in the realm.
-    async fn insert_person(&self, person: &Person, event: &NewAuditEvent)
-    -> Result<(), StorageError>;
+    async fn insert_person(
+        &self,
+        person: &Person,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Finds a person of a realm by id.
     async fn find_person(
         &self,
@@ -143,8 +146,9 @@ macro_rules! people_store {
                     realm_id: &RealmId,
                     id: &PersonId,
                 ) -> Result<Option<Person>, StorageError> {
-                    let sql =
-                        format!("SELECT {PERSON_COLUMNS} FROM people WHERE realm_id = $1 AND id = $2");
+                    let sql = format!(
+                        "SELECT {PERSON_COLUMNS} FROM people WHERE realm_id = $1 AND id = $2"
+                    );
                     sqlx::query_as::<_, PersonRow>(&sql)
                         .bind(realm_id.as_str())
                         .bind(id.as_str())

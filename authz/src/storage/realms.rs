@@ -35,6 +35,7 @@ pub trait RealmStore: Send + Sync {
         id: &RealmId,
         policy: crate::realms::RegistrationPolicy,
         max_dynamic_clients: i64,
+        documents: (crate::realms::MetadataDocumentPolicy, &[String]),
         updated_at: UnixTime,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
@@ -58,13 +59,12 @@ pub trait RealmStore: Send + Sync {
     ) -> Result<(), StorageError>;
 }
 
-pub(super) const REALM_COLUMNS: &str =
-    "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, created_at, updated_at";
+pub(super) const REALM_COLUMNS: &str = "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, created_at, updated_at";
 pub(super) const SET_DEFAULT_RESOURCE: &str =
     "UPDATE realms SET default_resource_id = $1, updated_at = $2 WHERE id = $3";
-pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
-pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (name) DO NOTHING";
-pub(super) const SET_REALM_REGISTRATION: &str = "UPDATE realms SET registration_policy = $1, max_dynamic_clients = $2, updated_at = $3 WHERE id = $4";
+pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (name) DO NOTHING";
+pub(super) const SET_REALM_REGISTRATION: &str = "UPDATE realms SET registration_policy = $1, max_dynamic_clients = $2, metadata_document_policy = $3, metadata_document_domains = $4, updated_at = $5 WHERE id = $6";
 pub(super) const UPDATE_REALM: &str = "UPDATE realms SET name = $1, display_name = $2, token_ttl_secs = $3, updated_at = $4 WHERE id = $5";
 pub(super) const SET_REALM_ENABLED: &str =
     "UPDATE realms SET enabled = $1, updated_at = $2 WHERE id = $3";
@@ -96,6 +96,8 @@ macro_rules! realm_store {
                     .bind(r.refresh_max_ttl_secs)
                     .bind(r.registration_policy.as_str())
                     .bind(r.max_dynamic_clients)
+                    .bind(r.metadata_document_policy.as_str())
+                    .bind(r.metadata_document_domains.join(" "))
             }
 
             async fn realm_where(
@@ -169,6 +171,7 @@ macro_rules! realm_store {
                     id: &RealmId,
                     policy: $crate::realms::RegistrationPolicy,
                     max_dynamic_clients: i64,
+                    documents: ($crate::realms::MetadataDocumentPolicy, &[String]),
                     updated_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
@@ -176,6 +179,8 @@ macro_rules! realm_store {
                     let n = sqlx::query(SET_REALM_REGISTRATION)
                         .bind(policy.as_str())
                         .bind(max_dynamic_clients)
+                        .bind(documents.0.as_str())
+                        .bind(documents.1.join(" "))
                         .bind(updated_at)
                         .bind(id.as_str())
                         .execute(&mut *tx)

@@ -228,6 +228,8 @@ pub(crate) struct RealmRow {
     pub refresh_max_ttl_secs: i64,
     pub registration_policy: String,
     pub max_dynamic_clients: i64,
+    pub metadata_document_policy: String,
+    pub metadata_document_domains: String,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -247,6 +249,15 @@ impl TryFrom<RealmRow> for Realm {
             registration_policy: crate::realms::RegistrationPolicy::parse(&r.registration_policy)
                 .map_err(|e| StorageError::Corrupt(e.into()))?,
             max_dynamic_clients: r.max_dynamic_clients,
+            metadata_document_policy: crate::realms::MetadataDocumentPolicy::parse(
+                &r.metadata_document_policy,
+            )
+            .map_err(|e| StorageError::Corrupt(e.into()))?,
+            metadata_document_domains: r
+                .metadata_document_domains
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

@@ -56,6 +56,8 @@ impl Core {
             response_modes_supported: vec!["query"],
             code_challenge_methods_supported: vec!["S256"],
             authorization_response_iss_parameter_supported: true,
+            client_id_metadata_document_supported: realm.metadata_document_policy
+                != crate::realms::MetadataDocumentPolicy::Disabled,
             token_endpoint_auth_methods_supported: public_too.clone(),
             token_endpoint_auth_signing_alg_values_supported: algs.clone(),
             introspection_endpoint_auth_methods_supported: auth_methods.clone(),

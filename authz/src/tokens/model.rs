@@ -153,6 +153,9 @@ pub struct ServerMetadata {
     pub code_challenge_methods_supported: Vec<&'static str>,
     /// `authorization_response_iss_parameter_supported` (RFC 9207): always `true`.
     pub authorization_response_iss_parameter_supported: bool,
+    /// `client_id_metadata_document_supported`: https `client_id`s naming their metadata
+    /// document are accepted (unless the realm refuses them).
+    pub client_id_metadata_document_supported: bool,
     /// `token_endpoint_auth_methods_supported`.
     pub token_endpoint_auth_methods_supported: Vec<&'static str>,
     /// `token_endpoint_auth_signing_alg_values_supported` (for `private_key_jwt`).

@@ -23,7 +23,9 @@ impl Core {
             .authenticate_client(&realm, creds.as_ref(), meta)
             .await?;
         if token.starts_with("prt_") {
-            return self.revoke_refresh_token(&realm, &client, token, meta).await;
+            return self
+                .revoke_refresh_token(&realm, &client, token, meta)
+                .await;
         }
         let Some(claims) = self.verify_access_token(&realm, token).await? else {
             return Ok(());
@@ -82,7 +84,8 @@ impl Core {
             format!("client:{}", client.client_id),
             meta,
         );
-        event.details = serde_json::json!({"family": family.id.as_str(), "subject": family.subject});
+        event.details =
+            serde_json::json!({"family": family.id.as_str(), "subject": family.subject});
         self.store
             .revoke_family(&family.id, "revoked_by_client", self.now(), &event)
             .await?;

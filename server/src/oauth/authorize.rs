@@ -5,10 +5,10 @@
 //! the forms CSRF-proof and a copied page useless elsewhere) and the sign-in session.
 use super::Meta;
 use crate::AppState;
+use authz::authorize::{AuthorizeParams, AuthorizeStep};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use authz::authorize::{AuthorizeParams, AuthorizeStep};
 
 /// The browser-binding cookie.
 pub const BROWSER_COOKIE: &str = "portcullis_authz";
@@ -34,8 +34,17 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v)
 }
 
-fn set_cookie(res: &mut Response, name: &str, value: &str, realm: &str, max_age: Option<i64>, secure: bool) {
-    let age = max_age.map(|a| format!("; Max-Age={a}")).unwrap_or_default();
+fn set_cookie(
+    res: &mut Response,
+    name: &str,
+    value: &str,
+    realm: &str,
+    max_age: Option<i64>,
+    secure: bool,
+) {
+    let age = max_age
+        .map(|a| format!("; Max-Age={a}"))
+        .unwrap_or_default();
     let secure = if secure { "; Secure" } else { "" };
     // The realm segment is a parsed slug here, so the path is always a valid cookie path.
     let v = format!("{name}={value}; Path=/realms/{realm}/; HttpOnly; SameSite=Lax{age}{secure}");
@@ -48,7 +57,10 @@ fn page(status: StatusCode, html: String) -> Response {
     let mut res = (status, Html(html)).into_response();
     let h = res.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_CSP));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(PAGE_CSP),
+    );
     res
 }
 
@@ -57,34 +69,60 @@ fn render(realm: &str, step: Result<AuthorizeStep, authz::Error>, post: bool) ->
     let action = format!("/realms/{realm}/authorize");
     match step {
         Ok(AuthorizeStep::Redirect(location)) => {
-            let status = if post { StatusCode::SEE_OTHER } else { StatusCode::FOUND };
+            let status = if post {
+                StatusCode::SEE_OTHER
+            } else {
+                StatusCode::FOUND
+            };
             let mut res = status.into_response();
             match HeaderValue::from_str(&location) {
                 Ok(v) => {
                     res.headers_mut().insert(header::LOCATION, v);
                 }
-                Err(_) => return error_page(realm, StatusCode::INTERNAL_SERVER_ERROR, "The answer could not be sent back to the application."),
+                Err(_) => {
+                    return error_page(
+                        realm,
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "The answer could not be sent back to the application.",
+                    );
+                }
             }
             res.headers_mut()
                 .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
             res
         }
-        Ok(AuthorizeStep::Login(p)) => page(StatusCode::OK, app::pages::authorize::login_html(&p, &action)),
-        Ok(AuthorizeStep::Consent(p)) => page(StatusCode::OK, app::pages::authorize::consent_html(&p, &action)),
-        Err(authz::Error::NotFound { .. }) => {
-            error_page(realm, StatusCode::NOT_FOUND, "There is no such realm, or it is disabled.")
-        }
+        Ok(AuthorizeStep::Login(p)) => page(
+            StatusCode::OK,
+            app::pages::authorize::login_html(&p, &action),
+        ),
+        Ok(AuthorizeStep::Consent(p)) => page(
+            StatusCode::OK,
+            app::pages::authorize::consent_html(&p, &action),
+        ),
+        Err(authz::Error::NotFound { .. }) => error_page(
+            realm,
+            StatusCode::NOT_FOUND,
+            "There is no such realm, or it is disabled.",
+        ),
         Err(authz::Error::OAuth(e)) => error_page(realm, StatusCode::BAD_REQUEST, &e.description),
         Err(e) => {
             tracing::error!(error = %e, "Authorization request failed");
-            error_page(realm, StatusCode::SERVICE_UNAVAILABLE, "Something went wrong on our side. Try again in a moment.")
+            error_page(
+                realm,
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Something went wrong on our side. Try again in a moment.",
+            )
         }
     }
 }
 
 fn error_page(realm: &str, status: StatusCode, message: &str) -> Response {
-    let shown = authz::realms::RealmName::parse(realm).map_or_else(|_| "Portcullis".to_owned(), |r| r.to_string());
-    page(status, app::pages::authorize::error_html(&shown, "This sign-in cannot continue", message))
+    let shown = authz::realms::RealmName::parse(realm)
+        .map_or_else(|_| "Portcullis".to_owned(), |r| r.to_string());
+    page(
+        status,
+        app::pages::authorize::error_html(&shown, "This sign-in cannot continue", message),
+    )
 }
 
 /// Decodes the query; names that repeat are listed (an error the core reports).
@@ -142,13 +180,26 @@ pub async fn get(
     };
     let (browser, fresh) = match cookie(&headers, BROWSER_COOKIE) {
         Some(b) => (b.to_owned(), false),
-        None => (authz::secret::PlainToken::generate().expose().to_owned(), true),
+        None => (
+            authz::secret::PlainToken::generate().expose().to_owned(),
+            true,
+        ),
     };
     let session = cookie(&headers, LOGIN_COOKIE);
-    let step = state.core.authorize(&realm, &params, &browser, session, &meta).await;
+    let step = state
+        .core
+        .authorize(&realm, &params, &browser, session, &meta)
+        .await;
     let mut res = render(&realm, step, false);
     if fresh {
-        set_cookie(&mut res, BROWSER_COOKIE, &browser, &realm, None, state.config.is_https());
+        set_cookie(
+            &mut res,
+            BROWSER_COOKIE,
+            &browser,
+            &realm,
+            None,
+            state.config.is_https(),
+        );
     }
     res
 }
@@ -169,7 +220,11 @@ pub async fn post(
         .take(MAX_PARAMETERS)
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
-    let field = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let field = |name: &str| {
+        form.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
     // Without the binding cookie the post did not come from our page in this browser.
     let Some(browser) = cookie(&headers, BROWSER_COOKIE) else {
         return error_page(
@@ -228,7 +283,10 @@ fn account_csrf(browser: &str) -> String {
     hex::encode(authz::secret::PlainToken::from_input(&format!("account-form:{browser}")).hashed())
 }
 
-fn account_apps(now: i64, apps: &[authz::authorize::ConnectedApp]) -> Vec<app::pages::authorize::AccountApp> {
+fn account_apps(
+    now: i64,
+    apps: &[authz::authorize::ConnectedApp],
+) -> Vec<app::pages::authorize::AccountApp> {
     apps.iter()
         .map(|a| app::pages::authorize::AccountApp {
             id: a.consent.id.to_string(),
@@ -314,11 +372,29 @@ pub async fn account_get(
     let realm = realm_name.to_string();
     let (browser, fresh) = match cookie(&headers, BROWSER_COOKIE) {
         Some(b) => (b.to_owned(), false),
-        None => (authz::secret::PlainToken::generate().expose().to_owned(), true),
+        None => (
+            authz::secret::PlainToken::generate().expose().to_owned(),
+            true,
+        ),
     };
-    let mut res = account_page(&state, &realm, &browser, cookie(&headers, LOGIN_COOKIE), None, None).await;
+    let mut res = account_page(
+        &state,
+        &realm,
+        &browser,
+        cookie(&headers, LOGIN_COOKIE),
+        None,
+        None,
+    )
+    .await;
     if fresh {
-        set_cookie(&mut res, BROWSER_COOKIE, &browser, &realm, None, state.config.is_https());
+        set_cookie(
+            &mut res,
+            BROWSER_COOKIE,
+            &browser,
+            &realm,
+            None,
+            state.config.is_https(),
+        );
     }
     res
 }
@@ -339,14 +415,28 @@ pub async fn account_post(
         .take(MAX_PARAMETERS)
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
-    let field = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let field = |name: &str| {
+        form.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
     let Some(browser) = cookie(&headers, BROWSER_COOKIE) else {
-        return error_page(&realm, StatusCode::BAD_REQUEST, "The form expired. Open your account page again.");
+        return error_page(
+            &realm,
+            StatusCode::BAD_REQUEST,
+            "The form expired. Open your account page again.",
+        );
     };
     let expected = account_csrf(browser);
     let sent = field("csrf").unwrap_or_default();
-    if !authz::secret::constant_time_eq(expected.as_bytes(), sent.as_bytes()) || sent.len() != expected.len() {
-        return error_page(&realm, StatusCode::BAD_REQUEST, "The form expired. Open your account page again.");
+    if !authz::secret::constant_time_eq(expected.as_bytes(), sent.as_bytes())
+        || sent.len() != expected.len()
+    {
+        return error_page(
+            &realm,
+            StatusCode::BAD_REQUEST,
+            "The form expired. Open your account page again.",
+        );
     }
     let session = cookie(&headers, LOGIN_COOKIE);
     let secure = state.config.is_https();
@@ -359,15 +449,39 @@ pub async fn account_post(
                 .await
             {
                 Ok(s) => {
-                    let mut res = account_page(&state, &realm, browser, Some(&s.0), None, None).await;
-                    set_cookie(&mut res, LOGIN_COOKIE, &s.0, &realm, Some(authz::authorize::LOGIN_SESSION_TTL_SECS), secure);
+                    let mut res =
+                        account_page(&state, &realm, browser, Some(&s.0), None, None).await;
+                    set_cookie(
+                        &mut res,
+                        LOGIN_COOKIE,
+                        &s.0,
+                        &realm,
+                        Some(authz::authorize::LOGIN_SESSION_TTL_SECS),
+                        secure,
+                    );
                     res
                 }
                 Err(authz::Error::InvalidCredentials) => {
-                    account_page(&state, &realm, browser, None, None, Some(("That email and password do not match.", email))).await
+                    account_page(
+                        &state,
+                        &realm,
+                        browser,
+                        None,
+                        None,
+                        Some(("That email and password do not match.", email)),
+                    )
+                    .await
                 }
                 Err(authz::Error::Throttled { .. }) => {
-                    account_page(&state, &realm, browser, None, None, Some(("Too many attempts. Try again later.", email))).await
+                    account_page(
+                        &state,
+                        &realm,
+                        browser,
+                        None,
+                        None,
+                        Some(("Too many attempts. Try again later.", email)),
+                    )
+                    .await
                 }
                 Err(e) => render(&realm, Err(e), true),
             }

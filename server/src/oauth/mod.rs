@@ -214,7 +214,10 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         })
 }
 
-fn json_body(headers: &HeaderMap, body: &str) -> Result<authz::clients::ClientMetadata, authz::Error> {
+fn json_body(
+    headers: &HeaderMap,
+    body: &str,
+) -> Result<authz::clients::ClientMetadata, authz::Error> {
     let is_json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

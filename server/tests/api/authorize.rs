@@ -50,7 +50,9 @@ impl Browser {
 }
 
 fn ticket_of(html: &str) -> String {
-    let at = html.find("name=\"ticket\" value=\"").expect("a ticket in the page");
+    let at = html
+        .find("name=\"ticket\" value=\"")
+        .expect("a ticket in the page");
     let rest = &html[at + "name=\"ticket\" value=\"".len()..];
     rest[..rest.find('"').expect("end")].to_owned()
 }
@@ -69,7 +71,10 @@ async fn flow() -> Flow {
     let admin = t.principal("root@example.com").await;
     let core = &t.state.core;
     let meta = authz::RequestMeta::default();
-    for (slug, uri) in [("payments-mcp", PAY), ("email-mcp", "https://mail.example.com/mcp")] {
+    for (slug, uri) in [
+        ("payments-mcp", PAY),
+        ("email-mcp", "https://mail.example.com/mcp"),
+    ] {
         core.create_resource(
             &admin,
             "default",
@@ -141,7 +146,12 @@ impl Flow {
         self.post_to(b, "/realms/default/authorize", form).await
     }
 
-    async fn post_to(&self, b: &mut Browser, path: &str, form: &str) -> (StatusCode, String, String) {
+    async fn post_to(
+        &self,
+        b: &mut Browser,
+        path: &str,
+        form: &str,
+    ) -> (StatusCode, String, String) {
         let res = self.t.post_form(path, form, b.header().as_deref()).await;
         b.keep(&res);
         let (status, loc) = (res.status(), location(&res));
@@ -152,7 +162,10 @@ impl Flow {
     async fn consent(&self, b: &mut Browser, extra: &str) -> String {
         let (status, _, html) = self.get(b, &authorize_url(extra)).await;
         assert_eq!(status, StatusCode::OK, "{html}");
-        assert!(html.contains("Sign in to continue to Visual Studio Code"), "{html}");
+        assert!(
+            html.contains("Sign in to continue to Visual Studio Code"),
+            "{html}"
+        );
         let form = format!(
             "step=login&ticket={}&email={}&password={}",
             ticket_of(&html),
@@ -211,7 +224,10 @@ impl Flow {
     /// A code for a fresh browser, with `offline_access`.
     async fn code(&self) -> String {
         let loc = self
-            .consent(&mut Browser::default(), "&scope=tools%3Acall+offline_access")
+            .consent(
+                &mut Browser::default(),
+                "&scope=tools%3Acall+offline_access",
+            )
             .await;
         query_of(&loc)["code"].clone()
     }
@@ -231,7 +247,9 @@ fn claims(token: &str) -> serde_json::Value {
 async fn a_person_signs_in_consents_and_the_client_gets_audience_bound_tokens() {
     let f = flow().await;
     let mut b = Browser::default();
-    let loc = f.consent(&mut b, "&scope=tools%3Acall+openid+offline_access").await;
+    let loc = f
+        .consent(&mut b, "&scope=tools%3Acall+openid+offline_access")
+        .await;
     assert!(loc.starts_with(&format!("{REDIRECT}?")), "{loc}");
     let q = query_of(&loc);
     assert_eq!(q["state"], "xyz");
@@ -240,7 +258,10 @@ async fn a_person_signs_in_consents_and_the_client_gets_audience_bound_tokens() 
     assert_eq!(status, StatusCode::OK, "{json}");
     assert!(json["expires_in"].is_i64());
     assert_eq!(json["token_type"], "Bearer");
-    assert_eq!(json["scope"], "tools:call", "openid is dropped, offline_access is not a resource scope");
+    assert_eq!(
+        json["scope"], "tools:call",
+        "openid is dropped, offline_access is not a resource scope"
+    );
     let at = json["access_token"].as_str().expect("access token");
     let c = claims(at);
     assert_eq!(c["sub"], f.person.as_str());
@@ -248,7 +269,9 @@ async fn a_person_signs_in_consents_and_the_client_gets_audience_bound_tokens() 
     assert_eq!(c["client_id"], "vscode");
     assert_eq!(c["iss"], ISSUER);
     assert!(c.get("nhi").is_none(), "a person, not an agent");
-    let rt = json["refresh_token"].as_str().expect("offline_access gives a refresh token");
+    let rt = json["refresh_token"]
+        .as_str()
+        .expect("offline_access gives a refresh token");
     assert!(rt.starts_with("prt_"));
 
     // Remembered consent: the same browser goes straight back with a code.
@@ -263,9 +286,14 @@ async fn a_person_signs_in_consents_and_the_client_gets_audience_bound_tokens() 
     let (_, _, html) = f.get(&mut b, &authorize_url("&prompt=login")).await;
     assert!(html.contains("Sign in to continue"));
     // Wider scopes than agreed to ask again.
-    let (status, _, html) = f.get(&mut b, &authorize_url("&scope=tools%3Acall+tools%3Aread")).await;
+    let (status, _, html) = f
+        .get(&mut b, &authorize_url("&scope=tools%3Acall+tools%3Aread"))
+        .await;
     assert_eq!(status, StatusCode::OK);
-    assert!(html.contains("Call tools") && html.contains("Read tools"), "scopes in words");
+    assert!(
+        html.contains("Call tools") && html.contains("Read tools"),
+        "scopes in words"
+    );
 }
 
 #[tokio::test]
@@ -307,24 +335,28 @@ async fn a_code_is_single_use_and_its_replay_revokes_what_it_produced() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(again["error"], "invalid_grant");
     assert!(again["error_description"].is_string());
-    let (status, json) = f.refresh(first["refresh_token"].as_str().expect("rt")).await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
-    let events = f
-        .t
-        .state
-        .core
-        .list_audit(
-            &f.admin,
-            None,
-            authz::audit::AuditFilter {
-                action: Some("token.code_replay".into()),
-                ..Default::default()
-            },
-            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
-        )
-        .await
-        .expect("audit")
-        .items;
+    let (status, json) = f
+        .refresh(first["refresh_token"].as_str().expect("rt"))
+        .await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
+    let events =
+        f.t.state
+            .core
+            .list_audit(
+                &f.admin,
+                None,
+                authz::audit::AuditFilter {
+                    action: Some("token.code_replay".into()),
+                    ..Default::default()
+                },
+                authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
+            )
+            .await
+            .expect("audit")
+            .items;
     assert_eq!(events.len(), 1, "the replay is audited");
 }
 
@@ -334,14 +366,31 @@ async fn codes_are_bound_to_their_verifier_redirect_client_and_minute() {
     let code = f.code().await;
     let other_verifier = "x".repeat(43);
     for form in [
-        format!("grant_type=authorization_code&client_id=vscode&code={code}&redirect_uri={}&code_verifier={other_verifier}", enc(REDIRECT)),
-        format!("grant_type=authorization_code&client_id=vscode&code={code}&redirect_uri={}", enc(REDIRECT)),
-        format!("grant_type=authorization_code&client_id=vscode&code={code}&redirect_uri={}&code_verifier={VERIFIER}", enc("http://127.0.0.1:1/callback")),
-        format!("grant_type=authorization_code&client_id=vscode&code={code}&code_verifier={VERIFIER}"),
+        format!(
+            "grant_type=authorization_code&client_id=vscode&code={code}&redirect_uri={}&code_verifier={other_verifier}",
+            enc(REDIRECT)
+        ),
+        format!(
+            "grant_type=authorization_code&client_id=vscode&code={code}&redirect_uri={}",
+            enc(REDIRECT)
+        ),
+        format!(
+            "grant_type=authorization_code&client_id=vscode&code={code}&redirect_uri={}&code_verifier={VERIFIER}",
+            enc("http://127.0.0.1:1/callback")
+        ),
+        format!(
+            "grant_type=authorization_code&client_id=vscode&code={code}&code_verifier={VERIFIER}"
+        ),
     ] {
         let (status, json) = f.token(&form).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{form}");
-        assert!(matches!(json["error"].as_str(), Some("invalid_grant" | "invalid_request")), "{form}: {json}");
+        assert!(
+            matches!(
+                json["error"].as_str(),
+                Some("invalid_grant" | "invalid_request")
+            ),
+            "{form}: {json}"
+        );
     }
     // A different resource than the request named.
     let (status, json) = f
@@ -351,11 +400,17 @@ async fn codes_are_bound_to_their_verifier_redirect_client_and_minute() {
             enc("https://mail.example.com/mcp")
         ))
         .await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_target")));
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_target"))
+    );
     // None of that used the code up; a minute later it is gone.
     f.clock.advance(61);
     let (status, json) = f.redeem(&code).await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
     // Another client cannot redeem someone else's code.
     let code = f.code().await;
     register_client(
@@ -377,7 +432,10 @@ async fn codes_are_bound_to_their_verifier_redirect_client_and_minute() {
             enc(REDIRECT)
         ))
         .await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
     let (status, _) = f.redeem(&code).await;
     assert_eq!(status, StatusCode::OK, "the rightful client still can");
 }
@@ -389,9 +447,15 @@ async fn refresh_tokens_rotate_with_a_grace_window_then_reuse_revokes_the_family
     let rt1 = first["refresh_token"].as_str().expect("rt").to_owned();
     let (status, second) = f.refresh(&rt1).await;
     assert_eq!(status, StatusCode::OK, "{second}");
-    let rt2 = second["refresh_token"].as_str().expect("rotated").to_owned();
+    let rt2 = second["refresh_token"]
+        .as_str()
+        .expect("rotated")
+        .to_owned();
     assert_ne!(rt1, rt2);
-    assert_eq!(claims(second["access_token"].as_str().expect("at"))["sub"], f.person.as_str());
+    assert_eq!(
+        claims(second["access_token"].as_str().expect("at"))["sub"],
+        f.person.as_str()
+    );
     // The same rotated token at once (a retry, two tabs): the same answer.
     let (status, retry) = f.refresh(&rt1).await;
     assert_eq!(status, StatusCode::OK);
@@ -399,9 +463,15 @@ async fn refresh_tokens_rotate_with_a_grace_window_then_reuse_revokes_the_family
     assert_eq!(retry["access_token"], second["access_token"]);
     // A refresh may narrow scopes, never widen them or move to another resource.
     let (status, json) = f
-        .token(&format!("grant_type=refresh_token&client_id=vscode&refresh_token={}&scope=tools%3Aread", enc(&rt2)))
+        .token(&format!(
+            "grant_type=refresh_token&client_id=vscode&refresh_token={}&scope=tools%3Aread",
+            enc(&rt2)
+        ))
         .await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_scope")));
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_scope"))
+    );
     let (status, json) = f
         .token(&format!(
             "grant_type=refresh_token&client_id=vscode&refresh_token={}&resource={}",
@@ -409,11 +479,17 @@ async fn refresh_tokens_rotate_with_a_grace_window_then_reuse_revokes_the_family
             enc("https://mail.example.com/mcp")
         ))
         .await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_target")));
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_target"))
+    );
     // After the grace window, reusing the rotated token revokes the whole family.
     f.clock.advance(31);
     let (status, json) = f.refresh(&rt1).await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
     let (status, _) = f.refresh(&rt2).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "the family is revoked");
 }
@@ -428,7 +504,13 @@ async fn refresh_tokens_expire_when_idle_and_end_with_a_disabled_person() {
     let rt = next["refresh_token"].as_str().expect("rt").to_owned();
     f.t.state
         .core
-        .set_person_disabled(&f.admin, "default", &f.person, true, &authz::RequestMeta::default())
+        .set_person_disabled(
+            &f.admin,
+            "default",
+            &f.person,
+            true,
+            &authz::RequestMeta::default(),
+        )
         .await
         .expect("disable");
     let (status, _) = f.refresh(&rt).await;
@@ -436,8 +518,11 @@ async fn refresh_tokens_expire_when_idle_and_end_with_a_disabled_person() {
 
     let f = flow().await;
     let (_, first) = f.redeem(&f.code().await).await;
-    f.clock.advance(authz::realms::DEFAULT_REFRESH_IDLE_TTL_SECS + 1);
-    let (status, _) = f.refresh(first["refresh_token"].as_str().expect("rt")).await;
+    f.clock
+        .advance(authz::realms::DEFAULT_REFRESH_IDLE_TTL_SECS + 1);
+    let (status, _) = f
+        .refresh(first["refresh_token"].as_str().expect("rt"))
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "idle lifetime");
 }
 
@@ -467,7 +552,10 @@ async fn redirect_uri_bypasses_get_an_error_page_and_never_a_redirect() {
         let (status, loc, html) = f.get(&mut Browser::default(), &url).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
         assert!(loc.is_empty(), "{bad} must not redirect");
-        assert!(html.contains("not one this application registered"), "{bad}: {html}");
+        assert!(
+            html.contains("not one this application registered"),
+            "{bad}: {html}"
+        );
     }
     // The registered https one works, and so does the loopback one on any port.
     let url = authorize_url("").replace(&enc(REDIRECT), &enc("https://vscode.dev/redirect"));
@@ -484,7 +572,10 @@ async fn pkce_downgrades_are_refused_back_at_the_client() {
     let f = flow().await;
     for (from, to) in [
         ("&code_challenge_method=S256", ""),
-        ("&code_challenge_method=S256", "&code_challenge_method=plain"),
+        (
+            "&code_challenge_method=S256",
+            "&code_challenge_method=plain",
+        ),
         (&format!("&code_challenge={CHALLENGE}") as &str, ""),
         ("response_type=code", "response_type=token"),
     ] {
@@ -493,7 +584,10 @@ async fn pkce_downgrades_are_refused_back_at_the_client() {
         assert_eq!(status, StatusCode::FOUND, "{to}");
         let q = query_of(&loc);
         assert!(
-            matches!(q["error"].as_str(), "invalid_request" | "unsupported_response_type"),
+            matches!(
+                q["error"].as_str(),
+                "invalid_request" | "unsupported_response_type"
+            ),
             "{q:?}"
         );
         assert_eq!(q["iss"], ISSUER);
@@ -504,22 +598,41 @@ async fn pkce_downgrades_are_refused_back_at_the_client() {
 #[tokio::test]
 async fn prompt_none_and_deny_answer_the_client_with_iss() {
     let f = flow().await;
-    let (status, loc, _) = f.get(&mut Browser::default(), &authorize_url("&prompt=none")).await;
+    let (status, loc, _) = f
+        .get(&mut Browser::default(), &authorize_url("&prompt=none"))
+        .await;
     assert_eq!(status, StatusCode::FOUND);
     let q = query_of(&loc);
-    assert_eq!((q["error"].as_str(), q["iss"].as_str()), ("login_required", ISSUER));
+    assert_eq!(
+        (q["error"].as_str(), q["iss"].as_str()),
+        ("login_required", ISSUER)
+    );
 
     let mut b = Browser::default();
     let (_, _, html) = f.get(&mut b, &authorize_url("")).await;
     let (_, _, html) = f
-        .post(&mut b, &format!("step=login&ticket={}&email={}&password={}", ticket_of(&html), enc(PERSON), enc(PASSWORD)))
+        .post(
+            &mut b,
+            &format!(
+                "step=login&ticket={}&email={}&password={}",
+                ticket_of(&html),
+                enc(PERSON),
+                enc(PASSWORD)
+            ),
+        )
         .await;
     let (status, loc, _) = f
-        .post(&mut b, &format!("step=consent&decision=deny&ticket={}", ticket_of(&html)))
+        .post(
+            &mut b,
+            &format!("step=consent&decision=deny&ticket={}", ticket_of(&html)),
+        )
         .await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     let q = query_of(&loc);
-    assert_eq!((q["error"].as_str(), q["state"].as_str(), q["iss"].as_str()), ("access_denied", "xyz", ISSUER));
+    assert_eq!(
+        (q["error"].as_str(), q["state"].as_str(), q["iss"].as_str()),
+        ("access_denied", "xyz", ISSUER)
+    );
     // Signed in now, but never agreed: prompt=none says so.
     let (_, loc, _) = f.get(&mut b, &authorize_url("&prompt=none")).await;
     assert_eq!(query_of(&loc)["error"], "consent_required");
@@ -532,13 +645,23 @@ async fn sign_in_errors_stay_on_the_page_and_forged_posts_do_nothing() {
     let (_, _, html) = f.get(&mut b, &authorize_url("")).await;
     let ticket = ticket_of(&html);
     let (status, _, html) = f
-        .post(&mut b, &format!("step=login&ticket={ticket}&email={}&password=wrong-password", enc(PERSON)))
+        .post(
+            &mut b,
+            &format!(
+                "step=login&ticket={ticket}&email={}&password=wrong-password",
+                enc(PERSON)
+            ),
+        )
         .await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("do not match"), "{html}");
     assert!(html.contains(PERSON), "the email is kept");
     // The same ticket from another browser (no binding cookie, or another one) is refused.
-    let form = format!("step=login&ticket={ticket}&email={}&password={}", enc(PERSON), enc(PASSWORD));
+    let form = format!(
+        "step=login&ticket={ticket}&email={}&password={}",
+        enc(PERSON),
+        enc(PASSWORD)
+    );
     let (status, loc, html) = f.post(&mut Browser::default(), &form).await;
     assert_eq!((status, loc.as_str()), (StatusCode::BAD_REQUEST, ""));
     assert!(html.contains("expired or was opened in another browser"));
@@ -552,13 +675,21 @@ async fn sign_in_errors_stay_on_the_page_and_forged_posts_do_nothing() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     // Consent cannot be posted without signing in.
     let (status, _, _) = f
-        .post(&mut b, &format!("step=consent&decision=approve&ticket={ticket}"))
+        .post(
+            &mut b,
+            &format!("step=consent&decision=approve&ticket={ticket}"),
+        )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     // Pages are not framed and not cached.
     let res = f.t.get(&authorize_url(""), None).await;
     let h = res.headers();
-    assert!(h["content-security-policy"].to_str().expect("csp").contains("frame-ancestors 'none'"));
+    assert!(
+        h["content-security-policy"]
+            .to_str()
+            .expect("csp")
+            .contains("frame-ancestors 'none'")
+    );
     assert_eq!(h["cache-control"], "no-store");
 }
 
@@ -568,7 +699,15 @@ async fn console_admins_sign_in_as_people_of_the_default_realm() {
     let mut b = Browser::default();
     let (_, _, html) = f.get(&mut b, &authorize_url("")).await;
     let (status, _, html) = f
-        .post(&mut b, &format!("step=login&ticket={}&email={}&password={}", ticket_of(&html), enc("root@example.com"), enc(PASSWORD)))
+        .post(
+            &mut b,
+            &format!(
+                "step=login&ticket={}&email={}&password={}",
+                ticket_of(&html),
+                enc("root@example.com"),
+                enc(PASSWORD)
+            ),
+        )
         .await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("wants to act for you"), "{html}");
@@ -577,22 +716,37 @@ async fn console_admins_sign_in_as_people_of_the_default_realm() {
 #[tokio::test]
 async fn metadata_advertises_the_code_flow() {
     let f = flow().await;
-    let res = f
-        .t
-        .get("/.well-known/oauth-authorization-server/realms/default", None)
+    let res =
+        f.t.get(
+            "/.well-known/oauth-authorization-server/realms/default",
+            None,
+        )
         .await;
     let m: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
     assert_eq!(m["authorization_endpoint"], format!("{ISSUER}/authorize"));
     assert_eq!(m["response_types_supported"], serde_json::json!(["code"]));
-    assert_eq!(m["code_challenge_methods_supported"], serde_json::json!(["S256"]));
+    assert_eq!(
+        m["code_challenge_methods_supported"],
+        serde_json::json!(["S256"])
+    );
     assert_eq!(m["authorization_response_iss_parameter_supported"], true);
     let scopes = m["scopes_supported"].as_array().expect("scopes");
     assert!(scopes.contains(&"offline_access".into()));
     assert!(!scopes.contains(&"openid".into()), "only real scopes");
     for g in ["authorization_code", "refresh_token", "client_credentials"] {
-        assert!(m["grant_types_supported"].as_array().expect("grants").contains(&g.into()));
+        assert!(
+            m["grant_types_supported"]
+                .as_array()
+                .expect("grants")
+                .contains(&g.into())
+        );
     }
-    assert!(m["token_endpoint_auth_methods_supported"].as_array().expect("m").contains(&"none".into()));
+    assert!(
+        m["token_endpoint_auth_methods_supported"]
+            .as_array()
+            .expect("m")
+            .contains(&"none".into())
+    );
 }
 
 fn csrf_of(html: &str) -> String {
@@ -605,51 +759,99 @@ fn csrf_of(html: &str) -> String {
 async fn people_see_and_disconnect_their_connected_apps_and_the_tokens_die() {
     let f = flow().await;
     let mut b = Browser::default();
-    let loc = f.consent(&mut b, "&scope=tools%3Acall+offline_access").await;
+    let loc = f
+        .consent(&mut b, "&scope=tools%3Acall+offline_access")
+        .await;
     let (_, tokens) = f.redeem(&query_of(&loc)["code"]).await;
     let rt = tokens["refresh_token"].as_str().expect("rt").to_owned();
     // The sign-in session of the flow opens the account page.
     let (status, _, html) = f.get(&mut b, "/realms/default/account").await;
     assert_eq!(status, StatusCode::OK);
-    assert!(html.contains("Visual Studio Code") && html.contains("Stay connected"), "{html}");
+    assert!(
+        html.contains("Visual Studio Code") && html.contains("Stay connected"),
+        "{html}"
+    );
     let consent = {
         let at = html.find("name=\"consent\" value=\"").expect("consent id");
         let rest = &html[at + "name=\"consent\" value=\"".len()..];
         rest[..rest.find('"').expect("end")].to_owned()
     };
     // A post without the form token does nothing.
-    let res = f
-        .t
-        .post_form("/realms/default/account", &format!("step=revoke&consent={consent}"), b.header().as_deref())
+    let res =
+        f.t.post_form(
+            "/realms/default/account",
+            &format!("step=revoke&consent={consent}"),
+            b.header().as_deref(),
+        )
         .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let (status, _, html) = f
-        .post_to(&mut b, "/realms/default/account", &format!("step=revoke&consent={consent}&csrf={}", csrf_of(&html)))
+        .post_to(
+            &mut b,
+            "/realms/default/account",
+            &format!("step=revoke&consent={consent}&csrf={}", csrf_of(&html)),
+        )
         .await;
     assert_eq!(status, StatusCode::OK);
-    assert!(html.contains("Disconnected") && html.contains("No app can act for you"), "{html}");
+    assert!(
+        html.contains("Disconnected") && html.contains("No app can act for you"),
+        "{html}"
+    );
     let (status, _) = f.refresh(&rt).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "its refresh token died with the consent");
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "its refresh token died with the consent"
+    );
     // Without a session the page asks to sign in, and signing in works without a flow.
     let mut fresh = Browser::default();
     let (_, _, html) = f.get(&mut fresh, "/realms/default/account").await;
     assert!(html.contains("Sign in to your account"));
     let (status, _, html) = f
-        .post_to(&mut fresh, "/realms/default/account", &format!("step=login&csrf={}&email={}&password={}", csrf_of(&html), enc(PERSON), enc(PASSWORD)))
+        .post_to(
+            &mut fresh,
+            "/realms/default/account",
+            &format!(
+                "step=login&csrf={}&email={}&password={}",
+                csrf_of(&html),
+                enc(PERSON),
+                enc(PASSWORD)
+            ),
+        )
         .await;
     assert_eq!(status, StatusCode::OK);
-    assert!(html.contains("Ada Lovelace") && html.contains("<title>Connected apps</title>"), "{html}");
+    assert!(
+        html.contains("Ada Lovelace") && html.contains("<title>Connected apps</title>"),
+        "{html}"
+    );
     // Admins see and revoke anyone's.
     let loc = f.consent(&mut Browser::default(), "").await;
     assert!(query_of(&loc).contains_key("code"));
-    let apps = f.t.state.core.connected_apps(&f.admin, "default", None).await.expect("apps");
+    let apps =
+        f.t.state
+            .core
+            .connected_apps(&f.admin, "default", None)
+            .await
+            .expect("apps");
     assert_eq!(apps.len(), 1);
     f.t.state
         .core
-        .revoke_connected_app(&f.admin, "default", apps[0].consent.id.as_str(), &authz::RequestMeta::default())
+        .revoke_connected_app(
+            &f.admin,
+            "default",
+            apps[0].consent.id.as_str(),
+            &authz::RequestMeta::default(),
+        )
         .await
         .expect("revoke");
-    assert!(f.t.state.core.connected_apps(&f.admin, "default", None).await.expect("apps").is_empty());
+    assert!(
+        f.t.state
+            .core
+            .connected_apps(&f.admin, "default", None)
+            .await
+            .expect("apps")
+            .is_empty()
+    );
 }
 
 #[tokio::test]
@@ -664,18 +866,39 @@ async fn a_client_without_the_refresh_grant_gets_no_refresh_token_even_with_offl
     };
     f.t.state
         .core
-        .create_client(&f.admin, "default", "once", &metadata, &authz::RequestMeta::default())
+        .create_client(
+            &f.admin,
+            "default",
+            "once",
+            &metadata,
+            &authz::RequestMeta::default(),
+        )
         .await
         .expect("client");
     let mut b = Browser::default();
-    let url = authorize_url("&scope=tools%3Acall+offline_access").replace("client_id=vscode", "client_id=once");
+    let url = authorize_url("&scope=tools%3Acall+offline_access")
+        .replace("client_id=vscode", "client_id=once");
     let (_, _, html) = f.get(&mut b, &url).await;
     let (_, _, html) = f
-        .post(&mut b, &format!("step=login&ticket={}&email={}&password={}", ticket_of(&html), enc(PERSON), enc(PASSWORD)))
+        .post(
+            &mut b,
+            &format!(
+                "step=login&ticket={}&email={}&password={}",
+                ticket_of(&html),
+                enc(PERSON),
+                enc(PASSWORD)
+            ),
+        )
         .await;
-    assert!(!html.contains("consent-offline"), "nothing says it stays connected");
+    assert!(
+        !html.contains("consent-offline"),
+        "nothing says it stays connected"
+    );
     let (_, loc, _) = f
-        .post(&mut b, &format!("step=consent&decision=approve&ticket={}", ticket_of(&html)))
+        .post(
+            &mut b,
+            &format!("step=consent&decision=approve&ticket={}", ticket_of(&html)),
+        )
         .await;
     let (status, json) = f
         .token(&format!(

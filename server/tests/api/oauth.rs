@@ -202,10 +202,12 @@ async fn discovery_is_identical_at_every_path_and_lists_what_exists() {
         "the resources' scopes, and offline_access"
     );
     assert_eq!(doc["authorization_endpoint"], format!("{ISSUER}/authorize"));
-    assert!(
-        doc.get("registration_endpoint").is_none(),
-        "nothing that does not exist yet"
+    assert_eq!(
+        doc["registration_endpoint"],
+        format!("{ISSUER}/connect/register"),
+        "registration is open for review by default"
     );
+    assert_eq!(doc["client_id_metadata_document_supported"], true);
     assert_eq!(
         f.t.get("/.well-known/oauth-authorization-server/realms/nope", None)
             .await

@@ -65,7 +65,17 @@ async fn setup(policy: &str) -> Reg {
         .expect("resource");
     t.state
         .core
-        .set_registration_policy(&admin, "default", policy, "", &meta)
+        .set_registration_policy(
+            &admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                policy: (policy).into(),
+                max_dynamic_clients: "".into(),
+                metadata_document_policy: ("").into(),
+                metadata_document_domains: ("").into(),
+            },
+            &meta,
+        )
         .await
         .expect("policy");
     Reg { t, admin }
@@ -116,7 +126,10 @@ impl Reg {
             )
             .await;
         let s = res.status();
-        (s, serde_json::from_str(&body_text(res).await).expect("json"))
+        (
+            s,
+            serde_json::from_str(&body_text(res).await).expect("json"),
+        )
     }
 }
 
@@ -140,51 +153,95 @@ async fn under_review_a_registered_client_waits_until_a_reviewer_approves_it() {
     let client_id = json["client_id"].as_str().expect("client_id").to_owned();
     assert!(json.get("client_secret").is_none(), "a public client");
     assert_eq!(json["token_endpoint_auth_method"], "none");
-    assert!(json["registration_access_token"].as_str().is_some_and(|t| t.starts_with("rat_")));
+    assert!(
+        json["registration_access_token"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("rat_"))
+    );
     assert_eq!(
         json["registration_client_uri"],
         format!("http://127.0.0.1:3000/realms/default/connect/register/{client_id}")
     );
     // Pending: the sign-in page says so, and the token endpoint refuses without invalid_client
     // (which makes MCP clients delete their registration).
-    let res = r.t.get(&authorize(&client_id, "http://localhost:61000/callback"), None).await;
-    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
-    assert!(body(res).await.contains("awaiting approval by the security team"));
-    let (status, json) = r
-        .token(&format!("grant_type=authorization_code&client_id={client_id}&code=x&code_verifier={}", "v".repeat(43)))
+    let res =
+        r.t.get(
+            &authorize(&client_id, "http://localhost:61000/callback"),
+            None,
+        )
         .await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("unauthorized_client")));
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(
+        body(res)
+            .await
+            .contains("awaiting approval by the security team")
+    );
+    let (status, json) = r
+        .token(&format!(
+            "grant_type=authorization_code&client_id={client_id}&code=x&code_verifier={}",
+            "v".repeat(43)
+        ))
+        .await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("unauthorized_client"))
+    );
 
-    let queue = r
-        .t
-        .state
-        .core
-        .review_queue(&r.admin, "default", authz::clients::ReviewState::Pending)
-        .await
-        .expect("queue");
+    let queue =
+        r.t.state
+            .core
+            .review_queue(&r.admin, "default", authz::clients::ReviewState::Pending)
+            .await
+            .expect("queue");
     assert_eq!(queue.len(), 1);
     assert!(queue[0].loopback_only && queue[0].redirect_hosts == ["localhost"]);
     let meta = authz::RequestMeta::default();
     assert!(
-        r.t.state.core.approve_client(&r.admin, "default", &client_id, "  ", &meta).await.is_err(),
+        r.t.state
+            .core
+            .approve_client(&r.admin, "default", &client_id, "  ", &meta)
+            .await
+            .is_err(),
         "a reason is required"
     );
     r.t.state
         .core
-        .approve_client(&r.admin, "default", &client_id, "Claude Code for the payments team", &meta)
+        .approve_client(
+            &r.admin,
+            "default",
+            &client_id,
+            "Claude Code for the payments team",
+            &meta,
+        )
         .await
         .expect("approve");
-    let res = r.t.get(&authorize(&client_id, "http://localhost:61000/callback"), None).await;
+    let res =
+        r.t.get(
+            &authorize(&client_id, "http://localhost:61000/callback"),
+            None,
+        )
+        .await;
     assert_eq!(res.status(), StatusCode::OK, "the sign-in page now");
     // Deciding twice is refused.
-    assert!(r.t.state.core.approve_client(&r.admin, "default", &client_id, "again", &meta).await.is_err());
+    assert!(
+        r.t.state
+            .core
+            .approve_client(&r.admin, "default", &client_id, "again", &meta)
+            .await
+            .is_err()
+    );
     // Revoking an active client stops it at once.
     r.t.state
         .core
         .revoke_client(&r.admin, "default", &client_id, "Left the company", &meta)
         .await
         .expect("revoke");
-    let res = r.t.get(&authorize(&client_id, "http://localhost:61000/callback"), None).await;
+    let res =
+        r.t.get(
+            &authorize(&client_id, "http://localhost:61000/callback"),
+            None,
+        )
+        .await;
     assert!(body(res).await.contains("revoked"));
 }
 
@@ -206,7 +263,10 @@ async fn open_registration_and_rfc7592_management() {
     assert!(json["client_secret"].is_string());
     assert_eq!(json["client_secret_expires_at"], 0);
     let id = json["client_id"].as_str().expect("id").to_owned();
-    let rat = json["registration_access_token"].as_str().expect("rat").to_owned();
+    let rat = json["registration_access_token"]
+        .as_str()
+        .expect("rat")
+        .to_owned();
     let path = format!("{REGISTER}/{id}");
     let (status, _, read) = r.call("GET", &path, Some(&rat), None).await;
     assert_eq!(status, StatusCode::OK);
@@ -216,12 +276,21 @@ async fn open_registration_and_rfc7592_management() {
         let (status, headers, json) = r.call("GET", &path, bad, None).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
         assert_eq!(json["error"], "invalid_token");
-        assert!(headers[header::WWW_AUTHENTICATE].to_str().expect("h").starts_with("Bearer"));
+        assert!(
+            headers[header::WWW_AUTHENTICATE]
+                .to_str()
+                .expect("h")
+                .starts_with("Bearer")
+        );
     }
     let (status, _, json) = r
         .call("GET", &format!("{REGISTER}/nobody"), Some(&rat), None)
         .await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::UNAUTHORIZED, Some("invalid_token")), "the same answer for an unknown client");
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("invalid_token")),
+        "the same answer for an unknown client"
+    );
     let (status, _, updated) = r
         .call(
             "PUT",
@@ -233,9 +302,17 @@ async fn open_registration_and_rfc7592_management() {
     assert_eq!(status, StatusCode::OK, "{updated}");
     assert_eq!(updated["client_name"], "Reports v2");
     let (status, _, json) = r
-        .call("PUT", &path, Some(&rat), Some(&serde_json::json!({"client_name": "X", "token_endpoint_auth_method": "none"})))
+        .call(
+            "PUT",
+            &path,
+            Some(&rat),
+            Some(&serde_json::json!({"client_name": "X", "token_endpoint_auth_method": "none"})),
+        )
         .await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_client_metadata")));
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_client_metadata"))
+    );
     let (status, _, _) = r.call("DELETE", &path, Some(&rat), None).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (status, _, _) = r.call("GET", &path, Some(&rat), None).await;
@@ -253,14 +330,38 @@ async fn open_registration_and_rfc7592_management() {
 async fn registration_errors_are_json_with_the_rfc_codes() {
     let r = setup("open").await;
     for (body, code) in [
-        (serde_json::json!({"client_name": "A", "redirect_uris": ["http://evil.example/cb"]}), "invalid_redirect_uri"),
-        (serde_json::json!({"client_name": "A", "redirect_uris": ["javascript:alert(1)"]}), "invalid_redirect_uri"),
-        (serde_json::json!({"client_name": "A", "application_type": "web", "redirect_uris": ["http://127.0.0.1/cb"]}), "invalid_redirect_uri"),
-        (serde_json::json!({"client_name": "A", "application_type": "tv"}), "invalid_client_metadata"),
-        (serde_json::json!({"client_name": "A", "redirect_uris": "https://a.example/cb"}), "invalid_client_metadata"),
-        (serde_json::json!({"client_name": "A", "grant_types": ["password"]}), "invalid_client_metadata"),
-        (serde_json::json!({"client_name": "A", "grant_types": ["authorization_code"], "token_endpoint_auth_method": "none"}), "invalid_redirect_uri"),
-        (serde_json::json!(["not", "an", "object"]), "invalid_client_metadata"),
+        (
+            serde_json::json!({"client_name": "A", "redirect_uris": ["http://evil.example/cb"]}),
+            "invalid_redirect_uri",
+        ),
+        (
+            serde_json::json!({"client_name": "A", "redirect_uris": ["javascript:alert(1)"]}),
+            "invalid_redirect_uri",
+        ),
+        (
+            serde_json::json!({"client_name": "A", "application_type": "web", "redirect_uris": ["http://127.0.0.1/cb"]}),
+            "invalid_redirect_uri",
+        ),
+        (
+            serde_json::json!({"client_name": "A", "application_type": "tv"}),
+            "invalid_client_metadata",
+        ),
+        (
+            serde_json::json!({"client_name": "A", "redirect_uris": "https://a.example/cb"}),
+            "invalid_client_metadata",
+        ),
+        (
+            serde_json::json!({"client_name": "A", "grant_types": ["password"]}),
+            "invalid_client_metadata",
+        ),
+        (
+            serde_json::json!({"client_name": "A", "grant_types": ["authorization_code"], "token_endpoint_auth_method": "none"}),
+            "invalid_redirect_uri",
+        ),
+        (
+            serde_json::json!(["not", "an", "object"]),
+            "invalid_client_metadata",
+        ),
     ] {
         let (status, json) = r.register(&body).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
@@ -268,9 +369,13 @@ async fn registration_errors_are_json_with_the_rfc_codes() {
         assert!(json["error_description"].is_string());
     }
     // Not JSON at all.
-    let res = r
-        .t
-        .send(Request::post(REGISTER).header(header::CONTENT_TYPE, "text/plain").body(Body::from("hi")).expect("req"))
+    let res =
+        r.t.send(
+            Request::post(REGISTER)
+                .header(header::CONTENT_TYPE, "text/plain")
+                .body(Body::from("hi"))
+                .expect("req"),
+        )
         .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let json: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
@@ -293,37 +398,103 @@ async fn a_flood_from_one_address_is_throttled() {
 async fn the_realm_limit_closed_registration_and_initial_access_tokens() {
     let r = setup("open").await;
     let meta = authz::RequestMeta::default();
-    r.t.state.core.set_registration_policy(&r.admin, "default", "open", "1", &meta).await.expect("limit");
+    r.t.state
+        .core
+        .set_registration_policy(
+            &r.admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                policy: ("open").into(),
+                max_dynamic_clients: "1".into(),
+                metadata_document_policy: ("").into(),
+                metadata_document_domains: ("").into(),
+            },
+            &meta,
+        )
+        .await
+        .expect("limit");
     assert_eq!(r.register(&claude_code()).await.0, StatusCode::CREATED);
     let (status, json) = r.register(&claude_code()).await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::FORBIDDEN, Some("access_denied")));
-
-    r.t.state.core.set_registration_policy(&r.admin, "default", "disabled", "100", &meta).await.expect("closed");
-    let (status, json) = r.register(&claude_code()).await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::FORBIDDEN, Some("access_denied")));
-    let res = r.t.get("/.well-known/oauth-authorization-server/realms/default", None).await;
-    let m: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
-    assert!(m.get("registration_endpoint").is_none(), "not advertised when closed");
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::FORBIDDEN, Some("access_denied"))
+    );
 
     r.t.state
         .core
-        .set_registration_policy(&r.admin, "default", "initial_access_token", "", &meta)
+        .set_registration_policy(
+            &r.admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                policy: ("disabled").into(),
+                max_dynamic_clients: "100".into(),
+                metadata_document_policy: ("").into(),
+                metadata_document_domains: ("").into(),
+            },
+            &meta,
+        )
+        .await
+        .expect("closed");
+    let (status, json) = r.register(&claude_code()).await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::FORBIDDEN, Some("access_denied"))
+    );
+    let res =
+        r.t.get(
+            "/.well-known/oauth-authorization-server/realms/default",
+            None,
+        )
+        .await;
+    let m: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    assert!(
+        m.get("registration_endpoint").is_none(),
+        "not advertised when closed"
+    );
+
+    r.t.state
+        .core
+        .set_registration_policy(
+            &r.admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                policy: ("initial_access_token").into(),
+                max_dynamic_clients: "".into(),
+                metadata_document_policy: ("").into(),
+                metadata_document_domains: ("").into(),
+            },
+            &meta,
+        )
         .await
         .expect("iat");
     let (status, _, json) = r.call("POST", REGISTER, None, Some(&claude_code())).await;
-    assert_eq!((status, json["error"].as_str()), (StatusCode::UNAUTHORIZED, Some("invalid_token")));
-    let token = r
-        .t
-        .state
-        .core
-        .create_initial_access_token(&r.admin, "default", "CI runner", 1, 3600, &meta)
-        .await
-        .expect("token");
-    let (status, _, json) = r.call("POST", REGISTER, Some(token.expose()), Some(&claude_code())).await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("invalid_token"))
+    );
+    let token =
+        r.t.state
+            .core
+            .create_initial_access_token(&r.admin, "default", "CI runner", 1, 3600, &meta)
+            .await
+            .expect("token");
+    let (status, _, json) = r
+        .call("POST", REGISTER, Some(token.expose()), Some(&claude_code()))
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{json}");
-    let (status, _, _) = r.call("POST", REGISTER, Some(token.expose()), Some(&claude_code())).await;
+    let (status, _, _) = r
+        .call("POST", REGISTER, Some(token.expose()), Some(&claude_code()))
+        .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "used up");
-    let res = r.t.get("/.well-known/oauth-authorization-server/realms/default", None).await;
+    let res =
+        r.t.get(
+            "/.well-known/oauth-authorization-server/realms/default",
+            None,
+        )
+        .await;
     let m: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
-    assert_eq!(m["registration_endpoint"], "http://127.0.0.1:3000/realms/default/connect/register");
+    assert_eq!(
+        m["registration_endpoint"],
+        "http://127.0.0.1:3000/realms/default/connect/register"
+    );
 }

@@ -22,6 +22,8 @@ pub(super) fn realm(name: &str) -> Realm {
         refresh_max_ttl_secs: 7_776_000,
         registration_policy: crate::realms::RegistrationPolicy::Review,
         max_dynamic_clients: 1000,
+        metadata_document_policy: crate::realms::MetadataDocumentPolicy::Review,
+        metadata_document_domains: vec![],
         created_at: 1_000,
         updated_at: 1_000,
     }

@@ -30,10 +30,19 @@ pub(super) async fn people(db: &Database) {
     let other = given_realm(&store, "other").await;
     let ev = |a| event(&r.id, a, "admin@x.io", "person:x", 10);
     let ada = person(&r, "ada@example.com");
-    store.insert_person(&ada, &ev("person.create")).await.expect("insert");
+    store
+        .insert_person(&ada, &ev("person.create"))
+        .await
+        .expect("insert");
     assert!(matches!(
         store
-            .insert_person(&Person { id: PersonId::generate(), ..ada.clone() }, &ev("person.create"))
+            .insert_person(
+                &Person {
+                    id: PersonId::generate(),
+                    ..ada.clone()
+                },
+                &ev("person.create")
+            )
             .await,
         Err(StorageError::Conflict(_))
     ));
@@ -42,8 +51,15 @@ pub(super) async fn people(db: &Database) {
         .insert_person(&person(&other, "ada@example.com"), &ev("person.create"))
         .await
         .expect("other realm");
-    assert_eq!(store.find_person(&r.id, &ada.id).await.expect("find"), Some(ada.clone()));
-    assert_eq!(store.find_person(&other.id, &ada.id).await.expect("find"), None, "realm-scoped");
+    assert_eq!(
+        store.find_person(&r.id, &ada.id).await.expect("find"),
+        Some(ada.clone())
+    );
+    assert_eq!(
+        store.find_person(&other.id, &ada.id).await.expect("find"),
+        None,
+        "realm-scoped"
+    );
     assert_eq!(
         store
             .find_person_by_email(&r.id, &ada.email)
@@ -52,9 +68,19 @@ pub(super) async fn people(db: &Database) {
             .map(|p| p.id),
         Some(ada.id.clone())
     );
-    store.insert_person(&person(&r, "bob@example.com"), &ev("person.create")).await.expect("bob");
+    store
+        .insert_person(&person(&r, "bob@example.com"), &ev("person.create"))
+        .await
+        .expect("bob");
     let page = store
-        .list_people(&r.id, Some("ADA"), Page { offset: 0, limit: 10 })
+        .list_people(
+            &r.id,
+            Some("ADA"),
+            Page {
+                offset: 0,
+                limit: 10,
+            },
+        )
         .await
         .expect("list");
     assert_eq!((page.total, page.items[0].id.clone()), (1, ada.id.clone()));
@@ -64,12 +90,19 @@ pub(super) async fn people(db: &Database) {
         updated_at: 20,
         ..ada.clone()
     };
-    store.update_person(&renamed, &ev("person.update")).await.expect("update");
+    store
+        .update_person(&renamed, &ev("person.update"))
+        .await
+        .expect("update");
     store
         .set_person_password(&ada.id, "$argon2id$new", 21, &ev("person.password_set"))
         .await
         .expect("password");
-    let stored = store.find_person(&r.id, &ada.id).await.expect("find").expect("ada");
+    let stored = store
+        .find_person(&r.id, &ada.id)
+        .await
+        .expect("find")
+        .expect("ada");
     assert_eq!(stored.display_name, "Countess");
     assert_eq!(stored.password_hash.as_deref(), Some("$argon2id$new"));
     assert_eq!(stored.email, ada.email, "never changed by an update");
@@ -85,11 +118,20 @@ pub(super) async fn flows(db: &Database) {
     let store = db.store();
     let r = given_realm(&store, "default").await;
     let res = resource(&r.id, "pay", "https://pay.example.com/");
-    store.insert_resource(&res, &event(&r.id, "resource.create", "a", "r", 1)).await.expect("res");
+    store
+        .insert_resource(&res, &event(&r.id, "resource.create", "a", "r", 1))
+        .await
+        .expect("res");
     let c = client(&r.id, "vscode");
-    store.insert_client(&c, None, &event(&r.id, "client.create", "a", "c", 1)).await.expect("client");
+    store
+        .insert_client(&c, None, &event(&r.id, "client.create", "a", "c", 1))
+        .await
+        .expect("client");
     let ada = person(&r, "ada@example.com");
-    store.insert_person(&ada, &event(&r.id, "person.create", "a", "p", 1)).await.expect("ada");
+    store
+        .insert_person(&ada, &event(&r.id, "person.create", "a", "p", 1))
+        .await
+        .expect("ada");
     let subject = ada.id.to_string();
     let ev = |a| event(&r.id, a, "ada@example.com", "client:vscode", 100);
 
@@ -101,10 +143,32 @@ pub(super) async fn flows(db: &Database) {
         auth_time: 100,
         expires_at: 200,
     };
-    store.insert_login_session(&session, &ev("authorize.login")).await.expect("session");
-    assert_eq!(store.find_login_session(&r.id, &[1; 32], 150).await.expect("find"), Some(session.clone()));
-    assert_eq!(store.find_login_session(&r.id, &[1; 32], 200).await.expect("find"), None, "expired");
-    assert_eq!(store.find_login_session(&r.id, &[2; 32], 150).await.expect("find"), None);
+    store
+        .insert_login_session(&session, &ev("authorize.login"))
+        .await
+        .expect("session");
+    assert_eq!(
+        store
+            .find_login_session(&r.id, &[1; 32], 150)
+            .await
+            .expect("find"),
+        Some(session.clone())
+    );
+    assert_eq!(
+        store
+            .find_login_session(&r.id, &[1; 32], 200)
+            .await
+            .expect("find"),
+        None,
+        "expired"
+    );
+    assert_eq!(
+        store
+            .find_login_session(&r.id, &[2; 32], 150)
+            .await
+            .expect("find"),
+        None
+    );
 
     // Consent: one per subject, client and resource; saving again replaces the scopes.
     let consent = Consent {
@@ -117,20 +181,45 @@ pub(super) async fn flows(db: &Database) {
         created_at: 100,
         updated_at: 100,
     };
-    store.save_consent(&consent, &ev("consent.grant")).await.expect("consent");
+    store
+        .save_consent(&consent, &ev("consent.grant"))
+        .await
+        .expect("consent");
     let wider = Consent {
         id: ConsentId::generate(),
         scopes: ScopeSet::parse("tools:call tools:read offline_access").expect("valid"),
         updated_at: 110,
         ..consent.clone()
     };
-    store.save_consent(&wider, &ev("consent.grant")).await.expect("again");
-    let found = store.find_consent(&subject, &c.id, &res.id).await.expect("find").expect("consent");
-    assert_eq!((found.id.clone(), found.scopes.clone(), found.created_at), (consent.id.clone(), wider.scopes.clone(), 100));
-    let apps = store.list_consents(&r.id, Some(&subject)).await.expect("apps");
+    store
+        .save_consent(&wider, &ev("consent.grant"))
+        .await
+        .expect("again");
+    let found = store
+        .find_consent(&subject, &c.id, &res.id)
+        .await
+        .expect("find")
+        .expect("consent");
+    assert_eq!(
+        (found.id.clone(), found.scopes.clone(), found.created_at),
+        (consent.id.clone(), wider.scopes.clone(), 100)
+    );
+    let apps = store
+        .list_consents(&r.id, Some(&subject))
+        .await
+        .expect("apps");
     assert_eq!(apps.len(), 1);
-    assert_eq!((apps[0].client_id.as_str(), apps[0].resource_uri.as_str()), ("vscode", "https://pay.example.com/"));
-    assert!(store.list_consents(&r.id, Some("psn_other")).await.expect("apps").is_empty());
+    assert_eq!(
+        (apps[0].client_id.as_str(), apps[0].resource_uri.as_str()),
+        ("vscode", "https://pay.example.com/")
+    );
+    assert!(
+        store
+            .list_consents(&r.id, Some("psn_other"))
+            .await
+            .expect("apps")
+            .is_empty()
+    );
 
     // A code is redeemed once: the family and first refresh token come with that.
     let family = TokenFamily {
@@ -163,8 +252,14 @@ pub(super) async fn flows(db: &Database) {
         expires_at: 170,
         redeemed_at: None,
     };
-    store.insert_code(&code, &ev("authorize.code")).await.expect("code");
-    assert_eq!(store.find_code(&[7; 32]).await.expect("find"), Some(code.clone()));
+    store
+        .insert_code(&code, &ev("authorize.code"))
+        .await
+        .expect("code");
+    assert_eq!(
+        store.find_code(&[7; 32]).await.expect("find"),
+        Some(code.clone())
+    );
     let rt1 = RefreshToken {
         token_hash: vec![9; 32],
         family_id: family.id.clone(),
@@ -173,51 +268,172 @@ pub(super) async fn flows(db: &Database) {
         rotated_at: None,
         successor: None,
     };
-    assert_eq!(store.redeem_code(&[7; 32], 120, &family, Some(&rt1)).await.expect("redeem"), Redeemed::First);
     assert_eq!(
-        store.redeem_code(&[7; 32], 121, &family, Some(&rt1)).await.expect("again"),
+        store
+            .redeem_code(&[7; 32], 120, &family, Some(&rt1))
+            .await
+            .expect("redeem"),
+        Redeemed::First
+    );
+    assert_eq!(
+        store
+            .redeem_code(&[7; 32], 121, &family, Some(&rt1))
+            .await
+            .expect("again"),
         Redeemed::Again,
         "nothing written the second time"
     );
-    assert_eq!(store.find_code(&[7; 32]).await.expect("find").and_then(|c| c.redeemed_at), Some(120));
-    assert_eq!(store.find_refresh_token(&[9; 32]).await.expect("rt"), Some((rt1.clone(), family.clone())));
+    assert_eq!(
+        store
+            .find_code(&[7; 32])
+            .await
+            .expect("find")
+            .and_then(|c| c.redeemed_at),
+        Some(120)
+    );
+    assert_eq!(
+        store.find_refresh_token(&[9; 32]).await.expect("rt"),
+        Some((rt1.clone(), family.clone()))
+    );
 
     // Rotation happens once; the loser of a race writes nothing.
-    let rt2 = RefreshToken { token_hash: vec![10; 32], created_at: 130, ..rt1.clone() };
-    assert!(store.rotate_refresh_token(&[9; 32], 130, b"sealed", &rt2).await.expect("rotate"));
-    let rt3 = RefreshToken { token_hash: vec![11; 32], ..rt2.clone() };
-    assert!(!store.rotate_refresh_token(&[9; 32], 131, b"other", &rt3).await.expect("race"));
+    let rt2 = RefreshToken {
+        token_hash: vec![10; 32],
+        created_at: 130,
+        ..rt1.clone()
+    };
+    assert!(
+        store
+            .rotate_refresh_token(&[9; 32], 130, b"sealed", &rt2)
+            .await
+            .expect("rotate")
+    );
+    let rt3 = RefreshToken {
+        token_hash: vec![11; 32],
+        ..rt2.clone()
+    };
+    assert!(
+        !store
+            .rotate_refresh_token(&[9; 32], 131, b"other", &rt3)
+            .await
+            .expect("race")
+    );
     assert_eq!(store.find_refresh_token(&[11; 32]).await.expect("rt"), None);
-    let (old, _) = store.find_refresh_token(&[9; 32]).await.expect("rt").expect("old");
-    assert_eq!((old.rotated_at, old.successor.as_deref()), (Some(130), Some(&b"sealed"[..])));
+    let (old, _) = store
+        .find_refresh_token(&[9; 32])
+        .await
+        .expect("rt")
+        .expect("old");
+    assert_eq!(
+        (old.rotated_at, old.successor.as_deref()),
+        (Some(130), Some(&b"sealed"[..]))
+    );
 
     // Revoking a family is audited once.
-    assert!(store.revoke_family(&family.id, "refresh_reuse", 140, &ev("token.refresh_reuse")).await.expect("revoke"));
-    assert!(!store.revoke_family(&family.id, "refresh_reuse", 141, &ev("token.refresh_reuse")).await.expect("again"));
-    let f = store.find_family(&family.id).await.expect("find").expect("family");
-    assert_eq!((f.revoked_at, f.revoked_reason.as_deref()), (Some(140), Some("refresh_reuse")));
+    assert!(
+        store
+            .revoke_family(&family.id, "refresh_reuse", 140, &ev("token.refresh_reuse"))
+            .await
+            .expect("revoke")
+    );
+    assert!(
+        !store
+            .revoke_family(&family.id, "refresh_reuse", 141, &ev("token.refresh_reuse"))
+            .await
+            .expect("again")
+    );
+    let f = store
+        .find_family(&family.id)
+        .await
+        .expect("find")
+        .expect("family");
+    assert_eq!(
+        (f.revoked_at, f.revoked_reason.as_deref()),
+        (Some(140), Some("refresh_reuse"))
+    );
     assert!(!f.is_live(150));
 
     // Revoking a consent revokes its families; disabling a person ends sessions and families.
-    let live = TokenFamily { id: FamilyId::generate(), ..family.clone() };
-    let live_code = AuthorizationCode { code_hash: vec![8; 32], family_id: live.id.clone(), ..code.clone() };
-    store.insert_code(&live_code, &ev("authorize.code")).await.expect("code");
-    store.redeem_code(&[8; 32], 150, &live, None).await.expect("redeem");
-    let revoked = store.revoke_consent(&r.id, &consent.id, 160, &ev("consent.revoke")).await.expect("revoke");
+    let live = TokenFamily {
+        id: FamilyId::generate(),
+        ..family.clone()
+    };
+    let live_code = AuthorizationCode {
+        code_hash: vec![8; 32],
+        family_id: live.id.clone(),
+        ..code.clone()
+    };
+    store
+        .insert_code(&live_code, &ev("authorize.code"))
+        .await
+        .expect("code");
+    store
+        .redeem_code(&[8; 32], 150, &live, None)
+        .await
+        .expect("redeem");
+    let revoked = store
+        .revoke_consent(&r.id, &consent.id, 160, &ev("consent.revoke"))
+        .await
+        .expect("revoke");
     assert_eq!(revoked.id, consent.id);
-    assert_eq!(store.find_consent(&subject, &c.id, &res.id).await.expect("find"), None);
-    assert_eq!(store.find_family(&live.id).await.expect("f").and_then(|f| f.revoked_reason), Some("consent_revoked".into()));
+    assert_eq!(
+        store
+            .find_consent(&subject, &c.id, &res.id)
+            .await
+            .expect("find"),
+        None
+    );
+    assert_eq!(
+        store
+            .find_family(&live.id)
+            .await
+            .expect("f")
+            .and_then(|f| f.revoked_reason),
+        Some("consent_revoked".into())
+    );
     assert!(matches!(
-        store.revoke_consent(&r.id, &consent.id, 161, &ev("consent.revoke")).await,
+        store
+            .revoke_consent(&r.id, &consent.id, 161, &ev("consent.revoke"))
+            .await,
         Err(StorageError::NotFound)
     ));
-    let third = TokenFamily { id: FamilyId::generate(), ..family.clone() };
-    let third_code = AuthorizationCode { code_hash: vec![6; 32], family_id: third.id.clone(), ..code.clone() };
-    store.insert_code(&third_code, &ev("authorize.code")).await.expect("code");
-    store.redeem_code(&[6; 32], 150, &third, None).await.expect("redeem");
-    store.set_person_disabled(&ada.id, true, 170, &ev("person.disable")).await.expect("disable");
-    assert_eq!(store.find_family(&third.id).await.expect("f").and_then(|f| f.revoked_reason), Some("person_disabled".into()));
-    assert_eq!(store.find_login_session(&r.id, &[1; 32], 150).await.expect("find"), None, "sessions end");
+    let third = TokenFamily {
+        id: FamilyId::generate(),
+        ..family.clone()
+    };
+    let third_code = AuthorizationCode {
+        code_hash: vec![6; 32],
+        family_id: third.id.clone(),
+        ..code.clone()
+    };
+    store
+        .insert_code(&third_code, &ev("authorize.code"))
+        .await
+        .expect("code");
+    store
+        .redeem_code(&[6; 32], 150, &third, None)
+        .await
+        .expect("redeem");
+    store
+        .set_person_disabled(&ada.id, true, 170, &ev("person.disable"))
+        .await
+        .expect("disable");
+    assert_eq!(
+        store
+            .find_family(&third.id)
+            .await
+            .expect("f")
+            .and_then(|f| f.revoked_reason),
+        Some("person_disabled".into())
+    );
+    assert_eq!(
+        store
+            .find_login_session(&r.id, &[1; 32], 150)
+            .await
+            .expect("find"),
+        None,
+        "sessions end"
+    );
 
     // Housekeeping removes expired codes, sessions and families with their refresh tokens.
     assert!(store.purge_flows(20_000).await.expect("purge") >= 5);

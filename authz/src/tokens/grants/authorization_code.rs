@@ -39,17 +39,23 @@ impl Core {
         };
         let hash = PlainToken::from_input(code).hashed();
         let Some(stored) = self.store.find_code(&hash).await? else {
-            return Err(invalid_grant("The authorization code is invalid or expired."));
+            return Err(invalid_grant(
+                "The authorization code is invalid or expired.",
+            ));
         };
         if stored.realm_id != realm.id || stored.client_pk != client.id {
-            return Err(invalid_grant("The authorization code was not issued to this client."));
+            return Err(invalid_grant(
+                "The authorization code was not issued to this client.",
+            ));
         }
         if stored.redeemed_at.is_some() {
             return Err(self.code_replayed(realm, client, &stored, meta).await);
         }
         let now = self.now();
         if stored.expires_at <= now {
-            return Err(invalid_grant("The authorization code is invalid or expired."));
+            return Err(invalid_grant(
+                "The authorization code is invalid or expired.",
+            ));
         }
         if req.redirect_uri.as_deref() != Some(stored.redirect_uri.as_str()) {
             return Err(invalid_grant(
@@ -57,7 +63,9 @@ impl Core {
             ));
         }
         if !verifier_matches(verifier, &stored.code_challenge) {
-            return Err(invalid_grant("The code_verifier does not match the code_challenge."));
+            return Err(invalid_grant(
+                "The code_verifier does not match the code_challenge.",
+            ));
         }
         let resource = self.code_resource(realm, &stored, &req.resource).await?;
         if self.live_subject(realm, &stored.subject).await?.is_none() {

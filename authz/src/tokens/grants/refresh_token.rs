@@ -37,11 +37,15 @@ impl Core {
             return Err(invalid_grant("The refresh token is invalid or expired."));
         };
         if family.realm_id != realm.id || family.client_pk != client.id {
-            return Err(invalid_grant("The refresh token was not issued to this client."));
+            return Err(invalid_grant(
+                "The refresh token was not issued to this client.",
+            ));
         }
         let now = self.now();
         if !family.is_live(now) || token.expires_at <= now {
-            return Err(invalid_grant("The refresh token is invalid, expired or revoked."));
+            return Err(invalid_grant(
+                "The refresh token is invalid, expired or revoked.",
+            ));
         }
         if let Some(rotated_at) = token.rotated_at {
             return self
@@ -49,8 +53,12 @@ impl Core {
                 .await;
         }
         // Narrowing is allowed, widening is not; `offline_access` is implied.
-        let asked = ScopeRequest::parse(req.scope.as_deref())
-            .map_err(|_| Error::oauth(OAuthErrorCode::InvalidScope, "The scope parameter is malformed."))?;
+        let asked = ScopeRequest::parse(req.scope.as_deref()).map_err(|_| {
+            Error::oauth(
+                OAuthErrorCode::InvalidScope,
+                "The scope parameter is malformed.",
+            )
+        })?;
         if !asked.scopes.iter().all(|s| family.scopes.contains(s)) {
             return Err(Error::oauth(
                 OAuthErrorCode::InvalidScope,
@@ -67,7 +75,10 @@ impl Core {
             .await?
             .filter(|r| r.enabled)
             .ok_or_else(|| {
-                Error::oauth(OAuthErrorCode::InvalidTarget, "The resource is unknown or disabled.")
+                Error::oauth(
+                    OAuthErrorCode::InvalidTarget,
+                    "The resource is unknown or disabled.",
+                )
             })?;
         match req.resource.as_slice() {
             [] => {}
@@ -119,7 +130,9 @@ impl Core {
                 self.rotated_again(realm, client, &presented, &token, &family, at, meta)
                     .await
             }
-            _ => Err(invalid_grant("The refresh token is invalid, expired or revoked.")),
+            _ => Err(invalid_grant(
+                "The refresh token is invalid, expired or revoked.",
+            )),
         }
     }
 
@@ -137,7 +150,10 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<TokenResponse> {
         if self.now() - rotated_at <= REFRESH_GRACE_SECS
-            && let Some(answer) = token.successor.as_deref().and_then(|s| open_successor(presented, s))
+            && let Some(answer) = token
+                .successor
+                .as_deref()
+                .and_then(|s| open_successor(presented, s))
         {
             return Ok(answer);
         }
