@@ -278,6 +278,10 @@ pub fn resource_view(r: &authz::resources::Resource) -> crate::types::ResourceVi
             .map(|a| a.as_str().to_owned())
             .unwrap_or_default(),
         enabled: r.enabled,
+        consent: r.policy.consent.as_str().to_owned(),
+        people_roles: r.policy.people_roles.to_string(),
+        default_scopes: r.policy.default_scopes.to_string(),
+        open_to_self_registered: r.policy.open_to_self_registered,
     }
 }
 

@@ -263,6 +263,14 @@ pub struct ResourceView {
     pub signing_alg: String,
     /// Enabled flag.
     pub enabled: bool,
+    /// `any_client` or `granted_clients`.
+    pub consent: String,
+    /// People roles required (space-separated; empty: everyone).
+    pub people_roles: String,
+    /// Scopes a request without `scope` gets (empty: all that may be granted).
+    pub default_scopes: String,
+    /// Self-registered machine clients get tokens without a grant.
+    pub open_to_self_registered: bool,
 }
 
 /// A resource of the realm on a client's page: whether and with which scopes the client may

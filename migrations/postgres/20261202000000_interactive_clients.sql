@@ -121,3 +121,13 @@ CREATE TABLE initial_access_tokens (
 ALTER TABLE realms ADD COLUMN metadata_document_policy TEXT NOT NULL DEFAULT 'review'
     CHECK (metadata_document_policy IN ('any', 'allow_list', 'review', 'disabled'));
 ALTER TABLE realms ADD COLUMN metadata_document_domains TEXT NOT NULL DEFAULT '';
+
+-- Who may get tokens for a resource: any client may ask its people for consent (the MCP
+-- default) or only clients an admin granted; which people may use it (all, or holders of
+-- named roles); the scopes a request without `scope` gets; whether self-registered machine
+-- clients get client_credentials tokens without a reviewer's grant.
+ALTER TABLE resources ADD COLUMN consent_policy TEXT NOT NULL DEFAULT 'any_client'
+    CHECK (consent_policy IN ('any_client', 'granted_clients'));
+ALTER TABLE resources ADD COLUMN people_roles TEXT NOT NULL DEFAULT '';
+ALTER TABLE resources ADD COLUMN default_scopes TEXT NOT NULL DEFAULT '';
+ALTER TABLE resources ADD COLUMN open_to_self_registered BOOLEAN NOT NULL DEFAULT FALSE;

@@ -142,3 +142,26 @@ pub async fn create_resource_credentials(slug: String) -> Result<IssuedSecret, A
         secret: secret.expose().to_owned(),
     })
 }
+
+/// Sets who may get tokens for a resource.
+#[server(prefix = "/api", endpoint = "resources/policy")]
+pub async fn set_resource_policy(
+    slug: String,
+    consent: String,
+    people_roles: String,
+    default_scopes: String,
+    #[server(default)] open_to_self_registered: Option<String>,
+) -> Result<ResourceView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let input = authz::resources::AccessPolicyInput {
+        consent,
+        people_roles,
+        default_scopes,
+        open_to_self_registered: open_to_self_registered.is_some(),
+    };
+    Ok(ssr::resource_view(
+        &core
+            .set_resource_policy(&p, &realm, &slug, &input, &meta)
+            .await?,
+    ))
+}

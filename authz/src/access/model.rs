@@ -123,6 +123,7 @@ mod tests {
             token_ttl_secs: None,
             signing_alg: None,
             enabled: true,
+            policy: crate::resources::AccessPolicy::default(),
             created_at: 0,
             updated_at: 0,
         }

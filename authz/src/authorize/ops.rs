@@ -509,7 +509,28 @@ impl Core {
             })?;
         let asked = ScopeRequest::parse(params.scope.as_deref())
             .map_err(|_| refuse("invalid_scope", "The scope parameter is malformed."))?;
-        let allowed = user_scopes(client, &resource);
+        let mut allowed = user_scopes(client, &resource);
+        if resource.policy.consent == crate::resources::ConsentPolicy::GrantedClients {
+            match self.cached_grant(&client.id, &resource.id).await {
+                Ok(Some(g)) => allowed = allowed.intersection(&g.scopes),
+                Ok(None) => {
+                    return Err(refuse(
+                        "access_denied",
+                        "This application has not been allowed to use the resource; an administrator grants it access.",
+                    ));
+                }
+                Err(_) => return Err(refuse("server_error", "The grant could not be looked up.")),
+            }
+        }
+        let defaults = &resource.policy.default_scopes;
+        let asked = if asked.scopes.is_empty() && !defaults.is_empty() {
+            ScopeRequest {
+                scopes: defaults.intersection(&allowed),
+                offline: asked.offline,
+            }
+        } else {
+            asked
+        };
         let Some(scopes) = asked.grant(&allowed) else {
             return Err(refuse(
                 "invalid_scope",
@@ -567,6 +588,16 @@ impl Core {
         let client = self.ticket_client(realm, &ticket).await?;
         let resource = self.ticket_resource(realm, &ticket).await?;
         let scopes = ScopeSet::parse(&ticket.scopes).map_err(|_| page_error("Bad ticket."))?;
+        if !resource.policy.admits(&subject.roles) {
+            return Ok(self.refusal_redirect(
+                realm,
+                &ticket,
+                &refuse(
+                    "access_denied",
+                    "This account may not use the resource (it lacks a role the resource requires).",
+                ),
+            ));
+        }
         let consent = self
             .store
             .find_consent(&subject.id, &client.id, &resource.id)

@@ -60,6 +60,8 @@ pub struct Subject {
     pub email: String,
     /// Display name.
     pub display_name: String,
+    /// Roles (a person's; console accounts have none).
+    pub roles: ScopeSet,
 }
 
 impl From<&Person> for Subject {
@@ -68,6 +70,7 @@ impl From<&Person> for Subject {
             id: p.id.to_string(),
             email: p.email.to_string(),
             display_name: p.display_name.clone(),
+            roles: p.roles.clone(),
         }
     }
 }

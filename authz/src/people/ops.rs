@@ -309,6 +309,7 @@ impl Core {
                         id: u.id.to_string(),
                         email: u.email.to_string(),
                         display_name: u.display_name.clone(),
+                        roles: ScopeSet::default(),
                     },
                     u.password_hash.clone(),
                     u.disabled,
@@ -336,6 +337,7 @@ impl Core {
                     id: u.id.to_string(),
                     email: u.email.to_string(),
                     display_name: u.display_name.clone(),
+                    roles: ScopeSet::default(),
                 }));
         }
         Ok(None)

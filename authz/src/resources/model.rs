@@ -213,10 +213,80 @@ pub struct Resource {
     pub signing_alg: Option<SigningAlg>,
     /// Disabled resources get no tokens.
     pub enabled: bool,
+    /// Who may get tokens for it.
+    pub policy: AccessPolicy,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.
     pub updated_at: UnixTime,
+}
+
+/// Which clients may ask a resource's people for consent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsentPolicy {
+    /// Any registered (and approved) client; the person decides. The MCP default: VS Code
+    /// registers itself and the user agrees.
+    #[default]
+    AnyClient,
+    /// Only clients an admin granted access, within their granted scopes.
+    GrantedClients,
+}
+
+impl ConsentPolicy {
+    /// Stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConsentPolicy::AnyClient => "any_client",
+            ConsentPolicy::GrantedClients => "granted_clients",
+        }
+    }
+
+    /// Parses the stored name.
+    ///
+    /// # Errors
+    /// A message naming the two.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        match s.trim() {
+            "any_client" => Ok(ConsentPolicy::AnyClient),
+            "granted_clients" => Ok(ConsentPolicy::GrantedClients),
+            _ => Err("Consent policy must be any_client or granted_clients."),
+        }
+    }
+}
+
+/// Who may get tokens for a resource, beyond the per-client grants.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccessPolicy {
+    /// Which clients may ask people for consent (authorization code).
+    pub consent: ConsentPolicy,
+    /// People holding one of these roles may use it; empty: every person of the realm.
+    pub people_roles: ScopeSet,
+    /// What a request without `scope` gets (within what may be granted); empty: everything.
+    pub default_scopes: ScopeSet,
+    /// Self-registered machine clients get client_credentials tokens (within their registered
+    /// scope) without a reviewer's grant.
+    pub open_to_self_registered: bool,
+}
+
+/// A resource's access policy as typed by an admin.
+#[derive(Debug, Clone, Default)]
+pub struct AccessPolicyInput {
+    /// `any_client` or `granted_clients`.
+    pub consent: String,
+    /// Roles, space-separated.
+    pub people_roles: String,
+    /// Scopes, space-separated.
+    pub default_scopes: String,
+    /// Open to self-registered machine clients.
+    pub open_to_self_registered: bool,
+}
+
+impl AccessPolicy {
+    /// Whether a person with `roles` may use the resource.
+    pub fn admits(&self, roles: &ScopeSet) -> bool {
+        self.people_roles.is_empty() || !self.people_roles.intersection(roles).is_empty()
+    }
 }
 
 impl Resource {

@@ -49,6 +49,7 @@ impl Core {
             token_ttl_secs: f.token_ttl_secs,
             signing_alg: f.signing_alg,
             enabled: f.enabled,
+            policy: super::model::AccessPolicy::default(),
             created_at: now,
             updated_at: now,
         };
@@ -305,5 +306,67 @@ mod tests {
             changes(&before, &after),
             serde_json::json!({"token_ttl_secs": {"from": null, "to": 45}})
         );
+    }
+}
+
+impl Core {
+    /// Sets who may get tokens for a resource: which clients may ask its people for consent,
+    /// which people may use it, the scopes a request without `scope` gets, and whether
+    /// self-registered machine clients get client_credentials tokens without a grant.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`, `InvalidField`.
+    pub async fn set_resource_policy(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        slug: &str,
+        input: &super::model::AccessPolicyInput,
+        meta: &RequestMeta,
+    ) -> Result<Resource> {
+        p.require(Permission::ManageResources)?;
+        let mut r = self.load_resource(realm_name, slug).await?;
+        let policy = super::model::AccessPolicy {
+            consent: super::model::ConsentPolicy::parse(&input.consent)
+                .map_err(|m| Error::field("consent", m))?,
+            people_roles: crate::scope::ScopeSet::parse(&input.people_roles)
+                .map_err(|m| Error::field("people_roles", m))?,
+            default_scopes: crate::scope::ScopeSet::parse(&input.default_scopes)
+                .map_err(|m| Error::field("default_scopes", m))?,
+            open_to_self_registered: input.open_to_self_registered,
+        };
+        let unknown = policy.default_scopes.difference(&r.scopes);
+        if !unknown.is_empty() {
+            return Err(Error::field(
+                "default_scopes",
+                format!(
+                    "Default scopes must be scopes the resource accepts; it does not accept {unknown}."
+                ),
+            ));
+        }
+        let mut event = self.event(
+            &r.realm_id,
+            &p.email,
+            action::RESOURCE_UPDATE,
+            format!("resource:{}", r.slug),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "consent": {"from": r.policy.consent.as_str(), "to": policy.consent.as_str()},
+            "people_roles": {"from": r.policy.people_roles.to_string(), "to": policy.people_roles.to_string()},
+            "default_scopes": {"from": r.policy.default_scopes.to_string(), "to": policy.default_scopes.to_string()},
+            "open_to_self_registered": {"from": r.policy.open_to_self_registered, "to": policy.open_to_self_registered},
+        });
+        let now = self.now();
+        self.store
+            .set_resource_policy(&r.id, &policy, now, &event)
+            .await
+            .map_err(|e| match e {
+                crate::error::StorageError::NotFound => Error::not_found("resource", slug),
+                other => other.into(),
+            })?;
+        r.policy = policy;
+        r.updated_at = now;
+        Ok(r)
     }
 }

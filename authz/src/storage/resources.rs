@@ -9,6 +9,14 @@ use async_trait::async_trait;
 #[async_trait]
 pub trait ResourceStore: Send + Sync {
     /// Inserts a resource; `Conflict` if its slug or URI is taken in the realm.
+    /// Sets a resource's access policy (nothing else) with the audit event; `NotFound` if gone.
+    async fn set_resource_policy(
+        &self,
+        id: &crate::ids::ResourceId,
+        policy: &crate::resources::AccessPolicy,
+        updated_at: crate::clock::UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     async fn insert_resource(
         &self,
         r: &Resource,
@@ -57,7 +65,8 @@ pub trait ResourceStore: Send + Sync {
     ) -> Result<(), StorageError>;
 }
 
-pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at";
+pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, consent_policy, people_roles, default_scopes, open_to_self_registered, created_at, updated_at";
+pub(super) const SET_RESOURCE_POLICY: &str = "UPDATE resources SET consent_policy = $1, people_roles = $2, default_scopes = $3, open_to_self_registered = $4, updated_at = $5 WHERE id = $6";
 pub(super) const INSERT_RESOURCE: &str = "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 /// A settings write: everything but the enabled flag, which has its own write.
 pub(super) const UPDATE_RESOURCE: &str = "UPDATE resources SET display_name = $1, uri = $2, scopes = $3, token_ttl_secs = $4, signing_alg = $5, updated_at = $6 WHERE id = $7";
@@ -112,6 +121,27 @@ macro_rules! resource_store {
 
             #[async_trait::async_trait]
             impl ResourceStore for $store {
+                async fn set_resource_policy(
+                    &self,
+                    id: &$crate::ids::ResourceId,
+                    policy: &$crate::resources::AccessPolicy,
+                    updated_at: $crate::clock::UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(SET_RESOURCE_POLICY)
+                        .bind(policy.consent.as_str())
+                        .bind(policy.people_roles.to_string())
+                        .bind(policy.default_scopes.to_string())
+                        .bind(policy.open_to_self_registered)
+                        .bind(updated_at)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+
                 async fn insert_resource(
                     &self,
                     r: &Resource,

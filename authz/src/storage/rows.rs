@@ -64,6 +64,10 @@ pub(crate) struct ResourceRow {
     pub token_ttl_secs: Option<i64>,
     pub signing_alg: Option<String>,
     pub enabled: bool,
+    pub consent_policy: String,
+    pub people_roles: String,
+    pub default_scopes: String,
+    pub open_to_self_registered: bool,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -87,6 +91,14 @@ impl TryFrom<ResourceRow> for Resource {
             display_name: r.display_name,
             token_ttl_secs: r.token_ttl_secs,
             enabled: r.enabled,
+            policy: crate::resources::AccessPolicy {
+                consent: crate::resources::ConsentPolicy::parse(&r.consent_policy)
+                    .map_err(|e| StorageError::Corrupt(e.into()))?,
+                people_roles: ScopeSet::parse(&r.people_roles).map_err(corrupt("people roles"))?,
+                default_scopes: ScopeSet::parse(&r.default_scopes)
+                    .map_err(corrupt("default scopes"))?,
+                open_to_self_registered: r.open_to_self_registered,
+            },
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

@@ -92,11 +92,17 @@ impl Core {
                         && f.resource_id == resource.id
                         && claims.sub == f.subject
                         && claims.scopes().all(|s| f.scopes.contains(s))
-                }));
+                })
+                && (resource.policy.consent != crate::resources::ConsentPolicy::GrantedClients
+                    || self
+                        .cached_grant(&client.id, &resource.id)
+                        .await?
+                        .is_some_and(|g| claims.scopes().all(|s| g.scopes.contains(s)))));
         }
-        // Still granted, with every scope the token carries.
-        let granted = self.cached_grant(&client.id, &resource.id).await?;
-        if !granted.is_some_and(|g| claims.scopes().all(|s| g.scopes.contains(s))) {
+        // Still granted (or open to it), with every scope the token carries.
+        let grant = self.cached_grant(&client.id, &resource.id).await?;
+        let granted = super::grants::machine_scopes(client, &resource, grant.as_ref());
+        if !granted.is_some_and(|g| claims.scopes().all(|s| g.contains(s))) {
             return Ok(false);
         }
         let bound = client.agent.as_ref();

@@ -86,6 +86,7 @@ pub(super) fn resource(realm_id: &RealmId, slug: &str, uri: &str) -> Resource {
         token_ttl_secs: Some(300),
         signing_alg: Some(SigningAlg::RS256),
         enabled: true,
+        policy: crate::resources::AccessPolicy::default(),
         created_at: 5,
         updated_at: 5,
     }

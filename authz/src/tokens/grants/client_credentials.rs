@@ -26,17 +26,16 @@ impl Core {
                     "The scope parameter is malformed.",
                 )
             })?;
-        let grant = self
-            .cached_grant(&client.id, &resource.id)
-            .await?
-            .ok_or_else(|| {
+        let grant = self.cached_grant(&client.id, &resource.id).await?;
+        let granted_scopes =
+            machine_scopes(client, &resource, grant.as_ref()).ok_or_else(|| {
                 Error::oauth(
                     OAuthErrorCode::InvalidTarget,
                     "This client has not been granted access to the resource.",
                 )
             })?;
         let agent = self.active_agent_of(client).await?;
-        let mut allowed = grant.scopes.intersection(&resource.scopes);
+        let mut allowed = granted_scopes.intersection(&resource.scopes);
         if let Some(a) = &agent {
             allowed = allowed.intersection(&a.roles);
         }
@@ -106,4 +105,25 @@ impl Core {
                 )
             })
     }
+}
+
+/// The scopes a machine client may get at a resource: its grant's, else — for a self-registered
+/// client at a resource open to them — the resource's within what the client registered.
+pub(crate) fn machine_scopes(
+    client: &Client,
+    resource: &Resource,
+    grant: Option<&crate::access::Grant>,
+) -> Option<ScopeSet> {
+    if let Some(g) = grant {
+        return Some(g.scopes.clone());
+    }
+    let self_registered = client.registration.kind != crate::clients::RegistrationKind::Admin;
+    if self_registered && resource.policy.open_to_self_registered {
+        return Some(if client.scope.is_empty() {
+            resource.scopes.clone()
+        } else {
+            client.scope.intersection(&resource.scopes)
+        });
+    }
+    None
 }

@@ -2,6 +2,7 @@
 //! and minting of audience-bound RFC 9068 access tokens shared by every grant.
 mod authorization_code;
 mod client_credentials;
+pub(crate) use client_credentials::machine_scopes;
 mod refresh_token;
 
 use super::claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};

@@ -92,8 +92,24 @@ impl Core {
                 ));
             }
         }
-        if self.live_subject(realm, &family.subject).await?.is_none() {
-            return Err(invalid_grant("The user can no longer sign in."));
+        match self.live_subject(realm, &family.subject).await? {
+            Some(s) if resource.policy.admits(&s.roles) => {}
+            Some(_) => {
+                return Err(invalid_grant(
+                    "The user no longer holds a role the resource requires.",
+                ));
+            }
+            None => return Err(invalid_grant("The user can no longer sign in.")),
+        }
+        if resource.policy.consent == crate::resources::ConsentPolicy::GrantedClients
+            && !self
+                .cached_grant(&client.id, &resource.id)
+                .await?
+                .is_some_and(|g| scopes.iter().all(|s| g.scopes.contains(s)))
+        {
+            return Err(invalid_grant(
+                "The client's access to the resource was withdrawn.",
+            ));
         }
         let mut issued = self
             .mint_access_token(
