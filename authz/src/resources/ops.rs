@@ -293,22 +293,6 @@ fn changes(before: &serde_json::Value, after: &serde_json::Value) -> serde_json:
         .into()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::changes;
-
-    #[test]
-    fn changes_name_only_what_changed() {
-        let before =
-            serde_json::json!({"uri": "https://a", "token_ttl_secs": null, "enabled": true});
-        let after = serde_json::json!({"uri": "https://a", "token_ttl_secs": 45, "enabled": true});
-        assert_eq!(
-            changes(&before, &after),
-            serde_json::json!({"token_ttl_secs": {"from": null, "to": 45}})
-        );
-    }
-}
-
 impl Core {
     /// Sets who may get tokens for a resource: which clients may ask its people for consent,
     /// which people may use it, the scopes a request without `scope` gets, and whether
@@ -368,5 +352,21 @@ impl Core {
         r.policy = policy;
         r.updated_at = now;
         Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changes;
+
+    #[test]
+    fn changes_name_only_what_changed() {
+        let before =
+            serde_json::json!({"uri": "https://a", "token_ttl_secs": null, "enabled": true});
+        let after = serde_json::json!({"uri": "https://a", "token_ttl_secs": 45, "enabled": true});
+        assert_eq!(
+            changes(&before, &after),
+            serde_json::json!({"token_ttl_secs": {"from": null, "to": 45}})
+        );
     }
 }
