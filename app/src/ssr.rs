@@ -579,6 +579,7 @@ pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> crate::type
         same_source: i.same_source,
         similar_names: i.similar_names.clone(),
         created: moment(now, c.created_at),
+        version: c.updated_at,
         decision: match (&r.reviewed_by, &r.review_reason, r.reviewed_at) {
             (Some(by), Some(why), Some(at)) => Some((by.clone(), why.clone(), moment(now, at))),
             _ => None,

@@ -638,6 +638,8 @@ pub struct ReviewItemView {
     pub similar_names: Vec<String>,
     /// First seen.
     pub created: Moment,
+    /// Its last change (Unix seconds): a decision applies only to this version.
+    pub version: i64,
     /// Who decided, why, when (for decided clients).
     pub decision: Option<(String, String, Moment)>,
 }

@@ -947,7 +947,7 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
             client_id,
             reason,
         } => {
-            core.approve_client(&p, &realm, &client_id, &reason, &meta)
+            core.approve_client(&p, &realm, &client_id, &reason, None, &meta)
                 .await
                 .map_err(core_error)?;
             say!("Approved {client_id}.");
@@ -957,7 +957,7 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
             client_id,
             reason,
         } => {
-            core.reject_client(&p, &realm, &client_id, &reason, &meta)
+            core.reject_client(&p, &realm, &client_id, &reason, None, &meta)
                 .await
                 .map_err(core_error)?;
             say!("Rejected {client_id}.");
@@ -967,7 +967,7 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
             client_id,
             reason,
         } => {
-            core.revoke_client(&p, &realm, &client_id, &reason, &meta)
+            core.revoke_client(&p, &realm, &client_id, &reason, None, &meta)
                 .await
                 .map_err(core_error)?;
             say!("Revoked {client_id}: its tokens stopped working.");

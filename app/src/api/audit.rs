@@ -52,6 +52,7 @@ pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
         "agent" => AuditSubject::Agent(id),
         "realm" => AuditSubject::Realm(id),
         "user" => AuditSubject::User(id),
+        "person" => AuditSubject::Person(id),
         _ => return Err(ssr::invalid("Unknown kind of object.")),
     };
     let found = core

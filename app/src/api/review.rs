@@ -22,22 +22,34 @@ pub async fn review_queue(state: String) -> Result<Vec<ReviewItemView>, AppError
 #[server(prefix = "/api", endpoint = "review/decide")]
 pub async fn decide_review(
     client_ids: Vec<String>,
+    versions: Vec<i64>,
     decision: String,
     reason: String,
 ) -> Result<BulkResult, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
-    if client_ids.is_empty() || client_ids.len() > 100 {
+    if client_ids.is_empty() || client_ids.len() > 100 || versions.len() != client_ids.len() {
         return Err(AppError::Invalid("Pick between 1 and 100 clients.".into()));
     }
     let mut out = BulkResult {
         done: 0,
         failed: vec![],
     };
-    for id in &client_ids {
+    // Each decision holds only for the version of the client the reviewer saw.
+    for (id, seen) in client_ids.iter().zip(versions) {
+        let seen = Some(seen);
         let result = match decision.as_str() {
-            "approve" => core.approve_client(&p, &realm, id, &reason, &meta).await,
-            "reject" => core.reject_client(&p, &realm, id, &reason, &meta).await,
-            "revoke" => core.revoke_client(&p, &realm, id, &reason, &meta).await,
+            "approve" => {
+                core.approve_client(&p, &realm, id, &reason, seen, &meta)
+                    .await
+            }
+            "reject" => {
+                core.reject_client(&p, &realm, id, &reason, seen, &meta)
+                    .await
+            }
+            "revoke" => {
+                core.revoke_client(&p, &realm, id, &reason, seen, &meta)
+                    .await
+            }
             _ => return Err(AppError::Invalid("Unknown decision.".into())),
         };
         match result {

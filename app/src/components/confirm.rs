@@ -26,10 +26,15 @@ pub fn ConfirmDialog(
     danger: bool,
     /// The action.
     on_confirm: Callback<()>,
-    /// Extra content between the message and the buttons (e.g. old and new values).
+    /// Extra content between the message and the buttons (e.g. old and new values, or a
+    /// field); its controls are inside the Tab cycle.
     #[prop(optional)]
     children: Option<ChildrenFn>,
+    /// Keeps the confirming button disabled while true (a required field is empty).
+    #[prop(optional, into)]
+    confirm_disabled: Option<Signal<bool>>,
 ) -> impl IntoView {
+    let dialog_ref = NodeRef::<leptos::html::Div>::new();
     let cancel_ref = NodeRef::<leptos::html::Button>::new();
     let confirm_ref = NodeRef::<leptos::html::Button>::new();
     // The element to give focus back to; kept in the browser only.
@@ -65,26 +70,42 @@ pub fn ConfirmDialog(
             close();
         }
         "Tab" => {
-            // Two buttons: Tab from the last goes to the first and Shift+Tab the other way.
+            // Tab from the last control goes to the first and Shift+Tab the other way; the
+            // controls are the dialog's own (fields in its content, then its buttons).
             #[cfg(feature = "hydrate")]
             {
+                use wasm_bindgen::JsCast;
                 let active = document().active_element();
-                let (Some(first), Some(last)) = (cancel_ref.get(), confirm_ref.get()) else {
+                let Some(dialog) = dialog_ref.get() else {
                     return;
                 };
-                let is = |b: &web_sys::HtmlButtonElement| {
+                let Ok(list) = dialog.query_selector_all(
+                    "button:not([disabled]), textarea, input:not([type=hidden]), select, a[href]",
+                ) else {
+                    return;
+                };
+                let items: Vec<web_sys::HtmlElement> = (0..list.length())
+                    .filter_map(|i| list.item(i))
+                    .filter_map(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
+                    .collect();
+                let (Some(first), Some(last)) = (items.first(), items.last()) else {
+                    return;
+                };
+                let is = |e: &web_sys::HtmlElement| {
                     active
                         .as_ref()
-                        .is_some_and(|a| a == AsRef::<web_sys::Element>::as_ref(b))
+                        .is_some_and(|a| a == AsRef::<web_sys::Element>::as_ref(e))
                 };
-                if ev.shift_key() && (is(&first) || active.is_none()) {
+                if ev.shift_key() && (is(first) || active.is_none()) {
                     ev.prevent_default();
                     let _ = last.focus();
-                } else if !ev.shift_key() && is(&last) {
+                } else if !ev.shift_key() && is(last) {
                     ev.prevent_default();
                     let _ = first.focus();
                 }
             }
+            #[cfg(not(feature = "hydrate"))]
+            let _ = dialog_ref;
         }
         _ => {}
     };
@@ -100,6 +121,7 @@ pub fn ConfirmDialog(
                     class="w-full max-w-md rounded-lg bg-white p-6 text-left shadow-md dark:bg-slate-800"
                     on:click=|ev| ev.stop_propagation()
                     on:keydown=trap
+                    node_ref=dialog_ref
                 >
                     <h2 id=title_id.clone() class="text-lg font-semibold break-words text-slate-900 dark:text-white">{move || title.get()}</h2>
                     <p id=message_id.clone() class=format!("mt-2 {MUTED}")>{move || message.get()}</p>
@@ -110,6 +132,7 @@ pub fn ConfirmDialog(
                             type="button"
                             class=if danger { BTN_DANGER } else { BTN_PRIMARY }
                             node_ref=confirm_ref
+                            disabled=move || confirm_disabled.is_some_and(|d| d.get())
                             on:click=move |_| {
                                 close();
                                 on_confirm.run(());

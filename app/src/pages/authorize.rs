@@ -143,7 +143,7 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
             <input type="hidden" name="ticket" value=page.ticket.clone()/>
             <input type="hidden" name="step" value="consent"/>
             <button type="submit" name="decision" value="deny" class=BTN_SECONDARY>"Deny"</button>
-            <button type="submit" name="decision" value="approve" class=BTN_PRIMARY autofocus>"Allow"</button>
+            <button type="submit" name="decision" value="approve" class=BTN_PRIMARY>"Allow"</button>
         </form>
     };
     document(&title, frame(page.realm.clone(), title.clone(), body))

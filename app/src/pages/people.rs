@@ -310,7 +310,7 @@ pub fn PersonDetailPage() -> impl IntoView {
                         {can.manage_people.then(|| view! {
                             <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="person-password-title">
                                 <h2 id="person-password-title" class="text-lg font-semibold text-slate-900 dark:text-white">{if p.has_password { "Set a new password" } else { "Set a password" }}</h2>
-                                <p class=MUTED>"Give it to them over a trusted channel. Their current sign-ins stay; disable them to end those."</p>
+                                <p class=MUTED>"Give it to them over a trusted channel. Their current sign-ins end, and the apps they connected must be allowed again."</p>
                                 <ActionForm action=password node_ref=password_form attr:id="person-password" attr:class="mt-4 max-w-lg space-y-4" on:input=move |_| password_errors.clear()>
                                     <input type="hidden" name="id" value=pid.get_value()/>
                                     <PasswordFields errors=password_errors label="Password" confirm_label="Repeat password"/>

@@ -30,7 +30,7 @@ fn kind_label(kind: &str) -> &'static str {
 #[derive(Clone, Debug, PartialEq)]
 struct Pending {
     decision: &'static str,
-    ids: Vec<String>,
+    ids: Vec<(String, i64)>,
     names: String,
 }
 
@@ -64,10 +64,10 @@ fn RiskRow(label: &'static str, children: Children) -> impl IntoView {
 #[component]
 fn ReviewCard(
     item: ReviewItemView,
-    selected: RwSignal<Vec<String>>,
+    selected: RwSignal<Vec<(String, i64)>>,
     ask: Callback<Pending>,
 ) -> impl IntoView {
-    let id = StoredValue::new(item.client_id.clone());
+    let id = StoredValue::new((item.client_id.clone(), item.version));
     let name = StoredValue::new(item.name.clone());
     let pending = item.state == "pending";
     let approved = item.state == "approved";
@@ -167,7 +167,7 @@ pub fn ReviewPage() -> impl IntoView {
         move || (state.get(), decided.get()),
         |(s, _)| review_queue(s),
     );
-    let selected = RwSignal::new(Vec::<String>::new());
+    let selected = RwSignal::new(Vec::<(String, i64)>::new());
     let asking = RwSignal::new(None::<Pending>);
     let open = RwSignal::new(false);
     let reason = RwSignal::new(String::new());
@@ -268,9 +268,11 @@ pub fn ReviewPage() -> impl IntoView {
             })}
         </Transition>
         <ConfirmDialog open title message confirm_label danger=false
+            confirm_disabled=Signal::derive(move || reason.get().trim().is_empty())
             on_confirm=Callback::new(move |_| {
                 if let Some(p) = asking.get_untracked() {
-                    decide.dispatch(DecideReview { client_ids: p.ids, decision: p.decision.to_owned(), reason: reason.get_untracked() });
+                    let (client_ids, versions) = p.ids.into_iter().unzip();
+                    decide.dispatch(DecideReview { client_ids, versions, decision: p.decision.to_owned(), reason: reason.get_untracked() });
                 }
             })>
             <label class=LABEL for="review-reason">"Reason (required)"</label>

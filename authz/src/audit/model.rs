@@ -348,6 +348,8 @@ pub enum AuditSubject {
     Realm(String),
     /// A console user, by id (their events live in the admin realm).
     User(String),
+    /// A person of the realm, by id.
+    Person(String),
 }
 
 impl AuditSubject {
@@ -359,6 +361,7 @@ impl AuditSubject {
             AuditSubject::Agent(name) => format!("agent:{name}"),
             AuditSubject::Realm(name) => format!("realm:{name}"),
             AuditSubject::User(id) => format!("user:{id}"),
+            AuditSubject::Person(id) => format!("person:{id}"),
         }
     }
 }

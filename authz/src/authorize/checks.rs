@@ -23,7 +23,11 @@ fn loopback_parts(uri: &str) -> Option<(&'static str, &str)> {
         let rest = match after.strip_prefix(':') {
             Some(p) => {
                 let digits = p.bytes().take_while(u8::is_ascii_digit).count();
-                if digits == 0 || digits > 5 {
+                if digits == 0
+                    || p[..digits]
+                        .parse::<u32>()
+                        .map_or(true, |n| n == 0 || n > 65_535)
+                {
                     return None;
                 }
                 &p[digits..]

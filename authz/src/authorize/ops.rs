@@ -111,6 +111,9 @@ pub struct ConsentPage {
 /// The checked request between pages.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Ticket {
+    /// Random: a consent answer uses it up, so one page gives one code.
+    #[serde(default)]
+    id: String,
     realm: String,
     client: String,
     client_id: String,
@@ -188,7 +191,14 @@ impl Core {
         let (client, redirect_uri) = self.authorize_client(&realm, params, meta).await?;
         let issuer = self.issuer(&realm.name);
         let state = params.state.clone();
+        // RFC 9700 §4.11.2: before anyone interacts, only a client an admin registered or a
+        // reviewer approved is answered by redirect; for others an error is a page, so a
+        // self-registered client cannot turn the endpoint into an open redirector.
+        let verified = client.is_verified();
         let back = |r: Refusal| {
+            if !verified {
+                return Err(Error::oauth(OAuthErrorCode::InvalidRequest, r.description));
+            }
             let mut p = vec![
                 ("error", r.code),
                 ("error_description", r.description.as_str()),
@@ -197,14 +207,14 @@ impl Core {
                 p.push(("state", s));
             }
             p.push(("iss", issuer.as_str()));
-            AuthorizeStep::Redirect(with_query(&redirect_uri, &p))
+            Ok(AuthorizeStep::Redirect(with_query(&redirect_uri, &p)))
         };
         let ticket = match self
             .check_request(&realm, &client, &redirect_uri, params, browser)
             .await
         {
             Ok(t) => t,
-            Err(r) => return Ok(back(r)),
+            Err(r) => return back(r),
         };
         let signed_in = match (session, ticket.prompt) {
             (_, Prompt::Login) | (None, _) => None,
@@ -216,7 +226,7 @@ impl Core {
                     .await
             }
             None if ticket.prompt == Prompt::None => {
-                Ok(back(refuse("login_required", "The user is not signed in.")))
+                back(refuse("login_required", "The user is not signed in."))
             }
             None => Ok(AuthorizeStep::Login(LoginPage {
                 realm: realm.display_name.clone(),
@@ -303,6 +313,7 @@ impl Core {
         realm_name: &str,
         ticket: &str,
         browser: &str,
+        session: Option<&str>,
         approve: bool,
         meta: &RequestMeta,
     ) -> Result<AuthorizeStep> {
@@ -311,6 +322,30 @@ impl Core {
         let (Some(subject_id), Some(auth_time)) = (ticket.subject.clone(), ticket.auth_time) else {
             return Err(page_error("Sign in first."));
         };
+        // Still signed in as the person the page was for (not signed out since, not someone
+        // else now).
+        let signed_in = match session {
+            Some(cookie) => self.session_subject(&realm, cookie).await?,
+            None => None,
+        };
+        if signed_in.is_none_or(|(s, _)| s.id != subject_id) {
+            return Err(page_error(
+                "You are no longer signed in. Go back to the application and connect again.",
+            ));
+        }
+        // One answer per page: a second post of the same form does nothing.
+        let used = crate::clients::ClientId::parse("authorize-ticket")
+            .map_err(|_| Error::Internal("ticket namespace".into()))?;
+        if ticket.id.is_empty()
+            || !self
+                .store
+                .consume_assertion_jti(&realm.id, &used, &ticket.id, ticket.exp)
+                .await?
+        {
+            return Err(page_error(
+                "This page was already answered. Go back to the application and connect again.",
+            ));
+        }
         let Some(subject) = self.live_subject(&realm, &subject_id).await? else {
             return Err(page_error("This account can no longer sign in."));
         };
@@ -538,6 +573,7 @@ impl Core {
             ));
         };
         Ok(Ticket {
+            id: crate::secret::new_id("tkt"),
             realm: realm.id.to_string(),
             client: client.id.to_string(),
             client_id: client.client_id.to_string(),
@@ -608,7 +644,11 @@ impl Core {
         });
         ticket.subject = Some(subject.id.clone());
         ticket.auth_time = Some(auth_time);
-        if covered && ticket.prompt != Prompt::Consent {
+        // RFC 8252 §8.6: a public client redirecting to loopback or an app scheme cannot be told
+        // from any local program or app claiming the scheme, so the person confirms each time.
+        let impersonable = client.auth_method == crate::clients::AuthMethod::None
+            && RedirectKind::of_str(&ticket.redirect_uri) != Some(RedirectKind::Https);
+        if covered && ticket.prompt != Prompt::Consent && !impersonable {
             return self
                 .issue_code(realm, &ticket, subject, auth_time, meta)
                 .await;

@@ -6,8 +6,7 @@
 //! host, listed domains only, or every new one after review.
 use super::metadata::{ClientMetadata, ValidClient};
 use super::model::{
-    AuthMethod, Client, ClientId, ClientRowId, Registration, RegistrationKind, ReviewDecision,
-    ReviewState,
+    AuthMethod, Client, ClientId, ClientRowId, Registration, RegistrationKind, ReviewState,
 };
 use crate::audit::{RequestMeta, action};
 use crate::core::Core;
@@ -135,11 +134,24 @@ impl Core {
                 "This realm accepts applications identified by a URL only from listed domains, and this one is not listed.",
             ));
         }
+        let id = ClientId::parse(client_id).map_err(refused)?;
+        let existing = self.store.find_client(&realm.id, &id).await?;
+        if existing.is_none() {
+            // A URL never seen is a registration: the same per-source budget and realm limit,
+            // checked before anything is fetched.
+            self.client_throttle
+                .registration(crate::throttle::Source::of(meta.client_ip), self.now())
+                .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+            let held = self.store.count_registered_clients(&realm.id).await?;
+            if i64::try_from(held).unwrap_or(i64::MAX) >= realm.max_dynamic_clients {
+                return Err(refused(
+                    "This realm holds the most self-registered applications it allows; ask an administrator.",
+                ));
+            }
+        }
         let doc = self.metadata_document(client_id, &url).await?;
         let valid =
             check_metadata_document(client_id, &doc, self.metadata_rules()).map_err(refused)?;
-        let id = ClientId::parse(client_id).map_err(refused)?;
-        let existing = self.store.find_client(&realm.id, &id).await?;
         let now = self.now();
         let Some(existing) = existing else {
             let client = Client {
@@ -222,36 +234,15 @@ impl Core {
             "redirect_uris": {"from": existing.metadata.redirect_uris, "to": updated.metadata.redirect_uris},
             "client_name": {"from": existing.name, "to": updated.name},
         });
+        let back_to_review = policy == MetadataDocumentPolicy::Review
+            && existing.registration.review == ReviewState::Approved;
         self.store
-            .update_client_registration(&updated, &event)
+            .update_self_registration(&updated, back_to_review, &event)
             .await?;
         let mut out = updated;
-        if out.metadata.redirect_uris != existing.metadata.redirect_uris
-            && policy == MetadataDocumentPolicy::Review
-            && existing.registration.review == ReviewState::Approved
-        {
-            let mut back = self.event(
-                &realm.id,
-                "metadata document",
-                action::CLIENT_REGISTRATION_UPDATE,
-                format!("client:{}", out.client_id),
-                meta,
-            );
-            back.details = serde_json::json!({"review": "pending", "why": "redirect URIs changed"});
-            self.store
-                .set_client_review(
-                    &out.id,
-                    &ReviewDecision {
-                        from: ReviewState::Approved,
-                        to: ReviewState::Pending,
-                        by: "metadata document".into(),
-                        reason: "Redirect URIs changed after approval.".into(),
-                        at: now,
-                    },
-                    &back,
-                )
-                .await?;
+        if back_to_review {
             out.registration.review = ReviewState::Pending;
+            out.registration.reviewed_by = None;
         }
         Ok(out)
     }
@@ -281,12 +272,19 @@ impl Core {
         match (fetched, stale) {
             (Ok(f), _) => Ok(f.body),
             (Err(_), Some(doc)) => Ok(doc),
-            (Err(FetchError::Refused(e)), None) => Err(refused(format!(
-                "The application's metadata document may not be fetched: {e}"
-            ))),
-            (Err(FetchError::Failed(e)), None) => Err(refused(format!(
-                "The application's metadata document could not be fetched: {e}"
-            ))),
+            // Why is logged, not shown: the page must not tell a caller which hosts answer.
+            (Err(e), None) => {
+                let shown: String = client_id.chars().take(200).collect();
+                tracing::info!(url = %shown, error = %e, "Metadata document not fetched");
+                Err(refused(match e {
+                    FetchError::Refused(_) => {
+                        "The application's metadata document may not be fetched from that address."
+                    }
+                    FetchError::Failed(_) => {
+                        "The application's metadata document could not be fetched."
+                    }
+                }))
+            }
         }
     }
 }

@@ -382,6 +382,10 @@ pub struct ReviewDecision {
     pub reason: String,
     /// When.
     pub at: UnixTime,
+    /// The client's `updated_at` the reviewer saw: the decision applies only if the client has
+    /// not changed since (a pending client cannot swap its redirect URIs between the look and
+    /// the click). `None` from the command line, which shows nothing first.
+    pub seen: Option<UnixTime>,
 }
 
 /// An initial access token for registration (hash only).

@@ -162,6 +162,21 @@ impl Core {
         self.client_throttle
             .registration(Source::of(meta.client_ip), now)
             .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+        // `client_name` is optional in RFC 7591; a client without one is named for what it is.
+        let named;
+        let metadata = if metadata
+            .client_name
+            .as_deref()
+            .is_none_or(|n| n.trim().is_empty())
+        {
+            named = ClientMetadata {
+                client_name: Some("Unnamed application".into()),
+                ..metadata.clone()
+            };
+            &named
+        } else {
+            metadata
+        };
         let valid = metadata.validate(self.metadata_rules())?;
         if realm.registration_policy == RegistrationPolicy::InitialAccessToken {
             let Some(t) = initial_token.filter(|t| !t.is_empty() && t.len() <= 256) else {
@@ -312,11 +327,25 @@ impl Core {
         let now = self.now();
         let after = Client {
             name: valid.name,
-            scope: valid.scope,
+            // An omitted scope keeps the registered one (an empty scope would mean "any the
+            // resources offer", a widening nobody asked for).
+            scope: if metadata.scope.is_none() {
+                before.scope.clone()
+            } else {
+                valid.scope
+            },
             metadata: valid.metadata,
             updated_at: now,
             ..before.clone()
         };
+        // Whatever a reviewer looked at (name, logo, home page, scope, redirects, keys) changed:
+        // under review, an approved client goes back to the queue, in the same write.
+        let changed = after.name != before.name
+            || after.scope != before.scope
+            || after.metadata != before.metadata;
+        let back_to_review = changed
+            && realm.registration_policy == RegistrationPolicy::Review
+            && before.registration.review == ReviewState::Approved;
         let mut event = self.event(
             &realm.id,
             "registration",
@@ -327,37 +356,12 @@ impl Core {
         event.details = serde_json::json!({
             "redirect_uris": {"from": before.metadata.redirect_uris, "to": after.metadata.redirect_uris},
             "client_name": {"from": before.name, "to": after.name},
+            "scope": {"from": before.scope.to_string(), "to": after.scope.to_string()},
+            "back_to_review": back_to_review,
         });
         self.store
-            .update_client_registration(&after, &event)
+            .update_self_registration(&after, back_to_review, &event)
             .await?;
-        let moved = after.metadata.redirect_uris != before.metadata.redirect_uris;
-        if moved
-            && realm.registration_policy == RegistrationPolicy::Review
-            && before.registration.review == ReviewState::Approved
-        {
-            let mut back = self.event(
-                &realm.id,
-                "registration",
-                action::CLIENT_REGISTRATION_UPDATE,
-                format!("client:{}", after.client_id),
-                meta,
-            );
-            back.details = serde_json::json!({"review": "pending", "why": "redirect URIs changed"});
-            self.store
-                .set_client_review(
-                    &after.id,
-                    &ReviewDecision {
-                        from: ReviewState::Approved,
-                        to: ReviewState::Pending,
-                        by: "registration".into(),
-                        reason: "Redirect URIs changed after approval.".into(),
-                        at: now,
-                    },
-                    &back,
-                )
-                .await?;
-        }
         let (_, stored) = self.registered_client(realm_name, client_id, token).await?;
         Ok(self.registration_response(&realm, &stored))
     }
@@ -398,7 +402,9 @@ impl Core {
             .filter(|t| !t.is_empty() && t.len() <= 256)
             .ok_or_else(bad_token)?;
         let id = ClientId::parse(client_id).map_err(|_| bad_token())?;
-        let Some((client, _)) = self.cached_client(&realm.id, &id).await? else {
+        // Read from the database, not the cache: a reviewer's decision made a moment ago on
+        // another instance must be seen.
+        let Some(client) = self.store.find_client(&realm.id, &id).await? else {
             // Spend the same hash work as a real check.
             let _ = PlainToken::from_input(token).hashed();
             return Err(bad_token());
@@ -502,6 +508,7 @@ impl Core {
         realm_name: &str,
         client_id: &str,
         why: &str,
+        seen: Option<crate::clock::UnixTime>,
         meta: &RequestMeta,
     ) -> Result<()> {
         self.review_client(
@@ -509,9 +516,12 @@ impl Core {
             realm_name,
             client_id,
             why,
-            ReviewState::Pending,
-            ReviewState::Approved,
-            action::CLIENT_APPROVE,
+            (
+                ReviewState::Pending,
+                ReviewState::Approved,
+                action::CLIENT_APPROVE,
+            ),
+            seen,
             meta,
         )
         .await
@@ -527,6 +537,7 @@ impl Core {
         realm_name: &str,
         client_id: &str,
         why: &str,
+        seen: Option<crate::clock::UnixTime>,
         meta: &RequestMeta,
     ) -> Result<()> {
         self.review_client(
@@ -534,9 +545,12 @@ impl Core {
             realm_name,
             client_id,
             why,
-            ReviewState::Pending,
-            ReviewState::Rejected,
-            action::CLIENT_REJECT,
+            (
+                ReviewState::Pending,
+                ReviewState::Rejected,
+                action::CLIENT_REJECT,
+            ),
+            seen,
             meta,
         )
         .await
@@ -553,6 +567,7 @@ impl Core {
         realm_name: &str,
         client_id: &str,
         why: &str,
+        seen: Option<crate::clock::UnixTime>,
         meta: &RequestMeta,
     ) -> Result<()> {
         self.review_client(
@@ -560,24 +575,25 @@ impl Core {
             realm_name,
             client_id,
             why,
-            ReviewState::Approved,
-            ReviewState::Revoked,
-            action::CLIENT_REVOKE,
+            (
+                ReviewState::Approved,
+                ReviewState::Revoked,
+                action::CLIENT_REVOKE,
+            ),
+            seen,
             meta,
         )
         .await
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn review_client(
         &self,
         p: &Principal,
         realm_name: &str,
         client_id: &str,
         why: &str,
-        from: ReviewState,
-        to: ReviewState,
-        what: &'static str,
+        (from, to, what): (ReviewState, ReviewState, &'static str),
+        seen: Option<crate::clock::UnixTime>,
         meta: &RequestMeta,
     ) -> Result<()> {
         p.require(Permission::ReviewClients)?;
@@ -611,13 +627,15 @@ impl Core {
                     by: p.email.clone(),
                     reason: why,
                     at: self.now(),
+                    seen,
                 },
                 &event,
             )
             .await
             .map_err(|e| match e {
                 StorageError::NotFound => Error::Conflict(
-                    "Another reviewer decided on this client first; reload to see it.".into(),
+                    "The client changed or another reviewer decided first; reload and look again."
+                        .into(),
                 ),
                 other => other.into(),
             })

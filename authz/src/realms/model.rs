@@ -73,6 +73,14 @@ pub fn parse_display_name(s: &str, what: &'static str) -> Result<String, String>
     if s.chars().any(char::is_control) {
         return Err(format!("{what} must not contain control characters."));
     }
+    // Invisible and direction-changing characters let a name look like another one (a
+    // self-registered client posing as a known app on the consent page).
+    let invisible = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{00AD}');
+    if s.chars().any(invisible) {
+        return Err(format!(
+            "{what} must not contain invisible or text-direction characters."
+        ));
+    }
     Ok(s.to_owned())
 }
 

@@ -100,6 +100,16 @@ pub trait ClientStore: Send + Sync {
         decision: &ReviewDecision,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
+    /// Writes a self-registered client's new registration (name, scope, metadata) and, when
+    /// `back_to_review`, moves an approved client back to pending, in one transaction (no
+    /// request can see the new redirect URIs while the client is still approved); `NotFound`
+    /// if gone.
+    async fn update_self_registration(
+        &self,
+        c: &Client,
+        back_to_review: bool,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Self-registered clients of a realm (dynamic and metadata-document), for the limit.
     async fn count_registered_clients(&self, realm_id: &RealmId) -> Result<u64, StorageError>;
     /// Clients of a realm registered from one address.
@@ -141,7 +151,8 @@ pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_met
 pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, registration_token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)";
 pub(super) const REGISTRATION_TOKEN: &str =
     "SELECT registration_token_hash FROM clients WHERE id = $1";
-pub(super) const SET_CLIENT_REVIEW: &str = "UPDATE clients SET review_state = $1, reviewed_by = $2, review_reason = $3, reviewed_at = $4, updated_at = $4 WHERE id = $5 AND review_state = $6";
+pub(super) const SET_CLIENT_REVIEW: &str = "UPDATE clients SET review_state = $1, reviewed_by = $2, review_reason = $3, reviewed_at = $4, updated_at = $4 WHERE id = $5 AND review_state = $6 AND ($7 IS NULL OR updated_at = $7)";
+pub(super) const UPDATE_SELF_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = CASE WHEN $4 > updated_at THEN $4 ELSE updated_at + 1 END, review_state = CASE WHEN $5 AND review_state = 'approved' THEN 'pending' ELSE review_state END, reviewed_by = CASE WHEN $5 AND review_state = 'approved' THEN NULL ELSE reviewed_by END WHERE id = $6";
 pub(super) const REVOKE_CLIENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'client_revoked' WHERE client_pk = $2 AND revoked_at IS NULL";
 pub(super) const INSERT_INITIAL_TOKEN: &str = "INSERT INTO initial_access_tokens (token_hash, realm_id, label, created_by, created_at, expires_at, uses_left) VALUES ($1, $2, $3, $4, $5, $6, $7)";
 pub(super) const CONSUME_INITIAL_TOKEN: &str = "UPDATE initial_access_tokens SET uses_left = uses_left - 1 WHERE token_hash = $1 AND realm_id = $2 AND uses_left > 0 AND expires_at > $3";
@@ -292,6 +303,7 @@ macro_rules! client_store {
                         .bind(d.at)
                         .bind(id.as_str())
                         .bind(d.from.as_str())
+                        .bind(d.seen)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
@@ -307,6 +319,27 @@ macro_rules! client_store {
                             .await?;
                     }
                     self.commit(tx, event).await
+                }
+
+                async fn update_self_registration(
+                    &self,
+                    c: &Client,
+                    back_to_review: bool,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let metadata = metadata_text(c)?;
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(UPDATE_SELF_REGISTRATION)
+                        .bind(&c.name)
+                        .bind(c.scope.to_string())
+                        .bind(metadata)
+                        .bind(c.updated_at)
+                        .bind(back_to_review)
+                        .bind(c.id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
                 }
 
                 async fn count_registered_clients(

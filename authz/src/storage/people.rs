@@ -42,7 +42,9 @@ pub trait PeopleStore: Send + Sync {
         person: &Person,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
-    /// Sets a person's password hash with the audit event; `NotFound` if gone.
+    /// Sets a person's password hash with the audit event, ending their sign-in sessions and
+    /// revoking their token families (a new password is set after a suspected compromise);
+    /// `NotFound` if gone.
     async fn set_person_password(
         &self,
         id: &PersonId,
@@ -238,6 +240,16 @@ macro_rules! people_store {
                         tx.rollback().await?;
                         return Err(StorageError::NotFound);
                     }
+                    sqlx::query(END_SUBJECT_SESSIONS)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?;
+                    sqlx::query(REVOKE_SUBJECT_FAMILIES)
+                        .bind(updated_at)
+                        .bind("password_set")
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?;
                     self.commit_uncached(tx, event).await
                 }
 

@@ -167,8 +167,16 @@ impl Core {
                     ));
                 }
                 // Refused or revoked: the registration is dead; invalid_client tells the client
-                // to drop it.
-                _ => {}
+                // to drop it (and register again, to be reviewed again).
+                state => {
+                    return Err(Error::oauth(
+                        OAuthErrorCode::InvalidClient,
+                        format!(
+                            "This client's registration was {}; register again.",
+                            state.as_str()
+                        ),
+                    ));
+                }
             }
         }
         tracing::info!(

@@ -82,6 +82,10 @@ impl Core {
         // revoked consent or a disabled person), for this client and resource.
         if let Some(family) = &claims.origin.family {
             let now = self.now();
+            // The person (or console account) must still be able to sign in.
+            if self.live_subject(realm, &claims.sub).await?.is_none() {
+                return Ok(false);
+            }
             return Ok(self
                 .store
                 .find_family(&crate::authorize::FamilyId::from_stored(family.as_str()))

@@ -269,7 +269,14 @@ pub async fn post(
             let approve = field("decision") == Some("approve");
             let step = state
                 .core
-                .authorize_decide(&realm, ticket, browser, approve, &meta)
+                .authorize_decide(
+                    &realm,
+                    ticket,
+                    browser,
+                    cookie(&headers, LOGIN_COOKIE),
+                    approve,
+                    &meta,
+                )
                 .await;
             render(&realm, step, true)
         }

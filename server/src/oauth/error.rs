@@ -70,7 +70,7 @@ impl IntoResponse for OAuthResponse {
                     StatusCode::TOO_MANY_REQUESTS,
                     authz::error::OAuthErrorCode::TemporarilyUnavailable.as_str(),
                     &format!(
-                        "Too many failed client authentications; retry after {retry_after_secs} seconds."
+                        "Too many requests from here; retry after {retry_after_secs} seconds."
                     ),
                 );
                 res.headers_mut()

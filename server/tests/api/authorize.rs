@@ -274,11 +274,18 @@ async fn a_person_signs_in_consents_and_the_client_gets_audience_bound_tokens() 
         .expect("offline_access gives a refresh token");
     assert!(rt.starts_with("prt_"));
 
-    // Remembered consent: the same browser goes straight back with a code.
-    let (status, loc, _) = f.get(&mut b, &authorize_url("&scope=tools%3Acall")).await;
+    // Remembered consent: the same browser goes straight back with a code to the client's https
+    // redirect; to loopback (any local program could be listening) the person confirms again
+    // (RFC 8252 §8.6).
+    let https = authorize_url("&scope=tools%3Acall")
+        .replace(&enc(REDIRECT), &enc("https://vscode.dev/redirect"));
+    let (status, loc, _) = f.get(&mut b, &https).await;
     assert_eq!(status, StatusCode::FOUND);
     let q = query_of(&loc);
     assert!(q.contains_key("code") && q["iss"] == ISSUER);
+    let (status, _, html) = f.get(&mut b, &authorize_url("&scope=tools%3Acall")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("wants to act for you"), "loopback asks again");
     // ... unless asked again.
     let (status, _, html) = f.get(&mut b, &authorize_url("&prompt=consent")).await;
     assert_eq!(status, StatusCode::OK);
@@ -1092,4 +1099,80 @@ async fn self_registered_machine_clients_get_tokens_only_where_the_resource_is_o
     let (status, json) = ask().await;
     assert_eq!(status, StatusCode::OK, "{json}");
     assert_eq!(json["scope"], "tools:read", "within what it registered");
+}
+
+#[tokio::test]
+async fn a_consent_page_answers_once_and_only_while_signed_in() {
+    let f = flow().await;
+    let mut b = Browser::default();
+    let (_, _, html) = f.get(&mut b, &authorize_url("")).await;
+    let (_, _, html) = f
+        .post(
+            &mut b,
+            &format!(
+                "step=login&ticket={}&email={}&password={}",
+                ticket_of(&html),
+                enc(PERSON),
+                enc(PASSWORD)
+            ),
+        )
+        .await;
+    let form = format!("step=consent&decision=approve&ticket={}", ticket_of(&html));
+    // Signed out in between (another tab): the page no longer answers.
+    let signed_in = b.clone();
+    b.0.retain(|(k, _)| k != "portcullis_login");
+    let (status, loc, html) = f.post(&mut b, &form).await;
+    assert_eq!((status, loc.as_str()), (StatusCode::BAD_REQUEST, ""));
+    assert!(html.contains("no longer signed in"), "{html}");
+    let mut b = signed_in;
+    let (status, _, _) = f.post(&mut b, &form).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (status, loc, html) = f.post(&mut b, &form).await;
+    assert_eq!(
+        (status, loc.as_str()),
+        (StatusCode::BAD_REQUEST, ""),
+        "a second answer gives no second code"
+    );
+    assert!(html.contains("already answered"));
+}
+
+#[tokio::test]
+async fn a_self_registered_client_never_gets_an_error_redirect_before_anyone_interacts() {
+    let f = flow().await;
+    let meta = authz::RequestMeta::default();
+    f.t.state
+        .core
+        .set_registration_policy(
+            &f.admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                policy: "open".into(),
+                ..Default::default()
+            },
+            &meta,
+        )
+        .await
+        .expect("open");
+    let res = f
+        .t
+        .send(
+            Request::post("/realms/default/connect/register")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(r#"{"client_name":"Redirector","redirect_uris":["https://evil.example/cb"],"token_endpoint_auth_method":"none"}"#))
+                .expect("request"),
+        )
+        .await;
+    let reg: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let id = reg["client_id"].as_str().expect("id");
+    let url = format!(
+        "/realms/default/authorize?client_id={id}&redirect_uri={}&response_type=token",
+        enc("https://evil.example/cb")
+    );
+    let (status, loc, html) = f.get(&mut Browser::default(), &url).await;
+    assert_eq!(
+        (status, loc.as_str()),
+        (StatusCode::BAD_REQUEST, ""),
+        "an error page, not a redirect"
+    );
+    assert!(html.contains("response_type=code"), "{html}");
 }

@@ -196,6 +196,22 @@ async fn a_metadata_document_client_signs_a_person_in_and_gets_tokens() {
             Some(&cookie),
         )
         .await;
+    // The sign-in session cookie goes with the consent answer.
+    let login = res
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|v| {
+            v.to_str()
+                .expect("ascii")
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let cookie = format!("{cookie}; {login}");
     let html = body(res).await;
     assert!(
         html.contains("client-unverified"),
@@ -275,6 +291,7 @@ async fn under_review_a_new_document_client_waits_until_a_reviewer_approves_it()
             "default",
             &docs.url(),
             "Claude Code",
+            None,
             &authz::RequestMeta::default(),
         )
         .await

@@ -199,7 +199,7 @@ async fn under_review_a_registered_client_waits_until_a_reviewer_approves_it() {
     assert!(
         r.t.state
             .core
-            .approve_client(&r.admin, "default", &client_id, "  ", &meta)
+            .approve_client(&r.admin, "default", &client_id, "  ", None, &meta)
             .await
             .is_err(),
         "a reason is required"
@@ -211,6 +211,7 @@ async fn under_review_a_registered_client_waits_until_a_reviewer_approves_it() {
             "default",
             &client_id,
             "Claude Code for the payments team",
+            None,
             &meta,
         )
         .await
@@ -226,14 +227,21 @@ async fn under_review_a_registered_client_waits_until_a_reviewer_approves_it() {
     assert!(
         r.t.state
             .core
-            .approve_client(&r.admin, "default", &client_id, "again", &meta)
+            .approve_client(&r.admin, "default", &client_id, "again", None, &meta)
             .await
             .is_err()
     );
     // Revoking an active client stops it at once.
     r.t.state
         .core
-        .revoke_client(&r.admin, "default", &client_id, "Left the company", &meta)
+        .revoke_client(
+            &r.admin,
+            "default",
+            &client_id,
+            "Left the company",
+            None,
+            &meta,
+        )
         .await
         .expect("revoke");
     let res =
@@ -497,4 +505,58 @@ async fn the_realm_limit_closed_registration_and_initial_access_tokens() {
         m["registration_endpoint"],
         "http://127.0.0.1:3000/realms/default/connect/register"
     );
+}
+
+#[tokio::test]
+async fn an_approved_client_that_changes_what_was_reviewed_goes_back_to_review() {
+    let r = setup("review").await;
+    let (_, json) = r.register(&claude_code()).await;
+    let id = json["client_id"].as_str().expect("id").to_owned();
+    let rat = json["registration_access_token"]
+        .as_str()
+        .expect("rat")
+        .to_owned();
+    let meta = authz::RequestMeta::default();
+    // A decision on a version the reviewer did not see is refused.
+    let stale =
+        r.t.state
+            .core
+            .approve_client(&r.admin, "default", &id, "ok", Some(1), &meta)
+            .await;
+    assert!(stale.is_err(), "the client changed since");
+    let seen =
+        r.t.state
+            .core
+            .review_queue(&r.admin, "default", authz::clients::ReviewState::Pending)
+            .await
+            .expect("queue")[0]
+            .client
+            .updated_at;
+    r.t.state
+        .core
+        .approve_client(&r.admin, "default", &id, "ok", Some(seen), &meta)
+        .await
+        .expect("approve");
+    let mut renamed = claude_code();
+    renamed["client_name"] = "Portcullis Security Team (official)".into();
+    let (status, _, json) = r
+        .call(
+            "PUT",
+            &format!("{REGISTER}/{id}"),
+            Some(&rat),
+            Some(&renamed),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let queue =
+        r.t.state
+            .core
+            .review_queue(&r.admin, "default", authz::clients::ReviewState::Pending)
+            .await
+            .expect("queue");
+    assert_eq!(queue.len(), 1, "back in the queue");
+    let res =
+        r.t.get(&authorize(&id, "http://localhost:61000/callback"), None)
+            .await;
+    assert!(body(res).await.contains("awaiting approval"));
 }
