@@ -515,13 +515,12 @@ impl Core {
             p,
             realm_name,
             client_id,
-            why,
             (
                 ReviewState::Pending,
                 ReviewState::Approved,
                 action::CLIENT_APPROVE,
             ),
-            seen,
+            (why, seen),
             meta,
         )
         .await
@@ -544,13 +543,12 @@ impl Core {
             p,
             realm_name,
             client_id,
-            why,
             (
                 ReviewState::Pending,
                 ReviewState::Rejected,
                 action::CLIENT_REJECT,
             ),
-            seen,
+            (why, seen),
             meta,
         )
         .await
@@ -574,13 +572,12 @@ impl Core {
             p,
             realm_name,
             client_id,
-            why,
             (
                 ReviewState::Approved,
                 ReviewState::Revoked,
                 action::CLIENT_REVOKE,
             ),
-            seen,
+            (why, seen),
             meta,
         )
         .await
@@ -591,9 +588,8 @@ impl Core {
         p: &Principal,
         realm_name: &str,
         client_id: &str,
-        why: &str,
         (from, to, what): (ReviewState, ReviewState, &'static str),
-        seen: Option<crate::clock::UnixTime>,
+        (why, seen): (&str, Option<crate::clock::UnixTime>),
         meta: &RequestMeta,
     ) -> Result<()> {
         p.require(Permission::ReviewClients)?;
