@@ -851,7 +851,7 @@ impl Core {
     /// `Forbidden`, `NotFound` (realm).
     pub async fn connected_apps(
         &self,
-        p: &crate::Principal,
+        p: &crate::policy::Principal,
         realm_name: &str,
         subject: Option<&str>,
     ) -> Result<Vec<super::model::ConnectedApp>> {
@@ -866,7 +866,7 @@ impl Core {
     /// On storage failure.
     pub async fn my_connected_apps(
         &self,
-        p: &crate::Principal,
+        p: &crate::policy::Principal,
     ) -> Result<Vec<super::model::ConnectedApp>> {
         let realm = self.admin_realm().await?;
         Ok(self
@@ -882,7 +882,7 @@ impl Core {
     /// `Forbidden`, `NotFound`.
     pub async fn revoke_connected_app(
         &self,
-        p: &crate::Principal,
+        p: &crate::policy::Principal,
         realm_name: &str,
         consent_id: &str,
         meta: &RequestMeta,
@@ -899,7 +899,7 @@ impl Core {
     /// `NotFound` (also for someone else's).
     pub async fn revoke_my_connected_app(
         &self,
-        p: &crate::Principal,
+        p: &crate::policy::Principal,
         consent_id: &str,
         meta: &RequestMeta,
     ) -> Result<()> {
