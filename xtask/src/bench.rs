@@ -313,7 +313,8 @@ pub fn run(which: Option<&str>) -> anyhow::Result<()> {
         "flood" => flood(),
         "soak" => soak(),
         "scale" => scale(),
-        other => bail!("unknown benchmark {other}; use tokens, flood, soak or scale"),
+        "codes" => codes(),
+        other => bail!("unknown benchmark {other}; use tokens, flood, soak, scale or codes"),
     }
 }
 
@@ -727,5 +728,206 @@ fn scale_one(backend: &str, pg_url: Option<String>, n: u32, audit: u32) -> anyho
         }
         println!("| {backend} | {name} | {} |", cells.join(" | "));
     }
+    Ok(())
+}
+
+/// The PKCE pair of the `codes` benchmark (RFC 7636 Appendix B).
+const BENCH_VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+const BENCH_CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+const BENCH_REDIRECT: &str = "https://app.bench.example/cb";
+
+fn curl(args: &[&str]) -> anyhow::Result<String> {
+    let out = Command::new("curl")
+        .args(["-s", "--max-time", "10"])
+        .args(args)
+        .output()
+        .context("Failed to run curl")?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn hidden(html: &str, name: &str) -> anyhow::Result<String> {
+    let key = format!("name=\"{name}\" value=\"");
+    let at = html
+        .find(&key)
+        .with_context(|| format!("no {name} in the page"))?
+        + key.len();
+    let end = html[at..].find('"').context("unterminated value")?;
+    Ok(html[at..at + end].to_owned())
+}
+
+/// wrk's summary: requests, non-2xx/3xx responses, requests/s, p99.
+fn wrk_counts(text: &str) -> anyhow::Result<(f64, f64, f64, String)> {
+    let total: f64 = text
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .split_once(" requests in ")
+                .map(|(n, _)| n.trim().to_owned())
+        })
+        .context("wrk printed no request count")?
+        .parse()?;
+    let failed: f64 = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Non-2xx or 3xx responses:"))
+        .map_or(Ok(0.0), |n| n.trim().parse())?;
+    let (rps, p99) = parse_wrk(text)?;
+    Ok((total, failed, rps, p99))
+}
+
+/// `cargo xtask bench codes`: the authorization endpoint issuing codes (a signed-in person
+/// with remembered consent), the `authorization_code` exchange and `refresh_token` rotation.
+fn codes() -> anyhow::Result<()> {
+    ensure("curl", "curl")?;
+    let install = Install::new("bench-codes", None)?;
+    install.cli(&["migrate"])?;
+    install.resource("es256", "ES256")?;
+    install.cli(&[
+        "clients",
+        "create",
+        "--client-id",
+        "app",
+        "--name",
+        "Bench app",
+        "--scope",
+        "tools:call",
+        "--auth-method",
+        "none",
+        "--redirect-uris",
+        BENCH_REDIRECT,
+    ])?;
+    install.cli_with_stdin(
+        &[
+            "people",
+            "add",
+            "--email",
+            "bench@example.com",
+            "--password",
+        ],
+        "bench-person-password\n",
+    )?;
+    let server = install.serve()?;
+    let pid = server.0.id();
+    let dir = &install.data;
+    let base = format!("http://127.0.0.1:{PORT}");
+    let query = format!(
+        "/realms/default/authorize?response_type=code&client_id=app&redirect_uri={}&code_challenge={BENCH_CHALLENGE}&code_challenge_method=S256&resource={}",
+        "https%3A%2F%2Fapp.bench.example%2Fcb", "https%3A%2F%2Fes256.bench.example%2Fmcp"
+    );
+    // Sign in and agree once, as a browser would; afterwards every request gets a code at once.
+    let jar = format!("{dir}/cookies");
+    let page = curl(&["-c", &jar, &format!("{base}{query}")])?;
+    let form = format!(
+        "step=login&ticket={}&email=bench%40example.com&password=bench-person-password",
+        hidden(&page, "ticket")?
+    );
+    let page = curl(&[
+        "-b",
+        &jar,
+        "-c",
+        &jar,
+        "-d",
+        &form,
+        &format!("{base}/realms/default/authorize"),
+    ])?;
+    let form = format!(
+        "step=consent&decision=approve&ticket={}",
+        hidden(&page, "ticket")?
+    );
+    curl(&[
+        "-b",
+        &jar,
+        "-c",
+        &jar,
+        "-d",
+        &form,
+        &format!("{base}/realms/default/authorize"),
+    ])?;
+    let cookie: String = std::fs::read_to_string(&jar)?
+        .lines()
+        .filter(|l| !l.starts_with('#') || l.starts_with("#HttpOnly_"))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f.len() == 7).then(|| format!("{}={}", f[5], f[6]))
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    anyhow::ensure!(
+        cookie.contains("portcullis_login="),
+        "the bench sign-in failed"
+    );
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    println!("\nauthorization code and refresh, {cores} cores, wrk -t2 on the same machine\n");
+    println!("| step | connections | per second | server cores used | CPU µs each | p99 latency |");
+    println!("|---|---|---|---|---|---|");
+    let measure = |script: &str,
+                   conns: u32,
+                   seconds: u32,
+                   path: &str|
+     -> anyhow::Result<(f64, f64, f64, String)> {
+        let cpu0 = cpu_seconds(pid)?;
+        let t0 = Instant::now();
+        let out = Command::new("wrk")
+            .args(wrk_args(script, 2, conns, seconds, path))
+            .output()?;
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu = cpu_seconds(pid)? - cpu0;
+        let (total, failed, rps, p99) = wrk_counts(&String::from_utf8_lossy(&out.stdout))?;
+        Ok((total - failed, rps, cpu / wall, p99))
+    };
+    // 1. Codes: each request is a signed-in person's authorization with remembered consent.
+    let authorize = format!("{dir}/authorize.lua");
+    std::fs::write(
+        &authorize,
+        format!(
+            "wrk.headers[\"Cookie\"] = \"{cookie}\"\nlocal out\nfunction setup(thread) thread:set(\"id\", math.random(1, 1000000000)) end\nfunction init(args) out = io.open(\"{dir}/codes-\" .. id, \"w\") out:setvbuf(\"line\") end\nfunction response(status, headers, body)\n  local loc = headers[\"Location\"]\n  if loc then local c = loc:match(\"code=([^&]+)\") if c then out:write(c, \"\\n\") end end\nend\n"
+        ),
+    )?;
+    let (ok, rps, used, p99) = measure(&authorize, 16, SECONDS, &query)?;
+    println!(
+        "| authorize (code issued) | 16 | {rps:.0} | {used:.2} | {:.0} | {p99} |",
+        used / rps * 1e6
+    );
+    anyhow::ensure!(ok > 1000.0, "too few codes were issued");
+    let mut all = String::new();
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("codes-"))
+        {
+            all.push_str(&std::fs::read_to_string(&p)?);
+        }
+    }
+    std::fs::write(format!("{dir}/codes"), &all)?;
+    // 2. Exchanges: each thread redeems its share of the codes once; the refresh tokens are kept.
+    let exchange = format!("{dir}/exchange.lua");
+    std::fs::write(
+        &exchange,
+        format!(
+            "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/x-www-form-urlencoded\"\nlocal n = 0\nfunction setup(thread) thread:set(\"id\", n) n = n + 1 end\nlocal codes, i, out = {{}}, 0, nil\nfunction init(args)\n  local k = 0\n  for line in io.lines(\"{dir}/codes\") do if k % 2 == id then codes[#codes + 1] = line end k = k + 1 end\n  out = io.open(\"{dir}/refresh-\" .. id, \"w\") out:setvbuf(\"line\")\nend\nfunction request()\n  i = i + 1\n  local c = codes[i] or \"exhausted\"\n  return wrk.format(nil, nil, nil, \"grant_type=authorization_code&client_id=app&code=\" .. c .. \"&redirect_uri=https%3A%2F%2Fapp.bench.example%2Fcb&code_verifier={BENCH_VERIFIER}\")\nend\nfunction response(status, headers, body)\n  local r = body:match('\"refresh_token\":\"([^\"]+)\"') if r then out:write(r, \"\\n\") end\nend\n"
+        ),
+    )?;
+    let codes_held = all.lines().count() as f64;
+    let seconds = ((codes_held / 2.0 / rps.max(1.0)).floor() as u32).clamp(1, SECONDS);
+    let (ok, _, used, p99) = measure(&exchange, 16, seconds, "/realms/default/token")?;
+    let per_sec = ok / f64::from(seconds);
+    println!(
+        "| authorization_code exchange | 16 | {per_sec:.0} | {used:.2} | {:.0} | {p99} |",
+        used / per_sec * 1e6
+    );
+    // 3. Refreshes: each thread rotates its refresh tokens, every answer feeding the next request.
+    let refresh = format!("{dir}/refresh.lua");
+    std::fs::write(
+        &refresh,
+        format!(
+            "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/x-www-form-urlencoded\"\nlocal n = 0\nfunction setup(thread) thread:set(\"id\", n) n = n + 1 end\nlocal queue, head = {{}}, 1\nfunction init(args) for line in io.lines(\"{dir}/refresh-\" .. id) do queue[#queue + 1] = line end end\nfunction request()\n  local t = queue[head] or \"exhausted\"\n  queue[head] = nil head = head + 1\n  return wrk.format(nil, nil, nil, \"grant_type=refresh_token&client_id=app&refresh_token=\" .. t)\nend\nfunction response(status, headers, body)\n  local r = body:match('\"refresh_token\":\"([^\"]+)\"') if r then queue[#queue + 1] = r end\nend\n"
+        ),
+    )?;
+    let (ok, _, used, p99) = measure(&refresh, 16, SECONDS, "/realms/default/token")?;
+    let per_sec = ok / f64::from(SECONDS);
+    println!(
+        "| refresh_token rotation | 16 | {per_sec:.0} | {used:.2} | {:.0} | {p99} |",
+        used / per_sec * 1e6
+    );
+    drop(server);
     Ok(())
 }

@@ -15,4 +15,3 @@ pub use checks::{
     verifier_matches,
 };
 pub use model::*;
-pub use ops::{AuthorizeParams, AuthorizeStep, ConsentPage, LoginPage, NewLoginSession};

@@ -1,5 +1,6 @@
 //! Authorization types: what the authorization endpoint accepts, and what it and the token
 //! endpoint store (sign-in sessions, remembered consent, codes, refresh-token families).
+use crate::clients::RedirectKind;
 use crate::clock::UnixTime;
 use crate::ids::{ClientRowId, RealmId, ResourceId};
 pub use crate::ids::{ConsentId, FamilyId};
@@ -202,4 +203,98 @@ pub struct RefreshToken {
     /// The answer that exchange gave, sealed with a key derived from this token (so only its
     /// holder can read it), returned again within the grace window.
     pub successor: Option<Vec<u8>>,
+}
+
+/// An authorization request's parameters, as sent.
+#[derive(Debug, Clone, Default)]
+pub struct AuthorizeParams {
+    /// `response_type`.
+    pub response_type: Option<String>,
+    /// `client_id`.
+    pub client_id: Option<String>,
+    /// `redirect_uri`.
+    pub redirect_uri: Option<String>,
+    /// `scope`.
+    pub scope: Option<String>,
+    /// `state`.
+    pub state: Option<String>,
+    /// `code_challenge`.
+    pub code_challenge: Option<String>,
+    /// `code_challenge_method`.
+    pub code_challenge_method: Option<String>,
+    /// Every `resource` sent.
+    pub resource: Vec<String>,
+    /// `prompt`.
+    pub prompt: Option<String>,
+    /// Names of parameters sent more than once (RFC 6749 §3.1: an error).
+    pub repeated: Vec<String>,
+}
+
+/// What the browser is shown next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthorizeStep {
+    /// Go back to the client: a code or an error, always to a redirect URI that matched.
+    Redirect(String),
+    /// Sign in.
+    Login(LoginPage),
+    /// Agree or refuse.
+    Consent(ConsentPage),
+}
+
+/// What the sign-in page shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginPage {
+    /// The realm's display name.
+    pub realm: String,
+    /// The client asking.
+    pub client_name: String,
+    /// The sealed request, posted back with the form.
+    pub ticket: String,
+    /// Why the last attempt failed.
+    pub error: Option<String>,
+    /// The email typed last.
+    pub email: String,
+}
+
+/// What the consent page shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsentPage {
+    /// The realm's display name.
+    pub realm: String,
+    /// The client's name (as it registered it).
+    pub client_name: String,
+    /// Its `client_id`.
+    pub client_id: String,
+    /// Its logo URL, shown by the browser (never fetched by the server).
+    pub logo_uri: Option<String>,
+    /// Registered by an administrator or approved by a reviewer (not self-registered).
+    pub verified: bool,
+    /// Where the browser goes afterwards: scheme, host and port in full.
+    pub redirect_origin: String,
+    /// What kind of place that is (loopback and app schemes are warned about).
+    pub redirect_kind: RedirectKind,
+    /// The resource's name.
+    pub resource_name: String,
+    /// The resource's URI.
+    pub resource_uri: String,
+    /// The scopes, each with its words.
+    pub scopes: Vec<(String, String)>,
+    /// Whether the client stays connected (gets a refresh token).
+    pub offline: bool,
+    /// Who is signed in.
+    pub subject_name: String,
+    /// Their email.
+    pub subject_email: String,
+    /// The sealed request.
+    pub ticket: String,
+}
+
+/// A new sign-in session: the cookie value to set.
+#[derive(Clone, PartialEq, Eq)]
+pub struct NewLoginSession(pub String);
+
+impl std::fmt::Debug for NewLoginSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NewLoginSession([redacted])")
+    }
 }

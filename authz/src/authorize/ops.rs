@@ -7,8 +7,9 @@
 //! form post from another site, or a ticket copied to another browser, does nothing.
 use super::checks::{ScopeRequest, check_challenge, describe_scope, redirect_matches};
 use super::model::{
-    AuthorizationCode, CODE_TTL_SECS, Consent, ConsentId, FamilyId, LOGIN_SESSION_TTL_SECS,
-    LoginSession, MAX_STATE_LEN, Prompt, TICKET_TTL_SECS,
+    AuthorizationCode, AuthorizeParams, AuthorizeStep, CODE_TTL_SECS, Consent, ConsentId,
+    ConsentPage, FamilyId, LOGIN_SESSION_TTL_SECS, LoginPage, LoginSession, MAX_STATE_LEN,
+    NewLoginSession, Prompt, TICKET_TTL_SECS,
 };
 use crate::audit::{RequestMeta, action};
 use crate::clients::{Client, ClientId, GrantType, RedirectKind, ReviewState};
@@ -23,90 +24,6 @@ use crate::secret::PlainToken;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
-
-/// An authorization request's parameters, as sent.
-#[derive(Debug, Clone, Default)]
-pub struct AuthorizeParams {
-    /// `response_type`.
-    pub response_type: Option<String>,
-    /// `client_id`.
-    pub client_id: Option<String>,
-    /// `redirect_uri`.
-    pub redirect_uri: Option<String>,
-    /// `scope`.
-    pub scope: Option<String>,
-    /// `state`.
-    pub state: Option<String>,
-    /// `code_challenge`.
-    pub code_challenge: Option<String>,
-    /// `code_challenge_method`.
-    pub code_challenge_method: Option<String>,
-    /// Every `resource` sent.
-    pub resource: Vec<String>,
-    /// `prompt`.
-    pub prompt: Option<String>,
-    /// Names of parameters sent more than once (RFC 6749 §3.1: an error).
-    pub repeated: Vec<String>,
-}
-
-/// What the browser is shown next.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AuthorizeStep {
-    /// Go back to the client: a code or an error, always to a redirect URI that matched.
-    Redirect(String),
-    /// Sign in.
-    Login(LoginPage),
-    /// Agree or refuse.
-    Consent(ConsentPage),
-}
-
-/// What the sign-in page shows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoginPage {
-    /// The realm's display name.
-    pub realm: String,
-    /// The client asking.
-    pub client_name: String,
-    /// The sealed request, posted back with the form.
-    pub ticket: String,
-    /// Why the last attempt failed.
-    pub error: Option<String>,
-    /// The email typed last.
-    pub email: String,
-}
-
-/// What the consent page shows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConsentPage {
-    /// The realm's display name.
-    pub realm: String,
-    /// The client's name (as it registered it).
-    pub client_name: String,
-    /// Its `client_id`.
-    pub client_id: String,
-    /// Its logo URL, shown by the browser (never fetched by the server).
-    pub logo_uri: Option<String>,
-    /// Registered by an administrator or approved by a reviewer (not self-registered).
-    pub verified: bool,
-    /// Where the browser goes afterwards: scheme, host and port in full.
-    pub redirect_origin: String,
-    /// What kind of place that is (loopback and app schemes are warned about).
-    pub redirect_kind: RedirectKind,
-    /// The resource's name.
-    pub resource_name: String,
-    /// The resource's URI.
-    pub resource_uri: String,
-    /// The scopes, each with its words.
-    pub scopes: Vec<(String, String)>,
-    /// Whether the client stays connected (gets a refresh token).
-    pub offline: bool,
-    /// Who is signed in.
-    pub subject_name: String,
-    /// Their email.
-    pub subject_email: String,
-    /// The sealed request.
-    pub ticket: String,
-}
 
 /// The checked request between pages.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -128,16 +45,6 @@ struct Ticket {
     browser: String,
     subject: Option<String>,
     auth_time: Option<i64>,
-}
-
-/// A new sign-in session: the cookie value to set.
-#[derive(Clone, PartialEq, Eq)]
-pub struct NewLoginSession(pub String);
-
-impl std::fmt::Debug for NewLoginSession {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("NewLoginSession([redacted])")
-    }
 }
 
 /// The hash a ticket is bound to: of the browser's binding cookie.

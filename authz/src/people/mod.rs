@@ -7,4 +7,3 @@ mod model;
 mod ops;
 
 pub use model::*;
-pub(crate) use ops::subject_target;

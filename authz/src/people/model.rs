@@ -74,3 +74,12 @@ impl From<&Person> for Subject {
         }
     }
 }
+
+/// The audit target of a subject: `person:psn_…` or `user:usr_…`.
+pub(crate) fn subject_target(id: &str) -> String {
+    if id.starts_with("usr_") {
+        format!("user:{id}")
+    } else {
+        format!("person:{id}")
+    }
+}

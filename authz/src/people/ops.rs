@@ -1,6 +1,6 @@
 //! People operations: managed by admins (console and CLI), signed in at authorization
 //! endpoints.
-use super::model::{Person, PersonId, PersonInput, Subject};
+use super::model::{Person, PersonId, PersonInput, Subject, subject_target};
 use crate::accounts::{Email, UserId, login_actor};
 use crate::audit::{Outcome, RequestMeta, action};
 use crate::core::Core;
@@ -341,15 +341,6 @@ impl Core {
                 }));
         }
         Ok(None)
-    }
-}
-
-/// The audit target of a subject: `person:psn_…` or `user:usr_…`.
-pub(crate) fn subject_target(id: &str) -> String {
-    if id.starts_with("usr_") {
-        format!("user:{id}")
-    } else {
-        format!("person:{id}")
     }
 }
 

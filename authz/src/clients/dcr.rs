@@ -1,0 +1,133 @@
+//! Dynamic registration and review types: the registration endpoint's answer, the parsing of
+//! its body, review reasons and the review queue's items. Pure: the operations are in
+//! `registration.rs`.
+use super::metadata::ClientMetadata;
+use super::model::Client;
+use crate::error::{Error, Result};
+use serde::Serialize;
+
+/// Longest review reason.
+pub const MAX_REASON_CHARS: usize = 500;
+/// Longest lifetime of an initial access token: 30 days.
+pub const MAX_INITIAL_TOKEN_TTL_SECS: i64 = 30 * 24 * 3600;
+
+/// The registration endpoint's answer (RFC 7591 §3.2.1, RFC 7592 §3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RegistrationResponse {
+    /// `client_id`.
+    pub client_id: String,
+    /// `client_secret`, once, for confidential clients.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// `client_id_issued_at`.
+    pub client_id_issued_at: i64,
+    /// `client_secret_expires_at`: 0 (never) for clients with a secret.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret_expires_at: Option<i64>,
+    /// `registration_access_token`, once, at registration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registration_access_token: Option<String>,
+    /// `registration_client_uri`.
+    pub registration_client_uri: String,
+    /// `client_name`.
+    pub client_name: String,
+    /// `token_endpoint_auth_method`.
+    pub token_endpoint_auth_method: &'static str,
+    /// `grant_types`.
+    pub grant_types: Vec<&'static str>,
+    /// `response_types`.
+    pub response_types: Vec<&'static str>,
+    /// `redirect_uris`.
+    pub redirect_uris: Vec<String>,
+    /// `scope`, when it registered one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// `application_type`, when it declared one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub application_type: Option<super::model::ApplicationType>,
+    /// `contacts`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contacts: Vec<String>,
+    /// `client_uri`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_uri: Option<String>,
+    /// `logo_uri`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logo_uri: Option<String>,
+    /// `software_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub software_id: Option<String>,
+    /// `software_version`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub software_version: Option<String>,
+    /// `jwks_uri`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jwks_uri: Option<String>,
+}
+
+/// Parses a registration request body: a JSON object of RFC 7591 metadata (unknown members
+/// ignored). A member of the wrong type is `invalid_client_metadata`, naming it.
+///
+/// # Errors
+/// `InvalidField` (rendered as `invalid_client_metadata`).
+pub fn parse_registration_body(body: &str) -> Result<ClientMetadata> {
+    let value: serde_json::Value = serde_json::from_str(body).map_err(|_| {
+        Error::field(
+            "client_metadata",
+            "The body must be a JSON object of client metadata.",
+        )
+    })?;
+    if !value.is_object() {
+        return Err(Error::field(
+            "client_metadata",
+            "The body must be a JSON object of client metadata.",
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| {
+        // serde names the member and the expected type; no input is echoed beyond that.
+        let msg: String = e.to_string().chars().take(200).collect();
+        Error::field(
+            "client_metadata",
+            format!("Malformed client metadata: {msg}"),
+        )
+    })
+}
+
+pub(crate) fn reason(s: &str) -> Result<String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err(Error::field(
+            "reason",
+            "Give a reason; it is kept in the client's history.",
+        ));
+    }
+    if s.chars().count() > MAX_REASON_CHARS || s.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(Error::field(
+            "reason",
+            format!(
+                "A reason is at most {MAX_REASON_CHARS} characters without control characters."
+            ),
+        ));
+    }
+    Ok(s.to_owned())
+}
+
+/// Most clients one review list shows.
+pub const MAX_REVIEW_ITEMS: i64 = 500;
+
+/// A client in the review queue, with what a reviewer weighs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewItem {
+    /// The client.
+    pub client: Client,
+    /// The hosts (or app schemes) its redirect URIs go to.
+    pub redirect_hosts: Vec<String>,
+    /// Every redirect goes to this machine (loopback): typical of CLI and desktop clients.
+    pub loopback_only: bool,
+    /// Some redirect goes to a private-use scheme (any app may claim it).
+    pub private_use: bool,
+    /// Clients registered from the same address (this one included).
+    pub same_source: u64,
+    /// Other clients of the realm with a similar name (impersonation).
+    pub similar_names: Vec<String>,
+}
