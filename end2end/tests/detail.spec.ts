@@ -208,7 +208,8 @@ test('the overview lists the realm endpoints to copy, counts that open their lis
   await page.goto('/');
   await hydrated(page);
   const endpoints = page.getByTestId('endpoints');
-  await expect(endpoints.locator('dd')).toHaveCount(7);
+  await expect(endpoints.locator('dd')).toHaveCount(9);
+  await expect(endpoints).toContainText(`${baseURL}/realms/default/authorize`);
   await expect(endpoints).toContainText(`${baseURL}/.well-known/oauth-authorization-server/realms/default`);
   await expect(endpoints).toContainText(`${baseURL}/realms/default/jwks`);
   await expect(endpoints.getByRole('button', { name: /copy/i }).first()).toBeVisible();

@@ -38,8 +38,16 @@ impl Core {
                 url: format!("{issuer}/jwks"),
             },
             Endpoint {
+                label: "Authorization",
+                url: format!("{issuer}/authorize"),
+            },
+            Endpoint {
                 label: "Token",
                 url: format!("{issuer}/token"),
+            },
+            Endpoint {
+                label: "Registration (RFC 7591)",
+                url: format!("{issuer}/connect/register"),
             },
             Endpoint {
                 label: "Introspection",

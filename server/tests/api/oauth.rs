@@ -2051,6 +2051,16 @@ async fn the_overview_counts_what_the_role_may_see_and_lists_the_endpoints() {
             .ends_with("/.well-known/oauth-authorization-server/realms/default")
     );
     assert_eq!(url("Token"), format!("{}/token", url("Issuer")));
+    let authorize = o
+        .endpoints
+        .iter()
+        .find(|e| e.label == "Authorization")
+        .expect("authorize");
+    assert_eq!(authorize.url, format!("{}/authorize", url("Issuer")));
+    assert_eq!(
+        url("Registration"),
+        format!("{}/connect/register", url("Issuer"))
+    );
     assert_eq!(o.resources, Some(4));
     assert!(o.clients.is_some_and(|c| c >= 1));
     assert_eq!(o.grants_used, Some(0), "no token yet");
