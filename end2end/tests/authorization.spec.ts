@@ -183,7 +183,7 @@ test('an admin picks the audience for token requests without resource, then requ
   const select = page.getByLabel('When resource is omitted');
   await expect(select).toHaveValue('');
   await select.selectOption(`docs-${suffix}`);
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByTestId('toast').filter({ hasText: `now get docs-${suffix}` })).toBeVisible();
   await page.reload();
   await expect(page.getByLabel('When resource is omitted')).toHaveValue(`docs-${suffix}`);
@@ -204,7 +204,7 @@ test('an admin picks the audience for token requests without resource, then requ
   await nav.getByRole('link', { name: 'Resources' }).click();
   await hydrated(page);
   await page.getByLabel('When resource is omitted').selectOption('');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByTestId('toast').filter({ hasText: 'are refused' })).toBeVisible();
   const refused = await ask();
   expect(refused.status()).toBe(400);

@@ -21,18 +21,18 @@ test('a client and an agent are edited on their pages, and their history shows e
   await createClient(page, { clientId: `edit-${suffix}`, name: 'Before', scope: 'tools:read' });
   await page.goto(`/clients/edit-${suffix}`);
   await hydrated(page);
-  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('button', { name: 'Edit' }).first().click();
   const name = page.getByLabel('Name');
   await name.fill('');
   await name.fill('x'.repeat(100));
   await expect(name).toHaveAttribute('maxlength', '100');
   await name.fill('After');
   await page.getByLabel('Contacts').fill('not-an-email');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByLabel('Contacts')).toHaveAttribute('aria-invalid', 'true');
   await expect(page.getByLabel('Contacts')).toBeFocused();
   await page.getByLabel('Contacts').fill('team@example.com');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByTestId('toast').filter({ hasText: `Client edit-${suffix} saved.` })).toBeVisible();
   await expect(page.getByRole('heading', { name: 'After', level: 1 })).toBeVisible();
   await expect(page.getByTestId('client-detail')).toContainText('team@example.com');
@@ -44,12 +44,12 @@ test('a client and an agent are edited on their pages, and their history shows e
 
   // An agent: a past expiry is refused on the field, with the reason.
   await createAgent(page, `ed-${suffix}`, 'tools:read');
-  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('button', { name: 'Edit' }).first().click();
   await page.getByLabel('Expires (UTC)').fill('2020-01-01T00:00');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByLabel('Expires (UTC)')).toHaveAccessibleDescription(/in the past/);
   await page.getByLabel('Expires (UTC)').fill('2099-01-01T00:00');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByTestId('agent-detail')).toContainText('expires');
   await expect(page.getByTestId('agent-detail').locator('time')).toHaveAttribute('datetime', '2099-01-01T00:00:00Z');
   expect(errors).toEqual([]);
@@ -166,9 +166,9 @@ test('renaming a realm shows its old and new issuer first; a role change says wh
   await createRealm(page, `ops-${suffix}`, 'Operations');
   await page.getByRole('link', { name: 'Operations' }).click();
   await hydrated(page);
-  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('button', { name: 'Edit' }).first().click();
   await page.getByLabel('Name', { exact: true }).fill(`ops2-${suffix}`);
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   const dialog = page.getByRole('alertdialog');
   await expect(dialog).toHaveAccessibleName(`Rename realm ops-${suffix}?`);
   await expect(dialog.getByTestId('issuer-change')).toContainText(`${baseURL}/realms/ops-${suffix}`);

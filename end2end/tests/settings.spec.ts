@@ -27,17 +27,17 @@ test('realm settings set the default token lifetime that resources follow unless
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Realm settings' }).click();
   await expect(page.getByRole('heading', { name: 'Lifetimes', level: 1 })).toBeVisible();
   await expect(page.getByTestId('realm-lifetime')).toHaveText('300 s');
-  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('button', { name: 'Edit' }).first().click();
   const lifetime = page.getByLabel('Access-token lifetime (s)');
   await lifetime.fill('10');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(lifetime).toHaveAttribute('aria-invalid', 'true');
   await expect(lifetime).toHaveAccessibleDescription(/from 30 to 3600/);
   await expect(lifetime).toBeFocused();
   // Editing clears the stale error.
   await lifetime.fill('900');
   await expect(lifetime).not.toHaveAttribute('aria-invalid', 'true');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByTestId('toast').filter({ hasText: `Realm life-${suffix} saved.` })).toBeVisible();
   await expect(page.getByTestId('realm-lifetime')).toHaveText('900 s');
   await expect(page.getByTestId('history-row').first()).toContainText('realm.update');
@@ -46,12 +46,12 @@ test('realm settings set the default token lifetime that resources follow unless
   await page.goto('/resources/life-mcp');
   await hydrated(page);
   await expect(page.getByTestId('resource-lifetime')).toContainText('900 s (realm default)');
-  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('button', { name: 'Edit' }).first().click();
   const own = page.getByLabel('Token lifetime (s)');
   await expect(own).toHaveValue('');
   await expect(own).toHaveAttribute('placeholder', '900 (realm default)');
   await own.fill('120');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByTestId('resource-lifetime')).toContainText('120 s');
   await expect(page.getByTestId('resource-lifetime')).not.toContainText('realm default');
   expect(errors).toEqual([]);
@@ -101,10 +101,10 @@ test('a realm name the rules refuse never opens the rename dialog', async ({ pag
   await createRealm(page, `pat-${suffix}`, 'Pattern');
   await page.getByRole('link', { name: 'Pattern' }).click();
   await hydrated(page);
-  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('button', { name: 'Edit' }).first().click();
   const name = page.getByLabel('Name', { exact: true });
   await name.fill('-bad-');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   expect(await name.evaluate((el: HTMLInputElement) => el.validity.patternMismatch)).toBe(true);
   await expect(page.getByRole('alertdialog')).toHaveCount(0);
   expect(errors).toEqual([]);
@@ -179,22 +179,22 @@ test('narrowing a grant, granting a client twice and changing an audience each a
   await expect(page.getByTestId('grant-row').filter({ hasText: `asker-${suffix}` })).not.toContainText('files:write');
 
   // Changing the audience shows the old and new one first.
-  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('button', { name: 'Edit' }).first().click();
   await page.getByLabel('Resource URI').fill('https://ask-v2.example.com/mcp');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   const change = page.getByRole('alertdialog');
   await expect(change).toHaveAccessibleName('Change the audience of Ask MCP?');
   await expect(change.getByTestId('audience-change')).toContainText('https://ask.example.com/mcp');
   await expect(change.getByTestId('audience-change')).toContainText('https://ask-v2.example.com/mcp');
   await change.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByTestId('resource-detail')).toHaveCount(0); // still editing, nothing saved
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Change audience' }).click();
   await expect(page.getByTestId('resource-detail')).toContainText('https://ask-v2.example.com/mcp');
   // Saving other settings needs no confirmation.
-  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('button', { name: 'Edit' }).first().click();
   await page.getByLabel('Name').fill('Ask MCP v2');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Ask MCP v2', level: 1 })).toBeVisible();
   expect(errors).toEqual([]);
 });
