@@ -879,7 +879,7 @@ fn codes() -> anyhow::Result<()> {
     std::fs::write(
         &authorize,
         format!(
-            "wrk.headers[\"Cookie\"] = \"{cookie}\"\nlocal out\nfunction setup(thread) thread:set(\"id\", math.random(1, 1000000000)) end\nfunction init(args) out = io.open(\"{dir}/codes-\" .. id, \"w\") out:setvbuf(\"line\") end\nfunction response(status, headers, body)\n  local loc = headers[\"Location\"]\n  if loc then local c = loc:match(\"code=([^&]+)\") if c then out:write(c, \"\\n\") end end\nend\n"
+            "wrk.headers[\"Cookie\"] = \"{cookie}\"\nlocal out\nfunction setup(thread) thread:set(\"id\", math.random(1, 1000000000)) end\nfunction init(args) out = io.open(\"{dir}/codes-\" .. id, \"w\") out:setvbuf(\"line\") end\nfunction response(status, headers, body)\n  local loc = headers[\"location\"] or headers[\"Location\"]\n  if loc then local c = loc:match(\"code=([^&]+)\") if c then out:write(c, \"\\n\") end end\nend\n"
         ),
     )?;
     let (ok, rps, used, p99) = measure(&authorize, 16, SECONDS, &query)?;
@@ -907,6 +907,7 @@ fn codes() -> anyhow::Result<()> {
         ),
     )?;
     let codes_held = all.lines().count() as f64;
+    anyhow::ensure!(codes_held > 1000.0, "the authorization responses carried too few codes");
     let seconds = ((codes_held / 2.0 / rps.max(1.0)).floor() as u32).clamp(1, SECONDS);
     let (ok, _, used, p99) = measure(&exchange, 16, seconds, "/realms/default/token")?;
     let per_sec = ok / f64::from(seconds);
