@@ -907,7 +907,10 @@ fn codes() -> anyhow::Result<()> {
         ),
     )?;
     let codes_held = all.lines().count() as f64;
-    anyhow::ensure!(codes_held > 1000.0, "the authorization responses carried too few codes");
+    anyhow::ensure!(
+        codes_held > 1000.0,
+        "the authorization responses carried too few codes"
+    );
     let seconds = ((codes_held / 2.0 / rps.max(1.0)).floor() as u32).clamp(1, SECONDS);
     let (ok, _, used, p99) = measure(&exchange, 16, seconds, "/realms/default/token")?;
     let per_sec = ok / f64::from(seconds);
