@@ -386,7 +386,7 @@ pub fn ResourceClients(
         <section class=format!("{CARD} mt-6") aria-labelledby="resource-clients-title" data-testid="resource-clients">
             <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
                 <h2 id="resource-clients-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Clients with access"</h2>
-                <p class=format!("mt-1 {MUTED}")>"Only these clients get tokens for this resource, each with at most the scopes shown."</p>
+                <p class=format!("mt-1 {MUTED}")>"Only these clients get machine tokens (client credentials) for this resource, each with at most the scopes shown; what people let apps do is under Who may get tokens."</p>
             </div>
             {use_abilities().manage_clients.then(|| view! { <GrantForm resource refresh/> })}
             <Form method="GET" action="" attr:class="flex gap-2 border-b border-slate-200 px-4 py-3 sm:px-6 dark:border-slate-700" attr:role="search">

@@ -450,7 +450,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                             /></div> })}
                         </div>
                         <ResourceSettings r=r.clone() update realm_default=realm_ttl.get().and_then(Result::ok)/>
-                        <ResourcePolicy r=r.clone() action=policy/>
+                        <div class="mt-6"><ResourcePolicy r=r.clone() action=policy/></div>
                         {can.view_clients.then(|| view! { <ResourceClients resource=r.clone() grants q reload/> })}
                         {can.manage_clients.then(|| view! { <ResourceCredentials slug=r.slug.clone()/> })}
                         {can.view_audit.then(|| view! { <History target events/> })}
