@@ -16,7 +16,10 @@ const agent = `${long('nightly-reconciliation', 50)}-${suffix}`.slice(0, 63);
 async function call(api: APIRequestContext, baseURL: string, fn: string, form: Record<string, string>) {
   const res = await api.post(`/api/${fn}`, { form, headers: { origin: baseURL } });
   expect(res.ok(), `${fn}: ${await res.text()}`).toBeTruthy();
+  return res.json();
 }
+
+let person = '';
 
 async function seed(page: Page, baseURL: string) {
   const api = page.request;
@@ -57,6 +60,25 @@ async function seed(page: Page, baseURL: string) {
     name: `finance-${suffix}`,
     display_name: long('Finance operations production realm', 100),
   });
+  const p = await call(api, baseURL, 'people/create', {
+    email: `${long('maximilian.alexander', 50)}@subsidiary.example-corporation.com`,
+    display_name: long('Maximilian Alexander von Habsburg-Lothringen', 100),
+    roles: 'finance-operations treasury-approvers',
+    password: 'a-long-enough-password',
+    confirm: 'a-long-enough-password',
+  });
+  person = p.id;
+  // A client waiting for review, as an MCP client registers itself.
+  const reg = await api.post('/realms/default/connect/register', {
+    data: {
+      client_name: long('Claude Code for the finance operations team', 100),
+      redirect_uris: [`http://localhost:54545/${long('callback', 80)}`, `https://${long('vscode', 40)}.example-corporation.com/redirect`],
+      token_endpoint_auth_method: 'none',
+      software_id: long('claude-code', 60),
+      software_version: '2.1.0',
+    },
+  });
+  expect(reg.status()).toBe(201);
 }
 
 const SCREENS: [string, string][] = [
@@ -74,6 +96,9 @@ const SCREENS: [string, string][] = [
   ['users', '/users'],
   ['audit', '/audit'],
   ['account', '/account'],
+  ['people', '/people'],
+  ['person', '/people/PERSON'],
+  ['review', '/review'],
   ['not-found', '/no-such-page'],
 ];
 
@@ -88,7 +113,8 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
     await page.emulateMedia({ colorScheme: scheme });
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: width > 800 ? 900 : 844 });
-      for (const [name, path] of SCREENS) {
+      for (const [name, screen] of SCREENS) {
+        const path = screen.replace('PERSON', person);
         await page.goto(path);
         await hydrated(page);
         await page.waitForLoadState('networkidle');

@@ -60,8 +60,8 @@ pub fn ConnectedAppList(
                     <li class="flex flex-col gap-3 p-4 sm:flex-row sm:items-start sm:justify-between" data-testid="connected-app">
                         <div class="min-w-0 space-y-1">
                             <p class="break-words font-medium text-slate-900 dark:text-white">{a.client_name.clone()}
-                                <span class=format!("ml-2 {MONO} text-slate-500")>{a.client_id.clone()}</span></p>
-                            <p class="break-words text-sm">"At " {a.resource_name.clone()} <span class=format!("ml-1 {MONO} text-slate-500")>{a.resource_uri.clone()}</span></p>
+                                <span class=format!("ml-2 {MONO} text-slate-500 dark:text-slate-400")>{a.client_id.clone()}</span></p>
+                            <p class="break-words text-sm">"At " {a.resource_name.clone()} <span class=format!("ml-1 {MONO} text-slate-500 dark:text-slate-400")>{a.resource_uri.clone()}</span></p>
                             <p class=format!("{MUTED} break-words")>{scopes}{a.offline.then_some(" · stays connected")}</p>
                             <p class=MUTED>"Agreed " <When at=a.updated.at.clone() words=a.updated.ago.clone()/>
                                 {a.last_used.clone().map(|m| view! { " · last refreshed " <When at=m.at words=m.ago/> })}</p>

@@ -102,7 +102,7 @@ fn ReviewCard(
                     <div class="flex flex-col gap-2 sm:flex-row sm:items-start sm:justify-between">
                         <div class="min-w-0">
                             <h2 class="break-words text-base font-semibold text-slate-900 dark:text-white">{item.name.clone()}</h2>
-                            <p class=format!("{MONO} text-slate-500")>{item.client_id.clone()}</p>
+                            <p class=format!("{MONO} text-slate-500 dark:text-slate-400")>{item.client_id.clone()}</p>
                             <p class=format!("{MUTED} mt-1")>{kind_label(&item.kind)} " · first seen " <When at=item.created.at.clone() words=item.created.ago.clone()/></p>
                         </div>
                         <div class="flex shrink-0 flex-wrap gap-2">
