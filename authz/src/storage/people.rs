@@ -120,6 +120,26 @@ macro_rules! people_store {
             use $crate::storage::people::*;
             use $crate::storage::types::{Page, Paged};
 
+            /// Ends a person's sign-in sessions and revokes their token families (`why`).
+            async fn end_subject(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                id: &PersonId,
+                at: UnixTime,
+                why: &str,
+            ) -> Result<(), StorageError> {
+                sqlx::query(END_SUBJECT_SESSIONS)
+                    .bind(id.as_str())
+                    .execute(&mut *conn)
+                    .await?;
+                sqlx::query(REVOKE_SUBJECT_FAMILIES)
+                    .bind(at)
+                    .bind(why)
+                    .bind(id.as_str())
+                    .execute(&mut *conn)
+                    .await?;
+                Ok(())
+            }
+
             #[async_trait::async_trait]
             impl PeopleStore for $store {
                 async fn insert_person(
@@ -240,16 +260,7 @@ macro_rules! people_store {
                         tx.rollback().await?;
                         return Err(StorageError::NotFound);
                     }
-                    sqlx::query(END_SUBJECT_SESSIONS)
-                        .bind(id.as_str())
-                        .execute(&mut *tx)
-                        .await?;
-                    sqlx::query(REVOKE_SUBJECT_FAMILIES)
-                        .bind(updated_at)
-                        .bind("password_set")
-                        .bind(id.as_str())
-                        .execute(&mut *tx)
-                        .await?;
+                    end_subject(&mut tx, id, updated_at, "password_set").await?;
                     self.commit_uncached(tx, event).await
                 }
 
@@ -273,16 +284,7 @@ macro_rules! people_store {
                         return Err(StorageError::NotFound);
                     }
                     if disabled {
-                        sqlx::query(END_SUBJECT_SESSIONS)
-                            .bind(id.as_str())
-                            .execute(&mut *tx)
-                            .await?;
-                        sqlx::query(REVOKE_SUBJECT_FAMILIES)
-                            .bind(updated_at)
-                            .bind("person_disabled")
-                            .bind(id.as_str())
-                            .execute(&mut *tx)
-                            .await?;
+                        end_subject(&mut tx, id, updated_at, "person_disabled").await?;
                     }
                     self.commit_uncached(tx, event).await
                 }

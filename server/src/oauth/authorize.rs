@@ -34,6 +34,17 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v)
 }
 
+/// This browser's binding cookie, or a new one to set (`true`).
+fn browser_of(headers: &HeaderMap) -> (String, bool) {
+    match cookie(headers, BROWSER_COOKIE) {
+        Some(b) => (b.to_owned(), false),
+        None => (
+            authz::secret::PlainToken::generate().expose().to_owned(),
+            true,
+        ),
+    }
+}
+
 fn set_cookie(
     res: &mut Response,
     name: &str,
@@ -178,13 +189,7 @@ pub async fn get(
         Ok(p) => p,
         Err(m) => return error_page(&realm, StatusCode::BAD_REQUEST, m),
     };
-    let (browser, fresh) = match cookie(&headers, BROWSER_COOKIE) {
-        Some(b) => (b.to_owned(), false),
-        None => (
-            authz::secret::PlainToken::generate().expose().to_owned(),
-            true,
-        ),
-    };
+    let (browser, fresh) = browser_of(&headers);
     let session = cookie(&headers, LOGIN_COOKIE);
     let step = state
         .core
@@ -377,13 +382,7 @@ pub async fn account_get(
         return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
     };
     let realm = realm_name.to_string();
-    let (browser, fresh) = match cookie(&headers, BROWSER_COOKIE) {
-        Some(b) => (b.to_owned(), false),
-        None => (
-            authz::secret::PlainToken::generate().expose().to_owned(),
-            true,
-        ),
-    };
+    let (browser, fresh) = browser_of(&headers);
     let mut res = account_page(
         &state,
         &realm,
