@@ -151,6 +151,10 @@ pub fn realm_view(core: &Core, r: &authz::realms::Realm) -> crate::types::RealmV
         enabled: r.enabled,
         issuer: core.issuer(&r.name),
         token_ttl_secs: r.token_ttl_secs,
+        refresh_idle_days: authz::realms::as_days(r.refresh_idle_ttl_secs),
+        refresh_max_days: authz::realms::as_days(r.refresh_max_ttl_secs),
+        unused_client_days: authz::realms::as_days(r.unused_client_ttl_secs),
+        client_secret_days: authz::realms::as_days(r.client_secret_ttl_secs),
         registration_policy: r.registration_policy.as_str().to_owned(),
         max_dynamic_clients: r.max_dynamic_clients,
         metadata_document_policy: r.metadata_document_policy.as_str().to_owned(),
@@ -584,5 +588,6 @@ pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> crate::type
             (Some(by), Some(why), Some(at)) => Some((by.clone(), why.clone(), moment(now, at))),
             _ => None,
         },
+        last_token: r.last_token_at.map(|t| moment(now, t)),
     }
 }

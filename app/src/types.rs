@@ -77,6 +77,14 @@ pub struct RealmView {
     pub issuer: String,
     /// Default access-token lifetime in seconds.
     pub token_ttl_secs: i64,
+    /// Days a refresh token may go unused.
+    pub refresh_idle_days: i64,
+    /// Days the refresh tokens of one sign-in last at most.
+    pub refresh_max_days: i64,
+    /// Days without a token after which a self-registered client expires (0: never).
+    pub unused_client_days: i64,
+    /// Days dynamically registered clients' secrets last (0: they do not expire).
+    pub client_secret_days: i64,
     /// Who may register clients (`review`, `open`, `initial_access_token`, `disabled`).
     pub registration_policy: String,
     /// Most self-registered clients.
@@ -214,6 +222,7 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "client.approve",
     "client.reject",
     "client.revoke",
+    "client.expire",
     "registration.initial_token",
     "person.create",
     "person.update",
@@ -660,6 +669,8 @@ pub struct ReviewItemView {
     pub version: i64,
     /// Who decided, why, when (for decided clients).
     pub decision: Option<(String, String, Moment)>,
+    /// When it last got a token, if ever.
+    pub last_token: Option<Moment>,
 }
 
 /// What a bulk review did.

@@ -12,7 +12,8 @@ pub const TOKEN_USE_FLUSH_SECS: u64 = 15;
 
 impl Core {
     /// Deletes expired revocation entries, client-assertion `jti`s, sign-in sessions, codes
-    /// and token families (with their refresh tokens).
+    /// and token families (with their refresh tokens), and expires self-registered clients
+    /// that went unused for their realm's unused-client lifetime.
     ///
     /// # Errors
     /// On storage failure.
@@ -20,6 +21,7 @@ impl Core {
         let now = self.now();
         let mut purged = self.store.purge_expired(now).await?;
         purged.flows = self.store.purge_flows(now).await?;
+        purged.clients_expired = self.expire_unused_clients().await?;
         Ok(purged)
     }
 }

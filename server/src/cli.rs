@@ -33,7 +33,9 @@ macro_rules! say_secret {
 }
 
 mod lifecycle;
+mod realms;
 pub use lifecycle::{AgentsCommand, ClientLifecycle, ResourceLifecycle};
+pub use realms::RealmsCommand;
 
 /// Command output could not be written to stdout.
 #[derive(Debug, thiserror::Error)]
@@ -90,6 +92,12 @@ pub enum Command {
         /// Admin subcommand.
         #[command(subcommand)]
         command: AdminCommand,
+    },
+    /// Manage realms: create, list, change settings and token lifetimes.
+    Realms {
+        /// Realms subcommand.
+        #[command(subcommand)]
+        command: RealmsCommand,
     },
     /// Manage a realm's signing keys.
     Keys {
@@ -150,6 +158,14 @@ pub enum RegistrationCommand {
         /// Domains trusted under allow_list, space- or comma-separated.
         #[arg(long, default_value = "")]
         domains: String,
+        /// Days without a token after which a self-registered client expires; 0: never
+        /// (unchanged when omitted).
+        #[arg(long, default_value = "")]
+        unused_client_days: String,
+        /// Days the secrets of dynamically registered clients last; 0: they do not expire
+        /// (unchanged when omitted).
+        #[arg(long, default_value = "")]
+        client_secret_days: String,
     },
     /// Issue an initial access token (for the initial_access_token policy). Shown once.
     Token {
@@ -185,6 +201,10 @@ pub enum RegistrationCommand {
         /// Why (kept in its history).
         #[arg(long)]
         reason: String,
+        /// For a machine client: grant client_credentials access, `RESOURCE[=SCOPE ...]`
+        /// (every scope the resource accepts when none are given); repeatable.
+        #[arg(long = "grant")]
+        grants: Vec<String>,
     },
     /// Reject a pending client.
     Reject {
@@ -537,6 +557,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             state.db.close().await;
             result
         }
+        Command::Realms { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = realms::realms(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
         Command::Registration { command } => {
             let state = crate::AppState::init(config).await?;
             let result = registration(&state.core, command).await;
@@ -883,6 +909,8 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
             max_clients,
             documents,
             domains,
+            unused_client_days,
+            client_secret_days,
         } => {
             let r = core
                 .set_registration_policy(
@@ -893,6 +921,8 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
                         max_dynamic_clients: max_clients,
                         metadata_document_policy: documents,
                         metadata_document_domains: domains,
+                        unused_client_days,
+                        client_secret_days,
                     },
                     &meta,
                 )
@@ -946,11 +976,36 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
             realm,
             client_id,
             reason,
+            grants,
         } => {
-            core.approve_client(&p, &realm, &client_id, &reason, None, &meta)
+            let access: Vec<authz::clients::AccessChoice> = grants
+                .iter()
+                .map(|g| match g.split_once('=') {
+                    Some((resource, scopes)) => authz::clients::AccessChoice {
+                        resource: resource.to_owned(),
+                        scopes: Some(scopes.to_owned()),
+                    },
+                    None => authz::clients::AccessChoice {
+                        resource: g.clone(),
+                        scopes: None,
+                    },
+                })
+                .collect();
+            core.approve_client_with_access(&p, &realm, &client_id, &reason, None, &access, &meta)
                 .await
                 .map_err(core_error)?;
-            say!("Approved {client_id}.");
+            if access.is_empty() {
+                say!("Approved {client_id}.");
+            } else {
+                say!(
+                    "Approved {client_id}; it may get tokens for {}.",
+                    access
+                        .iter()
+                        .map(|a| a.resource.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
         }
         RegistrationCommand::Reject {
             realm,

@@ -333,6 +333,8 @@ async fn housekeeping(core: Core) {
             Ok(p) => tracing::debug!(
                 revoked_tokens = p.revoked_tokens,
                 assertion_jtis = p.assertion_jtis,
+                flows = p.flows,
+                clients_expired = p.clients_expired,
                 "Purged expired rows"
             ),
             Err(e) => tracing::error!(error = %e, "Housekeeping failed"),

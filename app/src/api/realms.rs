@@ -30,7 +30,7 @@ pub async fn create_realm(name: String, display_name: String) -> Result<RealmVie
 }
 
 /// Changes a realm's settings: name (renaming changes its issuer), display name, default
-/// access-token lifetime. Sessions that have the realm selected keep it across a rename (they
+/// access-token lifetime, refresh-token lifetimes (days; empty keeps them). Sessions that have the realm selected keep it across a rename (they
 /// remember its id).
 #[server(prefix = "/api", endpoint = "realms/update")]
 pub async fn update_realm(
@@ -38,12 +38,16 @@ pub async fn update_realm(
     new_name: String,
     display_name: String,
     token_ttl_secs: String,
+    #[server(default)] refresh_idle_days: String,
+    #[server(default)] refresh_max_days: String,
 ) -> Result<RealmView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let input = authz::realms::RealmInput {
         name: new_name,
         display_name,
         token_ttl_secs,
+        refresh_idle_days,
+        refresh_max_days,
     };
     let realm = core.update_realm(&p, &name, &input, &meta).await?;
     Ok(ssr::realm_view(&core, &realm))
@@ -65,6 +69,8 @@ pub async fn set_registration_policy(
     max_dynamic_clients: String,
     metadata_document_policy: String,
     metadata_document_domains: String,
+    #[server(default)] unused_client_days: String,
+    #[server(default)] client_secret_days: String,
 ) -> Result<RealmView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let r = core
@@ -76,6 +82,8 @@ pub async fn set_registration_policy(
                 max_dynamic_clients,
                 metadata_document_policy,
                 metadata_document_domains,
+                unused_client_days,
+                client_secret_days,
             },
             &meta,
         )

@@ -19,17 +19,35 @@ pub async fn review_queue(state: String) -> Result<Vec<ReviewItemView>, AppError
 }
 
 /// Approves, rejects or revokes clients (`decision`), with one reason for all of them.
+/// Approving one machine client may grant it access too: each `access` entry is a resource
+/// slug followed by the scopes granted, space-separated.
 #[server(prefix = "/api", endpoint = "review/decide")]
 pub async fn decide_review(
     client_ids: Vec<String>,
     versions: Vec<i64>,
     decision: String,
     reason: String,
+    #[server(default)] access: Vec<String>,
 ) -> Result<BulkResult, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     if client_ids.is_empty() || client_ids.len() > 100 || versions.len() != client_ids.len() {
         return Err(AppError::Invalid("Pick between 1 and 100 clients.".into()));
     }
+    if !access.is_empty() && (client_ids.len() != 1 || decision != "approve") {
+        return Err(AppError::Invalid(
+            "Access is granted while approving one client at a time.".into(),
+        ));
+    }
+    let access: Vec<authz::clients::AccessChoice> = access
+        .iter()
+        .map(|entry| {
+            let (resource, scopes) = entry.trim().split_once(' ').unwrap_or((entry.trim(), ""));
+            authz::clients::AccessChoice {
+                resource: resource.to_owned(),
+                scopes: Some(scopes.to_owned()),
+            }
+        })
+        .collect();
     let mut out = BulkResult {
         done: 0,
         failed: vec![],
@@ -39,7 +57,7 @@ pub async fn decide_review(
         let seen = Some(seen);
         let result = match decision.as_str() {
             "approve" => {
-                core.approve_client(&p, &realm, id, &reason, seen, &meta)
+                core.approve_client_with_access(&p, &realm, id, &reason, seen, &access, &meta)
                     .await
             }
             "reject" => {

@@ -19,6 +19,8 @@ const REALM_FIELDS: &[(&str, &str)] = &[
     ("new_name", "name"),
     ("display_name", "display_name"),
     ("token_ttl_secs", "token_ttl_secs"),
+    ("refresh_idle_days", "refresh_idle_days"),
+    ("refresh_max_days", "refresh_max_days"),
 ];
 
 #[component]
@@ -106,6 +108,15 @@ fn issuer_for(issuer: &str, name: &str) -> String {
     }
 }
 
+/// A number of days in words.
+fn days(n: i64) -> String {
+    match n {
+        0 => "never".to_owned(),
+        1 => "1 day".to_owned(),
+        n => format!("{n} days"),
+    }
+}
+
 /// What the browser checks before a realm name is sent (the server checks it again).
 const NAME_PATTERN: &str = r"[A-Za-z0-9]([A-Za-z0-9\-]{0,61}[A-Za-z0-9])?";
 
@@ -123,6 +134,8 @@ fn RealmSettings(realm: RealmView, update: ServerAction<UpdateRealm>) -> impl In
     let new_name = RwSignal::new(r.with_value(|r| r.name.clone()));
     let display = RwSignal::new(r.with_value(|r| r.display_name.clone()));
     let ttl = RwSignal::new(r.with_value(|r| r.token_ttl_secs.to_string()));
+    let idle = RwSignal::new(r.with_value(|r| r.refresh_idle_days.to_string()));
+    let max = RwSignal::new(r.with_value(|r| r.refresh_max_days.to_string()));
     let confirm = RwSignal::new(false);
     let is_default = r.with_value(|r| r.name == "default");
     let save = move || {
@@ -131,6 +144,8 @@ fn RealmSettings(realm: RealmView, update: ServerAction<UpdateRealm>) -> impl In
             new_name: new_name.get_untracked().trim().to_owned(),
             display_name: display.get_untracked(),
             token_ttl_secs: ttl.get_untracked(),
+            refresh_idle_days: idle.get_untracked(),
+            refresh_max_days: max.get_untracked(),
         });
     };
     let title =
@@ -147,6 +162,11 @@ fn RealmSettings(realm: RealmView, update: ServerAction<UpdateRealm>) -> impl In
                         <dt class=MUTED>"Access-token lifetime"</dt>
                         <dd data-testid="realm-lifetime">{format!("{} s", r.token_ttl_secs)}</dd>
                         <dd class="text-xs text-slate-500 dark:text-slate-400">"For resources that set none of their own."</dd>
+                    </div>
+                    <div>
+                        <dt class=MUTED>"Refresh tokens"</dt>
+                        <dd data-testid="realm-refresh">{format!("Expire after {} unused, {} at most", days(r.refresh_idle_days), days(r.refresh_max_days))}</dd>
+                        <dd class="text-xs text-slate-500 dark:text-slate-400">"For people signed in to apps; each use rotates the token."</dd>
                     </div>
                     <div class="sm:col-span-2"><dt class=MUTED>"Issuer"</dt><dd class="mt-1"><CopyValue value=r.issuer.clone() label="issuer"/></dd></div>
                 </dl>
@@ -176,6 +196,10 @@ fn RealmSettings(realm: RealmView, update: ServerAction<UpdateRealm>) -> impl In
                 <Field errors name="display_name" id="realm-display-name" label="Display name" required=true maxlength=100 bind=display/>
                 <Field errors name="token_ttl_secs" id="realm-ttl" label="Access-token lifetime (s)" kind=Kind::Number required=true bind=ttl
                     help="30 to 3600 seconds. Resources with a lifetime of their own keep it; a shorter lifetime limits how long a leaked token works."/>
+                <Field errors name="refresh_idle_days" id="realm-refresh-idle" label="Refresh token idle lifetime (days)" kind=Kind::Number required=true bind=idle
+                    help="1 to 365. An app unused this long must sign the person in again."/>
+                <Field errors name="refresh_max_days" id="realm-refresh-max" label="Refresh token absolute lifetime (days)" kind=Kind::Number required=true bind=max
+                    help="1 to 3650, at least the idle lifetime. No sign-in lasts longer, however often it is used."/>
                 <div class="sm:col-span-2">{errors.form_error()}</div>
                 <FormButtons pending=update.pending() editing/>
             </form>
@@ -369,6 +393,8 @@ fn RegistrationSettings(
             ("max_dynamic_clients", "max_dynamic_clients"),
             ("metadata_document_policy", "metadata_document_policy"),
             ("metadata_document_domains", "metadata_document_domains"),
+            ("unused_client_days", "unused_client_days"),
+            ("client_secret_days", "client_secret_days"),
         ],
     );
     let picked = RwSignal::new(realm.registration_policy.clone());
@@ -402,6 +428,12 @@ fn RegistrationSettings(
                 <crate::components::field::Field errors name="metadata_document_domains" id="metadata-document-domains" label="Trusted domains"
                     value=realm.metadata_document_domains.clone() maxlength=4000 placeholder="claude.ai vscode.dev"
                     help="Used when only listed domains are trusted; subdomains count."/>
+                <crate::components::field::Field errors name="unused_client_days" id="unused-client-days" label="Expire unused clients after (days)"
+                    kind=crate::components::field::Kind::Number value=realm.unused_client_days.to_string() maxlength=4
+                    help="A self-registered client that gets no token this long expires and must register again; 0 keeps them forever."/>
+                <crate::components::field::Field errors name="client_secret_days" id="client-secret-days" label="Registered clients' secrets last (days)"
+                    kind=crate::components::field::Kind::Number value=realm.client_secret_days.to_string() maxlength=4
+                    help="Sent as client_secret_expires_at. Clients renew by updating their registration (RFC 7592); 0: secrets do not expire."/>
                 <div class="sm:col-span-2">{errors.form_error()}</div>
                 {can.manage_realms.then(|| view! {
                     <div class="sm:col-span-2"><button type="submit" class=BTN_PRIMARY disabled=move || action.pending().get()>"Save registration settings"</button></div>

@@ -3,19 +3,23 @@
 //! Each comes with what a reviewer weighs (where it redirects, how it authenticates, where it registered from, names
 //! like it), approved or rejected with a reason, one by one or in bulk; and the decided ones,
 //! where an approved client can be revoked.
+use crate::api::access::client_access;
 use crate::api::review::{DecideReview, review_queue};
 use crate::components::confirm::ConfirmDialog;
+use crate::components::scopes::{ScopeChecks, joined, split};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::types::ReviewItemView;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
+use std::collections::{BTreeMap, BTreeSet};
 
-const STATES: [(&str, &str); 4] = [
+const STATES: [(&str, &str); 5] = [
     ("pending", "Waiting"),
     ("approved", "Approved"),
     ("rejected", "Rejected"),
     ("revoked", "Revoked"),
+    ("expired", "Expired"),
 ];
 
 fn kind_label(kind: &str) -> &'static str {
@@ -32,6 +36,8 @@ struct Pending {
     decision: &'static str,
     ids: Vec<(String, i64)>,
     names: String,
+    /// Approving one machine client: its registered scope, to grant access with.
+    machine: Option<String>,
 }
 
 fn decision_words(d: &str) -> (&'static str, &'static str) {
@@ -82,11 +88,14 @@ fn ReviewCard(
             }
         });
     };
+    let machine = item.grant_types.iter().any(|g| g == "client_credentials");
+    let registered_scope = StoredValue::new(item.scope.clone());
     let one = move |decision: &'static str| {
         ask.run(Pending {
             decision,
             ids: vec![id.get_value()],
             names: name.get_value(),
+            machine: (machine && decision == "approve").then(|| registered_scope.get_value()),
         });
     };
     let public = item.auth_method == "none";
@@ -143,10 +152,87 @@ fn ReviewCard(
                         {item.decision.clone().map(|(by, why, at)| view! {
                             <RiskRow label="Decided">{by} ", " <When at=at.at words=at.ago/> ": " {why}</RiskRow>
                         })}
+                        {(!pending).then(|| view! {
+                            <RiskRow label="Last token">{match item.last_token.clone() {
+                                Some(t) => view! { <When at=t.at words=t.ago/> }.into_any(),
+                                None => view! { <span>"Never"</span> }.into_any(),
+                            }}</RiskRow>
+                        })}
                     </dl>
                 </div>
             </div>
         </li>
+    }
+}
+
+/// While approving a machine client: which resources it may get client_credentials tokens
+/// for, and with which scopes. What it gets without a grant (resources open to
+/// self-registered machine clients) and what it holds already are shown.
+#[component]
+fn ApprovalAccess(
+    client_id: String,
+    /// Its registered scope (space-separated; empty: any).
+    registered: String,
+    picks: RwSignal<BTreeMap<String, BTreeSet<String>>>,
+) -> impl IntoView {
+    let id = StoredValue::new(client_id);
+    let access = Resource::new(move || id.get_value(), client_access);
+    let asked: BTreeSet<String> = split(&registered).into_iter().collect();
+    let asked = StoredValue::new(asked);
+    view! {
+        <fieldset class="mt-4" data-testid="approval-access">
+            <legend class="text-sm font-semibold text-slate-900 dark:text-white">"Access to grant (client credentials)"</legend>
+            <p class=format!("mt-1 {MUTED}")>"Tick the resources this machine client may get tokens for. Nothing is granted unless ticked here or the resource is open to self-registered machine clients."</p>
+            <Transition fallback=|| view! { <Loading/> }>
+                {move || access.get().map(|r| match r {
+                    Ok(list) if list.is_empty() => view! { <p class=format!("mt-2 {MUTED}")>"This realm has no resources yet."</p> }.into_any(),
+                    Ok(list) => view! {
+                        <ul class="mt-2 max-h-72 space-y-3 overflow-y-auto">
+                            {list.into_iter().enumerate().map(|(i, a)| {
+                                let slug = StoredValue::new(a.resource.slug.clone());
+                                let all = split(&a.resource.scopes);
+                                let default: BTreeSet<String> = if a.granted {
+                                    a.scopes.iter().cloned().collect()
+                                } else {
+                                    let wanted: BTreeSet<String> = asked.with_value(|s| all.iter().filter(|x| s.is_empty() || s.contains(*x)).cloned().collect());
+                                    if wanted.is_empty() { all.iter().cloned().collect() } else { wanted }
+                                };
+                                let selected = RwSignal::new(default);
+                                Effect::new(move |_| {
+                                    let chosen = selected.get();
+                                    picks.update(|m| if let Some(v) = m.get_mut(&slug.get_value()) { *v = chosen; });
+                                });
+                                let on = move || picks.with(|m| m.contains_key(&slug.get_value()));
+                                let (box_id, label_for) = (format!("approve-access-{i}"), format!("approve-access-{i}"));
+                                let note = match (a.granted, a.resource.open_to_self_registered) {
+                                    (true, _) => Some(format!("Granted already: {}. Ticking it replaces those scopes.", a.scopes.join(" "))),
+                                    (false, true) => Some("Open to self-registered machine clients: it gets tokens here without a grant; a grant sets exactly which scopes.".to_owned()),
+                                    _ => None,
+                                };
+                                view! {
+                                    <li class="rounded-md border border-slate-200 p-3 dark:border-slate-700">
+                                        <label for=label_for class="flex items-start gap-2 text-sm font-medium text-slate-800 dark:text-slate-100">
+                                            <input type="checkbox" id=box_id class="mt-0.5 h-4 w-4 shrink-0 rounded border-slate-300"
+                                                prop:checked=on
+                                                on:change=move |ev| {
+                                                    let checked = event_target_checked(&ev);
+                                                    picks.update(|m| if checked { m.insert(slug.get_value(), selected.get_untracked()); } else { m.remove(&slug.get_value()); });
+                                                }/>
+                                            <span class="min-w-0 break-words">{a.resource.display_name.clone()} <span class=format!("{MONO} block text-slate-500 dark:text-slate-400")>{a.resource.uri.clone()}</span></span>
+                                        </label>
+                                        {note.map(|n| view! { <p class=format!("mt-1 {MUTED}")>{n}</p> })}
+                                        <Show when=on>
+                                            <ScopeChecks id=format!("approve-scopes-{i}") legend=format!("Scopes for {}", a.resource.display_name) scopes=all.clone() selected/>
+                                        </Show>
+                                    </li>
+                                }
+                            }).collect_view()}
+                        </ul>
+                    }.into_any(),
+                    Err(error) => view! { <ErrorMessage error/> }.into_any(),
+                })}
+            </Transition>
+        </fieldset>
     }
 }
 
@@ -171,6 +257,8 @@ pub fn ReviewPage() -> impl IntoView {
     let asking = RwSignal::new(None::<Pending>);
     let open = RwSignal::new(false);
     let reason = RwSignal::new(String::new());
+    // Approving one machine client: resource slug → scopes to grant.
+    let picks = RwSignal::new(BTreeMap::<String, BTreeSet<String>>::new());
     let toasts = use_toasts();
     let session = crate::components::layout::use_session();
     Effect::new(move |_| match decide.value().get() {
@@ -199,6 +287,7 @@ pub fn ReviewPage() -> impl IntoView {
         None => {}
     });
     let ask = Callback::new(move |p: Pending| {
+        picks.set(BTreeMap::new());
         asking.set(Some(p));
         open.set(true);
     });
@@ -231,6 +320,7 @@ pub fn ReviewPage() -> impl IntoView {
             decision,
             names: String::new(),
             ids,
+            machine: None,
         });
     };
     view! {
@@ -268,13 +358,19 @@ pub fn ReviewPage() -> impl IntoView {
             })}
         </Transition>
         <ConfirmDialog open title message confirm_label danger=false
-            confirm_disabled=Signal::derive(move || reason.get().trim().is_empty())
+            confirm_disabled=Signal::derive(move || reason.get().trim().is_empty() || picks.with(|m| m.values().any(BTreeSet::is_empty)))
             on_confirm=Callback::new(move |_| {
                 if let Some(p) = asking.get_untracked() {
                     let (client_ids, versions) = p.ids.into_iter().unzip();
-                    decide.dispatch(DecideReview { client_ids, versions, decision: p.decision.to_owned(), reason: reason.get_untracked() });
+                    let access = picks.with_untracked(|m| m.iter().map(|(slug, scopes)| format!("{slug} {}", joined(scopes))).collect());
+                    decide.dispatch(DecideReview { client_ids, versions, decision: p.decision.to_owned(), reason: reason.get_untracked(), access });
                 }
             })>
+            {move || asking.get().and_then(|p| {
+                let scope = p.machine?;
+                let (client_id, _) = p.ids.first()?.clone();
+                Some(view! { <ApprovalAccess client_id registered=scope picks/> })
+            })}
             <label class=LABEL for="review-reason">"Reason (required)"</label>
             <textarea id="review-reason" class=format!("mt-1 {INPUT}") rows="3" maxlength="500" required
                 prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))></textarea>

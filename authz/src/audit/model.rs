@@ -121,6 +121,8 @@ pub mod action {
     pub const CLIENT_REJECT: &str = "client.reject";
     /// A reviewer revoked an active client (its tokens stopped working).
     pub const CLIENT_REVOKE: &str = "client.revoke";
+    /// A self-registered client unused for the realm's unused-client lifetime expired.
+    pub const CLIENT_EXPIRE: &str = "client.expire";
     /// An initial access token issued for registration.
     pub const INITIAL_TOKEN_ISSUE: &str = "registration.initial_token";
     /// A person added to a realm.
@@ -188,6 +190,7 @@ pub mod action {
         CLIENT_APPROVE,
         CLIENT_REJECT,
         CLIENT_REVOKE,
+        CLIENT_EXPIRE,
         INITIAL_TOKEN_ISSUE,
         PERSON_CREATE,
         PERSON_UPDATE,

@@ -387,10 +387,16 @@ impl Core {
                     "The security team did not approve this application.",
                 ));
             }
-            ReviewState::Revoked | ReviewState::Expired => {
+            ReviewState::Revoked => {
                 return Err(Error::oauth(
                     OAuthErrorCode::UnauthorizedClient,
                     "This application's access has been revoked.",
+                ));
+            }
+            ReviewState::Expired => {
+                return Err(Error::oauth(
+                    OAuthErrorCode::UnauthorizedClient,
+                    "This application's registration expired after going unused. Remove the server from the app and add it again so that it registers anew.",
                 ));
             }
         }

@@ -94,6 +94,7 @@ impl Core {
                     reviewed_by: None,
                     review_reason: None,
                     reviewed_at: None,
+                    last_token_at: None,
                 },
                 created_at: now,
                 updated_at: now,
@@ -154,7 +155,7 @@ impl Core {
         let back_to_review = policy == MetadataDocumentPolicy::Review
             && existing.registration.review == ReviewState::Approved;
         self.store
-            .update_self_registration(&updated, back_to_review, &event)
+            .update_self_registration(&updated, back_to_review, None, &event)
             .await?;
         let mut out = updated;
         if back_to_review {

@@ -206,6 +206,10 @@ impl GrantType {
     }
 }
 
+/// How long the secrets a registration update (RFC 7592) replaces keep working, for requests
+/// already under way.
+pub const SECRET_RENEWAL_OVERLAP_SECS: i64 = 3600;
+
 /// A stored client.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Client {
@@ -353,6 +357,8 @@ pub struct Registration {
     pub review_reason: Option<String>,
     /// When.
     pub reviewed_at: Option<UnixTime>,
+    /// When it last got a token (written in batches, so up to a quarter of a minute late).
+    pub last_token_at: Option<UnixTime>,
 }
 
 impl Registration {
@@ -365,6 +371,7 @@ impl Registration {
             reviewed_by: None,
             review_reason: None,
             reviewed_at: None,
+            last_token_at: None,
         }
     }
 }
@@ -386,6 +393,19 @@ pub struct ReviewDecision {
     /// not changed since (a pending client cannot swap its redirect URIs between the look and
     /// the click). `None` from the command line, which shows nothing first.
     pub seen: Option<UnixTime>,
+    /// Access an approval grants (a machine client's client_credentials grants: resource,
+    /// scopes), written with the decision.
+    pub grants: Vec<(ResourceId, ScopeSet)>,
+}
+
+/// A resource (slug) and scopes a reviewer grants a self-registered machine client while
+/// approving it; `scopes` `None` means every scope the resource accepts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AccessChoice {
+    /// The resource's slug.
+    pub resource: String,
+    /// Space-separated scopes.
+    pub scopes: Option<String>,
 }
 
 /// An initial access token for registration (hash only).

@@ -11,7 +11,7 @@ use super::dcr::{
 use super::metadata::{ClientMetadata, ValidClient};
 use super::model::{
     Client, ClientId, ClientRowId, GrantType, Registration, RegistrationKind, ReviewDecision,
-    ReviewState,
+    AccessChoice, ReviewState, SECRET_RENEWAL_OVERLAP_SECS,
 };
 use crate::audit::{RequestMeta, action};
 use crate::core::Core;
@@ -129,13 +129,14 @@ impl Core {
                 reviewed_by: None,
                 review_reason: None,
                 reviewed_at: None,
+                last_token_at: None,
             },
             created_at: now,
             updated_at: now,
         };
         let issued = auth_method
             .uses_secret()
-            .then(|| self.new_secret(&client.id, now));
+            .then(|| self.registered_secret(&realm, &client.id, now));
         let token = PlainToken::from_input(&format!("rat_{}", PlainToken::generate().expose()));
         let mut event = self.event(
             &realm.id,
@@ -160,12 +161,25 @@ impl Core {
             )
             .await?;
         let mut out = self.registration_response(&realm, &client);
-        out.client_secret = issued.map(|(t, _)| t.expose().to_owned());
-        if out.client_secret.is_some() {
-            out.client_secret_expires_at = Some(0);
+        if let Some((plain, secret)) = issued {
+            out.client_secret = Some(plain.expose().to_owned());
+            out.client_secret_expires_at = Some(secret.expires_at.unwrap_or(0));
         }
         out.registration_access_token = Some(token.expose().to_owned());
         Ok(out)
+    }
+
+    /// A secret for a self-registered client, expiring after the realm's secret lifetime
+    /// (RFC 7591 `client_secret_expires_at`; none when it is 0).
+    fn registered_secret(
+        &self,
+        realm: &Realm,
+        client: &ClientRowId,
+        now: crate::clock::UnixTime,
+    ) -> (PlainToken, super::model::ClientSecret) {
+        let (plain, mut secret) = self.new_secret(client, now);
+        secret.expires_at = (realm.client_secret_ttl_secs > 0).then(|| now + realm.client_secret_ttl_secs);
+        (plain, secret)
     }
 
     /// `GET /connect/register/{client_id}` (RFC 7592 §2.1).
@@ -184,7 +198,9 @@ impl Core {
 
     /// `PUT /connect/register/{client_id}` (RFC 7592 §2.2): replaces the registration. The
     /// authentication method stays; under `review`, a reviewed client that changes its redirect
-    /// URIs goes back to the queue.
+    /// URIs goes back to the queue. Where the realm's secrets expire, a client with a secret
+    /// gets a new one in the answer (RFC 7592 §2.2 lets the server issue one); the old ones
+    /// keep working for [`SECRET_RENEWAL_OVERLAP_SECS`], for requests already under way.
     ///
     /// # Errors
     /// As [`Self::read_registration`], and `InvalidField`.
@@ -253,12 +269,27 @@ impl Core {
             "client_name": {"from": before.name, "to": after.name},
             "scope": {"from": before.scope.to_string(), "to": after.scope.to_string()},
             "back_to_review": back_to_review,
+            "secret_renewed": realm.client_secret_ttl_secs > 0 && after.auth_method.uses_secret(),
         });
+        let renewed = (realm.client_secret_ttl_secs > 0 && after.auth_method.uses_secret())
+            .then(|| self.registered_secret(&realm, &after.id, now));
         self.store
-            .update_self_registration(&after, back_to_review, &event)
+            .update_self_registration(
+                &after,
+                back_to_review,
+                renewed
+                    .as_ref()
+                    .map(|(_, s)| (s, now + SECRET_RENEWAL_OVERLAP_SECS)),
+                &event,
+            )
             .await?;
         let (_, stored) = self.registered_client(realm_name, client_id, token).await?;
-        Ok(self.registration_response(&realm, &stored))
+        let mut out = self.registration_response(&realm, &stored);
+        if let Some((plain, secret)) = renewed {
+            out.client_secret = Some(plain.expose().to_owned());
+            out.client_secret_expires_at = secret.expires_at;
+        }
+        Ok(out)
     }
 
     /// `DELETE /connect/register/{client_id}` (RFC 7592 §2.3): the client and its tokens go.
@@ -406,6 +437,28 @@ impl Core {
         seen: Option<crate::clock::UnixTime>,
         meta: &RequestMeta,
     ) -> Result<()> {
+        self.approve_client_with_access(p, realm_name, client_id, why, seen, &[], meta)
+            .await
+    }
+
+    /// Approves a pending machine client and, in the same write, grants it client_credentials
+    /// access to the resources and scopes the reviewer picked (people's consent is the grant
+    /// for interactive clients, so only clients registered for client_credentials get these).
+    ///
+    /// # Errors
+    /// As [`Self::approve_client`], and `InvalidField` on `access` (not a machine client, an
+    /// unknown resource, a scope the resource does not accept, a resource twice).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn approve_client_with_access(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        why: &str,
+        seen: Option<crate::clock::UnixTime>,
+        access: &[AccessChoice],
+        meta: &RequestMeta,
+    ) -> Result<()> {
         self.review_client(
             p,
             realm_name,
@@ -415,7 +468,7 @@ impl Core {
                 ReviewState::Approved,
                 action::CLIENT_APPROVE,
             ),
-            (why, seen),
+            (why, seen, access),
             meta,
         )
         .await
@@ -443,7 +496,7 @@ impl Core {
                 ReviewState::Rejected,
                 action::CLIENT_REJECT,
             ),
-            (why, seen),
+            (why, seen, &[]),
             meta,
         )
         .await
@@ -472,7 +525,7 @@ impl Core {
                 ReviewState::Revoked,
                 action::CLIENT_REVOKE,
             ),
-            (why, seen),
+            (why, seen, &[]),
             meta,
         )
         .await
@@ -484,12 +537,13 @@ impl Core {
         realm_name: &str,
         client_id: &str,
         (from, to, what): (ReviewState, ReviewState, &'static str),
-        (why, seen): (&str, Option<crate::clock::UnixTime>),
+        (why, seen, access): (&str, Option<crate::clock::UnixTime>, &[AccessChoice]),
         meta: &RequestMeta,
     ) -> Result<()> {
         p.require(Permission::ReviewClients)?;
         let why = reason(why)?;
         let client = self.load_client(realm_name, client_id).await?;
+        let grants = self.chosen_access(realm_name, &client, access).await?;
         if client.registration.review != from {
             return Err(Error::Conflict(
                 format!(
@@ -507,8 +561,12 @@ impl Core {
             format!("client:{}", client.client_id),
             meta,
         );
-        event.details =
-            serde_json::json!({"reason": why, "from": from.as_str(), "to": to.as_str()});
+        event.details = serde_json::json!({
+            "reason": why,
+            "from": from.as_str(),
+            "to": to.as_str(),
+            "access": grants.iter().map(|(slug, _, scopes)| serde_json::json!({"resource": slug, "scopes": scopes.to_string()})).collect::<Vec<_>>(),
+        });
         self.store
             .set_client_review(
                 &client.id,
@@ -519,6 +577,7 @@ impl Core {
                     reason: why,
                     at: self.now(),
                     seen,
+                    grants: grants.into_iter().map(|(_, id, scopes)| (id, scopes)).collect(),
                 },
                 &event,
             )
@@ -533,7 +592,110 @@ impl Core {
     }
 }
 
+/// Most resources one approval grants.
+const MAX_APPROVAL_GRANTS: usize = 50;
+
+/// Most clients one housekeeping pass expires (the rest wait for the next pass).
+const EXPIRE_BATCH: i64 = 500;
+
 impl Core {
+    /// The grants a reviewer picked for `client`, checked: (slug, resource id, scopes).
+    async fn chosen_access(
+        &self,
+        realm_name: &str,
+        client: &Client,
+        access: &[AccessChoice],
+    ) -> Result<Vec<(String, crate::ids::ResourceId, crate::scope::ScopeSet)>> {
+        if access.is_empty() {
+            return Ok(vec![]);
+        }
+        let field = |m: String| Error::field("access", m);
+        if !client.grant_types.contains(&GrantType::ClientCredentials) {
+            return Err(field(
+                "Only machine clients (client credentials) get access from a reviewer; people consent for the others.".into(),
+            ));
+        }
+        if access.len() > MAX_APPROVAL_GRANTS {
+            return Err(field(format!(
+                "Grant at most {MAX_APPROVAL_GRANTS} resources at once."
+            )));
+        }
+        let mut out: Vec<(String, crate::ids::ResourceId, crate::scope::ScopeSet)> = vec![];
+        for choice in access {
+            let resource = self
+                .load_resource(realm_name, choice.resource.trim())
+                .await
+                .map_err(|e| match e {
+                    Error::NotFound { .. } => {
+                        field(format!("There is no resource {}.", choice.resource.trim()))
+                    }
+                    e => e,
+                })?;
+            if out.iter().any(|(_, id, _)| *id == resource.id) {
+                return Err(field(format!(
+                    "{} is picked twice.",
+                    resource.display_name
+                )));
+            }
+            let scopes = crate::access::grant_scopes(choice.scopes.as_deref(), &resource)
+                .map_err(field)?;
+            out.push((resource.slug.to_string(), resource.id, scopes));
+        }
+        Ok(out)
+    }
+
+    /// Expires the dynamically registered clients that went unused (no token, no change)
+    /// for their realm's unused-client lifetime: they get no tokens and sign nobody in, and
+    /// their refresh tokens are revoked; a client that still exists registers again. Each
+    /// expiry is audited (actor `system`). Returns how many expired.
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub(crate) async fn expire_unused_clients(&self) -> Result<u64> {
+        // Uses noted in memory since the last flush count.
+        self.flush_token_use().await?;
+        let now = self.now();
+        let mut expired = 0;
+        for client in self.store.list_unused_clients(now, EXPIRE_BATCH).await? {
+            let from = client.registration.review;
+            let why = "Unused: no token and no change for the realm's unused-client lifetime.";
+            let mut event = self.event(
+                &client.realm_id,
+                "system",
+                action::CLIENT_EXPIRE,
+                format!("client:{}", client.client_id),
+                &RequestMeta::default(),
+            );
+            event.details = serde_json::json!({
+                "reason": why,
+                "from": from.as_str(),
+                "to": ReviewState::Expired.as_str(),
+                "last_token_at": client.registration.last_token_at,
+            });
+            let decision = ReviewDecision {
+                from,
+                to: ReviewState::Expired,
+                by: "system".to_owned(),
+                reason: why.to_owned(),
+                at: now,
+                // Only if it did not change since it was found unused.
+                seen: Some(client.updated_at),
+                grants: vec![],
+            };
+            match self
+                .store
+                .set_client_review(&client.id, &decision, &event)
+                .await
+            {
+                Ok(()) => expired += 1,
+                // Decided or changed meanwhile: no longer unused.
+                Err(StorageError::NotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(expired)
+    }
+
     /// The clients of a realm in a review state (the queue: `pending`), with their risk
     /// signals.
     ///

@@ -93,6 +93,10 @@ pub struct RealmInput {
     pub display_name: String,
     /// Default access-token lifetime in seconds.
     pub token_ttl_secs: String,
+    /// Days a refresh token may go unused (empty keeps the current value).
+    pub refresh_idle_days: String,
+    /// Days a sign-in's refresh tokens last at most (empty keeps the current value).
+    pub refresh_max_days: String,
 }
 
 /// A realm's registration settings as typed by an admin; an empty member keeps its value
@@ -107,6 +111,10 @@ pub struct RegistrationInput {
     pub metadata_document_policy: String,
     /// Trusted domains, space- or comma-separated.
     pub metadata_document_domains: String,
+    /// Days without a token after which a self-registered client expires (`0`: never).
+    pub unused_client_days: String,
+    /// Days the secrets of dynamically registered clients last (`0`: they do not expire).
+    pub client_secret_days: String,
 }
 
 /// A stored realm.
@@ -137,6 +145,10 @@ pub struct Realm {
     pub metadata_document_policy: MetadataDocumentPolicy,
     /// The domains trusted under [`MetadataDocumentPolicy::AllowList`] (and below them).
     pub metadata_document_domains: Vec<String>,
+    /// A self-registered client that gets no token this long expires (seconds; 0: never).
+    pub unused_client_ttl_secs: i64,
+    /// Lifetime of the secrets dynamic registration issues (seconds; 0: they do not expire).
+    pub client_secret_ttl_secs: i64,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.
@@ -242,6 +254,43 @@ pub const DEFAULT_MAX_DYNAMIC_CLIENTS: i64 = 1000;
 pub const DEFAULT_REFRESH_IDLE_TTL_SECS: i64 = 14 * 24 * 3600;
 /// Refresh-token absolute lifetime of a new realm: 90 days.
 pub const DEFAULT_REFRESH_MAX_TTL_SECS: i64 = 90 * 24 * 3600;
+/// A self-registered client of a new realm that gets no token this long expires: 30 days.
+pub const DEFAULT_UNUSED_CLIENT_TTL_SECS: i64 = 30 * 24 * 3600;
+
+const DAY: i64 = 24 * 3600;
+
+/// A number of whole days typed by an admin, from `min` to `max`, in seconds; empty keeps
+/// `current`.
+///
+/// # Errors
+/// `InvalidField` on `field` naming the bounds.
+pub fn parse_days(
+    s: &str,
+    field: &'static str,
+    (min, max): (i64, i64),
+    current: i64,
+) -> crate::error::Result<i64> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(current);
+    }
+    s.parse::<i64>()
+        .ok()
+        .filter(|d| (min..=max).contains(d))
+        .map(|d| d * DAY)
+        .ok_or_else(|| {
+            crate::error::Error::field(
+                field,
+                format!("Enter a whole number of days from {min} to {max}."),
+            )
+        })
+}
+
+/// Seconds as whole days, for forms (rounded up, so a value never shows as 0 days unless it
+/// is 0).
+pub fn as_days(secs: i64) -> i64 {
+    (secs + DAY - 1).div_euclid(DAY)
+}
 
 /// The issuer identifier of a realm: `{public_url}/realms/{name}`.
 pub fn issuer(public_url: &str, name: &RealmName) -> String {

@@ -32,6 +32,8 @@ impl Core {
             token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
             refresh_idle_ttl_secs: super::model::DEFAULT_REFRESH_IDLE_TTL_SECS,
             refresh_max_ttl_secs: super::model::DEFAULT_REFRESH_MAX_TTL_SECS,
+            unused_client_ttl_secs: super::model::DEFAULT_UNUSED_CLIENT_TTL_SECS,
+            client_secret_ttl_secs: 0,
             registration_policy: super::model::RegistrationPolicy::default(),
             max_dynamic_clients: super::model::DEFAULT_MAX_DYNAMIC_CLIENTS,
             metadata_document_policy: super::model::MetadataDocumentPolicy::default(),
@@ -121,6 +123,8 @@ impl Core {
             token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
             refresh_idle_ttl_secs: super::model::DEFAULT_REFRESH_IDLE_TTL_SECS,
             refresh_max_ttl_secs: super::model::DEFAULT_REFRESH_MAX_TTL_SECS,
+            unused_client_ttl_secs: super::model::DEFAULT_UNUSED_CLIENT_TTL_SECS,
+            client_secret_ttl_secs: 0,
             registration_policy: super::model::RegistrationPolicy::default(),
             max_dynamic_clients: super::model::DEFAULT_MAX_DYNAMIC_CLIENTS,
             metadata_document_policy: super::model::MetadataDocumentPolicy::default(),
@@ -142,8 +146,8 @@ impl Core {
         Ok(realm)
     }
 
-    /// Changes a realm's settings: its name (which changes its issuer), display name and
-    /// default access-token lifetime.
+    /// Changes a realm's settings: its name (which changes its issuer), display name, default
+    /// access-token lifetime and refresh-token lifetimes (idle, absolute).
     ///
     /// # Errors
     /// `Forbidden`, `InvalidField`, `NotFound`, `Taken` (name).
@@ -158,6 +162,24 @@ impl Core {
         let (new_name, display_name) = parse_names(&input.name, &input.display_name)?;
         let token_ttl_secs = parse_token_ttl(&input.token_ttl_secs, "token_ttl_secs")?;
         let mut realm = self.find_realm(name).await?;
+        let idle = super::model::parse_days(
+            &input.refresh_idle_days,
+            "refresh_idle_days",
+            (1, 365),
+            realm.refresh_idle_ttl_secs,
+        )?;
+        let max = super::model::parse_days(
+            &input.refresh_max_days,
+            "refresh_max_days",
+            (1, 3650),
+            realm.refresh_max_ttl_secs,
+        )?;
+        if idle > max {
+            return Err(Error::field(
+                "refresh_idle_days",
+                "A refresh token cannot stay usable when idle longer than its sign-in lasts; make this at most the absolute lifetime.",
+            ));
+        }
         if realm.name.is_default() && !new_name.is_default() {
             return Err(Error::field(
                 "name",
@@ -176,10 +198,14 @@ impl Core {
             "name": {"from": realm.name.as_str(), "to": new_name.as_str()},
             "display_name": {"from": realm.display_name, "to": display_name},
             "token_ttl_secs": {"from": realm.token_ttl_secs, "to": token_ttl_secs},
+            "refresh_idle_ttl_secs": {"from": realm.refresh_idle_ttl_secs, "to": idle},
+            "refresh_max_ttl_secs": {"from": realm.refresh_max_ttl_secs, "to": max},
         });
         realm.name = new_name;
         realm.display_name = display_name;
         realm.token_ttl_secs = token_ttl_secs;
+        realm.refresh_idle_ttl_secs = idle;
+        realm.refresh_max_ttl_secs = max;
         realm.updated_at = self.now();
         self.store
             .update_realm(&realm, &event)
@@ -240,6 +266,18 @@ impl Core {
                     )
                 })?,
         };
+        let unused = super::model::parse_days(
+            &input.unused_client_days,
+            "unused_client_days",
+            (0, 3650),
+            realm.unused_client_ttl_secs,
+        )?;
+        let secret = super::model::parse_days(
+            &input.client_secret_days,
+            "client_secret_days",
+            (0, 3650),
+            realm.client_secret_ttl_secs,
+        )?;
         let mut event = self.event(
             &realm.id,
             &p.email,
@@ -248,6 +286,8 @@ impl Core {
             meta,
         );
         event.details = serde_json::json!({
+            "unused_client_ttl_secs": {"from": realm.unused_client_ttl_secs, "to": unused},
+            "client_secret_ttl_secs": {"from": realm.client_secret_ttl_secs, "to": secret},
             "registration_policy": {"from": realm.registration_policy.as_str(), "to": policy.as_str()},
             "max_dynamic_clients": {"from": realm.max_dynamic_clients, "to": max},
             "metadata_document_policy": {"from": realm.metadata_document_policy.as_str(), "to": documents.as_str()},
@@ -257,17 +297,10 @@ impl Core {
         realm.max_dynamic_clients = max;
         realm.metadata_document_policy = documents;
         realm.metadata_document_domains = domains;
+        realm.unused_client_ttl_secs = unused;
+        realm.client_secret_ttl_secs = secret;
         realm.updated_at = self.now();
-        self.store
-            .set_realm_registration(
-                &realm.id,
-                policy,
-                max,
-                (documents, &realm.metadata_document_domains),
-                realm.updated_at,
-                &event,
-            )
-            .await?;
+        self.store.set_realm_registration(&realm, &event).await?;
         Ok(realm)
     }
 

@@ -19,9 +19,10 @@ pub trait AccessStore: Send + Sync {
         resource: &ResourceId,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
-    /// Writes when grants were last used (`(client, resource, time)`), keeping later times
-    /// already stored; rows of deleted grants are skipped. Not audited, and the token path's
-    /// caches stay warm.
+    /// Writes when grants and clients were last used (`(client, resource, time)`), keeping
+    /// later times already stored; rows of deleted grants and clients are skipped (a use
+    /// without a grant, such as a person's sign-in, still counts for its client). Not audited,
+    /// and the token path's caches stay warm.
     async fn record_grant_use(
         &self,
         uses: &[(ClientRowId, ResourceId, crate::clock::UnixTime)],
@@ -44,6 +45,7 @@ pub(super) const GRANT_COLUMNS: &str =
     "g.client_pk, g.resource_id, g.scopes, g.created_at, g.updated_at, g.last_used_at";
 pub(super) const RECORD_GRANT_USE: &str = "UPDATE client_grants SET last_used_at = $1 WHERE client_pk = $2 AND resource_id = $3 AND (last_used_at IS NULL OR last_used_at < $1)";
 pub(super) const PUT_GRANT: &str = "INSERT INTO client_grants (client_pk, resource_id, scopes, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (client_pk, resource_id) DO UPDATE SET scopes = excluded.scopes, updated_at = excluded.updated_at";
+pub(super) const RECORD_CLIENT_USE: &str = "UPDATE clients SET last_token_at = $1 WHERE id = $2 AND (last_token_at IS NULL OR last_token_at < $1)";
 pub(super) const DELETE_GRANT: &str =
     "DELETE FROM client_grants WHERE client_pk = $1 AND resource_id = $2";
 
@@ -124,12 +126,22 @@ macro_rules! access_store {
                     &self,
                     uses: &[(ClientRowId, ResourceId, $crate::clock::UnixTime)],
                 ) -> Result<(), StorageError> {
+                    let mut latest: std::collections::BTreeMap<&str, i64> = Default::default();
                     let mut tx = self.begin().await?;
                     for (client, resource, at) in uses {
                         sqlx::query(RECORD_GRANT_USE)
                             .bind(*at)
                             .bind(client.as_str())
                             .bind(resource.as_str())
+                            .execute(&mut *tx)
+                            .await?;
+                        let t = latest.entry(client.as_str()).or_insert(*at);
+                        *t = (*t).max(*at);
+                    }
+                    for (client, at) in latest {
+                        sqlx::query(RECORD_CLIENT_USE)
+                            .bind(at)
+                            .bind(client)
                             .execute(&mut *tx)
                             .await?;
                     }

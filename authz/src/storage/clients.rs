@@ -92,7 +92,8 @@ pub trait ClientStore: Send + Sync {
         id: &ClientRowId,
     ) -> Result<Option<Vec<u8>>, StorageError>;
     /// Moves a client's review from `from` to `to` (who, why, when), with the audit event;
-    /// revoking or rejecting also revokes every token family of the client. `NotFound` when
+    /// revoking or rejecting also revokes every token family of the client, and the grants the
+    /// decision carries are written (or their scopes replaced). `NotFound` when
     /// the client is gone or no longer in `from` (another reviewer decided first).
     async fn set_client_review(
         &self,
@@ -103,11 +104,13 @@ pub trait ClientStore: Send + Sync {
     /// Writes a self-registered client's new registration (name, scope, metadata) and, when
     /// `back_to_review`, moves an approved client back to pending, in one transaction (no
     /// request can see the new redirect URIs while the client is still approved); `NotFound`
-    /// if gone.
+    /// if gone. With `renew`, the new secret is added and every current one expires at the
+    /// time given, in the same transaction.
     async fn update_self_registration(
         &self,
         c: &Client,
         back_to_review: bool,
+        renew: Option<(&ClientSecret, UnixTime)>,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// Self-registered clients of a realm (dynamic and metadata-document), for the limit.
@@ -118,6 +121,14 @@ pub trait ClientStore: Send + Sync {
         realm_id: &RealmId,
         source_ip: &str,
     ) -> Result<u64, StorageError>;
+    /// Dynamically registered clients, pending or approved, that neither changed nor got a
+    /// token during their realm's unused-client lifetime before `now` (realms with a
+    /// lifetime of 0 keep theirs), at most `limit`, oldest first.
+    async fn list_unused_clients(
+        &self,
+        now: crate::clock::UnixTime,
+        limit: i64,
+    ) -> Result<Vec<Client>, StorageError>;
     /// Clients of a realm in one review state, newest first, at most `limit`.
     async fn list_clients_in_review(
         &self,
@@ -147,7 +158,7 @@ pub trait ClientStore: Send + Sync {
     ) -> Result<bool, StorageError>;
 }
 
-pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, created_at, updated_at";
+pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, last_token_at, created_at, updated_at";
 pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, registration_token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)";
 pub(super) const REGISTRATION_TOKEN: &str =
     "SELECT registration_token_hash FROM clients WHERE id = $1";
@@ -156,8 +167,10 @@ pub(super) const UPDATE_SELF_REGISTRATION: &str = "UPDATE clients SET name = $1,
 pub(super) const REVOKE_CLIENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'client_revoked' WHERE client_pk = $2 AND revoked_at IS NULL";
 pub(super) const INSERT_INITIAL_TOKEN: &str = "INSERT INTO initial_access_tokens (token_hash, realm_id, label, created_by, created_at, expires_at, uses_left) VALUES ($1, $2, $3, $4, $5, $6, $7)";
 pub(super) const CONSUME_INITIAL_TOKEN: &str = "UPDATE initial_access_tokens SET uses_left = uses_left - 1 WHERE token_hash = $1 AND realm_id = $2 AND uses_left > 0 AND expires_at > $3";
-pub(super) const COUNT_DYNAMIC: &str =
-    "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND registration_kind <> 'admin'";
+// Expired clients no longer count against the realm's limit (rejected ones do: a flood that
+// gets rejected must not make room for the next one).
+pub(super) const COUNT_DYNAMIC: &str = "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND registration_kind <> 'admin' AND review_state <> 'expired'";
+pub(super) const UNUSED_CLIENTS: &str = "WHERE registration_kind = 'dynamic' AND review_state IN ('pending', 'approved') AND EXISTS (SELECT 1 FROM realms r WHERE r.id = clients.realm_id AND r.unused_client_ttl_secs > 0 AND clients.updated_at < $1 - r.unused_client_ttl_secs AND COALESCE(clients.last_token_at, 0) < $1 - r.unused_client_ttl_secs) ORDER BY updated_at, id LIMIT $2";
 pub(super) const COUNT_FROM_SOURCE: &str =
     "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND source_ip = $2";
 pub(super) const UPDATE_CLIENT_REGISTRATION: &str =
@@ -318,6 +331,16 @@ macro_rules! client_store {
                             .execute(&mut *tx)
                             .await?;
                     }
+                    for (resource, scopes) in &d.grants {
+                        sqlx::query($crate::storage::access::PUT_GRANT)
+                            .bind(id.as_str())
+                            .bind(resource.as_str())
+                            .bind(scopes.to_string())
+                            .bind(at)
+                            .bind(at)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
                     self.commit(tx, event).await
                 }
 
@@ -325,6 +348,7 @@ macro_rules! client_store {
                     &self,
                     c: &Client,
                     back_to_review: bool,
+                    renew: Option<(&ClientSecret, UnixTime)>,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let metadata = metadata_text(c)?;
@@ -339,6 +363,14 @@ macro_rules! client_store {
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
+                    if let (1, Some((secret, old_expires_at))) = (n, renew) {
+                        sqlx::query(EXPIRE_CURRENT_SECRETS)
+                            .bind(old_expires_at)
+                            .bind(c.id.as_str())
+                            .execute(&mut *tx)
+                            .await?;
+                        insert_secret_row(&mut tx, secret).await?;
+                    }
                     self.commit_one(tx, n, event).await
                 }
 
@@ -351,6 +383,22 @@ macro_rules! client_store {
                         .fetch_one(&self.pool)
                         .await?;
                     Ok(u64::try_from(n).unwrap_or(0))
+                }
+
+                async fn list_unused_clients(
+                    &self,
+                    now: $crate::clock::UnixTime,
+                    limit: i64,
+                ) -> Result<Vec<Client>, StorageError> {
+                    let sql = format!("SELECT {CLIENT_COLUMNS} FROM clients {UNUSED_CLIENTS}");
+                    sqlx::query_as::<_, ClientRow>(&sql)
+                        .bind(now)
+                        .bind(limit)
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(Client::try_from)
+                        .collect()
                 }
 
                 async fn list_clients_in_review(

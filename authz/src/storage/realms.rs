@@ -24,19 +24,16 @@ pub trait RealmStore: Send + Sync {
     async fn find_realm_by_name(&self, name: &RealmName) -> Result<Option<Realm>, StorageError>;
     /// Lists all realms by name.
     async fn list_realms(&self) -> Result<Vec<Realm>, StorageError>;
-    /// Updates the settings (name, display name, token lifetime) and nothing else, writing the
+    /// Updates the settings (name, display name, token and refresh lifetimes) and nothing else, writing the
     /// audit event in the same transaction; `NotFound` if the realm is gone, `Conflict` if the
     /// new name is taken.
     async fn update_realm(&self, realm: &Realm, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// Sets a realm's registration policy and limit (nothing else), with the audit event;
+    /// Writes a realm's registration settings (policies, limits, lifetimes of self-registered
+    /// clients and their secrets) from `realm` and nothing else, with the audit event;
     /// `NotFound` if gone.
     async fn set_realm_registration(
         &self,
-        id: &RealmId,
-        policy: crate::realms::RegistrationPolicy,
-        max_dynamic_clients: i64,
-        documents: (crate::realms::MetadataDocumentPolicy, &[String]),
-        updated_at: UnixTime,
+        realm: &Realm,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// Enables or disables a realm and nothing else (so that it never races a settings change
@@ -59,13 +56,13 @@ pub trait RealmStore: Send + Sync {
     ) -> Result<(), StorageError>;
 }
 
-pub(super) const REALM_COLUMNS: &str = "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, created_at, updated_at";
+pub(super) const REALM_COLUMNS: &str = "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs, created_at, updated_at";
 pub(super) const SET_DEFAULT_RESOURCE: &str =
     "UPDATE realms SET default_resource_id = $1, updated_at = $2 WHERE id = $3";
-pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
-pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (name) DO NOTHING";
-pub(super) const SET_REALM_REGISTRATION: &str = "UPDATE realms SET registration_policy = $1, max_dynamic_clients = $2, metadata_document_policy = $3, metadata_document_domains = $4, updated_at = $5 WHERE id = $6";
-pub(super) const UPDATE_REALM: &str = "UPDATE realms SET name = $1, display_name = $2, token_ttl_secs = $3, updated_at = $4 WHERE id = $5";
+pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (name) DO NOTHING";
+pub(super) const SET_REALM_REGISTRATION: &str = "UPDATE realms SET registration_policy = $1, max_dynamic_clients = $2, metadata_document_policy = $3, metadata_document_domains = $4, updated_at = $5, unused_client_ttl_secs = $7, client_secret_ttl_secs = $8 WHERE id = $6";
+pub(super) const UPDATE_REALM: &str = "UPDATE realms SET name = $1, display_name = $2, token_ttl_secs = $3, updated_at = $4, refresh_idle_ttl_secs = $6, refresh_max_ttl_secs = $7 WHERE id = $5";
 pub(super) const SET_REALM_ENABLED: &str =
     "UPDATE realms SET enabled = $1, updated_at = $2 WHERE id = $3";
 
@@ -98,6 +95,8 @@ macro_rules! realm_store {
                     .bind(r.max_dynamic_clients)
                     .bind(r.metadata_document_policy.as_str())
                     .bind(r.metadata_document_domains.join(" "))
+                    .bind(r.unused_client_ttl_secs)
+                    .bind(r.client_secret_ttl_secs)
             }
 
             async fn realm_where(
@@ -168,21 +167,19 @@ macro_rules! realm_store {
 
                 async fn set_realm_registration(
                     &self,
-                    id: &RealmId,
-                    policy: $crate::realms::RegistrationPolicy,
-                    max_dynamic_clients: i64,
-                    documents: ($crate::realms::MetadataDocumentPolicy, &[String]),
-                    updated_at: UnixTime,
+                    r: &Realm,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
                     let n = sqlx::query(SET_REALM_REGISTRATION)
-                        .bind(policy.as_str())
-                        .bind(max_dynamic_clients)
-                        .bind(documents.0.as_str())
-                        .bind(documents.1.join(" "))
-                        .bind(updated_at)
-                        .bind(id.as_str())
+                        .bind(r.registration_policy.as_str())
+                        .bind(r.max_dynamic_clients)
+                        .bind(r.metadata_document_policy.as_str())
+                        .bind(r.metadata_document_domains.join(" "))
+                        .bind(r.updated_at)
+                        .bind(r.id.as_str())
+                        .bind(r.unused_client_ttl_secs)
+                        .bind(r.client_secret_ttl_secs)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
@@ -201,6 +198,8 @@ macro_rules! realm_store {
                         .bind(realm.token_ttl_secs)
                         .bind(realm.updated_at)
                         .bind(realm.id.as_str())
+                        .bind(realm.refresh_idle_ttl_secs)
+                        .bind(realm.refresh_max_ttl_secs)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();

@@ -125,6 +125,7 @@ pub(crate) struct ClientRow {
     pub reviewed_by: Option<String>,
     pub review_reason: Option<String>,
     pub reviewed_at: Option<i64>,
+    pub last_token_at: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -164,6 +165,7 @@ impl TryFrom<ClientRow> for Client {
                 reviewed_by: r.reviewed_by,
                 review_reason: r.review_reason,
                 reviewed_at: r.reviewed_at,
+                last_token_at: r.last_token_at,
             },
             id: id(r.id),
             realm_id: id(r.realm_id),
@@ -242,6 +244,8 @@ pub(crate) struct RealmRow {
     pub max_dynamic_clients: i64,
     pub metadata_document_policy: String,
     pub metadata_document_domains: String,
+    pub unused_client_ttl_secs: i64,
+    pub client_secret_ttl_secs: i64,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -270,6 +274,8 @@ impl TryFrom<RealmRow> for Realm {
                 .split_whitespace()
                 .map(str::to_owned)
                 .collect(),
+            unused_client_ttl_secs: r.unused_client_ttl_secs,
+            client_secret_ttl_secs: r.client_secret_ttl_secs,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

@@ -16,6 +16,8 @@ pub struct Purged {
     pub assertion_jtis: u64,
     /// Sign-in sessions, authorization codes and token families past their end.
     pub flows: u64,
+    /// Self-registered clients that expired unused (kept, in state `expired`).
+    pub clients_expired: u64,
 }
 
 /// Token-path persistence.
@@ -137,6 +139,7 @@ macro_rules! token_store {
                         revoked_tokens,
                         assertion_jtis,
                         flows: 0,
+                        clients_expired: 0,
                     })
                 }
             }

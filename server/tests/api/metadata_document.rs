@@ -118,6 +118,7 @@ async fn server(loopback: bool, policy: &str, domains: &str) -> (TestServer, aut
                 max_dynamic_clients: "".into(),
                 metadata_document_policy: (policy).into(),
                 metadata_document_domains: (domains).into(),
+                ..Default::default()
             },
             &meta,
         )
@@ -407,7 +408,8 @@ async fn listed_domains_only_and_refusal() {
                     policy: ("review").into(),
                     max_dynamic_clients: "".into(),
                     metadata_document_policy: ("allow_list").into(),
-                    metadata_document_domains: ("").into()
+                    metadata_document_domains: ("").into(),
+                    ..Default::default()
                 },
                 &authz::RequestMeta::default()
             )

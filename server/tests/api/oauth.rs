@@ -305,6 +305,7 @@ async fn token_lifetimes_follow_the_realm_default_unless_the_resource_sets_its_o
         name: "default".into(),
         display_name: "Default".into(),
         token_ttl_secs: ttl.into(),
+        ..Default::default()
     };
     core.update_realm(&admin, "default", &realm("900"), &meta)
         .await

@@ -39,10 +39,12 @@ fn vscode() -> serde_json::Value {
 struct Reg {
     t: TestServer,
     admin: authz::Principal,
+    clock: authz::clock::FixedClock,
 }
 
 async fn setup(policy: &str) -> Reg {
-    let t = TestServer::new().await;
+    let clock = authz::clock::FixedClock::at(time::OffsetDateTime::now_utc().unix_timestamp());
+    let t = TestServer::with(|_| {}, Arc::new(clock.clone())).await;
     t.user("root@example.com", "admin").await;
     let admin = t.principal("root@example.com").await;
     let meta = authz::RequestMeta::default();
@@ -73,12 +75,13 @@ async fn setup(policy: &str) -> Reg {
                 max_dynamic_clients: "".into(),
                 metadata_document_policy: ("").into(),
                 metadata_document_domains: ("").into(),
+                ..Default::default()
             },
             &meta,
         )
         .await
         .expect("policy");
-    Reg { t, admin }
+    Reg { t, admin, clock }
 }
 
 impl Reg {
@@ -416,6 +419,7 @@ async fn the_realm_limit_closed_registration_and_initial_access_tokens() {
                 max_dynamic_clients: "1".into(),
                 metadata_document_policy: ("").into(),
                 metadata_document_domains: ("").into(),
+                ..Default::default()
             },
             &meta,
         )
@@ -438,6 +442,7 @@ async fn the_realm_limit_closed_registration_and_initial_access_tokens() {
                 max_dynamic_clients: "100".into(),
                 metadata_document_policy: ("").into(),
                 metadata_document_domains: ("").into(),
+                ..Default::default()
             },
             &meta,
         )
@@ -470,6 +475,7 @@ async fn the_realm_limit_closed_registration_and_initial_access_tokens() {
                 max_dynamic_clients: "".into(),
                 metadata_document_policy: ("").into(),
                 metadata_document_domains: ("").into(),
+                ..Default::default()
             },
             &meta,
         )
@@ -559,4 +565,277 @@ async fn an_approved_client_that_changes_what_was_reviewed_goes_back_to_review()
         r.t.get(&authorize(&id, "http://localhost:61000/callback"), None)
             .await;
     assert!(body(res).await.contains("awaiting approval"));
+}
+
+/// A machine client as a CI job registers it.
+fn machine() -> serde_json::Value {
+    serde_json::json!({
+        "client_name": "Nightly reports",
+        "grant_types": ["client_credentials"],
+        "token_endpoint_auth_method": "client_secret_post",
+        "scope": "tools:call"
+    })
+}
+
+impl Reg {
+    async fn settings(&self, unused_days: &str, secret_days: &str, policy: &str) {
+        self.t
+            .state
+            .core
+            .set_registration_policy(
+                &self.admin,
+                "default",
+                &authz::realms::RegistrationInput {
+                    policy: policy.into(),
+                    unused_client_days: unused_days.into(),
+                    client_secret_days: secret_days.into(),
+                    ..Default::default()
+                },
+                &authz::RequestMeta::default(),
+            )
+            .await
+            .expect("settings");
+    }
+
+    async fn machine_token(&self, id: &str, secret: &str) -> (StatusCode, serde_json::Value) {
+        self.token(&format!(
+            "grant_type=client_credentials&client_id={id}&client_secret={secret}&resource=https%3A%2F%2Fpay.example.com%2F"
+        ))
+        .await
+    }
+
+    async fn events(&self, action: &str, client_id: &str) -> Vec<authz::audit::AuditEvent> {
+        self.t
+            .state
+            .core
+            .list_audit(
+                &self.admin,
+                None,
+                authz::audit::AuditFilter {
+                    action: Some(action.into()),
+                    target_is: Some(format!("client:{client_id}")),
+                    ..Default::default()
+                },
+                authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
+            )
+            .await
+            .expect("audit")
+            .items
+    }
+
+    async fn review_state(&self, id: &str) -> String {
+        self.t
+            .state
+            .core
+            .get_client(&self.admin, "default", id)
+            .await
+            .expect("client")
+            .client
+            .registration
+            .review
+            .as_str()
+            .to_owned()
+    }
+
+    async fn open_payments(&self) {
+        self.t
+            .state
+            .core
+            .set_resource_policy(
+                &self.admin,
+                "default",
+                "payments-mcp",
+                &authz::resources::AccessPolicyInput {
+                    consent: "any_client".into(),
+                    open_to_self_registered: true,
+                    ..Default::default()
+                },
+                &authz::RequestMeta::default(),
+            )
+            .await
+            .expect("open");
+    }
+}
+
+#[tokio::test]
+async fn a_self_registered_client_unused_for_the_realms_lifetime_expires_and_must_register_again() {
+    let r = setup("open").await;
+    r.settings("1", "", "open").await;
+    r.open_payments().await;
+    let (_, used) = r.register(&machine()).await;
+    let (_, idle) = r.register(&machine()).await;
+    let (used_id, used_secret) = (
+        used["client_id"].as_str().expect("id"),
+        used["client_secret"].as_str().expect("secret"),
+    );
+    let idle_id = idle["client_id"].as_str().expect("id");
+    let core = &r.t.state.core;
+    // Nothing is old enough yet.
+    assert_eq!(core.purge_expired().await.expect("purge").clients_expired, 0);
+    r.clock.advance(12 * 3600);
+    let (status, json) = r.machine_token(used_id, used_secret).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    r.clock.advance(13 * 3600);
+    // The idle one went a day without a token; the used one got one 13 hours ago.
+    assert_eq!(core.purge_expired().await.expect("purge").clients_expired, 1);
+    assert_eq!(r.review_state(idle_id).await, "expired");
+    assert_eq!(r.review_state(used_id).await, "approved");
+    let (status, json) = r
+        .machine_token(idle_id, idle["client_secret"].as_str().expect("secret"))
+        .await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("invalid_client")),
+        "an expired client is told to register again: {json}"
+    );
+    // Audited as the system's decision, and listed with the expired clients.
+    let expired = core
+        .review_queue(&r.admin, "default", authz::clients::ReviewState::Expired)
+        .await
+        .expect("expired");
+    assert_eq!(expired.len(), 1);
+    assert_eq!(expired[0].client.registration.reviewed_by.as_deref(), Some("system"));
+    let events = r.events("client.expire", idle_id).await;
+    assert!(
+        events.len() == 1 && events[0].actor == "system",
+        "{events:?}"
+    );
+    // A realm that keeps unused clients forever expires none.
+    r.settings("0", "", "open").await;
+    r.clock.advance(400 * 86400);
+    assert_eq!(core.purge_expired().await.expect("purge").clients_expired, 0);
+    assert_eq!(r.review_state(used_id).await, "approved");
+}
+
+#[tokio::test]
+async fn expired_clients_make_room_under_the_realm_limit() {
+    let r = setup("open").await;
+    r.t.state
+        .core
+        .set_registration_policy(
+            &r.admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                policy: "open".into(),
+                max_dynamic_clients: "1".into(),
+                unused_client_days: "1".into(),
+                ..Default::default()
+            },
+            &authz::RequestMeta::default(),
+        )
+        .await
+        .expect("limit");
+    let (status, _) = r.register(&claude_code()).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, json) = r.register(&claude_code()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "full: {json}");
+    r.clock.advance(2 * 86400);
+    r.t.state.core.purge_expired().await.expect("purge");
+    let (status, json) = r.register(&claude_code()).await;
+    assert_eq!(status, StatusCode::CREATED, "the expired one no longer counts: {json}");
+}
+
+#[tokio::test]
+async fn registered_secrets_expire_on_the_realms_schedule_and_an_update_renews_them() {
+    let r = setup("open").await;
+    r.open_payments().await;
+    // By default the secrets of registered clients do not expire (RFC 7591: 0).
+    let (_, json) = r.register(&machine()).await;
+    assert_eq!(json["client_secret_expires_at"], 0);
+    r.settings("", "2", "open").await;
+    let t0 = authz::clock::Clock::now(&r.clock);
+    let (_, json) = r.register(&machine()).await;
+    assert_eq!(json["client_secret_expires_at"], t0 + 2 * 86400, "{json}");
+    let id = json["client_id"].as_str().expect("id").to_owned();
+    let old = json["client_secret"].as_str().expect("secret").to_owned();
+    let rat = json["registration_access_token"].as_str().expect("rat").to_owned();
+    assert_eq!(r.machine_token(&id, &old).await.0, StatusCode::OK);
+    // An update answers with a new secret; the old one keeps working for an hour.
+    r.clock.advance(86400);
+    let (status, _, json) = r
+        .call("PUT", &format!("{REGISTER}/{id}"), Some(&rat), Some(&machine()))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let new = json["client_secret"].as_str().expect("renewed").to_owned();
+    assert_ne!(new, old);
+    assert_eq!(json["client_secret_expires_at"], t0 + 3 * 86400);
+    assert_eq!(r.machine_token(&id, &old).await.0, StatusCode::OK, "overlap");
+    r.clock.advance(3601);
+    assert_eq!(
+        r.machine_token(&id, &old).await.0,
+        StatusCode::UNAUTHORIZED,
+        "the replaced secret stopped"
+    );
+    assert_eq!(r.machine_token(&id, &new).await.0, StatusCode::OK);
+    // Past its expiry the new one stops too.
+    r.clock.advance(2 * 86400);
+    assert_eq!(r.machine_token(&id, &new).await.0, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn a_reviewer_grants_a_machine_client_access_while_approving_it() {
+    let r = setup("review").await;
+    let core = &r.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let (_, json) = r.register(&machine()).await;
+    let id = json["client_id"].as_str().expect("id").to_owned();
+    let secret = json["client_secret"].as_str().expect("secret").to_owned();
+    let choice = |resource: &str, scopes: &str| authz::clients::AccessChoice {
+        resource: resource.into(),
+        scopes: Some(scopes.into()),
+    };
+    // A bad pick refuses the whole approval: nothing is half-written.
+    for (bad, message) in [
+        (choice("nope", "tools:call"), "There is no resource nope."),
+        (choice("payments-mcp", "admin"), "does not accept admin"),
+        (choice("payments-mcp", ""), "Pick at least one scope"),
+    ] {
+        let e = core
+            .approve_client_with_access(&r.admin, "default", &id, "CI job", None, &[bad], &meta)
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(&e, authz::Error::InvalidField { field: "access", message: m } if m.contains(message)),
+            "{e:?}"
+        );
+        assert_eq!(r.review_state(&id).await, "pending");
+    }
+    let (status, json) = r.machine_token(&id, &secret).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "pending: {json}");
+    core.approve_client_with_access(
+        &r.admin,
+        "default",
+        &id,
+        "CI job of the payments team",
+        None,
+        &[choice("payments-mcp", "tools:call")],
+        &meta,
+    )
+    .await
+    .expect("approve with access");
+    let (status, json) = r.machine_token(&id, &secret).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert_eq!(json["scope"], "tools:call");
+    let events = r.events("client.approve", &id).await;
+    let approval = events.first().expect("audited");
+    assert_eq!(
+        approval.details["access"][0]["resource"], "payments-mcp",
+        "the grant is in the approval's record"
+    );
+    // Interactive clients get their access from people's consent, not from a reviewer.
+    let (_, json) = r.register(&claude_code()).await;
+    let interactive = json["client_id"].as_str().expect("id").to_owned();
+    let e = core
+        .approve_client_with_access(
+            &r.admin,
+            "default",
+            &interactive,
+            "ok",
+            None,
+            &[choice("payments-mcp", "tools:call")],
+            &meta,
+        )
+        .await
+        .expect_err("refused");
+    assert!(matches!(e, authz::Error::InvalidField { field: "access", .. }), "{e:?}");
 }

@@ -20,6 +20,8 @@ pub(super) fn realm(name: &str) -> Realm {
         token_ttl_secs: 300,
         refresh_idle_ttl_secs: 1_209_600,
         refresh_max_ttl_secs: 7_776_000,
+        unused_client_ttl_secs: 2_592_000,
+        client_secret_ttl_secs: 0,
         registration_policy: crate::realms::RegistrationPolicy::Review,
         max_dynamic_clients: 1000,
         metadata_document_policy: crate::realms::MetadataDocumentPolicy::Review,

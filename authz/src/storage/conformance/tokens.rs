@@ -54,6 +54,7 @@ pub(super) async fn assertions_and_revocations(db: &Database) {
             revoked_tokens: 1,
             assertion_jtis: 2,
             flows: 0,
+            clients_expired: 0,
         }
     );
     assert!(

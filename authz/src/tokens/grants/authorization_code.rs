@@ -113,6 +113,7 @@ impl Core {
             )
             .await?;
         issued.refresh_token = refresh.map(|t| t.expose().to_owned());
+        self.token_use.record(&client.id, &resource.id, now);
         Ok(issued)
     }
 

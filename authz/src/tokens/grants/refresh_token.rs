@@ -137,6 +137,7 @@ impl Core {
             .rotate_refresh_token(&hash, now, &sealed, &next_row)
             .await?
         {
+            self.token_use.record(&client.id, &resource.id, now);
             return Ok(issued);
         }
         // Another request rotated it a moment ago: answer as that one did.
