@@ -135,6 +135,13 @@ pub(super) async fn grants(db: &Database) {
         .collect();
     assert!(used.contains(&(pay.id.clone(), Some(100))), "{used:?}");
     assert!(used.contains(&(mail.id.clone(), Some(90))), "{used:?}");
+    // The client's own last token is the latest of its uses.
+    let stored = store
+        .find_client(&bot.realm_id, &bot.client_id)
+        .await
+        .expect("find")
+        .expect("client");
+    assert_eq!(stored.registration.last_token_at, Some(100));
     let (all, with_token) = store.grant_counts(&r.id).await.expect("counts");
     assert!(all >= 2 && with_token == 2, "({all}, {with_token})");
     let elsewhere = given_realm(&store, "elsewhere").await;

@@ -16,6 +16,7 @@ mod fixtures;
 mod flows;
 mod keys;
 mod realms;
+mod registration;
 mod resources;
 mod tokens;
 mod users;
@@ -146,6 +147,7 @@ on_both_backends!(
     resources::resources,
     clients::clients,
     clients::resource_server_credentials,
+    registration::self_registration,
     agents::agents,
     agents::agent_lists,
     access::grants,

@@ -70,6 +70,8 @@ pub(super) async fn realms(db: &Database) {
     renamed.name = RealmName::parse("billing").expect("valid");
     renamed.enabled = false;
     renamed.token_ttl_secs = 900;
+    renamed.refresh_idle_ttl_secs = 86_400;
+    renamed.refresh_max_ttl_secs = 172_800;
     renamed.updated_at = 1_100;
     store
         .update_realm(
@@ -111,6 +113,32 @@ pub(super) async fn realms(db: &Database) {
         .expect_err("missing realm");
     assert!(matches!(err, StorageError::NotFound), "{err:?}");
 
+    // Registration settings are written on their own, lifetimes of clients and secrets
+    // included.
+    let mut registration = renamed.clone();
+    registration.registration_policy = crate::realms::RegistrationPolicy::Open;
+    registration.max_dynamic_clients = 7;
+    registration.unused_client_ttl_secs = 0;
+    registration.client_secret_ttl_secs = 86_400;
+    registration.display_name = "not written".into();
+    store
+        .set_realm_registration(
+            &registration,
+            &event(&p.id, "realm.update", "a@x.io", "realm:billing", 1_100),
+        )
+        .await
+        .expect("registration");
+    let renamed = Realm {
+        registration_policy: crate::realms::RegistrationPolicy::Open,
+        max_dynamic_clients: 7,
+        unused_client_ttl_secs: 0,
+        client_secret_ttl_secs: 86_400,
+        ..renamed
+    };
+    assert_eq!(
+        store.find_realm(&p.id).await.expect("find"),
+        Some(renamed.clone())
+    );
     let mut clash = renamed.clone();
     clash.name = RealmName::parse("default").expect("valid");
     let err = store
@@ -132,7 +160,7 @@ pub(super) async fn realms(db: &Database) {
     assert!(matches!(err, StorageError::NotFound), "{err:?}");
     assert_eq!(
         audit_count(&store).await,
-        4,
+        5,
         "only the successful writes were audited"
     );
 }
