@@ -10,8 +10,8 @@ use super::dcr::{
 };
 use super::metadata::{ClientMetadata, ValidClient};
 use super::model::{
-    Client, ClientId, ClientRowId, GrantType, Registration, RegistrationKind, ReviewDecision,
-    AccessChoice, ReviewState, SECRET_RENEWAL_OVERLAP_SECS,
+    AccessChoice, Client, ClientId, ClientRowId, GrantType, Registration, RegistrationKind,
+    ReviewDecision, ReviewState, SECRET_RENEWAL_OVERLAP_SECS,
 };
 use crate::audit::{RequestMeta, action};
 use crate::core::Core;
@@ -178,7 +178,8 @@ impl Core {
         now: crate::clock::UnixTime,
     ) -> (PlainToken, super::model::ClientSecret) {
         let (plain, mut secret) = self.new_secret(client, now);
-        secret.expires_at = (realm.client_secret_ttl_secs > 0).then(|| now + realm.client_secret_ttl_secs);
+        secret.expires_at =
+            (realm.client_secret_ttl_secs > 0).then(|| now + realm.client_secret_ttl_secs);
         (plain, secret)
     }
 
@@ -577,7 +578,10 @@ impl Core {
                     reason: why,
                     at: self.now(),
                     seen,
-                    grants: grants.into_iter().map(|(_, id, scopes)| (id, scopes)).collect(),
+                    grants: grants
+                        .into_iter()
+                        .map(|(_, id, scopes)| (id, scopes))
+                        .collect(),
                 },
                 &event,
             )
@@ -632,13 +636,10 @@ impl Core {
                     e => e,
                 })?;
             if out.iter().any(|(_, id, _)| *id == resource.id) {
-                return Err(field(format!(
-                    "{} is picked twice.",
-                    resource.display_name
-                )));
+                return Err(field(format!("{} is picked twice.", resource.display_name)));
             }
-            let scopes = crate::access::grant_scopes(choice.scopes.as_deref(), &resource)
-                .map_err(field)?;
+            let scopes =
+                crate::access::grant_scopes(choice.scopes.as_deref(), &resource).map_err(field)?;
             out.push((resource.slug.to_string(), resource.id, scopes));
         }
         Ok(out)

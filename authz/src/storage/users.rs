@@ -179,6 +179,27 @@ macro_rules! user_store {
                 Ok(())
             }
 
+            /// Ends a console account's sign-ins to apps (it may sign in at the default realm's
+            /// authorization endpoint): its sessions there go, its token families are revoked.
+            async fn end_user_sign_ins(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                user: &UserId,
+                at: UnixTime,
+                why: &str,
+            ) -> Result<(), StorageError> {
+                sqlx::query($crate::storage::people::END_SUBJECT_SESSIONS)
+                    .bind(user.as_str())
+                    .execute(&mut *conn)
+                    .await?;
+                sqlx::query($crate::storage::people::REVOKE_SUBJECT_FAMILIES)
+                    .bind(at)
+                    .bind(why)
+                    .bind(user.as_str())
+                    .execute(&mut *conn)
+                    .await?;
+                Ok(())
+            }
+
             #[async_trait::async_trait]
             impl UserStore for $store {
                 async fn insert_user(
@@ -258,7 +279,7 @@ macro_rules! user_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let q = sqlx::query(SET_ROLE).bind(role.as_str());
-                    self.change_admins(user, event, q.bind(updated_at).bind(user.as_str())).await
+                    self.change_admins(user, event, q.bind(updated_at).bind(user.as_str()), None).await
                 }
 
                 async fn set_user_disabled(
@@ -269,7 +290,11 @@ macro_rules! user_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let q = sqlx::query(SET_DISABLED).bind(disabled);
-                    self.change_admins(user, event, q.bind(updated_at).bind(user.as_str())).await
+                    // A disabled account also stops signing in to apps (the default realm's
+                    // authorization endpoint): its sessions end, its token families are revoked.
+                    let ends = disabled.then_some((updated_at, "user_disabled"));
+                    self.change_admins(user, event, q.bind(updated_at).bind(user.as_str()), ends)
+                        .await
                 }
 
                 async fn set_user_password(
@@ -292,6 +317,7 @@ macro_rules! user_store {
                     if n == 0 {
                         return Ok(false);
                     }
+                    end_user_sign_ins(&mut tx, user, updated_at, "password_set").await?;
                     self.commit_uncached(tx, event).await?;
                     Ok(true)
                 }
@@ -400,6 +426,7 @@ macro_rules! user_store {
                     user: &UserId,
                     event: &NewAuditEvent,
                     change: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
+                    ends_sign_ins: Option<(UnixTime, &str)>,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
                     // Write first: on SQLite a transaction that read before writing could not
@@ -417,6 +444,9 @@ macro_rules! user_store {
                     if admins_before > 0 && admins_after == 0 {
                         // Dropping the transaction rolls the change back.
                         return Err(StorageError::Precondition(LAST_ADMIN));
+                    }
+                    if let (1, Some((at, why))) = (n, ends_sign_ins) {
+                        end_user_sign_ins(&mut tx, user, at, why).await?;
                     }
                     self.commit_one_uncached(tx, n, event).await
                 }

@@ -63,7 +63,11 @@ pub(super) async fn realms(core: &authz::Core, command: RealmsCommand) -> anyhow
                 .create_realm(&p, &name, &display_name, &meta)
                 .await
                 .map_err(core_error)?;
-            say!("Created realm {} (issuer {}).", r.name, core.issuer(&r.name));
+            say!(
+                "Created realm {} (issuer {}).",
+                r.name,
+                core.issuer(&r.name)
+            );
         }
         RealmsCommand::Update {
             realm,

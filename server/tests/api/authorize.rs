@@ -160,6 +160,10 @@ impl Flow {
 
     /// Signs in and agrees; the redirect back to the client.
     async fn consent(&self, b: &mut Browser, extra: &str) -> String {
+        self.consent_as(b, extra, PERSON).await
+    }
+
+    async fn consent_as(&self, b: &mut Browser, extra: &str, email: &str) -> String {
         let (status, _, html) = self.get(b, &authorize_url(extra)).await;
         assert_eq!(status, StatusCode::OK, "{html}");
         assert!(
@@ -169,7 +173,7 @@ impl Flow {
         let form = format!(
             "step=login&ticket={}&email={}&password={}",
             ticket_of(&html),
-            enc(PERSON),
+            enc(email),
             enc(PASSWORD)
         );
         let (status, loc, html) = self.post(b, &form).await;
@@ -534,6 +538,88 @@ async fn refresh_tokens_expire_when_idle_and_end_with_a_disabled_person() {
 }
 
 #[tokio::test]
+async fn concurrent_refreshes_of_one_token_get_the_same_new_pair() {
+    let f = flow().await;
+    let (_, first) = f.redeem(&f.code().await).await;
+    let rt = first["refresh_token"].as_str().expect("rt").to_owned();
+    // Two requests racing with the same token (two windows of one app waking up at once).
+    let ((s1, a), (s2, b), (s3, c)) = tokio::join!(f.refresh(&rt), f.refresh(&rt), f.refresh(&rt));
+    assert_eq!(
+        (s1, s2, s3),
+        (StatusCode::OK, StatusCode::OK, StatusCode::OK),
+        "{a} {b} {c}"
+    );
+    assert_eq!(a["refresh_token"], b["refresh_token"]);
+    assert_eq!(b["refresh_token"], c["refresh_token"]);
+    assert_eq!(
+        a["access_token"], c["access_token"],
+        "one rotation, one answer"
+    );
+    let (status, _) = f.refresh(a["refresh_token"].as_str().expect("rt")).await;
+    assert_eq!(status, StatusCode::OK, "and the family lives on");
+}
+
+#[tokio::test]
+async fn the_realms_refresh_lifetimes_are_set_in_days_and_apply_to_new_sign_ins() {
+    let f = flow().await;
+    let core = &f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let input = |idle: &str, max: &str| authz::realms::RealmInput {
+        name: "default".into(),
+        display_name: "Default".into(),
+        token_ttl_secs: "300".into(),
+        refresh_idle_days: idle.into(),
+        refresh_max_days: max.into(),
+    };
+    for (idle, max, field) in [
+        ("0", "", "refresh_idle_days"),
+        ("1.5", "", "refresh_idle_days"),
+        ("", "3651", "refresh_max_days"),
+        ("30", "7", "refresh_idle_days"),
+    ] {
+        let e = core
+            .update_realm(&f.admin, "default", &input(idle, max), &meta)
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(&e, authz::Error::InvalidField { field: got, .. } if *got == field),
+            "{idle}/{max}: {e:?}"
+        );
+    }
+    let realm = core
+        .update_realm(&f.admin, "default", &input("1", "2"), &meta)
+        .await
+        .expect("saved");
+    assert_eq!(
+        (realm.refresh_idle_ttl_secs, realm.refresh_max_ttl_secs),
+        (86_400, 172_800)
+    );
+    let (_, first) = f.redeem(&f.code().await).await;
+    let mut rt = first["refresh_token"].as_str().expect("rt").to_owned();
+    // Used every 20 hours, it lives on until the absolute lifetime ends it.
+    for _ in 0..2 {
+        f.clock.advance(20 * 3600);
+        let (status, next) = f.refresh(&rt).await;
+        assert_eq!(status, StatusCode::OK, "{next}");
+        rt = next["refresh_token"].as_str().expect("rt").to_owned();
+    }
+    f.clock.advance(9 * 3600);
+    let (status, _) = f.refresh(&rt).await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "past two days since sign-in"
+    );
+    // Idle a day and a second: expired.
+    let (_, first) = f.redeem(&f.code().await).await;
+    f.clock.advance(86_401);
+    let (status, _) = f
+        .refresh(first["refresh_token"].as_str().expect("rt"))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "idle a day");
+}
+
+#[tokio::test]
 async fn redirect_uri_bypasses_get_an_error_page_and_never_a_redirect() {
     let f = flow().await;
     for bad in [
@@ -718,6 +804,37 @@ async fn console_admins_sign_in_as_people_of_the_default_realm() {
         .await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("wants to act for you"), "{html}");
+}
+
+#[tokio::test]
+async fn disabling_a_console_account_ends_its_app_sign_ins_for_good() {
+    let f = flow().await;
+    f.t.user("ops@example.com", "admin").await;
+    let ops = f.t.principal("ops@example.com").await;
+    let loc = f
+        .consent_as(
+            &mut Browser::default(),
+            "&scope=tools%3Acall+offline_access",
+            "ops@example.com",
+        )
+        .await;
+    let (status, json) = f.redeem(&query_of(&loc)["code"]).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let rt = json["refresh_token"].as_str().expect("rt").to_owned();
+    let meta = authz::RequestMeta::default();
+    let core = &f.t.state.core;
+    core.set_user_disabled(&f.admin, &ops.user_id, true, &meta)
+        .await
+        .expect("disable");
+    core.set_user_disabled(&f.admin, &ops.user_id, false, &meta)
+        .await
+        .expect("enable again");
+    let (status, json) = f.refresh(&rt).await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant")),
+        "enabling the account again does not revive its old sign-ins"
+    );
 }
 
 #[tokio::test]

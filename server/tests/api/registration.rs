@@ -671,13 +671,19 @@ async fn a_self_registered_client_unused_for_the_realms_lifetime_expires_and_mus
     let idle_id = idle["client_id"].as_str().expect("id");
     let core = &r.t.state.core;
     // Nothing is old enough yet.
-    assert_eq!(core.purge_expired().await.expect("purge").clients_expired, 0);
+    assert_eq!(
+        core.purge_expired().await.expect("purge").clients_expired,
+        0
+    );
     r.clock.advance(12 * 3600);
     let (status, json) = r.machine_token(used_id, used_secret).await;
     assert_eq!(status, StatusCode::OK, "{json}");
     r.clock.advance(13 * 3600);
     // The idle one went a day without a token; the used one got one 13 hours ago.
-    assert_eq!(core.purge_expired().await.expect("purge").clients_expired, 1);
+    assert_eq!(
+        core.purge_expired().await.expect("purge").clients_expired,
+        1
+    );
     assert_eq!(r.review_state(idle_id).await, "expired");
     assert_eq!(r.review_state(used_id).await, "approved");
     let (status, json) = r
@@ -694,7 +700,10 @@ async fn a_self_registered_client_unused_for_the_realms_lifetime_expires_and_mus
         .await
         .expect("expired");
     assert_eq!(expired.len(), 1);
-    assert_eq!(expired[0].client.registration.reviewed_by.as_deref(), Some("system"));
+    assert_eq!(
+        expired[0].client.registration.reviewed_by.as_deref(),
+        Some("system")
+    );
     let events = r.events("client.expire", idle_id).await;
     assert!(
         events.len() == 1 && events[0].actor == "system",
@@ -703,7 +712,10 @@ async fn a_self_registered_client_unused_for_the_realms_lifetime_expires_and_mus
     // A realm that keeps unused clients forever expires none.
     r.settings("0", "", "open").await;
     r.clock.advance(400 * 86400);
-    assert_eq!(core.purge_expired().await.expect("purge").clients_expired, 0);
+    assert_eq!(
+        core.purge_expired().await.expect("purge").clients_expired,
+        0
+    );
     assert_eq!(r.review_state(used_id).await, "approved");
 }
 
@@ -732,7 +744,11 @@ async fn expired_clients_make_room_under_the_realm_limit() {
     r.clock.advance(2 * 86400);
     r.t.state.core.purge_expired().await.expect("purge");
     let (status, json) = r.register(&claude_code()).await;
-    assert_eq!(status, StatusCode::CREATED, "the expired one no longer counts: {json}");
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "the expired one no longer counts: {json}"
+    );
 }
 
 #[tokio::test]
@@ -748,18 +764,30 @@ async fn registered_secrets_expire_on_the_realms_schedule_and_an_update_renews_t
     assert_eq!(json["client_secret_expires_at"], t0 + 2 * 86400, "{json}");
     let id = json["client_id"].as_str().expect("id").to_owned();
     let old = json["client_secret"].as_str().expect("secret").to_owned();
-    let rat = json["registration_access_token"].as_str().expect("rat").to_owned();
+    let rat = json["registration_access_token"]
+        .as_str()
+        .expect("rat")
+        .to_owned();
     assert_eq!(r.machine_token(&id, &old).await.0, StatusCode::OK);
     // An update answers with a new secret; the old one keeps working for an hour.
     r.clock.advance(86400);
     let (status, _, json) = r
-        .call("PUT", &format!("{REGISTER}/{id}"), Some(&rat), Some(&machine()))
+        .call(
+            "PUT",
+            &format!("{REGISTER}/{id}"),
+            Some(&rat),
+            Some(&machine()),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{json}");
     let new = json["client_secret"].as_str().expect("renewed").to_owned();
     assert_ne!(new, old);
     assert_eq!(json["client_secret_expires_at"], t0 + 3 * 86400);
-    assert_eq!(r.machine_token(&id, &old).await.0, StatusCode::OK, "overlap");
+    assert_eq!(
+        r.machine_token(&id, &old).await.0,
+        StatusCode::OK,
+        "overlap"
+    );
     r.clock.advance(3601);
     assert_eq!(
         r.machine_token(&id, &old).await.0,
@@ -837,5 +865,14 @@ async fn a_reviewer_grants_a_machine_client_access_while_approving_it() {
         )
         .await
         .expect_err("refused");
-    assert!(matches!(e, authz::Error::InvalidField { field: "access", .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            authz::Error::InvalidField {
+                field: "access",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
 }

@@ -31,15 +31,14 @@ pub(super) async fn self_registration(db: &Database) {
         c.updated_at = at;
         c
     };
-    let secret = |c: &crate::clients::Client, hash: &[u8], at: i64, expires: Option<i64>| {
-        ClientSecret {
+    let secret =
+        |c: &crate::clients::Client, hash: &[u8], at: i64, expires: Option<i64>| ClientSecret {
             id: SecretId::generate(),
             client_pk: c.id.clone(),
             secret_hash: hash.to_vec(),
             created_at: at,
             expires_at: expires,
-        }
-    };
+        };
     let bot = registered("dyn-bot", "203.0.113.9", 10);
     let app = registered("dyn-app", "203.0.113.9", 20);
     store
@@ -121,7 +120,10 @@ pub(super) async fn self_registration(db: &Database) {
     assert_eq!(stored.updated_at, 30);
     let grants = store.list_client_grants(&bot.id).await.expect("grants");
     assert_eq!(grants.len(), 1);
-    assert_eq!((grants[0].resource.clone(), grants[0].scopes.clone()), (pay.id.clone(), full));
+    assert_eq!(
+        (grants[0].resource.clone(), grants[0].scopes.clone()),
+        (pay.id.clone(), full)
+    );
 
     // An update that renews the secret adds it and ends the old one at the time given.
     let mut changed = stored.clone();
@@ -129,7 +131,12 @@ pub(super) async fn self_registration(db: &Database) {
     changed.updated_at = 40;
     let renewed = secret(&bot, b"s2", 40, Some(900));
     store
-        .update_self_registration(&changed, true, Some((&renewed, 100)), &ev("client.registration_update", 40))
+        .update_self_registration(
+            &changed,
+            true,
+            Some((&renewed, 100)),
+            &ev("client.registration_update", 40),
+        )
         .await
         .expect("update");
     let secrets = store.list_client_secrets(&bot.id).await.expect("secrets");
@@ -137,7 +144,10 @@ pub(super) async fn self_registration(db: &Database) {
         .iter()
         .map(|s| (s.secret_hash.clone(), s.expires_at))
         .collect();
-    assert_eq!(ends, [(b"s2".to_vec(), Some(900)), (b"s1".to_vec(), Some(100))]);
+    assert_eq!(
+        ends,
+        [(b"s2".to_vec(), Some(900)), (b"s1".to_vec(), Some(100))]
+    );
     let stored = store
         .find_client(&r.id, &bot.client_id)
         .await
@@ -166,10 +176,32 @@ pub(super) async fn self_registration(db: &Database) {
         .await
         .expect("iat");
     let other = given_realm(&store, "other").await;
-    assert!(!store.consume_initial_token(&other.id, b"iat", 2).await.expect("use"));
-    assert!(!store.consume_initial_token(&r.id, b"iat", 100).await.expect("use"), "expired");
-    assert!(store.consume_initial_token(&r.id, b"iat", 2).await.expect("use"));
-    assert!(!store.consume_initial_token(&r.id, b"iat", 3).await.expect("use"), "used up");
+    assert!(
+        !store
+            .consume_initial_token(&other.id, b"iat", 2)
+            .await
+            .expect("use")
+    );
+    assert!(
+        !store
+            .consume_initial_token(&r.id, b"iat", 100)
+            .await
+            .expect("use"),
+        "expired"
+    );
+    assert!(
+        store
+            .consume_initial_token(&r.id, b"iat", 2)
+            .await
+            .expect("use")
+    );
+    assert!(
+        !store
+            .consume_initial_token(&r.id, b"iat", 3)
+            .await
+            .expect("use"),
+        "used up"
+    );
 
     // The sweep finds clients idle for the realm's lifetime (2_592_000 s in the fixture):
     // by their last change and last token, dynamic ones only.
@@ -201,7 +233,11 @@ pub(super) async fn self_registration(db: &Database) {
         .insert_client(&admin_made, None, &ev("client.create", 1))
         .await
         .expect("admin client");
-    assert_eq!(unused(62 * day).await, ["dyn-app", "dyn-bot"], "admin clients stay");
+    assert_eq!(
+        unused(62 * day).await,
+        ["dyn-app", "dyn-bot"],
+        "admin clients stay"
+    );
     // Expired: no longer counted against the realm's limit.
     store
         .set_client_review(
