@@ -41,6 +41,18 @@ test('realm settings set the default token lifetime that resources follow unless
   await expect(page.getByTestId('toast').filter({ hasText: `Realm life-${suffix} saved.` })).toBeVisible();
   await expect(page.getByTestId('realm-lifetime')).toHaveText('900 s');
   await expect(page.getByTestId('history-row').first()).toContainText('realm.update');
+  // Refresh tokens: idle and absolute lifetimes in days; idle may not outlast absolute.
+  await expect(page.getByTestId('realm-refresh')).toHaveText('Expire after 14 days unused, 90 days at most');
+  await page.getByRole('button', { name: 'Edit' }).first().click();
+  const idle = page.getByLabel('Refresh token idle lifetime (days)');
+  await idle.fill('30');
+  await page.getByLabel('Refresh token absolute lifetime (days)').fill('7');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(idle).toHaveAttribute('aria-invalid', 'true');
+  await expect(idle).toHaveAccessibleDescription(/at most the absolute lifetime/);
+  await idle.fill('1');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page.getByTestId('realm-refresh')).toHaveText('Expire after 1 day unused, 7 days at most');
 
   // The resource follows the realm, until it sets its own.
   await page.goto('/resources/life-mcp');
