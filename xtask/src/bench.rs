@@ -594,44 +594,16 @@ fn scale() -> anyhow::Result<()> {
     ensure("curl", "curl")?;
     ensure("sqlite3", "sqlite3")?;
     let (n, audit) = (100_000, 1_000_000);
-    let pg_admin = std::env::var("PORTCULLIS_BENCH_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    let pg_name = format!("portcullis_bench_{}", std::process::id());
-    let mut pg_url = pg_admin.clone();
-    if let Some(i) = pg_url.rfind('/') {
-        pg_url.truncate(i + 1);
-        pg_url.push_str(&pg_name);
-    }
     println!(
         "\n{n} clients, {n} agents, {audit} audit rows; 30 calls per case, p50 / p95 in ms (curl time_total)\n"
     );
     println!("| backend | list | first page | middle page | search |");
     println!("|---|---|---|---|---|");
-    for backend in ["sqlite", "postgres"] {
-        let postgres = backend == "postgres";
-        if postgres {
-            crate::run(Command::new("psql").args([
-                &pg_admin,
-                "-qc",
-                &format!("CREATE DATABASE {pg_name}"),
-            ]))?;
-        }
-        let result = scale_one(
-            backend,
-            if postgres { Some(pg_url.clone()) } else { None },
-            n,
-            audit,
-        );
-        if postgres {
-            let _ = crate::run(Command::new("psql").args([
-                &pg_admin,
-                "-qc",
-                &format!("DROP DATABASE IF EXISTS {pg_name} WITH (FORCE)"),
-            ]));
-        }
-        result?;
-    }
-    Ok(())
+    scale_one("sqlite", None, n, audit)?;
+    let (url, admin, name) = bench_database("scale")?;
+    let result = scale_one("postgres", Some(url), n, audit);
+    drop_bench_database(&admin, &name);
+    result
 }
 
 fn scale_one(backend: &str, pg_url: Option<String>, n: u32, audit: u32) -> anyhow::Result<()> {
@@ -774,11 +746,53 @@ fn wrk_counts(text: &str) -> anyhow::Result<(f64, f64, f64, String)> {
     Ok((total, failed, rps, p99))
 }
 
+/// A throwaway PostgreSQL database for one benchmark: its URL, and the admin URL and name to
+/// drop it with.
+fn bench_database(what: &str) -> anyhow::Result<(String, String, String)> {
+    let pg_admin = std::env::var("PORTCULLIS_BENCH_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let pg_name = format!("portcullis_bench_{what}_{}", std::process::id());
+    let mut pg_url = pg_admin.clone();
+    if let Some(i) = pg_url.rfind('/') {
+        pg_url.truncate(i + 1);
+        pg_url.push_str(&pg_name);
+    }
+    crate::run(Command::new("psql").args([
+        &pg_admin,
+        "-qc",
+        &format!("CREATE DATABASE {pg_name}"),
+    ]))?;
+    Ok((pg_url, pg_admin, pg_name))
+}
+
+fn drop_bench_database(pg_admin: &str, pg_name: &str) {
+    let _ = crate::run(Command::new("psql").args([
+        pg_admin,
+        "-qc",
+        &format!("DROP DATABASE IF EXISTS {pg_name} WITH (FORCE)"),
+    ]));
+}
+
 /// `cargo xtask bench codes`: the authorization endpoint issuing codes (a signed-in person
-/// with remembered consent), the `authorization_code` exchange and `refresh_token` rotation.
+/// with remembered consent), the `authorization_code` exchange and `refresh_token` rotation,
+/// on SQLite and on PostgreSQL.
 fn codes() -> anyhow::Result<()> {
     ensure("curl", "curl")?;
-    let install = Install::new("bench-codes", None)?;
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    println!("\nauthorization code and refresh, {cores} cores, wrk -t2 on the same machine\n");
+    println!(
+        "| backend | step | connections | per second | server cores used | CPU µs each | p99 latency |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    codes_on("sqlite", None)?;
+    let (url, admin, name) = bench_database("codes")?;
+    let result = codes_on("postgres", Some(url));
+    drop_bench_database(&admin, &name);
+    result
+}
+
+fn codes_on(backend: &str, database_url: Option<String>) -> anyhow::Result<()> {
+    let install = Install::new(&format!("bench-codes-{backend}"), database_url)?;
     install.cli(&["migrate"])?;
     install.resource("es256", "ES256")?;
     install.cli(&[
@@ -855,10 +869,6 @@ fn codes() -> anyhow::Result<()> {
         cookie.contains("portcullis_login="),
         "the bench sign-in failed"
     );
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    println!("\nauthorization code and refresh, {cores} cores, wrk -t2 on the same machine\n");
-    println!("| step | connections | per second | server cores used | CPU µs each | p99 latency |");
-    println!("|---|---|---|---|---|---|");
     let measure = |script: &str,
                    conns: u32,
                    seconds: u32,
@@ -884,7 +894,7 @@ fn codes() -> anyhow::Result<()> {
     )?;
     let (ok, rps, used, p99) = measure(&authorize, 16, SECONDS, &query)?;
     println!(
-        "| authorize (code issued) | 16 | {rps:.0} | {used:.2} | {:.0} | {p99} |",
+        "| {backend} | authorize (code issued) | 16 | {rps:.0} | {used:.2} | {:.0} | {p99} |",
         used / rps * 1e6
     );
     anyhow::ensure!(ok > 1000.0, "too few codes were issued");
@@ -915,7 +925,7 @@ fn codes() -> anyhow::Result<()> {
     let (ok, _, used, p99) = measure(&exchange, 16, seconds, "/realms/default/token")?;
     let per_sec = ok / f64::from(seconds);
     println!(
-        "| authorization_code exchange | 16 | {per_sec:.0} | {used:.2} | {:.0} | {p99} |",
+        "| {backend} | authorization_code exchange | 16 | {per_sec:.0} | {used:.2} | {:.0} | {p99} |",
         used / per_sec * 1e6
     );
     // 3. Refreshes: each thread rotates its refresh tokens, every answer feeding the next request.
@@ -929,7 +939,7 @@ fn codes() -> anyhow::Result<()> {
     let (ok, _, used, p99) = measure(&refresh, 16, SECONDS, "/realms/default/token")?;
     let per_sec = ok / f64::from(SECONDS);
     println!(
-        "| refresh_token rotation | 16 | {per_sec:.0} | {used:.2} | {:.0} | {p99} |",
+        "| {backend} | refresh_token rotation | 16 | {per_sec:.0} | {used:.2} | {:.0} | {p99} |",
         used / per_sec * 1e6
     );
     drop(server);
