@@ -11,6 +11,7 @@ const long = (s: string, n: number) => (s + '-').repeat(Math.ceil(n / (s.length 
 const resource = `billing-ledger-${suffix}`;
 const client = `${long('reconciliation-worker', 90)}-${suffix}`;
 const agent = `${long('nightly-reconciliation', 50)}-${suffix}`.slice(0, 63);
+const resourceUri = `https://${long('billing-ledger', 60)}.internal.example-corporation.com/${long('mcp/v2/tenants/eu-west-1', 120)}`;
 
 /** Calls a console server function as the signed-in admin. */
 async function call(api: APIRequestContext, baseURL: string, fn: string, form: Record<string, string>) {
@@ -26,7 +27,7 @@ async function seed(page: Page, baseURL: string) {
   await call(api, baseURL, 'resources/create', {
     slug: resource,
     display_name: long('Billing ledger MCP server for the finance operations team', 100),
-    uri: `https://${long('billing-ledger', 60)}.internal.example-corporation.com/${long('mcp/v2/tenants/eu-west-1', 120)}`,
+    uri: resourceUri,
     scopes: 'ledger:read ledger:write invoices:read invoices:approve payments:initiate payments:refund reports:export',
     token_ttl_secs: '',
     signing_alg: '',
@@ -68,6 +69,16 @@ async function seed(page: Page, baseURL: string) {
     confirm: 'a-long-enough-password',
   });
   person = p.id;
+  // A public client an admin registered, for the sign-in and consent pages.
+  await call(api, baseURL, 'clients/create', {
+    client_id: `desktop-${suffix}`,
+    name: long('Finance desktop assistant for the operations team', 100),
+    auth_method: 'none',
+    scope: '',
+    contacts: '',
+    jwks: '',
+    redirect_uris: 'http://127.0.0.1:53682/callback',
+  });
   // A client waiting for review, as an MCP client registers itself.
   const reg = await api.post('/realms/default/connect/register', {
     data: {
@@ -102,6 +113,22 @@ const SCREENS: [string, string][] = [
   ['not-found', '/no-such-page'],
 ];
 
+/** What is wrong with the page as shown: sideways scroll, serious axe violations; saves a screenshot. */
+async function check(page: Page, name: string): Promise<string[]> {
+  const problems: string[] = [];
+  const { scroll, client: visible } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
+  if (scroll > visible) problems.push(`${name}: page scrolls sideways (${scroll} > ${visible})`);
+  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  for (const v of axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
+    problems.push(`${name}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  }
+  await page.screenshot({ path: `screenshots/${name}.png`, fullPage: true });
+  return problems;
+}
+
 test.describe.configure({ mode: 'serial' });
 
 test('every screen holds long data at 390 and 1280 px, light and dark, without sideways scroll or serious accessibility problems', async ({ page, baseURL }) => {
@@ -118,16 +145,7 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
         await page.goto(path);
         await hydrated(page);
         await page.waitForLoadState('networkidle');
-        const { scroll, client: visible } = await page.evaluate(() => ({
-          scroll: document.documentElement.scrollWidth,
-          client: document.documentElement.clientWidth,
-        }));
-        if (scroll > visible) problems.push(`${name} @${width} ${scheme}: page scrolls sideways (${scroll} > ${visible})`);
-        const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-        for (const v of axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
-          problems.push(`${name} @${width} ${scheme}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-        }
-        await page.screenshot({ path: `screenshots/${name}-${width}-${scheme}.png`, fullPage: true });
+        problems.push(...await check(page, `${name}-${width}-${scheme}`));
       }
     }
   }
@@ -141,6 +159,34 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       problems.push(`login @${width}: ${v.id}`);
     }
     await page.screenshot({ path: `screenshots/login-${width}.png`, fullPage: true });
+  }
+  // The authorization endpoint's own pages (server-rendered, no JavaScript): sign-in, consent
+  // and an error page.
+  const authorize = `/realms/default/authorize?response_type=code&client_id=desktop-${suffix}` +
+    `&redirect_uri=${encodeURIComponent('http://127.0.0.1:53682/callback')}` +
+    '&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256' +
+    `&scope=${encodeURIComponent('ledger:read invoices:approve payments:refund')}&state=s&resource=${encodeURIComponent(resourceUri)}`;
+  const pages: [string, (p: Page) => Promise<void>][] = [
+    ['authorize-sign-in', async (p) => { await p.goto(authorize); }],
+    ['authorize-consent', async (p) => {
+      await p.goto(authorize);
+      await p.getByLabel('Email').fill(`${long('maximilian.alexander', 50)}@subsidiary.example-corporation.com`);
+      await p.getByLabel('Password').fill('a-long-enough-password');
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await expect(p.getByTestId('client-name')).toBeVisible();
+    }],
+    ['authorize-error', async (p) => { await p.goto('/realms/default/authorize?response_type=code&client_id=nobody'); }],
+  ];
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const width of [1280, 390]) {
+      for (const [name, open] of pages) {
+        await page.context().clearCookies();
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.setViewportSize({ width, height: 844 });
+        await open(page);
+        problems.push(...await check(page, `${name}-${width}-${scheme}`));
+      }
+    }
   }
   expect(problems).toEqual([]);
 });
