@@ -45,6 +45,15 @@ fn frame(realm: String, title: String, children: impl IntoView + 'static) -> Str
     .to_html()
 }
 
+/// Whether an administrator or reviewer vouches for the client's name, or it named itself.
+fn verified_badge(verified: bool) -> AnyView {
+    if verified {
+        view! { <span data-testid="client-verified" class="rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-800 dark:bg-emerald-950 dark:text-emerald-200">"Verified by your administrators"</span> }.into_any()
+    } else {
+        view! { <span data-testid="client-unverified" class="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">"Self-registered: not reviewed"</span> }.into_any()
+    }
+}
+
 /// The sign-in page.
 pub fn login_html(page: &LoginPage, action: &str) -> String {
     let title = format!("Sign in to continue to {}", page.client_name);
@@ -54,6 +63,7 @@ pub fn login_html(page: &LoginPage, action: &str) -> String {
         }
     });
     let body = view! {
+        <p class="-mt-2 mb-4">{verified_badge(page.client_verified)}</p>
         {error}
         <form method="post" action=action.to_owned() class="space-y-4">
             <input type="hidden" name="ticket" value=page.ticket.clone()/>
@@ -79,11 +89,7 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
     let logo = page.logo_uri.clone().map(|src| view! {
         <img src=src alt="" width="48" height="48" referrerpolicy="no-referrer" class="h-12 w-12 shrink-0 rounded-md border border-slate-200 object-contain dark:border-slate-700"/>
     });
-    let verified = if page.verified {
-        view! { <span data-testid="client-verified" class="rounded bg-emerald-100 px-1.5 py-0.5 text-xs font-medium text-emerald-800 dark:bg-emerald-950 dark:text-emerald-200">"Verified by your administrators"</span> }.into_any()
-    } else {
-        view! { <span data-testid="client-unverified" class="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">"Self-registered: not reviewed"</span> }.into_any()
-    };
+    let verified = verified_badge(page.verified);
     let warning = match page.redirect_kind {
         RedirectKind::Https => None,
         RedirectKind::Loopback => Some(

@@ -261,6 +261,8 @@ pub fn ReviewPage() -> impl IntoView {
     let picks = RwSignal::new(BTreeMap::<String, BTreeSet<String>>::new());
     let toasts = use_toasts();
     let session = crate::components::layout::use_session();
+    // Granting access while approving takes an administrator.
+    let grants = crate::components::layout::use_abilities().manage_clients;
     Effect::new(move |_| match decide.value().get() {
         Some(Ok(r)) => {
             selected.set(vec![]);
@@ -369,7 +371,15 @@ pub fn ReviewPage() -> impl IntoView {
             {move || asking.get().and_then(|p| {
                 let scope = p.machine?;
                 let (client_id, _) = p.ids.first()?.clone();
-                Some(view! { <ApprovalAccess client_id registered=scope picks/> })
+                Some(if grants {
+                    view! { <ApprovalAccess client_id registered=scope picks/> }.into_any()
+                } else {
+                    view! {
+                        <p class=format!("mt-4 {MUTED}") data-testid="approval-access-note">
+                            "Only resources open to self-registered machine clients give it tokens; an administrator grants more on the client's page."
+                        </p>
+                    }.into_any()
+                })
             })}
             <label class=LABEL for="review-reason">"Reason (required)"</label>
             <textarea id="review-reason" class=format!("mt-1 {INPUT}") rows="3" maxlength="500" required

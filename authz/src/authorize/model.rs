@@ -248,6 +248,9 @@ pub struct LoginPage {
     pub realm: String,
     /// The client asking.
     pub client_name: String,
+    /// Registered by an administrator or approved by a reviewer (its name is then vouched
+    /// for; otherwise it chose it itself).
+    pub client_verified: bool,
     /// The sealed request, posted back with the form.
     pub ticket: String,
     /// Why the last attempt failed.

@@ -129,7 +129,7 @@ impl Core {
         };
         match signed_in {
             Some((subject, auth_time)) => {
-                self.continue_as(&realm, ticket, &subject, auth_time, meta)
+                self.continue_as(&realm, ticket, &subject, (auth_time, false), meta)
                     .await
             }
             None if ticket.prompt == Prompt::None => {
@@ -138,6 +138,7 @@ impl Core {
             None => Ok(AuthorizeStep::Login(LoginPage {
                 realm: realm.display_name.clone(),
                 client_name: client.name.clone(),
+                client_verified: client.is_verified(),
                 ticket: self.seal_ticket(&ticket)?,
                 error: None,
                 email: String::new(),
@@ -167,6 +168,7 @@ impl Core {
                 AuthorizeStep::Login(LoginPage {
                     realm: realm.display_name.clone(),
                     client_name: client.name.clone(),
+                    client_verified: client.is_verified(),
                     ticket: self.seal_ticket(&ticket)?,
                     error: Some(error),
                     email: email.chars().take(254).collect(),
@@ -204,7 +206,7 @@ impl Core {
         );
         self.store.insert_login_session(&session, &event).await?;
         let step = self
-            .continue_as(&realm, ticket, &subject, now, meta)
+            .continue_as(&realm, ticket, &subject, (now, true), meta)
             .await?;
         Ok((step, Some(NewLoginSession(cookie.expose().to_owned()))))
     }
@@ -531,21 +533,31 @@ impl Core {
         realm: &Realm,
         mut ticket: Ticket,
         subject: &Subject,
-        auth_time: i64,
+        (auth_time, interacted): (i64, bool),
         meta: &RequestMeta,
     ) -> Result<AuthorizeStep> {
         let client = self.ticket_client(realm, &ticket).await?;
         let resource = self.ticket_resource(realm, &ticket).await?;
         let scopes = ScopeSet::parse(&ticket.scopes).map_err(|_| page_error("Bad ticket."))?;
+        // As before sign-in (RFC 9700 §4.11.2): without the person acting in this request, a
+        // client nobody verified is answered with a page, never a redirect, so a signed-in
+        // person following a link cannot be bounced to whatever it registered.
+        let may_redirect = interacted || client.is_verified();
+        let refused = |ticket: &Ticket, r: Refusal| {
+            if may_redirect {
+                Ok(self.refusal_redirect(realm, ticket, &r))
+            } else {
+                Err(Error::oauth(OAuthErrorCode::InvalidRequest, r.description))
+            }
+        };
         if !resource.policy.admits(&subject.roles) {
-            return Ok(self.refusal_redirect(
-                realm,
+            return refused(
                 &ticket,
-                &refuse(
+                refuse(
                     "access_denied",
                     "This account may not use the resource (it lacks a role the resource requires).",
                 ),
-            ));
+            );
         }
         let consent = self
             .store
@@ -567,11 +579,10 @@ impl Core {
                 .await;
         }
         if ticket.prompt == Prompt::None {
-            return Ok(self.refusal_redirect(
-                realm,
+            return refused(
                 &ticket,
-                &refuse("consent_required", "The user has not agreed to this yet."),
-            ));
+                refuse("consent_required", "The user has not agreed to this yet."),
+            );
         }
         let redirect = url::Url::parse(&ticket.redirect_uri).ok();
         let redirect_kind = redirect

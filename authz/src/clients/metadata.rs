@@ -360,8 +360,9 @@ pub fn split_uris(s: &str) -> Vec<String> {
 /// Checks redirect URIs for exact matching, dropping duplicates.
 ///
 /// Per OAuth 2.1 §2.3.1 and RFC 8252: `https`, `http` only on loopback hosts (native apps), or
-/// a private-use scheme (`com.example.app:/callback`, `vscode://…`) in lower case that is not
-/// one a browser runs or reads (`javascript:`, `data:`, `file:` …); visible ASCII only, no
+/// a private-use scheme in lower case, named after a domain (`com.example.app:/callback`) or
+/// one of the known MCP hosts' (`vscode://…`), never one a browser runs or reads
+/// (`javascript:`, `data:`, `file:` …) or an operating system handles; visible ASCII only, no
 /// fragment, no wildcard, no credentials.
 ///
 /// # Errors
@@ -400,7 +401,7 @@ pub fn parse_redirect_uris(uris: &[String]) -> Result<Vec<String>, String> {
             }
             None => {
                 return Err(bad(
-                    "use https, http on a loopback host, or a private-use scheme like com.example.app.",
+                    "use https, http on a loopback host, or a private-use scheme named after a domain you own, like com.example.app (RFC 8252).",
                 ));
             }
         }
@@ -446,6 +447,18 @@ const REFUSED_SCHEMES: &[&str] = &[
     "urn",
 ];
 
+/// One-word app schemes of MCP hosts, accepted although RFC 8252 §7.1 asks native apps for a
+/// reverse-domain scheme (`com.example.app:`). Any other scheme without a dot is refused: it
+/// could name an operating-system handler (`ms-msdt:`, `search-ms:`, `shell:`) that a redirect
+/// from this trusted origin would launch.
+const KNOWN_APP_SCHEMES: &[&str] = &[
+    "vscode",
+    "vscode-insiders",
+    "vscodium",
+    "cursor",
+    "windsurf",
+];
+
 impl RedirectKind {
     /// Classifies a parsed redirect URI; `None` for one never accepted.
     pub fn of(url: &url::Url) -> Option<Self> {
@@ -459,7 +472,8 @@ impl RedirectKind {
             s if REFUSED_SCHEMES.contains(&s) => None,
             s if s
                 .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+.-".contains(&b)) =>
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+.-".contains(&b))
+                && (s.contains('.') || KNOWN_APP_SCHEMES.contains(&s)) =>
             {
                 Some(RedirectKind::PrivateUse)
             }
@@ -535,6 +549,12 @@ mod tests {
             "https://app.example.com/c\tb",
             "javascript:alert(1)",
             "https://u:p@app.example.com/cb",
+            // Operating-system handlers a redirect would launch: only reverse-domain schemes
+            // and the known MCP hosts' one-word schemes are apps.
+            "ms-msdt:/id",
+            "search-ms:query=x",
+            "shell:startup",
+            "myapp://cb",
         ] {
             assert!(parse_redirect_uris(&[bad.to_owned()]).is_err(), "{bad}");
         }

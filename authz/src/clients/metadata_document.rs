@@ -128,6 +128,13 @@ impl Core {
         if existing.registration.kind != RegistrationKind::MetadataDocument {
             return Ok(existing);
         }
+        // Expired unused: the URL registers anew, under today's policy.
+        let existing = if existing.registration.review == ReviewState::Expired {
+            self.renew_expired_document_client(realm, existing, &url, meta)
+                .await?
+        } else {
+            existing
+        };
         let changed = existing.name != valid.name
             || existing.scope != valid.scope
             || existing.metadata != valid.metadata;
@@ -152,17 +159,66 @@ impl Core {
             "redirect_uris": {"from": existing.metadata.redirect_uris, "to": updated.metadata.redirect_uris},
             "client_name": {"from": existing.name, "to": updated.name},
         });
-        let back_to_review = policy == MetadataDocumentPolicy::Review
-            && existing.registration.review == ReviewState::Approved;
+        // Decided in the write (only an approved client goes back), not on what was read.
+        let back_to_review = policy == MetadataDocumentPolicy::Review;
         self.store
             .update_self_registration(&updated, back_to_review, None, &event)
             .await?;
-        let mut out = updated;
-        if back_to_review {
-            out.registration.review = ReviewState::Pending;
-            out.registration.reviewed_by = None;
+        self.store
+            .find_client(&realm.id, &updated.client_id)
+            .await?
+            .ok_or_else(|| refused("The application is no longer registered."))
+    }
+
+    /// Brings back an expired metadata-document client that is used again: pending under the
+    /// `review` policy, else approved; audited as a registration.
+    async fn renew_expired_document_client(
+        &self,
+        realm: &crate::realms::Realm,
+        existing: Client,
+        url: &url::Url,
+        meta: &RequestMeta,
+    ) -> Result<Client> {
+        let to = if realm.metadata_document_policy == MetadataDocumentPolicy::Review {
+            ReviewState::Pending
+        } else {
+            ReviewState::Approved
+        };
+        let mut event = self.event(
+            &realm.id,
+            "metadata document",
+            action::CLIENT_REGISTER,
+            format!("client:{}", existing.client_id),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "renewed": true,
+            "review": to.as_str(),
+            "host": url.host_str(),
+        });
+        let now = self.now();
+        let decision = super::model::ReviewDecision {
+            from: ReviewState::Expired,
+            to,
+            by: super::model::SYSTEM_REVIEWER.to_owned(),
+            reason: "Its metadata document was used again after it expired unused.".to_owned(),
+            at: now,
+            seen: Some(existing.updated_at),
+            grants: vec![],
+        };
+        match self
+            .store
+            .set_client_review(&existing.id, &decision, &event)
+            .await
+        {
+            // Renewed by a concurrent request: read what it wrote.
+            Ok(()) | Err(crate::error::StorageError::NotFound) => self
+                .store
+                .find_client(&realm.id, &existing.client_id)
+                .await?
+                .ok_or_else(|| refused("The application could not be registered.")),
+            Err(e) => Err(e.into()),
         }
-        Ok(out)
     }
 
     /// The document at `url`: from the cache while fresh (its `Cache-Control`, within bounds),
@@ -190,18 +246,18 @@ impl Core {
         match (fetched, stale) {
             (Ok(f), _) => Ok(f.body),
             (Err(_), Some(doc)) => Ok(doc),
-            // Why is logged, not shown: the page must not tell a caller which hosts answer.
+            // Why is logged, not shown: the page must not tell a caller which hosts answer or
+            // which names resolve to private addresses (one message for every failure).
             (Err(e), None) => {
                 let shown: String = client_id.chars().take(200).collect();
-                tracing::info!(url = %shown, error = %e, "Metadata document not fetched");
-                Err(refused(match e {
-                    FetchError::Refused(_) => {
-                        "The application's metadata document may not be fetched from that address."
-                    }
-                    FetchError::Failed(_) => {
-                        "The application's metadata document could not be fetched."
-                    }
-                }))
+                let kind = match e {
+                    FetchError::Refused(_) => "refused",
+                    FetchError::Failed(_) => "failed",
+                };
+                tracing::info!(url = %shown, error = %e, kind, "Metadata document not fetched");
+                Err(refused(
+                    "The application's metadata document could not be fetched from its client_id URL.",
+                ))
             }
         }
     }

@@ -206,6 +206,10 @@ impl GrantType {
     }
 }
 
+/// Who decided when Portcullis changed a client's review state itself (an unused client
+/// expired, an expired metadata-document client came back).
+pub const SYSTEM_REVIEWER: &str = "system";
+
 /// How long the secrets a registration update (RFC 7592) replaces keep working, for requests
 /// already under way.
 pub const SECRET_RENEWAL_OVERLAP_SECS: i64 = 3600;
@@ -251,9 +255,15 @@ impl Client {
         self.enabled && self.registration.review == ReviewState::Approved
     }
 
-    /// Registered by an administrator, or let in by a reviewer.
+    /// Registered by an administrator, or let in by a reviewer (a person: decisions Portcullis
+    /// takes itself, [`SYSTEM_REVIEWER`], verify nothing).
     pub fn is_verified(&self) -> bool {
-        self.registration.kind == RegistrationKind::Admin || self.registration.reviewed_by.is_some()
+        self.registration.kind == RegistrationKind::Admin
+            || self
+                .registration
+                .reviewed_by
+                .as_deref()
+                .is_some_and(|by| by != SYSTEM_REVIEWER)
     }
 }
 

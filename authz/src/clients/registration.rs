@@ -73,6 +73,13 @@ impl Core {
             metadata
         };
         let valid = metadata.validate(self.metadata_rules())?;
+        // Before an initial access token is spent: a refusal must not use it up.
+        let held = self.store.count_registered_clients(&realm.id).await?;
+        if i64::try_from(held).unwrap_or(i64::MAX) >= realm.max_dynamic_clients {
+            return Err(denied(
+                "This realm holds the most self-registered clients it allows; ask an administrator.",
+            ));
+        }
         if realm.registration_policy == RegistrationPolicy::InitialAccessToken {
             let Some(t) = initial_token.filter(|t| !t.is_empty() && t.len() <= 256) else {
                 return Err(Error::oauth(
@@ -91,12 +98,6 @@ impl Core {
                     "The initial access token is invalid, expired or used up.",
                 ));
             }
-        }
-        let held = self.store.count_registered_clients(&realm.id).await?;
-        if i64::try_from(held).unwrap_or(i64::MAX) >= realm.max_dynamic_clients {
-            return Err(denied(
-                "This realm holds the most self-registered clients it allows; ask an administrator.",
-            ));
         }
         let ValidClient {
             name,
@@ -199,9 +200,11 @@ impl Core {
 
     /// `PUT /connect/register/{client_id}` (RFC 7592 §2.2): replaces the registration. The
     /// authentication method stays; under `review`, a reviewed client that changes its redirect
-    /// URIs goes back to the queue. Where the realm's secrets expire, a client with a secret
-    /// gets a new one in the answer (RFC 7592 §2.2 lets the server issue one); the old ones
-    /// keep working for [`SECRET_RENEWAL_OVERLAP_SECS`], for requests already under way.
+    /// URIs goes back to the queue. Where the realm's secrets expire, a client whose secret is
+    /// past half its lifetime gets a new one in the answer (RFC 7592 §2.2 lets the server issue
+    /// one); the old ones keep working for [`SECRET_RENEWAL_OVERLAP_SECS`], for requests
+    /// already under way. An update that changes nothing and renews nothing writes nothing.
+    /// Updates share the per-source budget of registrations.
     ///
     /// # Errors
     /// As [`Self::read_registration`], and `InvalidField`.
@@ -214,6 +217,11 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<RegistrationResponse> {
         let (realm, before) = self.registered_client(realm_name, client_id, token).await?;
+        // Updates cost writes, audit rows and (where secrets expire) secrets: the same
+        // per-source budget as registrations.
+        self.client_throttle
+            .registration(Source::of(meta.client_ip), self.now())
+            .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
         let method = before.auth_method.as_str();
         if metadata
             .token_endpoint_auth_method
@@ -255,9 +263,25 @@ impl Core {
         let changed = after.name != before.name
             || after.scope != before.scope
             || after.metadata != before.metadata;
-        let back_to_review = changed
-            && realm.registration_policy == RegistrationPolicy::Review
-            && before.registration.review == ReviewState::Approved;
+        // Whether the client is approved is decided in the write itself, not on `before`:
+        // a reviewer's approval landing between the read and the write is caught.
+        let back_to_review = changed && realm.registration_policy == RegistrationPolicy::Review;
+        // Where secrets expire, a client renews its secret by updating its registration, at
+        // most once in half the secret's lifetime (each renewal leaves the old one an hour).
+        let renew = realm.client_secret_ttl_secs > 0
+            && after.auth_method.uses_secret()
+            && self
+                .store
+                .list_client_secrets(&after.id)
+                .await?
+                .first()
+                .is_none_or(|s| {
+                    s.expires_at
+                        .is_none_or(|t| t < now + realm.client_secret_ttl_secs / 2)
+                });
+        if !changed && !renew {
+            return Ok(self.registration_response(&realm, &before));
+        }
         let mut event = self.event(
             &realm.id,
             "registration",
@@ -270,10 +294,9 @@ impl Core {
             "client_name": {"from": before.name, "to": after.name},
             "scope": {"from": before.scope.to_string(), "to": after.scope.to_string()},
             "back_to_review": back_to_review,
-            "secret_renewed": realm.client_secret_ttl_secs > 0 && after.auth_method.uses_secret(),
+            "secret_renewed": renew,
         });
-        let renewed = (realm.client_secret_ttl_secs > 0 && after.auth_method.uses_secret())
-            .then(|| self.registered_secret(&realm, &after.id, now));
+        let renewed = renew.then(|| self.registered_secret(&realm, &after.id, now));
         self.store
             .update_self_registration(
                 &after,
@@ -544,7 +567,7 @@ impl Core {
         p.require(Permission::ReviewClients)?;
         let why = reason(why)?;
         let client = self.load_client(realm_name, client_id).await?;
-        let grants = self.chosen_access(realm_name, &client, access).await?;
+        let grants = self.chosen_access(p, realm_name, &client, access).await?;
         if client.registration.review != from {
             return Err(Error::Conflict(
                 format!(
@@ -604,8 +627,13 @@ const EXPIRE_BATCH: i64 = 500;
 
 impl Core {
     /// The grants a reviewer picked for `client`, checked: (slug, resource id, scopes).
+    ///
+    /// Granting takes an administrator's right to manage clients, not only the reviewer's: a
+    /// reviewer alone could otherwise register a client and let it into any resource.
+    /// Within the scopes the client registered for, when it named any (what the queue showed).
     async fn chosen_access(
         &self,
+        p: &Principal,
         realm_name: &str,
         client: &Client,
         access: &[AccessChoice],
@@ -614,6 +642,11 @@ impl Core {
             return Ok(vec![]);
         }
         let field = |m: String| Error::field("access", m);
+        if !p.role.can(Permission::ManageClients) {
+            return Err(field(
+                "Granting access takes an administrator: approve without it, and an administrator grants it on the client's page.".into(),
+            ));
+        }
         if !client.grant_types.contains(&GrantType::ClientCredentials) {
             return Err(field(
                 "Only machine clients (client credentials) get access from a reviewer; people consent for the others.".into(),
@@ -640,6 +673,17 @@ impl Core {
             }
             let scopes =
                 crate::access::grant_scopes(choice.scopes.as_deref(), &resource).map_err(field)?;
+            let unasked: Vec<&str> = scopes
+                .iter()
+                .filter(|s| !client.scope.is_empty() && !client.scope.contains(s))
+                .collect();
+            if !unasked.is_empty() {
+                return Err(field(format!(
+                    "The client registered for {}, not {}.",
+                    client.scope,
+                    unasked.join(", ")
+                )));
+            }
             out.push((resource.slug.to_string(), resource.id, scopes));
         }
         Ok(out)
@@ -662,7 +706,7 @@ impl Core {
             let why = "Unused: no token and no change for the realm's unused-client lifetime.";
             let mut event = self.event(
                 &client.realm_id,
-                "system",
+                super::model::SYSTEM_REVIEWER,
                 action::CLIENT_EXPIRE,
                 format!("client:{}", client.client_id),
                 &RequestMeta::default(),
@@ -676,7 +720,7 @@ impl Core {
             let decision = ReviewDecision {
                 from,
                 to: ReviewState::Expired,
-                by: "system".to_owned(),
+                by: super::model::SYSTEM_REVIEWER.to_owned(),
                 reason: why.to_owned(),
                 at: now,
                 // Only if it did not change since it was found unused.

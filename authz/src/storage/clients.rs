@@ -103,7 +103,9 @@ pub trait ClientStore: Send + Sync {
     ) -> Result<(), StorageError>;
     /// Writes a self-registered client's new registration (name, scope, metadata) and, when
     /// `back_to_review`, moves an approved client back to pending, in one transaction (no
-    /// request can see the new redirect URIs while the client is still approved); `NotFound`
+    /// request can see the new redirect URIs while the client is still approved). An approved
+    /// client loses its reviewer either way: nobody verified what changed; and the consents
+    /// people gave it are forgotten (they agreed to it as it was). `NotFound`
     /// if gone. With `renew`, the new secret is added and every current one expires at the
     /// time given, in the same transaction.
     async fn update_self_registration(
@@ -121,9 +123,10 @@ pub trait ClientStore: Send + Sync {
         realm_id: &RealmId,
         source_ip: &str,
     ) -> Result<u64, StorageError>;
-    /// Dynamically registered clients, pending or approved, that neither changed nor got a
-    /// token during their realm's unused-client lifetime before `now` (realms with a
-    /// lifetime of 0 keep theirs), at most `limit`, oldest first.
+    /// Self-registered clients that neither changed nor got a token during their realm's
+    /// unused-client lifetime before `now` (realms with a lifetime of 0 keep theirs), at most
+    /// `limit`, oldest first: dynamically registered ones pending, approved or rejected;
+    /// metadata-document ones pending or rejected (they register anew when used again).
     async fn list_unused_clients(
         &self,
         now: crate::clock::UnixTime,
@@ -163,14 +166,14 @@ pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, clien
 pub(super) const REGISTRATION_TOKEN: &str =
     "SELECT registration_token_hash FROM clients WHERE id = $1";
 pub(super) const SET_CLIENT_REVIEW: &str = "UPDATE clients SET review_state = $1, reviewed_by = $2, review_reason = $3, reviewed_at = $4, updated_at = $4 WHERE id = $5 AND review_state = $6 AND ($7 IS NULL OR updated_at = $7)";
-pub(super) const UPDATE_SELF_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = CASE WHEN $4 > updated_at THEN $4 ELSE updated_at + 1 END, review_state = CASE WHEN $5 AND review_state = 'approved' THEN 'pending' ELSE review_state END, reviewed_by = CASE WHEN $5 AND review_state = 'approved' THEN NULL ELSE reviewed_by END WHERE id = $6";
+pub(super) const UPDATE_SELF_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = CASE WHEN $4 > updated_at THEN $4 ELSE updated_at + 1 END, review_state = CASE WHEN $5 AND review_state = 'approved' THEN 'pending' ELSE review_state END, reviewed_by = CASE WHEN review_state = 'approved' THEN NULL ELSE reviewed_by END WHERE id = $6";
 pub(super) const REVOKE_CLIENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'client_revoked' WHERE client_pk = $2 AND revoked_at IS NULL";
 pub(super) const INSERT_INITIAL_TOKEN: &str = "INSERT INTO initial_access_tokens (token_hash, realm_id, label, created_by, created_at, expires_at, uses_left) VALUES ($1, $2, $3, $4, $5, $6, $7)";
 pub(super) const CONSUME_INITIAL_TOKEN: &str = "UPDATE initial_access_tokens SET uses_left = uses_left - 1 WHERE token_hash = $1 AND realm_id = $2 AND uses_left > 0 AND expires_at > $3";
 // Expired clients no longer count against the realm's limit (rejected ones do: a flood that
 // gets rejected must not make room for the next one).
 pub(super) const COUNT_DYNAMIC: &str = "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND registration_kind <> 'admin' AND review_state <> 'expired'";
-pub(super) const UNUSED_CLIENTS: &str = "WHERE registration_kind = 'dynamic' AND review_state IN ('pending', 'approved') AND EXISTS (SELECT 1 FROM realms r WHERE r.id = clients.realm_id AND r.unused_client_ttl_secs > 0 AND clients.updated_at < $1 - r.unused_client_ttl_secs AND COALESCE(clients.last_token_at, 0) < $1 - r.unused_client_ttl_secs) ORDER BY updated_at, id LIMIT $2";
+pub(super) const UNUSED_CLIENTS: &str = "WHERE ((registration_kind = 'dynamic' AND review_state IN ('pending', 'approved', 'rejected')) OR (registration_kind = 'metadata_document' AND review_state IN ('pending', 'rejected'))) AND EXISTS (SELECT 1 FROM realms r WHERE r.id = clients.realm_id AND r.unused_client_ttl_secs > 0 AND clients.updated_at < $1 - r.unused_client_ttl_secs AND COALESCE(clients.last_token_at, 0) < $1 - r.unused_client_ttl_secs) ORDER BY updated_at, id LIMIT $2";
 pub(super) const COUNT_FROM_SOURCE: &str =
     "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND source_ip = $2";
 pub(super) const UPDATE_CLIENT_REGISTRATION: &str =
@@ -363,6 +366,11 @@ macro_rules! client_store {
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
+                    // People agreed to the client as it was; they are asked again.
+                    sqlx::query("DELETE FROM consents WHERE client_pk = $1")
+                        .bind(c.id.as_str())
+                        .execute(&mut *tx)
+                        .await?;
                     if let (1, Some((secret, old_expires_at))) = (n, renew) {
                         sqlx::query(EXPIRE_CURRENT_SECRETS)
                             .bind(old_expires_at)

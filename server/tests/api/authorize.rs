@@ -1293,3 +1293,142 @@ async fn a_self_registered_client_never_gets_an_error_redirect_before_anyone_int
     );
     assert!(html.contains("response_type=code"), "{html}");
 }
+
+#[tokio::test]
+async fn a_signed_in_person_following_a_link_is_never_bounced_to_an_unverified_client() {
+    let f = flow().await;
+    let meta = authz::RequestMeta::default();
+    f.t.state
+        .core
+        .set_registration_policy(
+            &f.admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                policy: "open".into(),
+                ..Default::default()
+            },
+            &meta,
+        )
+        .await
+        .expect("open");
+    // Self-registered under the open policy: approved, but nobody verified it.
+    let res = f
+        .t
+        .send(
+            Request::post("/realms/default/connect/register")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(
+                    r#"{"client_name":"Lure","redirect_uris":["https://evil.example/landing"],"token_endpoint_auth_method":"none"}"#,
+                ))
+                .expect("request"),
+        )
+        .await;
+    let reg: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let lure = reg["client_id"].as_str().expect("id").to_owned();
+    // The person is signed in (at a verified client, a moment ago).
+    let mut b = Browser::default();
+    f.consent(&mut b, "").await;
+    let link = format!(
+        "/realms/default/authorize?response_type=code&client_id={lure}&redirect_uri={}&code_challenge={CHALLENGE}&code_challenge_method=S256&resource={}&prompt=none",
+        enc("https://evil.example/landing"),
+        enc(PAY)
+    );
+    let (status, location, html) = f.get(&mut b, &link).await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "a page, not a redirect: {location}"
+    );
+    assert!(location.is_empty(), "{location}");
+    assert!(html.contains("not agreed"), "{html}");
+    // Without prompt=none the person sees the consent page and decides there.
+    let (status, _, html) = f.get(&mut b, &link.replace("&prompt=none", "")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Self-registered: not reviewed"), "{html}");
+}
+
+#[tokio::test]
+async fn a_self_registered_client_that_changes_its_registration_is_agreed_to_again() {
+    let f = flow().await;
+    let meta = authz::RequestMeta::default();
+    f.t.state
+        .core
+        .set_registration_policy(
+            &f.admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                policy: "open".into(),
+                ..Default::default()
+            },
+            &meta,
+        )
+        .await
+        .expect("open");
+    let registration = |name: &str| {
+        serde_json::json!({
+            "client_name": name,
+            "redirect_uris": ["https://app.example/cb"],
+            "grant_types": ["authorization_code"],
+            "token_endpoint_auth_method": "client_secret_basic",
+        })
+        .to_string()
+    };
+    let res =
+        f.t.send(
+            Request::post("/realms/default/connect/register")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(registration("Web app")))
+                .expect("request"),
+        )
+        .await;
+    let reg: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let id = reg["client_id"].as_str().expect("id").to_owned();
+    let rat = reg["registration_access_token"]
+        .as_str()
+        .expect("rat")
+        .to_owned();
+    let link = format!(
+        "/realms/default/authorize?response_type=code&client_id={id}&redirect_uri={}&code_challenge={CHALLENGE}&code_challenge_method=S256&resource={}",
+        enc("https://app.example/cb"),
+        enc(PAY)
+    );
+    let mut b = Browser::default();
+    let (_, _, html) = f.get(&mut b, &link).await;
+    let (_, _, html) = f
+        .post(
+            &mut b,
+            &format!(
+                "step=login&ticket={}&email={}&password={}",
+                ticket_of(&html),
+                enc(PERSON),
+                enc(PASSWORD)
+            ),
+        )
+        .await;
+    let (status, _, _) = f
+        .post(
+            &mut b,
+            &format!("step=consent&decision=approve&ticket={}", ticket_of(&html)),
+        )
+        .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (status, _, _) = f.get(&mut b, &link).await;
+    assert_eq!(status, StatusCode::FOUND, "remembered");
+    // The client renames itself (RFC 7592): the person agreed to it as it was.
+    let res =
+        f.t.send(
+            Request::put(format!("/realms/default/connect/register/{id}"))
+                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::AUTHORIZATION, format!("Bearer {rat}"))
+                .body(Body::from(registration("Your bank (official)")))
+                .expect("request"),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let (status, _, html) = f.get(&mut b, &link).await;
+    assert_eq!(status, StatusCode::OK, "asked again");
+    assert!(
+        html.contains("Your bank (official) wants to act for you"),
+        "{html}"
+    );
+}

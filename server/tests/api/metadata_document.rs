@@ -83,9 +83,20 @@ impl DocServer {
 }
 
 async fn server(loopback: bool, policy: &str, domains: &str) -> (TestServer, authz::Principal) {
+    let (t, admin, _) = server_at(loopback, policy, domains).await;
+    (t, admin)
+}
+
+/// [`server`] on a clock the test moves.
+async fn server_at(
+    loopback: bool,
+    policy: &str,
+    domains: &str,
+) -> (TestServer, authz::Principal, authz::clock::FixedClock) {
+    let clock = authz::clock::FixedClock::at(time::OffsetDateTime::now_utc().unix_timestamp());
     let t = TestServer::with(
         |c| c.dev.allow_loopback_client_urls = loopback,
-        Arc::new(authz::clock::SystemClock),
+        Arc::new(clock.clone()),
     )
     .await;
     t.user("root@example.com", "admin").await;
@@ -124,7 +135,7 @@ async fn server(loopback: bool, policy: &str, domains: &str) -> (TestServer, aut
         )
         .await
         .expect("policy");
-    (t, admin)
+    (t, admin, clock)
 }
 
 fn authorize(client_id: &str, redirect: &str) -> String {
@@ -416,5 +427,59 @@ async fn listed_domains_only_and_refusal() {
             .await
             .is_err(),
         "allow_list needs a domain"
+    );
+}
+
+#[tokio::test]
+async fn a_document_client_left_pending_expires_and_registers_anew_when_used_again() {
+    let docs = DocServer::start().await;
+    docs.publish_claude_like();
+    let (t, admin, clock) = server_at(true, "review", "").await;
+    let url = authorize(&docs.url(), "http://localhost:51000/callback");
+    assert_eq!(t.get(&url, None).await.status(), StatusCode::BAD_REQUEST);
+    let state = |t: &TestServer| {
+        let (t, admin, id) = (t.state.core.clone(), admin.clone(), docs.url());
+        async move {
+            t.get_client(&admin, "default", &id)
+                .await
+                .expect("client")
+                .client
+                .registration
+                .review
+        }
+    };
+    assert_eq!(state(&t).await, authz::clients::ReviewState::Pending);
+    // Nobody reviewed it for the realm's unused-client lifetime: it expires (and stops
+    // counting against the realm's limit)...
+    clock.advance(authz::realms::DEFAULT_UNUSED_CLIENT_TTL_SECS + 1);
+    assert_eq!(
+        t.state
+            .core
+            .purge_expired()
+            .await
+            .expect("purge")
+            .clients_expired,
+        1
+    );
+    assert_eq!(state(&t).await, authz::clients::ReviewState::Expired);
+    // ...and the next use registers it again, waiting for review as a new one would.
+    let res = t.get(&url, None).await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(body(res).await.contains("awaiting approval"));
+    assert_eq!(state(&t).await, authz::clients::ReviewState::Pending);
+    let queue = t
+        .state
+        .core
+        .review_queue(&admin, "default", authz::clients::ReviewState::Pending)
+        .await
+        .expect("queue");
+    assert_eq!(queue.len(), 1);
+    assert_eq!(
+        queue[0].client.registration.reviewed_by.as_deref(),
+        Some("system")
+    );
+    assert!(
+        !queue[0].client.is_verified(),
+        "a decision of the system verifies nothing"
     );
 }

@@ -769,8 +769,20 @@ async fn registered_secrets_expire_on_the_realms_schedule_and_an_update_renews_t
         .expect("rat")
         .to_owned();
     assert_eq!(r.machine_token(&id, &old).await.0, StatusCode::OK);
-    // An update answers with a new secret; the old one keeps working for an hour.
-    r.clock.advance(86400);
+    // Before half its lifetime is over, an update renews nothing.
+    r.clock.advance(3600);
+    let (status, _, json) = r
+        .call(
+            "PUT",
+            &format!("{REGISTER}/{id}"),
+            Some(&rat),
+            Some(&machine()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    assert!(json.get("client_secret").is_none(), "{json}");
+    // Past it, an update answers with a new secret; the old one keeps working for an hour.
+    r.clock.advance(86400 - 3600 + 1);
     let (status, _, json) = r
         .call(
             "PUT",
@@ -782,7 +794,7 @@ async fn registered_secrets_expire_on_the_realms_schedule_and_an_update_renews_t
     assert_eq!(status, StatusCode::OK, "{json}");
     let new = json["client_secret"].as_str().expect("renewed").to_owned();
     assert_ne!(new, old);
-    assert_eq!(json["client_secret_expires_at"], t0 + 3 * 86400);
+    assert_eq!(json["client_secret_expires_at"], t0 + 3 * 86400 + 1);
     assert_eq!(
         r.machine_token(&id, &old).await.0,
         StatusCode::OK,
@@ -828,6 +840,59 @@ async fn a_reviewer_grants_a_machine_client_access_while_approving_it() {
         );
         assert_eq!(r.review_state(&id).await, "pending");
     }
+    // Beyond what the client registered for: refused.
+    core.create_resource(
+        &r.admin,
+        "default",
+        &ResourceInput {
+            slug: "ledger-mcp".into(),
+            display_name: "Ledger".into(),
+            uri: "https://ledger.example.com/".into(),
+            scopes: "ledger:read".into(),
+            enabled: true,
+            ..Default::default()
+        },
+        &meta,
+    )
+    .await
+    .expect("resource");
+    let e = core
+        .approve_client_with_access(
+            &r.admin,
+            "default",
+            &id,
+            "CI job",
+            None,
+            &[choice("ledger-mcp", "ledger:read")],
+            &meta,
+        )
+        .await
+        .expect_err("not asked for");
+    assert!(
+        format!("{e:?}").contains("registered for tools:call, not ledger:read"),
+        "{e:?}"
+    );
+    // A security reviewer alone approves, but granting access takes an administrator (or a
+    // reviewer could register a client and let it in anywhere).
+    r.t.user("rev@example.com", "security_reviewer").await;
+    let reviewer = r.t.principal("rev@example.com").await;
+    let e = core
+        .approve_client_with_access(
+            &reviewer,
+            "default",
+            &id,
+            "CI job",
+            None,
+            &[choice("payments-mcp", "tools:call")],
+            &meta,
+        )
+        .await
+        .expect_err("reviewers do not grant");
+    assert!(
+        matches!(&e, authz::Error::InvalidField { field: "access", message } if message.contains("takes an administrator")),
+        "{e:?}"
+    );
+    assert_eq!(r.review_state(&id).await, "pending");
     let (status, json) = r.machine_token(&id, &secret).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "pending: {json}");
     core.approve_client_with_access(

@@ -71,6 +71,17 @@ impl Core {
         if self.live_subject(realm, &stored.subject).await?.is_none() {
             return Err(invalid_grant("The user can no longer sign in."));
         }
+        // As on refresh: where only granted clients may ask, the grant must still cover it.
+        if resource.policy.consent == crate::resources::ConsentPolicy::GrantedClients
+            && !self
+                .cached_grant(&client.id, &resource.id)
+                .await?
+                .is_some_and(|g| stored.scopes.iter().all(|s| g.scopes.contains(s)))
+        {
+            return Err(invalid_grant(
+                "The client's access to the resource was withdrawn.",
+            ));
+        }
         let family = TokenFamily {
             id: stored.family_id.clone(),
             realm_id: realm.id.clone(),
