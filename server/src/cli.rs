@@ -145,8 +145,8 @@ pub enum RegistrationCommand {
         /// Realm.
         #[arg(long, default_value = "default")]
         realm: String,
-        /// The policy.
-        #[arg(long)]
+        /// The policy: review, open, initial_access_token or disabled (unchanged when omitted).
+        #[arg(long, default_value = "", hide_default_value = true)]
         policy: String,
         /// Most self-registered clients the realm holds (unchanged when omitted).
         #[arg(long, default_value = "")]
@@ -160,11 +160,11 @@ pub enum RegistrationCommand {
         domains: String,
         /// Days without a token after which a self-registered client expires; 0: never
         /// (unchanged when omitted).
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         unused_client_days: String,
         /// Days the secrets of dynamically registered clients last; 0: they do not expire
         /// (unchanged when omitted).
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         client_secret_days: String,
     },
     /// Issue an initial access token (for the initial_access_token policy). Shown once.
@@ -187,7 +187,7 @@ pub enum RegistrationCommand {
         /// Realm.
         #[arg(long, default_value = "default")]
         realm: String,
-        /// Review state.
+        /// Review state: pending, approved, rejected, revoked or expired.
         #[arg(long, default_value = "pending")]
         state: String,
     },
@@ -929,10 +929,12 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
                 .await
                 .map_err(core_error)?;
             say!(
-                "Realm {}: registration {}, at most {} self-registered clients; metadata documents {}{}.",
+                "Realm {}: registration {}, at most {} self-registered clients, unused ones expire after {} d (0: never), their secrets last {} d (0: forever); metadata documents {}{}.",
                 r.name,
                 r.registration_policy.as_str(),
                 r.max_dynamic_clients,
+                authz::realms::as_days(r.unused_client_ttl_secs),
+                authz::realms::as_days(r.client_secret_ttl_secs),
                 r.metadata_document_policy.as_str(),
                 if r.metadata_document_domains.is_empty() {
                     String::new()
@@ -954,8 +956,9 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
             say_secret!("{}", token.expose());
         }
         RegistrationCommand::Pending { realm, state } => {
-            let state =
-                authz::clients::ReviewState::parse(&state).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let state = authz::clients::ReviewState::parse(&state).map_err(|_| {
+                anyhow::anyhow!("--state must be pending, approved, rejected, revoked or expired")
+            })?;
             for item in core
                 .review_queue(&p, &realm, state)
                 .await

@@ -18,6 +18,18 @@ pub async fn review_queue(state: String) -> Result<Vec<ReviewItemView>, AppError
         .collect())
 }
 
+/// How many clients are in each review state (`pending`, `approved`, …).
+#[server(prefix = "/api", endpoint = "review/counts")]
+pub async fn review_counts() -> Result<Vec<(String, u64)>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core
+        .review_counts(&p, &realm)
+        .await?
+        .into_iter()
+        .map(|(s, n)| (s.as_str().to_owned(), n))
+        .collect())
+}
+
 /// Approves, rejects or revokes clients (`decision`), with one reason for all of them.
 /// Approving one machine client may grant it access too: each `access` entry is a resource
 /// slug followed by the scopes granted, space-separated.

@@ -280,7 +280,18 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                 let c = d.client;
                 view! {
                     <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="client-detail">
-                        <div><dt class=MUTED>"Status"</dt><dd><Badge ok=c.enabled text=if c.enabled { "Enabled" } else { "Disabled" }/></dd></div>
+                        <div><dt class=MUTED>"Status"</dt><dd>{
+                            let active = c.enabled && c.review == "approved";
+                            let text = match (c.enabled, c.review.as_str()) {
+                                (false, _) => "Disabled",
+                                (true, "approved") => "Enabled",
+                                (true, "pending") => "Waiting for review",
+                                (true, "expired") => "Expired unused",
+                                (true, "revoked") => "Revoked",
+                                _ => "Rejected",
+                            };
+                            view! { <Badge ok=active text=text/> }
+                        }</dd></div>
                         <div><dt class=MUTED>"Registered"</dt><dd data-testid="client-review">
                             {match c.registration.as_str() { "dynamic" => "By itself (dynamic registration)", "metadata_document" => "By its metadata document", _ => "By an administrator" }}
                             " · "

@@ -199,7 +199,7 @@ fn RealmSettings(realm: RealmView, update: ServerAction<UpdateRealm>) -> impl In
                 <Field errors name="refresh_idle_days" id="realm-refresh-idle" label="Refresh token idle lifetime (days)" kind=Kind::Number required=true bind=idle
                     help="1 to 365. An app unused this long must sign the person in again."/>
                 <Field errors name="refresh_max_days" id="realm-refresh-max" label="Refresh token absolute lifetime (days)" kind=Kind::Number required=true bind=max
-                    help="1 to 3650, at least the idle lifetime. No sign-in lasts longer, however often it is used."/>
+                    help="1 to 365, at least the idle lifetime. No sign-in lasts longer, however often it is used."/>
                 <div class="sm:col-span-2">{errors.form_error()}</div>
                 <FormButtons pending=update.pending() editing/>
             </form>

@@ -4,7 +4,7 @@
 //! like it), approved or rejected with a reason, one by one or in bulk; and the decided ones,
 //! where an approved client can be revoked.
 use crate::api::access::client_access;
-use crate::api::review::{DecideReview, review_queue};
+use crate::api::review::{DecideReview, review_counts, review_queue};
 use crate::components::confirm::ConfirmDialog;
 use crate::components::scopes::{ScopeChecks, joined, split};
 use crate::components::toast::{ToastKind, use_toasts};
@@ -149,8 +149,10 @@ fn ReviewCard(
                         {(!item.similar_names.is_empty()).then(|| view! {
                             <RiskRow label="Similar names">{item.similar_names.join(", ")}</RiskRow>
                         })}
-                        {item.decision.clone().map(|(by, why, at)| view! {
-                            <RiskRow label="Decided">{by} ", " <When at=at.at words=at.ago/> ": " {why}</RiskRow>
+                        {item.decision.clone().map(|(by, why, at)| if item.state == "expired" {
+                            view! { <RiskRow label="Expired"><When at=at.at words=at.ago/> ": " {why}</RiskRow> }.into_any()
+                        } else {
+                            view! { <RiskRow label="Decided">{by} ", " <When at=at.at words=at.ago/> ": " {why}</RiskRow> }.into_any()
                         })}
                         {(!pending).then(|| view! {
                             <RiskRow label="Last token">{match item.last_token.clone() {
@@ -253,6 +255,13 @@ pub fn ReviewPage() -> impl IntoView {
         move || (state.get(), decided.get()),
         |(s, _)| review_queue(s),
     );
+    let counts = Resource::new(move || decided.get(), |_| review_counts());
+    let count_of = move |state: &str| {
+        counts
+            .get()
+            .and_then(Result::ok)
+            .and_then(|c| c.into_iter().find(|(s, _)| s == state).map(|(_, n)| n))
+    };
     let selected = RwSignal::new(Vec::<(String, i64)>::new());
     let asking = RwSignal::new(None::<Pending>);
     let open = RwSignal::new(false);
@@ -305,10 +314,12 @@ pub fn ReviewPage() -> impl IntoView {
     });
     let message = Signal::derive(move || {
         asking.get().map_or_else(String::new, |p| {
-            format!(
-                "{} The reason is kept in each client's history.",
+            let what = if p.machine.is_some() {
+                "It may get tokens from now on."
+            } else {
                 decision_words(p.decision).1
-            )
+            };
+            format!("{what} The reason is kept in each client's history.")
         })
     });
     let confirm_label = Signal::derive(move || {
@@ -333,12 +344,15 @@ pub fn ReviewPage() -> impl IntoView {
                 view! {
                     <a href=if value == "pending" { "/review".to_owned() } else { format!("/review?state={value}") }
                         class=move || if state.get() == value { BTN_PRIMARY } else { BTN_SECONDARY }
-                        aria-current=move || (state.get() == value).then_some("page")>{*label}</a>
+                        aria-current=move || (state.get() == value).then_some("page")>
+                        {*label}
+                        <Transition fallback=|| ()>{move || count_of(value).map(|n| format!(" ({n})"))}</Transition>
+                    </a>
                 }
             }).collect_view()}
         </nav>
         <Show when=move || !selected.with(Vec::is_empty)>
-            <div class=format!("{CARD} mb-4 flex flex-wrap items-center gap-3 p-3") role="region" aria-label="Selected clients">
+            <div class=format!("{CARD} sticky top-2 z-10 mb-4 flex flex-wrap items-center gap-3 p-3") role="region" aria-label="Selected clients">
                 <span class="text-sm font-medium">{move || format!("{} selected", selected.with(Vec::len))}</span>
                 <button type="button" class=BTN_SMALL on:click=move |_| bulk("approve")>"Approve selected"</button>
                 <button type="button" class=BTN_SMALL_DANGER on:click=move |_| bulk("reject")>"Reject selected"</button>
@@ -351,11 +365,20 @@ pub fn ReviewPage() -> impl IntoView {
                     <div class=CARD><EmptyState title=if state.get() == "pending" { "Nothing waits for review" } else { "No clients here" }
                         hint="Clients that register themselves under this realm's review policy appear here."/></div>
                 }.into_any(),
-                Ok(list) => view! {
-                    <ul class="space-y-4">
-                        {list.into_iter().map(|item| view! { <ReviewCard item selected ask/> }).collect_view()}
-                    </ul>
-                }.into_any(),
+                Ok(list) => {
+                    let all: Vec<(String, i64)> = list.iter().filter(|i| i.state == "pending").map(|i| (i.client_id.clone(), i.version)).collect();
+                    let n = all.len();
+                    view! {
+                        {(n > 1).then(|| view! {
+                            <div class="mb-3">
+                                <button type="button" class=BTN_SMALL on:click=move |_| selected.set(all.clone())>{format!("Select all {n}")}</button>
+                            </div>
+                        })}
+                        <ul class="space-y-4">
+                            {list.into_iter().map(|item| view! { <ReviewCard item selected ask/> }).collect_view()}
+                        </ul>
+                    }.into_any()
+                }
                 Err(error) => view! { <ErrorMessage error/> }.into_any(),
             })}
         </Transition>

@@ -322,15 +322,19 @@ pub fn check_client_jwks(doc: &serde_json::Value) -> Result<(), String> {
     Ok(())
 }
 
-/// An optional URL member (`client_uri`, `logo_uri`): an absolute `https` (or `http`) URL
-/// without credentials, at most 2048 characters.
+/// An optional URL member (`client_uri`, `logo_uri`): an absolute `https` (or, except for the
+/// logo, which the consent page's browser loads under a policy allowing https images only,
+/// `http`) URL without credentials, at most 2048 characters.
 fn url_member(s: &Option<String>, field: &'static str, what: &str) -> Result<Option<String>> {
     let Some(s) = text(s) else {
         return Ok(None);
     };
+    let http_ok = field != "logo_uri";
     url::Url::parse(s)
         .ok()
-        .filter(|u| matches!(u.scheme(), "https" | "http") && u.host().is_some())
+        .filter(|u| {
+            (u.scheme() == "https" || (http_ok && u.scheme() == "http")) && u.host().is_some()
+        })
         .filter(|u| u.username().is_empty() && u.password().is_none())
         .filter(|_| s.len() <= crate::fetch::MAX_URL_LEN)
         .map(|u| Some(u.to_string()))
@@ -636,7 +640,9 @@ mod tests {
             "contacts"
         );
         assert_eq!(
-            field_of(named(serde_json::json!({"logo_uri": "ftp://x/y"}))),
+            field_of(named(
+                serde_json::json!({"logo_uri": "http://x.example/logo.png"})
+            )),
             "logo_uri"
         );
         assert_eq!(

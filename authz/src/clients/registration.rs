@@ -765,6 +765,27 @@ impl Core {
         Ok(out)
     }
 
+    /// How many clients of a realm are in each review state, in [`ReviewState::ALL`]'s order.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn review_counts(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+    ) -> Result<Vec<(ReviewState, u64)>> {
+        p.require(Permission::ReviewClients)?;
+        let realm = self.find_realm(realm_name).await?;
+        let mut out = Vec::with_capacity(ReviewState::ALL.len());
+        for state in ReviewState::ALL {
+            out.push((
+                state,
+                self.store.count_clients_in_review(&realm.id, state).await?,
+            ));
+        }
+        Ok(out)
+    }
+
     /// How many clients of a realm wait for review (`0` for roles that do not review).
     ///
     /// # Errors

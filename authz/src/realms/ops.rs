@@ -171,7 +171,7 @@ impl Core {
         let max = super::model::parse_days(
             &input.refresh_max_days,
             "refresh_max_days",
-            (1, 3650),
+            (1, 365),
             realm.refresh_max_ttl_secs,
         )?;
         if idle > max {
@@ -232,9 +232,12 @@ impl Core {
             input.metadata_document_policy.as_str(),
             input.metadata_document_domains.as_str(),
         );
-        let policy = super::model::RegistrationPolicy::parse(&input.policy)
-            .map_err(|m| Error::field("registration_policy", m))?;
         let mut realm = self.find_realm(name).await?;
+        let policy = match input.policy.trim() {
+            "" => realm.registration_policy,
+            s => super::model::RegistrationPolicy::parse(s)
+                .map_err(|m| Error::field("registration_policy", m))?,
+        };
         let documents = match documents.trim() {
             "" => realm.metadata_document_policy,
             s => super::model::MetadataDocumentPolicy::parse(s)

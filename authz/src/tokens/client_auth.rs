@@ -169,12 +169,14 @@ impl Core {
                 // Refused or revoked: the registration is dead; invalid_client tells the client
                 // to drop it (and register again, to be reviewed again).
                 state => {
+                    let what = match state {
+                        crate::clients::ReviewState::Expired => "has expired (unused)",
+                        crate::clients::ReviewState::Revoked => "was revoked",
+                        _ => "was rejected",
+                    };
                     return Err(Error::oauth(
                         OAuthErrorCode::InvalidClient,
-                        format!(
-                            "This client's registration was {}; register again.",
-                            state.as_str()
-                        ),
+                        format!("This client's registration {what}; register again."),
                     ));
                 }
             }

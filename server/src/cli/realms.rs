@@ -31,11 +31,11 @@ pub enum RealmsCommand {
         /// Access-token lifetime in seconds, for resources that set none.
         #[arg(long)]
         token_ttl: Option<String>,
-        /// Days a refresh token may go unused before it expires.
-        #[arg(long, default_value = "")]
+        /// Days a refresh token may go unused before it expires (1 to 365).
+        #[arg(long, default_value = "", hide_default_value = true)]
         refresh_idle_days: String,
-        /// Days the refresh tokens of one sign-in last at most.
-        #[arg(long, default_value = "")]
+        /// Days the refresh tokens of one sign-in last at most (1 to 365).
+        #[arg(long, default_value = "", hide_default_value = true)]
         refresh_max_days: String,
     },
 }

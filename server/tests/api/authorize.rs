@@ -574,7 +574,7 @@ async fn the_realms_refresh_lifetimes_are_set_in_days_and_apply_to_new_sign_ins(
     for (idle, max, field) in [
         ("0", "", "refresh_idle_days"),
         ("1.5", "", "refresh_idle_days"),
-        ("", "3651", "refresh_max_days"),
+        ("", "366", "refresh_max_days"),
         ("30", "7", "refresh_idle_days"),
     ] {
         let e = core
