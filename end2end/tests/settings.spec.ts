@@ -22,20 +22,11 @@ test('realm settings set the default token lifetime that resources follow unless
   expect(await border(1, 'Top')).toBe('1px');
   expect(await border((await rows.count()) - 1, 'Bottom')).toBe('0px');
   // Stacked items have one gap between each two (none doubled, none missing before the last).
-  const gaps = await page.evaluate(async () => {
-    const res = await fetch('/login');
-    const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
-    const form = doc.querySelector('form.space-y-4')!;
-    const frame = document.createElement('div');
-    frame.append(form);
-    document.body.append(frame);
-    const kids = [...form.children].filter((k) => !(k as HTMLElement).hidden && getComputedStyle(k).display !== 'none');
-    const out = kids.slice(1).map((k, i) => {
-      const prev = kids[i].getBoundingClientRect();
-      return Math.round(k.getBoundingClientRect().top - prev.bottom);
-    });
-    frame.remove();
-    return out;
+  await page.goto('/account');
+  await hydrated(page);
+  const gaps = await page.locator('#password-form').evaluate((form) => {
+    const kids = [...form.children].filter((k) => getComputedStyle(k).display !== 'none');
+    return kids.slice(1).map((k, i) => Math.round(k.getBoundingClientRect().top - kids[i].getBoundingClientRect().bottom));
   });
   expect(gaps.length).toBeGreaterThan(1);
   expect(new Set(gaps)).toEqual(new Set([16]));
