@@ -24,6 +24,7 @@ pub mod error;
 pub mod fetch;
 pub mod housekeeping;
 pub mod ids;
+pub mod integration;
 pub mod keys;
 pub mod overview;
 pub mod people;
