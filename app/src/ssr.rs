@@ -591,3 +591,26 @@ pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> crate::type
         last_token: r.last_token_at.map(|t| moment(now, t)),
     }
 }
+
+/// View of what "Protect your MCP server" generated.
+pub fn protection_view(p: &authz::integration::Protection) -> crate::types::ProtectionView {
+    crate::types::ProtectionView {
+        resource: p.resource.clone(),
+        changes: p.changes.clone(),
+        scopes: p.scopes.clone(),
+        scope_notes: p.scope_notes.clone(),
+        artifacts: p
+            .artifacts
+            .iter()
+            .map(|a| crate::types::ArtifactView {
+                id: a.id.to_owned(),
+                title: a.title.to_owned(),
+                explanation: a.explanation.clone(),
+                reference_label: a.reference.0.to_owned(),
+                reference_url: a.reference.1.to_owned(),
+                language: a.language.to_owned(),
+                text: a.text.clone(),
+            })
+            .collect(),
+    }
+}

@@ -681,3 +681,37 @@ pub struct BulkResult {
     /// Clients not decided, with why.
     pub failed: Vec<(String, String)>,
 }
+
+/// One copyable block of "Protect your MCP server".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArtifactView {
+    /// Stable id (`metadata`, `challenge`, …).
+    pub id: String,
+    /// Heading.
+    pub title: String,
+    /// What it is and where it goes.
+    pub explanation: String,
+    /// The specification it follows.
+    pub reference_label: String,
+    /// Its link.
+    pub reference_url: String,
+    /// `json`, `http`, `shell`, `typescript`, `python`, `text`.
+    pub language: String,
+    /// The text to copy.
+    pub text: String,
+}
+
+/// Everything generated for one MCP server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProtectionView {
+    /// The server URL in canonical form (the tokens' `aud`).
+    pub resource: String,
+    /// What canonicalisation changed, in words.
+    pub changes: Vec<String>,
+    /// The scopes the challenges offer.
+    pub scopes: Vec<String>,
+    /// Notes on typed scopes.
+    pub scope_notes: Vec<String>,
+    /// The blocks, in reading order.
+    pub artifacts: Vec<ArtifactView>,
+}

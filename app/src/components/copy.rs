@@ -34,6 +34,21 @@ pub fn CopyValue(#[prop(into)] value: String, #[prop(into)] label: String) -> im
     }
 }
 
+/// A block of text to copy whole (a document, a command, a program), with its copy button.
+#[component]
+pub fn CopyBlock(
+    #[prop(into)] value: String,
+    #[prop(into)] label: String,
+    #[prop(optional, into)] testid: String,
+) -> impl IntoView {
+    view! {
+        <div class="relative rounded-md border border-slate-200 bg-slate-50 dark:border-slate-700 dark:bg-slate-900" data-testid=testid>
+            <div class="absolute right-1 top-1"><CopyButton value=value.clone() label/></div>
+            <pre class="max-h-96 overflow-auto p-3 pr-16 font-mono text-xs leading-relaxed text-slate-800 dark:text-slate-200"><code>{value}</code></pre>
+        </div>
+    }
+}
+
 /// A long value in a list: one line cut with an ellipsis, in full on hover (title) and on
 /// keyboard focus (it wraps), with a copy button.
 #[component]

@@ -222,6 +222,11 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     {can.manage_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
                     {can.manage_realms.then(|| view! { <NavLink href="/settings" label="Realm settings"/> })}
                 </NavGroup>
+                {can.view_resources.then(|| view! {
+                    <NavGroup label="Integration">
+                        <NavLink href="/integration/protect" label="Protect your MCP server"/>
+                    </NavGroup>
+                })}
                 {installation.then(|| view! {
                     <NavGroup label="Installation">
                         {can.manage_realms.then(|| view! { <NavLink href="/realms" label="Realms"/> })}

@@ -702,11 +702,12 @@ if __name__ == "__main__":
     )
 }
 
-/// The port the server's URL names (what the snippet listens on by default).
+/// The port the snippet listens on by default: the one the server's URL names, else 8080
+/// (behind the proxy that terminates TLS for the public URL).
 fn listen_port(resource: &str) -> u16 {
     url::Url::parse(resource)
         .ok()
-        .and_then(|u| u.port_or_known_default())
+        .and_then(|u| u.port())
         .unwrap_or(8080)
 }
 
