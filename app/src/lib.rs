@@ -75,6 +75,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("users/:id") view=|| guarded(|c| c.manage_users, pages::users::UserDetailPage) ssr=SsrMode::Async/>
                     <Route path=path!("audit") view=|| guarded(|c| c.view_audit, pages::audit::AuditPage) ssr=SsrMode::Async/>
                     <Route path=path!("account") view=pages::account::AccountPage ssr=SsrMode::Async/>
+                    <Route path=path!("integration") view=|| guarded(|c| c.view_resources, pages::integration::McpPage) ssr=SsrMode::Async/>
                     <Route path=path!("integration/protect") view=|| guarded(|c| c.view_resources, pages::integration::ProtectPage) ssr=SsrMode::Async/>
                     <Route path=path!("resources") view=|| guarded(|c| c.view_resources, pages::resources::ResourcesPage) ssr=SsrMode::Async/>
                     <Route path=path!("resources/:slug") view=|| guarded(|c| c.view_resources, pages::resources::ResourceDetailPage) ssr=SsrMode::Async/>

@@ -715,3 +715,28 @@ pub struct ProtectionView {
     /// The blocks, in reading order.
     pub artifacts: Vec<ArtifactView>,
 }
+
+/// Integration → MCP authorization: the realm's MCP side at a glance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpOverviewView {
+    /// (label, URL) of each endpoint.
+    pub endpoints: Vec<(String, String)>,
+    /// MCP-capable agents.
+    pub mcp_agents: u64,
+    /// Of them, active now.
+    pub active: u64,
+    /// Of them, expiring within the window.
+    pub expiring: u64,
+    /// The window in days.
+    pub window_days: i64,
+    /// Protected resources.
+    pub resources: u64,
+    /// Clients waiting for review, for roles that review.
+    pub pending_reviews: Option<u64>,
+    /// How many agents the list holds (all pages).
+    pub listed: u64,
+    /// The page shown.
+    pub page: u32,
+    /// One page of MCP-capable agents.
+    pub agents: Vec<AgentView>,
+}

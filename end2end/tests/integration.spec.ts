@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { DEVELOPER, hydrated, login, trackErrors } from './helpers';
+import { ADMIN, DEVELOPER, hydrated, login, trackErrors } from './helpers';
 
 test('a developer generates what protects their MCP server, copies it, and is told about bad input on the field', async ({ page, context, baseURL }) => {
   const errors = trackErrors(page);
@@ -42,5 +42,35 @@ test('a developer generates what protects their MCP server, copies it, and is to
   const challenge = page.getByTestId('artifact-challenge');
   await challenge.getByRole('button', { name: /^Copy/ }).click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await challenge.locator('pre').innerText());
+  expect(errors).toEqual([]);
+});
+
+test('the MCP authorization screen counts MCP-capable agents, lists them by status and gives the endpoints', async ({ page, baseURL }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  const api = page.request;
+  const call = async (fn: string, form: Record<string, string>) => {
+    const res = await api.post(`/api/${fn}`, { form, headers: { origin: baseURL! } });
+    expect(res.ok(), `${fn}: ${await res.text()}`).toBeTruthy();
+  };
+  const soon = new Date(Date.now() + 3 * 24 * 3600 * 1000).toISOString().slice(0, 16);
+  await call('agents/create', { name: `mcp-soon-${suffix}`, owner: 'ops@example.com', description: '', roles: 'mcp:tools', expires_at: soon });
+  await call('agents/create', { name: `mcp-later-${suffix}`, owner: 'ops@example.com', description: '', roles: 'mcp', expires_at: '' });
+  await call('agents/create', { name: `plain-${suffix}`, owner: 'ops@example.com', description: '', roles: 'reports', expires_at: '' });
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'MCP authorization' }).click();
+  await expect(page.getByRole('heading', { name: 'MCP authorization', level: 1 })).toBeVisible();
+  await hydrated(page);
+  await expect(page.getByTestId('mcp-figures')).toContainText('Expiring within 14 days');
+  const rows = page.getByTestId('agent-row');
+  await expect(rows.filter({ hasText: `mcp-soon-${suffix}` })).toBeVisible();
+  await expect(rows.filter({ hasText: `plain-${suffix}` })).toHaveCount(0);
+  // The expiring figure opens the agents it counts.
+  await page.getByTestId('mcp-figure').filter({ hasText: 'Expiring within 14 days' }).click();
+  await expect(page).toHaveURL(/show=expiring/);
+  await expect(rows.filter({ hasText: `mcp-soon-${suffix}` })).toBeVisible();
+  await expect(rows.filter({ hasText: `mcp-later-${suffix}` })).toHaveCount(0);
+  await expect(page.getByRole('link', { name: 'Expiring', exact: true })).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByTestId('mcp-endpoints')).toContainText(`${baseURL}/realms/default/token`);
   expect(errors).toEqual([]);
 });

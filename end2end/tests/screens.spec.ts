@@ -110,6 +110,7 @@ const SCREENS: [string, string][] = [
   ['people', '/people'],
   ['person', '/people/PERSON'],
   ['review', '/review'],
+  ['mcp', '/integration'],
   ['protect', '/integration/protect'],
   ['not-found', '/no-such-page'],
 ];

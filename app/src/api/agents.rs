@@ -19,7 +19,8 @@ pub async fn list_agents(
     let (core, p, _, realm) = ssr::realm_context().await?;
     let filter = authz::agents::AgentFilter {
         mcp_only,
-        expiring_soon,
+        expiring_within: expiring_soon.then_some(authz::agents::EXPIRING_SOON_SECS),
+        active_only: false,
         query: Some(query.as_str()),
     };
     let found = core

@@ -2,7 +2,7 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::ProtectionView;
+use crate::types::{McpOverviewView, ProtectionView};
 use leptos::prelude::*;
 
 /// Generates the metadata, challenges, commands, configurations and server snippets for the MCP
@@ -24,4 +24,41 @@ pub async fn protect_mcp_server(
     Ok(ssr::protection_view(
         &core.protect_mcp_server(&p, &realm, &input).await?,
     ))
+}
+
+/// The realm's MCP side: agent counts (expiring within `window_days`), resources, reviews,
+/// endpoints and the first page of MCP-capable agents.
+#[server(prefix = "/api", endpoint = "integration/overview")]
+pub async fn mcp_overview(
+    window_days: i64,
+    show: String,
+    page: u32,
+) -> Result<McpOverviewView, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let o = core
+        .mcp_overview(
+            &p,
+            &realm,
+            window_days,
+            &show,
+            authz::storage::Page::new(page, crate::types::PAGE_SIZE),
+        )
+        .await?;
+    let now = core.now();
+    Ok(McpOverviewView {
+        endpoints: o
+            .endpoints
+            .into_iter()
+            .map(|e| (e.label.to_owned(), e.url))
+            .collect(),
+        mcp_agents: o.mcp_agents,
+        active: o.active,
+        expiring: o.expiring,
+        window_days: o.window_days,
+        resources: o.resources,
+        pending_reviews: o.pending_reviews,
+        listed: o.listed,
+        page,
+        agents: o.agents.iter().map(|a| ssr::agent_view(a, now)).collect(),
+    })
 }

@@ -24,8 +24,10 @@ fn NavLink(href: &'static str, label: &'static str) -> impl IntoView {
     let location = use_location();
     let active = move || {
         let path = location.pathname.get();
-        if href == "/" {
-            path == "/"
+        // A section's page is active on its subpages ("/agents/x"), not on a sibling's path
+        // that merely starts the same ("/integration" and "/integration/protect" are two).
+        if href == "/" || href == "/integration" {
+            path == href
         } else {
             path.starts_with(href)
         }
@@ -224,6 +226,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                 </NavGroup>
                 {can.view_resources.then(|| view! {
                     <NavGroup label="Integration">
+                        <NavLink href="/integration" label="MCP authorization"/>
                         <NavLink href="/integration/protect" label="Protect your MCP server"/>
                     </NavGroup>
                 })}

@@ -62,13 +62,18 @@ fn AgentStatus(agent: AgentView) -> impl IntoView {
     }
 }
 
+/// One agent in a list; `linked`: its name links to its page (for roles that may open it).
 #[component]
-fn AgentRow(agent: AgentView) -> impl IntoView {
+pub fn AgentRow(agent: AgentView, #[prop(default = true)] linked: bool) -> impl IntoView {
     let clients = agent.clients.len();
     view! {
         <tr data-testid="agent-row" class=CARDS_ROW>
             <td class=CARDS_CELL>
-                <a class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300" href=format!("/agents/{}", agent.name)>{agent.name.clone()}</a>
+                {if linked {
+                    view! { <a class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300" href=format!("/agents/{}", agent.name)>{agent.name.clone()}</a> }.into_any()
+                } else {
+                    view! { <span class="font-medium break-all text-slate-900 dark:text-white">{agent.name.clone()}</span> }.into_any()
+                }}
                 <div class=format!("{MUTED} break-all")>{agent.owner.clone()}</div>
                 {(!agent.description.is_empty()).then(|| view! { <div class="max-w-full truncate text-xs text-slate-500 sm:max-w-xs lg:max-w-md dark:text-slate-400" title=agent.description.clone()>{agent.description.clone()}</div> })}
             </td>

@@ -136,8 +136,11 @@ impl AgentFields {
 pub struct AgentFilter<'a> {
     /// Only agents holding `mcp` or an `mcp:*` role.
     pub mcp_only: bool,
-    /// Only agents expiring within [`EXPIRING_SOON_SECS`] (and not yet expired).
-    pub expiring_soon: bool,
+    /// Only agents expiring within this many seconds (and not yet expired); the Agents list
+    /// uses [`EXPIRING_SOON_SECS`].
+    pub expiring_within: Option<i64>,
+    /// Only agents that may act now (enabled, not expired).
+    pub active_only: bool,
     /// Only agents whose name or owner contains this (case-insensitive).
     pub query: Option<&'a str>,
 }

@@ -67,12 +67,23 @@ impl Core {
     ) -> Result<Paged<AgentSummary>> {
         p.require(Permission::ViewAgents)?;
         let realm = self.find_realm(realm_name).await?;
+        self.agent_summaries(&realm.id, filter, page).await
+    }
+
+    /// One page of a realm's agents with their status and bound clients (no permission check:
+    /// for callers that checked their own).
+    pub(crate) async fn agent_summaries(
+        &self,
+        realm_id: &crate::realms::RealmId,
+        filter: AgentFilter<'_>,
+        page: Page,
+    ) -> Result<Paged<AgentSummary>> {
         let now = self.now();
         let filter = AgentFilter {
             query: filter.query.map(str::trim).filter(|q| !q.is_empty()),
             ..filter
         };
-        let found = self.store.list_agents(&realm.id, filter, now, page).await?;
+        let found = self.store.list_agents(realm_id, filter, now, page).await?;
         let ids: Vec<AgentId> = found.items.iter().map(|a| a.id.clone()).collect();
         let bound = self.store.list_agent_clients(&ids).await?;
         let items = found

@@ -18,6 +18,33 @@ pub const PYTHON_SDK_VERSION: &str = "2.3.0";
 /// The `PyJWT` version the Python snippet verifies tokens with.
 pub const PYJWT_VERSION: &str = "2.15.1";
 
+/// The realm's MCP side at a glance (Integration → MCP authorization): what is protected, who
+/// may call it, and the endpoints to configure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpOverview {
+    /// Issuer, discovery documents, JWKS and the other endpoints.
+    pub endpoints: Vec<crate::overview::Endpoint>,
+    /// Agents holding `mcp` or an `mcp:*` role.
+    pub mcp_agents: u64,
+    /// Of them, those that may act now.
+    pub active: u64,
+    /// Of them, those expiring within the window.
+    pub expiring: u64,
+    /// The window, in days.
+    pub window_days: i64,
+    /// Protected resources (MCP servers).
+    pub resources: u64,
+    /// Clients waiting for review (`None` for roles that do not review).
+    pub pending_reviews: Option<u64>,
+    /// How many agents the list shows in all (its pages).
+    pub listed: u64,
+    /// One page of the MCP-capable agents picked.
+    pub agents: Vec<crate::agents::AgentSummary>,
+}
+
+/// The default window of "expiring soon" on the MCP authorization screen.
+pub const DEFAULT_EXPIRY_WINDOW_DAYS: i64 = 14;
+
 /// The realm as an MCP server sees it: its issuer and endpoints.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthorizationServer {

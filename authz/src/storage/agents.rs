@@ -67,7 +67,7 @@ pub(super) const MCP_CAPABLE: &str =
 macro_rules! agent_store {
     ($store:ident, $db:ty) => {
         const _: () = {
-            use $crate::agents::{Agent, AgentFilter, AgentId, EXPIRING_SOON_SECS};
+            use $crate::agents::{Agent, AgentFilter, AgentId};
             use $crate::audit::NewAuditEvent;
             use $crate::clients::ClientId;
             use $crate::clock::UnixTime;
@@ -155,11 +155,18 @@ macro_rules! agent_store {
                         if filter.mcp_only {
                             qb.push(MCP_CAPABLE);
                         }
-                        if filter.expiring_soon {
+                        if let Some(within) = filter.expiring_within {
                             qb.push(" AND expires_at > ")
                                 .push_bind(now)
                                 .push(" AND expires_at <= ")
-                                .push_bind(now + EXPIRING_SOON_SECS);
+                                .push_bind(now.saturating_add(within));
+                        }
+                        if filter.active_only {
+                            qb.push(" AND disabled = ")
+                                .push_bind(false)
+                                .push(" AND (expires_at IS NULL OR expires_at > ")
+                                .push_bind(now)
+                                .push(")");
                         }
                     };
                     let (rows, total) = search

@@ -125,7 +125,8 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
         } => {
             let filter = authz::agents::AgentFilter {
                 mcp_only: mcp,
-                expiring_soon,
+                expiring_within: expiring_soon.then_some(authz::agents::EXPIRING_SOON_SECS),
+                active_only: false,
                 query: Some(search.as_str()),
             };
             let mut page = 0;

@@ -108,10 +108,12 @@ pub(super) async fn agent_lists(db: &Database) {
         ("d-lookalike", "mcpx notmcp:x", None),
         ("e-expired", "mcp", Some(now - 1)),
         ("f-far", "mcp:x", Some(now + 30 * 24 * 3600)),
+        ("g-off", "mcp", None),
     ] {
         let mut a = agent(&r.id, name);
         a.roles = ScopeSet::parse(roles).expect("valid");
         a.expires_at = expires;
+        a.disabled = name == "g-off";
         if name == "c-plain" {
             a.owner = "Someone.Else@example.com".into();
         }
@@ -134,7 +136,7 @@ pub(super) async fn agent_lists(db: &Database) {
     let all = Page::new(0, 50);
     assert_eq!(
         names(AgentFilter::default(), Page::new(1, 2)).await,
-        (6, vec!["c-plain".into(), "d-lookalike".into()])
+        (7, vec!["c-plain".into(), "d-lookalike".into()])
     );
     let mcp = AgentFilter {
         mcp_only: true,
@@ -142,20 +144,30 @@ pub(super) async fn agent_lists(db: &Database) {
     };
     assert_eq!(
         names(mcp, all).await.1,
-        ["a-mcp", "b-mcp-tools", "e-expired", "f-far"],
+        ["a-mcp", "b-mcp-tools", "e-expired", "f-far", "g-off"],
         "mcp or mcp:* roles, not look-alikes"
     );
     let soon = AgentFilter {
-        expiring_soon: true,
+        expiring_within: Some(crate::agents::EXPIRING_SOON_SECS),
         ..Default::default()
     };
     assert_eq!(names(soon, all).await.1, ["b-mcp-tools", "c-plain"]);
     let both = AgentFilter {
         mcp_only: true,
-        expiring_soon: true,
+        expiring_within: Some(crate::agents::EXPIRING_SOON_SECS),
         ..Default::default()
     };
     assert_eq!(names(both, all).await.1, ["b-mcp-tools"]);
+    // Active: enabled and not expired.
+    let active = AgentFilter {
+        mcp_only: true,
+        active_only: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        names(active, all).await.1,
+        ["a-mcp", "b-mcp-tools", "f-far"]
+    );
     let owner = AgentFilter {
         query: Some("someone.ELSE"),
         ..Default::default()
