@@ -193,6 +193,34 @@ impl Flow {
         loc
     }
 
+    /// Opens registration in the realm and registers `json` as a client would (RFC 7591).
+    async fn register_openly(&self, json: impl Into<Body>) -> serde_json::Value {
+        self.t
+            .state
+            .core
+            .set_registration_policy(
+                &self.admin,
+                "default",
+                &authz::realms::RegistrationInput {
+                    policy: "open".into(),
+                    ..Default::default()
+                },
+                &authz::RequestMeta::default(),
+            )
+            .await
+            .expect("open");
+        let res = self
+            .t
+            .send(
+                Request::post("/realms/default/connect/register")
+                    .header(header::CONTENT_TYPE, "application/json")
+                    .body(json.into())
+                    .expect("request"),
+            )
+            .await;
+        serde_json::from_str(&body(res).await).expect("json")
+    }
+
     async fn token(&self, form: &str) -> (StatusCode, serde_json::Value) {
         let res = self
             .t
@@ -1156,30 +1184,7 @@ async fn resource_policies_decide_which_clients_and_people_get_tokens() {
 #[tokio::test]
 async fn self_registered_machine_clients_get_tokens_only_where_the_resource_is_open() {
     let f = flow().await;
-    let meta = authz::RequestMeta::default();
-    f.t.state
-        .core
-        .set_registration_policy(
-            &f.admin,
-            "default",
-            &authz::realms::RegistrationInput {
-                policy: "open".into(),
-                ..Default::default()
-            },
-            &meta,
-        )
-        .await
-        .expect("open");
-    let res = f
-        .t
-        .send(
-            Request::post("/realms/default/connect/register")
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(Body::from(r#"{"client_name":"Nightly job","grant_types":["client_credentials"],"scope":"tools:read"}"#))
-                .expect("request"),
-        )
-        .await;
-    let reg: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let reg = f.register_openly(r#"{"client_name":"Nightly job","grant_types":["client_credentials"],"scope":"tools:read"}"#).await;
     let basic = format!(
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode(format!(
@@ -1256,30 +1261,7 @@ async fn a_consent_page_answers_once_and_only_while_signed_in() {
 #[tokio::test]
 async fn a_self_registered_client_never_gets_an_error_redirect_before_anyone_interacts() {
     let f = flow().await;
-    let meta = authz::RequestMeta::default();
-    f.t.state
-        .core
-        .set_registration_policy(
-            &f.admin,
-            "default",
-            &authz::realms::RegistrationInput {
-                policy: "open".into(),
-                ..Default::default()
-            },
-            &meta,
-        )
-        .await
-        .expect("open");
-    let res = f
-        .t
-        .send(
-            Request::post("/realms/default/connect/register")
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(Body::from(r#"{"client_name":"Redirector","redirect_uris":["https://evil.example/cb"],"token_endpoint_auth_method":"none"}"#))
-                .expect("request"),
-        )
-        .await;
-    let reg: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let reg = f.register_openly(r#"{"client_name":"Redirector","redirect_uris":["https://evil.example/cb"],"token_endpoint_auth_method":"none"}"#).await;
     let id = reg["client_id"].as_str().expect("id");
     let url = format!(
         "/realms/default/authorize?client_id={id}&redirect_uri={}&response_type=token",
@@ -1297,33 +1279,8 @@ async fn a_self_registered_client_never_gets_an_error_redirect_before_anyone_int
 #[tokio::test]
 async fn a_signed_in_person_following_a_link_is_never_bounced_to_an_unverified_client() {
     let f = flow().await;
-    let meta = authz::RequestMeta::default();
-    f.t.state
-        .core
-        .set_registration_policy(
-            &f.admin,
-            "default",
-            &authz::realms::RegistrationInput {
-                policy: "open".into(),
-                ..Default::default()
-            },
-            &meta,
-        )
-        .await
-        .expect("open");
     // Self-registered under the open policy: approved, but nobody verified it.
-    let res = f
-        .t
-        .send(
-            Request::post("/realms/default/connect/register")
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(Body::from(
-                    r#"{"client_name":"Lure","redirect_uris":["https://evil.example/landing"],"token_endpoint_auth_method":"none"}"#,
-                ))
-                .expect("request"),
-        )
-        .await;
-    let reg: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let reg = f.register_openly(r#"{"client_name":"Lure","redirect_uris":["https://evil.example/landing"],"token_endpoint_auth_method":"none"}"#).await;
     let lure = reg["client_id"].as_str().expect("id").to_owned();
     // The person is signed in (at a verified client, a moment ago).
     let mut b = Browser::default();
@@ -1350,20 +1307,6 @@ async fn a_signed_in_person_following_a_link_is_never_bounced_to_an_unverified_c
 #[tokio::test]
 async fn a_self_registered_client_that_changes_its_registration_is_agreed_to_again() {
     let f = flow().await;
-    let meta = authz::RequestMeta::default();
-    f.t.state
-        .core
-        .set_registration_policy(
-            &f.admin,
-            "default",
-            &authz::realms::RegistrationInput {
-                policy: "open".into(),
-                ..Default::default()
-            },
-            &meta,
-        )
-        .await
-        .expect("open");
     let registration = |name: &str| {
         serde_json::json!({
             "client_name": name,
@@ -1373,15 +1316,7 @@ async fn a_self_registered_client_that_changes_its_registration_is_agreed_to_aga
         })
         .to_string()
     };
-    let res =
-        f.t.send(
-            Request::post("/realms/default/connect/register")
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(Body::from(registration("Web app")))
-                .expect("request"),
-        )
-        .await;
-    let reg: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let reg = f.register_openly(registration("Web app")).await;
     let id = reg["client_id"].as_str().expect("id").to_owned();
     let rat = reg["registration_access_token"]
         .as_str()
