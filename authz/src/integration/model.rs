@@ -339,7 +339,13 @@ pub fn protect(
             ),
             reference: ("MCP authorization", "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization"),
             language: "typescript",
-            text: typescript_server(server, r, &scopes, shown_name),
+            text: typescript_server(
+                server,
+                r,
+                &scopes,
+                shown_name,
+                &challenge(&urls[0], &scopes, None),
+            ),
         },
         Artifact {
             id: "python",
@@ -571,6 +577,7 @@ fn typescript_server(
     resource: &str,
     scopes: &[String],
     name: &str,
+    challenge: &str,
 ) -> String {
     let port = listen_port(resource);
     format!(
@@ -586,6 +593,7 @@ import {{ createRemoteJWKSet, jwtVerify }} from 'jose';
 const ISSUER = {issuer};
 const RESOURCE = new URL({resource});
 const SCOPES = {scopes};
+const CHALLENGE = {challenge};
 const PORT = Number(process.env.PORT ?? {port});
 
 const oauthMetadata = await (await fetch({metadata_url})).json();
@@ -614,10 +622,13 @@ const verifier = {{
     }}
   }},
 }};
-// 401 with WWW-Authenticate: Bearer resource_metadata="…" without a valid token; 403 without the scopes.
+// A request without a token: the challenge clients discover everything from (RFC 9728 §5.1;
+// no error code, RFC 6750 §3.1). A bad token: 401 with invalid_token; too few scopes: 403.
+const challenge = (req, res, next) =>
+  req.headers.authorization ? next() : res.set('WWW-Authenticate', CHALLENGE).status(401).end();
 const auth = requireBearerAuth({{ verifier, requiredScopes: SCOPES, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(RESOURCE) }});
 
-app.post(RESOURCE.pathname, auth, async (req, res) => {{
+app.post(RESOURCE.pathname, challenge, auth, async (req, res) => {{
   const server = new McpServer({{ name: {name}, version: '1.0.0' }});
   server.registerTool('whoami', {{ description: 'Who the token is for' }}, async (extra) => ({{
     content: [{{ type: 'text', text: JSON.stringify({{ client_id: extra.authInfo?.clientId, scopes: extra.authInfo?.scopes, ...extra.authInfo?.extra }}) }}],
@@ -634,6 +645,7 @@ app.listen(PORT, () => console.log(`MCP server for ${{RESOURCE.href}} on port ${
         issuer = lit(&server.issuer),
         resource = lit(resource),
         scopes = lit_list(scopes),
+        challenge = lit(challenge),
         metadata_url = lit(&server.metadata_url),
         name = lit(name),
     )

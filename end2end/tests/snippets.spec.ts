@@ -1,0 +1,89 @@
+import { test, expect } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ADMIN, login } from './helpers';
+
+// The generated server snippets, run as real MCP servers: a Portcullis token reaches a tool,
+// a request without one gets exactly the generated challenge, a token for another resource is
+// refused. A snippet that does not work fails here.
+
+/** Starts `file` with node and waits until it says it listens. */
+async function start(file: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [file], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start: ${output}`)), 20_000);
+    const seen = (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('MCP server for')) { clearTimeout(timer); resolve(); }
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`the server exited (${code}): ${output}`)); });
+  });
+  return child;
+}
+
+test('the generated TypeScript server accepts tokens for itself only and answers exactly the generated challenge', async ({ page, baseURL }) => {
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  const port = 18941;
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const other = `http://127.0.0.1:${port + 1}/mcp`;
+  const call = async (fn: string, form: Record<string, string>) => {
+    const res = await page.request.post(`/api/${fn}`, { form, headers: { origin: baseURL! } });
+    expect(res.ok(), `${fn}: ${await res.text()}`).toBeTruthy();
+    return res.json();
+  };
+  for (const [slug, uri] of [[`snip-${suffix}`, url], [`snip-other-${suffix}`, other]]) {
+    await call('resources/create', { slug, display_name: `Snippet ${slug}`, uri, scopes: 'tools:call', token_ttl_secs: '', signing_alg: '' });
+  }
+  const issued = await call('clients/create', { client_id: `snip-${suffix}`, name: 'Snippet test client', auth_method: 'client_secret_basic', scope: 'tools:call', contacts: '', jwks: '' });
+  for (const resource of [`snip-${suffix}`, `snip-other-${suffix}`]) {
+    await call('access/grant', { client_id: issued.client_id, resource, scopes: 'tools:call' });
+  }
+  const generated = await call('integration/protect', { server_url: url, resource_name: 'Snippet test server', scopes: 'tools:call', documentation_url: '' });
+  const artifact = (id: string) => generated.artifacts.find((a: { id: string }) => a.id === id).text as string;
+  const dir = path.join(__dirname, '..', 'test-results', `generated-${suffix}`);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'server.mjs');
+  writeFileSync(file, artifact('typescript'));
+
+  const server = await start(file, port);
+  try {
+    // Without a token: exactly the generated 401.
+    const bare = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(bare.status).toBe(401);
+    expect(`WWW-Authenticate: ${bare.headers.get('www-authenticate')}`).toBe(artifact('challenge').split('\n')[1]);
+    // Its metadata is served where the generator says, with what it says.
+    const metadataUrl = artifact('metadata-urls').split('\n')[0];
+    const metadata = await (await fetch(metadataUrl)).json();
+    expect(metadata.resource).toBe(url);
+    expect(metadata.authorization_servers).toEqual([`${baseURL}/realms/default`]);
+
+    const token = async (resource: string) => {
+      const res = await fetch(`${baseURL}/realms/default/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${issued.client_id}:${issued.secret}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope: 'tools:call' }),
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return (await res.json()).access_token as string;
+    };
+    // A Portcullis token for this server reaches the tool.
+    const client = new Client({ name: 'snippet-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${await token(url)}` } } }));
+    const result = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(JSON.stringify(result.content)).toContain(issued.client_id);
+    await client.close();
+    // A token for another resource, from the same realm and client, is refused.
+    const foreign = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${await token(other)}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
+    expect(foreign.status).toBe(401);
+    expect(foreign.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  } finally {
+    server.kill();
+  }
+});
