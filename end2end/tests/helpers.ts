@@ -1,4 +1,6 @@
 import { expect, Page } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
 export const DEVELOPER = { email: 'dev@example.com', password: 'developer-password-123' };
@@ -72,4 +74,22 @@ export async function grantAccess(page: Page, clientId: string, resourceName: st
   for (const box of await row.getByRole('checkbox').all()) await box.check();
   await row.getByRole('button', { name: 'Grant access' }).click();
   await expect(row).toContainText('Granted');
+}
+
+/** The venv with the official Python SDK and what the generated Python server needs, pinned
+ * (made once, from PyPI). */
+export const VENV = '.venv';
+const PYTHON_PACKAGES = ['mcp==2.3.0', 'PyJWT[crypto]==2.15.1', 'uvicorn==0.54.0'];
+
+export function ensurePythonVenv() {
+  const ready = existsSync(`${VENV}/bin/python`)
+    && spawnSync(`${VENV}/bin/python`, ['-c', 'import mcp, jwt, uvicorn, cryptography']).status === 0;
+  if (ready) return;
+  for (const [cmd, args] of [
+    ['python3', ['-m', 'venv', VENV]],
+    [`${VENV}/bin/pip`, ['install', '--quiet', '--disable-pip-version-check', ...PYTHON_PACKAGES]],
+  ] as const) {
+    const r = spawnSync(cmd, args, { stdio: 'inherit', timeout: 280_000 });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed`);
+  }
 }

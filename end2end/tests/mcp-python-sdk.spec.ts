@@ -1,24 +1,12 @@
 import { test, expect } from '@playwright/test';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { ADMIN, hydrated, login, registerResource, trackErrors } from './helpers';
+import { ADMIN, VENV, ensurePythonVenv, hydrated, login, registerResource, trackErrors } from './helpers';
 import { startMcpServer } from '../mcp/server';
-
-/** The official Python SDK, pinned, in a venv of its own (made once, from PyPI). */
-const VENV = '.venv';
-const MCP_PYTHON = 'mcp==2.3.0';
 
 test.beforeAll(() => {
   test.setTimeout(300_000);
-  if (existsSync(`${VENV}/bin/python`) && spawnSync(`${VENV}/bin/python`, ['-c', 'import mcp']).status === 0) return;
-  for (const [cmd, args] of [
-    ['python3', ['-m', 'venv', VENV]],
-    [`${VENV}/bin/pip`, ['install', '--quiet', '--disable-pip-version-check', MCP_PYTHON]],
-  ] as const) {
-    const r = spawnSync(cmd, args, { stdio: 'inherit', timeout: 280_000 });
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed`);
-  }
+  ensurePythonVenv();
 });
 
 test('the official Python SDK client registers, waits for review, signs a person in and calls a tool', async ({ page, browser, baseURL }) => {

@@ -4,15 +4,20 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ADMIN, login } from './helpers';
+import { ADMIN, VENV, ensurePythonVenv, login } from './helpers';
 
 // The generated server snippets, run as real MCP servers: a Portcullis token reaches a tool,
 // a request without one gets exactly the generated challenge, a token for another resource is
 // refused. A snippet that does not work fails here.
 
-/** Starts `file` with node and waits until it says it listens. */
-async function start(file: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [file], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+test.beforeAll(() => {
+  test.setTimeout(300_000);
+  ensurePythonVenv();
+});
+
+/** Starts `file` with `runtime` and waits until it says it listens. */
+async function start(runtime: string, file: string, port: number): Promise<ChildProcess> {
+  const child = spawn(runtime, [file], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start: ${output}`)), 20_000);
@@ -24,13 +29,29 @@ async function start(file: string, port: number): Promise<ChildProcess> {
     child.stderr!.on('data', seen);
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`the server exited (${code}): ${output}`)); });
   });
-  return child;
+  // Said is not yet listening (uvicorn binds after the script's own line): wait for the port.
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`);
+      return child;
+    } catch (e) {
+      if (i > 100) throw new Error(`the server never listened: ${output} (${e})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
-test('the generated TypeScript server accepts tokens for itself only and answers exactly the generated challenge', async ({ page, baseURL }) => {
+const LANGUAGES = [
+  { id: 'typescript', file: 'server.mjs', runtime: process.execPath, port: 18941 },
+  { id: 'python', file: 'server.py', runtime: path.join(__dirname, '..', VENV, 'bin', 'python'), port: 18951 },
+];
+
+for (const lang of LANGUAGES) {
+test(`the generated ${lang.id} server accepts tokens for itself only and answers exactly the generated challenge`, async ({ page, baseURL }) => {
+  test.setTimeout(60_000);
   await login(page, ADMIN);
-  const suffix = Date.now().toString(36);
-  const port = 18941;
+  const suffix = `${lang.id}-${Date.now().toString(36)}`;
+  const port = lang.port;
   const url = `http://127.0.0.1:${port}/mcp`;
   const other = `http://127.0.0.1:${port + 1}/mcp`;
   const call = async (fn: string, form: Record<string, string>) => {
@@ -49,10 +70,10 @@ test('the generated TypeScript server accepts tokens for itself only and answers
   const artifact = (id: string) => generated.artifacts.find((a: { id: string }) => a.id === id).text as string;
   const dir = path.join(__dirname, '..', 'test-results', `generated-${suffix}`);
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, 'server.mjs');
-  writeFileSync(file, artifact('typescript'));
+  const file = path.join(dir, lang.file);
+  writeFileSync(file, artifact(lang.id));
 
-  const server = await start(file, port);
+  const server = await start(lang.runtime, file, port);
   try {
     // Without a token: exactly the generated 401.
     const bare = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -87,3 +108,4 @@ test('the generated TypeScript server accepts tokens for itself only and answers
     server.kill();
   }
 });
+}

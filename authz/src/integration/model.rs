@@ -15,6 +15,8 @@ pub const JOSE_VERSION: &str = "6.2.18";
 pub const EXPRESS_VERSION: &str = "5.2.1";
 /// The official Python SDK (`mcp` on PyPI) version the Python snippet is written against.
 pub const PYTHON_SDK_VERSION: &str = "2.3.0";
+/// The `uvicorn` version the Python snippet serves with.
+pub const UVICORN_VERSION: &str = "0.54.0";
 /// The `PyJWT` version the Python snippet verifies tokens with.
 pub const PYJWT_VERSION: &str = "2.15.1";
 
@@ -351,11 +353,17 @@ pub fn protect(
             id: "python",
             title: "Python server (official MCP SDK)",
             explanation: format!(
-                "The same in Python: pip install mcp=={PYTHON_SDK_VERSION} PyJWT[crypto]=={PYJWT_VERSION}; run with python server.py."
+                "The same in Python: pip install mcp=={PYTHON_SDK_VERSION} PyJWT[crypto]=={PYJWT_VERSION} uvicorn=={UVICORN_VERSION}; run with python server.py."
             ),
             reference: ("MCP authorization", "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization"),
             language: "python",
-            text: python_server(server, r, &scopes, shown_name),
+            text: python_server(
+                server,
+                r,
+                &scopes,
+                shown_name,
+                &challenge(&urls[0], &scopes, None),
+            ),
         },
         Artifact {
             id: "vscode",
@@ -656,6 +664,7 @@ fn python_server(
     resource: &str,
     scopes: &[String],
     name: &str,
+    challenge: &str,
 ) -> String {
     let port = listen_port(resource);
     format!(
@@ -664,6 +673,7 @@ import os
 from urllib.parse import urlsplit
 
 import jwt
+import uvicorn
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
@@ -672,6 +682,8 @@ from mcp.server.mcpserver import MCPServer
 ISSUER = {issuer}
 RESOURCE = {resource}
 SCOPES = {scopes}
+CHALLENGE = {challenge}
+PATH = urlsplit(RESOURCE).path
 JWKS = jwt.PyJWKClient({jwks_uri}, cache_keys=True)
 
 
@@ -724,19 +736,34 @@ def whoami() -> str:
     return f"client {{t.client_id}} with scopes {{' '.join(t.scopes)}}" if t else "nobody"
 
 
+class Challenge:
+    """A request without a token gets the challenge clients discover everything from (RFC 9728
+    section 5.1; no error code, RFC 6750 section 3.1). A bad token: 401 with invalid_token."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if (scope["type"] == "http" and scope["path"] == PATH
+                and b"authorization" not in dict(scope["headers"])):
+            await send({{"type": "http.response.start", "status": 401,
+                        "headers": [(b"www-authenticate", CHALLENGE.encode())]}})
+            await send({{"type": "http.response.body", "body": b""}})
+            return
+        await self.app(scope, receive, send)
+
+
 if __name__ == "__main__":
-    mcp.run(
-        "streamable-http",
-        host="127.0.0.1",
-        port=int(os.environ.get("PORT", {port})),
-        streamable_http_path=urlsplit(RESOURCE).path,
-    )
+    app = mcp.streamable_http_app(streamable_http_path=PATH)
+    print(f"MCP server for {{RESOURCE}}", flush=True)
+    uvicorn.run(Challenge(app), host="127.0.0.1", port=int(os.environ.get("PORT", {port})))
 "#,
         realm = server.realm,
         issuer = lit(&server.issuer),
         resource = lit(resource),
         scopes = lit_list(scopes),
         jwks_uri = lit(&server.jwks_uri),
+        challenge = lit(challenge),
         name = lit(name),
     )
 }
