@@ -42,14 +42,13 @@ pub async fn decide_review(
     #[server(default)] access: Vec<String>,
 ) -> Result<BulkResult, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
-    if client_ids.is_empty() || client_ids.len() > 100 || versions.len() != client_ids.len() {
-        return Err(AppError::Invalid("Pick between 1 and 100 clients.".into()));
-    }
-    if !access.is_empty() && (client_ids.len() != 1 || decision != "approve") {
+    if versions.len() != client_ids.len() {
         return Err(AppError::Invalid(
-            "Access is granted while approving one client at a time.".into(),
+            "Each client needs the version shown.".into(),
         ));
     }
+    let decision =
+        authz::clients::Decision::parse(&decision).map_err(|m| AppError::Invalid(m.into()))?;
     let access: Vec<authz::clients::AccessChoice> = access
         .iter()
         .map(|entry| {
@@ -60,34 +59,17 @@ pub async fn decide_review(
             }
         })
         .collect();
-    let mut out = BulkResult {
-        done: 0,
-        failed: vec![],
-    };
     // Each decision holds only for the version of the client the reviewer saw.
-    for (id, seen) in client_ids.iter().zip(versions) {
-        let seen = Some(seen);
-        let result = match decision.as_str() {
-            "approve" => {
-                core.approve_client_with_access(&p, &realm, id, &reason, seen, &access, &meta)
-                    .await
-            }
-            "reject" => {
-                core.reject_client(&p, &realm, id, &reason, seen, &meta)
-                    .await
-            }
-            "revoke" => {
-                core.revoke_client(&p, &realm, id, &reason, seen, &meta)
-                    .await
-            }
-            _ => return Err(AppError::Invalid("Unknown decision.".into())),
-        };
-        match result {
-            Ok(()) => out.done += 1,
-            // A missing reason is the same for every client: report it on the field.
-            Err(e @ authz::Error::InvalidField { .. }) => return Err(e.into()),
-            Err(e) => out.failed.push((id.clone(), AppError::from(e).to_string())),
-        }
-    }
-    Ok(out)
+    let clients: Vec<(String, i64)> = client_ids.into_iter().zip(versions).collect();
+    let decided = core
+        .decide_clients(&p, &realm, &clients, decision, &reason, &access, &meta)
+        .await?;
+    Ok(BulkResult {
+        done: decided.done,
+        failed: decided
+            .failed
+            .into_iter()
+            .map(|(id, e)| (id, AppError::from(e).to_string()))
+            .collect(),
+    })
 }

@@ -408,6 +408,44 @@ pub struct ReviewDecision {
     pub grants: Vec<(ResourceId, ScopeSet)>,
 }
 
+/// What a reviewer decides for one or many clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Let pending clients in.
+    Approve,
+    /// Refuse pending clients.
+    Reject,
+    /// Stop approved clients.
+    Revoke,
+}
+
+impl Decision {
+    /// Parses `approve`, `reject` or `revoke`.
+    ///
+    /// # Errors
+    /// A message naming the three.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        match s.trim() {
+            "approve" => Ok(Decision::Approve),
+            "reject" => Ok(Decision::Reject),
+            "revoke" => Ok(Decision::Revoke),
+            _ => Err("The decision is approve, reject or revoke."),
+        }
+    }
+}
+
+/// What a decision on many clients did: how many were decided, and why the others were not.
+#[derive(Debug, Default)]
+pub struct Decided {
+    /// Clients decided.
+    pub done: u32,
+    /// `client_id` and why, for each client not decided.
+    pub failed: Vec<(String, crate::error::Error)>,
+}
+
+/// Most clients one decision covers.
+pub const MAX_DECIDED_AT_ONCE: usize = 100;
+
 /// A resource (slug) and scopes a reviewer grants a self-registered machine client while
 /// approving it; `scopes` `None` means every scope the resource accepts.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -498,6 +498,57 @@ impl Core {
         .await
     }
 
+    /// Approves, rejects or revokes many clients with one reason, each only in the version the
+    /// reviewer saw (`(client_id, seen)`); access may be granted while approving one client.
+    /// A client that cannot be decided (changed, decided by someone else) is reported, not an
+    /// error; a bad reason or bad access is (it is the same for every client).
+    ///
+    /// # Errors
+    /// `Forbidden`, `Invalid` (none or too many clients, access for many or not approving),
+    /// `InvalidField` (`reason`, `access`).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn decide_clients(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        clients: &[(String, crate::clock::UnixTime)],
+        decision: super::model::Decision,
+        why: &str,
+        access: &[AccessChoice],
+        meta: &RequestMeta,
+    ) -> Result<super::model::Decided> {
+        use super::model::{Decided, Decision, MAX_DECIDED_AT_ONCE};
+        p.require(Permission::ReviewClients)?;
+        if clients.is_empty() || clients.len() > MAX_DECIDED_AT_ONCE {
+            return Err(Error::Invalid(
+                format!("Pick between 1 and {MAX_DECIDED_AT_ONCE} clients.").into(),
+            ));
+        }
+        if !access.is_empty() && (clients.len() != 1 || decision != Decision::Approve) {
+            return Err(Error::Invalid(
+                "Access is granted while approving one client at a time.".into(),
+            ));
+        }
+        let mut out = Decided::default();
+        for (id, seen) in clients {
+            let seen = Some(*seen);
+            let result = match decision {
+                Decision::Approve => {
+                    self.approve_client_with_access(p, realm_name, id, why, seen, access, meta)
+                        .await
+                }
+                Decision::Reject => self.reject_client(p, realm_name, id, why, seen, meta).await,
+                Decision::Revoke => self.revoke_client(p, realm_name, id, why, seen, meta).await,
+            };
+            match result {
+                Ok(()) => out.done += 1,
+                Err(e @ (Error::InvalidField { .. } | Error::Forbidden)) => return Err(e),
+                Err(e) => out.failed.push((id.clone(), e)),
+            }
+        }
+        Ok(out)
+    }
+
     /// Rejects a pending client.
     ///
     /// # Errors

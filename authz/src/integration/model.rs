@@ -245,6 +245,13 @@ pub fn protect(
         name
     };
     let slug = config_name(shown_name);
+    let snippet = Snippet {
+        server,
+        resource: r,
+        scopes: &scopes,
+        name: shown_name,
+        challenge: challenge(&urls[0], &scopes, None),
+    };
     let mut artifacts = vec![
         Artifact {
             id: "metadata",
@@ -341,13 +348,7 @@ pub fn protect(
             ),
             reference: ("MCP authorization", "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization"),
             language: "typescript",
-            text: typescript_server(
-                server,
-                r,
-                &scopes,
-                shown_name,
-                &challenge(&urls[0], &scopes, None),
-            ),
+            text: typescript_server(&snippet),
         },
         Artifact {
             id: "python",
@@ -357,13 +358,7 @@ pub fn protect(
             ),
             reference: ("MCP authorization", "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization"),
             language: "python",
-            text: python_server(
-                server,
-                r,
-                &scopes,
-                shown_name,
-                &challenge(&urls[0], &scopes, None),
-            ),
+            text: python_server(&snippet),
         },
         Artifact {
             id: "vscode",
@@ -580,13 +575,24 @@ fn lit_list(items: &[String]) -> String {
     serde_json::Value::from(items.to_vec()).to_string()
 }
 
-fn typescript_server(
-    server: &AuthorizationServer,
-    resource: &str,
-    scopes: &[String],
-    name: &str,
-    challenge: &str,
-) -> String {
+/// What a server snippet is generated from.
+struct Snippet<'a> {
+    server: &'a AuthorizationServer,
+    resource: &'a str,
+    scopes: &'a [String],
+    name: &'a str,
+    /// The exact `WWW-Authenticate` value for a request without a token.
+    challenge: String,
+}
+
+fn typescript_server(s: &Snippet<'_>) -> String {
+    let Snippet {
+        server,
+        resource,
+        scopes,
+        name,
+        challenge,
+    } = s;
     let port = listen_port(resource);
     format!(
         r#"// server.mjs: an MCP server protected by {realm} (Portcullis).
@@ -659,13 +665,14 @@ app.listen(PORT, () => console.log(`MCP server for ${{RESOURCE.href}} on port ${
     )
 }
 
-fn python_server(
-    server: &AuthorizationServer,
-    resource: &str,
-    scopes: &[String],
-    name: &str,
-    challenge: &str,
-) -> String {
+fn python_server(s: &Snippet<'_>) -> String {
+    let Snippet {
+        server,
+        resource,
+        scopes,
+        name,
+        challenge,
+    } = s;
     let port = listen_port(resource);
     format!(
         r#"# server.py: an MCP server protected by {realm} (Portcullis).

@@ -164,10 +164,17 @@ impl Flow {
     }
 
     async fn consent_as(&self, b: &mut Browser, extra: &str, email: &str) -> String {
-        let (status, _, html) = self.get(b, &authorize_url(extra)).await;
+        self.consent_at(b, &authorize_url(extra), email, "Visual Studio Code")
+            .await
+    }
+
+    /// Opens `url`, signs in as `email` on the page that names `client`, and agrees; the
+    /// redirect back to the client.
+    async fn consent_at(&self, b: &mut Browser, url: &str, email: &str, client: &str) -> String {
+        let (status, _, html) = self.get(b, url).await;
         assert_eq!(status, StatusCode::OK, "{html}");
         assert!(
-            html.contains("Sign in to continue to Visual Studio Code"),
+            html.contains(&format!("Sign in to continue to {client}")),
             "{html}"
         );
         let form = format!(
@@ -1328,25 +1335,7 @@ async fn a_self_registered_client_that_changes_its_registration_is_agreed_to_aga
         enc(PAY)
     );
     let mut b = Browser::default();
-    let (_, _, html) = f.get(&mut b, &link).await;
-    let (_, _, html) = f
-        .post(
-            &mut b,
-            &format!(
-                "step=login&ticket={}&email={}&password={}",
-                ticket_of(&html),
-                enc(PERSON),
-                enc(PASSWORD)
-            ),
-        )
-        .await;
-    let (status, _, _) = f
-        .post(
-            &mut b,
-            &format!("step=consent&decision=approve&ticket={}", ticket_of(&html)),
-        )
-        .await;
-    assert_eq!(status, StatusCode::SEE_OTHER);
+    f.consent_at(&mut b, &link, PERSON, "Web app").await;
     let (status, _, _) = f.get(&mut b, &link).await;
     assert_eq!(status, StatusCode::FOUND, "remembered");
     // The client renames itself (RFC 7592): the person agreed to it as it was.

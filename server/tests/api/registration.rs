@@ -941,3 +941,91 @@ async fn a_reviewer_grants_a_machine_client_access_while_approving_it() {
         "{e:?}"
     );
 }
+
+#[tokio::test]
+async fn one_decision_covers_many_clients_and_reports_those_it_could_not_decide() {
+    let r = setup("review").await;
+    let core = &r.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let mut ids = vec![];
+    for _ in 0..2 {
+        let (_, json) = r.register(&claude_code()).await;
+        ids.push(json["client_id"].as_str().expect("id").to_owned());
+    }
+    let seen = |id: &str, t| (id.to_owned(), t);
+    let queue = core
+        .review_queue(&r.admin, "default", authz::clients::ReviewState::Pending)
+        .await
+        .expect("queue");
+    let version = |id: &str| {
+        queue
+            .iter()
+            .find(|i| i.client.client_id.as_str() == id)
+            .expect("queued")
+            .client
+            .updated_at
+    };
+    use authz::clients::{AccessChoice, Decision};
+    // Access rides along only when approving one client.
+    let access = [AccessChoice {
+        resource: "payments-mcp".into(),
+        scopes: None,
+    }];
+    let both = [
+        seen(&ids[0], version(&ids[0])),
+        seen(&ids[1], version(&ids[1])),
+    ];
+    let e = core
+        .decide_clients(
+            &r.admin,
+            "default",
+            &both,
+            Decision::Approve,
+            "ok",
+            &access,
+            &meta,
+        )
+        .await
+        .expect_err("access for two");
+    assert!(matches!(e, authz::Error::Invalid(_)), "{e:?}");
+    assert!(
+        core.decide_clients(&r.admin, "default", &[], Decision::Reject, "ok", &[], &meta)
+            .await
+            .is_err()
+    );
+    // A stale version is reported, the other client is decided.
+    let mixed = [seen(&ids[0], 1), seen(&ids[1], version(&ids[1]))];
+    let decided = core
+        .decide_clients(
+            &r.admin,
+            "default",
+            &mixed,
+            Decision::Reject,
+            "Flood",
+            &[],
+            &meta,
+        )
+        .await
+        .expect("decided");
+    assert_eq!(decided.done, 1);
+    assert_eq!(decided.failed.len(), 1);
+    assert_eq!(decided.failed[0].0, ids[0]);
+    assert_eq!(r.review_state(&ids[1]).await, "rejected");
+    assert_eq!(r.review_state(&ids[0]).await, "pending");
+    // A missing reason is the same for every client: an error, nothing decided.
+    let e = core
+        .decide_clients(
+            &r.admin,
+            "default",
+            &[seen(&ids[0], version(&ids[0]))],
+            Decision::Approve,
+            " ",
+            &[],
+            &meta,
+        )
+        .await
+        .expect_err("no reason");
+    assert!(matches!(e, authz::Error::InvalidField { .. }), "{e:?}");
+    assert_eq!(Decision::parse("approve"), Ok(Decision::Approve));
+    assert!(Decision::parse("bless").is_err());
+}
