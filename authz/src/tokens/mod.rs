@@ -8,7 +8,7 @@
 //! The token path writes nothing to the database: a token is a signed JWT, revocation is
 //! remembered by `jti`, and liveness (the client, resource and agent binding behind a token)
 //! is checked against the rows named in the token's [`TokenOrigin`].
-mod claims;
+
 mod client_auth;
 mod grants;
 mod introspect;
@@ -18,5 +18,5 @@ mod model;
 mod revoke;
 mod verify;
 
-pub use claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};
 pub use model::*;
+pub use portcullis_claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};

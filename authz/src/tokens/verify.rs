@@ -1,6 +1,5 @@
 //! Verification of this realm's access tokens, and whether the identities behind one are
 //! still alive.
-use super::claims::{ACCESS_TOKEN_TYP, AccessTokenClaims};
 use crate::agents::AgentStatus;
 use crate::clients::{Client, ClientId};
 use crate::core::Core;
@@ -9,6 +8,7 @@ use crate::ids::AgentId;
 use crate::keys::decode_unverified;
 use crate::realms::Realm;
 use crate::resources::ResourceUri;
+use portcullis_claims::{ACCESS_TOKEN_TYP, AccessTokenClaims};
 
 impl Core {
     /// Verifies an access token issued by this realm: signature by a published key, `typ`,

@@ -5,7 +5,6 @@ mod client_credentials;
 pub(crate) use client_credentials::machine_scopes;
 mod refresh_token;
 
-use super::claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};
 use super::model::{ClientCredentials, TokenRequest, TokenResponse};
 use crate::agents::Agent;
 use crate::audit::RequestMeta;
@@ -17,6 +16,7 @@ use crate::keys::SigningAlg;
 use crate::realms::Realm;
 use crate::resources::Resource;
 use crate::scope::ScopeSet;
+use portcullis_claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};
 
 impl Core {
     /// The token endpoint: parses the grant type and runs that grant.

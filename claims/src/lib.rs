@@ -1,7 +1,10 @@
-//! The claims of Portcullis access tokens (RFC 9068), as one type that issuing serialises and
-//! every reader (introspection, tests, resource-server guards) deserialises.
+//! The claims of Portcullis access tokens (RFC 9068), as one type that the authorization server
+//! serialises when it issues a token and every reader (introspection, tests, the
+//! `portcullis-guard` resource-server guard) deserialises.
 //!
-//! This module depends on nothing but serde, so it can move into a crate resource servers share.
+//! It depends on nothing but serde: a resource server reads a verified token's payload with
+//! `serde_json::from_slice::<AccessTokenClaims>(…)` and gets the same typed claims the issuer wrote.
+#![forbid(unsafe_code)]
 use serde::{Deserialize, Serialize};
 
 /// The JWT `typ` of access tokens (RFC 9068 §2.1).
