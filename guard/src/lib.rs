@@ -198,11 +198,15 @@ impl Guard {
         &self.inner.resource_path
     }
 
-    /// The resource URL's host (and port, when it names one): what the server's `Host`
-    /// check should accept.
-    pub fn resource_authority(&self) -> &str {
+    /// The resource URL's host name: what the server's `Host` check (DNS-rebinding
+    /// protection) should accept.
+    pub fn resource_host(&self) -> &str {
         let (origin, _) = config::split_origin(&self.inner.resource);
-        origin.split_once("://").map_or(origin, |(_, a)| a)
+        let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
+        match authority.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or(v6),
+            None => authority.split(':').next().unwrap_or(authority),
+        }
     }
 
     /// The scopes every request must carry.

@@ -19,6 +19,21 @@ pub const PYTHON_SDK_VERSION: &str = "2.3.0";
 pub const UVICORN_VERSION: &str = "0.54.0";
 /// The `PyJWT` version the Python snippet verifies tokens with.
 pub const PYJWT_VERSION: &str = "2.15.1";
+/// The crates the Rust snippet is written and tested against (the workspace's `Cargo.lock`):
+/// name, version, features. `portcullis-guard` and `rmcp` are pinned exactly (the snippet uses
+/// their API); the others at least at the tested version.
+pub const RUST_CRATES: &[(&str, &str, &[&str])] = &[
+    ("portcullis-guard", "=0.1.0", &[]),
+    (
+        "rmcp",
+        "=3.11.0",
+        &["server", "macros", "transport-streamable-http-server"],
+    ),
+    ("axum", "0.8.9", &[]),
+    ("tokio", "1.54.1", &["macros", "rt-multi-thread", "net"]),
+    ("http", "1.5.0", &[]),
+    ("serde_json", "1.0.154", &[]),
+];
 
 /// The realm's MCP side at a glance (Integration → MCP authorization): what is protected, who
 /// may call it, and the endpoints to configure.
@@ -351,6 +366,22 @@ pub fn protect(
             text: typescript_server(&snippet),
         },
         Artifact {
+            id: "rust-dependencies",
+            title: "Rust server: Cargo.toml dependencies",
+            explanation: "The crates of the Rust server below, at the versions it is tested with. portcullis-guard lives in Portcullis's repository (guard/) until it is published: point it at a path or git checkout meanwhile.".into(),
+            reference: ("The Cargo Book: dependencies", "https://doc.rust-lang.org/cargo/reference/specifying-dependencies.html"),
+            language: "toml",
+            text: rust_dependencies(),
+        },
+        Artifact {
+            id: "rust",
+            title: "Rust server (official MCP SDK, rmcp)",
+            explanation: "A complete server on axum: portcullis-guard verifies each token's signature (the realm's JWKS, cached), typ, iss, exp, aud and scopes, serves the metadata and answers the 401 and 403; the tool reads the verified caller. cargo run, with the dependencies above.".into(),
+            reference: ("MCP authorization", "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization"),
+            language: "rust",
+            text: rust_server(&snippet),
+        },
+        Artifact {
             id: "python",
             title: "Python server (official MCP SDK)",
             explanation: format!(
@@ -655,7 +686,7 @@ app.post(RESOURCE.pathname, challenge, auth, async (req, res) => {{
 
 app.listen(PORT, () => console.log(`MCP server for ${{RESOURCE.href}} on port ${{PORT}}`));
 "#,
-        realm = server.realm,
+        realm = comment_text(&server.realm),
         issuer = lit(&server.issuer),
         resource = lit(resource),
         scopes = lit_list(scopes),
@@ -663,6 +694,157 @@ app.listen(PORT, () => console.log(`MCP server for ${{RESOURCE.href}} on port ${
         metadata_url = lit(&server.metadata_url),
         name = lit(name),
     )
+}
+
+fn rust_dependencies() -> String {
+    let mut out = String::from("[dependencies]\n");
+    for (name, version, features) in RUST_CRATES {
+        if features.is_empty() {
+            out.push_str(&format!("{name} = \"{version}\"\n"));
+        } else {
+            out.push_str(&format!(
+                "{name} = {{ version = \"{version}\", features = [{}] }}\n",
+                features
+                    .iter()
+                    .map(|f| format!("\"{f}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    out
+}
+
+fn rust_server(s: &Snippet<'_>) -> String {
+    let Snippet {
+        server,
+        resource,
+        scopes,
+        name,
+        ..
+    } = s;
+    let port = listen_port(resource);
+    let host = if is_loopback_url(resource) {
+        "127.0.0.1"
+    } else {
+        "0.0.0.0"
+    };
+    let scopes = scopes
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        r#"// src/main.rs: an MCP server protected by {realm} (Portcullis), with the official Rust SDK.
+use portcullis_guard::{{Caller, Guard}};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::Extension;
+use rmcp::model::{{Implementation, ServerCapabilities, ServerConfig}};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{{StreamableHttpServerConfig, StreamableHttpService}};
+use rmcp::{{ServerHandler, tool, tool_handler, tool_router}};
+
+const ISSUER: &str = {issuer:?};
+const RESOURCE: &str = {resource:?};
+const SCOPES: &[&str] = &[{scopes}];
+const NAME: &str = {name:?};
+
+#[derive(Clone)]
+struct Server {{
+    tool_router: ToolRouter<Self>,
+}}
+
+#[tool_router]
+impl Server {{
+    fn new() -> Self {{
+        Self {{
+            tool_router: Self::tool_router(),
+        }}
+    }}
+
+    #[tool(description = "Who the token is for")]
+    async fn whoami(&self, Extension(parts): Extension<http::request::Parts>) -> String {{
+        // The guard let the request in and left the verified caller in its extensions.
+        let Some(caller) = Caller::from_extensions(&parts.extensions) else {{
+            return "nobody".to_owned();
+        }};
+        serde_json::json!({{
+            "sub": caller.subject(),
+            "client_id": caller.client_id(),
+            "scopes": caller.scopes().collect::<Vec<_>>(),
+            "agent": caller.agent(),
+        }})
+        .to_string()
+    }}
+}}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {{
+    fn get_info(&self) -> ServerConfig {{
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(NAME, "1.0.0"))
+    }}
+}}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {{
+    // Verifies each token's signature (the realm's JWKS, cached), typ, iss, exp, aud (this
+    // server and no other) and scopes; serves the RFC 9728 metadata; answers 401 and 403.
+    let guard = Guard::builder(ISSUER, RESOURCE)?
+        .required_scopes(SCOPES.iter().copied())
+        .resource_name(NAME)
+        .build()?;
+    let config = StreamableHttpServerConfig::default()
+        // DNS-rebinding protection: requests must name this server's host.
+        .with_allowed_hosts([guard.resource_host()])
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let mcp = StreamableHttpService::new(
+        || Ok(Server::new()),
+        LocalSessionManager::default().into(),
+        config,
+    );
+    let app = axum::Router::new()
+        .route_service(guard.resource_path(), mcp)
+        .layer(guard.layer())
+        // The metadata is public: merged outside the guard's layer.
+        .merge(guard.metadata_router());
+    let port: u16 = std::env::var("PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or({port});
+    let listener = tokio::net::TcpListener::bind(({host:?}, port)).await?;
+    println!("MCP server for {{RESOURCE}} on port {{port}}");
+    axum::serve(listener, app).await?;
+    Ok(())
+}}
+"#,
+        realm = comment_text(&server.realm),
+        issuer = server.issuer,
+    )
+}
+
+/// Text safe inside a one-line comment of any of the snippet languages: no line breaks (nor
+/// JavaScript's U+2028/U+2029) or other control characters.
+fn comment_text(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+fn is_loopback_url(resource: &str) -> bool {
+    url::Url::parse(resource).is_ok_and(|u| match u.host() {
+        Some(url::Host::Domain(d)) => d == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    })
 }
 
 fn python_server(s: &Snippet<'_>) -> String {
@@ -765,7 +947,7 @@ if __name__ == "__main__":
     print(f"MCP server for {{RESOURCE}}", flush=True)
     uvicorn.run(Challenge(app), host="127.0.0.1", port=int(os.environ.get("PORT", {port})))
 "#,
-        realm = server.realm,
+        realm = comment_text(&server.realm),
         issuer = lit(&server.issuer),
         resource = lit(resource),
         scopes = lit_list(scopes),
@@ -957,6 +1139,77 @@ mod tests {
             register.contains(r#""client_name": "Pay'\''\"`${process.exit()}\\ mcp""#),
             "{register}"
         );
+    }
+
+    /// The browser tests run `guard/examples/mcp_server.rs` as the generated Rust server against
+    /// their Portcullis (port 3100): it must be exactly what the console generates for it.
+    /// `PORTCULLIS_UPDATE_EXAMPLE=1 cargo test -p authz rust_snippet` rewrites it.
+    #[test]
+    fn the_rust_snippet_is_the_guards_example() {
+        let issuer = "http://127.0.0.1:3100/realms/default".to_owned();
+        let server = AuthorizationServer {
+            realm: "Default".into(),
+            metadata_url:
+                "http://127.0.0.1:3100/.well-known/oauth-authorization-server/realms/default"
+                    .into(),
+            jwks_uri: format!("{issuer}/jwks"),
+            issuer,
+            ..realm()
+        };
+        let p = protect(
+            &server,
+            &ProtectInput {
+                server_url: "http://127.0.0.1:18961/mcp".into(),
+                resource_name: "Snippet test server".into(),
+                scopes: "tools:call".into(),
+                documentation_url: String::new(),
+            },
+            true,
+        )
+        .expect("generated");
+        let rust = &p.artifacts.iter().find(|a| a.id == "rust").expect("rust").text;
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../guard/examples/mcp_server.rs");
+        if std::env::var_os("PORTCULLIS_UPDATE_EXAMPLE").is_some() {
+            std::fs::write(path, rust).expect("write the example");
+        }
+        let example = std::fs::read_to_string(path).expect("the example");
+        assert!(
+            *rust == example,
+            "guard/examples/mcp_server.rs is not what the generator writes; run PORTCULLIS_UPDATE_EXAMPLE=1 cargo test -p authz rust_snippet"
+        );
+    }
+
+    #[test]
+    fn the_rust_snippet_names_the_locked_versions() {
+        let lock = include_str!("../../../Cargo.lock");
+        let guard = include_str!("../../../guard/Cargo.toml");
+        for (name, version, _) in RUST_CRATES {
+            let version = version.trim_start_matches('=');
+            if *name == "portcullis-guard" {
+                assert!(guard.contains(&format!("\nversion = \"{version}\"\n")), "{name}");
+            } else {
+                assert!(
+                    lock.contains(&format!("name = \"{name}\"\nversion = \"{version}\"\n")),
+                    "{name} {version} is not the locked version"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn names_cannot_break_out_of_comments_or_literals() {
+        let mut server = realm();
+        server.realm = "Acme\n}; process.exit(1); //\u{2028}x".into();
+        let mut i = input("https://mcp.example.com/mcp", "tools:call");
+        i.resource_name = "Pay\"); std::process::exit(1); (\"".into();
+        let p = protect(&server, &i, false).expect("generated");
+        for id in ["typescript", "python", "rust"] {
+            let text = &p.artifacts.iter().find(|a| a.id == id).expect(id).text;
+            let first = text.lines().next().expect("a first line");
+            assert!(first.contains("Acme }; process.exit(1); // x"), "{id}: {first}");
+        }
+        let rust = &p.artifacts.iter().find(|a| a.id == "rust").expect("rust").text;
+        assert!(rust.contains(r#"const NAME: &str = "Pay\"); std::process::exit(1); (\"";"#), "{rust}");
     }
 
     #[test]

@@ -1,0 +1,83 @@
+// src/main.rs: an MCP server protected by Default (Portcullis), with the official Rust SDK.
+use portcullis_guard::{Caller, Guard};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::Extension;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+
+const ISSUER: &str = "http://127.0.0.1:3100/realms/default";
+const RESOURCE: &str = "http://127.0.0.1:18961/mcp";
+const SCOPES: &[&str] = &["tools:call"];
+const NAME: &str = "Snippet test server";
+
+#[derive(Clone)]
+struct Server {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Server {
+    fn new() -> Self {
+        Self {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(description = "Who the token is for")]
+    async fn whoami(&self, Extension(parts): Extension<http::request::Parts>) -> String {
+        // The guard let the request in and left the verified caller in its extensions.
+        let Some(caller) = Caller::from_extensions(&parts.extensions) else {
+            return "nobody".to_owned();
+        };
+        serde_json::json!({
+            "sub": caller.subject(),
+            "client_id": caller.client_id(),
+            "scopes": caller.scopes().collect::<Vec<_>>(),
+            "agent": caller.agent(),
+        })
+        .to_string()
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(NAME, "1.0.0"))
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Verifies each token's signature (the realm's JWKS, cached), typ, iss, exp, aud (this
+    // server and no other) and scopes; serves the RFC 9728 metadata; answers 401 and 403.
+    let guard = Guard::builder(ISSUER, RESOURCE)?
+        .required_scopes(SCOPES.iter().copied())
+        .resource_name(NAME)
+        .build()?;
+    let config = StreamableHttpServerConfig::default()
+        // DNS-rebinding protection: requests must name this server's host.
+        .with_allowed_hosts([guard.resource_host()])
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let mcp = StreamableHttpService::new(
+        || Ok(Server::new()),
+        LocalSessionManager::default().into(),
+        config,
+    );
+    let app = axum::Router::new()
+        .route_service(guard.resource_path(), mcp)
+        .layer(guard.layer())
+        // The metadata is public: merged outside the guard's layer.
+        .merge(guard.metadata_router());
+    let port: u16 = std::env::var("PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(18961);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    println!("MCP server for {RESOURCE} on port {port}");
+    axum::serve(listener, app).await?;
+    Ok(())
+}
