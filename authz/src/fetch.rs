@@ -46,12 +46,57 @@ pub struct Fetched {
     pub max_age_secs: Option<i64>,
 }
 
+/// The most response body a probe keeps.
+pub const MAX_PROBE_BODY_BYTES: usize = 16 * 1024;
+
+/// One request of the MCP handshake tester to a server a person named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// `GET` or `POST`.
+    pub method: &'static str,
+    /// Checked by [`parse_fetch_url`].
+    pub url: Url,
+    /// Request headers.
+    pub headers: Vec<(&'static str, String)>,
+    /// A JSON body, for `POST`.
+    pub body: Option<String>,
+}
+
+/// What came back, whatever the status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeResponse {
+    /// HTTP status code.
+    pub status: u16,
+    /// Response headers, names in lower case, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body as text (lossy), at most [`MAX_PROBE_BODY_BYTES`].
+    pub body: String,
+    /// Whether the body was longer.
+    pub truncated: bool,
+}
+
+impl ProbeResponse {
+    /// The first value of header `name` (lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 /// Fetches JSON documents over HTTPS.
 #[async_trait::async_trait]
 pub trait Fetcher: Send + Sync + std::fmt::Debug {
     /// GETs `url` (checked by [`parse_fetch_url`]): no redirects, only public addresses, a short
     /// timeout, at most [`MAX_DOCUMENT_BYTES`].
     async fn fetch_json(&self, url: &Url) -> Result<Fetched, FetchError>;
+
+    /// Sends `probe` under the same rules and returns the response whatever its status (the
+    /// MCP handshake tester reads 401s and their headers).
+    async fn probe(&self, _probe: &Probe) -> Result<ProbeResponse, FetchError> {
+        Err(FetchError::Refused("this server makes no requests".into()))
+    }
 }
 
 /// The fetcher of a core that was given none: refuses everything.

@@ -36,6 +36,9 @@ pub const MAX_CLIENT_FAILURES: u32 = 10;
 pub const MAX_CLIENT_FAILURES_PER_SOURCE: u32 = 20;
 /// Client registrations allowed per source within a window (every attempt counts).
 pub const MAX_REGISTRATIONS_PER_SOURCE: u32 = 10;
+/// MCP server checks (each a handful of outbound requests) allowed per console account within a
+/// window.
+pub const MAX_MCP_CHECKS_PER_ACCOUNT: u32 = 30;
 /// Window length in seconds.
 pub const WINDOW_SECS: i64 = 15 * 60;
 /// Most counters kept per throttle.
@@ -113,6 +116,8 @@ pub(crate) enum Key {
     ClientSource(Source),
     /// Registrations (RFC 7591) from one source.
     Registration(Source),
+    /// MCP server checks by one console account (its user id).
+    McpCheck(String),
 }
 
 /// Failure counters in fixed windows.
@@ -249,6 +254,18 @@ impl Throttle {
         let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
         let key = Key::Registration(source);
         if Self::live(map.get(&key), now) >= MAX_REGISTRATIONS_PER_SOURCE {
+            return Err(Self::retry_after(map.get(&key), now));
+        }
+        Self::bump(&mut map, &key, now);
+        Ok(())
+    }
+
+    /// Counts an MCP server check by console account `user`; the seconds to wait when it is
+    /// beyond the account's limit.
+    pub(crate) fn mcp_check(&self, user: &str, now: UnixTime) -> Result<(), u64> {
+        let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
+        let key = Key::McpCheck(user.to_owned());
+        if Self::live(map.get(&key), now) >= MAX_MCP_CHECKS_PER_ACCOUNT {
             return Err(Self::retry_after(map.get(&key), now));
         }
         Self::bump(&mut map, &key, now);

@@ -33,6 +33,7 @@ macro_rules! say_secret {
 }
 
 mod lifecycle;
+mod mcp;
 mod realms;
 pub use lifecycle::{AgentsCommand, ClientLifecycle, ResourceLifecycle};
 pub use realms::RealmsCommand;
@@ -135,6 +136,18 @@ pub enum Command {
         #[command(subcommand)]
         command: PeopleCommand,
     },
+    /// Run an MCP client's discovery steps against an MCP server and say what passes and why
+    /// (exit status 1 when a step fails).
+    CheckMcp {
+        /// Realm the server should trust.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The MCP server's URL.
+        url: String,
+    },
+    /// Play the MCP authorization handshake end to end on this machine: a throwaway Portcullis,
+    /// a demo agent and client, a protected MCP server, each step printed.
+    Demo,
 }
 
 /// `registration` subcommands.
@@ -524,6 +537,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve => {
             crate::init_tracing(&config.log);
             crate::serve(config).await
+        }
+        Command::Demo => crate::demo::run(&mut |line: &str| println!("{line}")).await,
+        Command::CheckMcp { realm, url } => {
+            let state = crate::AppState::init(config).await?;
+            let result = mcp::check(&state.core, &realm, &url).await;
+            state.db.close().await;
+            result
         }
         Command::Migrate => {
             crate::init_tracing(&config.log);

@@ -5,7 +5,10 @@
 //! is not public unicast (so DNS cannot point us at 127.0.0.1, 10.0.0.0/8 or the cloud metadata
 //! service), and the connection goes to exactly the checked addresses. IP literals are checked
 //! the same way. No redirects, no proxies, 3 s to connect, 5 s in all, 64 KiB at most.
-use authz::fetch::{FetchError, Fetched, MAX_DOCUMENT_BYTES, may_connect};
+use authz::fetch::{
+    FetchError, Fetched, MAX_DOCUMENT_BYTES, MAX_PROBE_BODY_BYTES, Probe, ProbeResponse,
+    may_connect,
+};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -163,5 +166,57 @@ impl authz::fetch::Fetcher for HttpFetcher {
         let body = serde_json::from_slice(&body)
             .map_err(|_| FetchError::Failed("not a JSON document".into()))?;
         Ok(Fetched { body, max_age_secs })
+    }
+
+    async fn probe(&self, probe: &Probe) -> Result<ProbeResponse, FetchError> {
+        self.check_literal(&probe.url)?;
+        let method = if probe.method == "POST" {
+            reqwest::Method::POST
+        } else {
+            reqwest::Method::GET
+        };
+        let mut req = self.client.request(method, probe.url.clone());
+        for (name, value) in &probe.headers {
+            req = req.header(*name, value);
+        }
+        if let Some(body) = &probe.body {
+            req = req.body(body.clone());
+        }
+        let mut res = req.send().await.map_err(|e| failed(&e))?;
+        let headers = res
+            .headers()
+            .iter()
+            .take(64)
+            .map(|(n, v)| {
+                let v = String::from_utf8_lossy(v.as_bytes());
+                (n.as_str().to_owned(), v.chars().take(1024).collect())
+            })
+            .collect();
+        let status = res.status().as_u16();
+        let (mut body, mut truncated) = (Vec::new(), false);
+        // Read no more than kept, and not for long: a server that answers with an event
+        // stream keeps it open.
+        let read = async {
+            while let Some(chunk) = res.chunk().await.map_err(|e| failed(&e))? {
+                let room = MAX_PROBE_BODY_BYTES - body.len();
+                if chunk.len() > room {
+                    body.extend_from_slice(&chunk[..room]);
+                    truncated = true;
+                    break;
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok::<(), FetchError>(())
+        };
+        match tokio::time::timeout(Duration::from_secs(2), read).await {
+            Ok(result) => result?,
+            Err(_) => truncated = true,
+        }
+        Ok(ProbeResponse {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&body).into_owned(),
+            truncated,
+        })
     }
 }

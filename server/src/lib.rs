@@ -9,6 +9,7 @@ pub mod auth;
 pub mod cli;
 pub mod client_ip;
 pub mod config;
+pub mod demo;
 pub mod export;
 pub mod fetch;
 pub mod http;

@@ -371,12 +371,15 @@ fn test() -> anyhow::Result<()> {
             bail!("API tests on PostgreSQL failed")
         }
     })?;
-    stage("console build (optimised wasm, debug server, generated Rust MCP server)", || {
-        build_site(true)?;
-        build_server(false)?;
-        // The browser tests run it as the console's generated Rust server.
-        run(cargo().args(["build", "-p", "portcullis-guard", "--example", "mcp_server"]))
-    })?;
+    stage(
+        "console build (optimised wasm, debug server, generated Rust MCP server)",
+        || {
+            build_site(true)?;
+            build_server(false)?;
+            // The browser tests run it as the console's generated Rust server.
+            run(cargo().args(["build", "-p", "portcullis-guard", "--example", "mcp_server"]))
+        },
+    )?;
     stage("browser tests (Playwright, Debian chromium)", || {
         let data = tempdir_path("e2e")?;
         let (ok, out) = run_captured(

@@ -1150,8 +1150,7 @@ mod tests {
         let server = AuthorizationServer {
             realm: "Default".into(),
             metadata_url:
-                "http://127.0.0.1:3100/.well-known/oauth-authorization-server/realms/default"
-                    .into(),
+                "http://127.0.0.1:3100/.well-known/oauth-authorization-server/realms/default".into(),
             jwks_uri: format!("{issuer}/jwks"),
             issuer,
             ..realm()
@@ -1167,8 +1166,16 @@ mod tests {
             true,
         )
         .expect("generated");
-        let rust = &p.artifacts.iter().find(|a| a.id == "rust").expect("rust").text;
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../guard/examples/mcp_server.rs");
+        let rust = &p
+            .artifacts
+            .iter()
+            .find(|a| a.id == "rust")
+            .expect("rust")
+            .text;
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../guard/examples/mcp_server.rs"
+        );
         if std::env::var_os("PORTCULLIS_UPDATE_EXAMPLE").is_some() {
             std::fs::write(path, rust).expect("write the example");
         }
@@ -1186,7 +1193,10 @@ mod tests {
         for (name, version, _) in RUST_CRATES {
             let version = version.trim_start_matches('=');
             if *name == "portcullis-guard" {
-                assert!(guard.contains(&format!("\nversion = \"{version}\"\n")), "{name}");
+                assert!(
+                    guard.contains(&format!("\nversion = \"{version}\"\n")),
+                    "{name}"
+                );
             } else {
                 assert!(
                     lock.contains(&format!("name = \"{name}\"\nversion = \"{version}\"\n")),
@@ -1206,10 +1216,21 @@ mod tests {
         for id in ["typescript", "python", "rust"] {
             let text = &p.artifacts.iter().find(|a| a.id == id).expect(id).text;
             let first = text.lines().next().expect("a first line");
-            assert!(first.contains("Acme }; process.exit(1); // x"), "{id}: {first}");
+            assert!(
+                first.contains("Acme }; process.exit(1); // x"),
+                "{id}: {first}"
+            );
         }
-        let rust = &p.artifacts.iter().find(|a| a.id == "rust").expect("rust").text;
-        assert!(rust.contains(r#"const NAME: &str = "Pay\"); std::process::exit(1); (\"";"#), "{rust}");
+        let rust = &p
+            .artifacts
+            .iter()
+            .find(|a| a.id == "rust")
+            .expect("rust")
+            .text;
+        assert!(
+            rust.contains(r#"const NAME: &str = "Pay\"); std::process::exit(1); (\"";"#),
+            "{rust}"
+        );
     }
 
     #[test]

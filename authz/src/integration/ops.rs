@@ -1,10 +1,21 @@
 //! The Integration screens' data from the core: the realm's MCP side, its endpoints and scopes.
-use super::model::{AuthorizationServer, McpOverview, ProtectInput, Protection, protect};
+use super::check::{
+    self, CheckStep, Exchange, McpCheck, Verdict, get_probe, initialize_probe, judge_challenge,
+    judge_forged, judge_metadata, show_request, show_response,
+};
+use super::model::{
+    AuthorizationServer, McpOverview, ProtectInput, Protection, canonical_server_url,
+    metadata_urls, protect,
+};
 use crate::agents::AgentFilter;
 use crate::core::Core;
 use crate::error::{Error, Result};
+use crate::fetch::{Probe, ProbeResponse, parse_fetch_url};
+use crate::keys::{Signer, SigningAlg, generate, new_kid};
 use crate::policy::{Permission, Principal};
+use crate::resources::ResourceUri;
 use crate::storage::Page;
+use crate::tokens::{ACCESS_TOKEN_TYP, AccessTokenClaims, TokenOrigin};
 
 impl Core {
     /// The realm's MCP side: MCP-capable agents (all, active, expiring within `window_days`,
@@ -135,4 +146,325 @@ impl Core {
         protect(&server, input, self.config().allow_http_loopback)
             .map_err(|e| Error::field(e.field, e.message))
     }
+}
+
+impl Core {
+    /// Runs the MCP client's discovery steps against the server at `url` and judges each
+    /// ("Check an MCP server", `portcullis check-mcp`): the unauthenticated `401` and its
+    /// challenge, the protected-resource metadata (its `resource`, this realm as its
+    /// authorization server), this realm's side, the resource registered here, and a token this
+    /// realm did not sign refused. Outbound requests follow the fetcher's SSRF rules (public
+    /// addresses only; loopback only with the development settings).
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm), `InvalidField` (`server_url`), `Throttled` (more than
+    /// [`crate::throttle::MAX_MCP_CHECKS_PER_ACCOUNT`] checks per account in 15 minutes).
+    pub async fn check_mcp_server(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        url: &str,
+    ) -> Result<McpCheck> {
+        let server = self.integration_endpoints(p, realm_name).await?;
+        let realm = self.find_realm(realm_name).await?;
+        let (resource, _) = canonical_server_url(url, self.config().allow_http_loopback)
+            .map_err(|m| Error::field("server_url", m))?;
+        let target = parse_fetch_url(resource.as_str(), self.config().allow_loopback_fetch)
+            .map_err(|m| Error::field("server_url", m))?;
+        if *p != Principal::cli() {
+            self.client_throttle
+                .mcp_check(p.user_id.as_str(), self.now())
+                .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+        }
+        let mut steps = Vec::with_capacity(5);
+
+        let probe = initialize_probe(&target, None);
+        let first = self.send(&probe).await;
+        let challenge = match &first {
+            Ok(r) => judge_challenge(r, &server.scopes_supported),
+            Err(why) => check::Challenge {
+                verdict: Verdict::Fail,
+                reason: format!("The server could not be reached: {why}."),
+                resource_metadata: None,
+                scope: None,
+            },
+        };
+        steps.push(CheckStep {
+            id: "challenge",
+            title: "A request without a token gets 401 and a challenge",
+            verdict: challenge.verdict,
+            reason: challenge.reason.clone(),
+            exchanges: vec![exchange(&probe, &first)],
+        });
+        if first.is_err() {
+            return Ok(McpCheck {
+                url: resource.as_str().to_owned(),
+                steps: skip_rest(steps),
+            });
+        }
+
+        steps.push(
+            self.check_metadata(&resource, &target, &challenge, &server)
+                .await,
+        );
+        let metadata_ok = steps[1].verdict != Verdict::Fail;
+        steps.push(authorization_server_step(&server, metadata_ok));
+        steps.push(
+            self.registered_step(&realm.id, &resource, &challenge)
+                .await?,
+        );
+        steps.push(
+            self.forged_token_step(&target, &resource, &server.issuer, &challenge)
+                .await,
+        );
+        Ok(McpCheck {
+            url: resource.as_str().to_owned(),
+            steps,
+        })
+    }
+
+    async fn send(&self, probe: &Probe) -> std::result::Result<ProbeResponse, String> {
+        self.fetcher.probe(probe).await.map_err(|e| e.to_string())
+    }
+
+    /// Step 2: the metadata the challenge names, or at the well-known URLs (path-inserted, then
+    /// root) when it names none.
+    async fn check_metadata(
+        &self,
+        resource: &ResourceUri,
+        target: &url::Url,
+        challenge: &check::Challenge,
+        server: &AuthorizationServer,
+    ) -> CheckStep {
+        let mut step = CheckStep {
+            id: "metadata",
+            title: "The protected-resource metadata names this server and this realm",
+            verdict: Verdict::Fail,
+            reason: String::new(),
+            exchanges: Vec::new(),
+        };
+        let (candidates, named) = match &challenge.resource_metadata {
+            Some(u) => (vec![u.clone()], true),
+            None => (metadata_urls(resource), false),
+        };
+        let mut note = String::new();
+        for candidate in candidates {
+            let url = match parse_fetch_url(&candidate, self.config().allow_loopback_fetch) {
+                Ok(u) => u,
+                Err(why) => {
+                    step.reason = format!("The metadata URL {candidate} cannot be fetched: {why}");
+                    return step;
+                }
+            };
+            if named && url.origin() != target.origin() {
+                note = format!(
+                    " Note: the metadata is served from another origin ({}); clients accept it, but check it is yours.",
+                    url.origin().ascii_serialization()
+                );
+            }
+            let probe = get_probe(&url);
+            let got = self.send(&probe).await;
+            step.exchanges.push(exchange(&probe, &got));
+            match got {
+                Ok(r) if r.status == 200 || named => {
+                    let (verdict, reason) = judge_metadata(
+                        &r,
+                        resource.as_str(),
+                        &server.issuer,
+                        &server.scopes_supported,
+                    );
+                    step.verdict = if verdict == Verdict::Pass && !note.is_empty() {
+                        Verdict::Warn
+                    } else {
+                        verdict
+                    };
+                    step.reason = format!("{reason}{note}");
+                    return step;
+                }
+                Ok(r) => {
+                    step.reason = format!("No metadata at {url} ({}).", r.status);
+                }
+                Err(why) => step.reason = format!("{url} could not be fetched: {why}."),
+            }
+        }
+        step
+    }
+
+    /// Step 4: a resource of this realm has the server's URL, enabled, accepting the scopes the
+    /// challenge asks for.
+    async fn registered_step(
+        &self,
+        realm_id: &crate::ids::RealmId,
+        resource: &ResourceUri,
+        challenge: &check::Challenge,
+    ) -> Result<CheckStep> {
+        let found = self.cached_resource(realm_id, resource).await?;
+        let (verdict, reason) = match found {
+            None => (
+                Verdict::Fail,
+                format!(
+                    "No resource of this realm has the URL {resource}: the realm issues no tokens for it. Register it (Protect your MCP server, or Resources)."
+                ),
+            ),
+            Some(r) if !r.enabled => (
+                Verdict::Fail,
+                format!(
+                    "Registered as {} ({}) but disabled: the realm issues no tokens for it until an admin enables it.",
+                    r.display_name, r.slug
+                ),
+            ),
+            Some(r) => {
+                let missing: Vec<&str> = challenge
+                    .scope
+                    .as_deref()
+                    .unwrap_or_default()
+                    .split(' ')
+                    .filter(|s| !s.is_empty() && *s != "offline_access")
+                    .filter(|s| !r.scopes.iter().any(|x| x == *s))
+                    .collect();
+                if missing.is_empty() {
+                    (
+                        Verdict::Pass,
+                        format!(
+                            "Registered as {} ({}): its tokens name {resource} in aud.",
+                            r.display_name, r.slug
+                        ),
+                    )
+                } else {
+                    (
+                        Verdict::Warn,
+                        format!(
+                            "Registered as {} ({}), but it does not accept {}, which the challenge asks for: tokens will lack it.",
+                            r.display_name,
+                            r.slug,
+                            missing.join(", ")
+                        ),
+                    )
+                }
+            }
+        };
+        Ok(CheckStep {
+            id: "registered",
+            title: "The server is a resource of this realm",
+            verdict,
+            reason,
+            exchanges: Vec::new(),
+        })
+    }
+
+    /// Step 5: a token shaped like this realm's, for this very server, but signed with a key
+    /// made for the check and thrown away: the server must refuse it. (No token this realm
+    /// signed ever leaves for a server a person typed in.)
+    async fn forged_token_step(
+        &self,
+        target: &url::Url,
+        resource: &ResourceUri,
+        issuer: &str,
+        challenge: &check::Challenge,
+    ) -> CheckStep {
+        let mut step = CheckStep {
+            id: "forged_token",
+            title: "A token this realm did not sign is refused",
+            verdict: Verdict::Skipped,
+            reason: String::new(),
+            exchanges: Vec::new(),
+        };
+        let now = self.now();
+        let claims = AccessTokenClaims {
+            iss: issuer.to_owned(),
+            sub: "portcullis-check".into(),
+            aud: resource.as_str().to_owned(),
+            client_id: "portcullis-check".into(),
+            scope: challenge.scope.clone().unwrap_or_default(),
+            iat: now,
+            exp: now + 60,
+            jti: format!("check_{}", new_kid()),
+            agent: None,
+            origin: TokenOrigin {
+                client: "portcullis-check".into(),
+                resource: "portcullis-check".into(),
+                binding: None,
+                family: None,
+            },
+        };
+        let token = generate(SigningAlg::ES256)
+            .and_then(|k| Signer::from_pkcs8(&new_kid(), SigningAlg::ES256, &k.pkcs8))
+            .and_then(|s| s.sign(ACCESS_TOKEN_TYP, &claims));
+        let token = match token {
+            Ok(t) => t,
+            Err(why) => {
+                step.reason = format!("No test token could be made: {why}.");
+                return step;
+            }
+        };
+        let probe = initialize_probe(target, Some(&token));
+        let got = self.send(&probe).await;
+        step.exchanges.push(exchange(&probe, &got));
+        (step.verdict, step.reason) = match &got {
+            Ok(r) => judge_forged(r),
+            Err(why) => (Verdict::Warn, format!("No answer: {why}.")),
+        };
+        step
+    }
+}
+
+fn exchange(probe: &Probe, got: &std::result::Result<ProbeResponse, String>) -> Exchange {
+    Exchange {
+        request: show_request(probe),
+        response: show_response(got),
+    }
+}
+
+/// Step 3: this realm as the authorization server, from its own metadata (no request needed).
+fn authorization_server_step(server: &AuthorizationServer, metadata_ok: bool) -> CheckStep {
+    let mut offers = vec!["the authorization code flow with PKCE (S256)".to_owned()];
+    match &server.registration_endpoint {
+        Some(e) => offers.push(format!("dynamic client registration at {e}")),
+        None => offers
+            .push("no dynamic client registration (clients are registered by an admin)".into()),
+    }
+    if server.metadata_documents {
+        offers.push("Client ID Metadata Documents".into());
+    }
+    CheckStep {
+        id: "authorization_server",
+        title: "This realm answers as the authorization server",
+        verdict: if metadata_ok {
+            Verdict::Pass
+        } else {
+            Verdict::Skipped
+        },
+        reason: format!(
+            "Clients read {} ({}) and find {}.",
+            server.metadata_url,
+            server.issuer,
+            offers.join(", ")
+        ),
+        exchanges: Vec::new(),
+    }
+}
+
+/// The remaining steps, marked as not run.
+fn skip_rest(mut steps: Vec<CheckStep>) -> Vec<CheckStep> {
+    for (id, title) in [
+        (
+            "metadata",
+            "The protected-resource metadata names this server and this realm",
+        ),
+        (
+            "authorization_server",
+            "This realm answers as the authorization server",
+        ),
+        ("registered", "The server is a resource of this realm"),
+        ("forged_token", "A token this realm did not sign is refused"),
+    ] {
+        steps.push(CheckStep {
+            id,
+            title,
+            verdict: Verdict::Skipped,
+            reason: "Not run: the server could not be reached.".into(),
+            exchanges: Vec::new(),
+        });
+    }
+    steps
 }

@@ -7,6 +7,7 @@ mod client_keys;
 mod console;
 mod hardening;
 mod interop;
+mod mcp_check;
 mod metadata_document;
 mod oauth;
 mod ops;
