@@ -77,6 +77,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("account") view=pages::account::AccountPage ssr=SsrMode::Async/>
                     <Route path=path!("integration") view=|| guarded(|c| c.view_resources, pages::integration::McpPage) ssr=SsrMode::Async/>
                     <Route path=path!("integration/protect") view=|| guarded(|c| c.view_resources, pages::integration::ProtectPage) ssr=SsrMode::Async/>
+                    <Route path=path!("integration/check") view=|| guarded(|c| c.view_resources, pages::integration::CheckPage) ssr=SsrMode::Async/>
                     <Route path=path!("resources") view=|| guarded(|c| c.view_resources, pages::resources::ResourcesPage) ssr=SsrMode::Async/>
                     <Route path=path!("resources/:slug") view=|| guarded(|c| c.view_resources, pages::resources::ResourceDetailPage) ssr=SsrMode::Async/>
                     <Route path=path!("clients") view=|| guarded(|c| c.view_clients, pages::clients::ClientsPage) ssr=SsrMode::Async/>

@@ -286,6 +286,7 @@ pub fn resource_view(r: &authz::resources::Resource) -> crate::types::ResourceVi
         people_roles: r.policy.people_roles.to_string(),
         default_scopes: r.policy.default_scopes.to_string(),
         open_to_self_registered: r.policy.open_to_self_registered,
+        submitted_by: r.submitted_by.clone(),
     }
 }
 
@@ -596,6 +597,7 @@ pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> crate::type
 pub fn protection_view(p: &authz::integration::Protection) -> crate::types::ProtectionView {
     crate::types::ProtectionView {
         resource: p.resource.clone(),
+        name: p.name.clone(),
         changes: p.changes.clone(),
         scopes: p.scopes.clone(),
         scope_notes: p.scope_notes.clone(),
@@ -610,6 +612,47 @@ pub fn protection_view(p: &authz::integration::Protection) -> crate::types::Prot
                 reference_url: a.reference.1.to_owned(),
                 language: a.language.to_owned(),
                 text: a.text.clone(),
+            })
+            .collect(),
+        registered: p.registered.as_ref().map(registered_view),
+    }
+}
+
+/// A resource registered or submitted from the generator.
+pub fn registered_view(r: &authz::integration::RegisteredResource) -> crate::types::RegisteredView {
+    crate::types::RegisteredView {
+        slug: r.slug.clone(),
+        display_name: r.display_name.clone(),
+        enabled: r.enabled,
+        submitted_by: r.submitted_by.clone(),
+    }
+}
+
+/// "Check an MCP server", as the console shows it.
+pub fn check_view(c: &authz::integration::McpCheck) -> crate::types::McpCheckView {
+    use authz::integration::Verdict;
+    crate::types::McpCheckView {
+        url: c.url.clone(),
+        passed: c.passed(),
+        steps: c
+            .steps
+            .iter()
+            .map(|s| crate::types::CheckStepView {
+                id: s.id.to_owned(),
+                title: s.title.to_owned(),
+                verdict: match s.verdict {
+                    Verdict::Pass => "pass",
+                    Verdict::Warn => "warn",
+                    Verdict::Fail => "fail",
+                    Verdict::Skipped => "skipped",
+                }
+                .to_owned(),
+                reason: s.reason.clone(),
+                exchanges: s
+                    .exchanges
+                    .iter()
+                    .map(|e| (e.request.clone(), e.response.clone()))
+                    .collect(),
             })
             .collect(),
     }

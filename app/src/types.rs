@@ -37,6 +37,8 @@ pub struct Abilities {
     pub view_resources: bool,
     /// Create, change and delete resources.
     pub manage_resources: bool,
+    /// Submit a resource for an admin to enable (developers).
+    pub submit_resources: bool,
     /// See clients and their grants.
     pub view_clients: bool,
     /// Create, change and delete clients; grant and revoke access.
@@ -203,6 +205,7 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "key.create",
     "key.rotate",
     "resource.create",
+    "resource.submit",
     "resource.update",
     "resource.delete",
     "resource.set_default",
@@ -298,6 +301,8 @@ pub struct ResourceView {
     pub default_scopes: String,
     /// Self-registered machine clients get tokens without a grant.
     pub open_to_self_registered: bool,
+    /// The developer who submitted it, while it waits for an admin to enable it.
+    pub submitted_by: Option<String>,
 }
 
 /// A resource of the realm on a client's page: whether and with which scopes the client may
@@ -706,6 +711,8 @@ pub struct ArtifactView {
 pub struct ProtectionView {
     /// The server URL in canonical form (the tokens' `aud`).
     pub resource: String,
+    /// The name typed.
+    pub name: String,
     /// What canonicalisation changed, in words.
     pub changes: Vec<String>,
     /// The scopes the challenges offer.
@@ -714,6 +721,47 @@ pub struct ProtectionView {
     pub scope_notes: Vec<String>,
     /// The blocks, in reading order.
     pub artifacts: Vec<ArtifactView>,
+    /// The realm's resource with this URL, when there is one.
+    pub registered: Option<RegisteredView>,
+}
+
+/// A resource registered (or submitted) from "Protect your MCP server".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegisteredView {
+    /// Its id.
+    pub slug: String,
+    /// Its name.
+    pub display_name: String,
+    /// Whether tokens are issued for it.
+    pub enabled: bool,
+    /// Who submitted it, while it waits for an admin.
+    pub submitted_by: Option<String>,
+}
+
+/// One step of "Check an MCP server".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckStepView {
+    /// Stable id.
+    pub id: String,
+    /// Heading.
+    pub title: String,
+    /// `pass`, `warn`, `fail` or `skipped`.
+    pub verdict: String,
+    /// Why.
+    pub reason: String,
+    /// (request, response) texts.
+    pub exchanges: Vec<(String, String)>,
+}
+
+/// "Check an MCP server": every step and the overall result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpCheckView {
+    /// The URL checked (canonical).
+    pub url: String,
+    /// Whether no step failed.
+    pub passed: bool,
+    /// The steps.
+    pub steps: Vec<CheckStepView>,
 }
 
 /// Integration → MCP authorization: the realm's MCP side at a glance.
@@ -731,6 +779,8 @@ pub struct McpOverviewView {
     pub window_days: i64,
     /// Protected resources.
     pub resources: u64,
+    /// Resources developers submitted, waiting for an admin.
+    pub submitted: u64,
     /// Clients waiting for review, for roles that review.
     pub pending_reviews: Option<u64>,
     /// How many agents the list holds (all pages).

@@ -59,7 +59,10 @@ impl Role {
                     | ViewPeople
                     | ReviewClients
             ),
-            Role::Developer => matches!(p, ViewRealms | ManageOwnAccount | ViewResources),
+            Role::Developer => matches!(
+                p,
+                ViewRealms | ManageOwnAccount | ViewResources | SubmitResources
+            ),
         }
     }
 }
@@ -83,6 +86,9 @@ pub enum Permission {
     ViewResources,
     /// Create, change and delete protected resources.
     ManageResources,
+    /// Submit a protected resource for an admin to enable (developers, from "Protect your MCP
+    /// server").
+    SubmitResources,
     /// See clients, their registration and their grants.
     ViewClients,
     /// Create, change and delete clients; grant and revoke their access.

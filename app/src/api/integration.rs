@@ -2,7 +2,7 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::{McpOverviewView, ProtectionView};
+use crate::types::{McpCheckView, McpOverviewView, ProtectionView, RegisteredView};
 use leptos::prelude::*;
 
 /// Generates the metadata, challenges, commands, configurations and server snippets for the MCP
@@ -23,6 +23,36 @@ pub async fn protect_mcp_server(
     };
     Ok(ssr::protection_view(
         &core.protect_mcp_server(&p, &realm, &input).await?,
+    ))
+}
+
+/// Registers the MCP server at `server_url` as a protected resource (an admin), or submits it
+/// for an admin to enable (a developer).
+#[server(prefix = "/api", endpoint = "integration/register")]
+pub async fn register_protected_resource(
+    server_url: String,
+    #[server(default)] resource_name: String,
+    #[server(default)] scopes: String,
+) -> Result<RegisteredView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let input = authz::integration::ProtectInput {
+        server_url,
+        resource_name,
+        scopes,
+        documentation_url: String::new(),
+    };
+    let r = core
+        .register_protected_resource(&p, &realm, &input, &meta)
+        .await?;
+    Ok(ssr::registered_view(&(&r).into()))
+}
+
+/// Runs the MCP client's discovery steps against the server at `server_url`.
+#[server(prefix = "/api", endpoint = "integration/check")]
+pub async fn check_mcp_server(server_url: String) -> Result<McpCheckView, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(ssr::check_view(
+        &core.check_mcp_server(&p, &realm, &server_url).await?,
     ))
 }
 
@@ -56,6 +86,7 @@ pub async fn mcp_overview(
         expiring: o.expiring,
         window_days: o.window_days,
         resources: o.resources,
+        submitted: o.submitted,
         pending_reviews: o.pending_reviews,
         listed: o.listed,
         page,

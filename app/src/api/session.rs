@@ -50,6 +50,7 @@ fn abilities(role: authz::policy::Role) -> crate::types::Abilities {
         view_audit: role.can(ViewAudit),
         view_resources: role.can(ViewResources),
         manage_resources: role.can(ManageResources),
+        submit_resources: role.can(SubmitResources),
         view_clients: role.can(ViewClients),
         manage_clients: role.can(ManageClients),
         view_agents: role.can(ViewAgents),

@@ -228,6 +228,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     <NavGroup label="Integration">
                         <NavLink href="/integration" label="MCP authorization"/>
                         <NavLink href="/integration/protect" label="Protect your MCP server"/>
+                        <NavLink href="/integration/check" label="Check an MCP server"/>
                     </NavGroup>
                 })}
                 {installation.then(|| view! {

@@ -1,7 +1,9 @@
 //! Integration → Protect your MCP server: a developer enters their MCP server's URL and copies
 //! everything that protects it with this realm. Generation happens in the core; this only
 //! renders.
-use crate::api::integration::{ProtectMcpServer, mcp_overview};
+use crate::api::integration::{
+    CheckMcpServer, ProtectMcpServer, RegisterProtectedResource, mcp_overview,
+};
 use crate::components::copy::CopyBlock;
 use crate::components::copy::CopyValue;
 use crate::components::field::{Field, FieldErrors, Kind};
@@ -9,7 +11,7 @@ use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, grouped, with_query};
 use crate::components::ui::*;
 use crate::pages::agents::AgentRow;
-use crate::types::{ArtifactView, ProtectionView};
+use crate::types::{ArtifactView, CheckStepView, McpCheckView, ProtectionView, RegisteredView};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
@@ -38,6 +40,77 @@ fn ArtifactCard(a: ArtifactView) -> impl IntoView {
     }
 }
 
+/// Where the generated server stands in the realm: registered (with its state), or a button
+/// that registers it (admins) or submits it for an admin to enable (developers).
+#[component]
+fn Registration(p: ProtectionView) -> impl IntoView {
+    let can = use_abilities();
+    let register = ServerAction::<RegisterProtectedResource>::new();
+    let known = p.registered.clone();
+    let done = move || {
+        register
+            .value()
+            .get()
+            .and_then(Result::ok)
+            .or_else(|| known.clone())
+    };
+    let failed = move || {
+        register
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e| view! { <p role="alert" class="mt-2 text-sm text-red-700 dark:text-red-300" data-testid="register-error">{e.to_string()}</p> })
+    };
+    let (label, note) = if can.manage_resources {
+        (
+            "Register as a protected resource",
+            "Creates the resource with this URL, name and scopes: the realm issues tokens for it at once.",
+        )
+    } else {
+        (
+            "Submit for an admin to enable",
+            "Creates the resource disabled, with your name on it: an admin enables it on the Resources screen.",
+        )
+    };
+    view! {
+        <div class="mt-4 border-t border-slate-200 pt-4 dark:border-slate-700" data-testid="registration">
+            {move || match done() {
+                Some(r) => view! { <RegisteredNote r/> }.into_any(),
+                None if can.manage_resources || can.submit_resources => {
+                    let (url, name, scopes) = (p.resource.clone(), p.name.clone(), p.scopes.join(" "));
+                    view! {
+                        <ActionForm action=register attr:class="flex flex-wrap items-center gap-3">
+                            <input type="hidden" name="server_url" value=url/>
+                            <input type="hidden" name="resource_name" value=name/>
+                            <input type="hidden" name="scopes" value=scopes/>
+                            <button type="submit" class=BTN_SECONDARY disabled=move || register.pending().get()>{label}</button>
+                            <span class=MUTED>{note}</span>
+                        </ActionForm>
+                        {failed}
+                    }.into_any()
+                }
+                None => view! { <p class=MUTED>"Not registered in this realm yet: an admin registers it on the Resources screen."</p> }.into_any(),
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn RegisteredNote(r: RegisteredView) -> impl IntoView {
+    let state = match (&r.submitted_by, r.enabled) {
+        (Some(by), _) => format!("Submitted by {by}: waiting for an admin to enable it."),
+        (None, true) => "Registered: the realm issues tokens for it.".to_owned(),
+        (None, false) => "Registered but disabled: the realm issues no tokens for it.".to_owned(),
+    };
+    view! {
+        <p class="text-sm text-slate-700 dark:text-slate-200" data-testid="registered">
+            <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/resources/{}", r.slug)>{r.display_name.clone()}</a>
+            " "<span class="font-mono text-xs text-slate-500 dark:text-slate-400">{r.slug.clone()}</span>
+            <span class="block">{state}</span>
+        </p>
+    }
+}
+
 #[component]
 fn Generated(p: ProtectionView) -> impl IntoView {
     view! {
@@ -56,6 +129,10 @@ fn Generated(p: ProtectionView) -> impl IntoView {
                         {p.scope_notes.iter().map(|c| view! { <li>{c.clone()}</li> }).collect_view()}
                     </ul>
                 })}
+                <Registration p=p.clone()/>
+                <p class="mt-3 text-sm">
+                    <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=with_query("/integration/check", &[("url", p.resource.clone())])>"Check the server once it runs →"</a>
+                </p>
             </div>
             {p.artifacts.into_iter().map(|a| view! { <ArtifactCard a/> }).collect_view()}
         </section>
@@ -174,7 +251,16 @@ pub fn McpPage() -> impl IntoView {
                             <Figure label=format!("Expiring within {within} days") value=o.expiring href=href("expiring")/>
                             <Figure label="Protected resources".into() value=o.resources href="/resources".into()/>
                             {o.pending_reviews.map(|n| view! { <Figure label="Waiting for review".into() value=n href="/review".into()/> })}
+                            {(o.submitted > 0).then(|| view! { <Figure label="Resources waiting for an admin".into() value=o.submitted href="/resources".into()/> })}
                         </div>
+                        <form method="get" action="/integration" class="mt-4 flex flex-wrap items-end gap-3" aria-label="Expiry window" data-testid="expiry-window">
+                            {(shown != "all").then(|| view! { <input type="hidden" name="show" value=shown.clone()/> })}
+                            <div>
+                                <label for="expiry-window" class=LABEL>"Expiring within (days)"</label>
+                                <input id="expiry-window" name="within" type="number" min="1" max="365" step="1" required value=within.to_string() class=format!("{INPUT} mt-1 w-28")/>
+                            </div>
+                            <button type="submit" class=BTN_SECONDARY>"Apply"</button>
+                        </form>
                         <section class=format!("{CARD} mt-6") aria-labelledby="mcp-agents-title">
                             <div class="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 p-4 dark:border-slate-700">
                                 <h2 id="mcp-agents-title" class="text-lg font-semibold text-slate-900 dark:text-white">"MCP-capable agents"</h2>
@@ -230,5 +316,92 @@ pub fn McpPage() -> impl IntoView {
                 Err(error) => view! { <ErrorMessage error/> }.into_any(),
             })}
         </Transition>
+    }
+}
+
+fn verdict_pill(verdict: &str) -> impl IntoView + use<> {
+    let (tone, text) = match verdict {
+        "pass" => (Tone::Good, "Pass"),
+        "warn" => (Tone::Warn, "Warning"),
+        "fail" => (Tone::Bad, "Fail"),
+        _ => (Tone::Off, "Not run"),
+    };
+    view! { <Pill tone text/> }
+}
+
+#[component]
+fn CheckStepCard(n: usize, step: CheckStepView) -> impl IntoView {
+    let (heading, labelled_by) = (
+        format!("check-step-{}", step.id),
+        format!("check-step-{}", step.id),
+    );
+    view! {
+        <li class=format!("{CARD} p-4 sm:p-5") aria-labelledby=labelled_by data-testid="check-step" data-step=step.id.clone() data-verdict=step.verdict.clone()>
+            <div class="flex flex-wrap items-start justify-between gap-2">
+                <h3 id=heading class="min-w-0 text-base font-semibold text-slate-900 dark:text-white">{format!("{n}. {}", step.title)}</h3>
+                {verdict_pill(&step.verdict)}
+            </div>
+            <p class="mt-1 text-sm break-words text-slate-700 dark:text-slate-300">{step.reason.clone()}</p>
+            {(!step.exchanges.is_empty()).then(|| view! {
+                <details class="mt-3">
+                    <summary class="cursor-pointer text-sm text-indigo-700 hover:underline dark:text-indigo-300">"What was sent and what came back"</summary>
+                    {step.exchanges.iter().map(|(req, res)| view! {
+                        <div class="mt-2 grid gap-2 lg:grid-cols-2">
+                            <div><p class=MUTED>"Sent"</p><CopyBlock value=req.clone() label="the request"/></div>
+                            <div><p class=MUTED>"Received"</p><CopyBlock value=res.clone() label="the response"/></div>
+                        </div>
+                    }).collect_view()}
+                </details>
+            })}
+        </li>
+    }
+}
+
+#[component]
+fn CheckResult(c: McpCheckView) -> impl IntoView {
+    let failed = c.steps.iter().filter(|s| s.verdict == "fail").count();
+    let warned = c.steps.iter().filter(|s| s.verdict == "warn").count();
+    let summary = match (failed, warned) {
+        (0, 0) => "Every step passed: MCP clients can discover this realm from the server, and it refuses tokens it should refuse.".to_owned(),
+        (0, w) => format!("No step failed; {w} worth a look."),
+        (f, _) => format!("{f} of {} steps failed: MCP clients will not get through (see why below).", c.steps.len()),
+    };
+    view! {
+        <section class="mt-6" aria-labelledby="check-result-title" data-testid="check-result">
+            <div class=format!("{CARD} p-4 sm:p-5")>
+                <h2 id="check-result-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Result"</h2>
+                <p class=format!("mt-1 {MONO} text-slate-700 dark:text-slate-300")>{c.url.clone()}</p>
+                <p class=("mt-2 text-sm font-medium", true) class=("text-emerald-700 dark:text-emerald-300", c.passed) class=("text-red-700 dark:text-red-300", !c.passed) role="status" data-testid="check-summary">{summary}</p>
+            </div>
+            <ol class="mt-4 space-y-4">
+                {c.steps.into_iter().enumerate().map(|(i, step)| view! { <CheckStepCard n=i + 1 step/> }).collect_view()}
+            </ol>
+        </section>
+    }
+}
+
+/// Integration → Check an MCP server: the handshake tester.
+#[component]
+pub fn CheckPage() -> impl IntoView {
+    let check = ServerAction::<CheckMcpServer>::new();
+    let errors = FieldErrors::new(check, "check-form", &[("server_url", "server_url")]);
+    let query = use_query_map();
+    let typed = query.with_untracked(|q| q.get("url").unwrap_or_default());
+    view! {
+        <PageHeader title="Check an MCP server" description="Portcullis plays an MCP client against your server: a request without a token, its protected-resource metadata, this realm as its authorization server, its registration here, and a token this realm did not sign. Each step shows what was sent, what came back, and why it passes or fails."/>
+        <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="check-title">
+            <h2 id="check-title" class="sr-only">"Your MCP server"</h2>
+            <ActionForm action=check attr:id="check-form" attr:class="grid gap-4" on:input=move |_| errors.clear()>
+                <Field errors name="server_url" id="check-url" label="MCP server URL" kind=Kind::Url required=true maxlength=2048 mono=true value=typed
+                    placeholder="https://mcp.example.com/mcp" help="Its MCP endpoint. Portcullis reaches public addresses only, like any MCP client on the internet."/>
+                <div>{errors.form_error()}</div>
+                <div>
+                    <button type="submit" class=BTN_PRIMARY disabled=move || check.pending().get()>
+                        {move || if check.pending().get() { "Checking…" } else { "Check" }}
+                    </button>
+                </div>
+            </ActionForm>
+        </section>
+        {move || check.value().get().and_then(Result::ok).map(|c| view! { <CheckResult c/> })}
     }
 }

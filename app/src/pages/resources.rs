@@ -74,6 +74,7 @@ fn ResourceFields(
         people_roles: String::new(),
         default_scopes: String::new(),
         open_to_self_registered: false,
+        submitted_by: None,
     });
     let alg = v.signing_alg.clone();
     let alg_id = format!("res-alg-{id}");
@@ -98,6 +99,20 @@ fn ResourceFields(
     }
 }
 
+/// Enabled, disabled, or submitted by a developer and waiting for an admin.
+fn status(r: &ResourceView) -> impl IntoView + use<> {
+    match &r.submitted_by {
+        Some(by) => view! {
+            <span class="inline-flex flex-wrap items-center gap-1" data-testid="resource-submitted">
+                <Pill tone=Tone::Warn text="Waiting for an admin"/>
+                <span class="text-xs break-all text-slate-500 dark:text-slate-400">{format!("submitted by {by}")}</span>
+            </span>
+        }
+        .into_any(),
+        None => view! { <Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/> }.into_any(),
+    }
+}
+
 #[component]
 fn ResourceRow(resource: ResourceView, realm_default: Option<i64>) -> impl IntoView {
     view! {
@@ -109,7 +124,7 @@ fn ResourceRow(resource: ResourceView, realm_default: Option<i64>) -> impl IntoV
             <td class=format!("{CARDS_CELL_NEXT} text-slate-700 dark:text-slate-200")><Truncated value=resource.uri.clone() label=format!("the audience of {}", resource.display_name)/></td>
             <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><span class="font-mono text-xs break-words">{resource.scopes.clone()}</span></td>
             <td class=format!("{CARDS_CELL_NEXT} text-slate-600 sm:hidden lg:table-cell dark:text-slate-300")>{lifetime(&resource, realm_default)}</td>
-            <td class=CARDS_CELL_NEXT><Badge ok=resource.enabled text=if resource.enabled { "Enabled" } else { "Disabled" }/></td>
+            <td class=CARDS_CELL_NEXT>{status(&resource)}</td>
         </tr>
     }
 }
@@ -304,7 +319,7 @@ fn ResourceSettings(
                             <dt class=MUTED>"Audience (resource URI)"</dt>
                             <dd class="mt-1"><CopyValue value=r.uri.clone() label="resource URI"/></dd>
                         </div>
-                        <div><dt class=MUTED>"Status"</dt><dd><Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/></dd></div>
+                        <div><dt class=MUTED>"Status"</dt><dd>{status(&r)}</dd></div>
                         <div><dt class=MUTED>"Tokens"</dt><dd data-testid="resource-lifetime">{lifetime(&r, realm_default)}</dd></div>
                         <div class="sm:col-span-2"><dt class=MUTED>"Accepted scopes"</dt><dd class="font-mono text-xs break-all">{r.scopes.clone()}</dd></div>
                     </dl>

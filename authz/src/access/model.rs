@@ -124,6 +124,7 @@ mod tests {
             signing_alg: None,
             enabled: true,
             policy: crate::resources::AccessPolicy::default(),
+            submitted_by: None,
             created_at: 0,
             updated_at: 0,
         }

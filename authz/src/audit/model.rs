@@ -83,6 +83,8 @@ pub mod action {
     pub const KEY_ROTATE: &str = "key.rotate";
     /// Protected resource created.
     pub const RESOURCE_CREATE: &str = "resource.create";
+    /// Protected resource submitted by a developer, disabled until an admin enables it.
+    pub const RESOURCE_SUBMIT: &str = "resource.submit";
     /// Protected resource changed.
     pub const RESOURCE_UPDATE: &str = "resource.update";
     /// Protected resource deleted.
@@ -171,6 +173,7 @@ pub mod action {
         KEY_CREATE,
         KEY_ROTATE,
         RESOURCE_CREATE,
+        RESOURCE_SUBMIT,
         RESOURCE_UPDATE,
         RESOURCE_DELETE,
         RESOURCE_SET_DEFAULT,

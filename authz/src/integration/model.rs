@@ -19,9 +19,10 @@ pub const PYTHON_SDK_VERSION: &str = "2.3.0";
 pub const UVICORN_VERSION: &str = "0.54.0";
 /// The `PyJWT` version the Python snippet verifies tokens with.
 pub const PYJWT_VERSION: &str = "2.15.1";
-/// The crates the Rust snippet is written and tested against (the workspace's `Cargo.lock`):
-/// name, version, features. `portcullis-guard` and `rmcp` are pinned exactly (the snippet uses
-/// their API); the others at least at the tested version.
+/// The crates the Rust snippet is written and tested against: name, version, features.
+///
+/// The versions are the workspace's `Cargo.lock` ones. `portcullis-guard` and `rmcp` are pinned
+/// exactly (the snippet uses their API); the others at least at the tested version.
 pub const RUST_CRATES: &[(&str, &str, &[&str])] = &[
     ("portcullis-guard", "=0.1.0", &[]),
     (
@@ -51,6 +52,8 @@ pub struct McpOverview {
     pub window_days: i64,
     /// Protected resources (MCP servers).
     pub resources: u64,
+    /// Of them, those developers submitted, waiting for an admin.
+    pub submitted: u64,
     /// Clients waiting for review (`None` for roles that do not review).
     pub pending_reviews: Option<u64>,
     /// How many agents the list shows in all (its pages).
@@ -126,6 +129,8 @@ pub struct Artifact {
 pub struct Protection {
     /// The server URL in canonical form: the `resource` and the tokens' `aud`.
     pub resource: String,
+    /// The name typed (`resource_name`; may be empty).
+    pub name: String,
     /// What canonicalisation changed, in words (empty when nothing did).
     pub changes: Vec<String>,
     /// The scopes the challenges offer.
@@ -134,6 +139,32 @@ pub struct Protection {
     pub scope_notes: Vec<String>,
     /// The artifacts, in reading order.
     pub artifacts: Vec<Artifact>,
+    /// The realm's resource with this URL, if one is registered (or submitted) already.
+    pub registered: Option<RegisteredResource>,
+}
+
+/// A resource of the realm that has the generator's server URL.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RegisteredResource {
+    /// Its id (slug).
+    pub slug: String,
+    /// Its name.
+    pub display_name: String,
+    /// Whether tokens are issued for it.
+    pub enabled: bool,
+    /// The developer who submitted it, while it waits for an admin.
+    pub submitted_by: Option<String>,
+}
+
+impl From<&crate::resources::Resource> for RegisteredResource {
+    fn from(r: &crate::resources::Resource) -> Self {
+        Self {
+            slug: r.slug.clone(),
+            display_name: r.display_name.clone(),
+            enabled: r.enabled,
+            submitted_by: r.submitted_by.clone(),
+        }
+    }
 }
 
 /// A field the input got wrong.
@@ -421,10 +452,12 @@ pub fn protect(
     ]);
     Ok(Protection {
         resource: r.to_owned(),
+        name: name.to_owned(),
         changes,
         scopes,
         scope_notes,
         artifacts,
+        registered: None,
     })
 }
 
@@ -505,8 +538,9 @@ fn url_encode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-/// A short name for client configurations: lower-case letters, digits and `-`.
-fn config_name(name: &str) -> String {
+/// A short name for client configurations (and resource ids): lower-case letters, digits and
+/// `-`, at most 40 characters.
+pub(crate) fn config_name(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars().flat_map(char::to_lowercase) {
         if c.is_ascii_alphanumeric() {
@@ -515,15 +549,12 @@ fn config_name(name: &str) -> String {
             out.push('-');
         }
     }
-    let out = out
-        .trim_end_matches('-')
-        .chars()
-        .take(40)
-        .collect::<String>();
+    let out = out.chars().take(40).collect::<String>();
+    let out = out.trim_end_matches('-');
     if out.is_empty() {
         "mcp-server".into()
     } else {
-        out
+        out.to_owned()
     }
 }
 

@@ -4,9 +4,14 @@ use super::check::{
     judge_forged, judge_metadata, show_request, show_response,
 };
 use super::model::{
-    AuthorizationServer, McpOverview, ProtectInput, Protection, canonical_server_url,
+    AuthorizationServer, McpOverview, ProtectInput, Protection, canonical_server_url, config_name,
     metadata_urls, protect,
 };
+
+/// The most resources a developer may have waiting for an admin.
+pub const MAX_SUBMISSIONS_PER_PERSON: usize = 10;
+/// The most developer submissions a realm holds waiting for an admin.
+pub const MAX_SUBMISSIONS: usize = 100;
 use crate::agents::AgentFilter;
 use crate::core::Core;
 use crate::error::{Error, Result};
@@ -77,6 +82,7 @@ impl Core {
             }
         };
         let listed = self.agent_summaries(&realm.id, shown, page).await?;
+        let resources = self.store.list_resources(&realm.id).await?;
         Ok(McpOverview {
             endpoints,
             mcp_agents: all,
@@ -84,7 +90,11 @@ impl Core {
             active,
             expiring,
             window_days,
-            resources: self.store.list_resources(&realm.id).await?.len() as u64,
+            resources: resources.len() as u64,
+            submitted: resources
+                .iter()
+                .filter(|r| r.submitted_by.is_some())
+                .count() as u64,
             pending_reviews: if p.role.can(Permission::ReviewClients) {
                 Some(self.pending_review_count(p, realm_name).await?)
             } else {
@@ -143,8 +153,144 @@ impl Core {
         input: &ProtectInput,
     ) -> Result<Protection> {
         let server = self.integration_endpoints(p, realm_name).await?;
-        protect(&server, input, self.config().allow_http_loopback)
-            .map_err(|e| Error::field(e.field, e.message))
+        let mut protection = protect(&server, input, self.config().allow_http_loopback)
+            .map_err(|e| Error::field(e.field, e.message))?;
+        let realm = self.find_realm(realm_name).await?;
+        let uri = ResourceUri::parse(&protection.resource, true)
+            .map_err(|m| Error::field("server_url", m))?;
+        protection.registered = self
+            .store
+            .find_resource_by_uri(&realm.id, &uri)
+            .await?
+            .as_ref()
+            .map(Into::into);
+        Ok(protection)
+    }
+
+    /// Registers the MCP server at `input.server_url` as a protected resource of the realm, with
+    /// the generator's canonical URL, name and scopes ("register it in one click"). An admin's
+    /// is enabled at once; a developer's is a submission, created disabled until an admin
+    /// enables it (at most [`MAX_SUBMISSIONS_PER_PERSON`] waiting per developer and
+    /// [`MAX_SUBMISSIONS`] per realm).
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm), `InvalidField` (`server_url`, `resource_name`, `scopes`),
+    /// `Taken` (`server_url`: a resource has the URL), `Conflict` (too many submissions waiting).
+    pub async fn register_protected_resource(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        input: &ProtectInput,
+        meta: &crate::RequestMeta,
+    ) -> Result<crate::resources::Resource> {
+        let submit = !p.role.can(Permission::ManageResources);
+        p.require(if submit {
+            Permission::SubmitResources
+        } else {
+            Permission::ManageResources
+        })?;
+        let server = self.integration_endpoints(p, realm_name).await?;
+        let protection = protect(&server, input, self.config().allow_http_loopback)
+            .map_err(|e| Error::field(e.field, e.message))?;
+        let realm = self.find_realm(realm_name).await?;
+        if submit {
+            let waiting: Vec<_> = self
+                .store
+                .list_resources(&realm.id)
+                .await?
+                .into_iter()
+                .filter_map(|r| r.submitted_by)
+                .collect();
+            if waiting.len() >= MAX_SUBMISSIONS {
+                return Err(Error::Conflict(
+                    format!("{MAX_SUBMISSIONS} resources already wait for an admin in this realm; ask an admin to decide on them first.").into(),
+                ));
+            }
+            if waiting.iter().filter(|e| **e == p.email).count() >= MAX_SUBMISSIONS_PER_PERSON {
+                return Err(Error::Conflict(
+                    format!("You have {MAX_SUBMISSIONS_PER_PERSON} resources waiting for an admin; ask an admin to decide on them first.").into(),
+                ));
+            }
+        }
+        let uri = url::Url::parse(&protection.resource)
+            .map_err(|_| Error::field("server_url", "Not an absolute URL."))?;
+        let typed_name = input.resource_name.trim();
+        let name = if typed_name.is_empty() {
+            format!(
+                "{}{}",
+                uri.host_str().unwrap_or_default(),
+                uri.path().trim_end_matches('/')
+            )
+        } else {
+            typed_name.to_owned()
+        };
+        let fields = crate::resources::ResourceFields::parse(
+            &crate::resources::ResourceInput {
+                slug: String::new(),
+                display_name: name.chars().take(100).collect(),
+                uri: protection.resource.clone(),
+                scopes: protection.scopes.join(" "),
+                token_ttl_secs: String::new(),
+                signing_alg: String::new(),
+                enabled: true,
+            },
+            self.config().allow_http_loopback,
+        )
+        .map_err(|e| match e {
+            Error::InvalidField { field, message } => Error::InvalidField {
+                field: match field {
+                    "name" => "resource_name",
+                    "scopes" => "scopes",
+                    _ => "server_url",
+                },
+                message: if field == "scopes" {
+                    "Name at least one scope to register the server: its tokens carry only scopes it accepts.".into()
+                } else {
+                    message
+                },
+            },
+            other => other,
+        })?;
+        let slug = self.free_slug(&realm.id, &config_name(&name)).await?;
+        self.insert_new_resource(
+            p,
+            &realm,
+            slug,
+            fields,
+            submit.then(|| p.email.clone()),
+            meta,
+        )
+        .await
+        .map_err(|e| match e {
+            Error::Taken { message, .. } => Error::Taken {
+                field: "server_url",
+                message,
+            },
+            other => other,
+        })
+    }
+
+    /// `base`, or `base-2`, `base-3`… : the first id no resource of the realm has.
+    async fn free_slug(&self, realm_id: &crate::ids::RealmId, base: &str) -> Result<String> {
+        let base = if base == "mcp-server" || base.is_empty() {
+            "mcp-server"
+        } else {
+            base
+        };
+        for n in 1..=50 {
+            let slug = if n == 1 {
+                base.to_owned()
+            } else {
+                format!("{base}-{n}")
+            };
+            if self.store.find_resource(realm_id, &slug).await?.is_none() {
+                return Ok(slug);
+            }
+        }
+        Err(Error::field(
+            "resource_name",
+            "Too many resources have ids like this name; choose another name.",
+        ))
     }
 }
 

@@ -215,6 +215,9 @@ pub struct Resource {
     pub enabled: bool,
     /// Who may get tokens for it.
     pub policy: AccessPolicy,
+    /// The developer who submitted it from "Protect your MCP server", while it waits for an
+    /// admin to enable it (disabled until then).
+    pub submitted_by: Option<String>,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.

@@ -24,6 +24,24 @@ impl Core {
         let realm = self.find_realm(realm_name).await?;
         let slug = parse_slug(&input.slug).map_err(|m| Error::field("slug", m))?;
         let f = ResourceFields::parse(input, self.config().allow_http_loopback)?;
+        self.insert_new_resource(p, &realm, slug, f, None, meta)
+            .await
+    }
+
+    /// Inserts a new resource once its slug and URI are known to be free in the realm. With
+    /// `submitted_by` it is a developer's submission (stored disabled, audited as such).
+    ///
+    /// # Errors
+    /// `Taken` (`slug`, `uri`), `Storage`.
+    pub(crate) async fn insert_new_resource(
+        &self,
+        p: &Principal,
+        realm: &crate::realms::Realm,
+        slug: String,
+        f: ResourceFields,
+        submitted_by: Option<String>,
+        meta: &RequestMeta,
+    ) -> Result<Resource> {
         // Looked up first so that the form can say which value is taken; a concurrent insert
         // still fails on the constraint.
         if self.store.find_resource(&realm.id, &slug).await?.is_some() {
@@ -48,15 +66,20 @@ impl Core {
             scopes: f.scopes,
             token_ttl_secs: f.token_ttl_secs,
             signing_alg: f.signing_alg,
-            enabled: f.enabled,
+            enabled: f.enabled && submitted_by.is_none(),
             policy: super::model::AccessPolicy::default(),
+            submitted_by,
             created_at: now,
             updated_at: now,
         };
         let mut event = self.event(
             &realm.id,
             &p.email,
-            action::RESOURCE_CREATE,
+            if r.submitted_by.is_some() {
+                action::RESOURCE_SUBMIT
+            } else {
+                action::RESOURCE_CREATE
+            },
             format!("resource:{}", r.slug),
             meta,
         );
@@ -147,6 +170,8 @@ impl Core {
         p.require(Permission::ManageResources)?;
         let mut r = self.load_resource(realm_name, slug).await?;
         r.enabled = enabled;
+        // The store ends a developer's submission with the admin's decision.
+        r.submitted_by = None;
         r.updated_at = self.now();
         let mut event = self.event(
             &r.realm_id,

@@ -49,7 +49,8 @@ pub trait ResourceStore: Send + Sync {
         r: &Resource,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
-    /// Enables or disables a resource (and changes nothing else); `NotFound` if gone.
+    /// Enables or disables a resource (and ends a developer's submission: an admin decided);
+    /// `NotFound` if gone.
     async fn set_resource_enabled(
         &self,
         id: &ResourceId,
@@ -65,13 +66,14 @@ pub trait ResourceStore: Send + Sync {
     ) -> Result<(), StorageError>;
 }
 
-pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, consent_policy, people_roles, default_scopes, open_to_self_registered, created_at, updated_at";
+pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, consent_policy, people_roles, default_scopes, open_to_self_registered, submitted_by, created_at, updated_at";
 pub(super) const SET_RESOURCE_POLICY: &str = "UPDATE resources SET consent_policy = $1, people_roles = $2, default_scopes = $3, open_to_self_registered = $4, updated_at = $5 WHERE id = $6";
-pub(super) const INSERT_RESOURCE: &str = "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+pub(super) const INSERT_RESOURCE: &str = "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, submitted_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
 /// A settings write: everything but the enabled flag, which has its own write.
 pub(super) const UPDATE_RESOURCE: &str = "UPDATE resources SET display_name = $1, uri = $2, scopes = $3, token_ttl_secs = $4, signing_alg = $5, updated_at = $6 WHERE id = $7";
+/// An admin's decision either way ends a developer's submission.
 pub(super) const SET_RESOURCE_ENABLED: &str =
-    "UPDATE resources SET enabled = $1, updated_at = $2 WHERE id = $3";
+    "UPDATE resources SET enabled = $1, submitted_by = NULL, updated_at = $2 WHERE id = $3";
 pub(super) const DELETE_RESOURCE_SERVER_CLIENTS: &str =
     "DELETE FROM clients WHERE resource_server_for = $1";
 pub(super) const DELETE_RESOURCE: &str = "DELETE FROM resources WHERE id = $1";
@@ -154,6 +156,7 @@ macro_rules! resource_store {
                         .bind(&r.slug);
                     bind_resource(q, r)
                         .bind(r.enabled)
+                        .bind(r.submitted_by.as_deref())
                         .bind(r.created_at)
                         .bind(r.updated_at)
                         .execute(&mut *tx)

@@ -68,6 +68,7 @@ pub(crate) struct ResourceRow {
     pub people_roles: String,
     pub default_scopes: String,
     pub open_to_self_registered: bool,
+    pub submitted_by: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -99,6 +100,7 @@ impl TryFrom<ResourceRow> for Resource {
                     .map_err(corrupt("default scopes"))?,
                 open_to_self_registered: r.open_to_self_registered,
             },
+            submitted_by: r.submitted_by,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

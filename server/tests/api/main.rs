@@ -11,6 +11,7 @@ mod mcp_check;
 mod metadata_document;
 mod oauth;
 mod ops;
+mod protect;
 mod registration;
 
 pub use support::*;

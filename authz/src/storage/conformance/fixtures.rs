@@ -89,6 +89,7 @@ pub(super) fn resource(realm_id: &RealmId, slug: &str, uri: &str) -> Resource {
         signing_alg: Some(SigningAlg::RS256),
         enabled: true,
         policy: crate::resources::AccessPolicy::default(),
+        submitted_by: None,
         created_at: 5,
         updated_at: 5,
     }

@@ -46,6 +46,53 @@ pub(super) async fn resources(db: &Database) {
         .map(|r| r.slug)
         .collect();
     assert_eq!(slugs, ["email-mcp", "payments-mcp"]);
+    // A developer's submission: stored disabled with who submitted it, until an admin decides
+    // either way.
+    let submitted = Resource {
+        enabled: false,
+        submitted_by: Some("dev@x.io".into()),
+        ..resource(&r.id, "submitted-mcp", "https://submitted.example.com/mcp")
+    };
+    store
+        .insert_resource(
+            &submitted,
+            &event(
+                &r.id,
+                "resource.submit",
+                "dev@x.io",
+                "resource:submitted-mcp",
+                2,
+            ),
+        )
+        .await
+        .expect("insert");
+    assert_eq!(
+        store
+            .find_resource(&r.id, "submitted-mcp")
+            .await
+            .expect("find"),
+        Some(submitted.clone())
+    );
+    store
+        .set_resource_enabled(&submitted.id, true, 7, &ev())
+        .await
+        .expect("enable");
+    assert_eq!(
+        store
+            .find_resource(&r.id, "submitted-mcp")
+            .await
+            .expect("find"),
+        Some(Resource {
+            enabled: true,
+            submitted_by: None,
+            updated_at: 7,
+            ..submitted.clone()
+        })
+    );
+    store
+        .delete_resource(&submitted.id, &ev())
+        .await
+        .expect("delete");
     let mut changed = pay.clone();
     changed.enabled = false;
     changed.signing_alg = None;

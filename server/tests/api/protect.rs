@@ -1,0 +1,235 @@
+//! "Protect your MCP server" → register it in one click: an admin's registration is a live
+//! resource, a developer's a submission an admin enables.
+use crate::*;
+use authz::Error;
+use authz::integration::ProtectInput;
+
+fn input(url: &str, name: &str, scopes: &str) -> ProtectInput {
+    ProtectInput {
+        server_url: url.into(),
+        resource_name: name.into(),
+        scopes: scopes.into(),
+        documentation_url: String::new(),
+    }
+}
+
+async fn server() -> (
+    TestServer,
+    authz::Principal,
+    authz::Principal,
+    authz::Principal,
+) {
+    let s = TestServer::new().await;
+    for (email, role) in [
+        ("admin@example.com", "admin"),
+        ("dev@example.com", "developer"),
+        ("reviewer@example.com", "security_reviewer"),
+    ] {
+        s.user(email, role).await;
+    }
+    let (a, d, r) = (
+        s.principal("admin@example.com").await,
+        s.principal("dev@example.com").await,
+        s.principal("reviewer@example.com").await,
+    );
+    (s, a, d, r)
+}
+
+async fn last_action(s: &TestServer, target: &str) -> String {
+    let page = s
+        .state
+        .core
+        .list_audit(
+            &authz::Principal::cli(),
+            Some("default"),
+            authz::audit::AuditFilter {
+                target_is: Some(target.into()),
+                ..Default::default()
+            },
+            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
+        )
+        .await
+        .expect("audit");
+    page.items
+        .first()
+        .map(|e| e.action.clone())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn an_admin_registers_the_server_as_a_live_resource() {
+    let (s, admin, _, _) = server().await;
+    let core = &s.state.core;
+    let meta = authz::RequestMeta::default();
+    let typed = input(
+        "HTTPS://Pay.Example.com/mcp/",
+        "Payments MCP",
+        "tools:call offline_access",
+    );
+    let r = core
+        .register_protected_resource(&admin, "default", &typed, &meta)
+        .await
+        .expect("registered");
+    assert_eq!(r.slug, "payments-mcp");
+    assert_eq!(r.uri.as_str(), "https://pay.example.com/mcp");
+    assert_eq!(
+        r.scopes.to_string(),
+        "tools:call",
+        "offline_access is never a resource's"
+    );
+    assert!(r.enabled && r.submitted_by.is_none());
+    assert_eq!(
+        last_action(&s, "resource:payments-mcp").await,
+        "resource.create"
+    );
+    // The generator now says it is registered.
+    let p = core
+        .protect_mcp_server(&admin, "default", &typed)
+        .await
+        .expect("generated");
+    assert_eq!(
+        p.registered.map(|r| r.slug).as_deref(),
+        Some("payments-mcp")
+    );
+    // The same URL again is taken, on the URL field; the same name gets the next free id.
+    let e = core
+        .register_protected_resource(&admin, "default", &typed, &meta)
+        .await
+        .expect_err("taken");
+    assert!(
+        matches!(
+            e,
+            Error::Taken {
+                field: "server_url",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let again = core
+        .register_protected_resource(
+            &admin,
+            "default",
+            &input("https://pay2.example.com/mcp", "Payments MCP", "tools:call"),
+            &meta,
+        )
+        .await
+        .expect("registered");
+    assert_eq!(again.slug, "payments-mcp-2");
+    // No name: the URL names it.
+    let unnamed = core
+        .register_protected_resource(
+            &admin,
+            "default",
+            &input("https://files.example.com/v1/mcp", "", "files:read"),
+            &meta,
+        )
+        .await
+        .expect("registered");
+    assert_eq!(unnamed.display_name, "files.example.com/v1/mcp");
+    assert_eq!(unnamed.slug, "files-example-com-v1-mcp");
+    // A resource needs a scope; the message is on the scopes field.
+    let e = core
+        .register_protected_resource(
+            &admin,
+            "default",
+            &input("https://x.example.com/mcp", "X", ""),
+            &meta,
+        )
+        .await
+        .expect_err("no scope");
+    assert!(
+        matches!(
+            e,
+            Error::InvalidField {
+                field: "scopes",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_developer_submits_and_an_admin_enables() {
+    let (s, admin, dev, reviewer) = server().await;
+    let core = &s.state.core;
+    let meta = authz::RequestMeta::default();
+    let r = core
+        .register_protected_resource(
+            &dev,
+            "default",
+            &input("https://mail.example.com/mcp", "Mail MCP", "mail:read"),
+            &meta,
+        )
+        .await
+        .expect("submitted");
+    assert!(!r.enabled, "no tokens until an admin says so");
+    assert_eq!(r.submitted_by.as_deref(), Some("dev@example.com"));
+    assert_eq!(
+        last_action(&s, "resource:mail-mcp").await,
+        "resource.submit"
+    );
+    // Submitting is all a developer may do with resources; a reviewer may not even that.
+    let form = authz::resources::ResourceInput {
+        slug: "direct".into(),
+        display_name: "Direct".into(),
+        uri: "https://direct.example.com/mcp".into(),
+        scopes: "a".into(),
+        token_ttl_secs: String::new(),
+        signing_alg: String::new(),
+        enabled: true,
+    };
+    assert!(matches!(
+        core.create_resource(&dev, "default", &form, &meta).await,
+        Err(Error::Forbidden)
+    ));
+    assert!(matches!(
+        core.register_protected_resource(
+            &reviewer,
+            "default",
+            &input("https://r.example.com/mcp", "R", "a"),
+            &meta
+        )
+        .await,
+        Err(Error::Forbidden)
+    ));
+    let overview = core
+        .mcp_overview(&dev, "default", 14, "all", authz::storage::Page::new(0, 10))
+        .await
+        .expect("overview");
+    assert_eq!(overview.submitted, 1);
+    // The admin's decision ends the submission.
+    let enabled = core
+        .set_resource_enabled(&admin, "default", "mail-mcp", true, &meta)
+        .await
+        .expect("enabled");
+    assert!(enabled.enabled && enabled.submitted_by.is_none());
+}
+
+#[tokio::test]
+async fn submissions_waiting_for_an_admin_are_bounded_per_developer() {
+    let (s, _, dev, _) = server().await;
+    let core = &s.state.core;
+    let meta = authz::RequestMeta::default();
+    for i in 0..authz::integration::MAX_SUBMISSIONS_PER_PERSON {
+        core.register_protected_resource(
+            &dev,
+            "default",
+            &input(&format!("https://s{i}.example.com/mcp"), "", "a"),
+            &meta,
+        )
+        .await
+        .expect("within the limit");
+    }
+    let e = core
+        .register_protected_resource(
+            &dev,
+            "default",
+            &input("https://one-more.example.com/mcp", "", "a"),
+            &meta,
+        )
+        .await
+        .expect_err("bounded");
+    assert!(matches!(e, Error::Conflict(_)), "{e:?}");
+}
