@@ -1,4 +1,6 @@
 import { test, expect } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { ADMIN, DEVELOPER, hydrated, login, trackErrors } from './helpers';
 
 test('a developer generates what protects their MCP server, copies it, and is told about bad input on the field', async ({ page, context, baseURL }) => {
@@ -32,9 +34,13 @@ test('a developer generates what protects their MCP server, copies it, and is to
   await expect(page.getByTestId('artifact-challenge')).toContainText(
     'WWW-Authenticate: Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="tools:call"',
   );
-  for (const id of ['metadata-urls', 'step-up', 'register', 'token', 'call', 'typescript', 'python', 'vscode', 'claude-code', 'inspector']) {
+  for (const id of ['metadata-urls', 'step-up', 'register', 'token', 'call', 'typescript', 'rust-dependencies', 'rust', 'python', 'vscode', 'claude-code', 'inspector']) {
     await expect(page.getByTestId(`artifact-${id}`)).toBeVisible();
   }
+  // The Inspector opens on this server over Streamable HTTP.
+  const inspector = new URL(await page.getByTestId('artifact-inspector').locator('pre').innerText());
+  expect(inspector.searchParams.get('transport')).toBe('streamable-http');
+  expect(inspector.searchParams.get('serverUrl')).toBe('https://mcp.example.com/mcp');
   // Copy puts exactly the block's text on the clipboard.
   const block = page.getByTestId('artifact-claude-code');
   await block.getByRole('button', { name: /^Copy/ }).click();
@@ -72,5 +78,106 @@ test('the MCP authorization screen counts MCP-capable agents, lists them by stat
   await expect(rows.filter({ hasText: `mcp-later-${suffix}` })).toHaveCount(0);
   await expect(page.getByRole('link', { name: 'Expiring', exact: true })).toHaveAttribute('aria-current', 'page');
   await expect(page.getByTestId('mcp-endpoints')).toContainText(`${baseURL}/realms/default/token`);
+  expect(errors).toEqual([]);
+});
+
+test('a developer submits their server for an admin to enable; an admin registers one in one click', async ({ browser, baseURL }) => {
+  const suffix = Date.now().toString(36);
+  const generate = async (page: import('@playwright/test').Page, url: string, name: string) => {
+    await page.goto('/integration/protect');
+    await hydrated(page);
+    await page.getByLabel('MCP server URL').fill(url);
+    await page.getByLabel('Name (optional)').fill(name);
+    await page.getByLabel('Scopes (optional)').fill('tools:call');
+    await page.getByRole('button', { name: 'Generate' }).click();
+    await expect(page.getByTestId('canonical-resource')).toHaveText(url);
+  };
+  const dev = await (await browser.newContext({ baseURL })).newPage();
+  const errors = trackErrors(dev);
+  await login(dev, DEVELOPER);
+  await generate(dev, `https://submitted-${suffix}.example.com/mcp`, `Submitted ${suffix}`);
+  await dev.getByRole('button', { name: 'Submit for an admin to enable' }).click();
+  await expect(dev.getByTestId('registered')).toContainText('Submitted by dev@example.com: waiting for an admin to enable it.');
+  // Generating again for the same URL says so instead of offering the button.
+  await dev.getByRole('button', { name: 'Generate' }).click();
+  await expect(dev.getByTestId('registered')).toContainText(`Submitted ${suffix}`);
+  await expect(dev.getByRole('button', { name: 'Submit for an admin to enable' })).toHaveCount(0);
+  expect(errors).toEqual([]);
+
+  const admin = await (await browser.newContext({ baseURL })).newPage();
+  await login(admin, ADMIN);
+  await admin.goto('/integration');
+  await expect(admin.getByTestId('mcp-figure').filter({ hasText: 'Resources waiting for an admin' })).toBeVisible();
+  await admin.goto('/resources');
+  const row = admin.getByTestId('resource-row').filter({ hasText: `Submitted ${suffix}` });
+  await expect(row.getByTestId('resource-submitted')).toContainText('submitted by dev@example.com');
+  await row.getByRole('link', { name: `Submitted ${suffix}` }).click();
+  await hydrated(admin);
+  await admin.getByRole('button', { name: 'Enable', exact: true }).click();
+  await expect(admin.getByTestId('resource-detail')).toContainText('Enabled');
+  await expect(admin.getByTestId('resource-submitted')).toHaveCount(0);
+
+  // An admin's registration is live at once.
+  await generate(admin, `https://registered-${suffix}.example.com/mcp`, `Registered ${suffix}`);
+  await admin.getByRole('button', { name: 'Register as a protected resource' }).click();
+  await expect(admin.getByTestId('registered')).toContainText('Registered: the realm issues tokens for it.');
+  await admin.getByTestId('registered').getByRole('link', { name: `Registered ${suffix}` }).click();
+  await expect(admin.getByRole('heading', { name: `Registered ${suffix}`, level: 1 })).toBeVisible();
+  await expect(admin.getByTestId('resource-detail')).toContainText('tools:call');
+});
+
+test('the expiry window of the MCP authorization screen is a control', async ({ page }) => {
+  await login(page, DEVELOPER);
+  await page.goto('/integration');
+  await hydrated(page);
+  await page.getByLabel('Expiring within (days)').fill('30');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(/within=30/);
+  await expect(page.getByTestId('mcp-figures')).toContainText('Expiring within 30 days');
+  await expect(page.getByLabel('Expiring within (days)')).toHaveValue('30');
+});
+
+test('Check an MCP server runs the handshake against a live server and shows each step', async ({ page }) => {
+  test.setTimeout(60_000);
+  const errors = trackErrors(page);
+  await login(page, DEVELOPER);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Check an MCP server' }).click();
+  await expect(page.getByRole('heading', { name: 'Check an MCP server', level: 1 })).toBeVisible();
+  await hydrated(page);
+  const url = page.getByLabel('MCP server URL');
+  await url.fill('ftp://mcp.example.com/mcp');
+  await page.getByRole('button', { name: 'Check' }).click();
+  await expect(url).toHaveAttribute('aria-invalid', 'true');
+
+  // Nothing listens here: the first step says so and the others do not run.
+  await url.fill('http://127.0.0.1:9/mcp');
+  await page.getByRole('button', { name: 'Check' }).click();
+  await expect(page.getByTestId('check-step').first()).toHaveAttribute('data-verdict', 'fail');
+  await expect(page.getByTestId('check-step').first()).toContainText('could not be reached');
+  await expect(page.locator('[data-testid=check-step][data-verdict=skipped]')).toHaveCount(4);
+
+  // The generated Rust server (built by cargo xtask test), protected by this realm but not
+  // registered in it: everything passes but the registration.
+  const server = spawn(path.join(__dirname, '..', '..', 'target', 'debug', 'examples', 'mcp_server'), [], { stdio: 'ignore' });
+  try {
+    await expect.poll(async () => (await fetch('http://127.0.0.1:18961/.well-known/oauth-protected-resource/mcp').catch(() => null))?.status).toBe(200);
+    await url.fill('http://127.0.0.1:18961/mcp');
+    await page.getByRole('button', { name: 'Check' }).click();
+    const step = (id: string) => page.locator(`[data-testid=check-step][data-step=${id}]`);
+    // (A warning when no resource of the realm accepts tools:call yet.)
+    await expect(step('challenge')).toHaveAttribute('data-verdict', /^(pass|warn)$/);
+    await expect(step('metadata')).toHaveAttribute('data-verdict', /^(pass|warn)$/);
+    await expect(step('authorization_server')).toHaveAttribute('data-verdict', 'pass');
+    await expect(step('registered')).toHaveAttribute('data-verdict', 'fail');
+    await expect(step('registered')).toContainText('No resource of this realm has the URL');
+    await expect(step('forged_token')).toHaveAttribute('data-verdict', 'pass');
+    await expect(page.getByTestId('check-summary')).toContainText('1 of 5 steps failed');
+    // What was sent and received is there to read.
+    await step('challenge').getByText('What was sent and what came back').click();
+    await expect(step('challenge')).toContainText('HTTP 401');
+    await expect(step('challenge')).toContainText('www-authenticate: Bearer resource_metadata=');
+  } finally {
+    server.kill();
+  }
   expect(errors).toEqual([]);
 });

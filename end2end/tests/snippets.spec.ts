@@ -115,6 +115,10 @@ test(`the generated ${lang.id} server accepts tokens for itself only and answers
     const foreign = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${await token(other)}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
     expect(foreign.status).toBe(401);
     expect(foreign.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // The handshake tester agrees: nothing fails against the generated server.
+    const check = await call('integration/check', { server_url: url });
+    for (const step of check.steps) expect(['pass', 'warn'], `${step.id}: ${step.reason}`).toContain(step.verdict);
+    expect(check.passed).toBe(true);
   } finally {
     server.kill();
   }

@@ -10,7 +10,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 /// The longest `Authorization` header read: a Portcullis token is well under 2 KiB.
-const MAX_AUTHORIZATION_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_AUTHORIZATION_BYTES: usize = 16 * 1024;
 
 /// Guards the routes it wraps; made by [`Guard::layer`] or [`Guard::layer_requiring`].
 #[derive(Debug, Clone)]

@@ -244,6 +244,9 @@ impl Guard {
         token: &str,
         scopes: &[String],
     ) -> Result<Caller, Rejection> {
+        if token.len() > layer::MAX_AUTHORIZATION_BYTES {
+            return Err(Rejection::InvalidToken("The token is too long."));
+        }
         let mut parts = token.split('.');
         let (Some(h), Some(p), Some(s), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())

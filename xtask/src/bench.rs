@@ -306,6 +306,17 @@ fn openssl_rate(alg: &str) -> anyhow::Result<f64> {
 }
 
 pub fn run(which: Option<&str>) -> anyhow::Result<()> {
+    if which == Some("guard") {
+        // The resource-server guard alone: no server, no database, no load generator.
+        return crate::run(crate::cargo().args([
+            "run",
+            "--release",
+            "-p",
+            "portcullis-guard",
+            "--example",
+            "verify_bench",
+        ]));
+    }
     ensure("wrk", "wrk")?;
     crate::run(crate::cargo().args(["build", "--release", "-p", "server", "--bin", "portcullis"]))?;
     match which.unwrap_or("tokens") {
@@ -314,7 +325,7 @@ pub fn run(which: Option<&str>) -> anyhow::Result<()> {
         "soak" => soak(),
         "scale" => scale(),
         "codes" => codes(),
-        other => bail!("unknown benchmark {other}; use tokens, flood, soak, scale or codes"),
+        other => bail!("unknown benchmark {other}; use tokens, flood, soak, scale, codes or guard"),
     }
 }
 

@@ -8,7 +8,7 @@
 //! - `serve`  setup + release build + `portcullis serve` on an embedded SQLite file in `data/`.
 //! - `test`  setup + every check CI runs, with each stage's duration.
 //! - `css`  only regenerates the stylesheet.
-//! - `bench [tokens|flood|soak|scale|codes]`  benchmarks (release build, `wrk` and friends from
+//! - `bench [tokens|flood|soak|scale|codes|guard]`  benchmarks (release build, `wrk` and friends from
 //!   Debian); see BENCHMARKS.md.
 mod bench;
 mod modgraph;
@@ -42,7 +42,7 @@ fn main() -> anyhow::Result<()> {
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test | bench [tokens|flood|soak|scale|codes]>"
+                "usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test | bench [tokens|flood|soak|scale|codes|guard]>"
             );
             bail!("unknown command")
         }
