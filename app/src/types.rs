@@ -209,6 +209,7 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "resource.update",
     "resource.delete",
     "resource.set_default",
+    "mcp.check",
     "client.create",
     "client.update",
     "client.secret_rotate",

@@ -112,6 +112,7 @@ const SCREENS: [string, string][] = [
   ['review', '/review'],
   ['mcp', '/integration'],
   ['protect', '/integration/protect'],
+  ['check', '/integration/check'],
   ['not-found', '/no-such-page'],
 ];
 
@@ -147,6 +148,36 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
         await page.goto(path);
         await hydrated(page);
         await page.waitForLoadState('networkidle');
+        problems.push(...await check(page, `${name}-${width}-${scheme}`));
+      }
+    }
+  }
+  // The Integration screens with their results: generated blocks for a long URL (registered
+  // already) and a check's steps with what was sent and received.
+  const results: [string, (p: Page) => Promise<void>][] = [
+    ['protect-generated', async (p) => {
+      await p.goto('/integration/protect');
+      await hydrated(p);
+      await p.getByLabel('MCP server URL').fill(resourceUri);
+      await p.getByLabel('Name (optional)').fill(long('Billing ledger MCP server for the finance operations team', 100));
+      await p.getByLabel('Scopes (optional)').fill('ledger:read invoices:read offline_access');
+      await p.getByRole('button', { name: 'Generate' }).click();
+      await expect(p.getByTestId('registered')).toBeVisible();
+    }],
+    ['check-result', async (p) => {
+      await p.goto(`/integration/check?url=${encodeURIComponent('http://127.0.0.1:9/mcp')}`);
+      await hydrated(p);
+      await p.getByRole('button', { name: 'Check' }).click();
+      await expect(p.getByTestId('check-step')).toHaveCount(5);
+      await p.getByText('What was sent and what came back').first().click();
+    }],
+  ];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width > 800 ? 900 : 844 });
+      for (const [name, open] of results) {
+        await open(page);
         problems.push(...await check(page, `${name}-${width}-${scheme}`));
       }
     }

@@ -162,15 +162,7 @@ impl GuardBuilder {
     /// # Errors
     /// A [`ConfigError`] naming the option that is wrong.
     pub fn build(self) -> Result<Guard, ConfigError> {
-        for s in &self.scopes {
-            if s.is_empty()
-                || !s
-                    .bytes()
-                    .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b))
-            {
-                return Err(ConfigError::Scope(format!("{s:?} is not a scope token")));
-            }
-        }
+        check_scopes(&self.scopes)?;
         if let Some(docs) = &self.documentation
             && !url::Url::parse(docs).is_ok_and(|u| u.scheme() == "https" && u.host().is_some())
         {
@@ -187,6 +179,21 @@ impl GuardBuilder {
         );
         Guard::from_builder(self, metadata)
     }
+}
+
+/// Each scope is an RFC 6749 §3.3 scope token (no spaces, quotes or backslashes: they go into
+/// challenges between quotes).
+pub(crate) fn check_scopes(scopes: &[String]) -> Result<(), ConfigError> {
+    for s in scopes {
+        if s.is_empty()
+            || !s
+                .bytes()
+                .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b))
+        {
+            return Err(ConfigError::Scope(format!("{s:?} is not a scope token")));
+        }
+    }
+    Ok(())
 }
 
 fn is_loopback(host: &url::Host<&str>) -> bool {

@@ -1,7 +1,6 @@
 //! The realm's signing keys: public JWKs (RFC 7517) parsed once into verification keys.
 use aws_lc_rs::signature::{
     ECDSA_P256_SHA256_FIXED, ED25519, ParsedPublicKey, RSA_PKCS1_2048_8192_SHA256,
-    RsaPublicKeyComponents,
 };
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -88,10 +87,11 @@ impl Key {
             }
             ("RSA", _) => {
                 let (n, e) = (member(jwk.n.as_ref(), "n")?, member(jwk.e.as_ref(), "e")?);
+                // Parsed from DER: a key built from its components verified markedly slower
+                // (measured: 67% of the raw rate against 85%, BENCHMARKS.md).
                 (
                     Alg::Rs256,
-                    RsaPublicKeyComponents { n: &n, e: &e }
-                        .to_parsed_public_key(&RSA_PKCS1_2048_8192_SHA256),
+                    ParsedPublicKey::new(&RSA_PKCS1_2048_8192_SHA256, rsa_public_key_der(&n, &e)),
                 )
             }
             ("OKP", Some("Ed25519")) => (
@@ -111,6 +111,45 @@ impl Key {
     pub(crate) fn verify(&self, message: &[u8], signature: &[u8]) -> bool {
         self.key.verify_sig(message, signature).is_ok()
     }
+}
+
+/// DER of a PKCS#1 `RSAPublicKey` (RFC 8017 §A.1.1): `SEQUENCE { INTEGER n, INTEGER e }`.
+fn rsa_public_key_der(n: &[u8], e: &[u8]) -> Vec<u8> {
+    fn length(out: &mut Vec<u8>, len: usize) {
+        if len < 0x80 {
+            out.push(len as u8);
+        } else {
+            let bytes: Vec<u8> = len
+                .to_be_bytes()
+                .into_iter()
+                .skip_while(|b| *b == 0)
+                .collect();
+            out.push(0x80 | bytes.len() as u8);
+            out.extend(bytes);
+        }
+    }
+    fn integer(out: &mut Vec<u8>, magnitude: &[u8]) {
+        let magnitude = match magnitude.iter().position(|b| *b != 0) {
+            Some(i) => &magnitude[i..],
+            None => &[0][..],
+        };
+        // A leading one bit would read as negative.
+        let pad = magnitude[0] & 0x80 != 0;
+        out.push(0x02);
+        length(out, magnitude.len() + usize::from(pad));
+        if pad {
+            out.push(0);
+        }
+        out.extend_from_slice(magnitude);
+    }
+    let mut body = Vec::with_capacity(n.len() + e.len() + 16);
+    integer(&mut body, n);
+    integer(&mut body, e);
+    let mut out = Vec::with_capacity(body.len() + 4);
+    out.push(0x30);
+    length(&mut out, body.len());
+    out.extend(body);
+    out
 }
 
 /// The usable signing keys of one JWK Set, by `kid`.
@@ -164,6 +203,21 @@ impl KeySet {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn rsa_keys_are_encoded_as_pkcs1_der() {
+        assert_eq!(
+            rsa_public_key_der(&[0x00, 0x81, 0x02], &[0x01, 0x00, 0x01]),
+            [
+                0x30, 0x0a, 0x02, 0x03, 0x00, 0x81, 0x02, 0x02, 0x03, 0x01, 0x00, 0x01
+            ]
+        );
+        let long = rsa_public_key_der(&[0x7f; 256], &[3]);
+        assert_eq!(
+            &long[..8],
+            &[0x30, 0x82, 0x01, 0x07, 0x02, 0x82, 0x01, 0x00]
+        );
+    }
 
     #[test]
     fn only_usable_signing_keys_are_kept() {

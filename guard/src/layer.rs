@@ -1,7 +1,7 @@
 //! The tower layer that guards routes: no valid token, no request.
 use crate::{Guard, Rejection};
 use axum::response::Response;
-use http::{HeaderMap, Method, Request, header};
+use http::{HeaderMap, Request, header};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -22,8 +22,11 @@ pub struct GuardLayer {
 impl Guard {
     /// A layer that lets through requests with a valid token carrying the guard's required
     /// scopes, handing the [`Caller`](crate::Caller) to the handler, and answers the others
-    /// with the challenge (`401`, `403`) or `503` when the realm's keys cannot be had. CORS
-    /// preflight requests (`OPTIONS`) pass untouched.
+    /// with the challenge (`401`, `403`) or `503` when the realm's keys cannot be had.
+    ///
+    /// Every request needs a token, `OPTIONS` too: browser clients' CORS preflights are for a
+    /// CORS layer added *after* this one (outermost, e.g. tower-http's `CorsLayer`), which
+    /// answers them before they reach the guard.
     pub fn layer(&self) -> GuardLayer {
         GuardLayer {
             guard: self.clone(),
@@ -33,15 +36,21 @@ impl Guard {
 
     /// Like [`Guard::layer`], requiring `scopes` instead (a route that needs more: a token
     /// without them gets the `403` step-up challenge naming them).
-    pub fn layer_requiring<I, S>(&self, scopes: I) -> GuardLayer
+    ///
+    /// # Errors
+    /// [`ConfigError::Scope`](crate::ConfigError::Scope) for a scope that is not an RFC 6749
+    /// scope token.
+    pub fn layer_requiring<I, S>(&self, scopes: I) -> Result<GuardLayer, crate::ConfigError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        GuardLayer {
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        crate::config::check_scopes(&scopes)?;
+        Ok(GuardLayer {
             guard: self.clone(),
-            scopes: scopes.into_iter().map(Into::into).collect(),
-        }
+            scopes: scopes.into(),
+        })
     }
 
     /// Verifies the bearer token of a request's headers with the required `scopes`.
@@ -129,9 +138,6 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let (guard, scopes) = (self.guard.clone(), self.scopes.clone());
         Box::pin(async move {
-            if req.method() == Method::OPTIONS {
-                return inner.call(req).await;
-            }
             match guard.authorize(req.headers(), &scopes).await {
                 Ok(caller) => {
                     req.extensions_mut().insert(caller);

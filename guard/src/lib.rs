@@ -222,7 +222,7 @@ impl Guard {
     pub async fn refresh_keys(&self) -> Result<(), String> {
         self.inner
             .realm
-            .fetch_keys()
+            .refresh_now()
             .await
             .map_err(|e| e.to_string())
     }
@@ -305,9 +305,6 @@ impl Guard {
         if claims.exp.saturating_add(self.inner.leeway) <= now {
             return Err(Rejection::InvalidToken("The token has expired."));
         }
-        if !scopes.iter().all(|s| claims.scopes().any(|c| c == s)) {
-            return Err(Rejection::InsufficientScope);
-        }
         if let Some(introspector) = &self.inner.introspector {
             match introspector
                 .is_active(&self.inner.realm, token, &claims, now)
@@ -322,6 +319,10 @@ impl Guard {
                     return Err(Rejection::Unavailable);
                 }
             }
+        }
+        // After introspection: a revoked token is told so, not asked for more scopes.
+        if !scopes.iter().all(|s| claims.scopes().any(|c| c == s)) {
+            return Err(Rejection::InsufficientScope);
         }
         Ok(Caller::new(claims))
     }

@@ -45,6 +45,8 @@ struct State {
     attempted: Option<Instant>,
     /// Counts attempts, so a request that waited for another's fetch does not fetch again.
     generation: u64,
+    /// When discovery alone (pinned keys, introspection) was last attempted.
+    discovery_attempted: Option<Instant>,
 }
 
 pub(crate) struct Realm {
@@ -88,10 +90,12 @@ impl Realm {
         if s.keys.is_empty() {
             return Lookup::Unavailable;
         }
-        if !self.pinned
-            && s.fetched
-                .is_none_or(|(at, fresh)| now > at + fresh + self.policy.max_stale)
-        {
+        let too_stale = |(at, fresh): (Instant, Duration)| {
+            at.checked_add(fresh)
+                .and_then(|t| t.checked_add(self.policy.max_stale))
+                .is_some_and(|t| now > t)
+        };
+        if !self.pinned && s.fetched.is_none_or(too_stale) {
             return Lookup::Unavailable;
         }
         s.keys
@@ -110,9 +114,9 @@ impl Realm {
         let (fresh, may_fetch, generation) = {
             let s = self.state();
             (
-                s.fetched.is_some_and(|(at, fresh)| now < at + fresh),
-                s.attempted
-                    .is_none_or(|t| now.duration_since(t) >= self.policy.min_refetch),
+                s.fetched
+                    .is_some_and(|(at, fresh)| at.checked_add(fresh).is_none_or(|t| now < t)),
+                self.may_fetch(s.attempted, now),
                 s.generation,
             )
         };
@@ -121,19 +125,19 @@ impl Realm {
             Lookup::Found(_) => {
                 // Stale but usable: answer with it and refresh in the background.
                 if may_fetch && let Ok(lock) = Arc::clone(&self.refresh).try_lock_owned() {
-                    let realm = Arc::clone(self);
-                    tokio::spawn(async move {
-                        // A failure is logged there; the stale keys stay in use.
-                        let _logged = realm.fetch_keys().await;
-                        drop(lock);
-                    });
+                    self.spawn_fetch(lock);
                 }
                 found
             }
             Lookup::Unknown | Lookup::Unavailable if may_fetch => {
-                let _lock = self.refresh.lock().await;
+                let lock = Arc::clone(&self.refresh).lock_owned().await;
                 if self.state().generation == generation {
-                    let _logged = self.fetch_keys().await;
+                    // The fetch runs on its own task holding the lock: a caller that goes
+                    // away (a dropped request) cannot cancel it, and it counts as an attempt
+                    // from the moment it starts.
+                    let _finished = self.spawn_fetch(lock).await;
+                } else {
+                    drop(lock);
                 }
                 self.lookup(kid, Instant::now())
             }
@@ -141,15 +145,50 @@ impl Realm {
         }
     }
 
-    /// The realm's endpoints, discovering them if no fetch has yet.
+    fn may_fetch(&self, attempted: Option<Instant>, now: Instant) -> bool {
+        attempted.is_none_or(|t| now.duration_since(t) >= self.policy.min_refetch)
+    }
+
+    /// Marks an attempt and fetches the keys on a task of its own, which holds `lock` until
+    /// done.
+    fn spawn_fetch(
+        self: &Arc<Self>,
+        lock: tokio::sync::OwnedMutexGuard<()>,
+    ) -> tokio::task::JoinHandle<()> {
+        {
+            let mut s = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            s.attempted = Some(Instant::now());
+            s.generation += 1;
+        }
+        let realm = Arc::clone(self);
+        tokio::spawn(async move {
+            // A failure is logged there; keys at hand stay in use.
+            let _logged = realm.fetch_keys().await;
+            drop(lock);
+        })
+    }
+
+    /// The realm's endpoints, discovering them if no fetch has yet (at most once per
+    /// `min_refetch_interval` while discovery fails).
     pub(crate) async fn endpoints(&self) -> Option<Arc<Endpoints>> {
         if let Some(e) = self.state().endpoints.clone() {
             return Some(e);
         }
         let _lock = self.refresh.lock().await;
-        if let Some(e) = self.state().endpoints.clone() {
-            return Some(e);
+        let now = Instant::now();
+        {
+            let s = self.state();
+            if let Some(e) = s.endpoints.clone() {
+                return Some(e);
+            }
+            if !self.may_fetch(s.discovery_attempted, now) {
+                return None;
+            }
         }
+        self.state
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .discovery_attempted = Some(now);
         match self.discover().await {
             Ok(e) => {
                 let e = Arc::new(e);
@@ -166,13 +205,10 @@ impl Realm {
         }
     }
 
-    /// Fetches the keys now (discovering the endpoints first if needed). Called with `refresh`
-    /// held.
+    /// Fetches the keys now (discovering the endpoints first if needed).
     pub(crate) async fn fetch_keys(&self) -> Result<(), HttpError> {
         let result = self.try_fetch_keys().await;
         let mut s = self.state.write().unwrap_or_else(PoisonError::into_inner);
-        s.attempted = Some(Instant::now());
-        s.generation += 1;
         match result {
             Ok((endpoints, keys, max_age)) => {
                 let fresh = self.policy.ttl.unwrap_or_else(|| {
@@ -188,6 +224,17 @@ impl Realm {
                 Err(e)
             }
         }
+    }
+
+    /// [`Realm::fetch_keys`] now, as an attempt like any other (`Guard::refresh_keys`).
+    pub(crate) async fn refresh_now(self: &Arc<Self>) -> Result<(), HttpError> {
+        let _lock = self.refresh.lock().await;
+        {
+            let mut s = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            s.attempted = Some(Instant::now());
+            s.generation += 1;
+        }
+        self.fetch_keys().await
     }
 
     async fn try_fetch_keys(
@@ -237,17 +284,77 @@ impl Realm {
         let jwks_uri = text("jwks_uri")
             .ok_or_else(|| HttpError("the metadata has no jwks_uri".into()))?
             .to_owned();
-        // Keys of an https issuer come over https too.
-        if self.issuer.starts_with("https://") && !jwks_uri.starts_with("https://") {
-            return Err(HttpError("the jwks_uri is not https".into()));
+        let introspection_endpoint = text("introspection_endpoint").map(str::to_owned);
+        // Keys of an https issuer come over https, and the introspection secret goes over it.
+        if self.issuer.starts_with("https://")
+            && (!jwks_uri.starts_with("https://")
+                || introspection_endpoint
+                    .as_deref()
+                    .is_some_and(|e| !e.starts_with("https://")))
+        {
+            return Err(HttpError(
+                "the jwks_uri or introspection_endpoint is not https".into(),
+            ));
         }
         Ok(Endpoints {
             jwks_uri,
-            introspection_endpoint: text("introspection_endpoint").map(str::to_owned),
+            introspection_endpoint,
         })
     }
 
     pub(crate) fn http(&self) -> &Http {
         &self.http
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_https_realm_names_https_endpoints_only() {
+        let realm = Realm::new(
+            "https://id.example.com/realms/acme".into(),
+            Http::new().expect("client"),
+            CachePolicy {
+                ttl: None,
+                min_refetch: Duration::ZERO,
+                max_stale: Duration::ZERO,
+            },
+            None,
+        );
+        let with = |jwks: &str, introspection: &str| {
+            realm.endpoints_of(&serde_json::json!({
+                "issuer": "https://id.example.com/realms/acme",
+                "jwks_uri": jwks,
+                "introspection_endpoint": introspection,
+            }))
+        };
+        assert!(
+            with(
+                "https://id.example.com/jwks",
+                "https://id.example.com/introspect"
+            )
+            .is_ok()
+        );
+        assert!(
+            with(
+                "http://id.example.com/jwks",
+                "https://id.example.com/introspect"
+            )
+            .is_err()
+        );
+        assert!(
+            with(
+                "https://id.example.com/jwks",
+                "http://id.example.com/introspect"
+            )
+            .is_err()
+        );
+        assert!(
+            realm
+                .endpoints_of(&serde_json::json!({"issuer": "https://id.example.com/realms/other", "jwks_uri": "https://id.example.com/jwks"}))
+                .is_err()
+        );
     }
 }

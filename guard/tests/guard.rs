@@ -71,6 +71,7 @@ impl Signer {
 struct Switches {
     jwks: Mutex<Value>,
     jwks_fetches: AtomicUsize,
+    discoveries: AtomicUsize,
     down: AtomicBool,
     other_issuer: AtomicBool,
     revoked: Mutex<HashSet<String>>,
@@ -85,6 +86,7 @@ struct TestRealm {
 }
 
 async fn metadata(State((issuer, s)): State<(String, Arc<Switches>)>) -> axum::Json<Value> {
+    s.discoveries.fetch_add(1, Ordering::SeqCst);
     let named = if s.other_issuer.load(Ordering::SeqCst) {
         format!("{issuer}-other")
     } else {
@@ -241,7 +243,7 @@ fn app(guard: &Guard) -> Router {
         .route("/mcp", post(whoami))
         .route(
             "/admin",
-            post(whoami).layer(guard.layer_requiring(["admin:write"])),
+            post(whoami).layer(guard.layer_requiring(["admin:write"]).expect("scopes")),
         )
         .layer(guard.layer())
         .merge(guard.metadata_router())
@@ -641,8 +643,8 @@ async fn the_metadata_is_public_at_both_well_known_urls() {
             StatusCode::NO_CONTENT
         );
     }
-    // A CORS preflight to the guarded route passes untouched (no token, no 401).
-    assert_ne!(
+    // The guarded route needs a token whatever the method (preflights are a CORS layer's).
+    assert_eq!(
         call(&app, "OPTIONS", "/mcp", None).await.0,
         StatusCode::UNAUTHORIZED
     );
@@ -676,4 +678,91 @@ async fn pinned_keys_need_no_realm() {
         realm.guard().jwks(json!({"keys": []})).build(),
         Err(portcullis_guard::ConfigError::Jwks(_))
     ));
+}
+
+#[tokio::test]
+async fn requests_that_go_away_cannot_make_the_guard_fetch_again() {
+    let realm = TestRealm::start().await;
+    let guard = realm.guard().build().expect("guard");
+    // Each verification is dropped at its first pause (a client that disconnects): the fetch
+    // it started still counts, and still finishes.
+    for i in 0..20 {
+        let token = Signer::new(&format!("gone-{i}")).sign(&realm.claims());
+        let _ = tokio::time::timeout(Duration::ZERO, guard.verify(&token)).await;
+    }
+    wait_for(|| realm.fetches() >= 1).await;
+    assert!(guard.verify(&realm.token()).await.is_ok());
+    assert_eq!(
+        realm.fetches(),
+        1,
+        "one fetch per interval, cancelled or not"
+    );
+    assert_eq!(realm.switches.discoveries.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn rs256_tokens_verify_with_the_realms_rsa_key() {
+    use aws_lc_rs::signature::RsaKeyPair;
+    let realm = TestRealm::start().await;
+    let rsa = RsaKeyPair::generate(aws_lc_rs::rsa::KeySize::Rsa2048).expect("rsa");
+    let public = rsa.public_key();
+    let jwk = json!({"kty": "RSA", "kid": "rsa-1", "alg": "RS256",
+        "n": B64.encode(public.modulus().big_endian_without_leading_zero()),
+        "e": B64.encode(public.exponent().big_endian_without_leading_zero())});
+    *realm.switches.jwks.lock().expect("lock") = json!({"keys": [realm.signer.jwk(), jwk]});
+    let input = format!(
+        "{}.{}",
+        B64.encode(json!({"alg": "RS256", "typ": "at+jwt", "kid": "rsa-1"}).to_string()),
+        B64.encode(realm.claims().to_string())
+    );
+    let mut sig = vec![0; rsa.public_modulus_len()];
+    rsa.sign(
+        &aws_lc_rs::signature::RSA_PKCS1_SHA256,
+        &SystemRandom::new(),
+        input.as_bytes(),
+        &mut sig,
+    )
+    .expect("sign");
+    let guard = realm.guard().build().expect("guard");
+    assert!(
+        guard
+            .verify(&format!("{input}.{}", B64.encode(&sig)))
+            .await
+            .is_ok()
+    );
+    sig[10] ^= 1;
+    assert!(matches!(
+        guard.verify(&format!("{input}.{}", B64.encode(&sig))).await,
+        Err(Rejection::InvalidToken(_))
+    ));
+}
+
+#[tokio::test]
+async fn unbounded_durations_mean_forever_not_a_panic() {
+    let realm = TestRealm::start().await;
+    let guard = realm
+        .guard()
+        .key_cache_ttl(Duration::MAX)
+        .max_stale(Duration::MAX)
+        .leeway(Duration::MAX)
+        .build()
+        .expect("guard");
+    assert!(guard.verify(&realm.token()).await.is_ok());
+    assert!(guard.verify(&realm.token()).await.is_ok());
+    assert_eq!(realm.fetches(), 1);
+}
+
+#[tokio::test]
+async fn step_up_scopes_must_be_scope_tokens() {
+    let realm = TestRealm::start().await;
+    let guard = realm.guard().build().expect("guard");
+    for bad in ["a\"b", "a b", "x\r\ny", ""] {
+        assert!(
+            matches!(
+                guard.layer_requiring([bad]),
+                Err(portcullis_guard::ConfigError::Scope(_))
+            ),
+            "{bad:?}"
+        );
+    }
 }

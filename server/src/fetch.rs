@@ -101,7 +101,7 @@ impl HttpFetcher {
         if may_connect(ip, self.allow_loopback) {
             Ok(())
         } else {
-            Err(FetchError::Refused(format!("non-public address {ip}")))
+            Err(FetchError::Refused("a non-public address".into()))
         }
     }
 }
@@ -110,7 +110,10 @@ fn failed(e: &reqwest::Error) -> FetchError {
     let mut source: Option<&dyn std::error::Error> = Some(e);
     while let Some(s) = source {
         if let Some(np) = s.downcast_ref::<NonPublic>() {
-            return FetchError::Refused(np.to_string());
+            // The address stays in the log: shown to whoever typed the URL, it would tell
+            // how internal names resolve.
+            tracing::debug!("Refused a fetch: {np}");
+            return FetchError::Refused("the name resolves to a non-public address".into());
         }
         source = s.source();
     }

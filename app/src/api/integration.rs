@@ -50,9 +50,11 @@ pub async fn register_protected_resource(
 /// Runs the MCP client's discovery steps against the server at `server_url`.
 #[server(prefix = "/api", endpoint = "integration/check")]
 pub async fn check_mcp_server(server_url: String) -> Result<McpCheckView, AppError> {
-    let (core, p, _, realm) = ssr::realm_context().await?;
+    let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(ssr::check_view(
-        &core.check_mcp_server(&p, &realm, &server_url).await?,
+        &core
+            .check_mcp_server(&p, &realm, &server_url, &meta)
+            .await?,
     ))
 }
 

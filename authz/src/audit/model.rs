@@ -83,6 +83,9 @@ pub mod action {
     pub const KEY_ROTATE: &str = "key.rotate";
     /// Protected resource created.
     pub const RESOURCE_CREATE: &str = "resource.create";
+    /// An MCP server checked with the handshake tester (outbound requests on a person's
+    /// behalf).
+    pub const MCP_CHECK: &str = "mcp.check";
     /// Protected resource submitted by a developer, disabled until an admin enables it.
     pub const RESOURCE_SUBMIT: &str = "resource.submit";
     /// Protected resource changed.
@@ -177,6 +180,7 @@ pub mod action {
         RESOURCE_UPDATE,
         RESOURCE_DELETE,
         RESOURCE_SET_DEFAULT,
+        MCP_CHECK,
         CLIENT_CREATE,
         CLIENT_UPDATE,
         CLIENT_SECRET_ROTATE,

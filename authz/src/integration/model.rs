@@ -267,11 +267,10 @@ pub fn protect(
     let (resource, changes) = canonical_server_url(&input.server_url, allow_http_loopback)
         .map_err(|m| input_error("server_url", m))?;
     let name = input.resource_name.trim();
-    if name.chars().count() > 100 || name.chars().any(char::is_control) {
-        return Err(input_error(
-            "resource_name",
-            "A name is at most 100 characters, without control characters.",
-        ));
+    if !name.is_empty() {
+        // The rules of every name people see (no invisible or direction characters).
+        crate::realms::parse_display_name(name, "The name")
+            .map_err(|m| input_error("resource_name", m))?;
     }
     let docs = input.documentation_url.trim();
     if !docs.is_empty()

@@ -310,6 +310,7 @@ impl Core {
         p: &Principal,
         realm_name: &str,
         url: &str,
+        meta: &crate::RequestMeta,
     ) -> Result<McpCheck> {
         let server = self.integration_endpoints(p, realm_name).await?;
         let realm = self.find_realm(realm_name).await?;
@@ -343,10 +344,12 @@ impl Core {
             exchanges: vec![exchange(&probe, &first)],
         });
         if first.is_err() {
-            return Ok(McpCheck {
+            let check = McpCheck {
                 url: resource.as_str().to_owned(),
                 steps: skip_rest(steps),
-            });
+            };
+            self.record_check(p, &realm.id, &check, meta).await?;
+            return Ok(check);
         }
 
         steps.push(
@@ -363,10 +366,40 @@ impl Core {
             self.forged_token_step(&target, &resource, &server.issuer, &challenge)
                 .await,
         );
-        Ok(McpCheck {
+        let check = McpCheck {
             url: resource.as_str().to_owned(),
             steps,
-        })
+        };
+        self.record_check(p, &realm.id, &check, meta).await?;
+        Ok(check)
+    }
+
+    /// Who checked which server (outbound requests on a person's behalf), and how it went.
+    async fn record_check(
+        &self,
+        p: &Principal,
+        realm_id: &crate::ids::RealmId,
+        check: &McpCheck,
+        meta: &crate::RequestMeta,
+    ) -> Result<()> {
+        let mut event = self.event(
+            realm_id,
+            &p.email,
+            crate::audit::action::MCP_CHECK,
+            format!("mcp_server:{}", check.url),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "passed": check.passed(),
+            "steps": check
+                .steps
+                .iter()
+                .map(|s| serde_json::json!({"step": s.id, "verdict": s.verdict}))
+                .collect::<Vec<_>>(),
+        });
+        self.store.insert_audit_event(&event).await?;
+        tracing::info!(mcp_server.uri = %check.url, passed = check.passed(), "Checked an MCP server");
+        Ok(())
     }
 
     async fn send(&self, probe: &Probe) -> std::result::Result<ProbeResponse, String> {
@@ -402,6 +435,18 @@ impl Core {
                     return step;
                 }
             };
+            // Only what RFC 9728 §3 names: the checker fetches no other URL a server puts in
+            // its header (it is no proxy).
+            if !url
+                .path()
+                .starts_with("/.well-known/oauth-protected-resource")
+                || url.query().is_some()
+            {
+                step.reason = format!(
+                    "The resource_metadata URL {url} is not a /.well-known/oauth-protected-resource URL without a query (RFC 9728 §3); it was not fetched."
+                );
+                return step;
+            }
             if named && url.origin() != target.origin() {
                 note = format!(
                     " Note: the metadata is served from another origin ({}); clients accept it, but check it is yours.",

@@ -9,7 +9,12 @@ use authz::integration::Verdict;
 /// When the check cannot run, or a step fails (exit status 1).
 pub(super) async fn check(core: &authz::Core, realm: &str, url: &str) -> anyhow::Result<()> {
     let report = core
-        .check_mcp_server(&authz::Principal::cli(), realm, url)
+        .check_mcp_server(
+            &authz::Principal::cli(),
+            realm,
+            url,
+            &authz::RequestMeta::default(),
+        )
         .await
         .map_err(core_error)?;
     say!("Checking {} against realm {realm}", report.url);
@@ -21,13 +26,13 @@ pub(super) async fn check(core: &authz::Core, realm: &str, url: &str) -> anyhow:
             Verdict::Skipped => "SKIP",
         };
         say!("\n{mark}  {}. {}", n + 1, step.title);
-        say!("      {}", step.reason);
+        say!("      {}", printable(&step.reason));
         for exchange in &step.exchanges {
             for line in exchange.request.lines() {
-                say!("      > {line}");
+                say!("      > {}", printable(line));
             }
             for line in exchange.response.lines() {
-                say!("      < {line}");
+                say!("      < {}", printable(line));
             }
         }
     }
@@ -36,5 +41,30 @@ pub(super) async fn check(core: &authz::Core, realm: &str, url: &str) -> anyhow:
         Ok(())
     } else {
         anyhow::bail!("the MCP server failed the check")
+    }
+}
+
+/// What a remote server sent, safe for a terminal: control characters (escape sequences that
+/// could rewrite the screen) shown as `\u{…}`.
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn escape_sequences_never_reach_the_terminal() {
+        assert_eq!(
+            super::printable("HTTP 401\u{1b}[2J\u{9b}x\tok"),
+            "HTTP 401\\u{1b}[2J\\u{9b}x\tok"
+        );
     }
 }

@@ -36,7 +36,12 @@ async fn jwks(s: &TestServer) -> serde_json::Value {
 async fn check(s: &TestServer, url: &str) -> McpCheck {
     s.state
         .core
-        .check_mcp_server(&authz::Principal::cli(), "default", url)
+        .check_mcp_server(
+            &authz::Principal::cli(),
+            "default",
+            url,
+            &authz::RequestMeta::default(),
+        )
         .await
         .expect("the check runs")
 }
@@ -162,6 +167,71 @@ async fn metadata_naming_another_authorization_server_fails() {
 }
 
 #[tokio::test]
+async fn the_checker_fetches_no_metadata_url_but_a_well_known_one() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let s = server().await;
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = hits.clone();
+    let url = serve(move |url| {
+        let origin = url.trim_end_matches("/mcp").to_owned();
+        axum::Router::new()
+            .route(
+                "/mcp",
+                axum::routing::post(move || {
+                    let origin = origin.clone();
+                    async move {
+                        (
+                            StatusCode::UNAUTHORIZED,
+                            [(
+                                header::WWW_AUTHENTICATE,
+                                format!(
+                                    "Bearer resource_metadata=\"{origin}/internal/admin?dump=1\""
+                                ),
+                            )],
+                        )
+                    }
+                }),
+            )
+            .route(
+                "/internal/admin",
+                axum::routing::get(move || {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    async { "secret" }
+                }),
+            )
+    })
+    .await;
+    let c = check(&s, &url).await;
+    assert_eq!(c.steps[1].verdict, Verdict::Fail);
+    assert!(
+        c.steps[1]
+            .reason
+            .contains("not a /.well-known/oauth-protected-resource URL"),
+        "{}",
+        c.steps[1].reason
+    );
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "never fetched");
+    // Who checked what is in the audit log.
+    let events = s
+        .state
+        .core
+        .list_audit(
+            &authz::Principal::cli(),
+            Some("default"),
+            authz::audit::AuditFilter {
+                action: Some("mcp.check".into()),
+                ..Default::default()
+            },
+            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
+        )
+        .await
+        .expect("audit");
+    assert_eq!(events.items.len(), 1);
+    assert_eq!(events.items[0].target, format!("mcp_server:{url}"));
+    assert_eq!(events.items[0].actor, "cli");
+}
+
+#[tokio::test]
 async fn an_unreachable_server_stops_the_check_at_the_first_step() {
     let s = server().await;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -189,7 +259,12 @@ async fn checks_follow_the_ssrf_rules_and_are_throttled_per_account() {
         let e = strict
             .state
             .core
-            .check_mcp_server(&authz::Principal::cli(), "default", url)
+            .check_mcp_server(
+                &authz::Principal::cli(),
+                "default",
+                url,
+                &authz::RequestMeta::default(),
+            )
             .await
             .expect_err(url);
         assert!(
@@ -210,14 +285,14 @@ async fn checks_follow_the_ssrf_rules_and_are_throttled_per_account() {
     for _ in 0..authz::throttle::MAX_MCP_CHECKS_PER_ACCOUNT {
         s.state
             .core
-            .check_mcp_server(&dev, "default", url)
+            .check_mcp_server(&dev, "default", url, &authz::RequestMeta::default())
             .await
             .expect("within the limit");
     }
     let e = s
         .state
         .core
-        .check_mcp_server(&dev, "default", url)
+        .check_mcp_server(&dev, "default", url, &authz::RequestMeta::default())
         .await
         .expect_err("throttled");
     assert!(matches!(e, authz::Error::Throttled { .. }), "{e:?}");
