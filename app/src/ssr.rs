@@ -601,6 +601,7 @@ pub fn protection_view(p: &authz::integration::Protection) -> crate::types::Prot
         changes: p.changes.clone(),
         scopes: p.scopes.clone(),
         scope_notes: p.scope_notes.clone(),
+        new_scopes: p.new_scopes.clone(),
         artifacts: p
             .artifacts
             .iter()

@@ -720,6 +720,8 @@ pub struct ProtectionView {
     pub scopes: Vec<String>,
     /// Notes on typed scopes.
     pub scope_notes: Vec<String>,
+    /// Offered scopes no resource of the realm accepts yet.
+    pub new_scopes: Vec<String>,
     /// The blocks, in reading order.
     pub artifacts: Vec<ArtifactView>,
     /// The realm's resource with this URL, when there is one.

@@ -154,7 +154,10 @@ test('Check an MCP server runs the handshake against a live server and shows eac
   await page.getByRole('button', { name: 'Check' }).click();
   await expect(page.getByTestId('check-step').first()).toHaveAttribute('data-verdict', 'fail');
   await expect(page.getByTestId('check-step').first()).toContainText('could not be reached');
-  await expect(page.locator('[data-testid=check-step][data-verdict=skipped]')).toHaveCount(4);
+  await expect(page.locator('[data-testid=check-step][data-verdict=skipped]')).toHaveCount(3);
+  await expect(page.locator('[data-testid=check-step][data-step=registered]')).toHaveAttribute('data-verdict', 'fail');
+  // The result takes focus.
+  await expect(page.getByRole('heading', { name: 'Result' })).toBeFocused();
 
   // The generated Rust server (built by cargo xtask test), protected by this realm but not
   // registered in it: everything passes but the registration.

@@ -51,6 +51,8 @@ impl ServerHandler for Server {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The guard logs why the realm cannot be reached (RUST_LOG=debug: why a token is refused).
+    tracing_subscriber::fmt::init();
     // Verifies each token's signature (the realm's JWKS, cached), typ, iss, exp, aud (this
     // server and no other) and scopes; serves the RFC 9728 metadata; answers 401 and 403.
     let guard = Guard::builder(ISSUER, RESOURCE)?

@@ -20,11 +20,14 @@ const ISSUER: &str = "https://id.example.com/realms/acme";
 const RESOURCE: &str = "https://mcp.example.com/mcp";
 const SECONDS: Duration = Duration::from_secs(3);
 
+/// Signs a message with a key.
+type Sign = Box<dyn Fn(&[u8]) -> Vec<u8>>;
+
 /// One key: its public JWK, a way to sign, and the raw verification of a signature.
 struct Key {
     alg: &'static str,
     jwk: Value,
-    sign: Box<dyn Fn(&[u8]) -> Vec<u8>>,
+    sign: Sign,
     public: ParsedPublicKey,
 }
 

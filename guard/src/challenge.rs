@@ -75,7 +75,12 @@ impl Guard {
             }
             Rejection::Unavailable => None,
         };
-        let mut res = Response::new(Body::empty());
+        let mut res = Response::new(match rejection {
+            Rejection::Unavailable => {
+                Body::from("The authorization server cannot be reached; try again shortly.")
+            }
+            _ => Body::empty(),
+        });
         *res.status_mut() = rejection.status();
         let h = res.headers_mut();
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -1,4 +1,4 @@
-//! Protects an MCP server — or any axum service — with a [Portcullis] realm.
+//! Protects an MCP server — or any axum service — with a Portcullis realm.
 //!
 //! An MCP server is an OAuth 2.1 resource server: it accepts only access tokens the realm
 //! issued *for it* (RFC 8707: `aud` is this server's URL, and nothing else), tells clients where
@@ -54,8 +54,6 @@
 //!
 //! A complete MCP server with the official Rust SDK (`rmcp`) is `examples/mcp_server.rs`: what
 //! the Portcullis console's "Protect your MCP server" generates, run by its tests.
-//!
-//! [Portcullis]: https://github.com/portcullis-auth/portcullis
 #![forbid(unsafe_code)]
 
 mod caller;

@@ -519,11 +519,23 @@ pub enum AdminCommand {
     },
 }
 
+/// `portcullis demo`, printed; `portcullis demo | head` (a closed pipe) finishes quietly.
+async fn demo() -> anyhow::Result<()> {
+    crate::demo::run(&mut |line: &str| {
+        let _ = write_out(format_args!("{line}\n"));
+    })
+    .await
+}
+
 /// Runs the parsed command.
 ///
 /// # Errors
 /// Whatever the command fails with, with context.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Command::Demo = cli.command {
+        // Its own throwaway configuration: no file or environment is read.
+        return demo().await;
+    }
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Command::ValidateConfig => {
@@ -538,7 +550,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             crate::init_tracing(&config.log);
             crate::serve(config).await
         }
-        Command::Demo => crate::demo::run(&mut |line: &str| println!("{line}")).await,
+        Command::Demo => demo().await,
         Command::CheckMcp { realm, url } => {
             let state = crate::AppState::init(config).await?;
             let result = mcp::check(&state.core, &realm, &url).await;

@@ -164,7 +164,8 @@ async fn run_in(dir: &std::path::Path, out: &mut (dyn FnMut(&str) + Send)) -> an
     t.line(&format!(
         "   MCP server            {mcp_url}  (rmcp + portcullis-guard)"
     ));
-    t.line("   seeded                agent demo-agent (owner owner@example.com, roles mcp:tools tools:call),");
+    t.line("   seeded                agent demo-agent (owner owner@example.com; roles mcp:tools tools:call,");
+    t.line("                         which bound the scopes of its tokens),");
     t.line(&format!(
         "                         client demo-client bound to it, granted {mcp_url} and {other_url}"
     ));
@@ -246,6 +247,12 @@ async fn run_in(dir: &std::path::Path, out: &mut (dyn FnMut(&str) + Send)) -> an
     // 4. A token for this resource.
     t.line("");
     t.line("4. Get a token for this server (client_credentials with resource, RFC 8707)");
+    t.line(
+        "   (VS Code, Claude Code and other interactive clients register themselves and use the",
+    );
+    t.line(
+        "   authorization code flow with PKCE instead; the token is bound to the server alike.)",
+    );
     t.line(&format!(
         "   → POST {token_endpoint}  grant_type=client_credentials resource={mcp_url} scope={SCOPE}"
     ));
@@ -315,6 +322,10 @@ async fn run_in(dir: &std::path::Path, out: &mut (dyn FnMut(&str) + Send)) -> an
     t.line("");
     if t.failures == 0 {
         t.line("Every step behaved as the MCP authorization spec says.");
+        t.line("Next: protect your own server. Run `cargo xtask serve`, sign in, and open Integration →");
+        t.line(
+            "Protect your MCP server (then Check an MCP server, or `portcullis check-mcp URL`).",
+        );
         Ok(())
     } else {
         bail!("{} step(s) did not behave as expected", t.failures)

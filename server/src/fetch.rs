@@ -118,7 +118,7 @@ fn failed(e: &reqwest::Error) -> FetchError {
         source = s.source();
     }
     FetchError::Failed(if e.is_timeout() {
-        "timed out".to_owned()
+        "timed out (5 s)".to_owned()
     } else if e.is_connect() {
         "could not connect".to_owned()
     } else {

@@ -43,9 +43,11 @@ fn ArtifactCard(a: ArtifactView) -> impl IntoView {
 /// Where the generated server stands in the realm: registered (with its state), or a button
 /// that registers it (admins) or submits it for an admin to enable (developers).
 #[component]
-fn Registration(p: ProtectionView) -> impl IntoView {
+fn Registration(
+    p: ProtectionView,
+    register: ServerAction<RegisterProtectedResource>,
+) -> impl IntoView {
     let can = use_abilities();
-    let register = ServerAction::<RegisterProtectedResource>::new();
     let known = p.registered.clone();
     let done = move || {
         register
@@ -76,6 +78,9 @@ fn Registration(p: ProtectionView) -> impl IntoView {
         <div class="mt-4 border-t border-slate-200 pt-4 dark:border-slate-700" data-testid="registration">
             {move || match done() {
                 Some(r) => view! { <RegisteredNote r/> }.into_any(),
+                None if (can.manage_resources || can.submit_resources) && p.scopes.is_empty() => view! {
+                    <p class=MUTED data-testid="register-needs-scopes">"To register it here, name at least one scope above and generate again: tokens carry only the scopes a resource accepts."</p>
+                }.into_any(),
                 None if can.manage_resources || can.submit_resources => {
                     let (url, name, scopes) = (p.resource.clone(), p.name.clone(), p.scopes.join(" "));
                     view! {
@@ -113,6 +118,22 @@ fn RegisteredNote(r: RegisteredView) -> impl IntoView {
 
 #[component]
 fn Generated(p: ProtectionView) -> impl IntoView {
+    let register = ServerAction::<RegisterProtectedResource>::new();
+    let registered = p.registered.is_some();
+    let new_scopes = p.new_scopes.join(", ");
+    let show_new = move || {
+        !new_scopes.is_empty() && !registered && !matches!(register.value().get(), Some(Ok(_)))
+    };
+    let new_note = {
+        let new_scopes = p.new_scopes.join(", ");
+        move || {
+            show_new().then(|| view! {
+            <p class="mt-2 text-sm text-amber-800 dark:text-amber-300" data-testid="new-scopes">
+                {format!("No resource of this realm accepts {new_scopes} yet: tokens carry them once the server is registered with them.")}
+            </p>
+        })
+        }
+    };
     view! {
         <section class="mt-6 space-y-4" aria-label="Generated for your MCP server" data-testid="protection">
             <div class=format!("{CARD} p-4 sm:p-5")>
@@ -129,7 +150,8 @@ fn Generated(p: ProtectionView) -> impl IntoView {
                         {p.scope_notes.iter().map(|c| view! { <li>{c.clone()}</li> }).collect_view()}
                     </ul>
                 })}
-                <Registration p=p.clone()/>
+                {new_note}
+                <Registration p=p.clone() register/>
                 <p class="mt-3 text-sm">
                     <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=with_query("/integration/check", &[("url", p.resource.clone())])>"Check the server once it runs →"</a>
                 </p>
@@ -145,7 +167,7 @@ pub fn ProtectPage() -> impl IntoView {
     let generate = ServerAction::<ProtectMcpServer>::new();
     let errors = FieldErrors::new(generate, "protect-form", FIELDS);
     view! {
-        <PageHeader title="Protect your MCP server" description="Enter your MCP server's URL: you get the metadata it serves, the challenges it answers, commands to register clients and get tokens, configurations for MCP clients, and a complete server in TypeScript or Python, all for this realm."/>
+        <PageHeader title="Protect your MCP server" description="Enter your MCP server's URL: you get the metadata it serves, the challenges it answers, commands to register clients and get tokens, configurations for MCP clients, and a complete server in TypeScript, Rust or Python, all for this realm."/>
         <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="protect-title">
             <h2 id="protect-title" class="sr-only">"Your MCP server"</h2>
             <ActionForm action=generate attr:id="protect-form" attr:class="grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
@@ -248,10 +270,10 @@ pub fn McpPage() -> impl IntoView {
                         <div class="grid grid-cols-2 gap-4 lg:grid-cols-5" data-testid="mcp-figures">
                             <Figure label="MCP-capable agents".into() value=o.mcp_agents href=href("all")/>
                             <Figure label="Active".into() value=o.active href=href("active")/>
-                            <Figure label=format!("Expiring within {within} days") value=o.expiring href=href("expiring")/>
+                            <Figure label=format!("Expiring within {within} {}", if within == 1 { "day" } else { "days" }) value=o.expiring href=href("expiring")/>
                             <Figure label="Protected resources".into() value=o.resources href="/resources".into()/>
                             {o.pending_reviews.map(|n| view! { <Figure label="Waiting for review".into() value=n href="/review".into()/> })}
-                            {(o.submitted > 0).then(|| view! { <Figure label="Resources waiting for an admin".into() value=o.submitted href="/resources".into()/> })}
+                            {(o.submitted > 0).then(|| view! { <Figure label="Resources waiting for an admin".into() value=o.submitted href="/resources?waiting=1".into()/> })}
                         </div>
                         <form method="get" action="/integration" class="mt-4 flex flex-wrap items-end gap-3" aria-label="Expiry window" data-testid="expiry-window">
                             {(shown != "all").then(|| view! { <input type="hidden" name="show" value=shown.clone()/> })}
@@ -347,8 +369,8 @@ fn CheckStepCard(n: usize, step: CheckStepView) -> impl IntoView {
                     <summary class="cursor-pointer text-sm text-indigo-700 hover:underline dark:text-indigo-300">"What was sent and what came back"</summary>
                     {step.exchanges.iter().map(|(req, res)| view! {
                         <div class="mt-2 grid gap-2 lg:grid-cols-2">
-                            <div><p class=MUTED>"Sent"</p><CopyBlock value=req.clone() label="the request"/></div>
-                            <div><p class=MUTED>"Received"</p><CopyBlock value=res.clone() label="the response"/></div>
+                            <div class="min-w-0"><p class=MUTED>"Sent"</p><CopyBlock value=req.clone() label="the request"/></div>
+                            <div class="min-w-0"><p class=MUTED>"Received"</p><CopyBlock value=res.clone() label="the response"/></div>
                         </div>
                     }).collect_view()}
                 </details>
@@ -359,19 +381,36 @@ fn CheckStepCard(n: usize, step: CheckStepView) -> impl IntoView {
 
 #[component]
 fn CheckResult(c: McpCheckView) -> impl IntoView {
+    // The result takes focus, so keyboard and screen-reader users land on it.
+    let heading = NodeRef::<leptos::html::H2>::new();
+    Effect::new(move |_| {
+        if let Some(h) = heading.get() {
+            let _ = h.focus();
+        }
+    });
     let failed = c.steps.iter().filter(|s| s.verdict == "fail").count();
     let warned = c.steps.iter().filter(|s| s.verdict == "warn").count();
+    let open_door = c
+        .steps
+        .iter()
+        .any(|s| s.id == "forged_token" && s.verdict == "fail");
     let summary = match (failed, warned) {
+        _ if open_door => format!("{failed} of {} steps failed. The server accepts tokens this realm did not sign: anyone can call it.", c.steps.len()),
         (0, 0) => "Every step passed: MCP clients can discover this realm from the server, and it refuses tokens it should refuse.".to_owned(),
         (0, w) => format!("No step failed; {w} worth a look."),
         (f, _) => format!("{f} of {} steps failed: MCP clients will not get through (see why below).", c.steps.len()),
     };
+    let tone = if c.passed {
+        "mt-2 text-sm font-medium text-emerald-700 dark:text-emerald-300"
+    } else {
+        "mt-2 text-sm font-medium text-red-700 dark:text-red-300"
+    };
     view! {
         <section class="mt-6" aria-labelledby="check-result-title" data-testid="check-result">
             <div class=format!("{CARD} p-4 sm:p-5")>
-                <h2 id="check-result-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Result"</h2>
+                <h2 id="check-result-title" tabindex="-1" node_ref=heading class="text-lg font-semibold text-slate-900 focus:outline-none dark:text-white">"Result"</h2>
                 <p class=format!("mt-1 {MONO} text-slate-700 dark:text-slate-300")>{c.url.clone()}</p>
-                <p class=("mt-2 text-sm font-medium", true) class=("text-emerald-700 dark:text-emerald-300", c.passed) class=("text-red-700 dark:text-red-300", !c.passed) role="status" data-testid="check-summary">{summary}</p>
+                <p class=tone role="status" data-testid="check-summary">{summary}</p>
             </div>
             <ol class="mt-4 space-y-4">
                 {c.steps.into_iter().enumerate().map(|(i, step)| view! { <CheckStepCard n=i + 1 step/> }).collect_view()}

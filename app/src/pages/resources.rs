@@ -102,15 +102,19 @@ fn ResourceFields(
 /// Enabled, disabled, or submitted by a developer and waiting for an admin.
 fn status(r: &ResourceView) -> impl IntoView + use<> {
     match &r.submitted_by {
-        Some(by) => view! {
-            <span class="inline-flex flex-wrap items-center gap-1" data-testid="resource-submitted">
-                <Pill tone=Tone::Warn text="Waiting for an admin"/>
-                <span class="text-xs break-all text-slate-500 dark:text-slate-400">{format!("submitted by {by}")}</span>
-            </span>
-        }
-        .into_any(),
-        None => view! { <Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/> }.into_any(),
+        Some(_) => view! { <Pill tone=Tone::Warn text="Submitted"/> }.into_any(),
+        None => view! { <Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/> }
+            .into_any(),
     }
+}
+
+/// Who submitted a resource that waits for an admin.
+fn submitted_note(r: &ResourceView) -> impl IntoView + use<> {
+    r.submitted_by.clone().map(|by| view! {
+        <p class="mt-1 text-xs break-all text-amber-800 dark:text-amber-300" data-testid="resource-submitted">
+            {format!("Submitted by {by}: waiting for an admin to enable it.")}
+        </p>
+    })
 }
 
 #[component]
@@ -120,6 +124,7 @@ fn ResourceRow(resource: ResourceView, realm_default: Option<i64>) -> impl IntoV
             <td class=CARDS_CELL>
                 <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/resources/{}", resource.slug)>{resource.display_name.clone()}</a>
                 <div class="font-mono text-xs break-all text-slate-500 dark:text-slate-400">{resource.slug.clone()}</div>
+                {submitted_note(&resource)}
             </td>
             <td class=format!("{CARDS_CELL_NEXT} text-slate-700 dark:text-slate-200")><Truncated value=resource.uri.clone() label=format!("the audience of {}", resource.display_name)/></td>
             <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><span class="font-mono text-xs break-words">{resource.scopes.clone()}</span></td>
@@ -197,6 +202,9 @@ pub fn ResourcesPage() -> impl IntoView {
         }
     });
     let can = use_abilities();
+    let query = leptos_router::hooks::use_query_map();
+    let waiting_only =
+        Memo::new(move |_| query.with(|q| q.get("waiting").is_some_and(|v| v == "1")));
     view! {
         <PageHeader title="Resources" description="MCP servers that accept this realm's tokens. Each token is bound to exactly one of them.">
             {can.manage_resources.then(|| view! {
@@ -228,7 +236,15 @@ pub fn ResourcesPage() -> impl IntoView {
                     }.into_any(),
                     Ok(list) => {
                         let realm_default = realm_default();
+                        let waiting = waiting_only.get();
+                        let list: Vec<ResourceView> = list.into_iter().filter(|r| !waiting || r.submitted_by.is_some()).collect();
                         view! {
+                        {waiting.then(|| view! {
+                            <p class="flex flex-wrap items-center gap-2 border-b border-slate-200 p-4 text-sm text-slate-700 dark:border-slate-700 dark:text-slate-200" data-testid="waiting-filter">
+                                {format!("{} submitted by developers, waiting for an admin.", list.len())}
+                                <a class="text-indigo-700 hover:underline dark:text-indigo-300" href="/resources">"Show all resources"</a>
+                            </p>
+                        })}
                         <table class=CARDS_TABLE>
                             <thead class=CARDS_HEAD>
                                 <tr>
@@ -319,7 +335,7 @@ fn ResourceSettings(
                             <dt class=MUTED>"Audience (resource URI)"</dt>
                             <dd class="mt-1"><CopyValue value=r.uri.clone() label="resource URI"/></dd>
                         </div>
-                        <div><dt class=MUTED>"Status"</dt><dd>{status(&r)}</dd></div>
+                        <div><dt class=MUTED>"Status"</dt><dd>{status(&r)}{submitted_note(&r)}</dd></div>
                         <div><dt class=MUTED>"Tokens"</dt><dd data-testid="resource-lifetime">{lifetime(&r, realm_default)}</dd></div>
                         <div class="sm:col-span-2"><dt class=MUTED>"Accepted scopes"</dt><dd class="font-mono text-xs break-all">{r.scopes.clone()}</dd></div>
                     </dl>

@@ -34,6 +34,7 @@ pub const RUST_CRATES: &[(&str, &str, &[&str])] = &[
     ("tokio", "1.54.1", &["macros", "rt-multi-thread", "net"]),
     ("http", "1.5.0", &[]),
     ("serde_json", "1.0.154", &[]),
+    ("tracing-subscriber", "0.3.23", &["env-filter"]),
 ];
 
 /// The realm's MCP side at a glance (Integration → MCP authorization): what is protected, who
@@ -50,7 +51,7 @@ pub struct McpOverview {
     pub expiring: u64,
     /// The window, in days.
     pub window_days: i64,
-    /// Protected resources (MCP servers).
+    /// Protected resources (MCP servers) an admin registered or enabled.
     pub resources: u64,
     /// Of them, those developers submitted, waiting for an admin.
     pub submitted: u64,
@@ -135,8 +136,11 @@ pub struct Protection {
     pub changes: Vec<String>,
     /// The scopes the challenges offer.
     pub scopes: Vec<String>,
-    /// Why some typed scopes are not offered, or are not yet accepted anywhere.
+    /// Why some typed scopes are not offered.
     pub scope_notes: Vec<String>,
+    /// Offered scopes no resource of the realm accepts yet (tokens carry them only once the
+    /// server is registered with them).
+    pub new_scopes: Vec<String>,
     /// The artifacts, in reading order.
     pub artifacts: Vec<Artifact>,
     /// The realm's resource with this URL, if one is registered (or submitted) already.
@@ -198,6 +202,13 @@ pub fn canonical_server_url(
         );
     }
     let uri = ResourceUri::parse(typed, allow_http_loopback)?;
+    if url::Url::parse(uri.as_str()).is_ok_and(|u| {
+        u.path()
+            .split('/')
+            .any(|seg| seg.starts_with(':') || seg.starts_with('*'))
+    }) {
+        return Err("A path segment starting with ':' or '*' reads as a route parameter in the generated servers (Express, axum); give that segment another name.".into());
+    }
     let mut changes = Vec::new();
     if let Ok(raw) = url::Url::parse(typed) {
         let written_host = typed
@@ -217,11 +228,18 @@ pub fn canonical_server_url(
             changes.push("The scheme is written in lower case.".into());
         }
         let default_port = match raw.scheme() {
-            "https" => ":443",
-            _ => ":80",
+            "https" => 443,
+            _ => 80,
         };
-        if typed.contains(&format!("{written_host}{default_port}")) {
-            changes.push(format!("The default port {default_port} is left out."));
+        // The port as written: digits right after the host, up to the path.
+        let written_port = typed
+            .split_once("://")
+            .and_then(|(_, rest)| rest.split(['/', '?', '#']).next())
+            .and_then(|authority| authority.rsplit_once(':'))
+            .filter(|(host, _)| !host.ends_with('[') && !host.is_empty())
+            .and_then(|(_, port)| port.parse::<u16>().ok());
+        if written_port == Some(default_port) {
+            changes.push(format!("The default port :{default_port} is left out."));
         }
         let path = raw.path();
         if path != "/" && path.ends_with('/') {
@@ -281,7 +299,11 @@ pub fn protect(
             "The documentation URL must be an absolute https URL.",
         ));
     }
-    let (scopes, scope_notes) = offered_scopes(&input.scopes, &server.scopes_supported)?;
+    let OfferedScopes {
+        offered: scopes,
+        notes: scope_notes,
+        new: new_scopes,
+    } = offered_scopes(&input.scopes, &server.scopes_supported)?;
     let urls = metadata_urls(&resource);
     let r = resource.as_str();
     let shown_name = if name.is_empty() {
@@ -301,11 +323,17 @@ pub fn protect(
         Artifact {
             id: "metadata",
             title: "Protected Resource Metadata",
-            explanation: format!(
-                "Serve this JSON at {} (and, for older clients, at {}). It names the resource and this realm as its authorization server.",
-                urls[0],
-                urls.last().map_or("", String::as_str)
-            ),
+            explanation: if urls.len() > 1 {
+                format!(
+                    "Serve this JSON at {} (and, for older clients, at {}). It names the resource and this realm as its authorization server.",
+                    urls[0], urls[1]
+                )
+            } else {
+                format!(
+                    "Serve this JSON at {}. It names the resource and this realm as its authorization server.",
+                    urls[0]
+                )
+            },
             reference: ("RFC 9728 §2", "https://www.rfc-editor.org/rfc/rfc9728#section-2"),
             language: "json",
             text: metadata_json(server, r, &scopes, name, docs),
@@ -313,7 +341,11 @@ pub fn protect(
         Artifact {
             id: "metadata-urls",
             title: "Where the metadata is served",
-            explanation: "The path-inserted URL is what MCP clients ask first; the root URL is their fallback. Answer both with the same document.".into(),
+            explanation: if urls.len() > 1 {
+                "The path-inserted URL is what MCP clients ask first; the root URL is their fallback. Answer both with the same document.".into()
+            } else {
+                "A server at the root of its origin has one well-known URL.".into()
+            },
             reference: ("RFC 9728 §3.1", "https://www.rfc-editor.org/rfc/rfc9728#section-3.1"),
             language: "text",
             text: urls.join("\n"),
@@ -352,7 +384,7 @@ pub fn protect(
             explanation: "What an MCP client sends when it registers itself; run it to register one by hand (a desktop or CLI app on a loopback callback).".into(),
             reference: ("RFC 7591 §3.1", "https://www.rfc-editor.org/rfc/rfc7591#section-3.1"),
             language: "shell",
-            text: register_command(endpoint, shown_name, &scopes),
+            text: register_command(endpoint, &format!("{shown_name} client"), &scopes),
         });
     }
     if server.metadata_documents {
@@ -365,7 +397,7 @@ pub fn protect(
                 "https://datatracker.ietf.org/doc/draft-ietf-oauth-client-id-metadata-document/",
             ),
             language: "json",
-            text: metadata_document_example(shown_name),
+            text: metadata_document_example(&format!("{shown_name} client")),
         });
     }
     artifacts.extend([
@@ -398,7 +430,7 @@ pub fn protect(
         Artifact {
             id: "rust-dependencies",
             title: "Rust server: Cargo.toml dependencies",
-            explanation: "The crates of the Rust server below, at the versions it is tested with. portcullis-guard lives in Portcullis's repository (guard/) until it is published: point it at a path or git checkout meanwhile.".into(),
+            explanation: "The crates of the Rust server below, at the versions it is tested with (Rust 1.88 or later; AWS-LC needs a C compiler). portcullis-guard comes from a checkout of Portcullis until it is published.".into(),
             reference: ("The Cargo Book: dependencies", "https://doc.rust-lang.org/cargo/reference/specifying-dependencies.html"),
             language: "toml",
             text: rust_dependencies(),
@@ -440,7 +472,7 @@ pub fn protect(
         Artifact {
             id: "inspector",
             title: "MCP Inspector",
-            explanation: "Start the Inspector (npx @modelcontextprotocol/inspector), then open this URL; its OAuth flow runs against this realm.".into(),
+            explanation: "Start the Inspector (npx @modelcontextprotocol/inspector) and open this URL, keeping the MCP_PROXY_AUTH_TOKEN parameter of the link it prints; its OAuth flow runs against this realm.".into(),
             reference: ("MCP Inspector", "https://modelcontextprotocol.io/docs/tools/inspector"),
             language: "text",
             text: format!(
@@ -455,31 +487,43 @@ pub fn protect(
         changes,
         scopes,
         scope_notes,
+        new_scopes,
         artifacts,
         registered: None,
     })
 }
 
+/// What the typed scopes become.
+struct OfferedScopes {
+    /// What the challenges offer: the typed scopes without `offline_access`.
+    offered: Vec<String>,
+    /// Why a typed scope is left out.
+    notes: Vec<String>,
+    /// Offered scopes no resource of the realm accepts yet.
+    new: Vec<String>,
+}
+
 /// The scopes the challenges offer: what the developer typed, without `offline_access`
-/// (which the authorization server's metadata lists, never a resource's), each known to the
-/// realm or noted as not accepted by any of its resources yet.
-fn offered_scopes(typed: &str, realm: &[String]) -> Result<(Vec<String>, Vec<String>), InputError> {
+/// (which the authorization server's metadata lists, never a resource's), and which of them no
+/// resource of the realm accepts yet.
+fn offered_scopes(typed: &str, realm: &[String]) -> Result<OfferedScopes, InputError> {
     let set = crate::scope::ScopeSet::parse(typed).map_err(|m| input_error("scopes", m))?;
-    let mut offered = Vec::new();
-    let mut notes = Vec::new();
+    let mut out = OfferedScopes {
+        offered: Vec::new(),
+        notes: Vec::new(),
+        new: Vec::new(),
+    };
     for s in set.iter() {
         if s == "offline_access" {
-            notes.push("offline_access is left out: it is a request for refresh tokens, listed in the authorization server's metadata, never a resource's scope.".to_owned());
+            out.notes.push("offline_access is left out: it is a request for refresh tokens, listed in the authorization server's metadata, never a resource's scope.".to_owned());
             continue;
         }
         if !realm.iter().any(|r| r == s) {
-            notes.push(format!(
-                "No resource of this realm accepts {s} yet: tokens carry it only once the resource you register lists it."
-            ));
+            out.new.push(s.to_owned());
         }
-        offered.push(s.to_owned());
+        out.offered.push(s.to_owned());
     }
-    Ok((offered, notes))
+    Ok(out)
 }
 
 fn challenge(metadata_url: &str, scopes: &[String], insufficient: Option<&str>) -> String {
@@ -540,6 +584,12 @@ fn url_encode(s: &str) -> String {
 /// A short name for client configurations (and resource ids): lower-case letters, digits and
 /// `-`, at most 40 characters.
 pub(crate) fn config_name(name: &str) -> String {
+    short_name(name, 40)
+}
+
+/// `name` as lower-case letters, digits and `-`, at most `max` characters, cut between words
+/// when it is longer (and no shorter than half of `max`); `mcp-server` when nothing is left.
+pub(crate) fn short_name(name: &str, max: usize) -> String {
     let mut out = String::new();
     for c in name.chars().flat_map(char::to_lowercase) {
         if c.is_ascii_alphanumeric() {
@@ -548,8 +598,16 @@ pub(crate) fn config_name(name: &str) -> String {
             out.push('-');
         }
     }
-    let out = out.chars().take(40).collect::<String>();
     let out = out.trim_end_matches('-');
+    let out = if out.len() > max {
+        let cut = out[..=max]
+            .rfind('-')
+            .filter(|i| *i >= max / 2)
+            .unwrap_or(max);
+        out[..cut].trim_end_matches('-')
+    } else {
+        out
+    };
     if out.is_empty() {
         "mcp-server".into()
     } else {
@@ -729,7 +787,11 @@ app.listen(PORT, () => console.log(`MCP server for ${{RESOURCE.href}} on port ${
 fn rust_dependencies() -> String {
     let mut out = String::from("[dependencies]\n");
     for (name, version, features) in RUST_CRATES {
-        if features.is_empty() {
+        if *name == "portcullis-guard" {
+            out.push_str(&format!(
+                "# portcullis-guard ships in Portcullis's repository (guard/): point the path at your\n# checkout. Once it is on crates.io: {name} = \"{version}\"\n{name} = {{ path = \"../portcullis/guard\" }}\n"
+            ));
+        } else if features.is_empty() {
             out.push_str(&format!("{name} = \"{version}\"\n"));
         } else {
             out.push_str(&format!(
@@ -818,6 +880,8 @@ impl ServerHandler for Server {{
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {{
+    // The guard logs why the realm cannot be reached (RUST_LOG=debug: why a token is refused).
+    tracing_subscriber::fmt::init();
     // Verifies each token's signature (the realm's JWKS, cached), typ, iss, exp, aud (this
     // server and no other) and scopes; serves the RFC 9728 metadata; answers 401 and 403.
     let guard = Guard::builder(ISSUER, RESOURCE)?
@@ -1041,6 +1105,24 @@ mod tests {
         let (_, changes) =
             canonical_server_url("https://mcp.example.com/mcp", false).expect("valid");
         assert!(changes.is_empty(), "{changes:?}");
+        // Only a default port is left out, and only then said to be.
+        for kept in [
+            "http://localhost:8080/mcp",
+            "http://127.0.0.1:8000/mcp",
+            "https://mcp.example.com:4430/mcp",
+            "http://[::1]:80443/mcp",
+        ] {
+            if let Ok((_, changes)) = canonical_server_url(kept, true) {
+                assert!(changes.is_empty(), "{kept}: {changes:?}");
+            }
+        }
+        let (uri, changes) = canonical_server_url("http://localhost:80/mcp", true).expect("valid");
+        assert_eq!(uri.as_str(), "http://localhost/mcp");
+        assert_eq!(changes, ["The default port :80 is left out."]);
+        // Route-parameter look-alikes cannot be served by the generated servers.
+        let e = canonical_server_url("https://mcp.example.com/:tenant/mcp", false)
+            .expect_err("refused");
+        assert!(e.contains("route parameter"), "{e}");
         for (bad, why) in [
             ("", "Enter the URL"),
             ("mcp.example.com/mcp", "not an absolute URI"),
@@ -1085,13 +1167,9 @@ mod tests {
         )
         .expect("generated");
         assert_eq!(p.scopes, ["files:write", "tools:call"]);
-        assert_eq!(p.scope_notes.len(), 2, "{:?}", p.scope_notes);
-        assert!(
-            p.scope_notes
-                .iter()
-                .any(|n| n.starts_with("offline_access is left out"))
-        );
-        assert!(p.scope_notes.iter().any(|n| n.contains("files:write")));
+        assert_eq!(p.scope_notes.len(), 1, "{:?}", p.scope_notes);
+        assert!(p.scope_notes[0].starts_with("offline_access is left out"));
+        assert_eq!(p.new_scopes, ["files:write"]);
         for a in &p.artifacts {
             if matches!(a.id, "challenge" | "step-up" | "metadata") {
                 assert!(!a.text.contains("offline_access"), "{}: {}", a.id, a.text);
@@ -1166,7 +1244,7 @@ mod tests {
         );
         let register = text("register");
         assert!(
-            register.contains(r#""client_name": "Pay'\''\"`${process.exit()}\\ mcp""#),
+            register.contains(r#""client_name": "Pay'\''\"`${process.exit()}\\ mcp client""#),
             "{register}"
         );
     }

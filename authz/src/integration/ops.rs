@@ -4,8 +4,8 @@ use super::check::{
     judge_forged, judge_metadata, show_request, show_response,
 };
 use super::model::{
-    AuthorizationServer, McpOverview, ProtectInput, Protection, canonical_server_url, config_name,
-    metadata_urls, protect,
+    AuthorizationServer, McpOverview, ProtectInput, Protection, canonical_server_url,
+    metadata_urls, protect, short_name,
 };
 
 /// The most resources a developer may have waiting for an admin.
@@ -90,7 +90,10 @@ impl Core {
             active,
             expiring,
             window_days,
-            resources: resources.len() as u64,
+            resources: resources
+                .iter()
+                .filter(|r| r.submitted_by.is_none())
+                .count() as u64,
             submitted: resources
                 .iter()
                 .filter(|r| r.submitted_by.is_some())
@@ -251,7 +254,8 @@ impl Core {
             },
             other => other,
         })?;
-        let slug = self.free_slug(&realm.id, &config_name(&name)).await?;
+        // Room for a `-NN` suffix within the 63 characters of an id.
+        let slug = self.free_slug(&realm.id, &short_name(&name, 55)).await?;
         self.insert_new_resource(
             p,
             &realm,
@@ -317,7 +321,12 @@ impl Core {
         let (resource, _) = canonical_server_url(url, self.config().allow_http_loopback)
             .map_err(|m| Error::field("server_url", m))?;
         let target = parse_fetch_url(resource.as_str(), self.config().allow_loopback_fetch)
-            .map_err(|m| Error::field("server_url", m))?;
+            .map_err(|m| {
+                Error::field(
+                    "server_url",
+                    format!("{m} Servers on this machine or a private network are checked only with the development setting dev.allow_loopback_client_urls."),
+                )
+            })?;
         if *p != Principal::cli() {
             self.client_throttle
                 .mcp_check(p.user_id.as_str(), self.now())
@@ -343,29 +352,28 @@ impl Core {
             reason: challenge.reason.clone(),
             exchanges: vec![exchange(&probe, &first)],
         });
-        if first.is_err() {
-            let check = McpCheck {
-                url: resource.as_str().to_owned(),
-                steps: skip_rest(steps),
-            };
-            self.record_check(p, &realm.id, &check, meta).await?;
-            return Ok(check);
-        }
-
-        steps.push(
+        let reachable = first.is_ok();
+        steps.push(if reachable {
             self.check_metadata(&resource, &target, &challenge, &server)
-                .await,
-        );
-        let metadata_ok = steps[1].verdict != Verdict::Fail;
+                .await
+        } else {
+            not_run(
+                "metadata",
+                "The protected-resource metadata names this server and this realm",
+            )
+        });
+        let metadata_ok = steps[1].verdict == Verdict::Pass || steps[1].verdict == Verdict::Warn;
         steps.push(authorization_server_step(&server, metadata_ok));
         steps.push(
             self.registered_step(&realm.id, &resource, &challenge)
                 .await?,
         );
-        steps.push(
+        steps.push(if reachable {
             self.forged_token_step(&target, &resource, &server.issuer, &challenge)
-                .await,
-        );
+                .await
+        } else {
+            not_run("forged_token", "A token this realm did not sign is refused")
+        });
         let check = McpCheck {
             url: resource.as_str().to_owned(),
             steps,
@@ -403,7 +411,10 @@ impl Core {
     }
 
     async fn send(&self, probe: &Probe) -> std::result::Result<ProbeResponse, String> {
-        self.fetcher.probe(probe).await.map_err(|e| e.to_string())
+        self.fetcher.probe(probe).await.map_err(|e| match e {
+            crate::fetch::FetchError::Failed(why) => why,
+            crate::fetch::FetchError::Refused(why) => format!("refused: {why}"),
+        })
     }
 
     /// Step 2: the metadata the challenge names, or at the well-known URLs (path-inserted, then
@@ -427,6 +438,7 @@ impl Core {
             None => (metadata_urls(resource), false),
         };
         let mut note = String::new();
+        let mut tried = Vec::new();
         for candidate in candidates {
             let url = match parse_fetch_url(&candidate, self.config().allow_loopback_fetch) {
                 Ok(u) => u,
@@ -473,11 +485,15 @@ impl Core {
                     return step;
                 }
                 Ok(r) => {
-                    step.reason = format!("No metadata at {url} ({}).", r.status);
+                    tried.push(format!("{url} answered {}", r.status));
                 }
-                Err(why) => step.reason = format!("{url} could not be fetched: {why}."),
+                Err(why) => tried.push(format!("{url} could not be fetched ({why})")),
             }
         }
+        step.reason = format!(
+            "No metadata: {}. The challenge names no resource_metadata, so clients look at the well-known URLs (RFC 9728 §3.1).",
+            tried.join("; ")
+        );
         step
     }
 
@@ -617,6 +633,12 @@ fn authorization_server_step(server: &AuthorizationServer, metadata_ok: bool) ->
     if server.metadata_documents {
         offers.push("Client ID Metadata Documents".into());
     }
+    let offers = format!(
+        "{} ({}) offers {}.",
+        server.metadata_url,
+        server.issuer,
+        offers.join(", ")
+    );
     CheckStep {
         id: "authorization_server",
         title: "This realm answers as the authorization server",
@@ -625,37 +647,24 @@ fn authorization_server_step(server: &AuthorizationServer, metadata_ok: bool) ->
         } else {
             Verdict::Skipped
         },
-        reason: format!(
-            "Clients read {} ({}) and find {}.",
-            server.metadata_url,
-            server.issuer,
-            offers.join(", ")
-        ),
+        reason: if metadata_ok {
+            format!("Clients that follow the metadata read {offers}")
+        } else {
+            format!(
+                "Not judged: clients reach this realm only through metadata that names it. This realm's metadata at {offers}"
+            )
+        },
         exchanges: Vec::new(),
     }
 }
 
-/// The remaining steps, marked as not run.
-fn skip_rest(mut steps: Vec<CheckStep>) -> Vec<CheckStep> {
-    for (id, title) in [
-        (
-            "metadata",
-            "The protected-resource metadata names this server and this realm",
-        ),
-        (
-            "authorization_server",
-            "This realm answers as the authorization server",
-        ),
-        ("registered", "The server is a resource of this realm"),
-        ("forged_token", "A token this realm did not sign is refused"),
-    ] {
-        steps.push(CheckStep {
-            id,
-            title,
-            verdict: Verdict::Skipped,
-            reason: "Not run: the server could not be reached.".into(),
-            exchanges: Vec::new(),
-        });
+/// A step that needs the server, which could not be reached.
+fn not_run(id: &'static str, title: &'static str) -> CheckStep {
+    CheckStep {
+        id,
+        title,
+        verdict: Verdict::Skipped,
+        reason: "Not run: the server could not be reached.".into(),
+        exchanges: Vec::new(),
     }
-    steps
 }

@@ -171,7 +171,7 @@ impl Core {
         let mut r = self.load_resource(realm_name, slug).await?;
         r.enabled = enabled;
         // The store ends a developer's submission with the admin's decision.
-        r.submitted_by = None;
+        let submission = r.submitted_by.take();
         r.updated_at = self.now();
         let mut event = self.event(
             &r.realm_id,
@@ -180,7 +180,10 @@ impl Core {
             format!("resource:{}", r.slug),
             meta,
         );
-        event.details = serde_json::json!({"enabled": enabled});
+        event.details = match submission {
+            Some(by) => serde_json::json!({"enabled": enabled, "submitted_by": by}),
+            None => serde_json::json!({"enabled": enabled}),
+        };
         self.store
             .set_resource_enabled(&r.id, enabled, r.updated_at, &event)
             .await?;

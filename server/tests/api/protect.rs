@@ -128,6 +128,21 @@ async fn an_admin_registers_the_server_as_a_live_resource() {
         .expect("registered");
     assert_eq!(unnamed.display_name, "files.example.com/v1/mcp");
     assert_eq!(unnamed.slug, "files-example-com-v1-mcp");
+    // A long name makes an id cut between words.
+    let long = core
+        .register_protected_resource(
+            &admin,
+            "default",
+            &input(
+                "https://kb.example.com/mcp",
+                "Engineering platform knowledge base search and retrieval service",
+                "kb:read",
+            ),
+            &meta,
+        )
+        .await
+        .expect("registered");
+    assert_eq!(long.slug, "engineering-platform-knowledge-base-search-and");
     // A resource needs a scope; the message is on the scopes field.
     let e = core
         .register_protected_resource(
