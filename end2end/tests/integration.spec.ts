@@ -108,9 +108,10 @@ test('a developer submits their server for an admin to enable; an admin register
   await login(admin, ADMIN);
   await admin.goto('/integration');
   await expect(admin.getByTestId('mcp-figure').filter({ hasText: 'Resources waiting for an admin' })).toBeVisible();
-  await admin.goto('/resources');
+  await admin.getByTestId('mcp-figure').filter({ hasText: 'Resources waiting for an admin' }).click();
+  await expect(admin.getByTestId('waiting-filter')).toBeVisible();
   const row = admin.getByTestId('resource-row').filter({ hasText: `Submitted ${suffix}` });
-  await expect(row.getByTestId('resource-submitted')).toContainText('submitted by dev@example.com');
+  await expect(row.getByTestId('resource-submitted')).toContainText('Submitted by dev@example.com');
   await row.getByRole('link', { name: `Submitted ${suffix}` }).click();
   await hydrated(admin);
   await admin.getByRole('button', { name: 'Enable', exact: true }).click();

@@ -44,7 +44,9 @@ pub fn CopyBlock(
     view! {
         <div class="relative rounded-md border border-slate-200 bg-slate-50 dark:border-slate-700 dark:bg-slate-900" data-testid=testid>
             <div class="absolute right-1 top-1"><CopyButton value=value.clone() label/></div>
-            <pre class="max-h-96 overflow-auto p-3 pr-16 font-mono text-xs leading-relaxed text-slate-800 dark:text-slate-200"><code>{value}</code></pre>
+            // Focusable, so it scrolls from the keyboard too (its text can be wider or taller
+            // than the box).
+            <pre tabindex="0" class="max-h-96 overflow-auto p-3 pr-16 font-mono text-xs leading-relaxed text-slate-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:text-slate-200"><code>{value}</code></pre>
         </div>
     }
 }

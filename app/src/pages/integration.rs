@@ -432,7 +432,7 @@ pub fn CheckPage() -> impl IntoView {
             <h2 id="check-title" class="sr-only">"Your MCP server"</h2>
             <ActionForm action=check attr:id="check-form" attr:class="grid gap-4" on:input=move |_| errors.clear()>
                 <Field errors name="server_url" id="check-url" label="MCP server URL" kind=Kind::Url required=true maxlength=2048 mono=true value=typed
-                    placeholder="https://mcp.example.com/mcp" help="Its MCP endpoint. Portcullis reaches public addresses only, like any MCP client on the internet."/>
+                    placeholder="https://mcp.example.com/mcp" help="Its MCP endpoint. Portcullis reaches it like an MCP client on the internet: public addresses only (this machine too, with a development setting)."/>
                 <div>{errors.form_error()}</div>
                 <div>
                     <button type="submit" class=BTN_PRIMARY disabled=move || check.pending().get()>

@@ -121,9 +121,17 @@ pub(crate) fn show_request(p: &Probe) -> String {
         out.push_str(&format!("\n{n}: {v}"));
     }
     if let Some(b) = &p.body {
-        out.push_str(&format!("\n\n{b}"));
+        out.push_str(&format!("\n\n{}", pretty_json(b)));
     }
     out
+}
+
+/// JSON laid out to read; anything else as it is.
+fn pretty_json(text: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| text.to_owned())
 }
 
 /// The most of a body shown.
@@ -138,9 +146,10 @@ pub(crate) fn show_response(r: &Result<ProbeResponse, String>) -> String {
                 out.push_str(&format!("\n{n}: {v}"));
             }
             if !r.body.is_empty() {
-                let body: String = r.body.chars().take(SHOWN_BODY_CHARS).collect();
+                let full = pretty_json(&r.body);
+                let body: String = full.chars().take(SHOWN_BODY_CHARS).collect();
                 out.push_str(&format!("\n\n{body}"));
-                if r.truncated || r.body.chars().count() > SHOWN_BODY_CHARS {
+                if r.truncated || body.len() < full.len() {
                     out.push_str("\n…");
                 }
             }
