@@ -68,7 +68,7 @@ pub(crate) fn initialize_probe(url: &url::Url, token: Option<&str>) -> Probe {
         "id": 1,
         "method": "initialize",
         "params": {
-            "protocolVersion": super::MCP_PROTOCOL_VERSION,
+            "protocolVersion": super::model::MCP_PROTOCOL_VERSION,
             "capabilities": {},
             "clientInfo": {"name": "portcullis-check", "version": env!("CARGO_PKG_VERSION")},
         },
@@ -78,7 +78,7 @@ pub(crate) fn initialize_probe(url: &url::Url, token: Option<&str>) -> Probe {
         ("accept", "application/json, text/event-stream".to_owned()),
         (
             "mcp-protocol-version",
-            super::MCP_PROTOCOL_VERSION.to_owned(),
+            super::model::MCP_PROTOCOL_VERSION.to_owned(),
         ),
     ];
     if let Some(t) = token {
@@ -101,7 +101,7 @@ pub(crate) fn get_probe(url: &url::Url) -> Probe {
             ("accept", "application/json".to_owned()),
             (
                 "mcp-protocol-version",
-                super::MCP_PROTOCOL_VERSION.to_owned(),
+                super::model::MCP_PROTOCOL_VERSION.to_owned(),
             ),
         ],
         body: None,

@@ -184,7 +184,7 @@ impl Core {
         p: &Principal,
         realm_name: &str,
         input: &ProtectInput,
-        meta: &crate::RequestMeta,
+        meta: &crate::audit::RequestMeta,
     ) -> Result<crate::resources::Resource> {
         let submit = !p.role.can(Permission::ManageResources);
         p.require(if submit {
@@ -314,7 +314,7 @@ impl Core {
         p: &Principal,
         realm_name: &str,
         url: &str,
-        meta: &crate::RequestMeta,
+        meta: &crate::audit::RequestMeta,
     ) -> Result<McpCheck> {
         let server = self.integration_endpoints(p, realm_name).await?;
         let realm = self.find_realm(realm_name).await?;
@@ -388,7 +388,7 @@ impl Core {
         p: &Principal,
         realm_id: &crate::ids::RealmId,
         check: &McpCheck,
-        meta: &crate::RequestMeta,
+        meta: &crate::audit::RequestMeta,
     ) -> Result<()> {
         let mut event = self.event(
             realm_id,

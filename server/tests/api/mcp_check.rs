@@ -213,22 +213,14 @@ async fn the_checker_fetches_no_metadata_url_but_a_well_known_one() {
     assert_eq!(hits.load(Ordering::SeqCst), 0, "never fetched");
     // Who checked what is in the audit log.
     let events = s
-        .state
-        .core
-        .list_audit(
-            &authz::Principal::cli(),
-            Some("default"),
-            authz::audit::AuditFilter {
-                action: Some("mcp.check".into()),
-                ..Default::default()
-            },
-            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
-        )
-        .await
-        .expect("audit");
-    assert_eq!(events.items.len(), 1);
-    assert_eq!(events.items[0].target, format!("mcp_server:{url}"));
-    assert_eq!(events.items[0].actor, "cli");
+        .audit(authz::audit::AuditFilter {
+            action: Some("mcp.check".into()),
+            ..Default::default()
+        })
+        .await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].target, format!("mcp_server:{url}"));
+    assert_eq!(events[0].actor, "cli");
 }
 
 #[tokio::test]

@@ -36,24 +36,14 @@ async fn server() -> (
 }
 
 async fn last_action(s: &TestServer, target: &str) -> String {
-    let page = s
-        .state
-        .core
-        .list_audit(
-            &authz::Principal::cli(),
-            Some("default"),
-            authz::audit::AuditFilter {
-                target_is: Some(target.into()),
-                ..Default::default()
-            },
-            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
-        )
-        .await
-        .expect("audit");
-    page.items
-        .first()
-        .map(|e| e.action.clone())
-        .unwrap_or_default()
+    s.audit(authz::audit::AuditFilter {
+        target_is: Some(target.into()),
+        ..Default::default()
+    })
+    .await
+    .first()
+    .map(|e| e.action.clone())
+    .unwrap_or_default()
 }
 
 #[tokio::test]

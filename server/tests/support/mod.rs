@@ -131,6 +131,21 @@ impl TestServer {
             .expect("user exists")
     }
 
+    /// The default realm's audit events matching `filter`, newest first (at most 50).
+    pub async fn audit(&self, filter: authz::audit::AuditFilter) -> Vec<authz::audit::AuditEvent> {
+        self.state
+            .core
+            .list_audit(
+                &authz::Principal::cli(),
+                Some("default"),
+                filter,
+                authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 50),
+            )
+            .await
+            .expect("audit")
+            .items
+    }
+
     /// Sends `req`; a response that takes more than 30 s fails the test with its path (a
     /// hang becomes a failure that names the request, not a stuck run).
     pub async fn send(&self, req: Request<Body>) -> Response<Body> {
