@@ -1,6 +1,6 @@
-import { test, expect, Page, APIRequestContext } from '@playwright/test';
+import { test, expect, Page, APIRequestContext, request } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { ADMIN, hydrated, login } from './helpers';
+import { ADMIN, DEVELOPER, hydrated, login } from './helpers';
 
 // Every console screen, filled with long realistic data, at a phone's and a laptop's width in
 // light and dark: no sideways scrolling of the page, no serious or critical accessibility
@@ -12,6 +12,7 @@ const resource = `billing-ledger-${suffix}`;
 const client = `${long('reconciliation-worker', 90)}-${suffix}`;
 const agent = `${long('nightly-reconciliation', 50)}-${suffix}`.slice(0, 63);
 const resourceUri = `https://${long('billing-ledger', 60)}.internal.example-corporation.com/${long('mcp/v2/tenants/eu-west-1', 120)}`;
+const submittedName = long('Treasury cash positioning MCP server submitted by the platform team', 100);
 
 /** Calls a console server function as the signed-in admin. */
 async function call(api: APIRequestContext, baseURL: string, fn: string, form: Record<string, string>) {
@@ -90,12 +91,23 @@ async function seed(page: Page, baseURL: string) {
     },
   });
   expect(reg.status()).toBe(201);
+  // A developer's submission, waiting for an admin (Resources shows who submitted it).
+  const dev = await request.newContext({ baseURL });
+  const signIn = await dev.post('/login', { form: { email: DEVELOPER.email, password: DEVELOPER.password }, headers: { origin: baseURL }, maxRedirects: 0 });
+  expect(signIn.status()).toBe(303);
+  await call(dev, baseURL, 'integration/register', {
+    server_url: `https://${long('treasury-cash-positioning', 60)}.internal.example-corporation.com/${long('mcp/v3', 100)}`,
+    resource_name: submittedName,
+    scopes: 'treasury:read treasury:forecast',
+  });
+  await dev.dispose();
 }
 
 const SCREENS: [string, string][] = [
   ['overview', '/'],
   ['resources', '/resources'],
   ['resource', `/resources/${resource}`],
+  ['resources-waiting', '/resources?waiting=1'],
   ['clients', '/clients'],
   ['client', `/clients/${client}`],
   ['agents', '/agents'],

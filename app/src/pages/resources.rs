@@ -111,7 +111,7 @@ fn status(r: &ResourceView) -> impl IntoView + use<> {
 /// Who submitted a resource that waits for an admin.
 fn submitted_note(r: &ResourceView) -> impl IntoView + use<> {
     r.submitted_by.clone().map(|by| view! {
-        <p class="mt-1 text-xs break-all text-amber-800 dark:text-amber-300" data-testid="resource-submitted">
+        <p class="mt-1 text-xs break-words text-amber-800 dark:text-amber-300" data-testid="resource-submitted">
             {format!("Submitted by {by}: waiting for an admin to enable it.")}
         </p>
     })
@@ -241,7 +241,10 @@ pub fn ResourcesPage() -> impl IntoView {
                         view! {
                         {waiting.then(|| view! {
                             <p class="flex flex-wrap items-center gap-2 border-b border-slate-200 p-4 text-sm text-slate-700 dark:border-slate-700 dark:text-slate-200" data-testid="waiting-filter">
-                                {format!("{} submitted by developers, waiting for an admin.", list.len())}
+                                {match list.len() {
+                                    1 => "1 resource submitted by a developer, waiting for an admin.".to_owned(),
+                                    n => format!("{n} resources submitted by developers, waiting for an admin."),
+                                }}
                                 <a class="text-indigo-700 hover:underline dark:text-indigo-300" href="/resources">"Show all resources"</a>
                             </p>
                         })}

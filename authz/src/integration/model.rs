@@ -816,11 +816,11 @@ fn rust_server(s: &Snippet<'_>) -> String {
         ..
     } = s;
     let port = listen_port(resource);
-    let host = if is_loopback_url(resource) {
-        "127.0.0.1"
-    } else {
-        "0.0.0.0"
-    };
+    let loopback = url::Url::parse(resource)
+        .ok()
+        .and_then(|u| u.host_str().map(crate::resources::is_loopback))
+        .unwrap_or(false);
+    let host = if loopback { "127.0.0.1" } else { "0.0.0.0" };
     let scopes = scopes
         .iter()
         .map(|s| format!("{s:?}"))
@@ -930,15 +930,6 @@ fn comment_text(s: &str) -> String {
             }
         })
         .collect()
-}
-
-fn is_loopback_url(resource: &str) -> bool {
-    url::Url::parse(resource).is_ok_and(|u| match u.host() {
-        Some(url::Host::Domain(d)) => d == "localhost",
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    })
 }
 
 fn python_server(s: &Snippet<'_>) -> String {

@@ -59,7 +59,8 @@ impl std::fmt::Display for ResourceUri {
     }
 }
 
-fn is_loopback(host: &str) -> bool {
+/// Whether `host` (as a URL writes it) names this machine.
+pub(crate) fn is_loopback(host: &str) -> bool {
     host == "localhost"
         || host
             .parse::<std::net::IpAddr>()
