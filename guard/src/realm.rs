@@ -5,7 +5,8 @@
 //! time), refetched when a token names an unknown `kid` — at most once per
 //! `min_refetch_interval`, whoever asks — and kept in use while the authorization server cannot
 //! be reached, up to `max_stale` past their freshness (stale-while-error). A stale key set is
-//! refreshed in the background while requests go on with it.
+//! refreshed in the background while requests go on with it. A request that finds no usable
+//! key while a fetch is under way waits for that fetch rather than failing.
 use crate::client::{Http, HttpError};
 use crate::config::{DEFAULT_KEY_TTL, MAX_KEY_TTL, MIN_KEY_TTL, split_origin};
 use crate::keys::{Key, KeySet};
@@ -141,7 +142,16 @@ impl Realm {
                 }
                 self.lookup(kid, Instant::now())
             }
-            Lookup::Unknown | Lookup::Unavailable => found,
+            Lookup::Unknown | Lookup::Unavailable => {
+                // Too soon for a fetch of our own, but one may be under way (started by a
+                // request that has since gone away, or by a background refresh): its answer
+                // is the one this request is waiting for.
+                if self.refresh.try_lock().is_err() {
+                    drop(self.refresh.lock().await);
+                    return self.lookup(kid, Instant::now());
+                }
+                found
+            }
         }
     }
 

@@ -15,7 +15,7 @@ use http_body_util::BodyExt as _;
 use portcullis_guard::{AccessTokenClaims, AgentClaims, Caller, Guard, Rejection};
 use serde_json::{Value, json};
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tower::ServiceExt as _;
@@ -71,6 +71,8 @@ impl Signer {
 struct Switches {
     jwks: Mutex<Value>,
     jwks_fetches: AtomicUsize,
+    /// How long the JWK Set takes to arrive, in milliseconds.
+    jwks_delay_ms: AtomicU64,
     discoveries: AtomicUsize,
     down: AtomicBool,
     other_issuer: AtomicBool,
@@ -103,6 +105,10 @@ async fn jwks(
     State((_, s)): State<(String, Arc<Switches>)>,
 ) -> Result<axum::Json<Value>, StatusCode> {
     s.jwks_fetches.fetch_add(1, Ordering::SeqCst);
+    let delay = s.jwks_delay_ms.load(Ordering::SeqCst);
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
     if s.down.load(Ordering::SeqCst) {
         return Err(StatusCode::SERVICE_UNAVAILABLE);
     }
@@ -681,6 +687,18 @@ async fn pinned_keys_need_no_realm() {
 }
 
 #[tokio::test]
+async fn requests_during_a_fetch_wait_for_its_keys() {
+    let realm = TestRealm::start().await;
+    realm.switches.jwks_delay_ms.store(300, Ordering::SeqCst);
+    let guard = realm.guard().build().expect("guard");
+    // The first request starts the fetch and goes away; the fetch goes on without it.
+    let _ = tokio::time::timeout(Duration::ZERO, guard.verify(&realm.token())).await;
+    // Too soon for a fetch of its own, the next request waits for that one's keys.
+    assert!(guard.verify(&realm.token()).await.is_ok());
+    assert_eq!(realm.fetches(), 1);
+}
+
+#[tokio::test]
 async fn requests_that_go_away_cannot_make_the_guard_fetch_again() {
     let realm = TestRealm::start().await;
     let guard = realm.guard().build().expect("guard");
@@ -690,7 +708,7 @@ async fn requests_that_go_away_cannot_make_the_guard_fetch_again() {
         let token = Signer::new(&format!("gone-{i}")).sign(&realm.claims());
         let _ = tokio::time::timeout(Duration::ZERO, guard.verify(&token)).await;
     }
-    wait_for(|| realm.fetches() >= 1).await;
+    // A request arriving while that fetch is under way waits for its keys.
     assert!(guard.verify(&realm.token()).await.is_ok());
     assert_eq!(
         realm.fetches(),
