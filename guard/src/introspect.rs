@@ -1,10 +1,11 @@
 //! Confirming tokens with the realm's introspection endpoint (RFC 7662), for servers that must
-//! notice a revocation before the token expires. Answers are cached per token for a short time.
+//! notice a revocation before the token expires. Answers are cached per token for a short time,
+//! and concurrent requests with one token share one question to the realm.
 use crate::client::HttpError;
 use crate::realm::Realm;
 use portcullis_claims::AccessTokenClaims;
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The most answers kept: beyond it, expired ones go, then all of them.
@@ -15,6 +16,28 @@ pub(crate) struct Introspector {
     client_secret: String,
     ttl: Duration,
     answers: Mutex<HashMap<String, (bool, Instant)>>,
+    /// Tokens (by `jti`) being asked about now: a request with one of them waits its turn and
+    /// then finds the answer cached.
+    asking: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// Takes a token's entry out of `asking` when its question is done or abandoned.
+struct Asking<'a> {
+    map: &'a Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    jti: &'a str,
+    turn: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
+        if map
+            .get(self.jti)
+            .is_some_and(|t| Arc::ptr_eq(t, &self.turn))
+        {
+            map.remove(self.jti);
+        }
+    }
 }
 
 impl std::fmt::Debug for Introspector {
@@ -34,7 +57,16 @@ impl Introspector {
             client_secret,
             ttl,
             answers: Mutex::new(HashMap::new()),
+            asking: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn cached(&self, jti: &str) -> Option<bool> {
+        self.answers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(jti)
+            .and_then(|&(active, until)| (Instant::now() < until).then_some(active))
     }
 
     /// Whether the realm says the (verified) token is active.
@@ -45,14 +77,24 @@ impl Introspector {
         claims: &AccessTokenClaims,
         now_unix: i64,
     ) -> Result<bool, HttpError> {
-        let now = Instant::now();
-        if let Some(&(active, until)) = self
-            .answers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&claims.jti)
-            && now < until
-        {
+        if let Some(active) = self.cached(&claims.jti) {
+            return Ok(active);
+        }
+        let turn = Arc::clone(
+            self.asking
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(claims.jti.clone())
+                .or_default(),
+        );
+        let _asking = Asking {
+            map: &self.asking,
+            jti: &claims.jti,
+            turn: Arc::clone(&turn),
+        };
+        let _turn = turn.lock().await;
+        // Another request may have asked while this one waited.
+        if let Some(active) = self.cached(&claims.jti) {
             return Ok(active);
         }
         let endpoint = realm
@@ -69,6 +111,7 @@ impl Introspector {
             )
             .await?;
         let active = json.body.get("active") == Some(&serde_json::Value::Bool(true));
+        let now = Instant::now();
         let left = Duration::from_secs(u64::try_from(claims.exp - now_unix).unwrap_or(0));
         let keep = self.ttl.min(left);
         if !keep.is_zero() {

@@ -78,6 +78,8 @@ struct Switches {
     other_issuer: AtomicBool,
     revoked: Mutex<HashSet<String>>,
     introspections: AtomicUsize,
+    /// How long an introspection answer takes, in milliseconds.
+    introspect_delay_ms: AtomicU64,
 }
 
 /// The stand-in realm, serving on loopback.
@@ -121,6 +123,10 @@ async fn introspect(
     body: String,
 ) -> Result<axum::Json<Value>, StatusCode> {
     s.introspections.fetch_add(1, Ordering::SeqCst);
+    let delay = s.introspect_delay_ms.load(Ordering::SeqCst);
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
     if s.down.load(Ordering::SeqCst) {
         return Err(StatusCode::SERVICE_UNAVAILABLE);
     }
@@ -499,7 +505,9 @@ async fn concurrent_first_requests_share_one_fetch() {
     assert_eq!(realm.fetches(), 1);
 }
 
+/// Spawned all at once (collected before the first is awaited), then joined.
 async fn futures_join(handles: impl Iterator<Item = tokio::task::JoinHandle<bool>>) -> Vec<bool> {
+    let handles: Vec<_> = handles.collect();
     let mut out = Vec::new();
     for h in handles {
         out.push(h.await.expect("task"));
@@ -613,6 +621,37 @@ async fn introspection_confirms_tokens_and_caches_the_answer() {
         wrong.verify(&realm.token()).await.err(),
         Some(Rejection::Unavailable)
     );
+}
+
+#[tokio::test]
+async fn concurrent_requests_with_one_token_share_one_introspection() {
+    let realm = TestRealm::start().await;
+    let count = || realm.switches.introspections.load(Ordering::SeqCst);
+    let guard = realm
+        .guard()
+        .introspection("mcp-introspect", "s3cret")
+        .build()
+        .expect("guard");
+    // Keys fetched first, so that the requests below meet at the introspection.
+    assert!(guard.verify(&realm.token()).await.is_ok());
+    realm
+        .switches
+        .introspect_delay_ms
+        .store(200, Ordering::SeqCst);
+    let token = realm.token();
+    let all = (0..16).map(|_| {
+        let (g, t) = (guard.clone(), token.clone());
+        tokio::spawn(async move { g.verify(&t).await.is_ok() })
+    });
+    for ok in futures_join(all).await {
+        assert!(ok);
+    }
+    assert_eq!(count(), 2, "one question for the sixteen requests");
+    // A request that goes away while asking does not leave the others waiting for it.
+    let other = realm.token();
+    let _ = tokio::time::timeout(Duration::from_millis(50), guard.verify(&other)).await;
+    assert!(guard.verify(&other).await.is_ok());
+    assert_eq!(count(), 4);
 }
 
 #[tokio::test]
