@@ -208,6 +208,7 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "resource.submit",
     "resource.update",
     "resource.delete",
+    "resource.withdraw",
     "resource.set_default",
     "mcp.check",
     "client.create",

@@ -14,8 +14,8 @@
 //!   "try later" instead of `invalid_client`.
 //!
 //! Sources are client IP addresses; IPv6 addresses count per /64, since one host usually holds a
-//! whole /64, and sign-in failures also per /48, so a site with a whole /48 does not get 65,536
-//! budgets. NAT64 addresses count by the IPv4 address they carry. Known quirk: counters live in
+//! whole /64, and sign-in failures and registrations also per /48, so a site with a whole /48
+//! does not get 65,536 budgets. NAT64 addresses count by the IPv4 address they carry. Known quirk: counters live in
 //! the process, so several instances each allow the limit.
 use crate::bounded::{BoundedMap, Rank};
 use crate::clock::UnixTime;
@@ -36,6 +36,8 @@ pub const MAX_CLIENT_FAILURES: u32 = 10;
 pub const MAX_CLIENT_FAILURES_PER_SOURCE: u32 = 20;
 /// Client registrations allowed per source within a window (every attempt counts).
 pub const MAX_REGISTRATIONS_PER_SOURCE: u32 = 10;
+/// Client registrations allowed per IPv6 /48 within a window.
+pub const MAX_REGISTRATIONS_PER_SITE: u32 = 50;
 /// MCP server checks (each a handful of outbound requests) allowed per console account within a
 /// window.
 pub const MAX_MCP_CHECKS_PER_ACCOUNT: u32 = 30;
@@ -116,6 +118,8 @@ pub(crate) enum Key {
     ClientSource(Source),
     /// Registrations (RFC 7591) from one source.
     Registration(Source),
+    /// Registrations from one IPv6 /48.
+    RegistrationSite([u16; 3]),
     /// MCP server checks by one console account (its user id).
     McpCheck(String),
 }
@@ -249,14 +253,24 @@ impl Throttle {
     }
 
     /// Counts a registration attempt from `source`; the seconds to wait when it is beyond the
-    /// source's limit.
+    /// source's limit or (IPv6) its /48's.
     pub(crate) fn registration(&self, source: Source, now: UnixTime) -> Result<(), u64> {
-        let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
-        let key = Key::Registration(source);
-        if Self::live(map.get(&key), now) >= MAX_REGISTRATIONS_PER_SOURCE {
-            return Err(Self::retry_after(map.get(&key), now));
+        let mut limits = vec![(Key::Registration(source), MAX_REGISTRATIONS_PER_SOURCE)];
+        if let Some(site) = source.site() {
+            limits.push((Key::RegistrationSite(site), MAX_REGISTRATIONS_PER_SITE));
         }
-        Self::bump(&mut map, &key, now);
+        let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
+        let over = limits
+            .iter()
+            .filter(|(k, max)| Self::live(map.get(k), now) >= *max)
+            .map(|(k, _)| Self::retry_after(map.get(k), now))
+            .max();
+        if let Some(wait) = over {
+            return Err(wait);
+        }
+        for (k, _) in &limits {
+            Self::bump(&mut map, k, now);
+        }
         Ok(())
     }
 
@@ -398,6 +412,41 @@ mod tests {
                 .is_err()
         );
         assert!(t.begin_login("v@x.io", src("2001:db8:1:3::1"), 0).is_ok());
+    }
+
+    #[test]
+    fn registrations_count_per_source_and_per_ipv6_site() {
+        let t = Throttle::default();
+        for _ in 0..MAX_REGISTRATIONS_PER_SOURCE {
+            t.registration(src("2001:db8:7::1"), 0).expect("allowed");
+        }
+        assert_eq!(
+            t.registration(src("2001:db8:7::2"), 0),
+            Err(WINDOW_SECS as u64),
+            "the same /64"
+        );
+        // New /64s of the same /48 share its wider budget, the refused attempt not counted.
+        let mut allowed = MAX_REGISTRATIONS_PER_SOURCE;
+        for i in 1..=MAX_REGISTRATIONS_PER_SITE {
+            if t.registration(src(&format!("2001:db8:7:{i:x}::1")), 0)
+                .is_ok()
+            {
+                allowed += 1;
+            }
+        }
+        assert_eq!(allowed, MAX_REGISTRATIONS_PER_SITE);
+        assert!(
+            t.registration(src("2001:db8:8::1"), 0).is_ok(),
+            "another site"
+        );
+        assert!(t.registration(src("2001:db8:7:ff::1"), WINDOW_SECS).is_ok());
+        for i in 0..2 * MAX_REGISTRATIONS_PER_SOURCE {
+            let v4 = format!("192.0.2.{i}");
+            assert!(
+                t.registration(src(&v4), 0).is_ok(),
+                "IPv4 counts per address"
+            );
+        }
     }
 
     #[test]

@@ -102,6 +102,18 @@ test('a developer submits their server for an admin to enable; an admin register
   await dev.getByRole('button', { name: 'Generate' }).click();
   await expect(dev.getByTestId('registered')).toContainText(`Submitted ${suffix}`);
   await expect(dev.getByRole('button', { name: 'Submit for an admin to enable' })).toHaveCount(0);
+  // A second submission, taken back before an admin decides.
+  await generate(dev, `https://withdrawn-${suffix}.example.com/mcp`, `Withdrawn ${suffix}`);
+  await dev.getByRole('button', { name: 'Submit for an admin to enable' }).click();
+  await dev.getByTestId('registered').getByRole('link', { name: `Withdrawn ${suffix}` }).click();
+  await hydrated(dev);
+  await dev.getByRole('button', { name: 'Withdraw submission' }).click();
+  await expect(dev.getByRole('alertdialog')).toHaveAccessibleName(`Withdraw Withdrawn ${suffix}?`);
+  await dev.getByRole('alertdialog').getByRole('button', { name: 'Withdraw', exact: true }).click();
+  await expect(dev).toHaveURL(/\/resources$/);
+  await expect(dev.getByText('Submission withdrawn.')).toBeVisible();
+  await expect(dev.getByTestId('resource-row').filter({ hasText: `Submitted ${suffix}` })).toHaveCount(1);
+  await expect(dev.getByTestId('resource-row').filter({ hasText: `Withdrawn ${suffix}` })).toHaveCount(0);
   expect(errors).toEqual([]);
 
   const admin = await (await browser.newContext({ baseURL })).newPage();
@@ -114,6 +126,7 @@ test('a developer submits their server for an admin to enable; an admin register
   await expect(row.getByTestId('resource-submitted')).toContainText('Submitted by dev@example.com');
   await row.getByRole('link', { name: `Submitted ${suffix}` }).click();
   await hydrated(admin);
+  await expect(admin.getByRole('button', { name: 'Withdraw submission' })).toHaveCount(0);
   await admin.getByRole('button', { name: 'Enable', exact: true }).click();
   await expect(admin.getByTestId('resource-detail')).toContainText('Enabled');
   await expect(admin.getByTestId('resource-submitted')).toHaveCount(0);

@@ -95,7 +95,11 @@ pub async fn run(out: &mut (dyn FnMut(&str) + Send)) -> anyhow::Result<()> {
         std::process::id(),
         authz::keys::new_kid()
     ));
-    let result = run_in(&dir, out).await;
+    // Interrupted (Ctrl-C, SIGTERM), the demo still removes its directory on the way out.
+    let result = tokio::select! {
+        r = run_in(&dir, out) => r,
+        () = crate::shutdown_signal() => Err(anyhow::anyhow!("Interrupted")),
+    };
     let _ = std::fs::remove_dir_all(&dir);
     result
 }

@@ -357,7 +357,8 @@ async fn token_use_upkeep(core: Core) {
     }
 }
 
-async fn shutdown_signal() {
+/// Waits for Ctrl-C or SIGTERM.
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

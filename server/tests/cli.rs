@@ -172,3 +172,56 @@ fn access_is_granted_listed_and_revoked_from_the_command_line() {
     .expect_err("nothing to revoke");
     assert!(again.contains("not found"), "{again}");
 }
+
+/// `portcullis demo` interrupted halfway (Ctrl-C) still removes its temporary directory.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_demo_leaves_nothing_behind() {
+    use std::io::BufRead as _;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_portcullis"))
+        .arg("demo")
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run portcullis demo");
+    let pid = child.id().to_string();
+    let signal = |name: &str| {
+        let ok = Command::new("kill")
+            .args([name, &pid])
+            .status()
+            .expect("kill")
+            .success();
+        assert!(ok, "kill {name}");
+    };
+    // Its servers run on their database once it names the authorization server; held there,
+    // it is interrupted.
+    let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    assert!(
+        lines.any(|l| l.expect("line").contains("authorization server")),
+        "the demo starts"
+    );
+    signal("-STOP");
+    let entries = || {
+        std::fs::read_dir(tmp.path())
+            .expect("read tmp")
+            .filter(|e| {
+                e.as_ref().is_ok_and(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("portcullis-demo-")
+                })
+            })
+            .count()
+    };
+    assert_eq!(entries(), 1, "the demo's directory, while it runs");
+    signal("-INT");
+    signal("-CONT");
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("Interrupted"), "{stderr}");
+    assert_eq!(entries(), 0, "nothing left behind");
+    drop(lines);
+}

@@ -393,7 +393,9 @@ pub fn ResourceDetailPage() -> impl IntoView {
     let slug = Memo::new(move |_| params.with(|p| p.get("slug").unwrap_or_default()));
     let update = ServerAction::<UpdateResource>::new();
     let delete = ServerAction::<DeleteResource>::new();
+    let withdraw = ServerAction::<DeleteResource>::new();
     let enable = ServerAction::<SetResourceEnabled>::new();
+    let session = crate::components::layout::use_session();
     let policy = ServerAction::<crate::api::resources::SetResourcePolicy>::new();
     let (updated, toggled, policed) = (successes(update), successes(enable), successes(policy));
     let resource = Resource::new(
@@ -440,6 +442,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
         }
     });
     leave_after(delete, "Resource deleted.", "/resources");
+    leave_after(withdraw, "Submission withdrawn.", "/resources");
     Effect::new(move |_| match enable.value().get() {
         Some(Ok(r)) => toasts.push(
             ToastKind::Success,
@@ -459,6 +462,9 @@ pub fn ResourceDetailPage() -> impl IntoView {
                 Ok(r) => {
                     let name = r.display_name.clone();
                     let target = format!("resource:{}", r.slug);
+                    // A developer may take back their own submission while it waits.
+                    let me = session.get().and_then(Result::ok).flatten().map(|i| i.email);
+                    let yours = !can.manage_resources && r.submitted_by.is_some() && r.submitted_by == me;
                     view! {
                         <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
                             <div class="min-w-0">
@@ -482,6 +488,16 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                 class=BTN_SMALL_DANGER
                                 on_confirm=Callback::new(move |_| { delete.dispatch(DeleteResource { slug: slug.get_untracked() }); })
                             /></div> })}
+                            {yours.then(|| view! {
+                                <ConfirmButton
+                                    label="Withdraw submission"
+                                    title=format!("Withdraw {}?", r.display_name)
+                                    message="It is removed before an admin decides on it. You can submit it again from Protect your MCP server."
+                                    confirm_label="Withdraw"
+                                    class=BTN_SMALL_DANGER
+                                    on_confirm=Callback::new(move |_| { withdraw.dispatch(DeleteResource { slug: slug.get_untracked() }); })
+                                />
+                            })}
                         </div>
                         <ResourceSettings r=r.clone() update realm_default=realm_ttl.get().and_then(Result::ok)/>
                         <div class="mt-6"><ResourcePolicy r=r.clone() action=policy/></div>

@@ -92,6 +92,8 @@ pub mod action {
     pub const RESOURCE_UPDATE: &str = "resource.update";
     /// Protected resource deleted.
     pub const RESOURCE_DELETE: &str = "resource.delete";
+    /// A developer withdrew their submission before an admin decided on it.
+    pub const RESOURCE_WITHDRAW: &str = "resource.withdraw";
     /// The realm's default resource (for token requests without `resource`) was set or cleared.
     pub const RESOURCE_SET_DEFAULT: &str = "resource.set_default";
     /// Client created.
@@ -179,6 +181,7 @@ pub mod action {
         RESOURCE_SUBMIT,
         RESOURCE_UPDATE,
         RESOURCE_DELETE,
+        RESOURCE_WITHDRAW,
         RESOURCE_SET_DEFAULT,
         MCP_CHECK,
         CLIENT_CREATE,

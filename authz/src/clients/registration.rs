@@ -2,7 +2,8 @@
 //! realm's policy, and the security review that lets self-registered clients in.
 //!
 //! Registration is unauthenticated, so everything is bounded: the body (the server's limit),
-//! attempts per source address ([`crate::throttle::MAX_REGISTRATIONS_PER_SOURCE`] per window),
+//! attempts per source address ([`crate::throttle::MAX_REGISTRATIONS_PER_SOURCE`] per window,
+//! and [`crate::throttle::MAX_REGISTRATIONS_PER_SITE`] per IPv6 /48),
 //! and self-registered clients per realm. The registration access token is shown once and
 //! stored as SHA-256; it is compared in constant time.
 use super::dcr::{

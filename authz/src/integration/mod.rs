@@ -9,4 +9,3 @@ mod ops;
 
 pub use check::{CheckStep, Exchange, McpCheck, Verdict, bearer_params};
 pub use model::*;
-pub use ops::{MAX_SUBMISSIONS, MAX_SUBMISSIONS_PER_PERSON};

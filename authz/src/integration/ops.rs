@@ -8,10 +8,6 @@ use super::model::{
     metadata_urls, protect, short_name,
 };
 
-/// The most resources a developer may have waiting for an admin.
-pub const MAX_SUBMISSIONS_PER_PERSON: usize = 10;
-/// The most developer submissions a realm holds waiting for an admin.
-pub const MAX_SUBMISSIONS: usize = 100;
 use crate::agents::AgentFilter;
 use crate::core::Core;
 use crate::error::{Error, Result};
@@ -173,8 +169,8 @@ impl Core {
     /// Registers the MCP server at `input.server_url` as a protected resource of the realm, with
     /// the generator's canonical URL, name and scopes ("register it in one click"). An admin's
     /// is enabled at once; a developer's is a submission, created disabled until an admin
-    /// enables it (at most [`MAX_SUBMISSIONS_PER_PERSON`] waiting per developer and
-    /// [`MAX_SUBMISSIONS`] per realm).
+    /// enables it (at most [`crate::resources::MAX_SUBMISSIONS_PER_PERSON`] waiting per
+    /// developer and [`crate::resources::MAX_SUBMISSIONS`] per realm).
     ///
     /// # Errors
     /// `Forbidden`, `NotFound` (realm), `InvalidField` (`server_url`, `resource_name`, `scopes`),
@@ -196,25 +192,6 @@ impl Core {
         let protection = protect(&server, input, self.config().allow_http_loopback)
             .map_err(|e| Error::field(e.field, e.message))?;
         let realm = self.find_realm(realm_name).await?;
-        if submit {
-            let waiting: Vec<_> = self
-                .store
-                .list_resources(&realm.id)
-                .await?
-                .into_iter()
-                .filter_map(|r| r.submitted_by)
-                .collect();
-            if waiting.len() >= MAX_SUBMISSIONS {
-                return Err(Error::Conflict(
-                    format!("{MAX_SUBMISSIONS} resources already wait for an admin in this realm; ask an admin to decide on them first.").into(),
-                ));
-            }
-            if waiting.iter().filter(|e| **e == p.email).count() >= MAX_SUBMISSIONS_PER_PERSON {
-                return Err(Error::Conflict(
-                    format!("You have {MAX_SUBMISSIONS_PER_PERSON} resources waiting for an admin; ask an admin to decide on them first.").into(),
-                ));
-            }
-        }
         let uri = url::Url::parse(&protection.resource)
             .map_err(|_| Error::field("server_url", "Not an absolute URL."))?;
         let typed_name = input.resource_name.trim();

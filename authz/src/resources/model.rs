@@ -5,6 +5,11 @@ pub use crate::ids::ResourceId;
 use crate::keys::SigningAlg;
 use crate::scope::ScopeSet;
 
+/// The most resources a developer may have waiting for an admin.
+pub const MAX_SUBMISSIONS_PER_PERSON: usize = 10;
+/// The most developer submissions a realm holds waiting for an admin.
+pub const MAX_SUBMISSIONS: usize = 100;
+
 /// A canonical resource URI.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ResourceUri(String);

@@ -1,11 +1,15 @@
 //! Resource operations: register, list, change, enable, disable, delete, and the realm's
 //! default resource.
-use super::model::{Resource, ResourceFields, ResourceId, ResourceInput, parse_slug};
+use super::model::{
+    MAX_SUBMISSIONS, MAX_SUBMISSIONS_PER_PERSON, Resource, ResourceFields, ResourceId,
+    ResourceInput, parse_slug,
+};
 use crate::audit::{RequestMeta, action};
 use crate::core::Core;
-use crate::error::{Error, Result, map_conflict, map_taken};
+use crate::error::{Error, Result, StorageError, map_conflict, map_taken};
 use crate::policy::{Permission, Principal};
 use crate::scope::ScopeSet;
+use crate::storage::{SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
 
 impl Core {
     /// Registers a protected resource.
@@ -84,10 +88,24 @@ impl Core {
             meta,
         );
         event.details = settings(&r);
-        self.store
-            .insert_resource(&r, &event)
-            .await
-            .map_err(|e| map_conflict(e, "A resource with this id or URI already exists."))?;
+        let inserted = if r.submitted_by.is_some() {
+            let limits = SubmissionLimits {
+                per_person: MAX_SUBMISSIONS_PER_PERSON,
+                per_realm: MAX_SUBMISSIONS,
+            };
+            self.store.insert_submission(&r, limits, &event).await
+        } else {
+            self.store.insert_resource(&r, &event).await
+        };
+        inserted.map_err(|e| match e {
+            StorageError::Precondition(TOO_MANY_OF_YOURS) => Error::Conflict(
+                format!("You have {MAX_SUBMISSIONS_PER_PERSON} resources waiting for an admin; ask an admin to decide on them first.").into(),
+            ),
+            StorageError::Precondition(TOO_MANY_IN_REALM) => Error::Conflict(
+                format!("{MAX_SUBMISSIONS} resources already wait for an admin in this realm; ask an admin to decide on them first.").into(),
+            ),
+            other => map_conflict(other, "A resource with this id or URI already exists."),
+        })?;
         Ok(r)
     }
 
@@ -191,10 +209,11 @@ impl Core {
     }
 
     /// Deletes a resource (and its introspection credentials); its tokens stop introspecting as
-    /// active, even if a resource with the same URI is registered again.
+    /// active, even if a resource with the same URI is registered again. A developer may delete
+    /// (withdraw) their own submission while it waits for an admin.
     ///
     /// # Errors
-    /// `Forbidden`, `NotFound`.
+    /// `Forbidden`, `NotFound`, `Conflict` (a withdrawal after an admin decided on it).
     pub async fn delete_resource(
         &self,
         p: &Principal,
@@ -202,16 +221,49 @@ impl Core {
         slug: &str,
         meta: &RequestMeta,
     ) -> Result<()> {
-        p.require(Permission::ManageResources)?;
+        let manage = p.role.can(Permission::ManageResources);
+        p.require(if manage {
+            Permission::ManageResources
+        } else {
+            Permission::SubmitResources
+        })?;
         let r = self.load_resource(realm_name, slug).await?;
-        let event = self.event(
+        let withdraw = !manage;
+        let decided = || {
+            Error::Conflict(
+                "This resource is not waiting for an admin (any more), so it cannot be withdrawn."
+                    .into(),
+            )
+        };
+        if withdraw {
+            match r.submitted_by.as_deref() {
+                Some(by) if by == p.email => {}
+                Some(_) => return Err(Error::Forbidden),
+                None => return Err(decided()),
+            }
+        }
+        let mut event = self.event(
             &r.realm_id,
             &p.email,
-            action::RESOURCE_DELETE,
+            if withdraw {
+                action::RESOURCE_WITHDRAW
+            } else {
+                action::RESOURCE_DELETE
+            },
             format!("resource:{}", r.slug),
             meta,
         );
-        Ok(self.store.delete_resource(&r.id, &event).await?)
+        if let Some(by) = &r.submitted_by {
+            event.details = serde_json::json!({"submitted_by": by});
+        }
+        let only_submitted_by = withdraw.then_some(p.email.as_str());
+        self.store
+            .delete_resource(&r.id, only_submitted_by, &event)
+            .await
+            .map_err(|e| match e {
+                StorageError::NotFound if withdraw => decided(),
+                other => other.into(),
+            })
     }
 
     /// The realm's default resource: the audience of token requests that omit `resource`.

@@ -52,7 +52,7 @@ pub use keys::KeyStore;
 pub use people::PeopleStore;
 pub use postgres::PgStore;
 pub use realms::RealmStore;
-pub use resources::ResourceStore;
+pub use resources::{ResourceStore, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
 pub use sqlite::SqliteStore;
 pub use tokens::{Purged, TokenStore};
 pub use types::{BaseStore, Generation, Page, Paged};

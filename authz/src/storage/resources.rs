@@ -8,7 +8,6 @@ use async_trait::async_trait;
 /// Protected-resource persistence.
 #[async_trait]
 pub trait ResourceStore: Send + Sync {
-    /// Inserts a resource; `Conflict` if its slug or URI is taken in the realm.
     /// Sets a resource's access policy (nothing else) with the audit event; `NotFound` if gone.
     async fn set_resource_policy(
         &self,
@@ -17,9 +16,20 @@ pub trait ResourceStore: Send + Sync {
         updated_at: crate::clock::UnixTime,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
+    /// Inserts a resource; `Conflict` if its slug or URI is taken in the realm.
     async fn insert_resource(
         &self,
         r: &Resource,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Inserts a developer's submission (`r.submitted_by` set) if fewer than the limits wait
+    /// for an admin, counted in the insert's transaction with the realm locked, so concurrent
+    /// submissions cannot pass them; `Precondition` ([`TOO_MANY_OF_YOURS`],
+    /// [`TOO_MANY_IN_REALM`]) otherwise, `Conflict` as [`ResourceStore::insert_resource`].
+    async fn insert_submission(
+        &self,
+        r: &Resource,
+        limits: SubmissionLimits,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// Finds a resource by slug.
@@ -58,14 +68,35 @@ pub trait ResourceStore: Send + Sync {
         updated_at: crate::clock::UnixTime,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
-    /// Deletes a resource and its introspection credentials; `NotFound` if gone.
+    /// Deletes a resource and its introspection credentials; `NotFound` if gone. With
+    /// `submitted_by`, only while it is that person's submission waiting for an admin
+    /// (`NotFound` once an admin has decided on it).
     async fn delete_resource(
         &self,
         id: &ResourceId,
+        submitted_by: Option<&str>,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
 }
 
+/// The most submissions that may wait for an admin.
+#[derive(Debug, Clone, Copy)]
+pub struct SubmissionLimits {
+    /// Per developer.
+    pub per_person: usize,
+    /// Per realm.
+    pub per_realm: usize,
+}
+
+/// A submission refused: its developer has [`SubmissionLimits::per_person`] waiting.
+pub const TOO_MANY_OF_YOURS: &str = "too many submissions by this person wait for an admin";
+/// A submission refused: the realm has [`SubmissionLimits::per_realm`] waiting.
+pub const TOO_MANY_IN_REALM: &str = "too many submissions wait for an admin in this realm";
+
+/// Touches the realm's row: on PostgreSQL this locks it until the transaction ends; on SQLite
+/// this first write takes the database's write lock.
+pub(super) const LOCK_REALM: &str = "UPDATE realms SET updated_at = updated_at WHERE id = $1";
+pub(super) const COUNT_SUBMISSIONS: &str = "SELECT COUNT(*), COUNT(CASE WHEN submitted_by = $2 THEN 1 END) FROM resources WHERE realm_id = $1 AND submitted_by IS NOT NULL";
 pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, consent_policy, people_roles, default_scopes, open_to_self_registered, submitted_by, created_at, updated_at";
 pub(super) const SET_RESOURCE_POLICY: &str = "UPDATE resources SET consent_policy = $1, people_roles = $2, default_scopes = $3, open_to_self_registered = $4, updated_at = $5 WHERE id = $6";
 pub(super) const INSERT_RESOURCE: &str = "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, submitted_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
@@ -77,6 +108,8 @@ pub(super) const SET_RESOURCE_ENABLED: &str =
 pub(super) const DELETE_RESOURCE_SERVER_CLIENTS: &str =
     "DELETE FROM clients WHERE resource_server_for = $1";
 pub(super) const DELETE_RESOURCE: &str = "DELETE FROM resources WHERE id = $1";
+pub(super) const DELETE_SUBMISSION: &str =
+    "DELETE FROM resources WHERE id = $1 AND submitted_by = $2";
 
 /// Implements [`ResourceStore`] for one backend's store.
 macro_rules! resource_store {
@@ -121,6 +154,24 @@ macro_rules! resource_store {
                     .transpose()
             }
 
+            async fn insert_row(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                r: &Resource,
+            ) -> Result<(), StorageError> {
+                let q = sqlx::query(INSERT_RESOURCE)
+                    .bind(r.id.as_str())
+                    .bind(r.realm_id.as_str())
+                    .bind(&r.slug);
+                bind_resource(q, r)
+                    .bind(r.enabled)
+                    .bind(r.submitted_by.as_deref())
+                    .bind(r.created_at)
+                    .bind(r.updated_at)
+                    .execute(&mut **tx)
+                    .await?;
+                Ok(())
+            }
+
             #[async_trait::async_trait]
             impl ResourceStore for $store {
                 async fn set_resource_policy(
@@ -150,17 +201,42 @@ macro_rules! resource_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
-                    let q = sqlx::query(INSERT_RESOURCE)
-                        .bind(r.id.as_str())
+                    insert_row(&mut tx, r).await?;
+                    self.commit(tx, event).await
+                }
+
+                async fn insert_submission(
+                    &self,
+                    r: &Resource,
+                    limits: SubmissionLimits,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let by = r.submitted_by.as_deref().ok_or_else(|| {
+                        StorageError::Corrupt("a submission names who submitted it".into())
+                    })?;
+                    let mut tx = self.begin().await?;
+                    // Write first: on SQLite a transaction that read before writing could not
+                    // take the write lock once another writer got it.
+                    sqlx::query(LOCK_REALM)
                         .bind(r.realm_id.as_str())
-                        .bind(&r.slug);
-                    bind_resource(q, r)
-                        .bind(r.enabled)
-                        .bind(r.submitted_by.as_deref())
-                        .bind(r.created_at)
-                        .bind(r.updated_at)
                         .execute(&mut *tx)
                         .await?;
+                    let (in_realm, yours): (i64, i64) = sqlx::query_as(COUNT_SUBMISSIONS)
+                        .bind(r.realm_id.as_str())
+                        .bind(by)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    let at_least =
+                        |n: i64, limit: usize| usize::try_from(n).map_or(true, |n| n >= limit);
+                    if at_least(in_realm, limits.per_realm) {
+                        tx.rollback().await?;
+                        return Err(StorageError::Precondition(TOO_MANY_IN_REALM));
+                    }
+                    if at_least(yours, limits.per_person) {
+                        tx.rollback().await?;
+                        return Err(StorageError::Precondition(TOO_MANY_OF_YOURS));
+                    }
+                    insert_row(&mut tx, r).await?;
                     self.commit(tx, event).await
                 }
 
@@ -239,6 +315,7 @@ macro_rules! resource_store {
                 async fn delete_resource(
                     &self,
                     id: &ResourceId,
+                    submitted_by: Option<&str>,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
@@ -246,11 +323,11 @@ macro_rules! resource_store {
                         .bind(id.as_str())
                         .execute(&mut *tx)
                         .await?;
-                    let n = sqlx::query(DELETE_RESOURCE)
-                        .bind(id.as_str())
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
+                    let delete = match submitted_by {
+                        None => sqlx::query(DELETE_RESOURCE).bind(id.as_str()),
+                        Some(by) => sqlx::query(DELETE_SUBMISSION).bind(id.as_str()).bind(by),
+                    };
+                    let n = delete.execute(&mut *tx).await?.rows_affected();
                     self.commit_one(tx, n, event).await
                 }
             }

@@ -210,6 +210,71 @@ async fn a_developer_submits_and_an_admin_enables() {
         .await
         .expect("enabled");
     assert!(enabled.enabled && enabled.submitted_by.is_none());
+    // Decided, it is no longer the developer's to withdraw.
+    assert!(matches!(
+        core.delete_resource(&dev, "default", "mail-mcp", &meta)
+            .await,
+        Err(Error::Conflict(_))
+    ));
+    assert!(
+        core.resource(&admin, "default", "mail-mcp").await.is_ok(),
+        "still there"
+    );
+}
+
+#[tokio::test]
+async fn a_developer_withdraws_only_their_own_waiting_submission() {
+    let (s, admin, dev, reviewer) = server().await;
+    let core = &s.state.core;
+    let meta = authz::RequestMeta::default();
+    for (who, url) in [
+        (&dev, "https://mine.example.com/mcp"),
+        (&admin, "https://live.example.com/mcp"),
+    ] {
+        core.register_protected_resource(who, "default", &input(url, "", "a"), &meta)
+            .await
+            .expect("registered");
+    }
+    // Another developer's submission is not theirs.
+    s.user("other-dev@example.com", "developer").await;
+    let other = s.principal("other-dev@example.com").await;
+    core.register_protected_resource(
+        &other,
+        "default",
+        &input("https://theirs.example.com/mcp", "", "a"),
+        &meta,
+    )
+    .await
+    .expect("submitted");
+    assert!(matches!(
+        core.delete_resource(&dev, "default", "live-example-com-mcp", &meta)
+            .await,
+        Err(Error::Conflict(_))
+    ));
+    for (who, slug) in [
+        (&dev, "theirs-example-com-mcp"),
+        (&reviewer, "mine-example-com-mcp"),
+    ] {
+        assert!(
+            matches!(
+                core.delete_resource(who, "default", slug, &meta).await,
+                Err(Error::Forbidden)
+            ),
+            "{slug}"
+        );
+    }
+    core.delete_resource(&dev, "default", "mine-example-com-mcp", &meta)
+        .await
+        .expect("withdrawn");
+    assert!(matches!(
+        core.resource(&admin, "default", "mine-example-com-mcp")
+            .await,
+        Err(Error::NotFound { .. })
+    ));
+    assert_eq!(
+        last_action(&s, "resource:mine-example-com-mcp").await,
+        "resource.withdraw"
+    );
 }
 
 #[tokio::test]
@@ -217,7 +282,7 @@ async fn submissions_waiting_for_an_admin_are_bounded_per_developer() {
     let (s, _, dev, _) = server().await;
     let core = &s.state.core;
     let meta = authz::RequestMeta::default();
-    for i in 0..authz::integration::MAX_SUBMISSIONS_PER_PERSON {
+    for i in 0..authz::resources::MAX_SUBMISSIONS_PER_PERSON {
         core.register_protected_resource(
             &dev,
             "default",

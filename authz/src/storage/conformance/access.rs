@@ -179,7 +179,7 @@ pub(super) async fn grants(db: &Database) {
         .expect_err("client gone");
     assert!(matches!(gone, StorageError::NotFound), "{gone:?}");
     store
-        .delete_resource(&pay.id, &ev("resource.delete"))
+        .delete_resource(&pay.id, None, &ev("resource.delete"))
         .await
         .expect("delete");
     assert!(

@@ -182,7 +182,7 @@ pub(super) async fn resource_server_credentials(db: &Database) {
         .expect_err("one set per resource");
     assert!(matches!(err, StorageError::Conflict(_)), "{err:?}");
     store
-        .delete_resource(&pay.id, &ev())
+        .delete_resource(&pay.id, None, &ev())
         .await
         .expect("delete resource");
     assert_eq!(

@@ -145,6 +145,7 @@ on_both_backends!(
     keys::one_active_and_one_next_key,
     keys::concurrent_first_use_makes_one_pair,
     resources::resources,
+    resources::submissions_are_bounded_in_the_transaction,
     clients::clients,
     clients::resource_server_credentials,
     registration::self_registration,

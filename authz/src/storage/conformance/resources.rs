@@ -3,7 +3,70 @@ use crate::error::StorageError;
 use crate::ids::{RealmId, ResourceId};
 use crate::resources::{Resource, ResourceUri};
 use crate::scope::ScopeSet;
-use crate::storage::Database;
+use crate::storage::{Database, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
+
+/// Six submissions by one developer at once, three allowed: exactly three are stored, and the
+/// realm's limit holds as well.
+pub(super) async fn submissions_are_bounded_in_the_transaction(db: &Database) {
+    let store = db.store();
+    let r = given_realm(&store, "default").await;
+    let submission = |by: &str, i: usize| Resource {
+        enabled: false,
+        submitted_by: Some(by.to_owned()),
+        ..resource(
+            &r.id,
+            &format!("s{i}"),
+            &format!("https://s{i}.example.com/mcp"),
+        )
+    };
+    let limits = SubmissionLimits {
+        per_person: 3,
+        per_realm: 4,
+    };
+    let tasks: Vec<_> = (0..6)
+        .map(|i| {
+            let (s, sub) = (db.store(), submission("dev@x.io", i));
+            let ev = event(&r.id, "resource.submit", "dev@x.io", "resource:s", 2);
+            tokio::spawn(async move { s.insert_submission(&sub, limits, &ev).await })
+        })
+        .collect();
+    let mut stored = 0;
+    for t in tasks {
+        match t.await.expect("task") {
+            Ok(()) => stored += 1,
+            Err(StorageError::Precondition(TOO_MANY_OF_YOURS)) => {}
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    assert_eq!(stored, 3);
+    let ev = || event(&r.id, "resource.submit", "other@x.io", "resource:s", 2);
+    store
+        .insert_submission(&submission("other@x.io", 10), limits, &ev())
+        .await
+        .expect("the realm's fourth");
+    assert!(matches!(
+        store
+            .insert_submission(&submission("third@x.io", 11), limits, &ev())
+            .await,
+        Err(StorageError::Precondition(TOO_MANY_IN_REALM))
+    ));
+    // An admin's own resources are not submissions and do not count.
+    store
+        .insert_resource(
+            &resource(&r.id, "live", "https://live.example.com/mcp"),
+            &ev(),
+        )
+        .await
+        .expect("insert");
+    let waiting = store
+        .list_resources(&r.id)
+        .await
+        .expect("list")
+        .into_iter()
+        .filter(|r| r.submitted_by.is_some())
+        .count();
+    assert_eq!(waiting, 4);
+}
 
 pub(super) async fn resources(db: &Database) {
     let store = db.store();
@@ -73,6 +136,33 @@ pub(super) async fn resources(db: &Database) {
             .expect("find"),
         Some(submitted.clone())
     );
+    // Its submitter may withdraw it only while it waits.
+    assert!(matches!(
+        store
+            .delete_resource(&submitted.id, Some("other@x.io"), &ev())
+            .await,
+        Err(StorageError::NotFound)
+    ));
+    let withdrawn = Resource {
+        enabled: false,
+        submitted_by: Some("dev@x.io".into()),
+        ..resource(&r.id, "withdrawn-mcp", "https://withdrawn.example.com/mcp")
+    };
+    store
+        .insert_resource(&withdrawn, &ev())
+        .await
+        .expect("insert");
+    store
+        .delete_resource(&withdrawn.id, Some("dev@x.io"), &ev())
+        .await
+        .expect("withdraw");
+    assert_eq!(
+        store
+            .find_resource(&r.id, "withdrawn-mcp")
+            .await
+            .expect("find"),
+        None
+    );
     store
         .set_resource_enabled(&submitted.id, true, 7, &ev())
         .await
@@ -89,8 +179,17 @@ pub(super) async fn resources(db: &Database) {
             ..submitted.clone()
         })
     );
+    assert!(
+        matches!(
+            store
+                .delete_resource(&submitted.id, Some("dev@x.io"), &ev())
+                .await,
+            Err(StorageError::NotFound)
+        ),
+        "decided: no longer the developer's to withdraw"
+    );
     store
-        .delete_resource(&submitted.id, &ev())
+        .delete_resource(&submitted.id, None, &ev())
         .await
         .expect("delete");
     let mut changed = pay.clone();
@@ -159,13 +258,13 @@ pub(super) async fn resources(db: &Database) {
         .expect_err("unknown realm");
     assert!(matches!(err, StorageError::NotFound), "{err:?}");
     store
-        .delete_resource(&email.id, &ev())
+        .delete_resource(&email.id, None, &ev())
         .await
         .expect("delete");
     let stored = store.find_realm(&r.id).await.expect("find").expect("realm");
     assert_eq!(stored.default_resource_id, None, "ON DELETE SET NULL");
     let err = store
-        .delete_resource(&email.id, &ev())
+        .delete_resource(&email.id, None, &ev())
         .await
         .expect_err("gone");
     assert!(matches!(err, StorageError::NotFound), "{err:?}");
