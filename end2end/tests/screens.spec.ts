@@ -22,6 +22,7 @@ async function call(api: APIRequestContext, baseURL: string, fn: string, form: R
 }
 
 let person = '';
+let submitted = '';
 
 async function seed(page: Page, baseURL: string) {
   const api = page.request;
@@ -95,11 +96,11 @@ async function seed(page: Page, baseURL: string) {
   const dev = await request.newContext({ baseURL });
   const signIn = await dev.post('/login', { form: { email: DEVELOPER.email, password: DEVELOPER.password }, headers: { origin: baseURL }, maxRedirects: 0 });
   expect(signIn.status()).toBe(303);
-  await call(dev, baseURL, 'integration/register', {
+  submitted = (await call(dev, baseURL, 'integration/register', {
     server_url: `https://${long('treasury-cash-positioning', 60)}.internal.example-corporation.com/${long('mcp/v3', 100)}`,
     resource_name: submittedName,
     scopes: 'treasury:read treasury:forecast',
-  });
+  })).slug;
   await dev.dispose();
 }
 
@@ -192,6 +193,19 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
         await open(page);
         problems.push(...await check(page, `${name}-${width}-${scheme}`));
       }
+    }
+  }
+  // A developer's own submission, with the button that withdraws it.
+  await page.context().clearCookies();
+  await login(page, DEVELOPER);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width > 800 ? 900 : 844 });
+      await page.goto(`/resources/${submitted}`);
+      await hydrated(page);
+      await expect(page.getByRole('button', { name: 'Withdraw submission' })).toBeVisible();
+      problems.push(...await check(page, `submission-${width}-${scheme}`));
     }
   }
   // The signed-out sign-in page, too.

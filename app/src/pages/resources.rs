@@ -471,7 +471,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                 <h1 class=format!("{H1} break-words")>{r.display_name.clone()}</h1>
                                 <p class="font-mono text-sm text-slate-500 dark:text-slate-400">{r.slug.clone()}</p>
                             </div>
-                            {can.manage_resources.then(|| view! { <div class="flex flex-wrap gap-2">
+                            {can.manage_resources.then(|| view! { <div class="flex shrink-0 flex-wrap gap-2">
                             {if r.enabled {
                                 view! { <ConfirmButton label="Disable" title=format!("Disable {name}?")
                                     message="Clients get no tokens for it until it is enabled again, and its tokens stop introspecting as active."
@@ -488,7 +488,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                 class=BTN_SMALL_DANGER
                                 on_confirm=Callback::new(move |_| { delete.dispatch(DeleteResource { slug: slug.get_untracked() }); })
                             /></div> })}
-                            {yours.then(|| view! {
+                            {yours.then(|| view! { <div class="flex shrink-0 flex-wrap gap-2">
                                 <ConfirmButton
                                     label="Withdraw submission"
                                     title=format!("Withdraw {}?", r.display_name)
@@ -497,7 +497,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                     class=BTN_SMALL_DANGER
                                     on_confirm=Callback::new(move |_| { withdraw.dispatch(DeleteResource { slug: slug.get_untracked() }); })
                                 />
-                            })}
+                            </div> })}
                         </div>
                         <ResourceSettings r=r.clone() update realm_default=realm_ttl.get().and_then(Result::ok)/>
                         <div class="mt-6"><ResourcePolicy r=r.clone() action=policy/></div>
