@@ -37,10 +37,13 @@ pub const MAX_CLIENT_FAILURES_PER_SOURCE: u32 = 20;
 /// Client registrations allowed per source within a window (every attempt counts).
 pub const MAX_REGISTRATIONS_PER_SOURCE: u32 = 10;
 /// Client registrations allowed per IPv6 /48 within a window.
-pub const MAX_REGISTRATIONS_PER_SITE: u32 = 50;
+pub const MAX_REGISTRATIONS_PER_SITE: u32 = 100;
 /// MCP server checks (each a handful of outbound requests) allowed per console account within a
 /// window.
 pub const MAX_MCP_CHECKS_PER_ACCOUNT: u32 = 30;
+/// Resources submitted or withdrawn (each a locked, audited write) per developer within a
+/// window.
+pub const MAX_SUBMISSION_CHANGES_PER_ACCOUNT: u32 = 30;
 /// Window length in seconds.
 pub const WINDOW_SECS: i64 = 15 * 60;
 /// Most counters kept per throttle.
@@ -122,6 +125,8 @@ pub(crate) enum Key {
     RegistrationSite([u16; 3]),
     /// MCP server checks by one console account (its user id).
     McpCheck(String),
+    /// Submissions and withdrawals by one console account (its user id).
+    SubmissionChange(String),
 }
 
 /// Failure counters in fixed windows.
@@ -277,9 +282,26 @@ impl Throttle {
     /// Counts an MCP server check by console account `user`; the seconds to wait when it is
     /// beyond the account's limit.
     pub(crate) fn mcp_check(&self, user: &str, now: UnixTime) -> Result<(), u64> {
+        self.count_within(
+            Key::McpCheck(user.to_owned()),
+            MAX_MCP_CHECKS_PER_ACCOUNT,
+            now,
+        )
+    }
+
+    /// Counts a submission or withdrawal by console account `user`; the seconds to wait when
+    /// it is beyond the account's limit.
+    pub(crate) fn submission_change(&self, user: &str, now: UnixTime) -> Result<(), u64> {
+        self.count_within(
+            Key::SubmissionChange(user.to_owned()),
+            MAX_SUBMISSION_CHANGES_PER_ACCOUNT,
+            now,
+        )
+    }
+
+    fn count_within(&self, key: Key, max: u32, now: UnixTime) -> Result<(), u64> {
         let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
-        let key = Key::McpCheck(user.to_owned());
-        if Self::live(map.get(&key), now) >= MAX_MCP_CHECKS_PER_ACCOUNT {
+        if Self::live(map.get(&key), now) >= max {
             return Err(Self::retry_after(map.get(&key), now));
         }
         Self::bump(&mut map, &key, now);

@@ -21,7 +21,7 @@ test('a developer generates what protects their MCP server, copies it, and is to
 
   // A URL written loosely is shown in canonical form, with each change explained.
   await url.fill('HTTPS://MCP.Example.com:443/mcp/');
-  await page.getByLabel('Scopes (optional)').fill('tools:call offline_access');
+  await page.getByLabel('Scopes', { exact: true }).fill('tools:call offline_access');
   await page.getByLabel('Name (optional)').fill('Payments MCP');
   await page.getByRole('button', { name: 'Generate' }).click();
   await expect(page.getByTestId('canonical-resource')).toHaveText('https://mcp.example.com/mcp');
@@ -88,7 +88,7 @@ test('a developer submits their server for an admin to enable; an admin register
     await hydrated(page);
     await page.getByLabel('MCP server URL').fill(url);
     await page.getByLabel('Name (optional)').fill(name);
-    await page.getByLabel('Scopes (optional)').fill('tools:call');
+    await page.getByLabel('Scopes', { exact: true }).fill('tools:call');
     await page.getByRole('button', { name: 'Generate' }).click();
     await expect(page.getByTestId('canonical-resource')).toHaveText(url);
   };

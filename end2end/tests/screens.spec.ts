@@ -173,7 +173,7 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       await hydrated(p);
       await p.getByLabel('MCP server URL').fill(resourceUri);
       await p.getByLabel('Name (optional)').fill(long('Billing ledger MCP server for the finance operations team', 100));
-      await p.getByLabel('Scopes (optional)').fill('ledger:read invoices:read offline_access');
+      await p.getByLabel('Scopes', { exact: true }).fill('ledger:read invoices:read offline_access');
       await p.getByRole('button', { name: 'Generate' }).click();
       await expect(p.getByTestId('registered')).toBeVisible();
     }],

@@ -1,40 +1,47 @@
 //! Confirming tokens with the realm's introspection endpoint (RFC 7662), for servers that must
 //! notice a revocation before the token expires. Answers are cached per token for a short time,
-//! and concurrent requests with one token share one question to the realm.
+//! and concurrent requests with one token share one question and its outcome, failures
+//! included.
 use crate::client::HttpError;
 use crate::realm::Realm;
 use portcullis_claims::AccessTokenClaims;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+use tokio::sync::OnceCell;
 
 /// The most answers kept: beyond it, expired ones go, then all of them.
 const MAX_ENTRIES: usize = 10_000;
+
+/// One question to the realm, whose outcome every request asking meanwhile shares.
+type Question = Arc<OnceCell<Result<bool, HttpError>>>;
 
 pub(crate) struct Introspector {
     client_id: String,
     client_secret: String,
     ttl: Duration,
     answers: Mutex<HashMap<String, (bool, Instant)>>,
-    /// Tokens (by `jti`) being asked about now: a request with one of them waits its turn and
-    /// then finds the answer cached.
-    asking: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Tokens (by `jti`) being asked about now. Entries are cloned only under this lock.
+    asking: Mutex<HashMap<String, Question>>,
 }
 
-/// Takes a token's entry out of `asking` when its question is done or abandoned.
-struct Asking<'a> {
-    map: &'a Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+/// A request's share in a question: when it ends (answered or abandoned), the question leaves
+/// `asking` once answered or once no other request waits for it. Abandoned with others
+/// waiting, one of them asks in its place.
+struct Share<'a> {
+    map: &'a Mutex<HashMap<String, Question>>,
     jti: &'a str,
-    turn: Arc<tokio::sync::Mutex<()>>,
+    question: Question,
 }
 
-impl Drop for Asking<'_> {
+impl Drop for Share<'_> {
     fn drop(&mut self) {
         let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
-        if map
+        let ours = map
             .get(self.jti)
-            .is_some_and(|t| Arc::ptr_eq(t, &self.turn))
-        {
+            .is_some_and(|q| Arc::ptr_eq(q, &self.question));
+        // Two holders: the map and this share.
+        if ours && (self.question.initialized() || Arc::strong_count(&self.question) <= 2) {
             map.remove(self.jti);
         }
     }
@@ -61,14 +68,6 @@ impl Introspector {
         }
     }
 
-    fn cached(&self, jti: &str) -> Option<bool> {
-        self.answers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(jti)
-            .and_then(|&(active, until)| (Instant::now() < until).then_some(active))
-    }
-
     /// Whether the realm says the (verified) token is active.
     pub(crate) async fn is_active(
         &self,
@@ -77,26 +76,41 @@ impl Introspector {
         claims: &AccessTokenClaims,
         now_unix: i64,
     ) -> Result<bool, HttpError> {
-        if let Some(active) = self.cached(&claims.jti) {
+        if let Some(&(active, until)) = self
+            .answers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&claims.jti)
+            && Instant::now() < until
+        {
             return Ok(active);
         }
-        let turn = Arc::clone(
-            self.asking
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(claims.jti.clone())
-                .or_default(),
-        );
-        let _asking = Asking {
+        let share = Share {
             map: &self.asking,
             jti: &claims.jti,
-            turn: Arc::clone(&turn),
+            question: Arc::clone(
+                self.asking
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .entry(claims.jti.clone())
+                    .or_default(),
+            ),
         };
-        let _turn = turn.lock().await;
-        // Another request may have asked while this one waited.
-        if let Some(active) = self.cached(&claims.jti) {
-            return Ok(active);
-        }
+        share
+            .question
+            .get_or_init(|| self.ask(realm, token, claims, now_unix))
+            .await
+            .clone()
+    }
+
+    /// Asks the realm, and keeps the answer for the cache time (never past `exp`).
+    async fn ask(
+        &self,
+        realm: &Realm,
+        token: &str,
+        claims: &AccessTokenClaims,
+        now_unix: i64,
+    ) -> Result<bool, HttpError> {
         let endpoint = realm
             .endpoints()
             .await

@@ -148,9 +148,9 @@ impl Realm {
                 // is the one this request is waiting for.
                 if self.refresh.try_lock().is_err() {
                     drop(self.refresh.lock().await);
-                    return self.lookup(kid, Instant::now());
                 }
-                found
+                // Looked up again either way: a fetch may have ended since the first look.
+                self.lookup(kid, Instant::now())
             }
         }
     }

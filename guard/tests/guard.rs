@@ -652,6 +652,18 @@ async fn concurrent_requests_with_one_token_share_one_introspection() {
     let _ = tokio::time::timeout(Duration::from_millis(50), guard.verify(&other)).await;
     assert!(guard.verify(&other).await.is_ok());
     assert_eq!(count(), 4);
+    // A failure is shared as well: the requests waiting for the question fail with it at once
+    // rather than asking again one after another.
+    realm.switches.down.store(true, Ordering::SeqCst);
+    let token = realm.token();
+    let all = (0..16).map(|_| {
+        let (g, t) = (guard.clone(), token.clone());
+        tokio::spawn(async move { g.verify(&t).await.err() == Some(Rejection::Unavailable) })
+    });
+    for unavailable in futures_join(all).await {
+        assert!(unavailable);
+    }
+    assert_eq!(count(), 5, "one question for the sixteen failures");
 }
 
 #[tokio::test]

@@ -85,6 +85,11 @@ impl Transcript<'_> {
     }
 }
 
+/// The demo was stopped by Ctrl-C or SIGTERM (exit status 130, as shells report an interrupt).
+#[derive(Debug, thiserror::Error)]
+#[error("Interrupted")]
+pub struct Interrupted;
+
 /// Runs the demo, writing each line to `out`.
 ///
 /// # Errors
@@ -98,7 +103,7 @@ pub async fn run(out: &mut (dyn FnMut(&str) + Send)) -> anyhow::Result<()> {
     // Interrupted (Ctrl-C, SIGTERM), the demo still removes its directory on the way out.
     let result = tokio::select! {
         r = run_in(&dir, out) => r,
-        () = crate::shutdown_signal() => Err(anyhow::anyhow!("Interrupted")),
+        () = crate::shutdown_signal() => Err(Interrupted.into()),
     };
     let _ = std::fs::remove_dir_all(&dir);
     result
@@ -326,7 +331,8 @@ async fn run_in(dir: &std::path::Path, out: &mut (dyn FnMut(&str) + Send)) -> an
     t.line("");
     if t.failures == 0 {
         t.line("Every step behaved as the MCP authorization spec says.");
-        t.line("Next: protect your own server. Run `cargo xtask serve`, sign in, and open Integration →");
+        t.line("Next: protect your own server. Run `portcullis serve` (`cargo xtask serve` in a checkout),");
+        t.line("create the first admin as it says, sign in, and open Integration →");
         t.line(
             "Protect your MCP server (then Check an MCP server, or `portcullis check-mcp URL`).",
         );

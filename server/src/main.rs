@@ -25,6 +25,10 @@ fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         // `portcullis agents list | head`: the reader has what it wanted.
         Err(e) if server::cli::closed_pipe(&e) => std::process::ExitCode::SUCCESS,
+        Err(e) if e.is::<server::demo::Interrupted>() => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::from(130)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::ExitCode::FAILURE

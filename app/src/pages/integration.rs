@@ -175,8 +175,8 @@ pub fn ProtectPage() -> impl IntoView {
                     placeholder="https://mcp.example.com/mcp" help="The URL clients connect to (its MCP endpoint)."/>
                 <Field errors name="resource_name" id="protect-name" label="Name (optional)" maxlength=100 placeholder="Payments MCP"
                     help="Shown to people who consent and in client configurations."/>
-                <Field errors name="scopes" id="protect-scopes" label="Scopes (optional)" maxlength=1000 mono=true placeholder="tools:call"
-                    help="Space-separated: the least the server needs. offline_access never belongs here."/>
+                <Field errors name="scopes" id="protect-scopes" label="Scopes" maxlength=1000 mono=true placeholder="tools:call"
+                    help="Space-separated: the least the server needs (at least one to register it here). offline_access never belongs here."/>
                 <Field errors name="documentation_url" id="protect-docs" label="Documentation URL (optional)" kind=Kind::Url maxlength=2048
                     placeholder="https://docs.example.com/payments-mcp"/>
                 <div class="sm:col-span-2">{errors.form_error()}</div>
@@ -272,7 +272,7 @@ pub fn McpPage() -> impl IntoView {
                             <Figure label="Active".into() value=o.active href=href("active")/>
                             <Figure label=format!("Expiring within {within} {}", if within == 1 { "day" } else { "days" }) value=o.expiring href=href("expiring")/>
                             <Figure label="Protected resources".into() value=o.resources href="/resources".into()/>
-                            {o.pending_reviews.map(|n| view! { <Figure label="Waiting for review".into() value=n href="/review".into()/> })}
+                            {o.pending_reviews.map(|n| view! { <Figure label="Clients waiting for review".into() value=n href="/review".into()/> })}
                             {(o.submitted > 0).then(|| view! { <Figure label="Resources waiting for an admin".into() value=o.submitted href="/resources?waiting=1".into()/> })}
                         </div>
                         <form method="get" action="/integration" class="mt-4 flex flex-wrap items-end gap-3" aria-label="Expiry window" data-testid="expiry-window">

@@ -39,6 +39,7 @@ fn Step(done: bool, title: &'static str, children: Children) -> impl IntoView {
 }
 
 fn checklist(o: &OverviewView) -> impl IntoView {
+    let can = crate::components::layout::use_abilities();
     let has_resource = o.resources.unwrap_or(0) > 0;
     let has_grant = o.grants.unwrap_or(0) > 0;
     let has_token = o.grants_used.unwrap_or(0) > 0;
@@ -56,12 +57,27 @@ fn checklist(o: &OverviewView) -> impl IntoView {
             <h2 id="start-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Getting started"</h2>
             <ol class="mt-2 divide-y divide-slate-200 dark:divide-slate-700">
                 <Step done=has_resource title="Register an MCP server">
-                    "Add it on " <a class="text-indigo-700 underline dark:text-indigo-300" href="/resources">"Resources"</a>
-                    " with the URI its clients connect to; tokens carry it as their audience."
+                    {if can.manage_resources {
+                        view! {
+                            "Add it on " <a class="text-indigo-700 underline dark:text-indigo-300" href="/resources">"Resources"</a>
+                            " with the URI its clients connect to; tokens carry it as their audience."
+                        }.into_any()
+                    } else {
+                        view! {
+                            "Submit it from " <a class="text-indigo-700 underline dark:text-indigo-300" href="/integration/protect">"Protect your MCP server"</a>
+                            "; an admin enables it, and tokens then carry its URI as their audience."
+                        }.into_any()
+                    }}
                 </Step>
                 <Step done=has_grant title="Grant a client access">
-                    "Create a client on " <a class="text-indigo-700 underline dark:text-indigo-300" href="/clients">"Clients"</a>
-                    " and grant it the MCP server with the scopes it needs (bind it to an agent to carry an agent's identity)."
+                    {if can.view_clients {
+                        view! {
+                            "Create a client on " <a class="text-indigo-700 underline dark:text-indigo-300" href="/clients">"Clients"</a>
+                            " and grant it the MCP server with the scopes it needs (bind it to an agent to carry an agent's identity)."
+                        }.into_any()
+                    } else {
+                        view! { "An admin creates a client and grants it the MCP server with the scopes it needs." }.into_any()
+                    }}
                 </Step>
                 <Step done=has_token title="Get a token">
                     <p>"With the client's credentials, for the MCP server's URI:"</p>

@@ -232,7 +232,11 @@ pub fn ResourcesPage() -> impl IntoView {
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || resources.get().map(|result| match result {
                     Ok(list) if list.is_empty() => view! {
-                        <EmptyState title="No resources yet" hint="A resource is an MCP server that accepts this realm's tokens. Register one with New resource so clients can get tokens for it."/>
+                        <EmptyState title="No resources yet" hint=if can.manage_resources {
+                            "A resource is an MCP server that accepts this realm's tokens. Register one with New resource so clients can get tokens for it."
+                        } else {
+                            "A resource is an MCP server that accepts this realm's tokens. Submit yours from Protect your MCP server; an admin enables it."
+                        }/>
                     }.into_any(),
                     Ok(list) => {
                         let realm_default = realm_default();
@@ -399,7 +403,16 @@ pub fn ResourceDetailPage() -> impl IntoView {
     let policy = ServerAction::<crate::api::resources::SetResourcePolicy>::new();
     let (updated, toggled, policed) = (successes(update), successes(enable), successes(policy));
     let resource = Resource::new(
-        move || (slug.get(), updated.get(), toggled.get(), policed.get()),
+        // A withdrawal that fails (an admin decided meanwhile) shows the resource as it is now.
+        move || {
+            (
+                slug.get(),
+                updated.get(),
+                toggled.get(),
+                policed.get(),
+                withdraw.version().get(),
+            )
+        },
         |(s, ..)| get_resource(s),
     );
     let realm_ttl = Resource::new(|| (), |_| default_token_ttl());
@@ -483,7 +496,11 @@ pub fn ResourceDetailPage() -> impl IntoView {
                             <ConfirmButton
                                 label="Delete resource"
                                 title=format!("Delete {name}?")
-                                message="Clients can no longer get tokens for it, its grants and introspection credentials are removed, and its tokens stop introspecting as active. This cannot be undone."
+                                message=if r.submitted_by.is_some() {
+                                    "The submission is removed without ever having been live (its developer is not told). This cannot be undone."
+                                } else {
+                                    "Clients can no longer get tokens for it, its grants and introspection credentials are removed, and its tokens stop introspecting as active. This cannot be undone."
+                                }
                                 confirm_label="Delete resource"
                                 class=BTN_SMALL_DANGER
                                 on_confirm=Callback::new(move |_| { delete.dispatch(DeleteResource { slug: slug.get_untracked() }); })
@@ -492,7 +509,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                 <ConfirmButton
                                     label="Withdraw submission"
                                     title=format!("Withdraw {}?", r.display_name)
-                                    message="It is removed before an admin decides on it. You can submit it again from Protect your MCP server."
+                                    message="Your submission is deleted and no longer waits for an admin. You can submit it again from Protect your MCP server."
                                     confirm_label="Withdraw"
                                     class=BTN_SMALL_DANGER
                                     on_confirm=Callback::new(move |_| { withdraw.dispatch(DeleteResource { slug: slug.get_untracked() }); })

@@ -188,6 +188,11 @@ impl Core {
         } else {
             Permission::ManageResources
         })?;
+        if submit {
+            self.client_throttle
+                .submission_change(p.user_id.as_str(), self.now())
+                .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+        }
         let server = self.integration_endpoints(p, realm_name).await?;
         let protection = protect(&server, input, self.config().allow_http_loopback)
             .map_err(|e| Error::field(e.field, e.message))?;

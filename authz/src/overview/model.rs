@@ -14,7 +14,7 @@ pub struct Endpoint {
 pub struct RealmOverview {
     /// Issuer, discovery documents, JWKS, token, introspection and revocation endpoints.
     pub endpoints: Vec<Endpoint>,
-    /// Protected resources (MCP servers).
+    /// Protected resources (MCP servers), without developers' submissions waiting for an admin.
     pub resources: Option<u64>,
     /// Clients.
     pub clients: Option<u64>,

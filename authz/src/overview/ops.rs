@@ -62,7 +62,15 @@ impl Core {
         let one = Page::new(0, 1);
         let now = self.now();
         let resources = if can(Permission::ViewResources) {
-            Some(self.store.list_resources(&realm.id).await?.len() as u64)
+            // Live ones: a developer's submission is not registered until an admin enables it.
+            Some(
+                self.store
+                    .list_resources(&realm.id)
+                    .await?
+                    .iter()
+                    .filter(|r| r.submitted_by.is_none())
+                    .count() as u64,
+            )
         } else {
             None
         };

@@ -231,7 +231,7 @@ impl Core {
         let withdraw = !manage;
         let decided = || {
             Error::Conflict(
-                "This resource is not waiting for an admin (any more), so it cannot be withdrawn."
+                "This resource is no longer only your waiting submission (an admin has decided on it or set it up), so only an admin can delete it."
                     .into(),
             )
         };
@@ -241,6 +241,9 @@ impl Core {
                 Some(_) => return Err(Error::Forbidden),
                 None => return Err(decided()),
             }
+            self.client_throttle
+                .submission_change(p.user_id.as_str(), self.now())
+                .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
         }
         let mut event = self.event(
             &r.realm_id,

@@ -69,8 +69,9 @@ pub trait ResourceStore: Send + Sync {
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// Deletes a resource and its introspection credentials; `NotFound` if gone. With
-    /// `submitted_by`, only while it is that person's submission waiting for an admin
-    /// (`NotFound` once an admin has decided on it).
+    /// `submitted_by`, only while it is that person's submission waiting for an admin and
+    /// nothing refers to it (grants, introspection credentials, the realm's default):
+    /// `NotFound` otherwise.
     async fn delete_resource(
         &self,
         id: &ResourceId,
@@ -93,8 +94,8 @@ pub const TOO_MANY_OF_YOURS: &str = "too many submissions by this person wait fo
 /// A submission refused: the realm has [`SubmissionLimits::per_realm`] waiting.
 pub const TOO_MANY_IN_REALM: &str = "too many submissions wait for an admin in this realm";
 
-/// Touches the realm's row: on PostgreSQL this locks it until the transaction ends; on SQLite
-/// this first write takes the database's write lock.
+/// Touches the realm's row: on PostgreSQL this locks it until the transaction ends (SQLite's
+/// transactions hold the write lock from their start).
 pub(super) const LOCK_REALM: &str = "UPDATE realms SET updated_at = updated_at WHERE id = $1";
 pub(super) const COUNT_SUBMISSIONS: &str = "SELECT COUNT(*), COUNT(CASE WHEN submitted_by = $2 THEN 1 END) FROM resources WHERE realm_id = $1 AND submitted_by IS NOT NULL";
 pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, consent_policy, people_roles, default_scopes, open_to_self_registered, submitted_by, created_at, updated_at";
@@ -108,8 +109,12 @@ pub(super) const SET_RESOURCE_ENABLED: &str =
 pub(super) const DELETE_RESOURCE_SERVER_CLIENTS: &str =
     "DELETE FROM clients WHERE resource_server_for = $1";
 pub(super) const DELETE_RESOURCE: &str = "DELETE FROM resources WHERE id = $1";
-pub(super) const DELETE_SUBMISSION: &str =
-    "DELETE FROM resources WHERE id = $1 AND submitted_by = $2";
+/// A waiting submission nothing else refers to yet: once an admin has granted clients access,
+/// given it introspection credentials or made it the realm's default, only an admin deletes it.
+pub(super) const DELETE_SUBMISSION: &str = "DELETE FROM resources WHERE id = $1 AND submitted_by = $2 \
+    AND NOT EXISTS (SELECT 1 FROM client_grants WHERE resource_id = $1) \
+    AND NOT EXISTS (SELECT 1 FROM clients WHERE resource_server_for = $1) \
+    AND NOT EXISTS (SELECT 1 FROM realms WHERE default_resource_id = $1)";
 
 /// Implements [`ResourceStore`] for one backend's store.
 macro_rules! resource_store {
@@ -215,8 +220,7 @@ macro_rules! resource_store {
                         StorageError::Corrupt("a submission names who submitted it".into())
                     })?;
                     let mut tx = self.begin().await?;
-                    // Write first: on SQLite a transaction that read before writing could not
-                    // take the write lock once another writer got it.
+                    // Concurrent submissions to the realm wait here for each other's count.
                     sqlx::query(LOCK_REALM)
                         .bind(r.realm_id.as_str())
                         .execute(&mut *tx)
@@ -319,12 +323,14 @@ macro_rules! resource_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
-                    sqlx::query(DELETE_RESOURCE_SERVER_CLIENTS)
-                        .bind(id.as_str())
-                        .execute(&mut *tx)
-                        .await?;
                     let delete = match submitted_by {
-                        None => sqlx::query(DELETE_RESOURCE).bind(id.as_str()),
+                        None => {
+                            sqlx::query(DELETE_RESOURCE_SERVER_CLIENTS)
+                                .bind(id.as_str())
+                                .execute(&mut *tx)
+                                .await?;
+                            sqlx::query(DELETE_RESOURCE).bind(id.as_str())
+                        }
                         Some(by) => sqlx::query(DELETE_SUBMISSION).bind(id.as_str()).bind(by),
                     };
                     let n = delete.execute(&mut *tx).await?.rows_affected();

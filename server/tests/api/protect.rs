@@ -204,12 +204,23 @@ async fn a_developer_submits_and_an_admin_enables() {
         .await
         .expect("overview");
     assert_eq!(overview.submitted, 1);
+    let live = |o: authz::overview::RealmOverview| o.resources;
+    let realm = core
+        .realm_overview(&admin, "default")
+        .await
+        .expect("overview");
+    assert_eq!(live(realm), Some(0), "a submission is not registered yet");
     // The admin's decision ends the submission.
     let enabled = core
         .set_resource_enabled(&admin, "default", "mail-mcp", true, &meta)
         .await
         .expect("enabled");
     assert!(enabled.enabled && enabled.submitted_by.is_none());
+    let realm = core
+        .realm_overview(&admin, "default")
+        .await
+        .expect("overview");
+    assert_eq!(live(realm), Some(1));
     // Decided, it is no longer the developer's to withdraw.
     assert!(matches!(
         core.delete_resource(&dev, "default", "mail-mcp", &meta)
@@ -274,6 +285,32 @@ async fn a_developer_withdraws_only_their_own_waiting_submission() {
     assert_eq!(
         last_action(&s, "resource:mine-example-com-mcp").await,
         "resource.withdraw"
+    );
+    // Submitting and withdrawing over and over (each a locked, audited write) is bounded.
+    let mut changes = 2; // the submission and the withdrawal above
+    let throttled = loop {
+        let url = format!("https://again-{changes}.example.com/mcp");
+        let r = match core
+            .register_protected_resource(&dev, "default", &input(&url, "", "a"), &meta)
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => break e,
+        };
+        changes += 1;
+        if let Err(e) = core.delete_resource(&dev, "default", &r.slug, &meta).await {
+            break e;
+        }
+        changes += 1;
+        assert!(changes <= 100, "bounded");
+    };
+    assert!(
+        matches!(throttled, Error::Throttled { .. }),
+        "{throttled:?}"
+    );
+    assert_eq!(
+        changes,
+        authz::throttle::MAX_SUBMISSION_CHANGES_PER_ACCOUNT as usize
     );
 }
 

@@ -152,6 +152,21 @@ pub(super) async fn resources(db: &Database) {
         .insert_resource(&withdrawn, &ev())
         .await
         .expect("insert");
+    // Made the realm's default by an admin, it is no longer the developer's to withdraw.
+    store
+        .set_default_resource(&r.id, Some(&withdrawn.id), 3, &ev())
+        .await
+        .expect("default");
+    assert!(matches!(
+        store
+            .delete_resource(&withdrawn.id, Some("dev@x.io"), &ev())
+            .await,
+        Err(StorageError::NotFound)
+    ));
+    store
+        .set_default_resource(&r.id, None, 4, &ev())
+        .await
+        .expect("no default");
     store
         .delete_resource(&withdrawn.id, Some("dev@x.io"), &ev())
         .await
