@@ -114,6 +114,15 @@ test('a developer submits their server for an admin to enable; an admin register
   await expect(dev.getByText('Submission withdrawn.')).toBeVisible();
   await expect(dev.getByTestId('resource-row').filter({ hasText: `Submitted ${suffix}` })).toHaveCount(1);
   await expect(dev.getByTestId('resource-row').filter({ hasText: `Withdrawn ${suffix}` })).toHaveCount(0);
+  // The developer's Overview points to where they can act, not to screens they cannot use.
+  await dev.goto('/');
+  await expect(dev.getByTestId('checklist').getByRole('link', { name: 'Protect your MCP server' })).toBeVisible();
+  await expect(dev.getByTestId('checklist').getByRole('link', { name: 'Clients' })).toHaveCount(0);
+  // Left open on the first submission's page while an admin decides on it (below).
+  await dev.goto('/resources');
+  await dev.getByTestId('resource-row').filter({ hasText: `Submitted ${suffix}` }).getByRole('link').click();
+  await hydrated(dev);
+  await expect(dev.getByRole('button', { name: 'Withdraw submission' })).toBeVisible();
   expect(errors).toEqual([]);
 
   const admin = await (await browser.newContext({ baseURL })).newPage();
@@ -130,6 +139,12 @@ test('a developer submits their server for an admin to enable; an admin register
   await admin.getByRole('button', { name: 'Enable', exact: true }).click();
   await expect(admin.getByTestId('resource-detail')).toContainText('Enabled');
   await expect(admin.getByTestId('resource-submitted')).toHaveCount(0);
+  // Withdrawing from the page opened before that decision says why not, and shows it as it is.
+  await dev.getByRole('button', { name: 'Withdraw submission' }).click();
+  await dev.getByRole('alertdialog').getByRole('button', { name: 'Withdraw', exact: true }).click();
+  await expect(dev.getByText('only an admin can delete it')).toBeVisible();
+  await expect(dev.getByTestId('resource-detail')).toContainText('Enabled');
+  await expect(dev.getByRole('button', { name: 'Withdraw submission' })).toHaveCount(0);
 
   // An admin's registration is live at once.
   await generate(admin, `https://registered-${suffix}.example.com/mcp`, `Registered ${suffix}`);
