@@ -287,6 +287,7 @@ pub fn resource_view(r: &authz::resources::Resource) -> crate::types::ResourceVi
         default_scopes: r.policy.default_scopes.to_string(),
         open_to_self_registered: r.policy.open_to_self_registered,
         submitted_by: r.submitted_by.clone(),
+        rejection: r.rejection.clone(),
     }
 }
 
@@ -626,6 +627,7 @@ pub fn registered_view(r: &authz::integration::RegisteredResource) -> crate::typ
         display_name: r.display_name.clone(),
         enabled: r.enabled,
         submitted_by: r.submitted_by.clone(),
+        rejection: r.rejection.clone(),
     }
 }
 

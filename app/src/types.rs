@@ -209,6 +209,7 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "resource.update",
     "resource.delete",
     "resource.withdraw",
+    "resource.reject",
     "resource.set_default",
     "mcp.check",
     "client.create",
@@ -303,8 +304,10 @@ pub struct ResourceView {
     pub default_scopes: String,
     /// Self-registered machine clients get tokens without a grant.
     pub open_to_self_registered: bool,
-    /// The developer who submitted it, while it waits for an admin to enable it.
+    /// The developer who submitted it, until an admin enables (or disables) it.
     pub submitted_by: Option<String>,
+    /// Why an admin rejected the submission.
+    pub rejection: Option<String>,
 }
 
 /// A resource of the realm on a client's page: whether and with which scopes the client may
@@ -738,8 +741,10 @@ pub struct RegisteredView {
     pub display_name: String,
     /// Whether tokens are issued for it.
     pub enabled: bool,
-    /// Who submitted it, while it waits for an admin.
+    /// Who submitted it, until an admin decides.
     pub submitted_by: Option<String>,
+    /// Why an admin rejected the submission.
+    pub rejection: Option<String>,
 }
 
 /// One step of "Check an MCP server".

@@ -114,6 +114,10 @@ test('a developer submits their server for an admin to enable; an admin register
   await expect(dev.getByText('Submission withdrawn.')).toBeVisible();
   await expect(dev.getByTestId('resource-row').filter({ hasText: `Submitted ${suffix}` })).toHaveCount(1);
   await expect(dev.getByTestId('resource-row').filter({ hasText: `Withdrawn ${suffix}` })).toHaveCount(0);
+  // A third, which an admin rejects below.
+  await generate(dev, `https://rejected-${suffix}.example.com/mcp`, `Rejected ${suffix}`);
+  await dev.getByRole('button', { name: 'Submit for an admin to enable' }).click();
+  await expect(dev.getByTestId('registered')).toContainText('waiting for an admin');
   // The developer's Overview points to where they can act, not to screens they cannot use.
   await dev.goto('/');
   await expect(dev.getByTestId('checklist').getByRole('link', { name: 'Protect your MCP server' })).toBeVisible();
@@ -145,6 +149,25 @@ test('a developer submits their server for an admin to enable; an admin register
   await expect(dev.getByText('only an admin can delete it')).toBeVisible();
   await expect(dev.getByTestId('resource-detail')).toContainText('Enabled');
   await expect(dev.getByRole('button', { name: 'Withdraw submission' })).toHaveCount(0);
+
+  // An admin rejects one with a reason; it leaves the waiting list, and its developer sees why.
+  await admin.goto('/resources?waiting=1');
+  await admin.getByTestId('resource-row').filter({ hasText: `Rejected ${suffix}` }).getByRole('link').click();
+  await hydrated(admin);
+  await admin.getByRole('button', { name: 'Reject', exact: true }).click();
+  const reject = admin.getByRole('alertdialog');
+  await expect(reject.getByRole('button', { name: 'Reject submission' })).toBeDisabled();
+  await reject.getByLabel('Reason (required)').fill('Use the shared gateway at https://gw.example.com/mcp instead.');
+  await reject.getByRole('button', { name: 'Reject submission' }).click();
+  await expect(admin.getByTestId('resource-detail')).toContainText('Rejected');
+  await expect(admin.getByRole('button', { name: 'Reject', exact: true })).toHaveCount(0);
+  await admin.goto('/resources?waiting=1');
+  await expect(admin.getByTestId('resource-row').filter({ hasText: `Rejected ${suffix}` })).toHaveCount(0);
+  await dev.goto('/resources');
+  await dev.getByTestId('resource-row').filter({ hasText: `Rejected ${suffix}` }).getByRole('link').click();
+  await hydrated(dev);
+  await expect(dev.getByTestId('resource-submitted')).toContainText('rejected by an admin: Use the shared gateway at https://gw.example.com/mcp instead.');
+  await expect(dev.getByRole('button', { name: 'Withdraw submission' })).toBeVisible();
 
   // An admin's registration is live at once.
   await generate(admin, `https://registered-${suffix}.example.com/mcp`, `Registered ${suffix}`);

@@ -88,6 +88,17 @@ pub async fn set_resource_enabled(slug: String, enabled: bool) -> Result<Resourc
     ))
 }
 
+/// Rejects a developer's submission with a reason they see.
+#[server(prefix = "/api", endpoint = "resources/reject")]
+pub async fn reject_submission(slug: String, reason: String) -> Result<ResourceView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(ssr::resource_view(
+        &core
+            .reject_submission(&p, &realm, &slug, &reason, &meta)
+            .await?,
+    ))
+}
+
 /// Deletes a resource.
 #[server(prefix = "/api", endpoint = "resources/delete")]
 pub async fn delete_resource(slug: String) -> Result<(), AppError> {

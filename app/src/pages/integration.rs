@@ -102,10 +102,15 @@ fn Registration(
 
 #[component]
 fn RegisteredNote(r: RegisteredView) -> impl IntoView {
-    let state = match (&r.submitted_by, r.enabled) {
-        (Some(by), _) => format!("Submitted by {by}: waiting for an admin to enable it."),
-        (None, true) => "Registered: the realm issues tokens for it.".to_owned(),
-        (None, false) => "Registered but disabled: the realm issues no tokens for it.".to_owned(),
+    let state = match (&r.submitted_by, &r.rejection, r.enabled) {
+        (Some(_), Some(why), _) => {
+            format!("Rejected by an admin: {why} Withdraw it from its page to submit it again.")
+        }
+        (Some(by), None, _) => format!("Submitted by {by}: waiting for an admin to enable it."),
+        (None, _, true) => "Registered: the realm issues tokens for it.".to_owned(),
+        (None, _, false) => {
+            "Registered but disabled: the realm issues no tokens for it.".to_owned()
+        }
     };
     view! {
         <p class="text-sm text-slate-700 dark:text-slate-200" data-testid="registered">

@@ -2,9 +2,9 @@
 use crate::api::access::resource_access;
 use crate::api::audit::history;
 use crate::api::resources::{
-    CreateResource, CreateResourceCredentials, DeleteResource, SetDefaultResource,
-    SetResourceEnabled, UpdateResource, default_resource, default_token_ttl, get_resource,
-    list_resources,
+    CreateResource, CreateResourceCredentials, DeleteResource, RejectSubmission,
+    SetDefaultResource, SetResourceEnabled, UpdateResource, default_resource, default_token_ttl,
+    get_resource, list_resources,
 };
 use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
@@ -75,6 +75,7 @@ fn ResourceFields(
         default_scopes: String::new(),
         open_to_self_registered: false,
         submitted_by: None,
+        rejection: None,
     });
     let alg = v.signing_alg.clone();
     let alg_id = format!("res-alg-{id}");
@@ -99,20 +100,30 @@ fn ResourceFields(
     }
 }
 
-/// Enabled, disabled, or submitted by a developer and waiting for an admin.
+/// Enabled, disabled, or submitted by a developer (waiting for an admin, or rejected).
 fn status(r: &ResourceView) -> impl IntoView + use<> {
-    match &r.submitted_by {
-        Some(_) => view! { <Pill tone=Tone::Warn text="Submitted"/> }.into_any(),
-        None => view! { <Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/> }
-            .into_any(),
+    match (&r.submitted_by, &r.rejection) {
+        (Some(_), Some(_)) => view! { <Pill tone=Tone::Bad text="Rejected"/> }.into_any(),
+        (Some(_), None) => view! { <Pill tone=Tone::Warn text="Submitted"/> }.into_any(),
+        (None, _) => {
+            view! { <Badge ok=r.enabled text=if r.enabled { "Enabled" } else { "Disabled" }/> }
+                .into_any()
+        }
     }
 }
 
-/// Who submitted a resource that waits for an admin.
-fn submitted_note(r: &ResourceView) -> impl IntoView + use<> {
-    r.submitted_by.clone().map(|by| view! {
-        <p class="mt-1 text-xs break-words text-amber-800 dark:text-amber-300" data-testid="resource-submitted">
-            {format!("Submitted by {by}: waiting for an admin to enable it.")}
+/// Who submitted a resource, and whether it waits for an admin or why it was rejected; `short`
+/// in a list row (the status says the rest).
+fn submitted_note(r: &ResourceView, short: bool) -> impl IntoView + use<> {
+    let text = match (&r.submitted_by, &r.rejection) {
+        (None, _) => return None,
+        (Some(by), _) if short => format!("Submitted by {by}"),
+        (Some(by), Some(why)) => format!("Submitted by {by}; rejected by an admin: {why}"),
+        (Some(by), None) => format!("Submitted by {by}: waiting for an admin to enable it."),
+    };
+    Some(view! {
+        <p class="mt-1 text-xs break-words whitespace-pre-line text-amber-800 dark:text-amber-300" data-testid="resource-submitted">
+            {text}
         </p>
     })
 }
@@ -124,7 +135,7 @@ fn ResourceRow(resource: ResourceView, realm_default: Option<i64>) -> impl IntoV
             <td class=CARDS_CELL>
                 <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/resources/{}", resource.slug)>{resource.display_name.clone()}</a>
                 <div class="font-mono text-xs break-all text-slate-500 dark:text-slate-400">{resource.slug.clone()}</div>
-                {submitted_note(&resource)}
+                {submitted_note(&resource, true)}
             </td>
             <td class=format!("{CARDS_CELL_NEXT} text-slate-700 dark:text-slate-200")><Truncated value=resource.uri.clone() label=format!("the audience of {}", resource.display_name)/></td>
             <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><span class="font-mono text-xs break-words">{resource.scopes.clone()}</span></td>
@@ -241,7 +252,7 @@ pub fn ResourcesPage() -> impl IntoView {
                     Ok(list) => {
                         let realm_default = realm_default();
                         let waiting = waiting_only.get();
-                        let list: Vec<ResourceView> = list.into_iter().filter(|r| !waiting || r.submitted_by.is_some()).collect();
+                        let list: Vec<ResourceView> = list.into_iter().filter(|r| !waiting || (r.submitted_by.is_some() && r.rejection.is_none())).collect();
                         view! {
                         {waiting.then(|| view! {
                             <p class="flex flex-wrap items-center gap-2 border-b border-slate-200 p-4 text-sm text-slate-700 dark:border-slate-700 dark:text-slate-200" data-testid="waiting-filter">
@@ -342,7 +353,7 @@ fn ResourceSettings(
                             <dt class=MUTED>"Audience (resource URI)"</dt>
                             <dd class="mt-1"><CopyValue value=r.uri.clone() label="resource URI"/></dd>
                         </div>
-                        <div><dt class=MUTED>"Status"</dt><dd>{status(&r)}{submitted_note(&r)}</dd></div>
+                        <div><dt class=MUTED>"Status"</dt><dd>{status(&r)}{submitted_note(&r, false)}</dd></div>
                         <div><dt class=MUTED>"Tokens"</dt><dd data-testid="resource-lifetime">{lifetime(&r, realm_default)}</dd></div>
                         <div class="sm:col-span-2"><dt class=MUTED>"Accepted scopes"</dt><dd class="font-mono text-xs break-all">{r.scopes.clone()}</dd></div>
                     </dl>
@@ -390,6 +401,31 @@ fn ResourceCredentials(slug: String) -> impl IntoView {
     }
 }
 
+/// An admin's "Reject" for a developer's waiting submission, with a reason the developer sees.
+#[component]
+fn RejectButton(
+    name: String,
+    slug: Memo<String>,
+    action: ServerAction<RejectSubmission>,
+) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let reason = RwSignal::new(String::new());
+    view! {
+        <button type="button" class=BTN_SMALL_DANGER on:click=move |_| open.set(true)>"Reject"</button>
+        <ConfirmDialog open title=format!("Reject {name}?")
+            message="It stays disabled; its developer sees your reason on it and may withdraw it. You can still enable it later."
+            confirm_label="Reject submission"
+            confirm_disabled=Signal::derive(move || reason.get().trim().is_empty())
+            on_confirm=Callback::new(move |_| {
+                action.dispatch(RejectSubmission { slug: slug.get_untracked(), reason: reason.get_untracked() });
+            })>
+            <label class=LABEL for="reject-reason">"Reason (required)"</label>
+            <textarea id="reject-reason" class=format!("mt-1 {INPUT}") rows="3" maxlength="500" required
+                prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))></textarea>
+        </ConfirmDialog>
+    }
+}
+
 /// One resource: its settings, who may get tokens for it, its credentials and its history.
 #[component]
 pub fn ResourceDetailPage() -> impl IntoView {
@@ -401,9 +437,11 @@ pub fn ResourceDetailPage() -> impl IntoView {
     let enable = ServerAction::<SetResourceEnabled>::new();
     let session = crate::components::layout::use_session();
     let policy = ServerAction::<crate::api::resources::SetResourcePolicy>::new();
+    let reject = ServerAction::<RejectSubmission>::new();
     let (updated, toggled, policed) = (successes(update), successes(enable), successes(policy));
     let resource = Resource::new(
-        // A withdrawal that fails (an admin decided meanwhile) shows the resource as it is now.
+        // A withdrawal or rejection that fails (an admin decided meanwhile) shows the resource
+        // as it is now.
         move || {
             (
                 slug.get(),
@@ -411,6 +449,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                 toggled.get(),
                 policed.get(),
                 withdraw.version().get(),
+                reject.version().get(),
             )
         },
         |(s, ..)| get_resource(s),
@@ -456,6 +495,14 @@ pub fn ResourceDetailPage() -> impl IntoView {
     });
     leave_after(delete, "Resource deleted.", "/resources");
     leave_after(withdraw, "Submission withdrawn.", "/resources");
+    Effect::new(move |_| match reject.value().get() {
+        Some(Ok(r)) => toasts.push(
+            ToastKind::Success,
+            format!("Submission {} rejected: its developer sees why.", r.slug),
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
     Effect::new(move |_| match enable.value().get() {
         Some(Ok(r)) => toasts.push(
             ToastKind::Success,
@@ -478,6 +525,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                     // A developer may take back their own submission while it waits.
                     let me = session.get().and_then(Result::ok).flatten().map(|i| i.email);
                     let yours = !can.manage_resources && r.submitted_by.is_some() && r.submitted_by == me;
+                    let waiting = r.submitted_by.is_some() && r.rejection.is_none();
                     view! {
                         <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
                             <div class="min-w-0">
@@ -485,6 +533,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                 <p class="font-mono text-sm text-slate-500 dark:text-slate-400">{r.slug.clone()}</p>
                             </div>
                             {can.manage_resources.then(|| view! { <div class="flex shrink-0 flex-wrap gap-2">
+                            {waiting.then(|| view! { <RejectButton name=name.clone() slug action=reject/> })}
                             {if r.enabled {
                                 view! { <ConfirmButton label="Disable" title=format!("Disable {name}?")
                                     message="Clients get no tokens for it until it is enabled again, and its tokens stop introspecting as active."
@@ -509,7 +558,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                 <ConfirmButton
                                     label="Withdraw submission"
                                     title=format!("Withdraw {}?", r.display_name)
-                                    message="Your submission is deleted and no longer waits for an admin. You can submit it again from Protect your MCP server."
+                                    message="Your submission is deleted; admins no longer see it. You can submit it again from Protect your MCP server."
                                     confirm_label="Withdraw"
                                     class=BTN_SMALL_DANGER
                                     on_confirm=Callback::new(move |_| { withdraw.dispatch(DeleteResource { slug: slug.get_untracked() }); })

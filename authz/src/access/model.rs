@@ -125,6 +125,7 @@ mod tests {
             enabled: true,
             policy: crate::resources::AccessPolicy::default(),
             submitted_by: None,
+            rejection: None,
             created_at: 0,
             updated_at: 0,
         }

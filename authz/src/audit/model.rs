@@ -92,8 +92,11 @@ pub mod action {
     pub const RESOURCE_UPDATE: &str = "resource.update";
     /// Protected resource deleted.
     pub const RESOURCE_DELETE: &str = "resource.delete";
-    /// A developer withdrew their submission before an admin decided on it.
+    /// A developer withdrew their submission before an admin decided on it (or after a
+    /// rejection).
     pub const RESOURCE_WITHDRAW: &str = "resource.withdraw";
+    /// An admin rejected a developer's submission, with a reason the developer sees.
+    pub const RESOURCE_REJECT: &str = "resource.reject";
     /// The realm's default resource (for token requests without `resource`) was set or cleared.
     pub const RESOURCE_SET_DEFAULT: &str = "resource.set_default";
     /// Client created.
@@ -182,6 +185,7 @@ pub mod action {
         RESOURCE_UPDATE,
         RESOURCE_DELETE,
         RESOURCE_WITHDRAW,
+        RESOURCE_REJECT,
         RESOURCE_SET_DEFAULT,
         MCP_CHECK,
         CLIENT_CREATE,

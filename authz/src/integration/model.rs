@@ -156,8 +156,10 @@ pub struct RegisteredResource {
     pub display_name: String,
     /// Whether tokens are issued for it.
     pub enabled: bool,
-    /// The developer who submitted it, while it waits for an admin.
+    /// The developer who submitted it, until an admin decides.
     pub submitted_by: Option<String>,
+    /// Why an admin rejected the submission.
+    pub rejection: Option<String>,
 }
 
 impl From<&crate::resources::Resource> for RegisteredResource {
@@ -167,6 +169,7 @@ impl From<&crate::resources::Resource> for RegisteredResource {
             display_name: r.display_name.clone(),
             enabled: r.enabled,
             submitted_by: r.submitted_by.clone(),
+            rejection: r.rejection.clone(),
         }
     }
 }

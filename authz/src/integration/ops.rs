@@ -90,10 +90,7 @@ impl Core {
                 .iter()
                 .filter(|r| r.submitted_by.is_none())
                 .count() as u64,
-            submitted: resources
-                .iter()
-                .filter(|r| r.submitted_by.is_some())
-                .count() as u64,
+            submitted: resources.iter().filter(|r| r.waiting()).count() as u64,
             pending_reviews: if p.role.can(Permission::ReviewClients) {
                 Some(self.pending_review_count(p, realm_name).await?)
             } else {

@@ -9,6 +9,26 @@ use crate::scope::ScopeSet;
 pub const MAX_SUBMISSIONS_PER_PERSON: usize = 10;
 /// The most developer submissions a realm holds waiting for an admin.
 pub const MAX_SUBMISSIONS: usize = 100;
+/// Longest reason for rejecting a submission, in characters.
+pub const MAX_REJECTION_CHARS: usize = 500;
+
+/// A reason for rejecting a submission: trimmed, 1 to [`MAX_REJECTION_CHARS`] characters, no
+/// control characters but line breaks.
+///
+/// # Errors
+/// What is wrong with it, for the field.
+pub fn parse_rejection(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err("Give a reason: the developer sees it.".into());
+    }
+    if s.chars().count() > MAX_REJECTION_CHARS || s.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(format!(
+            "A reason is at most {MAX_REJECTION_CHARS} characters without control characters."
+        ));
+    }
+    Ok(s.to_owned())
+}
 
 /// A canonical resource URI.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -221,9 +241,12 @@ pub struct Resource {
     pub enabled: bool,
     /// Who may get tokens for it.
     pub policy: AccessPolicy,
-    /// The developer who submitted it from "Protect your MCP server", while it waits for an
-    /// admin to enable it (disabled until then).
+    /// The developer who submitted it from "Protect your MCP server", until an admin enables
+    /// (or disables) it; disabled until then.
     pub submitted_by: Option<String>,
+    /// Why an admin rejected the submission (then it no longer waits; its developer sees why and
+    /// may withdraw it).
+    pub rejection: Option<String>,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.
@@ -299,6 +322,12 @@ impl AccessPolicy {
 }
 
 impl Resource {
+    /// A developer's submission that waits for an admin (not yet decided, not rejected).
+    #[must_use]
+    pub fn waiting(&self) -> bool {
+        self.submitted_by.is_some() && self.rejection.is_none()
+    }
+
     /// The lifetime of its access tokens: its own, else its realm's default.
     pub fn token_ttl(&self, realm: &crate::realms::Realm) -> i64 {
         self.token_ttl_secs.unwrap_or(realm.token_ttl_secs)

@@ -73,6 +73,7 @@ impl Core {
             enabled: f.enabled && submitted_by.is_none(),
             policy: super::model::AccessPolicy::default(),
             submitted_by,
+            rejection: None,
             created_at: now,
             updated_at: now,
         };
@@ -99,10 +100,10 @@ impl Core {
         };
         inserted.map_err(|e| match e {
             StorageError::Precondition(TOO_MANY_OF_YOURS) => Error::Conflict(
-                format!("You have {MAX_SUBMISSIONS_PER_PERSON} resources waiting for an admin; ask an admin to decide on them first.").into(),
+                format!("You have {MAX_SUBMISSIONS_PER_PERSON} submissions waiting for an admin or rejected; withdraw the rejected ones, or ask an admin to decide on the others.").into(),
             ),
             StorageError::Precondition(TOO_MANY_IN_REALM) => Error::Conflict(
-                format!("{MAX_SUBMISSIONS} resources already wait for an admin in this realm; ask an admin to decide on them first.").into(),
+                format!("This realm holds {MAX_SUBMISSIONS} submissions waiting for an admin or rejected; ask an admin to decide on them first.").into(),
             ),
             other => map_conflict(other, "A resource with this id or URI already exists."),
         })?;
@@ -188,8 +189,9 @@ impl Core {
         p.require(Permission::ManageResources)?;
         let mut r = self.load_resource(realm_name, slug).await?;
         r.enabled = enabled;
-        // The store ends a developer's submission with the admin's decision.
+        // The store ends a developer's submission (and any rejection) with the admin's decision.
         let submission = r.submitted_by.take();
+        r.rejection = None;
         r.updated_at = self.now();
         let mut event = self.event(
             &r.realm_id,
@@ -205,6 +207,53 @@ impl Core {
         self.store
             .set_resource_enabled(&r.id, enabled, r.updated_at, &event)
             .await?;
+        Ok(r)
+    }
+
+    /// Rejects a developer's submission that waits for an admin, with a reason its developer
+    /// sees on the resource; it stays, disabled, until they withdraw it or an admin enables or
+    /// deletes it.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`, `InvalidField` (`reason`), `Conflict` (not waiting: decided or
+    /// rejected already).
+    pub async fn reject_submission(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        slug: &str,
+        reason: &str,
+        meta: &RequestMeta,
+    ) -> Result<Resource> {
+        p.require(Permission::ManageResources)?;
+        let reason =
+            super::model::parse_rejection(reason).map_err(|m| Error::field("reason", m))?;
+        let mut r = self.load_resource(realm_name, slug).await?;
+        let not_waiting = || {
+            Error::Conflict(
+                "This resource is not a submission waiting for an admin (any more).".into(),
+            )
+        };
+        if !r.waiting() {
+            return Err(not_waiting());
+        }
+        r.rejection = Some(reason.clone());
+        r.updated_at = self.now();
+        let mut event = self.event(
+            &r.realm_id,
+            &p.email,
+            action::RESOURCE_REJECT,
+            format!("resource:{}", r.slug),
+            meta,
+        );
+        event.details = serde_json::json!({"submitted_by": r.submitted_by, "reason": reason});
+        self.store
+            .reject_submission(&r.id, &reason, r.updated_at, &event)
+            .await
+            .map_err(|e| match e {
+                StorageError::NotFound => not_waiting(),
+                other => other.into(),
+            })?;
         Ok(r)
     }
 

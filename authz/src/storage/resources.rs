@@ -68,6 +68,15 @@ pub trait ResourceStore: Send + Sync {
         updated_at: crate::clock::UnixTime,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
+    /// Rejects a submission that waits for an admin, with the reason its developer sees;
+    /// `NotFound` if gone, decided or rejected already.
+    async fn reject_submission(
+        &self,
+        id: &ResourceId,
+        reason: &str,
+        updated_at: crate::clock::UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Deletes a resource and its introspection credentials; `NotFound` if gone. With
     /// `submitted_by`, only while it is that person's submission waiting for an admin and
     /// nothing refers to it (grants, introspection credentials, the realm's default):
@@ -98,14 +107,15 @@ pub const TOO_MANY_IN_REALM: &str = "too many submissions wait for an admin in t
 /// transactions hold the write lock from their start).
 pub(super) const LOCK_REALM: &str = "UPDATE realms SET updated_at = updated_at WHERE id = $1";
 pub(super) const COUNT_SUBMISSIONS: &str = "SELECT COUNT(*), COUNT(CASE WHEN submitted_by = $2 THEN 1 END) FROM resources WHERE realm_id = $1 AND submitted_by IS NOT NULL";
-pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, consent_policy, people_roles, default_scopes, open_to_self_registered, submitted_by, created_at, updated_at";
+pub(super) const RESOURCE_COLUMNS: &str = "id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, consent_policy, people_roles, default_scopes, open_to_self_registered, submitted_by, rejection, created_at, updated_at";
 pub(super) const SET_RESOURCE_POLICY: &str = "UPDATE resources SET consent_policy = $1, people_roles = $2, default_scopes = $3, open_to_self_registered = $4, updated_at = $5 WHERE id = $6";
 pub(super) const INSERT_RESOURCE: &str = "INSERT INTO resources (id, realm_id, slug, display_name, uri, scopes, token_ttl_secs, signing_alg, enabled, submitted_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
 /// A settings write: everything but the enabled flag, which has its own write.
 pub(super) const UPDATE_RESOURCE: &str = "UPDATE resources SET display_name = $1, uri = $2, scopes = $3, token_ttl_secs = $4, signing_alg = $5, updated_at = $6 WHERE id = $7";
 /// An admin's decision either way ends a developer's submission.
-pub(super) const SET_RESOURCE_ENABLED: &str =
-    "UPDATE resources SET enabled = $1, submitted_by = NULL, updated_at = $2 WHERE id = $3";
+pub(super) const SET_RESOURCE_ENABLED: &str = "UPDATE resources SET enabled = $1, submitted_by = NULL, rejection = NULL, updated_at = $2 WHERE id = $3";
+/// Only a submission still waiting: rejected once, decided otherwise by an admin's enable.
+pub(super) const REJECT_SUBMISSION: &str = "UPDATE resources SET rejection = $1, updated_at = $2 WHERE id = $3 AND submitted_by IS NOT NULL AND rejection IS NULL";
 pub(super) const DELETE_RESOURCE_SERVER_CLIENTS: &str =
     "DELETE FROM clients WHERE resource_server_for = $1";
 pub(super) const DELETE_RESOURCE: &str = "DELETE FROM resources WHERE id = $1";
@@ -314,6 +324,24 @@ macro_rules! resource_store {
                         event,
                     )
                     .await
+                }
+
+                async fn reject_submission(
+                    &self,
+                    id: &ResourceId,
+                    reason: &str,
+                    updated_at: $crate::clock::UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(REJECT_SUBMISSION)
+                        .bind(reason)
+                        .bind(updated_at)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
                 }
 
                 async fn delete_resource(

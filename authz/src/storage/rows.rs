@@ -69,6 +69,7 @@ pub(crate) struct ResourceRow {
     pub default_scopes: String,
     pub open_to_self_registered: bool,
     pub submitted_by: Option<String>,
+    pub rejection: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -101,6 +102,7 @@ impl TryFrom<ResourceRow> for Resource {
                 open_to_self_registered: r.open_to_self_registered,
             },
             submitted_by: r.submitted_by,
+            rejection: r.rejection,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

@@ -340,3 +340,79 @@ async fn submissions_waiting_for_an_admin_are_bounded_per_developer() {
         .expect_err("bounded");
     assert!(matches!(e, Error::Conflict(_)), "{e:?}");
 }
+
+#[tokio::test]
+async fn an_admin_rejects_a_submission_with_a_reason_the_developer_sees() {
+    let (s, admin, dev, _) = server().await;
+    let core = &s.state.core;
+    let meta = authz::RequestMeta::default();
+    core.register_protected_resource(
+        &dev,
+        "default",
+        &input("https://crm.example.com/mcp", "CRM MCP", "crm:read"),
+        &meta,
+    )
+    .await
+    .expect("submitted");
+    // A reason is required, and only an admin rejects.
+    for (who, reason) in [(&admin, "  "), (&dev, "No.")] {
+        assert!(
+            core.reject_submission(who, "default", "crm-mcp", reason, &meta)
+                .await
+                .is_err(),
+            "{reason}"
+        );
+    }
+    let r = core
+        .reject_submission(
+            &admin,
+            "default",
+            "crm-mcp",
+            " Use the shared CRM gateway instead. ",
+            &meta,
+        )
+        .await
+        .expect("rejected");
+    assert_eq!(
+        r.rejection.as_deref(),
+        Some("Use the shared CRM gateway instead.")
+    );
+    assert!(!r.enabled && !r.waiting());
+    assert_eq!(last_action(&s, "resource:crm-mcp").await, "resource.reject");
+    // The developer sees why, on the resource and in the generator; it no longer waits.
+    let seen = core
+        .resource(&dev, "default", "crm-mcp")
+        .await
+        .expect("visible");
+    assert_eq!(seen.rejection, r.rejection);
+    let overview = core
+        .mcp_overview(&dev, "default", 14, "all", authz::storage::Page::new(0, 10))
+        .await
+        .expect("overview");
+    assert_eq!(overview.submitted, 0);
+    assert!(matches!(
+        core.reject_submission(&admin, "default", "crm-mcp", "Again.", &meta)
+            .await,
+        Err(Error::Conflict(_))
+    ));
+    // Rejected, it is still the developer's to withdraw; an admin may still enable it instead.
+    let enabled = core
+        .set_resource_enabled(&admin, "default", "crm-mcp", true, &meta)
+        .await
+        .expect("enabled after all");
+    assert!(enabled.rejection.is_none() && enabled.submitted_by.is_none());
+    core.register_protected_resource(
+        &dev,
+        "default",
+        &input("https://erp.example.com/mcp", "ERP MCP", "erp:read"),
+        &meta,
+    )
+    .await
+    .expect("submitted");
+    core.reject_submission(&admin, "default", "erp-mcp", "Duplicate of CRM.", &meta)
+        .await
+        .expect("rejected");
+    core.delete_resource(&dev, "default", "erp-mcp", &meta)
+        .await
+        .expect("withdrawn after the rejection");
+}

@@ -90,6 +90,7 @@ pub(super) fn resource(realm_id: &RealmId, slug: &str, uri: &str) -> Resource {
         enabled: true,
         policy: crate::resources::AccessPolicy::default(),
         submitted_by: None,
+        rejection: None,
         created_at: 5,
         updated_at: 5,
     }

@@ -178,10 +178,37 @@ pub(super) async fn resources(db: &Database) {
             .expect("find"),
         None
     );
+    // Rejected once, with the reason its developer sees; an admin's enable still decides.
+    store
+        .reject_submission(&submitted.id, "Use the shared gateway.", 6, &ev())
+        .await
+        .expect("reject");
+    let rejected = store
+        .find_resource(&r.id, "submitted-mcp")
+        .await
+        .expect("find")
+        .expect("kept");
+    assert_eq!(
+        rejected.rejection.as_deref(),
+        Some("Use the shared gateway.")
+    );
+    assert!(rejected.submitted_by.is_some() && !rejected.waiting());
+    assert!(matches!(
+        store
+            .reject_submission(&submitted.id, "Again.", 6, &ev())
+            .await,
+        Err(StorageError::NotFound)
+    ));
     store
         .set_resource_enabled(&submitted.id, true, 7, &ev())
         .await
         .expect("enable");
+    assert!(matches!(
+        store
+            .reject_submission(&submitted.id, "Too late.", 8, &ev())
+            .await,
+        Err(StorageError::NotFound)
+    ));
     assert_eq!(
         store
             .find_resource(&r.id, "submitted-mcp")
