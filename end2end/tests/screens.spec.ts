@@ -177,6 +177,12 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       await p.getByRole('button', { name: 'Generate' }).click();
       await expect(p.getByTestId('registered')).toBeVisible();
     }],
+    ['reject-dialog', async (p) => {
+      await p.goto(`/resources/${submitted}`);
+      await hydrated(p);
+      await p.getByRole('button', { name: 'Reject', exact: true }).click();
+      await p.getByRole('alertdialog').getByLabel('Reason (required)').fill(long('Please put this behind the shared treasury gateway instead of exposing it directly', 400));
+    }],
     ['check-result', async (p) => {
       await p.goto(`/integration/check?url=${encodeURIComponent('http://127.0.0.1:9/mcp')}`);
       await hydrated(p);

@@ -419,7 +419,7 @@ fn RejectButton(
             on_confirm=Callback::new(move |_| {
                 action.dispatch(RejectSubmission { slug: slug.get_untracked(), reason: reason.get_untracked() });
             })>
-            <label class=LABEL for="reject-reason">"Reason (required)"</label>
+            <label class=format!("mt-4 {LABEL}") for="reject-reason">"Reason (required)"</label>
             <textarea id="reject-reason" class=format!("mt-1 {INPUT}") rows="3" maxlength="500" required
                 prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))></textarea>
         </ConfirmDialog>
