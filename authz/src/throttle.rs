@@ -209,22 +209,8 @@ impl Throttle {
         if let Some(site) = source.site() {
             limits.push((Key::LoginSite(site), MAX_LOGIN_FAILURES_PER_SITE));
         }
-        let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
-        let over = limits
-            .iter()
-            .filter(|(k, max)| Self::live(map.get(k), now) >= *max)
-            .map(|(k, _)| Self::retry_after(map.get(k), now))
-            .max();
-        if let Some(wait) = over {
-            return Err(wait);
-        }
-        let counted = limits
-            .into_iter()
-            .map(|(k, _)| {
-                let (_, start) = Self::bump(&mut map, &k, now);
-                (k, start)
-            })
-            .collect();
+        let starts = self.count_all(&limits, now)?;
+        let counted = limits.into_iter().map(|(k, _)| k).zip(starts).collect();
         Ok(Attempt { counted })
     }
 
@@ -264,19 +250,7 @@ impl Throttle {
         if let Some(site) = source.site() {
             limits.push((Key::RegistrationSite(site), MAX_REGISTRATIONS_PER_SITE));
         }
-        let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
-        let over = limits
-            .iter()
-            .filter(|(k, max)| Self::live(map.get(k), now) >= *max)
-            .map(|(k, _)| Self::retry_after(map.get(k), now))
-            .max();
-        if let Some(wait) = over {
-            return Err(wait);
-        }
-        for (k, _) in &limits {
-            Self::bump(&mut map, k, now);
-        }
-        Ok(())
+        self.count_all(&limits, now).map(drop)
     }
 
     /// Counts an MCP server check by console account `user`; the seconds to wait when it is
@@ -300,12 +274,25 @@ impl Throttle {
     }
 
     fn count_within(&self, key: Key, max: u32, now: UnixTime) -> Result<(), u64> {
+        self.count_all(&[(key, max)], now).map(drop)
+    }
+
+    /// The seconds to wait when any of `limits` is reached (nothing counted then); otherwise
+    /// counts one on each, returning their windows' starts.
+    fn count_all(&self, limits: &[(Key, u32)], now: UnixTime) -> Result<Vec<UnixTime>, u64> {
         let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
-        if Self::live(map.get(&key), now) >= max {
-            return Err(Self::retry_after(map.get(&key), now));
+        let over = limits
+            .iter()
+            .filter(|(k, max)| Self::live(map.get(k), now) >= *max)
+            .map(|(k, _)| Self::retry_after(map.get(k), now))
+            .max();
+        if let Some(wait) = over {
+            return Err(wait);
         }
-        Self::bump(&mut map, &key, now);
-        Ok(())
+        Ok(limits
+            .iter()
+            .map(|(k, _)| Self::bump(&mut map, k, now).1)
+            .collect())
     }
 
     /// Records a failed client authentication. Returns the seconds to wait when this failure is
