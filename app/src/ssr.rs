@@ -417,6 +417,7 @@ pub fn client_view(c: &authz::clients::Client, now: i64) -> crate::types::Client
             .clone()
             .zip(c.registration.review_reason.clone()),
         created: moment(now, c.created_at),
+        version: c.updated_at,
     }
 }
 
@@ -617,6 +618,7 @@ pub fn protection_view(p: &authz::integration::Protection) -> crate::types::Prot
             })
             .collect(),
         registered: p.registered.as_ref().map(registered_view),
+        client_review: p.client_review.map(|r| (r.waiting, r.can_review)),
     }
 }
 

@@ -20,6 +20,9 @@ pub struct SessionInfo {
     pub realms: Vec<RealmView>,
     /// Clients of the selected realm waiting for review (for reviewers).
     pub pending_reviews: u64,
+    /// What revoking anything in the selected realm cannot reach, in words: access tokens that
+    /// resource servers verify themselves live until they expire (with the realm's bound).
+    pub revocation_note: String,
 }
 
 /// What a role may see and do in the console: screens and controls it may not use are not shown.
@@ -389,14 +392,16 @@ pub struct ClientView {
     pub resource_server: bool,
     /// Enabled flag.
     pub enabled: bool,
-    /// Creation time.
     /// How it registered (`admin`, `dynamic`, `metadata_document`).
     pub registration: String,
     /// Review state (`pending`, `approved`, `rejected`, `revoked`, `expired`).
     pub review: String,
     /// The last review decision: who and why.
     pub decision: Option<(String, String)>,
+    /// Creation time.
     pub created: Moment,
+    /// The version a decision on it applies to (its last change).
+    pub version: i64,
 }
 
 /// A client's registration as its edit form shows it (RFC 7591 metadata as text).
@@ -730,6 +735,9 @@ pub struct ProtectionView {
     pub artifacts: Vec<ArtifactView>,
     /// The realm's resource with this URL, when there is one.
     pub registered: Option<RegisteredView>,
+    /// When the realm has self-registered clients wait for review: how many wait now, and
+    /// whether the viewer reviews them.
+    pub client_review: Option<(u64, bool)>,
 }
 
 /// A resource registered (or submitted) from "Protect your MCP server".
@@ -780,6 +788,8 @@ pub struct McpOverviewView {
     pub endpoints: Vec<(String, String)>,
     /// MCP-capable agents.
     pub mcp_agents: u64,
+    /// Only the viewer's own agents are counted and listed (a developer's view).
+    pub own_only: bool,
     /// Of them, active now.
     pub active: u64,
     /// Of them, expiring within the window.

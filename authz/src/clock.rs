@@ -83,6 +83,23 @@ pub fn ago(now: UnixTime, t: UnixTime) -> String {
     }
 }
 
+/// A duration in words: `45 seconds`, `1 minute`, `15 minutes`, `1 hour`, `2 hours`, `3 days`
+/// (rounded up to the unit: a bound never reads shorter than it is).
+pub fn duration_words(secs: i64) -> String {
+    let secs = secs.max(0);
+    let (n, unit) = match secs {
+        ..60 => (secs, "second"),
+        60..3600 => ((secs + 59) / 60, "minute"),
+        3600..86_400 => ((secs + 3599) / 3600, "hour"),
+        _ => ((secs + 86_399) / 86_400, "day"),
+    };
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
 /// Parses a console time (`YYYY-MM-DDTHH:MM`, `YYYY-MM-DDTHH:MM:SS` or `YYYY-MM-DD`, UTC, or a
 /// full RFC 3339 value) into Unix seconds.
 ///
@@ -138,6 +155,21 @@ mod tests {
         );
     }
     use super::*;
+
+    #[test]
+    fn durations_read_as_words_and_never_shorter() {
+        for (secs, words) in [
+            (45, "45 seconds"),
+            (60, "1 minute"),
+            (61, "2 minutes"),
+            (900, "15 minutes"),
+            (3600, "1 hour"),
+            (5400, "2 hours"),
+            (86_400 * 3, "3 days"),
+        ] {
+            assert_eq!(duration_words(secs), words, "{secs}");
+        }
+    }
 
     #[test]
     fn console_times() {

@@ -6,7 +6,6 @@
 //! call that commits the change together with its audit event.
 use crate::cache::LookupCache;
 use crate::clock::{Clock, SystemClock, UnixTime};
-use crate::error::Result;
 use crate::fetch::{DocumentCache, Fetcher, NoFetcher};
 use crate::keys::{KeyRing, MasterKey};
 use crate::realms::{self, RealmName};
@@ -123,13 +122,5 @@ impl Core {
     /// The public URL without a trailing slash.
     pub(crate) fn base_url(&self) -> &str {
         self.config.public_url.trim_end_matches('/')
-    }
-
-    /// Checks that the database answers.
-    ///
-    /// # Errors
-    /// When it does not.
-    pub async fn ready(&self) -> Result<()> {
-        Ok(self.store.ping().await?)
     }
 }

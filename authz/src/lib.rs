@@ -16,7 +16,7 @@ pub mod agents;
 pub mod audit;
 pub mod authorize;
 mod bounded;
-mod cache;
+pub mod cache;
 pub mod clients;
 pub mod clock;
 mod core;

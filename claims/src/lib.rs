@@ -70,6 +70,15 @@ pub struct TokenOrigin {
     /// the authorization code and refresh grants: revoking the family kills them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<String>,
+    /// The client's token epoch when the token was minted: revoking a client moves its epoch
+    /// on, so its earlier tokens stay dead even when the client is restored. Omitted when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub epoch: i64,
+}
+
+// serde's `skip_serializing_if` passes a reference.
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 impl AccessTokenClaims {
@@ -100,10 +109,15 @@ mod tests {
                 resource: "res_1".into(),
                 binding: None,
                 family: None,
+                epoch: 0,
             },
         };
         let json = serde_json::to_value(&c).expect("json");
         assert!(json.get("nhi").is_none() && json.get("agent_id").is_none());
+        assert!(
+            json["portcullis"].get("epoch").is_none(),
+            "epoch 0 is left out: tokens from before epochs read the same"
+        );
         assert_eq!(json["portcullis"]["client"], "cli_1");
         assert_eq!(
             serde_json::from_value::<AccessTokenClaims>(json).expect("back"),

@@ -230,9 +230,20 @@ pub enum RegistrationCommand {
         #[arg(long)]
         reason: String,
     },
-    /// Revoke an active client: no new tokens, its refresh tokens revoked, its access tokens
-    /// introspect inactive.
+    /// Revoke an active client: no new tokens, its refresh tokens and codes die, its access
+    /// tokens introspect inactive for good.
     Revoke {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Its client_id.
+        client_id: String,
+        /// Why (kept in its history).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Let a revoked client work again: new tokens only, the old ones stay dead.
+    Restore {
         /// Realm.
         #[arg(long, default_value = "default")]
         realm: String,
@@ -907,7 +918,8 @@ async fn clients(core: &authz::Core, command: ClientsCommand) -> anyhow::Result<
                 .await
                 .map_err(core_error)?;
             say!(
-                "Client {client_id} may no longer get tokens for {resource}; its live tokens for it introspect inactive"
+                "Client {client_id} may no longer get tokens for {resource}; servers that introspect see its live tokens for it as inactive. {}",
+                revocation_note(core, &realm).await?
             );
         }
         ClientsCommand::Access { realm, client_id } => {
@@ -1060,7 +1072,22 @@ async fn registration(core: &authz::Core, command: RegistrationCommand) -> anyho
             core.revoke_client(&p, &realm, &client_id, &reason, None, &meta)
                 .await
                 .map_err(core_error)?;
-            say!("Revoked {client_id}: its tokens stopped working.");
+            say!(
+                "Revoked {client_id}: it gets no new tokens, its refresh tokens and codes stopped working, and servers that introspect see its access tokens as inactive for good. {}",
+                revocation_note(core, &realm).await?
+            );
+        }
+        RegistrationCommand::Restore {
+            realm,
+            client_id,
+            reason,
+        } => {
+            core.restore_client(&p, &realm, &client_id, &reason, None, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Restored {client_id}: it may get tokens again; those it held when revoked stay dead."
+            );
         }
     }
     Ok(())
@@ -1139,7 +1166,10 @@ async fn people(
             core.set_person_disabled(&p, &realm, &id, true, &meta)
                 .await
                 .map_err(core_error)?;
-            say!("Disabled {id}: their sign-ins ended and their apps' tokens were revoked.");
+            say!(
+                "Disabled {id}: their sign-ins ended, their apps' refresh tokens were revoked, and servers that introspect see their access tokens as inactive. {}",
+                revocation_note(core, &realm).await?
+            );
         }
         PeopleCommand::Enable { realm, id } => {
             core.set_person_disabled(&p, &realm, &id, false, &meta)
@@ -1149,6 +1179,13 @@ async fn people(
         }
     }
     Ok(())
+}
+
+/// What a revocation in `realm` cannot reach, in words (for every message that says one
+/// happened).
+async fn revocation_note(core: &authz::Core, realm: &str) -> anyhow::Result<String> {
+    let horizon = core.local_token_horizon(realm).await.map_err(core_error)?;
+    Ok(authz::tokens::local_verification_note(horizon))
 }
 
 fn read_password() -> anyhow::Result<String> {

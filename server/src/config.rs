@@ -224,8 +224,12 @@ impl Config {
         let path = self.data_dir.join("master.key");
         if path.exists() {
             check_private(&path)?;
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("Failed to read {}", path.display()))?;
+            let text = std::fs::read_to_string(&path).with_context(|| {
+                format!(
+                    "keys.master_key is unset and {} cannot be read: make it a file readable by the user running Portcullis (chmod 600), or set keys.master_key (PORTCULLIS_KEYS__MASTER_KEY)",
+                    path.display()
+                )
+            })?;
             return authz::keys::MasterKey::from_base64(&text)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
         }
@@ -239,6 +243,44 @@ impl Config {
             "No keys.master_key configured: generated one. Back it up; signing keys cannot be opened without it."
         );
         Ok(key)
+    }
+
+    /// Checks that `console.site_dir` holds a built console (only `serve` needs one).
+    ///
+    /// # Errors
+    /// Naming the setting, what is missing and how to build it.
+    pub fn check_site_dir(&self) -> anyhow::Result<()> {
+        let dir = &self.console.site_dir;
+        let missing = if !dir.is_dir() {
+            "does not exist"
+        } else if !dir.join("pkg").join("app.js").is_file() {
+            "holds no built console (pkg/app.js)"
+        } else {
+            return Ok(());
+        };
+        anyhow::bail!(
+            "console.site_dir `{}` (PORTCULLIS_CONSOLE__SITE_DIR) {missing}: build the console with `cargo xtask build --release`, or point console.site_dir at a built site (relative paths start from the working directory, {}).",
+            dir.display(),
+            std::env::current_dir().map_or_else(|_| "unknown".into(), |d| d.display().to_string())
+        )
+    }
+
+    /// What to do when this instance's master key is not the database's, in words: where the
+    /// key comes from here and what to copy.
+    pub fn master_key_mismatch(&self) -> String {
+        let source = if self.keys.master_key.is_some() {
+            "keys.master_key (PORTCULLIS_KEYS__MASTER_KEY)".to_owned()
+        } else {
+            format!("{}", self.data_dir.join("master.key").display())
+        };
+        format!(
+            "This instance's master key ({source}) is not the key that sealed the signing keys in \
+             {db}. Instances sharing a database must hold the same master key: copy master.key \
+             from the data directory of the instance that set up the database into {dir} (mode \
+             0600), or set keys.master_key to the same value on every instance. Refusing to serve.",
+            db = redact_url(&self.database_url()),
+            dir = self.data_dir.display(),
+        )
     }
 
     /// Loads and validates the configuration from all sources.
@@ -287,6 +329,14 @@ impl Config {
         }
         if url.query().is_some() || url.fragment().is_some() {
             anyhow::bail!("public_url must not have a query or fragment");
+        }
+        if !matches!(url.path(), "" | "/") {
+            anyhow::bail!(
+                "public_url `{}` has a path ({}): Portcullis serves at the root of its origin (issuers are {}/realms/…). Set public_url to the origin alone and route the whole host to Portcullis, e.g. https://auth.example.com.",
+                self.public_url,
+                url.path(),
+                url.origin().ascii_serialization()
+            );
         }
         authz::storage::Backend::from_url(&self.database_url()).map_err(anyhow::Error::msg)?;
         if self.database.max_connections == 0 {
@@ -448,6 +498,59 @@ mod tests {
         let e = c.validate().expect_err("bad range").to_string();
         assert!(
             e.contains("http.trusted_proxies") && e.contains("nonsense"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn configuration_that_cannot_work_names_the_setting_and_the_fix() {
+        let mut c = Config {
+            public_url: "https://example.com/auth".into(),
+            ..Config::default()
+        };
+        let e = c.validate().expect_err("a path").to_string();
+        assert!(
+            e.contains("public_url") && e.contains("/auth") && e.contains("https://example.com"),
+            "{e}"
+        );
+        c.public_url = "https://example.com/".into();
+        assert!(c.validate().is_ok(), "a bare trailing slash is the root");
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        c.console.site_dir = dir.path().join("missing");
+        let e = c.check_site_dir().expect_err("missing").to_string();
+        assert!(
+            e.contains("console.site_dir")
+                && e.contains("does not exist")
+                && e.contains("cargo xtask build"),
+            "{e}"
+        );
+        c.console.site_dir = dir.path().to_owned();
+        let e = c.check_site_dir().expect_err("empty").to_string();
+        assert!(e.contains("holds no built console"), "{e}");
+        std::fs::create_dir_all(dir.path().join("pkg")).expect("pkg");
+        std::fs::write(dir.path().join("pkg/app.js"), "").expect("app.js");
+        c.check_site_dir().expect("a built site");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_unreadable_master_key_file_names_the_setting_and_the_fix() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let c = Config {
+            data_dir: dir.path().to_owned(),
+            ..Config::default()
+        };
+        // A directory where the key file should be: private, present, unreadable as a file.
+        let path = dir.path().join("master.key");
+        std::fs::create_dir(&path).expect("dir");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        let e = format!("{:#}", c.master_key().expect_err("unreadable"));
+        assert!(
+            e.contains("keys.master_key")
+                && e.contains("cannot be read")
+                && e.contains("chmod 600"),
             "{e}"
         );
     }

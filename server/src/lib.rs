@@ -117,6 +117,14 @@ impl AppState {
             fetch::HttpFetcher::new(config.dev.allow_loopback_client_urls)
                 .context("Failed to set up the HTTPS client")?,
         ));
+        if core
+            .check_master_key()
+            .await
+            .context("Failed to check the master key")?
+            == authz::keys::MasterKeyCheck::Mismatch
+        {
+            anyhow::bail!("{}", config.master_key_mismatch());
+        }
         core.ensure_default_realm()
             .await
             .context("Failed to create the default realm")?;
@@ -245,6 +253,7 @@ pub fn router(state: AppState) -> Router {
 /// # Errors
 /// When start-up fails or the listener cannot bind.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
+    config.check_site_dir()?;
     let state = AppState::init(config).await?;
     if let Some(banner) = setup_banner(&state.core, &state.config.data_dir).await?
         && let Err(e) = cli::write_out(format_args!("{banner}\n"))

@@ -1,5 +1,7 @@
-//! Operability endpoints: liveness, readiness (database reachable), Prometheus metrics.
+//! Operability endpoints: liveness, readiness (database reachable, same master key), Prometheus
+//! metrics.
 use crate::AppState;
+use authz::keys::MasterKeyCheck;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
@@ -49,10 +51,17 @@ pub async fn healthz() -> &'static str {
     "ok"
 }
 
-/// `GET /readyz`: the database answers.
+/// `GET /readyz`: the database answers and holds this instance's master key.
 pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     match state.core.ready().await {
-        Ok(()) => (StatusCode::OK, "ready"),
+        Ok(MasterKeyCheck::Matches) => (StatusCode::OK, "ready"),
+        Ok(MasterKeyCheck::Mismatch) => {
+            tracing::error!("{}", state.config.master_key_mismatch());
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "master key mismatch: this instance cannot open the database's signing keys",
+            )
+        }
         Err(e) => {
             tracing::warn!(error = %e, "Readiness check failed");
             (StatusCode::SERVICE_UNAVAILABLE, "database unreachable")

@@ -22,6 +22,7 @@ pub async fn list_agents(
         expiring_within: expiring_soon.then_some(authz::agents::EXPIRING_SOON_SECS),
         active_only: false,
         query: Some(query.as_str()),
+        owner: None,
     };
     let found = core
         .list_agents(

@@ -84,6 +84,7 @@ pub async fn mcp_overview(
             .map(|e| (e.label.to_owned(), e.url))
             .collect(),
         mcp_agents: o.mcp_agents,
+        own_only: o.own_only,
         active: o.active,
         expiring: o.expiring,
         window_days: o.window_days,

@@ -310,6 +310,29 @@ fn UserMenu(info: SessionInfo) -> AnyView {
     .into_any()
 }
 
+/// What no revocation in the selected realm reaches, in words (access tokens that resource
+/// servers verify themselves, until they expire); provided by the layout to every page.
+#[derive(Debug, Clone, Default)]
+pub struct RevocationNote(pub String);
+
+/// The selected realm's [`RevocationNote`], for every message that says what a revocation does.
+pub fn use_revocation_note() -> String {
+    use_context::<RevocationNote>().unwrap_or_default().0
+}
+
+/// `message` about tokens that stop introspecting as active, followed by the realm's
+/// [`RevocationNote`] (what it cannot reach).
+pub fn with_revocation_note(message: &str) -> String {
+    format!("{message} {}", use_revocation_note())
+}
+
+/// What revoking a client does, in words, with the realm's [`RevocationNote`].
+pub fn client_revoke_effect(note: &str) -> String {
+    format!(
+        "At once it gets no new tokens, its refresh tokens and unused authorization codes stop working, and servers that introspect see its access tokens as inactive, for good. {note}"
+    )
+}
+
 /// What the signed-in role may see and do; provided by the layout to every page.
 pub fn use_abilities() -> Abilities {
     use_context::<Abilities>().unwrap_or_default()
@@ -381,6 +404,7 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
                     .map(|result| match result {
                         Ok(Some(info)) => {
                             provide_context(info.can);
+                            provide_context(RevocationNote(info.revocation_note.clone()));
                             view! {
                                 <div class="flex min-h-screen">
                                     <Sidebar info=info.clone() open=nav_open/>

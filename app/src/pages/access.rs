@@ -74,12 +74,14 @@ fn NarrowDialog(
     on_confirm: Callback<()>,
 ) -> impl IntoView {
     let title = format!("Narrow {}'s access to {resource}?", client.get_value());
+    let note = StoredValue::new(crate::components::layout::use_revocation_note());
     view! {
         <ConfirmDialog open title
             message=Signal::derive(move || format!(
-                "It loses {}. Its current tokens for this resource that carry {} stop introspecting as active.",
+                "It loses {}. Servers that introspect see its current tokens for this resource that carry {} as inactive. {}",
                 gone.get().join(", "),
                 if gone.with(Vec::len) == 1 { "it" } else { "any of them" },
+                note.get_value(),
             ))
             confirm_label="Narrow access" on_confirm/>
     }
@@ -174,7 +176,7 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
                         <ConfirmButton
                             label="Revoke"
                             title=format!("Revoke {}'s access to {name}?", client.get_value())
-                            message="It gets no new tokens for this resource, and its current tokens for it stop introspecting as active."
+                            message=crate::components::layout::with_revocation_note("It gets no new tokens for this resource, and servers that introspect see its current tokens for it as inactive.")
                             confirm_label="Revoke access"
                             class=BTN_SMALL_DANGER
                             on_confirm=Callback::new(move |_| { revoke.dispatch(RevokeAccess { client_id: client.get_value(), resource: slug.get_value() }); })
@@ -309,7 +311,7 @@ fn GrantRow(resource: ResourceView, grant: GrantView, refresh: Callback<()>) -> 
                 <ConfirmButton
                     label="Revoke"
                     title=format!("Revoke {}'s access to {resource_name}?", grant.client_id)
-                    message="It gets no new tokens for this resource, and its current tokens for it stop introspecting as active."
+                    message=crate::components::layout::with_revocation_note("It gets no new tokens for this resource, and servers that introspect see its current tokens for it as inactive.")
                     confirm_label="Revoke access"
                     class=BTN_SMALL_DANGER
                     on_confirm=Callback::new(move |_| { revoke.dispatch(RevokeAccess { client_id: client.get_value(), resource: slug.get_value() }); })

@@ -29,11 +29,11 @@ pub fn AccountPage() -> impl IntoView {
     let revoke = ServerAction::<RevokeMyConnectedApp>::new();
     let revoked = successes(revoke);
     let apps = Resource::new(move || revoked.get(), |_| my_connected_apps());
+    let disconnected = StoredValue::new(crate::components::layout::with_revocation_note(
+        "Disconnected: the app's refresh tokens stopped working, and servers that introspect refuse its access tokens now.",
+    ));
     Effect::new(move |_| match revoke.value().get() {
-        Some(Ok(())) => toasts.push(
-            ToastKind::Success,
-            "Disconnected: the app's tokens stopped working.",
-        ),
+        Some(Ok(())) => toasts.push(ToastKind::Success, disconnected.get_value()),
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });

@@ -274,6 +274,7 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
             })
             .unwrap_or_default()
     });
+    let note = StoredValue::new(crate::components::layout::use_revocation_note());
     let move_message = Signal::derive(move || {
         moving
             .get()
@@ -289,8 +290,8 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
                     String::new()
                 } else {
                     format!(
-                        "It acts for agent {} now; its tokens issued as {} stop introspecting as active. ",
-                        c.agent, c.agent
+                        "It acts for agent {} now; servers that introspect see its tokens issued as {} as inactive. {} ",
+                        c.agent, c.agent, note.get_value()
                     )
                 };
                 format!("{before}Its next tokens carry {}'s identity. {ceiling}", name.get_value())
@@ -308,7 +309,7 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
         <section class=format!("{CARD} mt-6") aria-labelledby="agent-clients" data-testid="agent-clients">
             <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
                 <h2 id="agent-clients" class="text-lg font-semibold text-slate-900 dark:text-white">"Clients acting for this agent"</h2>
-                <p class=format!("mt-1 {MUTED}")>"Their tokens carry this agent's name, owner and roles, and stop introspecting as active when it is disabled, expires, is deleted, changes owner or loses a role they carry."</p>
+                <p class=format!("mt-1 {MUTED}")>"Their tokens carry this agent's name, owner and roles; servers that introspect see them as inactive once it is disabled, expires, is deleted, changes owner or loses a role they carry."</p>
             </div>
             {manage.then(|| view! {
                 <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
@@ -330,7 +331,7 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
                                         <ConfirmButton
                                             label="Unbind"
                                             title=format!("Unbind {c} from {}?", name.get_value())
-                                            message="Its tokens issued as this agent stop introspecting as active; it keeps its grants and gets plain client tokens from now on."
+                                            message=crate::components::layout::with_revocation_note("Servers that introspect see its tokens issued as this agent as inactive; it keeps its grants and gets plain client tokens from now on.")
                                             confirm_label="Unbind"
                                             class=BTN_SMALL_DANGER
                                             on_confirm=Callback::new(move |_| { bind.dispatch(BindClient { client_id: id.get_value(), agent: String::new() }); })
@@ -414,13 +415,13 @@ pub fn AgentDetailPage() -> impl IntoView {
                                     } else {
                                         view! {
                                             <ConfirmButton label="Disable" title=format!("Disable {}?", n.get_value())
-                                                message="Its clients get no new tokens, and their existing tokens stop introspecting as active."
+                                                message=crate::components::layout::with_revocation_note("Its clients get no new tokens, and servers that introspect see their existing tokens as inactive.")
                                                 confirm_label="Disable agent" class=BTN_SMALL_DANGER
                                                 on_confirm=Callback::new(move |_| { disable.dispatch(SetAgentDisabled { name: n.get_value(), disabled: true }); })/>
                                         }.into_any()
                                     }}
                                     <ConfirmButton label="Delete" title=format!("Delete {}?", n.get_value())
-                                        message="Its clients are unbound and keep working as plain clients; tokens issued as this agent stop introspecting as active. This cannot be undone."
+                                        message=crate::components::layout::with_revocation_note("Its clients are unbound and keep working as plain clients; servers that introspect see tokens issued as this agent as inactive. This cannot be undone.")
                                         confirm_label="Delete agent" class=BTN_SMALL_DANGER
                                         on_confirm=Callback::new(move |_| { delete.dispatch(DeleteAgent { name: n.get_value() }); })/>
                                 </div>

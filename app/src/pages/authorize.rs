@@ -155,6 +155,26 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
     document(&title, frame(page.realm.clone(), title.clone(), body))
 }
 
+/// The page of a client that waits for a security review: the person learns why they cannot
+/// sign in, and the reviewer where to let it in.
+pub fn awaiting_review_html(page: &authz::authorize::ReviewPage) -> String {
+    let title = "Waiting for a security review";
+    let body = view! {
+        <p role="alert" data-testid="authorize-error" class=ALERT>
+            <span class="break-words font-medium">{page.client_name.clone()}</span>
+            " is awaiting approval by the security team: it registered itself, and nobody can sign in to it until a security reviewer approves it."
+        </p>
+        <p class=format!("break-all text-xs {MUTED}")>{page.client_id.clone()}</p>
+        <p class="text-sm">
+            "Security reviewers approve it in the Portcullis console: "
+            <a class="font-medium text-indigo-700 underline dark:text-indigo-300" href=page.queue_url.clone() data-testid="review-queue-link">"Security review"</a>
+            " (realm " {page.realm.clone()} ")."
+        </p>
+        <p class=format!("text-sm {MUTED}")>"Once it is approved, start again from the application."</p>
+    };
+    document(title, frame(page.realm.clone(), title.to_owned(), body))
+}
+
 /// An error page: the request cannot go back to the application.
 pub fn error_html(realm: &str, title: &str, message: &str) -> String {
     let body = view! {

@@ -5,12 +5,13 @@ use crate::api::clients::{
     CreateClient, DeleteClient, RefreshClientKeys, RotateClientSecret, SetClientEnabled,
     UpdateClient, get_client, list_clients,
 };
+use crate::api::review::DecideReview;
 use crate::components::card::{EditableCard, FormButtons};
-use crate::components::confirm::ConfirmButton;
+use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::copy::Truncated;
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
-use crate::components::layout::use_abilities;
+use crate::components::layout::{client_revoke_effect, use_abilities, use_revocation_note};
 use crate::components::pager::{Pager, with_query};
 use crate::components::scopes::ScopeInput;
 use crate::components::secret::SecretPanel;
@@ -390,7 +391,7 @@ fn ClientActions(
                     <ConfirmButton
                         label="Disable"
                         title=format!("Disable {name}?")
-                        message="It gets no new tokens, and its existing tokens stop introspecting as active."
+                        message=crate::components::layout::with_revocation_note("It gets no new tokens, and servers that introspect see its existing tokens as inactive until it is enabled again.")
                         confirm_label="Disable client"
                         class=BTN_SMALL_DANGER
                         on_confirm=Callback::new(move |_| { enable.dispatch(SetClientEnabled { client_id: id.get_value(), enabled: false }); })
@@ -406,13 +407,57 @@ fn ClientActions(
             <ConfirmButton
                 label="Delete"
                 title=format!("Delete {name}?")
-                message="The client, its secrets and its grants are removed; its tokens stop introspecting as active. This cannot be undone."
+                message=crate::components::layout::with_revocation_note("The client, its secrets and its grants are removed, and servers that introspect see its tokens as inactive. This cannot be undone.")
                 confirm_label="Delete client"
                 class=BTN_SMALL_DANGER
                 on_confirm=Callback::new(move |_| { delete.dispatch(DeleteClient { client_id: id.get_value() }); })
             />
         </div>
     }
+}
+
+/// Revoke an approved client or restore a revoked one, with a reason kept in its history. A
+/// reviewer revokes clients that registered themselves; an administrator any client, and only
+/// an administrator restores.
+#[component]
+fn ClientDecision(client: ClientView, decide: ServerAction<DecideReview>) -> impl IntoView {
+    let can = use_abilities();
+    let self_registered = client.registration != "admin" && !client.resource_server;
+    let decision = match client.review.as_str() {
+        "approved" if can.manage_clients || (can.review_clients && self_registered) => "revoke",
+        "revoked" if can.manage_clients => "restore",
+        _ => return None,
+    };
+    let revoke = decision == "revoke";
+    let (label, message) = if revoke {
+        ("Revoke", client_revoke_effect(&use_revocation_note()))
+    } else {
+        ("Restore", crate::pages::review::RESTORE_EFFECT.to_owned())
+    };
+    let open = RwSignal::new(false);
+    let reason = RwSignal::new(String::new());
+    let seen = StoredValue::new((client.client_id.clone(), client.version));
+    Some(view! {
+        <button type="button" class=if revoke { BTN_SMALL_DANGER } else { BTN_SMALL } aria-haspopup="dialog"
+            on:click=move |_| open.set(true)>{label}</button>
+        <ConfirmDialog open title=format!("{label} {}?", client.name) message=format!("{message} The reason is kept in its history.")
+            confirm_label=label danger=revoke
+            confirm_disabled=Signal::derive(move || reason.get().trim().is_empty())
+            on_confirm=Callback::new(move |_| {
+                let (client_id, version) = seen.get_value();
+                decide.dispatch(DecideReview {
+                    client_ids: vec![client_id],
+                    versions: vec![version],
+                    decision: decision.to_owned(),
+                    reason: reason.get_untracked(),
+                    access: vec![],
+                });
+            })>
+            <label class=format!("mt-4 {LABEL}") for="client-decision-reason">"Reason (required)"</label>
+            <textarea id="client-decision-reason" class=format!("mt-1 {INPUT}") rows="3" maxlength="500" required
+                prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))></textarea>
+        </ConfirmDialog>
+    })
 }
 
 /// One client: its registration, credentials, access and history.
@@ -425,9 +470,19 @@ pub fn ClientDetailPage() -> impl IntoView {
     let enable = ServerAction::<SetClientEnabled>::new();
     let rotate = ServerAction::<RotateClientSecret>::new();
     let delete = ServerAction::<DeleteClient>::new();
+    let decide = ServerAction::<DecideReview>::new();
     let (updated, enabled, rotated) = (successes(update), successes(enable), successes(rotate));
+    let decided = successes(decide);
     let detail = Resource::new(
-        move || (id.get(), updated.get(), enabled.get(), rotated.get()),
+        move || {
+            (
+                id.get(),
+                updated.get(),
+                enabled.get(),
+                rotated.get(),
+                decided.get(),
+            )
+        },
         |(id, ..)| get_client(id),
     );
     let reload = RwSignal::new(0u32);
@@ -443,6 +498,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                 updated.get(),
                 enabled.get(),
                 rotated.get(),
+                decided.get(),
             )
         },
         move |(id, ..)| async move {
@@ -477,6 +533,19 @@ pub fn ClientDetailPage() -> impl IntoView {
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });
+    Effect::new(move |_| match decide.value().get() {
+        Some(Ok(r)) if r.failed.is_empty() => toasts.push(ToastKind::Success, "Decision recorded."),
+        Some(Ok(r)) => toasts.push(
+            ToastKind::Error,
+            r.failed
+                .into_iter()
+                .map(|(_, why)| why)
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
     leave_after(delete, "Client deleted.", "/clients");
     view! {
         <a href="/clients" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Clients"</a>
@@ -491,7 +560,10 @@ pub fn ClientDetailPage() -> impl IntoView {
                                 <h1 class=format!("{H1} break-words")>{c.name.clone()}</h1>
                                 <p class="font-mono text-sm break-all text-slate-500 dark:text-slate-400">{c.client_id.clone()}</p>
                             </div>
-                            {can.manage_clients.then(|| view! { <ClientActions client=c.clone() enable rotate delete/> })}
+                            <div class="flex flex-wrap gap-2">
+                                <ClientDecision client=c.clone() decide/>
+                                {can.manage_clients.then(|| view! { <ClientActions client=c.clone() enable rotate delete/> })}
+                            </div>
                         </div>
                         {move || issued.get().map(|s| view! { <SecretPanel issued=s on_close=Callback::new(move |_| issued.set(None))/> })}
                         <div class="grid gap-6 lg:grid-cols-2">

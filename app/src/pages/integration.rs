@@ -121,6 +121,32 @@ fn RegisteredNote(r: RegisteredView) -> impl IntoView {
     }
 }
 
+/// Where MCP clients that register themselves wait in this realm, and who lets them in.
+#[component]
+fn ClientReview(waiting: u64, can_review: bool) -> impl IntoView {
+    let now = match waiting {
+        0 => "None waits now.".to_owned(),
+        1 => "1 client waits now.".to_owned(),
+        n => format!("{n} clients wait now."),
+    };
+    view! {
+        <div class=format!("{CARD} border-amber-300 p-4 sm:p-5 dark:border-amber-700") data-testid="client-review-note">
+            <h2 class="text-lg font-semibold text-slate-900 dark:text-white">"New clients wait for a security review"</h2>
+            <p class="mt-1 text-sm text-slate-700 dark:text-slate-200">
+                "In this realm an MCP client that registers itself (VS Code, Claude Code, the SDKs, the registration command below) gets no tokens until a security reviewer approves it; until then its sign-in page says it awaits approval. "
+                {now}
+            </p>
+            <p class="mt-2 text-sm">
+                {if can_review {
+                    view! { <a class="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href="/review">"Open the Security review queue →"</a> }.into_any()
+                } else {
+                    view! { <span class="text-slate-700 dark:text-slate-200">"Ask a security reviewer to approve yours in the console's Security review queue ("<span class=MONO>"/review"</span>")."</span> }.into_any()
+                }}
+            </p>
+        </div>
+    }
+}
+
 #[component]
 fn Generated(p: ProtectionView) -> impl IntoView {
     let register = ServerAction::<RegisterProtectedResource>::new();
@@ -161,6 +187,7 @@ fn Generated(p: ProtectionView) -> impl IntoView {
                     <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=with_query("/integration/check", &[("url", p.resource.clone())])>"Check the server once it runs →"</a>
                 </p>
             </div>
+            {p.client_review.map(|(waiting, can_review)| view! { <ClientReview waiting can_review/> })}
             {p.artifacts.into_iter().map(|a| view! { <ArtifactCard a/> }).collect_view()}
         </section>
     }
@@ -271,9 +298,10 @@ pub fn McpPage() -> impl IntoView {
                 Ok(o) => {
                     let within = o.window_days;
                     let shown = show.get();
+                    let own = o.own_only;
                     view! {
                         <div class="grid grid-cols-2 gap-4 lg:grid-cols-5" data-testid="mcp-figures">
-                            <Figure label="MCP-capable agents".into() value=o.mcp_agents href=href("all")/>
+                            <Figure label=if own { "Your MCP-capable agents" } else { "MCP-capable agents" }.into() value=o.mcp_agents href=href("all")/>
                             <Figure label="Active".into() value=o.active href=href("active")/>
                             <Figure label=format!("Expiring within {within} {}", if within == 1 { "day" } else { "days" }) value=o.expiring href=href("expiring")/>
                             <Figure label="Protected resources".into() value=o.resources href="/resources".into()/>
@@ -290,7 +318,10 @@ pub fn McpPage() -> impl IntoView {
                         </form>
                         <section class=format!("{CARD} mt-6") aria-labelledby="mcp-agents-title">
                             <div class="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 p-4 dark:border-slate-700">
-                                <h2 id="mcp-agents-title" class="text-lg font-semibold text-slate-900 dark:text-white">"MCP-capable agents"</h2>
+                                <div>
+                                    <h2 id="mcp-agents-title" class="text-lg font-semibold text-slate-900 dark:text-white">{if own { "Your MCP-capable agents" } else { "MCP-capable agents" }}</h2>
+                                    {own.then(|| view! { <p class=MUTED>"Only agents you own are shown; an admin sees all of the realm's."</p> })}
+                                </div>
                                 <nav aria-label="Which agents" class="flex flex-wrap gap-2">
                                     {SHOWN.iter().map(|(v, l)| {
                                         let current = shown == *v;
@@ -299,7 +330,7 @@ pub fn McpPage() -> impl IntoView {
                                 </nav>
                             </div>
                             {if o.agents.is_empty() {
-                                view! { <EmptyState title="No agent here" hint="Agents holding the mcp role or an mcp:* role may call MCP servers; an admin gives them roles on the Agents screen."/> }.into_any()
+                                view! { <EmptyState title="No agent here" hint=if own { "You own no agent holding the mcp role or an mcp:* role; an admin creates agents and gives them roles on the Agents screen." } else { "Agents holding the mcp role or an mcp:* role may call MCP servers; an admin gives them roles on the Agents screen." }/> }.into_any()
                             } else {
                                 let (total, page_now) = (o.listed, o.page);
                                 let shown_for_pages = shown.clone();

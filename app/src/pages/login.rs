@@ -70,7 +70,9 @@ pub fn LoginPage() -> impl IntoView {
                 </button>
             </form>
             <p class=format!("mt-4 {MUTED}")>
-                "No account yet? The first admin signs up with the setup link printed in the server log, or with "
+                "No account yet? The first admin signs up with the one-time setup link "
+                <code class="font-mono text-xs">"portcullis serve"</code>
+                " prints on its first start (and writes to "<code class="font-mono text-xs">"setup-link"</code>" in its data directory), or with "
                 <code class="font-mono text-xs">"portcullis admin create"</code>"."
             </p>
         </AuthFrame>

@@ -67,7 +67,7 @@ pub fn ConnectedAppList(
                                 {a.last_used.clone().map(|m| view! { " · last refreshed " <When at=m.at words=m.ago/> })}</p>
                         </div>
                         <ConfirmButton label="Disconnect" title=format!("Disconnect {}?", a.client_name)
-                            message=format!("It can no longer act for {whose} account at {}: its refresh tokens are revoked and its access tokens stop working at once. It has to ask again to reconnect.", a.resource_name)
+                            message=crate::components::layout::with_revocation_note(&format!("It can no longer act for {whose} account at {}: its refresh tokens are revoked at once, servers that introspect refuse its access tokens, and it has to ask again to reconnect.", a.resource_name))
                             confirm_label="Disconnect" class=BTN_SMALL_DANGER
                             on_confirm=Callback::new(move |_| revoke.run(id.get_value()))/>
                     </li>
@@ -257,11 +257,11 @@ pub fn PersonDetailPage() -> impl IntoView {
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });
+    let disconnected = StoredValue::new(crate::components::layout::with_revocation_note(
+        "Disconnected: the app's refresh tokens stopped working, and servers that introspect refuse its access tokens now.",
+    ));
     Effect::new(move |_| match revoke.value().get() {
-        Some(Ok(())) => toasts.push(
-            ToastKind::Success,
-            "Disconnected: the app's tokens stopped working.",
-        ),
+        Some(Ok(())) => toasts.push(ToastKind::Success, disconnected.get_value()),
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });

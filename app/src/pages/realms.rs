@@ -287,7 +287,7 @@ fn RealmDetail(name: Signal<String>, settings: bool) -> impl IntoView {
                             {(!is_default && can.manage_realms).then(|| if r.enabled {
                                 view! {
                                     <ConfirmButton label="Disable" title=format!("Disable realm {}?", n.get_value())
-                                        message="It stops issuing tokens until it is enabled again; tokens it issued stop introspecting as active."
+                                        message=crate::components::layout::with_revocation_note("It stops issuing tokens until it is enabled again, and servers that introspect see the tokens it issued as inactive.")
                                         confirm_label="Disable realm" class=BTN_SMALL_DANGER
                                         on_confirm=Callback::new(move |_| { enable.dispatch(SetRealmEnabled { name: n.get_value(), enabled: false }); })/>
                                 }.into_any()

@@ -536,7 +536,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                             {waiting.then(|| view! { <RejectButton name=name.clone() slug action=reject/> })}
                             {if r.enabled {
                                 view! { <ConfirmButton label="Disable" title=format!("Disable {name}?")
-                                    message="Clients get no tokens for it until it is enabled again, and its tokens stop introspecting as active."
+                                    message=crate::components::layout::with_revocation_note("Clients get no tokens for it until it is enabled again, and servers that introspect see its tokens as inactive.")
                                     confirm_label="Disable resource" class=BTN_SMALL_DANGER
                                     on_confirm=Callback::new(move |_| { enable.dispatch(SetResourceEnabled { slug: slug.get_untracked(), enabled: false }); })/> }.into_any()
                             } else {
@@ -546,9 +546,9 @@ pub fn ResourceDetailPage() -> impl IntoView {
                                 label="Delete resource"
                                 title=format!("Delete {name}?")
                                 message=if r.submitted_by.is_some() {
-                                    "The submission is removed without ever having been live (its developer is not told). This cannot be undone."
+                                    "The submission is removed without ever having been live (its developer is not told). This cannot be undone.".to_owned()
                                 } else {
-                                    "Clients can no longer get tokens for it, its grants and introspection credentials are removed, and its tokens stop introspecting as active. This cannot be undone."
+                                    crate::components::layout::with_revocation_note("Clients can no longer get tokens for it, its grants and introspection credentials are removed, and servers that introspect see its tokens as inactive. This cannot be undone.")
                                 }
                                 confirm_label="Delete resource"
                                 class=BTN_SMALL_DANGER

@@ -6,6 +6,7 @@
 use crate::api::access::client_access;
 use crate::api::review::{DecideReview, review_counts, review_queue};
 use crate::components::confirm::ConfirmDialog;
+use crate::components::layout::client_revoke_effect;
 use crate::components::scopes::{ScopeChecks, joined, split};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
@@ -40,22 +41,23 @@ struct Pending {
     machine: Option<String>,
 }
 
-fn decision_words(d: &str) -> (&'static str, &'static str) {
+fn decision_words(d: &str, note: &str) -> (&'static str, String) {
     match d {
         "approve" => (
             "Approve",
-            "It may sign people in and get tokens from now on.",
+            "It may sign people in and get tokens from now on.".to_owned(),
         ),
         "reject" => (
             "Reject",
-            "It stays refused: it gets no tokens and signs nobody in. Its registration is kept for the record.",
+            "It stays refused: it gets no tokens and signs nobody in. Its registration is kept for the record.".to_owned(),
         ),
-        _ => (
-            "Revoke",
-            "At once it gets no new tokens, its refresh tokens are revoked and its access tokens introspect inactive.",
-        ),
+        "restore" => ("Restore", RESTORE_EFFECT.to_owned()),
+        _ => ("Revoke", client_revoke_effect(note)),
     }
 }
+
+/// What restoring a revoked client does.
+pub(crate) const RESTORE_EFFECT: &str = "It may sign people in and get tokens again. The tokens it held when it was revoked stay dead, and people sign in again to reconnect it.";
 
 #[component]
 fn RiskRow(label: &'static str, children: Children) -> impl IntoView {
@@ -77,6 +79,9 @@ fn ReviewCard(
     let name = StoredValue::new(item.name.clone());
     let pending = item.state == "pending";
     let approved = item.state == "approved";
+    // Bringing a revoked client back is an administrator's call.
+    let restorable =
+        item.state == "revoked" && crate::components::layout::use_abilities().manage_clients;
     let checked = move || selected.with(|s| s.contains(&id.get_value()));
     let toggle = move |_| {
         selected.update(|s| {
@@ -121,6 +126,9 @@ fn ReviewCard(
                             })}
                             {approved.then(|| view! {
                                 <button type="button" class=BTN_SMALL_DANGER on:click=move |_| one("revoke")>"Revoke"</button>
+                            })}
+                            {restorable.then(|| view! {
+                                <button type="button" class=BTN_SMALL on:click=move |_| one("restore")>"Restore"</button>
                             })}
                         </div>
                     </div>
@@ -272,6 +280,7 @@ pub fn ReviewPage() -> impl IntoView {
     let session = crate::components::layout::use_session();
     // Granting access while approving takes an administrator.
     let grants = crate::components::layout::use_abilities().manage_clients;
+    let note = StoredValue::new(crate::components::layout::use_revocation_note());
     Effect::new(move |_| match decide.value().get() {
         Some(Ok(r)) => {
             selected.set(vec![]);
@@ -304,7 +313,7 @@ pub fn ReviewPage() -> impl IntoView {
     });
     let title = Signal::derive(move || {
         asking.get().map_or_else(String::new, |p| {
-            let (verb, _) = decision_words(p.decision);
+            let (verb, _) = decision_words(p.decision, &note.get_value());
             if p.ids.len() == 1 {
                 format!("{verb} {}?", p.names)
             } else {
@@ -315,17 +324,17 @@ pub fn ReviewPage() -> impl IntoView {
     let message = Signal::derive(move || {
         asking.get().map_or_else(String::new, |p| {
             let what = if p.machine.is_some() {
-                "It may get tokens from now on."
+                "It may get tokens from now on.".to_owned()
             } else {
-                decision_words(p.decision).1
+                decision_words(p.decision, &note.get_value()).1
             };
             format!("{what} The reason is kept in each client's history.")
         })
     });
     let confirm_label = Signal::derive(move || {
-        asking
-            .get()
-            .map_or_else(String::new, |p| decision_words(p.decision).0.to_owned())
+        asking.get().map_or_else(String::new, |p| {
+            decision_words(p.decision, &note.get_value()).0.to_owned()
+        })
     });
     let bulk = move |decision: &'static str| {
         let ids = selected.get_untracked();

@@ -13,7 +13,8 @@ fn token() -> Memo<String> {
     Memo::new(move |_| query.with(|q| q.get("token").unwrap_or_default()))
 }
 
-/// Lets the first admin create their account with the setup link from the server log.
+/// Lets the first admin create their account with the one-time setup link `portcullis serve`
+/// prints on its first start.
 #[component]
 pub fn SetupPage() -> impl IntoView {
     let token = token();

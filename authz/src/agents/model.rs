@@ -143,6 +143,8 @@ pub struct AgentFilter<'a> {
     pub active_only: bool,
     /// Only agents whose name or owner contains this (case-insensitive).
     pub query: Option<&'a str>,
+    /// Only agents this owner (an email, exactly) owns.
+    pub owner: Option<&'a str>,
 }
 
 /// An agent with the clients bound to it.

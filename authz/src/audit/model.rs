@@ -129,8 +129,11 @@ pub mod action {
     pub const CLIENT_APPROVE: &str = "client.approve";
     /// A reviewer refused a pending client.
     pub const CLIENT_REJECT: &str = "client.reject";
-    /// A reviewer revoked an active client (its tokens stopped working).
+    /// A reviewer (or an administrator) revoked an active client: its refresh tokens and
+    /// codes died at once, its access tokens introspect inactive for good.
     pub const CLIENT_REVOKE: &str = "client.revoke";
+    /// An administrator let a revoked client work again (its old tokens stay dead).
+    pub const CLIENT_RESTORE: &str = "client.restore";
     /// A self-registered client unused for the realm's unused-client lifetime expired.
     pub const CLIENT_EXPIRE: &str = "client.expire";
     /// An initial access token issued for registration.
@@ -204,6 +207,7 @@ pub mod action {
         CLIENT_APPROVE,
         CLIENT_REJECT,
         CLIENT_REVOKE,
+        CLIENT_RESTORE,
         CLIENT_EXPIRE,
         INITIAL_TOKEN_ISSUE,
         PERSON_CREATE,

@@ -19,45 +19,39 @@ pub const TICKET_TTL_SECS: i64 = 15 * 60;
 /// Longest `state` echoed back.
 pub const MAX_STATE_LEN: usize = 1024;
 
-/// The `prompt` parameter (OpenID Connect Core §3.1.2.1), as MCP clients send it.
+/// The `prompt` parameter (OpenID Connect Core §3.1.2.1), as MCP clients send it: a set of
+/// values, each of which is honoured (`login consent` signs in again *and* asks again).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Prompt {
-    /// Sign in and ask only when needed.
-    #[default]
-    Auto,
-    /// Never show a page: answer `login_required` / `consent_required` instead.
-    None,
-    /// Sign in again even with a session.
-    Login,
-    /// Ask for consent even when it was given before.
-    Consent,
+pub struct Prompt {
+    /// `none`: never show a page; answer `login_required` / `consent_required` instead.
+    pub none: bool,
+    /// `login`: sign in again even with a session.
+    pub login: bool,
+    /// `consent`: ask for consent even when it was given before.
+    pub consent: bool,
 }
 
 impl Prompt {
-    /// Parses `prompt` (space-separated values; `none` alone).
+    /// Parses `prompt` (space-separated values; `none` alone; `select_account` is accepted and
+    /// means nothing here: a realm page signs one account in at a time).
     ///
     /// # Errors
     /// A message for an unsupported or contradictory value.
     pub fn parse(s: Option<&str>) -> Result<Self, &'static str> {
-        let values: Vec<&str> = s
-            .unwrap_or_default()
-            .split(' ')
-            .filter(|v| !v.is_empty())
-            .collect();
-        if values.contains(&"none") && values.len() > 1 {
-            return Err("prompt=none cannot be combined with other values.");
-        }
-        let mut out = Prompt::Auto;
-        for v in values {
-            out = match (v, out) {
-                ("none", _) => Prompt::None,
-                ("login", _) => Prompt::Login,
-                ("consent", Prompt::Login) => Prompt::Login,
-                ("consent", _) => Prompt::Consent,
-                ("select_account", o) => o,
+        let mut out = Prompt::default();
+        let mut count = 0;
+        for v in s.unwrap_or_default().split(' ').filter(|v| !v.is_empty()) {
+            count += 1;
+            match v {
+                "none" => out.none = true,
+                "login" => out.login = true,
+                "consent" => out.consent = true,
+                "select_account" => {}
                 _ => return Err("prompt must be none, login or consent."),
-            };
+            }
+        }
+        if out.none && count > 1 {
+            return Err("prompt=none cannot be combined with other values.");
         }
         Ok(out)
     }
@@ -239,6 +233,22 @@ pub enum AuthorizeStep {
     Login(LoginPage),
     /// Agree or refuse.
     Consent(ConsentPage),
+    /// The client waits for a security review: nobody can sign in to it yet (a page, never a
+    /// redirect: nobody vouched for where it redirects).
+    AwaitingReview(ReviewPage),
+}
+
+/// What the page of a client waiting for review shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewPage {
+    /// The realm's display name.
+    pub realm: String,
+    /// The client's name (it chose it itself).
+    pub client_name: String,
+    /// Its `client_id`.
+    pub client_id: String,
+    /// The console's review queue, where a security reviewer approves it.
+    pub queue_url: String,
 }
 
 /// What the sign-in page shows.

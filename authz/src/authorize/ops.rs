@@ -9,7 +9,7 @@ use super::checks::{ScopeRequest, check_challenge, describe_scope, redirect_matc
 use super::model::{
     AuthorizationCode, AuthorizeParams, AuthorizeStep, CODE_TTL_SECS, Consent, ConsentId,
     ConsentPage, FamilyId, LOGIN_SESSION_TTL_SECS, LoginPage, LoginSession, MAX_STATE_LEN,
-    NewLoginSession, Prompt, TICKET_TTL_SECS,
+    NewLoginSession, Prompt, ReviewPage, TICKET_TTL_SECS,
 };
 use crate::audit::{RequestMeta, action};
 use crate::clients::{Client, ClientId, GrantType, RedirectKind, ReviewState};
@@ -96,6 +96,14 @@ impl Core {
     ) -> Result<AuthorizeStep> {
         let realm = self.serving_realm(realm_name).await?;
         let (client, redirect_uri) = self.authorize_client(&realm, params, meta).await?;
+        if client.registration.review == ReviewState::Pending {
+            return Ok(AuthorizeStep::AwaitingReview(ReviewPage {
+                realm: realm.display_name.clone(),
+                client_name: client.name.clone(),
+                client_id: client.client_id.to_string(),
+                queue_url: format!("{}/review", self.base_url()),
+            }));
+        }
         let issuer = self.issuer(&realm.name);
         let state = params.state.clone();
         // RFC 9700 §4.11.2: before anyone interacts, only a client an admin registered or a
@@ -123,16 +131,16 @@ impl Core {
             Ok(t) => t,
             Err(r) => return back(r),
         };
-        let signed_in = match (session, ticket.prompt) {
-            (_, Prompt::Login) | (None, _) => None,
-            (Some(cookie), _) => self.session_subject(&realm, cookie).await?,
+        let signed_in = match session {
+            Some(cookie) if !ticket.prompt.login => self.session_subject(&realm, cookie).await?,
+            _ => None,
         };
         match signed_in {
             Some((subject, auth_time)) => {
                 self.continue_as(&realm, ticket, &subject, (auth_time, false), meta)
                     .await
             }
-            None if ticket.prompt == Prompt::None => {
+            None if ticket.prompt.none => {
                 back(refuse("login_required", "The user is not signed in."))
             }
             None => Ok(AuthorizeStep::Login(LoginPage {
@@ -376,13 +384,8 @@ impl Core {
             ));
         }
         match client.registration.review {
-            ReviewState::Approved => {}
-            ReviewState::Pending => {
-                return Err(Error::oauth(
-                    OAuthErrorCode::UnauthorizedClient,
-                    "This application is awaiting approval by the security team. Try again once they have approved it.",
-                ));
-            }
+            // A waiting client gets its own page (`authorize` shows it).
+            ReviewState::Approved | ReviewState::Pending => {}
             ReviewState::Rejected => {
                 return Err(Error::oauth(
                     OAuthErrorCode::UnauthorizedClient,
@@ -573,12 +576,12 @@ impl Core {
         // from any local program or app claiming the scheme, so the person confirms each time.
         let impersonable = client.auth_method == crate::clients::AuthMethod::None
             && RedirectKind::of_str(&ticket.redirect_uri) != Some(RedirectKind::Https);
-        if covered && ticket.prompt != Prompt::Consent && !impersonable {
+        if covered && !ticket.prompt.consent && !impersonable {
             return self
                 .issue_code(realm, &ticket, subject, auth_time, meta)
                 .await;
         }
-        if ticket.prompt == Prompt::None {
+        if ticket.prompt.none {
             return refused(
                 &ticket,
                 refuse("consent_required", "The user has not agreed to this yet."),

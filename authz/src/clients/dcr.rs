@@ -63,6 +63,14 @@ pub struct RegistrationResponse {
     /// `jwks_uri`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jwks_uri: Option<String>,
+    /// Where its security review stands (an extension member: RFC 7591 §3.2.1 lets a server
+    /// return more): `pending` until a reviewer approves it, then `approved`; `rejected`,
+    /// `revoked` or `expired` after a decision against it.
+    pub review_status: &'static str,
+    /// In words, while it is not approved: why it gets no tokens yet and where a reviewer
+    /// lets it in (whoever ran the registration reads it in their terminal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review_note: Option<String>,
 }
 
 /// Parses a registration request body: a JSON object of RFC 7591 metadata (unknown members

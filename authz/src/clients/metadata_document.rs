@@ -95,6 +95,7 @@ impl Core {
                     review_reason: None,
                     reviewed_at: None,
                     last_token_at: None,
+                    token_epoch: 0,
                 },
                 created_at: now,
                 updated_at: now,

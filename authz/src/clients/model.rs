@@ -255,6 +255,13 @@ impl Client {
         self.enabled && self.registration.review == ReviewState::Approved
     }
 
+    /// Came through self-registration (dynamic registration or a Client ID Metadata Document):
+    /// a security reviewer's to decide on. Clients an administrator made, and resource
+    /// servers' introspection credentials, are an administrator's.
+    pub fn is_self_registered(&self) -> bool {
+        self.registration.kind != RegistrationKind::Admin && self.resource_server_for.is_none()
+    }
+
     /// Registered by an administrator, or let in by a reviewer (a person: decisions Portcullis
     /// takes itself, [`SYSTEM_REVIEWER`], verify nothing).
     pub fn is_verified(&self) -> bool {
@@ -369,6 +376,10 @@ pub struct Registration {
     pub reviewed_at: Option<UnixTime>,
     /// When it last got a token (written in batches, so up to a quarter of a minute late).
     pub last_token_at: Option<UnixTime>,
+    /// Its token epoch: access tokens carry the one they were minted in and live only while it
+    /// is current. It moves on each time the client leaves `approved` (revoked, expired), so a
+    /// client an administrator restores starts with none of its old tokens.
+    pub token_epoch: i64,
 }
 
 impl Registration {
@@ -382,6 +393,7 @@ impl Registration {
             review_reason: None,
             reviewed_at: None,
             last_token_at: None,
+            token_epoch: 0,
         }
     }
 }
@@ -417,19 +429,22 @@ pub enum Decision {
     Reject,
     /// Stop approved clients.
     Revoke,
+    /// Let revoked clients work again (administrators only); their old tokens stay dead.
+    Restore,
 }
 
 impl Decision {
-    /// Parses `approve`, `reject` or `revoke`.
+    /// Parses `approve`, `reject`, `revoke` or `restore`.
     ///
     /// # Errors
-    /// A message naming the three.
+    /// A message naming the four.
     pub fn parse(s: &str) -> Result<Self, &'static str> {
         match s.trim() {
             "approve" => Ok(Decision::Approve),
             "reject" => Ok(Decision::Reject),
             "revoke" => Ok(Decision::Revoke),
-            _ => Err("The decision is approve, reject or revoke."),
+            "restore" => Ok(Decision::Restore),
+            _ => Err("The decision is approve, reject, revoke or restore."),
         }
     }
 }

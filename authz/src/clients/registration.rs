@@ -81,7 +81,15 @@ impl Core {
                 "This realm holds the most self-registered clients it allows; ask an administrator.",
             ));
         }
-        if realm.registration_policy == RegistrationPolicy::InitialAccessToken {
+        let spent_token = || {
+            Error::oauth(
+                OAuthErrorCode::InvalidToken,
+                "The initial access token is invalid, expired or used up.",
+            )
+        };
+        // Checked here, spent in the write that stores the client (a failed write spends
+        // nothing), and named in the registration's audit event.
+        let initial = if realm.registration_policy == RegistrationPolicy::InitialAccessToken {
             let Some(t) = initial_token.filter(|t| !t.is_empty() && t.len() <= 256) else {
                 return Err(Error::oauth(
                     OAuthErrorCode::InvalidToken,
@@ -89,17 +97,15 @@ impl Core {
                 ));
             };
             let hash = PlainToken::from_input(t).hashed();
-            if !self
+            let found = self
                 .store
-                .consume_initial_token(&realm.id, &hash, now)
+                .find_initial_token(&realm.id, &hash, now)
                 .await?
-            {
-                return Err(Error::oauth(
-                    OAuthErrorCode::InvalidToken,
-                    "The initial access token is invalid, expired or used up.",
-                ));
-            }
-        }
+                .ok_or_else(spent_token)?;
+            Some(found)
+        } else {
+            None
+        };
         let ValidClient {
             name,
             auth_method,
@@ -132,6 +138,7 @@ impl Core {
                 review_reason: None,
                 reviewed_at: None,
                 last_token_at: None,
+                token_epoch: 0,
             },
             created_at: now,
             updated_at: now,
@@ -153,15 +160,25 @@ impl Core {
             "redirect_uris": client.metadata.redirect_uris,
             "review": review.as_str(),
             "software_id": client.metadata.software_id,
+            "initial_access_token": initial.as_ref().map(|t| serde_json::json!({
+                "label": t.label,
+                "issued_by": t.created_by,
+                "uses_left": t.uses - 1,
+            })),
         });
         self.store
             .insert_registered_client(
                 &client,
                 issued.as_ref().map(|(_, s)| s),
                 &token.hashed(),
+                initial.as_ref().map(|t| (t.token_hash.as_slice(), now)),
                 &event,
             )
-            .await?;
+            .await
+            .map_err(|e| match e {
+                StorageError::Precondition(crate::storage::INITIAL_TOKEN_SPENT) => spent_token(),
+                e => e.into(),
+            })?;
         let mut out = self.registration_response(&realm, &client);
         if let Some((plain, secret)) = issued {
             out.client_secret = Some(plain.expose().to_owned());
@@ -395,6 +412,18 @@ impl Core {
             software_id: m.software_id.clone(),
             software_version: m.software_version.clone(),
             jwks_uri: m.jwks_uri.clone(),
+            review_status: c.registration.review.as_str(),
+            review_note: match c.registration.review {
+                ReviewState::Approved => None,
+                ReviewState::Pending => Some(format!(
+                    "This client waits for a security review: it gets no tokens and signs nobody in until a security reviewer approves it in the Portcullis console ({}/review, realm {}).",
+                    self.base_url(),
+                    realm.name
+                )),
+                ReviewState::Rejected => Some("A security reviewer rejected this client: it gets no tokens.".to_owned()),
+                ReviewState::Revoked => Some("This client was revoked: it gets no tokens until an administrator restores it.".to_owned()),
+                ReviewState::Expired => Some("This client expired unused: register again.".to_owned()),
+            },
         }
     }
 
@@ -540,6 +569,10 @@ impl Core {
                 }
                 Decision::Reject => self.reject_client(p, realm_name, id, why, seen, meta).await,
                 Decision::Revoke => self.revoke_client(p, realm_name, id, why, seen, meta).await,
+                Decision::Restore => {
+                    self.restore_client(p, realm_name, id, why, seen, meta)
+                        .await
+                }
             };
             match result {
                 Ok(()) => out.done += 1,
@@ -578,8 +611,10 @@ impl Core {
         .await
     }
 
-    /// Revokes an active client: at once it gets no new tokens, its refresh tokens are revoked
-    /// and its access tokens introspect inactive.
+    /// Revokes an active client: at once it gets no new tokens, its refresh tokens and
+    /// unredeemed codes die, and its access tokens introspect inactive — for good: a restore
+    /// does not bring them back. A reviewer revokes self-registered clients; clients an
+    /// administrator made, and resource credentials, take an administrator.
     ///
     /// # Errors
     /// As [`Self::approve_client`] (the client must be approved).
@@ -607,6 +642,36 @@ impl Core {
         .await
     }
 
+    /// Lets a revoked client work again (administrators only): it may get tokens and sign
+    /// people in from now on; the tokens it held when revoked stay dead, and people agree
+    /// again where they had only its old refresh tokens.
+    ///
+    /// # Errors
+    /// As [`Self::approve_client`] (the client must be revoked; `Forbidden` for reviewers).
+    pub async fn restore_client(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        why: &str,
+        seen: Option<crate::clock::UnixTime>,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        self.review_client(
+            p,
+            realm_name,
+            client_id,
+            (
+                ReviewState::Revoked,
+                ReviewState::Approved,
+                action::CLIENT_RESTORE,
+            ),
+            (why, seen, &[]),
+            meta,
+        )
+        .await
+    }
+
     async fn review_client(
         &self,
         p: &Principal,
@@ -619,6 +684,12 @@ impl Core {
         p.require(Permission::ReviewClients)?;
         let why = reason(why)?;
         let client = self.load_client(realm_name, client_id).await?;
+        // Decisions belong to whoever owns the client: a reviewer decides on clients that
+        // registered themselves; what an administrator made (clients, resource credentials)
+        // and bringing a revoked client back are an administrator's.
+        if !client.is_self_registered() || what == action::CLIENT_RESTORE {
+            p.require(Permission::ManageClients)?;
+        }
         let grants = self.chosen_access(p, realm_name, &client, access).await?;
         if client.registration.review != from {
             return Err(Error::Conflict(

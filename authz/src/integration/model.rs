@@ -43,8 +43,11 @@ pub const RUST_CRATES: &[(&str, &str, &[&str])] = &[
 pub struct McpOverview {
     /// Issuer, discovery documents, JWKS and the other endpoints.
     pub endpoints: Vec<crate::overview::Endpoint>,
-    /// Agents holding `mcp` or an `mcp:*` role.
+    /// Agents holding `mcp` or an `mcp:*` role (for roles that may not see the realm's
+    /// agents, only those they own; then `own_only` is set).
     pub mcp_agents: u64,
+    /// The agents counted and listed are only the caller's own (a developer's view).
+    pub own_only: bool,
     /// Of them, those that may act now.
     pub active: u64,
     /// Of them, those expiring within the window.
@@ -145,6 +148,18 @@ pub struct Protection {
     pub artifacts: Vec<Artifact>,
     /// The realm's resource with this URL, if one is registered (or submitted) already.
     pub registered: Option<RegisteredResource>,
+    /// Set when the realm has self-registered clients wait for a security review (the
+    /// zero-config path: MCP clients register themselves, then wait).
+    pub client_review: Option<ClientReviewNote>,
+}
+
+/// Where self-registered clients of the realm wait for review, for the generator's page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct ClientReviewNote {
+    /// Clients waiting now.
+    pub waiting: u64,
+    /// Whether the viewer reviews them (else a reviewer has to).
+    pub can_review: bool,
 }
 
 /// A resource of the realm that has the generator's server URL.
@@ -493,6 +508,7 @@ pub fn protect(
         new_scopes,
         artifacts,
         registered: None,
+        client_review: None,
     })
 }
 

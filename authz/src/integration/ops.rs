@@ -4,8 +4,8 @@ use super::check::{
     judge_forged, judge_metadata, show_request, show_response,
 };
 use super::model::{
-    AuthorizationServer, McpOverview, ProtectInput, Protection, canonical_server_url,
-    metadata_urls, protect, short_name,
+    AuthorizationServer, ClientReviewNote, McpOverview, ProtectInput, Protection,
+    canonical_server_url, metadata_urls, protect, short_name,
 };
 
 use crate::agents::AgentFilter;
@@ -43,26 +43,25 @@ impl Core {
         }
         let realm = self.find_realm(realm_name).await?;
         let endpoints = self.realm_overview(p, realm_name).await?.endpoints;
+        // Whoever may not see the realm's agents (developers) sees only the agents they own:
+        // nobody else's owner, roles or clients.
         let mcp = AgentFilter {
             mcp_only: true,
+            owner: (!p.role.can(Permission::ViewAgents)).then_some(p.email.as_str()),
             ..Default::default()
         };
         let one = Page::new(0, 1);
-        let count = |filter: AgentFilter<'static>| {
-            let realm_id = realm.id.clone();
-            async move { Ok::<u64, Error>(self.agent_summaries(&realm_id, filter, one).await?.total) }
-        };
-        let active = count(AgentFilter {
+        let active = AgentFilter {
             active_only: true,
             ..mcp
-        })
-        .await?;
-        let expiring = count(AgentFilter {
+        };
+        let expiring = AgentFilter {
             expiring_within: Some(window_days * 24 * 3600),
             ..mcp
-        })
-        .await?;
-        let all = count(mcp).await?;
+        };
+        let active = self.agent_summaries(&realm.id, active, one).await?.total;
+        let expiring = self.agent_summaries(&realm.id, expiring, one).await?.total;
+        let all = self.agent_summaries(&realm.id, mcp, one).await?.total;
         let shown = match show.trim() {
             "" | "all" => mcp,
             "active" => AgentFilter {
@@ -81,6 +80,7 @@ impl Core {
         let resources = self.store.list_resources(&realm.id).await?;
         Ok(McpOverview {
             endpoints,
+            own_only: mcp.owner.is_some(),
             mcp_agents: all,
             listed: listed.total,
             active,
@@ -160,6 +160,17 @@ impl Core {
             .await?
             .as_ref()
             .map(Into::into);
+        let reviews = realm.registration_policy == crate::realms::RegistrationPolicy::Review
+            || realm.metadata_document_policy == crate::realms::MetadataDocumentPolicy::Review;
+        if reviews {
+            protection.client_review = Some(ClientReviewNote {
+                waiting: self
+                    .store
+                    .count_clients_in_review(&realm.id, crate::clients::ReviewState::Pending)
+                    .await?,
+                can_review: p.role.can(Permission::ReviewClients),
+            });
+        }
         Ok(protection)
     }
 
@@ -571,6 +582,7 @@ impl Core {
                 resource: "portcullis-check".into(),
                 binding: None,
                 family: None,
+                epoch: 0,
             },
         };
         let token = generate(SigningAlg::ES256)

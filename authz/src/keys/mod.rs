@@ -21,6 +21,7 @@ pub use generate::{GeneratedKey, generate, new_kid};
 pub use jws::{Header, JwsError, Signer, Verifier, decode_unverified};
 pub use master::MasterKey;
 pub use model::{KeyInfo, KeyState, SigningAlg, StoredKey};
+pub use ops::MasterKeyCheck;
 
 /// Clock-skew leeway added to publication windows.
 pub const LEEWAY_SECS: i64 = 60;

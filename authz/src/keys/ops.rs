@@ -24,15 +24,73 @@ use std::sync::Arc;
 
 fn seal(master: &MasterKey, realm: &RealmId, kid: &str, key: &GeneratedKey) -> Result<Vec<u8>> {
     master
-        .seal(&key.pkcs8, aad(realm, kid).as_bytes())
+        .seal(&key.pkcs8, aad(realm.as_str(), kid).as_bytes())
         .map_err(Error::Internal)
 }
 
-fn aad(realm_id: &RealmId, kid: &str) -> String {
+fn aad(realm_id: &str, kid: &str) -> String {
     format!("portcullis-signing-key:{realm_id}:{kid}")
 }
 
+/// What the master-key check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MasterKeyCheck {
+    /// This instance holds the key that sealed the database's signing keys.
+    Matches,
+    /// It holds another key: it cannot open a signing key, so it must not serve.
+    Mismatch,
+}
+
+/// The constant sealed as the check value, and its associated data.
+const CHECK_PLAINTEXT: &[u8] = b"portcullis master key check v1";
+const CHECK_AAD: &[u8] = b"portcullis-master-key-check";
+
+fn check_opens(master: &MasterKey, sealed: &[u8]) -> MasterKeyCheck {
+    match master.open(sealed, CHECK_AAD) {
+        Ok(plain) if plain == CHECK_PLAINTEXT => MasterKeyCheck::Matches,
+        _ => MasterKeyCheck::Mismatch,
+    }
+}
+
 impl Core {
+    /// Checks that this instance holds the master key of the database (instances sharing one
+    /// database must hold the same key). The first instance sets the check value; a database
+    /// set up before check values is checked against its oldest signing key first.
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn check_master_key(&self) -> Result<MasterKeyCheck> {
+        let master = &self.config().master_key;
+        if let Some(sealed) = self.store.master_key_check().await? {
+            return Ok(check_opens(master, &sealed));
+        }
+        if let Some((realm, kid, sealed)) = self.store.any_sealed_signing_key().await?
+            && master.open(&sealed, aad(&realm, &kid).as_bytes()).is_err()
+        {
+            return Ok(MasterKeyCheck::Mismatch);
+        }
+        let sealed = master
+            .seal(CHECK_PLAINTEXT, CHECK_AAD)
+            .map_err(Error::Internal)?;
+        let set = self
+            .store
+            .init_master_key_check(&sealed, self.now())
+            .await?;
+        Ok(check_opens(master, &set))
+    }
+
+    /// Whether this instance can serve: the database answers and holds this instance's master
+    /// key (a database without a check value yet passes; start-up sets it).
+    ///
+    /// # Errors
+    /// When the database does not answer.
+    pub async fn ready(&self) -> Result<MasterKeyCheck> {
+        Ok(match self.store.master_key_check().await? {
+            Some(sealed) => check_opens(&self.config().master_key, &sealed),
+            None => MasterKeyCheck::Matches,
+        })
+    }
+
     fn new_stored_key(
         &self,
         realm: &Realm,
@@ -120,7 +178,10 @@ impl Core {
                 let pkcs8 = self
                     .config()
                     .master_key
-                    .open(&k.sealed_private_key, aad(&realm.id, &k.kid).as_bytes())
+                    .open(
+                        &k.sealed_private_key,
+                        aad(realm.id.as_str(), &k.kid).as_bytes(),
+                    )
                     .map_err(Error::Internal)?;
                 signers.insert(
                     k.alg,

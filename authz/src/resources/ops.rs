@@ -120,6 +120,19 @@ impl Core {
         Ok(self.store.list_resources(&realm.id).await?)
     }
 
+    /// How long access tokens already issued in the realm may still be accepted by resource
+    /// servers that verify them themselves: the longest access-token lifetime of its resources
+    /// (their own, or the realm's default). Revocation reaches those tokens only through
+    /// introspection; every message about a revocation says so with this bound.
+    ///
+    /// # Errors
+    /// `NotFound` (realm), on storage failure.
+    pub async fn local_token_horizon(&self, realm_name: &str) -> Result<i64> {
+        let realm = self.find_realm(realm_name).await?;
+        let own = self.store.max_resource_token_ttl(&realm.id).await?;
+        Ok(own.map_or(realm.token_ttl_secs, |t| t.max(realm.token_ttl_secs)))
+    }
+
     /// One resource of the realm, by slug.
     ///
     /// # Errors

@@ -161,6 +161,9 @@ macro_rules! agent_store {
                                 .push(" AND expires_at <= ")
                                 .push_bind(now.saturating_add(within));
                         }
+                        if let Some(owner) = filter.owner {
+                            qb.push(" AND owner = ").push_bind(owner.to_owned());
+                        }
                         if filter.active_only {
                             qb.push(" AND disabled = ")
                                 .push_bind(false)

@@ -78,12 +78,15 @@ pub trait ClientStore: Send + Sync {
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// Inserts a self-registered client with its first secret and the hash of its registration
-    /// access token (RFC 7592), as [`Self::insert_client`].
+    /// access token (RFC 7592), as [`Self::insert_client`]. With `initial_token` (its hash and
+    /// now), one use of that initial access token of the client's realm is spent in the same
+    /// transaction: `Precondition` (nothing written) when it is unknown, expired or used up.
     async fn insert_registered_client(
         &self,
         c: &Client,
         secret: Option<&ClientSecret>,
         registration_token_hash: &[u8],
+        initial_token: Option<(&[u8], UnixTime)>,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// The hash of a client's registration access token, if it has one.
@@ -91,9 +94,11 @@ pub trait ClientStore: Send + Sync {
         &self,
         id: &ClientRowId,
     ) -> Result<Option<Vec<u8>>, StorageError>;
-    /// Moves a client's review from `from` to `to` (who, why, when), with the audit event;
-    /// revoking or rejecting also revokes every token family of the client, and the grants the
-    /// decision carries are written (or their scopes replaced). `NotFound` when
+    /// Moves a client's review from `from` to `to` (who, why, when), with the audit event.
+    /// Any move but to `approved` also revokes every token family of the client, kills its
+    /// unredeemed codes and forgets the consents people gave it; leaving `approved` starts a
+    /// new token epoch (its access tokens die for good). The grants the decision carries are
+    /// written (or their scopes replaced). `NotFound` when
     /// the client is gone or no longer in `from` (another reviewer decided first).
     async fn set_client_review(
         &self,
@@ -132,14 +137,15 @@ pub trait ClientStore: Send + Sync {
         now: crate::clock::UnixTime,
         limit: i64,
     ) -> Result<Vec<Client>, StorageError>;
-    /// Clients of a realm in one review state, newest first, at most `limit`.
+    /// Self-registered clients of a realm in one review state (the review queue and its
+    /// tabs), newest first, at most `limit`.
     async fn list_clients_in_review(
         &self,
         realm_id: &RealmId,
         state: ReviewState,
         limit: i64,
     ) -> Result<Vec<Client>, StorageError>;
-    /// How many clients of a realm are in a review state.
+    /// How many self-registered clients of a realm are in a review state.
     async fn count_clients_in_review(
         &self,
         realm_id: &RealmId,
@@ -153,27 +159,65 @@ pub trait ClientStore: Send + Sync {
     ) -> Result<(), StorageError>;
     /// Uses an initial access token of the realm once: `false` when it is unknown, expired or
     /// used up.
-    async fn consume_initial_token(
+    /// An initial access token of the realm that may still be used (uses left, unexpired).
+    async fn find_initial_token(
         &self,
         realm_id: &RealmId,
         token_hash: &[u8],
         now: UnixTime,
-    ) -> Result<bool, StorageError>;
+    ) -> Result<Option<InitialToken>, StorageError>;
 }
 
-pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, last_token_at, created_at, updated_at";
+/// An initial access token as stored.
+#[derive(sqlx::FromRow)]
+pub(crate) struct InitialTokenRow {
+    token_hash: Vec<u8>,
+    realm_id: String,
+    label: String,
+    created_by: String,
+    created_at: i64,
+    expires_at: i64,
+    uses_left: i64,
+}
+
+impl From<InitialTokenRow> for InitialToken {
+    fn from(r: InitialTokenRow) -> Self {
+        InitialToken {
+            token_hash: r.token_hash,
+            realm_id: RealmId::from_stored(r.realm_id),
+            label: r.label,
+            created_by: r.created_by,
+            created_at: r.created_at,
+            expires_at: r.expires_at,
+            uses: r.uses_left,
+        }
+    }
+}
+
+/// Why a registration with an initial access token wrote nothing: the token was spent (or
+/// expired) between its check and the write.
+pub const INITIAL_TOKEN_SPENT: &str = "initial access token used up";
+
+pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, last_token_at, token_epoch, created_at, updated_at";
 pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, registration_token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)";
 pub(super) const REGISTRATION_TOKEN: &str =
     "SELECT registration_token_hash FROM clients WHERE id = $1";
-pub(super) const SET_CLIENT_REVIEW: &str = "UPDATE clients SET review_state = $1, reviewed_by = $2, review_reason = $3, reviewed_at = $4, updated_at = $4 WHERE id = $5 AND review_state = $6 AND ($7 IS NULL OR updated_at = $7)";
+// Leaving `approved` starts a new token epoch: the client's access tokens minted before stay
+// dead even if it is let in again (an administrator's restore).
+pub(super) const SET_CLIENT_REVIEW: &str = "UPDATE clients SET review_state = $1, reviewed_by = $2, review_reason = $3, reviewed_at = $4, updated_at = $4, token_epoch = token_epoch + CASE WHEN $6 = 'approved' AND $1 <> 'approved' THEN 1 ELSE 0 END WHERE id = $5 AND review_state = $6 AND ($7 IS NULL OR updated_at = $7)";
 pub(super) const UPDATE_SELF_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = CASE WHEN $4 > updated_at THEN $4 ELSE updated_at + 1 END, review_state = CASE WHEN $5 AND review_state = 'approved' THEN 'pending' ELSE review_state END, reviewed_by = CASE WHEN review_state = 'approved' THEN NULL ELSE reviewed_by END WHERE id = $6";
 pub(super) const REVOKE_CLIENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'client_revoked' WHERE client_pk = $2 AND revoked_at IS NULL";
+pub(super) const FORGET_CLIENT_CONSENTS: &str = "DELETE FROM consents WHERE client_pk = $1";
 pub(super) const INSERT_INITIAL_TOKEN: &str = "INSERT INTO initial_access_tokens (token_hash, realm_id, label, created_by, created_at, expires_at, uses_left) VALUES ($1, $2, $3, $4, $5, $6, $7)";
+pub(super) const FIND_INITIAL_TOKEN: &str = "SELECT token_hash, realm_id, label, created_by, created_at, expires_at, uses_left FROM initial_access_tokens WHERE token_hash = $1 AND realm_id = $2 AND uses_left > 0 AND expires_at > $3";
 pub(super) const CONSUME_INITIAL_TOKEN: &str = "UPDATE initial_access_tokens SET uses_left = uses_left - 1 WHERE token_hash = $1 AND realm_id = $2 AND uses_left > 0 AND expires_at > $3";
 // Expired clients no longer count against the realm's limit (rejected ones do: a flood that
 // gets rejected must not make room for the next one).
 pub(super) const COUNT_DYNAMIC: &str = "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND registration_kind <> 'admin' AND review_state <> 'expired'";
 pub(super) const UNUSED_CLIENTS: &str = "WHERE ((registration_kind = 'dynamic' AND review_state IN ('pending', 'approved', 'rejected')) OR (registration_kind = 'metadata_document' AND review_state IN ('pending', 'rejected'))) AND EXISTS (SELECT 1 FROM realms r WHERE r.id = clients.realm_id AND r.unused_client_ttl_secs > 0 AND clients.updated_at < $1 - r.unused_client_ttl_secs AND COALESCE(clients.last_token_at, 0) < $1 - r.unused_client_ttl_secs) ORDER BY updated_at, id LIMIT $2";
+/// The clients a security reviewer decides on: those that registered themselves.
+pub(super) const SELF_REGISTERED: &str =
+    "registration_kind <> 'admin' AND resource_server_for IS NULL";
 pub(super) const COUNT_FROM_SOURCE: &str =
     "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND source_ip = $2";
 pub(super) const UPDATE_CLIENT_REGISTRATION: &str =
@@ -235,11 +279,24 @@ macro_rules! client_store {
                     &self,
                     c: &Client,
                     secret: Option<&ClientSecret>,
-                    token_hash: Option<&[u8]>,
+                    (token_hash, initial_token): (Option<&[u8]>, Option<(&[u8], UnixTime)>),
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let metadata = metadata_text(c)?;
                     let mut tx = self.begin().await?;
+                    if let Some((hash, now)) = initial_token {
+                        let spent = sqlx::query(CONSUME_INITIAL_TOKEN)
+                            .bind(hash)
+                            .bind(c.realm_id.as_str())
+                            .bind(now)
+                            .execute(&mut *tx)
+                            .await?
+                            .rows_affected();
+                        if spent == 0 {
+                            tx.rollback().await?;
+                            return Err(StorageError::Precondition(INITIAL_TOKEN_SPENT));
+                        }
+                    }
                     sqlx::query(INSERT_CLIENT)
                         .bind(c.id.as_str())
                         .bind(c.realm_id.as_str())
@@ -279,7 +336,7 @@ macro_rules! client_store {
                     secret: Option<&ClientSecret>,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    self.insert_client_row(c, secret, None, event).await
+                    self.insert_client_row(c, secret, (None, None), event).await
                 }
 
                 async fn insert_registered_client(
@@ -287,10 +344,16 @@ macro_rules! client_store {
                     c: &Client,
                     secret: Option<&ClientSecret>,
                     registration_token_hash: &[u8],
+                    initial_token: Option<(&[u8], UnixTime)>,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    self.insert_client_row(c, secret, Some(registration_token_hash), event)
-                        .await
+                    self.insert_client_row(
+                        c,
+                        secret,
+                        (Some(registration_token_hash), initial_token),
+                        event,
+                    )
+                    .await
                 }
 
                 async fn registration_token_hash(
@@ -328,6 +391,18 @@ macro_rules! client_store {
                         return Err(StorageError::NotFound);
                     }
                     if to != ReviewState::Approved {
+                        // Codes first: a redemption under way holds the code's row, and the
+                        // family it inserts is then seen by the revocation below.
+                        sqlx::query($crate::storage::flows::KILL_CLIENT_CODES)
+                            .bind(id.as_str())
+                            .execute(&mut *tx)
+                            .await?;
+                        // It leaves everyone's connected apps: a restored client is agreed to
+                        // again.
+                        sqlx::query(FORGET_CLIENT_CONSENTS)
+                            .bind(id.as_str())
+                            .execute(&mut *tx)
+                            .await?;
                         sqlx::query(REVOKE_CLIENT_FAMILIES)
                             .bind(at)
                             .bind(id.as_str())
@@ -367,7 +442,7 @@ macro_rules! client_store {
                         .await?
                         .rows_affected();
                     // People agreed to the client as it was; they are asked again.
-                    sqlx::query("DELETE FROM consents WHERE client_pk = $1")
+                    sqlx::query(FORGET_CLIENT_CONSENTS)
                         .bind(c.id.as_str())
                         .execute(&mut *tx)
                         .await?;
@@ -416,7 +491,7 @@ macro_rules! client_store {
                     limit: i64,
                 ) -> Result<Vec<Client>, StorageError> {
                     let sql = format!(
-                        "SELECT {CLIENT_COLUMNS} FROM clients WHERE realm_id = $1 AND review_state = $2 AND resource_server_for IS NULL ORDER BY created_at DESC, id LIMIT $3"
+                        "SELECT {CLIENT_COLUMNS} FROM clients WHERE realm_id = $1 AND review_state = $2 AND {SELF_REGISTERED} ORDER BY created_at DESC, id LIMIT $3"
                     );
                     sqlx::query_as::<_, ClientRow>(&sql)
                         .bind(realm_id.as_str())
@@ -434,9 +509,10 @@ macro_rules! client_store {
                     realm_id: &RealmId,
                     state: ReviewState,
                 ) -> Result<u64, StorageError> {
-                    let n: i64 = sqlx::query_scalar(
-                        "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND review_state = $2",
-                    )
+                    let sql = format!(
+                        "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND review_state = $2 AND {SELF_REGISTERED}"
+                    );
+                    let n: i64 = sqlx::query_scalar(&sql)
                     .bind(realm_id.as_str())
                     .bind(state.as_str())
                     .fetch_one(&self.pool)
@@ -463,20 +539,19 @@ macro_rules! client_store {
                     self.commit_uncached(tx, event).await
                 }
 
-                async fn consume_initial_token(
+                async fn find_initial_token(
                     &self,
                     realm_id: &RealmId,
                     token_hash: &[u8],
                     now: UnixTime,
-                ) -> Result<bool, StorageError> {
-                    let n = sqlx::query(CONSUME_INITIAL_TOKEN)
+                ) -> Result<Option<InitialToken>, StorageError> {
+                    Ok(sqlx::query_as::<_, InitialTokenRow>(FIND_INITIAL_TOKEN)
                         .bind(token_hash)
                         .bind(realm_id.as_str())
                         .bind(now)
-                        .execute(&self.pool)
+                        .fetch_optional(&self.pool)
                         .await?
-                        .rows_affected();
-                    Ok(n == 1)
+                        .map(InitialToken::from))
                 }
 
                 async fn count_clients_from(
@@ -539,7 +614,23 @@ macro_rules! client_store {
                     updated_at: UnixTime,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
-                    self.set_flag(SET_CLIENT_ENABLED, enabled, updated_at, id.as_str(), event).await
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(SET_CLIENT_ENABLED)
+                        .bind(enabled)
+                        .bind(updated_at)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if n == 1 && !enabled {
+                        // Disabling is a suspension for tokens, but the codes it leaves
+                        // unredeemed die: enabling again must not let them through.
+                        sqlx::query($crate::storage::flows::KILL_CLIENT_CODES)
+                            .bind(id.as_str())
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    self.commit_one(tx, n, event).await
                 }
 
                 async fn update_client_registration(

@@ -21,6 +21,10 @@ pub enum Redeemed {
     First,
     /// It was redeemed before: nothing written.
     Again,
+    /// It is gone: killed before it was redeemed (the person disconnected the app, the client
+    /// was revoked or disabled, the person's password changed or they were disabled), or
+    /// purged after expiring. Nothing written.
+    Gone,
 }
 
 /// Interactive-flow persistence.
@@ -134,6 +138,18 @@ pub(super) const DELETE_CONSENT: &str = "DELETE FROM consents WHERE realm_id = $
 pub(super) const REVOKE_CONSENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'consent_revoked' WHERE subject = $2 AND client_pk = $3 AND resource_id = $4 AND revoked_at IS NULL";
 pub(super) const CODE_COLUMNS: &str = "code_hash, family_id, realm_id, subject, client_pk, resource_id, redirect_uri, code_challenge, scopes, offline, auth_time, created_at, expires_at, redeemed_at";
 pub(super) const INSERT_CODE: &str = "INSERT INTO authorization_codes (code_hash, family_id, realm_id, subject, client_pk, resource_id, redirect_uri, code_challenge, scopes, offline, auth_time, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+// Unredeemed codes die with what they were issued under (RFC 6749 §10.5: a code must not
+// outlive the authorization it stands for). Redeemed ones stay, to recognise a replay.
+/// Kills the unredeemed codes of a subject (password changed, person or account disabled).
+pub(super) const KILL_SUBJECT_CODES: &str =
+    "DELETE FROM authorization_codes WHERE subject = $1 AND redeemed_at IS NULL";
+/// Kills the unredeemed codes of a client (revoked or disabled).
+pub(super) const KILL_CLIENT_CODES: &str =
+    "DELETE FROM authorization_codes WHERE client_pk = $1 AND redeemed_at IS NULL";
+/// Kills the unredeemed codes a consent led to (the person disconnected the app).
+pub(super) const KILL_CONSENT_CODES: &str = "DELETE FROM authorization_codes WHERE subject = $1 AND client_pk = $2 AND resource_id = $3 AND redeemed_at IS NULL";
+pub(super) const CODE_EXISTS: &str =
+    "SELECT COUNT(*) FROM authorization_codes WHERE code_hash = $1";
 pub(super) const REDEEM_CODE: &str =
     "UPDATE authorization_codes SET redeemed_at = $1 WHERE code_hash = $2 AND redeemed_at IS NULL";
 pub(super) const FAMILY_COLUMNS: &str = "id, realm_id, subject, client_pk, resource_id, scopes, offline, auth_time, created_at, expires_at, revoked_at, revoked_reason";
@@ -494,6 +510,14 @@ macro_rules! flow_store {
                         .bind(id.as_str())
                         .execute(&mut *tx)
                         .await?;
+                    // Codes first: a redemption under way holds the code's row, and the
+                    // family it inserts is then seen by the revocation below.
+                    sqlx::query(KILL_CONSENT_CODES)
+                        .bind(&consent.subject)
+                        .bind(consent.client_pk.as_str())
+                        .bind(consent.resource_id.as_str())
+                        .execute(&mut *tx)
+                        .await?;
                     sqlx::query(REVOKE_CONSENT_FAMILIES)
                         .bind(now)
                         .bind(&consent.subject)
@@ -559,8 +583,12 @@ macro_rules! flow_store {
                         .await?
                         .rows_affected();
                     if n == 0 {
+                        let left: i64 = sqlx::query_scalar(CODE_EXISTS)
+                            .bind(code_hash)
+                            .fetch_one(&mut *tx)
+                            .await?;
                         tx.rollback().await?;
-                        return Ok(Redeemed::Again);
+                        return Ok(if left == 0 { Redeemed::Gone } else { Redeemed::Again });
                     }
                     sqlx::query(INSERT_FAMILY)
                         .bind(f.id.as_str())

@@ -31,7 +31,26 @@ pub trait KeyStore: Send + Sync {
         publish_until: UnixTime,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
+    /// The master key's check value (a constant sealed under it), if one is set.
+    async fn master_key_check(&self) -> Result<Option<Vec<u8>>, StorageError>;
+    /// Sets the check value unless one is set already (two instances starting at once: the
+    /// first wins), and returns the value that is set.
+    async fn init_master_key_check(
+        &self,
+        sealed: &[u8],
+        now: UnixTime,
+    ) -> Result<Vec<u8>, StorageError>;
+    /// Some sealed signing key (realm, kid, sealed private key), to check a master key against
+    /// a database set up before check values existed.
+    async fn any_sealed_signing_key(
+        &self,
+    ) -> Result<Option<(String, String, Vec<u8>)>, StorageError>;
 }
+
+pub(super) const MASTER_KEY_CHECK: &str = "SELECT sealed FROM master_key_check WHERE id = 1";
+pub(super) const INIT_MASTER_KEY_CHECK: &str = "INSERT INTO master_key_check (id, sealed, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING";
+pub(super) const ANY_SEALED_KEY: &str =
+    "SELECT realm_id, kid, sealed_private_key FROM signing_keys ORDER BY created_at, kid LIMIT 1";
 
 pub(super) const KEY_COLUMNS: &str = "kid, realm_id, alg, state, public_jwk, sealed_private_key, created_at, activated_at, retired_at, publish_until";
 pub(super) const INSERT_KEY: &str = "INSERT INTO signing_keys (kid, realm_id, alg, state, public_jwk, sealed_private_key, created_at, activated_at, retired_at, publish_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
@@ -128,6 +147,35 @@ macro_rules! key_store {
                     }
                     insert_key_row(&mut tx, new_next).await?;
                     self.commit(tx, event).await
+                }
+
+                async fn master_key_check(&self) -> Result<Option<Vec<u8>>, StorageError> {
+                    Ok(sqlx::query_scalar::<_, Vec<u8>>(MASTER_KEY_CHECK)
+                        .fetch_optional(&self.pool)
+                        .await?)
+                }
+
+                async fn init_master_key_check(
+                    &self,
+                    sealed: &[u8],
+                    now: UnixTime,
+                ) -> Result<Vec<u8>, StorageError> {
+                    sqlx::query(INIT_MASTER_KEY_CHECK)
+                        .bind(sealed)
+                        .bind(now)
+                        .execute(&self.pool)
+                        .await?;
+                    Ok(sqlx::query_scalar::<_, Vec<u8>>(MASTER_KEY_CHECK)
+                        .fetch_one(&self.pool)
+                        .await?)
+                }
+
+                async fn any_sealed_signing_key(
+                    &self,
+                ) -> Result<Option<(String, String, Vec<u8>)>, StorageError> {
+                    Ok(sqlx::query_as::<_, (String, String, Vec<u8>)>(ANY_SEALED_KEY)
+                        .fetch_optional(&self.pool)
+                        .await?)
                 }
             }
         };

@@ -46,7 +46,7 @@ mod types;
 pub use access::AccessStore;
 pub use agents::AgentStore;
 pub use audit::AuditStore;
-pub use clients::ClientStore;
+pub use clients::{ClientStore, INITIAL_TOKEN_SPENT};
 pub use flows::{FlowStore, MAX_CONNECTED_APPS, Redeemed};
 pub use keys::KeyStore;
 pub use people::PeopleStore;

@@ -131,6 +131,10 @@ macro_rules! people_store {
                     .bind(id.as_str())
                     .execute(&mut *conn)
                     .await?;
+                sqlx::query($crate::storage::flows::KILL_SUBJECT_CODES)
+                    .bind(id.as_str())
+                    .execute(&mut *conn)
+                    .await?;
                 sqlx::query(REVOKE_SUBJECT_FAMILIES)
                     .bind(at)
                     .bind(why)

@@ -52,6 +52,10 @@ pub trait ResourceStore: Send + Sync {
     ) -> Result<Option<Resource>, StorageError>;
     /// All resources of a realm by slug.
     async fn list_resources(&self, realm_id: &RealmId) -> Result<Vec<Resource>, StorageError>;
+    /// The longest access-token lifetime a resource of the realm sets for itself (`None` when
+    /// none sets one: they use the realm's default).
+    async fn max_resource_token_ttl(&self, realm_id: &RealmId)
+    -> Result<Option<i64>, StorageError>;
     /// Writes the settings (every mutable field but `enabled`, which `set_resource_enabled`
     /// writes); `NotFound` if gone, `Conflict` on a taken URI.
     async fn update_resource(
@@ -292,6 +296,18 @@ macro_rules! resource_store {
                         .into_iter()
                         .map(Resource::try_from)
                         .collect()
+                }
+
+                async fn max_resource_token_ttl(
+                    &self,
+                    realm_id: &RealmId,
+                ) -> Result<Option<i64>, StorageError> {
+                    Ok(sqlx::query_scalar(
+                        "SELECT MAX(token_ttl_secs) FROM resources WHERE realm_id = $1",
+                    )
+                    .bind(realm_id.as_str())
+                    .fetch_one(&self.pool)
+                    .await?)
                 }
 
                 async fn update_resource(

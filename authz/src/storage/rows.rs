@@ -130,6 +130,7 @@ pub(crate) struct ClientRow {
     pub review_reason: Option<String>,
     pub reviewed_at: Option<i64>,
     pub last_token_at: Option<i64>,
+    pub token_epoch: i64,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -170,6 +171,7 @@ impl TryFrom<ClientRow> for Client {
                 review_reason: r.review_reason,
                 reviewed_at: r.reviewed_at,
                 last_token_at: r.last_token_at,
+                token_epoch: r.token_epoch,
             },
             id: id(r.id),
             realm_id: id(r.realm_id),

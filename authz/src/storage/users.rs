@@ -191,6 +191,10 @@ macro_rules! user_store {
                     .bind(user.as_str())
                     .execute(&mut *conn)
                     .await?;
+                sqlx::query($crate::storage::flows::KILL_SUBJECT_CODES)
+                    .bind(user.as_str())
+                    .execute(&mut *conn)
+                    .await?;
                 sqlx::query($crate::storage::people::REVOKE_SUBJECT_FAMILIES)
                     .bind(at)
                     .bind(why)
@@ -413,6 +417,9 @@ macro_rules! user_store {
                         .bind(user_id.as_str())
                         .execute(&mut *tx)
                         .await?;
+                    // A reset is how a taken-over account is recovered: whatever signed in to
+                    // apps with the old password ends with it.
+                    end_user_sign_ins(&mut tx, user_id, now, "password_reset").await?;
                     self.commit_uncached(tx, event).await?;
                     Ok(true)
                 }

@@ -174,9 +174,14 @@ impl Core {
                         crate::clients::ReviewState::Revoked => "was revoked",
                         _ => "was rejected",
                     };
+                    let next = if c.is_self_registered() {
+                        "register again"
+                    } else {
+                        "ask an administrator to restore it"
+                    };
                     return Err(Error::oauth(
                         OAuthErrorCode::InvalidClient,
-                        format!("This client's registration {what}; register again."),
+                        format!("This client's registration {what}; {next}."),
                     ));
                 }
             }

@@ -10,6 +10,18 @@ pub const ASSERTION_SKEW_SECS: i64 = 60;
 /// `client_assertion_type` of RFC 7523 §2.2.
 pub const JWT_BEARER_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
+/// What a revocation cannot reach, in words.
+///
+/// Access tokens are JWTs: a resource server that verifies them itself (without introspection)
+/// accepts one already issued until it expires, at most `horizon_secs` later (the longest
+/// access-token lifetime in play).
+pub fn local_verification_note(horizon_secs: i64) -> String {
+    format!(
+        "Servers that verify tokens themselves, without asking Portcullis, accept access tokens already issued until they expire: within {}.",
+        crate::clock::duration_words(horizon_secs)
+    )
+}
+
 /// Client credentials as presented at an endpoint; the `client_id` is parsed (bounded) already.
 #[derive(Clone, PartialEq, Eq)]
 pub enum ClientCredentials {

@@ -66,7 +66,9 @@ impl Core {
         claims: &AccessTokenClaims,
         client: &Client,
     ) -> Result<bool> {
-        if !client.is_active() {
+        // Minted before the client was last revoked (or expired): dead for good, even if an
+        // administrator restored it since.
+        if !client.is_active() || claims.origin.epoch != client.registration.token_epoch {
             return Ok(false);
         }
         let resource = match ResourceUri::parse(&claims.aud, true) {

@@ -128,6 +128,7 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
                 expiring_within: expiring_soon.then_some(authz::agents::EXPIRING_SOON_SECS),
                 active_only: false,
                 query: Some(search.as_str()),
+                owner: None,
             };
             let mut page = 0;
             loop {

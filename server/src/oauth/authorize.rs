@@ -110,6 +110,10 @@ fn render(realm: &str, step: Result<AuthorizeStep, authz::Error>, post: bool) ->
             StatusCode::OK,
             app::pages::authorize::consent_html(&p, &action),
         ),
+        Ok(AuthorizeStep::AwaitingReview(p)) => page(
+            StatusCode::BAD_REQUEST,
+            app::pages::authorize::awaiting_review_html(&p),
+        ),
         Err(authz::Error::NotFound { .. }) => error_page(
             realm,
             StatusCode::NOT_FOUND,
@@ -501,14 +505,24 @@ pub async fn account_post(
                 .revoke_own_connected_app(&realm, s, field("consent").unwrap_or_default(), &meta)
                 .await
             {
-                Ok(()) => "Disconnected. The app's tokens stopped working.",
-                Err(authz::Error::NotFound { .. }) => "That app was already disconnected.",
+                Ok(()) => {
+                    let note = match state.core.local_token_horizon(&realm).await {
+                        Ok(h) => authz::tokens::local_verification_note(h),
+                        Err(e) => return render(&realm, Err(e), true),
+                    };
+                    format!(
+                        "Disconnected: the app's refresh tokens stopped working, and services that check with Portcullis refuse its access tokens now. {note}"
+                    )
+                }
+                Err(authz::Error::NotFound { .. }) => {
+                    "That app was already disconnected.".to_owned()
+                }
                 Err(authz::Error::Unauthenticated) => {
                     return account_page(&state, &realm, browser, None, None, None).await;
                 }
                 Err(e) => return render(&realm, Err(e), true),
             };
-            account_page(&state, &realm, browser, Some(s), Some(notice), None).await
+            account_page(&state, &realm, browser, Some(s), Some(&notice), None).await
         }
         Some("logout") => {
             if let Some(s) = session

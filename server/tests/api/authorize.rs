@@ -766,6 +766,77 @@ async fn prompt_none_and_deny_answer_the_client_with_iss() {
     assert_eq!(query_of(&loc)["error"], "consent_required");
 }
 
+/// Every ordering of every non-empty subset of `values`.
+fn arrangements<'a>(values: &[&'a str]) -> Vec<Vec<&'a str>> {
+    let mut out = vec![];
+    for (i, v) in values.iter().enumerate() {
+        let mut rest = values.to_vec();
+        rest.remove(i);
+        out.push(vec![*v]);
+        for tail in arrangements(&rest) {
+            out.push([vec![*v], tail].concat());
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn every_prompt_that_includes_consent_asks_for_consent() {
+    let f = flow().await;
+    let mut b = Browser::default();
+    // Agreed before, to an https redirect: without a prompt the code comes back at once.
+    let url = |prompt: &str| {
+        authorize_url(&format!("&scope=tools%3Acall&prompt={}", enc(prompt)))
+            .replace(&enc(REDIRECT), &enc("https://vscode.dev/redirect"))
+    };
+    f.consent_at(&mut b, &url(""), PERSON, "Visual Studio Code")
+        .await;
+    let combinations = arrangements(&["login", "consent", "select_account"]);
+    assert_eq!(combinations.len(), 15);
+    for values in combinations {
+        let prompt = values.join(" ");
+        let (status, loc, html) = f.get(&mut b, &url(&prompt)).await;
+        let html = if values.contains(&"login") {
+            assert_eq!(status, StatusCode::OK, "prompt={prompt}: {loc}");
+            assert!(html.contains("Sign in to continue"), "prompt={prompt}");
+            let form = format!(
+                "step=login&ticket={}&email={}&password={}",
+                ticket_of(&html),
+                enc(PERSON),
+                enc(PASSWORD)
+            );
+            let (status, loc, html) = f.post(&mut b, &form).await;
+            if !values.contains(&"consent") {
+                assert_eq!(status, StatusCode::SEE_OTHER, "prompt={prompt}: {html}");
+                assert!(query_of(&loc).contains_key("code"), "prompt={prompt}");
+                continue;
+            }
+            assert_eq!(status, StatusCode::OK, "prompt={prompt}: {loc}");
+            html
+        } else if values.contains(&"consent") {
+            assert_eq!(status, StatusCode::OK, "prompt={prompt}: {loc}");
+            html
+        } else {
+            assert_eq!(status, StatusCode::FOUND, "prompt={prompt}");
+            assert!(query_of(&loc).contains_key("code"), "prompt={prompt}");
+            continue;
+        };
+        assert!(
+            html.contains("wants to act for you"),
+            "prompt={prompt} shows the consent page"
+        );
+    }
+    // `none` stands alone, and alone it answers with the remembered consent.
+    let (status, loc, _) = f.get(&mut b, &url("none")).await;
+    assert_eq!(status, StatusCode::FOUND);
+    assert!(query_of(&loc).contains_key("code"));
+    for prompt in ["none consent", "login none"] {
+        let (status, loc, _) = f.get(&mut b, &url(prompt)).await;
+        assert_eq!(status, StatusCode::FOUND, "{prompt}");
+        assert_eq!(query_of(&loc)["error"], "invalid_request", "{prompt}");
+    }
+}
+
 #[tokio::test]
 async fn sign_in_errors_stay_on_the_page_and_forged_posts_do_nothing() {
     let f = flow().await;
@@ -1355,4 +1426,72 @@ async fn a_self_registered_client_that_changes_its_registration_is_agreed_to_aga
         html.contains("Your bank (official) wants to act for you"),
         "{html}"
     );
+}
+
+#[tokio::test]
+async fn a_code_dies_with_the_consent_the_client_and_the_password_it_was_issued_under() {
+    let f = flow().await;
+    let core = &f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let dead = |(status, json): (StatusCode, serde_json::Value)| {
+        assert_eq!(
+            (status, json["error"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("invalid_grant")),
+            "{json}"
+        );
+    };
+    // The person disconnects the app between the code and its redemption.
+    let code = f.code().await;
+    let apps = core
+        .connected_apps(&f.admin, "default", Some(&f.person))
+        .await
+        .expect("apps");
+    core.revoke_connected_app(&f.admin, "default", apps[0].consent.id.as_str(), &meta)
+        .await
+        .expect("disconnect");
+    dead(f.redeem(&code).await);
+    // The client is disabled and enabled again.
+    let code = f.code().await;
+    for on in [false, true] {
+        core.set_client_enabled(&f.admin, "default", "vscode", on, &meta)
+            .await
+            .expect("toggle");
+    }
+    dead(f.redeem(&code).await);
+    // The person's password changes.
+    let code = f.code().await;
+    core.set_person_password(
+        &f.admin,
+        "default",
+        &f.person,
+        "another long password",
+        &meta,
+    )
+    .await
+    .expect("password");
+    dead(f.redeem(&code).await);
+    core.set_person_password(&f.admin, "default", &f.person, PASSWORD, &meta)
+        .await
+        .expect("password back");
+    // The client is revoked (and restored: the code stays dead).
+    let code = f.code().await;
+    core.revoke_client(&f.admin, "default", "vscode", "Compromised", None, &meta)
+        .await
+        .expect("revoke");
+    core.restore_client(&f.admin, "default", "vscode", "Fixed", None, &meta)
+        .await
+        .expect("restore");
+    dead(f.redeem(&code).await);
+    // The person is disabled.
+    let code = f.code().await;
+    core.set_person_disabled(&f.admin, "default", &f.person, true, &meta)
+        .await
+        .expect("disable");
+    dead(f.redeem(&code).await);
+    // And the control: an untouched code works.
+    core.set_person_disabled(&f.admin, "default", &f.person, false, &meta)
+        .await
+        .expect("enable");
+    let code = f.code().await;
+    assert_eq!(f.redeem(&code).await.0, StatusCode::OK);
 }

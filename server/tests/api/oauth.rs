@@ -2289,3 +2289,92 @@ async fn a_resource_lists_each_clients_agent_and_what_its_tokens_carry_and_a_sec
         "unchanged"
     );
 }
+
+#[tokio::test]
+async fn writes_are_seen_by_the_next_request_here_and_within_the_cache_lifetime_elsewhere() {
+    let f = fixture().await;
+    let core = &f.t.state.core;
+    let admin = f.t.principal("ada@example.com").await;
+    let meta = authz::RequestMeta::default();
+    let form = format!("grant_type=client_credentials&resource={}", enc(PAY));
+    // A second instance on the same database, on the same clock.
+    let other =
+        server::AppState::init_with_clock((*f.t.state.config).clone(), Arc::new(f.clock.clone()))
+            .await
+            .expect("second instance");
+    let other_token = |form: String| {
+        let router = server::router(other.clone());
+        let auth = basic("bot", &f.secret);
+        async move {
+            let res = router
+                .oneshot(
+                    Request::post("/realms/default/token")
+                        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                        .header(header::AUTHORIZATION, auth)
+                        .body(Body::from(form))
+                        .expect("request"),
+                )
+                .await
+                .expect("response");
+            res.status()
+        }
+    };
+    // Both instances have the token path's lookups cached.
+    assert_eq!(f.token(&form).await.0, StatusCode::OK);
+    assert_eq!(other_token(form.clone()).await, StatusCode::OK);
+
+    // Without the clock moving, this instance sees each write at once.
+    core.revoke_access(&admin, "default", "bot", "payments-mcp", &meta)
+        .await
+        .expect("revoke");
+    let (status, _, json) = f.token(&form).await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_target"))
+    );
+    core.grant_access(
+        &admin,
+        "default",
+        "bot",
+        "payments-mcp",
+        Some("tools:call"),
+        &meta,
+    )
+    .await
+    .expect("grant");
+    let (status, _, json) = f.token(&form).await;
+    assert_eq!(
+        (status, json["scope"].as_str()),
+        (StatusCode::OK, Some("tools:call"))
+    );
+    let lifetime = ResourceInput {
+        slug: "payments-mcp".into(),
+        display_name: "payments-mcp".into(),
+        uri: PAY.into(),
+        scopes: "tools:call tools:read".into(),
+        token_ttl_secs: "120".into(),
+        enabled: true,
+        ..Default::default()
+    };
+    core.update_resource(&admin, "default", "payments-mcp", &lifetime, &meta)
+        .await
+        .expect("setting");
+    assert_eq!(
+        f.token(&form).await.2["expires_in"],
+        120,
+        "a setting applies at once"
+    );
+    core.set_client_enabled(&admin, "default", "bot", false, &meta)
+        .await
+        .expect("disable");
+    assert_ne!(f.token(&form).await.0, StatusCode::OK);
+
+    // The other instance follows within the cache lifetime (documented), not before it has to.
+    assert_eq!(
+        other_token(form.clone()).await,
+        StatusCode::OK,
+        "its cache is still fresh: this test would not see it follow otherwise"
+    );
+    f.clock.advance(authz::cache::TTL_SECS);
+    assert_ne!(other_token(form.clone()).await, StatusCode::OK);
+}

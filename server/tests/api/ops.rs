@@ -375,5 +375,101 @@ async fn serve_without_migrating_refuses_a_stale_schema_and_accepts_a_current_on
     server::prepare_schema(&db).await.expect("migrate");
     db.close().await;
     let state = AppState::init(config).await.expect("current schema");
-    assert!(state.core.ready().await.is_ok());
+    assert_eq!(
+        state.core.ready().await.expect("ready"),
+        authz::keys::MasterKeyCheck::Matches
+    );
+}
+
+#[tokio::test]
+async fn instances_sharing_a_database_refuse_to_serve_with_another_master_key() {
+    use axum::response::IntoResponse as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("sqlite://{}", dir.path().join("shared.db").display());
+    let instance = |name: &str| Config {
+        data_dir: dir.path().join(name),
+        database: server::config::DatabaseConfig {
+            url: Some(url.clone()),
+            ..Default::default()
+        },
+        ..Config::default()
+    };
+    let readyz = |state: AppState| async move {
+        let response = server::ops::readyz(axum::extract::State(state))
+            .await
+            .into_response();
+        let status = response.status();
+        let body = http_body_util::BodyExt::collect(response.into_body())
+            .await
+            .expect("body")
+            .to_bytes();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    };
+    let first = AppState::init(instance("first"))
+        .await
+        .expect("the first instance sets the check value");
+    // A signing key sealed under the first instance's master key.
+    first
+        .core
+        .signer_for_benchmark(
+            &authz::Principal::cli(),
+            "default",
+            authz::keys::SigningAlg::ES256,
+        )
+        .await
+        .expect("key pair");
+    // The key copied, as the message says: a second instance serves.
+    std::fs::create_dir_all(dir.path().join("copied")).expect("dir");
+    std::fs::copy(
+        dir.path().join("first/master.key"),
+        dir.path().join("copied/master.key"),
+    )
+    .expect("copy the key");
+    let copied = AppState::init(instance("copied"))
+        .await
+        .expect("the same master key serves");
+    assert_eq!(readyz(copied).await.0, StatusCode::OK);
+
+    // A fresh data directory generates another key: start-up refuses, naming what to copy where.
+    let err = AppState::init(instance("other"))
+        .await
+        .err()
+        .expect("another master key is refused");
+    let message = format!("{err:#}");
+    let other_dir = dir.path().join("other").display().to_string();
+    assert!(
+        message.contains("is not the key that sealed the signing keys")
+            && message.contains(&other_dir)
+            && message.contains("copy master.key"),
+        "{message}"
+    );
+
+    // A database from before check values is checked against its signing keys.
+    let pool = sqlx::SqlitePool::connect(&url).await.expect("pool");
+    sqlx::query("DELETE FROM master_key_check")
+        .execute(&pool)
+        .await
+        .expect("forget the check value");
+    assert!(
+        AppState::init(instance("other")).await.is_err(),
+        "the oldest signing key does not open under another key"
+    );
+    assert_eq!(readyz(first.clone()).await.0, StatusCode::OK);
+
+    // The database swapped under a running instance (a restore from another deployment):
+    // readiness says so.
+    let foreign = authz::keys::MasterKey::generate()
+        .seal(
+            b"portcullis master key check v1",
+            b"portcullis-master-key-check",
+        )
+        .expect("seal");
+    sqlx::query("INSERT INTO master_key_check (id, sealed, created_at) VALUES (1, $1, 0)")
+        .bind(foreign)
+        .execute(&pool)
+        .await
+        .expect("a foreign check value");
+    let (status, body) = readyz(first).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(body.contains("master key mismatch"), "{body}");
 }

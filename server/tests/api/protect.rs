@@ -416,3 +416,62 @@ async fn an_admin_rejects_a_submission_with_a_reason_the_developer_sees() {
         .await
         .expect("withdrawn after the rejection");
 }
+
+#[tokio::test]
+async fn developers_see_only_their_own_agents_on_the_mcp_authorization_screen() {
+    let (s, admin, dev, reviewer) = server().await;
+    let core = &s.state.core;
+    let meta = authz::RequestMeta::default();
+    for (name, owner) in [
+        ("payroll-bot", "finance-lead@example.com"),
+        ("dev-helper", "dev@example.com"),
+    ] {
+        core.create_agent(
+            &admin,
+            "default",
+            &authz::agents::AgentInput {
+                name: name.into(),
+                owner: owner.into(),
+                roles: "mcp mcp:payroll".into(),
+                ..Default::default()
+            },
+            &meta,
+        )
+        .await
+        .expect("agent");
+    }
+    let page = authz::storage::Page::new(0, 10);
+    let names = |o: &authz::integration::McpOverview| {
+        o.agents
+            .iter()
+            .map(|a| a.agent.name.clone())
+            .collect::<Vec<_>>()
+    };
+    // A developer: only the agent they own, counted and listed; nobody else's owner or roles.
+    let o = core
+        .mcp_overview(&dev, "default", 14, "all", page)
+        .await
+        .expect("developer");
+    assert!(o.own_only);
+    assert_eq!(names(&o), ["dev-helper"]);
+    assert_eq!((o.mcp_agents, o.active, o.listed), (1, 1, 1));
+    for show in ["active", "expiring"] {
+        let o = core
+            .mcp_overview(&dev, "default", 14, show, page)
+            .await
+            .expect("developer");
+        assert!(
+            o.agents.iter().all(|a| a.agent.owner == "dev@example.com"),
+            "{show}"
+        );
+    }
+    // Whoever may see the realm's agents sees them all.
+    for p in [&admin, &reviewer] {
+        let o = core
+            .mcp_overview(p, "default", 14, "all", page)
+            .await
+            .expect("all");
+        assert!(!o.own_only);
+        assert_eq!(names(&o), ["dev-helper", "payroll-bot"]);
+    }
+}

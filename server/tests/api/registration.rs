@@ -1029,3 +1029,189 @@ async fn one_decision_covers_many_clients_and_reports_those_it_could_not_decide(
     assert_eq!(Decision::parse("approve"), Ok(Decision::Approve));
     assert!(Decision::parse("bless").is_err());
 }
+
+#[tokio::test]
+async fn revocation_belongs_to_the_clients_owner_and_an_admin_restores_without_old_tokens() {
+    let r = setup("open").await;
+    let core = &r.t.state.core;
+    let meta = authz::RequestMeta::default();
+    r.t.user("rev@example.com", "security_reviewer").await;
+    let reviewer = r.t.principal("rev@example.com").await;
+    // A machine client that registered itself, granted payments by an admin.
+    let (status, json) = r
+        .register(&serde_json::json!({
+            "client_name": "Nightly reports",
+            "grant_types": ["client_credentials"],
+            "token_endpoint_auth_method": "client_secret_post",
+            "scope": "tools:call"
+        }))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{json}");
+    let id = json["client_id"].as_str().expect("id").to_owned();
+    let secret = json["client_secret"].as_str().expect("secret").to_owned();
+    core.grant_access(&r.admin, "default", &id, "payments-mcp", None, &meta)
+        .await
+        .expect("grant");
+    let token_form = format!(
+        "grant_type=client_credentials&client_id={id}&client_secret={secret}&resource={}",
+        enc("https://pay.example.com/")
+    );
+    // The resource server asks with its introspection credentials.
+    let (credentials, rs_secret) = core
+        .create_resource_server_credentials(&r.admin, "default", "payments-mcp", &meta)
+        .await
+        .expect("credentials");
+    let introspect = |token: String| {
+        let (id, secret) = (
+            credentials.client_id.to_string(),
+            rs_secret.expose().to_owned(),
+        );
+        let t = &r.t;
+        async move {
+            let res = t
+                .send(
+                    Request::post("/realms/default/introspect")
+                        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                        .header(
+                            header::AUTHORIZATION,
+                            format!(
+                                "Basic {}",
+                                base64::Engine::encode(
+                                    &base64::engine::general_purpose::STANDARD,
+                                    format!("{id}:{secret}")
+                                )
+                            ),
+                        )
+                        .body(Body::from(format!("token={token}")))
+                        .expect("request"),
+                )
+                .await;
+            let json: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+            json["active"].as_bool().expect("active")
+        }
+    };
+    let (status, json) = r.token(&token_form).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let old = json["access_token"].as_str().expect("token").to_owned();
+    assert!(introspect(old.clone()).await);
+
+    // What an administrator made is an administrator's: a reviewer may not revoke it, nor a
+    // resource's introspection credentials.
+    let (admin_made, _) = register_client(
+        core,
+        &r.admin,
+        "reports-bot",
+        authz::clients::ClientForm {
+            name: "Reports bot".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("admin client");
+    for target in [&admin_made.client_id, &credentials.client_id] {
+        assert!(
+            matches!(
+                core.revoke_client(
+                    &reviewer,
+                    "default",
+                    target.as_str(),
+                    "mine now",
+                    None,
+                    &meta
+                )
+                .await,
+                Err(authz::Error::Forbidden)
+            ),
+            "{target}"
+        );
+    }
+    // Nor do they appear in the reviewer's queue.
+    let approved = core
+        .review_queue(&reviewer, "default", authz::clients::ReviewState::Approved)
+        .await
+        .expect("queue");
+    assert_eq!(
+        approved
+            .iter()
+            .map(|i| i.client.client_id.as_str())
+            .collect::<Vec<_>>(),
+        [id.as_str()]
+    );
+
+    // A self-registered client is the reviewer's: revoked with a reason, its token dies at once.
+    assert!(
+        core.revoke_client(&reviewer, "default", &id, " ", None, &meta)
+            .await
+            .is_err(),
+        "a reason is required"
+    );
+    core.revoke_client(&reviewer, "default", &id, "Leaked secret", None, &meta)
+        .await
+        .expect("revoke");
+    assert!(!introspect(old.clone()).await, "revoked: its token is dead");
+    let (status, json) = r.token(&token_form).await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("invalid_client"))
+    );
+
+    // Only an administrator restores; the client works again, its old token stays dead.
+    assert!(matches!(
+        core.restore_client(&reviewer, "default", &id, "ok now", None, &meta)
+            .await,
+        Err(authz::Error::Forbidden)
+    ));
+    r.clock.advance(5);
+    core.restore_client(
+        &r.admin,
+        "default",
+        &id,
+        "Secret rotated by its owner",
+        None,
+        &meta,
+    )
+    .await
+    .expect("restore");
+    let (status, json) = r.token(&token_form).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let new = json["access_token"].as_str().expect("token").to_owned();
+    assert!(introspect(new).await, "new tokens work");
+    assert!(
+        !introspect(old).await,
+        "tokens from before the revocation stay dead"
+    );
+    // An administrator revokes what an administrator made.
+    core.revoke_client(&r.admin, "default", "reports-bot", "Retired", None, &meta)
+        .await
+        .expect("admin revokes an admin client");
+
+    // Each step is in the client's history, with who and why.
+    let history =
+        r.t.audit(authz::audit::AuditFilter {
+            target_is: Some(format!("client:{id}")),
+            ..Default::default()
+        })
+        .await;
+    let steps: Vec<(&str, &str, &str)> = history
+        .iter()
+        .filter(|e| e.action == "client.revoke" || e.action == "client.restore")
+        .map(|e| {
+            (
+                e.action.as_str(),
+                e.actor.as_str(),
+                e.details["reason"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            (
+                "client.restore",
+                "root@example.com",
+                "Secret rotated by its owner"
+            ),
+            ("client.revoke", "rev@example.com", "Leaked secret"),
+        ]
+    );
+}

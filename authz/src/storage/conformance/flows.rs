@@ -1,6 +1,6 @@
 //! People and interactive-flow persistence: people, sign-in sessions, consent, codes, refresh
 //! families.
-use super::fixtures::{client, event, given_realm, resource};
+use super::fixtures::{client, event, given_realm, resource, user};
 use crate::accounts::Email;
 use crate::authorize::{
     AuthorizationCode, Consent, ConsentId, FamilyId, LoginSession, RefreshToken, TokenFamily,
@@ -439,4 +439,274 @@ pub(super) async fn flows(db: &Database) {
     assert!(store.purge_flows(20_000).await.expect("purge") >= 5);
     assert_eq!(store.find_refresh_token(&[10; 32]).await.expect("rt"), None);
     assert_eq!(store.find_code(&[7; 32]).await.expect("code"), None);
+}
+
+/// An unredeemed code of `subject` for `client` and `res`, stored; its hash is `[n; 32]`.
+async fn given_code(
+    store: &crate::storage::DynStore,
+    r: &crate::realms::Realm,
+    (subject, client, res): (&str, &crate::clients::Client, &crate::resources::Resource),
+    n: u8,
+) -> (AuthorizationCode, TokenFamily) {
+    let family = TokenFamily {
+        id: FamilyId::generate(),
+        realm_id: r.id.clone(),
+        subject: subject.to_owned(),
+        client_pk: client.id.clone(),
+        resource_id: res.id.clone(),
+        scopes: ScopeSet::parse("tools:call").expect("valid"),
+        offline: false,
+        auth_time: 100,
+        created_at: 120,
+        expires_at: 10_000,
+        revoked_at: None,
+        revoked_reason: None,
+    };
+    let code = AuthorizationCode {
+        code_hash: vec![n; 32],
+        family_id: family.id.clone(),
+        realm_id: r.id.clone(),
+        subject: subject.to_owned(),
+        client_pk: client.id.clone(),
+        resource_id: res.id.clone(),
+        redirect_uri: "http://127.0.0.1/cb".into(),
+        code_challenge: "c".repeat(43),
+        scopes: family.scopes.clone(),
+        offline: false,
+        auth_time: 100,
+        created_at: 110,
+        expires_at: 170,
+        redeemed_at: None,
+    };
+    store
+        .insert_code(&code, &event(&r.id, "authorize.code", "a", "client:x", 110))
+        .await
+        .expect("code");
+    (code, family)
+}
+
+/// Unredeemed codes die with what they were issued under: the person's consent, the client's
+/// approval or enabled flag, the person's (or console account's) password and enabled flag.
+/// Redeemed codes stay (a replay is still recognised); a killed code redeems as `Gone`.
+pub(super) async fn codes_die_with_what_they_stood_for(db: &Database) {
+    use crate::clients::{ReviewDecision, ReviewState};
+    let store = db.store();
+    let r = given_realm(&store, "default").await;
+    let ev = |a| event(&r.id, a, "admin@x.io", "client:x", 150);
+    let res = resource(&r.id, "pay", "https://pay.example.com/");
+    store
+        .insert_resource(&res, &ev("resource.create"))
+        .await
+        .expect("res");
+    let (vscode, other) = (client(&r.id, "vscode"), client(&r.id, "other"));
+    for c in [&vscode, &other] {
+        store
+            .insert_client(c, None, &ev("client.create"))
+            .await
+            .expect("client");
+    }
+    let ada = person(&r, "ada@example.com");
+    store
+        .insert_person(&ada, &ev("person.create"))
+        .await
+        .expect("ada");
+    let bob = person(&r, "bob@example.com");
+    store
+        .insert_person(&bob, &ev("person.create"))
+        .await
+        .expect("bob");
+    let (ada_id, bob_id) = (ada.id.to_string(), bob.id.to_string());
+    let gone = |n: u8| {
+        let store = store.clone();
+        async move { store.find_code(&[n; 32]).await.expect("find").is_none() }
+    };
+
+    // Disconnecting an app kills that consent's codes only.
+    let consent = Consent {
+        id: ConsentId::generate(),
+        realm_id: r.id.clone(),
+        subject: ada_id.clone(),
+        client_pk: vscode.id.clone(),
+        resource_id: res.id.clone(),
+        scopes: ScopeSet::parse("tools:call").expect("valid"),
+        created_at: 100,
+        updated_at: 100,
+    };
+    store
+        .save_consent(&consent, &ev("consent.grant"))
+        .await
+        .expect("consent");
+    let (code, family) = given_code(&store, &r, (&ada_id, &vscode, &res), 1).await;
+    given_code(&store, &r, (&ada_id, &other, &res), 2).await;
+    given_code(&store, &r, (&bob_id, &vscode, &res), 3).await;
+    let (_, redeemed) = given_code(&store, &r, (&ada_id, &vscode, &res), 4).await;
+    assert_eq!(
+        store
+            .redeem_code(&[4; 32], 120, &redeemed, None)
+            .await
+            .expect("redeem"),
+        Redeemed::First
+    );
+    store
+        .revoke_consent(&r.id, &consent.id, 150, &ev("consent.revoke"))
+        .await
+        .expect("revoke");
+    assert!(gone(1).await, "the disconnected app's code died");
+    assert!(!gone(2).await && !gone(3).await, "others' codes live");
+    assert!(
+        !gone(4).await,
+        "a redeemed code stays, for replay detection"
+    );
+    assert_eq!(
+        store
+            .redeem_code(&code.code_hash, 151, &family, None)
+            .await
+            .expect("redeem"),
+        Redeemed::Gone,
+        "nothing written"
+    );
+    assert!(
+        store
+            .find_family(&family.id)
+            .await
+            .expect("family")
+            .is_none()
+    );
+
+    // Disabling a client kills its codes; enabling it again does not bring them back.
+    given_code(&store, &r, (&ada_id, &vscode, &res), 5).await;
+    store
+        .set_client_enabled(&vscode.id, false, 152, &ev("client.update"))
+        .await
+        .expect("off");
+    store
+        .set_client_enabled(&vscode.id, true, 153, &ev("client.update"))
+        .await
+        .expect("on");
+    assert!(
+        gone(5).await && gone(3).await,
+        "every code of the client died"
+    );
+    assert!(!gone(2).await);
+
+    // Revoking a client kills its codes and starts a new token epoch; restoring keeps it.
+    given_code(&store, &r, (&ada_id, &vscode, &res), 6).await;
+    let decide = |from, to, at| ReviewDecision {
+        from,
+        to,
+        by: "admin@x.io".into(),
+        reason: "why".into(),
+        at,
+        seen: None,
+        grants: vec![],
+    };
+    store
+        .set_client_review(
+            &vscode.id,
+            &decide(ReviewState::Approved, ReviewState::Revoked, 154),
+            &ev("client.revoke"),
+        )
+        .await
+        .expect("revoke");
+    assert!(gone(6).await);
+    let epoch = |c: &crate::clients::Client| {
+        let store = store.clone();
+        let (realm, id) = (r.id.clone(), c.client_id.clone());
+        async move {
+            store
+                .find_client(&realm, &id)
+                .await
+                .expect("find")
+                .expect("client")
+                .registration
+                .token_epoch
+        }
+    };
+    assert_eq!(epoch(&vscode).await, 1);
+    store
+        .set_client_review(
+            &vscode.id,
+            &decide(ReviewState::Revoked, ReviewState::Approved, 155),
+            &ev("client.restore"),
+        )
+        .await
+        .expect("restore");
+    assert_eq!(
+        epoch(&vscode).await,
+        1,
+        "a restore starts no epoch: only leaving approved does"
+    );
+    assert_eq!(epoch(&other).await, 0);
+
+    // A person's new password, or disabling them, kills their codes.
+    given_code(&store, &r, (&bob_id, &other, &res), 7).await;
+    store
+        .set_person_password(&ada.id, "$argon2id$new", 156, &ev("person.password_set"))
+        .await
+        .expect("password");
+    assert!(gone(2).await, "ada's code for the other client died");
+    assert!(!gone(7).await, "bob's lives");
+    store
+        .set_person_disabled(&bob.id, true, 157, &ev("person.disable"))
+        .await
+        .expect("disable");
+    assert!(gone(7).await);
+
+    // The same for a console account signing in to apps: a password change, a reset through
+    // a link, disabling.
+    let root = user(&r.id, "root@example.com", crate::policy::Role::Admin);
+    let admin2 = user(&r.id, "second@example.com", crate::policy::Role::Admin);
+    for u in [&root, &admin2] {
+        store
+            .insert_user(u, None, &ev("user.create"))
+            .await
+            .expect("user");
+    }
+    let root_id = root.id.to_string();
+    given_code(&store, &r, (&root_id, &other, &res), 8).await;
+    assert!(
+        store
+            .set_user_password(
+                &root.id,
+                "$argon2id$x",
+                root.credential_version,
+                158,
+                &ev("user.password_change")
+            )
+            .await
+            .expect("password")
+    );
+    assert!(gone(8).await);
+    given_code(&store, &r, (&root_id, &other, &res), 9).await;
+    let link = crate::accounts::OneTimeLink {
+        token_hash: vec![42; 32],
+        realm_id: r.id.clone(),
+        user_id: Some(root.id.clone()),
+        purpose: crate::accounts::LinkPurpose::PasswordReset,
+        created_at: 158,
+        expires_at: 10_000,
+    };
+    store
+        .insert_link(&link, &ev("user.password_reset_link"))
+        .await
+        .expect("link");
+    assert!(
+        store
+            .reset_password(
+                &[42; 32],
+                &root.id,
+                "$argon2id$y",
+                159,
+                &ev("user.password_reset")
+            )
+            .await
+            .expect("reset")
+    );
+    assert!(gone(9).await, "a reset ends app sign-ins too");
+    given_code(&store, &r, (&root_id, &other, &res), 10).await;
+    store
+        .set_user_disabled(&root.id, true, 160, &ev("user.disable"))
+        .await
+        .expect("disable");
+    assert!(gone(10).await);
 }

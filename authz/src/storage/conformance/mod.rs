@@ -157,6 +157,7 @@ on_both_backends!(
     tokens::commits_bump_the_generation,
     flows::people,
     flows::flows,
+    flows::codes_die_with_what_they_stood_for,
 );
 
 /// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes

@@ -46,12 +46,13 @@ pub(super) async fn self_registration(db: &Database) {
             &bot,
             Some(&secret(&bot, b"s1", 10, Some(500))),
             b"rat-hash",
+            None,
             &ev("client.register", 10),
         )
         .await
         .expect("register");
     store
-        .insert_registered_client(&app, None, b"rat-2", &ev("client.register", 20))
+        .insert_registered_client(&app, None, b"rat-2", None, &ev("client.register", 20))
         .await
         .expect("register");
     assert_eq!(
@@ -176,32 +177,60 @@ pub(super) async fn self_registration(db: &Database) {
         .await
         .expect("iat");
     let other = given_realm(&store, "other").await;
-    assert!(
-        !store
-            .consume_initial_token(&other.id, b"iat", 2)
-            .await
-            .expect("use")
-    );
-    assert!(
-        !store
-            .consume_initial_token(&r.id, b"iat", 100)
-            .await
-            .expect("use"),
-        "expired"
-    );
-    assert!(
+    let usable = |realm: crate::realms::RealmId, now: i64| {
+        let store = store.clone();
+        async move {
+            store
+                .find_initial_token(&realm, b"iat", now)
+                .await
+                .expect("find")
+                .map(|t| (t.label, t.uses))
+        }
+    };
+    assert_eq!(usable(other.id.clone(), 2).await, None, "its realm only");
+    assert_eq!(usable(r.id.clone(), 100).await, None, "expired");
+    assert_eq!(usable(r.id.clone(), 2).await, Some(("CI".to_owned(), 1)));
+    // A registration spends a use in the write that stores the client; once used up, a
+    // registration with it writes nothing.
+    let first = registered("iat-one", "203.0.113.7", 2);
+    store
+        .insert_registered_client(
+            &first,
+            None,
+            b"rat-3",
+            Some((b"iat", 2)),
+            &ev("client.register", 2),
+        )
+        .await
+        .expect("spends the token");
+    assert_eq!(usable(r.id.clone(), 3).await, None, "used up");
+    let second = registered("iat-two", "203.0.113.7", 3);
+    assert!(matches!(
         store
-            .consume_initial_token(&r.id, b"iat", 2)
+            .insert_registered_client(
+                &second,
+                None,
+                b"rat-4",
+                Some((b"iat", 3)),
+                &ev("client.register", 3)
+            )
+            .await,
+        Err(StorageError::Precondition(
+            crate::storage::INITIAL_TOKEN_SPENT
+        ))
+    ));
+    assert_eq!(
+        store
+            .find_client(&r.id, &second.client_id)
             .await
-            .expect("use")
+            .expect("find"),
+        None,
+        "nothing written"
     );
-    assert!(
-        !store
-            .consume_initial_token(&r.id, b"iat", 3)
-            .await
-            .expect("use"),
-        "used up"
-    );
+    store
+        .delete_client(&first.id, &ev("client.delete", 4))
+        .await
+        .expect("delete");
 
     // The sweep finds clients idle for the realm's lifetime (2_592_000 s in the fixture):
     // by their last change and last token, dynamic ones only.

@@ -112,6 +112,12 @@ impl Core {
         {
             Redeemed::First => {}
             Redeemed::Again => return Err(self.code_replayed(realm, client, &stored, meta).await),
+            // Killed while this request ran (the app disconnected, the client revoked, …).
+            Redeemed::Gone => {
+                return Err(invalid_grant(
+                    "The authorization code is invalid or expired.",
+                ));
+            }
         }
         let mut issued = self
             .mint_access_token(

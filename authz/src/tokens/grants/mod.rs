@@ -112,6 +112,7 @@ impl Core {
                 resource: resource.id.to_string(),
                 binding: client.agent.as_ref().map(|b| b.binding_id.to_string()),
                 family: user.map(|(_, f)| f.to_string()),
+                epoch: client.registration.token_epoch,
             },
         };
         let access_token = signer
