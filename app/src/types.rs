@@ -231,6 +231,7 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "client.approve",
     "client.reject",
     "client.revoke",
+    "client.restore",
     "client.expire",
     "registration.initial_token",
     "person.create",

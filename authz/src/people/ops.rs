@@ -237,13 +237,16 @@ impl Core {
     ) -> Result<Subject> {
         let actor = login_actor(email);
         let now = self.now();
+        // One failure budget per account: in the default realm an email may name a console
+        // account, so guesses here count against the same key as console sign-in.
+        let key = if realm.name.is_default() {
+            actor.clone()
+        } else {
+            format!("{}/{actor}", realm.id)
+        };
         let attempt = self
             .login_throttle
-            .begin_login(
-                &format!("{}/{actor}", realm.id),
-                Source::of(meta.client_ip),
-                now,
-            )
+            .begin_login(&key, Source::of(meta.client_ip), now)
             .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
         let found = match Email::parse(email) {
             Ok(e) => self.subject_by_email(realm, &e).await?,

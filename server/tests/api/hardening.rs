@@ -481,3 +481,38 @@ async fn a_password_reset_wins_over_a_stale_session() {
         "the attacker's password was never set"
     );
 }
+
+#[tokio::test]
+async fn a_console_account_has_one_failure_budget_on_the_console_and_the_sign_in_page() {
+    let t = TestServer::new().await;
+    t.user("ada@example.com", "admin").await;
+    t.user("bob@example.com", "admin").await;
+    let core = &t.state.core;
+    let from = meta_from("203.0.113.9");
+    // Guesses on the console, then the right password on a realm's sign-in page.
+    for _ in 0..authz::throttle::MAX_FAILURES_PER_ACCOUNT_SOURCE {
+        let e = core
+            .login("ada@example.com", "a-wrong-guess", &from)
+            .await
+            .expect_err("wrong");
+        assert!(matches!(e, authz::Error::InvalidCredentials), "{e:?}");
+    }
+    let e = core
+        .account_sign_in("default", "ada@example.com", PASSWORD, &from)
+        .await
+        .expect_err("the sign-in page is not a second set of guesses");
+    assert!(matches!(e, authz::Error::Throttled { .. }), "{e:?}");
+    // And the other way round.
+    for _ in 0..authz::throttle::MAX_FAILURES_PER_ACCOUNT_SOURCE {
+        let e = core
+            .account_sign_in("default", "bob@example.com", "a-wrong-guess", &from)
+            .await
+            .expect_err("wrong");
+        assert!(matches!(e, authz::Error::InvalidCredentials), "{e:?}");
+    }
+    let e = core
+        .login("bob@example.com", PASSWORD, &from)
+        .await
+        .expect_err("the console is not a second set of guesses");
+    assert!(matches!(e, authz::Error::Throttled { .. }), "{e:?}");
+}
