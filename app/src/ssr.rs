@@ -478,7 +478,7 @@ pub const LOGIN_EMAIL_COOKIE: &str = "portcullis_login_email";
 /// `Set-Cookie` for [`LOGIN_EMAIL_COOKIE`]: the email, or a removal when `email` is empty.
 ///
 /// At most 254 bytes, hex-encoded so any character survives. Scoped to `/login`, five minutes,
-/// HttpOnly, `SameSite=Strict`; not in the URL, where it would land in access logs and history.
+/// HttpOnly, `SameSite=Strict`, `__Secure-` on https; not in the URL, where it would land in access logs and history.
 pub fn login_email_cookie(email: &str, secure: bool) -> String {
     use std::fmt::Write;
     let email = email.trim();
@@ -489,7 +489,8 @@ pub fn login_email_cookie(email: &str, secure: bool) -> String {
     }
     let max_age = if value.is_empty() { 0 } else { 300 };
     format!(
-        "{LOGIN_EMAIL_COOKIE}={value}; Path=/login; Max-Age={max_age}; HttpOnly; SameSite=Strict{}",
+        "{}{LOGIN_EMAIL_COOKIE}={value}; Path=/login; Max-Age={max_age}; HttpOnly; SameSite=Strict{}",
+        if secure { "__Secure-" } else { "" },
         if secure { "; Secure" } else { "" }
     )
 }
@@ -504,7 +505,7 @@ pub fn login_email() -> Option<String> {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, _)| *k == LOGIN_EMAIL_COOKIE)?
+        .find(|(k, _)| k.strip_prefix("__Secure-").unwrap_or(k) == LOGIN_EMAIL_COOKIE)?
         .1;
     if hex.len() > 508 || hex.len() % 2 != 0 {
         return None;

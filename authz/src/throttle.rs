@@ -129,6 +129,24 @@ pub(crate) enum Key {
     SubmissionChange(String),
 }
 
+impl Key {
+    /// What the key throttles, as the `kind` label of `portcullis_throttled_total`.
+    fn kind(&self) -> &'static str {
+        match self {
+            Key::AccountSource(..) | Key::LoginSource(_) | Key::LoginSite(_) => "sign_in",
+            Key::Client(..) | Key::ClientSource(_) => "client_authentication",
+            Key::Registration(_) | Key::RegistrationSite(_) => "registration",
+            Key::McpCheck(_) => "mcp_check",
+            Key::SubmissionChange(_) => "submission",
+        }
+    }
+}
+
+/// Counts one refusal in `portcullis_throttled_total{kind}`.
+fn count_refusal(kind: &'static str) {
+    metrics::counter!("portcullis_throttled_total", "kind" => kind).increment(1);
+}
+
 /// Failure counters in fixed windows.
 #[derive(Debug)]
 pub(crate) struct Throttle {
@@ -287,6 +305,9 @@ impl Throttle {
             .map(|(k, _)| Self::retry_after(map.get(k), now))
             .max();
         if let Some(wait) = over {
+            if let Some((key, _)) = limits.first() {
+                count_refusal(key.kind());
+            }
             return Err(wait);
         }
         Ok(limits
@@ -310,13 +331,17 @@ impl Throttle {
         let (n_client, start_client) = Self::bump(&mut map, &client, now);
         let (n_source, start_source) = Self::bump(&mut map, &from, now);
         let wait = |start: UnixTime| u64::try_from(start + WINDOW_SECS - now).unwrap_or(1).max(1);
-        [
+        let refused = [
             (n_client > MAX_CLIENT_FAILURES).then(|| wait(start_client)),
             (n_source > MAX_CLIENT_FAILURES_PER_SOURCE).then(|| wait(start_source)),
         ]
         .into_iter()
         .flatten()
-        .max()
+        .max();
+        if refused.is_some() {
+            count_refusal(client.kind());
+        }
+        refused
     }
 
     /// Number of counters held (for tests of the bound).

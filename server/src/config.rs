@@ -19,6 +19,8 @@
 //! | `log.filter` | `PORTCULLIS_LOG__FILTER` | `info` |
 //! | `console.site_dir` | `PORTCULLIS_CONSOLE__SITE_DIR` | `target/site` |
 //! | `keys.master_key` | `PORTCULLIS_KEYS__MASTER_KEY` | unset: generated into `{data_dir}/master.key` |
+//! | `metrics.bearer_token` | `PORTCULLIS_METRICS__BEARER_TOKEN` | unset: `/metrics` is open |
+//! | `metrics.bind` | `PORTCULLIS_METRICS__BIND` | unset: `/metrics` on `http.bind` |
 //! | `dev.allow_http_loopback_resources` | `PORTCULLIS_DEV__ALLOW_HTTP_LOOPBACK_RESOURCES` | `false` |
 //! | `dev.allow_loopback_client_urls` | `PORTCULLIS_DEV__ALLOW_LOOPBACK_CLIENT_URLS` | `false` |
 //!
@@ -50,8 +52,21 @@ pub struct Config {
     pub console: ConsoleConfig,
     /// Signing-key protection.
     pub keys: KeysConfig,
+    /// Who may scrape `/metrics`.
+    pub metrics: MetricsConfig,
     /// Development conveniences (never enable in production).
     pub dev: DevConfig,
+}
+
+/// Who may scrape `/metrics`: by default anyone who reaches the listener.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// A bearer token `/metrics` requires (`Authorization: Bearer …`, at least 16 characters).
+    pub bearer_token: Option<String>,
+    /// Serve `/metrics` on this address instead of `http.bind` (e.g. a port only the
+    /// monitoring network reaches).
+    pub bind: Option<SocketAddr>,
 }
 
 /// Signing-key protection.
@@ -151,6 +166,7 @@ impl Default for Config {
             log: LogConfig::default(),
             console: ConsoleConfig::default(),
             keys: KeysConfig::default(),
+            metrics: MetricsConfig::default(),
             dev: DevConfig::default(),
         }
     }
@@ -349,6 +365,18 @@ impl Config {
             authz::keys::MasterKey::from_base64(k)
                 .map_err(|e| anyhow::anyhow!("keys.master_key: {e}"))?;
         }
+        if let Some(t) = &self.metrics.bearer_token
+            && (t.trim().len() < 16 || t.trim() != t)
+        {
+            anyhow::bail!(
+                "metrics.bearer_token must be at least 16 characters without surrounding spaces (e.g. `openssl rand -hex 32`)"
+            );
+        }
+        if self.metrics.bind.is_some_and(|b| b == self.http.bind) {
+            anyhow::bail!(
+                "metrics.bind must differ from http.bind (unset it to serve /metrics on http.bind)"
+            );
+        }
         if self.http.max_body_bytes < 1024 {
             anyhow::bail!("http.max_body_bytes must be at least 1024");
         }
@@ -397,6 +425,9 @@ impl Config {
         shown.database.url = Some(redact_url(&self.database_url()));
         if shown.keys.master_key.is_some() {
             shown.keys.master_key = Some("REDACTED".into());
+        }
+        if shown.metrics.bearer_token.is_some() {
+            shown.metrics.bearer_token = Some("REDACTED".into());
         }
         toml::to_string_pretty(&shown).unwrap_or_else(|e| format!("# cannot render: {e}"))
     }

@@ -228,10 +228,13 @@ pub fn router(state: AppState) -> Router {
         .layer(from_fn_with_state(state.clone(), http::csrf))
         .layer(from_fn_with_state(state.clone(), session::resolve))
         .layer(session_layer);
-    Router::new()
+    let mut operability = Router::new()
         .route("/healthz", get(ops::healthz))
-        .route("/readyz", get(ops::readyz))
-        .route("/metrics", get(ops::metrics))
+        .route("/readyz", get(ops::readyz));
+    if state.config.metrics.bind.is_none() {
+        operability = operability.route("/metrics", get(ops::metrics));
+    }
+    operability
         .merge(oauth::routes())
         .merge(console)
         .layer(RequestBodyLimitLayer::new(state.config.http.max_body_bytes))
@@ -278,6 +281,20 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         "Portcullis console at {} (listening on {addr})",
         state.config.public_url()
     );
+    if let Some(addr) = state.config.metrics.bind {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("Failed to listen on {addr} (metrics.bind)"))?;
+        tracing::info!("Metrics at http://{addr}/metrics");
+        let metrics = Router::new()
+            .route("/metrics", get(ops::metrics))
+            .with_state(state.clone());
+        tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, metrics).await {
+                tracing::error!(error = %e, "The metrics listener failed");
+            }
+        });
+    }
     let (db, core) = (state.db.clone(), state.core.clone());
     axum::serve(
         listener,
@@ -396,6 +413,17 @@ pub(crate) async fn shutdown_signal() {
 pub fn init_tracing(log: &config::LogConfig) {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(&log.filter));
+    // PostgreSQL's notices ("relation … already exists, skipping" on every migration check)
+    // are not news; a filter that names sqlx itself decides otherwise.
+    let filter = if log.filter.contains("sqlx") {
+        filter
+    } else {
+        filter.add_directive(
+            "sqlx::postgres::notice=warn"
+                .parse()
+                .expect("a valid directive"),
+        )
+    };
     use std::io::IsTerminal as _;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)

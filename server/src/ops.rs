@@ -3,8 +3,8 @@
 use crate::AppState;
 use authz::keys::MasterKeyCheck;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
-use axum::response::IntoResponse;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use std::sync::OnceLock;
 
@@ -69,8 +69,27 @@ pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     }
 }
 
-/// `GET /metrics`: Prometheus text format.
-pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+/// `GET /metrics`: Prometheus text format; with `metrics.bearer_token` set, only for requests
+/// that carry it.
+pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if let Some(expected) = &state.config.metrics.bearer_token {
+        let sent = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or_default();
+        // Hashes of equal length, compared in constant time: neither the token nor its length
+        // leaks through timing.
+        let hash = |s: &str| authz::secret::PlainToken::from_input(s).hashed();
+        if !authz::secret::constant_time_eq(&hash(sent), &hash(expected)) {
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer realm=\"metrics\"")],
+                "metrics need the configured bearer token",
+            )
+                .into_response();
+        }
+    }
     let (size, idle) = state.db.pool_stats();
     metrics::gauge!("db_pool_connections").set(f64::from(size));
     metrics::gauge!("db_pool_idle_connections").set(idle as f64);
@@ -78,4 +97,5 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         state.metrics.render(),
     )
+        .into_response()
 }

@@ -18,8 +18,18 @@ use tower_sessions::session_store::{self, ExpiredDeletion, SessionStore};
 use tower_sessions::{Expiry, Session, SessionManagerLayer};
 use tower_sessions_sqlx_store::{PostgresStore, SqliteStore};
 
-/// Name of the session cookie.
+/// Name of the session cookie over plain http (development).
 pub const COOKIE_NAME: &str = "portcullis_session";
+
+/// The session cookie's name: on https with the `__Host-` prefix (`Secure`, `Path=/`, no
+/// `Domain`), so neither a plain-http page nor a sibling host can set or shadow it.
+pub fn cookie_name(secure: bool) -> &'static str {
+    if secure {
+        "__Host-portcullis_session"
+    } else {
+        COOKIE_NAME
+    }
+}
 
 /// The session store on whichever backend the database is.
 #[derive(Debug, Clone)]
@@ -97,7 +107,7 @@ impl SessionStore for AnyStore {
 /// The session layer with the project's cookie settings.
 pub fn layer(store: AnyStore, secure: bool, idle_secs: i64) -> SessionManagerLayer<AnyStore> {
     SessionManagerLayer::new(store)
-        .with_name(COOKIE_NAME)
+        .with_name(cookie_name(secure))
         .with_http_only(true)
         .with_same_site(SameSite::Lax)
         .with_secure(secure)

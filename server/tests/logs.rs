@@ -186,6 +186,14 @@ async fn no_secret_or_token_reaches_the_logs() {
         "the failed client is logged…"
     );
     assert!(!logs.contains(&long_id), "…but not in full");
+    // Each refusal is one structured line: endpoint, realm, client, error code, reason.
+    let refusal = logs
+        .lines()
+        .find(|l| l.contains("protocol request refused") && l.contains("\"bot\""))
+        .expect("the wrong secret's refusal is logged");
+    for part in ["token", "default", "invalid_client", "reason"] {
+        assert!(refusal.contains(part), "{part} missing: {refusal}");
+    }
     for (what, needle) in [
         ("password", PASSWORD),
         ("wrong password", "a-wrong-password-value"),

@@ -8,3 +8,4 @@ mod model;
 mod ops;
 
 pub use model::*;
+pub(crate) use ops::count_sign_in;

@@ -126,7 +126,10 @@ impl Core {
         let attempt = self
             .login_throttle
             .begin_login(&actor, Source::of(meta.client_ip), now)
-            .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+            .map_err(|retry_after_secs| {
+                count_sign_in("console", "throttled");
+                Error::Throttled { retry_after_secs }
+            })?;
         let user = match Email::parse(email) {
             Ok(e) => self.store.find_user_by_email(&realm.id, &e).await?,
             Err(_) => None,
@@ -155,10 +158,12 @@ impl Core {
         let Some(user) = user else {
             event.outcome = Outcome::Failure;
             self.store.insert_audit_event(&event).await?;
+            count_sign_in("console", "failed");
             return Err(Error::InvalidCredentials);
         };
         self.login_throttle.succeeded(attempt);
         self.store.insert_audit_event(&event).await?;
+        count_sign_in("console", "ok");
         Ok(principal_of(&user))
     }
 
@@ -617,4 +622,11 @@ impl Core {
         self.store.insert_link(&link, &event).await?;
         Ok((user, token))
     }
+}
+
+/// Counts one sign-in in `portcullis_sign_ins_total{surface,outcome}`: `surface` is `console` or
+/// `realm` (a realm's sign-in page), `outcome` `ok`, `failed` or `throttled`.
+pub(crate) fn count_sign_in(surface: &'static str, outcome: &'static str) {
+    metrics::counter!("portcullis_sign_ins_total", "surface" => surface, "outcome" => outcome)
+        .increment(1);
 }

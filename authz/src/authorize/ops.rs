@@ -722,6 +722,21 @@ impl Core {
         })
     }
 
+    /// The token an account-page form carries: an HMAC of the browser-binding cookie under a
+    /// key only this server holds (derived from the master key). Another site can neither read
+    /// the cookie nor compute the token, even if it manages to set the cookie.
+    pub fn account_form_token(&self, browser: &str) -> String {
+        let key = self.config().master_key.derive("portcullis account form");
+        hex::encode(key.mac(browser.as_bytes()))
+    }
+
+    /// Whether `sent` is the account-form token for this browser (constant time).
+    pub fn account_form_token_matches(&self, browser: &str, sent: &str) -> bool {
+        let expected = self.account_form_token(browser);
+        expected.len() == sent.len()
+            && crate::secret::constant_time_eq(expected.as_bytes(), sent.as_bytes())
+    }
+
     fn ticket_key(&self) -> crate::keys::MasterKey {
         self.config()
             .master_key

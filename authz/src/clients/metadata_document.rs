@@ -114,7 +114,10 @@ impl Core {
                 "host": url.host_str(),
             });
             match self.store.insert_client(&client, None, &event).await {
-                Ok(()) => return Ok(client),
+                Ok(()) => {
+                    metrics::counter!("portcullis_registrations_total", "kind" => "metadata_document", "review" => client.registration.review.as_str()).increment(1);
+                    return Ok(client);
+                }
                 // Registered by a concurrent request a moment ago: use that row.
                 Err(crate::error::StorageError::Conflict(_)) => {
                     return self

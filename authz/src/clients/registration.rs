@@ -179,6 +179,7 @@ impl Core {
                 StorageError::Precondition(crate::storage::INITIAL_TOKEN_SPENT) => spent_token(),
                 e => e.into(),
             })?;
+        metrics::counter!("portcullis_registrations_total", "kind" => "dynamic", "review" => review.as_str()).increment(1);
         let mut out = self.registration_response(&realm, &client);
         if let Some((plain, secret)) = issued {
             out.client_secret = Some(plain.expose().to_owned());
@@ -738,7 +739,9 @@ impl Core {
                         .into(),
                 ),
                 other => other.into(),
-            })
+            })?;
+        metrics::counter!("portcullis_review_decisions_total", "decision" => what).increment(1);
+        Ok(())
     }
 }
 

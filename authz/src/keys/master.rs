@@ -63,6 +63,15 @@ impl MasterKey {
         Self(h.finalize().into())
     }
 
+    /// HMAC-SHA256 of `message` under this key.
+    pub(crate) fn mac(&self, message: &[u8]) -> [u8; 32] {
+        let key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, &self.0);
+        let tag = aws_lc_rs::hmac::sign(&key, message);
+        let mut out = [0u8; 32];
+        out.copy_from_slice(tag.as_ref());
+        out
+    }
+
     fn key(&self) -> LessSafeKey {
         LessSafeKey::new(
             UnboundKey::new(&AES_256_GCM, &self.0).expect("32 bytes is an AES-256 key"),

@@ -247,7 +247,10 @@ impl Core {
         let attempt = self
             .login_throttle
             .begin_login(&key, Source::of(meta.client_ip), now)
-            .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+            .map_err(|retry_after_secs| {
+                crate::accounts::count_sign_in("realm", "throttled");
+                Error::Throttled { retry_after_secs }
+            })?;
         let found = match Email::parse(email) {
             Ok(e) => self.subject_by_email(realm, &e).await?,
             Err(_) => None,
@@ -278,9 +281,11 @@ impl Core {
         let Some(subject) = subject else {
             event.outcome = Outcome::Failure;
             self.store.insert_audit_event(&event).await?;
+            crate::accounts::count_sign_in("realm", "failed");
             return Err(Error::InvalidCredentials);
         };
         self.login_throttle.succeeded(attempt);
+        crate::accounts::count_sign_in("realm", "ok");
         // The session row and this event are written together by the caller.
         Ok(subject)
     }

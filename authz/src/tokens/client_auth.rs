@@ -186,11 +186,6 @@ impl Core {
                 }
             }
         }
-        tracing::info!(
-            client.id = %untrusted(creds.client_id().as_str()),
-            realm = %realm.name,
-            "Client authentication failed"
-        );
         let source = Source::of(meta.client_ip);
         match self
             .client_throttle

@@ -10,10 +10,21 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
-/// The browser-binding cookie.
+/// The browser-binding cookie (over plain http, in development).
 pub const BROWSER_COOKIE: &str = "portcullis_authz";
-/// The sign-in session cookie.
+/// The sign-in session cookie (over plain http, in development).
 pub const LOGIN_COOKIE: &str = "portcullis_login";
+
+/// A cookie's name as sent: on https with the `__Secure-` prefix (the strongest a cookie scoped
+/// to the realm's path may carry; `__Host-` requires `Path=/`), so no plain-http page or
+/// sibling host can set it.
+fn cookie_name(name: &'static str, secure: bool) -> &'static str {
+    match (secure, name) {
+        (true, BROWSER_COOKIE) => "__Secure-portcullis_authz",
+        (true, LOGIN_COOKIE) => "__Secure-portcullis_login",
+        _ => name,
+    }
+}
 /// Most parameters an authorization request may carry.
 const MAX_PARAMETERS: usize = 64;
 /// Longest query string accepted.
@@ -23,7 +34,8 @@ const MAX_QUERY: usize = 16 * 1024;
 /// as browsers apply it to the redirect that follows a form post (to the client's URI).
 const PAGE_CSP: &str = "default-src 'self'; script-src 'unsafe-inline'; style-src 'self'; img-src 'self' data: https:; frame-ancestors 'none'; base-uri 'none'";
 
-fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn cookie<'a>(headers: &'a HeaderMap, name: &'static str, secure: bool) -> Option<&'a str> {
+    let name = cookie_name(name, secure);
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -35,8 +47,8 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// This browser's binding cookie, or a new one to set (`true`).
-fn browser_of(headers: &HeaderMap) -> (String, bool) {
-    match cookie(headers, BROWSER_COOKIE) {
+fn browser_of(headers: &HeaderMap, secure: bool) -> (String, bool) {
+    match cookie(headers, BROWSER_COOKIE, secure) {
         Some(b) => (b.to_owned(), false),
         None => (
             authz::secret::PlainToken::generate().expose().to_owned(),
@@ -47,7 +59,7 @@ fn browser_of(headers: &HeaderMap) -> (String, bool) {
 
 fn set_cookie(
     res: &mut Response,
-    name: &str,
+    name: &'static str,
     value: &str,
     realm: &str,
     max_age: Option<i64>,
@@ -56,6 +68,7 @@ fn set_cookie(
     let age = max_age
         .map(|a| format!("; Max-Age={a}"))
         .unwrap_or_default();
+    let name = cookie_name(name, secure);
     let secure = if secure { "; Secure" } else { "" };
     // The realm segment is a parsed slug here, so the path is always a valid cookie path.
     let v = format!("{name}={value}; Path=/realms/{realm}/; HttpOnly; SameSite=Lax{age}{secure}");
@@ -75,8 +88,55 @@ fn page(status: StatusCode, html: String) -> Response {
     res
 }
 
+/// Counts a step and logs a refusal (an error page, or an error sent back to the client).
+fn record(realm: &str, client: Option<&str>, step: &Result<AuthorizeStep, authz::Error>) {
+    use super::{Endpoint, answered, refused};
+    let refuse =
+        |code: &str, reason: &str| refused(Endpoint::Authorize, realm, client, code, reason);
+    match step {
+        Ok(AuthorizeStep::Redirect(location)) => {
+            let query: Vec<(String, String)> = url::Url::parse(location)
+                .map(|u| u.query_pairs().into_owned().collect())
+                .unwrap_or_default();
+            let get = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+            match get("error") {
+                Some(code) => refuse(code, get("error_description").unwrap_or_default()),
+                None => answered(Endpoint::Authorize, "ok"),
+            }
+        }
+        Ok(AuthorizeStep::Login(_) | AuthorizeStep::Consent(_)) => {
+            answered(Endpoint::Authorize, "interaction");
+        }
+        Ok(AuthorizeStep::AwaitingReview(p)) => refused(
+            Endpoint::Authorize,
+            realm,
+            Some(&p.client_id),
+            "unauthorized_client",
+            "the client awaits a security review",
+        ),
+        Err(authz::Error::NotFound { .. }) => {
+            refuse("invalid_request", "unknown or disabled realm")
+        }
+        Err(authz::Error::OAuth(e)) => refuse(e.code.as_str(), &e.description),
+        Err(authz::Error::Throttled { .. }) => refuse("temporarily_unavailable", "throttled"),
+        Err(authz::Error::InvalidCredentials) => refuse("access_denied", "sign-in failed"),
+        Err(_) => refuse("server_error", "the server failed"),
+    }
+}
+
 /// Renders a step, or the error page for an error that may not go back to the client.
 fn render(realm: &str, step: Result<AuthorizeStep, authz::Error>, post: bool) -> Response {
+    render_for(realm, None, step, post)
+}
+
+/// [`render`], naming the client the request named (for the refusal log line).
+fn render_for(
+    realm: &str,
+    client: Option<&str>,
+    step: Result<AuthorizeStep, authz::Error>,
+    post: bool,
+) -> Response {
+    record(realm, client, &step);
     let action = format!("/realms/{realm}/authorize");
     match step {
         Ok(AuthorizeStep::Redirect(location)) => {
@@ -193,13 +253,13 @@ pub async fn get(
         Ok(p) => p,
         Err(m) => return error_page(&realm, StatusCode::BAD_REQUEST, m),
     };
-    let (browser, fresh) = browser_of(&headers);
-    let session = cookie(&headers, LOGIN_COOKIE);
+    let (browser, fresh) = browser_of(&headers, state.config.is_https());
+    let session = cookie(&headers, LOGIN_COOKIE, state.config.is_https());
     let step = state
         .core
         .authorize(&realm, &params, &browser, session, &meta)
         .await;
-    let mut res = render(&realm, step, false);
+    let mut res = render_for(&realm, params.client_id.as_deref(), step, false);
     if fresh {
         set_cookie(
             &mut res,
@@ -235,7 +295,7 @@ pub async fn post(
             .map(|(_, v)| v.as_str())
     };
     // Without the binding cookie the post did not come from our page in this browser.
-    let Some(browser) = cookie(&headers, BROWSER_COOKIE) else {
+    let Some(browser) = cookie(&headers, BROWSER_COOKIE, state.config.is_https()) else {
         return error_page(
             &realm,
             StatusCode::BAD_REQUEST,
@@ -282,7 +342,7 @@ pub async fn post(
                     &realm,
                     ticket,
                     browser,
-                    cookie(&headers, LOGIN_COOKIE),
+                    cookie(&headers, LOGIN_COOKIE, state.config.is_https()),
                     approve,
                     &meta,
                 )
@@ -291,12 +351,6 @@ pub async fn post(
         }
         _ => error_page(&realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
     }
-}
-
-/// The account page's form token: derived from the browser-binding cookie, which another site
-/// can neither read nor set, so a forged post cannot carry it.
-fn account_csrf(browser: &str) -> String {
-    hex::encode(authz::secret::PlainToken::from_input(&format!("account-form:{browser}")).hashed())
 }
 
 fn account_apps(
@@ -337,7 +391,7 @@ async fn account_page(
     login_error: Option<(&str, &str)>,
 ) -> Response {
     let action = format!("/realms/{realm}/account");
-    let csrf = account_csrf(browser);
+    let csrf = state.core.account_form_token(browser);
     let display = match state.core.serving_realm_name(realm).await {
         Ok(d) => d,
         Err(e) => return render(realm, Err(e), false),
@@ -386,12 +440,12 @@ pub async fn account_get(
         return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
     };
     let realm = realm_name.to_string();
-    let (browser, fresh) = browser_of(&headers);
+    let (browser, fresh) = browser_of(&headers, state.config.is_https());
     let mut res = account_page(
         &state,
         &realm,
         &browser,
-        cookie(&headers, LOGIN_COOKIE),
+        cookie(&headers, LOGIN_COOKIE, state.config.is_https()),
         None,
         None,
     )
@@ -430,17 +484,16 @@ pub async fn account_post(
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     };
-    let Some(browser) = cookie(&headers, BROWSER_COOKIE) else {
+    let Some(browser) = cookie(&headers, BROWSER_COOKIE, state.config.is_https()) else {
         return error_page(
             &realm,
             StatusCode::BAD_REQUEST,
             "The form expired. Open your account page again.",
         );
     };
-    let expected = account_csrf(browser);
-    let sent = field("csrf").unwrap_or_default();
-    if !authz::secret::constant_time_eq(expected.as_bytes(), sent.as_bytes())
-        || sent.len() != expected.len()
+    if !state
+        .core
+        .account_form_token_matches(browser, field("csrf").unwrap_or_default())
     {
         return error_page(
             &realm,
@@ -448,7 +501,7 @@ pub async fn account_post(
             "The form expired. Open your account page again.",
         );
     }
-    let session = cookie(&headers, LOGIN_COOKIE);
+    let session = cookie(&headers, LOGIN_COOKIE, state.config.is_https());
     let secure = state.config.is_https();
     match field("step") {
         Some("login") => {

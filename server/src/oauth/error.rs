@@ -40,11 +40,54 @@ fn body(status: StatusCode, code: &str, description: &str) -> Response {
     res
 }
 
+impl OAuthResponse {
+    /// The error code the response carries and the reason in words (its description), for
+    /// the refusal log line and metrics. Never a secret: descriptions are written here and in
+    /// the core, and name parameters, not their values.
+    pub fn code_and_reason(&self) -> (&'static str, String) {
+        use authz::error::OAuthErrorCode as Code;
+        match &self.error {
+            authz::Error::OAuth(e) => (e.code.as_str(), e.description.to_string()),
+            authz::Error::Throttled { retry_after_secs } => (
+                Code::TemporarilyUnavailable.as_str(),
+                format!(
+                    "throttled: too many requests from this source or for this client; retry after {retry_after_secs} s"
+                ),
+            ),
+            authz::Error::InvalidField { field, message } => (
+                if *field == "redirect_uris" {
+                    Code::InvalidRedirectUri.as_str()
+                } else {
+                    Code::InvalidClientMetadata.as_str()
+                },
+                format!("{field}: {message}"),
+            ),
+            authz::Error::Redirect(r) => (r.error.code.as_str(), r.error.description.to_string()),
+            authz::Error::NotFound { .. } => {
+                ("invalid_request", "unknown or disabled realm".to_owned())
+            }
+            authz::Error::Storage(_) | authz::Error::Internal(_) => {
+                ("server_error", "the server failed".to_owned())
+            }
+            other => ("invalid_request", other.to_string()),
+        }
+    }
+
+    /// Whether the server failed (rather than refusing the request).
+    pub fn is_server_error(&self) -> bool {
+        matches!(
+            self.error,
+            authz::Error::Storage(_) | authz::Error::Internal(_)
+        )
+    }
+}
+
 impl IntoResponse for OAuthResponse {
     fn into_response(self) -> Response {
+        let (code, description) = self.code_and_reason();
         match self.error {
             authz::Error::OAuth(e) if e.code == authz::error::OAuthErrorCode::InvalidClient => {
-                let mut res = body(StatusCode::UNAUTHORIZED, e.code.as_str(), &e.description);
+                let mut res = body(StatusCode::UNAUTHORIZED, code, &e.description);
                 // A parsed realm name is a slug, so it is always a valid quoted-string.
                 if let Ok(v) = HeaderValue::from_str(&format!("Basic realm=\"{}\"", self.realm)) {
                     res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
@@ -52,7 +95,7 @@ impl IntoResponse for OAuthResponse {
                 res
             }
             authz::Error::OAuth(e) if e.code == authz::error::OAuthErrorCode::InvalidToken => {
-                let mut res = body(StatusCode::UNAUTHORIZED, e.code.as_str(), &e.description);
+                let mut res = body(StatusCode::UNAUTHORIZED, code, &e.description);
                 res.headers_mut().insert(
                     header::WWW_AUTHENTICATE,
                     HeaderValue::from_static("Bearer error=\"invalid_token\""),
@@ -60,15 +103,13 @@ impl IntoResponse for OAuthResponse {
                 res
             }
             authz::Error::OAuth(e) if e.code == authz::error::OAuthErrorCode::AccessDenied => {
-                body(StatusCode::FORBIDDEN, e.code.as_str(), &e.description)
+                body(StatusCode::FORBIDDEN, code, &e.description)
             }
-            authz::Error::OAuth(e) => {
-                body(StatusCode::BAD_REQUEST, e.code.as_str(), &e.description)
-            }
+            authz::Error::OAuth(e) => body(StatusCode::BAD_REQUEST, code, &e.description),
             authz::Error::Throttled { retry_after_secs } => {
                 let mut res = body(
                     StatusCode::TOO_MANY_REQUESTS,
-                    authz::error::OAuthErrorCode::TemporarilyUnavailable.as_str(),
+                    code,
                     &format!(
                         "Too many requests from here; retry after {retry_after_secs} seconds."
                     ),
@@ -77,13 +118,8 @@ impl IntoResponse for OAuthResponse {
                     .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
                 res
             }
-            authz::Error::InvalidField { field, message } => {
-                let code = if field == "redirect_uris" {
-                    authz::error::OAuthErrorCode::InvalidRedirectUri
-                } else {
-                    authz::error::OAuthErrorCode::InvalidClientMetadata
-                };
-                body(StatusCode::BAD_REQUEST, code.as_str(), &message)
+            authz::Error::InvalidField { message, .. } => {
+                body(StatusCode::BAD_REQUEST, code, &message)
             }
             authz::Error::Redirect(r) => {
                 let mut res = StatusCode::SEE_OTHER.into_response();
@@ -94,24 +130,18 @@ impl IntoResponse for OAuthResponse {
                     .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
                 res
             }
-            authz::Error::NotFound { .. } => body(
-                StatusCode::NOT_FOUND,
-                "invalid_request",
-                "Unknown or disabled realm.",
-            ),
+            authz::Error::NotFound { .. } => {
+                body(StatusCode::NOT_FOUND, code, "Unknown or disabled realm.")
+            }
             e @ (authz::Error::Storage(_) | authz::Error::Internal(_)) => {
                 tracing::error!(error = ?e, "Protocol endpoint failed");
                 body(
                     StatusCode::INTERNAL_SERVER_ERROR,
-                    "server_error",
+                    code,
                     "The server failed; the error was logged.",
                 )
             }
-            other => body(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                &other.to_string(),
-            ),
+            _ => body(StatusCode::BAD_REQUEST, code, &description),
         }
     }
 }

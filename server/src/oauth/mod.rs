@@ -92,14 +92,136 @@ pub fn routes() -> Router<AppState> {
         .route("/realms/{realm}/introspect", post(introspect))
 }
 
+/// The protocol endpoints, as logs and metrics name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// Discovery documents.
+    Metadata,
+    /// The realm's JWKS.
+    Jwks,
+    /// `/token`.
+    Token,
+    /// `/authorize` (and its forms).
+    Authorize,
+    /// `/connect/register` (RFC 7591).
+    Register,
+    /// `/connect/register/{client_id}` (RFC 7592).
+    Registration,
+    /// `/introspect`.
+    Introspect,
+    /// `/revoke`.
+    Revoke,
+}
+
+impl Endpoint {
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Endpoint::Metadata => "metadata",
+            Endpoint::Jwks => "jwks",
+            Endpoint::Token => "token",
+            Endpoint::Authorize => "authorize",
+            Endpoint::Register => "register",
+            Endpoint::Registration => "registration",
+            Endpoint::Introspect => "introspect",
+            Endpoint::Revoke => "revoke",
+        }
+    }
+}
+
+/// The client a request named, once its handler has parsed it: for the refusal log line.
+type Named = std::sync::OnceLock<String>;
+
+/// Counts one answered protocol request (`outcome` `ok`, or `interaction` for a sign-in or
+/// consent page) in `portcullis_oauth_requests_total`.
+pub fn answered(endpoint: Endpoint, outcome: &'static str) {
+    metrics::counter!("portcullis_oauth_requests_total", "endpoint" => endpoint.as_str(), "outcome" => outcome, "error" => "").increment(1);
+}
+
+/// Every error code a protocol endpoint answers (the `error` label's values).
+const ERROR_CODES: &[&str] = &[
+    "invalid_request",
+    "invalid_client",
+    "unauthorized_client",
+    "unsupported_grant_type",
+    "invalid_scope",
+    "invalid_target",
+    "unsupported_token_type",
+    "invalid_grant",
+    "access_denied",
+    "unsupported_response_type",
+    "invalid_redirect_uri",
+    "invalid_client_metadata",
+    "temporarily_unavailable",
+    "invalid_token",
+    "server_error",
+];
+
+/// Longest reason logged (descriptions may quote a parsed parameter).
+const MAX_REASON: usize = 300;
+
+/// Counts and logs one refused protocol request.
+///
+/// One structured line with the endpoint, realm, client id, error code and the reason in words;
+/// never a secret, code or token (descriptions name parameters, not their values, and client
+/// ids are parsed, bounded values).
+pub fn refused(endpoint: Endpoint, realm: &str, client_id: Option<&str>, code: &str, reason: &str) {
+    let outcome = if code == "server_error" {
+        "failed"
+    } else {
+        "refused"
+    };
+    // Error codes are a closed set; anything else is one label value.
+    let label = ERROR_CODES
+        .iter()
+        .find(|c| **c == code)
+        .copied()
+        .unwrap_or("other");
+    metrics::counter!("portcullis_oauth_requests_total", "endpoint" => endpoint.as_str(), "outcome" => outcome, "error" => label).increment(1);
+    let realm =
+        authz::realms::RealmName::parse(realm).map_or_else(|_| "-".to_owned(), |r| r.to_string());
+    // Parsed, then shortened and quoted: a client id comes from the request.
+    let client_id = client_id
+        .and_then(|c| authz::clients::ClientId::parse(c).ok())
+        .map_or_else(
+            || "-".to_owned(),
+            |c| format!("{:?}", c.as_str().chars().take(64).collect::<String>()),
+        );
+    let reason = &reason[..reason.floor_char_boundary(MAX_REASON)];
+    tracing::info!(
+        endpoint = endpoint.as_str(),
+        realm = %realm,
+        client_id = %client_id,
+        error = label,
+        reason = %reason,
+        "protocol request refused"
+    );
+}
+
+fn refused_response(endpoint: Endpoint, realm: &str, client: &Named, e: authz::Error) -> Response {
+    let e = OAuthResponse::new(e, realm);
+    let (code, reason) = e.code_and_reason();
+    refused(
+        endpoint,
+        realm,
+        client.get().map(String::as_str),
+        code,
+        &reason,
+    );
+    e.into_response()
+}
+
 /// Renders one protocol operation of `realm`: its answer as JSON with `Cache-Control:
-/// no-store`, or its error per RFC 6749 §5.2.
+/// no-store`, or its error per RFC 6749 §5.2 (logged and counted).
 async fn respond<T: Serialize>(
+    endpoint: Endpoint,
     realm: &str,
+    client: &Named,
     operation: impl Future<Output = Result<T, authz::Error>>,
 ) -> Response {
     match operation.await {
         Ok(body) => {
+            answered(endpoint, "ok");
             let mut res = Json(body).into_response();
             res.headers_mut()
                 .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -107,17 +229,19 @@ async fn respond<T: Serialize>(
                 .insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
             res
         }
-        Err(e) => OAuthResponse::new(e, realm).into_response(),
+        Err(e) => refused_response(endpoint, realm, client, e),
     }
 }
 
 /// As [`respond`], for public documents (metadata, JWKS) caches may keep for five minutes.
 async fn respond_cached<T: Serialize>(
+    endpoint: Endpoint,
     realm: &str,
     operation: impl Future<Output = Result<T, authz::Error>>,
 ) -> Response {
     match operation.await {
         Ok(body) => {
+            answered(endpoint, "ok");
             let mut res = Json(body).into_response();
             res.headers_mut().insert(
                 header::CACHE_CONTROL,
@@ -125,18 +249,23 @@ async fn respond_cached<T: Serialize>(
             );
             res
         }
-        Err(e) => OAuthResponse::new(e, realm).into_response(),
+        Err(e) => refused_response(endpoint, realm, &Named::new(), e),
     }
 }
 
 /// `GET` metadata at the three discovery paths.
 async fn metadata(State(state): State<AppState>, Path(realm): Path<String>) -> Response {
-    respond_cached(&realm, state.core.authorization_server_metadata(&realm)).await
+    respond_cached(
+        Endpoint::Metadata,
+        &realm,
+        state.core.authorization_server_metadata(&realm),
+    )
+    .await
 }
 
 /// `GET /realms/{realm}/jwks`.
 async fn jwks(State(state): State<AppState>, Path(realm): Path<String>) -> Response {
-    respond_cached(&realm, state.core.jwks(&realm)).await
+    respond_cached(Endpoint::Jwks, &realm, state.core.jwks(&realm)).await
 }
 
 /// `POST /realms/{realm}/token`.
@@ -147,9 +276,11 @@ async fn token(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    respond(&realm, async {
+    let client = Named::new();
+    respond(Endpoint::Token, &realm, &client, async {
         let form = parse_form(&headers, &body, &["resource"])?;
         let creds = client_credentials(&headers, &form)?;
+        name_client(&client, creds.as_ref());
         let request = authz::tokens::TokenRequest {
             grant_type: form.one("grant_type").unwrap_or_default().to_owned(),
             scope: form.one("scope").map(str::to_owned),
@@ -172,9 +303,11 @@ async fn introspect(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    respond(&realm, async {
+    let client = Named::new();
+    respond(Endpoint::Introspect, &realm, &client, async {
         let form = parse_form(&headers, &body, &[])?;
         let creds = client_credentials(&headers, &form)?;
+        name_client(&client, creds.as_ref());
         let token = form.required("token")?;
         state
             .core
@@ -192,14 +325,23 @@ async fn revoke(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    respond(&realm, async {
+    let client = Named::new();
+    respond(Endpoint::Revoke, &realm, &client, async {
         let form = parse_form(&headers, &body, &[])?;
         let creds = client_credentials(&headers, &form)?;
+        name_client(&client, creds.as_ref());
         let token = form.required("token")?;
         state.core.revoke_token(&realm, creds, token, &meta).await?;
         Ok(serde_json::json!({}))
     })
     .await
+}
+
+/// Remembers the client a request named, for its refusal log line.
+fn name_client(client: &Named, creds: Option<&authz::tokens::ClientCredentials>) {
+    if let Some(c) = creds {
+        let _ = client.set(c.client_id().to_string());
+    }
 }
 
 /// The bearer token of a request (`Authorization: Bearer …`), if any.
@@ -240,7 +382,7 @@ async fn register(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    let mut res = respond(&realm, async {
+    let mut res = respond(Endpoint::Register, &realm, &Named::new(), async {
         let metadata = json_body(&headers, &body)?;
         state
             .core
@@ -261,7 +403,9 @@ async fn read_registration(
     headers: HeaderMap,
 ) -> Response {
     respond(
+        Endpoint::Registration,
         &realm,
+        &Named::from(client_id.clone()),
         state
             .core
             .read_registration(&realm, &client_id, bearer(&headers)),
@@ -277,13 +421,18 @@ async fn update_registration(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    respond(&realm, async {
-        let metadata = json_body(&headers, &body)?;
-        state
-            .core
-            .update_registration(&realm, &client_id, bearer(&headers), &metadata, &meta)
-            .await
-    })
+    respond(
+        Endpoint::Registration,
+        &realm,
+        &Named::from(client_id.clone()),
+        async {
+            let metadata = json_body(&headers, &body)?;
+            state
+                .core
+                .update_registration(&realm, &client_id, bearer(&headers), &metadata, &meta)
+                .await
+        },
+    )
     .await
 }
 
@@ -299,7 +448,10 @@ async fn delete_registration(
         .delete_registration(&realm, &client_id, bearer(&headers), &meta)
         .await
     {
-        Ok(()) => axum::http::StatusCode::NO_CONTENT.into_response(),
-        Err(e) => OAuthResponse::new(e, &realm).into_response(),
+        Ok(()) => {
+            answered(Endpoint::Registration, "ok");
+            axum::http::StatusCode::NO_CONTENT.into_response()
+        }
+        Err(e) => refused_response(Endpoint::Registration, &realm, &Named::from(client_id), e),
     }
 }

@@ -585,6 +585,75 @@ async fn cookies_are_secure_when_the_public_url_is_https() {
         .expect("ascii")
         .to_owned();
     assert!(cookie.contains("; Secure"), "{cookie}");
+    assert!(
+        cookie.starts_with("__Host-portcullis_session=") && cookie.contains("Path=/"),
+        "served at the root over https: the strongest prefix, {cookie}"
+    );
+    // A failed sign-in hands the email back in a `__Secure-` cookie.
+    let res = t
+        .post_form("/login", "email=ada%40example.com&password=wrong", None)
+        .await;
+    let cookie = res.headers()[header::SET_COOKIE]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
+    assert!(
+        cookie.starts_with("__Secure-portcullis_login_email=") && cookie.contains("; Secure"),
+        "{cookie}"
+    );
+    // The realm pages' cookies are path-scoped: `__Secure-`.
+    let res = t.get("/realms/default/account", None).await;
+    let cookie = res.headers()[header::SET_COOKIE]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
+    assert!(
+        cookie.starts_with("__Secure-portcullis_authz=")
+            && cookie.contains("Path=/realms/default/")
+            && cookie.contains("; Secure"),
+        "{cookie}"
+    );
+}
+
+#[tokio::test]
+async fn account_form_tokens_are_keyed_by_the_server_not_a_hash_of_the_cookie() {
+    let t = TestServer::new().await;
+    let res = t.get("/realms/default/account", None).await;
+    let set = res.headers()[header::SET_COOKIE]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
+    let browser = set
+        .strip_prefix("portcullis_authz=")
+        .and_then(|v| v.split(';').next())
+        .expect("binding cookie")
+        .to_owned();
+    let html = body(res).await;
+    let field = "name=\"csrf\" value=\"";
+    let at = html.find(field).expect("csrf field") + field.len();
+    let token = html[at..at + html[at..].find('"').expect("end")].to_owned();
+    let jar = format!("portcullis_authz={browser}");
+    // Anyone who can set (or guess) the cookie can hash it: that is not a token.
+    let hashed = hex::encode(
+        authz::secret::PlainToken::from_input(&format!("account-form:{browser}")).hashed(),
+    );
+    assert_ne!(token, hashed);
+    let post = |csrf: String| {
+        format!("step=login&csrf={csrf}&email=nobody%40example.com&password=wrong-password")
+    };
+    let res = t
+        .post_form("/realms/default/account", &post(hashed), Some(&jar))
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(body(res).await.contains("The form expired"));
+    let res = t
+        .post_form("/realms/default/account", &post(token), Some(&jar))
+        .await;
+    assert_eq!(
+        res.status(),
+        StatusCode::OK,
+        "the page's own token is accepted"
+    );
 }
 
 #[tokio::test]

@@ -473,3 +473,53 @@ async fn instances_sharing_a_database_refuse_to_serve_with_another_master_key() 
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert!(body.contains("master key mismatch"), "{body}");
 }
+
+#[tokio::test]
+async fn metrics_can_take_a_bearer_token_or_their_own_listener() {
+    let token = "a-long-random-metrics-token";
+    let t = TestServer::with(
+        |c| c.metrics.bearer_token = Some(token.into()),
+        Arc::new(authz::clock::SystemClock),
+    )
+    .await;
+    let scrape = |bearer: Option<&str>| {
+        let mut req = Request::get("/metrics");
+        if let Some(b) = bearer {
+            req = req.header(header::AUTHORIZATION, format!("Bearer {b}"));
+        }
+        t.send(req.body(Body::empty()).expect("request"))
+    };
+    assert_eq!(scrape(None).await.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        scrape(Some("a-long-random-metrics-tokeN")).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    let res = scrape(Some(token)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(body(res).await.contains("http_requests_total"));
+    // Health stays open for probes.
+    assert_eq!(t.get("/readyz", None).await.status(), StatusCode::OK);
+
+    // On a listener of their own, the public one does not serve them.
+    let t = TestServer::with(
+        |c| c.metrics.bind = Some("127.0.0.1:0".parse().expect("addr")),
+        Arc::new(authz::clock::SystemClock),
+    )
+    .await;
+    assert_eq!(
+        t.get("/metrics", None).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    // A short token is refused at start-up, naming the setting.
+    let e = Config {
+        metrics: server::config::MetricsConfig {
+            bearer_token: Some("short".into()),
+            bind: None,
+        },
+        ..Config::default()
+    }
+    .validate()
+    .expect_err("short token")
+    .to_string();
+    assert!(e.contains("metrics.bearer_token"), "{e}");
+}

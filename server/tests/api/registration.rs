@@ -1215,3 +1215,78 @@ async fn revocation_belongs_to_the_clients_owner_and_an_admin_restores_without_o
         ]
     );
 }
+
+/// The value of one Prometheus series in `text` (0 when absent).
+fn series(text: &str, name_and_labels: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name_and_labels)?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[tokio::test]
+async fn refusals_registrations_decisions_and_throttling_are_counted() {
+    let r = setup("review").await;
+    let core = &r.t.state.core;
+    let metrics = || async { body(r.t.get("/metrics", None).await).await };
+    let before = metrics().await;
+    // A refused token request, by endpoint, outcome and error code.
+    let (status, _) = r
+        .token("grant_type=client_credentials&client_id=nobody&client_secret=wrong-secret")
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    // A registration, waiting for review, then a reviewer's decision.
+    let (_, json) = r.register(&claude_code()).await;
+    let id = json["client_id"].as_str().expect("id").to_owned();
+    let queue = core
+        .review_queue(&r.admin, "default", authz::clients::ReviewState::Pending)
+        .await
+        .expect("queue");
+    let version = queue
+        .iter()
+        .find(|i| i.client.client_id.as_str() == id)
+        .expect("queued")
+        .client
+        .updated_at;
+    core.decide_clients(
+        &r.admin,
+        "default",
+        &[(id, version)],
+        authz::clients::Decision::Reject,
+        "not ours",
+        &[],
+        &authz::RequestMeta::default(),
+    )
+    .await
+    .expect("decided");
+    // Registrations beyond the source's budget are throttled.
+    for _ in 0..authz::throttle::MAX_REGISTRATIONS_PER_SOURCE {
+        r.register(&claude_code()).await;
+    }
+    let after = metrics().await;
+    for (series_name, at_least) in [
+        (
+            "portcullis_oauth_requests_total{endpoint=\"token\",outcome=\"refused\",error=\"invalid_client\"}",
+            1.0,
+        ),
+        (
+            "portcullis_oauth_requests_total{endpoint=\"register\",outcome=\"ok\",error=\"\"}",
+            1.0,
+        ),
+        (
+            "portcullis_oauth_requests_total{endpoint=\"register\",outcome=\"refused\",error=\"temporarily_unavailable\"}",
+            1.0,
+        ),
+        (
+            "portcullis_registrations_total{kind=\"dynamic\",review=\"pending\"}",
+            1.0,
+        ),
+        (
+            "portcullis_review_decisions_total{decision=\"client.reject\"}",
+            1.0,
+        ),
+        ("portcullis_throttled_total{kind=\"registration\"}", 1.0),
+    ] {
+        let grew = series(&after, series_name) - series(&before, series_name);
+        assert!(grew >= at_least, "{series_name} grew by {grew}:\n{after}");
+    }
+}
