@@ -43,6 +43,7 @@ mod people;
 mod realms;
 mod registration;
 mod resources;
+mod table;
 pub use admin::AdminCommand;
 pub use agents::AgentsCommand;
 pub use clients::ClientsCommand;
@@ -52,6 +53,7 @@ pub use people::PeopleCommand;
 pub use realms::RealmsCommand;
 pub use registration::RegistrationCommand;
 pub use resources::ResourcesCommand;
+pub use table::ListFormat;
 
 /// Command output could not be written to stdout.
 #[derive(Debug, thiserror::Error)]

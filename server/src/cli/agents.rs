@@ -1,6 +1,7 @@
 //! `agents` commands: register non-human identities, list them, enable, disable and delete them,
 //! and bind clients to them. Each is one core call, audited as `cli`.
 use super::core_error;
+use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
 
 /// `agents` subcommands.
@@ -41,6 +42,8 @@ pub enum AgentsCommand {
         /// Only agents expiring within a week.
         #[arg(long)]
         expiring_soon: bool,
+        #[command(flatten)]
+        format: ListFormat,
     },
     /// Disable an agent: its clients get no tokens and its tokens introspect inactive.
     Disable {
@@ -122,6 +125,7 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
             search,
             mcp,
             expiring_soon,
+            format,
         } => {
             let filter = authz::agents::AgentFilter {
                 mcp_only: mcp,
@@ -130,6 +134,7 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
                 query: Some(search.as_str()),
                 owner: None,
             };
+            let mut table = Table::new(format, ["name", "owner", "roles", "status", "clients"]);
             let mut page = 0;
             loop {
                 let found = core
@@ -137,20 +142,20 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
                     .await
                     .map_err(core_error)?;
                 for s in &found.items {
-                    say!(
-                        "{}\t{}\t{}\t{}\t{}",
-                        s.agent.name,
-                        s.agent.owner,
-                        s.agent.roles,
-                        s.status.as_str(),
-                        s.clients.join(",")
-                    );
+                    table.row([
+                        s.agent.name.to_string().into(),
+                        s.agent.owner.to_string().into(),
+                        s.agent.roles.to_string().into(),
+                        s.status.as_str().into(),
+                        Cell::list(&s.clients, ","),
+                    ])?;
                 }
                 page += 1;
                 if u64::from(page) * 500 >= found.total {
                     break;
                 }
             }
+            table.finish()?;
         }
         AgentsCommand::Disable { realm, name } => {
             core.set_agent_disabled(&cli, &realm, &name, true, &meta)

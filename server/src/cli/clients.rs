@@ -1,6 +1,7 @@
 //! `clients` commands: register clients, rotate their secrets, grant and revoke their access to
 //! resources and list it. Each is one core call, audited as `cli`.
 use super::lifecycle::{self, ClientLifecycle};
+use super::table::{ListFormat, Table};
 use super::{core_error, revocation_note};
 use clap::Subcommand;
 
@@ -97,6 +98,8 @@ pub enum ClientsCommand {
         /// `client_id`.
         #[arg(long)]
         client_id: String,
+        #[command(flatten)]
+        format: ListFormat,
     },
     /// List, enable, disable or delete clients.
     #[command(flatten)]
@@ -196,21 +199,30 @@ pub(super) async fn clients(core: &authz::Core, command: ClientsCommand) -> anyh
                 revocation_note(core, &realm).await?
             );
         }
-        ClientsCommand::Access { realm, client_id } => {
+        ClientsCommand::Access {
+            realm,
+            client_id,
+            format,
+        } => {
+            let mut table = Table::new(format, ["resource", "uri", "scopes"]);
             for a in core
                 .client_access(&cli, &realm, &client_id)
                 .await
                 .map_err(core_error)?
             {
                 if let Some(grant) = &a.grant {
-                    say!(
-                        "{}\t{}\t{}",
-                        a.resource.slug,
-                        a.resource.uri,
-                        grant.scopes.intersection(&a.resource.scopes)
-                    );
+                    table.row([
+                        a.resource.slug.clone().into(),
+                        a.resource.uri.to_string().into(),
+                        grant
+                            .scopes
+                            .intersection(&a.resource.scopes)
+                            .to_string()
+                            .into(),
+                    ])?;
                 }
             }
+            table.finish()?;
         }
         ClientsCommand::Lifecycle(command) => lifecycle::client_lifecycle(core, command).await?,
     }

@@ -1,6 +1,7 @@
 //! `keys` commands: rotate a realm's signing keys, list them, measure the signing rate. Each is
 //! one core call, audited as `cli`.
 use super::core_error;
+use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
 
 /// `keys` subcommands.
@@ -18,6 +19,8 @@ pub enum KeysCommand {
         /// Realm name.
         #[arg(long, default_value = "default")]
         realm: String,
+        #[command(flatten)]
+        format: ListFormat,
     },
     /// Measure the single-core signing rate of the realm's active key (for the benchmark).
     BenchSign {
@@ -72,24 +75,21 @@ pub(super) async fn keys(core: &authz::Core, command: KeysCommand) -> anyhow::Re
                 n as f64 / start.elapsed().as_secs_f64()
             );
         }
-        KeysCommand::List { realm } => {
+        KeysCommand::List { realm, format } => {
+            let mut table = Table::new(format, ["kid", "alg", "state", "published"]);
             for k in core
                 .list_signing_keys(&cli, &realm)
                 .await
                 .map_err(core_error)?
             {
-                say!(
-                    "{}\t{}\t{}\t{}",
-                    k.kid,
-                    k.alg,
-                    k.state,
-                    if k.published {
-                        "published"
-                    } else {
-                        "unpublished"
-                    }
-                );
+                table.row([
+                    k.kid.into(),
+                    k.alg.to_string().into(),
+                    k.state.into(),
+                    Cell::flag(k.published, "published", "unpublished"),
+                ])?;
             }
+            table.finish()?;
         }
     }
     Ok(())

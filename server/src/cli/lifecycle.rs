@@ -1,6 +1,7 @@
 //! CLI lifecycle commands for clients and resources beyond `create`: list, enable, disable,
 //! delete. Each is one core call, audited as `cli`.
 use super::core_error;
+use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
 
 /// Client lifecycle subcommands (beside `create` and `rotate-secret`).
@@ -14,6 +15,8 @@ pub enum ClientLifecycle {
         /// Substring of client_id or name.
         #[arg(long, default_value = "")]
         search: String,
+        #[command(flatten)]
+        format: ListFormat,
     },
     /// Disable a client: no tokens, and its tokens introspect inactive.
     Disable {
@@ -51,7 +54,15 @@ pub(super) async fn client_lifecycle(
     let cli = authz::Principal::cli();
     let meta = authz::RequestMeta::default();
     match command {
-        ClientLifecycle::List { realm, search } => {
+        ClientLifecycle::List {
+            realm,
+            search,
+            format,
+        } => {
+            let mut table = Table::new(
+                format,
+                ["client_id", "name", "auth_method", "scope", "enabled"],
+            );
             let mut page = 0;
             loop {
                 let p = core
@@ -59,20 +70,20 @@ pub(super) async fn client_lifecycle(
                     .await
                     .map_err(core_error)?;
                 for c in &p.items {
-                    say!(
-                        "{}\t{}\t{}\t{}\t{}",
-                        c.client_id,
-                        c.name,
-                        c.auth_method.as_str(),
-                        c.scope,
-                        if c.enabled { "enabled" } else { "disabled" }
-                    );
+                    table.row([
+                        c.client_id.to_string().into(),
+                        c.name.clone().into(),
+                        c.auth_method.as_str().into(),
+                        c.scope.to_string().into(),
+                        Cell::flag(c.enabled, "enabled", "disabled"),
+                    ])?;
                 }
                 page += 1;
                 if u64::from(page) * 100 >= p.total {
                     break;
                 }
             }
+            table.finish()?;
         }
         ClientLifecycle::Disable { realm, client_id } => {
             core.set_client_enabled(&cli, &realm, &client_id, false, &meta)

@@ -1,5 +1,6 @@
 //! `people` commands: add a realm's people, list them, set passwords, disable and enable them.
 //! Each is one core call, audited as `cli`.
+use super::table::{Cell, ListFormat, Table};
 use super::{core_error, revocation_note};
 use clap::Subcommand;
 
@@ -32,6 +33,8 @@ pub enum PeopleCommand {
         /// Only those whose email or name contains this.
         #[arg(long)]
         search: Option<String>,
+        #[command(flatten)]
+        format: ListFormat,
     },
     /// Set a person's password (prompted for, or read from stdin).
     SetPassword {
@@ -94,7 +97,11 @@ pub(super) async fn people(
                 }
             );
         }
-        PeopleCommand::List { realm, search } => {
+        PeopleCommand::List {
+            realm,
+            search,
+            format,
+        } => {
             let page = core
                 .list_people(
                     &p,
@@ -107,20 +114,17 @@ pub(super) async fn people(
                 )
                 .await
                 .map_err(core_error)?;
+            let mut table = Table::new(format, ["id", "email", "display_name", "roles", "enabled"]);
             for person in page.items {
-                say!(
-                    "{}\t{}\t{}\t{}\t{}",
-                    person.id,
-                    person.email,
-                    person.display_name,
-                    person.roles,
-                    if person.disabled {
-                        "disabled"
-                    } else {
-                        "enabled"
-                    }
-                );
+                table.row([
+                    person.id.to_string().into(),
+                    person.email.to_string().into(),
+                    person.display_name.into(),
+                    person.roles.to_string().into(),
+                    Cell::flag(!person.disabled, "enabled", "disabled"),
+                ])?;
             }
+            table.finish()?;
         }
         PeopleCommand::SetPassword { realm, id } => {
             core.set_person_password(&p, &realm, &id, &password.unwrap_or_default(), &meta)

@@ -1,5 +1,6 @@
 //! `registration` commands: the realm's registration policy, initial access tokens, and the
 //! review queue (list, approve, reject, revoke, restore). Each is one core call, audited as `cli`.
+use super::table::{Cell, ListFormat, Table};
 use super::{core_error, revocation_note};
 use clap::Subcommand;
 
@@ -56,6 +57,8 @@ pub enum RegistrationCommand {
         /// Review state: pending, approved, rejected, revoked or expired.
         #[arg(long, default_value = "pending")]
         state: String,
+        #[command(flatten)]
+        format: ListFormat,
     },
     /// Approve a pending client.
     Approve {
@@ -167,25 +170,40 @@ pub(super) async fn registration(
                 .map_err(core_error)?;
             say_secret!("{}", token.expose());
         }
-        RegistrationCommand::Pending { realm, state } => {
+        RegistrationCommand::Pending {
+            realm,
+            state,
+            format,
+        } => {
             let state = authz::clients::ReviewState::parse(&state).map_err(|_| {
                 anyhow::anyhow!("--state must be pending, approved, rejected, revoked or expired")
             })?;
+            let mut table = Table::new(
+                format,
+                [
+                    "client_id",
+                    "name",
+                    "redirect_hosts",
+                    "source_ip",
+                    "created_at",
+                ],
+            );
             for item in core
                 .review_queue(&p, &realm, state)
                 .await
                 .map_err(core_error)?
             {
                 let c = &item.client;
-                say!(
-                    "{}\t{}\t{}\tfrom {}\t{}",
-                    c.client_id,
-                    c.name,
-                    item.redirect_hosts.join(" "),
-                    c.registration.source_ip.as_deref().unwrap_or("-"),
-                    authz::clock::rfc3339(c.created_at)
-                );
+                let ip = c.registration.source_ip.as_deref();
+                table.row([
+                    c.client_id.to_string().into(),
+                    c.name.clone().into(),
+                    Cell::list(&item.redirect_hosts, " "),
+                    Cell::shown_as(ip, format!("from {}", ip.unwrap_or("-"))),
+                    authz::clock::rfc3339(c.created_at).into(),
+                ])?;
             }
+            table.finish()?;
         }
         RegistrationCommand::Approve {
             realm,

@@ -3,6 +3,7 @@
 //! call, audited as `cli`.
 use super::core_error;
 use super::lifecycle::{self, ResourceLifecycle};
+use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
 
 /// `resources` subcommands.
@@ -37,6 +38,8 @@ pub enum ResourcesCommand {
         /// Realm name.
         #[arg(long, default_value = "default")]
         realm: String,
+        #[command(flatten)]
+        format: ListFormat,
     },
     /// Choose the audience of token requests that omit `resource` (by default they are refused
     /// with invalid_target).
@@ -72,6 +75,8 @@ pub enum ResourcesCommand {
         /// Only clients whose client_id or name contains this.
         #[arg(long, default_value = "")]
         search: String,
+        #[command(flatten)]
+        format: ListFormat,
     },
     /// Enable, disable or delete a resource.
     #[command(flatten)]
@@ -105,26 +110,27 @@ pub(super) async fn resources(core: &authz::Core, command: ResourcesCommand) -> 
                 .map_err(core_error)?;
             say!("Created resource {} with audience {}", r.slug, r.uri);
         }
-        ResourcesCommand::List { realm } => {
+        ResourcesCommand::List { realm, format } => {
             let default = core
                 .default_resource(&cli, &realm)
                 .await
                 .map_err(core_error)?;
+            let mut table = Table::new(format, ["id", "uri", "scopes", "enabled", "default"]);
             for r in core
                 .list_resources(&cli, &realm)
                 .await
                 .map_err(core_error)?
             {
                 let is_default = default.as_ref().is_some_and(|d| d.id == r.id);
-                say!(
-                    "{}\t{}\t{}\t{}{}",
-                    r.slug,
-                    r.uri,
-                    r.scopes,
-                    if r.enabled { "enabled" } else { "disabled" },
-                    if is_default { "\tdefault" } else { "" }
-                );
+                table.row([
+                    r.slug.into(),
+                    r.uri.to_string().into(),
+                    r.scopes.to_string().into(),
+                    Cell::flag(r.enabled, "enabled", "disabled"),
+                    Cell::flag(is_default, "default", "-"),
+                ])?;
             }
+            table.finish()?;
         }
         ResourcesCommand::SetDefault { realm, id, none: _ } => {
             match core
@@ -156,7 +162,13 @@ pub(super) async fn resources(core: &authz::Core, command: ResourcesCommand) -> 
                 "The secret is shown only this once. With these credentials (client_secret_basic) the MCP server may introspect tokens minted for {id}."
             );
         }
-        ResourcesCommand::Access { realm, id, search } => {
+        ResourcesCommand::Access {
+            realm,
+            id,
+            search,
+            format,
+        } => {
+            let mut table = Table::new(format, ["client_id", "name", "scopes", "enabled"]);
             let mut page = 0;
             loop {
                 let found = core
@@ -170,19 +182,19 @@ pub(super) async fn resources(core: &authz::Core, command: ResourcesCommand) -> 
                     .await
                     .map_err(core_error)?;
                 for g in &found.items {
-                    say!(
-                        "{}\t{}\t{}\t{}",
-                        g.client_id,
-                        g.name,
-                        g.grant.scopes,
-                        if g.enabled { "enabled" } else { "disabled" }
-                    );
+                    table.row([
+                        g.client_id.to_string().into(),
+                        g.name.clone().into(),
+                        g.grant.scopes.to_string().into(),
+                        Cell::flag(g.enabled, "enabled", "disabled"),
+                    ])?;
                 }
                 page += 1;
                 if u64::from(page) * 500 >= found.total {
                     break;
                 }
             }
+            table.finish()?;
         }
         ResourcesCommand::Lifecycle(command) => {
             lifecycle::resource_lifecycle(core, command).await?
