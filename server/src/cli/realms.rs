@@ -1,13 +1,17 @@
 //! `realms` commands: list realms, create one, change a realm's settings. Each is one core
 //! call, audited as `cli`.
 use super::core_error;
+use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
 
 /// `realms` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum RealmsCommand {
     /// List realms with their issuers and lifetimes.
-    List,
+    List {
+        #[command(flatten)]
+        format: ListFormat,
+    },
     /// Create a realm (its own issuer, clients, resources, agents and people).
     Create {
         /// URL name, part of the issuer.
@@ -44,19 +48,33 @@ pub(super) async fn realms(core: &authz::Core, command: RealmsCommand) -> anyhow
     let p = authz::Principal::cli();
     let meta = authz::RequestMeta::default();
     match command {
-        RealmsCommand::List => {
+        RealmsCommand::List { format } => {
+            let mut table = Table::new(
+                format,
+                ["name", "display_name", "enabled", "lifetimes", "issuer"],
+            );
             for r in core.list_realms(&p).await.map_err(core_error)? {
-                say!(
-                    "{}\t{}\t{}\taccess {} s, refresh idle {} d / max {} d\t{}",
-                    r.name,
-                    r.display_name,
-                    if r.enabled { "enabled" } else { "disabled" },
+                let (access, idle, max) = (
                     r.token_ttl_secs,
                     authz::realms::as_days(r.refresh_idle_ttl_secs),
                     authz::realms::as_days(r.refresh_max_ttl_secs),
-                    core.issuer(&r.name)
                 );
+                table.row([
+                    r.name.to_string().into(),
+                    r.display_name.into(),
+                    Cell::flag(r.enabled, "enabled", "disabled"),
+                    Cell::shown_as(
+                        serde_json::json!({
+                            "access_token_secs": access,
+                            "refresh_idle_days": idle,
+                            "refresh_max_days": max,
+                        }),
+                        format!("access {access} s, refresh idle {idle} d / max {max} d"),
+                    ),
+                    core.issuer(&r.name).to_string().into(),
+                ])?;
             }
+            table.finish()?;
         }
         RealmsCommand::Create { name, display_name } => {
             let r = core

@@ -1,0 +1,196 @@
+//! `agents` commands: register non-human identities, list them, enable, disable and delete them,
+//! and bind clients to them. Each is one core call, audited as `cli`.
+use super::core_error;
+use super::table::{Cell, ListFormat, Table};
+use clap::Subcommand;
+
+/// `agents` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum AgentsCommand {
+    /// Register a non-human identity.
+    Create {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Name, e.g. reports-agent.
+        #[arg(long)]
+        name: String,
+        /// Owner's email.
+        #[arg(long)]
+        owner: String,
+        /// Roles, space-separated (an `mcp` or `mcp:*` role makes it MCP-capable).
+        #[arg(long)]
+        roles: String,
+        /// What it does.
+        #[arg(long, default_value = "")]
+        description: String,
+        /// Expiry, `YYYY-MM-DDTHH:MM` (UTC).
+        #[arg(long, default_value = "")]
+        expires: String,
+    },
+    /// List agents with their status and bound clients.
+    List {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Substring of the name or owner.
+        #[arg(long, default_value = "")]
+        search: String,
+        /// Only MCP-capable agents.
+        #[arg(long)]
+        mcp: bool,
+        /// Only agents expiring within a week.
+        #[arg(long)]
+        expiring_soon: bool,
+        #[command(flatten)]
+        format: ListFormat,
+    },
+    /// Disable an agent: its clients get no tokens and its tokens introspect inactive.
+    Disable {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Agent name.
+        #[arg(long)]
+        name: String,
+    },
+    /// Enable a disabled agent.
+    Enable {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Agent name.
+        #[arg(long)]
+        name: String,
+    },
+    /// Delete an agent (its clients are unbound).
+    Delete {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Agent name.
+        #[arg(long)]
+        name: String,
+    },
+    /// Bind a client to an agent: its tokens then carry the agent's identity.
+    Bind {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// `client_id`.
+        #[arg(long)]
+        client_id: String,
+        /// Agent name.
+        #[arg(long)]
+        agent: String,
+    },
+    /// Unbind a client from its agent.
+    Unbind {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// `client_id`.
+        #[arg(long)]
+        client_id: String,
+    },
+}
+
+pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow::Result<()> {
+    let cli = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    match command {
+        AgentsCommand::Create {
+            realm,
+            name,
+            owner,
+            roles,
+            description,
+            expires,
+        } => {
+            let input = authz::agents::AgentInput {
+                name,
+                owner,
+                description,
+                roles,
+                expires_at: expires,
+            };
+            let a = core
+                .create_agent(&cli, &realm, &input, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Created agent {} ({})", a.name, a.id);
+        }
+        AgentsCommand::List {
+            realm,
+            search,
+            mcp,
+            expiring_soon,
+            format,
+        } => {
+            let filter = authz::agents::AgentFilter {
+                mcp_only: mcp,
+                expiring_within: expiring_soon.then_some(authz::agents::EXPIRING_SOON_SECS),
+                active_only: false,
+                query: Some(search.as_str()),
+                owner: None,
+            };
+            let mut table = Table::new(format, ["name", "owner", "roles", "status", "clients"]);
+            let mut page = 0;
+            loop {
+                let found = core
+                    .list_agents(&cli, &realm, filter, authz::storage::Page::new(page, 500))
+                    .await
+                    .map_err(core_error)?;
+                for s in &found.items {
+                    table.row([
+                        s.agent.name.to_string().into(),
+                        s.agent.owner.to_string().into(),
+                        s.agent.roles.to_string().into(),
+                        s.status.as_str().into(),
+                        Cell::list(&s.clients, ","),
+                    ])?;
+                }
+                page += 1;
+                if u64::from(page) * 500 >= found.total {
+                    break;
+                }
+            }
+            table.finish()?;
+        }
+        AgentsCommand::Disable { realm, name } => {
+            core.set_agent_disabled(&cli, &realm, &name, true, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Disabled agent {name}");
+        }
+        AgentsCommand::Enable { realm, name } => {
+            core.set_agent_disabled(&cli, &realm, &name, false, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Enabled agent {name}");
+        }
+        AgentsCommand::Delete { realm, name } => {
+            core.delete_agent(&cli, &realm, &name, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Deleted agent {name}");
+        }
+        AgentsCommand::Bind {
+            realm,
+            client_id,
+            agent,
+        } => {
+            core.bind_client_to_agent(&cli, &realm, &client_id, Some(&agent), &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Client {client_id} now acts for agent {agent}");
+        }
+        AgentsCommand::Unbind { realm, client_id } => {
+            core.bind_client_to_agent(&cli, &realm, &client_id, None, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Client {client_id} acts for no agent");
+        }
+    }
+    Ok(())
+}
