@@ -5,7 +5,8 @@
 //! - `build [--release]`  wasm (hydrate) → wasm-bindgen → wasm-opt (release) → CSS (encre-css,
 //!   from the classes used in `app/src`) → server. The browser tests use the optimised wasm with
 //!   the debug server the Rust tests already built, which saves CI a release build.
-//! - `serve`  setup + release build + `portcullis serve` on an embedded SQLite file in `data/`.
+//! - `serve`  setup + build (optimised console, development server) + `portcullis serve` on an
+//!   embedded SQLite file in `data/`, printing each stage's time.
 //! - `test`  setup + every check CI runs, with each stage's duration.
 //! - `css`  only regenerates the stylesheet.
 //! - `bench [tokens|flood|soak|scale|codes|guard]`  benchmarks (release build, `wrk` and friends from
@@ -85,24 +86,8 @@ fn stage<T>(name: &str, f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result
 }
 
 fn setup(browser: bool) -> anyhow::Result<()> {
-    let targets =
-        output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
-    if !targets
-        .lines()
-        .any(|l| l.trim() == "wasm32-unknown-unknown")
-    {
-        run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
-    }
-    let have = output(Command::new("wasm-bindgen").arg("--version")).unwrap_or_default();
-    if have.trim() != format!("wasm-bindgen {WASM_BINDGEN_VERSION}") {
-        // `--locked` fails for this version (a locked dependency is gone from the registry).
-        run(cargo().args([
-            "install",
-            "wasm-bindgen-cli",
-            "--version",
-            WASM_BINDGEN_VERSION,
-        ]))?;
-    }
+    add_wasm_target()?;
+    install_wasm_bindgen()?;
     npm_ci("style")?;
     if browser {
         npm_ci("end2end")?;
@@ -114,6 +99,37 @@ fn setup(browser: bool) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+fn add_wasm_target() -> anyhow::Result<()> {
+    let targets =
+        output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    if !targets
+        .lines()
+        .any(|l| l.trim() == "wasm32-unknown-unknown")
+    {
+        run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
+    }
+    Ok(())
+}
+
+/// Installs the pinned wasm-bindgen CLI unless it is on PATH already.
+fn install_wasm_bindgen() -> anyhow::Result<()> {
+    let have = output(Command::new("wasm-bindgen").arg("--version")).unwrap_or_default();
+    if have.trim() == format!("wasm-bindgen {WASM_BINDGEN_VERSION}") {
+        return Ok(());
+    }
+    // `--locked` fails for this version (a locked dependency is gone from the registry).
+    // opt-level 1: it runs for a second or two per build, and compiles in half the time of
+    // the default opt-level 3 (BENCHMARKS.md).
+    run(cargo()
+        .args([
+            "install",
+            "wasm-bindgen-cli",
+            "--version",
+            WASM_BINDGEN_VERSION,
+        ])
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1"))
 }
 
 fn npm_ci(dir: &str) -> anyhow::Result<()> {
@@ -137,50 +153,81 @@ fn build(release: bool) -> anyhow::Result<()> {
     build_server(release)
 }
 
+/// Where the wasm build puts its output: a target directory of its own, so it can build while
+/// the server builds (cargo locks a target directory per invocation).
+const WASM_TARGET_DIR: &str = "target/wasm";
+
 /// The browser side: wasm (optimised when `release`), its JS glue, CSS and public files.
 fn build_site(release: bool) -> anyhow::Result<()> {
+    compile_wasm(release)?;
+    package_site(release)
+}
+
+/// The hydrate build of the console.
+fn compile_wasm(release: bool) -> anyhow::Result<()> {
     let profile = if release { "wasm-release" } else { "dev" };
-    let wasm_dir = if release { "wasm-release" } else { "debug" };
     // The wasm build is its own invocation: feature unification with the server would turn on `ssr`.
-    run(cargo().args([
-        "build",
-        "-p",
-        "app",
-        "--lib",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--profile",
-        profile,
-        "--no-default-features",
-        "--features",
-        "hydrate",
-    ]))?;
+    stage("wasm (hydrate)", || {
+        run(cargo().args([
+            "build",
+            "-p",
+            "app",
+            "--lib",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--target-dir",
+            WASM_TARGET_DIR,
+            "--profile",
+            profile,
+            "--no-default-features",
+            "--features",
+            "hydrate",
+        ]))
+    })
+}
+
+/// The site from the compiled wasm: JS glue (wasm-bindgen), wasm-opt when `release`, CSS and
+/// public files.
+fn package_site(release: bool) -> anyhow::Result<()> {
+    let wasm_dir = if release { "wasm-release" } else { "debug" };
     let pkg = Path::new(SITE).join("pkg");
     let _ = std::fs::remove_dir_all(&pkg);
     std::fs::create_dir_all(&pkg)?;
-    run(Command::new("wasm-bindgen").args([
-        "--target",
-        "web",
-        "--no-typescript",
-        "--out-dir",
-        &pkg.display().to_string(),
-        "--out-name",
-        "app",
-        &format!("target/wasm32-unknown-unknown/{wasm_dir}/app.wasm"),
-    ]))?;
+    stage("wasm-bindgen", || {
+        let mut bindgen = Command::new("wasm-bindgen");
+        bindgen.args([
+            "--target",
+            "web",
+            "--no-typescript",
+            "--out-dir",
+            &pkg.display().to_string(),
+            "--out-name",
+            "app",
+        ]);
+        if release {
+            // The name section (function names for stack traces) is 12 of the 14 MB; wasm-opt
+            // would drop it anyway after spending a minute reading it.
+            bindgen.args(["--remove-name-section", "--remove-producers-section"]);
+        }
+        run(bindgen.arg(format!(
+            "{WASM_TARGET_DIR}/wasm32-unknown-unknown/{wasm_dir}/app.wasm"
+        )))
+    })?;
     if release {
         let wasm = pkg.join("app_bg.wasm").display().to_string();
         // wasm-opt from npm `binaryen`; Debian's binaryen 108 silently breaks hydration.
-        run(Command::new("style/node_modules/.bin/wasm-opt").args([
-            "-Oz",
-            "--enable-bulk-memory",
-            "--enable-nontrapping-float-to-int",
-            &wasm,
-            "-o",
-            &wasm,
-        ]))?;
+        stage("wasm-opt", || {
+            run(Command::new("style/node_modules/.bin/wasm-opt").args([
+                "-Oz",
+                "--enable-bulk-memory",
+                "--enable-nontrapping-float-to-int",
+                &wasm,
+                "-o",
+                &wasm,
+            ]))
+        })?;
     }
-    css()?;
+    stage("css", css)?;
     for entry in std::fs::read_dir("public")? {
         let entry = entry?;
         std::fs::copy(entry.path(), Path::new(SITE).join(entry.file_name()))?;
@@ -231,15 +278,39 @@ fn css() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Sets up, builds and serves, timing each stage. The console (wasm, optimised) builds in its
+/// own target directory beside the server, and the wasm-bindgen CLI installs beside both: on two
+/// cores each fills the other's single-threaded stretches. The server is the development build
+/// the tests and `cargo build` share; deployments use `cargo xtask build --release`
+/// (BENCHMARKS.md has the measurements behind this).
 fn serve() -> anyhow::Result<()> {
-    setup(false)?;
-    build(true)?;
-    eprintln!("\nStarting Portcullis on http://127.0.0.1:3000 (data in ./data).");
+    let total = Instant::now();
+    stage("wasm32 target", add_wasm_target)?;
+    stage("npm packages (style)", || npm_ci("style"))?;
+    let console = std::thread::spawn(|| {
+        let bindgen = std::thread::spawn(|| stage("wasm-bindgen-cli", install_wasm_bindgen));
+        let wasm = compile_wasm(true);
+        bindgen
+            .join()
+            .map_err(|_| anyhow::anyhow!("the wasm-bindgen install panicked"))??;
+        wasm?;
+        package_site(true)
+    });
+    let server = stage("server (debug build)", || build_server(false));
+    let console = console
+        .join()
+        .map_err(|_| anyhow::anyhow!("the console build panicked"))?;
+    server?;
+    console?;
+    eprintln!(
+        "\nBuilt in {:.0}s. Starting Portcullis on http://127.0.0.1:3000 (data in ./data).",
+        total.elapsed().as_secs_f64()
+    );
     eprintln!("First start: open the one-time setup link printed below to create the first admin,");
     eprintln!(
-        "or create one with: target/release/portcullis admin create --email you@example.com --name You\n"
+        "or create one with: target/debug/portcullis admin create --email you@example.com --name You\n"
     );
-    run(Command::new("target/release/portcullis")
+    run(Command::new("target/debug/portcullis")
         .arg("serve")
         .env("PORTCULLIS_CONSOLE__SITE_DIR", SITE))
 }
