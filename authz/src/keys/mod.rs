@@ -20,8 +20,7 @@ pub use cache::{KeyRing, RealmKeys};
 pub use generate::{GeneratedKey, generate, new_kid};
 pub use jws::{Header, JwsError, Signer, Verifier, decode_unverified};
 pub use master::MasterKey;
-pub use model::{KeyInfo, KeyState, SigningAlg, StoredKey};
-pub use ops::MasterKeyCheck;
+pub use model::{KeyInfo, KeyState, MasterKeyCheck, SigningAlg, StoredKey};
 
 /// Clock-skew leeway added to publication windows.
 pub const LEEWAY_SECS: i64 = 60;

@@ -146,3 +146,12 @@ pub struct KeyInfo {
     /// Published until.
     pub publish_until: Option<UnixTime>,
 }
+
+/// What the master-key check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MasterKeyCheck {
+    /// This instance holds the key that sealed the database's signing keys.
+    Matches,
+    /// It holds another key: it cannot open a signing key, so it must not serve.
+    Mismatch,
+}

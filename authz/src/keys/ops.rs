@@ -7,7 +7,7 @@
 //! indexes keep at most one `active` and one `next` key per realm and algorithm, so two instances
 //! creating a realm's first pair at once end with one pair.
 use super::cache::RealmKeys;
-use super::model::{KeyInfo, KeyState, StoredKey};
+use super::model::{KeyInfo, KeyState, MasterKeyCheck, StoredKey};
 use super::{
     GeneratedKey, LEEWAY_SECS, MasterKey, Signer, SigningAlg, Verifier, generate, new_kid,
 };
@@ -32,14 +32,6 @@ fn aad(realm_id: &str, kid: &str) -> String {
     format!("portcullis-signing-key:{realm_id}:{kid}")
 }
 
-/// What the master-key check found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MasterKeyCheck {
-    /// This instance holds the key that sealed the database's signing keys.
-    Matches,
-    /// It holds another key: it cannot open a signing key, so it must not serve.
-    Mismatch,
-}
 
 /// The constant sealed as the check value, and its associated data.
 const CHECK_PLAINTEXT: &[u8] = b"portcullis master key check v1";
