@@ -159,6 +159,15 @@ pub fn realm_view(core: &Core, r: &authz::realms::Realm) -> crate::types::RealmV
         max_dynamic_clients: r.max_dynamic_clients,
         metadata_document_policy: r.metadata_document_policy.as_str().to_owned(),
         metadata_document_domains: r.metadata_document_domains.join(" "),
+        registrations_per_source: r.registrations_per_source,
+        trusted_networks: r
+            .trusted_networks
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" "),
+        registrations_per_trusted_network: r.registrations_per_trusted_network,
+        metadata_document_machine_domains: r.metadata_document_machine_domains.join(" "),
         created_at: authz::clock::rfc3339(r.created_at),
     }
 }

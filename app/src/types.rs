@@ -98,6 +98,14 @@ pub struct RealmView {
     pub metadata_document_policy: String,
     /// Trusted domains under `allow_list`.
     pub metadata_document_domains: String,
+    /// Registrations one address may make per 15 minutes.
+    pub registrations_per_source: i64,
+    /// Trusted networks (address ranges), space-separated.
+    pub trusted_networks: String,
+    /// Registrations each trusted network may make per 15 minutes.
+    pub registrations_per_trusted_network: i64,
+    /// Hosts whose metadata documents may ask for machine access, space-separated.
+    pub metadata_document_machine_domains: String,
     /// Creation time (RFC 3339).
     pub created_at: String,
 }

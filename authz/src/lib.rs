@@ -26,6 +26,7 @@ pub mod housekeeping;
 pub mod ids;
 pub mod integration;
 pub mod keys;
+pub mod net;
 pub mod overview;
 pub mod people;
 pub mod policy;

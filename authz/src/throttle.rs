@@ -34,7 +34,8 @@ pub const MAX_LOGIN_FAILURES_PER_SITE: u32 = 100;
 pub const MAX_CLIENT_FAILURES: u32 = 10;
 /// Failed client authentications allowed per source within a window.
 pub const MAX_CLIENT_FAILURES_PER_SOURCE: u32 = 20;
-/// Client registrations allowed per source within a window (every attempt counts).
+/// Client registrations allowed per source within a window (every attempt counts), unless the
+/// realm sets its own budget ([`crate::realms::DEFAULT_REGISTRATIONS_PER_SOURCE`]).
 pub const MAX_REGISTRATIONS_PER_SOURCE: u32 = 10;
 /// Client registrations allowed per IPv6 /48 within a window.
 pub const MAX_REGISTRATIONS_PER_SITE: u32 = 100;
@@ -119,10 +120,12 @@ pub(crate) enum Key {
     Client(RealmId, String),
     /// Client authentications from one source.
     ClientSource(Source),
-    /// Registrations (RFC 7591) from one source.
-    Registration(Source),
-    /// Registrations from one IPv6 /48.
-    RegistrationSite([u16; 3]),
+    /// Registrations (RFC 7591) in one realm from one source.
+    Registration(RealmId, Source),
+    /// Registrations in one realm from one IPv6 /48.
+    RegistrationSite(RealmId, [u16; 3]),
+    /// Registrations in one realm from one of its trusted networks.
+    RegistrationNetwork(RealmId, crate::net::Cidr),
     /// MCP server checks by one console account (its user id).
     McpCheck(String),
     /// Submissions and withdrawals by one console account (its user id).
@@ -135,7 +138,9 @@ impl Key {
         match self {
             Key::AccountSource(..) | Key::LoginSource(_) | Key::LoginSite(_) => "sign_in",
             Key::Client(..) | Key::ClientSource(_) => "client_authentication",
-            Key::Registration(_) | Key::RegistrationSite(_) => "registration",
+            Key::Registration(..) | Key::RegistrationSite(..) | Key::RegistrationNetwork(..) => {
+                "registration"
+            }
             Key::McpCheck(_) => "mcp_check",
             Key::SubmissionChange(_) => "submission",
         }
@@ -261,13 +266,42 @@ impl Throttle {
         }
     }
 
-    /// Counts a registration attempt from `source`; the seconds to wait when it is beyond the
-    /// source's limit or (IPv6) its /48's.
-    pub(crate) fn registration(&self, source: Source, now: UnixTime) -> Result<(), u64> {
-        let mut limits = vec![(Key::Registration(source), MAX_REGISTRATIONS_PER_SOURCE)];
-        if let Some(site) = source.site() {
-            limits.push((Key::RegistrationSite(site), MAX_REGISTRATIONS_PER_SITE));
-        }
+    /// Counts a registration attempt in `realm` from `source`; the seconds to wait when it is
+    /// beyond the budget. A source in one of the realm's trusted networks counts against that
+    /// network's one, larger budget; any other against its own (and, IPv6, its /48's).
+    pub(crate) fn registration(
+        &self,
+        realm: &crate::realms::Realm,
+        source: Source,
+        now: UnixTime,
+    ) -> Result<(), u64> {
+        let clamp = |n: i64| u32::try_from(n.max(1)).unwrap_or(u32::MAX);
+        let network = source.to_ip().and_then(|ip| {
+            realm
+                .trusted_networks
+                .iter()
+                .find(|n| n.contains(ip))
+                .copied()
+        });
+        let limits = match network {
+            Some(n) => vec![(
+                Key::RegistrationNetwork(realm.id.clone(), n),
+                clamp(realm.registrations_per_trusted_network),
+            )],
+            None => {
+                let mut limits = vec![(
+                    Key::Registration(realm.id.clone(), source),
+                    clamp(realm.registrations_per_source),
+                )];
+                if let Some(site) = source.site() {
+                    limits.push((
+                        Key::RegistrationSite(realm.id.clone(), site),
+                        MAX_REGISTRATIONS_PER_SITE.max(clamp(realm.registrations_per_source)),
+                    ));
+                }
+                limits
+            }
+        };
         self.count_all(&limits, now).map(drop)
     }
 
@@ -451,18 +485,19 @@ mod tests {
     #[test]
     fn registrations_count_per_source_and_per_ipv6_site() {
         let t = Throttle::default();
+        let realm = crate::storage::conformance::fixtures::realm("default");
         for _ in 0..MAX_REGISTRATIONS_PER_SOURCE {
-            t.registration(src("2001:db8:7::1"), 0).expect("allowed");
+            t.registration(&realm, src("2001:db8:7::1"), 0).expect("allowed");
         }
         assert_eq!(
-            t.registration(src("2001:db8:7::2"), 0),
+            t.registration(&realm, src("2001:db8:7::2"), 0),
             Err(WINDOW_SECS as u64),
             "the same /64"
         );
         // New /64s of the same /48 share its wider budget, the refused attempt not counted.
         let mut allowed = MAX_REGISTRATIONS_PER_SOURCE;
         for i in 1..=MAX_REGISTRATIONS_PER_SITE {
-            if t.registration(src(&format!("2001:db8:7:{i:x}::1")), 0)
+            if t.registration(&realm, src(&format!("2001:db8:7:{i:x}::1")), 0)
                 .is_ok()
             {
                 allowed += 1;
@@ -470,17 +505,39 @@ mod tests {
         }
         assert_eq!(allowed, MAX_REGISTRATIONS_PER_SITE);
         assert!(
-            t.registration(src("2001:db8:8::1"), 0).is_ok(),
+            t.registration(&realm, src("2001:db8:8::1"), 0).is_ok(),
             "another site"
         );
-        assert!(t.registration(src("2001:db8:7:ff::1"), WINDOW_SECS).is_ok());
+        assert!(t.registration(&realm, src("2001:db8:7:ff::1"), WINDOW_SECS).is_ok());
         for i in 0..2 * MAX_REGISTRATIONS_PER_SOURCE {
             let v4 = format!("192.0.2.{i}");
             assert!(
-                t.registration(src(&v4), 0).is_ok(),
+                t.registration(&realm, src(&v4), 0).is_ok(),
                 "IPv4 counts per address"
             );
         }
+    }
+
+    #[test]
+    fn registrations_follow_the_realms_budgets_and_trusted_networks() {
+        let t = Throttle::default();
+        let mut realm = crate::storage::conformance::fixtures::realm("office");
+        realm.registrations_per_source = 3;
+        realm.trusted_networks = vec![crate::net::Cidr::parse("203.0.113.0/24").expect("cidr")];
+        realm.registrations_per_trusted_network = 30;
+        // Thirty developers behind one NAT address of the trusted network.
+        for i in 0..30 {
+            assert!(t.registration(&realm, src("203.0.113.7"), 0).is_ok(), "{i}");
+        }
+        assert!(t.registration(&realm, src("203.0.113.8"), 0).is_err(), "one budget for the network");
+        // Anyone else has the realm's per-address budget.
+        for _ in 0..3 {
+            t.registration(&realm, src("198.51.100.1"), 0).expect("allowed");
+        }
+        assert!(t.registration(&realm, src("198.51.100.1"), 0).is_err());
+        // Budgets are per realm.
+        let other = crate::storage::conformance::fixtures::realm("other");
+        assert!(t.registration(&other, src("198.51.100.1"), 0).is_ok());
     }
 
     #[test]

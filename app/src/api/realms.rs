@@ -71,6 +71,10 @@ pub async fn set_registration_policy(
     metadata_document_domains: String,
     #[server(default)] unused_client_days: String,
     #[server(default)] client_secret_days: String,
+    #[server(default)] registrations_per_source: String,
+    #[server(default)] trusted_networks: String,
+    #[server(default)] registrations_per_trusted_network: String,
+    #[server(default)] metadata_document_machine_domains: String,
 ) -> Result<RealmView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let r = core
@@ -84,9 +88,24 @@ pub async fn set_registration_policy(
                 metadata_document_domains,
                 unused_client_days,
                 client_secret_days,
+                // An emptied list clears it: the form always sends what it shows.
+                trusted_networks: or_clear(trusted_networks),
+                metadata_document_machine_domains: or_clear(metadata_document_machine_domains),
+                registrations_per_source,
+                registrations_per_trusted_network,
             },
             &meta,
         )
         .await?;
     Ok(ssr::realm_view(&core, &r))
+}
+
+/// A list field as the core reads it: empty keeps the stored value, `-` clears it.
+#[cfg(feature = "ssr")]
+fn or_clear(list: String) -> String {
+    if list.trim().is_empty() {
+        "-".to_owned()
+    } else {
+        list
+    }
 }

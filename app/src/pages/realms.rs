@@ -365,7 +365,7 @@ const DOCUMENT_POLICIES: [(&str, &str, &str); 4] = [
     (
         "any",
         "Trust any https host",
-        "Any app publishing a valid metadata document works at once.",
+        "Warning: any web host becomes a client of this realm the moment it publishes a document, with no one looking. Its users still consent, and it never gets machine access unless its host is trusted for that below.",
     ),
     (
         "allow_list",
@@ -395,6 +395,10 @@ fn RegistrationSettings(
             ("metadata_document_domains", "metadata_document_domains"),
             ("unused_client_days", "unused_client_days"),
             ("client_secret_days", "client_secret_days"),
+            ("registrations_per_source", "registrations_per_source"),
+            ("trusted_networks", "trusted_networks"),
+            ("registrations_per_trusted_network", "registrations_per_trusted_network"),
+            ("metadata_document_machine_domains", "metadata_document_machine_domains"),
         ],
     );
     let picked = RwSignal::new(realm.registration_policy.clone());
@@ -428,6 +432,18 @@ fn RegistrationSettings(
                 <crate::components::field::Field errors name="metadata_document_domains" id="metadata-document-domains" label="Trusted domains"
                     value=realm.metadata_document_domains.clone() maxlength=4000 placeholder="claude.ai vscode.dev"
                     help="Used when only listed domains are trusted; subdomains count."/>
+                <crate::components::field::Field errors name="metadata_document_machine_domains" id="metadata-document-machine-domains" label="Hosts trusted for machine access"
+                    value=realm.metadata_document_machine_domains.clone() maxlength=4000 placeholder="agents.example.com"
+                    help="An app identified by a URL is interactive: it may ask for client_credentials only from these hosts (subdomains count), and then still waits in Security review before its first token. Empty: none."/>
+                <crate::components::field::Field errors name="registrations_per_source" id="registrations-per-source" label="Registrations per address (per 15 minutes)"
+                    kind=crate::components::field::Kind::Number value=realm.registrations_per_source.to_string() maxlength=6
+                    help="Registrations and registration updates from one address (IPv6: one /64); beyond it, clients are told to retry later."/>
+                <crate::components::field::Field errors name="trusted_networks" id="trusted-networks" label="Trusted networks"
+                    value=realm.trusted_networks.clone() maxlength=4000 placeholder="203.0.113.0/24 2001:db8:42::/48"
+                    help="Address ranges such as an office behind one NAT or a VPN: every address in a range shares that range's budget below instead of one each."/>
+                <crate::components::field::Field errors name="registrations_per_trusted_network" id="registrations-per-trusted-network" label="Registrations per trusted network (per 15 minutes)"
+                    kind=crate::components::field::Kind::Number value=realm.registrations_per_trusted_network.to_string() maxlength=6
+                    help="One budget for each listed network, whichever of its addresses registers."/>
                 <crate::components::field::Field errors name="unused_client_days" id="unused-client-days" label="Expire unused clients after (days)"
                     kind=crate::components::field::Kind::Number value=realm.unused_client_days.to_string() maxlength=4
                     help="A self-registered client that gets no token this long expires and must register again; 0 keeps them forever."/>

@@ -12,6 +12,17 @@ use crate::error::{Error, OAuthErrorCode, Result};
 use crate::fetch::{FetchError, Lookup, parse_fetch_url};
 use crate::realms::{MetadataDocumentPolicy, Realm};
 
+/// Whether the realm trusts the host of a metadata-document `client_id` for machine access
+/// (`client_credentials`).
+pub(crate) fn trusted_for_machine_access(realm: &Realm, client_id: &str) -> bool {
+    url::Url::parse(client_id).is_ok_and(|u| {
+        host_listed(
+            u.host_str().unwrap_or_default(),
+            &realm.metadata_document_machine_domains,
+        )
+    })
+}
+
 fn refused(msg: impl Into<std::borrow::Cow<'static, str>>) -> Error {
     Error::oauth(OAuthErrorCode::InvalidClient, msg)
 }
@@ -57,7 +68,7 @@ impl Core {
             // A URL never seen is a registration: the same per-source budget and realm limit,
             // checked before anything is fetched.
             self.client_throttle
-                .registration(crate::throttle::Source::of(meta.client_ip), self.now())
+                .registration(realm, crate::throttle::Source::of(meta.client_ip), self.now())
                 .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
             let held = self.store.count_registered_clients(&realm.id).await?;
             if i64::try_from(held).unwrap_or(i64::MAX) >= realm.max_dynamic_clients {
@@ -69,6 +80,18 @@ impl Core {
         let doc = self.metadata_document(client_id, &url).await?;
         let valid =
             check_metadata_document(client_id, &doc, self.metadata_rules()).map_err(refused)?;
+        let machine = valid.grant_types.iter().any(|g| {
+            !matches!(
+                g,
+                super::model::GrantType::AuthorizationCode | super::model::GrantType::RefreshToken
+            )
+        });
+        if machine && !trusted_for_machine_access(realm, client_id) {
+            return Err(refused(format!(
+                "A client identified by a URL is an interactive application: its metadata document may ask for authorization_code and refresh_token only. This realm does not trust {} for machine access (client_credentials); ask an administrator to trust the host or to register the client.",
+                url.host_str().unwrap_or_default()
+            )));
+        }
         let now = self.now();
         let Some(existing) = existing else {
             let client = Client {
@@ -85,7 +108,8 @@ impl Core {
                 enabled: true,
                 registration: Registration {
                     kind: RegistrationKind::MetadataDocument,
-                    review: if policy == MetadataDocumentPolicy::Review {
+                    // Machine access waits for a reviewer whatever the policy says.
+                    review: if policy == MetadataDocumentPolicy::Review || machine {
                         ReviewState::Pending
                     } else {
                         ReviewState::Approved
@@ -183,7 +207,13 @@ impl Core {
         url: &url::Url,
         meta: &RequestMeta,
     ) -> Result<Client> {
-        let to = if realm.metadata_document_policy == MetadataDocumentPolicy::Review {
+        let machine = existing.grant_types.iter().any(|g| {
+            !matches!(
+                g,
+                super::model::GrantType::AuthorizationCode | super::model::GrantType::RefreshToken
+            )
+        });
+        let to = if realm.metadata_document_policy == MetadataDocumentPolicy::Review || machine {
             ReviewState::Pending
         } else {
             ReviewState::Approved

@@ -56,7 +56,7 @@ impl Core {
             ));
         }
         self.client_throttle
-            .registration(Source::of(meta.client_ip), now)
+            .registration(&realm, Source::of(meta.client_ip), now)
             .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
         // `client_name` is optional in RFC 7591; a client without one is named for what it is.
         let named;
@@ -239,7 +239,7 @@ impl Core {
         // Updates cost writes, audit rows and (where secrets expire) secrets: the same
         // per-source budget as registrations.
         self.client_throttle
-            .registration(Source::of(meta.client_ip), self.now())
+            .registration(&realm, Source::of(meta.client_ip), self.now())
             .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
         let method = before.auth_method.as_str();
         if metadata

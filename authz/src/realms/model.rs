@@ -115,7 +115,24 @@ pub struct RegistrationInput {
     pub unused_client_days: String,
     /// Days the secrets of dynamically registered clients last (`0`: they do not expire).
     pub client_secret_days: String,
+    /// Registrations one address may make per window (empty keeps the current value).
+    pub registrations_per_source: String,
+    /// Trusted networks (address ranges), space- or comma-separated; `-` clears them.
+    pub trusted_networks: String,
+    /// Registrations each trusted network may make per window (empty keeps the current value).
+    pub registrations_per_trusted_network: String,
+    /// Hosts whose metadata documents may ask for machine access (`client_credentials`),
+    /// space- or comma-separated; `-` clears them.
+    pub metadata_document_machine_domains: String,
 }
+
+/// Registrations one address may make per throttle window (15 minutes), unless the realm
+/// says otherwise.
+pub const DEFAULT_REGISTRATIONS_PER_SOURCE: i64 = 10;
+/// Registrations each trusted network may make per window, unless the realm says otherwise.
+pub const DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK: i64 = 200;
+/// Most trusted networks (or machine-access hosts) a realm lists.
+pub const MAX_TRUSTED_ENTRIES: usize = 50;
 
 /// A stored realm.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,6 +166,16 @@ pub struct Realm {
     pub unused_client_ttl_secs: i64,
     /// Lifetime of the secrets dynamic registration issues (seconds; 0: they do not expire).
     pub client_secret_ttl_secs: i64,
+    /// Registrations one address may make per throttle window.
+    pub registrations_per_source: i64,
+    /// Networks (an office behind one NAT, a VPN) whose addresses share one, larger budget
+    /// instead of one each.
+    pub trusted_networks: Vec<crate::net::Cidr>,
+    /// Registrations each trusted network may make per throttle window.
+    pub registrations_per_trusted_network: i64,
+    /// Hosts whose metadata documents may ask for machine access (`client_credentials`); such
+    /// a client still waits for review before its first token.
+    pub metadata_document_machine_domains: Vec<String>,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.

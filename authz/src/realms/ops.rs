@@ -38,6 +38,10 @@ impl Core {
             max_dynamic_clients: super::model::DEFAULT_MAX_DYNAMIC_CLIENTS,
             metadata_document_policy: super::model::MetadataDocumentPolicy::default(),
             metadata_document_domains: vec![],
+            registrations_per_source: super::model::DEFAULT_REGISTRATIONS_PER_SOURCE,
+            trusted_networks: vec![],
+            registrations_per_trusted_network: super::model::DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK,
+            metadata_document_machine_domains: vec![],
             created_at: now,
             updated_at: now,
         };
@@ -129,6 +133,10 @@ impl Core {
             max_dynamic_clients: super::model::DEFAULT_MAX_DYNAMIC_CLIENTS,
             metadata_document_policy: super::model::MetadataDocumentPolicy::default(),
             metadata_document_domains: vec![],
+            registrations_per_source: super::model::DEFAULT_REGISTRATIONS_PER_SOURCE,
+            trusted_networks: vec![],
+            registrations_per_trusted_network: super::model::DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK,
+            metadata_document_machine_domains: vec![],
             created_at: now,
             updated_at: now,
         };
@@ -248,7 +256,7 @@ impl Core {
         {
             realm.metadata_document_domains.clone()
         } else {
-            parse_domains(domains)?
+            parse_domains(domains, "metadata_document_domains")?
         };
         if documents == super::model::MetadataDocumentPolicy::AllowList && domains.is_empty() {
             return Err(Error::field(
@@ -281,6 +289,26 @@ impl Core {
             (0, 3650),
             realm.client_secret_ttl_secs,
         )?;
+        let per_source = parse_budget(
+            &input.registrations_per_source,
+            "registrations_per_source",
+            realm.registrations_per_source,
+        )?;
+        let per_network = parse_budget(
+            &input.registrations_per_trusted_network,
+            "registrations_per_trusted_network",
+            realm.registrations_per_trusted_network,
+        )?;
+        let networks = match input.trusted_networks.trim() {
+            "" => realm.trusted_networks.clone(),
+            "-" => vec![],
+            s => parse_networks(s)?,
+        };
+        let machine_domains = match input.metadata_document_machine_domains.trim() {
+            "" => realm.metadata_document_machine_domains.clone(),
+            "-" => vec![],
+            s => parse_domains(s, "metadata_document_machine_domains")?,
+        };
         let mut event = self.event(
             &realm.id,
             &p.email,
@@ -288,7 +316,12 @@ impl Core {
             format!("realm:{}", realm.name),
             meta,
         );
+        let shown = |n: &[crate::net::Cidr]| n.iter().map(ToString::to_string).collect::<Vec<_>>();
         event.details = serde_json::json!({
+            "registrations_per_source": {"from": realm.registrations_per_source, "to": per_source},
+            "trusted_networks": {"from": shown(&realm.trusted_networks), "to": shown(&networks)},
+            "registrations_per_trusted_network": {"from": realm.registrations_per_trusted_network, "to": per_network},
+            "metadata_document_machine_domains": {"from": realm.metadata_document_machine_domains, "to": machine_domains},
             "unused_client_ttl_secs": {"from": realm.unused_client_ttl_secs, "to": unused},
             "client_secret_ttl_secs": {"from": realm.client_secret_ttl_secs, "to": secret},
             "registration_policy": {"from": realm.registration_policy.as_str(), "to": policy.as_str()},
@@ -302,6 +335,10 @@ impl Core {
         realm.metadata_document_domains = domains;
         realm.unused_client_ttl_secs = unused;
         realm.client_secret_ttl_secs = secret;
+        realm.registrations_per_source = per_source;
+        realm.trusted_networks = networks;
+        realm.registrations_per_trusted_network = per_network;
+        realm.metadata_document_machine_domains = machine_domains;
         realm.updated_at = self.now();
         self.store.set_realm_registration(&realm, &event).await?;
         Ok(realm)
@@ -348,7 +385,59 @@ impl Core {
 
 /// Domains trusted for metadata documents: host names (letters, digits, dots, hyphens), at
 /// most 50, separated by spaces or commas.
-fn parse_domains(s: &str) -> Result<Vec<String>> {
+/// A registration budget per throttle window: 1 to 100,000; empty keeps `current`.
+fn parse_budget(s: &str, field: &'static str, current: i64) -> Result<i64> {
+    match s.trim() {
+        "" => Ok(current),
+        s => s
+            .parse::<i64>()
+            .ok()
+            .filter(|n| (1..=100_000).contains(n))
+            .ok_or_else(|| {
+                Error::field(
+                    field,
+                    "Registrations per 15 minutes must be a whole number from 1 to 100000.",
+                )
+            }),
+    }
+}
+
+/// Trusted networks: address ranges, space- or comma-separated, at most
+/// [`super::model::MAX_TRUSTED_ENTRIES`]. A range wider than a /8 (IPv4) or /32 (IPv6) is
+/// refused: it is most of the internet, not a network someone runs.
+fn parse_networks(s: &str) -> Result<Vec<crate::net::Cidr>> {
+    let field = |m: String| Error::field("trusted_networks", m);
+    let mut out: Vec<crate::net::Cidr> = Vec::new();
+    for n in s
+        .split([' ', ',', '\n'])
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        let shown: String = n.chars().take(60).collect();
+        let cidr = crate::net::Cidr::parse(n).map_err(|_| {
+            field(format!(
+                "{shown}: not an address range like 203.0.113.0/24 or 2001:db8::/48."
+            ))
+        })?;
+        if cidr.prefix() < if cidr.is_ipv4() { 8 } else { 32 } {
+            return Err(field(format!(
+                "{shown}: too wide; list your own networks (at most a /8, or an IPv6 /32)."
+            )));
+        }
+        if !out.contains(&cidr) {
+            out.push(cidr);
+        }
+    }
+    if out.len() > super::model::MAX_TRUSTED_ENTRIES {
+        return Err(field(format!(
+            "List at most {} networks.",
+            super::model::MAX_TRUSTED_ENTRIES
+        )));
+    }
+    Ok(out)
+}
+
+fn parse_domains(s: &str, field: &'static str) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
     for d in s
         .split([' ', ',', '\n'])
@@ -368,7 +457,7 @@ fn parse_domains(s: &str) -> Result<Vec<String>> {
         if !ok {
             let shown: String = d.chars().take(60).collect();
             return Err(Error::field(
-                "metadata_document_domains",
+                field,
                 format!("{shown}: not a domain name like claude.ai."),
             ));
         }
@@ -378,7 +467,7 @@ fn parse_domains(s: &str) -> Result<Vec<String>> {
     }
     if out.len() > 50 {
         return Err(Error::field(
-            "metadata_document_domains",
+            field,
             "At most 50 domains.",
         ));
     }

@@ -37,7 +37,7 @@ mod tokens;
 #[macro_use]
 mod users;
 #[cfg(test)]
-mod conformance;
+pub(crate) mod conformance;
 mod postgres;
 mod rows;
 mod sqlite;

@@ -56,12 +56,21 @@ pub trait RealmStore: Send + Sync {
     ) -> Result<(), StorageError>;
 }
 
-pub(super) const REALM_COLUMNS: &str = "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs, created_at, updated_at";
+/// Trusted networks as stored: space-separated ranges.
+pub(super) fn networks_text(networks: &[crate::net::Cidr]) -> String {
+    networks
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub(super) const REALM_COLUMNS: &str = "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs, registrations_per_source, trusted_networks, registrations_per_trusted_network, metadata_document_machine_domains, created_at, updated_at";
 pub(super) const SET_DEFAULT_RESOURCE: &str =
     "UPDATE realms SET default_resource_id = $1, updated_at = $2 WHERE id = $3";
-pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
-pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (name) DO NOTHING";
-pub(super) const SET_REALM_REGISTRATION: &str = "UPDATE realms SET registration_policy = $1, max_dynamic_clients = $2, metadata_document_policy = $3, metadata_document_domains = $4, updated_at = $5, unused_client_ttl_secs = $7, client_secret_ttl_secs = $8 WHERE id = $6";
+pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs, registrations_per_source, trusted_networks, registrations_per_trusted_network, metadata_document_machine_domains) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)";
+pub(super) const INSERT_REALM_IF_ABSENT: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs, registrations_per_source, trusted_networks, registrations_per_trusted_network, metadata_document_machine_domains) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) ON CONFLICT (name) DO NOTHING";
+pub(super) const SET_REALM_REGISTRATION: &str = "UPDATE realms SET registration_policy = $1, max_dynamic_clients = $2, metadata_document_policy = $3, metadata_document_domains = $4, updated_at = $5, unused_client_ttl_secs = $7, client_secret_ttl_secs = $8, registrations_per_source = $9, trusted_networks = $10, registrations_per_trusted_network = $11, metadata_document_machine_domains = $12 WHERE id = $6";
 pub(super) const UPDATE_REALM: &str = "UPDATE realms SET name = $1, display_name = $2, token_ttl_secs = $3, updated_at = $4, refresh_idle_ttl_secs = $6, refresh_max_ttl_secs = $7 WHERE id = $5";
 pub(super) const SET_REALM_ENABLED: &str =
     "UPDATE realms SET enabled = $1, updated_at = $2 WHERE id = $3";
@@ -97,6 +106,10 @@ macro_rules! realm_store {
                     .bind(r.metadata_document_domains.join(" "))
                     .bind(r.unused_client_ttl_secs)
                     .bind(r.client_secret_ttl_secs)
+                    .bind(r.registrations_per_source)
+                    .bind(networks_text(&r.trusted_networks))
+                    .bind(r.registrations_per_trusted_network)
+                    .bind(r.metadata_document_machine_domains.join(" "))
             }
 
             async fn realm_where(
@@ -180,6 +193,10 @@ macro_rules! realm_store {
                         .bind(r.id.as_str())
                         .bind(r.unused_client_ttl_secs)
                         .bind(r.client_secret_ttl_secs)
+                        .bind(r.registrations_per_source)
+                        .bind(networks_text(&r.trusted_networks))
+                        .bind(r.registrations_per_trusted_network)
+                        .bind(r.metadata_document_machine_domains.join(" "))
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();

@@ -252,6 +252,10 @@ pub(crate) struct RealmRow {
     pub metadata_document_domains: String,
     pub unused_client_ttl_secs: i64,
     pub client_secret_ttl_secs: i64,
+    pub registrations_per_source: i64,
+    pub trusted_networks: String,
+    pub registrations_per_trusted_network: i64,
+    pub metadata_document_machine_domains: String,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -282,6 +286,18 @@ impl TryFrom<RealmRow> for Realm {
                 .collect(),
             unused_client_ttl_secs: r.unused_client_ttl_secs,
             client_secret_ttl_secs: r.client_secret_ttl_secs,
+            registrations_per_source: r.registrations_per_source,
+            trusted_networks: r
+                .trusted_networks
+                .split_whitespace()
+                .map(|c| crate::net::Cidr::parse(c).map_err(|e| StorageError::Corrupt(e.into())))
+                .collect::<Result<_, _>>()?,
+            registrations_per_trusted_network: r.registrations_per_trusted_network,
+            metadata_document_machine_domains: r
+                .metadata_document_machine_domains
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

@@ -33,6 +33,20 @@ pub enum RegistrationCommand {
         /// (unchanged when omitted).
         #[arg(long, default_value = "", hide_default_value = true)]
         client_secret_days: String,
+        /// Registrations one address may make per 15 minutes (unchanged when omitted).
+        #[arg(long, default_value = "", hide_default_value = true)]
+        per_source_limit: String,
+        /// A trusted network (address range, e.g. 203.0.113.0/24) whose addresses share one
+        /// budget; repeat for several. Replaces the realm's list; `-` clears it.
+        #[arg(long = "trusted-network")]
+        trusted_networks: Vec<String>,
+        /// Registrations each trusted network may make per 15 minutes (unchanged when omitted).
+        #[arg(long, default_value = "", hide_default_value = true)]
+        trusted_network_limit: String,
+        /// Hosts whose metadata documents may ask for machine access (client_credentials),
+        /// space- or comma-separated; `-` clears them (unchanged when omitted).
+        #[arg(long, default_value = "", hide_default_value = true)]
+        machine_domains: String,
     },
     /// Issue an initial access token (for the initial_access_token policy). Shown once.
     Token {
@@ -126,6 +140,10 @@ pub(super) async fn registration(
             domains,
             unused_client_days,
             client_secret_days,
+            per_source_limit,
+            trusted_networks,
+            trusted_network_limit,
+            machine_domains,
         } => {
             let r = core
                 .set_registration_policy(
@@ -138,6 +156,10 @@ pub(super) async fn registration(
                         metadata_document_domains: domains,
                         unused_client_days,
                         client_secret_days,
+                        registrations_per_source: per_source_limit,
+                        trusted_networks: trusted_networks.join(" "),
+                        registrations_per_trusted_network: trusted_network_limit,
+                        metadata_document_machine_domains: machine_domains,
                     },
                     &meta,
                 )
@@ -157,6 +179,34 @@ pub(super) async fn registration(
                     format!(" ({})", r.metadata_document_domains.join(" "))
                 }
             );
+            say!(
+                "Registrations per 15 minutes: {} per address{}; machine access for metadata documents from {}.",
+                r.registrations_per_source,
+                if r.trusted_networks.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", {} per trusted network ({})",
+                        r.registrations_per_trusted_network,
+                        r.trusted_networks
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    )
+                },
+                if r.metadata_document_machine_domains.is_empty() {
+                    "no host".to_owned()
+                } else {
+                    r.metadata_document_machine_domains.join(" ")
+                }
+            );
+            if r.metadata_document_policy == authz::realms::MetadataDocumentPolicy::Any {
+                say!(
+                    "Warning: metadata documents `any` lets any web host become a client of realm {} with no one looking.",
+                    r.name
+                );
+            }
         }
         RegistrationCommand::Token {
             realm,

@@ -483,3 +483,108 @@ async fn a_document_client_left_pending_expires_and_registers_anew_when_used_aga
         "a decision of the system verifies nothing"
     );
 }
+
+#[tokio::test]
+async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_after_review() {
+    use authz::keys::{Signer, SigningAlg, generate};
+    let docs = DocServer::start().await;
+    // `any`: interactive documents work at once; machine access is another matter.
+    let (t, admin) = server(true, "any", "").await;
+    let core = &t.state.core;
+    let meta = authz::RequestMeta::default();
+    let key = generate(SigningAlg::ES256).expect("key");
+    let mut jwk = key.public_jwk.clone();
+    jwk.insert("kid".into(), "k".into());
+    let url = docs.url();
+    docs.publish(
+        200,
+        serde_json::json!({
+            "client_id": url,
+            "client_name": "Nightly reports",
+            "redirect_uris": ["http://127.0.0.1/callback"],
+            "grant_types": ["authorization_code", "client_credentials"],
+            "token_endpoint_auth_method": "private_key_jwt",
+            "jwks": {"keys": [jwk]},
+        }),
+    );
+    let open = || t.get(&authorize(&url, "http://127.0.0.1/callback"), None);
+    let res = open().await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let page = body(res).await;
+    assert!(
+        page.contains("interactive application") && page.contains("machine access"),
+        "{page}"
+    );
+    let stored = core
+        .review_queue(&admin, "default", authz::clients::ReviewState::Approved)
+        .await
+        .expect("queue");
+    assert!(
+        stored.iter().all(|i| i.client.client_id.as_str() != url),
+        "nothing stored on a single GET"
+    );
+
+    // The host trusted for machine access: the client registers, and waits for review even
+    // though the realm trusts any document for interactive use.
+    let trust = |hosts: &'static str| {
+        core.set_registration_policy(
+            &admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                metadata_document_machine_domains: hosts.into(),
+                ..Default::default()
+            },
+            &meta,
+        )
+    };
+    trust("127.0.0.1").await.expect("trust");
+    let res = open().await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(body(res).await.contains("awaiting approval"));
+    let signer = Signer::from_pkcs8("k", SigningAlg::ES256, &key.pkcs8).expect("signer");
+    let now = authz::clock::Clock::now(&authz::clock::SystemClock);
+    let token = |jti: &'static str| {
+        let assertion = signer
+            .sign(
+                "JWT",
+                &serde_json::json!({"iss": url, "sub": url, "aud": "http://127.0.0.1:3000/realms/default", "jti": jti, "exp": now + 60}),
+            )
+            .expect("sign");
+        let form = format!(
+            "grant_type=client_credentials&resource={}&client_id={}&client_assertion_type={}&client_assertion={assertion}",
+            enc(PAY),
+            enc(&url),
+            enc(authz::tokens::JWT_BEARER_ASSERTION)
+        );
+        t.send(
+            Request::post("/realms/default/token")
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(Body::from(form))
+                .expect("request"),
+        )
+    };
+    let res = token("j1").await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST, "pending: no machine token");
+    assert!(body(res).await.contains("unauthorized_client"));
+    core.approve_client_with_access(
+        &admin,
+        "default",
+        &url,
+        "Reports bot of the data team",
+        None,
+        &[authz::clients::AccessChoice {
+            resource: "pay".into(),
+            scopes: None,
+        }],
+        &meta,
+    )
+    .await
+    .expect("approve with access");
+    let res = token("j2").await;
+    assert_eq!(res.status(), StatusCode::OK, "approved and trusted");
+    // Trust withdrawn: no more machine tokens, whatever was approved.
+    trust("-").await.expect("withdraw");
+    let res = token("j3").await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(body(res).await.contains("trusts its host for machine access"));
+}

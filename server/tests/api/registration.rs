@@ -1290,3 +1290,69 @@ async fn refusals_registrations_decisions_and_throttling_are_counted() {
         assert!(grew >= at_least, "{series_name} grew by {grew}:\n{after}");
     }
 }
+
+#[tokio::test]
+async fn an_office_behind_one_address_registers_when_the_realm_trusts_its_network() {
+    let r = setup("open").await;
+    let core = &r.t.state.core;
+    let from = |ip: &str| authz::RequestMeta {
+        request_id: None,
+        client_ip: Some(ip.parse().expect("ip")),
+    };
+    let register = |ip: &'static str| {
+        let metadata: authz::clients::ClientMetadata =
+            serde_json::from_value(claude_code()).expect("metadata");
+        async move {
+            core.register_client_dynamically("default", &metadata, None, &from(ip))
+                .await
+        }
+    };
+    // By default one address has ten registrations per 15 minutes.
+    for _ in 0..authz::realms::DEFAULT_REGISTRATIONS_PER_SOURCE {
+        register("203.0.113.7").await.expect("within the budget");
+    }
+    let e = register("203.0.113.7").await.expect_err("the office is throttled");
+    assert!(matches!(e, authz::Error::Throttled { .. }), "{e:?}");
+    // The realm trusts the office's network: thirty developers behind its one NAT address
+    // register within the minute.
+    core.set_registration_policy(
+        &r.admin,
+        "default",
+        &authz::realms::RegistrationInput {
+            trusted_networks: "203.0.113.0/24".into(),
+            registrations_per_trusted_network: "100".into(),
+            ..Default::default()
+        },
+        &authz::RequestMeta::default(),
+    )
+    .await
+    .expect("trust the office");
+    for i in 0..30 {
+        register("203.0.113.7")
+            .await
+            .unwrap_or_else(|e| panic!("developer {i}: {e:?}"));
+    }
+    // Anyone else keeps the per-address budget.
+    for _ in 0..authz::realms::DEFAULT_REGISTRATIONS_PER_SOURCE {
+        register("198.51.100.9").await.expect("within the budget");
+    }
+    let e = register("198.51.100.9").await.expect_err("still limited");
+    assert!(matches!(e, authz::Error::Throttled { .. }), "{e:?}");
+    // Bad input names the field.
+    let e = core
+        .set_registration_policy(
+            &r.admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                trusted_networks: "0.0.0.0/0".into(),
+                ..Default::default()
+            },
+            &authz::RequestMeta::default(),
+        )
+        .await
+        .expect_err("the whole internet");
+    assert!(
+        matches!(e, authz::Error::InvalidField { field: "trusted_networks", .. }),
+        "{e:?}"
+    );
+}

@@ -10,7 +10,7 @@ use crate::resources::{Resource, ResourceId, ResourceUri};
 use crate::scope::ScopeSet;
 use crate::storage::DynStore;
 
-pub(super) fn realm(name: &str) -> Realm {
+pub(crate) fn realm(name: &str) -> Realm {
     Realm {
         id: RealmId::generate(),
         name: RealmName::parse(name).expect("valid"),
@@ -26,6 +26,10 @@ pub(super) fn realm(name: &str) -> Realm {
         max_dynamic_clients: 1000,
         metadata_document_policy: crate::realms::MetadataDocumentPolicy::Review,
         metadata_document_domains: vec![],
+        registrations_per_source: 10,
+        trusted_networks: vec![],
+        registrations_per_trusted_network: 200,
+        metadata_document_machine_domains: vec![],
         created_at: 1_000,
         updated_at: 1_000,
     }

@@ -12,7 +12,7 @@ mod access;
 mod agents;
 mod audit;
 mod clients;
-mod fixtures;
+pub(crate) mod fixtures;
 mod flows;
 mod keys;
 mod realms;

@@ -120,6 +120,13 @@ pub(super) async fn realms(db: &Database) {
     registration.max_dynamic_clients = 7;
     registration.unused_client_ttl_secs = 0;
     registration.client_secret_ttl_secs = 86_400;
+    registration.registrations_per_source = 40;
+    registration.trusted_networks = vec![
+        crate::net::Cidr::parse("203.0.113.0/24").expect("cidr"),
+        crate::net::Cidr::parse("2001:db8::/48").expect("cidr"),
+    ];
+    registration.registrations_per_trusted_network = 500;
+    registration.metadata_document_machine_domains = vec!["agents.example.com".into()];
     registration.display_name = "not written".into();
     store
         .set_realm_registration(
@@ -133,6 +140,10 @@ pub(super) async fn realms(db: &Database) {
         max_dynamic_clients: 7,
         unused_client_ttl_secs: 0,
         client_secret_ttl_secs: 86_400,
+        registrations_per_source: 40,
+        trusted_networks: registration.trusted_networks.clone(),
+        registrations_per_trusted_network: 500,
+        metadata_document_machine_domains: vec!["agents.example.com".into()],
         ..renamed
     };
     assert_eq!(

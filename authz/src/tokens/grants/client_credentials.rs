@@ -18,6 +18,16 @@ impl Core {
         client: &Client,
         req: &TokenRequest,
     ) -> Result<TokenResponse> {
+        // A client identified by a URL is interactive unless the realm trusts its host for
+        // machine access (a trust taken back later stops it here too).
+        if client.registration.kind == crate::clients::RegistrationKind::MetadataDocument
+            && !crate::clients::trusted_for_machine_access(realm, client.client_id.as_str())
+        {
+            return Err(Error::oauth(
+                OAuthErrorCode::UnauthorizedClient,
+                "A client identified by a URL may use client_credentials only when the realm trusts its host for machine access.",
+            ));
+        }
         let resource = self.requested_resource(realm, &req.resource).await?;
         let requested =
             ScopeSet::parse(req.scope.as_deref().unwrap_or_default()).map_err(|_| {

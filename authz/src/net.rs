@@ -1,0 +1,75 @@
+//! Network address ranges (CIDR), for trusted proxies and a realm's trusted networks.
+use std::net::IpAddr;
+
+/// An address range, `10.0.0.0/8` or `2001:db8::/32` (a bare address is a /32 or /128).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cidr {
+    addr: IpAddr,
+    prefix: u8,
+}
+
+impl Cidr {
+    /// Parses `address[/prefix]`.
+    ///
+    /// # Errors
+    /// A message naming the value.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        let bad = || format!("`{s}` is not an address range like 10.0.0.0/8 or 2001:db8::/32");
+        let (addr, prefix) = match s.split_once('/') {
+            Some((a, p)) => (a, Some(p)),
+            None => (s, None),
+        };
+        let addr: IpAddr = addr.parse().map_err(|_| bad())?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            Some(p) => p.parse::<u8>().ok().filter(|p| *p <= max).ok_or_else(bad)?,
+            None => max,
+        };
+        Ok(Self { addr, prefix })
+    }
+
+    /// The prefix length.
+    pub fn prefix(&self) -> u8 {
+        self.prefix
+    }
+
+    /// Whether this is an IPv4 range.
+    pub fn is_ipv4(&self) -> bool {
+        self.addr.is_ipv4()
+    }
+
+    /// Whether `ip` is in the range (IPv4-mapped IPv6 addresses count as IPv4).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = canonical(ip);
+        match (self.addr, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                let mask = u32::MAX
+                    .checked_shl(32 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u32::from(net) & mask == u32::from(ip) & mask
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u128::from(net) & mask == u128::from(ip) & mask
+            }
+            _ => false,
+        }
+    }
+}
+
+/// An IPv4-mapped IPv6 address as the IPv4 address it carries; any other address unchanged.
+pub fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+impl std::fmt::Display for Cidr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.addr, self.prefix)
+    }
+}
