@@ -507,6 +507,14 @@ pub fn login_email_cookie(email: &str, secure: bool) -> String {
 /// The email a failed sign-in left in [`LOGIN_EMAIL_COOKIE`], when rendering the sign-in page.
 pub fn login_email() -> Option<String> {
     let parts = use_context::<axum::http::request::Parts>()?;
+    // Over https only the prefixed cookie, which no plain-http page or sibling host can set.
+    let secure =
+        use_context::<Core>().is_some_and(|c| c.config().public_url.starts_with("https://"));
+    let name = if secure {
+        format!("__Secure-{LOGIN_EMAIL_COOKIE}")
+    } else {
+        LOGIN_EMAIL_COOKIE.to_owned()
+    };
     let hex = parts
         .headers
         .get_all(axum::http::header::COOKIE)
@@ -514,7 +522,7 @@ pub fn login_email() -> Option<String> {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, _)| k.strip_prefix("__Secure-").unwrap_or(k) == LOGIN_EMAIL_COOKIE)?
+        .find(|(k, _)| *k == name)?
         .1;
     if hex.len() > 508 || hex.len() % 2 != 0 {
         return None;

@@ -482,12 +482,40 @@ mod tests {
         assert!(t.begin_login("v@x.io", src("2001:db8:1:3::1"), 0).is_ok());
     }
 
+    /// A realm with the default registration budgets.
+    fn test_realm(name: &str) -> crate::realms::Realm {
+        crate::realms::Realm {
+            id: RealmId::generate(),
+            name: crate::realms::RealmName::parse(name).expect("name"),
+            display_name: name.into(),
+            enabled: true,
+            default_resource_id: None,
+            token_ttl_secs: 300,
+            refresh_idle_ttl_secs: 0,
+            refresh_max_ttl_secs: 0,
+            registration_policy: crate::realms::RegistrationPolicy::Review,
+            max_dynamic_clients: 1000,
+            metadata_document_policy: crate::realms::MetadataDocumentPolicy::Review,
+            metadata_document_domains: vec![],
+            unused_client_ttl_secs: 0,
+            client_secret_ttl_secs: 0,
+            registrations_per_source: crate::realms::DEFAULT_REGISTRATIONS_PER_SOURCE,
+            trusted_networks: vec![],
+            registrations_per_trusted_network:
+                crate::realms::DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK,
+            metadata_document_machine_domains: vec![],
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
     #[test]
     fn registrations_count_per_source_and_per_ipv6_site() {
         let t = Throttle::default();
-        let realm = crate::storage::conformance::fixtures::realm("default");
+        let realm = test_realm("default");
         for _ in 0..MAX_REGISTRATIONS_PER_SOURCE {
-            t.registration(&realm, src("2001:db8:7::1"), 0).expect("allowed");
+            t.registration(&realm, src("2001:db8:7::1"), 0)
+                .expect("allowed");
         }
         assert_eq!(
             t.registration(&realm, src("2001:db8:7::2"), 0),
@@ -508,7 +536,10 @@ mod tests {
             t.registration(&realm, src("2001:db8:8::1"), 0).is_ok(),
             "another site"
         );
-        assert!(t.registration(&realm, src("2001:db8:7:ff::1"), WINDOW_SECS).is_ok());
+        assert!(
+            t.registration(&realm, src("2001:db8:7:ff::1"), WINDOW_SECS)
+                .is_ok()
+        );
         for i in 0..2 * MAX_REGISTRATIONS_PER_SOURCE {
             let v4 = format!("192.0.2.{i}");
             assert!(
@@ -521,7 +552,7 @@ mod tests {
     #[test]
     fn registrations_follow_the_realms_budgets_and_trusted_networks() {
         let t = Throttle::default();
-        let mut realm = crate::storage::conformance::fixtures::realm("office");
+        let mut realm = test_realm("office");
         realm.registrations_per_source = 3;
         realm.trusted_networks = vec![crate::net::Cidr::parse("203.0.113.0/24").expect("cidr")];
         realm.registrations_per_trusted_network = 30;
@@ -529,14 +560,18 @@ mod tests {
         for i in 0..30 {
             assert!(t.registration(&realm, src("203.0.113.7"), 0).is_ok(), "{i}");
         }
-        assert!(t.registration(&realm, src("203.0.113.8"), 0).is_err(), "one budget for the network");
+        assert!(
+            t.registration(&realm, src("203.0.113.8"), 0).is_err(),
+            "one budget for the network"
+        );
         // Anyone else has the realm's per-address budget.
         for _ in 0..3 {
-            t.registration(&realm, src("198.51.100.1"), 0).expect("allowed");
+            t.registration(&realm, src("198.51.100.1"), 0)
+                .expect("allowed");
         }
         assert!(t.registration(&realm, src("198.51.100.1"), 0).is_err());
         // Budgets are per realm.
-        let other = crate::storage::conformance::fixtures::realm("other");
+        let other = test_realm("other");
         assert!(t.registration(&other, src("198.51.100.1"), 0).is_ok());
     }
 

@@ -99,7 +99,7 @@ impl ClientIpRule {
     /// Whether some trusted range covers a whole address family (a misconfiguration: every
     /// client could then choose its own address).
     pub fn trusts_everyone(&self) -> bool {
-        self.trusted.iter().any(|c| c.prefix == 0)
+        self.trusted.iter().any(|c| c.prefix() == 0)
     }
 
     fn is_trusted(&self, ip: IpAddr) -> bool {

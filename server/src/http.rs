@@ -105,6 +105,20 @@ fn is_protocol_path(path: &str) -> bool {
     path.starts_with("/realms/") || path.starts_with("/.well-known/")
 }
 
+/// Whether a browser says the request comes from one of our own pages.
+///
+/// `Sec-Fetch-Site: same-origin`, or where that is absent, an `Origin` equal to the public
+/// URL's. Requests with neither (not from a browser) are not.
+pub fn same_origin(headers: &axum::http::HeaderMap, public_origin: &str) -> bool {
+    match headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        Some(site) => site == "same-origin",
+        None => headers
+            .get(header::ORIGIN)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|o| o == public_origin),
+    }
+}
+
 /// Refuses state-changing requests that a browser marks as cross-site.
 ///
 /// Browsers send `Sec-Fetch-Site`; where it is absent, `Origin` must equal the public URL's
@@ -115,15 +129,7 @@ pub async fn csrf(State(state): State<AppState>, req: Request, next: Next) -> Re
     if safe || is_protocol_path(req.uri().path()) {
         return next.run(req).await;
     }
-    let headers = req.headers();
-    let allowed = match headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
-        Some(site) => site == "same-origin",
-        None => headers
-            .get(header::ORIGIN)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|o| o == &*state.public_origin),
-    };
-    if allowed {
+    if same_origin(req.headers(), &state.public_origin) {
         next.run(req).await
     } else {
         tracing::warn!(path = %req.uri().path(), "Refused a cross-site state-changing request");

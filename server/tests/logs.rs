@@ -174,6 +174,21 @@ async fn no_secret_or_token_reaches_the_logs() {
         )
         .await;
     }
+    // A refusal quoting a parameter cannot forge a log line.
+    let forged = serde_json::json!({
+        "client_name": "x",
+        "redirect_uris": ["https://a.example/\nFORGED level=ERROR"],
+        "token_endpoint_auth_method": "none",
+    });
+    let res = t
+        .send(
+            Request::post("/realms/default/connect/register")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(forged.to_string()))
+                .expect("request"),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
 
     let logs = String::from_utf8_lossy(&capture.0.lock().expect("lock")).into_owned();
     assert!(
@@ -186,6 +201,10 @@ async fn no_secret_or_token_reaches_the_logs() {
         "the failed client is logged…"
     );
     assert!(!logs.contains(&long_id), "…but not in full");
+    assert!(
+        !logs.contains("\nFORGED"),
+        "a newline from a request ended a log line"
+    );
     // Each refusal is one structured line: endpoint, realm, client, error code, reason.
     let refusal = logs
         .lines()

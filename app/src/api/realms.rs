@@ -1,4 +1,7 @@
 //! Realm administration.
+// One server-function argument per form field (the registration settings form posts a dozen),
+// and `#[server]` copies the signature into the browser build, so the allow is module-wide.
+#![allow(clippy::too_many_arguments)]
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;

@@ -397,8 +397,14 @@ fn RegistrationSettings(
             ("client_secret_days", "client_secret_days"),
             ("registrations_per_source", "registrations_per_source"),
             ("trusted_networks", "trusted_networks"),
-            ("registrations_per_trusted_network", "registrations_per_trusted_network"),
-            ("metadata_document_machine_domains", "metadata_document_machine_domains"),
+            (
+                "registrations_per_trusted_network",
+                "registrations_per_trusted_network",
+            ),
+            (
+                "metadata_document_machine_domains",
+                "metadata_document_machine_domains",
+            ),
         ],
     );
     let picked = RwSignal::new(realm.registration_policy.clone());

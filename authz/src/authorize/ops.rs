@@ -722,17 +722,26 @@ impl Core {
         })
     }
 
-    /// The token an account-page form carries: an HMAC of the browser-binding cookie under a
-    /// key only this server holds (derived from the master key). Another site can neither read
-    /// the cookie nor compute the token, even if it manages to set the cookie.
-    pub fn account_form_token(&self, browser: &str) -> String {
+    /// The token an account-page form carries: an HMAC, under a key only this server holds
+    /// (derived from the master key), of the browser-binding cookie and the sign-in session
+    /// cookie when there is one. Another site can compute it for neither; and one that sets a
+    /// browser cookie of its own (a sibling host) still lacks the token of the victim's session.
+    pub fn account_form_token(&self, browser: &str, session: Option<&str>) -> String {
         let key = self.config().master_key.derive("portcullis account form");
-        hex::encode(key.mac(browser.as_bytes()))
+        let mut bound = browser.as_bytes().to_vec();
+        bound.push(0);
+        bound.extend_from_slice(session.unwrap_or_default().as_bytes());
+        hex::encode(key.mac(&bound))
     }
 
-    /// Whether `sent` is the account-form token for this browser (constant time).
-    pub fn account_form_token_matches(&self, browser: &str, sent: &str) -> bool {
-        let expected = self.account_form_token(browser);
+    /// Whether `sent` is the account-form token for this browser and session (constant time).
+    pub fn account_form_token_matches(
+        &self,
+        browser: &str,
+        session: Option<&str>,
+        sent: &str,
+    ) -> bool {
+        let expected = self.account_form_token(browser, session);
         expected.len() == sent.len()
             && crate::secret::constant_time_eq(expected.as_bytes(), sent.as_bytes())
     }

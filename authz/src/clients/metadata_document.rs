@@ -68,7 +68,11 @@ impl Core {
             // A URL never seen is a registration: the same per-source budget and realm limit,
             // checked before anything is fetched.
             self.client_throttle
-                .registration(realm, crate::throttle::Source::of(meta.client_ip), self.now())
+                .registration(
+                    realm,
+                    crate::throttle::Source::of(meta.client_ip),
+                    self.now(),
+                )
                 .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
             let held = self.store.count_registered_clients(&realm.id).await?;
             if i64::try_from(held).unwrap_or(i64::MAX) >= realm.max_dynamic_clients {
@@ -166,7 +170,13 @@ impl Core {
         let changed = existing.name != valid.name
             || existing.scope != valid.scope
             || existing.metadata != valid.metadata;
-        if !changed {
+        // A revoked or rejected client keeps what was decided: a document changed meanwhile is
+        // not what an administrator would restore.
+        let decided = matches!(
+            existing.registration.review,
+            ReviewState::Revoked | ReviewState::Rejected
+        );
+        if !changed || decided {
             return Ok(existing);
         }
         let updated = Client {

@@ -18,9 +18,9 @@ pub use dcr::{
     ReviewItem, parse_registration_body,
 };
 pub use document::{MAX_METADATA_DOCUMENT_BYTES, check_metadata_document, is_metadata_document_id};
-pub(crate) use metadata_document::trusted_for_machine_access;
 pub use metadata::{
     ClientForm, ClientMetadata, MAX_CONTACTS, MAX_REDIRECT_URIS, MetadataRules, RedirectKind,
     ValidClient, check_client_jwks, parse_jwks_text, parse_redirect_uris, split_uris,
 };
+pub(crate) use metadata_document::trusted_for_machine_access;
 pub use model::*;

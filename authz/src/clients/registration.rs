@@ -241,6 +241,20 @@ impl Core {
         self.client_throttle
             .registration(&realm, Source::of(meta.client_ip), self.now())
             .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+        // A decided client stays as it was decided: a revoked (or rejected, expired) one cannot
+        // rewrite what an administrator would restore.
+        if matches!(
+            before.registration.review,
+            ReviewState::Revoked | ReviewState::Rejected | ReviewState::Expired
+        ) {
+            return Err(Error::oauth(
+                OAuthErrorCode::InvalidClient,
+                format!(
+                    "This client's registration is {}; it cannot be changed. Register a new client.",
+                    before.registration.review.as_str()
+                ),
+            ));
+        }
         let method = before.auth_method.as_str();
         if metadata
             .token_endpoint_auth_method
@@ -559,6 +573,16 @@ impl Core {
             return Err(Error::Invalid(
                 "Access is granted while approving one client at a time.".into(),
             ));
+        }
+        // Every client must be the caller's to decide before any is decided: a refusal halfway
+        // would leave part of the list decided and report nothing.
+        if !p.role.can(Permission::ManageClients) || decision == Decision::Restore {
+            for (id, _) in clients {
+                let client = self.load_client(realm_name, id).await?;
+                if !client.is_self_registered() || decision == Decision::Restore {
+                    p.require(Permission::ManageClients)?;
+                }
+            }
         }
         let mut out = Decided::default();
         for (id, seen) in clients {

@@ -32,7 +32,6 @@ fn aad(realm_id: &str, kid: &str) -> String {
     format!("portcullis-signing-key:{realm_id}:{kid}")
 }
 
-
 /// The constant sealed as the check value, and its associated data.
 const CHECK_PLAINTEXT: &[u8] = b"portcullis master key check v1";
 const CHECK_AAD: &[u8] = b"portcullis-master-key-check";

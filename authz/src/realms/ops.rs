@@ -40,7 +40,8 @@ impl Core {
             metadata_document_domains: vec![],
             registrations_per_source: super::model::DEFAULT_REGISTRATIONS_PER_SOURCE,
             trusted_networks: vec![],
-            registrations_per_trusted_network: super::model::DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK,
+            registrations_per_trusted_network:
+                super::model::DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK,
             metadata_document_machine_domains: vec![],
             created_at: now,
             updated_at: now,
@@ -135,7 +136,8 @@ impl Core {
             metadata_document_domains: vec![],
             registrations_per_source: super::model::DEFAULT_REGISTRATIONS_PER_SOURCE,
             trusted_networks: vec![],
-            registrations_per_trusted_network: super::model::DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK,
+            registrations_per_trusted_network:
+                super::model::DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK,
             metadata_document_machine_domains: vec![],
             created_at: now,
             updated_at: now,
@@ -466,10 +468,7 @@ fn parse_domains(s: &str, field: &'static str) -> Result<Vec<String>> {
         }
     }
     if out.len() > 50 {
-        return Err(Error::field(
-            field,
-            "At most 50 domains.",
-        ));
+        return Err(Error::field(field, "At most 50 domains."));
     }
     Ok(out)
 }

@@ -37,7 +37,7 @@ mod tokens;
 #[macro_use]
 mod users;
 #[cfg(test)]
-pub(crate) mod conformance;
+mod conformance;
 mod postgres;
 mod rows;
 mod sqlite;

@@ -290,7 +290,7 @@ impl TryFrom<RealmRow> for Realm {
             trusted_networks: r
                 .trusted_networks
                 .split_whitespace()
-                .map(|c| crate::net::Cidr::parse(c).map_err(|e| StorageError::Corrupt(e.into())))
+                .map(|c| crate::net::Cidr::parse(c).map_err(StorageError::Corrupt))
                 .collect::<Result<_, _>>()?,
             registrations_per_trusted_network: r.registrations_per_trusted_network,
             metadata_document_machine_domains: r

@@ -98,10 +98,16 @@ fn record(realm: &str, client: Option<&str>, step: &Result<AuthorizeStep, authz:
             let query: Vec<(String, String)> = url::Url::parse(location)
                 .map(|u| u.query_pairs().into_owned().collect())
                 .unwrap_or_default();
-            let get = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-            match get("error") {
-                Some(code) => refuse(code, get("error_description").unwrap_or_default()),
-                None => answered(Endpoint::Authorize, "ok"),
+            // The answer's parameters come after any the registered redirect URI carries: the
+            // last `code` or `error` is ours.
+            let last = |k: &str| query.iter().rposition(|(n, _)| n == k);
+            let value = |i: usize| query[i].1.as_str();
+            match (last("error"), last("code")) {
+                (Some(e), code) if code.is_none_or(|c| c < e) => refuse(
+                    value(e),
+                    last("error_description").map(value).unwrap_or_default(),
+                ),
+                _ => answered(Endpoint::Authorize, "ok"),
             }
         }
         Ok(AuthorizeStep::Login(_) | AuthorizeStep::Consent(_)) => {
@@ -391,7 +397,7 @@ async fn account_page(
     login_error: Option<(&str, &str)>,
 ) -> Response {
     let action = format!("/realms/{realm}/account");
-    let csrf = state.core.account_form_token(browser);
+    let csrf = state.core.account_form_token(browser, session);
     let display = match state.core.serving_realm_name(realm).await {
         Ok(d) => d,
         Err(e) => return render(realm, Err(e), false),
@@ -491,9 +497,14 @@ pub async fn account_post(
             "The form expired. Open your account page again.",
         );
     };
-    if !state
-        .core
-        .account_form_token_matches(browser, field("csrf").unwrap_or_default())
+    let session = cookie(&headers, LOGIN_COOKIE, state.config.is_https());
+    // Our own page posts same-origin; the token binds the post to this browser and session.
+    if !crate::http::same_origin(&headers, &state.public_origin)
+        || !state.core.account_form_token_matches(
+            browser,
+            session,
+            field("csrf").unwrap_or_default(),
+        )
     {
         return error_page(
             &realm,
@@ -501,7 +512,6 @@ pub async fn account_post(
             "The form expired. Open your account page again.",
         );
     }
-    let session = cookie(&headers, LOGIN_COOKIE, state.config.is_https());
     let secure = state.config.is_https();
     match field("step") {
         Some("login") => {
@@ -525,22 +535,26 @@ pub async fn account_post(
                     res
                 }
                 Err(authz::Error::InvalidCredentials) => {
+                    // The page's next form is bound to whatever session cookie the browser
+                    // still sends.
                     account_page(
                         &state,
                         &realm,
                         browser,
-                        None,
+                        session,
                         None,
                         Some(("That email and password do not match.", email)),
                     )
                     .await
                 }
                 Err(authz::Error::Throttled { .. }) => {
+                    // The page's next form is bound to whatever session cookie the browser
+                    // still sends.
                     account_page(
                         &state,
                         &realm,
                         browser,
-                        None,
+                        session,
                         None,
                         Some(("Too many attempts. Try again later.", email)),
                     )
@@ -571,7 +585,7 @@ pub async fn account_post(
                     "That app was already disconnected.".to_owned()
                 }
                 Err(authz::Error::Unauthenticated) => {
-                    return account_page(&state, &realm, browser, None, None, None).await;
+                    return account_page(&state, &realm, browser, session, None, None).await;
                 }
                 Err(e) => return render(&realm, Err(e), true),
             };

@@ -162,7 +162,8 @@ const MAX_REASON: usize = 300;
 
 /// Counts and logs one refused protocol request.
 ///
-/// One structured line with the endpoint, realm, client id, error code and the reason in words;
+/// One structured line with the endpoint, realm, client id, error code and the reason in words
+/// (quoted and escaped: descriptions may quote a parameter, newlines included);
 /// never a secret, code or token (descriptions name parameters, not their values, and client
 /// ids are parsed, bounded values).
 pub fn refused(endpoint: Endpoint, realm: &str, client_id: Option<&str>, code: &str, reason: &str) {
@@ -193,7 +194,7 @@ pub fn refused(endpoint: Endpoint, realm: &str, client_id: Option<&str>, code: &
         realm = %realm,
         client_id = %client_id,
         error = label,
-        reason = %reason,
+        reason = ?reason,
         "protocol request refused"
     );
 }

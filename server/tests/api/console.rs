@@ -646,6 +646,28 @@ async fn account_form_tokens_are_keyed_by_the_server_not_a_hash_of_the_cookie() 
         .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     assert!(body(res).await.contains("The form expired"));
+    // Bound to the sign-in session too: the token of a page shown without one does not carry
+    // a post that rides a session (a sibling host that set the browser cookie got that page).
+    let res = t
+        .post_form(
+            "/realms/default/account",
+            &post(token.clone()),
+            Some(&format!("{jar}; portcullis_login=someone-elses-session")),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    // A cross-site post is refused whatever it carries.
+    let res = t
+        .send(
+            Request::post("/realms/default/account")
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .header("sec-fetch-site", "cross-site")
+                .header(header::COOKIE, &jar)
+                .body(Body::from(post(token.clone())))
+                .expect("request"),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let res = t
         .post_form("/realms/default/account", &post(token), Some(&jar))
         .await;

@@ -507,7 +507,11 @@ async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_af
             "jwks": {"keys": [jwk]},
         }),
     );
-    let open = || t.get(&authorize(&url, "http://127.0.0.1/callback"), None);
+    let (tr, u) = (&t, url.as_str());
+    let open = move || async move {
+        tr.get(&authorize(u, "http://127.0.0.1/callback"), None)
+            .await
+    };
     let res = open().await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let page = body(res).await;
@@ -526,16 +530,18 @@ async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_af
 
     // The host trusted for machine access: the client registers, and waits for review even
     // though the realm trusts any document for interactive use.
-    let trust = |hosts: &'static str| {
+    let (a, m) = (&admin, &meta);
+    let trust = move |hosts: &'static str| async move {
         core.set_registration_policy(
-            &admin,
+            a,
             "default",
             &authz::realms::RegistrationInput {
                 metadata_document_machine_domains: hosts.into(),
                 ..Default::default()
             },
-            &meta,
+            m,
         )
+        .await
     };
     trust("127.0.0.1").await.expect("trust");
     let res = open().await;
@@ -564,7 +570,11 @@ async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_af
         )
     };
     let res = token("j1").await;
-    assert_eq!(res.status(), StatusCode::BAD_REQUEST, "pending: no machine token");
+    assert_eq!(
+        res.status(),
+        StatusCode::BAD_REQUEST,
+        "pending: no machine token"
+    );
     assert!(body(res).await.contains("unauthorized_client"));
     core.approve_client_with_access(
         &admin,
@@ -586,5 +596,9 @@ async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_af
     trust("-").await.expect("withdraw");
     let res = token("j3").await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
-    assert!(body(res).await.contains("trusts its host for machine access"));
+    assert!(
+        body(res)
+            .await
+            .contains("trusts its host for machine access")
+    );
 }

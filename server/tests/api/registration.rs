@@ -1311,7 +1311,9 @@ async fn an_office_behind_one_address_registers_when_the_realm_trusts_its_networ
     for _ in 0..authz::realms::DEFAULT_REGISTRATIONS_PER_SOURCE {
         register("203.0.113.7").await.expect("within the budget");
     }
-    let e = register("203.0.113.7").await.expect_err("the office is throttled");
+    let e = register("203.0.113.7")
+        .await
+        .expect_err("the office is throttled");
     assert!(matches!(e, authz::Error::Throttled { .. }), "{e:?}");
     // The realm trusts the office's network: thirty developers behind its one NAT address
     // register within the minute.
@@ -1352,7 +1354,72 @@ async fn an_office_behind_one_address_registers_when_the_realm_trusts_its_networ
         .await
         .expect_err("the whole internet");
     assert!(
-        matches!(e, authz::Error::InvalidField { field: "trusted_networks", .. }),
+        matches!(
+            e,
+            authz::Error::InvalidField {
+                field: "trusted_networks",
+                ..
+            }
+        ),
         "{e:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_revoked_client_cannot_rewrite_what_an_administrator_would_restore() {
+    let r = setup("open").await;
+    let core = &r.t.state.core;
+    let (status, json) = r.register(&claude_code()).await;
+    assert_eq!(status, StatusCode::CREATED, "{json}");
+    let id = json["client_id"].as_str().expect("id").to_owned();
+    let rat = json["registration_access_token"]
+        .as_str()
+        .expect("token")
+        .to_owned();
+    core.revoke_client(
+        &r.admin,
+        "default",
+        &id,
+        "Its registration token leaked",
+        None,
+        &authz::RequestMeta::default(),
+    )
+    .await
+    .expect("revoke");
+    // Whoever holds the leaked registration token cannot point it somewhere else now…
+    let mut changed = claude_code();
+    changed["client_id"] = id.clone().into();
+    changed["redirect_uris"] = serde_json::json!(["https://attacker.example/cb"]);
+    let (status, _, json) = r
+        .call(
+            "PUT",
+            &format!("{REGISTER}/{id}"),
+            Some(&rat),
+            Some(&changed),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{json}");
+    assert_eq!(json["error"], "invalid_client");
+    // …so what an administrator restores is what was revoked.
+    core.restore_client(
+        &r.admin,
+        "default",
+        &id,
+        "Token rotated by its owner",
+        None,
+        &authz::RequestMeta::default(),
+    )
+    .await
+    .expect("restore");
+    let client = core
+        .review_queue(&r.admin, "default", authz::clients::ReviewState::Approved)
+        .await
+        .expect("queue")
+        .into_iter()
+        .find(|i| i.client.client_id.as_str() == id)
+        .expect("restored");
+    assert_eq!(
+        client.client.metadata.redirect_uris,
+        vec!["http://localhost:54545/callback".to_owned()]
     );
 }

@@ -10,7 +10,7 @@ use crate::resources::{Resource, ResourceId, ResourceUri};
 use crate::scope::ScopeSet;
 use crate::storage::DynStore;
 
-pub(crate) fn realm(name: &str) -> Realm {
+pub(super) fn realm(name: &str) -> Realm {
     Realm {
         id: RealmId::generate(),
         name: RealmName::parse(name).expect("valid"),

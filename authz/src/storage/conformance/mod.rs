@@ -12,7 +12,7 @@ mod access;
 mod agents;
 mod audit;
 mod clients;
-pub(crate) mod fixtures;
+mod fixtures;
 mod flows;
 mod keys;
 mod realms;
