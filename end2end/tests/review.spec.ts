@@ -98,7 +98,7 @@ test('an approved client is revoked with a reason, and an admin restores it with
   // Revoked from its page: the dialog says what it cannot reach, and a reason is required.
   await page.goto(`/clients/${client_id}`);
   await hydrated(page);
-  await page.getByRole('button', { name: 'Revoke' }).click();
+  await page.getByRole('button', { name: 'Revoke client' }).click();
   dialog = page.getByRole('alertdialog');
   await expect(dialog).toContainText('Servers that verify tokens themselves');
   await expect(dialog.getByRole('button', { name: 'Revoke' })).toBeDisabled();

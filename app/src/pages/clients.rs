@@ -439,7 +439,7 @@ fn ClientDecision(client: ClientView, decide: ServerAction<DecideReview>) -> imp
     let seen = StoredValue::new((client.client_id.clone(), client.version));
     Some(view! {
         <button type="button" class=if revoke { BTN_SMALL_DANGER } else { BTN_SMALL } aria-haspopup="dialog"
-            on:click=move |_| open.set(true)>{label}</button>
+            data-testid="client-decision" on:click=move |_| open.set(true)>{format!("{label} client")}</button>
         <ConfirmDialog open title=format!("{label} {}?", client.name) message=format!("{message} The reason is kept in its history.")
             confirm_label=label danger=revoke
             confirm_disabled=Signal::derive(move || reason.get().trim().is_empty())
