@@ -275,7 +275,7 @@ impl Config {
             return Ok(());
         };
         anyhow::bail!(
-            "console.site_dir `{}` (PORTCULLIS_CONSOLE__SITE_DIR) {missing}: build the console with `cargo xtask build --release`, or point console.site_dir at a built site (relative paths start from the working directory, {}).",
+            "console.site_dir `{}` (PORTCULLIS_CONSOLE__SITE_DIR) {missing}: `cargo xtask serve` builds the console and serves it (or `cargo xtask build` to build only), or point console.site_dir at a built site (relative paths start from the working directory, {}).",
             dir.display(),
             std::env::current_dir().map_or_else(|_| "unknown".into(), |d| d.display().to_string())
         )
@@ -348,7 +348,7 @@ impl Config {
         }
         if !matches!(url.path(), "" | "/") {
             anyhow::bail!(
-                "public_url `{}` has a path ({}): Portcullis serves at the root of its origin (issuers are {}/realms/…). Set public_url to the origin alone and route the whole host to Portcullis, e.g. https://auth.example.com.",
+                "public_url `{}` (PORTCULLIS_PUBLIC_URL) has a path ({}): Portcullis serves at the root of its origin (issuers are {}/realms/…). Set public_url to the origin alone and route the whole host to Portcullis, e.g. https://auth.example.com.",
                 self.public_url,
                 url.path(),
                 url.origin().ascii_serialization()

@@ -363,12 +363,20 @@ fn resources_clients_and_agents_list_with_a_header_row_and_as_json() {
     let (text, json) = row(&clients, "bot");
     assert_eq!(
         text,
-        ["bot", "Bot", "client_secret_basic", "tools:call", "enabled"]
+        [
+            "bot",
+            "Bot",
+            "client_secret_basic",
+            "tools:call",
+            "enabled",
+            "approved"
+        ]
     );
     assert_eq!(
         *json,
         serde_json::json!({"client_id": "bot", "name": "Bot",
-            "auth_method": "client_secret_basic", "scope": "tools:call", "enabled": true})
+            "auth_method": "client_secret_basic", "scope": "tools:call", "enabled": true,
+            "review": "approved"})
     );
 
     run(&[

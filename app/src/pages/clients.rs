@@ -32,9 +32,23 @@ const METHODS: [(&str, &str); 4] = [
     ("none", "Public: none"),
 ];
 
+/// A client's status in words, and whether it gets tokens: the review decides before the
+/// switch does (a pending or revoked client is not "Enabled").
+fn client_status(enabled: bool, review: &str) -> (&'static str, bool) {
+    let text = match (enabled, review) {
+        (false, _) => "Disabled",
+        (true, "approved") => "Enabled",
+        (true, "pending") => "Waiting for review",
+        (true, "expired") => "Expired unused",
+        (true, "revoked") => "Revoked",
+        _ => "Rejected",
+    };
+    (text, enabled && review == "approved")
+}
+
 #[component]
 fn ClientRow(client: ClientView) -> impl IntoView {
-    let enabled = client.enabled;
+    let (status, active) = client_status(client.enabled, &client.review);
     view! {
         <tr data-testid="client-row" class=CARDS_ROW>
             <td class=CARDS_CELL>
@@ -43,7 +57,7 @@ fn ClientRow(client: ClientView) -> impl IntoView {
             </td>
             <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><span class="font-mono text-xs">{client.auth_method.clone()}</span></td>
             <td class=format!("{CARDS_CELL_NEXT} sm:hidden lg:table-cell")><span class="font-mono text-xs break-words">{client.scope.clone()}</span></td>
-            <td class=CARDS_CELL_NEXT><Badge ok=enabled text=if enabled { "Enabled" } else { "Disabled" }/></td>
+            <td class=CARDS_CELL_NEXT><Badge ok=active text=status/></td>
         </tr>
     }
 }
@@ -282,15 +296,7 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                 view! {
                     <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="client-detail">
                         <div><dt class=MUTED>"Status"</dt><dd>{
-                            let active = c.enabled && c.review == "approved";
-                            let text = match (c.enabled, c.review.as_str()) {
-                                (false, _) => "Disabled",
-                                (true, "approved") => "Enabled",
-                                (true, "pending") => "Waiting for review",
-                                (true, "expired") => "Expired unused",
-                                (true, "revoked") => "Revoked",
-                                _ => "Rejected",
-                            };
+                            let (text, active) = client_status(c.enabled, &c.review);
                             view! { <Badge ok=active text=text/> }
                         }</dd></div>
                         <div><dt class=MUTED>"Registered"</dt><dd data-testid="client-review">

@@ -433,7 +433,12 @@ fn RegistrationSettings(
                         aria-describedby="metadata-document-help" on:change=move |ev| documents.set(event_target_value(&ev))>
                         {DOCUMENT_POLICIES.iter().map(|(v, l, _)| view! { <option value=*v selected=*v == realm.metadata_document_policy>{*l}</option> }).collect_view()}
                     </select>
-                    <p id="metadata-document-help" class=format!("mt-1 {MUTED}")>{move || DOCUMENT_POLICIES.iter().find(|(v, ..)| *v == documents.get()).map(|(.., h)| *h).unwrap_or_default()}</p>
+                    // Trusting any host is the one choice that deserves a warning's colour.
+                    <p id="metadata-document-help" class=move || if documents.get() == "any" {
+                        "mt-1 text-sm font-medium text-amber-700 dark:text-amber-300"
+                    } else {
+                        "mt-1 text-sm text-slate-500 dark:text-slate-400"
+                    }>{move || DOCUMENT_POLICIES.iter().find(|(v, ..)| *v == documents.get()).map(|(.., h)| *h).unwrap_or_default()}</p>
                 </div>
                 <crate::components::field::Field errors name="metadata_document_domains" id="metadata-document-domains" label="Trusted domains"
                     value=realm.metadata_document_domains.clone() maxlength=4000 placeholder="claude.ai vscode.dev"

@@ -271,11 +271,13 @@ impl Core {
             s => s
                 .parse::<i64>()
                 .ok()
-                .filter(|n| (0..=1_000_000).contains(n))
+                // 0 would refuse every registration while saying the realm is full: the
+                // `disabled` policy says what is meant.
+                .filter(|n| (1..=1_000_000).contains(n))
                 .ok_or_else(|| {
                     Error::field(
                         "max_dynamic_clients",
-                        "The limit must be a whole number from 0 to 1000000.",
+                        "The limit must be a whole number from 1 to 1000000; to refuse all registrations, set who may register to Closed.",
                     )
                 })?,
         };
@@ -456,6 +458,13 @@ fn parse_domains(s: &str, field: &'static str) -> Result<Vec<String>> {
                     && !l.ends_with('-')
                     && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
             });
+        if d.starts_with("*.") {
+            let shown: String = d.chars().skip(2).take(60).collect();
+            return Err(Error::field(
+                field,
+                format!("Subdomains already count: enter {shown}."),
+            ));
+        }
         if !ok {
             let shown: String = d.chars().take(60).collect();
             return Err(Error::field(

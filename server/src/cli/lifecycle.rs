@@ -61,7 +61,14 @@ pub(super) async fn client_lifecycle(
         } => {
             let mut table = Table::new(
                 format,
-                ["client_id", "name", "auth_method", "scope", "enabled"],
+                [
+                    "client_id",
+                    "name",
+                    "auth_method",
+                    "scope",
+                    "enabled",
+                    "review",
+                ],
             );
             let mut page = 0;
             loop {
@@ -76,6 +83,9 @@ pub(super) async fn client_lifecycle(
                         c.auth_method.as_str().into(),
                         c.scope.to_string().into(),
                         Cell::flag(c.enabled, "enabled", "disabled"),
+                        // approved, pending, rejected, revoked or expired: `enabled` alone does
+                        // not say whether it gets tokens.
+                        c.registration.review.as_str().into(),
                     ])?;
                 }
                 page += 1;
