@@ -49,6 +49,24 @@ pub enum OAuthErrorCode {
 }
 
 impl OAuthErrorCode {
+    /// Every code this server answers with.
+    pub const ALL: [OAuthErrorCode; 14] = [
+        OAuthErrorCode::InvalidRequest,
+        OAuthErrorCode::InvalidClient,
+        OAuthErrorCode::UnauthorizedClient,
+        OAuthErrorCode::UnsupportedGrantType,
+        OAuthErrorCode::InvalidScope,
+        OAuthErrorCode::InvalidTarget,
+        OAuthErrorCode::UnsupportedTokenType,
+        OAuthErrorCode::InvalidGrant,
+        OAuthErrorCode::AccessDenied,
+        OAuthErrorCode::UnsupportedResponseType,
+        OAuthErrorCode::InvalidRedirectUri,
+        OAuthErrorCode::InvalidClientMetadata,
+        OAuthErrorCode::TemporarilyUnavailable,
+        OAuthErrorCode::InvalidToken,
+    ];
+
     /// The registered error code.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -283,3 +301,33 @@ impl From<sqlx::Error> for StorageError {
 
 /// Result alias for core operations.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::OAuthErrorCode;
+
+    #[test]
+    fn every_error_code_is_listed_once() {
+        // A new variant breaks this match until it is listed in `ALL` too.
+        let listed = |c: OAuthErrorCode| match c {
+            OAuthErrorCode::InvalidRequest
+            | OAuthErrorCode::InvalidClient
+            | OAuthErrorCode::UnauthorizedClient
+            | OAuthErrorCode::UnsupportedGrantType
+            | OAuthErrorCode::InvalidScope
+            | OAuthErrorCode::InvalidTarget
+            | OAuthErrorCode::UnsupportedTokenType
+            | OAuthErrorCode::InvalidGrant
+            | OAuthErrorCode::AccessDenied
+            | OAuthErrorCode::UnsupportedResponseType
+            | OAuthErrorCode::InvalidRedirectUri
+            | OAuthErrorCode::InvalidClientMetadata
+            | OAuthErrorCode::TemporarilyUnavailable
+            | OAuthErrorCode::InvalidToken => OAuthErrorCode::ALL.contains(&c),
+        };
+        assert!(OAuthErrorCode::ALL.iter().all(|c| listed(*c)));
+        let mut names: Vec<_> = OAuthErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        names.dedup();
+        assert_eq!(names.len(), OAuthErrorCode::ALL.len());
+    }
+}

@@ -576,12 +576,10 @@ impl Core {
         }
         // Every client must be the caller's to decide before any is decided: a refusal halfway
         // would leave part of the list decided and report nothing.
-        if !p.role.can(Permission::ManageClients) || decision == Decision::Restore {
+        if !p.role.can(Permission::ManageClients) {
             for (id, _) in clients {
                 let client = self.load_client(realm_name, id).await?;
-                if !client.is_self_registered() || decision == Decision::Restore {
-                    p.require(Permission::ManageClients)?;
-                }
+                require_decider(p, &client, decision == Decision::Restore)?;
             }
         }
         let mut out = Decided::default();
@@ -709,12 +707,7 @@ impl Core {
         p.require(Permission::ReviewClients)?;
         let why = reason(why)?;
         let client = self.load_client(realm_name, client_id).await?;
-        // Decisions belong to whoever owns the client: a reviewer decides on clients that
-        // registered themselves; what an administrator made (clients, resource credentials)
-        // and bringing a revoked client back are an administrator's.
-        if !client.is_self_registered() || what == action::CLIENT_RESTORE {
-            p.require(Permission::ManageClients)?;
-        }
+        require_decider(p, &client, what == action::CLIENT_RESTORE)?;
         let grants = self.chosen_access(p, realm_name, &client, access).await?;
         if client.registration.review != from {
             return Err(Error::Conflict(
@@ -767,6 +760,16 @@ impl Core {
         metrics::counter!("portcullis_review_decisions_total", "decision" => what).increment(1);
         Ok(())
     }
+}
+
+/// Decisions belong to whoever owns the client: a reviewer decides on clients that registered
+/// themselves; what an administrator made (clients, resource credentials) and bringing a
+/// revoked client back (`restoring`) are an administrator's.
+fn require_decider(p: &Principal, client: &Client, restoring: bool) -> Result<()> {
+    if !client.is_self_registered() || restoring {
+        p.require(Permission::ManageClients)?;
+    }
+    Ok(())
 }
 
 /// Most resources one approval grants.

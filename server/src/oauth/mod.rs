@@ -138,25 +138,6 @@ pub fn answered(endpoint: Endpoint, outcome: &'static str) {
     metrics::counter!("portcullis_oauth_requests_total", "endpoint" => endpoint.as_str(), "outcome" => outcome, "error" => "").increment(1);
 }
 
-/// Every error code a protocol endpoint answers (the `error` label's values).
-const ERROR_CODES: &[&str] = &[
-    "invalid_request",
-    "invalid_client",
-    "unauthorized_client",
-    "unsupported_grant_type",
-    "invalid_scope",
-    "invalid_target",
-    "unsupported_token_type",
-    "invalid_grant",
-    "access_denied",
-    "unsupported_response_type",
-    "invalid_redirect_uri",
-    "invalid_client_metadata",
-    "temporarily_unavailable",
-    "invalid_token",
-    "server_error",
-];
-
 /// Longest reason logged (descriptions may quote a parsed parameter).
 const MAX_REASON: usize = 300;
 
@@ -173,10 +154,11 @@ pub fn refused(endpoint: Endpoint, realm: &str, client_id: Option<&str>, code: &
         "refused"
     };
     // Error codes are a closed set; anything else is one label value.
-    let label = ERROR_CODES
+    let label = authz::error::OAuthErrorCode::ALL
         .iter()
-        .find(|c| **c == code)
-        .copied()
+        .map(|c| c.as_str())
+        .chain(["server_error"])
+        .find(|c| *c == code)
         .unwrap_or("other");
     metrics::counter!("portcullis_oauth_requests_total", "endpoint" => endpoint.as_str(), "outcome" => outcome, "error" => label).increment(1);
     let realm =
