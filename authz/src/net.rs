@@ -9,7 +9,9 @@ pub struct Cidr {
 }
 
 impl Cidr {
-    /// Parses `address[/prefix]`.
+    /// Parses `address[/prefix]`, keeping the network only: `10.1.2.3/8` is `10.0.0.0/8`, so one
+    /// range has one spelling (shown, stored and compared as such). An IPv4-mapped IPv6 address
+    /// is its IPv4 address.
     ///
     /// # Errors
     /// A message naming the value.
@@ -21,10 +23,28 @@ impl Cidr {
             None => (s, None),
         };
         let addr: IpAddr = addr.parse().map_err(|_| bad())?;
+        let mapped = matches!(addr, IpAddr::V6(v6) if v6.to_ipv4_mapped().is_some());
+        let addr = canonical(addr);
         let max = if addr.is_ipv4() { 32 } else { 128 };
         let prefix = match prefix {
+            // `::ffff:10.0.0.0/104` is `10.0.0.0/8`.
+            Some(p) if mapped => p
+                .parse::<u8>()
+                .ok()
+                .and_then(|p| p.checked_sub(96))
+                .filter(|p| *p <= max)
+                .ok_or_else(bad)?,
             Some(p) => p.parse::<u8>().ok().filter(|p| *p <= max).ok_or_else(bad)?,
             None => max,
+        };
+        let addr = match addr {
+            IpAddr::V4(a) => IpAddr::V4(
+                (u32::from(a) & u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0)).into(),
+            ),
+            IpAddr::V6(a) => IpAddr::V6(
+                (u128::from(a) & u128::MAX.checked_shl(128 - u32::from(prefix)).unwrap_or(0))
+                    .into(),
+            ),
         };
         Ok(Self { addr, prefix })
     }
@@ -71,5 +91,41 @@ pub fn canonical(ip: IpAddr) -> IpAddr {
 impl std::fmt::Display for Cidr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.addr, self.prefix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cidr;
+
+    fn shown(s: &str) -> String {
+        Cidr::parse(s).expect(s).to_string()
+    }
+
+    #[test]
+    fn one_range_has_one_spelling() {
+        assert_eq!(shown("10.1.2.3/8"), "10.0.0.0/8");
+        assert_eq!(shown(" 10.0.0.0/8 "), "10.0.0.0/8");
+        assert_eq!(Cidr::parse("10.1.2.3/8"), Cidr::parse("10.0.0.0/8"));
+        assert_eq!(shown("203.0.113.7"), "203.0.113.7/32");
+        assert_eq!(shown("2001:db8:1:2::5/32"), "2001:db8::/32");
+        assert_eq!(shown("::ffff:10.1.2.3/104"), "10.0.0.0/8");
+        assert_eq!(shown("::ffff:10.1.2.3"), "10.1.2.3/32");
+        assert_eq!(shown("0.0.0.0/0"), "0.0.0.0/0");
+    }
+
+    #[test]
+    fn bad_ranges_are_refused() {
+        for bad in ["10.0.0.0/33", "2001:db8::/129", "::ffff:10.0.0.0/95", "10.0.0/8", "x", ""] {
+            assert!(Cidr::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn contains_after_normalising() {
+        let net = Cidr::parse("10.1.2.3/8").expect("cidr");
+        assert!(net.contains("10.200.0.1".parse().expect("ip")));
+        assert!(net.contains("::ffff:10.9.9.9".parse().expect("ip")));
+        assert!(!net.contains("11.0.0.1".parse().expect("ip")));
     }
 }
