@@ -103,7 +103,8 @@ pub enum Command {
     Migrate,
     /// Print the effective configuration (secrets redacted).
     PrintConfig,
-    /// Check the configuration and exit non-zero if it is invalid.
+    /// Check the configuration (and that `console.site_dir` holds a built console) and exit
+    /// non-zero if `serve` would refuse it.
     ValidateConfig,
     /// Manage console accounts.
     Admin {
@@ -187,6 +188,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Command::ValidateConfig => {
+            // What `serve` refuses to start without, checked here too.
+            config.check_site_dir()?;
             say!("Configuration is valid.");
             Ok(())
         }

@@ -25,9 +25,44 @@ pub fn metrics_handle() -> PrometheusHandle {
             let handle = recorder.handle();
             // Another recorder may exist only in tests that install their own; keep ours usable.
             let _ = metrics::set_global_recorder(recorder);
+            describe_metrics();
             handle
         })
         .clone()
+}
+
+/// The `# HELP` line of every metric Portcullis records (the exporter prints it once the metric
+/// has a value).
+fn describe_metrics() {
+    use metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
+    describe_counter!("http_requests_total", "HTTP requests answered, by method, route and status.");
+    describe_histogram!(
+        "http_request_duration_seconds",
+        Unit::Seconds,
+        "Time to answer an HTTP request, by method and route."
+    );
+    describe_gauge!("db_pool_connections", "Open database connections.");
+    describe_gauge!("db_pool_idle_connections", "Idle database connections.");
+    describe_counter!(
+        "portcullis_oauth_requests_total",
+        "OAuth requests (token, authorize, register, introspect, revoke) by endpoint, outcome and OAuth error code."
+    );
+    describe_counter!(
+        "portcullis_sign_ins_total",
+        "Sign-in attempts by surface (console, realm) and outcome."
+    );
+    describe_counter!(
+        "portcullis_registrations_total",
+        "Clients registered by kind (dynamic, metadata_document) and the review state they start in."
+    );
+    describe_counter!(
+        "portcullis_review_decisions_total",
+        "Security review decisions on self-registered clients, by decision."
+    );
+    describe_counter!(
+        "portcullis_throttled_total",
+        "Requests refused by a rate limit or failure budget, by kind."
+    );
 }
 
 /// How often the recorder's upkeep runs.

@@ -20,6 +20,10 @@ async fn health_readiness_and_metrics() {
         "{text}"
     );
     assert!(text.contains("db_pool_connections"), "{text}");
+    assert!(
+        text.contains("# HELP http_requests_total HTTP requests answered"),
+        "each metric says what it counts: {text}"
+    );
 }
 
 #[tokio::test]
@@ -112,15 +116,26 @@ async fn cli_migrates_and_validates_the_configuration() {
     use clap::Parser as _;
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().join("data");
+    let site = dir.path().join("site");
     let path = dir.path().join("portcullis.toml");
     std::fs::write(
         &path,
-        format!("data_dir = {:?}\n", data.display().to_string()),
+        format!(
+            "data_dir = {:?}\n[console]\nsite_dir = {:?}\n",
+            data.display().to_string(),
+            site.display().to_string()
+        ),
     )
     .expect("write");
     let cli = |cmd: &str| {
         server::cli::Cli::parse_from(["portcullis", "--config", &path.display().to_string(), cmd])
     };
+    let err = server::cli::run(cli("validate-config"))
+        .await
+        .expect_err("serve would refuse a console that was never built");
+    assert!(err.to_string().contains("console.site_dir"), "{err}");
+    std::fs::create_dir_all(site.join("pkg")).expect("mkdir");
+    std::fs::write(site.join("pkg").join("app.js"), "").expect("write");
     server::cli::run(cli("validate-config"))
         .await
         .expect("valid");
