@@ -393,7 +393,7 @@ macro_rules! client_store {
                     if to != ReviewState::Approved {
                         // Codes first: a redemption under way holds the code's row, and the
                         // family it inserts is then seen by the revocation below.
-                        sqlx::query($crate::storage::flows::KILL_CLIENT_CODES)
+                        sqlx::query($crate::storage::authorize::KILL_CLIENT_CODES)
                             .bind(id.as_str())
                             .execute(&mut *tx)
                             .await?;
@@ -625,7 +625,7 @@ macro_rules! client_store {
                     if n == 1 && !enabled {
                         // Disabling is a suspension for tokens, but the codes it leaves
                         // unredeemed die: enabling again must not let them through.
-                        sqlx::query($crate::storage::flows::KILL_CLIENT_CODES)
+                        sqlx::query($crate::storage::authorize::KILL_CLIENT_CODES)
                             .bind(id.as_str())
                             .execute(&mut *tx)
                             .await?;

@@ -131,7 +131,7 @@ macro_rules! people_store {
                     .bind(id.as_str())
                     .execute(&mut *conn)
                     .await?;
-                sqlx::query($crate::storage::flows::KILL_SUBJECT_CODES)
+                sqlx::query($crate::storage::authorize::KILL_SUBJECT_CODES)
                     .bind(id.as_str())
                     .execute(&mut *conn)
                     .await?;
