@@ -16,10 +16,10 @@ pub use metadata::{
     ClientForm, ClientMetadata, MAX_CONTACTS, MAX_REDIRECT_URIS, MetadataRules, RedirectKind,
     ValidClient, check_client_jwks, parse_jwks_text, parse_redirect_uris, split_uris,
 };
+pub(crate) use metadata_document::trusted_for_machine_access;
 pub use metadata_document::{
     MAX_METADATA_DOCUMENT_BYTES, check_metadata_document, is_metadata_document_id,
 };
-pub(crate) use metadata_document::trusted_for_machine_access;
 pub use model::*;
 pub use registration::{MAX_INITIAL_TOKEN_TTL_SECS, RegistrationResponse, parse_registration_body};
 pub use review::{MAX_REASON_CHARS, MAX_REVIEW_ITEMS, ReviewItem};

@@ -3,9 +3,9 @@ use crate::accounts::{Email, OneTimeLink, User, UserId};
 use crate::audit::NewAuditEvent;
 use crate::clock::UnixTime;
 use crate::error::StorageError;
+use crate::paging::{Page, Paged};
 use crate::policy::Role;
 use crate::realms::RealmId;
-use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
 /// What [`AccountStore::set_user_role`] and [`AccountStore::set_user_disabled`] refuse with
@@ -141,7 +141,7 @@ macro_rules! account_store {
             use $crate::realms::RealmId;
             use $crate::storage::rows::{LinkRow, UserRow};
             use $crate::storage::accounts::*;
-            use $crate::storage::types::{Page, Paged};
+            use $crate::paging::{Page, Paged};
 
             async fn insert_user_row(
                 conn: &mut <$db as sqlx::Database>::Connection,

@@ -6,8 +6,8 @@ use crate::clients::{
 };
 use crate::clock::UnixTime;
 use crate::error::StorageError;
+use crate::paging::{Page, Paged};
 use crate::realms::RealmId;
-use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
 /// Client persistence.
@@ -245,7 +245,7 @@ macro_rules! client_store {
             use $crate::realms::RealmId;
             use $crate::storage::clients::*;
             use $crate::storage::rows::{ClientRow, SecretRow};
-            use $crate::storage::types::{Page, Paged};
+            use $crate::paging::{Page, Paged};
 
             fn grant_types_text(c: &Client) -> String {
                 c.grant_types

@@ -56,7 +56,10 @@ pub use realms::RealmStore;
 pub use resources::{ResourceStore, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
 pub use sqlite::SqliteStore;
 pub use tokens::{Purged, TokenStore};
-pub use types::{BaseStore, Generation, Page, Paged};
+pub use types::{BaseStore, Generation};
+// Transitional: `integration/ops.rs` still names `crate::storage::Page`; paging lives in
+// `crate::paging`.
+pub(crate) use crate::paging::Page;
 
 /// Everything the core needs from storage.
 pub trait Store:

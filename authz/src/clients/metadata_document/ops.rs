@@ -89,7 +89,8 @@ impl Core {
         let machine = valid.grant_types.iter().any(|g| {
             !matches!(
                 g,
-                crate::clients::model::GrantType::AuthorizationCode | crate::clients::model::GrantType::RefreshToken
+                crate::clients::model::GrantType::AuthorizationCode
+                    | crate::clients::model::GrantType::RefreshToken
             )
         });
         if machine && !trusted_for_machine_access(realm, client_id) {
@@ -222,7 +223,8 @@ impl Core {
         let machine = existing.grant_types.iter().any(|g| {
             !matches!(
                 g,
-                crate::clients::model::GrantType::AuthorizationCode | crate::clients::model::GrantType::RefreshToken
+                crate::clients::model::GrantType::AuthorizationCode
+                    | crate::clients::model::GrantType::RefreshToken
             )
         });
         let to = if realm.metadata_document_policy == MetadataDocumentPolicy::Review || machine {

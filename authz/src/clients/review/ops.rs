@@ -501,7 +501,7 @@ impl Core {
             .list_clients(
                 &realm.id,
                 Some(words.trim()),
-                crate::storage::Page {
+                crate::paging::Page {
                     offset: 0,
                     limit: 6,
                 },
