@@ -28,6 +28,7 @@ pub mod integration;
 pub mod keys;
 pub mod net;
 pub mod overview;
+pub mod paging;
 pub mod people;
 pub mod policy;
 pub mod realms;

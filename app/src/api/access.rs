@@ -31,7 +31,7 @@ pub async fn resource_access(
             &realm,
             &resource,
             &query,
-            authz::storage::Page::new(page, PAGE_SIZE),
+            authz::paging::Page::new(page, PAGE_SIZE),
         )
         .await?;
     Ok(GrantPage {

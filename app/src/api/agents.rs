@@ -29,7 +29,7 @@ pub async fn list_agents(
             &p,
             &realm,
             filter,
-            authz::storage::Page::new(page, PAGE_SIZE),
+            authz::paging::Page::new(page, PAGE_SIZE),
         )
         .await?;
     Ok(AgentPage {

@@ -19,7 +19,7 @@ pub async fn list_clients(query: String, page: u32) -> Result<ClientPage, AppErr
             &p,
             &realm,
             &query,
-            authz::storage::Page::new(page, PAGE_SIZE),
+            authz::paging::Page::new(page, PAGE_SIZE),
         )
         .await?;
     Ok(ClientPage {

@@ -73,7 +73,7 @@ pub async fn mcp_overview(
             &realm,
             window_days,
             &show,
-            authz::storage::Page::new(page, crate::types::PAGE_SIZE),
+            authz::paging::Page::new(page, crate::types::PAGE_SIZE),
         )
         .await?;
     let now = core.now();

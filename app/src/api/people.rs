@@ -11,7 +11,7 @@ pub async fn list_people(query: String, page: u32) -> Result<PersonPage, AppErro
     let (core, p, _, realm) = ssr::realm_context().await?;
     let q = Some(query.trim()).filter(|q| !q.is_empty());
     let found = core
-        .list_people(&p, &realm, q, authz::storage::Page::new(page, PAGE_SIZE))
+        .list_people(&p, &realm, q, authz::paging::Page::new(page, PAGE_SIZE))
         .await?;
     Ok(PersonPage {
         items: found

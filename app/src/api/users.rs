@@ -10,7 +10,7 @@ use leptos::prelude::*;
 pub async fn list_users(query: String, page: u32) -> Result<UserPage, AppError> {
     let (core, p, _) = ssr::context().await?;
     let found = core
-        .list_users(&p, &query, authz::storage::Page::new(page, PAGE_SIZE))
+        .list_users(&p, &query, authz::paging::Page::new(page, PAGE_SIZE))
         .await?;
     Ok(UserPage {
         items: found

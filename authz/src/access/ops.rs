@@ -4,8 +4,8 @@ use super::model::{Grant, GrantedClient, GrantedResource, ResourceAccess, grant_
 use crate::audit::{RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError};
+use crate::paging::{Page, Paged};
 use crate::policy::{Permission, Principal};
-use crate::storage::{Page, Paged};
 
 impl Core {
     /// Grants a client access to a resource with `scopes` (`None`: every scope the resource

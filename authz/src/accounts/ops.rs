@@ -4,10 +4,10 @@ use super::model::{Email, LinkPurpose, OneTimeLink, User, UserId, login_actor};
 use crate::audit::{Outcome, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError, invalid, map_taken};
+use crate::paging::{Page, Paged};
 use crate::policy::{Permission, Principal, Role};
 use crate::realms::{RealmId, parse_display_name};
 use crate::secret::{Password, PlainToken};
-use crate::storage::{Page, Paged};
 use crate::throttle::Source;
 
 /// What the store's last-admin check says, for the user.

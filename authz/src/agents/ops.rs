@@ -6,8 +6,8 @@ use crate::audit::{RequestMeta, action};
 use crate::clients::{AgentBinding, BindingId};
 use crate::core::Core;
 use crate::error::{Error, Result, map_conflict};
+use crate::paging::{Page, Paged};
 use crate::policy::{Permission, Principal};
-use crate::storage::{Page, Paged};
 
 impl Core {
     /// Creates an agent.

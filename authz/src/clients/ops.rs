@@ -9,10 +9,10 @@ use crate::audit::{RequestMeta, action};
 use crate::clock::UnixTime;
 use crate::core::Core;
 use crate::error::{Error, Result, invalid, map_conflict};
+use crate::paging::{Page, Paged};
 use crate::policy::{Permission, Principal};
 use crate::scope::ScopeSet;
 use crate::secret::PlainToken;
-use crate::storage::{Page, Paged};
 
 impl Core {
     pub(super) fn metadata_rules(&self) -> MetadataRules {

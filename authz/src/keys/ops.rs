@@ -18,7 +18,7 @@ use crate::error::{Error, Result, StorageError};
 use crate::ids::RealmId;
 use crate::policy::{Permission, Principal};
 use crate::realms::Realm;
-use crate::resources::MAX_TOKEN_TTL_SECS;
+use crate::tokens::lifetime::MAX_TOKEN_TTL_SECS;
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -3,8 +3,8 @@ use super::model::{Endpoint, RealmOverview};
 use crate::agents::AgentFilter;
 use crate::core::Core;
 use crate::error::Result;
+use crate::paging::Page;
 use crate::policy::{Permission, Principal};
-use crate::storage::Page;
 
 impl Core {
     /// The realm's endpoints and counts; each count only when `p` may see that list.

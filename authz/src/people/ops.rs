@@ -5,11 +5,11 @@ use crate::accounts::{Email, UserId, login_actor};
 use crate::audit::{Outcome, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError, map_taken};
+use crate::paging::{Page, Paged};
 use crate::policy::{Permission, Principal};
 use crate::realms::Realm;
 use crate::scope::ScopeSet;
 use crate::secret::Password;
-use crate::storage::{Page, Paged};
 use crate::throttle::Source;
 
 /// Parses a person's form: email, display name (defaults to the email) and roles.

@@ -4,7 +4,7 @@ use crate::audit::{RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, invalid, map_taken};
 use crate::policy::{Permission, Principal};
-use crate::resources::{DEFAULT_TOKEN_TTL_SECS, parse_token_ttl};
+use crate::tokens::lifetime::{DEFAULT_TOKEN_TTL_SECS, parse_token_ttl};
 
 const NAME_TAKEN: &str = "A realm with this name already exists.";
 

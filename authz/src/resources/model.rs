@@ -116,34 +116,6 @@ pub fn parse_slug(s: &str) -> Result<String, &'static str> {
     Ok(s)
 }
 
-/// The access-token lifetime a new realm starts with, in seconds.
-pub const DEFAULT_TOKEN_TTL_SECS: i64 = 300;
-
-/// Longest access-token lifetime a realm or resource may configure; retired keys stay published
-/// this long (plus leeway) after rotation.
-pub const MAX_TOKEN_TTL_SECS: i64 = 3600;
-/// Shortest access-token lifetime a realm or resource may configure.
-pub const MIN_TOKEN_TTL_SECS: i64 = 30;
-
-/// Parses a typed access-token lifetime in seconds, for the input named `field`.
-///
-/// # Errors
-/// `InvalidField` when it is not a whole number of seconds in the allowed range.
-pub fn parse_token_ttl(s: &str, field: &'static str) -> crate::error::Result<i64> {
-    s.trim()
-        .parse()
-        .ok()
-        .filter(|t| (MIN_TOKEN_TTL_SECS..=MAX_TOKEN_TTL_SECS).contains(t))
-        .ok_or_else(|| {
-            crate::error::Error::field(
-                field,
-                format!(
-                    "Token lifetime must be a whole number of seconds from {MIN_TOKEN_TTL_SECS} to {MAX_TOKEN_TTL_SECS}."
-                ),
-            )
-        })
-}
-
 /// Input for creating or changing a resource, as typed by an admin.
 #[derive(Debug, Clone, Default)]
 pub struct ResourceInput {
@@ -200,7 +172,10 @@ impl ResourceFields {
         }
         let token_ttl_secs = match input.token_ttl_secs.trim() {
             "" => None,
-            s => Some(parse_token_ttl(s, "token_ttl_secs")?),
+            s => Some(crate::tokens::lifetime::parse_token_ttl(
+                s,
+                "token_ttl_secs",
+            )?),
         };
         let signing_alg = match input.signing_alg.trim() {
             "" => None,
@@ -330,7 +305,7 @@ impl Resource {
 
     /// The lifetime of its access tokens: its own, else its realm's default.
     pub fn token_ttl(&self, realm: &crate::realms::Realm) -> i64 {
-        self.token_ttl_secs.unwrap_or(realm.token_ttl_secs)
+        crate::tokens::lifetime::effective_token_ttl(self.token_ttl_secs, realm.token_ttl_secs)
     }
 
     /// Applies checked settings. The enabled flag is not a setting: it has its own action

@@ -130,7 +130,10 @@ impl Core {
     pub async fn local_token_horizon(&self, realm_name: &str) -> Result<i64> {
         let realm = self.find_realm(realm_name).await?;
         let own = self.store.max_resource_token_ttl(&realm.id).await?;
-        Ok(own.map_or(realm.token_ttl_secs, |t| t.max(realm.token_ttl_secs)))
+        Ok(crate::tokens::lifetime::local_token_horizon(
+            own,
+            realm.token_ttl_secs,
+        ))
     }
 
     /// One resource of the realm, by slug.

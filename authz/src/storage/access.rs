@@ -3,7 +3,7 @@ use crate::access::{Grant, GrantedClient};
 use crate::audit::NewAuditEvent;
 use crate::error::StorageError;
 use crate::ids::{ClientRowId, RealmId, ResourceId};
-use crate::storage::types::{Page, Paged};
+use crate::paging::{Page, Paged};
 use async_trait::async_trait;
 
 /// Access-grant persistence.
@@ -59,7 +59,7 @@ macro_rules! access_store {
             use $crate::ids::{ClientRowId, ResourceId};
             use $crate::storage::access::*;
             use $crate::storage::rows::{GrantRow, GrantedClientRow};
-            use $crate::storage::types::{Page, Paged};
+            use $crate::paging::{Page, Paged};
 
             /// The grants of one resource, filtered by `query` (`qb` ends in the FROM clause).
             fn resource_grants_filter(

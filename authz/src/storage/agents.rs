@@ -4,8 +4,8 @@ use crate::audit::NewAuditEvent;
 use crate::clients::ClientId;
 use crate::clock::UnixTime;
 use crate::error::StorageError;
+use crate::paging::{Page, Paged};
 use crate::realms::RealmId;
-use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
 /// Agent persistence.
@@ -72,10 +72,10 @@ macro_rules! agent_store {
             use $crate::clients::ClientId;
             use $crate::clock::UnixTime;
             use $crate::error::StorageError;
+            use $crate::paging::{Page, Paged};
             use $crate::realms::RealmId;
             use $crate::storage::agents::*;
             use $crate::storage::rows::AgentRow;
-            use $crate::storage::types::{Page, Paged};
 
             async fn agent_where(
                 pool: &sqlx::Pool<$db>,

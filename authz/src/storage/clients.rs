@@ -6,8 +6,8 @@ use crate::clients::{
 };
 use crate::clock::UnixTime;
 use crate::error::StorageError;
+use crate::paging::{Page, Paged};
 use crate::realms::RealmId;
-use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
 /// Client persistence.
@@ -245,7 +245,7 @@ macro_rules! client_store {
             use $crate::realms::RealmId;
             use $crate::storage::clients::*;
             use $crate::storage::rows::{ClientRow, SecretRow};
-            use $crate::storage::types::{Page, Paged};
+            use $crate::paging::{Page, Paged};
 
             fn grant_types_text(c: &Client) -> String {
                 c.grant_types
@@ -393,7 +393,7 @@ macro_rules! client_store {
                     if to != ReviewState::Approved {
                         // Codes first: a redemption under way holds the code's row, and the
                         // family it inserts is then seen by the revocation below.
-                        sqlx::query($crate::storage::flows::KILL_CLIENT_CODES)
+                        sqlx::query($crate::storage::authorize::KILL_CLIENT_CODES)
                             .bind(id.as_str())
                             .execute(&mut *tx)
                             .await?;
@@ -625,7 +625,7 @@ macro_rules! client_store {
                     if n == 1 && !enabled {
                         // Disabling is a suspension for tokens, but the codes it leaves
                         // unredeemed die: enabling again must not let them through.
-                        sqlx::query($crate::storage::flows::KILL_CLIENT_CODES)
+                        sqlx::query($crate::storage::authorize::KILL_CLIENT_CODES)
                             .bind(id.as_str())
                             .execute(&mut *tx)
                             .await?;

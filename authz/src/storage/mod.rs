@@ -2,7 +2,7 @@
 //!
 //! The backend is chosen at run time from the database URL scheme (`sqlite://…` or
 //! `postgres://…`). The SQL text is portable (`$n` placeholders, `BIGINT` Unix seconds, `TEXT`
-//! ids) and written once per domain (`realms.rs`, `users.rs`, …, each holding its trait, its
+//! ids) and written once per domain (`realms.rs`, `accounts.rs`, …, each holding its trait, its
 //! statements and the macro that implements it); each backend instantiates every domain for its
 //! own pool. A store method is one unit of work: everything that must commit together (a change
 //! and its audit row) is one method with its own transaction, and every commit bumps the store's
@@ -17,13 +17,15 @@ mod sql;
 #[macro_use]
 mod access;
 #[macro_use]
+mod accounts;
+#[macro_use]
 mod agents;
 #[macro_use]
 mod audit;
 #[macro_use]
-mod clients;
+mod authorize;
 #[macro_use]
-mod flows;
+mod clients;
 #[macro_use]
 mod keys;
 #[macro_use]
@@ -34,8 +36,6 @@ mod realms;
 mod resources;
 #[macro_use]
 mod tokens;
-#[macro_use]
-mod users;
 #[cfg(test)]
 mod conformance;
 mod postgres;
@@ -44,10 +44,11 @@ mod sqlite;
 mod types;
 
 pub use access::AccessStore;
+pub use accounts::AccountStore;
 pub use agents::AgentStore;
 pub use audit::AuditStore;
+pub use authorize::{AuthorizeStore, MAX_CONNECTED_APPS, Redeemed};
 pub use clients::{ClientStore, INITIAL_TOKEN_SPENT};
-pub use flows::{FlowStore, MAX_CONNECTED_APPS, Redeemed};
 pub use keys::KeyStore;
 pub use people::PeopleStore;
 pub use postgres::PgStore;
@@ -55,14 +56,16 @@ pub use realms::RealmStore;
 pub use resources::{ResourceStore, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
 pub use sqlite::SqliteStore;
 pub use tokens::{Purged, TokenStore};
-pub use types::{BaseStore, Generation, Page, Paged};
-pub use users::UserStore;
+pub use types::{BaseStore, Generation};
+// Transitional: `integration/ops.rs` still names `crate::storage::Page`; paging lives in
+// `crate::paging`.
+pub(crate) use crate::paging::Page;
 
 /// Everything the core needs from storage.
 pub trait Store:
     BaseStore
     + RealmStore
-    + UserStore
+    + AccountStore
     + AuditStore
     + KeyStore
     + ResourceStore
@@ -71,13 +74,13 @@ pub trait Store:
     + AccessStore
     + TokenStore
     + PeopleStore
-    + FlowStore
+    + AuthorizeStore
 {
 }
 impl<T> Store for T where
     T: BaseStore
         + RealmStore
-        + UserStore
+        + AccountStore
         + AuditStore
         + KeyStore
         + ResourceStore
@@ -86,7 +89,7 @@ impl<T> Store for T where
         + AccessStore
         + TokenStore
         + PeopleStore
-        + FlowStore
+        + AuthorizeStore
 {
 }
 

@@ -3,9 +3,9 @@ use crate::accounts::Email;
 use crate::audit::NewAuditEvent;
 use crate::clock::UnixTime;
 use crate::error::StorageError;
+use crate::paging::{Page, Paged};
 use crate::people::{Person, PersonId};
 use crate::realms::RealmId;
-use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
 /// People persistence.
@@ -115,10 +115,10 @@ macro_rules! people_store {
             use $crate::audit::NewAuditEvent;
             use $crate::clock::UnixTime;
             use $crate::error::StorageError;
+            use $crate::paging::{Page, Paged};
             use $crate::people::{Person, PersonId};
             use $crate::realms::RealmId;
             use $crate::storage::people::*;
-            use $crate::storage::types::{Page, Paged};
 
             /// Ends a person's sign-in sessions and revokes their token families (`why`).
             async fn end_subject(
@@ -131,7 +131,7 @@ macro_rules! people_store {
                     .bind(id.as_str())
                     .execute(&mut *conn)
                     .await?;
-                sqlx::query($crate::storage::flows::KILL_SUBJECT_CODES)
+                sqlx::query($crate::storage::authorize::KILL_SUBJECT_CODES)
                     .bind(id.as_str())
                     .execute(&mut *conn)
                     .await?;

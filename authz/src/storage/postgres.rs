@@ -14,6 +14,6 @@ key_store!(PgStore, sqlx::Postgres);
 realm_store!(PgStore, sqlx::Postgres);
 resource_store!(PgStore, sqlx::Postgres);
 token_store!(PgStore, sqlx::Postgres);
-user_store!(PgStore, sqlx::Postgres);
+account_store!(PgStore, sqlx::Postgres);
 people_store!(PgStore, sqlx::Postgres);
-flow_store!(PgStore, sqlx::Postgres);
+authorize_store!(PgStore, sqlx::Postgres);

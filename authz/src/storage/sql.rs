@@ -15,9 +15,9 @@ macro_rules! common_store {
         use std::sync::Arc;
         use $crate::audit::NewAuditEvent;
         use $crate::error::StorageError;
+        use $crate::paging::Page;
         use $crate::storage::types::{
-            BaseStore, Dialect, Generation, MIN_TRIGRAM_CHARS, Page, contains_pattern,
-            trigram_phrase,
+            BaseStore, Dialect, Generation, MIN_TRIGRAM_CHARS, contains_pattern, trigram_phrase,
         };
 
         /// How this backend searches text.

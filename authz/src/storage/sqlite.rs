@@ -14,6 +14,6 @@ key_store!(SqliteStore, sqlx::Sqlite);
 realm_store!(SqliteStore, sqlx::Sqlite);
 resource_store!(SqliteStore, sqlx::Sqlite);
 token_store!(SqliteStore, sqlx::Sqlite);
-user_store!(SqliteStore, sqlx::Sqlite);
+account_store!(SqliteStore, sqlx::Sqlite);
 people_store!(SqliteStore, sqlx::Sqlite);
-flow_store!(SqliteStore, sqlx::Sqlite);
+authorize_store!(SqliteStore, sqlx::Sqlite);

@@ -1,36 +1,7 @@
-//! Types every store shares: pages of results, the commit generation, the base trait, and the
-//! LIKE pattern for searches.
+//! Types every store shares: the commit generation, the base trait, and the LIKE pattern for
+//! searches. Pages of results are in [`crate::paging`].
 use crate::error::StorageError;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// A page request: skip `offset` rows, return at most `limit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Page {
-    /// Rows to skip.
-    pub offset: u32,
-    /// Rows to return (1–500).
-    pub limit: u32,
-}
-
-impl Page {
-    /// Page `index` (0-based) of `size` rows; size is clamped to 1–500.
-    pub fn new(index: u32, size: u32) -> Self {
-        let limit = size.clamp(1, 500);
-        Self {
-            offset: index.saturating_mul(limit),
-            limit,
-        }
-    }
-}
-
-/// One page of results and the total number of matching rows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Paged<T> {
-    /// The rows of this page.
-    pub items: Vec<T>,
-    /// All matching rows.
-    pub total: u64,
-}
 
 /// A counter bumped by every commit of a store: cached reads tagged with an older value are
 /// stale.

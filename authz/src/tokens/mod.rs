@@ -12,11 +12,15 @@
 mod client_auth;
 mod grants;
 mod introspect;
+pub(crate) mod lifetime;
 mod lookup;
 mod metadata;
 mod model;
 mod revoke;
 mod verify;
 
+pub use lifetime::{
+    DEFAULT_TOKEN_TTL_SECS, MAX_TOKEN_TTL_SECS, MIN_TOKEN_TTL_SECS, parse_token_ttl,
+};
 pub use model::*;
 pub use portcullis_claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};

@@ -138,7 +138,7 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
             let mut page = 0;
             loop {
                 let found = core
-                    .list_agents(&cli, &realm, filter, authz::storage::Page::new(page, 500))
+                    .list_agents(&cli, &realm, filter, authz::paging::Page::new(page, 500))
                     .await
                     .map_err(core_error)?;
                 for s in &found.items {

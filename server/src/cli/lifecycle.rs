@@ -73,7 +73,7 @@ pub(super) async fn client_lifecycle(
             let mut page = 0;
             loop {
                 let p = core
-                    .list_clients(&cli, &realm, &search, authz::storage::Page::new(page, 100))
+                    .list_clients(&cli, &realm, &search, authz::paging::Page::new(page, 100))
                     .await
                     .map_err(core_error)?;
                 for c in &p.items {

@@ -107,7 +107,7 @@ pub(super) async fn people(
                     &p,
                     &realm,
                     search.as_deref(),
-                    authz::storage::Page {
+                    authz::paging::Page {
                         limit: 500,
                         offset: 0,
                     },

@@ -177,7 +177,7 @@ pub(super) async fn resources(core: &authz::Core, command: ResourcesCommand) -> 
                         &realm,
                         &id,
                         &search,
-                        authz::storage::Page::new(page, 500),
+                        authz::paging::Page::new(page, 500),
                     )
                     .await
                     .map_err(core_error)?;

@@ -797,7 +797,7 @@ async fn rotation_never_breaks_verification() {
     assert_eq!(f.introspect(&before).await["active"], true);
     // Once its last token has expired, the retired key leaves the JWKS.
     f.clock
-        .advance(authz::resources::MAX_TOKEN_TTL_SECS + authz::keys::LEEWAY_SECS + 31);
+        .advance(authz::tokens::MAX_TOKEN_TTL_SECS + authz::keys::LEEWAY_SECS + 31);
     let late = f.jwks().await;
     assert!(
         late["keys"]
@@ -964,7 +964,7 @@ async fn agent_identity_is_carried_in_tokens_and_enforced() {
         ..Default::default()
     };
     let listed = core
-        .list_agents(&admin, "default", mcp, authz::storage::Page::new(0, 10))
+        .list_agents(&admin, "default", mcp, authz::paging::Page::new(0, 10))
         .await
         .expect("list");
     assert_eq!(listed.items.len(), 1, "MCP-capable filter keeps it");
@@ -1821,7 +1821,7 @@ async fn tokens_only_for_granted_resources_with_granted_scopes() {
             "default",
             "payments-mcp",
             "fresh",
-            authz::storage::Page::new(0, 10),
+            authz::paging::Page::new(0, 10),
         )
         .await
         .expect("list")
@@ -1967,7 +1967,7 @@ async fn tokens_only_for_granted_resources_with_granted_scopes() {
             "default",
             "payments-mcp",
             "",
-            authz::storage::Page::new(0, 10),
+            authz::paging::Page::new(0, 10),
         )
         .await
         .expect("list");
@@ -2017,7 +2017,7 @@ async fn tokens_only_for_granted_resources_with_granted_scopes() {
             "default",
             "payments-mcp",
             "bot",
-            authz::storage::Page::new(0, 10),
+            authz::paging::Page::new(0, 10),
         )
         .await
         .expect("list");
@@ -2222,7 +2222,7 @@ async fn a_resource_lists_each_clients_agent_and_what_its_tokens_carry_and_a_sec
             "default",
             "payments-mcp",
             "",
-            authz::storage::Page::new(0, 20),
+            authz::paging::Page::new(0, 20),
         )
         .await
         .expect("grants");
@@ -2279,7 +2279,7 @@ async fn a_resource_lists_each_clients_agent_and_what_its_tokens_carry_and_a_sec
             "default",
             "payments-mcp",
             "bot",
-            authz::storage::Page::new(0, 20),
+            authz::paging::Page::new(0, 20),
         )
         .await
         .expect("grants");

@@ -200,7 +200,7 @@ async fn a_developer_submits_and_an_admin_enables() {
         Err(Error::Forbidden)
     ));
     let overview = core
-        .mcp_overview(&dev, "default", 14, "all", authz::storage::Page::new(0, 10))
+        .mcp_overview(&dev, "default", 14, "all", authz::paging::Page::new(0, 10))
         .await
         .expect("overview");
     assert_eq!(overview.submitted, 1);
@@ -386,7 +386,7 @@ async fn an_admin_rejects_a_submission_with_a_reason_the_developer_sees() {
         .expect("visible");
     assert_eq!(seen.rejection, r.rejection);
     let overview = core
-        .mcp_overview(&dev, "default", 14, "all", authz::storage::Page::new(0, 10))
+        .mcp_overview(&dev, "default", 14, "all", authz::paging::Page::new(0, 10))
         .await
         .expect("overview");
     assert_eq!(overview.submitted, 0);
@@ -440,7 +440,7 @@ async fn developers_see_only_their_own_agents_on_the_mcp_authorization_screen() 
         .await
         .expect("agent");
     }
-    let page = authz::storage::Page::new(0, 10);
+    let page = authz::paging::Page::new(0, 10);
     let names = |o: &authz::integration::McpOverview| {
         o.agents
             .iter()

@@ -5,21 +5,21 @@
 //! it afterwards. When no server is reachable the PostgreSQL half is skipped with a loud message,
 //! unless `PORTCULLIS_TEST_POSTGRES_REQUIRED=1` (set by `.ci/run`), where it fails.
 //!
-//! Scenarios live per domain (`realms.rs`, `users.rs`, …) and share the fixtures in
+//! Scenarios live per domain (`realms.rs`, `accounts.rs`, …) and share the fixtures in
 //! `fixtures.rs`; each takes the database, so it can open several stores on it (several
 //! instances of the server) or run raw SQL.
 mod access;
+mod accounts;
 mod agents;
 mod audit;
+mod authorize;
 mod clients;
 mod fixtures;
-mod flows;
 mod keys;
 mod realms;
 mod registration;
 mod resources;
 mod tokens;
-mod users;
 
 pub(crate) mod harness {
     use super::super::Database;
@@ -136,9 +136,9 @@ macro_rules! on_both_backends {
 
 on_both_backends!(
     realms::realms,
-    users::users,
-    users::last_admin_is_kept_in_the_transaction,
-    users::links,
+    accounts::users,
+    accounts::last_admin_is_kept_in_the_transaction,
+    accounts::links,
     audit::audit,
     audit::append_only,
     keys::keys,
@@ -155,9 +155,9 @@ on_both_backends!(
     access::upgrade_grants_what_clients_could_reach,
     tokens::assertions_and_revocations,
     tokens::commits_bump_the_generation,
-    flows::people,
-    flows::flows,
-    flows::codes_die_with_what_they_stood_for,
+    authorize::people,
+    authorize::flows,
+    authorize::codes_die_with_what_they_stood_for,
 );
 
 /// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes

@@ -82,10 +82,9 @@ impl Core {
             .signer(alg)
             .ok_or_else(|| Error::Internal(format!("no active {alg} key")))?;
         let now = self.now();
-        // Clamped again here: key retirement keeps keys published for the longest lifetime only.
-        let lifetime = resource.token_ttl(realm).clamp(
-            crate::resources::MIN_TOKEN_TTL_SECS,
-            crate::resources::MAX_TOKEN_TTL_SECS,
+        let lifetime = crate::tokens::lifetime::minted_token_ttl(
+            resource.token_ttl_secs,
+            realm.token_ttl_secs,
         );
         let lifetime_end = now + lifetime;
         let exp = agent

@@ -3,18 +3,18 @@ use crate::accounts::{Email, OneTimeLink, User, UserId};
 use crate::audit::NewAuditEvent;
 use crate::clock::UnixTime;
 use crate::error::StorageError;
+use crate::paging::{Page, Paged};
 use crate::policy::Role;
 use crate::realms::RealmId;
-use crate::storage::types::{Page, Paged};
 use async_trait::async_trait;
 
-/// What [`UserStore::set_user_role`] and [`UserStore::set_user_disabled`] refuse with
+/// What [`AccountStore::set_user_role`] and [`AccountStore::set_user_disabled`] refuse with
 /// [`StorageError::Precondition`].
 pub const LAST_ADMIN: &str = "the realm would have no enabled admin";
 
 /// Console-account persistence.
 #[async_trait]
-pub trait UserStore: Send + Sync {
+pub trait AccountStore: Send + Sync {
     /// Inserts a user, optionally its first set-password link, and the audit event in one
     /// transaction; `Conflict` if the email is taken in the realm.
     async fn insert_user(
@@ -129,8 +129,8 @@ pub(super) const CONSUME_SETUP_LINK: &str = "UPDATE user_links SET used_at = $1 
 pub(super) const CONSUME_RESET_LINK: &str = "UPDATE user_links SET used_at = $1 WHERE token_hash = $2 AND user_id = $3 AND purpose = 'password_reset' AND used_at IS NULL AND expires_at > $1";
 pub(super) const SET_PASSWORD: &str = "UPDATE users SET password_hash = $1, credential_version = credential_version + 1, updated_at = $2 WHERE id = $3";
 
-/// Implements [`UserStore`] for one backend's store.
-macro_rules! user_store {
+/// Implements [`AccountStore`] for one backend's store.
+macro_rules! account_store {
     ($store:ident, $db:ty) => {
         const _: () = {
             use $crate::accounts::{Email, LinkPurpose, OneTimeLink, User, UserId};
@@ -140,8 +140,8 @@ macro_rules! user_store {
             use $crate::error::StorageError;
             use $crate::realms::RealmId;
             use $crate::storage::rows::{LinkRow, UserRow};
-            use $crate::storage::users::*;
-            use $crate::storage::types::{Page, Paged};
+            use $crate::storage::accounts::*;
+            use $crate::paging::{Page, Paged};
 
             async fn insert_user_row(
                 conn: &mut <$db as sqlx::Database>::Connection,
@@ -191,7 +191,7 @@ macro_rules! user_store {
                     .bind(user.as_str())
                     .execute(&mut *conn)
                     .await?;
-                sqlx::query($crate::storage::flows::KILL_SUBJECT_CODES)
+                sqlx::query($crate::storage::authorize::KILL_SUBJECT_CODES)
                     .bind(user.as_str())
                     .execute(&mut *conn)
                     .await?;
@@ -205,7 +205,7 @@ macro_rules! user_store {
             }
 
             #[async_trait::async_trait]
-            impl UserStore for $store {
+            impl AccountStore for $store {
                 async fn insert_user(
                     &self,
                     user: &User,
@@ -427,7 +427,7 @@ macro_rules! user_store {
 
             impl $store {
                 /// Runs `change` (a one-row update of `user`) under the last-admin rule of
-                /// [`UserStore::set_user_role`].
+                /// [`AccountStore::set_user_role`].
                 async fn change_admins<'q>(
                     &self,
                     user: &UserId,

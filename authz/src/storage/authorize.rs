@@ -29,7 +29,7 @@ pub enum Redeemed {
 
 /// Interactive-flow persistence.
 #[async_trait]
-pub trait FlowStore: Send + Sync {
+pub trait AuthorizeStore: Send + Sync {
     /// Stores a sign-in session with its audit event.
     async fn insert_login_session(
         &self,
@@ -339,8 +339,8 @@ impl From<RefreshRow> for RefreshToken {
     }
 }
 
-/// Implements [`FlowStore`] for one backend's store.
-macro_rules! flow_store {
+/// Implements [`AuthorizeStore`] for one backend's store.
+macro_rules! authorize_store {
     ($store:ident, $db:ty) => {
         const _: () = {
             use $crate::audit::NewAuditEvent;
@@ -352,7 +352,7 @@ macro_rules! flow_store {
             use $crate::error::StorageError;
             use $crate::ids::{ClientRowId, ResourceId};
             use $crate::realms::RealmId;
-            use $crate::storage::flows::*;
+            use $crate::storage::authorize::*;
 
             async fn insert_refresh_row(
                 conn: &mut <$db as sqlx::Database>::Connection,
@@ -369,7 +369,7 @@ macro_rules! flow_store {
             }
 
             #[async_trait::async_trait]
-            impl FlowStore for $store {
+            impl AuthorizeStore for $store {
                 async fn insert_login_session(
                     &self,
                     s: &LoginSession,

@@ -1,13 +1,9 @@
-//! Dynamic registration and review types: the registration endpoint's answer, the parsing of
-//! its body, review reasons and the review queue's items. Pure: the operations are in
-//! `registration.rs`.
-use super::metadata::ClientMetadata;
-use super::model::Client;
+//! Dynamic registration types: the registration endpoint's answer and the parsing of its
+//! body. Pure: the operations are in `ops.rs`.
+use crate::clients::metadata::ClientMetadata;
 use crate::error::{Error, Result};
 use serde::Serialize;
 
-/// Longest review reason.
-pub const MAX_REASON_CHARS: usize = 500;
 /// Longest lifetime of an initial access token: 30 days.
 pub const MAX_INITIAL_TOKEN_TTL_SECS: i64 = 30 * 24 * 3600;
 
@@ -44,7 +40,7 @@ pub struct RegistrationResponse {
     pub scope: Option<String>,
     /// `application_type`, when it declared one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub application_type: Option<super::model::ApplicationType>,
+    pub application_type: Option<crate::clients::model::ApplicationType>,
     /// `contacts`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub contacts: Vec<String>,
@@ -99,43 +95,4 @@ pub fn parse_registration_body(body: &str) -> Result<ClientMetadata> {
             format!("Malformed client metadata: {msg}"),
         )
     })
-}
-
-pub(crate) fn reason(s: &str) -> Result<String> {
-    let s = s.trim();
-    if s.is_empty() {
-        return Err(Error::field(
-            "reason",
-            "Give a reason; it is kept in the client's history.",
-        ));
-    }
-    if s.chars().count() > MAX_REASON_CHARS || s.chars().any(|c| c.is_control() && c != '\n') {
-        return Err(Error::field(
-            "reason",
-            format!(
-                "A reason is at most {MAX_REASON_CHARS} characters without control characters."
-            ),
-        ));
-    }
-    Ok(s.to_owned())
-}
-
-/// Most clients one review list shows.
-pub const MAX_REVIEW_ITEMS: i64 = 500;
-
-/// A client in the review queue, with what a reviewer weighs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReviewItem {
-    /// The client.
-    pub client: Client,
-    /// The hosts (or app schemes) its redirect URIs go to.
-    pub redirect_hosts: Vec<String>,
-    /// Every redirect goes to this machine (loopback): typical of CLI and desktop clients.
-    pub loopback_only: bool,
-    /// Some redirect goes to a private-use scheme (any app may claim it).
-    pub private_use: bool,
-    /// Clients registered from the same address (this one included).
-    pub same_source: u64,
-    /// Other clients of the realm with a similar name (impersonation).
-    pub similar_names: Vec<String>,
 }

@@ -1,8 +1,7 @@
 //! Client ID Metadata Document rules: which `client_id`s name a document, which hosts a realm
-//! trusts, and what a document must say. Pure: fetching and registering are in
-//! `metadata_document.rs`.
-use super::metadata::{ClientMetadata, MetadataRules, ValidClient};
-use super::model::AuthMethod;
+//! trusts, and what a document must say. Pure: fetching and registering are in `ops.rs`.
+use crate::clients::metadata::{ClientMetadata, MetadataRules, ValidClient};
+use crate::clients::model::AuthMethod;
 use crate::error::Error;
 
 /// Largest metadata document accepted, as JSON.
@@ -121,8 +120,8 @@ mod tests {
         assert!(!host_listed("claude.ai.evil.example", &d));
     }
 
-    fn rules() -> super::super::metadata::MetadataRules {
-        super::super::metadata::MetadataRules::default()
+    fn rules() -> crate::clients::metadata::MetadataRules {
+        crate::clients::metadata::MetadataRules::default()
     }
 
     #[test]

@@ -4,9 +4,11 @@
 //! time, no redirects, 5 s, small bodies), cached within bounds honouring `Cache-Control`, and
 //! must name itself (`client_id` equal to the URL). The realm decides whom to trust: any https
 //! host, listed domains only, or every new one after review.
-use super::document::{check_metadata_document, host_listed};
-use super::model::{Client, ClientId, ClientRowId, Registration, RegistrationKind, ReviewState};
+use super::model::{check_metadata_document, host_listed};
 use crate::audit::{RequestMeta, action};
+use crate::clients::model::{
+    Client, ClientId, ClientRowId, Registration, RegistrationKind, ReviewState,
+};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
 use crate::fetch::{FetchError, Lookup, parse_fetch_url};
@@ -87,7 +89,8 @@ impl Core {
         let machine = valid.grant_types.iter().any(|g| {
             !matches!(
                 g,
-                super::model::GrantType::AuthorizationCode | super::model::GrantType::RefreshToken
+                crate::clients::model::GrantType::AuthorizationCode
+                    | crate::clients::model::GrantType::RefreshToken
             )
         });
         if machine && !trusted_for_machine_access(realm, client_id) {
@@ -220,7 +223,8 @@ impl Core {
         let machine = existing.grant_types.iter().any(|g| {
             !matches!(
                 g,
-                super::model::GrantType::AuthorizationCode | super::model::GrantType::RefreshToken
+                crate::clients::model::GrantType::AuthorizationCode
+                    | crate::clients::model::GrantType::RefreshToken
             )
         });
         let to = if realm.metadata_document_policy == MetadataDocumentPolicy::Review || machine {
@@ -241,10 +245,10 @@ impl Core {
             "host": url.host_str(),
         });
         let now = self.now();
-        let decision = super::model::ReviewDecision {
+        let decision = crate::clients::model::ReviewDecision {
             from: ReviewState::Expired,
             to,
-            by: super::model::SYSTEM_REVIEWER.to_owned(),
+            by: crate::clients::model::SYSTEM_REVIEWER.to_owned(),
             reason: "Its metadata document was used again after it expired unused.".to_owned(),
             at: now,
             seen: Some(existing.updated_at),

@@ -1,0 +1,6 @@
+//! The security review of self-registered clients: its types (`model.rs`, pure) and the
+//! decisions and the queue (`ops.rs`).
+mod model;
+mod ops;
+
+pub use model::{MAX_REASON_CHARS, MAX_REVIEW_ITEMS, ReviewItem};
