@@ -1,4 +1,7 @@
 //! The console's error type: small, serialisable, and never carrying internal details.
+//!
+//! It names only `status` (to set the HTTP status of a failure); `ssr`, `api`, `components` and
+//! `pages` name it, never the other way round.
 use serde::{Deserialize, Serialize};
 
 /// An error returned by a console server function.
@@ -44,7 +47,7 @@ impl leptos::server_fn::error::FromServerFnError for AppError {
         {
             use leptos::server_fn::error::ServerFnErrorErr as E;
             if matches!(value, E::Args(_) | E::MissingArg(_) | E::Deserialization(_)) {
-                crate::ssr::set_status(axum::http::StatusCode::BAD_REQUEST);
+                crate::status::set_status(axum::http::StatusCode::BAD_REQUEST);
             }
         }
         AppError::Request(value.to_string())
@@ -99,7 +102,7 @@ pub fn classify(e: authz::Error) -> (axum::http::StatusCode, AppError) {
 impl From<authz::Error> for AppError {
     fn from(e: authz::Error) -> Self {
         let (status, err) = classify(e);
-        crate::ssr::set_status(status);
+        crate::status::set_status(status);
         err
     }
 }

@@ -11,18 +11,17 @@ pub mod error;
 pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod ssr;
+#[cfg(feature = "ssr")]
+pub mod status;
 pub mod types;
 
-use components::layout::{Allowed, ConsoleLayout, MissingPage};
+use components::layout::{Allowed, ConsoleLayout, MissingPage, THEME_SCRIPT};
 use components::toast::{ToastRegion, Toasts};
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
 use leptos_router::{SsrMode, path};
-use types::Abilities;
-
-/// Applies the remembered (or system) colour scheme before first paint.
-pub(crate) const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('portcullis-theme');if(t?t==='dark':matchMedia('(prefers-color-scheme: dark)').matches){document.documentElement.classList.add('dark')}}catch(e){}";
+use types::session::Abilities;
 
 /// The HTML document around the app.
 pub fn shell(options: LeptosOptions) -> impl IntoView {

@@ -31,7 +31,7 @@ fn safe_next(next: &str) -> &str {
     if ok { next } else { "/" }
 }
 
-use app::ssr::login_email_cookie;
+use app::ssr::login::login_email_cookie;
 
 fn back_to_login(error: &str, extra: &[(&str, String)], next: &str) -> Response {
     let mut q = url::form_urlencoded::Serializer::new(String::new());
@@ -57,7 +57,7 @@ pub async fn login(
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .any(|v| v.contains(app::ssr::LOGIN_EMAIL_COOKIE));
+        .any(|v| v.contains(app::ssr::login::LOGIN_EMAIL_COOKIE));
     let secure = state.config.is_https();
     let keep_email = |mut res: Response| {
         if let Ok(v) = header::HeaderValue::from_str(&login_email_cookie(&form.email, secure)) {

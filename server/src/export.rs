@@ -1,7 +1,7 @@
 //! `GET /admin/audit/export`: the audit log as CSV or JSON lines, for the signed-in user.
 use crate::AppState;
 use app::ssr::ConsoleRequest;
-use app::types::AuditQuery;
+use app::types::audit::AuditQuery;
 use authz::audit::ExportFormat;
 use axum::extract::{Extension, Query, State};
 use axum::http::{StatusCode, header};
@@ -31,7 +31,7 @@ pub async fn export_audit(
         "jsonl" => (ExportFormat::JsonLines, "application/x-ndjson", "jsonl"),
         _ => return (StatusCode::BAD_REQUEST, "format must be csv or jsonl").into_response(),
     };
-    let filter = match app::ssr::audit_filter(&q.filter) {
+    let filter = match app::ssr::audit::audit_filter(&q.filter) {
         Ok(filter) => filter,
         Err(e) => return (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
     };

@@ -1,8 +1,10 @@
 //! Access grants: which client may get tokens for which resource of the selected realm.
 use crate::error::AppError;
-use crate::types::{AccessView, GrantPage};
 #[cfg(feature = "ssr")]
-use crate::{ssr, types::PAGE_SIZE};
+use crate::ssr;
+#[cfg(feature = "ssr")]
+use crate::types::PAGE_SIZE;
+use crate::types::access::{AccessView, GrantPage};
 use leptos::prelude::*;
 
 /// Every resource of the realm with the client's access to it.
@@ -13,7 +15,7 @@ pub async fn client_access(client_id: String) -> Result<Vec<AccessView>, AppErro
         .client_access(&p, &realm, &client_id)
         .await?
         .iter()
-        .map(|a| ssr::access_view(a, core.now()))
+        .map(|a| ssr::access::access_view(a, core.now()))
         .collect())
 }
 
@@ -38,7 +40,7 @@ pub async fn resource_access(
         items: found
             .items
             .iter()
-            .map(|g| ssr::grant_view(g, core.now()))
+            .map(|g| ssr::access::grant_view(g, core.now()))
             .collect(),
         total: found.total,
         page,
@@ -58,7 +60,7 @@ pub async fn grant_access(
     let g = core
         .grant_access(&p, &realm, &client_id, &resource, Some(&scopes), &meta)
         .await?;
-    Ok(ssr::granted_view(g, core.now()))
+    Ok(ssr::access::granted_view(g, core.now()))
 }
 
 /// Grants a client access it does not have yet (the resource page's "Grant a client"); a
@@ -73,7 +75,7 @@ pub async fn add_access(
     let g = core
         .add_access(&p, &realm, &client_id, &resource, Some(&scopes), &meta)
         .await?;
-    Ok(ssr::granted_view(g, core.now()))
+    Ok(ssr::access::granted_view(g, core.now()))
 }
 
 /// Ends a client's access to a resource.

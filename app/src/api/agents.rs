@@ -4,7 +4,7 @@ use crate::error::AppError;
 use crate::ssr;
 #[cfg(feature = "ssr")]
 use crate::types::PAGE_SIZE;
-use crate::types::{AgentPage, AgentView};
+use crate::types::agents::{AgentPage, AgentView};
 use leptos::prelude::*;
 
 /// One page of agents matching `query`, optionally only MCP-capable ones or those expiring
@@ -36,7 +36,7 @@ pub async fn list_agents(
         items: found
             .items
             .iter()
-            .map(|a| ssr::agent_view(a, core.now()))
+            .map(|a| ssr::agents::agent_view(a, core.now()))
             .collect(),
         total: found.total,
         page,
@@ -69,7 +69,7 @@ pub async fn create_agent(
 pub async fn get_agent(name: String) -> Result<AgentView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let a = core.agent(&p, &realm, &name).await?;
-    Ok(ssr::agent_view(&a, core.now()))
+    Ok(ssr::agents::agent_view(&a, core.now()))
 }
 
 /// Changes an agent's owner, description, roles and expiry.

@@ -1,8 +1,10 @@
 //! The audit log.
 use crate::error::AppError;
-use crate::types::{AuditPage, AuditQuery};
 #[cfg(feature = "ssr")]
-use crate::{ssr, types::PAGE_SIZE};
+use crate::ssr;
+#[cfg(feature = "ssr")]
+use crate::types::PAGE_SIZE;
+use crate::types::audit::{AuditPage, AuditQuery};
 #[cfg(feature = "ssr")]
 use authz::audit::{AuditCursor, AuditSubject, AuditWindow};
 use leptos::prelude::*;
@@ -16,7 +18,7 @@ pub async fn list_audit(
     after: Option<i64>,
 ) -> Result<AuditPage, AppError> {
     let (core, p, _) = ssr::context().await?;
-    let filter = ssr::audit_filter(&query)?;
+    let filter = ssr::audit::audit_filter(&query)?;
     let realm = Some(query.realm.as_str()).filter(|r| !r.is_empty());
     let cursor = match (before, after) {
         (Some(_), Some(_)) => {
@@ -31,7 +33,7 @@ pub async fn list_audit(
     let found = core
         .list_audit(&p, realm, filter, AuditWindow::page(cursor, PAGE_SIZE))
         .await?;
-    Ok(ssr::audit_page(
+    Ok(ssr::audit::audit_page(
         &found,
         core.now(),
         cursor != AuditCursor::Newest,
@@ -64,7 +66,7 @@ pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
         )
         .await?;
     // The newest events only: a history offers no "newer".
-    let mut page = ssr::audit_page(&found, core.now(), false);
+    let mut page = ssr::audit::audit_page(&found, core.now(), false);
     page.newer = None;
     Ok(page)
 }

@@ -3,11 +3,13 @@
 // and `#[server]` copies the signature into the browser build, so the allow is module-wide.
 #![allow(clippy::too_many_arguments)]
 use crate::error::AppError;
-use crate::types::{
+#[cfg(feature = "ssr")]
+use crate::ssr;
+#[cfg(feature = "ssr")]
+use crate::types::PAGE_SIZE;
+use crate::types::clients::{
     ClientChoiceView, ClientDetailView, ClientPage, ClientView, IssuedSecret, RemoteKeysView,
 };
-#[cfg(feature = "ssr")]
-use crate::{ssr, types::PAGE_SIZE};
 use leptos::prelude::*;
 
 /// One page of clients matching `query`.
@@ -26,7 +28,7 @@ pub async fn list_clients(query: String, page: u32) -> Result<ClientPage, AppErr
         items: found
             .items
             .iter()
-            .map(|c| ssr::client_view(c, core.now()))
+            .map(|c| ssr::clients::client_view(c, core.now()))
             .collect(),
         total: found.total,
         page,
@@ -41,8 +43,8 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
     let d = core.get_client(&p, &realm, &client_id).await?;
     let t = authz::clock::rfc3339;
     Ok(ClientDetailView {
-        client: ssr::client_view(&d.client, core.now()),
-        form: ssr::client_form_view(&d.client),
+        client: ssr::clients::client_view(&d.client, core.now()),
+        form: ssr::clients::client_form_view(&d.client),
         agent: d.agent.unwrap_or_default(),
         jwks: d
             .client
@@ -52,7 +54,7 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
             .map(|j| format!("{j:#}"))
             .unwrap_or_default(),
         jwks_uri: d.client.metadata.jwks_uri.clone().unwrap_or_default(),
-        remote_keys: d.remote_keys.as_ref().map(ssr::remote_keys_view),
+        remote_keys: d.remote_keys.as_ref().map(ssr::clients::remote_keys_view),
         metadata: [
             ("client_uri", &d.client.metadata.client_uri),
             ("logo_uri", &d.client.metadata.logo_uri),
@@ -112,7 +114,7 @@ pub async fn update_client(
         redirect_uris,
     }
     .into_metadata()?;
-    Ok(ssr::client_view(
+    Ok(ssr::clients::client_view(
         &core
             .update_client(&p, &realm, &client_id, &metadata, &meta)
             .await?,
@@ -180,7 +182,7 @@ pub async fn rotate_client_secret(
 #[server(prefix = "/api", endpoint = "clients/enabled")]
 pub async fn set_client_enabled(client_id: String, enabled: bool) -> Result<ClientView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
-    Ok(ssr::client_view(
+    Ok(ssr::clients::client_view(
         &core
             .set_client_enabled(&p, &realm, &client_id, enabled, &meta)
             .await?,
@@ -203,7 +205,7 @@ pub async fn refresh_client_keys(client_id: String) -> Result<Option<RemoteKeysV
         .refresh_client_keys(&p, &realm, &client_id)
         .await?
         .as_ref()
-        .map(ssr::remote_keys_view))
+        .map(ssr::clients::remote_keys_view))
 }
 
 /// Clients matching `query` for a picker (binding to an agent, granting access), each with the agent it acts for.

@@ -2,7 +2,7 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::{McpCheckView, McpOverviewView, ProtectionView, RegisteredView};
+use crate::types::integration::{McpCheckView, McpOverviewView, ProtectionView, RegisteredView};
 use leptos::prelude::*;
 
 /// Generates the metadata, challenges, commands, configurations and server snippets for the MCP
@@ -21,7 +21,7 @@ pub async fn protect_mcp_server(
         scopes,
         documentation_url,
     };
-    Ok(ssr::protection_view(
+    Ok(ssr::integration::protection_view(
         &core.protect_mcp_server(&p, &realm, &input).await?,
     ))
 }
@@ -44,14 +44,14 @@ pub async fn register_protected_resource(
     let r = core
         .register_protected_resource(&p, &realm, &input, &meta)
         .await?;
-    Ok(ssr::registered_view(&(&r).into()))
+    Ok(ssr::integration::registered_view(&(&r).into()))
 }
 
 /// Runs the MCP client's discovery steps against the server at `server_url`.
 #[server(prefix = "/api", endpoint = "integration/check")]
 pub async fn check_mcp_server(server_url: String) -> Result<McpCheckView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
-    Ok(ssr::check_view(
+    Ok(ssr::integration::check_view(
         &core
             .check_mcp_server(&p, &realm, &server_url, &meta)
             .await?,
@@ -93,6 +93,10 @@ pub async fn mcp_overview(
         pending_reviews: o.pending_reviews,
         listed: o.listed,
         page,
-        agents: o.agents.iter().map(|a| ssr::agent_view(a, now)).collect(),
+        agents: o
+            .agents
+            .iter()
+            .map(|a| ssr::agents::agent_view(a, now))
+            .collect(),
     })
 }

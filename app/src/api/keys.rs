@@ -2,7 +2,7 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::KeysOverview;
+use crate::types::keys::KeysOverview;
 use leptos::prelude::*;
 
 /// The realm's keys and JWKS URL.
@@ -13,7 +13,10 @@ pub async fn list_keys() -> Result<KeysOverview, AppError> {
     let name = authz::realms::RealmName::parse(&realm).map_err(|_| AppError::Internal)?;
     Ok(KeysOverview {
         jwks_uri: format!("{}/jwks", core.issuer(&name)),
-        keys: keys.iter().map(|k| ssr::key_view(k, core.now())).collect(),
+        keys: keys
+            .iter()
+            .map(|k| ssr::keys::key_view(k, core.now()))
+            .collect(),
     })
 }
 

@@ -2,7 +2,7 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::OverviewView;
+use crate::types::overview::OverviewView;
 use leptos::prelude::*;
 
 /// The selected realm's endpoints and counts (only those the role may see).

@@ -1,8 +1,10 @@
 //! A realm's people and the apps they connected.
 use crate::error::AppError;
-use crate::types::{ConnectedAppView, PersonPage, PersonView};
 #[cfg(feature = "ssr")]
-use crate::{ssr, types::PAGE_SIZE};
+use crate::ssr;
+#[cfg(feature = "ssr")]
+use crate::types::PAGE_SIZE;
+use crate::types::people::{ConnectedAppView, PersonPage, PersonView};
 use leptos::prelude::*;
 
 /// One page of the realm's people matching `query`.
@@ -17,7 +19,7 @@ pub async fn list_people(query: String, page: u32) -> Result<PersonPage, AppErro
         items: found
             .items
             .iter()
-            .map(|x| ssr::person_view(x, core.now()))
+            .map(|x| ssr::people::person_view(x, core.now()))
             .collect(),
         total: found.total,
         page,
@@ -29,7 +31,7 @@ pub async fn list_people(query: String, page: u32) -> Result<PersonPage, AppErro
 #[server(prefix = "/api", endpoint = "people/get")]
 pub async fn get_person(id: String) -> Result<PersonView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
-    Ok(ssr::person_view(
+    Ok(ssr::people::person_view(
         &core.person(&p, &realm, &id).await?,
         core.now(),
     ))
@@ -64,7 +66,7 @@ pub async fn create_person(
             &meta,
         )
         .await?;
-    Ok(ssr::person_view(&person, core.now()))
+    Ok(ssr::people::person_view(&person, core.now()))
 }
 
 /// Changes a person's name and roles.
@@ -80,7 +82,7 @@ pub async fn update_person(
         display_name,
         roles,
     };
-    Ok(ssr::person_view(
+    Ok(ssr::people::person_view(
         &core.update_person(&p, &realm, &id, &input, &meta).await?,
         core.now(),
     ))
@@ -117,7 +119,7 @@ pub async fn connected_apps(subject: String) -> Result<Vec<ConnectedAppView>, Ap
     let apps = core.connected_apps(&p, &realm, subject).await?;
     Ok(apps
         .iter()
-        .map(|a| ssr::connected_app_view(a, core.now()))
+        .map(|a| ssr::people::connected_app_view(a, core.now()))
         .collect())
 }
 
@@ -135,7 +137,7 @@ pub async fn my_connected_apps() -> Result<Vec<ConnectedAppView>, AppError> {
     let apps = core.my_connected_apps(&p).await?;
     Ok(apps
         .iter()
-        .map(|a| ssr::connected_app_view(a, core.now()))
+        .map(|a| ssr::people::connected_app_view(a, core.now()))
         .collect())
 }
 

@@ -5,7 +5,7 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::RealmView;
+use crate::types::realms::RealmView;
 use leptos::prelude::*;
 
 /// All realms.
@@ -13,7 +13,10 @@ use leptos::prelude::*;
 pub async fn list_realms() -> Result<Vec<RealmView>, AppError> {
     let (core, p, _) = ssr::context().await?;
     let realms = core.list_realms(&p).await?;
-    Ok(realms.iter().map(|r| ssr::realm_view(&core, r)).collect())
+    Ok(realms
+        .iter()
+        .map(|r| ssr::realms::realm_view(&core, r))
+        .collect())
 }
 
 /// One realm.
@@ -21,7 +24,7 @@ pub async fn list_realms() -> Result<Vec<RealmView>, AppError> {
 pub async fn get_realm(name: String) -> Result<RealmView, AppError> {
     let (core, p, _) = ssr::context().await?;
     let realm = core.get_realm(&p, &name).await?;
-    Ok(ssr::realm_view(&core, &realm))
+    Ok(ssr::realms::realm_view(&core, &realm))
 }
 
 /// Creates a realm.
@@ -29,7 +32,7 @@ pub async fn get_realm(name: String) -> Result<RealmView, AppError> {
 pub async fn create_realm(name: String, display_name: String) -> Result<RealmView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let realm = core.create_realm(&p, &name, &display_name, &meta).await?;
-    Ok(ssr::realm_view(&core, &realm))
+    Ok(ssr::realms::realm_view(&core, &realm))
 }
 
 /// Changes a realm's settings: name (renaming changes its issuer), display name, default
@@ -53,7 +56,7 @@ pub async fn update_realm(
         refresh_max_days,
     };
     let realm = core.update_realm(&p, &name, &input, &meta).await?;
-    Ok(ssr::realm_view(&core, &realm))
+    Ok(ssr::realms::realm_view(&core, &realm))
 }
 
 /// Enables or disables a realm.
@@ -61,7 +64,7 @@ pub async fn update_realm(
 pub async fn set_realm_enabled(name: String, enabled: bool) -> Result<RealmView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let realm = core.set_realm_enabled(&p, &name, enabled, &meta).await?;
-    Ok(ssr::realm_view(&core, &realm))
+    Ok(ssr::realms::realm_view(&core, &realm))
 }
 
 /// Sets who may register clients in a realm, and how many self-registered clients it holds.
@@ -100,7 +103,7 @@ pub async fn set_registration_policy(
             &meta,
         )
         .await?;
-    Ok(ssr::realm_view(&core, &r))
+    Ok(ssr::realms::realm_view(&core, &r))
 }
 
 /// A list field as the core reads it: empty keeps the stored value, `-` clears it.

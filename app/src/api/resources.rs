@@ -2,7 +2,8 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::{IssuedSecret, ResourceView};
+use crate::types::clients::IssuedSecret;
+use crate::types::resources::ResourceView;
 use leptos::prelude::*;
 
 /// The realm's resources.
@@ -13,7 +14,7 @@ pub async fn list_resources() -> Result<Vec<ResourceView>, AppError> {
         .list_resources(&p, &realm)
         .await?
         .iter()
-        .map(ssr::resource_view)
+        .map(ssr::resources::resource_view)
         .collect())
 }
 
@@ -21,7 +22,9 @@ pub async fn list_resources() -> Result<Vec<ResourceView>, AppError> {
 #[server(prefix = "/api", endpoint = "resources/get")]
 pub async fn get_resource(slug: String) -> Result<ResourceView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
-    Ok(ssr::resource_view(&core.resource(&p, &realm, &slug).await?))
+    Ok(ssr::resources::resource_view(
+        &core.resource(&p, &realm, &slug).await?,
+    ))
 }
 
 /// Registers a resource.
@@ -44,7 +47,7 @@ pub async fn create_resource(
         signing_alg,
         enabled: true,
     };
-    Ok(ssr::resource_view(
+    Ok(ssr::resources::resource_view(
         &core.create_resource(&p, &realm, &input, &meta).await?,
     ))
 }
@@ -69,7 +72,7 @@ pub async fn update_resource(
         signing_alg,
         enabled: true,
     };
-    Ok(ssr::resource_view(
+    Ok(ssr::resources::resource_view(
         &core
             .update_resource(&p, &realm, &slug, &input, &meta)
             .await?,
@@ -81,7 +84,7 @@ pub async fn update_resource(
 #[server(prefix = "/api", endpoint = "resources/enabled")]
 pub async fn set_resource_enabled(slug: String, enabled: bool) -> Result<ResourceView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
-    Ok(ssr::resource_view(
+    Ok(ssr::resources::resource_view(
         &core
             .set_resource_enabled(&p, &realm, &slug, enabled, &meta)
             .await?,
@@ -92,7 +95,7 @@ pub async fn set_resource_enabled(slug: String, enabled: bool) -> Result<Resourc
 #[server(prefix = "/api", endpoint = "resources/reject")]
 pub async fn reject_submission(slug: String, reason: String) -> Result<ResourceView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
-    Ok(ssr::resource_view(
+    Ok(ssr::resources::resource_view(
         &core
             .reject_submission(&p, &realm, &slug, &reason, &meta)
             .await?,
@@ -170,7 +173,7 @@ pub async fn set_resource_policy(
         default_scopes,
         open_to_self_registered: open_to_self_registered.is_some(),
     };
-    Ok(ssr::resource_view(
+    Ok(ssr::resources::resource_view(
         &core
             .set_resource_policy(&p, &realm, &slug, &input, &meta)
             .await?,

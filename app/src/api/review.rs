@@ -2,7 +2,7 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::{BulkResult, ReviewItemView};
+use crate::types::review::{BulkResult, ReviewItemView};
 use leptos::prelude::*;
 
 /// Clients in a review state (`pending`, `approved`, `rejected`, `revoked`), newest first.
@@ -14,7 +14,7 @@ pub async fn review_queue(state: String) -> Result<Vec<ReviewItemView>, AppError
     let items = core.review_queue(&p, &realm, state).await?;
     Ok(items
         .iter()
-        .map(|i| ssr::review_item_view(i, core.now()))
+        .map(|i| ssr::review::review_item_view(i, core.now()))
         .collect())
 }
 

@@ -2,7 +2,7 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::SessionInfo;
+use crate::types::session::SessionInfo;
 use leptos::prelude::*;
 
 /// The signed-in user and realm selection; `None` when not signed in.
@@ -16,7 +16,10 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
     let session = ssr::session().await?;
     let selected = ssr::selected_realm(&core, &session).await?;
     let realms = core.list_realms(&p).await?;
-    let views: Vec<_> = realms.iter().map(|r| ssr::realm_view(&core, r)).collect();
+    let views: Vec<_> = realms
+        .iter()
+        .map(|r| ssr::realms::realm_view(&core, r))
+        .collect();
     let realm = views
         .iter()
         .find(|r| r.name == selected)
@@ -44,9 +47,9 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
 
 /// What `role` may see and do, for the screens.
 #[cfg(feature = "ssr")]
-fn abilities(role: authz::policy::Role) -> crate::types::Abilities {
+fn abilities(role: authz::policy::Role) -> crate::types::session::Abilities {
     use authz::policy::Permission::*;
-    crate::types::Abilities {
+    crate::types::session::Abilities {
         manage_users: role.can(ManageUsers),
         manage_realms: role.can(ManageRealms),
         view_audit: role.can(ViewAudit),

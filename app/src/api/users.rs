@@ -1,8 +1,10 @@
 //! Console user administration.
 use crate::error::AppError;
-use crate::types::{IssuedLink, UserPage, UserView};
 #[cfg(feature = "ssr")]
-use crate::{ssr, types::PAGE_SIZE};
+use crate::ssr;
+#[cfg(feature = "ssr")]
+use crate::types::PAGE_SIZE;
+use crate::types::users::{IssuedLink, UserPage, UserView};
 use leptos::prelude::*;
 
 /// One page of users matching `query`.
@@ -16,7 +18,7 @@ pub async fn list_users(query: String, page: u32) -> Result<UserPage, AppError> 
         items: found
             .items
             .iter()
-            .map(|u| ssr::user_view(u, core.now()))
+            .map(|u| ssr::users::user_view(u, core.now()))
             .collect(),
         total: found.total,
         page,
@@ -28,7 +30,7 @@ pub async fn list_users(query: String, page: u32) -> Result<UserPage, AppError> 
 #[server(prefix = "/api", endpoint = "users/get")]
 pub async fn get_user(id: String) -> Result<UserView, AppError> {
     let (core, p, _) = ssr::context().await?;
-    Ok(ssr::user_view(
+    Ok(ssr::users::user_view(
         &core.user(&p, &authz::ids::UserId::from_stored(id)).await?,
         core.now(),
     ))
@@ -55,7 +57,7 @@ pub async fn create_user(
 #[server(prefix = "/api", endpoint = "users/role")]
 pub async fn set_user_role(id: String, role: String) -> Result<UserView, AppError> {
     let (core, p, meta) = ssr::context().await?;
-    Ok(ssr::user_view(
+    Ok(ssr::users::user_view(
         &core
             .set_user_role(&p, &authz::ids::UserId::from_stored(id), &role, &meta)
             .await?,
@@ -67,7 +69,7 @@ pub async fn set_user_role(id: String, role: String) -> Result<UserView, AppErro
 #[server(prefix = "/api", endpoint = "users/disabled")]
 pub async fn set_user_disabled(id: String, disabled: bool) -> Result<UserView, AppError> {
     let (core, p, meta) = ssr::context().await?;
-    Ok(ssr::user_view(
+    Ok(ssr::users::user_view(
         &core
             .set_user_disabled(&p, &authz::ids::UserId::from_stored(id), disabled, &meta)
             .await?,

@@ -1,5 +1,7 @@
 //! Errors on the field they belong to: a failed submission's message appears under the input it
 //! names (`aria-invalid`, `aria-describedby`), focus moves there, and editing the form clears it.
+//!
+//! Form inputs build on `ui` (classes, [`ErrorMessage`]); `ui` never names this module.
 use super::ui::{ErrorMessage, INPUT, LABEL, MUTED};
 use crate::error::AppError;
 use leptos::prelude::*;
@@ -289,3 +291,28 @@ pub fn Field(
         </div>
     }
 }
+
+/// A new-password field and its confirmation, named `password` and `confirm`, with their
+/// errors on them.
+#[component]
+pub fn PasswordFields(
+    errors: FieldErrors,
+    label: &'static str,
+    confirm_label: &'static str,
+) -> impl IntoView {
+    view! {
+        <Field errors name="password" id="password" label kind=Kind::Password required=true
+            minlength=12 maxlength=256 autocomplete="new-password" help="12 to 256 characters."/>
+        <Field errors name="confirm" id="confirm" label=confirm_label kind=Kind::Password required=true
+            maxlength=256 autocomplete="new-password"/>
+    }
+}
+
+/// The inputs of a password form: the one-time link pages and the account page.
+pub const PASSWORD_FIELDS: &[(&str, &str)] = &[
+    ("email", "email"),
+    ("display_name", "display_name"),
+    ("current", "current"),
+    ("password", "password"),
+    ("confirm", "confirm"),
+];

@@ -2,7 +2,7 @@
 use super::pager::{grouped, with_query};
 use super::ui::*;
 use crate::error::AppError;
-use crate::types::AuditPage;
+use crate::types::audit::AuditPage;
 use leptos::prelude::*;
 
 /// The events in `events` (loaded by the page) with a link to all of them in the audit log.

@@ -3,7 +3,7 @@ use super::toast::{ToastKind, use_toasts};
 use super::ui::{ErrorMessage, H1, Loading, MUTED};
 use crate::api::session::{SelectRealm, get_session};
 use crate::error::AppError;
-use crate::types::{Abilities, SessionInfo};
+use crate::types::session::{Abilities, SessionInfo};
 use leptos::prelude::*;
 use leptos_router::components::{A, Outlet};
 use leptos_router::hooks::use_location;
@@ -58,6 +58,9 @@ fn ReviewLink(count: u64) -> impl IntoView {
         </A>
     }
 }
+
+/// Applies the remembered (or system) colour scheme before first paint.
+pub const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('portcullis-theme');if(t?t==='dark':matchMedia('(prefers-color-scheme: dark)').matches){document.documentElement.classList.add('dark')}}catch(e){}";
 
 /// Toggles dark mode and remembers the choice in `localStorage`.
 #[component]
@@ -354,7 +357,7 @@ pub fn Allowed(allowed: fn(Abilities) -> bool, children: ChildrenFn) -> impl Int
 #[component]
 pub fn NotAllowed() -> impl IntoView {
     #[cfg(feature = "ssr")]
-    crate::ssr::set_status(axum::http::StatusCode::FORBIDDEN);
+    crate::status::set_status(axum::http::StatusCode::FORBIDDEN);
     view! {
         <div class="max-w-xl" data-testid="not-allowed">
             <h1 class=H1>"Not allowed"</h1>
@@ -368,7 +371,7 @@ pub fn NotAllowed() -> impl IntoView {
 #[component]
 pub fn NotFound() -> impl IntoView {
     #[cfg(feature = "ssr")]
-    crate::ssr::set_status(axum::http::StatusCode::NOT_FOUND);
+    crate::status::set_status(axum::http::StatusCode::NOT_FOUND);
     view! {
         <div class="max-w-xl" data-testid="not-found">
             <h1 class=H1>"Page not found"</h1>

@@ -1,7 +1,7 @@
 //! Pick a client by searching for it: a combobox (WAI-ARIA pattern) over the realm's clients.
 use super::ui::{INPUT, LABEL, MUTED};
 use crate::api::clients::client_choices;
-use crate::types::ClientChoiceView;
+use crate::types::clients::ClientChoiceView;
 use leptos::prelude::*;
 
 /// A searchable client picker. Typing searches by `client_id` or name; arrow keys move through

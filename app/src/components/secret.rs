@@ -1,7 +1,7 @@
 //! A newly issued client secret, shown once.
 use super::copy::CopyValue;
 use super::ui::BTN_SMALL;
-use crate::types::IssuedSecret;
+use crate::types::clients::IssuedSecret;
 use leptos::prelude::*;
 
 /// A client secret shown once, with a copy button and "Done".

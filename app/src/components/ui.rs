@@ -1,4 +1,8 @@
-//! Class lists shared by the console's widgets (scanned by the stylesheet generator).
+//! Class lists shared by the console's widgets (scanned by the stylesheet generator), and the
+//! small widgets every page uses.
+//!
+//! The bottom of `components`: it names only `error` and `toast`; the other widgets (`field`,
+//! `pager`, `card`, …) name it, never the other way round.
 use crate::error::AppError;
 use leptos::prelude::*;
 
@@ -217,29 +221,3 @@ pub fn When(
     let title = format!("{at} (UTC)");
     view! { <time datetime=at title=title tabindex="0" class="underline decoration-dotted decoration-slate-400 underline-offset-2">{words}</time> }
 }
-
-/// A new-password field and its confirmation, named `password` and `confirm`, with their
-/// errors on them.
-#[component]
-pub fn PasswordFields(
-    errors: super::field::FieldErrors,
-    label: &'static str,
-    confirm_label: &'static str,
-) -> impl IntoView {
-    use super::field::{Field, Kind};
-    view! {
-        <Field errors name="password" id="password" label kind=Kind::Password required=true
-            minlength=12 maxlength=256 autocomplete="new-password" help="12 to 256 characters."/>
-        <Field errors name="confirm" id="confirm" label=confirm_label kind=Kind::Password required=true
-            maxlength=256 autocomplete="new-password"/>
-    }
-}
-
-/// The inputs of a password form: the one-time link pages and the account page.
-pub const PASSWORD_FIELDS: &[(&str, &str)] = &[
-    ("email", "email"),
-    ("display_name", "display_name"),
-    ("current", "current"),
-    ("password", "password"),
-    ("confirm", "confirm"),
-];

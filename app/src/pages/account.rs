@@ -2,11 +2,10 @@
 //! console account signs in as a person of the default realm).
 use crate::api::account::ChangePassword;
 use crate::api::people::{RevokeMyConnectedApp, my_connected_apps};
-use crate::components::field::{Field, FieldErrors, Kind};
+use crate::components::field::{Field, FieldErrors, Kind, PASSWORD_FIELDS, PasswordFields};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::{
-    BTN_PRIMARY, CARD, ErrorMessage, Loading, MUTED, PASSWORD_FIELDS, PageHeader, PasswordFields,
-    successes,
+    BTN_PRIMARY, CARD, ErrorMessage, Loading, MUTED, PageHeader, successes,
 };
 use crate::pages::people::ConnectedAppList;
 use leptos::prelude::*;

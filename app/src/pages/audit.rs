@@ -4,7 +4,7 @@ use crate::components::field::ISO_PATTERN;
 use crate::components::layout::use_session;
 use crate::components::pager::{CursorPager, with_query};
 use crate::components::ui::*;
-use crate::types::{AUDIT_ACTIONS, AuditQuery};
+use crate::types::audit::{AUDIT_ACTIONS, AuditQuery};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;

@@ -17,7 +17,7 @@ fn document(title: &str, body: String) -> String {
     let title = html_escape(title);
     format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"/><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/><meta name=\"referrer\" content=\"no-referrer\"/><title>{title}</title><script>{}</script><link rel=\"stylesheet\" href=\"/pkg/app.css\"/><link rel=\"icon\" href=\"/favicon.svg\"/></head><body class=\"min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100\">{body}</body></html>",
-        crate::THEME_SCRIPT
+        crate::components::layout::THEME_SCRIPT
     )
 }
 

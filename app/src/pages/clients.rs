@@ -18,8 +18,9 @@ use crate::components::secret::SecretPanel;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::pages::access::ClientAccess;
-use crate::types::{
-    AuditPage, ClientDetailView, ClientFormView, ClientView, IssuedSecret, RemoteKeysView,
+use crate::types::audit::AuditPage;
+use crate::types::clients::{
+    ClientDetailView, ClientFormView, ClientView, IssuedSecret, RemoteKeysView,
 };
 use leptos::prelude::*;
 use leptos_router::components::Form;

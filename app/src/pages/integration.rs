@@ -11,7 +11,9 @@ use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, grouped, with_query};
 use crate::components::ui::*;
 use crate::pages::agents::AgentRow;
-use crate::types::{ArtifactView, CheckStepView, McpCheckView, ProtectionView, RegisteredView};
+use crate::types::integration::{
+    ArtifactView, CheckStepView, McpCheckView, ProtectionView, RegisteredView,
+};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 

@@ -46,7 +46,7 @@ pub fn LoginPage() -> impl IntoView {
     // After a failed attempt the email is kept (rendered by the server; the browser keeps what
     // the page arrived with).
     #[cfg(feature = "ssr")]
-    let email = crate::ssr::login_email().unwrap_or_default();
+    let email = crate::ssr::login::login_email().unwrap_or_default();
     #[cfg(not(feature = "ssr"))]
     let email = String::new();
     let has_email = !email.is_empty();

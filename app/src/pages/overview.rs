@@ -4,7 +4,7 @@ use crate::components::copy::CopyValue;
 use crate::components::layout::use_session;
 use crate::components::pager::grouped;
 use crate::components::ui::*;
-use crate::types::OverviewView;
+use crate::types::overview::OverviewView;
 use leptos::prelude::*;
 
 /// A count that links to its list.

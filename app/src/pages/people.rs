@@ -9,12 +9,12 @@ use crate::api::people::{
     connected_apps, get_person, list_people,
 };
 use crate::components::confirm::ConfirmButton;
-use crate::components::field::{Field, FieldErrors, Kind};
+use crate::components::field::{Field, FieldErrors, Kind, PASSWORD_FIELDS, PasswordFields};
 use crate::components::history::History;
 use crate::components::pager::{Pager, with_query};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
-use crate::types::{ConnectedAppView, PersonView};
+use crate::types::people::{ConnectedAppView, PersonView};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;

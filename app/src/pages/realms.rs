@@ -10,7 +10,7 @@ use crate::components::history::History;
 use crate::components::layout::use_abilities;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
-use crate::types::RealmView;
+use crate::types::realms::RealmView;
 use leptos::prelude::*;
 
 /// The inputs of the realm forms (named as the server names them).
@@ -382,7 +382,7 @@ const DOCUMENT_POLICIES: [(&str, &str, &str); 4] = [
 /// Who may register clients in the realm (RFC 7591), and the realm's limit.
 #[component]
 fn RegistrationSettings(
-    realm: crate::types::RealmView,
+    realm: crate::types::realms::RealmView,
     action: ServerAction<crate::api::realms::SetRegistrationPolicy>,
 ) -> impl IntoView {
     let errors = crate::components::field::FieldErrors::new(

@@ -17,7 +17,10 @@ use crate::components::secret::SecretPanel;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::pages::access::ResourceClients;
-use crate::types::{AuditPage, GrantPage, IssuedSecret, ResourceView};
+use crate::types::access::GrantPage;
+use crate::types::audit::AuditPage;
+use crate::types::clients::IssuedSecret;
+use crate::types::resources::ResourceView;
 use leptos::prelude::*;
 
 const ALGS: [(&str, &str); 4] = [

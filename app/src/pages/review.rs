@@ -10,7 +10,7 @@ use crate::components::layout::client_revoke_effect;
 use crate::components::scopes::{ScopeChecks, joined, split};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
-use crate::types::ReviewItemView;
+use crate::types::review::ReviewItemView;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use std::collections::{BTreeMap, BTreeSet};

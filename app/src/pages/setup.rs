@@ -3,8 +3,8 @@ use super::login::AuthFrame;
 use crate::api::session::{
     CompletePasswordReset, CompleteSetup, reset_link_status, setup_link_status,
 };
-use crate::components::field::{Field, FieldErrors, Kind};
-use crate::components::ui::{BTN_PRIMARY, Loading, MUTED, PASSWORD_FIELDS, PasswordFields};
+use crate::components::field::{Field, FieldErrors, Kind, PASSWORD_FIELDS, PasswordFields};
+use crate::components::ui::{BTN_PRIMARY, Loading, MUTED};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 

@@ -11,7 +11,7 @@ use crate::components::history::History;
 use crate::components::pager::{Pager, with_query};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
-use crate::types::{IssuedLink, UserView};
+use crate::types::users::{IssuedLink, UserView};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;

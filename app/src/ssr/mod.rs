@@ -1,0 +1,202 @@
+//! Server-side glue for server functions (ssr only): context, session and principal here, and
+//! one module per domain converting the core's types into view types (`crate::types::<domain>`).
+//!
+//! Dependencies go one way: this module and its domain modules name `error`, `status` and
+//! `types`; none of those names `ssr`. A domain module may name this file (`super::moment`) and
+//! another domain module (`access` names `resources`); this file names none of them.
+use crate::error::AppError;
+use crate::status::set_status;
+use crate::types::Moment;
+use authz::{Core, Principal, RequestMeta};
+use leptos::prelude::*;
+use tower_sessions::Session;
+
+pub mod access;
+pub mod agents;
+pub mod audit;
+pub mod clients;
+pub mod integration;
+pub mod keys;
+pub mod login;
+pub mod people;
+pub mod realms;
+pub mod resources;
+pub mod review;
+pub mod users;
+
+/// Session key holding the signed-in user's id.
+pub const SESSION_USER: &str = "uid";
+/// Session key holding the Unix time of sign-in (for the absolute expiry).
+pub const SESSION_AUTH_AT: &str = "auth_at";
+/// Session key holding the account's credential version at sign-in: when the password changes,
+/// sessions holding an older version end.
+pub const SESSION_CREDENTIALS: &str = "cred";
+/// Session key holding the realm selected in the console.
+pub const SESSION_REALM: &str = "realm_id";
+
+/// What the server's middleware resolved for this request.
+#[derive(Debug, Clone, Default)]
+pub struct ConsoleRequest {
+    /// The signed-in user, if any (disabled users and expired sessions resolve to none).
+    pub principal: Option<Principal>,
+    /// Request id and client IP.
+    pub meta: RequestMeta,
+}
+
+/// The core from context.
+///
+/// # Errors
+/// `Internal` if the server did not provide it.
+pub fn core() -> Result<Core, AppError> {
+    use_context::<Core>().ok_or(AppError::Internal)
+}
+
+/// The resolved request.
+///
+/// # Errors
+/// `Internal` if the middleware did not run.
+pub async fn request() -> Result<ConsoleRequest, AppError> {
+    leptos_axum::extract::<axum::Extension<ConsoleRequest>>()
+        .await
+        .map(|e| e.0)
+        .map_err(|_| AppError::Internal)
+}
+
+/// Core, signed-in principal and request facts.
+///
+/// # Errors
+/// `Unauthenticated` without a session.
+pub async fn context() -> Result<(Core, Principal, RequestMeta), AppError> {
+    let req = request().await?;
+    let Some(p) = req.principal else {
+        set_status(axum::http::StatusCode::UNAUTHORIZED);
+        return Err(AppError::Unauthenticated);
+    };
+    Ok((core()?, p, req.meta))
+}
+
+/// The session.
+///
+/// # Errors
+/// `Internal` if the session layer is missing.
+pub async fn session() -> Result<Session, AppError> {
+    leptos_axum::extract::<Session>()
+        .await
+        .map_err(|_| AppError::Internal)
+}
+
+fn session_failed(e: tower_sessions::session::Error) -> AppError {
+    tracing::error!(error = %e, "Session store failed");
+    AppError::Internal
+}
+
+/// Starts an authenticated session: rotates the session id, then records the user, the time
+/// and the account's credential version.
+///
+/// # Errors
+/// `Internal` when the session store fails.
+pub async fn start_session(session: &Session, p: &Principal, now: i64) -> Result<(), AppError> {
+    session
+        .insert(SESSION_USER, p.user_id.as_str())
+        .await
+        .map_err(session_failed)?;
+    session
+        .insert(SESSION_AUTH_AT, now)
+        .await
+        .map_err(session_failed)?;
+    renew_session(session, p).await
+}
+
+/// Rotates the session id and records the principal's current credential version (after the
+/// signed-in user changed their own password; sign-in time, and so the absolute expiry, stay).
+///
+/// # Errors
+/// `Internal` when the session store fails.
+pub async fn renew_session(session: &Session, p: &Principal) -> Result<(), AppError> {
+    session.cycle_id().await.map_err(session_failed)?;
+    session
+        .insert(SESSION_CREDENTIALS, p.credential_version)
+        .await
+        .map_err(session_failed)
+}
+
+/// The name of the realm selected in this session (default `default`).
+///
+/// The session remembers the realm's id, so a rename (in this session or another) keeps it
+/// selected, and a new realm that takes an old name is never selected by mistake.
+///
+/// # Errors
+/// `Internal` when the session store or the store fails.
+pub async fn selected_realm(core: &Core, session: &Session) -> Result<String, AppError> {
+    let id = session
+        .get::<String>(SESSION_REALM)
+        .await
+        .map_err(session_failed)?;
+    let name = match id {
+        Some(id) => {
+            core.realm_name(&authz::realms::RealmId::from_stored(id))
+                .await?
+        }
+        None => None,
+    };
+    Ok(name.map_or_else(
+        || authz::realms::DEFAULT_REALM.to_owned(),
+        |n| n.to_string(),
+    ))
+}
+
+/// Remembers the selected realm (by id).
+///
+/// # Errors
+/// `Internal` when the session store fails.
+pub async fn select_realm(session: &Session, realm: &authz::realms::Realm) -> Result<(), AppError> {
+    session
+        .insert(SESSION_REALM, realm.id.as_str())
+        .await
+        .map_err(session_failed)
+}
+
+/// `t` as the console shows it, relative to `now`.
+pub fn moment(now: i64, t: i64) -> Moment {
+    Moment {
+        at: authz::clock::rfc3339(t),
+        ago: authz::clock::ago(now, t),
+    }
+}
+
+/// Rejects input that failed parsing in a server function (HTTP 422).
+pub fn invalid(msg: &str) -> AppError {
+    set_status(axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+    AppError::Invalid(msg.to_owned())
+}
+
+/// A console-side check that failed on one field (422), e.g. a password confirmation.
+pub fn field_error(field: &str, msg: &str) -> AppError {
+    set_status(axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+    AppError::Field {
+        field: field.to_owned(),
+        message: msg.to_owned(),
+    }
+}
+
+/// The password and its confirmation agree, else a message on the confirmation.
+///
+/// # Errors
+/// `Field` on `confirm`.
+pub fn confirmed(password: &str, confirm: &str) -> Result<(), AppError> {
+    if password == confirm {
+        Ok(())
+    } else {
+        Err(field_error("confirm", "The two passwords do not match."))
+    }
+}
+
+/// Core, principal, request facts and the realm selected in the console.
+///
+/// # Errors
+/// `Unauthenticated` without a session; `Internal` when the session store fails.
+pub async fn realm_context() -> Result<(Core, Principal, RequestMeta, String), AppError> {
+    let (core, p, meta) = context().await?;
+    let realm = selected_realm(&core, &session().await?).await?;
+    Ok((core, p, meta, realm))
+}

@@ -1,0 +1,31 @@
+//! View types sent between server functions and components (wasm-safe; no core types).
+//!
+//! One module per domain (the domains of `api/` and `pages/`). This file holds what every domain
+//! shares; the domain modules name it (`super::Moment`), and it names none of them.
+use serde::{Deserialize, Serialize};
+
+pub mod access;
+pub mod agents;
+pub mod audit;
+pub mod clients;
+pub mod integration;
+pub mod keys;
+pub mod overview;
+pub mod people;
+pub mod realms;
+pub mod resources;
+pub mod review;
+pub mod session;
+pub mod users;
+
+/// A point in time as the console shows it: in words, with the exact time on hover.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moment {
+    /// RFC 3339, UTC.
+    pub at: String,
+    /// Relative to the server's now (`5 minutes ago`, `in 2 days`).
+    pub ago: String,
+}
+
+/// Rows per page on list screens.
+pub const PAGE_SIZE: u32 = 20;

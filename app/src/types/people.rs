@@ -1,0 +1,60 @@
+//! A realm's people and their connected apps (`api::people`, `pages::people`, `pages::account`).
+use super::Moment;
+use serde::{Deserialize, Serialize};
+
+/// A person of a realm (who signs in at its authorization endpoint).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersonView {
+    /// Id (`psn_…`, the `sub` of their tokens).
+    pub id: String,
+    /// Email.
+    pub email: String,
+    /// Display name.
+    pub display_name: String,
+    /// Roles, space-separated.
+    pub roles: String,
+    /// Disabled flag.
+    pub disabled: bool,
+    /// Whether a password is set.
+    pub has_password: bool,
+    /// Creation time.
+    pub created: Moment,
+}
+
+/// One page of people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersonPage {
+    /// Rows.
+    pub items: Vec<PersonView>,
+    /// All matching rows.
+    pub total: u64,
+    /// 0-based page index.
+    pub page: u32,
+    /// Rows per page.
+    pub page_size: u32,
+}
+
+/// A connected app: a client a person let act for them at a resource.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectedAppView {
+    /// Consent id.
+    pub id: String,
+    /// The person (or console account) id.
+    pub subject: String,
+    /// The client's `client_id`.
+    pub client_id: String,
+    /// The client's name.
+    pub client_name: String,
+    /// The resource's name.
+    pub resource_name: String,
+    /// The resource's URI.
+    pub resource_uri: String,
+    /// Scopes agreed to.
+    pub scopes: Vec<String>,
+    /// Whether it stays connected (refresh tokens).
+    pub offline: bool,
+    /// Last agreed to.
+    pub updated: Moment,
+    /// Last token refresh, if any.
+    pub last_used: Option<Moment>,
+}

@@ -1,0 +1,44 @@
+//! Console users (`api::users`, `pages::users`).
+use super::Moment;
+use serde::{Deserialize, Serialize};
+
+/// A console user as shown in the Users screen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserView {
+    /// Id.
+    pub id: String,
+    /// Email.
+    pub email: String,
+    /// Display name.
+    pub display_name: String,
+    /// Role.
+    pub role: String,
+    /// Disabled flag.
+    pub disabled: bool,
+    /// Whether a password has been set.
+    pub has_password: bool,
+    /// Creation time.
+    pub created: Moment,
+}
+
+/// One page of users.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserPage {
+    /// Rows.
+    pub items: Vec<UserView>,
+    /// All matching rows.
+    pub total: u64,
+    /// 0-based page index.
+    pub page: u32,
+    /// Rows per page.
+    pub page_size: u32,
+}
+
+/// A one-time link shown once to an admin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssuedLink {
+    /// Whom it is for.
+    pub email: String,
+    /// The link.
+    pub url: String,
+}
