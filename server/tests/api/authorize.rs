@@ -778,7 +778,8 @@ fn series(text: &str, name_and_labels: &str) -> f64 {
 async fn refusals_sent_back_to_the_client_are_counted_with_their_code() {
     let f = flow().await;
     let metrics = || async { body(f.t.get("/metrics", None).await).await };
-    let refused = "portcullis_oauth_requests_total{endpoint=\"authorize\",outcome=\"refused\",error=\"login_required\"}";
+    // Codes outside RFC 6749 §5.2's list (`login_required`) are labelled `other`.
+    let refused = "portcullis_oauth_requests_total{endpoint=\"authorize\",outcome=\"refused\",error=\"other\"}";
     let denied = "portcullis_oauth_requests_total{endpoint=\"authorize\",outcome=\"refused\",error=\"access_denied\"}";
     let ok = "portcullis_oauth_requests_total{endpoint=\"authorize\",outcome=\"ok\",error=\"\"}";
     let before = metrics().await;
