@@ -119,6 +119,11 @@ impl Core {
         realms::issuer(&self.config.public_url, realm)
     }
 
+    /// The console's security review queue, where a reviewer decides the clients that wait.
+    pub fn review_queue_url(&self) -> String {
+        format!("{}/review", self.base_url())
+    }
+
     /// The public URL without a trailing slash.
     pub(crate) fn base_url(&self) -> &str {
         self.config.public_url.trim_end_matches('/')

@@ -1,6 +1,6 @@
 //! Building a [`Guard`]: the issuer and resource it protects, and its options.
 use crate::Guard;
-use crate::metadata::ProtectedResourceMetadata;
+use crate::metadata::{ProtectedResourceMetadata, split_origin};
 use std::time::Duration;
 
 /// Why a guard cannot be built.
@@ -267,17 +267,6 @@ pub(crate) fn metadata_urls(resource: &str) -> Vec<String> {
         vec![root]
     } else {
         vec![format!("{root}{path}"), root]
-    }
-}
-
-/// `(origin, path)` of an absolute URL.
-pub(crate) fn split_origin(url: &str) -> (&str, &str) {
-    match url
-        .find("://")
-        .and_then(|i| url[i + 3..].find('/').map(|j| i + 3 + j))
-    {
-        Some(at) => (&url[..at], &url[at..]),
-        None => (url, "/"),
     }
 }
 

@@ -1,5 +1,6 @@
 //! The tower layer that guards routes: no valid token, no request.
-use crate::{Guard, Rejection};
+use crate::Guard;
+use crate::challenge::Rejection;
 use axum::response::Response;
 use http::{HeaderMap, Request, header};
 use std::future::Future;
@@ -40,7 +41,7 @@ impl Guard {
     /// # Errors
     /// [`ConfigError::Scope`](crate::ConfigError::Scope) for a scope that is not an RFC 6749
     /// scope token.
-    pub fn layer_requiring<I, S>(&self, scopes: I) -> Result<GuardLayer, crate::ConfigError>
+    pub fn layer_requiring<I, S>(&self, scopes: I) -> Result<GuardLayer, crate::config::ConfigError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -61,7 +62,7 @@ impl Guard {
         &self,
         headers: &HeaderMap,
         scopes: &[String],
-    ) -> Result<crate::Caller, Rejection> {
+    ) -> Result<crate::caller::Caller, Rejection> {
         let token = bearer(headers)?;
         self.verify_requiring(token, scopes).await
     }

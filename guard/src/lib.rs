@@ -164,7 +164,7 @@ impl Guard {
             pinned,
         );
         let metadata_urls = config::metadata_urls(&b.resource);
-        let resource_path = config::split_origin(&b.resource).1.to_owned();
+        let resource_path = metadata::split_origin(&b.resource).1.to_owned();
         Ok(Self {
             inner: Arc::new(Inner {
                 realm: Arc::new(realm),
@@ -199,7 +199,7 @@ impl Guard {
     /// The resource URL's host name: what the server's `Host` check (DNS-rebinding
     /// protection) should accept.
     pub fn resource_host(&self) -> &str {
-        let (origin, _) = config::split_origin(&self.inner.resource);
+        let (origin, _) = metadata::split_origin(&self.inner.resource);
         let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
         match authority.strip_prefix('[') {
             Some(v6) => v6.split(']').next().unwrap_or(v6),

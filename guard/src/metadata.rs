@@ -84,7 +84,7 @@ impl Guard {
         let body = bytes_of(&self.inner.metadata);
         let mut router = Router::new();
         for url in &self.inner.metadata_urls {
-            let (_, path) = crate::config::split_origin(url);
+            let (_, path) = split_origin(url);
             let body = body.clone();
             router = router.route(
                 path,
@@ -120,4 +120,15 @@ fn bytes_of(m: &ProtectedResourceMetadata) -> axum::body::Bytes {
     serde_json::to_vec_pretty(m)
         .map(Into::into)
         .unwrap_or_default()
+}
+
+/// `(origin, path)` of an absolute URL.
+pub(crate) fn split_origin(url: &str) -> (&str, &str) {
+    match url
+        .find("://")
+        .and_then(|i| url[i + 3..].find('/').map(|j| i + 3 + j))
+    {
+        Some(at) => (&url[..at], &url[at..]),
+        None => (url, "/"),
+    }
 }

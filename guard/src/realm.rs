@@ -8,8 +8,9 @@
 //! refreshed in the background while requests go on with it. A request that finds no usable
 //! key while a fetch is under way waits for that fetch rather than failing.
 use crate::client::{Http, HttpError};
-use crate::config::{DEFAULT_KEY_TTL, MAX_KEY_TTL, MIN_KEY_TTL, split_origin};
+use crate::config::{DEFAULT_KEY_TTL, MAX_KEY_TTL, MIN_KEY_TTL};
 use crate::keys::{Key, KeySet};
+use crate::metadata::split_origin;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 

@@ -1,23 +1,21 @@
 //! The command line: `serve`, `migrate`, `print-config`, `validate-config` and the dispatcher;
 //! each command group (`keys`, `resources`, `clients`, …) lives in its own module below.
 use crate::config::Config;
-use anyhow::Context as _;
 use clap::{Parser, Subcommand};
-use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 
 /// `println!` for command output. A closed pipe (`portcullis clients list | head`) ends the
 /// command quietly with success (see [`closed_pipe`]), not with a panic.
 macro_rules! say {
     ($($arg:tt)*) => {
-        $crate::cli::write_out(format_args!("{}\n", format_args!($($arg)*)))?
+        $crate::cli::support::write_out(format_args!("{}\n", format_args!($($arg)*)))?
     };
 }
 
 /// `print!` for command output (no newline added); see `say!`.
 macro_rules! say_raw {
     ($($arg:tt)*) => {
-        $crate::cli::write_out(format_args!($($arg)*))?
+        $crate::cli::support::write_out(format_args!($($arg)*))?
     };
 }
 
@@ -25,7 +23,7 @@ macro_rules! say_raw {
 /// the command fails, because the secret is shown nowhere else.
 macro_rules! say_secret {
     ($($arg:tt)*) => {
-        $crate::cli::write_out(format_args!("{}\n", format_args!($($arg)*))).map_err(|e| {
+        $crate::cli::support::write_out(format_args!("{}\n", format_args!($($arg)*))).map_err(|e| {
             anyhow::anyhow!(
                 "{e}: the new secret was not delivered and is shown nowhere else; rotate it (clients rotate-secret) before use"
             )
@@ -43,6 +41,7 @@ mod people;
 mod realms;
 mod registration;
 mod resources;
+mod support;
 mod table;
 pub use admin::AdminCommand;
 pub use agents::AgentsCommand;
@@ -53,34 +52,8 @@ pub use people::PeopleCommand;
 pub use realms::RealmsCommand;
 pub use registration::RegistrationCommand;
 pub use resources::ResourcesCommand;
+pub use support::{StdoutClosed, closed_pipe, write_out};
 pub use table::ListFormat;
-
-/// Command output could not be written to stdout.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot write to stdout: {0}")]
-pub struct StdoutClosed(#[source] std::io::Error);
-
-/// Writes command output to stdout.
-///
-/// # Errors
-/// [`StdoutClosed`], e.g. with `BrokenPipe` when the reader went away.
-pub fn write_out(args: std::fmt::Arguments<'_>) -> Result<(), StdoutClosed> {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    out.write_fmt(args)
-        .and_then(|()| out.flush())
-        .map_err(StdoutClosed)
-}
-
-/// Whether a command failed only because whoever read its output stopped reading. Only a write
-/// to stdout counts: a broken pipe anywhere else (a database socket) is a real failure.
-pub fn closed_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|cause| {
-        cause
-            .downcast_ref::<StdoutClosed>()
-            .is_some_and(|c| c.0.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
 
 /// Portcullis: the authorization server for MCP.
 #[derive(Debug, Parser)]
@@ -255,7 +228,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::People { command } => {
             let password = match &command {
                 PeopleCommand::Add { password: true, .. } | PeopleCommand::SetPassword { .. } => {
-                    Some(read_password()?)
+                    Some(support::read_password()?)
                 }
                 _ => None,
             };
@@ -265,58 +238,5 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             result
         }
         Command::Admin { command } => admin::admin(config, command).await,
-    }
-}
-
-fn core_error(e: authz::Error) -> anyhow::Error {
-    match e {
-        authz::Error::InvalidField { field, message } => anyhow::anyhow!("{field}: {message}"),
-        e => anyhow::anyhow!("{e}"),
-    }
-}
-
-/// What a revocation in `realm` cannot reach, in words (for every message that says one
-/// happened).
-async fn revocation_note(core: &authz::Core, realm: &str) -> anyhow::Result<String> {
-    let horizon = core.local_token_horizon(realm).await.map_err(core_error)?;
-    Ok(authz::tokens::local_verification_note(horizon))
-}
-
-fn read_password() -> anyhow::Result<String> {
-    if std::io::stdin().is_terminal() {
-        let first =
-            rpassword::prompt_password("Password: ").context("Failed to read the password")?;
-        let second = rpassword::prompt_password("Repeat password: ")
-            .context("Failed to read the password")?;
-        anyhow::ensure!(first == second, "The two passwords do not match.");
-        Ok(first)
-    } else {
-        let mut line = String::new();
-        std::io::stdin()
-            .lock()
-            .read_line(&mut line)
-            .context("Failed to read the password from stdin")?;
-        Ok(line.trim_end_matches(['\r', '\n']).to_owned())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{StdoutClosed, closed_pipe};
-    use std::io::{Error, ErrorKind};
-
-    #[test]
-    fn only_a_closed_stdout_counts_as_a_quiet_end() {
-        let stdout = anyhow::Error::from(StdoutClosed(Error::from(ErrorKind::BrokenPipe)));
-        assert!(closed_pipe(&stdout));
-        assert!(closed_pipe(&stdout.context("listing agents")));
-        // A database socket's broken pipe is a failure, however deep in the chain.
-        let socket = anyhow::Error::from(Error::from(ErrorKind::BrokenPipe)).context("migrate");
-        assert!(!closed_pipe(&socket));
-        let full = anyhow::Error::from(StdoutClosed(Error::from(ErrorKind::StorageFull)));
-        assert!(
-            !closed_pipe(&full),
-            "a full disk is not a reader going away"
-        );
     }
 }

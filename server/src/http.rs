@@ -1,7 +1,6 @@
 //! Cross-cutting HTTP middleware: request ids, metrics and request logs, CSRF protection, the
 //! sign-in guard for console pages, and security headers.
 use crate::AppState;
-use crate::session::RequestId;
 use app::ssr::ConsoleRequest;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -11,6 +10,10 @@ use std::time::Instant;
 
 /// Header carrying the request id.
 pub const REQUEST_ID: &str = "x-request-id";
+
+/// Request id assigned by [`request_id`].
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
 
 /// The request's id and client address (see [`crate::client_ip`]), for the audit log and
 /// throttling.

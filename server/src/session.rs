@@ -117,10 +117,6 @@ pub fn layer(store: AnyStore, secure: bool, idle_secs: i64) -> SessionManagerLay
         ))
 }
 
-/// Request id assigned by [`crate::http::request_id`].
-#[derive(Debug, Clone)]
-pub struct RequestId(pub String);
-
 /// Resolves the session to a principal and records request facts, for every request.
 pub async fn resolve(
     State(state): State<AppState>,

@@ -507,6 +507,82 @@ async fn people_and_the_review_queue_list_with_a_header_row_and_as_json() {
     assert!(text[4].ends_with('Z'), "RFC 3339: {text:?}");
 }
 
+/// Runs `portcullis args…` on the data directory; its stdout and stderr, after a success.
+fn portcullis_with_stderr(data: &std::path::Path, args: &[&str]) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_portcullis"))
+        .args(args)
+        .env("PORTCULLIS_DATA_DIR", data)
+        .output()
+        .expect("run portcullis");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?}: {stderr}");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
+}
+
+/// A developer whose client waits for review sees it in the CLI output, with the reviewer
+/// queue's console URL; the list itself (stdout) stays a list.
+#[tokio::test]
+async fn a_client_awaiting_review_is_pointed_at_the_review_queue() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |args: &[&str]| portcullis_with_stderr(dir.path(), args);
+    run(&["migrate"]);
+    run(&[
+        "clients",
+        "create",
+        "--client-id",
+        "admin-made",
+        "--name",
+        "Admin made",
+        "--scope",
+        "tools:call",
+    ]);
+    for args in [&["clients", "list"][..], &["registration", "pending"]] {
+        let (_, stderr) = run(args);
+        assert!(
+            !stderr.contains("security review"),
+            "nothing waits: {stderr}"
+        );
+    }
+
+    let state = server::AppState::init(server::config::Config {
+        data_dir: dir.path().to_owned(),
+        ..Default::default()
+    })
+    .await
+    .expect("init");
+    let metadata: authz::clients::ClientMetadata = serde_json::from_value(serde_json::json!({
+        "client_name": "Helper",
+        "redirect_uris": ["https://app.example.com/cb"],
+    }))
+    .expect("metadata");
+    let registered = state
+        .core
+        .register_client_dynamically("default", &metadata, None, &Default::default())
+        .await
+        .expect("register");
+    let queue_url = state.core.review_queue_url();
+    state.db.close().await;
+    assert!(queue_url.ends_with("/review"), "{queue_url}");
+    let client_id = registered.client_id.to_string();
+
+    for args in [
+        &["clients", "list"][..],
+        &["clients", "list", "--json"],
+        &["registration", "pending"],
+    ] {
+        let (stdout, stderr) = run(args);
+        assert!(stdout.contains(&client_id), "{args:?}: {stdout}");
+        assert!(
+            stderr.contains("1 client waits for a security review") && stderr.contains(&queue_url),
+            "{args:?}: {stderr}"
+        );
+    }
+    let (stdout, _) = run(&["clients", "list", "--json"]);
+    serde_json::from_str::<serde_json::Value>(&stdout).expect("stdout stays JSON");
+    let (_, stderr) = run(&["registration", "pending", "--state", "approved"]);
+    assert!(!stderr.contains("security review"), "{stderr}");
+}
+
 /// `portcullis demo` interrupted halfway (Ctrl-C) still removes its temporary directory.
 #[cfg(unix)]
 #[test]

@@ -35,15 +35,11 @@ fn main() -> anyhow::Result<()> {
         Some("css") => css(),
         Some("serve") => serve(),
         Some("test") => test(),
-        Some("check-modules") => {
-            let (modules, edges) = modgraph::check(Path::new("authz/src"))?;
-            eprintln!("{modules} modules, {edges} edges, no cycle");
-            Ok(())
-        }
+        Some("check-modules") => modgraph::check_workspace(&root),
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test | bench [tokens|flood|soak|scale|codes|guard]>"
+                "usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test | check-modules | bench [tokens|flood|soak|scale|codes|guard]>"
             );
             bail!("unknown command")
         }
@@ -411,10 +407,8 @@ fn test() -> anyhow::Result<()> {
         ]))
     })?;
     stage("authz has neither axum nor leptos", check_authz_tree)?;
-    stage("authz module graph has no cycles", || {
-        let (modules, edges) = modgraph::check(Path::new("authz/src"))?;
-        eprintln!("{modules} modules, {edges} edges, no cycle");
-        Ok(())
+    stage("module graphs have no cycles", || {
+        modgraph::check_workspace(Path::new("."))
     })?;
     stage("rust tests (SQLite and PostgreSQL)", || {
         let (ok, out) = run_captured(

@@ -227,8 +227,19 @@ pub struct AuthorizeParams {
 /// What the browser is shown next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AuthorizeStep {
-    /// Go back to the client: a code or an error, always to a redirect URI that matched.
+    /// Go back to the client with a code, to a redirect URI that matched.
     Redirect(String),
+    /// Go back to the client with an error (RFC 6749 §4.1.2.1), to a redirect URI that
+    /// matched: `location` carries `error` and `error_description`, which are given here as
+    /// data too, so that nobody parses them back out of the URL.
+    Refused {
+        /// The redirect URI with `error`, `error_description`, `state` and `iss`.
+        location: String,
+        /// The `error` code (`access_denied`, `invalid_scope`, …).
+        error: &'static str,
+        /// The `error_description`.
+        description: String,
+    },
     /// Sign in.
     Login(LoginPage),
     /// Agree or refuse.

@@ -101,7 +101,7 @@ impl Core {
                 realm: realm.display_name.clone(),
                 client_name: client.name.clone(),
                 client_id: client.client_id.to_string(),
-                queue_url: format!("{}/review", self.base_url()),
+                queue_url: self.review_queue_url(),
             }));
         }
         let issuer = self.issuer(&realm.name);
@@ -122,7 +122,11 @@ impl Core {
                 p.push(("state", s));
             }
             p.push(("iss", issuer.as_str()));
-            Ok(AuthorizeStep::Redirect(with_query(&redirect_uri, &p)))
+            Ok(AuthorizeStep::Refused {
+                location: with_query(&redirect_uri, &p),
+                error: r.code,
+                description: r.description.clone(),
+            })
         };
         let ticket = match self
             .check_request(&realm, &client, &redirect_uri, params, browser)
@@ -688,7 +692,11 @@ impl Core {
             p.push(("state", s));
         }
         p.push(("iss", issuer.as_str()));
-        AuthorizeStep::Redirect(with_query(&ticket.redirect_uri, &p))
+        AuthorizeStep::Refused {
+            location: with_query(&ticket.redirect_uri, &p),
+            error: r.code,
+            description: r.description.clone(),
+        }
     }
 
     /// The ticket's client, still registered (same row) and enabled.

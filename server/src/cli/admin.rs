@@ -21,7 +21,7 @@ pub enum AdminCommand {
 
 pub(super) async fn admin(config: Config, command: AdminCommand) -> anyhow::Result<()> {
     let AdminCommand::Create { email, name, role } = command;
-    let password = super::read_password()?;
+    let password = super::support::read_password()?;
     crate::init_tracing(&config.log);
     let state = crate::AppState::init(config).await?;
     let user = state

@@ -1,6 +1,6 @@
 //! `agents` commands: register non-human identities, list them, enable, disable and delete them,
 //! and bind clients to them. Each is one core call, audited as `cli`.
-use super::core_error;
+use super::support::core_error;
 use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
 

@@ -1,8 +1,8 @@
 //! `clients` commands: register clients, rotate their secrets, grant and revoke their access to
 //! resources and list it. Each is one core call, audited as `cli`.
 use super::lifecycle::{self, ClientLifecycle};
+use super::support::{core_error, revocation_note};
 use super::table::{ListFormat, Table};
-use super::{core_error, revocation_note};
 use clap::Subcommand;
 
 /// `clients` subcommands.

@@ -1,6 +1,6 @@
 //! `keys` commands: rotate a realm's signing keys, list them, measure the signing rate. Each is
 //! one core call, audited as `cli`.
-use super::core_error;
+use super::support::core_error;
 use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
 

@@ -1,6 +1,6 @@
 //! CLI lifecycle commands for clients and resources beyond `create`: list, enable, disable,
 //! delete. Each is one core call, audited as `cli`.
-use super::core_error;
+use super::support::{core_error, say_awaiting_review};
 use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
 
@@ -71,12 +71,16 @@ pub(super) async fn client_lifecycle(
                 ],
             );
             let mut page = 0;
+            let mut waiting = 0;
             loop {
                 let p = core
                     .list_clients(&cli, &realm, &search, authz::paging::Page::new(page, 100))
                     .await
                     .map_err(core_error)?;
                 for c in &p.items {
+                    if c.registration.review == authz::clients::ReviewState::Pending {
+                        waiting += 1;
+                    }
                     table.row([
                         c.client_id.to_string().into(),
                         c.name.clone().into(),
@@ -94,6 +98,7 @@ pub(super) async fn client_lifecycle(
                 }
             }
             table.finish()?;
+            say_awaiting_review(core, waiting);
         }
         ClientLifecycle::Disable { realm, client_id } => {
             core.set_client_enabled(&cli, &realm, &client_id, false, &meta)

@@ -1,6 +1,6 @@
 //! `check-mcp`: the MCP handshake tester at the command line (the console's "Check an MCP
 //! server"), one core call; what it sent, what came back and the verdict of each step.
-use super::core_error;
+use super::support::core_error;
 use authz::integration::Verdict;
 
 /// Checks the MCP server at `url` against `realm` and prints each step.

@@ -1,7 +1,7 @@
 //! `people` commands: add a realm's people, list them, set passwords, disable and enable them.
 //! Each is one core call, audited as `cli`.
+use super::support::{core_error, revocation_note};
 use super::table::{Cell, ListFormat, Table};
-use super::{core_error, revocation_note};
 use clap::Subcommand;
 
 /// `people` subcommands.

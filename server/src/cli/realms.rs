@@ -1,6 +1,6 @@
 //! `realms` commands: list realms, create one, change a realm's settings. Each is one core
 //! call, audited as `cli`.
-use super::core_error;
+use super::support::core_error;
 use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
 

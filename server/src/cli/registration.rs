@@ -1,7 +1,7 @@
 //! `registration` commands: the realm's registration policy, initial access tokens, and the
 //! review queue (list, approve, reject, revoke, restore). Each is one core call, audited as `cli`.
+use super::support::{core_error, revocation_note, say_awaiting_review};
 use super::table::{Cell, ListFormat, Table};
-use super::{core_error, revocation_note};
 use clap::Subcommand;
 
 /// `registration` subcommands.
@@ -238,11 +238,16 @@ pub(super) async fn registration(
                     "created_at",
                 ],
             );
-            for item in core
+            let queue = core
                 .review_queue(&p, &realm, state)
                 .await
-                .map_err(core_error)?
-            {
+                .map_err(core_error)?;
+            let waiting = if state == authz::clients::ReviewState::Pending {
+                queue.len()
+            } else {
+                0
+            };
+            for item in queue {
                 let c = &item.client;
                 let ip = c.registration.source_ip.as_deref();
                 table.row([
@@ -254,6 +259,7 @@ pub(super) async fn registration(
                 ])?;
             }
             table.finish()?;
+            say_awaiting_review(core, waiting);
         }
         RegistrationCommand::Approve {
             realm,

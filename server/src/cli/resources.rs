@@ -1,8 +1,8 @@
 //! `resources` commands: register MCP servers as token audiences, list them, choose the
 //! default audience, create introspection credentials, list who may reach one. Each is one core
 //! call, audited as `cli`.
-use super::core_error;
 use super::lifecycle::{self, ResourceLifecycle};
+use super::support::core_error;
 use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
 

@@ -4,7 +4,7 @@
 //! Text rows are written as they come (`portcullis clients list | head` stops early); a JSON
 //! array is written once it is complete. Nothing is written before the first row is known, so
 //! a list that fails at once (an unknown realm) prints only its error, on stderr.
-use super::{StdoutClosed, write_out};
+use super::support::{StdoutClosed, write_out};
 use serde::ser::{SerializeMap as _, SerializeSeq as _};
 use serde_json::Value;
 

@@ -1,92 +1,18 @@
-//! `GET` and `POST /realms/{realm}/authorize`: the authorization endpoint's pages.
+//! `GET` and `POST /realms/{realm}/authorize` and `/realms/{realm}/account`: the
+//! authorization endpoint's pages and a person's account page.
 //!
-//! Two cookies, both scoped to the realm's path and apart from the console's session: a
-//! browser binding (random; the sealed request on every page is bound to its hash, which makes
-//! the forms CSRF-proof and a copied page useless elsewhere) and the sign-in session.
+//! The sealed request on every authorization page is bound to the hash of the browser cookie,
+//! which makes a copied page useless elsewhere; the forms are checked by [`PageForm`].
 use super::Meta;
+use super::page::{
+    AccountForm, BROWSER_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY, PageForm, SignInForm,
+    browser_of, cookie, error_page, page, set_cookie,
+};
 use crate::AppState;
 use authz::authorize::{AuthorizeParams, AuthorizeStep};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
-
-/// The browser-binding cookie (over plain http, in development).
-pub const BROWSER_COOKIE: &str = "portcullis_authz";
-/// The sign-in session cookie (over plain http, in development).
-pub const LOGIN_COOKIE: &str = "portcullis_login";
-
-/// A cookie's name as sent: on https with the `__Secure-` prefix (the strongest a cookie scoped
-/// to the realm's path may carry; `__Host-` requires `Path=/`), so no plain-http page or
-/// sibling host can set it.
-fn cookie_name(name: &'static str, secure: bool) -> &'static str {
-    match (secure, name) {
-        (true, BROWSER_COOKIE) => "__Secure-portcullis_authz",
-        (true, LOGIN_COOKIE) => "__Secure-portcullis_login",
-        _ => name,
-    }
-}
-/// Most parameters an authorization request may carry.
-const MAX_PARAMETERS: usize = 64;
-/// Longest query string accepted.
-const MAX_QUERY: usize = 16 * 1024;
-
-/// Pages may show a client's logo (any https image) and must not be framed; no `form-action`,
-/// as browsers apply it to the redirect that follows a form post (to the client's URI).
-const PAGE_CSP: &str = "default-src 'self'; script-src 'unsafe-inline'; style-src 'self'; img-src 'self' data: https:; frame-ancestors 'none'; base-uri 'none'";
-
-fn cookie<'a>(headers: &'a HeaderMap, name: &'static str, secure: bool) -> Option<&'a str> {
-    let name = cookie_name(name, secure);
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, v)| *k == name && !v.is_empty() && v.len() <= 128)
-        .map(|(_, v)| v)
-}
-
-/// This browser's binding cookie, or a new one to set (`true`).
-fn browser_of(headers: &HeaderMap, secure: bool) -> (String, bool) {
-    match cookie(headers, BROWSER_COOKIE, secure) {
-        Some(b) => (b.to_owned(), false),
-        None => (
-            authz::secret::PlainToken::generate().expose().to_owned(),
-            true,
-        ),
-    }
-}
-
-fn set_cookie(
-    res: &mut Response,
-    name: &'static str,
-    value: &str,
-    realm: &str,
-    max_age: Option<i64>,
-    secure: bool,
-) {
-    let age = max_age
-        .map(|a| format!("; Max-Age={a}"))
-        .unwrap_or_default();
-    let name = cookie_name(name, secure);
-    let secure = if secure { "; Secure" } else { "" };
-    // The realm segment is a parsed slug here, so the path is always a valid cookie path.
-    let v = format!("{name}={value}; Path=/realms/{realm}/; HttpOnly; SameSite=Lax{age}{secure}");
-    if let Ok(v) = HeaderValue::from_str(&v) {
-        res.headers_mut().append(header::SET_COOKIE, v);
-    }
-}
-
-fn page(status: StatusCode, html: String) -> Response {
-    let mut res = (status, Html(html)).into_response();
-    let h = res.headers_mut();
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(PAGE_CSP),
-    );
-    res
-}
+use axum::response::{IntoResponse, Response};
 
 /// Counts a step and logs a refusal (an error page, or an error sent back to the client).
 fn record(realm: &str, client: Option<&str>, step: &Result<AuthorizeStep, authz::Error>) {
@@ -94,22 +20,10 @@ fn record(realm: &str, client: Option<&str>, step: &Result<AuthorizeStep, authz:
     let refuse =
         |code: &str, reason: &str| refused(Endpoint::Authorize, realm, client, code, reason);
     match step {
-        Ok(AuthorizeStep::Redirect(location)) => {
-            let query: Vec<(String, String)> = url::Url::parse(location)
-                .map(|u| u.query_pairs().into_owned().collect())
-                .unwrap_or_default();
-            // The answer's parameters come after any the registered redirect URI carries: the
-            // last `code` or `error` is ours.
-            let last = |k: &str| query.iter().rposition(|(n, _)| n == k);
-            let value = |i: usize| query[i].1.as_str();
-            match (last("error"), last("code")) {
-                (Some(e), code) if code.is_none_or(|c| c < e) => refuse(
-                    value(e),
-                    last("error_description").map(value).unwrap_or_default(),
-                ),
-                _ => answered(Endpoint::Authorize, "ok"),
-            }
-        }
+        Ok(AuthorizeStep::Redirect(_)) => answered(Endpoint::Authorize, "ok"),
+        Ok(AuthorizeStep::Refused {
+            error, description, ..
+        }) => refuse(error, description),
         Ok(AuthorizeStep::Login(_) | AuthorizeStep::Consent(_)) => {
             answered(Endpoint::Authorize, "interaction");
         }
@@ -145,7 +59,7 @@ fn render_for(
     record(realm, client, &step);
     let action = format!("/realms/{realm}/authorize");
     match step {
-        Ok(AuthorizeStep::Redirect(location)) => {
+        Ok(AuthorizeStep::Redirect(location) | AuthorizeStep::Refused { location, .. }) => {
             let status = if post {
                 StatusCode::SEE_OTHER
             } else {
@@ -195,15 +109,6 @@ fn render_for(
             )
         }
     }
-}
-
-fn error_page(realm: &str, status: StatusCode, message: &str) -> Response {
-    let shown = authz::realms::RealmName::parse(realm)
-        .map_or_else(|_| "Portcullis".to_owned(), |r| r.to_string());
-    page(
-        status,
-        app::pages::authorize::error_html(&shown, "This sign-in cannot continue", message),
-    )
 }
 
 /// Decodes the query; names that repeat are listed (an error the core reports).
@@ -282,41 +187,20 @@ pub async fn get(
 /// `POST /realms/{realm}/authorize`: the sign-in and consent forms.
 pub async fn post(
     State(state): State<AppState>,
-    Path(realm): Path<String>,
     Meta(meta): Meta,
-    headers: HeaderMap,
-    body: String,
+    form: PageForm<SignInForm>,
 ) -> Response {
-    let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
-        return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
-    };
-    let realm = realm_name.to_string();
-    let form: Vec<(String, String)> = url::form_urlencoded::parse(body.as_bytes())
-        .take(MAX_PARAMETERS)
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
-    let field = |name: &str| {
-        form.iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
-    // Without the binding cookie the post did not come from our page in this browser.
-    let Some(browser) = cookie(&headers, BROWSER_COOKIE, state.config.is_https()) else {
-        return error_page(
-            &realm,
-            StatusCode::BAD_REQUEST,
-            "This sign-in page has expired or was opened in another browser. Go back to the application and connect again.",
-        );
-    };
+    let realm = &form.realm;
+    let field = |name| form.fields.get(name);
     let ticket = field("ticket").unwrap_or_default();
     match field("step") {
         Some("login") => {
             let result = state
                 .core
                 .authorize_sign_in(
-                    &realm,
+                    realm,
                     ticket,
-                    browser,
+                    &form.browser,
                     field("email").unwrap_or_default(),
                     field("password").unwrap_or_default(),
                     &meta,
@@ -324,20 +208,20 @@ pub async fn post(
                 .await;
             match result {
                 Ok((step, session)) => {
-                    let mut res = render(&realm, Ok(step), true);
+                    let mut res = render(realm, Ok(step), true);
                     if let Some(s) = session {
                         set_cookie(
                             &mut res,
                             LOGIN_COOKIE,
                             &s.0,
-                            &realm,
+                            realm,
                             Some(authz::authorize::LOGIN_SESSION_TTL_SECS),
                             state.config.is_https(),
                         );
                     }
                     res
                 }
-                Err(e) => render(&realm, Err(e), true),
+                Err(e) => render(realm, Err(e), true),
             }
         }
         Some("consent") => {
@@ -345,17 +229,17 @@ pub async fn post(
             let step = state
                 .core
                 .authorize_decide(
-                    &realm,
+                    realm,
                     ticket,
-                    browser,
-                    cookie(&headers, LOGIN_COOKIE, state.config.is_https()),
+                    &form.browser,
+                    form.session.as_deref(),
                     approve,
                     &meta,
                 )
                 .await;
-            render(&realm, step, true)
+            render(realm, step, true)
         }
-        _ => error_page(&realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
+        _ => error_page(realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
     }
 }
 
@@ -472,63 +356,28 @@ pub async fn account_get(
 /// `POST /realms/{realm}/account`: sign in, disconnect an app, sign out.
 pub async fn account_post(
     State(state): State<AppState>,
-    Path(realm): Path<String>,
     Meta(meta): Meta,
-    headers: HeaderMap,
-    body: String,
+    form: PageForm<AccountForm>,
 ) -> Response {
-    let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
-        return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
-    };
-    let realm = realm_name.to_string();
-    let form: Vec<(String, String)> = url::form_urlencoded::parse(body.as_bytes())
-        .take(MAX_PARAMETERS)
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
-    let field = |name: &str| {
-        form.iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let Some(browser) = cookie(&headers, BROWSER_COOKIE, state.config.is_https()) else {
-        return error_page(
-            &realm,
-            StatusCode::BAD_REQUEST,
-            "The form expired. Open your account page again.",
-        );
-    };
-    let session = cookie(&headers, LOGIN_COOKIE, state.config.is_https());
-    // Our own page posts same-origin; the token binds the post to this browser and session.
-    if !crate::http::same_origin(&headers, &state.public_origin)
-        || !state.core.account_form_token_matches(
-            browser,
-            session,
-            field("csrf").unwrap_or_default(),
-        )
-    {
-        return error_page(
-            &realm,
-            StatusCode::BAD_REQUEST,
-            "The form expired. Open your account page again.",
-        );
-    }
+    let (realm, browser, session) = (&form.realm, &form.browser, form.session.as_deref());
+    let field = |name| form.fields.get(name);
     let secure = state.config.is_https();
     match field("step") {
         Some("login") => {
             let email = field("email").unwrap_or_default();
             match state
                 .core
-                .account_sign_in(&realm, email, field("password").unwrap_or_default(), &meta)
+                .account_sign_in(realm, email, field("password").unwrap_or_default(), &meta)
                 .await
             {
                 Ok(s) => {
                     let mut res =
-                        account_page(&state, &realm, browser, Some(&s.0), None, None).await;
+                        account_page(&state, realm, browser, Some(&s.0), None, None).await;
                     set_cookie(
                         &mut res,
                         LOGIN_COOKIE,
                         &s.0,
-                        &realm,
+                        realm,
                         Some(authz::authorize::LOGIN_SESSION_TTL_SECS),
                         secure,
                     );
@@ -539,7 +388,7 @@ pub async fn account_post(
                     // still sends.
                     account_page(
                         &state,
-                        &realm,
+                        realm,
                         browser,
                         session,
                         None,
@@ -552,7 +401,7 @@ pub async fn account_post(
                     // still sends.
                     account_page(
                         &state,
-                        &realm,
+                        realm,
                         browser,
                         session,
                         None,
@@ -560,22 +409,22 @@ pub async fn account_post(
                     )
                     .await
                 }
-                Err(e) => render(&realm, Err(e), true),
+                Err(e) => render(realm, Err(e), true),
             }
         }
         Some("revoke") => {
             let Some(s) = session else {
-                return account_page(&state, &realm, browser, None, None, None).await;
+                return account_page(&state, realm, browser, None, None, None).await;
             };
             let notice = match state
                 .core
-                .revoke_own_connected_app(&realm, s, field("consent").unwrap_or_default(), &meta)
+                .revoke_own_connected_app(realm, s, field("consent").unwrap_or_default(), &meta)
                 .await
             {
                 Ok(()) => {
-                    let note = match state.core.local_token_horizon(&realm).await {
+                    let note = match state.core.local_token_horizon(realm).await {
                         Ok(h) => authz::tokens::local_verification_note(h),
-                        Err(e) => return render(&realm, Err(e), true),
+                        Err(e) => return render(realm, Err(e), true),
                     };
                     format!(
                         "Disconnected: the app's refresh tokens stopped working, and services that check with Portcullis refuse its access tokens now. {note}"
@@ -585,11 +434,11 @@ pub async fn account_post(
                     "That app was already disconnected.".to_owned()
                 }
                 Err(authz::Error::Unauthenticated) => {
-                    return account_page(&state, &realm, browser, session, None, None).await;
+                    return account_page(&state, realm, browser, session, None, None).await;
                 }
-                Err(e) => return render(&realm, Err(e), true),
+                Err(e) => return render(realm, Err(e), true),
             };
-            account_page(&state, &realm, browser, Some(s), Some(&notice), None).await
+            account_page(&state, realm, browser, Some(s), Some(&notice), None).await
         }
         Some("logout") => {
             if let Some(s) = session
@@ -597,10 +446,10 @@ pub async fn account_post(
             {
                 tracing::error!(error = %e, "Failed to end a sign-in session");
             }
-            let mut res = account_page(&state, &realm, browser, None, None, None).await;
-            set_cookie(&mut res, LOGIN_COOKIE, "", &realm, Some(0), secure);
+            let mut res = account_page(&state, realm, browser, None, None, None).await;
+            set_cookie(&mut res, LOGIN_COOKIE, "", realm, Some(0), secure);
             res
         }
-        _ => error_page(&realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
+        _ => error_page(realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
     }
 }

@@ -7,6 +7,7 @@
 mod authorize;
 mod error;
 mod form;
+mod page;
 
 use crate::AppState;
 use axum::extract::FromRequestParts;

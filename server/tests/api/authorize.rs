@@ -766,6 +766,109 @@ async fn prompt_none_and_deny_answer_the_client_with_iss() {
     assert_eq!(query_of(&loc)["error"], "consent_required");
 }
 
+fn series(text: &str, name_and_labels: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name_and_labels)?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// An error sent back to the client is counted as a refusal with its code (the core says which,
+/// the adapter does not read it back out of the redirect), a code as an answer.
+#[tokio::test]
+async fn refusals_sent_back_to_the_client_are_counted_with_their_code() {
+    let f = flow().await;
+    let metrics = || async { body(f.t.get("/metrics", None).await).await };
+    // Codes outside RFC 6749 §5.2's list (`login_required`) are labelled `other`.
+    let refused = "portcullis_oauth_requests_total{endpoint=\"authorize\",outcome=\"refused\",error=\"other\"}";
+    let denied = "portcullis_oauth_requests_total{endpoint=\"authorize\",outcome=\"refused\",error=\"access_denied\"}";
+    let ok = "portcullis_oauth_requests_total{endpoint=\"authorize\",outcome=\"ok\",error=\"\"}";
+    let before = metrics().await;
+    let (status, loc, _) = f
+        .get(&mut Browser::default(), &authorize_url("&prompt=none"))
+        .await;
+    assert_eq!(status, StatusCode::FOUND);
+    assert_eq!(query_of(&loc)["error"], "login_required");
+    let mut b = Browser::default();
+    let (_, _, html) = f.get(&mut b, &authorize_url("")).await;
+    let (_, _, html) = f
+        .post(
+            &mut b,
+            &format!(
+                "step=login&ticket={}&email={}&password={}",
+                ticket_of(&html),
+                enc(PERSON),
+                enc(PASSWORD)
+            ),
+        )
+        .await;
+    let (_, loc, _) = f
+        .post(
+            &mut b,
+            &format!("step=consent&decision=deny&ticket={}", ticket_of(&html)),
+        )
+        .await;
+    assert_eq!(query_of(&loc)["error"], "access_denied");
+    let loc = f.consent(&mut Browser::default(), "").await;
+    assert!(query_of(&loc).contains_key("code"), "{loc}");
+    let after = metrics().await;
+    for name in [refused, denied, ok] {
+        let grew = series(&after, name) - series(&before, name);
+        assert!(grew >= 1.0, "{name} grew by {grew}:\n{after}");
+    }
+}
+
+/// Both kinds of page form go through one check: a post a browser marks as cross-site is
+/// refused with the page's error, however valid its ticket or token.
+#[tokio::test]
+async fn page_forms_posted_cross_site_are_refused() {
+    let f = flow().await;
+    let cross_site = |path: &str, form: String, b: &Browser| {
+        let mut req = Request::post(path)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header("sec-fetch-site", "cross-site");
+        if let Some(c) = b.header() {
+            req = req.header(header::COOKIE, c);
+        }
+        f.t.send(req.body(Body::from(form)).expect("request"))
+    };
+    let mut b = Browser::default();
+    let (_, _, html) = f.get(&mut b, &authorize_url("")).await;
+    let sign_in = format!(
+        "step=login&ticket={}&email={}&password={}",
+        ticket_of(&html),
+        enc(PERSON),
+        enc(PASSWORD)
+    );
+    let res = cross_site("/realms/default/authorize", sign_in.clone(), &b).await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(
+        body(res)
+            .await
+            .contains("expired or was opened in another browser")
+    );
+    // The same form from the page itself signs in.
+    let (status, _, html) = f.post(&mut b, &sign_in).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("name=\"ticket\""), "the consent page: {html}");
+
+    let mut fresh = Browser::default();
+    let (_, _, html) = f.get(&mut fresh, "/realms/default/account").await;
+    let login = format!(
+        "step=login&csrf={}&email={}&password={}",
+        csrf_of(&html),
+        enc(PERSON),
+        enc(PASSWORD)
+    );
+    let res = cross_site("/realms/default/account", login.clone(), &fresh).await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(body(res).await.contains("The form expired"));
+    let (status, _, html) = f
+        .post_to(&mut fresh, "/realms/default/account", &login)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("<title>Connected apps</title>"), "{html}");
+}
+
 /// Every ordering of every non-empty subset of `values`.
 fn arrangements<'a>(values: &[&'a str]) -> Vec<Vec<&'a str>> {
     let mut out = vec![];
