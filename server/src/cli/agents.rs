@@ -22,10 +22,10 @@ pub enum AgentsCommand {
         #[arg(long)]
         roles: String,
         /// What it does.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         description: String,
         /// Expiry, `YYYY-MM-DDTHH:MM` (UTC).
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         expires: String,
     },
     /// List agents with their status and bound clients.
@@ -34,7 +34,7 @@ pub enum AgentsCommand {
         #[arg(long, default_value = "default")]
         realm: String,
         /// Substring of the name or owner.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         search: String,
         /// Only MCP-capable agents.
         #[arg(long)]

@@ -15,7 +15,7 @@ pub enum ClientsCommand {
         #[arg(long, default_value = "default")]
         realm: String,
         /// `client_id` (generated when omitted).
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         client_id: String,
         /// Display name.
         #[arg(long)]
@@ -27,28 +27,28 @@ pub enum ClientsCommand {
         #[arg(long, default_value = "client_secret_basic")]
         auth_method: String,
         /// JWK Set (JSON) with the public keys of a private_key_jwt client.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         jwks: String,
         /// Or the HTTPS URL where a private_key_jwt client publishes its JWK Set.
-        #[arg(long, default_value = "", conflicts_with = "jwks")]
+        #[arg(long, default_value = "", hide_default_value = true, conflicts_with = "jwks")]
         jwks_uri: String,
         /// Contacts (emails, comma-separated).
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         contacts: String,
         /// Redirect URIs (space-separated), matched exactly.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         redirect_uris: String,
         /// RFC 7591 `client_uri`.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         client_uri: String,
         /// RFC 7591 `logo_uri`.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         logo_uri: String,
         /// RFC 7591 `software_id`.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         software_id: String,
         /// RFC 7591 `software_version`.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         software_version: String,
     },
     /// Issue a new secret; old ones keep working for the overlap.

@@ -13,7 +13,7 @@ pub enum ClientLifecycle {
         #[arg(long, default_value = "default")]
         realm: String,
         /// Substring of client_id or name.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         search: String,
         #[command(flatten)]
         format: ListFormat,

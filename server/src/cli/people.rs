@@ -16,10 +16,10 @@ pub enum PeopleCommand {
         #[arg(long)]
         email: String,
         /// Display name (default: the email).
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         name: String,
         /// Roles, space-separated.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         roles: String,
         /// Set a first password.
         #[arg(long)]

@@ -16,14 +16,14 @@ pub enum RegistrationCommand {
         #[arg(long, default_value = "", hide_default_value = true)]
         policy: String,
         /// Most self-registered clients the realm holds (unchanged when omitted).
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         max_clients: String,
         /// Clients identified by a metadata-document URL: review, any, allow_list or disabled
         /// (unchanged when omitted).
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         documents: String,
         /// Domains trusted under allow_list, space- or comma-separated.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         domains: String,
         /// Days without a token after which a self-registered client expires; 0: never
         /// (unchanged when omitted).

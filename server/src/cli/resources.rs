@@ -27,10 +27,10 @@ pub enum ResourcesCommand {
         #[arg(long)]
         scopes: String,
         /// Access-token lifetime in seconds (default: the realm's, 300 unless changed).
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         ttl: String,
         /// Signing algorithm override: ES256, RS256 or EdDSA.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         alg: String,
     },
     /// List resources.
@@ -73,7 +73,7 @@ pub enum ResourcesCommand {
         #[arg(long)]
         id: String,
         /// Only clients whose client_id or name contains this.
-        #[arg(long, default_value = "")]
+        #[arg(long, default_value = "", hide_default_value = true)]
         search: String,
         #[command(flatten)]
         format: ListFormat,
