@@ -8,7 +8,8 @@ import { ADMIN, VENV, ensurePythonVenv, login } from './helpers';
 
 // The generated server snippets, run as real MCP servers: a Portcullis token reaches a tool,
 // a request without one gets exactly the generated challenge, a token for another resource is
-// refused. A snippet that does not work fails here.
+// refused, the metadata answers at both well-known URLs, and with the opt-in introspection
+// credentials a revoked token is refused at once. A snippet that does not work fails here.
 
 test.beforeAll(() => {
   test.setTimeout(300_000);
@@ -16,8 +17,8 @@ test.beforeAll(() => {
 });
 
 /** Starts `runtime` (with `file`, if any) and waits until it says it listens. */
-async function start(runtime: string, file: string | null, port: number): Promise<ChildProcess> {
-  const child = spawn(runtime, file ? [file] : [], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function start(runtime: string, file: string | null, port: number, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(runtime, file ? [file] : [], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start: ${output}`)), 20_000);
@@ -83,7 +84,9 @@ test(`the generated ${lang.id} server accepts tokens for itself only and answers
     expect(artifact(lang.id), 'the compiled Rust server is what the console generates').toBe(readFileSync(RUST_EXAMPLE, 'utf8'));
   }
 
-  const server = await start(lang.runtime, file, port);
+  // The opt-in introspection: the resource's own credentials.
+  const introspection = await call('resources/credentials', { slug: `snip-${suffix}` });
+  const server = await start(lang.runtime, file, port, { INTROSPECTION_CLIENT_ID: introspection.client_id, INTROSPECTION_CLIENT_SECRET: introspection.secret });
   try {
     // Without a token: exactly the generated 401.
     const bare = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -95,6 +98,10 @@ test(`the generated ${lang.id} server accepts tokens for itself only and answers
     expect(metadata.resource).toBe(url);
     expect(metadata.authorization_servers).toEqual([`${baseURL}/realms/default`]);
     if (lang.id === 'rust') expect(metadata).toEqual(JSON.parse(artifact('metadata')));
+    // Some clients ask only the root well-known URL: the same document there.
+    const rootUrl = artifact('metadata-urls').split('\n')[1];
+    expect(rootUrl).toBe(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource`);
+    expect(await (await fetch(rootUrl)).json()).toEqual(metadata);
 
     const token = async (resource: string) => {
       const res = await fetch(`${baseURL}/realms/default/token`, {
@@ -115,6 +122,18 @@ test(`the generated ${lang.id} server accepts tokens for itself only and answers
     const foreign = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${await token(other)}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
     expect(foreign.status).toBe(401);
     expect(foreign.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // Revoked at the realm: the introspecting server refuses the token at once, though its
+    // signature, audience and exp are still good.
+    const revoked = await token(url);
+    const revocation = await fetch(`${baseURL}/realms/default/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${issued.client_id}:${issued.secret}`).toString('base64')}` },
+      body: new URLSearchParams({ token: revoked }),
+    });
+    expect(revocation.status).toBe(200);
+    const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${revoked}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
     // The handshake tester agrees: nothing fails against the generated server.
     const check = await call('integration/check', { server_url: url });
     for (const step of check.steps) expect(['pass', 'warn'], `${step.id}: ${step.reason}`).toContain(step.verdict);

@@ -125,19 +125,82 @@ impl Introspector {
             )
             .await?;
         let active = json.body.get("active") == Some(&serde_json::Value::Bool(true));
-        let now = Instant::now();
         let left = Duration::from_secs(u64::try_from(claims.exp - now_unix).unwrap_or(0));
-        let keep = self.ttl.min(left);
-        if !keep.is_zero() {
-            let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
-            if answers.len() >= MAX_ENTRIES {
-                answers.retain(|_, (_, until)| *until > now);
-                if answers.len() >= MAX_ENTRIES {
-                    answers.clear();
-                }
-            }
-            answers.insert(claims.jti.clone(), (active, now + keep));
-        }
+        self.remember(&claims.jti, active, Instant::now(), left);
         Ok(active)
+    }
+
+    /// Keeps an answer for the cache time, never longer than the token has `left`, and never
+    /// more than [`MAX_ENTRIES`] answers: expired ones go first, then all of them.
+    fn remember(&self, jti: &str, active: bool, now: Instant, left: Duration) {
+        let keep = self.ttl.min(left);
+        if keep.is_zero() {
+            return;
+        }
+        let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        if answers.len() >= MAX_ENTRIES {
+            answers.retain(|_, (_, until)| *until > now);
+            if answers.len() >= MAX_ENTRIES {
+                answers.clear();
+            }
+        }
+        answers.insert(jti.to_owned(), (active, now + keep));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(i: &Introspector, jti: &str) -> Option<(bool, Instant)> {
+        i.answers.lock().expect("lock").get(jti).copied()
+    }
+
+    #[test]
+    fn answers_are_kept_for_the_cache_time_never_past_exp_and_bounded() {
+        let i = Introspector::new("id".into(), "secret".into(), Duration::from_secs(30));
+        let now = Instant::now();
+        i.remember("long", true, now, Duration::from_secs(3600));
+        assert_eq!(
+            kept(&i, "long"),
+            Some((true, now + Duration::from_secs(30)))
+        );
+        // The token expires in 5 s: its answer goes with it.
+        i.remember("short", true, now, Duration::from_secs(5));
+        assert_eq!(
+            kept(&i, "short"),
+            Some((true, now + Duration::from_secs(5)))
+        );
+        // Expired already: not kept at all.
+        i.remember("gone", true, now, Duration::ZERO);
+        assert_eq!(kept(&i, "gone"), None);
+        // A zero cache time asks every time.
+        let every_time = Introspector::new("id".into(), "secret".into(), Duration::ZERO);
+        every_time.remember("t", false, now, Duration::from_secs(3600));
+        assert_eq!(kept(&every_time, "t"), None);
+        // Full: the expired answers go first, the live ones stay.
+        {
+            let mut answers = i.answers.lock().expect("lock");
+            for n in 0..MAX_ENTRIES {
+                answers.insert(format!("old{n}"), (true, now));
+            }
+        }
+        let later = now + Duration::from_secs(1);
+        i.remember("new", false, later, Duration::from_secs(3600));
+        assert_eq!(i.answers.lock().expect("lock").len(), 3);
+        assert!(kept(&i, "long").is_some() && kept(&i, "short").is_some());
+        assert_eq!(
+            kept(&i, "new"),
+            Some((false, later + Duration::from_secs(30)))
+        );
+        // Full of live answers: all of them go.
+        {
+            let mut answers = i.answers.lock().expect("lock");
+            for n in 0..MAX_ENTRIES {
+                answers.insert(format!("live{n}"), (true, later + Duration::from_secs(30)));
+            }
+        }
+        i.remember("newer", true, later, Duration::from_secs(3600));
+        assert_eq!(i.answers.lock().expect("lock").len(), 1);
     }
 }

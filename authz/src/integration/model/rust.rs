@@ -1,0 +1,165 @@
+//! The Rust server (official MCP SDK `rmcp`, axum, portcullis-guard) and its dependencies.
+use super::snippet::{Snippet, comment_text, listen_port};
+
+/// The crates the Rust snippet is written and tested against: name, version, features.
+///
+/// The versions are the workspace's `Cargo.lock` ones. `portcullis-guard` and `rmcp` are pinned
+/// exactly (the snippet uses their API); the others at least at the tested version.
+pub const RUST_CRATES: &[(&str, &str, &[&str])] = &[
+    ("portcullis-guard", "=0.1.0", &[]),
+    (
+        "rmcp",
+        "=3.11.0",
+        &["server", "macros", "transport-streamable-http-server"],
+    ),
+    ("axum", "0.8.9", &[]),
+    ("tokio", "1.54.1", &["macros", "rt-multi-thread", "net"]),
+    ("http", "1.5.0", &[]),
+    ("serde_json", "1.0.154", &[]),
+    ("tracing-subscriber", "0.3.23", &["env-filter"]),
+];
+pub(super) fn rust_dependencies() -> String {
+    let mut out = String::from("[dependencies]\n");
+    for (name, version, features) in RUST_CRATES {
+        if *name == "portcullis-guard" {
+            out.push_str(&format!(
+                "# portcullis-guard ships in Portcullis's repository (guard/): point the path at your\n# checkout. Once it is on crates.io: {name} = \"{version}\"\n{name} = {{ path = \"../portcullis/guard\" }}\n"
+            ));
+        } else if features.is_empty() {
+            out.push_str(&format!("{name} = \"{version}\"\n"));
+        } else {
+            out.push_str(&format!(
+                "{name} = {{ version = \"{version}\", features = [{}] }}\n",
+                features
+                    .iter()
+                    .map(|f| format!("\"{f}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    out
+}
+
+pub(super) fn rust_server(s: &Snippet<'_>) -> String {
+    let Snippet {
+        server,
+        resource,
+        scopes,
+        name,
+        ..
+    } = s;
+    let port = listen_port(resource);
+    let loopback = url::Url::parse(resource)
+        .ok()
+        .and_then(|u| u.host_str().map(crate::resources::is_loopback))
+        .unwrap_or(false);
+    let host = if loopback { "127.0.0.1" } else { "0.0.0.0" };
+    let scopes = scopes
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        r#"// src/main.rs: an MCP server protected by {realm} (Portcullis), with the official Rust SDK.
+use portcullis_guard::{{Caller, Guard}};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::Extension;
+use rmcp::model::{{Implementation, ServerCapabilities, ServerConfig}};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{{StreamableHttpServerConfig, StreamableHttpService}};
+use rmcp::{{ServerHandler, tool, tool_handler, tool_router}};
+
+const ISSUER: &str = {issuer:?};
+const RESOURCE: &str = {resource:?};
+const SCOPES: &[&str] = &[{scopes}];
+const NAME: &str = {name:?};
+
+#[derive(Clone)]
+struct Server {{
+    tool_router: ToolRouter<Self>,
+}}
+
+#[tool_router]
+impl Server {{
+    fn new() -> Self {{
+        Self {{
+            tool_router: Self::tool_router(),
+        }}
+    }}
+
+    #[tool(description = "Who the token is for")]
+    async fn whoami(&self, Extension(parts): Extension<http::request::Parts>) -> String {{
+        // The guard let the request in and left the verified caller in its extensions.
+        let Some(caller) = Caller::from_extensions(&parts.extensions) else {{
+            return "nobody".to_owned();
+        }};
+        serde_json::json!({{
+            "sub": caller.subject(),
+            "client_id": caller.client_id(),
+            "scopes": caller.scopes().collect::<Vec<_>>(),
+            "agent": caller.agent(),
+        }})
+        .to_string()
+    }}
+}}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {{
+    fn get_info(&self) -> ServerConfig {{
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(NAME, "1.0.0"))
+    }}
+}}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {{
+    // The guard logs why the realm cannot be reached (RUST_LOG=debug: why a token is refused).
+    tracing_subscriber::fmt::init();
+    // Verifies each token's signature (the realm's JWKS, cached), typ, iss, exp, aud (this
+    // server and no other) and scopes; serves the RFC 9728 metadata at the path-inserted and
+    // the root well-known URLs; answers 401 and 403.
+    let mut guard = Guard::builder(ISSUER, RESOURCE)?
+        .required_scopes(SCOPES.iter().copied())
+        .resource_name(NAME);
+    // Opt-in: with the resource's introspection credentials (Portcullis: the resource's page,
+    // Introspection credentials) each token is also confirmed with the realm (RFC 7662), so a
+    // revoked token is refused at once, or within 30 s if it was used just before, instead of
+    // working until it expires. It costs a request to the realm per token every 30 s, and calls
+    // fail (503) while the realm cannot be reached.
+    if let (Ok(id), Ok(secret)) = (
+        std::env::var("INTROSPECTION_CLIENT_ID"),
+        std::env::var("INTROSPECTION_CLIENT_SECRET"),
+    ) {{
+        guard = guard.introspection(id, secret);
+    }}
+    let guard = guard.build()?;
+    let config = StreamableHttpServerConfig::default()
+        // DNS-rebinding protection: requests must name this server's host.
+        .with_allowed_hosts([guard.resource_host()])
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let mcp = StreamableHttpService::new(
+        || Ok(Server::new()),
+        LocalSessionManager::default().into(),
+        config,
+    );
+    let app = axum::Router::new()
+        .route_service(guard.resource_path(), mcp)
+        .layer(guard.layer())
+        // The metadata is public: merged outside the guard's layer.
+        .merge(guard.metadata_router());
+    let port: u16 = std::env::var("PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or({port});
+    let listener = tokio::net::TcpListener::bind(({host:?}, port)).await?;
+    println!("MCP server for {{RESOURCE}} on port {{port}}");
+    axum::serve(listener, app).await?;
+    Ok(())
+}}
+"#,
+        realm = comment_text(&server.realm),
+        issuer = server.issuer,
+    )
+}
