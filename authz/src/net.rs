@@ -116,7 +116,14 @@ mod tests {
 
     #[test]
     fn bad_ranges_are_refused() {
-        for bad in ["10.0.0.0/33", "2001:db8::/129", "::ffff:10.0.0.0/95", "10.0.0/8", "x", ""] {
+        for bad in [
+            "10.0.0.0/33",
+            "2001:db8::/129",
+            "::ffff:10.0.0.0/95",
+            "10.0.0/8",
+            "x",
+            "",
+        ] {
             assert!(Cidr::parse(bad).is_err(), "{bad}");
         }
     }

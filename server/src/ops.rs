@@ -35,7 +35,10 @@ pub fn metrics_handle() -> PrometheusHandle {
 /// has a value).
 fn describe_metrics() {
     use metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
-    describe_counter!("http_requests_total", "HTTP requests answered, by method, route and status.");
+    describe_counter!(
+        "http_requests_total",
+        "HTTP requests answered, by method, route and status."
+    );
     describe_histogram!(
         "http_request_duration_seconds",
         Unit::Seconds,

@@ -6,6 +6,7 @@
 //!
 //! Redirect URIs match exactly, except loopback ports (RFC 8252 §7.3); an unknown client or an
 //! unmatched redirect URI is an error page, never a redirect.
+mod account;
 mod checks;
 mod model;
 mod ops;

@@ -4,6 +4,7 @@ use crate::clients::RedirectKind;
 use crate::clock::UnixTime;
 use crate::ids::{ClientRowId, RealmId, ResourceId};
 pub use crate::ids::{ConsentId, FamilyId};
+use crate::people::Subject;
 use crate::scope::ScopeSet;
 
 /// Longest an authorization code lives (OAuth 2.1 §4.1.2 recommends at most ten minutes; MCP
@@ -321,4 +322,99 @@ impl std::fmt::Debug for NewLoginSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("NewLoginSession([redacted])")
     }
+}
+
+/// What a person asks of their account page at a realm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccountAction {
+    /// Show the page as it is.
+    Show,
+    /// Sign in.
+    SignIn {
+        /// Email.
+        email: String,
+        /// Password.
+        password: String,
+    },
+    /// Disconnect one of their apps (a consent id).
+    Disconnect(String),
+    /// Sign out.
+    SignOut,
+}
+
+/// The account page after an [`AccountAction`]: what it shows and what becomes of the sign-in
+/// cookie.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountPage {
+    /// The realm's display name.
+    pub realm: String,
+    /// The next form's token, bound to the browser and the session the page shows.
+    pub form_token: String,
+    /// What the page shows.
+    pub view: AccountView,
+    /// The sign-in cookie to set.
+    pub cookie: SessionCookie,
+}
+
+/// The sign-in cookie after an account action.
+#[derive(Clone, PartialEq, Eq)]
+pub enum SessionCookie {
+    /// Leave it as the browser has it.
+    Keep,
+    /// A new sign-in session (its cookie value).
+    Set(NewLoginSession),
+    /// Remove it.
+    Clear,
+}
+
+impl std::fmt::Debug for SessionCookie {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Keep => f.write_str("Keep"),
+            Self::Set(s) => write!(f, "Set({s:?})"),
+            Self::Clear => f.write_str("Clear"),
+        }
+    }
+}
+
+/// What the account page shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccountView {
+    /// The sign-in form.
+    SignIn {
+        /// Why the last attempt failed.
+        error: Option<AccountSignInError>,
+        /// The email to fill in again.
+        email: String,
+    },
+    /// The person's connected apps.
+    Apps {
+        /// The person.
+        subject: Subject,
+        /// Their apps.
+        apps: Vec<ConnectedApp>,
+        /// What the last action did.
+        notice: Option<AccountNotice>,
+    },
+}
+
+/// Why an account sign-in failed, for the person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccountSignInError {
+    /// Email and password do not match.
+    WrongPassword,
+    /// Too many attempts.
+    Throttled,
+}
+
+/// What a disconnect did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccountNotice {
+    /// The app is disconnected; tokens verified locally live up to this many seconds more.
+    Disconnected {
+        /// The realm's longest local-verification horizon, in seconds.
+        horizon_secs: i64,
+    },
+    /// It was disconnected already.
+    AlreadyDisconnected,
 }

@@ -13,9 +13,9 @@ use crate::core::Core;
 use crate::error::{Error, Result};
 use crate::fetch::{Probe, ProbeResponse, parse_fetch_url};
 use crate::keys::{Signer, SigningAlg, generate, new_kid};
+use crate::paging::Page;
 use crate::policy::{Permission, Principal};
 use crate::resources::ResourceUri;
-use crate::storage::Page;
 use crate::tokens::{ACCESS_TOKEN_TYP, AccessTokenClaims, TokenOrigin};
 
 impl Core {

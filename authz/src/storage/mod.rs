@@ -57,9 +57,6 @@ pub use resources::{ResourceStore, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY
 pub use sqlite::SqliteStore;
 pub use tokens::{Purged, TokenStore};
 pub use types::{BaseStore, Generation};
-// Transitional: `integration/ops.rs` still names `crate::storage::Page`; paging lives in
-// `crate::paging`.
-pub(crate) use crate::paging::Page;
 
 /// Everything the core needs from storage.
 pub trait Store:

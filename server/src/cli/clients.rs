@@ -30,7 +30,12 @@ pub enum ClientsCommand {
         #[arg(long, default_value = "", hide_default_value = true)]
         jwks: String,
         /// Or the HTTPS URL where a private_key_jwt client publishes its JWK Set.
-        #[arg(long, default_value = "", hide_default_value = true, conflicts_with = "jwks")]
+        #[arg(
+            long,
+            default_value = "",
+            hide_default_value = true,
+            conflicts_with = "jwks"
+        )]
         jwks_uri: String,
         /// Contacts (emails, comma-separated).
         #[arg(long, default_value = "", hide_default_value = true)]

@@ -271,58 +271,75 @@ fn account_apps(
         .collect()
 }
 
-/// Renders the account page (or its sign-in form) for this browser.
-async fn account_page(
+/// Renders the account page the core built (its sign-in form, or the person's apps).
+fn account_page(
     state: &AppState,
     realm: &str,
-    browser: &str,
-    session: Option<&str>,
-    notice: Option<&str>,
-    login_error: Option<(&str, &str)>,
+    step: Result<authz::authorize::AccountPage, authz::Error>,
 ) -> Response {
-    let action = format!("/realms/{realm}/account");
-    let csrf = state.core.account_form_token(browser, session);
-    let display = match state.core.serving_realm_name(realm).await {
-        Ok(d) => d,
-        Err(e) => return render(realm, Err(e), false),
+    use authz::authorize::{AccountNotice, AccountSignInError, AccountView, SessionCookie};
+    let page_of = match step {
+        Ok(p) => p,
+        Err(e) => return render(realm, Err(e), true),
     };
-    if let Some(s) = session {
-        match state.core.own_connected_apps(realm, s).await {
-            Ok((subject, apps)) => {
-                let apps = account_apps(state.core.now(), &apps);
-                return page(
-                    StatusCode::OK,
-                    app::pages::authorize::account_html(
-                        &display,
-                        &action,
-                        &csrf,
-                        &subject.display_name,
-                        &subject.email,
-                        &apps,
-                        notice,
-                    ),
-                );
-            }
-            Err(authz::Error::Unauthenticated) => {}
-            Err(e) => return render(realm, Err(e), false),
+    let action = format!("/realms/{realm}/account");
+    let html = match page_of.view {
+        AccountView::Apps {
+            subject,
+            apps,
+            notice,
+        } => {
+            let notice = notice.map(|n| match n {
+                AccountNotice::Disconnected { horizon_secs } => format!(
+                    "Disconnected: the app's refresh tokens stopped working, and services that check with Portcullis refuse its access tokens now. {}",
+                    authz::tokens::local_verification_note(horizon_secs)
+                ),
+                AccountNotice::AlreadyDisconnected => {
+                    "That app was already disconnected.".to_owned()
+                }
+            });
+            app::pages::authorize::account_html(
+                &page_of.realm,
+                &action,
+                &page_of.form_token,
+                &subject.display_name,
+                &subject.email,
+                &account_apps(state.core.now(), &apps),
+                notice.as_deref(),
+            )
         }
-    }
-    let (error, email) = login_error.unwrap_or_default();
-    page(
-        StatusCode::OK,
-        app::pages::authorize::account_login_html(
-            &display,
+        AccountView::SignIn { error, email } => app::pages::authorize::account_login_html(
+            &page_of.realm,
             &action,
-            &csrf,
-            (!error.is_empty()).then_some(error),
-            email,
+            &page_of.form_token,
+            error.map(|e| match e {
+                AccountSignInError::WrongPassword => "That email and password do not match.",
+                AccountSignInError::Throttled => "Too many attempts. Try again later.",
+            }),
+            &email,
         ),
-    )
+    };
+    let mut res = page(StatusCode::OK, html);
+    let secure = state.config.is_https();
+    match &page_of.cookie {
+        SessionCookie::Keep => {}
+        SessionCookie::Set(s) => set_cookie(
+            &mut res,
+            LOGIN_COOKIE,
+            &s.0,
+            realm,
+            Some(authz::authorize::LOGIN_SESSION_TTL_SECS),
+            secure,
+        ),
+        SessionCookie::Clear => set_cookie(&mut res, LOGIN_COOKIE, "", realm, Some(0), secure),
+    }
+    res
 }
 
 /// `GET /realms/{realm}/account`: a person's connected apps (after signing in).
 pub async fn account_get(
     State(state): State<AppState>,
+    Meta(meta): Meta,
     Path(realm): Path<String>,
     headers: HeaderMap,
 ) -> Response {
@@ -331,15 +348,17 @@ pub async fn account_get(
     };
     let realm = realm_name.to_string();
     let (browser, fresh) = browser_of(&headers, state.config.is_https());
-    let mut res = account_page(
-        &state,
-        &realm,
-        &browser,
-        cookie(&headers, LOGIN_COOKIE, state.config.is_https()),
-        None,
-        None,
-    )
-    .await;
+    let step = state
+        .core
+        .account(
+            &realm,
+            &browser,
+            cookie(&headers, LOGIN_COOKIE, state.config.is_https()),
+            authz::authorize::AccountAction::Show,
+            &meta,
+        )
+        .await;
+    let mut res = account_page(&state, &realm, step);
     if fresh {
         set_cookie(
             &mut res,
@@ -359,97 +378,32 @@ pub async fn account_post(
     Meta(meta): Meta,
     form: PageForm<AccountForm>,
 ) -> Response {
-    let (realm, browser, session) = (&form.realm, &form.browser, form.session.as_deref());
-    let field = |name| form.fields.get(name);
-    let secure = state.config.is_https();
-    match field("step") {
-        Some("login") => {
-            let email = field("email").unwrap_or_default();
-            match state
-                .core
-                .account_sign_in(realm, email, field("password").unwrap_or_default(), &meta)
-                .await
-            {
-                Ok(s) => {
-                    let mut res =
-                        account_page(&state, realm, browser, Some(&s.0), None, None).await;
-                    set_cookie(
-                        &mut res,
-                        LOGIN_COOKIE,
-                        &s.0,
-                        realm,
-                        Some(authz::authorize::LOGIN_SESSION_TTL_SECS),
-                        secure,
-                    );
-                    res
-                }
-                Err(authz::Error::InvalidCredentials) => {
-                    // The page's next form is bound to whatever session cookie the browser
-                    // still sends.
-                    account_page(
-                        &state,
-                        realm,
-                        browser,
-                        session,
-                        None,
-                        Some(("That email and password do not match.", email)),
-                    )
-                    .await
-                }
-                Err(authz::Error::Throttled { .. }) => {
-                    // The page's next form is bound to whatever session cookie the browser
-                    // still sends.
-                    account_page(
-                        &state,
-                        realm,
-                        browser,
-                        session,
-                        None,
-                        Some(("Too many attempts. Try again later.", email)),
-                    )
-                    .await
-                }
-                Err(e) => render(realm, Err(e), true),
-            }
+    use authz::authorize::AccountAction;
+    let field = |name| form.fields.get(name).unwrap_or_default().to_owned();
+    let action = match form.fields.get("step") {
+        Some("login") => AccountAction::SignIn {
+            email: field("email"),
+            password: field("password"),
+        },
+        Some("revoke") => AccountAction::Disconnect(field("consent")),
+        Some("logout") => AccountAction::SignOut,
+        _ => {
+            return error_page(
+                &form.realm,
+                StatusCode::BAD_REQUEST,
+                "The form is incomplete.",
+            );
         }
-        Some("revoke") => {
-            let Some(s) = session else {
-                return account_page(&state, realm, browser, None, None, None).await;
-            };
-            let notice = match state
-                .core
-                .revoke_own_connected_app(realm, s, field("consent").unwrap_or_default(), &meta)
-                .await
-            {
-                Ok(()) => {
-                    let note = match state.core.local_token_horizon(realm).await {
-                        Ok(h) => authz::tokens::local_verification_note(h),
-                        Err(e) => return render(realm, Err(e), true),
-                    };
-                    format!(
-                        "Disconnected: the app's refresh tokens stopped working, and services that check with Portcullis refuse its access tokens now. {note}"
-                    )
-                }
-                Err(authz::Error::NotFound { .. }) => {
-                    "That app was already disconnected.".to_owned()
-                }
-                Err(authz::Error::Unauthenticated) => {
-                    return account_page(&state, realm, browser, session, None, None).await;
-                }
-                Err(e) => return render(realm, Err(e), true),
-            };
-            account_page(&state, realm, browser, Some(s), Some(&notice), None).await
-        }
-        Some("logout") => {
-            if let Some(s) = session
-                && let Err(e) = state.core.end_login_session(s).await
-            {
-                tracing::error!(error = %e, "Failed to end a sign-in session");
-            }
-            let mut res = account_page(&state, realm, browser, None, None, None).await;
-            set_cookie(&mut res, LOGIN_COOKIE, "", realm, Some(0), secure);
-            res
-        }
-        _ => error_page(realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
-    }
+    };
+    let step = state
+        .core
+        .account(
+            &form.realm,
+            &form.browser,
+            form.session.as_deref(),
+            action,
+            &meta,
+        )
+        .await;
+    account_page(&state, &form.realm, step)
 }

@@ -1,8 +1,9 @@
 use super::fixtures::{audit_count, client, event, given_realm, resource};
 use crate::access::Grant;
 use crate::error::StorageError;
+use crate::paging::Page;
 use crate::scope::ScopeSet;
-use crate::storage::{Database, Page};
+use crate::storage::Database;
 
 fn scopes(s: &str) -> ScopeSet {
     ScopeSet::parse(s).expect("valid")

@@ -1,8 +1,9 @@
 use super::fixtures::{audit_count, event, given_realm, user};
 use crate::accounts::{Email, LinkPurpose, OneTimeLink, UserId};
 use crate::error::StorageError;
+use crate::paging::Page;
 use crate::policy::Role;
-use crate::storage::{Database, Page};
+use crate::storage::Database;
 
 pub(super) async fn users(db: &Database) {
     let store = db.store();

@@ -2,8 +2,9 @@ use super::fixtures::{agent, client, event, given_realm};
 use crate::agents::AgentFilter;
 use crate::clients::{AgentBinding, BindingId, ClientId};
 use crate::error::StorageError;
+use crate::paging::Page;
 use crate::scope::ScopeSet;
-use crate::storage::{Database, Page};
+use crate::storage::Database;
 
 pub(super) async fn agents(db: &Database) {
     let store = db.store();

@@ -6,9 +6,10 @@ use crate::authorize::{
     AuthorizationCode, Consent, ConsentId, FamilyId, LoginSession, RefreshToken, TokenFamily,
 };
 use crate::error::StorageError;
+use crate::paging::Page;
 use crate::people::{Person, PersonId};
 use crate::scope::ScopeSet;
-use crate::storage::{Database, Page, Redeemed};
+use crate::storage::{Database, Redeemed};
 
 fn person(realm: &crate::realms::Realm, email: &str) -> Person {
     Person {

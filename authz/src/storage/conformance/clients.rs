@@ -1,7 +1,8 @@
 use super::fixtures::{agent, client, event, given_realm, resource};
 use crate::clients::{AgentBinding, BindingId, ClientId, ClientSecret, SecretId};
 use crate::error::StorageError;
-use crate::storage::{Database, Page};
+use crate::paging::Page;
+use crate::storage::Database;
 
 pub(super) async fn clients(db: &Database) {
     let store = db.store();
