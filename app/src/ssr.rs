@@ -229,6 +229,7 @@ pub fn audit_page(
         total: found.total,
         total_exact: found.total_exact,
         paged,
+        about: String::new(),
     }
 }
 

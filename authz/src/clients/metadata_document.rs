@@ -6,7 +6,7 @@
 //! host, listed domains only, or every new one after review.
 use super::document::{check_metadata_document, host_listed};
 use super::model::{Client, ClientId, ClientRowId, Registration, RegistrationKind, ReviewState};
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
 use crate::fetch::{FetchError, Lookup, parse_fetch_url};
@@ -132,7 +132,7 @@ impl Core {
                 &realm.id,
                 "metadata document",
                 action::CLIENT_REGISTER,
-                format!("client:{}", client.client_id),
+                AuditSubject::Client(client.client_id.to_string()),
                 meta,
             );
             event.details = serde_json::json!({
@@ -190,13 +190,13 @@ impl Core {
             &realm.id,
             "metadata document",
             action::CLIENT_REGISTRATION_UPDATE,
-            format!("client:{}", updated.client_id),
+            AuditSubject::Client(updated.client_id.to_string()),
             meta,
         );
-        event.details = serde_json::json!({
-            "redirect_uris": {"from": existing.metadata.redirect_uris, "to": updated.metadata.redirect_uris},
-            "client_name": {"from": existing.name, "to": updated.name},
-        });
+        event.details = crate::audit::changes(
+            &super::ops::audit_settings(&existing),
+            &super::ops::audit_settings(&updated),
+        );
         // Decided in the write (only an approved client goes back), not on what was read.
         let back_to_review = policy == MetadataDocumentPolicy::Review;
         self.store
@@ -232,7 +232,7 @@ impl Core {
             &realm.id,
             "metadata document",
             action::CLIENT_REGISTER,
-            format!("client:{}", existing.client_id),
+            AuditSubject::Client(existing.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({

@@ -14,7 +14,7 @@ use super::model::{
     AccessChoice, Client, ClientId, ClientRowId, GrantType, Registration, RegistrationKind,
     ReviewDecision, ReviewState, SECRET_RENEWAL_OVERLAP_SECS,
 };
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result, StorageError};
 use crate::policy::{Permission, Principal};
@@ -151,7 +151,7 @@ impl Core {
             &realm.id,
             "registration",
             action::CLIENT_REGISTER,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -319,16 +319,15 @@ impl Core {
             &realm.id,
             "registration",
             action::CLIENT_REGISTRATION_UPDATE,
-            format!("client:{}", after.client_id),
+            AuditSubject::Client(after.client_id.to_string()),
             meta,
         );
-        event.details = serde_json::json!({
-            "redirect_uris": {"from": before.metadata.redirect_uris, "to": after.metadata.redirect_uris},
-            "client_name": {"from": before.name, "to": after.name},
-            "scope": {"from": before.scope.to_string(), "to": after.scope.to_string()},
-            "back_to_review": back_to_review,
-            "secret_renewed": renew,
-        });
+        event.details = crate::audit::changes(
+            &super::ops::audit_settings(&before),
+            &super::ops::audit_settings(&after),
+        );
+        event.details["back_to_review"] = back_to_review.into();
+        event.details["secret_renewed"] = renew.into();
         let renewed = renew.then(|| self.registered_secret(&realm, &after.id, now));
         self.store
             .update_self_registration(
@@ -365,7 +364,7 @@ impl Core {
             &realm.id,
             "registration",
             action::CLIENT_DELETE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({"by": "registration access token"});
@@ -475,7 +474,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::INITIAL_TOKEN_ISSUE,
-            format!("realm:{}", realm.name),
+            AuditSubject::Realm(realm.name.to_string()),
             meta,
         );
         event.details =
@@ -723,7 +722,7 @@ impl Core {
             &client.realm_id,
             &p.email,
             what,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -861,7 +860,7 @@ impl Core {
                 &client.realm_id,
                 super::model::SYSTEM_REVIEWER,
                 action::CLIENT_EXPIRE,
-                format!("client:{}", client.client_id),
+                AuditSubject::Client(client.client_id.to_string()),
                 &RequestMeta::default(),
             );
             event.details = serde_json::json!({
