@@ -68,5 +68,6 @@ pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
     // The newest events only: a history offers no "newer".
     let mut page = ssr::audit::audit_page(&found, core.now(), false);
     page.newer = None;
+    page.about = subject.target();
     Ok(page)
 }

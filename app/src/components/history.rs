@@ -8,15 +8,22 @@ use leptos::prelude::*;
 /// The events in `events` (loaded by the page) with a link to all of them in the audit log.
 #[component]
 pub fn History(
-    /// The object, e.g. `client:reports-bot` (for the audit-log link).
-    target: String,
+    /// The object's history, from `api::audit::history` (which names the object, for the
+    /// audit-log link).
     events: Resource<Result<AuditPage, AppError>>,
-    /// The audit-log link, when not every event about `target` (a realm's, which follow it
+    /// The audit-log link, when not every event about the object (a realm's, which follow it
     /// across renames).
     #[prop(optional)]
     link: Option<String>,
 ) -> impl IntoView {
-    let link = link.unwrap_or_else(|| with_query("/audit", &[("about", target)]));
+    let link = move || {
+        link.clone().or_else(|| {
+            events
+                .get()
+                .and_then(Result::ok)
+                .map(|page| with_query("/audit", &[("about", page.about)]))
+        })
+    };
     view! {
         <section class=format!("{CARD} mt-6") aria-labelledby="history-title" data-testid="history">
             <div class="flex flex-wrap items-baseline justify-between gap-2 border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">

@@ -402,7 +402,6 @@ pub fn AgentDetailPage() -> impl IntoView {
             {move || agent.get().map(|result| match result {
                 Ok(a) => {
                     let n = StoredValue::new(a.name.clone());
-                    let target = format!("agent:{}", a.name);
                     let disabled = a.status == "disabled";
                     view! {
                         <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
@@ -431,7 +430,7 @@ pub fn AgentDetailPage() -> impl IntoView {
                         </div>
                         <AgentSettings agent=a.clone() update/>
                         <AgentClients agent=a.clone() bind/>
-                        {can.view_audit.then(|| view! { <History target events/> })}
+                        {can.view_audit.then(|| view! { <History events/> })}
                     }.into_any()
                 }
                 Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),

@@ -560,7 +560,6 @@ pub fn ClientDetailPage() -> impl IntoView {
             {move || detail.get().map(|result| match result {
                 Ok(d) => {
                     let c = d.client.clone();
-                    let target = format!("client:{}", c.client_id);
                     view! {
                         <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
                             <div class="min-w-0">
@@ -578,7 +577,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                             <ClientCredentials d=d.clone()/>
                         </div>
                         {(!c.resource_server).then(|| view! { <ClientAccess client_id=c.client_id.clone() access reload/> })}
-                        {can.view_audit.then(|| view! { <History target events/> })}
+                        {can.view_audit.then(|| view! { <History events/> })}
                     }.into_any()
                 }
                 Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),

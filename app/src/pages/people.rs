@@ -272,7 +272,6 @@ pub fn PersonDetailPage() -> impl IntoView {
                 Ok(p) => {
                     let pid = StoredValue::new(p.id.clone());
                     let status = person_status(&p);
-                    let target = format!("person:{}", p.id);
                     view! {
                         <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
                             <div class="min-w-0">
@@ -328,7 +327,7 @@ pub fn PersonDetailPage() -> impl IntoView {
                                 })}
                             </Transition>
                         </section>
-                        <History target events/>
+                        <History events/>
                     }.into_any()
                 }
                 Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),

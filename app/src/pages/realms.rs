@@ -275,7 +275,6 @@ fn RealmDetail(name: Signal<String>, settings: bool) -> impl IntoView {
             {move || realm.get().map(|result| match result {
                 Ok(r) => {
                     let n = StoredValue::new(r.name.clone());
-                    let target = format!("realm:{}", r.name);
                     let is_default = r.name == "default";
                     view! {
                         <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
@@ -299,7 +298,7 @@ fn RealmDetail(name: Signal<String>, settings: bool) -> impl IntoView {
                         <RegistrationSettings realm=r.clone() action=registration/>
                         {can.view_audit.then(|| {
                             let link = crate::components::pager::with_query("/audit", &[("realm", n.get_value()), ("target", "realm:".to_owned())]);
-                            view! { <History target events link/> }
+                            view! { <History events link/> }
                         })}
                     }.into_any()
                 }

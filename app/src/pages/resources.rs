@@ -524,7 +524,6 @@ pub fn ResourceDetailPage() -> impl IntoView {
             {move || resource.get().map(|result| match result {
                 Ok(r) => {
                     let name = r.display_name.clone();
-                    let target = format!("resource:{}", r.slug);
                     // A developer may take back their own submission while it waits.
                     let me = session.get().and_then(Result::ok).flatten().map(|i| i.email);
                     let yours = !can.manage_resources && r.submitted_by.is_some() && r.submitted_by == me;
@@ -572,7 +571,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                         <div class="mt-6"><ResourcePolicy r=r.clone() action=policy/></div>
                         {can.view_clients.then(|| view! { <ResourceClients resource=r.clone() grants q reload/> })}
                         {can.manage_clients.then(|| view! { <ResourceCredentials slug=r.slug.clone()/> })}
-                        {can.view_audit.then(|| view! { <History target events/> })}
+                        {can.view_audit.then(|| view! { <History events/> })}
                     }.into_any()
                 }
                 Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),

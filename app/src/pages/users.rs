@@ -259,7 +259,6 @@ pub fn UserDetailPage() -> impl IntoView {
                     let current = StoredValue::new(u.role.clone());
                     let picked = RwSignal::new(u.role.clone());
                     let confirm = RwSignal::new(false);
-                    let target = format!("user:{}", u.id);
                     let status = user_status(&u);
                     let admin = u.role == "admin";
                     // One's own role and status are changed by another admin.
@@ -332,7 +331,7 @@ pub fn UserDetailPage() -> impl IntoView {
                             <ConfirmDialog open=confirm title message confirm_label="Change role" danger=admin
                                 on_confirm=Callback::new(move |_| { role.dispatch(SetUserRole { id: uid.get_value(), role: picked.get_untracked() }); })/>
                         </section>
-                        <History target events/>
+                        <History events/>
                     }.into_any()
                 }
                 Err(crate::error::AppError::NotFound(_)) => view! { <div class="mt-4"><crate::components::layout::NotFound/></div> }.into_any(),

@@ -35,6 +35,7 @@ pub fn audit_page(found: &authz::audit::AuditSlice, now: i64, paged: bool) -> Au
         total: found.total,
         total_exact: found.total_exact,
         paged,
+        about: String::new(),
     }
 }
 

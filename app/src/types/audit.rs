@@ -43,6 +43,9 @@ pub struct AuditPage {
     pub older: Option<i64>,
     /// Whether this page is not the newest one (a "Newest" link makes sense).
     pub paged: bool,
+    /// The object this page is the history of, as its events name it (e.g.
+    /// `client:reports-bot`, made by the core's `AuditSubject`); empty on the audit log.
+    pub about: String,
 }
 
 /// Audit action names for the filter; a test keeps it equal to the core's list.

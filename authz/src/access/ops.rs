@@ -1,7 +1,7 @@
 //! Access-grant operations: grant, change, revoke, and the lists on a client's and a resource's
 //! pages.
 use super::model::{Grant, GrantedClient, GrantedResource, ResourceAccess, grant_scopes};
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError};
 use crate::paging::{Page, Paged};
@@ -101,10 +101,10 @@ impl Core {
             &client.realm_id,
             &p.email,
             verb,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
-        event.related = Some(format!("resource:{}", resource.slug));
+        event.related = Some(AuditSubject::Resource(resource.slug.to_string()).target());
         event.details = serde_json::json!({
             "resource": resource.slug,
             "scopes": grant.scopes.to_string(),
@@ -142,11 +142,11 @@ impl Core {
             &client.realm_id,
             &p.email,
             action::ACCESS_REVOKE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({"resource": resource.slug});
-        event.related = Some(format!("resource:{}", resource.slug));
+        event.related = Some(AuditSubject::Resource(resource.slug.to_string()).target());
         self.store
             .delete_grant(&client.id, &resource.id, &event)
             .await

@@ -1,7 +1,7 @@
 //! Account operations: first-admin setup, sign-in and sign-out, one-time links, password
 //! changes, and managing console users.
 use super::model::{Email, LinkPurpose, OneTimeLink, User, UserId, login_actor};
-use crate::audit::{Outcome, RequestMeta, action};
+use crate::audit::{AuditSubject, Outcome, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError, invalid, map_taken};
 use crate::paging::{Page, Paged};
@@ -55,7 +55,7 @@ impl Core {
             &realm.id,
             "system",
             action::SETUP_LINK,
-            "setup".into(),
+            AuditSubject::Setup,
             &RequestMeta::default(),
         );
         self.store.insert_link(&link, &event).await?;
@@ -151,8 +151,10 @@ impl Core {
             &realm.id,
             &actor,
             action::SESSION_LOGIN,
-            user.as_ref()
-                .map_or_else(|| "user:unknown".into(), |u| format!("user:{}", u.id)),
+            user.as_ref().map_or_else(
+                || AuditSubject::User("unknown".into()),
+                |u| AuditSubject::User(u.id.to_string()),
+            ),
             meta,
         );
         let Some(user) = user else {
@@ -207,7 +209,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::SESSION_LOGOUT,
-            format!("user:{}", p.user_id),
+            AuditSubject::User(p.user_id.to_string()),
             meta,
         );
         Ok(self.store.insert_audit_event(&event).await?)
@@ -271,7 +273,7 @@ impl Core {
             &link.realm_id,
             user.email.as_str(),
             action::SETUP_COMPLETE,
-            format!("user:{}", user.id),
+            AuditSubject::User(user.id.to_string()),
             meta,
         );
         if !self
@@ -323,7 +325,7 @@ impl Core {
             &link.realm_id,
             user.email.as_str(),
             action::USER_PASSWORD_RESET,
-            format!("user:{}", user.id),
+            AuditSubject::User(user.id.to_string()),
             meta,
         );
         let now = self.now();
@@ -384,7 +386,7 @@ impl Core {
             &user.realm_id,
             &p.email,
             action::USER_PASSWORD_CHANGE,
-            format!("user:{}", user.id),
+            AuditSubject::User(user.id.to_string()),
             meta,
         );
         if !self
@@ -442,7 +444,7 @@ impl Core {
             &user.realm_id,
             actor,
             action::USER_CREATE,
-            format!("user:{}", user.id),
+            AuditSubject::User(user.id.to_string()),
             meta,
         );
         event.details =
@@ -543,7 +545,7 @@ impl Core {
             &user.realm_id,
             &p.email,
             action::USER_ROLE_CHANGE,
-            format!("user:{}", user.id),
+            AuditSubject::User(user.id.to_string()),
             meta,
         );
         event.details = serde_json::json!({"from": user.role.as_str(), "to": role.as_str()});
@@ -585,7 +587,7 @@ impl Core {
             &user.realm_id,
             &p.email,
             verb,
-            format!("user:{}", user.id),
+            AuditSubject::User(user.id.to_string()),
             meta,
         );
         user.disabled = disabled;
@@ -616,7 +618,7 @@ impl Core {
             &user.realm_id,
             &p.email,
             action::USER_RESET_LINK,
-            format!("user:{}", user.id),
+            AuditSubject::User(user.id.to_string()),
             meta,
         );
         self.store.insert_link(&link, &event).await?;

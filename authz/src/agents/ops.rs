@@ -2,7 +2,7 @@
 use super::model::{
     Agent, AgentFields, AgentFilter, AgentId, AgentInput, AgentSummary, parse_agent_name,
 };
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::clients::{AgentBinding, BindingId};
 use crate::core::Core;
 use crate::error::{Error, Result, map_conflict};
@@ -43,7 +43,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::AGENT_CREATE,
-            format!("agent:{}", a.name),
+            AuditSubject::Agent(a.name.to_string()),
             meta,
         );
         event.details = serde_json::json!({"owner": a.owner, "roles": a.roles.to_string()});
@@ -151,6 +151,15 @@ impl Core {
         p.require(Permission::ManageAgents)?;
         let f = AgentFields::parse(input, self.now())?;
         let mut a = self.load_agent(realm_name, name).await?;
+        let settings = |a: &Agent| {
+            serde_json::json!({
+                "owner": a.owner,
+                "description": a.description,
+                "roles": a.roles.to_string(),
+                "expires_at": a.expires_at,
+            })
+        };
+        let before = settings(&a);
         a.owner = f.owner;
         a.description = f.description;
         a.roles = f.roles;
@@ -160,10 +169,10 @@ impl Core {
             &a.realm_id,
             &p.email,
             action::AGENT_UPDATE,
-            format!("agent:{}", a.name),
+            AuditSubject::Agent(a.name.to_string()),
             meta,
         );
-        event.details = serde_json::json!({"owner": a.owner, "roles": a.roles.to_string()});
+        event.details = crate::audit::changes(&before, &settings(&a));
         self.store.update_agent(&a, &event).await?;
         Ok(a)
     }
@@ -188,7 +197,7 @@ impl Core {
             &a.realm_id,
             &p.email,
             action::AGENT_UPDATE,
-            format!("agent:{}", a.name),
+            AuditSubject::Agent(a.name.to_string()),
             meta,
         );
         event.details = serde_json::json!({"disabled": disabled});
@@ -216,7 +225,7 @@ impl Core {
             &a.realm_id,
             &p.email,
             action::AGENT_DELETE,
-            format!("agent:{}", a.name),
+            AuditSubject::Agent(a.name.to_string()),
             meta,
         );
         Ok(self.store.delete_agent(&a.id, &event).await?)
@@ -261,7 +270,7 @@ impl Core {
             &client.realm_id,
             &p.email,
             action::CLIENT_UPDATE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -271,7 +280,7 @@ impl Core {
         event.related = agent
             .as_ref()
             .or(previous.as_ref())
-            .map(|a| format!("agent:{}", a.name));
+            .map(|a| AuditSubject::Agent(a.name.to_string()).target());
         Ok(self
             .store
             .set_client_agent(&client.id, client.agent.as_ref(), client.updated_at, &event)

@@ -3,6 +3,8 @@
 //! Rows are written by the same store method, in the same transaction, as the change they record.
 //! No code path updates or deletes them; the migrations add triggers that refuse it (row
 //! `UPDATE`/`DELETE` and, on PostgreSQL, `TRUNCATE`).
+#[cfg(test)]
+mod completeness;
 mod export;
 mod model;
 mod ops;

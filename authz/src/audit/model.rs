@@ -258,7 +258,7 @@ pub struct NewAuditEvent {
     pub actor: String,
     /// What, one of [`action`].
     pub action: &'static str,
-    /// On what, e.g. `user:usr_…` or `realm:payments`.
+    /// On what, e.g. `user:usr_…` or `realm:payments`: an [`AuditSubject::target`].
     pub target: String,
     /// A second object the event concerns, in the same form (a grant's resource, a binding's
     /// agent): its history lists the event too.
@@ -356,7 +356,11 @@ pub struct AuditSlice {
     pub total_exact: bool,
 }
 
-/// An object whose own history can be listed: audit events name it as their target.
+/// What an audit event is about.
+///
+/// The only way an event's `target` (and `related`) is made, so the stored strings stay one
+/// format. Clients, resources, agents, realms, users and people also
+/// have their own history.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AuditSubject {
     /// A client, by `client_id`.
@@ -371,6 +375,16 @@ pub enum AuditSubject {
     User(String),
     /// A person of the realm, by id.
     Person(String),
+    /// A signing key, by `kid`.
+    Key(String),
+    /// An access token, by `jti`.
+    Token(String),
+    /// An MCP server checked with the handshake tester, by URL.
+    McpServer(String),
+    /// The audit log itself (its exports).
+    AuditLog,
+    /// The first-start setup (its link).
+    Setup,
 }
 
 impl AuditSubject {
@@ -383,8 +397,54 @@ impl AuditSubject {
             AuditSubject::Realm(name) => format!("realm:{name}"),
             AuditSubject::User(id) => format!("user:{id}"),
             AuditSubject::Person(id) => format!("person:{id}"),
+            AuditSubject::Key(kid) => format!("key:{kid}"),
+            AuditSubject::Token(jti) => format!("token:{jti}"),
+            AuditSubject::McpServer(url) => format!("mcp_server:{url}"),
+            AuditSubject::AuditLog => "audit".to_owned(),
+            AuditSubject::Setup => "setup".to_owned(),
         }
     }
+}
+
+/// What an update changed, for an event's `details`.
+///
+/// Every field whose value differs between
+/// `before` and `after` (two JSON objects describing the same object's settings), as
+/// `{"field": {"from": …, "to": …}}`. A field only one side has counts as changed (`null` on the
+/// other side).
+pub fn changes(before: &serde_json::Value, after: &serde_json::Value) -> serde_json::Value {
+    changes_hiding(before, after, &[])
+}
+
+/// As [`changes`], but the fields named in `secrets` never show a value.
+///
+/// When one changed, it is recorded as `"changed"`. Give such fields a digest of the secret (never the secret itself),
+/// so a change can be seen.
+pub fn changes_hiding(
+    before: &serde_json::Value,
+    after: &serde_json::Value,
+    secrets: &[&str],
+) -> serde_json::Value {
+    let empty = serde_json::Map::new();
+    let before = before.as_object().unwrap_or(&empty);
+    let after = after.as_object().unwrap_or(&empty);
+    let keys = after
+        .keys()
+        .chain(before.keys().filter(|k| !after.contains_key(*k)));
+    keys.filter_map(|k| {
+        let (from, to) = (before.get(k), after.get(k));
+        if from == to {
+            return None;
+        }
+        let change = if secrets.contains(&k.as_str()) {
+            serde_json::json!("changed")
+        } else {
+            serde_json::json!({"from": from.cloned().unwrap_or_default(), "to": to.cloned().unwrap_or_default()})
+        };
+        Some((k.clone(), change))
+    })
+    .collect::<serde_json::Map<_, _>>()
+    .into()
 }
 
 /// Filter for listing audit events; `None` fields do not filter.
@@ -442,5 +502,70 @@ impl AuditFilter {
             return Err("The start of the time range must be before its end.".into());
         }
         Ok(filter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AuditSubject, changes, changes_hiding};
+
+    #[test]
+    fn changes_name_only_what_changed() {
+        let before =
+            serde_json::json!({"uri": "https://a", "token_ttl_secs": null, "enabled": true});
+        let after = serde_json::json!({"uri": "https://a", "token_ttl_secs": 45, "enabled": true});
+        assert_eq!(
+            changes(&before, &after),
+            serde_json::json!({"token_ttl_secs": {"from": null, "to": 45}})
+        );
+    }
+
+    #[test]
+    fn changes_count_fields_only_one_side_has() {
+        let before = serde_json::json!({"a": 1, "gone": "x"});
+        let after = serde_json::json!({"a": 1, "new": "y"});
+        assert_eq!(
+            changes(&before, &after),
+            serde_json::json!({
+                "new": {"from": null, "to": "y"},
+                "gone": {"from": "x", "to": null},
+            })
+        );
+    }
+
+    #[test]
+    fn secrets_are_recorded_as_changed_only() {
+        let before = serde_json::json!({"password": "digest-1", "name": "a"});
+        let after = serde_json::json!({"password": "digest-2", "name": "a"});
+        let details = changes_hiding(&before, &after, &["password"]);
+        assert_eq!(details, serde_json::json!({"password": "changed"}));
+        assert!(!details.to_string().contains("digest"));
+        assert_eq!(
+            changes_hiding(&before, &before, &["password"]),
+            serde_json::json!({})
+        );
+    }
+
+    #[test]
+    fn subjects_keep_the_stored_target_format() {
+        let cases = [
+            (AuditSubject::Client("bot".into()), "client:bot"),
+            (AuditSubject::Resource("pay".into()), "resource:pay"),
+            (AuditSubject::Agent("night".into()), "agent:night"),
+            (AuditSubject::Realm("ops".into()), "realm:ops"),
+            (AuditSubject::User("usr_1".into()), "user:usr_1"),
+            (AuditSubject::Person("psn_1".into()), "person:psn_1"),
+            (AuditSubject::Key("k1".into()), "key:k1"),
+            (AuditSubject::Token("j1".into()), "token:j1"),
+            (
+                AuditSubject::McpServer("https://m.example/mcp".into()),
+                "mcp_server:https://m.example/mcp",
+            ),
+            (AuditSubject::AuditLog, "audit"),
+            (AuditSubject::Setup, "setup"),
+        ];
+        for (subject, target) in cases {
+            assert_eq!(subject.target(), target);
+        }
     }
 }

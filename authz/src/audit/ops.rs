@@ -9,13 +9,13 @@ use crate::policy::{Permission, Principal};
 use crate::realms::RealmId;
 
 impl Core {
-    /// A successful event by `actor` on `target`, now, with the request's facts.
+    /// A successful event by `actor` on `subject`, now, with the request's facts.
     pub(crate) fn event(
         &self,
         realm_id: &RealmId,
         actor: &str,
         action: &'static str,
-        target: String,
+        subject: AuditSubject,
         meta: &RequestMeta,
     ) -> NewAuditEvent {
         NewAuditEvent {
@@ -23,7 +23,7 @@ impl Core {
             occurred_at: self.now(),
             actor: actor.to_owned(),
             action,
-            target,
+            target: subject.target(),
             related: None,
             outcome: Outcome::Success,
             request_id: meta.request_id.clone(),
@@ -131,7 +131,7 @@ impl Core {
             &admin.id,
             &p.email,
             action::AUDIT_EXPORT,
-            "audit".into(),
+            AuditSubject::AuditLog,
             meta,
         );
         event.details = serde_json::json!({"rows": events.len(), "format": format.as_str()});

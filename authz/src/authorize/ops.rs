@@ -11,7 +11,7 @@ use super::model::{
     ConsentPage, FamilyId, LOGIN_SESSION_TTL_SECS, LoginPage, LoginSession, MAX_STATE_LEN,
     NewLoginSession, Prompt, ReviewPage, TICKET_TTL_SECS,
 };
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::clients::{Client, ClientId, GrantType, RedirectKind, ReviewState};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
@@ -273,7 +273,7 @@ impl Core {
         let client = self.ticket_client(&realm, &ticket).await?;
         let resource = self.ticket_resource(&realm, &ticket).await?;
         let scopes = ScopeSet::parse(&ticket.scopes).map_err(|_| page_error("Bad ticket."))?;
-        let target = format!("client:{}", client.client_id);
+        let target = AuditSubject::Client(client.client_id.to_string());
         let mut event = self.event(
             &realm.id,
             &subject.email,
@@ -285,7 +285,7 @@ impl Core {
             target,
             meta,
         );
-        event.related = Some(format!("resource:{}", resource.slug));
+        event.related = Some(AuditSubject::Resource(resource.slug.to_string()).target());
         event.details = serde_json::json!({
             "subject": subject.id,
             "scopes": scopes.to_string(),
@@ -660,7 +660,7 @@ impl Core {
             &realm.id,
             &subject.email,
             action::CODE_ISSUE,
-            format!("client:{}", ticket.client_id),
+            AuditSubject::Client(ticket.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -976,7 +976,7 @@ impl Core {
             &realm.id,
             actor,
             action::CONSENT_REVOKE,
-            format!("client:{}", app.client_id),
+            AuditSubject::Client(app.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({

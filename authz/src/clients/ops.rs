@@ -5,7 +5,7 @@ use super::model::{
     Client, ClientChoice, ClientDetail, ClientId, ClientRowId, ClientSecret,
     MAX_SECRET_OVERLAP_SECS, Metadata, RemoteKeys, SecretId, SecretInfo,
 };
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::clock::UnixTime;
 use crate::core::Core;
 use crate::error::{Error, Result, invalid, map_conflict};
@@ -88,7 +88,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::CLIENT_CREATE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({"auth_method": auth_method.as_str(), "scope": client.scope.to_string()});
@@ -145,6 +145,7 @@ impl Core {
                 .collect(),
         );
         let valid = metadata.validate(self.metadata_rules())?;
+        let before = audit_settings(&client);
         client.name = valid.name;
         client.scope = valid.scope;
         client.metadata = valid.metadata;
@@ -153,10 +154,10 @@ impl Core {
             &client.realm_id,
             &p.email,
             action::CLIENT_UPDATE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
-        event.details = serde_json::json!({"name": client.name, "scope": client.scope.to_string()});
+        event.details = crate::audit::changes(&before, &audit_settings(&client));
         self.store
             .update_client_registration(&client, &event)
             .await?;
@@ -205,7 +206,7 @@ impl Core {
             &client.realm_id,
             &p.email,
             action::CLIENT_CREATE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({"resource_server_for": resource.slug});
@@ -420,7 +421,7 @@ impl Core {
             &client.realm_id,
             &p.email,
             action::CLIENT_SECRET_ROTATE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({"overlap_secs": overlap_secs});
@@ -450,7 +451,7 @@ impl Core {
             &client.realm_id,
             &p.email,
             action::CLIENT_UPDATE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({"enabled": enabled});
@@ -478,9 +479,39 @@ impl Core {
             &client.realm_id,
             &p.email,
             action::CLIENT_DELETE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         Ok(self.store.delete_client(&client.id, &event).await?)
     }
+}
+
+/// What an audit event records of a client's settings (its registration metadata, keys
+/// included), for [`crate::audit::changes`]. A JWK Set is recorded by its key ids and a digest,
+/// so a key replaced under the same `kid` shows as a change too.
+pub(crate) fn audit_settings(c: &Client) -> serde_json::Value {
+    use sha2::{Digest, Sha256};
+    let m = &c.metadata;
+    let jwks = m.jwks.as_ref().map(|set| {
+        let kids: Vec<&str> = set["keys"]
+            .as_array()
+            .map(|keys| keys.iter().filter_map(|k| k["kid"].as_str()).collect())
+            .unwrap_or_default();
+        let digest = Sha256::digest(set.to_string().as_bytes());
+        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        serde_json::json!({"kids": kids, "sha256": hex})
+    });
+    serde_json::json!({
+        "client_name": c.name,
+        "scope": c.scope.to_string(),
+        "redirect_uris": m.redirect_uris,
+        "contacts": m.contacts,
+        "client_uri": m.client_uri,
+        "logo_uri": m.logo_uri,
+        "software_id": m.software_id,
+        "software_version": m.software_version,
+        "jwks": jwks,
+        "jwks_uri": m.jwks_uri,
+        "application_type": m.application_type,
+    })
 }

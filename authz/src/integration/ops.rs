@@ -384,7 +384,7 @@ impl Core {
             realm_id,
             &p.email,
             crate::audit::action::MCP_CHECK,
-            format!("mcp_server:{}", check.url),
+            crate::audit::AuditSubject::McpServer(check.url.to_string()),
             meta,
         );
         event.details = serde_json::json!({

@@ -11,7 +11,7 @@ use super::model::{KeyInfo, KeyState, MasterKeyCheck, StoredKey};
 use super::{
     GeneratedKey, LEEWAY_SECS, MasterKey, Signer, SigningAlg, Verifier, generate, new_kid,
 };
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::clock::UnixTime;
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError};
@@ -120,7 +120,7 @@ impl Core {
             &realm.id,
             "system",
             action::KEY_CREATE,
-            format!("key:{}", active.kid),
+            AuditSubject::Key(active.kid.to_string()),
             &RequestMeta::default(),
         );
         event.details =
@@ -238,7 +238,7 @@ impl Core {
                 &realm.id,
                 actor,
                 action::KEY_ROTATE,
-                format!("realm:{}", realm.name),
+                AuditSubject::Realm(realm.name.to_string()),
                 meta,
             );
             event.details = serde_json::json!({"alg": alg.as_str(), "activated": promoted, "next": new_next.kid});

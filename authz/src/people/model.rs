@@ -75,11 +75,11 @@ impl From<&Person> for Subject {
     }
 }
 
-/// The audit target of a subject: `person:psn_…` or `user:usr_…`.
-pub(crate) fn subject_target(id: &str) -> String {
+/// The audit subject of a signed-in subject: `person:psn_…` or `user:usr_…`.
+pub(crate) fn subject_target(id: &str) -> crate::audit::AuditSubject {
     if id.starts_with("usr_") {
-        format!("user:{id}")
+        crate::audit::AuditSubject::User(id.to_owned())
     } else {
-        format!("person:{id}")
+        crate::audit::AuditSubject::Person(id.to_owned())
     }
 }

@@ -2,7 +2,7 @@
 //! endpoints.
 use super::model::{Person, PersonId, PersonInput, Subject, subject_target};
 use crate::accounts::{Email, UserId, login_actor};
-use crate::audit::{Outcome, RequestMeta, action};
+use crate::audit::{AuditSubject, Outcome, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError, map_taken};
 use crate::paging::{Page, Paged};
@@ -63,7 +63,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::PERSON_CREATE,
-            format!("person:{}", person.id),
+            AuditSubject::Person(person.id.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -146,7 +146,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::PERSON_UPDATE,
-            format!("person:{}", after.id),
+            AuditSubject::Person(after.id.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -181,7 +181,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::PERSON_PASSWORD_SET,
-            format!("person:{}", person.id),
+            AuditSubject::Person(person.id.to_string()),
             meta,
         );
         self.store
@@ -214,7 +214,7 @@ impl Core {
             } else {
                 action::PERSON_ENABLE
             },
-            format!("person:{}", person.id),
+            AuditSubject::Person(person.id.to_string()),
             meta,
         );
         self.store
@@ -273,9 +273,10 @@ impl Core {
             &realm.id,
             &actor,
             action::AUTHORIZE_LOGIN,
-            subject
-                .as_ref()
-                .map_or_else(|| "person:unknown".into(), |s| subject_target(&s.id)),
+            subject.as_ref().map_or_else(
+                || AuditSubject::Person("unknown".into()),
+                |s| subject_target(&s.id),
+            ),
             meta,
         );
         let Some(subject) = subject else {

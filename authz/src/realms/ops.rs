@@ -1,6 +1,6 @@
 //! Realm operations: bootstrap, list, create, rename, enable and disable.
 use super::model::{Realm, RealmId, RealmInput, RealmName, parse_display_name};
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, invalid, map_taken};
 use crate::policy::{Permission, Principal};
@@ -50,7 +50,7 @@ impl Core {
             &realm.id,
             "system",
             action::REALM_CREATE,
-            format!("realm:{}", realm.name),
+            AuditSubject::Realm(realm.name.to_string()),
             &RequestMeta::default(),
         );
         self.store.insert_realm_if_absent(&realm, &event).await?;
@@ -146,7 +146,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::REALM_CREATE,
-            format!("realm:{}", realm.name),
+            AuditSubject::Realm(realm.name.to_string()),
             meta,
         );
         self.store
@@ -201,7 +201,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::REALM_UPDATE,
-            format!("realm:{new_name}"),
+            AuditSubject::Realm(new_name.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -317,7 +317,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::REALM_UPDATE,
-            format!("realm:{}", realm.name),
+            AuditSubject::Realm(realm.name.to_string()),
             meta,
         );
         let shown = |n: &[crate::net::Cidr]| n.iter().map(ToString::to_string).collect::<Vec<_>>();
@@ -375,7 +375,7 @@ impl Core {
             &realm.id,
             &p.email,
             verb,
-            format!("realm:{}", realm.name),
+            AuditSubject::Realm(realm.name.to_string()),
             meta,
         );
         realm.enabled = enabled;

@@ -4,7 +4,7 @@ use super::model::{
     MAX_SUBMISSIONS, MAX_SUBMISSIONS_PER_PERSON, Resource, ResourceFields, ResourceId,
     ResourceInput, parse_slug,
 };
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError, map_conflict, map_taken};
 use crate::policy::{Permission, Principal};
@@ -85,7 +85,7 @@ impl Core {
             } else {
                 action::RESOURCE_CREATE
             },
-            format!("resource:{}", r.slug),
+            AuditSubject::Resource(r.slug.to_string()),
             meta,
         );
         event.details = settings(&r);
@@ -178,10 +178,10 @@ impl Core {
             &r.realm_id,
             &p.email,
             action::RESOURCE_UPDATE,
-            format!("resource:{}", r.slug),
+            AuditSubject::Resource(r.slug.to_string()),
             meta,
         );
-        event.details = changes(&before, &settings(&r));
+        event.details = crate::audit::changes(&before, &settings(&r));
         self.store
             .update_resource(&r, &event)
             .await
@@ -213,7 +213,7 @@ impl Core {
             &r.realm_id,
             &p.email,
             action::RESOURCE_UPDATE,
-            format!("resource:{}", r.slug),
+            AuditSubject::Resource(r.slug.to_string()),
             meta,
         );
         event.details = match submission {
@@ -259,7 +259,7 @@ impl Core {
             &r.realm_id,
             &p.email,
             action::RESOURCE_REJECT,
-            format!("resource:{}", r.slug),
+            AuditSubject::Resource(r.slug.to_string()),
             meta,
         );
         event.details = serde_json::json!({"submitted_by": r.submitted_by, "reason": reason});
@@ -318,7 +318,7 @@ impl Core {
             } else {
                 action::RESOURCE_DELETE
             },
-            format!("resource:{}", r.slug),
+            AuditSubject::Resource(r.slug.to_string()),
             meta,
         );
         if let Some(by) = &r.submitted_by {
@@ -395,7 +395,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::RESOURCE_SET_DEFAULT,
-            format!("realm:{}", realm.name),
+            AuditSubject::Realm(realm.name.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -423,22 +423,6 @@ fn settings(r: &Resource) -> serde_json::Value {
         "signing_alg": r.signing_alg.map(|a| a.as_str()),
         "enabled": r.enabled,
     })
-}
-
-/// The settings that changed, each as `{"from": …, "to": …}`.
-fn changes(before: &serde_json::Value, after: &serde_json::Value) -> serde_json::Value {
-    let (Some(before), Some(after)) = (before.as_object(), after.as_object()) else {
-        return serde_json::json!({});
-    };
-    after
-        .iter()
-        .filter(|(k, v)| before.get(*k) != Some(*v))
-        .map(|(k, v)| {
-            let from = before.get(k).cloned().unwrap_or_default();
-            (k.clone(), serde_json::json!({"from": from, "to": v}))
-        })
-        .collect::<serde_json::Map<_, _>>()
-        .into()
 }
 
 impl Core {
@@ -480,7 +464,7 @@ impl Core {
             &r.realm_id,
             &p.email,
             action::RESOURCE_UPDATE,
-            format!("resource:{}", r.slug),
+            AuditSubject::Resource(r.slug.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -500,21 +484,5 @@ impl Core {
         r.policy = policy;
         r.updated_at = now;
         Ok(r)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::changes;
-
-    #[test]
-    fn changes_name_only_what_changed() {
-        let before =
-            serde_json::json!({"uri": "https://a", "token_ttl_secs": null, "enabled": true});
-        let after = serde_json::json!({"uri": "https://a", "token_ttl_secs": 45, "enabled": true});
-        assert_eq!(
-            changes(&before, &after),
-            serde_json::json!({"token_ttl_secs": {"from": null, "to": 45}})
-        );
     }
 }

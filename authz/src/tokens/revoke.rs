@@ -1,6 +1,6 @@
 //! Token revocation (RFC 7009): the client a token was issued to may revoke it.
 use super::model::ClientCredentials;
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
 
@@ -45,7 +45,7 @@ impl Core {
             &realm.id,
             client.client_id.as_str(),
             action::TOKEN_REVOKE,
-            format!("token:{}", claims.jti),
+            AuditSubject::Token(claims.jti.to_string()),
             meta,
         );
         event.details = serde_json::json!({"aud": claims.aud});
@@ -81,7 +81,7 @@ impl Core {
             &realm.id,
             client.client_id.as_str(),
             action::TOKEN_REVOKE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details =

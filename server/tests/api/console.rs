@@ -893,7 +893,10 @@ async fn the_audit_log_pages_by_event_id() {
         }
     }
     assert_eq!(pages.len(), 3, "20 + 20 + 5");
-    let expected: Vec<String> = (0..45).rev().map(|i| format!("resource:r{i:02}")).collect();
+    let expected: Vec<String> = (0..45)
+        .rev()
+        .map(|i| authz::audit::AuditSubject::Resource(format!("r{i:02}")).target())
+        .collect();
     assert_eq!(seen, expected, "newest first, no gaps, no repeats");
     assert_eq!(pages[0]["newer"], serde_json::Value::Null);
     assert_eq!(pages[0]["paged"], false);

@@ -219,7 +219,10 @@ async fn the_checker_fetches_no_metadata_url_but_a_well_known_one() {
         })
         .await;
     assert_eq!(events.len(), 1);
-    assert_eq!(events[0].target, format!("mcp_server:{url}"));
+    assert_eq!(
+        events[0].target,
+        authz::audit::AuditSubject::McpServer(url.to_string()).target()
+    );
     assert_eq!(events[0].actor, "cli");
 }
 

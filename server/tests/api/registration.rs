@@ -613,7 +613,9 @@ impl Reg {
                 None,
                 authz::audit::AuditFilter {
                     action: Some(action.into()),
-                    target_is: Some(format!("client:{client_id}")),
+                    target_is: Some(
+                        authz::audit::AuditSubject::Client(client_id.to_string()).target(),
+                    ),
                     ..Default::default()
                 },
                 authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
@@ -1188,7 +1190,7 @@ async fn revocation_belongs_to_the_clients_owner_and_an_admin_restores_without_o
     // Each step is in the client's history, with who and why.
     let history =
         r.t.audit(authz::audit::AuditFilter {
-            target_is: Some(format!("client:{id}")),
+            target_is: Some(authz::audit::AuditSubject::Client(id.to_string()).target()),
             ..Default::default()
         })
         .await;

@@ -5,7 +5,7 @@
 //! must name itself (`client_id` equal to the URL). The realm decides whom to trust: any https
 //! host, listed domains only, or every new one after review.
 use super::model::{check_metadata_document, host_listed};
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::clients::model::{
     Client, ClientId, ClientRowId, Registration, RegistrationKind, ReviewState,
 };
@@ -135,7 +135,7 @@ impl Core {
                 &realm.id,
                 "metadata document",
                 action::CLIENT_REGISTER,
-                format!("client:{}", client.client_id),
+                AuditSubject::Client(client.client_id.to_string()),
                 meta,
             );
             event.details = serde_json::json!({
@@ -193,13 +193,13 @@ impl Core {
             &realm.id,
             "metadata document",
             action::CLIENT_REGISTRATION_UPDATE,
-            format!("client:{}", updated.client_id),
+            AuditSubject::Client(updated.client_id.to_string()),
             meta,
         );
-        event.details = serde_json::json!({
-            "redirect_uris": {"from": existing.metadata.redirect_uris, "to": updated.metadata.redirect_uris},
-            "client_name": {"from": existing.name, "to": updated.name},
-        });
+        event.details = crate::audit::changes(
+            &crate::clients::ops::audit_settings(&existing),
+            &crate::clients::ops::audit_settings(&updated),
+        );
         // Decided in the write (only an approved client goes back), not on what was read.
         let back_to_review = policy == MetadataDocumentPolicy::Review;
         self.store
@@ -236,7 +236,7 @@ impl Core {
             &realm.id,
             "metadata document",
             action::CLIENT_REGISTER,
-            format!("client:{}", existing.client_id),
+            AuditSubject::Client(existing.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({

@@ -8,7 +8,7 @@
 //! and self-registered clients per realm. The registration access token is shown once and
 //! stored as SHA-256; it is compared in constant time.
 use super::model::{MAX_INITIAL_TOKEN_TTL_SECS, RegistrationResponse};
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::clients::metadata::{ClientMetadata, ValidClient};
 use crate::clients::model::{
     Client, ClientId, ClientRowId, GrantType, Registration, RegistrationKind, ReviewState,
@@ -150,7 +150,7 @@ impl Core {
             &realm.id,
             "registration",
             action::CLIENT_REGISTER,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -318,16 +318,15 @@ impl Core {
             &realm.id,
             "registration",
             action::CLIENT_REGISTRATION_UPDATE,
-            format!("client:{}", after.client_id),
+            AuditSubject::Client(after.client_id.to_string()),
             meta,
         );
-        event.details = serde_json::json!({
-            "redirect_uris": {"from": before.metadata.redirect_uris, "to": after.metadata.redirect_uris},
-            "client_name": {"from": before.name, "to": after.name},
-            "scope": {"from": before.scope.to_string(), "to": after.scope.to_string()},
-            "back_to_review": back_to_review,
-            "secret_renewed": renew,
-        });
+        event.details = crate::audit::changes(
+            &crate::clients::ops::audit_settings(&before),
+            &crate::clients::ops::audit_settings(&after),
+        );
+        event.details["back_to_review"] = back_to_review.into();
+        event.details["secret_renewed"] = renew.into();
         let renewed = renew.then(|| self.registered_secret(&realm, &after.id, now));
         self.store
             .update_self_registration(
@@ -364,7 +363,7 @@ impl Core {
             &realm.id,
             "registration",
             action::CLIENT_DELETE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({"by": "registration access token"});
@@ -474,7 +473,7 @@ impl Core {
             &realm.id,
             &p.email,
             action::INITIAL_TOKEN_ISSUE,
-            format!("realm:{}", realm.name),
+            AuditSubject::Realm(realm.name.to_string()),
             meta,
         );
         event.details =

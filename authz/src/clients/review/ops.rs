@@ -3,7 +3,7 @@
 //! queue with its risk signals, and expiring unused clients. Who may decide a client is
 //! [`require_decider`]'s rule.
 use super::model::{MAX_REVIEW_ITEMS, ReviewItem, reason};
-use crate::audit::{RequestMeta, action};
+use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::clients::model::{AccessChoice, Client, GrantType, ReviewDecision, ReviewState};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError};
@@ -241,7 +241,7 @@ impl Core {
             &client.realm_id,
             &p.email,
             what,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.details = serde_json::json!({
@@ -379,7 +379,7 @@ impl Core {
                 &client.realm_id,
                 crate::clients::model::SYSTEM_REVIEWER,
                 action::CLIENT_EXPIRE,
-                format!("client:{}", client.client_id),
+                AuditSubject::Client(client.client_id.to_string()),
                 &RequestMeta::default(),
             );
             event.details = serde_json::json!({

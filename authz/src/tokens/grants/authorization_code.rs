@@ -2,7 +2,7 @@
 //! once, within a minute, by the client it was issued to, with the redirect URI and PKCE
 //! verifier of its request; a second use revokes everything the first one produced.
 use super::super::model::{TokenRequest, TokenResponse};
-use crate::audit::{Outcome, RequestMeta, action};
+use crate::audit::{AuditSubject, Outcome, RequestMeta, action};
 use crate::authorize::{AuthorizationCode, RefreshToken, TokenFamily, verifier_matches};
 use crate::clients::Client;
 use crate::core::Core;
@@ -177,7 +177,7 @@ impl Core {
             &realm.id,
             client.client_id.as_str(),
             action::CODE_REPLAY,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.outcome = Outcome::Failure;

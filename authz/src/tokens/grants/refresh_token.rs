@@ -5,7 +5,7 @@
 //! the resource; idle and absolute lifetimes come from the realm.
 use super::super::model::{TokenRequest, TokenResponse};
 use super::authorization_code::{invalid_grant, new_refresh_token};
-use crate::audit::{Outcome, RequestMeta, action};
+use crate::audit::{AuditSubject, Outcome, RequestMeta, action};
 use crate::authorize::{REFRESH_GRACE_SECS, RefreshToken, ScopeRequest, TokenFamily};
 use crate::clients::Client;
 use crate::core::Core;
@@ -178,7 +178,7 @@ impl Core {
             &realm.id,
             client.client_id.as_str(),
             action::REFRESH_REUSE,
-            format!("client:{}", client.client_id),
+            AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
         event.outcome = Outcome::Failure;

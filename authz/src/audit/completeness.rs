@@ -1,0 +1,596 @@
+//! Every write operation of [`Core`] leaves an audit row.
+//!
+//! Two checks: `every_public_method_is_classified` reads the sources of the `Core` operations
+//! and fails when a `pub async fn` appears that is neither in [`WRITES`] nor in [`READS`] (so a
+//! new operation has to be placed, and a write has to be added to the run below);
+//! `each_write_adds_an_audit_row` runs the writes against a fresh SQLite core, one after the
+//! other, and fails when one of them leaves the audit log as it was.
+use crate::audit::{AuditCursor, AuditFilter, AuditWindow, RequestMeta};
+use crate::core::{Core, CoreConfig};
+use crate::policy::Principal;
+use crate::storage::Database;
+
+/// Every source file of the crate with an `impl Core` block, as (path under `src/`, text): read
+/// from disk, so an operation in a new file is checked too.
+fn sources() -> Vec<(String, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read src") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).expect("read source");
+            text.contains("impl Core {").then(|| {
+                let rel = path.strip_prefix(&root).unwrap_or(&path);
+                (rel.display().to_string(), text)
+            })
+        })
+        .collect()
+}
+
+/// Operations that change state. Each writes its audit row in the same store call as the
+/// change. Those run by `each_write_adds_an_audit_row` are in [`RUN`]; the rest need an
+/// HTTP fetch, a browser sign-in flow or a token and are checked by the API tests.
+const WRITES: &[&str] = &[
+    // access
+    "grant_access",
+    "add_access",
+    "revoke_access",
+    // accounts
+    "issue_setup_link",
+    "login",
+    "logout",
+    "complete_setup",
+    "reset_password",
+    "change_own_password",
+    "create_user",
+    "create_user_with_password",
+    "set_user_role",
+    "set_user_disabled",
+    "issue_password_reset",
+    // agents
+    "create_agent",
+    "update_agent",
+    "set_agent_disabled",
+    "delete_agent",
+    "bind_client_to_agent",
+    // audit
+    "export_audit",
+    // authorize
+    "authorize_sign_in",
+    "authorize_decide",
+    "revoke_connected_app",
+    "revoke_my_connected_app",
+    "revoke_own_connected_app",
+    "account_sign_in",
+    // clients
+    "create_client",
+    "update_client",
+    "create_resource_server_credentials",
+    "rotate_client_secret",
+    "set_client_enabled",
+    "delete_client",
+    "register_client_dynamically",
+    "update_registration",
+    "delete_registration",
+    "create_initial_access_token",
+    "approve_client",
+    "approve_client_with_access",
+    "decide_clients",
+    "reject_client",
+    "revoke_client",
+    "restore_client",
+    // integration
+    "protect_mcp_server",
+    "register_protected_resource",
+    "check_mcp_server",
+    // keys
+    "rotate_signing_keys",
+    // people
+    "create_person",
+    "update_person",
+    "set_person_password",
+    "set_person_disabled",
+    // realms
+    "create_realm",
+    "update_realm",
+    "set_registration_policy",
+    "set_realm_enabled",
+    // resources
+    "create_resource",
+    "update_resource",
+    "set_resource_enabled",
+    "reject_submission",
+    "delete_resource",
+    "set_default_resource",
+    "set_resource_policy",
+    // tokens
+    "issue_token",
+    "revoke_token",
+];
+
+/// Operations that change nothing an audit row would record. Each says why.
+const READS: &[&str] = &[
+    "realm_overview",
+    "list_agents",
+    "agent",
+    // Caches and housekeeping: no decision by anyone. `purge_expired` deletes rows that expired
+    // (the expiry of unused clients it decides is audited as `client.expire`);
+    // `flush_token_use` writes last-use times.
+    "purge_expired",
+    "flush_token_use",
+    // Starts a sign-in (a ticket in memory); the decision is audited by `authorize_decide`.
+    "authorize",
+    // Forgets a browser's sign-in at the authorization endpoint (no stored change).
+    "end_login_session",
+    // The account page: it writes only through `account_sign_in` and
+    // `revoke_own_connected_app` (each audited), or ends a sign-in (`end_login_session`).
+    "account",
+    "connected_apps",
+    "my_connected_apps",
+    "own_connected_apps",
+    "serving_realm_name",
+    "list_audit",
+    "audit_of",
+    "mcp_overview",
+    "integration_endpoints",
+    "client_access",
+    "resource_access",
+    "read_registration",
+    "review_queue",
+    "review_counts",
+    "pending_review_count",
+    "list_clients",
+    "client_choices",
+    "get_client",
+    // Refreshes the in-memory cache of a client's `jwks_uri`; nothing stored changes.
+    "refresh_client_keys",
+    "list_resources",
+    "local_token_horizon",
+    "resource",
+    "default_resource",
+    "realm_scopes",
+    "default_token_ttl",
+    "check_master_key",
+    "ready",
+    "signer_for_benchmark",
+    "list_signing_keys",
+    "authorization_server_metadata",
+    // Creates the realm's first key pair on first use (audited as `key.create`).
+    "jwks",
+    "introspect_token",
+    // First start: creates the default realm (audited as `realm.create`) and, through
+    // `issue_setup_link`, the setup link.
+    "bootstrap",
+    "ensure_default_realm",
+    "principal",
+    "find_principal_by_email",
+    "setup_link_is_valid",
+    "reset_link_email",
+    "list_users",
+    "user",
+    "admin_realm",
+    "list_realms",
+    "get_realm",
+    "realm_name",
+    "list_people",
+    "person",
+];
+
+/// The writes `each_write_adds_an_audit_row` runs.
+const RUN: &[&str] = &[
+    "create_realm",
+    "update_realm",
+    "set_realm_enabled",
+    "create_resource",
+    "update_resource",
+    "set_resource_policy",
+    "set_resource_enabled",
+    "set_default_resource",
+    "create_client",
+    "update_client",
+    "rotate_client_secret",
+    "set_client_enabled",
+    "grant_access",
+    "revoke_access",
+    "create_agent",
+    "update_agent",
+    "bind_client_to_agent",
+    "set_agent_disabled",
+    "delete_agent",
+    "create_resource_server_credentials",
+    "create_initial_access_token",
+    "create_person",
+    "update_person",
+    "set_person_password",
+    "set_person_disabled",
+    "create_user",
+    "set_user_role",
+    "set_user_disabled",
+    "rotate_signing_keys",
+    "export_audit",
+    "delete_client",
+    "delete_resource",
+];
+
+/// Names of the `pub async fn`s in `src`.
+fn public_async_fns(src: &str) -> Vec<String> {
+    src.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("pub async fn "))
+        .map(|rest| {
+            rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn every_public_method_is_classified() {
+    let mut found = Vec::new();
+    let sources = sources();
+    assert!(
+        sources.iter().any(|(f, _)| f.ends_with("review/ops.rs")),
+        "the sources of Core's operations are found"
+    );
+    for (file, src) in &sources {
+        for name in public_async_fns(src) {
+            assert!(
+                WRITES.contains(&name.as_str()) || READS.contains(&name.as_str()),
+                "{file}: `{name}` is neither in WRITES nor in READS of audit/completeness.rs; \
+                 a write must write an audit row and be run by each_write_adds_an_audit_row"
+            );
+            found.push(name);
+        }
+    }
+    for name in WRITES.iter().chain(READS) {
+        assert!(
+            found.iter().any(|f| f == name),
+            "`{name}` is listed but no longer a public operation"
+        );
+    }
+    for name in RUN {
+        assert!(WRITES.contains(name), "`{name}` is run but not a write");
+    }
+}
+
+async fn audit_rows(core: &Core) -> u64 {
+    core.store
+        .list_audit_events(
+            &AuditFilter::default(),
+            AuditWindow {
+                cursor: AuditCursor::Newest,
+                limit: 1,
+                count_up_to: 1_000_000,
+            },
+        )
+        .await
+        .expect("count audit rows")
+        .total
+}
+
+#[tokio::test]
+async fn each_write_adds_an_audit_row() {
+    use crate::agents::AgentInput;
+    use crate::clients::ClientMetadata;
+    use crate::people::PersonInput;
+    use crate::realms::RealmInput;
+    use crate::resources::{AccessPolicyInput, ResourceInput};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("sqlite://{}", dir.path().join("audit.db").display());
+    let db = Database::connect(&url, 4).await.expect("connect sqlite");
+    db.migrate().await.expect("migrate");
+    let core = Core::new(db.store(), CoreConfig::default());
+    core.ensure_default_realm().await.expect("default realm");
+    let p = Principal::cli();
+    let m = RequestMeta::default();
+    let d = "default";
+    let resource = ResourceInput {
+        slug: "pay".into(),
+        display_name: "Pay".into(),
+        uri: "https://pay.example.com/mcp".into(),
+        scopes: "read write".into(),
+        enabled: true,
+        ..Default::default()
+    };
+    let machine = ClientMetadata {
+        client_name: Some("Bot".into()),
+        token_endpoint_auth_method: Some("client_secret_basic".into()),
+        grant_types: Some(vec!["client_credentials".into()]),
+        ..Default::default()
+    };
+    let agent = AgentInput {
+        name: "night-bot".into(),
+        owner: "ada@example.com".into(),
+        ..Default::default()
+    };
+    let person = PersonInput {
+        email: "grace@example.com".into(),
+        display_name: "Grace".into(),
+        ..Default::default()
+    };
+
+    let mut ran = Vec::new();
+    let mut rows = audit_rows(&core).await;
+    let mut failures = Vec::new();
+    macro_rules! write {
+        ($name:literal, $op:expr) => {{
+            let out = $op.await;
+            if let Err(e) = &out {
+                failures.push(format!("{} failed: {e:?}", $name));
+            }
+            let now = audit_rows(&core).await;
+            if out.is_ok() && now <= rows {
+                failures.push(format!("{} wrote no audit row", $name));
+            }
+            rows = now;
+            ran.push($name);
+            out.ok()
+        }};
+    }
+    write!("create_realm", core.create_realm(&p, "ops", "Ops", &m));
+    write!(
+        "update_realm",
+        core.update_realm(
+            &p,
+            "ops",
+            &RealmInput {
+                name: "ops".into(),
+                display_name: "Operations".into(),
+                token_ttl_secs: "300".into(),
+                ..Default::default()
+            },
+            &m
+        )
+    );
+    write!(
+        "set_realm_enabled",
+        core.set_realm_enabled(&p, "ops", false, &m)
+    );
+    write!(
+        "create_resource",
+        core.create_resource(&p, d, &resource, &m)
+    );
+    write!(
+        "update_resource",
+        core.update_resource(
+            &p,
+            d,
+            "pay",
+            &ResourceInput {
+                display_name: "Payments".into(),
+                ..resource.clone()
+            },
+            &m
+        )
+    );
+    write!(
+        "set_resource_policy",
+        core.set_resource_policy(
+            &p,
+            d,
+            "pay",
+            &AccessPolicyInput {
+                consent: "any_client".into(),
+                default_scopes: "read".into(),
+                ..Default::default()
+            },
+            &m
+        )
+    );
+    write!(
+        "set_resource_enabled",
+        core.set_resource_enabled(&p, d, "pay", true, &m)
+    );
+    write!(
+        "set_default_resource",
+        core.set_default_resource(&p, d, Some("pay"), &m)
+    );
+    write!(
+        "create_client",
+        core.create_client(&p, d, "bot", &machine, &m)
+    );
+    write!(
+        "update_client",
+        core.update_client(
+            &p,
+            d,
+            "bot",
+            &ClientMetadata {
+                client_name: Some("Night bot".into()),
+                ..machine.clone()
+            },
+            &m
+        )
+    );
+    write!(
+        "rotate_client_secret",
+        core.rotate_client_secret(&p, d, "bot", 0, &m)
+    );
+    write!(
+        "set_client_enabled",
+        core.set_client_enabled(&p, d, "bot", false, &m)
+    );
+    write!(
+        "grant_access",
+        core.grant_access(&p, d, "bot", "pay", None, &m)
+    );
+    write!("revoke_access", core.revoke_access(&p, d, "bot", "pay", &m));
+    write!("create_agent", core.create_agent(&p, d, &agent, &m));
+    write!(
+        "update_agent",
+        core.update_agent(
+            &p,
+            d,
+            "night-bot",
+            &AgentInput {
+                description: "Runs at night".into(),
+                ..agent.clone()
+            },
+            &m
+        )
+    );
+    write!(
+        "bind_client_to_agent",
+        core.bind_client_to_agent(&p, d, "bot", Some("night-bot"), &m)
+    );
+    write!(
+        "set_agent_disabled",
+        core.set_agent_disabled(&p, d, "night-bot", true, &m)
+    );
+    write!("delete_agent", core.delete_agent(&p, d, "night-bot", &m));
+    write!(
+        "create_resource_server_credentials",
+        core.create_resource_server_credentials(&p, d, "pay", &m)
+    );
+    write!(
+        "create_initial_access_token",
+        core.create_initial_access_token(&p, d, "ci", 1, 3600, &m)
+    );
+    let grace = write!(
+        "create_person",
+        core.create_person(&p, d, &person, None, &m)
+    );
+    let id = grace.map(|g| g.id.to_string()).unwrap_or_default();
+    write!(
+        "update_person",
+        core.update_person(
+            &p,
+            d,
+            &id,
+            &PersonInput {
+                display_name: "Grace H.".into(),
+                ..person.clone()
+            },
+            &m
+        )
+    );
+    write!(
+        "set_person_password",
+        core.set_person_password(&p, d, &id, "correct horse battery staple", &m)
+    );
+    write!(
+        "set_person_disabled",
+        core.set_person_disabled(&p, d, &id, true, &m)
+    );
+    let ada = write!(
+        "create_user",
+        core.create_user(&p, "ada@example.com", "Ada", "developer", &m)
+    )
+    .map(|(u, _)| u.id)
+    .unwrap_or_else(|| crate::ids::UserId::from_stored("missing"));
+    write!(
+        "set_user_role",
+        core.set_user_role(&p, &ada, "security_reviewer", &m)
+    );
+    write!(
+        "set_user_disabled",
+        core.set_user_disabled(&p, &ada, true, &m)
+    );
+    write!("rotate_signing_keys", core.rotate_signing_keys(&p, d, &m));
+    write!(
+        "export_audit",
+        core.export_audit(
+            &p,
+            None,
+            AuditFilter::default(),
+            crate::audit::ExportFormat::Csv,
+            &m
+        )
+    );
+    write!("delete_client", core.delete_client(&p, d, "bot", &m));
+    write!("delete_resource", core.delete_resource(&p, d, "pay", &m));
+    assert_eq!(ran, RUN, "RUN lists exactly what this test runs, in order");
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(rows >= RUN.len() as u64);
+}
+
+/// A client update that changes only its keys writes an audit row that says so (by key id and
+/// digest), and nothing else.
+#[tokio::test]
+async fn a_keys_only_client_update_is_audited() {
+    use crate::clients::ClientMetadata;
+    use crate::keys::{SigningAlg, generate};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("sqlite://{}", dir.path().join("keys.db").display());
+    let db = Database::connect(&url, 4).await.expect("connect sqlite");
+    db.migrate().await.expect("migrate");
+    let core = Core::new(db.store(), CoreConfig::default());
+    core.ensure_default_realm().await.expect("default realm");
+    let p = Principal::cli();
+    let m = RequestMeta::default();
+    let jwks = |kid: &str| {
+        let mut jwk = generate(SigningAlg::ES256).expect("key").public_jwk;
+        jwk.insert("kid".into(), kid.into());
+        jwk.insert("alg".into(), "ES256".into());
+        jwk.insert("use".into(), "sig".into());
+        serde_json::json!({"keys": [jwk]})
+    };
+    let metadata = ClientMetadata {
+        client_name: Some("Signer".into()),
+        token_endpoint_auth_method: Some("private_key_jwt".into()),
+        grant_types: Some(vec!["client_credentials".into()]),
+        jwks: Some(jwks("one")),
+        ..Default::default()
+    };
+    core.create_client(&p, "default", "signer", &metadata, &m)
+        .await
+        .expect("create");
+    let rows = audit_rows(&core).await;
+    // The same key id, a new key: still a change.
+    core.update_client(
+        &p,
+        "default",
+        "signer",
+        &ClientMetadata {
+            jwks: Some(jwks("one")),
+            ..metadata.clone()
+        },
+        &m,
+    )
+    .await
+    .expect("update");
+    assert_eq!(audit_rows(&core).await, rows + 1);
+    let newest = core
+        .store
+        .list_audit_events(
+            &AuditFilter::default(),
+            AuditWindow {
+                cursor: AuditCursor::Newest,
+                limit: 1,
+                count_up_to: 1,
+            },
+        )
+        .await
+        .expect("list")
+        .items
+        .remove(0);
+    assert_eq!(newest.action, crate::audit::action::CLIENT_UPDATE);
+    assert_eq!(newest.target, "client:signer");
+    let details = newest.details.as_object().expect("object");
+    assert_eq!(
+        details.keys().collect::<Vec<_>>(),
+        ["jwks"],
+        "only the keys changed: {details:?}"
+    );
+    assert_eq!(details["jwks"]["from"]["kids"], serde_json::json!(["one"]));
+    assert_eq!(details["jwks"]["to"]["kids"], serde_json::json!(["one"]));
+    assert_ne!(
+        details["jwks"]["from"]["sha256"],
+        details["jwks"]["to"]["sha256"]
+    );
+}
