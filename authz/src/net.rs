@@ -27,12 +27,13 @@ impl Cidr {
         let addr = canonical(addr);
         let max = if addr.is_ipv4() { 32 } else { 128 };
         let prefix = match prefix {
-            // `::ffff:10.0.0.0/104` is `10.0.0.0/8`.
+            // `::ffff:10.0.0.0/104` is `10.0.0.0/8`. A mapped range wider than that once matched
+            // nothing; refusing it keeps such a value from silently covering much of IPv4.
             Some(p) if mapped => p
                 .parse::<u8>()
                 .ok()
                 .and_then(|p| p.checked_sub(96))
-                .filter(|p| *p <= max)
+                .filter(|p| (8..=max).contains(p))
                 .ok_or_else(bad)?,
             Some(p) => p.parse::<u8>().ok().filter(|p| *p <= max).ok_or_else(bad)?,
             None => max,

@@ -64,9 +64,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // revoked token is refused at once, or within 30 s if it was used just before, instead of
     // working until it expires. It costs a request to the realm per token every 30 s, and calls
     // fail (503) while the realm cannot be reached.
-    if let (Ok(id), Ok(secret)) = (
-        std::env::var("INTROSPECTION_CLIENT_ID"),
-        std::env::var("INTROSPECTION_CLIENT_SECRET"),
+    let set = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+    if let (Some(id), Some(secret)) = (
+        set("INTROSPECTION_CLIENT_ID"),
+        set("INTROSPECTION_CLIENT_SECRET"),
     ) {
         guard = guard.introspection(id, secret);
     }

@@ -389,11 +389,20 @@ pub fn workspace_members(manifest: &str) -> Vec<String> {
 pub fn check_workspace(root: &Path) -> anyhow::Result<()> {
     let manifest = std::fs::read_to_string(root.join("Cargo.toml"))
         .context("Failed to read the workspace Cargo.toml")?;
+    let members = workspace_members(&manifest);
+    // A manifest this parser misreads must not pass by checking nothing.
+    for required in ["authz", "app", "server"] {
+        if !members.iter().any(|m| m == required) {
+            bail!(
+                "the workspace members read from Cargo.toml ({members:?}) do not include `{required}`: list members as `members = [\"app\", \"authz\", …]`"
+            );
+        }
+    }
     let mut failed = Vec::new();
-    for member in workspace_members(&manifest) {
+    for member in members {
         let src = root.join(&member).join("src");
         if !src.is_dir() {
-            continue;
+            bail!("workspace member `{member}` has no src/ directory to check");
         }
         match check(&src) {
             Ok((modules, edges)) => {

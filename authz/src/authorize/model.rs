@@ -324,8 +324,8 @@ impl std::fmt::Debug for NewLoginSession {
     }
 }
 
-/// What a person asks of their account page at a realm.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a person asks of their account page at a realm (its `Debug` never shows the password).
+#[derive(Clone, PartialEq, Eq)]
 pub enum AccountAction {
     /// Show the page as it is.
     Show,
@@ -340,6 +340,21 @@ pub enum AccountAction {
     Disconnect(String),
     /// Sign out.
     SignOut,
+}
+
+impl std::fmt::Debug for AccountAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Show => f.write_str("Show"),
+            Self::SignIn { email, .. } => f
+                .debug_struct("SignIn")
+                .field("email", email)
+                .field("password", &"[redacted]")
+                .finish(),
+            Self::Disconnect(id) => f.debug_tuple("Disconnect").field(id).finish(),
+            Self::SignOut => f.write_str("SignOut"),
+        }
+    }
 }
 
 /// The account page after an [`AccountAction`]: what it shows and what becomes of the sign-in

@@ -155,7 +155,7 @@ impl Fields {
     }
 }
 
-/// A form posted from one of a realm's pages, checked: the realm exists by name, the browser
+/// A form posted from one of a realm's pages, checked: the realm name parses (the core then finds the realm), the browser
 /// says the post comes from our own origin, it carries the browser-binding cookie, and the
 /// form is bound to them ([`Binding`]). Anything else is the error page.
 pub(super) struct PageForm<B> {

@@ -21,6 +21,7 @@ pub(super) fn python_server(s: &Snippet<'_>) -> String {
         r#"# server.py: an MCP server protected by {realm} (Portcullis).
 import asyncio
 import base64
+import hashlib
 import json
 import os
 import time
@@ -57,6 +58,16 @@ INTROSPECTION_CACHE_SECONDS = 30
 ANSWERS: dict[str, tuple[bool, float]] = {{}}
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """The credentials go to the introspection endpoint only: a redirect is an error."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+OPENER = urllib.request.build_opener(_NoRedirects)
+
+
 def introspect(token: str) -> bool:
     """Asks the realm whether the token is active. The realm cannot say: an error, and the call
     fails rather than let a revoked token through."""
@@ -66,13 +77,13 @@ def introspect(token: str) -> bool:
         data=urlencode({{"token": token, "token_type_hint": "access_token"}}).encode(),
         headers={{"Authorization": f"Basic {{basic}}"}},
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with OPENER.open(request, timeout=10) as response:
         return json.load(response).get("active") is True
 
 
 async def still_active(token: str, claims: dict) -> bool:
     now = time.time()
-    key = claims.get("jti") or token
+    key = claims.get("jti") or hashlib.sha256(token.encode()).hexdigest()
     known = ANSWERS.get(key)
     if known and known[1] > now:
         return known[0]

@@ -26,6 +26,7 @@ import {{ mcpAuthMetadataRouter, getOAuthProtectedResourceMetadataUrl }} from '@
 import {{ requireBearerAuth }} from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import {{ metadataHandler }} from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import {{ InvalidTokenError }} from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {{ createHash }} from 'node:crypto';
 import {{ createRemoteJWKSet, jwtVerify }} from 'jose';
 
 const ISSUER = {issuer};
@@ -57,7 +58,7 @@ app.use('/.well-known/oauth-protected-resource', metadataHandler({{ resource: RE
 const answers = new Map();
 async function stillActive(token, payload) {{
   const now = Date.now();
-  const key = payload.jti ?? token;
+  const key = payload.jti ?? createHash('sha256').update(token).digest('hex');
   const known = answers.get(key);
   if (known && known.until > now) return known.active;
   const basic = Buffer.from(INTROSPECTION.map(encodeURIComponent).join(':')).toString('base64');
@@ -65,6 +66,10 @@ async function stillActive(token, payload) {{
     method: 'POST',
     headers: {{ authorization: `Basic ${{basic}}` }},
     body: new URLSearchParams({{ token, token_type_hint: 'access_token' }}),
+    // A realm that hangs fails the call instead of holding every request open.
+    signal: AbortSignal.timeout(10_000),
+    // The credentials go to the introspection endpoint only, never where a redirect points.
+    redirect: 'error',
   }});
   // The realm cannot say: the call fails (500) rather than let a revoked token through.
   if (!res.ok) throw new Error(`Failed to introspect the token: ${{res.status}}`);
