@@ -98,7 +98,7 @@ pub(super) async fn client_lifecycle(
                 }
             }
             table.finish()?;
-            say_awaiting_review(core, waiting);
+            say_awaiting_review(core, waiting, false);
         }
         ClientLifecycle::Disable { realm, client_id } => {
             core.set_client_enabled(&cli, &realm, &client_id, false, &meta)

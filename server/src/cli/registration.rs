@@ -259,7 +259,7 @@ pub(super) async fn registration(
                 ])?;
             }
             table.finish()?;
-            say_awaiting_review(core, waiting);
+            say_awaiting_review(core, waiting, true);
         }
         RegistrationCommand::Approve {
             realm,

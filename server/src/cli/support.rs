@@ -64,17 +64,22 @@ pub(super) fn read_password() -> anyhow::Result<String> {
 
 /// Tells whoever runs the command that `waiting` clients wait for a security review, and
 /// where the queue is (on stderr, so that a list on stdout stays a list).
-pub(super) fn say_awaiting_review(core: &authz::Core, waiting: usize) {
+pub(super) fn say_awaiting_review(core: &authz::Core, waiting: usize, listing_them: bool) {
     if waiting == 0 {
         return;
     }
-    let clients = if waiting == 1 {
-        "1 client waits".to_owned()
+    let (clients, get) = if waiting == 1 {
+        ("1 client waits".to_owned(), "gets")
     } else {
-        format!("{waiting} clients wait")
+        (format!("{waiting} clients wait"), "get")
+    };
+    let listed = if listing_them {
+        ""
+    } else {
+        " (`portcullis registration pending` lists them)"
     };
     eprintln!(
-        "{clients} for a security review and get no tokens until a reviewer approves: {} (or `portcullis registration pending`).",
+        "{clients} for a security review and {get} no tokens until a reviewer approves: {}{listed}.",
         core.review_queue_url()
     );
 }

@@ -15,7 +15,7 @@ use super::snippet::Snippet;
 use super::typescript::{EXPRESS_VERSION, JOSE_VERSION, TS_SDK_VERSION, typescript_server};
 
 /// What the servers' opt-in introspection does and costs, said under each of them.
-const INTROSPECTION_NOTE: &str = "Revocation: without more, a revoked token works until its exp, since the server checks tokens itself. Opt in by setting INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET to the resource's introspection credentials: each token is then also confirmed with the realm (RFC 7662), and a revoked one is refused at once (within 30 s if it was used just before). It costs a request to the realm per token every 30 s, and calls fail while the realm cannot be reached.";
+const INTROSPECTION_NOTE: &str = "Revocation: without more, a revoked token works until its exp, since the server checks tokens itself. Opt in by setting INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET to the resource's introspection credentials (an admin creates them on the resource's page, Introspection credentials, or with portcullis resources credentials --id <resource>; developers ask an admin): each token is then also confirmed with the realm (RFC 7662), and a revoked one is refused at once (within 30 s if it was used just before). It costs at most one request to the realm per token per 30 s while the token is used, and calls fail while the realm cannot be reached.";
 
 /// Generates every artifact for `input` against `server`.
 ///

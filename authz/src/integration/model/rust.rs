@@ -125,7 +125,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {{
     // Opt-in: with the resource's introspection credentials (Portcullis: the resource's page,
     // Introspection credentials) each token is also confirmed with the realm (RFC 7662), so a
     // revoked token is refused at once, or within 30 s if it was used just before, instead of
-    // working until it expires. It costs a request to the realm per token every 30 s, and calls
+    // working until it expires. It costs at most one request to the realm per token per 30 s, and calls
     // fail (503) while the realm cannot be reached.
     let set = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
     if let (Some(id), Some(secret)) = (

@@ -37,7 +37,7 @@ const PORT = Number(process.env.PORT ?? {port});
 // Opt-in: with the resource's introspection credentials (Portcullis: the resource's page,
 // Introspection credentials) each token is also confirmed with the realm (RFC 7662), so a
 // revoked token is refused at once, or within INTROSPECTION_CACHE_MS if it was used just
-// before, instead of working until it expires. It costs a request to the realm per token every
+// before, instead of working until it expires. It costs at most one request to the realm per token per
 // 30 s, and calls fail while the realm cannot be reached.
 const INTROSPECTION = process.env.INTROSPECTION_CLIENT_ID && process.env.INTROSPECTION_CLIENT_SECRET
   ? [process.env.INTROSPECTION_CLIENT_ID, process.env.INTROSPECTION_CLIENT_SECRET]
