@@ -1,21 +1,23 @@
 //! A person's account page at a realm: sign in, see and disconnect connected apps, sign out —
-//! one call per form post, so the endpoint only extracts, calls and renders.
+//! one call per request, so the endpoint only extracts, calls and renders. A post that changed
+//! something answers with where to go next (post/redirect/get), so a reload never posts twice.
 use super::model::{
-    AccountAction, AccountNotice, AccountPage, AccountSignInError, AccountView, SessionCookie,
+    AccountAction, AccountDone, AccountNotice, AccountPage, AccountSignInError, AccountStep,
+    AccountView, SessionCookie,
 };
 use crate::audit::RequestMeta;
 use crate::core::Core;
 use crate::error::{Error, Result};
 
 impl Core {
-    /// Does what the person asked of their account page, then builds the page to show.
+    /// Does what the person asked of their account page: the page to show, or what was done.
     ///
     /// `browser` is the value of the browser's own cookie and `session` the sign-in cookie it
-    /// sent, if any; the caller has checked the form's token against both.
+    /// sent, if any; for a post, the caller has checked the form's token against both.
     ///
     /// # Errors
     /// `NotFound` (realm), storage failures. A wrong password, a throttled sign-in, an app
-    /// already disconnected or an expired session are part of the page, not errors.
+    /// already disconnected or an expired session are part of the answer, not errors.
     pub async fn account(
         &self,
         realm_name: &str,
@@ -23,73 +25,64 @@ impl Core {
         session: Option<&str>,
         action: AccountAction,
         meta: &RequestMeta,
-    ) -> Result<AccountPage> {
+    ) -> Result<AccountStep> {
+        let done = |done, cookie| Ok(AccountStep::Done { done, cookie });
         match action {
-            AccountAction::Show => {
-                self.account_page(realm_name, browser, session, SessionCookie::Keep, None)
+            AccountAction::Show(after) => {
+                let notice = match after {
+                    None | Some(AccountDone::SignedIn | AccountDone::SignedOut) => None,
+                    Some(AccountDone::Disconnected) => Some(AccountNotice::Disconnected {
+                        horizon_secs: self.local_token_horizon(realm_name).await?,
+                    }),
+                    Some(AccountDone::AlreadyDisconnected) => {
+                        Some(AccountNotice::AlreadyDisconnected)
+                    }
+                };
+                self.account_page(realm_name, browser, session, notice)
                     .await
+                    .map(AccountStep::Page)
             }
             AccountAction::SignIn { email, password } => {
                 let failed = match self
                     .account_sign_in(realm_name, &email, &password, meta)
                     .await
                 {
-                    Ok(new) => {
-                        let cookie = new.0.clone();
-                        return self
-                            .account_page(
-                                realm_name,
-                                browser,
-                                Some(&cookie),
-                                SessionCookie::Set(new),
-                                None,
-                            )
-                            .await;
-                    }
+                    Ok(new) => return done(AccountDone::SignedIn, SessionCookie::Set(new)),
                     Err(Error::InvalidCredentials) => AccountSignInError::WrongPassword,
                     Err(Error::Throttled { .. }) => AccountSignInError::Throttled,
                     Err(e) => return Err(e),
                 };
                 // The next form is bound to whatever sign-in cookie the browser still sends.
-                Ok(AccountPage {
+                Ok(AccountStep::Page(AccountPage {
                     realm: self.serving_realm_name(realm_name).await?,
                     form_token: self.account_form_token(browser, session),
                     view: AccountView::SignIn {
                         error: Some(failed),
                         email,
                     },
-                    cookie: SessionCookie::Keep,
-                })
+                }))
             }
             AccountAction::Disconnect(consent_id) => {
                 let Some(s) = session else {
                     return self
-                        .account_page(realm_name, browser, None, SessionCookie::Keep, None)
-                        .await;
+                        .account_page(realm_name, browser, None, None)
+                        .await
+                        .map(AccountStep::Page);
                 };
-                let notice = match self
+                match self
                     .revoke_own_connected_app(realm_name, s, &consent_id, meta)
                     .await
                 {
-                    Ok(()) => AccountNotice::Disconnected {
-                        horizon_secs: self.local_token_horizon(realm_name).await?,
-                    },
-                    Err(Error::NotFound { .. }) => AccountNotice::AlreadyDisconnected,
-                    Err(Error::Unauthenticated) => {
-                        return self
-                            .account_page(realm_name, browser, session, SessionCookie::Keep, None)
-                            .await;
+                    Ok(()) => done(AccountDone::Disconnected, SessionCookie::Keep),
+                    Err(Error::NotFound { .. }) => {
+                        done(AccountDone::AlreadyDisconnected, SessionCookie::Keep)
                     }
-                    Err(e) => return Err(e),
-                };
-                self.account_page(
-                    realm_name,
-                    browser,
-                    session,
-                    SessionCookie::Keep,
-                    Some(notice),
-                )
-                .await
+                    Err(Error::Unauthenticated) => self
+                        .account_page(realm_name, browser, session, None)
+                        .await
+                        .map(AccountStep::Page),
+                    Err(e) => Err(e),
+                }
             }
             AccountAction::SignOut => {
                 if let Some(s) = session
@@ -97,8 +90,7 @@ impl Core {
                 {
                     tracing::error!(error = %e, "Failed to end a sign-in session");
                 }
-                self.account_page(realm_name, browser, None, SessionCookie::Clear, None)
-                    .await
+                done(AccountDone::SignedOut, SessionCookie::Clear)
             }
         }
     }
@@ -110,11 +102,14 @@ impl Core {
         realm_name: &str,
         browser: &str,
         session: Option<&str>,
-        cookie: SessionCookie,
         notice: Option<AccountNotice>,
     ) -> Result<AccountPage> {
         let realm = self.serving_realm_name(realm_name).await?;
         let form_token = self.account_form_token(browser, session);
+        let sign_in = || AccountView::SignIn {
+            error: None,
+            email: String::new(),
+        };
         let view = match session {
             Some(s) => match self.own_connected_apps(realm_name, s).await {
                 Ok((subject, apps)) => AccountView::Apps {
@@ -122,22 +117,15 @@ impl Core {
                     apps,
                     notice,
                 },
-                Err(Error::Unauthenticated) => AccountView::SignIn {
-                    error: None,
-                    email: String::new(),
-                },
+                Err(Error::Unauthenticated) => sign_in(),
                 Err(e) => return Err(e),
             },
-            None => AccountView::SignIn {
-                error: None,
-                email: String::new(),
-            },
+            None => sign_in(),
         };
         Ok(AccountPage {
             realm,
             form_token,
             view,
-            cookie,
         })
     }
 }

@@ -327,8 +327,8 @@ impl std::fmt::Debug for NewLoginSession {
 /// What a person asks of their account page at a realm (its `Debug` never shows the password).
 #[derive(Clone, PartialEq, Eq)]
 pub enum AccountAction {
-    /// Show the page as it is.
-    Show,
+    /// Show the page, after what the last post did if anything (post/redirect/get).
+    Show(Option<AccountDone>),
     /// Sign in.
     SignIn {
         /// Email.
@@ -345,7 +345,7 @@ pub enum AccountAction {
 impl std::fmt::Debug for AccountAction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Show => f.write_str("Show"),
+            Self::Show(done) => f.debug_tuple("Show").field(done).finish(),
             Self::SignIn { email, .. } => f
                 .debug_struct("SignIn")
                 .field("email", email)
@@ -357,8 +357,54 @@ impl std::fmt::Debug for AccountAction {
     }
 }
 
-/// The account page after an [`AccountAction`]: what it shows and what becomes of the sign-in
-/// cookie.
+/// What an account post did, carried to the page shown after it (post/redirect/get): a reload
+/// shows the page again instead of posting the form twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccountDone {
+    /// Signed in.
+    SignedIn,
+    /// An app was disconnected.
+    Disconnected,
+    /// The app was disconnected already.
+    AlreadyDisconnected,
+    /// Signed out.
+    SignedOut,
+}
+
+impl AccountDone {
+    /// Its name in the page's address (`?done=`), for what the next page tells.
+    pub fn as_str(self) -> Option<&'static str> {
+        match self {
+            Self::SignedIn | Self::SignedOut => None,
+            Self::Disconnected => Some("disconnected"),
+            Self::AlreadyDisconnected => Some("already-disconnected"),
+        }
+    }
+
+    /// Reads [`Self::as_str`] back; anything else is nothing.
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Disconnected, Self::AlreadyDisconnected]
+            .into_iter()
+            .find(|d| d.as_str() == Some(s))
+    }
+}
+
+/// The answer to an account action: a page to show, or (after a change) the address of the
+/// page to show next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccountStep {
+    /// Show this page.
+    Page(AccountPage),
+    /// Done: set the cookie and send the browser to the account page (303).
+    Done {
+        /// What was done.
+        done: AccountDone,
+        /// The sign-in cookie.
+        cookie: SessionCookie,
+    },
+}
+
+/// The account page: what it shows and the token its next form carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccountPage {
     /// The realm's display name.
@@ -367,8 +413,6 @@ pub struct AccountPage {
     pub form_token: String,
     /// What the page shows.
     pub view: AccountView,
-    /// The sign-in cookie to set.
-    pub cookie: SessionCookie,
 }
 
 /// The sign-in cookie after an account action.
@@ -422,7 +466,7 @@ pub enum AccountSignInError {
     Throttled,
 }
 
-/// What a disconnect did.
+/// What the last account post did, in the page's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AccountNotice {
     /// The app is disconnected; tokens verified locally live up to this many seconds more.

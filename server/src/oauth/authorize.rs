@@ -271,15 +271,47 @@ fn account_apps(
         .collect()
 }
 
-/// Renders the account page the core built (its sign-in form, or the person's apps).
+/// Answers an account request: the page the core built (its sign-in form, or the person's
+/// apps), or after a change a 303 to the page (post/redirect/get) with the sign-in cookie.
 fn account_page(
     state: &AppState,
     realm: &str,
-    step: Result<authz::authorize::AccountPage, authz::Error>,
+    step: Result<authz::authorize::AccountStep, authz::Error>,
 ) -> Response {
-    use authz::authorize::{AccountNotice, AccountSignInError, AccountView, SessionCookie};
+    use authz::authorize::{
+        AccountNotice, AccountSignInError, AccountStep, AccountView, SessionCookie,
+    };
     let page_of = match step {
-        Ok(p) => p,
+        Ok(AccountStep::Page(p)) => p,
+        Ok(AccountStep::Done { done, cookie }) => {
+            let mut to = format!("/realms/{realm}/account");
+            if let Some(d) = done.as_str() {
+                to.push_str("?done=");
+                to.push_str(d);
+            }
+            let mut res = StatusCode::SEE_OTHER.into_response();
+            let h = res.headers_mut();
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            if let Ok(v) = HeaderValue::from_str(&to) {
+                h.insert(header::LOCATION, v);
+            }
+            let secure = state.config.is_https();
+            match &cookie {
+                SessionCookie::Keep => {}
+                SessionCookie::Set(s) => set_cookie(
+                    &mut res,
+                    LOGIN_COOKIE,
+                    &s.0,
+                    realm,
+                    Some(authz::authorize::LOGIN_SESSION_TTL_SECS),
+                    secure,
+                ),
+                SessionCookie::Clear => {
+                    set_cookie(&mut res, LOGIN_COOKIE, "", realm, Some(0), secure);
+                }
+            }
+            return res;
+        }
         Err(e) => return render(realm, Err(e), true),
     };
     let action = format!("/realms/{realm}/account");
@@ -319,21 +351,7 @@ fn account_page(
             &email,
         ),
     };
-    let mut res = page(StatusCode::OK, html);
-    let secure = state.config.is_https();
-    match &page_of.cookie {
-        SessionCookie::Keep => {}
-        SessionCookie::Set(s) => set_cookie(
-            &mut res,
-            LOGIN_COOKIE,
-            &s.0,
-            realm,
-            Some(authz::authorize::LOGIN_SESSION_TTL_SECS),
-            secure,
-        ),
-        SessionCookie::Clear => set_cookie(&mut res, LOGIN_COOKIE, "", realm, Some(0), secure),
-    }
-    res
+    page(StatusCode::OK, html)
 }
 
 /// `GET /realms/{realm}/account`: a person's connected apps (after signing in).
@@ -341,6 +359,7 @@ pub async fn account_get(
     State(state): State<AppState>,
     Meta(meta): Meta,
     Path(realm): Path<String>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
     let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
@@ -354,7 +373,11 @@ pub async fn account_get(
             &realm,
             &browser,
             cookie(&headers, LOGIN_COOKIE, state.config.is_https()),
-            authz::authorize::AccountAction::Show,
+            authz::authorize::AccountAction::Show(
+                url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+                    .find(|(k, _)| k == "done")
+                    .and_then(|(_, v)| authz::authorize::AccountDone::parse(&v)),
+            ),
             &meta,
         )
         .await;

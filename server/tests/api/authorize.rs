@@ -158,6 +158,21 @@ impl Flow {
         (status, loc, body(res).await)
     }
 
+    /// Posts an account form that changes something: the answer is a 303 to the account page
+    /// (post/redirect/get, so a reload never posts twice); the page it leads to.
+    async fn post_account(&self, b: &mut Browser, form: &str, then: &str) -> String {
+        let (status, loc, html) = self.post_to(b, "/realms/default/account", form).await;
+        assert_eq!(status, StatusCode::SEE_OTHER, "{html}");
+        assert_eq!(loc, then);
+        let (status, _, html) = self.get(b, &loc).await;
+        assert_eq!(status, StatusCode::OK);
+        // A reload shows the same page and posts nothing.
+        let (status, _, again) = self.get(b, &loc).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(csrf_of(&again), csrf_of(&html));
+        html
+    }
+
     /// Signs in and agrees; the redirect back to the client.
     async fn consent(&self, b: &mut Browser, extra: &str) -> String {
         self.consent_as(b, extra, PERSON).await
@@ -862,10 +877,9 @@ async fn page_forms_posted_cross_site_are_refused() {
     let res = cross_site("/realms/default/account", login.clone(), &fresh).await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     assert!(body(res).await.contains("The form expired"));
-    let (status, _, html) = f
-        .post_to(&mut fresh, "/realms/default/account", &login)
+    let html = f
+        .post_account(&mut fresh, &login, "/realms/default/account")
         .await;
-    assert_eq!(status, StatusCode::OK);
     assert!(html.contains("<title>Connected apps</title>"), "{html}");
 }
 
@@ -1118,18 +1132,24 @@ async fn people_see_and_disconnect_their_connected_apps_and_the_tokens_die() {
         )
         .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
-    let (status, _, html) = f
-        .post_to(
-            &mut b,
-            "/realms/default/account",
-            &format!("step=revoke&consent={consent}&csrf={}", csrf_of(&html)),
-        )
+    let form = format!("step=revoke&consent={consent}&csrf={}", csrf_of(&html));
+    let html = f
+        .post_account(&mut b, &form, "/realms/default/account?done=disconnected")
         .await;
-    assert_eq!(status, StatusCode::OK);
     assert!(
         html.contains("Disconnected") && html.contains("No app can act for you"),
         "{html}"
     );
+    // Posting it again (a stale tab) says so, and changes nothing.
+    let form = format!("step=revoke&consent={consent}&csrf={}", csrf_of(&html));
+    let html = f
+        .post_account(
+            &mut b,
+            &form,
+            "/realms/default/account?done=already-disconnected",
+        )
+        .await;
+    assert!(html.contains("already disconnected"), "{html}");
     let (status, _) = f.refresh(&rt).await;
     assert_eq!(
         status,
@@ -1140,23 +1160,25 @@ async fn people_see_and_disconnect_their_connected_apps_and_the_tokens_die() {
     let mut fresh = Browser::default();
     let (_, _, html) = f.get(&mut fresh, "/realms/default/account").await;
     assert!(html.contains("Sign in to your account"));
-    let (status, _, html) = f
-        .post_to(
-            &mut fresh,
-            "/realms/default/account",
-            &format!(
-                "step=login&csrf={}&email={}&password={}",
-                csrf_of(&html),
-                enc(PERSON),
-                enc(PASSWORD)
-            ),
-        )
+    let form = format!(
+        "step=login&csrf={}&email={}&password={}",
+        csrf_of(&html),
+        enc(PERSON),
+        enc(PASSWORD)
+    );
+    let html = f
+        .post_account(&mut fresh, &form, "/realms/default/account")
         .await;
-    assert_eq!(status, StatusCode::OK);
     assert!(
         html.contains("Ada Lovelace") && html.contains("<title>Connected apps</title>"),
         "{html}"
     );
+    // Signing out ends the sign-in: the page asks to sign in again.
+    let form = format!("step=logout&csrf={}", csrf_of(&html));
+    let html = f
+        .post_account(&mut fresh, &form, "/realms/default/account")
+        .await;
+    assert!(html.contains("Sign in to your account"), "{html}");
     // Admins see and revoke anyone's.
     let loc = f.consent(&mut Browser::default(), "").await;
     assert!(query_of(&loc).contains_key("code"));
