@@ -62,7 +62,7 @@ test('an admin registers a resource and a client, and the token only works for t
   // Grant it Payments with one of its two scopes, from the client's page.
   await hydrated(page);
   const access = page.getByTestId('access-row').filter({ hasText: audience });
-  await expect(access).toContainText('No access');
+  await expect(access).toContainText('Not granted');
   // Nothing is ticked at first: least privilege.
   await expect(access.getByLabel('tools:read')).not.toBeChecked();
   await access.getByLabel('tools:call').check();

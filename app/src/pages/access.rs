@@ -159,7 +159,7 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
                 <div class="flex flex-wrap items-center gap-2">
                     {granted.then(|| view! { <LastToken at=access.last_used_at.clone() words=access.last_used.clone()/> })}
                     {(!access.resource.enabled).then(|| view! { <Badge ok=false text="Resource disabled"/> })}
-                    <Badge ok=granted text=if granted { "Granted" } else { "No access" }/>
+                    <Badge ok=granted text=if granted { "Granted" } else { "Not granted" }/>
                 </div>
             </div>
             {granted.then(|| view! { <Lapsed scopes=access.lapsed.clone() effective=access.scopes.len()/> })}
@@ -215,7 +215,7 @@ pub fn ClientAccess(
         <section class=format!("{CARD} mt-6") aria-labelledby="client-access-title" data-testid="client-access">
             <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
                 <h2 id="client-access-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Access"</h2>
-                <p class=format!("mt-1 {MUTED}")>"The resources this client may get tokens for, and the scopes its tokens may carry there (when it acts for an agent, only those that are also the agent's roles). A new client has none."</p>
+                <p class=format!("mt-1 {MUTED}")>"The resources this client may get tokens for on its own (client credentials), and the scopes those tokens may carry (when it acts for an agent, only those that are also the agent's roles). A new client has none. People can also let an app act for them, within each resource's policy: that shows under each person's Connected apps, not here."</p>
             </div>
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || access.get().map(|result| match result {
