@@ -42,11 +42,12 @@ pub fn CopyBlock(
     #[prop(optional, into)] testid: String,
 ) -> impl IntoView {
     view! {
-        <div class="relative rounded-md border border-slate-200 bg-slate-50 dark:border-slate-700 dark:bg-slate-900" data-testid=testid>
-            <div class="absolute right-1 top-1"><CopyButton value=value.clone() label/></div>
+        <div class="rounded-md border border-slate-200 bg-slate-50 dark:border-slate-700 dark:bg-slate-900" data-testid=testid>
+            // Its own row above the text, so a long first line never runs under it.
+            <div class="flex justify-end border-b border-slate-200 px-1 py-0.5 dark:border-slate-700"><CopyButton value=value.clone() label/></div>
             // Focusable, so it scrolls from the keyboard too (its text can be wider or taller
             // than the box).
-            <pre tabindex="0" class="max-h-96 overflow-auto p-3 pr-16 font-mono text-xs leading-relaxed text-slate-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:text-slate-200"><code>{value}</code></pre>
+            <pre tabindex="0" class="max-h-96 overflow-auto p-3 font-mono text-xs leading-relaxed text-slate-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:text-slate-200"><code>{value}</code></pre>
         </div>
     }
 }
