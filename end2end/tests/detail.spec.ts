@@ -220,3 +220,44 @@ test('the overview lists the realm endpoints to copy, counts that open their lis
   await expect(page).toHaveURL(/\/resources$/);
   expect(errors).toEqual([]);
 });
+
+test("a resource's introspection credentials: created and rotated on its page, shown with where they go, and in its history", async ({ page, request, baseURL }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  const slug = `cred-${suffix}`;
+  await registerResource(page, { id: slug, name: 'Credentials MCP', uri: `https://${slug}.example.com/mcp`, scopes: 'tools:call' });
+  await page.goto(`/resources/${slug}`);
+  await hydrated(page);
+  const card = page.getByTestId('resource-credentials');
+  await card.getByRole('button', { name: 'Create introspection credentials' }).click();
+  const panel = card.getByTestId('issued-secret');
+  await expect(panel).toContainText(`${slug}-introspect`);
+  const secret = (await panel.locator('code').last().textContent())!.trim();
+  // The settings to give the MCP server carry the secret until "Done"; the card names the
+  // client, its endpoint and its one live secret.
+  await expect(card.getByTestId('credentials-env')).toContainText(`INTROSPECTION_CLIENT_ID=${slug}-introspect`);
+  await expect(card.getByTestId('credentials-env')).toContainText(`INTROSPECTION_CLIENT_SECRET=${secret}`);
+  await expect(card).toContainText(`${baseURL}/realms/default/introspect`);
+  await expect(card.getByTestId('credentials-secrets')).toContainText('1 live');
+  await expect(card.getByRole('link', { name: `${slug}-introspect` })).toHaveAttribute('href', `/clients/${slug}-introspect`);
+  await expect(page.getByTestId('history-row').first()).toContainText('client.create');
+  // The secret works at the introspection endpoint.
+  const basic = (s: string) => 'Basic ' + Buffer.from(`${slug}-introspect:${s}`).toString('base64');
+  const check = async (s: string) =>
+    (await request.post('/realms/default/introspect', { headers: { authorization: basic(s) }, form: { token: 'not-a-token' } })).status();
+  expect(await check(secret)).toBe(200);
+  await panel.getByRole('button', { name: 'Done' }).click();
+  await expect(card.getByTestId('credentials-env')).toContainText('INTROSPECTION_CLIENT_SECRET=<the secret');
+  // Rotating issues a new one; the old one keeps working for the overlap.
+  await card.getByRole('button', { name: 'Rotate secret' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Rotate', exact: true }).click();
+  const rotated = (await card.getByTestId('issued-secret').locator('code').last().textContent())!.trim();
+  expect(rotated).not.toBe(secret);
+  await expect(card.getByTestId('credentials-secrets')).toContainText('2 live');
+  expect(await check(rotated)).toBe(200);
+  expect(await check(secret)).toBe(200);
+  expect(await check('wrong')).toBe(401);
+  await expect(page.getByTestId('history-row').first()).toContainText('client.secret_rotate');
+  expect(errors).toEqual([]);
+});

@@ -3,7 +3,7 @@ use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
 use crate::types::clients::IssuedSecret;
-use crate::types::resources::ResourceView;
+use crate::types::resources::{ResourceCredentialsView, ResourceView};
 use leptos::prelude::*;
 
 /// The realm's resources.
@@ -155,6 +155,16 @@ pub async fn create_resource_credentials(slug: String) -> Result<IssuedSecret, A
         client_id: client.client_id.to_string(),
         secret: secret.expose().to_owned(),
     })
+}
+
+/// The resource's introspection credentials, if it has them, and where they are used.
+#[server(prefix = "/api", endpoint = "resources/get-credentials")]
+pub async fn resource_credentials(slug: String) -> Result<ResourceCredentialsView, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(ssr::resources::credentials_view(
+        &core.resource_server_credentials(&p, &realm, &slug).await?,
+        core.now(),
+    ))
 }
 
 /// Sets who may get tokens for a resource.

@@ -35,7 +35,7 @@ const METHODS: [(&str, &str); 4] = [
 
 /// A client's status in words, and whether it gets tokens: the review decides before the
 /// switch does (a pending or revoked client is not "Enabled").
-fn client_status(enabled: bool, review: &str) -> (&'static str, bool) {
+pub(crate) fn client_status(enabled: bool, review: &str) -> (&'static str, bool) {
     let text = match (enabled, review) {
         (false, _) => "Disabled",
         (true, "approved") => "Enabled",

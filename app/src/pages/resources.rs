@@ -1,14 +1,15 @@
 //! Protected resources (MCP servers): the audiences tokens are bound to.
 use crate::api::access::resource_access;
 use crate::api::audit::history;
+use crate::api::clients::RotateClientSecret;
 use crate::api::resources::{
     CreateResource, CreateResourceCredentials, DeleteResource, RejectSubmission,
     SetDefaultResource, SetResourceEnabled, UpdateResource, default_resource, default_token_ttl,
-    get_resource, list_resources,
+    get_resource, list_resources, resource_credentials,
 };
 use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
-use crate::components::copy::{CopyValue, Truncated};
+use crate::components::copy::{CopyBlock, CopyValue, Truncated};
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::use_abilities;
@@ -20,7 +21,7 @@ use crate::pages::access::ResourceClients;
 use crate::types::access::GrantPage;
 use crate::types::audit::AuditPage;
 use crate::types::clients::IssuedSecret;
-use crate::types::resources::ResourceView;
+use crate::types::resources::{ResourceCredentialsView, ResourceView};
 use leptos::prelude::*;
 
 const ALGS: [(&str, &str); 4] = [
@@ -381,25 +382,88 @@ fn ResourceSettings(
     }
 }
 
-/// Introspection credentials for the resource's own MCP server.
+/// Introspection credentials for the resource's own MCP server: what it has (client, dates,
+/// where to put them), or a button to create them; the secret is shown once.
 #[component]
-fn ResourceCredentials(slug: String) -> impl IntoView {
+fn ResourceCredentials(slug: String, reload: RwSignal<u32>) -> impl IntoView {
     let create = ServerAction::<CreateResourceCredentials>::new();
+    let rotate = ServerAction::<RotateClientSecret>::new();
     let issued = RwSignal::new(None::<IssuedSecret>);
-    Effect::new(move |_| {
-        if let Some(Ok(s)) = create.value().get() {
-            issued.set(Some(s));
-        }
-    });
+    let toasts = use_toasts();
+    for (action, what) in [(create.value(), "created"), (rotate.value(), "rotated")] {
+        Effect::new(move |_| {
+            if let Some(Ok(s)) = action.get() {
+                toasts.push(
+                    ToastKind::Success,
+                    format!("Introspection credentials {what}: copy the secret now."),
+                );
+                issued.set(Some(s));
+                // The card and the history show what just happened.
+                reload.update(|n| *n += 1);
+            }
+        });
+    }
     let slug = StoredValue::new(slug);
+    let shown = Resource::new(
+        move || (slug.get_value(), reload.get()),
+        |(slug, _)| resource_credentials(slug),
+    );
     view! {
-        <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="resource-credentials">
+        <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="resource-credentials" data-testid="resource-credentials">
             <h2 id="resource-credentials" class="text-lg font-semibold text-slate-900 dark:text-white">"Introspection credentials"</h2>
-            <p class=format!("mt-1 {MUTED}")>"Credentials this MCP server uses at the introspection endpoint to check tokens minted for it (client_secret_basic). They get no tokens themselves."</p>
+            <p class=format!("mt-1 {MUTED}")>"The client this MCP server authenticates as (client_secret_basic) at the introspection endpoint, to check the tokens minted for it. They get no tokens themselves. A server that verifies tokens by their signature alone needs none."</p>
             {move || issued.get().map(|s| view! { <div class="mt-4"><SecretPanel issued=s on_close=Callback::new(move |_| issued.set(None))/></div> })}
-            <button type="button" class=format!("mt-4 {BTN_SECONDARY}") disabled=move || create.pending().get()
-                on:click=move |_| { create.dispatch(CreateResourceCredentials { slug: slug.get_value() }); }>"Create introspection credentials"</button>
-            <div class="mt-2">{action_error(create)}</div>
+            <Transition fallback=|| view! { <Loading/> }>
+                {move || shown.get().map(|result| match result {
+                    Ok(ResourceCredentialsView { introspection_endpoint, client: Some(c) }) => {
+                        let id = StoredValue::new(c.client_id.clone());
+                        let (status, ok) = crate::pages::clients::client_status(c.enabled, &c.review);
+                        // The secret just issued fills the settings until "Done"; Portcullis
+                        // cannot show it again.
+                        let env = move || {
+                            let secret = issued
+                                .get()
+                                .filter(|s| id.with_value(|id| *id == s.client_id))
+                                .map_or_else(|| "<the secret, shown once when created or rotated>".to_owned(), |s| s.secret);
+                            let env = format!("INTROSPECTION_CLIENT_ID={}\nINTROSPECTION_CLIENT_SECRET={secret}", id.get_value());
+                            view! { <CopyBlock value=env label="introspection settings" testid="credentials-env"/> }
+                        };
+                        view! {
+                            <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2">
+                                <div class="min-w-0"><dt class=MUTED>"Client"</dt><dd class="flex flex-wrap items-center gap-2">
+                                    <a class="break-all font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/clients/{}", c.client_id)>{c.client_id.clone()}</a>
+                                    <Badge ok text=status/>
+                                </dd></div>
+                                <div><dt class=MUTED>"Created"</dt><dd><When at=c.created.at.clone() words=c.created.ago.clone()/></dd></div>
+                                <div><dt class=MUTED>"Secrets"</dt><dd data-testid="credentials-secrets">
+                                    {match c.live_secrets { 0 => "None live".to_owned(), 1 => "1 live".to_owned(), n => format!("{n} live (the older ones expire after the rotation's overlap)") }}
+                                    {c.newest_secret.clone().map(|m| view! { <span class=MUTED>" · newest issued " <When at=m.at words=m.ago/></span> })}
+                                </dd></div>
+                                <div class="min-w-0"><dt class=MUTED>"Introspection endpoint"</dt><dd class="break-all font-mono text-xs">{introspection_endpoint.clone()}</dd></div>
+                            </dl>
+                            <p class=format!("mt-4 {MUTED}")>"Give the MCP server these settings (the generated servers read them from the environment):"</p>
+                            <div class="mt-2">{env}</div>
+                            <div class="mt-4 flex flex-wrap items-center gap-3">
+                                <ConfirmButton
+                                    label="Rotate secret"
+                                    title="Rotate the introspection secret?"
+                                    message="A new secret is issued and shown once. The current one keeps working for 24 hours so the MCP server can switch over."
+                                    confirm_label="Rotate"
+                                    class=BTN_SMALL
+                                    on_confirm=Callback::new(move |_| { rotate.dispatch(RotateClientSecret { client_id: id.get_value(), overlap_secs: 86_400 }); })
+                                />
+                                <a class="text-sm text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/clients/{}", c.client_id)>"Disable or delete on the client's page"</a>
+                            </div>
+                        }.into_any()
+                    }
+                    Ok(_) => view! {
+                        <button type="button" class=format!("mt-4 {BTN_SECONDARY}") disabled=move || create.pending().get()
+                            on:click=move |_| { create.dispatch(CreateResourceCredentials { slug: slug.get_value() }); }>"Create introspection credentials"</button>
+                    }.into_any(),
+                    Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
+                })}
+            </Transition>
+            <div class="mt-2">{action_error(create)}{action_error(rotate)}</div>
         </section>
     }
 }
@@ -570,7 +634,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                         <ResourceSettings r=r.clone() update realm_default=realm_ttl.get().and_then(Result::ok)/>
                         <div class="mt-6"><ResourcePolicy r=r.clone() action=policy/></div>
                         {can.view_clients.then(|| view! { <ResourceClients resource=r.clone() grants q reload/> })}
-                        {can.manage_clients.then(|| view! { <ResourceCredentials slug=r.slug.clone()/> })}
+                        {can.manage_clients.then(|| view! { <ResourceCredentials slug=r.slug.clone() reload/> })}
                         {can.view_audit.then(|| view! { <History events/> })}
                     }.into_any()
                 }

@@ -1,5 +1,6 @@
 //! Protected resources as the console shows them.
-use crate::types::resources::ResourceView;
+use super::moment;
+use crate::types::resources::{CredentialsClientView, ResourceCredentialsView, ResourceView};
 
 /// View of a resource.
 pub fn resource_view(r: &authz::resources::Resource) -> ResourceView {
@@ -20,5 +21,28 @@ pub fn resource_view(r: &authz::resources::Resource) -> ResourceView {
         open_to_self_registered: r.policy.open_to_self_registered,
         submitted_by: r.submitted_by.clone(),
         rejection: r.rejection.clone(),
+    }
+}
+
+/// View of a resource's introspection credentials.
+pub fn credentials_view(
+    c: &authz::clients::ResourceServerCredentials,
+    now: i64,
+) -> ResourceCredentialsView {
+    ResourceCredentialsView {
+        introspection_endpoint: c.introspection_endpoint.clone(),
+        client: c.client.as_ref().map(|d| CredentialsClientView {
+            client_id: d.client.client_id.to_string(),
+            enabled: d.client.enabled,
+            review: d.client.registration.review.as_str().to_owned(),
+            created: moment(now, d.client.created_at),
+            live_secrets: d.secrets.iter().filter(|s| s.live).count(),
+            newest_secret: d
+                .secrets
+                .iter()
+                .map(|s| s.created_at)
+                .max()
+                .map(|t| moment(now, t)),
+        }),
     }
 }

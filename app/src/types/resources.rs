@@ -1,4 +1,5 @@
 //! Protected resources (`api::resources`, `pages::resources`).
+use super::Moment;
 use serde::{Deserialize, Serialize};
 
 /// A protected resource as shown in the console.
@@ -30,4 +31,30 @@ pub struct ResourceView {
     pub submitted_by: Option<String>,
     /// Why an admin rejected the submission.
     pub rejection: Option<String>,
+}
+
+/// A resource's introspection credentials (the card on its page).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceCredentialsView {
+    /// The realm's introspection endpoint, where the MCP server uses them.
+    pub introspection_endpoint: String,
+    /// The credentials, if the resource has them.
+    pub client: Option<CredentialsClientView>,
+}
+
+/// The client that holds a resource's introspection credentials.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CredentialsClientView {
+    /// `client_id`.
+    pub client_id: String,
+    /// Enabled flag.
+    pub enabled: bool,
+    /// Review state (an administrator may have revoked them).
+    pub review: String,
+    /// Creation time.
+    pub created: Moment,
+    /// Secrets that work now.
+    pub live_secrets: usize,
+    /// When the newest secret was issued.
+    pub newest_secret: Option<Moment>,
 }

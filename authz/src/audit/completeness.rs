@@ -154,6 +154,7 @@ const READS: &[&str] = &[
     "list_clients",
     "client_choices",
     "get_client",
+    "resource_server_credentials",
     // Refreshes the in-memory cache of a client's `jwks_uri`; nothing stored changes.
     "refresh_client_keys",
     "list_resources",

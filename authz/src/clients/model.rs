@@ -548,6 +548,15 @@ pub struct ClientDetail {
     pub remote_keys: Option<RemoteKeys>,
 }
 
+/// A resource's introspection credentials, as its page shows them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceServerCredentials {
+    /// The realm's introspection endpoint, where the MCP server uses them.
+    pub introspection_endpoint: String,
+    /// The client, if the resource has credentials.
+    pub client: Option<ClientDetail>,
+}
+
 /// What this instance knows of the keys at a client's `jwks_uri`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteKeys {

@@ -3,9 +3,9 @@
 use super::metadata::{ClientMetadata, MetadataRules, ValidClient};
 use super::model::{
     Client, ClientChoice, ClientDetail, ClientId, ClientRowId, ClientSecret,
-    MAX_SECRET_OVERLAP_SECS, Metadata, RemoteKeys, SecretId, SecretInfo,
+    MAX_SECRET_OVERLAP_SECS, Metadata, RemoteKeys, ResourceServerCredentials, SecretId, SecretInfo,
 };
-use crate::audit::{AuditSubject, RequestMeta, action};
+use crate::audit::{AuditSubject, NewAuditEvent, RequestMeta, action};
 use crate::clock::UnixTime;
 use crate::core::Core;
 use crate::error::{Error, Result, invalid, map_conflict};
@@ -210,6 +210,7 @@ impl Core {
             meta,
         );
         event.details = serde_json::json!({"resource_server_for": resource.slug});
+        event.related = Some(AuditSubject::Resource(resource.slug.to_string()).target());
         self.store
             .insert_client(&client, Some(&secret), &event)
             .await
@@ -311,6 +312,36 @@ impl Core {
     ) -> Result<ClientDetail> {
         p.require(Permission::ViewClients)?;
         let client = self.load_client(realm_name, client_id).await?;
+        self.client_detail(client).await
+    }
+
+    /// The introspection credentials of a resource's MCP server (with their secrets' dates),
+    /// if it has them, and the endpoint they are used at.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm, resource).
+    pub async fn resource_server_credentials(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        resource_slug: &str,
+    ) -> Result<ResourceServerCredentials> {
+        p.require(Permission::ViewClients)?;
+        let resource = self.load_resource(realm_name, resource_slug).await?;
+        let client = match self.store.find_resource_server_client(&resource.id).await? {
+            Some(client) => Some(self.client_detail(client).await?),
+            None => None,
+        };
+        Ok(ResourceServerCredentials {
+            introspection_endpoint: self
+                .authorization_server_metadata(realm_name)
+                .await?
+                .introspection_endpoint,
+            client,
+        })
+    }
+
+    async fn client_detail(&self, client: Client) -> Result<ClientDetail> {
         let now = self.now();
         let secrets = self
             .store
@@ -417,13 +448,9 @@ impl Core {
         }
         let now = self.now();
         let (token, secret) = self.new_secret(&client.id, now);
-        let mut event = self.event(
-            &client.realm_id,
-            &p.email,
-            action::CLIENT_SECRET_ROTATE,
-            AuditSubject::Client(client.client_id.to_string()),
-            meta,
-        );
+        let mut event = self
+            .client_event(&client, &p.email, action::CLIENT_SECRET_ROTATE, meta)
+            .await?;
         event.details = serde_json::json!({"overlap_secs": overlap_secs});
         self.store
             .rotate_client_secret(&secret, now + overlap_secs, &event)
@@ -447,13 +474,9 @@ impl Core {
         let mut client = self.load_client(realm_name, client_id).await?;
         client.enabled = enabled;
         client.updated_at = self.now();
-        let mut event = self.event(
-            &client.realm_id,
-            &p.email,
-            action::CLIENT_UPDATE,
-            AuditSubject::Client(client.client_id.to_string()),
-            meta,
-        );
+        let mut event = self
+            .client_event(&client, &p.email, action::CLIENT_UPDATE, meta)
+            .await?;
         event.details = serde_json::json!({"enabled": enabled});
         self.store
             .set_client_enabled(&client.id, enabled, client.updated_at, &event)
@@ -475,14 +498,36 @@ impl Core {
     ) -> Result<()> {
         p.require(Permission::ManageClients)?;
         let client = self.load_client(realm_name, client_id).await?;
-        let event = self.event(
+        let event = self
+            .client_event(&client, &p.email, action::CLIENT_DELETE, meta)
+            .await?;
+        Ok(self.store.delete_client(&client.id, &event).await?)
+    }
+
+    /// The audit event of a change to `client`; a change to a resource's introspection
+    /// credentials also concerns that resource, so the resource's history shows it.
+    pub(crate) async fn client_event(
+        &self,
+        client: &Client,
+        actor: &str,
+        action: &'static str,
+        meta: &RequestMeta,
+    ) -> Result<NewAuditEvent> {
+        let mut event = self.event(
             &client.realm_id,
-            &p.email,
-            action::CLIENT_DELETE,
+            actor,
+            action,
             AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
-        Ok(self.store.delete_client(&client.id, &event).await?)
+        if let Some(id) = &client.resource_server_for {
+            event.related = self
+                .store
+                .find_resource_by_id(&client.realm_id, id)
+                .await?
+                .map(|r| AuditSubject::Resource(r.slug.to_string()).target());
+        }
+        Ok(event)
     }
 }
 

@@ -8,6 +8,7 @@ use crate::clock::UnixTime;
 use crate::error::StorageError;
 use crate::paging::{Page, Paged};
 use crate::realms::RealmId;
+use crate::resources::ResourceId;
 use async_trait::async_trait;
 
 /// Client persistence.
@@ -26,6 +27,12 @@ pub trait ClientStore: Send + Sync {
         &self,
         realm_id: &RealmId,
         client_id: &ClientId,
+    ) -> Result<Option<Client>, StorageError>;
+    /// The introspection credentials of a resource's MCP server, if it has them (at most one
+    /// client per resource).
+    async fn find_resource_server_client(
+        &self,
+        resource_id: &ResourceId,
     ) -> Result<Option<Client>, StorageError>;
     /// Lists clients of a realm whose `client_id` or name contains `query`, by `client_id`.
     async fn list_clients(
@@ -578,6 +585,21 @@ macro_rules! client_store {
                     sqlx::query_as::<_, ClientRow>(&sql)
                         .bind(realm_id.as_str())
                         .bind(client_id.as_str())
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(Client::try_from)
+                        .transpose()
+                }
+
+                async fn find_resource_server_client(
+                    &self,
+                    resource_id: &$crate::resources::ResourceId,
+                ) -> Result<Option<Client>, StorageError> {
+                    let sql = format!(
+                        "SELECT {CLIENT_COLUMNS} FROM clients WHERE resource_server_for = $1"
+                    );
+                    sqlx::query_as::<_, ClientRow>(&sql)
+                        .bind(resource_id.as_str())
                         .fetch_optional(&self.pool)
                         .await?
                         .map(Client::try_from)

@@ -1358,6 +1358,82 @@ async fn introspection_is_for_the_token_owner_and_its_resource_server_only() {
 }
 
 #[tokio::test]
+async fn a_resource_shows_its_introspection_credentials_and_their_history() {
+    let f = fixture().await;
+    let admin = f.t.principal("ada@example.com").await;
+    let core = &f.t.state.core;
+    let meta = authz::audit::RequestMeta::default();
+    let shown = core
+        .resource_server_credentials(&admin, "default", "payments-mcp")
+        .await
+        .expect("none yet");
+    assert_eq!(shown.client, None);
+    assert!(
+        shown
+            .introspection_endpoint
+            .ends_with("/realms/default/introspect"),
+        "{}",
+        shown.introspection_endpoint
+    );
+    let (rs, _) = f.resource_server("payments-mcp").await;
+    core.rotate_client_secret(&admin, "default", &rs, 0, &meta)
+        .await
+        .expect("rotate");
+    let shown = core
+        .resource_server_credentials(&admin, "default", "payments-mcp")
+        .await
+        .expect("shown")
+        .client
+        .expect("credentials");
+    assert_eq!(
+        (shown.client.client_id.as_str(), shown.secrets.len()),
+        (rs.as_str(), 2),
+        "the client and both secrets (the first one expired by the rotation)"
+    );
+    assert_eq!(
+        core.resource_server_credentials(&admin, "default", "email-mcp")
+            .await
+            .expect("other")
+            .client,
+        None,
+        "another resource's credentials are not this one's"
+    );
+    // The resource's history shows what happened to its credentials.
+    core.delete_client(&admin, "default", &rs, &meta)
+        .await
+        .expect("delete");
+    let history = core
+        .audit_of(
+            &admin,
+            "default",
+            &authz::audit::AuditSubject::Resource("payments-mcp".into()),
+            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
+        )
+        .await
+        .expect("history");
+    let about_credentials: Vec<_> = history
+        .items
+        .iter()
+        .filter(|e| e.target == format!("client:{rs}"))
+        .map(|e| e.action.as_str())
+        .collect();
+    assert_eq!(
+        about_credentials,
+        ["client.delete", "client.secret_rotate", "client.create"]
+    );
+    // A developer (who may read resources, not clients) does not see them.
+    f.t.user("dev@example.com", "developer").await;
+    let developer = f.t.principal("dev@example.com").await;
+    let refused = core
+        .resource_server_credentials(&developer, "default", "payments-mcp")
+        .await;
+    assert!(
+        matches!(refused, Err(authz::Error::Forbidden)),
+        "{refused:?}"
+    );
+}
+
+#[tokio::test]
 async fn deleted_and_recreated_clients_and_resources_do_not_revive_tokens() {
     let f = fixture().await;
     let admin = f.t.principal("ada@example.com").await;

@@ -237,13 +237,7 @@ impl Core {
                 .into(),
             ));
         }
-        let mut event = self.event(
-            &client.realm_id,
-            &p.email,
-            what,
-            AuditSubject::Client(client.client_id.to_string()),
-            meta,
-        );
+        let mut event = self.client_event(&client, &p.email, what, meta).await?;
         event.details = serde_json::json!({
             "reason": why,
             "from": from.as_str(),

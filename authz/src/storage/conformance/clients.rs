@@ -175,6 +175,11 @@ pub(super) async fn resource_server_credentials(db: &Database) {
         found.and_then(|c| c.resource_server_for),
         Some(pay.id.clone())
     );
+    let by_resource = store
+        .find_resource_server_client(&pay.id)
+        .await
+        .expect("by resource");
+    assert_eq!(by_resource.map(|c| c.client_id), Some(rs.client_id.clone()));
     let mut again = client(&r.id, "second-introspect");
     again.resource_server_for = Some(pay.id.clone());
     let err = store
@@ -190,5 +195,12 @@ pub(super) async fn resource_server_credentials(db: &Database) {
         store.find_client(&r.id, &rs.client_id).await.expect("find"),
         None,
         "the credentials go with their resource"
+    );
+    assert_eq!(
+        store
+            .find_resource_server_client(&pay.id)
+            .await
+            .expect("by resource"),
+        None
     );
 }
