@@ -385,7 +385,12 @@ fn ResourceSettings(
 /// Introspection credentials for the resource's own MCP server: what it has (client, dates,
 /// where to put them), or a button to create them; the secret is shown once.
 #[component]
-fn ResourceCredentials(slug: String, reload: RwSignal<u32>) -> impl IntoView {
+fn ResourceCredentials(
+    slug: String,
+    reload: RwSignal<u32>,
+    /// What the resource has, loaded with the page.
+    shown: Resource<Result<Option<ResourceCredentialsView>, crate::error::AppError>>,
+) -> impl IntoView {
     let create = ServerAction::<CreateResourceCredentials>::new();
     let rotate = ServerAction::<RotateClientSecret>::new();
     let issued = RwSignal::new(None::<IssuedSecret>);
@@ -404,10 +409,6 @@ fn ResourceCredentials(slug: String, reload: RwSignal<u32>) -> impl IntoView {
         });
     }
     let slug = StoredValue::new(slug);
-    let shown = Resource::new(
-        move || (slug.get_value(), reload.get()),
-        |(slug, _)| resource_credentials(slug),
-    );
     view! {
         <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="resource-credentials" data-testid="resource-credentials">
             <h2 id="resource-credentials" class="text-lg font-semibold text-slate-900 dark:text-white">"Introspection credentials"</h2>
@@ -415,7 +416,7 @@ fn ResourceCredentials(slug: String, reload: RwSignal<u32>) -> impl IntoView {
             {move || issued.get().map(|s| view! { <div class="mt-4"><SecretPanel issued=s on_close=Callback::new(move |_| issued.set(None))/></div> })}
             <Transition fallback=|| view! { <Loading/> }>
                 {move || shown.get().map(|result| match result {
-                    Ok(ResourceCredentialsView { introspection_endpoint, client: Some(c) }) => {
+                    Ok(Some(ResourceCredentialsView { introspection_endpoint, client: Some(c) })) => {
                         let id = StoredValue::new(c.client_id.clone());
                         let (status, ok) = crate::pages::clients::client_status(c.enabled, &c.review);
                         // The secret just issued fills the settings until "Done"; Portcullis
@@ -544,6 +545,16 @@ pub fn ResourceDetailPage() -> impl IntoView {
             }
         },
     );
+    let credentials = Resource::new(
+        move || (slug.get(), reload.get()),
+        move |(slug, _)| async move {
+            if can.manage_clients {
+                resource_credentials(slug).await.map(Some)
+            } else {
+                Ok(None)
+            }
+        },
+    );
     let events = Resource::new(
         move || (slug.get(), updated.get(), toggled.get(), reload.get()),
         move |(slug, ..)| async move {
@@ -634,7 +645,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                         <ResourceSettings r=r.clone() update realm_default=realm_ttl.get().and_then(Result::ok)/>
                         <div class="mt-6"><ResourcePolicy r=r.clone() action=policy/></div>
                         {can.view_clients.then(|| view! { <ResourceClients resource=r.clone() grants q reload/> })}
-                        {can.manage_clients.then(|| view! { <ResourceCredentials slug=r.slug.clone() reload/> })}
+                        {can.manage_clients.then(|| view! { <ResourceCredentials slug=r.slug.clone() reload shown=credentials/> })}
                         {can.view_audit.then(|| view! { <History events/> })}
                     }.into_any()
                 }

@@ -132,7 +132,9 @@ const READS: &[&str] = &[
     "flush_token_use",
     // Starts a sign-in (a ticket in memory); the decision is audited by `authorize_decide`.
     "authorize",
-    // Forgets a browser's sign-in at the authorization endpoint (no stored change).
+    // Ends a browser's sign-in at the realm's pages (deletes its session row, which would
+    // expire anyway); the sign-ins are audited (`authorize_sign_in`, `account_sign_in`). Not
+    // audited yet, unlike a console sign-out (session.logout): a known gap.
     "end_login_session",
     // The account page: it writes only through `account_sign_in` and
     // `revoke_own_connected_app` (each audited), or ends a sign-in (`end_login_session`).
@@ -163,6 +165,8 @@ const READS: &[&str] = &[
     "default_resource",
     "realm_scopes",
     "default_token_ttl",
+    // Stores the master key's check value once, when a database first starts (the first
+    // instance's key wins); startup housekeeping no one decides.
     "check_master_key",
     "ready",
     "signer_for_benchmark",

@@ -398,6 +398,16 @@ impl Registration {
     }
 }
 
+/// How a self-registered client's registration write changes it (RFC 7592 update, a changed
+/// metadata document, a secret renewal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegistrationChange {
+    /// What people or a reviewer agreed to changed (not only the secret renewed).
+    pub changed: bool,
+    /// An approved client goes back to pending.
+    pub back_to_review: bool,
+}
+
 /// A reviewer's decision on a client: from which state to which, by whom, why, when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewDecision {

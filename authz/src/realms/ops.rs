@@ -428,6 +428,13 @@ fn parse_networks(s: &str) -> Result<Vec<crate::net::Cidr>> {
                 "{shown}: too wide; list your own networks (at most a /8, or an IPv6 /32)."
             )));
         }
+        // An IPv6 source counts by its /64 (one host may hold all of it), so a narrower range
+        // could never be told apart.
+        if !cidr.is_ipv4() && cidr.prefix() > 64 {
+            return Err(field(format!(
+                "{shown}: IPv6 sources are counted by their /64; list a /64 or a wider range."
+            )));
+        }
         if !out.contains(&cidr) {
             out.push(cidr);
         }

@@ -148,10 +148,12 @@ pub(super) const KILL_CLIENT_CODES: &str =
     "DELETE FROM authorization_codes WHERE client_pk = $1 AND redeemed_at IS NULL";
 /// Kills the unredeemed codes a consent led to (the person disconnected the app).
 pub(super) const KILL_CONSENT_CODES: &str = "DELETE FROM authorization_codes WHERE subject = $1 AND client_pk = $2 AND resource_id = $3 AND redeemed_at IS NULL";
-pub(super) const CODE_EXISTS: &str =
-    "SELECT COUNT(*) FROM authorization_codes WHERE code_hash = $1";
-pub(super) const REDEEM_CODE: &str =
-    "UPDATE authorization_codes SET redeemed_at = $1 WHERE code_hash = $2 AND redeemed_at IS NULL";
+pub(super) const CODE_REDEEMED: &str =
+    "SELECT COUNT(*) FROM authorization_codes WHERE code_hash = $1 AND redeemed_at IS NOT NULL";
+/// Redeems a code while its client may still get tokens, as stored: an instance whose cached
+/// client is stale (revoked or disabled on another instance a moment ago) cannot start a token
+/// family the revocation missed.
+pub(super) const REDEEM_CODE: &str = "UPDATE authorization_codes SET redeemed_at = $1 WHERE code_hash = $2 AND redeemed_at IS NULL AND EXISTS (SELECT 1 FROM clients c WHERE c.id = authorization_codes.client_pk AND c.enabled AND c.review_state = 'approved')";
 pub(super) const FAMILY_COLUMNS: &str = "id, realm_id, subject, client_pk, resource_id, scopes, offline, auth_time, created_at, expires_at, revoked_at, revoked_reason";
 pub(super) const INSERT_FAMILY: &str = "INSERT INTO token_families (id, realm_id, subject, client_pk, resource_id, scopes, offline, auth_time, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 pub(super) const INSERT_REFRESH: &str = "INSERT INTO refresh_tokens (token_hash, family_id, created_at, expires_at) VALUES ($1, $2, $3, $4)";
@@ -583,12 +585,12 @@ macro_rules! authorize_store {
                         .await?
                         .rows_affected();
                     if n == 0 {
-                        let left: i64 = sqlx::query_scalar(CODE_EXISTS)
+                        let redeemed: i64 = sqlx::query_scalar(CODE_REDEEMED)
                             .bind(code_hash)
                             .fetch_one(&mut *tx)
                             .await?;
                         tx.rollback().await?;
-                        return Ok(if left == 0 { Redeemed::Gone } else { Redeemed::Again });
+                        return Ok(if redeemed == 0 { Redeemed::Gone } else { Redeemed::Again });
                     }
                     sqlx::query(INSERT_FAMILY)
                         .bind(f.id.as_str())

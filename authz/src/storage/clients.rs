@@ -1,8 +1,8 @@
 //! Client persistence: clients and their secrets.
 use crate::audit::NewAuditEvent;
 use crate::clients::{
-    AgentBinding, Client, ClientId, ClientRowId, ClientSecret, InitialToken, ReviewDecision,
-    ReviewState,
+    AgentBinding, Client, ClientId, ClientRowId, ClientSecret, InitialToken, RegistrationChange,
+    ReviewDecision, ReviewState,
 };
 use crate::clock::UnixTime;
 use crate::error::StorageError;
@@ -115,15 +115,17 @@ pub trait ClientStore: Send + Sync {
     ) -> Result<(), StorageError>;
     /// Writes a self-registered client's new registration (name, scope, metadata) and, when
     /// `back_to_review`, moves an approved client back to pending, in one transaction (no
-    /// request can see the new redirect URIs while the client is still approved). An approved
-    /// client loses its reviewer either way: nobody verified what changed; and the consents
-    /// people gave it are forgotten (they agreed to it as it was). `NotFound`
-    /// if gone. With `renew`, the new secret is added and every current one expires at the
-    /// time given, in the same transaction.
+    /// request can see the new redirect URIs while the client is still approved). When the
+    /// registration `changed`, an approved client loses its reviewer (nobody verified what
+    /// changed), and what people agreed to it as it was goes: their consents, its unredeemed
+    /// codes and its token families (a person is asked again, and an app they can no longer see
+    /// under their connected apps holds no refresh token). `NotFound` if gone. With `renew`,
+    /// the new secret is added and every current one expires at the time given, in the same
+    /// transaction.
     async fn update_self_registration(
         &self,
         c: &Client,
-        back_to_review: bool,
+        change: RegistrationChange,
         renew: Option<(&ClientSecret, UnixTime)>,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
@@ -212,8 +214,8 @@ pub(super) const REGISTRATION_TOKEN: &str =
 // Leaving `approved` starts a new token epoch: the client's access tokens minted before stay
 // dead even if it is let in again (an administrator's restore).
 pub(super) const SET_CLIENT_REVIEW: &str = "UPDATE clients SET review_state = $1, reviewed_by = $2, review_reason = $3, reviewed_at = $4, updated_at = $4, token_epoch = token_epoch + CASE WHEN $6 = 'approved' AND $1 <> 'approved' THEN 1 ELSE 0 END WHERE id = $5 AND review_state = $6 AND ($7 IS NULL OR updated_at = $7)";
-pub(super) const UPDATE_SELF_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = CASE WHEN $4 > updated_at THEN $4 ELSE updated_at + 1 END, review_state = CASE WHEN $5 AND review_state = 'approved' THEN 'pending' ELSE review_state END, token_epoch = CASE WHEN $5 AND review_state = 'approved' THEN token_epoch + 1 ELSE token_epoch END, reviewed_by = CASE WHEN review_state = 'approved' THEN NULL ELSE reviewed_by END WHERE id = $6";
-pub(super) const REVOKE_CLIENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'client_revoked' WHERE client_pk = $2 AND revoked_at IS NULL";
+pub(super) const UPDATE_SELF_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = CASE WHEN $4 > updated_at THEN $4 ELSE updated_at + 1 END, review_state = CASE WHEN $5 AND review_state = 'approved' THEN 'pending' ELSE review_state END, token_epoch = CASE WHEN $5 AND review_state = 'approved' THEN token_epoch + 1 ELSE token_epoch END, reviewed_by = CASE WHEN $6 AND review_state = 'approved' THEN NULL ELSE reviewed_by END WHERE id = $7";
+pub(super) const REVOKE_CLIENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = $3 WHERE client_pk = $2 AND revoked_at IS NULL";
 pub(super) const FORGET_CLIENT_CONSENTS: &str = "DELETE FROM consents WHERE client_pk = $1";
 pub(super) const INSERT_INITIAL_TOKEN: &str = "INSERT INTO initial_access_tokens (token_hash, realm_id, label, created_by, created_at, expires_at, uses_left) VALUES ($1, $2, $3, $4, $5, $6, $7)";
 pub(super) const FIND_INITIAL_TOKEN: &str = "SELECT token_hash, realm_id, label, created_by, created_at, expires_at, uses_left FROM initial_access_tokens WHERE token_hash = $1 AND realm_id = $2 AND uses_left > 0 AND expires_at > $3";
@@ -413,6 +415,7 @@ macro_rules! client_store {
                         sqlx::query(REVOKE_CLIENT_FAMILIES)
                             .bind(at)
                             .bind(id.as_str())
+                            .bind("client_revoked")
                             .execute(&mut *tx)
                             .await?;
                     }
@@ -432,7 +435,7 @@ macro_rules! client_store {
                 async fn update_self_registration(
                     &self,
                     c: &Client,
-                    back_to_review: bool,
+                    change: $crate::clients::RegistrationChange,
                     renew: Option<(&ClientSecret, UnixTime)>,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
@@ -443,16 +446,31 @@ macro_rules! client_store {
                         .bind(c.scope.to_string())
                         .bind(metadata)
                         .bind(c.updated_at)
-                        .bind(back_to_review)
+                        .bind(change.back_to_review)
+                        .bind(change.changed)
                         .bind(c.id.as_str())
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
-                    // People agreed to the client as it was; they are asked again.
-                    sqlx::query(FORGET_CLIENT_CONSENTS)
-                        .bind(c.id.as_str())
-                        .execute(&mut *tx)
-                        .await?;
+                    if n == 1 && change.changed {
+                        // People agreed to the client as it was: they are asked again, and
+                        // nothing they agreed to before outlives it (codes first, as in a
+                        // review decision).
+                        sqlx::query($crate::storage::authorize::KILL_CLIENT_CODES)
+                            .bind(c.id.as_str())
+                            .execute(&mut *tx)
+                            .await?;
+                        sqlx::query(FORGET_CLIENT_CONSENTS)
+                            .bind(c.id.as_str())
+                            .execute(&mut *tx)
+                            .await?;
+                        sqlx::query(REVOKE_CLIENT_FAMILIES)
+                            .bind(c.updated_at)
+                            .bind(c.id.as_str())
+                            .bind("registration_changed")
+                            .execute(&mut *tx)
+                            .await?;
+                    }
                     if let (1, Some((secret, old_expires_at))) = (n, renew) {
                         sqlx::query(EXPIRE_CURRENT_SECRETS)
                             .bind(old_expires_at)

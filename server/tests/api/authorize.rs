@@ -1620,3 +1620,90 @@ async fn a_code_dies_with_the_consent_the_client_and_the_password_it_was_issued_
     let code = f.code().await;
     assert_eq!(f.redeem(&code).await.0, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn a_changed_registration_ends_the_refresh_tokens_and_codes_people_agreed_to() {
+    let f = flow().await;
+    let registration = |version: &str| {
+        serde_json::json!({
+            "client_name": "Notes app",
+            "redirect_uris": ["https://app.example/cb"],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_method": "none",
+            "software_version": version,
+        })
+        .to_string()
+    };
+    let reg = f.register_openly(registration("1.0")).await;
+    let id = reg["client_id"].as_str().expect("id").to_owned();
+    let rat = reg["registration_access_token"]
+        .as_str()
+        .expect("rat")
+        .to_owned();
+    let link = format!(
+        "/realms/default/authorize?response_type=code&client_id={id}&redirect_uri={}&code_challenge={CHALLENGE}&code_challenge_method=S256&resource={}&scope=tools%3Acall+offline_access",
+        enc("https://app.example/cb"),
+        enc(PAY)
+    );
+    let redeem = |code: String| {
+        let form = format!(
+            "grant_type=authorization_code&client_id={id}&code={}&redirect_uri={}&code_verifier={VERIFIER}",
+            enc(&code),
+            enc("https://app.example/cb")
+        );
+        let f = &f;
+        async move { f.token(&form).await }
+    };
+    let mut b = Browser::default();
+    let loc = f.consent_at(&mut b, &link, PERSON, "Notes app").await;
+    let (status, tokens) = redeem(query_of(&loc)["code"].clone()).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    let rt = tokens["refresh_token"].as_str().expect("rt").to_owned();
+    // A second code, not redeemed yet (agreed to before: no question).
+    let (status, loc, _) = f.get(&mut b, &link).await;
+    assert_eq!(status, StatusCode::FOUND);
+    let pending_code = query_of(&loc)["code"].clone();
+    // The client changes only its version (RFC 7592): it leaves the person's connected apps,
+    // so nothing they agreed to may keep working unseen.
+    let res =
+        f.t.send(
+            Request::put(format!("/realms/default/connect/register/{id}"))
+                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::AUTHORIZATION, format!("Bearer {rat}"))
+                .body(Body::from(registration("1.1")))
+                .expect("request"),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let apps = f
+        .t
+        .state
+        .core
+        .connected_apps(&f.admin, "default", Some(&f.person))
+        .await
+        .expect("apps");
+    assert!(apps.is_empty(), "{apps:?}");
+    let (status, json) = f
+        .token(&format!(
+            "grant_type=refresh_token&client_id={id}&refresh_token={}",
+            enc(&rt)
+        ))
+        .await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant")),
+        "{json}"
+    );
+    let (status, json) = redeem(pending_code).await;
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant")),
+        "{json}"
+    );
+    // Asked again, the person agrees to it as it is now, and it works.
+    let loc = f
+        .consent_at(&mut Browser::default(), &link, PERSON, "Notes app")
+        .await;
+    let (status, json) = redeem(query_of(&loc)["code"].clone()).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+}

@@ -489,7 +489,7 @@ async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_af
     use authz::keys::{Signer, SigningAlg, generate};
     let docs = DocServer::start().await;
     // `any`: interactive documents work at once; machine access is another matter.
-    let (t, admin) = server(true, "any", "").await;
+    let (t, admin, clock) = server_at(true, "any", "").await;
     let core = &t.state.core;
     let meta = authz::RequestMeta::default();
     let key = generate(SigningAlg::ES256).expect("key");
@@ -504,7 +504,7 @@ async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_af
             "redirect_uris": ["http://127.0.0.1/callback"],
             "grant_types": ["authorization_code", "client_credentials"],
             "token_endpoint_auth_method": "private_key_jwt",
-            "jwks": {"keys": [jwk]},
+            "jwks": {"keys": [jwk.clone()]},
         }),
     );
     let (tr, u) = (&t, url.as_str());
@@ -548,8 +548,8 @@ async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_af
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     assert!(body(res).await.contains("awaiting approval"));
     let signer = Signer::from_pkcs8("k", SigningAlg::ES256, &key.pkcs8).expect("signer");
-    let now = authz::clock::Clock::now(&authz::clock::SystemClock);
     let token = |jti: &'static str| {
+        let now = authz::clock::Clock::now(&clock);
         let assertion = signer
             .sign(
                 "JWT",
@@ -601,4 +601,31 @@ async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_af
             .await
             .contains("trusts its host for machine access")
     );
+
+    // Trusted again, the host widens its document: a reviewed machine client goes back to
+    // review, whatever the realm's policy for interactive documents.
+    trust("127.0.0.1").await.expect("trust again");
+    assert_eq!(token("j4").await.status(), StatusCode::OK);
+    docs.publish(
+        200,
+        serde_json::json!({
+            "client_id": url,
+            "client_name": "Nightly reports (all data)",
+            "redirect_uris": ["http://127.0.0.1/callback"],
+            "grant_types": ["authorization_code", "client_credentials"],
+            "token_endpoint_auth_method": "private_key_jwt",
+            "jwks": {"keys": [jwk]},
+        }),
+    );
+    clock.advance(601);
+    open().await;
+    let stored = core.get_client(&admin, "default", &url).await.expect("client");
+    assert_eq!(
+        stored.client.registration.review,
+        authz::clients::ReviewState::Pending,
+        "{:?}",
+        stored.client
+    );
+    let res = token("j5").await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST, "pending again");
 }

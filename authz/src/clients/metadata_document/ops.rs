@@ -86,13 +86,7 @@ impl Core {
         let doc = self.metadata_document(client_id, &url).await?;
         let valid =
             check_metadata_document(client_id, &doc, self.metadata_rules()).map_err(refused)?;
-        let machine = valid.grant_types.iter().any(|g| {
-            !matches!(
-                g,
-                crate::clients::model::GrantType::AuthorizationCode
-                    | crate::clients::model::GrantType::RefreshToken
-            )
-        });
+        let machine = machine_access(&valid.grant_types);
         if machine && !trusted_for_machine_access(realm, client_id) {
             return Err(refused(format!(
                 "A client identified by a URL is an interactive application: its metadata document may ask for authorization_code and refresh_token only. This realm does not trust {} for machine access (client_credentials); ask an administrator to trust the host or to register the client.",
@@ -200,10 +194,15 @@ impl Core {
             &crate::clients::ops::audit_settings(&existing),
             &crate::clients::ops::audit_settings(&updated),
         );
-        // Decided in the write (only an approved client goes back), not on what was read.
-        let back_to_review = policy == MetadataDocumentPolicy::Review;
+        // Decided in the write (only an approved client goes back), not on what was read. A
+        // machine client was reviewed whatever the policy, so any change is reviewed again.
+        let change = crate::clients::RegistrationChange {
+            changed: true,
+            back_to_review: policy == MetadataDocumentPolicy::Review
+                || machine_access(&existing.grant_types),
+        };
         self.store
-            .update_self_registration(&updated, back_to_review, None, &event)
+            .update_self_registration(&updated, change, None, &event)
             .await?;
         self.store
             .find_client(&realm.id, &updated.client_id)
@@ -309,4 +308,13 @@ impl Core {
             }
         }
     }
+}
+
+/// Whether a client asks for machine access (any grant but authorization_code and
+/// refresh_token): reviewed whatever the realm's policy.
+fn machine_access(grants: &[crate::clients::model::GrantType]) -> bool {
+    use crate::clients::model::GrantType;
+    grants
+        .iter()
+        .any(|g| !matches!(g, GrantType::AuthorizationCode | GrantType::RefreshToken))
 }

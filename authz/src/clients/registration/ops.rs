@@ -331,7 +331,10 @@ impl Core {
         self.store
             .update_self_registration(
                 &after,
-                back_to_review,
+                crate::clients::RegistrationChange {
+                    changed,
+                    back_to_review,
+                },
                 renewed
                     .as_ref()
                     .map(|(_, s)| (s, now + SECRET_RENEWAL_OVERLAP_SECS)),

@@ -18,7 +18,8 @@ pub(super) fn python_server(s: &Snippet<'_>) -> String {
     } = s;
     let port = listen_port(resource);
     format!(
-        r#"# server.py: an MCP server protected by {realm} (Portcullis).
+        r#"# -*- coding: utf-8 -*-
+# server.py: an MCP server protected by {realm} (Portcullis).
 import asyncio
 import base64
 import hashlib
@@ -48,11 +49,12 @@ METADATA = "/.well-known/oauth-protected-resource"
 # before, instead of working until it expires. It costs at most one request to the realm per token per
 # 30 s, and calls fail while the realm cannot be reached.
 INTROSPECTION_ENDPOINT = {introspection_endpoint}
-INTROSPECTION = (
-    (os.environ["INTROSPECTION_CLIENT_ID"], os.environ["INTROSPECTION_CLIENT_SECRET"])
-    if os.environ.get("INTROSPECTION_CLIENT_ID") and os.environ.get("INTROSPECTION_CLIENT_SECRET")
-    else None
-)
+INTROSPECTION_ID = os.environ.get("INTROSPECTION_CLIENT_ID", "")
+INTROSPECTION_SECRET = os.environ.get("INTROSPECTION_CLIENT_SECRET", "")
+if bool(INTROSPECTION_ID) != bool(INTROSPECTION_SECRET):
+    # Half configured (a secret store failed?): refuse to start rather than skip the checks.
+    raise SystemExit("Set both INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET, or neither.")
+INTROSPECTION = (INTROSPECTION_ID, INTROSPECTION_SECRET) if INTROSPECTION_ID else None
 INTROSPECTION_CACHE_SECONDS = 30
 # The realm's answers, by token id: kept 30 s at most, never past the token's exp.
 ANSWERS: dict[str, tuple[bool, float]] = {{}}

@@ -128,11 +128,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {{
     // working until it expires. It costs at most one request to the realm per token per 30 s, and calls
     // fail (503) while the realm cannot be reached.
     let set = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
-    if let (Some(id), Some(secret)) = (
+    match (
         set("INTROSPECTION_CLIENT_ID"),
         set("INTROSPECTION_CLIENT_SECRET"),
     ) {{
-        guard = guard.introspection(id, secret);
+        (Some(id), Some(secret)) => guard = guard.introspection(id, secret),
+        (None, None) => {{}}
+        // Half configured (a secret store failed?): refuse to start rather than skip the checks.
+        _ => return Err("Set both INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET, or neither.".into()),
     }}
     let guard = guard.build()?;
     let config = StreamableHttpServerConfig::default()

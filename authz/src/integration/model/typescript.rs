@@ -39,9 +39,13 @@ const PORT = Number(process.env.PORT ?? {port});
 // revoked token is refused at once, or within INTROSPECTION_CACHE_MS if it was used just
 // before, instead of working until it expires. It costs at most one request to the realm per token per
 // 30 s, and calls fail while the realm cannot be reached.
-const INTROSPECTION = process.env.INTROSPECTION_CLIENT_ID && process.env.INTROSPECTION_CLIENT_SECRET
-  ? [process.env.INTROSPECTION_CLIENT_ID, process.env.INTROSPECTION_CLIENT_SECRET]
-  : null;
+const INTROSPECTION_ID = process.env.INTROSPECTION_CLIENT_ID ?? '';
+const INTROSPECTION_SECRET = process.env.INTROSPECTION_CLIENT_SECRET ?? '';
+if (!INTROSPECTION_ID !== !INTROSPECTION_SECRET) {{
+  // Half configured (a secret store failed?): refuse to start rather than skip the checks.
+  throw new Error('Set both INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET, or neither.');
+}}
+const INTROSPECTION = INTROSPECTION_ID ? [INTROSPECTION_ID, INTROSPECTION_SECRET] : null;
 const INTROSPECTION_CACHE_MS = 30_000;
 
 const oauthMetadata = await (await fetch({metadata_url})).json();

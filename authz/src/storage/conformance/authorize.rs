@@ -610,6 +610,23 @@ pub(super) async fn codes_die_with_what_they_stood_for(db: &Database) {
         .await
         .expect("revoke");
     assert!(gone(6).await);
+    // A code stored after the revocation (by an instance whose cached client was still
+    // approved) starts no family while the client is revoked.
+    let (late, late_family) = given_code(&store, &r, (&ada_id, &vscode, &res), 20).await;
+    assert_eq!(
+        store
+            .redeem_code(&late.code_hash, 154, &late_family, None)
+            .await
+            .expect("redeem"),
+        Redeemed::Gone
+    );
+    assert!(
+        store
+            .find_family(&late_family.id)
+            .await
+            .expect("family")
+            .is_none()
+    );
     let epoch = |c: &crate::clients::Client| {
         let store = store.clone();
         let (realm, id) = (r.id.clone(), c.client_id.clone());

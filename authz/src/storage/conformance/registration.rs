@@ -3,8 +3,8 @@
 //! initial access tokens, and the sweep for unused clients.
 use super::fixtures::{client, event, given_realm, resource};
 use crate::clients::{
-    ClientSecret, InitialToken, Registration, RegistrationKind, ReviewDecision, ReviewState,
-    SecretId,
+    ClientSecret, InitialToken, Registration, RegistrationChange, RegistrationKind,
+    ReviewDecision, ReviewState, SecretId,
 };
 use crate::error::StorageError;
 use crate::scope::ScopeSet;
@@ -134,7 +134,10 @@ pub(super) async fn self_registration(db: &Database) {
     store
         .update_self_registration(
             &changed,
-            true,
+            RegistrationChange {
+                changed: true,
+                back_to_review: true,
+            },
             Some((&renewed, 100)),
             &ev("client.registration_update", 40),
         )
