@@ -1675,13 +1675,12 @@ async fn a_changed_registration_ends_the_refresh_tokens_and_codes_people_agreed_
         )
         .await;
     assert_eq!(res.status(), StatusCode::OK);
-    let apps = f
-        .t
-        .state
-        .core
-        .connected_apps(&f.admin, "default", Some(&f.person))
-        .await
-        .expect("apps");
+    let apps =
+        f.t.state
+            .core
+            .connected_apps(&f.admin, "default", Some(&f.person))
+            .await
+            .expect("apps");
     assert!(apps.is_empty(), "{apps:?}");
     let (status, json) = f
         .token(&format!(

@@ -619,7 +619,10 @@ async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_af
     );
     clock.advance(601);
     open().await;
-    let stored = core.get_client(&admin, "default", &url).await.expect("client");
+    let stored = core
+        .get_client(&admin, "default", &url)
+        .await
+        .expect("client");
     assert_eq!(
         stored.client.registration.review,
         authz::clients::ReviewState::Pending,

@@ -3,8 +3,8 @@
 //! initial access tokens, and the sweep for unused clients.
 use super::fixtures::{client, event, given_realm, resource};
 use crate::clients::{
-    ClientSecret, InitialToken, Registration, RegistrationChange, RegistrationKind,
-    ReviewDecision, ReviewState, SecretId,
+    ClientSecret, InitialToken, Registration, RegistrationChange, RegistrationKind, ReviewDecision,
+    ReviewState, SecretId,
 };
 use crate::error::StorageError;
 use crate::scope::ScopeSet;
