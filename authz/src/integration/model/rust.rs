@@ -135,7 +135,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {{
         (Some(id), Some(secret)) => guard = guard.introspection(id, secret),
         (None, None) => {{}}
         // Half configured (a secret store failed?): refuse to start rather than skip the checks.
-        _ => return Err("Set both INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET, or neither.".into()),
+        _ => {{
+            return Err(
+                "Set both INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET, or neither."
+                    .into(),
+            );
+        }}
     }}
     let guard = guard.build()?;
     let config = StreamableHttpServerConfig::default()
