@@ -277,9 +277,12 @@ impl Throttle {
     ) -> Result<(), u64> {
         let clamp = |n: i64| u32::try_from(n.max(1)).unwrap_or(u32::MAX);
         let network = source.to_ip().and_then(|ip| {
+            // An IPv6 source is known by its /64: a stored range narrower than that (written
+            // before such ranges were refused) would match the whole /64, so it matches nothing.
             realm
                 .trusted_networks
                 .iter()
+                .filter(|n| n.is_ipv4() || n.prefix() <= 64)
                 .find(|n| n.contains(ip))
                 .copied()
         });
@@ -573,6 +576,24 @@ mod tests {
         // Budgets are per realm.
         let other = test_realm("other");
         assert!(t.registration(&other, src("198.51.100.1"), 0).is_ok());
+    }
+
+    #[test]
+    fn a_stored_ipv6_range_narrower_than_a_64_never_widens_to_it() {
+        let t = Throttle::default();
+        let mut realm = test_realm("office6");
+        realm.registrations_per_source = 2;
+        // Stored before such ranges were refused: it names one host of the /64.
+        realm.trusted_networks = vec![crate::net::Cidr::parse("2001:db8:0:1::/128").expect("cidr")];
+        realm.registrations_per_trusted_network = 100;
+        for _ in 0..2 {
+            t.registration(&realm, src("2001:db8:0:1::99"), 0)
+                .expect("allowed");
+        }
+        assert!(
+            t.registration(&realm, src("2001:db8:0:1::99"), 0).is_err(),
+            "the /64 keeps the per-source budget, not the network's"
+        );
     }
 
     #[test]

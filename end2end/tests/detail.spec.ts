@@ -251,7 +251,7 @@ test("a resource's introspection credentials: created and rotated on its page, s
   await expect(card.getByTestId('credentials-env')).toContainText('INTROSPECTION_CLIENT_SECRET=<the secret');
   // Rotating issues a new one; the old one keeps working for the overlap.
   await card.getByRole('button', { name: 'Rotate secret' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Rotate', exact: true }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Rotate', exact: true }).click();
   const rotated = (await card.getByTestId('issued-secret').locator('code').last().textContent())!.trim();
   expect(rotated).not.toBe(secret);
   await expect(card.getByTestId('credentials-secrets')).toContainText('2 live');
@@ -259,5 +259,19 @@ test("a resource's introspection credentials: created and rotated on its page, s
   expect(await check(secret)).toBe(200);
   expect(await check('wrong')).toBe(401);
   await expect(page.getByTestId('history-row').first()).toContainText('client.secret_rotate');
+  // A leaked secret: rotating without overlap ends every old one at once.
+  await card.getByRole('button', { name: 'Rotate, ending old secrets now' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Rotate and end old secrets' }).click();
+  const shownSecret = card.getByTestId('issued-secret').locator('code').last();
+  await expect(shownSecret).not.toHaveText(rotated);
+  const fresh = (await shownSecret.textContent())!.trim();
+  await expect(card.getByTestId('credentials-secrets')).toContainText('1 live');
+  expect(await check(fresh)).toBe(200);
+  expect(await check(rotated)).toBe(401);
+  expect(await check(secret)).toBe(401);
+  // The client page names the resource its credentials serve.
+  await card.getByRole('link', { name: `${slug}-introspect` }).click();
+  await expect(page).toHaveURL(new RegExp(`/clients/${slug}-introspect$`));
+  await expect(page.getByRole('link', { name: slug, exact: true })).toHaveAttribute('href', `/resources/${slug}`);
   expect(errors).toEqual([]);
 });

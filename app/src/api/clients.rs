@@ -46,6 +46,7 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
         client: ssr::clients::client_view(&d.client, core.now()),
         form: ssr::clients::client_form_view(&d.client),
         agent: d.agent.unwrap_or_default(),
+        resource: d.resource_server_for.unwrap_or_default(),
         jwks: d
             .client
             .metadata

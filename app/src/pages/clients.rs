@@ -309,6 +309,12 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                         </dd></div>
                         <div><dt class=MUTED>"Authentication"</dt><dd class="font-mono text-xs">{c.auth_method.clone()}</dd></div>
                         <div><dt class=MUTED>"Grant types"</dt><dd class="font-mono text-xs">{if c.grant_types.is_empty() { "none yet".to_owned() } else { c.grant_types.clone() }}</dd></div>
+                        {(!d.resource.is_empty()).then(|| view! {
+                            <div class="sm:col-span-2"><dt class=MUTED>"Introspection credentials of"</dt><dd class="break-all">
+                                <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/resources/{}", d.resource)>{d.resource.clone()}</a>
+                                <span class=MUTED>" (its MCP server checks tokens with them; they get no tokens)"</span>
+                            </dd></div>
+                        })}
                         <div><dt class=MUTED>"Acts for agent"</dt><dd class="break-all">{if d.agent.is_empty() { view! { "—" }.into_any() } else { view! { <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/agents/{}", d.agent)>{d.agent.clone()}</a> }.into_any() }}</dd></div>
                         <div class="sm:col-span-2"><dt class=MUTED>"Registered scopes"</dt><dd class="font-mono text-xs break-all">{if c.scope.is_empty() { "—".to_owned() } else { c.scope.clone() }}</dd></div>
                         <div class="sm:col-span-2"><dt class=MUTED>"Contacts"</dt><dd class="break-all">{if c.contacts.is_empty() { "—".to_owned() } else { c.contacts.clone() }}</dd></div>
@@ -381,6 +387,12 @@ fn ClientActions(
     let id = StoredValue::new(client.client_id.clone());
     let name = client.name.clone();
     let has_secret = client.auth_method.starts_with("client_secret");
+    let introspection = client.resource_server;
+    let disable_note = if introspection {
+        "Its MCP server can no longer check tokens at the introspection endpoint (it is refused with invalid_client), so a server that introspects refuses every caller until it is enabled again."
+    } else {
+        "It gets no new tokens, and servers that introspect see its existing tokens as inactive until it is enabled again."
+    };
     view! {
         <div class="flex flex-wrap gap-2">
             {has_secret.then(|| view! {
@@ -392,13 +404,21 @@ fn ClientActions(
                     class=BTN_SMALL
                     on_confirm=Callback::new(move |_| { rotate.dispatch(RotateClientSecret { client_id: id.get_value(), overlap_secs: 86_400 }); })
                 />
+                <ConfirmButton
+                    label="Rotate, ending old secrets now"
+                    title=format!("End every secret of {name} now?")
+                    message="A new secret is issued and shown once, and every current secret stops working at once: use it when a secret leaked. Whatever still uses an old secret fails until it has the new one."
+                    confirm_label="Rotate and end old secrets"
+                    class=BTN_SMALL_DANGER
+                    on_confirm=Callback::new(move |_| { rotate.dispatch(RotateClientSecret { client_id: id.get_value(), overlap_secs: 0 }); })
+                />
             })}
             {if client.enabled {
                 view! {
                     <ConfirmButton
                         label="Disable"
                         title=format!("Disable {name}?")
-                        message=crate::components::layout::with_revocation_note("It gets no new tokens, and servers that introspect see its existing tokens as inactive until it is enabled again.")
+                        message=crate::components::layout::with_revocation_note(disable_note)
                         confirm_label="Disable client"
                         class=BTN_SMALL_DANGER
                         on_confirm=Callback::new(move |_| { enable.dispatch(SetClientEnabled { client_id: id.get_value(), enabled: false }); })

@@ -453,6 +453,14 @@ fn ResourceCredentials(
                                     class=BTN_SMALL
                                     on_confirm=Callback::new(move |_| { rotate.dispatch(RotateClientSecret { client_id: id.get_value(), overlap_secs: 86_400 }); })
                                 />
+                                <ConfirmButton
+                                    label="Rotate, ending old secrets now"
+                                    title="End every introspection secret now?"
+                                    message="A new secret is issued and shown once, and every current secret stops working at once: use it when a secret leaked. The MCP server cannot check tokens until it has the new one."
+                                    confirm_label="Rotate and end old secrets"
+                                    class=BTN_SMALL_DANGER
+                                    on_confirm=Callback::new(move |_| { rotate.dispatch(RotateClientSecret { client_id: id.get_value(), overlap_secs: 0 }); })
+                                />
                                 <a class="text-sm text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/clients/{}", c.client_id)>"Disable or delete on the client's page"</a>
                             </div>
                         }.into_any()

@@ -67,6 +67,8 @@ pub struct ClientDetailView {
     pub form: ClientFormView,
     /// Agent it acts for.
     pub agent: String,
+    /// The resource whose introspection credentials it is (its slug), if any.
+    pub resource: String,
     /// JWKS (pretty JSON) of a `private_key_jwt` client.
     pub jwks: String,
     /// Or the URL its keys are fetched from.

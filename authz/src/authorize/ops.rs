@@ -33,6 +33,10 @@ struct Ticket {
     id: String,
     realm: String,
     client: String,
+    /// The client's version (its last change) when the page was made: a person agrees to
+    /// the client as they were shown it.
+    #[serde(default)]
+    client_version: i64,
     client_id: String,
     redirect_uri: String,
     state: Option<String>,
@@ -498,6 +502,7 @@ impl Core {
             id: crate::secret::new_id("tkt"),
             realm: realm.id.to_string(),
             client: client.id.to_string(),
+            client_version: client.updated_at,
             client_id: client.client_id.to_string(),
             redirect_uri: redirect_uri.to_owned(),
             state: params.state.clone(),
@@ -699,19 +704,28 @@ impl Core {
         }
     }
 
-    /// The ticket's client, still registered (same row) and enabled.
+    /// The ticket's client, still registered (same row), enabled and as it was when the page
+    /// was made (read from the database, not a cache: a registration changed meanwhile, on any
+    /// instance, is not what the person was shown).
     async fn ticket_client(&self, realm: &Realm, ticket: &Ticket) -> Result<Client> {
         let id = ClientId::parse(&ticket.client_id).map_err(|_| page_error("Bad ticket."))?;
-        self.cached_client(&realm.id, &id)
+        let client = self
+            .store
+            .find_client(&realm.id, &id)
             .await?
-            .map(|(c, _)| c)
             .filter(|c| c.id.as_str() == ticket.client && c.is_active())
             .ok_or_else(|| {
                 Error::oauth(
                     OAuthErrorCode::UnauthorizedClient,
                     "This application is no longer registered or was disabled.",
                 )
-            })
+            })?;
+        if client.updated_at != ticket.client_version {
+            return Err(page_error(
+                "This application changed its registration while this page was open. Go back to the application and connect again.",
+            ));
+        }
+        Ok(client)
     }
 
     /// The ticket's resource, still registered and enabled.

@@ -186,10 +186,7 @@ impl Core {
             realm_id: resource.realm_id.clone(),
             client_id: ClientId::parse_new(&format!("{}-introspect", resource.slug))
                 .map_err(invalid)?,
-            name: format!("{} (resource server)", resource.display_name)
-                .chars()
-                .take(100)
-                .collect(),
+            name: resource_server_name(&resource.display_name),
             auth_method: super::model::AuthMethod::ClientSecretBasic,
             grant_types: vec![],
             scope: ScopeSet::default(),
@@ -559,4 +556,33 @@ pub(crate) fn audit_settings(c: &Client) -> serde_json::Value {
         "jwks_uri": m.jwks_uri,
         "application_type": m.application_type,
     })
+}
+
+/// The name of a resource's introspection credentials: its name, shortened to leave room for
+/// the suffix, then " (resource server)" (at most 100 characters in all).
+fn resource_server_name(display_name: &str) -> String {
+    const SUFFIX: &str = " (resource server)";
+    let room = 100 - SUFFIX.chars().count();
+    let name: String = if display_name.chars().count() > room {
+        let mut cut: String = display_name.chars().take(room - 1).collect();
+        cut.truncate(cut.trim_end().len());
+        format!("{cut}…")
+    } else {
+        display_name.to_owned()
+    };
+    format!("{name}{SUFFIX}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn credentials_keep_their_suffix_however_long_the_name() {
+        assert_eq!(
+            super::resource_server_name("Payments"),
+            "Payments (resource server)"
+        );
+        let long = super::resource_server_name(&"Weather data ".repeat(20));
+        assert!(long.chars().count() <= 100, "{long}");
+        assert!(long.ends_with("… (resource server)"), "{long}");
+    }
 }

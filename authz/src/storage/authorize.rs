@@ -150,6 +150,9 @@ pub(super) const KILL_CLIENT_CODES: &str =
 pub(super) const KILL_CONSENT_CODES: &str = "DELETE FROM authorization_codes WHERE subject = $1 AND client_pk = $2 AND resource_id = $3 AND redeemed_at IS NULL";
 pub(super) const CODE_REDEEMED: &str =
     "SELECT COUNT(*) FROM authorization_codes WHERE code_hash = $1 AND redeemed_at IS NOT NULL";
+/// Locks the client of a code for the redemption (PostgreSQL): waits for a revoke or disable of
+/// it under way, so the redeeming write sees it once committed.
+pub(super) const LOCK_CODE_CLIENT: &str = "SELECT c.id FROM clients c JOIN authorization_codes a ON a.client_pk = c.id WHERE a.code_hash = $1 FOR SHARE OF c";
 /// Redeems a code while its client may still get tokens, as stored: an instance whose cached
 /// client is stale (revoked or disabled on another instance a moment ago) cannot start a token
 /// family the revocation missed.
@@ -578,6 +581,13 @@ macro_rules! authorize_store {
                     refresh: Option<&RefreshToken>,
                 ) -> Result<Redeemed, StorageError> {
                     let mut tx = self.begin().await?;
+                    // SQLite's write transaction already excludes every other writer.
+                    if matches!(DIALECT, $crate::storage::types::Dialect::Postgres) {
+                        sqlx::query(LOCK_CODE_CLIENT)
+                            .bind(code_hash)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
                     let n = sqlx::query(REDEEM_CODE)
                         .bind(now)
                         .bind(code_hash)

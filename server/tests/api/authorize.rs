@@ -1663,6 +1663,21 @@ async fn a_changed_registration_ends_the_refresh_tokens_and_codes_people_agreed_
     let (status, loc, _) = f.get(&mut b, &link).await;
     assert_eq!(status, StatusCode::FOUND);
     let pending_code = query_of(&loc)["code"].clone();
+    // The person is on a consent page (in another browser) when the client changes.
+    let mut other = Browser::default();
+    let (_, _, html) = f.get(&mut other, &format!("{link}&prompt=consent")).await;
+    let form = format!(
+        "step=login&ticket={}&email={}&password={}",
+        ticket_of(&html),
+        enc(PERSON),
+        enc(PASSWORD)
+    );
+    let (status, _, consent_page) = f.post(&mut other, &form).await;
+    assert_eq!(status, StatusCode::OK, "{consent_page}");
+    assert!(
+        consent_page.contains("wants to act for you"),
+        "{consent_page}"
+    );
     // The client changes only its version (RFC 7592): it leaves the person's connected apps,
     // so nothing they agreed to may keep working unseen.
     let res =
@@ -1699,6 +1714,18 @@ async fn a_changed_registration_ends_the_refresh_tokens_and_codes_people_agreed_
         (StatusCode::BAD_REQUEST, Some("invalid_grant")),
         "{json}"
     );
+    // Agreeing on the page made before the change gives nothing: it showed another client.
+    let (status, _, html) = f
+        .post(
+            &mut other,
+            &format!(
+                "step=consent&decision=approve&ticket={}",
+                ticket_of(&consent_page)
+            ),
+        )
+        .await;
+    assert_ne!(status, StatusCode::SEE_OTHER, "{html}");
+    assert!(html.contains("changed its registration"), "{html}");
     // Asked again, the person agrees to it as it is now, and it works.
     let loc = f
         .consent_at(&mut Browser::default(), &link, PERSON, "Notes app")

@@ -632,3 +632,104 @@ async fn a_metadata_document_gets_machine_access_only_from_a_trusted_host_and_af
     let res = token("j5").await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST, "pending again");
 }
+
+#[tokio::test]
+async fn an_instance_holding_an_older_copy_never_writes_it_back() {
+    let docs = DocServer::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let shared = format!("sqlite://{}", dir.path().join("shared.db").display());
+    let key = authz::keys::MasterKey::generate().to_base64();
+    let clock = authz::clock::FixedClock::at(time::OffsetDateTime::now_utc().unix_timestamp());
+    // Two instances on one database, each with its own document cache.
+    let instance = || {
+        let (shared, key) = (shared.clone(), key.clone());
+        TestServer::with(
+            move |c| {
+                c.dev.allow_loopback_client_urls = true;
+                c.database.url = Some(shared);
+                c.keys.master_key = Some(key);
+            },
+            Arc::new(clock.clone()),
+        )
+    };
+    let a = instance().await;
+    let b = instance().await;
+    a.user("root@example.com", "admin").await;
+    let admin = a.principal("root@example.com").await;
+    a.state
+        .core
+        .create_resource(
+            &admin,
+            "default",
+            &ResourceInput {
+                slug: "pay".into(),
+                display_name: "Payments".into(),
+                uri: PAY.into(),
+                scopes: "tools:call".into(),
+                enabled: true,
+                ..Default::default()
+            },
+            &authz::RequestMeta::default(),
+        )
+        .await
+        .expect("resource");
+    a.state
+        .core
+        .set_registration_policy(
+            &admin,
+            "default",
+            &authz::realms::RegistrationInput {
+                metadata_document_policy: "any".into(),
+                ..Default::default()
+            },
+            &authz::RequestMeta::default(),
+        )
+        .await
+        .expect("policy");
+    let url = docs.url();
+    let publish = |name: &str| {
+        docs.publish(
+            200,
+            serde_json::json!({
+                "client_id": url,
+                "client_name": name,
+                "redirect_uris": ["http://127.0.0.1/callback"],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "token_endpoint_auth_method": "none"
+            }),
+        );
+    };
+    async fn open(t: &TestServer, url: &str) -> StatusCode {
+        t.get(&authorize(url, "http://127.0.0.1/callback"), None)
+            .await
+            .status()
+    }
+    let (ar, adm, u) = (&a, &admin, url.as_str());
+    let stored_name = move || async move {
+        ar.state
+            .core
+            .get_client(adm, "default", u)
+            .await
+            .expect("client")
+            .client
+            .name
+    };
+    // A registers the application; five minutes later B reads the same document.
+    publish("Notes v1");
+    assert_eq!(open(&a, &url).await, StatusCode::OK);
+    clock.advance(300);
+    assert_eq!(open(&b, &url).await, StatusCode::OK);
+    // The publisher changes it; A's copy is older than its max-age and A stores the change.
+    publish("Notes v2");
+    clock.advance(301);
+    assert_eq!(open(&a, &url).await, StatusCode::OK);
+    assert_eq!(stored_name().await, "Notes v2");
+    // B's copy is still within its max-age but older than what is stored: B fetches again
+    // instead of writing its copy back.
+    assert_eq!(open(&b, &url).await, StatusCode::OK);
+    assert_eq!(
+        stored_name().await,
+        "Notes v2",
+        "no flip back to the older copy"
+    );
+}

@@ -83,7 +83,18 @@ impl Core {
                 ));
             }
         }
-        let doc = self.metadata_document(client_id, &url).await?;
+        // A copy this instance cached that differs from the stored client may be older than
+        // what another instance fetched and stored: it is refetched, and a change is written
+        // only from a document fetched now (never an older copy written back over a newer one).
+        let rules = self.metadata_rules();
+        let differs = |doc: &serde_json::Value| match (
+            &existing,
+            check_metadata_document(client_id, doc, rules),
+        ) {
+            (Some(e), Ok(v)) => e.name != v.name || e.scope != v.scope || e.metadata != v.metadata,
+            _ => false,
+        };
+        let (doc, fetched_now) = self.metadata_document(client_id, &url, differs).await?;
         let valid =
             check_metadata_document(client_id, &doc, self.metadata_rules()).map_err(refused)?;
         let machine = machine_access(&valid.grant_types);
@@ -173,7 +184,7 @@ impl Core {
             existing.registration.review,
             ReviewState::Revoked | ReviewState::Rejected
         );
-        if !changed || decided {
+        if !changed || decided || !fetched_now {
             return Ok(existing);
         }
         let updated = Client {
@@ -271,16 +282,18 @@ impl Core {
     /// The document at `url`: from the cache while fresh (its `Cache-Control`, within bounds),
     /// else fetched; a failed fetch falls back to a recent copy. One fetch per URL a minute at
     /// most, whoever asks.
+    /// The client's metadata document, and whether it was fetched by this call (not taken from
+    /// this instance's cache); `refetch` says whether a cached copy must be fetched again.
     async fn metadata_document(
         &self,
         client_id: &str,
         url: &url::Url,
-    ) -> Result<serde_json::Value> {
+        refetch: impl Fn(&serde_json::Value) -> bool,
+    ) -> Result<(serde_json::Value, bool)> {
         let key = format!("cimd:{client_id}");
         let now = self.now();
-        let stale = match self.documents.lookup(&key, now, |_| false) {
-            Lookup::Fresh(doc) => return Ok(doc),
-            Lookup::Wait(Some(doc)) => return Ok(doc),
+        let stale = match self.documents.lookup(&key, now, refetch) {
+            Lookup::Fresh(doc) | Lookup::Wait(Some(doc)) => return Ok((doc, false)),
             Lookup::Wait(None) => {
                 return Err(refused(
                     "The application's metadata document could not be fetched just now. Try again in a minute.",
@@ -291,8 +304,8 @@ impl Core {
         let fetched = self.fetcher.fetch_json(url).await;
         self.documents.record(&key, now, fetched.as_ref());
         match (fetched, stale) {
-            (Ok(f), _) => Ok(f.body),
-            (Err(_), Some(doc)) => Ok(doc),
+            (Ok(f), _) => Ok((f.body, true)),
+            (Err(_), Some(doc)) => Ok((doc, false)),
             // Why is logged, not shown: the page must not tell a caller which hosts answer or
             // which names resolve to private addresses (one message for every failure).
             (Err(e), None) => {
