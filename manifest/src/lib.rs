@@ -1,0 +1,18 @@
+//! The MCP server registry's manifest, shared by the server and `portcullis-cli`.
+//!
+//! Pure: no I/O, no database, no HTTP. It holds the policy model (which MCP servers are
+//! approved, pinned how, with which tools, authenticated how, for whom) and its validation,
+//! where every error names its field ([`server`], [`policy`]); the import of the official MCP
+//! Registry's `server.json` into a pinned draft ([`import`]); and the canonical form a release
+//! is hashed and signed in ([`canonical`], RFC 8785).
+pub mod canonical;
+pub mod field;
+pub mod import;
+pub mod names;
+pub mod policy;
+pub mod secrets;
+pub mod server;
+
+pub use field::{Finding, Findings};
+pub use policy::{Mode, Policy};
+pub use server::{Auth, Command, Package, PackageType, Server, ServerInput, Tools, Transport};

@@ -1,0 +1,208 @@
+//! Header and environment values in a manifest go to every laptop that gets the server: they
+//! reference the user's own environment (`${VAR}`) and never carry a credential.
+use crate::names::check_env_name;
+
+/// The parts of a value: literal text and `${VAR}` references.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part<'a> {
+    /// Text taken as it is.
+    Literal(&'a str),
+    /// `${NAME}`: the variable of that name in the user's environment.
+    Var(&'a str),
+}
+
+/// Splits `value` into literal text and `${VAR}` references.
+///
+/// # Errors
+/// The message for the user: an unclosed `${`, or a reference that is not a variable name.
+pub fn parts(value: &str) -> Result<Vec<Part<'_>>, String> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    while let Some(at) = rest.find("${") {
+        if at > 0 {
+            out.push(Part::Literal(&rest[..at]));
+        }
+        let after = &rest[at + 2..];
+        let Some(end) = after.find('}') else {
+            return Err("An unclosed ${ (write ${NAME}).".into());
+        };
+        let name = &after[..end];
+        check_env_name(name)?;
+        out.push(Part::Var(name));
+        rest = &after[end + 1..];
+    }
+    if !rest.is_empty() {
+        out.push(Part::Literal(rest));
+    }
+    Ok(out)
+}
+
+/// Prefixes of well-known credentials (GitHub, Slack, OpenAI and Anthropic, AWS, GitLab,
+/// Google, Stripe, npm, JWTs).
+const CREDENTIAL_PREFIXES: &[&str] = &[
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xapp-",
+    "sk-",
+    "sk_live_",
+    "rk_live_",
+    "AKIA",
+    "ASIA",
+    "glpat-",
+    "AIza",
+    "ya29.",
+    "npm_",
+    "eyJ",
+];
+
+/// Words that name a secret in a header or variable name.
+const SECRET_NAMES: &[&str] = &[
+    "authorization",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "api-key",
+    "api_key",
+    "apikey",
+    "x-api-key",
+    "cookie",
+    "credential",
+    "private",
+];
+
+/// Whether a name (a header or variable) says its value is a secret.
+pub fn names_a_secret(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    SECRET_NAMES.iter().any(|s| n.contains(s))
+}
+
+/// Whether literal text looks like a credential: a well-known prefix, or a long run of
+/// mixed letters and digits (what keys and tokens look like, and words do not).
+pub fn looks_like_credential(literal: &str) -> bool {
+    // An authentication scheme before the credential ("Bearer abc…", "Basic …").
+    let words = literal.split_whitespace();
+    words.into_iter().any(|w| {
+        let w = w.trim_matches(|c: char| c == '"' || c == '\'' || c == ',' || c == ';');
+        CREDENTIAL_PREFIXES
+            .iter()
+            .any(|p| w.starts_with(p) && w.len() >= p.len() + 8)
+            || random_looking(w)
+    })
+}
+
+fn random_looking(w: &str) -> bool {
+    if w.len() < 20 {
+        return false;
+    }
+    let (mut upper, mut lower, mut digit) = (false, false, false);
+    for b in w.bytes() {
+        match b {
+            b'A'..=b'Z' => upper = true,
+            b'a'..=b'z' => lower = true,
+            b'0'..=b'9' => digit = true,
+            b'-' | b'_' | b'.' | b'+' | b'/' | b'=' | b':' => {}
+            _ => return false,
+        }
+    }
+    // A URL or a path is not a credential by its length alone.
+    if w.contains("://") || w.starts_with('/') {
+        return false;
+    }
+    digit && (upper || lower) && distinct(w) >= 12
+}
+
+fn distinct(w: &str) -> usize {
+    let mut seen = [false; 256];
+    w.bytes()
+        .filter(|b| !std::mem::replace(&mut seen[*b as usize], true))
+        .count()
+}
+
+/// Checks a header or environment value.
+///
+/// `${VAR}` references are the way to pass a secret; literal text must not look like a
+/// credential, and a value whose name says it is a secret must reference a variable.
+///
+/// # Errors
+/// The message for the user.
+pub fn check_value(name: &str, value: &str) -> Result<(), String> {
+    let parts = parts(value)?;
+    let literal: String = parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Literal(s) => Some(*s),
+            Part::Var(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    if looks_like_credential(&literal) {
+        return Err(
+            "This looks like a credential written into the value: it would reach every laptop that gets the server. Reference the user's own with ${NAME} (for example Bearer ${MY_TOKEN})."
+                .into(),
+        );
+    }
+    let references = parts.iter().any(|p| matches!(p, Part::Var(_)));
+    if names_a_secret(name) && !references && !literal.trim().is_empty() {
+        return Err(format!(
+            "{name} carries a secret: reference the user's own with ${{NAME}} instead of a fixed value."
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_are_parsed_and_bad_ones_named() {
+        assert_eq!(
+            parts("Bearer ${GITHUB_TOKEN}").expect("parts"),
+            [Part::Literal("Bearer "), Part::Var("GITHUB_TOKEN")]
+        );
+        assert!(parts("${UNCLOSED").is_err());
+        assert!(parts("${not-a-name}").is_err());
+        assert_eq!(parts("").expect("empty"), []);
+    }
+
+    #[test]
+    fn credentials_are_refused_and_references_accepted() {
+        for ok in [
+            ("Authorization", "Bearer ${GITHUB_TOKEN}"),
+            ("X-Api-Key", "${ACME_KEY}"),
+            ("x-read-only", "true"),
+            ("X-Tenant", "acme-payments"),
+            ("LOG_LEVEL", "debug"),
+            (
+                "BASE_URL",
+                "https://api.example.com/v1/some/long/path/segment",
+            ),
+            ("KUBECONFIG", "/home/user/.kube/config"),
+        ] {
+            assert_eq!(check_value(ok.0, ok.1), Ok(()), "{ok:?}");
+        }
+        for bad in [
+            (
+                "Authorization",
+                "Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            ),
+            ("X-Custom", "sk-proj-abcdefgh12345678"),
+            ("X-Custom", "AKIAIOSFODNN7EXAMPLE"),
+            ("X-Custom", "q8Zt3LmW9vXr2Kp7Nc4Hs6Jd"),
+            ("Authorization", "Basic dXNlcjpwYXNz"),
+            ("API_TOKEN", "hunter2"),
+            ("Cookie", "session=abc"),
+            ("X-Custom", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig"),
+        ] {
+            assert!(check_value(bad.0, bad.1).is_err(), "{bad:?}");
+        }
+    }
+}

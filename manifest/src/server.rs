@@ -1,0 +1,866 @@
+//! One approved MCP server: how it is reached (exactly one transport, pinned), which of its
+//! tools may be used, how a client authenticates to it, and who gets it.
+//!
+//! [`ServerInput`] is what an editor, an import or a stored draft holds (every field optional,
+//! so anything can be said and then checked); [`Server::check`] turns it into a [`Server`],
+//! which cannot hold two transports, a floating version or a literal secret.
+use crate::field::Findings;
+use crate::names::{
+    check_env_name, check_exact_version, check_group, check_header_name, check_id,
+    check_registry_name, check_tool, shown,
+};
+use crate::secrets::check_value;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Most entries in a list (headers, env, tools, rings, units, args).
+pub const MAX_LIST: usize = 100;
+
+/// A server as written: everything optional, nothing checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ServerInput {
+    /// The id harnesses know it by.
+    pub id: String,
+    /// A name for people.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub title: String,
+    /// Remote transport: the server's URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// `streamable-http` (default) or `sse`, for a `url`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url_transport: Option<String>,
+    /// Package transport.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub package: Option<PackageInput>,
+    /// Command transport.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandInput>,
+    /// Its name in the official MCP Registry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registry_name: Option<String>,
+    /// Its version there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// HTTP headers (remote servers).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// Environment (local servers).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Tool rules.
+    pub tools: Tools,
+    /// How a client authenticates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthInput>,
+    /// Rings that get it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rings: Vec<String>,
+    /// Units that get it (members of these units and of units below them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<String>,
+}
+
+/// A package as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PackageInput {
+    /// `npm`, `pypi` or `oci`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Package name, or image reference with its digest.
+    pub identifier: String,
+    /// Exact version (npm, pypi).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+/// A command as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CommandInput {
+    /// The program.
+    pub path: String,
+    /// Its arguments.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// SHA-256 of the program's binary (hex).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+/// Authentication as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AuthInput {
+    /// `none`, `oauth`, `enterprise` or `portcullis`.
+    pub mode: String,
+    /// `oauth`: a client id registered at the server's authorization server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// `oauth`: or the URL of an organisation-hosted Client ID Metadata Document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_metadata_url: Option<String>,
+    /// `oauth`: the server's authorization server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// `enterprise`: the identity provider that issues the ID-JAG.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub identity_issuer: Option<String>,
+    /// Scopes to ask for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+}
+
+/// Which tools may be used: all but `deny` when `allow` is empty, else `allow` but `deny`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Tools {
+    /// Only these (empty: every tool).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    /// Never these (wins over `allow`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+}
+
+impl Tools {
+    /// Whether every tool is allowed (no rule at all).
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.deny.is_empty()
+    }
+
+    /// Whether `tool` may be used.
+    pub fn allows(&self, tool: &str) -> bool {
+        !self.deny.iter().any(|t| t == tool)
+            && (self.allow.is_empty() || self.allow.iter().any(|t| t == tool))
+    }
+}
+
+/// A checked server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Server {
+    /// The id harnesses know it by.
+    pub id: String,
+    /// A name for people (empty: the id).
+    pub title: String,
+    /// How it is reached.
+    pub transport: Transport,
+    /// Where it came from in the official MCP Registry: (name, version).
+    pub registry: Option<(String, String)>,
+    /// HTTP headers (remote servers); values may reference `${VAR}`.
+    pub headers: BTreeMap<String, String>,
+    /// Environment (local servers); values may reference `${VAR}`.
+    pub env: BTreeMap<String, String>,
+    /// Tool rules.
+    pub tools: Tools,
+    /// How a client authenticates.
+    pub auth: Auth,
+    /// Rings that get it.
+    pub rings: Vec<String>,
+    /// Units that get it.
+    pub units: Vec<String>,
+}
+
+/// How a server is reached: exactly one of these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A remote server at its canonical URL.
+    Remote {
+        /// The URL (https; canonical: lowercase host, no default port, query or fragment).
+        url: String,
+        /// Server-sent events instead of streamable HTTP.
+        sse: bool,
+    },
+    /// A package run on the laptop at one pinned version.
+    Package(Package),
+    /// A program on the laptop.
+    Command(Command),
+}
+
+/// The package ecosystems a launch command can be derived for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PackageType {
+    /// npm, run with `npx -y name@version`.
+    Npm,
+    /// PyPI, run with `uvx name==version`.
+    Pypi,
+    /// An OCI image, run with `docker run -i --rm image@sha256:…`.
+    Oci,
+}
+
+impl PackageType {
+    /// The manifest's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PackageType::Npm => "npm",
+            PackageType::Pypi => "pypi",
+            PackageType::Oci => "oci",
+        }
+    }
+}
+
+/// A pinned package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Package {
+    /// Ecosystem.
+    pub kind: PackageType,
+    /// Package name, or image reference ending in `@sha256:<digest>`.
+    pub identifier: String,
+    /// Exact version (npm, PyPI); empty for an image (its digest pins it).
+    pub version: String,
+}
+
+impl Package {
+    /// The command line that runs it: program and arguments.
+    pub fn launch(&self) -> (String, Vec<String>) {
+        match self.kind {
+            PackageType::Npm => (
+                "npx".into(),
+                vec!["-y".into(), format!("{}@{}", self.identifier, self.version)],
+            ),
+            PackageType::Pypi => (
+                "uvx".into(),
+                vec![format!("{}=={}", self.identifier, self.version)],
+            ),
+            PackageType::Oci => (
+                "docker".into(),
+                vec![
+                    "run".into(),
+                    "-i".into(),
+                    "--rm".into(),
+                    self.identifier.clone(),
+                ],
+            ),
+        }
+    }
+}
+
+/// A program on the laptop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    /// The program.
+    pub path: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// SHA-256 of its binary (lowercase hex); `None`: unpinned (warned).
+    pub sha256: Option<String>,
+}
+
+/// How a client authenticates to the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Auth {
+    /// No client authorization (or `${VAR}` headers).
+    None,
+    /// The server's own authorization server.
+    OAuth {
+        /// A pre-registered client id.
+        client_id: Option<String>,
+        /// Or an organisation-hosted Client ID Metadata Document (its URL is the client id).
+        client_metadata_url: Option<String>,
+        /// The authorization server.
+        issuer: Option<String>,
+        /// Scopes to ask for.
+        scopes: Vec<String>,
+    },
+    /// Enterprise-Managed Authorization: an ID-JAG from the identity provider.
+    Enterprise {
+        /// The identity provider.
+        identity_issuer: String,
+        /// Scopes to ask for.
+        scopes: Vec<String>,
+    },
+    /// Portcullis is its authorization server (the server is a protected resource here).
+    Portcullis {
+        /// Scopes to ask for.
+        scopes: Vec<String>,
+    },
+}
+
+impl Server {
+    /// Checks `input`: the server when nothing refuses it, and every finding (errors and
+    /// warnings), each naming its field.
+    pub fn check(input: &ServerInput) -> (Option<Server>, Findings) {
+        let mut f = Findings::default();
+        let id = input.id.trim().to_owned();
+        if let Err(m) = check_id(&id) {
+            f.error("id", m);
+        }
+        let title = input.title.trim().to_owned();
+        if title.chars().count() > 100 || title.chars().any(char::is_control) {
+            f.error("title", "At most 100 characters, on one line.");
+        }
+        let transport = transport(input, &mut f);
+        let registry = registry(input, &mut f);
+        let headers = values("headers", &input.headers, check_header_name, &mut f);
+        let env = values("env", &input.env, check_env_name, &mut f);
+        match &transport {
+            Some(Transport::Remote { .. }) if !env.is_empty() => f.error(
+                "env",
+                "A remote server gets headers, not environment variables.",
+            ),
+            Some(Transport::Package(_) | Transport::Command(_)) if !headers.is_empty() => f.error(
+                "headers",
+                "A local server gets environment variables, not headers.",
+            ),
+            _ => {}
+        }
+        let tools = tools(&id, &input.tools, &mut f);
+        let auth = auth(input.auth.as_ref(), transport.as_ref(), &mut f);
+        let rings = groups("rings", &input.rings, &mut f);
+        let units = groups("units", &input.units, &mut f);
+        if rings.is_empty() && units.is_empty() {
+            f.warn(
+                "rings",
+                "No ring or unit gets it: it is approved but delivered to nobody.",
+            );
+        }
+        match (f.is_ok(), transport, auth) {
+            (true, Some(transport), Some(auth)) => (
+                Some(Server {
+                    id,
+                    title,
+                    transport,
+                    registry,
+                    headers,
+                    env,
+                    tools,
+                    auth,
+                    rings,
+                    units,
+                }),
+                f,
+            ),
+            _ => (None, f),
+        }
+    }
+
+    /// The server as written (for editing, storing and the manifest).
+    pub fn to_input(&self) -> ServerInput {
+        let (url, url_transport, package, command) = match &self.transport {
+            Transport::Remote { url, sse } => {
+                (Some(url.clone()), sse.then(|| "sse".to_owned()), None, None)
+            }
+            Transport::Package(p) => (
+                None,
+                None,
+                Some(PackageInput {
+                    kind: p.kind.as_str().into(),
+                    identifier: p.identifier.clone(),
+                    version: Some(p.version.clone()).filter(|v| !v.is_empty()),
+                }),
+                None,
+            ),
+            Transport::Command(c) => (
+                None,
+                None,
+                None,
+                Some(CommandInput {
+                    path: c.path.clone(),
+                    args: c.args.clone(),
+                    sha256: c.sha256.clone(),
+                }),
+            ),
+        };
+        let auth = match &self.auth {
+            Auth::None => None,
+            Auth::OAuth {
+                client_id,
+                client_metadata_url,
+                issuer,
+                scopes,
+            } => Some(AuthInput {
+                mode: "oauth".into(),
+                client_id: client_id.clone(),
+                client_metadata_url: client_metadata_url.clone(),
+                issuer: issuer.clone(),
+                scopes: scopes.clone(),
+                ..Default::default()
+            }),
+            Auth::Enterprise {
+                identity_issuer,
+                scopes,
+            } => Some(AuthInput {
+                mode: "enterprise".into(),
+                identity_issuer: Some(identity_issuer.clone()),
+                scopes: scopes.clone(),
+                ..Default::default()
+            }),
+            Auth::Portcullis { scopes } => Some(AuthInput {
+                mode: "portcullis".into(),
+                scopes: scopes.clone(),
+                ..Default::default()
+            }),
+        };
+        ServerInput {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            url,
+            url_transport,
+            package,
+            command,
+            registry_name: self.registry.as_ref().map(|(n, _)| n.clone()),
+            version: self.registry.as_ref().map(|(_, v)| v.clone()),
+            headers: self.headers.clone(),
+            env: self.env.clone(),
+            tools: self.tools.clone(),
+            auth,
+            rings: self.rings.clone(),
+            units: self.units.clone(),
+        }
+    }
+}
+
+fn transport(input: &ServerInput, f: &mut Findings) -> Option<Transport> {
+    let given = [
+        input.url.is_some(),
+        input.package.is_some(),
+        input.command.is_some(),
+    ]
+    .iter()
+    .filter(|g| **g)
+    .count();
+    if given != 1 {
+        f.error(
+            "transport",
+            if given == 0 {
+                "Say how the server is reached: a url, a package or a command."
+            } else {
+                "Exactly one of url, package and command."
+            },
+        );
+        return None;
+    }
+    if let Some(url) = &input.url {
+        let sse = match input.url_transport.as_deref().map(str::trim) {
+            None | Some("" | "streamable-http") => false,
+            Some("sse") => true,
+            Some(other) => {
+                f.error(
+                    "urlTransport",
+                    format!("{}: streamable-http or sse.", shown(other)),
+                );
+                false
+            }
+        };
+        return match canonical_url(url) {
+            Ok(url) => Some(Transport::Remote { url, sse }),
+            Err(m) => {
+                f.error("url", m);
+                None
+            }
+        };
+    }
+    if input.url_transport.is_some() {
+        f.error("urlTransport", "Only a url has a url transport.");
+    }
+    if let Some(p) = &input.package {
+        return package(p, f).map(Transport::Package);
+    }
+    input
+        .command
+        .as_ref()
+        .and_then(|c| command(c, f))
+        .map(Transport::Command)
+}
+
+/// The canonical form of a remote server's URL, as for protected resources.
+///
+/// The two must match where Portcullis authorizes the server: https, a lowercase host, no
+/// default port, no query, fragment or user info, no trailing slash after a path.
+///
+/// # Errors
+/// The message for the user.
+pub fn canonical_url(raw: &str) -> Result<String, String> {
+    let raw = raw.trim();
+    if raw.len() > 2048 {
+        return Err("At most 2048 characters.".into());
+    }
+    let url = url::Url::parse(raw).map_err(|_| format!("{}: not a URL.", shown(raw)))?;
+    if url.scheme() != "https" {
+        return Err("Remote servers are reached over https.".into());
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("The URL needs a host.".into());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("No query or fragment: the URL names the server.".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("No user name or password in the URL.".into());
+    }
+    // The url crate lower-cases scheme and host and drops the default port already.
+    let host = url.host_str().unwrap_or_default();
+    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+    let path = match url.path() {
+        "/" => "/",
+        p => match p.trim_end_matches('/') {
+            "" => "/",
+            p => p,
+        },
+    };
+    Ok(format!("https://{host}{port}{path}"))
+}
+
+fn package(p: &PackageInput, f: &mut Findings) -> Option<Package> {
+    let kind = match p.kind.trim() {
+        "npm" => PackageType::Npm,
+        "pypi" => PackageType::Pypi,
+        "oci" => PackageType::Oci,
+        other => {
+            f.error(
+                "package.type",
+                format!(
+                    "{}: npm, pypi or oci (a launch command is derived for those).",
+                    shown(other)
+                ),
+            );
+            return None;
+        }
+    };
+    let identifier = p.identifier.trim().to_owned();
+    let before = f.errors.len();
+    match kind {
+        PackageType::Npm => {
+            let (scope, name) = match identifier.strip_prefix('@') {
+                Some(rest) => match rest.split_once('/') {
+                    Some((s, n)) => (Some(s), n),
+                    None => (Some(""), ""),
+                },
+                None => (None, identifier.as_str()),
+            };
+            let part = |s: &str| {
+                !s.is_empty()
+                    && s.bytes().all(|b| {
+                        b.is_ascii_lowercase() || b.is_ascii_digit() || b"-._~".contains(&b)
+                    })
+                    && !s.starts_with(['.', '_'])
+            };
+            if identifier.len() > 214 || !part(name) || scope.is_some_and(|s| !part(s)) {
+                f.error(
+                    "package.identifier",
+                    format!("{}: not an npm package name.", shown(&identifier)),
+                );
+            }
+        }
+        PackageType::Pypi => {
+            let ok = !identifier.is_empty()
+                && identifier.len() <= 200
+                && identifier
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+                && identifier.starts_with(|c: char| c.is_ascii_alphanumeric())
+                && identifier.ends_with(|c: char| c.is_ascii_alphanumeric());
+            if !ok {
+                f.error(
+                    "package.identifier",
+                    format!("{}: not a PyPI project name.", shown(&identifier)),
+                );
+            }
+        }
+        PackageType::Oci => match identifier.rsplit_once("@sha256:") {
+            Some((image, digest))
+                if digest.len() == 64
+                    && digest.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+                    && !image.is_empty()
+                    && image.bytes().all(|b| {
+                        b.is_ascii_lowercase() || b.is_ascii_digit() || b"-._/:".contains(&b)
+                    }) => {}
+            _ => f.error(
+                "package.identifier",
+                "An image is pinned by its digest: registry/image@sha256:<64 hex digits> (a tag can be moved to other content).",
+            ),
+        },
+    }
+    let version = match (kind, p.version.as_deref().map(str::trim)) {
+        (PackageType::Oci, None | Some("")) => String::new(),
+        (PackageType::Oci, Some(_)) => {
+            f.error(
+                "package.version",
+                "An image's digest pins it; leave the version out.",
+            );
+            String::new()
+        }
+        (_, v) => match check_exact_version(v.unwrap_or_default(), kind.as_str()) {
+            Ok(()) => v.unwrap_or_default().to_owned(),
+            Err(m) => {
+                f.error("package.version", m);
+                String::new()
+            }
+        },
+    };
+    (f.errors.len() == before).then_some(Package {
+        kind,
+        identifier,
+        version,
+    })
+}
+
+fn command(c: &CommandInput, f: &mut Findings) -> Option<Command> {
+    let before = f.errors.len();
+    let path = c.path.trim().to_owned();
+    if path.is_empty() || path.len() > 1024 || path.chars().any(char::is_control) {
+        f.error(
+            "command.path",
+            "Name the program (at most 1024 characters).",
+        );
+    }
+    if c.args.len() > MAX_LIST {
+        f.error("command.args", format!("At most {MAX_LIST} arguments."));
+    }
+    for (i, a) in c.args.iter().enumerate() {
+        if a.len() > 4096 || a.contains('\0') {
+            f.error(format!("command.args[{i}]"), "At most 4096 characters.");
+        } else if let Err(m) = check_value("argument", a) {
+            f.error(format!("command.args[{i}]"), m);
+        }
+    }
+    let sha256 = match c.sha256.as_deref().map(str::trim) {
+        None | Some("") => {
+            f.warn(
+                "command.sha256",
+                "Unpinned: without the SHA-256 of its binary, whatever is installed at this path runs.",
+            );
+            None
+        }
+        Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Some(h.to_ascii_lowercase())
+        }
+        Some(_) => {
+            f.error(
+                "command.sha256",
+                "The SHA-256 of the binary: 64 hex digits.",
+            );
+            None
+        }
+    };
+    (f.errors.len() == before).then(|| Command {
+        path,
+        args: c.args.clone(),
+        sha256,
+    })
+}
+
+fn registry(input: &ServerInput, f: &mut Findings) -> Option<(String, String)> {
+    match (&input.registry_name, &input.version) {
+        (None, None) => None,
+        (Some(name), Some(version)) => {
+            let (name, version) = (name.trim(), version.trim());
+            if let Err(m) = check_registry_name(name) {
+                f.error("registryName", m);
+            }
+            if let Err(m) = check_exact_version(version, "registry") {
+                f.error("version", m);
+            }
+            Some((name.to_owned(), version.to_owned()))
+        }
+        (Some(_), None) => {
+            f.error(
+                "version",
+                "A server from the MCP Registry is pinned to the version approved.",
+            );
+            None
+        }
+        (None, Some(_)) => {
+            f.error(
+                "registryName",
+                "A version is the version of a registry name: give both or neither.",
+            );
+            None
+        }
+    }
+}
+
+fn values(
+    what: &str,
+    map: &BTreeMap<String, String>,
+    name_ok: fn(&str) -> Result<(), String>,
+    f: &mut Findings,
+) -> BTreeMap<String, String> {
+    if map.len() > MAX_LIST {
+        f.error(what, format!("At most {MAX_LIST}."));
+    }
+    for (name, value) in map {
+        let field = format!("{what}.{name}");
+        if let Err(m) = name_ok(name) {
+            f.error(&field, m);
+        } else if value.len() > 4096 || value.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
+            f.error(&field, "One line of at most 4096 characters.");
+        } else if let Err(m) = check_value(name, value) {
+            f.error(&field, m);
+        }
+    }
+    map.clone()
+}
+
+fn tools(id: &str, t: &Tools, f: &mut Findings) -> Tools {
+    for (which, list) in [("allow", &t.allow), ("deny", &t.deny)] {
+        if list.len() > MAX_LIST {
+            f.error(
+                format!("tools.{which}"),
+                format!("At most {MAX_LIST} tools."),
+            );
+        }
+        for (i, tool) in list.iter().enumerate() {
+            if let Err(m) = check_tool(id, tool) {
+                f.error(format!("tools.{which}[{i}]"), m);
+            } else if list[..i].contains(tool) {
+                f.error(
+                    format!("tools.{which}[{i}]"),
+                    format!("{} is listed twice.", shown(tool)),
+                );
+            }
+        }
+    }
+    if !t.allow.is_empty() && t.allow.iter().all(|a| t.deny.contains(a)) {
+        f.warn(
+            "tools.deny",
+            "Every allowed tool is denied too (deny wins): no tool can be used.",
+        );
+    }
+    t.clone()
+}
+
+fn groups(what: &str, list: &[String], f: &mut Findings) -> Vec<String> {
+    if list.len() > MAX_LIST {
+        f.error(what, format!("At most {MAX_LIST}."));
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (i, g) in list.iter().enumerate() {
+        let g = g.trim();
+        if let Err(m) = check_group(g) {
+            f.error(format!("{what}[{i}]"), format!("{}: {m}", shown(g)));
+        } else if !out.iter().any(|o| o == g) {
+            out.push(g.to_owned());
+        }
+    }
+    out
+}
+
+fn https_url(field: &str, raw: &str, f: &mut Findings) -> String {
+    let raw = raw.trim();
+    match url::Url::parse(raw) {
+        Ok(u) if u.scheme() == "https" && u.host_str().is_some() && u.fragment().is_none() => {}
+        _ => f.error(field, format!("{}: an https URL.", shown(raw))),
+    }
+    raw.to_owned()
+}
+
+fn scopes(list: &[String], f: &mut Findings) -> Vec<String> {
+    if list.len() > MAX_LIST {
+        f.error("auth.scopes", format!("At most {MAX_LIST} scopes."));
+    }
+    for (i, s) in list.iter().enumerate() {
+        let ok = !s.is_empty()
+            && s.len() <= 128
+            && s.bytes()
+                .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b));
+        if !ok {
+            f.error(
+                format!("auth.scopes[{i}]"),
+                format!(
+                    "{}: a scope is one word of visible characters (RFC 6749).",
+                    shown(s)
+                ),
+            );
+        }
+    }
+    list.to_vec()
+}
+
+fn auth(a: Option<&AuthInput>, transport: Option<&Transport>, f: &mut Findings) -> Option<Auth> {
+    let Some(a) = a else {
+        return Some(Auth::None);
+    };
+    let before = f.errors.len();
+    let unused = |f: &mut Findings, name: &str, given: bool, mode: &str| {
+        if given {
+            f.error(
+                format!("auth.{name}"),
+                format!("Not used with mode {mode}."),
+            );
+        }
+    };
+    let auth = match a.mode.trim() {
+        "" | "none" => {
+            unused(f, "clientId", a.client_id.is_some(), "none");
+            unused(f, "issuer", a.issuer.is_some(), "none");
+            unused(f, "scopes", !a.scopes.is_empty(), "none");
+            Auth::None
+        }
+        "oauth" => {
+            if a.client_id.is_some() && a.client_metadata_url.is_some() {
+                f.error(
+                    "auth.clientMetadataUrl",
+                    "A client id or a metadata document URL (which is the client id), not both.",
+                );
+            }
+            let client_id = a.client_id.as_deref().map(str::trim).map(str::to_owned);
+            if client_id
+                .as_deref()
+                .is_some_and(|c| c.is_empty() || c.len() > 255)
+            {
+                f.error("auth.clientId", "1 to 255 characters.");
+            }
+            let client_metadata_url = a
+                .client_metadata_url
+                .as_deref()
+                .map(|u| https_url("auth.clientMetadataUrl", u, f));
+            if client_id.is_none() && client_metadata_url.is_none() {
+                f.warn(
+                    "auth.clientId",
+                    "No client id: each harness registers itself at the server's authorization server, if it allows that.",
+                );
+            }
+            unused(f, "identityIssuer", a.identity_issuer.is_some(), "oauth");
+            Auth::OAuth {
+                client_id,
+                client_metadata_url,
+                issuer: a.issuer.as_deref().map(|u| https_url("auth.issuer", u, f)),
+                scopes: scopes(&a.scopes, f),
+            }
+        }
+        "enterprise" => {
+            let Some(issuer) = a.identity_issuer.as_deref() else {
+                f.error(
+                    "auth.identityIssuer",
+                    "Enterprise-managed authorization needs the identity provider that issues the ID-JAG.",
+                );
+                return None;
+            };
+            unused(f, "clientId", a.client_id.is_some(), "enterprise");
+            Auth::Enterprise {
+                identity_issuer: https_url("auth.identityIssuer", issuer, f),
+                scopes: scopes(&a.scopes, f),
+            }
+        }
+        "portcullis" => {
+            if !matches!(transport, Some(Transport::Remote { .. }) | None) {
+                f.error(
+                    "auth.mode",
+                    "Portcullis authorizes remote servers only (a url): a package or command is no token audience.",
+                );
+            }
+            unused(f, "clientId", a.client_id.is_some(), "portcullis");
+            unused(f, "issuer", a.issuer.is_some(), "portcullis");
+            unused(
+                f,
+                "identityIssuer",
+                a.identity_issuer.is_some(),
+                "portcullis",
+            );
+            Auth::Portcullis {
+                scopes: scopes(&a.scopes, f),
+            }
+        }
+        other => {
+            f.error(
+                "auth.mode",
+                format!("{}: none, oauth, enterprise or portcullis.", shown(other)),
+            );
+            return None;
+        }
+    };
+    (f.errors.len() == before).then_some(auth)
+}
