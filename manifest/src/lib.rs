@@ -3,13 +3,15 @@
 //! Pure: no I/O, no database, no HTTP. It holds the policy model (which MCP servers are
 //! approved, pinned how, with which tools, authenticated how, for whom) and its validation,
 //! where every error names its field ([`server`], [`policy`]); the import of the official MCP
-//! Registry's `server.json` into a pinned draft ([`import`]); and the canonical form a release
-//! is hashed and signed in ([`canonical`], RFC 8785).
+//! Registry's `server.json` into a pinned draft ([`import`]); the canonical form a release is
+//! hashed and signed in ([`canonical`], RFC 8785); and the signed release itself, verified
+//! with the realm's JWKS alone ([`release`]).
 pub mod canonical;
 pub mod field;
 pub mod import;
 pub mod names;
 pub mod policy;
+pub mod release;
 pub mod secrets;
 pub mod server;
 

@@ -422,11 +422,16 @@ fn ResourceCredentials(
                         // The secret just issued fills the settings until "Done"; Portcullis
                         // cannot show it again.
                         let env = move || {
+                            // Without it, the line is a comment: a pasted placeholder never passes
+                            // for a secret.
                             let secret = issued
                                 .get()
                                 .filter(|s| id.with_value(|id| *id == s.client_id))
-                                .map_or_else(|| "<the secret, shown once when created or rotated>".to_owned(), |s| s.secret);
-                            let env = format!("INTROSPECTION_CLIENT_ID={}\nINTROSPECTION_CLIENT_SECRET={secret}", id.get_value());
+                                .map_or_else(
+                                    || "# INTROSPECTION_CLIENT_SECRET: shown once, when created or rotated (Rotate secret for a new one)".to_owned(),
+                                    |s| format!("INTROSPECTION_CLIENT_SECRET={}", s.secret),
+                                );
+                            let env = format!("INTROSPECTION_CLIENT_ID={}\n{secret}", id.get_value());
                             view! { <CopyBlock value=env label="introspection settings" testid="credentials-env"/> }
                         };
                         view! {
