@@ -11,6 +11,7 @@ pub mod field;
 pub mod import;
 pub mod names;
 pub mod policy;
+pub mod registry_api;
 pub mod release;
 pub mod secrets;
 pub mod server;
