@@ -143,28 +143,32 @@ impl Signer {
         out.push_str(
             &URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).map_err(|e| e.to_string())?),
         );
-        let sig = match &self.key {
-            SignerKey::Ec(k) => k
-                .sign(&self.rng, out.as_bytes())
-                .map_err(|_| "ECDSA signing failed".to_owned())?
-                .as_ref()
-                .to_vec(),
-            SignerKey::Ed(k) => k.sign(out.as_bytes()).as_ref().to_vec(),
-            SignerKey::Rsa(k) => {
-                let mut sig = vec![0u8; k.public_modulus_len()];
-                k.sign(
-                    &signature::RSA_PKCS1_SHA256,
-                    &self.rng,
-                    out.as_bytes(),
-                    &mut sig,
-                )
-                .map_err(|_| "RSA signing failed".to_owned())?;
-                sig
-            }
-        };
+        let sig = self.sign_input(out.as_bytes())?;
         out.push('.');
         out.push_str(&URL_SAFE_NO_PAD.encode(sig));
         Ok(out)
+    }
+
+    /// The raw signature over a JWS signing input (`header.payload`, both base64url), for JWSs
+    /// this type does not assemble itself (a registry release's detached payload).
+    ///
+    /// # Errors
+    /// Only if the underlying signer fails.
+    pub fn sign_input(&self, input: &[u8]) -> Result<Vec<u8>, String> {
+        Ok(match &self.key {
+            SignerKey::Ec(k) => k
+                .sign(&self.rng, input)
+                .map_err(|_| "ECDSA signing failed".to_owned())?
+                .as_ref()
+                .to_vec(),
+            SignerKey::Ed(k) => k.sign(input).as_ref().to_vec(),
+            SignerKey::Rsa(k) => {
+                let mut sig = vec![0u8; k.public_modulus_len()];
+                k.sign(&signature::RSA_PKCS1_SHA256, &self.rng, input, &mut sig)
+                    .map_err(|_| "RSA signing failed".to_owned())?;
+                sig
+            }
+        })
     }
 }
 
@@ -289,6 +293,47 @@ impl Verifier {
             Ok((header, claims))
         } else {
             Err(JwsError::BadSignature)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Signer;
+    use crate::keys::{SigningAlg, generate};
+    use portcullis_manifest::policy::PolicyInput;
+    use portcullis_manifest::release::{MANIFEST_SCHEMA, Manifest, SignedRelease, verify_release};
+
+    /// A release the server signs is a release a laptop accepts: signed here with a realm key
+    /// of each algorithm, verified by `portcullis-manifest` with the published JWK alone.
+    #[test]
+    fn releases_signed_with_realm_keys_verify_with_the_published_jwks() {
+        let issuer = "https://auth.example.com/realms/acme";
+        let manifest = Manifest {
+            schema: MANIFEST_SCHEMA.into(),
+            issuer: issuer.into(),
+            sequence: 1,
+            published_at: 1_790_000_000,
+            previous: None,
+            policy: PolicyInput::default(),
+        };
+        for alg in [SigningAlg::ES256, SigningAlg::RS256, SigningAlg::EdDSA] {
+            let key = generate(alg).expect("key");
+            let kid = format!("k-{}", alg.as_str());
+            let signer = Signer::from_pkcs8(&kid, alg, &key.pkcs8).expect("signer");
+            let release = SignedRelease::sign(&manifest, alg.as_str(), &kid, |input| {
+                signer.sign_input(input)
+            })
+            .expect("signed");
+            let mut jwk = key.public_jwk.clone();
+            jwk.insert("kid".into(), kid.clone().into());
+            jwk.insert("use".into(), "sig".into());
+            jwk.insert("alg".into(), alg.as_str().into());
+            let jwks = serde_json::json!({"keys": [jwk]});
+            let document = serde_json::to_vec(&release).expect("json");
+            let verified = verify_release(&document, &jwks, issuer)
+                .unwrap_or_else(|e| panic!("{}: {e}", alg.as_str()));
+            assert_eq!(verified.id, release.id);
         }
     }
 }
