@@ -81,7 +81,7 @@ fn servers() -> Vec<Server> {
 fn schema() -> jsonschema::Validator {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/server-json/server.schema.2025-12-11.json"
+        "/tests/fixtures/server.schema.2025-12-11.json"
     );
     let schema: serde_json::Value =
         serde_json::from_slice(&std::fs::read(path).expect("schema")).expect("json");
