@@ -73,6 +73,13 @@ pub fn classify(e: authz::Error) -> (axum::http::StatusCode, AppError) {
                 message: message.into(),
             },
         ),
+        authz::Error::Findings(ref found) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            AppError::Field {
+                field: found.first().map(|f| f.field.clone()).unwrap_or_default(),
+                message: e.to_string(),
+            },
+        ),
         authz::Error::NotFound { .. } => (StatusCode::NOT_FOUND, AppError::NotFound(e.to_string())),
         authz::Error::Conflict(m) => (StatusCode::CONFLICT, AppError::Conflict(m.into())),
         authz::Error::Taken { field, message } => (

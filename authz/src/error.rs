@@ -173,6 +173,10 @@ pub enum Error {
         /// What is taken, in plain words.
         message: Cow<'static, str>,
     },
+    /// A registry policy or server did not pass its checks: every error, each naming its
+    /// field as a path (`servers[2].tools.deny[0]`, `package.version`).
+    #[error("{}", findings_message(.0))]
+    Findings(Vec<portcullis_manifest::Finding>),
     /// No authenticated principal.
     #[error("sign-in required")]
     Unauthenticated,
@@ -233,6 +237,20 @@ impl Error {
             entity,
             id: id.into(),
         }
+    }
+}
+
+/// The first finding, and how many more there are.
+fn findings_message(findings: &[portcullis_manifest::Finding]) -> String {
+    match findings {
+        [] => "invalid input".to_owned(),
+        [one] => format!("{}: {}", one.field, one.message),
+        [first, rest @ ..] => format!(
+            "{}: {} (and {} more)",
+            first.field,
+            first.message,
+            rest.len()
+        ),
     }
 }
 

@@ -57,6 +57,8 @@ entities! {
     /// A token family (`fam_…`): what one authorization produced (its refresh tokens and the
     /// access tokens minted from them), revoked together.
     Family => FamilyId, "fam";
+    /// A registry release waiting for a second person's approval (`rrq_…`).
+    RegistryRequest => RegistryRequestId, "rrq";
 }
 
 /// The primary key of a `T`.

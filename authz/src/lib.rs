@@ -32,6 +32,7 @@ pub mod paging;
 pub mod people;
 pub mod policy;
 pub mod realms;
+pub mod registry;
 pub mod resources;
 pub mod scope;
 pub mod secret;

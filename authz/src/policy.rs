@@ -58,10 +58,12 @@ impl Role {
                     | ViewAgents
                     | ViewPeople
                     | ReviewClients
+                    | ViewRegistry
+                    | ApproveReleases
             ),
             Role::Developer => matches!(
                 p,
-                ViewRealms | ManageOwnAccount | ViewResources | SubmitResources
+                ViewRealms | ManageOwnAccount | ViewResources | SubmitResources | ViewRegistry
             ),
         }
     }
@@ -103,6 +105,12 @@ pub enum Permission {
     ViewPeople,
     /// Create, change and disable a realm's people; revoke anyone's connected apps.
     ManagePeople,
+    /// See the MCP server registry: approved servers, releases, rings and units.
+    ViewRegistry,
+    /// Edit the registry's draft, rings, units and members; publish and roll back.
+    ManageRegistry,
+    /// Approve or reject a release that waits for a second person.
+    ApproveReleases,
 }
 
 /// The authenticated console user on whose behalf an operation runs.

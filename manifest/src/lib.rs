@@ -7,6 +7,7 @@
 //! hashed and signed in ([`canonical`], RFC 8785); and the signed release itself, verified
 //! with the realm's JWKS alone ([`release`]).
 pub mod canonical;
+pub mod diff;
 pub mod field;
 pub mod import;
 pub mod names;

@@ -115,6 +115,19 @@ const WRITES: &[&str] = &[
     "delete_resource",
     "set_default_resource",
     "set_resource_policy",
+    // registry
+    "set_registry_settings",
+    "replace_registry_draft",
+    "save_registry_groups",
+    "save_registry_server",
+    "delete_registry_server",
+    "publish_registry",
+    "rollback_registry",
+    "approve_registry_request",
+    "reject_registry_request",
+    "withdraw_registry_request",
+    "add_registry_member",
+    "remove_registry_member",
     // tokens
     "issue_token",
     "revoke_token",
@@ -191,6 +204,15 @@ const READS: &[&str] = &[
     "realm_name",
     "list_people",
     "person",
+    "registry",
+    "registry_releases",
+    "registry_release",
+    "registry_members",
+    "registry_member_counts",
+    "registry_groups_of",
+    // The published registry over HTTP (releases, MCP Registry API): reads.
+    "served_release",
+    "served_registry",
 ];
 
 /// The writes `each_write_adds_an_audit_row` runs.
@@ -227,6 +249,18 @@ const RUN: &[&str] = &[
     "export_audit",
     "delete_client",
     "delete_resource",
+    "set_registry_settings",
+    "replace_registry_draft",
+    "save_registry_groups",
+    "save_registry_server",
+    "delete_registry_server",
+    "publish_registry",
+    "rollback_registry",
+    "add_registry_member",
+    "remove_registry_member",
+    "approve_registry_request",
+    "reject_registry_request",
+    "withdraw_registry_request",
 ];
 
 /// Names of the `pub async fn`s in `src`.
@@ -286,6 +320,171 @@ async fn audit_rows(core: &Core) -> u64 {
         .total
 }
 
+/// The registry's writes, in [`RUN`]'s order (a macro, so each goes through the caller's
+/// `write!`).
+macro_rules! registry_writes {
+    ($write:ident, $core:ident, $p:ident, $m:ident, $d:ident) => {{
+        use crate::registry::{ApiAccess, GroupKind, GroupsInput, MemberKind};
+        use portcullis_manifest::policy::PolicyInput;
+        use portcullis_manifest::server::{PackageInput, ServerInput};
+        let npm = |id: &str, v: &str| ServerInput {
+            id: id.into(),
+            package: Some(PackageInput {
+                kind: "npm".into(),
+                identifier: format!("@acme/{id}"),
+                version: Some(v.into()),
+            }),
+            rings: vec!["ring0".into()],
+            ..ServerInput::default()
+        };
+        let rev = |c: &Core| {
+            let c = c.clone();
+            async move {
+                c.registry(&Principal::cli(), "default")
+                    .await
+                    .map(|v| v.registry.revision)
+                    .unwrap_or(-1)
+            }
+        };
+        let reviewer = Principal {
+            email: "rev@example.com".into(),
+            role: crate::policy::Role::SecurityReviewer,
+            ..Principal::cli()
+        };
+        $write!(
+            "set_registry_settings",
+            $core.set_registry_settings(&$p, $d, false, ApiAccess::Public, &$m)
+        );
+        let policy = PolicyInput {
+            mode: "allowlist".into(),
+            servers: vec![npm("wiki", "1.0.0")],
+            rings: vec!["ring0".into()],
+            units: vec![],
+        };
+        let r = rev(&$core).await;
+        $write!(
+            "replace_registry_draft",
+            $core.replace_registry_draft(&$p, $d, r, &policy, &$m)
+        );
+        let r = rev(&$core).await;
+        $write!(
+            "save_registry_groups",
+            $core.save_registry_groups(
+                &$p,
+                $d,
+                r,
+                &GroupsInput {
+                    mode: "warn".into(),
+                    rings: vec!["ring0".into(), "ring1".into()],
+                    units: vec![],
+                },
+                &$m
+            )
+        );
+        let r = rev(&$core).await;
+        $write!(
+            "save_registry_server",
+            $core.save_registry_server(&$p, $d, r, None, &npm("jira", "2.0.0"), &$m)
+        );
+        let r = rev(&$core).await;
+        $write!(
+            "delete_registry_server",
+            $core.delete_registry_server(&$p, $d, r, "jira", &$m)
+        );
+        let r = rev(&$core).await;
+        $write!("publish_registry", $core.publish_registry(&$p, $d, r, &$m));
+        let r = rev(&$core).await;
+        $core
+            .save_registry_server(&$p, $d, r, Some("wiki"), &npm("wiki", "1.0.1"), &$m)
+            .await
+            .expect("edit");
+        let r = rev(&$core).await;
+        $core
+            .publish_registry(&$p, $d, r, &$m)
+            .await
+            .expect("second release");
+        $write!(
+            "rollback_registry",
+            $core.rollback_registry(&$p, $d, 1, &$m)
+        );
+        $core
+            .create_agent(
+                &$p,
+                $d,
+                &crate::agents::AgentInput {
+                    name: "ring-bot".into(),
+                    owner: "ada@example.com".into(),
+                    ..Default::default()
+                },
+                &$m,
+            )
+            .await
+            .expect("agent");
+        $write!(
+            "add_registry_member",
+            $core.add_registry_member(
+                &$p,
+                $d,
+                (GroupKind::Ring, "ring0"),
+                (MemberKind::Agent, "ring-bot"),
+                &$m
+            )
+        );
+        $write!(
+            "remove_registry_member",
+            $core.remove_registry_member(
+                &$p,
+                $d,
+                (GroupKind::Ring, "ring0"),
+                (MemberKind::Agent, "ring-bot"),
+                &$m
+            )
+        );
+        $core
+            .set_registry_settings(&$p, $d, true, ApiAccess::Public, &$m)
+            .await
+            .expect("approval on");
+        let ask = |c: &Core, id: &'static str| {
+            let c = c.clone();
+            let npm = npm(id, "1.0.0");
+            async move {
+                let r = rev(&c).await;
+                c.save_registry_server(
+                    &Principal::cli(),
+                    "default",
+                    r,
+                    None,
+                    &npm,
+                    &RequestMeta::default(),
+                )
+                .await
+                .expect("edit");
+                match c
+                    .publish_registry(&Principal::cli(), "default", r + 1, &RequestMeta::default())
+                    .await
+                {
+                    Ok(crate::registry::Published::AwaitingApproval(req)) => req.id,
+                    other => panic!("a request expected: {other:?}"),
+                }
+            }
+        };
+        let id = ask(&$core, "one").await;
+        $write!(
+            "approve_registry_request",
+            $core.approve_registry_request(&reviewer, $d, &id, &$m)
+        );
+        let id = ask(&$core, "two").await;
+        $write!(
+            "reject_registry_request",
+            $core.reject_registry_request(&reviewer, $d, &id, "not yet", &$m)
+        );
+        let id = ask(&$core, "three").await;
+        $write!(
+            "withdraw_registry_request",
+            $core.withdraw_registry_request(&$p, $d, &id, &$m)
+        );
+    }};
+}
 #[tokio::test]
 async fn each_write_adds_an_audit_row() {
     use crate::agents::AgentInput;
@@ -518,6 +717,7 @@ async fn each_write_adds_an_audit_row() {
     );
     write!("delete_client", core.delete_client(&p, d, "bot", &m));
     write!("delete_resource", core.delete_resource(&p, d, "pay", &m));
+    registry_writes!(write, core, p, m, d);
     assert_eq!(ran, RUN, "RUN lists exactly what this test runs, in order");
     assert!(failures.is_empty(), "{failures:#?}");
     assert!(rows >= RUN.len() as u64);

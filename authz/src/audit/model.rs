@@ -162,6 +162,24 @@ pub mod action {
     pub const CODE_REPLAY: &str = "token.code_replay";
     /// A rotated refresh token used again after the grace window: its family is revoked.
     pub const REFRESH_REUSE: &str = "token.refresh_reuse";
+    /// The registry's draft changed (a server, the mode, rings or units).
+    pub const REGISTRY_UPDATE: &str = "registry.update";
+    /// The registry's settings changed (approval, HTTP access).
+    pub const REGISTRY_SETTINGS: &str = "registry.settings";
+    /// A release was published (the draft, or an approved request).
+    pub const REGISTRY_PUBLISH: &str = "registry.publish";
+    /// An old release's content was published again as a new release.
+    pub const REGISTRY_ROLLBACK: &str = "registry.rollback";
+    /// A publish or roll back now waits for a second person.
+    pub const REGISTRY_REQUEST: &str = "registry.request";
+    /// A waiting publish was rejected by the approver.
+    pub const REGISTRY_REJECT: &str = "registry.reject";
+    /// A waiting publish was withdrawn.
+    pub const REGISTRY_WITHDRAW: &str = "registry.withdraw";
+    /// A member was added to a ring or unit.
+    pub const REGISTRY_MEMBER_ADD: &str = "registry.member_add";
+    /// A member was removed from a ring or unit.
+    pub const REGISTRY_MEMBER_REMOVE: &str = "registry.member_remove";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -222,6 +240,15 @@ pub mod action {
         CODE_ISSUE,
         CODE_REPLAY,
         REFRESH_REUSE,
+        REGISTRY_UPDATE,
+        REGISTRY_SETTINGS,
+        REGISTRY_PUBLISH,
+        REGISTRY_ROLLBACK,
+        REGISTRY_REQUEST,
+        REGISTRY_REJECT,
+        REGISTRY_WITHDRAW,
+        REGISTRY_MEMBER_ADD,
+        REGISTRY_MEMBER_REMOVE,
     ];
 }
 
@@ -383,6 +410,14 @@ pub enum AuditSubject {
     McpServer(String),
     /// The audit log itself (its exports).
     AuditLog,
+    /// The realm's MCP server registry as a whole (mode, settings, rings and units).
+    Registry,
+    /// One server of the registry, by its id.
+    RegistryServer(String),
+    /// A registry release, by its sequence number.
+    Release(i64),
+    /// A ring or unit of the registry (`ring:<id>` or `unit:<id>`).
+    RegistryGroup(&'static str, String),
     /// The first-start setup (its link).
     Setup,
 }
@@ -401,6 +436,10 @@ impl AuditSubject {
             AuditSubject::Token(jti) => format!("token:{jti}"),
             AuditSubject::McpServer(url) => format!("mcp_server:{url}"),
             AuditSubject::AuditLog => "audit".to_owned(),
+            AuditSubject::Registry => "registry".to_owned(),
+            AuditSubject::RegistryServer(id) => format!("registry_server:{id}"),
+            AuditSubject::Release(n) => format!("release:{n}"),
+            AuditSubject::RegistryGroup(kind, id) => format!("{kind}:{id}"),
             AuditSubject::Setup => "setup".to_owned(),
         }
     }

@@ -33,6 +33,8 @@ mod people;
 #[macro_use]
 mod realms;
 #[macro_use]
+mod registry;
+#[macro_use]
 mod resources;
 #[macro_use]
 mod tokens;
@@ -53,6 +55,7 @@ pub use keys::KeyStore;
 pub use people::PeopleStore;
 pub use postgres::PgStore;
 pub use realms::RealmStore;
+pub use registry::{REQUEST_DECIDED, RegistryStore, ReleaseEffects, SEQUENCE_TAKEN, STALE_DRAFT};
 pub use resources::{ResourceStore, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
 pub use sqlite::SqliteStore;
 pub use tokens::{Purged, TokenStore};
@@ -72,6 +75,7 @@ pub trait Store:
     + TokenStore
     + PeopleStore
     + AuthorizeStore
+    + RegistryStore
 {
 }
 impl<T> Store for T where
@@ -87,6 +91,7 @@ impl<T> Store for T where
         + TokenStore
         + PeopleStore
         + AuthorizeStore
+        + RegistryStore
 {
 }
 

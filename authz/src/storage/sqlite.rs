@@ -13,6 +13,7 @@ client_store!(SqliteStore, sqlx::Sqlite);
 key_store!(SqliteStore, sqlx::Sqlite);
 realm_store!(SqliteStore, sqlx::Sqlite);
 resource_store!(SqliteStore, sqlx::Sqlite);
+registry_store!(SqliteStore, sqlx::Sqlite);
 token_store!(SqliteStore, sqlx::Sqlite);
 account_store!(SqliteStore, sqlx::Sqlite);
 people_store!(SqliteStore, sqlx::Sqlite);

@@ -18,6 +18,7 @@ mod fixtures;
 mod keys;
 mod realms;
 mod registration;
+mod registry;
 mod resources;
 mod tokens;
 
@@ -158,6 +159,7 @@ on_both_backends!(
     authorize::people,
     authorize::flows,
     authorize::codes_die_with_what_they_stood_for,
+    registry::registry,
 );
 
 /// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes

@@ -1,0 +1,311 @@
+//! The registry's stored types: a realm's draft and settings, its immutable releases, the
+//! publish requests that wait for a second person, and who is in each ring and unit.
+//!
+//! The policy itself (servers, rings, units, mode) and its rules live in the
+//! `portcullis-manifest` crate, which the laptop CLI shares; this module only stores it.
+use crate::clock::UnixTime;
+use crate::realms::RealmId;
+use portcullis_manifest::diff::Diff;
+use portcullis_manifest::policy::PolicyInput;
+
+/// Who may read a realm's registry over HTTP (the MCP Registry API and the signed releases).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiAccess {
+    /// Nobody: the endpoints answer 404 (the default).
+    #[default]
+    Off,
+    /// Callers with a Portcullis access token of the realm whose audience is the registry.
+    Bearer,
+    /// Anyone.
+    Public,
+}
+
+impl ApiAccess {
+    /// Every value, in display order.
+    pub const ALL: [ApiAccess; 3] = [ApiAccess::Off, ApiAccess::Bearer, ApiAccess::Public];
+
+    /// Stored and wire form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiAccess::Off => "off",
+            ApiAccess::Bearer => "bearer",
+            ApiAccess::Public => "public",
+        }
+    }
+
+    /// Parses the stored and wire form.
+    ///
+    /// # Errors
+    /// A message fit for the user for any other value.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        match s.trim() {
+            "off" => Ok(ApiAccess::Off),
+            "bearer" => Ok(ApiAccess::Bearer),
+            "public" => Ok(ApiAccess::Public),
+            _ => Err("Registry access must be off, bearer or public."),
+        }
+    }
+}
+
+/// A realm's registry: the draft being edited and how the registry is governed and served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registry {
+    /// The realm.
+    pub realm_id: RealmId,
+    /// The draft policy (always one that passes its checks).
+    pub draft: PolicyInput,
+    /// Bumped by every change; an edit names the revision it started from.
+    pub revision: i64,
+    /// Publishing (and rolling back) waits for a second person's approval.
+    pub require_approval: bool,
+    /// Who may read the registry over HTTP.
+    pub api_access: ApiAccess,
+    /// Last change.
+    pub updated_at: UnixTime,
+    /// Who made it.
+    pub updated_by: String,
+}
+
+/// A published release, as stored: never changed after it is inserted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRelease {
+    /// The realm.
+    pub realm_id: RealmId,
+    /// 1, 2, … per realm.
+    pub sequence: i64,
+    /// SHA-256 of the manifest's canonical JSON (lowercase hex).
+    pub id: String,
+    /// The signed release document exactly as served (`{"id","manifest","signature"}`).
+    pub document: String,
+    /// When it was published.
+    pub published_at: UnixTime,
+    /// Who asked for it.
+    pub published_by: String,
+    /// Who approved it, when the realm requires approval.
+    pub approved_by: Option<String>,
+    /// The release whose content it publishes again (a roll back).
+    pub rollback_of: Option<i64>,
+}
+
+/// What happened to a publish request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestStatus {
+    /// Waits for a second person.
+    Pending,
+    /// Approved and published.
+    Published,
+    /// Refused by the approver.
+    Rejected,
+    /// Taken back by its author (or an admin).
+    Withdrawn,
+}
+
+impl RequestStatus {
+    /// Stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestStatus::Pending => "pending",
+            RequestStatus::Published => "published",
+            RequestStatus::Rejected => "rejected",
+            RequestStatus::Withdrawn => "withdrawn",
+        }
+    }
+
+    /// Parses the stored form.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "pending" => RequestStatus::Pending,
+            "published" => RequestStatus::Published,
+            "rejected" => RequestStatus::Rejected,
+            "withdrawn" => RequestStatus::Withdrawn,
+            _ => return None,
+        })
+    }
+}
+
+/// A publish (or roll back) that waits for a second person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishRequest {
+    /// Its id.
+    pub id: String,
+    /// The realm.
+    pub realm_id: RealmId,
+    /// The policy it would publish (the draft when it was asked for).
+    pub policy: PolicyInput,
+    /// The release whose content it publishes again.
+    pub rollback_of: Option<i64>,
+    /// Who asked.
+    pub requested_by: String,
+    /// When.
+    pub requested_at: UnixTime,
+    /// Where it stands.
+    pub status: RequestStatus,
+    /// Who decided (approved, rejected or withdrew).
+    pub decided_by: Option<String>,
+    /// When.
+    pub decided_at: Option<UnixTime>,
+    /// The approver's reason for a rejection.
+    pub reason: Option<String>,
+    /// The release it became.
+    pub release_sequence: Option<i64>,
+}
+
+/// A ring or a unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupKind {
+    /// A ring (a rollout stage: canary, everyone, …).
+    Ring,
+    /// A unit (part of the organisation; members of a unit get what units above it get).
+    Unit,
+}
+
+impl GroupKind {
+    /// Stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupKind::Ring => "ring",
+            GroupKind::Unit => "unit",
+        }
+    }
+
+    /// Parses the stored form.
+    ///
+    /// # Errors
+    /// A message fit for the user for any other value.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        match s.trim() {
+            "ring" => Ok(GroupKind::Ring),
+            "unit" => Ok(GroupKind::Unit),
+            _ => Err("A group is a ring or a unit."),
+        }
+    }
+}
+
+/// Who can be in a ring or unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemberKind {
+    /// A console user (by email when added; stored by id).
+    User,
+    /// A person of the realm.
+    Person,
+    /// An agent of the realm.
+    Agent,
+}
+
+impl MemberKind {
+    /// Stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemberKind::User => "user",
+            MemberKind::Person => "person",
+            MemberKind::Agent => "agent",
+        }
+    }
+
+    /// Parses the stored form.
+    ///
+    /// # Errors
+    /// A message fit for the user for any other value.
+    pub fn parse(s: &str) -> Result<Self, &'static str> {
+        match s.trim() {
+            "user" => Ok(MemberKind::User),
+            "person" => Ok(MemberKind::Person),
+            "agent" => Ok(MemberKind::Agent),
+            _ => Err("A member is a user, a person or an agent."),
+        }
+    }
+}
+
+/// One membership.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Membership {
+    /// The realm.
+    pub realm_id: RealmId,
+    /// Ring or unit.
+    pub group_kind: GroupKind,
+    /// The ring's or unit's id.
+    pub group_id: String,
+    /// What the member is.
+    pub member_kind: MemberKind,
+    /// Its id (user, person or agent id).
+    pub member_id: String,
+    /// When it was added.
+    pub added_at: UnixTime,
+    /// Who added it.
+    pub added_by: String,
+}
+
+/// A member as listed: the membership and the member's name for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberView {
+    /// The membership.
+    pub membership: Membership,
+    /// Email (users, people) or name (agents).
+    pub name: String,
+}
+
+/// A release as listed and shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleaseSummary {
+    /// 1, 2, …
+    pub sequence: i64,
+    /// Content id.
+    pub id: String,
+    /// When.
+    pub published_at: UnixTime,
+    /// Who asked.
+    pub published_by: String,
+    /// Who approved.
+    pub approved_by: Option<String>,
+    /// The release it rolled back to.
+    pub rollback_of: Option<i64>,
+    /// Servers in it.
+    pub servers: usize,
+    /// What changed against the release before (everything, for the first).
+    pub diff: Diff,
+}
+
+/// The registry page: the draft, its checks, and how it stands against the latest release.
+#[derive(Debug, Clone)]
+pub struct RegistryView {
+    /// The registry (draft and settings).
+    pub registry: Registry,
+    /// Warnings the draft's checks raise (it has no errors: drafts are always valid).
+    pub warnings: Vec<portcullis_manifest::Finding>,
+    /// The latest release.
+    pub latest: Option<ReleaseSummary>,
+    /// The draft against the latest release (everything added when there is none).
+    pub unpublished: Diff,
+    /// The request waiting for approval.
+    pub pending: Option<PublishRequest>,
+}
+
+/// The draft's mode, rings and units, as an editor sets them together.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GroupsInput {
+    /// `allowlist` or `warn`.
+    pub mode: String,
+    /// Ring ids.
+    pub rings: Vec<String>,
+    /// Units with their parents.
+    pub units: Vec<portcullis_manifest::policy::Unit>,
+}
+
+/// What a publish did.
+#[derive(Debug, Clone)]
+pub enum Published {
+    /// A new release.
+    Release(ReleaseSummary),
+    /// A request now waits for a second person.
+    AwaitingApproval(PublishRequest),
+}
+
+/// The largest signed release a realm publishes (the laptop CLI reads at most this much).
+pub const MAX_RELEASE_BYTES: usize = portcullis_manifest::release::MAX_RELEASE_BYTES;
+
+/// The most members one ring or unit lists.
+pub const MAX_MEMBERS_LISTED: u32 = 5_000;

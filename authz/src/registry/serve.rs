@@ -1,0 +1,134 @@
+//! Reading a realm's published registry over HTTP: the signed releases (for `portcullis-cli`)
+//! and the MCP Registry API (for VS Code and Copilot). Who may read is the realm's
+//! [`ApiAccess`]: nobody (the endpoints do not exist), holders of a Portcullis access token
+//! whose audience is the registry, or anyone.
+use super::model::{ApiAccess, StoredRelease};
+use crate::core::Core;
+use crate::error::{Error, OAuthErrorCode, Result};
+use crate::realms::Realm;
+use portcullis_manifest::registry_api::ReleaseInfo;
+use portcullis_manifest::release::{Manifest, SignedRelease};
+use portcullis_manifest::{Policy, Server};
+
+/// Which release to serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReleaseSelector<'a> {
+    /// The newest.
+    Latest,
+    /// By content id (64 lowercase hex digits).
+    Id(&'a str),
+}
+
+/// The latest release, parsed for the MCP Registry API.
+#[derive(Debug, Clone)]
+pub struct ServedRegistry {
+    /// Its id (the API's ETag).
+    pub id: String,
+    /// Its approved servers.
+    pub servers: Vec<Server>,
+    /// What the API says about each server's release.
+    pub info: ReleaseInfo,
+}
+
+impl Core {
+    /// A published release document, when the caller may read the realm's registry.
+    ///
+    /// # Errors
+    /// `NotFound` (realm; access off; no such release), `OAuth(invalid_token)` (bearer access
+    /// and no valid token), storage failure.
+    pub async fn served_release(
+        &self,
+        realm_name: &str,
+        which: ReleaseSelector<'_>,
+        bearer: Option<&str>,
+    ) -> Result<StoredRelease> {
+        let realm = self.registry_reader(realm_name, bearer).await?;
+        let found = match which {
+            ReleaseSelector::Latest => self.store.latest_release(&realm.id).await?,
+            ReleaseSelector::Id(id)
+                if id.len() == 64 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) =>
+            {
+                self.store.release_by_id(&realm.id, id).await?
+            }
+            ReleaseSelector::Id(_) => None,
+        };
+        found.ok_or_else(|| Error::not_found("release", realm_name))
+    }
+
+    /// The latest release's servers for the MCP Registry API, when the caller may read.
+    ///
+    /// # Errors
+    /// As [`Core::served_release`]; `Internal` when a stored release no longer passes its
+    /// checks.
+    pub async fn served_registry(
+        &self,
+        realm_name: &str,
+        bearer: Option<&str>,
+    ) -> Result<ServedRegistry> {
+        let release = self
+            .served_release(realm_name, ReleaseSelector::Latest, bearer)
+            .await?;
+        let signed: SignedRelease = serde_json::from_str(&release.document)
+            .map_err(|e| Error::Internal(format!("release {}: {e}", release.sequence)))?;
+        let manifest: Manifest = serde_json::from_value(signed.manifest)
+            .map_err(|e| Error::Internal(format!("release {}: {e}", release.sequence)))?;
+        let (policy, _) = Policy::check(&manifest.policy);
+        let policy = policy.ok_or_else(|| {
+            Error::Internal(format!("release {} fails its checks", release.sequence))
+        })?;
+        let published = time::OffsetDateTime::from_unix_timestamp(release.published_at)
+            .ok()
+            .and_then(|t| {
+                t.format(&time::format_description::well_known::Rfc3339)
+                    .ok()
+            })
+            .unwrap_or_default();
+        Ok(ServedRegistry {
+            id: release.id,
+            servers: policy.servers,
+            info: ReleaseInfo {
+                sequence: manifest.sequence,
+                published_at: published,
+                namespace: ReleaseInfo::namespace_of(&manifest.issuer),
+            },
+        })
+    }
+
+    /// The realm, when the caller may read its registry.
+    async fn registry_reader(&self, realm_name: &str, bearer: Option<&str>) -> Result<Realm> {
+        let realm = self.serving_realm(realm_name).await?;
+        let registry = self.registry_of(&realm).await?;
+        match registry.api_access {
+            ApiAccess::Off => Err(Error::not_found("registry", realm_name)),
+            ApiAccess::Public => Ok(realm),
+            ApiAccess::Bearer => {
+                let refused = || {
+                    Error::oauth(
+                        OAuthErrorCode::InvalidToken,
+                        "An access token of this realm for the registry is required.",
+                    )
+                };
+                let token = bearer.ok_or_else(refused)?;
+                let claims = self
+                    .verify_access_token(&realm, token)
+                    .await?
+                    .ok_or_else(refused)?;
+                let audience = self.registry_audience(&realm.name);
+                if claims.aud != audience
+                    || claims.exp <= self.now()
+                    || self.store.is_token_revoked(&realm.id, &claims.jti).await?
+                {
+                    return Err(refused());
+                }
+                let client = self
+                    .token_client(&realm, &claims)
+                    .await?
+                    .ok_or_else(refused)?;
+                if !self.token_is_alive(&realm, &claims, &client).await? {
+                    return Err(refused());
+                }
+                Ok(realm)
+            }
+        }
+    }
+}
