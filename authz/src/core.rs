@@ -32,7 +32,13 @@ pub struct CoreConfig {
     pub allow_loopback_fetch: bool,
     /// Password hashes computed at once (Argon2 on blocking threads); default one per core.
     pub password_hash_permits: usize,
+    /// The MCP registry `portcullis registry import <name>` reads from (its API base; a base
+    /// ending in `/v0` or `/v0.1` is taken as the registry's root).
+    pub registry_import_base: String,
 }
+
+/// The official MCP Registry.
+pub const DEFAULT_REGISTRY_IMPORT_BASE: &str = "https://registry.modelcontextprotocol.io";
 
 impl Default for CoreConfig {
     fn default() -> Self {
@@ -45,6 +51,7 @@ impl Default for CoreConfig {
             allow_loopback_fetch: false,
             password_hash_permits: std::thread::available_parallelism()
                 .map_or(1, std::num::NonZero::get),
+            registry_import_base: DEFAULT_REGISTRY_IMPORT_BASE.to_owned(),
         }
     }
 }

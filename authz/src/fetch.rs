@@ -97,6 +97,13 @@ pub trait Fetcher: Send + Sync + std::fmt::Debug {
     async fn probe(&self, _probe: &Probe) -> Result<ProbeResponse, FetchError> {
         Err(FetchError::Refused("this server makes no requests".into()))
     }
+
+    /// GETs a document of at most `max_bytes` at `url` (checked by [`parse_fetch_url`]) under
+    /// the same rules, except that redirects are followed (a few) while they stay on the same
+    /// host and scheme: the read-only import from an MCP registry.
+    async fn fetch_document(&self, _url: &Url, _max_bytes: usize) -> Result<Vec<u8>, FetchError> {
+        Err(FetchError::Refused("this server fetches no URLs".into()))
+    }
 }
 
 /// The fetcher of a core that was given none: refuses everything.

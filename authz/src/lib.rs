@@ -41,6 +41,6 @@ pub mod throttle;
 pub mod tokens;
 
 pub use crate::audit::RequestMeta;
-pub use crate::core::{Core, CoreConfig};
+pub use crate::core::{Core, CoreConfig, DEFAULT_REGISTRY_IMPORT_BASE};
 pub use crate::error::{Error, StorageError};
 pub use crate::policy::Principal;

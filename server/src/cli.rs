@@ -40,6 +40,7 @@ mod mcp;
 mod people;
 mod realms;
 mod registration;
+mod registry;
 mod resources;
 mod support;
 mod table;
@@ -51,6 +52,7 @@ pub use lifecycle::{ClientLifecycle, ResourceLifecycle};
 pub use people::PeopleCommand;
 pub use realms::RealmsCommand;
 pub use registration::RegistrationCommand;
+pub use registry::RegistryCommand;
 pub use resources::ResourcesCommand;
 pub use support::{StdoutClosed, closed_pipe, write_out};
 pub use table::ListFormat;
@@ -120,6 +122,13 @@ pub enum Command {
         /// Registration subcommand.
         #[command(subcommand)]
         command: RegistrationCommand,
+    },
+    /// The realm's MCP server registry: import, edit, publish signed releases, approve, roll
+    /// back, rings and units.
+    Registry {
+        /// Registry subcommand.
+        #[command(subcommand)]
+        command: RegistryCommand,
     },
     /// Manage a realm's people: who signs in at its authorization endpoint.
     People {
@@ -204,6 +213,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Clients { command } => {
             let state = crate::AppState::init(config).await?;
             let result = clients::clients(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
+        Command::Registry { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = registry::registry(&state.core, command).await;
             state.db.close().await;
             result
         }

@@ -21,6 +21,7 @@
 //! | `keys.master_key` | `PORTCULLIS_KEYS__MASTER_KEY` | unset: generated into `{data_dir}/master.key` |
 //! | `metrics.bearer_token` | `PORTCULLIS_METRICS__BEARER_TOKEN` | unset: `/metrics` is open |
 //! | `metrics.bind` | `PORTCULLIS_METRICS__BIND` | unset: `/metrics` on `http.bind` |
+//! | `registry.import_base` | `PORTCULLIS_REGISTRY__IMPORT_BASE` | `https://registry.modelcontextprotocol.io` |
 //! | `dev.allow_http_loopback_resources` | `PORTCULLIS_DEV__ALLOW_HTTP_LOOPBACK_RESOURCES` | `false` |
 //! | `dev.allow_loopback_client_urls` | `PORTCULLIS_DEV__ALLOW_LOOPBACK_CLIENT_URLS` | `false` |
 //!
@@ -54,8 +55,27 @@ pub struct Config {
     pub keys: KeysConfig,
     /// Who may scrape `/metrics`.
     pub metrics: MetricsConfig,
+    /// The MCP server registry.
+    pub registry: RegistryConfig,
     /// Development conveniences (never enable in production).
     pub dev: DevConfig,
+}
+
+/// The MCP server registry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RegistryConfig {
+    /// The MCP registry `portcullis registry import <name>` reads `server.json` from (read
+    /// only; a base ending in `/v0` or `/v0.1` is accepted).
+    pub import_base: String,
+}
+
+impl Default for RegistryConfig {
+    fn default() -> Self {
+        Self {
+            import_base: authz::DEFAULT_REGISTRY_IMPORT_BASE.to_owned(),
+        }
+    }
 }
 
 /// Who may scrape `/metrics`: by default anyone who reaches the listener.
@@ -167,6 +187,7 @@ impl Default for Config {
             console: ConsoleConfig::default(),
             keys: KeysConfig::default(),
             metrics: MetricsConfig::default(),
+            registry: RegistryConfig::default(),
             dev: DevConfig::default(),
         }
     }

@@ -4,7 +4,8 @@
 //! Host names are resolved by [`PublicResolver`], which refuses a name if any of its addresses
 //! is not public unicast (so DNS cannot point us at 127.0.0.1, 10.0.0.0/8 or the cloud metadata
 //! service), and the connection goes to exactly the checked addresses. IP literals are checked
-//! the same way. No redirects, no proxies, 3 s to connect, 5 s in all, 64 KiB at most.
+//! the same way. No redirects (a registry import follows a few on the same host), no proxies,
+//! 3 s to connect, 5 s in all, 64 KiB at most (1 MiB for a registry import).
 use authz::fetch::{
     FetchError, Fetched, MAX_DOCUMENT_BYTES, MAX_PROBE_BODY_BYTES, Probe, ProbeResponse,
     may_connect,
@@ -221,5 +222,60 @@ impl authz::fetch::Fetcher for HttpFetcher {
             body: String::from_utf8_lossy(&body).into_owned(),
             truncated,
         })
+    }
+
+    async fn fetch_document(&self, url: &Url, max_bytes: usize) -> Result<Vec<u8>, FetchError> {
+        const MAX_REDIRECTS: usize = 3;
+        let mut at = url.clone();
+        for _ in 0..=MAX_REDIRECTS {
+            self.check_literal(&at)?;
+            let mut res = self
+                .client
+                .get(at.clone())
+                .header(reqwest::header::ACCEPT, "application/json")
+                .send()
+                .await
+                .map_err(|e| failed(&e))?;
+            if res.status().is_redirection() {
+                let next = res
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|l| at.join(l).ok())
+                    .ok_or_else(|| FetchError::Failed("a redirect without a location".into()))?;
+                // Only on the same host, never down to http.
+                if next.host_str() != at.host_str()
+                    || next.port_or_known_default() != at.port_or_known_default()
+                    || (at.scheme() == "https" && next.scheme() != "https")
+                {
+                    return Err(FetchError::Refused(
+                        "a redirect to another host or to http".into(),
+                    ));
+                }
+                at = next;
+                continue;
+            }
+            if res.status() != reqwest::StatusCode::OK {
+                return Err(FetchError::Failed(format!("HTTP status {}", res.status())));
+            }
+            if res.content_length().is_some_and(|n| n > max_bytes as u64) {
+                return Err(FetchError::Failed(format!(
+                    "the document is larger than {max_bytes} bytes"
+                )));
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = res.chunk().await.map_err(|e| failed(&e))? {
+                if body.len() + chunk.len() > max_bytes {
+                    return Err(FetchError::Failed(format!(
+                        "the document is larger than {max_bytes} bytes"
+                    )));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            return Ok(body);
+        }
+        Err(FetchError::Failed(format!(
+            "more than {MAX_REDIRECTS} redirects"
+        )))
     }
 }

@@ -15,6 +15,7 @@ pub mod fetch;
 pub mod http;
 pub mod oauth;
 pub mod ops;
+pub mod registry;
 pub mod session;
 
 use anyhow::Context as _;
@@ -109,6 +110,7 @@ impl AppState {
                 master_key: config.master_key()?,
                 allow_http_loopback: config.dev.allow_http_loopback_resources,
                 allow_loopback_fetch: config.dev.allow_loopback_client_urls,
+                registry_import_base: config.registry.import_base.clone(),
                 ..CoreConfig::default()
             },
             clock,
@@ -236,6 +238,7 @@ pub fn router(state: AppState) -> Router {
     }
     operability
         .merge(oauth::routes())
+        .merge(registry::routes())
         .merge(console)
         .layer(RequestBodyLimitLayer::new(state.config.http.max_body_bytes))
         .layer(header("content-security-policy", http::CSP))

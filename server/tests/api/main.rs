@@ -13,5 +13,6 @@ mod oauth;
 mod ops;
 mod protect;
 mod registration;
+mod registry;
 
 pub use support::*;

@@ -1,0 +1,597 @@
+//! `registry` commands: the realm's MCP server registry — import, edit and inspect the draft,
+//! publish and roll back releases (through a second person when the realm asks), approve or
+//! reject what waits, govern access, and manage who is in each ring and unit. Each is one core
+//! call, audited as `cli`.
+use super::support::core_error;
+use super::table::{Cell, ListFormat, Table};
+use authz::registry::{ApiAccess, GroupKind, ImportSource, MemberKind, Published};
+use clap::{Args, Subcommand};
+use portcullis_manifest::import::Prefer;
+use std::path::PathBuf;
+
+/// A ring or a unit, named by exactly one flag.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct GroupArg {
+    /// A ring id.
+    #[arg(long)]
+    ring: Option<String>,
+    /// A unit id.
+    #[arg(long)]
+    unit: Option<String>,
+}
+
+impl GroupArg {
+    fn get(&self) -> (GroupKind, &str) {
+        match (&self.ring, &self.unit) {
+            (Some(r), _) => (GroupKind::Ring, r),
+            (_, Some(u)) => (GroupKind::Unit, u),
+            _ => (GroupKind::Ring, ""),
+        }
+    }
+}
+
+/// A member, named by exactly one flag.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct MemberArg {
+    /// A console user, by email.
+    #[arg(long)]
+    user: Option<String>,
+    /// A person of the realm, by email.
+    #[arg(long)]
+    person: Option<String>,
+    /// An agent of the realm, by name.
+    #[arg(long)]
+    agent: Option<String>,
+}
+
+impl MemberArg {
+    fn get(&self) -> (MemberKind, &str) {
+        match (&self.user, &self.person, &self.agent) {
+            (Some(u), _, _) => (MemberKind::User, u),
+            (_, Some(p), _) => (MemberKind::Person, p),
+            (_, _, Some(a)) => (MemberKind::Agent, a),
+            _ => (MemberKind::Agent, ""),
+        }
+    }
+}
+
+/// `registry` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum RegistryCommand {
+    /// The draft (its servers and warnings), the latest release, what publishing would change,
+    /// and what waits for approval.
+    Show {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+    },
+    /// Read an MCP Registry `server.json` (a name in the configured registry, an https URL, or
+    /// a file) into a pinned entry; print it and what it cannot carry, and with `--save` add
+    /// it to the draft.
+    Import {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// `io.github.acme/wiki-mcp`, `https://…/server.json`, or a file path.
+        source: String,
+        /// Which transport to take: remote, npm, pypi or oci (default: remote, else npm, PyPI,
+        /// OCI).
+        #[arg(long, default_value = "", hide_default_value = true)]
+        prefer: String,
+        /// The id to give it (default: from its name).
+        #[arg(long)]
+        id: Option<String>,
+        /// Rings that get it (repeatable).
+        #[arg(long = "ring")]
+        rings: Vec<String>,
+        /// Units that get it (repeatable).
+        #[arg(long = "unit")]
+        units: Vec<String>,
+        /// Add it to the draft (otherwise only print it).
+        #[arg(long)]
+        save: bool,
+    },
+    /// Print the draft's policy (or a release's) as JSON, to edit and `apply`.
+    Export {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// A release number instead of the draft.
+        #[arg(long)]
+        release: Option<i64>,
+    },
+    /// Replace the draft with a policy file (JSON, as `export` prints it); nothing is written
+    /// unless all of it passes its checks.
+    Apply {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The policy file.
+        #[arg(long)]
+        file: PathBuf,
+    },
+    /// Remove a server from the draft.
+    Remove {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The server's id.
+        #[arg(long)]
+        id: String,
+    },
+    /// Publish the draft as a signed release (or ask for approval, when the realm requires it).
+    Publish {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+    },
+    /// List releases, newest first, with what each changed.
+    Releases {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// At most this many.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+        #[command(flatten)]
+        format: ListFormat,
+    },
+    /// Publish an old release's content again as a new release (the draft becomes it).
+    Rollback {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The release number to go back to.
+        #[arg(long)]
+        to: i64,
+    },
+    /// Approve the release that waits (published at once, approved by `cli`).
+    Approve {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The request id (`registry show` prints it).
+        #[arg(long)]
+        request: String,
+    },
+    /// Reject the release that waits, saying why.
+    Reject {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The request id.
+        #[arg(long)]
+        request: String,
+        /// Why, for the person who asked.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Withdraw the release that waits.
+    Withdraw {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The request id.
+        #[arg(long)]
+        request: String,
+    },
+    /// Whether releases wait for a second person, and who may read the registry over HTTP.
+    Settings {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Releases wait for a security reviewer's or another admin's approval.
+        #[arg(long)]
+        require_approval: Option<bool>,
+        /// off (default), bearer (an access token of the realm for the registry) or public.
+        #[arg(long)]
+        access: Option<String>,
+    },
+    /// List the members of a ring or unit.
+    Members {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        #[command(flatten)]
+        group: GroupArg,
+        #[command(flatten)]
+        format: ListFormat,
+    },
+    /// Add a console user, a person or an agent to a ring or unit.
+    AddMember {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        #[command(flatten)]
+        group: GroupArg,
+        #[command(flatten)]
+        member: MemberArg,
+    },
+    /// Remove a member from a ring or unit.
+    RemoveMember {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        #[command(flatten)]
+        group: GroupArg,
+        #[command(flatten)]
+        member: MemberArg,
+    },
+}
+
+fn time(t: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp(t)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_else(|| t.to_string())
+}
+
+fn findings(e: authz::Error) -> anyhow::Error {
+    match e {
+        authz::Error::Findings(found) => anyhow::anyhow!(
+            "{} problem(s):\n{}",
+            found.len(),
+            found
+                .iter()
+                .map(|f| format!("  {}: {}", f.field, f.message))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+        other => core_error(other),
+    }
+}
+
+fn published(p: Published) -> String {
+    match p {
+        Published::Release(r) => format!(
+            "Published release {} ({}): {} server(s); {}.",
+            r.sequence,
+            &r.id[..12],
+            r.servers,
+            r.diff.summary()
+        ),
+        Published::AwaitingApproval(r) => format!(
+            "Release waits for approval by a security reviewer or another admin (request {}).",
+            r.id
+        ),
+    }
+}
+
+pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> anyhow::Result<()> {
+    let cli = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    match command {
+        RegistryCommand::Show { realm } => {
+            let v = core.registry(&cli, &realm).await.map_err(core_error)?;
+            let r = &v.registry;
+            say!(
+                "Draft revision {}: mode {}, {} server(s), rings [{}], units [{}]",
+                r.revision,
+                if r.draft.mode.is_empty() {
+                    "allowlist"
+                } else {
+                    &r.draft.mode
+                },
+                r.draft.servers.len(),
+                r.draft.rings.join(", "),
+                r.draft
+                    .units
+                    .iter()
+                    .map(|u| u.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            for s in &r.draft.servers {
+                say!("  {}", s.id);
+            }
+            for w in &v.warnings {
+                say!("warning: {}: {}", w.field, w.message);
+            }
+            say!(
+                "Approval: {}; HTTP access: {}",
+                if r.require_approval {
+                    "required"
+                } else {
+                    "not required"
+                },
+                r.api_access.as_str()
+            );
+            match &v.latest {
+                Some(l) => say!(
+                    "Latest release: {} ({}), {} by {}",
+                    l.sequence,
+                    &l.id[..12],
+                    time(l.published_at),
+                    l.published_by
+                ),
+                None => say!("No release yet."),
+            }
+            say!("Unpublished: {}", v.unpublished.summary());
+            if let Some(p) = &v.pending {
+                say!(
+                    "Waiting for approval: request {} by {} at {}",
+                    p.id,
+                    p.requested_by,
+                    time(p.requested_at)
+                );
+            }
+        }
+        RegistryCommand::Import {
+            realm,
+            source,
+            prefer,
+            id,
+            rings,
+            units,
+            save,
+        } => {
+            let prefer = Prefer::parse(&prefer).map_err(|m| anyhow::anyhow!("--prefer {m}"))?;
+            let from = if source.starts_with("https://") || source.starts_with("http://") {
+                ImportSource::Fetch(source.clone())
+            } else if std::path::Path::new(&source).is_file() {
+                let bytes = std::fs::read(&source)
+                    .map_err(|e| anyhow::anyhow!("Cannot read {source}: {e}"))?;
+                ImportSource::Document(bytes)
+            } else {
+                ImportSource::Fetch(source.clone())
+            };
+            let mut imported = core
+                .import_registry_server(&cli, &realm, from, prefer)
+                .await
+                .map_err(findings)?;
+            if let Some(id) = id {
+                imported.server.id = id;
+            }
+            imported.server.rings = rings;
+            imported.server.units = units;
+            say!("{}", serde_json::to_string_pretty(&imported.server)?);
+            for note in &imported.notes {
+                say!("note: {note}");
+            }
+            if save {
+                let revision = core
+                    .registry(&cli, &realm)
+                    .await
+                    .map_err(core_error)?
+                    .registry
+                    .revision;
+                let saved = core
+                    .save_registry_server(&cli, &realm, revision, None, &imported.server, &meta)
+                    .await
+                    .map_err(findings)?;
+                for w in &saved.warnings {
+                    say!("warning: {}: {}", w.field, w.message);
+                }
+                say!(
+                    "Added {} to the draft (revision {}); `portcullis registry publish` releases it.",
+                    imported.server.id,
+                    saved.revision
+                );
+            }
+        }
+        RegistryCommand::Export { realm, release } => {
+            let policy = match release {
+                None => {
+                    core.registry(&cli, &realm)
+                        .await
+                        .map_err(core_error)?
+                        .registry
+                        .draft
+                }
+                Some(n) => {
+                    let (_, stored) = core
+                        .registry_release(&cli, &realm, n)
+                        .await
+                        .map_err(core_error)?;
+                    let doc: serde_json::Value = serde_json::from_str(&stored.document)?;
+                    serde_json::from_value(doc["manifest"]["policy"].clone())?
+                }
+            };
+            say!("{}", serde_json::to_string_pretty(&policy)?);
+        }
+        RegistryCommand::Apply { realm, file } => {
+            let text = std::fs::read(&file)
+                .map_err(|e| anyhow::anyhow!("Cannot read {}: {e}", file.display()))?;
+            let policy: portcullis_manifest::policy::PolicyInput = serde_json::from_slice(&text)
+                .map_err(|e| anyhow::anyhow!("{} is not a policy: {e}", file.display()))?;
+            let revision = core
+                .registry(&cli, &realm)
+                .await
+                .map_err(core_error)?
+                .registry
+                .revision;
+            let saved = core
+                .replace_registry_draft(&cli, &realm, revision, &policy, &meta)
+                .await
+                .map_err(findings)?;
+            for w in &saved.warnings {
+                say!("warning: {}: {}", w.field, w.message);
+            }
+            say!("Draft replaced (revision {}).", saved.revision);
+        }
+        RegistryCommand::Remove { realm, id } => {
+            let revision = core
+                .registry(&cli, &realm)
+                .await
+                .map_err(core_error)?
+                .registry
+                .revision;
+            let saved = core
+                .delete_registry_server(&cli, &realm, revision, &id, &meta)
+                .await
+                .map_err(findings)?;
+            say!("Removed {id} from the draft (revision {}).", saved.revision);
+        }
+        RegistryCommand::Publish { realm } => {
+            let revision = core
+                .registry(&cli, &realm)
+                .await
+                .map_err(core_error)?
+                .registry
+                .revision;
+            let p = core
+                .publish_registry(&cli, &realm, revision, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("{}", published(p));
+        }
+        RegistryCommand::Releases {
+            realm,
+            limit,
+            format,
+        } => {
+            let (list, _) = core
+                .registry_releases(&cli, &realm, None, limit)
+                .await
+                .map_err(core_error)?;
+            let mut table = Table::new(
+                format,
+                [
+                    "sequence",
+                    "id",
+                    "published_at",
+                    "published_by",
+                    "approved_by",
+                    "servers",
+                    "changes",
+                ],
+            );
+            for r in list {
+                table.row([
+                    Cell::from(r.sequence),
+                    Cell::from(r.id),
+                    Cell::from(time(r.published_at)),
+                    Cell::from(r.published_by),
+                    Cell::from(r.approved_by.unwrap_or_default()),
+                    Cell::from(r.servers),
+                    Cell::from(r.diff.summary()),
+                ])?;
+            }
+            table.finish()?;
+        }
+        RegistryCommand::Rollback { realm, to } => {
+            let p = core
+                .rollback_registry(&cli, &realm, to, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("{}", published(p));
+        }
+        RegistryCommand::Approve { realm, request } => {
+            let r = core
+                .approve_registry_request(&cli, &realm, &request, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("{}", published(Published::Release(r)));
+        }
+        RegistryCommand::Reject {
+            realm,
+            request,
+            reason,
+        } => {
+            core.reject_registry_request(&cli, &realm, &request, &reason, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Rejected request {request}.");
+        }
+        RegistryCommand::Withdraw { realm, request } => {
+            core.withdraw_registry_request(&cli, &realm, &request, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Withdrew request {request}.");
+        }
+        RegistryCommand::Settings {
+            realm,
+            require_approval,
+            access,
+        } => {
+            let current = core
+                .registry(&cli, &realm)
+                .await
+                .map_err(core_error)?
+                .registry;
+            let access = match access {
+                Some(a) => ApiAccess::parse(&a).map_err(|m| anyhow::anyhow!("--access: {m}"))?,
+                None => current.api_access,
+            };
+            let r = core
+                .set_registry_settings(
+                    &cli,
+                    &realm,
+                    require_approval.unwrap_or(current.require_approval),
+                    access,
+                    &meta,
+                )
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Approval: {}; HTTP access: {}",
+                if r.require_approval {
+                    "required"
+                } else {
+                    "not required"
+                },
+                r.api_access.as_str()
+            );
+            if r.api_access == ApiAccess::Bearer {
+                let realm_name =
+                    authz::realms::RealmName::parse(&realm).map_err(|m| anyhow::anyhow!("{m}"))?;
+                say!(
+                    "Readers need an access token of realm {realm} for {} (the resource mcp-registry): grant their clients access to it.",
+                    core.registry_audience(&realm_name)
+                );
+            }
+        }
+        RegistryCommand::Members {
+            realm,
+            group,
+            format,
+        } => {
+            let members = core
+                .registry_members(&cli, &realm, group.get())
+                .await
+                .map_err(core_error)?;
+            let mut table = Table::new(format, ["kind", "name", "added_at", "added_by"]);
+            for m in members {
+                table.row([
+                    Cell::from(m.membership.member_kind.as_str()),
+                    Cell::from(m.name),
+                    Cell::from(time(m.membership.added_at)),
+                    Cell::from(m.membership.added_by),
+                ])?;
+            }
+            table.finish()?;
+        }
+        RegistryCommand::AddMember {
+            realm,
+            group,
+            member,
+        } => {
+            core.add_registry_member(&cli, &realm, group.get(), member.get(), &meta)
+                .await
+                .map_err(core_error)?;
+            let (kind, id) = group.get();
+            say!("Added {} to {} {id}.", member.get().1.trim(), kind.as_str());
+        }
+        RegistryCommand::RemoveMember {
+            realm,
+            group,
+            member,
+        } => {
+            core.remove_registry_member(&cli, &realm, group.get(), member.get(), &meta)
+                .await
+                .map_err(core_error)?;
+            let (kind, id) = group.get();
+            say!(
+                "Removed {} from {} {id}.",
+                member.get().1.trim(),
+                kind.as_str()
+            );
+        }
+    }
+    Ok(())
+}

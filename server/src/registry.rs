@@ -1,0 +1,252 @@
+//! A realm's published MCP server registry over HTTP.
+//!
+//! The signed releases `portcullis-cli` pulls (`/realms/{realm}/registry/releases/…`) and the
+//! official MCP Registry API v0.1 that VS Code and Copilot read
+//! (`/realms/{realm}/registry/v0.1/servers…`).
+//!
+//! Thin handlers: who may read (the realm's registry access: off, bearer, public) is decided
+//! in the core; the documents come from the release as published. Every answer carries the
+//! release id as its `ETag` and answers `304` to a matching `If-None-Match`; browsers may call
+//! it cross-origin.
+use crate::AppState;
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use portcullis_manifest::registry_api::{self, ListQuery};
+use serde::Deserialize;
+use tower_http::cors::{Any, CorsLayer};
+
+/// The registry routes.
+pub fn routes() -> Router<AppState> {
+    let mut router = Router::new()
+        .route("/realms/{realm}/registry/releases/latest", get(latest))
+        .route("/realms/{realm}/registry/releases/{id}", get(by_id));
+    // `v0.1` is the API's current version; `v0` is what older clients (and imports) call.
+    for version in ["v0.1", "v0"] {
+        router = router
+            .route(
+                &format!("/realms/{{realm}}/registry/{version}/servers"),
+                get(list),
+            )
+            .route(
+                &format!("/realms/{{realm}}/registry/{version}/servers/{{*rest}}"),
+                get(server),
+            );
+    }
+    router.layer(
+        CorsLayer::new()
+            .allow_origin(Any)
+            .allow_methods([Method::GET, Method::OPTIONS])
+            .allow_headers([header::AUTHORIZATION, header::IF_NONE_MATCH])
+            .expose_headers([header::ETAG, header::WWW_AUTHENTICATE])
+            .max_age(std::time::Duration::from_secs(3600)),
+    )
+}
+
+/// The bearer token of a request, if it sent one.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// A JSON error in the shape the protocol endpoints use.
+fn error(status: StatusCode, code: &str, description: &str) -> Response {
+    let mut res = (
+        status,
+        axum::Json(serde_json::json!({"error": code, "error_description": description})),
+    )
+        .into_response();
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
+}
+
+/// Renders a core refusal: no registry here (off, unknown realm, no release) is one 404; a
+/// missing or invalid token is a 401 with its challenge.
+fn refused(e: authz::Error, realm: &str) -> Response {
+    match e {
+        authz::Error::NotFound { .. } => error(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "No published registry here.",
+        ),
+        authz::Error::OAuth(o) if o.code == authz::error::OAuthErrorCode::InvalidToken => {
+            let mut res = error(StatusCode::UNAUTHORIZED, "invalid_token", &o.description);
+            res.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer error=\"invalid_token\""),
+            );
+            res
+        }
+        other => crate::oauth::OAuthResponse::new(other, realm).into_response(),
+    }
+}
+
+/// `body` as JSON with the release's ETag, or `304` when the client has it already.
+fn with_etag(headers: &HeaderMap, etag: &str, cache: &'static str, body: String) -> Response {
+    let etag = format!("\"{etag}\"");
+    let seen = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .map(|t| t.trim().trim_start_matches("W/"))
+                .any(|t| t == etag || t == "*")
+        });
+    let mut res = if seen {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        (
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            body,
+        )
+            .into_response()
+    };
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        res.headers_mut().insert(header::ETAG, v);
+    }
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    res.headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("Authorization"));
+    res
+}
+
+/// `GET /realms/{realm}/registry/releases/latest`: the newest signed release.
+async fn latest(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    release(
+        &state,
+        &realm,
+        authz::registry::ReleaseSelector::Latest,
+        &headers,
+    )
+    .await
+}
+
+/// `GET /realms/{realm}/registry/releases/{id}`: a release by its content id (immutable).
+async fn by_id(
+    State(state): State<AppState>,
+    Path((realm, id)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    release(
+        &state,
+        &realm,
+        authz::registry::ReleaseSelector::Id(&id),
+        &headers,
+    )
+    .await
+}
+
+async fn release(
+    state: &AppState,
+    realm: &str,
+    which: authz::registry::ReleaseSelector<'_>,
+    headers: &HeaderMap,
+) -> Response {
+    match state
+        .core
+        .served_release(realm, which, bearer(headers))
+        .await
+    {
+        Ok(r) => {
+            let cache = match which {
+                // Revalidated every time: a new release must reach laptops at once.
+                authz::registry::ReleaseSelector::Latest => "private, no-cache",
+                authz::registry::ReleaseSelector::Id(_) => "private, max-age=31536000, immutable",
+            };
+            with_etag(headers, &r.id, cache, r.document)
+        }
+        Err(e) => refused(e, realm),
+    }
+}
+
+/// The query of `GET …/servers`.
+#[derive(Debug, Deserialize)]
+struct ListParams {
+    cursor: Option<String>,
+    limit: Option<String>,
+    search: Option<String>,
+    version: Option<String>,
+}
+
+/// `GET /realms/{realm}/registry/v0.1/servers`: the latest release's servers, by name, with
+/// cursor paging and search.
+async fn list(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    Query(params): Query<ListParams>,
+    headers: HeaderMap,
+) -> Response {
+    let limit = match params.limit.as_deref().map(str::parse::<usize>) {
+        None => None,
+        Some(Ok(n)) if (1..=registry_api::MAX_LIMIT).contains(&n) => Some(n),
+        Some(_) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "limit: a number from 1 to 100.",
+            );
+        }
+    };
+    let served = match state.core.served_registry(&realm, bearer(&headers)).await {
+        Ok(s) => s,
+        Err(e) => return refused(e, &realm),
+    };
+    let q = ListQuery {
+        cursor: params.cursor,
+        limit,
+        search: params.search,
+        version: params.version,
+    };
+    let body = registry_api::list(&served.servers, &served.info, &q).to_string();
+    with_etag(&headers, &served.id, "private, no-cache", body)
+}
+
+/// `GET /realms/{realm}/registry/v0.1/servers/{name}/versions[/{version}]`: one server of the
+/// latest release (names hold a `/`, sent as `%2F` or as is).
+async fn server(
+    State(state): State<AppState>,
+    Path((realm, rest)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let not_found = || {
+        error(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "No such server or version.",
+        )
+    };
+    let (name, version) = if let Some(name) = rest.strip_suffix("/versions") {
+        (name, None)
+    } else if let Some((name, version)) = rest.rsplit_once("/versions/") {
+        (name, Some(version))
+    } else {
+        return not_found();
+    };
+    let served = match state.core.served_registry(&realm, bearer(&headers)).await {
+        Ok(s) => s,
+        Err(e) => return refused(e, &realm),
+    };
+    let found = match version {
+        None => registry_api::versions(&served.servers, &served.info, name),
+        Some(v) => registry_api::version(&served.servers, &served.info, name, v),
+    };
+    match found {
+        Some(body) => with_etag(&headers, &served.id, "private, no-cache", body.to_string()),
+        None => not_found(),
+    }
+}

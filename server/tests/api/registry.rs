@@ -1,0 +1,386 @@
+//! The registry over HTTP: import real `server.json` documents, publish, serve the signed
+//! release (verified with the realm's JWKS alone, ETag and 304), the MCP Registry API v0.1
+//! (paging, search, names with a slash, the official schema), and who may read it.
+use super::*;
+use authz::registry::{ApiAccess, ImportSource, Published};
+use portcullis_manifest::import::Prefer;
+use portcullis_manifest::release::verify_release;
+
+const ISSUER: &str = "https://id.example.com/realms/default";
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/../manifest/tests/fixtures/server-json/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+async fn server() -> TestServer {
+    TestServer::with(
+        |c| c.public_url = "https://id.example.com".into(),
+        Arc::new(authz::clock::SystemClock),
+    )
+    .await
+}
+
+async fn get(t: &TestServer, path: &str, headers: &[(&str, &str)]) -> Response<Body> {
+    let mut req = Request::get(path);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    t.send(req.body(Body::empty()).expect("request")).await
+}
+
+/// Imports the fixtures into the draft (each taking the transport the document offers first),
+/// gives them to ring0 and publishes release 1.
+async fn published(t: &TestServer) -> String {
+    let core = &t.state.core;
+    let p = authz::Principal::cli();
+    let m = authz::RequestMeta::default();
+    let mut policy = portcullis_manifest::policy::PolicyInput {
+        mode: "allowlist".into(),
+        rings: vec!["ring0".into()],
+        ..Default::default()
+    };
+    for name in [
+        "apify.json",
+        "neon-remote-headers.json",
+        "context7.json",
+        "qiskit-ibm-runtime.json",
+    ] {
+        let mut imported = core
+            .import_registry_server(
+                &p,
+                "default",
+                ImportSource::Document(fixture(name)),
+                Prefer::Default,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        imported.server.rings = vec!["ring0".into()];
+        policy.servers.push(imported.server);
+    }
+    core.replace_registry_draft(&p, "default", 0, &policy, &m)
+        .await
+        .expect("draft");
+    match core
+        .publish_registry(&p, "default", 1, &m)
+        .await
+        .expect("publish")
+    {
+        Published::Release(r) => r.id,
+        Published::AwaitingApproval(_) => panic!("no approval asked"),
+    }
+}
+
+#[tokio::test]
+async fn a_published_release_is_served_signed_and_cacheable() {
+    let t = server().await;
+    let id = published(&t).await;
+    // Off by default: nothing is served.
+    let res = get(&t, "/realms/default/registry/releases/latest", &[]).await;
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    let res = get(&t, "/realms/default/registry/v0.1/servers", &[]).await;
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    t.state
+        .core
+        .set_registry_settings(
+            &authz::Principal::cli(),
+            "default",
+            false,
+            ApiAccess::Public,
+            &authz::RequestMeta::default(),
+        )
+        .await
+        .expect("public");
+
+    let res = get(&t, "/realms/default/registry/releases/latest", &[]).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let etag = res.headers()[header::ETAG]
+        .to_str()
+        .expect("etag")
+        .to_owned();
+    assert_eq!(etag, format!("\"{id}\""));
+    assert_eq!(res.headers()[header::CACHE_CONTROL], "private, no-cache");
+    let document = body(res).await;
+    let jwks: serde_json::Value =
+        serde_json::from_str(&body(get(&t, "/realms/default/jwks", &[]).await).await)
+            .expect("jwks");
+    let verified = verify_release(document.as_bytes(), &jwks, ISSUER).expect("verifies");
+    assert_eq!(verified.id, id);
+    assert_eq!(verified.policy.servers.len(), 4);
+    // A tampered copy is refused by the same check.
+    let tampered = document.replacen("ring0", "ring9", 1);
+    assert!(verify_release(tampered.as_bytes(), &jwks, ISSUER).is_err());
+
+    // The client has it: 304, no body.
+    let res = get(
+        &t,
+        "/realms/default/registry/releases/latest",
+        &[("if-none-match", &etag)],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
+    assert!(body(res).await.is_empty());
+    // By id: the same bytes, cacheable for good.
+    let res = get(&t, &format!("/realms/default/registry/releases/{id}"), &[]).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        res.headers()[header::CACHE_CONTROL],
+        "private, max-age=31536000, immutable"
+    );
+    assert_eq!(body(res).await, document);
+    for bad in ["0".repeat(64), "not-an-id".into()] {
+        let res = get(&t, &format!("/realms/default/registry/releases/{bad}"), &[]).await;
+        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{bad}");
+    }
+    let res = get(&t, "/realms/nowhere/registry/releases/latest", &[]).await;
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn the_mcp_registry_api_serves_the_latest_release() {
+    let t = server().await;
+    published(&t).await;
+    t.state
+        .core
+        .set_registry_settings(
+            &authz::Principal::cli(),
+            "default",
+            false,
+            ApiAccess::Public,
+            &authz::RequestMeta::default(),
+        )
+        .await
+        .expect("public");
+    let schema: serde_json::Value =
+        serde_json::from_slice(&fixture("../server.schema.2025-12-11.json")).expect("schema");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let json = |res: String| serde_json::from_str::<serde_json::Value>(&res).expect("json");
+
+    // A browser (VS Code web) may call it.
+    let res = get(
+        &t,
+        "/realms/default/registry/v0.1/servers?limit=2",
+        &[("origin", "https://vscode.dev")],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()["access-control-allow-origin"], "*");
+    let page = json(body(res).await);
+    assert_eq!(page["metadata"]["count"], 2);
+    let cursor = page["metadata"]["nextCursor"]
+        .as_str()
+        .expect("more")
+        .to_owned();
+    let mut names: Vec<String> = page["servers"]
+        .as_array()
+        .expect("servers")
+        .iter()
+        .map(|e| {
+            assert!(validator.is_valid(&e["server"]), "{}", e["server"]);
+            e["server"]["name"].as_str().expect("name").to_owned()
+        })
+        .collect();
+    let res = get(
+        &t,
+        &format!(
+            "/realms/default/registry/v0.1/servers?limit=2&cursor={}",
+            enc(&cursor)
+        ),
+        &[],
+    )
+    .await;
+    let next = json(body(res).await);
+    names.extend(
+        next["servers"]
+            .as_array()
+            .expect("servers")
+            .iter()
+            .map(|e| e["server"]["name"].as_str().expect("name").to_owned()),
+    );
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(next["metadata"].get("nextCursor").is_none());
+
+    // Search, and one server by its name (with its slash encoded or not).
+    let res = get(
+        &t,
+        "/realms/default/registry/v0.1/servers?search=qiskit",
+        &[],
+    )
+    .await;
+    let found = json(body(res).await);
+    assert_eq!(found["metadata"]["count"], 1);
+    let name = found["servers"][0]["server"]["name"]
+        .as_str()
+        .expect("name")
+        .to_owned();
+    assert!(name.contains('/'), "{name}");
+    for path in [
+        format!(
+            "/realms/default/registry/v0.1/servers/{}/versions/latest",
+            name.replace('/', "%2F")
+        ),
+        format!("/realms/default/registry/v0.1/servers/{name}/versions/latest"),
+        format!(
+            "/realms/default/registry/v0/servers/{}/versions/latest",
+            name.replace('/', "%2F")
+        ),
+    ] {
+        let res = get(&t, &path, &[]).await;
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        let one = json(body(res).await);
+        assert!(validator.is_valid(&one["server"]));
+        assert_eq!(one["server"]["name"], name.as_str());
+    }
+    let version = found["servers"][0]["server"]["version"]
+        .as_str()
+        .expect("version")
+        .to_owned();
+    let res = get(
+        &t,
+        &format!(
+            "/realms/default/registry/v0.1/servers/{}/versions/{version}",
+            name.replace('/', "%2F")
+        ),
+        &[],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = get(
+        &t,
+        &format!(
+            "/realms/default/registry/v0.1/servers/{}/versions/9.9.9-nope",
+            name.replace('/', "%2F")
+        ),
+        &[],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    let res = get(
+        &t,
+        &format!(
+            "/realms/default/registry/v0.1/servers/{}/versions",
+            name.replace('/', "%2F")
+        ),
+        &[],
+    )
+    .await;
+    assert_eq!(json(body(res).await)["metadata"]["count"], 1);
+    let res = get(&t, "/realms/default/registry/v0.1/servers?limit=1000", &[]).await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn bearer_access_takes_a_realm_token_for_the_registry_only() {
+    let t = server().await;
+    published(&t).await;
+    let core = &t.state.core;
+    let p = authz::Principal::cli();
+    let m = authz::RequestMeta::default();
+    core.set_registry_settings(&p, "default", false, ApiAccess::Bearer, &m)
+        .await
+        .expect("bearer");
+    // Another resource, to get a token the registry must refuse.
+    core.create_resource(
+        &p,
+        "default",
+        &authz::resources::ResourceInput {
+            slug: "wiki".into(),
+            display_name: "Wiki".into(),
+            uri: "https://wiki.example.com/mcp".into(),
+            scopes: "registry:read".into(),
+            enabled: true,
+            ..Default::default()
+        },
+        &m,
+    )
+    .await
+    .expect("resource");
+    let (_, secret) = register_granted_client(
+        core,
+        &p,
+        "laptops",
+        authz::clients::ClientForm {
+            name: "Laptops".into(),
+            auth_method: "client_secret_post".into(),
+            scope: "registry:read".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("client");
+    let secret = secret.expect("confidential").expose().to_owned();
+    let t = &t;
+    let token = |resource: &'static str| {
+        let secret = secret.clone();
+        async move {
+            let res = t
+                .post_form(
+                    "/realms/default/token",
+                    &format!(
+                        "grant_type=client_credentials&client_id=laptops&client_secret={}&resource={}",
+                        enc(&secret),
+                        enc(resource)
+                    ),
+                    None,
+                )
+                .await;
+            let text = body(res).await;
+            let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+            json["access_token"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{text}"))
+                .to_owned()
+        }
+    };
+    let for_registry = token("https://id.example.com/realms/default/registry").await;
+    let for_wiki = token("https://wiki.example.com/mcp").await;
+
+    let res = get(t, "/realms/default/registry/releases/latest", &[]).await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        res.headers()[header::WWW_AUTHENTICATE],
+        "Bearer error=\"invalid_token\""
+    );
+    let wrong = format!("Bearer {for_wiki}");
+    let res = get(
+        t,
+        "/realms/default/registry/v0.1/servers",
+        &[("authorization", &wrong)],
+    )
+    .await;
+    assert_eq!(
+        res.status(),
+        StatusCode::UNAUTHORIZED,
+        "a token for another audience"
+    );
+    let right = format!("Bearer {for_registry}");
+    let res = get(
+        t,
+        "/realms/default/registry/releases/latest",
+        &[("authorization", &right)],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()[header::VARY], "Authorization");
+    let res = get(
+        t,
+        "/realms/default/registry/v0.1/servers",
+        &[("authorization", &right)],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    // A revoked client's token stops at once.
+    core.set_client_enabled(&p, "default", "laptops", false, &m)
+        .await
+        .expect("disable");
+    let res = get(
+        t,
+        "/realms/default/registry/releases/latest",
+        &[("authorization", &right)],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+}
