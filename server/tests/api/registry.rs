@@ -384,3 +384,130 @@ async fn bearer_access_takes_a_realm_token_for_the_registry_only() {
     .await;
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
 }
+
+/// A stand-in MCP registry on this machine: the document by name, a same-host redirect to it,
+/// a redirect off the host, and a document over 1 MiB.
+async fn stand_in_registry() -> std::net::SocketAddr {
+    use axum::routing::get;
+    let doc = serde_json::json!({
+        "server": serde_json::from_slice::<serde_json::Value>(&fixture("qiskit-ibm-runtime.json")).expect("json"),
+        "_meta": {},
+    })
+    .to_string();
+    let app = axum::Router::new()
+        .route(
+            "/v0.1/servers/{name}/versions/latest",
+            get(move |axum::extract::Path(name): axum::extract::Path<String>| {
+                let doc = doc.clone();
+                async move {
+                    if name == "io.github.Qiskit/qiskit-ibm-runtime-mcp-server" {
+                        (StatusCode::OK, doc)
+                    } else {
+                        (StatusCode::NOT_FOUND, String::new())
+                    }
+                }
+            }),
+        )
+        .route(
+            "/moved",
+            get(|| async {
+                (
+                    StatusCode::FOUND,
+                    [(header::LOCATION, "/v0.1/servers/io.github.Qiskit%2Fqiskit-ibm-runtime-mcp-server/versions/latest")],
+                )
+            }),
+        )
+        .route(
+            "/away",
+            get(|| async { (StatusCode::FOUND, [(header::LOCATION, "http://169.254.169.254/latest")]) }),
+        )
+        .route("/big", get(|| async { "x".repeat(1024 * 1024 + 1) }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+#[tokio::test]
+async fn import_fetches_read_only_within_its_limits() {
+    let addr = stand_in_registry().await;
+    let t = TestServer::with(
+        |c| {
+            c.dev.allow_loopback_client_urls = true;
+            c.registry.import_base = format!("http://{addr}/v0");
+        },
+        Arc::new(authz::clock::SystemClock),
+    )
+    .await;
+    let core = &t.state.core;
+    let p = authz::Principal::cli();
+    let import = |source: String| {
+        core.import_registry_server(&p, "default", ImportSource::Fetch(source), Prefer::Default)
+    };
+    let by_name = import("io.github.Qiskit/qiskit-ibm-runtime-mcp-server".into())
+        .await
+        .expect("by name");
+    assert_eq!(
+        by_name.server.registry_name.as_deref(),
+        Some("io.github.Qiskit/qiskit-ibm-runtime-mcp-server")
+    );
+    assert_eq!(
+        by_name
+            .server
+            .package
+            .as_ref()
+            .expect("pypi")
+            .version
+            .as_deref(),
+        Some("0.6.1")
+    );
+    let moved = import(format!("http://{addr}/moved"))
+        .await
+        .expect("same-host redirect");
+    assert_eq!(moved.server, by_name.server);
+    for (source, expected) in [
+        (format!("http://{addr}/away"), "another host"),
+        (format!("http://{addr}/big"), "larger than"),
+        ("io.github.nobody/nothing".to_owned(), "404"),
+        ("not a name".to_owned(), "source"),
+    ] {
+        let err = import(source.clone()).await.expect_err(&source);
+        assert!(
+            matches!(&err, authz::Error::InvalidField { field: "source", message } if message.contains(expected))
+                || (expected == "source"
+                    && matches!(
+                        err,
+                        authz::Error::InvalidField {
+                            field: "source",
+                            ..
+                        }
+                    )),
+            "{source}: {err:?}"
+        );
+    }
+    // Without the development setting, this machine is out of reach.
+    let strict = server().await;
+    let err = strict
+        .state
+        .core
+        .import_registry_server(
+            &p,
+            "default",
+            ImportSource::Fetch(format!("http://{addr}/moved")),
+            Prefer::Default,
+        )
+        .await
+        .expect_err("loopback refused");
+    assert!(
+        matches!(
+            err,
+            authz::Error::InvalidField {
+                field: "source",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
