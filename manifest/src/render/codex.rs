@@ -176,6 +176,9 @@ fn remote_headers(
 ) {
     let (mut fixed, mut from_env) = (Table::new(), Table::new());
     for (k, v) in headers {
+        if super::refused_secret(k, v, id, Field::Headers, out) {
+            continue;
+        }
         let pieces = parts(v).unwrap_or_default();
         match pieces.as_slice() {
             [Part::Literal("Bearer "), Part::Var(var)]
@@ -218,6 +221,9 @@ fn local_env(
 ) {
     let (mut fixed, mut forward) = (Table::new(), Vec::new());
     for (k, v) in env {
+        if super::refused_secret(k, v, id, Field::Env, out) {
+            continue;
+        }
         let pieces = parts(v).unwrap_or_default();
         match pieces.as_slice() {
             [Part::Var(var)] if var == k => forward.push(Value::String(k.clone())),

@@ -176,7 +176,11 @@ fn unverified_refs(
     id: &str,
     out: &mut Out,
 ) -> Value {
+    let mut m = Map::new();
     for (k, v) in map {
+        if super::refused_secret(k, v, id, field, out) {
+            continue;
+        }
         if super::has_ref(v) {
             out.warn(
                 Some(id),
@@ -184,9 +188,7 @@ fn unverified_refs(
                 "Written as ${VAR}: Copilot CLI's expansion of variables in mcp-config.json is not documented; check that the value reaches the server.",
             );
         }
+        m.insert(k.clone(), Value::String(v.clone()));
     }
-    map.iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-        .collect::<Map<_, _>>()
-        .into()
+    m.into()
 }

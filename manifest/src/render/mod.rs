@@ -692,6 +692,9 @@ pub(crate) fn translate_map(
 ) -> serde_json::Map<String, serde_json::Value> {
     let mut m = serde_json::Map::new();
     for (k, v) in map {
+        if refused_secret(k, v, id, field, out) {
+            continue;
+        }
         match translate(v, refs) {
             Ok(t) => {
                 m.insert(k.clone(), t.into());
@@ -704,6 +707,27 @@ pub(crate) fn translate_map(
         }
     }
     m
+}
+
+/// Whether `value` (of header or variable `name`) looks like a literal credential, warned
+/// and left out: a checked [`Server`] never holds one, but its fields are public, and a
+/// rendered file reaches every laptop.
+pub(crate) fn refused_secret(
+    name: &str,
+    value: &str,
+    id: &str,
+    field: Field,
+    out: &mut Out,
+) -> bool {
+    let refused = crate::secrets::check_value(name, value).is_err();
+    if refused {
+        out.warn(
+            Some(id),
+            format!("{}.{name}", field.as_str()),
+            "Not rendered: the value looks like a literal credential, which would reach every laptop. Reference the user's own with ${NAME}.",
+        );
+    }
+    refused
 }
 
 /// A JSON file: pretty (two spaces), keys sorted, ending in a newline.
