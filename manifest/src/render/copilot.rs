@@ -14,6 +14,7 @@ use crate::server::{Server, Transport};
 use serde_json::{Map, Value, json};
 
 const NAME: &str = "Copilot CLI";
+const UNVERIFIED: &str = "Written as ${VAR}: Copilot CLI's expansion of variables in mcp-config.json is not documented; check that the value reaches the server.";
 
 pub(super) fn render(
     ctx: &Ctx<'_>,
@@ -125,6 +126,13 @@ fn entry(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> (Value, Value) {
             e.insert("type".into(), "local".into());
             e.insert("command".into(), command.clone().into());
             e.insert("args".into(), args.clone().into());
+            if let Some(i) = args.iter().position(|a| super::has_ref(a)) {
+                out.warn(
+                    Some(id),
+                    format!("{}[{i}]", Field::CommandArgs.as_str()),
+                    UNVERIFIED,
+                );
+            }
             if !env.is_empty() {
                 e.insert("env".into(), unverified_refs(env, Field::Env, id, out));
             }
@@ -182,11 +190,7 @@ fn unverified_refs(
             continue;
         }
         if super::has_ref(v) {
-            out.warn(
-                Some(id),
-                format!("{}.{k}", field.as_str()),
-                "Written as ${VAR}: Copilot CLI's expansion of variables in mcp-config.json is not documented; check that the value reaches the server.",
-            );
+            out.warn(Some(id), format!("{}.{k}", field.as_str()), UNVERIFIED);
         }
         m.insert(k.clone(), Value::String(v.clone()));
     }

@@ -131,13 +131,12 @@ fn entry(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<Value> {
             }
         }
     }
-    let mut description = title.clone();
-    if let Some((name, version)) = registry {
-        if !description.is_empty() {
-            description.push(' ');
-        }
-        description.push_str(&format!("({name} {version})"));
-    }
+    // The title, and where the server came from in the MCP Registry.
+    let description = match (title.is_empty(), registry) {
+        (_, None) => title.clone(),
+        (true, Some((name, version))) => format!("{name} {version}"),
+        (false, Some((name, version))) => format!("{title} ({name} {version})"),
+    };
     if !description.is_empty() {
         e.insert("description".into(), description.into());
     }

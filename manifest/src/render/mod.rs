@@ -375,7 +375,7 @@ pub fn render(target: &Target, policy: &Policy, servers: &[&Server], opts: &Opti
             if parsed.is_none() {
                 out.warn(
                     None,
-                    "version",
+                    "target.version",
                     format!(
                         "{}: not a version; rendered for the current {}.",
                         crate::names::shown(v),
