@@ -1124,6 +1124,35 @@ fn a_literal_credential_is_never_written_even_if_a_server_holds_one() {
 }
 
 #[test]
+fn fixed_text_a_harness_would_expand_is_refused_not_written() {
+    let mut s = remote("shop", "https://shop.example.com/mcp");
+    s.title = "Pay $USER".into();
+    s.headers.insert("X-Note".into(), "costs $HOME".into());
+    s.headers
+        .insert("X-File".into(), "{file:~/.ssh/id_ed25519}".into());
+    let gemini = render_one(Harness::Gemini, "allowlist", s.clone(), &Options::default());
+    let text = file(&gemini, "settings.json");
+    assert!(!text.contains("$HOME") && !text.contains("$USER"), "{text}");
+    assert!(warned(&gemini, Some("shop"), Field::Title));
+    assert!(gemini.warnings.iter().any(|w| w.field == "headers.X-Note"));
+    let opencode = render_one(Harness::OpenCode, "allowlist", s, &Options::default());
+    assert!(!file(&opencode, "opencode.json").contains("{file:"));
+    assert!(
+        opencode
+            .warnings
+            .iter()
+            .any(|w| w.field == "headers.X-File")
+    );
+}
+
+#[test]
+fn harnesses_serialize_as_they_are_named() {
+    for h in Harness::ALL {
+        assert_eq!(serde_json::to_value(h).expect("json"), h.as_str());
+    }
+}
+
+#[test]
 fn every_harness_renders_the_empty_audience_validly() {
     for h in Harness::ALL {
         for mode in ["allowlist", "warn"] {

@@ -6,8 +6,8 @@
 //! (a bare `url` means SSE). Gemini expands `$VAR` and `${VAR}` anywhere in the file, so
 //! fixed text that would expand is refused rather than written.
 use super::{
-    Ctx, Field, Os, Out, Refs, Scope, json_file, launch, plan_auth, translate, translate_map,
-    warn_sha256,
+    Ctx, Field, Os, Out, Refs, Scope, expands, json_file, launch, plan_auth, translate,
+    translate_map, warn_sha256,
 };
 use crate::policy::Mode;
 use crate::server::{Server, Transport};
@@ -79,6 +79,22 @@ fn entry(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<Value> {
         out,
     );
     let mut e = Map::new();
+    // Gemini expands `$` references anywhere in the file: fixed text must not hold one.
+    let program = launch(transport).map(|(c, _)| c);
+    let fixed = [
+        (Field::Url, transport_url(transport)),
+        (Field::CommandPath, program.as_deref()),
+    ];
+    for (field, text) in fixed {
+        if text.is_some_and(|t| expands(t, Refs::Dollar)) {
+            out.warn(
+                Some(id),
+                field.as_str(),
+                "Not delivered to Gemini CLI: it would expand the '$' in it as a reference to the user's environment.",
+            );
+            return None;
+        }
+    }
     match transport {
         Transport::Remote { url, sse } => {
             e.insert(
@@ -137,7 +153,13 @@ fn entry(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<Value> {
         (true, Some((name, version))) => format!("{name} {version}"),
         (false, Some((name, version))) => format!("{title} ({name} {version})"),
     };
-    if !description.is_empty() {
+    if expands(&description, Refs::Dollar) {
+        out.warn(
+            Some(id),
+            Field::Title.as_str(),
+            "Not rendered for Gemini CLI: it would expand the '$' in it as a reference to the user's environment.",
+        );
+    } else if !description.is_empty() {
         e.insert("description".into(), description.into());
     }
     if !tools.allow.is_empty() {
@@ -149,4 +171,11 @@ fn entry(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<Value> {
     }
     // Never `trust`: it would skip the user's confirmations for every tool.
     Some(Value::Object(e))
+}
+
+fn transport_url(transport: &Transport) -> Option<&str> {
+    match transport {
+        Transport::Remote { url, .. } => Some(url),
+        Transport::Package(_) | Transport::Command(_) => None,
+    }
 }

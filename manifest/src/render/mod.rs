@@ -20,9 +20,10 @@ use serde::Serialize;
 
 /// A coding harness the registry renders for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "lowercase")]
 pub enum Harness {
     /// Anthropic's Claude Code.
+    #[serde(rename = "claude-code")]
     ClaudeCode,
     /// OpenAI's Codex CLI.
     Codex,
@@ -637,15 +638,7 @@ pub(crate) fn translate(value: &str, refs: Refs) -> Result<String, String> {
     for p in pieces {
         match p {
             Part::Literal(text) => {
-                let expands = match refs {
-                    Refs::Braced | Refs::CursorEnv => false,
-                    Refs::Dollar => text.as_bytes().windows(2).any(|w| {
-                        w[0] == b'$'
-                            && (w[1].is_ascii_alphanumeric() || w[1] == b'_' || w[1] == b'{')
-                    }),
-                    Refs::OpenCode => text.contains("{env:") || text.contains("{file:"),
-                };
-                if expands {
+                if expands(text, refs) {
                     return Err(
                         "its fixed text would be expanded as a reference to the user's environment or files"
                             .into(),
@@ -673,6 +666,19 @@ pub(crate) fn translate(value: &str, refs: Refs) -> Result<String, String> {
         }
     }
     Ok(s)
+}
+
+/// Whether the harness would expand fixed `text` as a reference (Gemini's bare `$VAR`,
+/// OpenCode's `{env:…}` and `{file:…}`), sending the user's variables or files where the
+/// policy says fixed text.
+pub(crate) fn expands(text: &str, refs: Refs) -> bool {
+    match refs {
+        Refs::Braced | Refs::CursorEnv => false,
+        Refs::Dollar => text.as_bytes().windows(2).any(|w| {
+            w[0] == b'$' && (w[1].is_ascii_alphanumeric() || w[1] == b'_' || w[1] == b'{')
+        }),
+        Refs::OpenCode => text.contains("{env:") || text.contains("{file:"),
+    }
 }
 
 /// Whether a value references the user's environment.

@@ -8,8 +8,8 @@
 //! `{env:` or `{file:` is refused rather than written.
 use super::Harness;
 use super::{
-    Ctx, Field, Os, Out, Refs, Scope, json_file, launch, plan_auth, translate, translate_map,
-    warn_sha256, warn_unshown,
+    Ctx, Field, Os, Out, Refs, Scope, expands, json_file, launch, plan_auth, translate,
+    translate_map, warn_sha256, warn_unshown,
 };
 use crate::policy::Mode;
 use crate::server::{Server, Transport};
@@ -130,6 +130,14 @@ fn entry(
         }
         Transport::Package(_) | Transport::Command(_) => {
             let (command, args) = launch(transport).unwrap_or_default();
+            if expands(&command, Refs::OpenCode) {
+                out.warn(
+                    Some(id),
+                    Field::CommandPath.as_str(),
+                    "Not delivered to OpenCode: it would read {env:…} or {file:…} in the program's path.",
+                );
+                return None;
+            }
             let mut argv = Vec::with_capacity(args.len() + 1);
             argv.push(command);
             for (i, a) in args.iter().enumerate() {
