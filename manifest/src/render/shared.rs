@@ -74,12 +74,13 @@ pub(crate) fn pin_field(transport: &Transport) -> Field {
     }
 }
 
-/// Warns, for a harness none of which can, that a command's binary digest is not checked.
+/// Warns that the harness cannot check a command's binary digest (none of the six can), or
+/// that the command is not pinned at all.
 pub(crate) fn warn_sha256(out: &mut Out, id: &str, sha256: Option<&String>, harness: &str) {
     let message = match sha256 {
         Some(h) => format!(
             "{harness} runs whatever is at the path; it cannot check the binary's SHA-256 ({}…). Check it when installing the program.",
-            &h[..h.len().min(12)]
+            h.chars().take(12).collect::<String>()
         ),
         None => format!("Unpinned: {harness} runs whatever is installed at this path."),
     };
