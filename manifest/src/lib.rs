@@ -5,7 +5,8 @@
 //! where every error names its field ([`server`], [`policy`]); the import of the official MCP
 //! Registry's `server.json` into a pinned draft ([`import`]); the canonical form a release is
 //! hashed and signed in ([`canonical`], RFC 8785); and the signed release itself, verified
-//! with the realm's JWKS alone ([`release`]).
+//! with the realm's JWKS alone ([`release`]); and each harness's configuration files for a
+//! ring or unit, with what a harness cannot express ([`render`]).
 pub mod canonical;
 pub mod diff;
 pub mod field;
@@ -14,6 +15,7 @@ pub mod names;
 pub mod policy;
 pub mod registry_api;
 pub mod release;
+pub mod render;
 pub mod secrets;
 pub mod server;
 

@@ -1,0 +1,317 @@
+//! Harness renderers: a release's servers for one ring or unit, written into each harness's
+//! own configuration files, with what a harness cannot express said per server and field.
+//!
+//! Nothing is silently dropped: every renderer destructures [`Server`] without `..` and
+//! matches transports and auth modes without `_`, so a new field or mode fails to compile
+//! until each harness renders it or warns ([`Warning`]); a test walks every [`Field`] ×
+//! [`Harness`] pair. The vendor facts behind each shape are in
+//! `docs/registry/HARNESS_FACTS.md`. Pure: contents are returned as text, never written.
+mod claude;
+mod codex;
+mod copilot;
+mod cursor;
+mod field;
+mod gemini;
+mod opencode;
+mod shared;
+mod values;
+
+pub use field::Field;
+pub(crate) use shared::{
+    Ctx, Out, allowed_minus_denied, json_file, launch, pin_field, plan_auth, toml_file,
+    warn_sha256, warn_unshown,
+};
+pub(crate) use values::{Refs, expands, has_ref, refused_secret, translate, translate_map};
+
+use crate::policy::Policy;
+use crate::server::Server;
+use serde::Serialize;
+
+/// A coding harness the registry renders for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Harness {
+    /// Anthropic's Claude Code.
+    #[serde(rename = "claude-code")]
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Cursor (editor and CLI).
+    Cursor,
+    /// OpenCode.
+    OpenCode,
+}
+
+impl Harness {
+    /// Every harness, in the order screens list them.
+    pub const ALL: [Harness; 6] = [
+        Harness::ClaudeCode,
+        Harness::Codex,
+        Harness::Gemini,
+        Harness::Copilot,
+        Harness::Cursor,
+        Harness::OpenCode,
+    ];
+
+    /// Its name on the command line and in URLs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude-code",
+            Harness::Codex => "codex",
+            Harness::Gemini => "gemini",
+            Harness::Copilot => "copilot",
+            Harness::Cursor => "cursor",
+            Harness::OpenCode => "opencode",
+        }
+    }
+
+    /// The harness named `s` (as [`Harness::as_str`] spells it).
+    pub fn parse(s: &str) -> Option<Harness> {
+        Harness::ALL.into_iter().find(|h| h.as_str() == s.trim())
+    }
+
+    /// The version rendered for when none is chosen: the one HARNESS_FACTS.md was checked
+    /// against (Cursor publishes no version its MCP file depends on).
+    pub fn current_version(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "2.1.332",
+            Harness::Codex => "0.171.0",
+            Harness::Gemini => "0.61.0",
+            Harness::Copilot => "1.0.102",
+            Harness::Cursor => "1",
+            Harness::OpenCode => "1",
+        }
+    }
+
+    /// The name the harness gives `tool` of `server` in its tool rules, or `None` where the
+    /// harness exposes none (Cursor).
+    ///
+    /// Unambiguous for every checked id and tool: ids have no `_` or `.`, and a tool name
+    /// has no `(`, `,` or space ([`crate::names`]).
+    pub fn tool_name(self, server: &str, tool: &str) -> Option<String> {
+        match self {
+            Harness::ClaudeCode | Harness::Codex => Some(format!("mcp__{server}__{tool}")),
+            Harness::Gemini => Some(format!("mcp_{server}_{tool}")),
+            Harness::Copilot => Some(format!("{server}-{tool}")),
+            Harness::OpenCode => Some(format!("{server}_{tool}")),
+            Harness::Cursor => None,
+        }
+    }
+}
+
+/// What to render for: a harness and the minimum version the files must work with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The harness.
+    pub harness: Harness,
+    /// The oldest version in use (`2.1.259`; OpenCode `1` or `2`); `None`: the current one.
+    pub version: Option<String>,
+}
+
+impl Target {
+    /// The harness at its current version.
+    pub fn current(harness: Harness) -> Target {
+        Target {
+            harness,
+            version: None,
+        }
+    }
+
+    /// Parses a harness name and an optional version (dotted numbers).
+    ///
+    /// # Errors
+    /// The message for the user.
+    pub fn parse(harness: &str, version: Option<&str>) -> Result<Target, String> {
+        let h = Harness::parse(harness).ok_or_else(|| {
+            format!(
+                "{}: one of claude-code, codex, gemini, copilot, cursor, opencode.",
+                crate::names::shown(harness)
+            )
+        })?;
+        let version = match version.map(str::trim) {
+            None | Some("") => None,
+            Some(v) => {
+                Version::parse(v).ok_or_else(|| {
+                    format!(
+                        "{}: a version is dotted numbers (2.1.259).",
+                        crate::names::shown(v)
+                    )
+                })?;
+                Some(v.to_owned())
+            }
+        };
+        Ok(Target {
+            harness: h,
+            version,
+        })
+    }
+}
+
+/// A dotted numeric version, compared part by part (missing parts are 0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Version(Vec<u64>);
+
+impl Version {
+    fn parse(s: &str) -> Option<Version> {
+        let parts: Option<Vec<u64>> = s.trim().split('.').map(|p| p.parse().ok()).collect();
+        parts.filter(|p| !p.is_empty() && p.len() <= 4).map(Version)
+    }
+
+    /// Whether this is `min` or newer.
+    pub(crate) fn at_least(&self, min: &str) -> bool {
+        let min = Version::parse(min).unwrap_or(Version(vec![0]));
+        let n = self.0.len().max(min.0.len());
+        let at = |v: &Version, i: usize| v.0.get(i).copied().unwrap_or(0);
+        for i in 0..n {
+            match at(self, i).cmp(&at(&min, i)) {
+                std::cmp::Ordering::Equal => {}
+                o => return o.is_gt(),
+            }
+        }
+        true
+    }
+
+    /// The major version.
+    pub(crate) fn major(&self) -> u64 {
+        self.0.first().copied().unwrap_or(0)
+    }
+}
+
+/// How the renders are made, beyond the policy.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// A shell command printing a JSON object of headers for a server whose auth mode is
+    /// `portcullis` (`portcullis-cli token --server {id} --format headers`); `{id}` becomes
+    /// the server's id. `None`: such servers rely on the harness's own MCP OAuth (the server
+    /// publishes RFC 9728 metadata naming Portcullis), and no credential is rendered.
+    pub token_helper: Option<String>,
+}
+
+/// An operating system a file is installed on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Os {
+    /// Linux (and WSL).
+    Linux,
+    /// macOS.
+    #[serde(rename = "macos")]
+    MacOs,
+    /// Windows.
+    Windows,
+}
+
+/// Who installs a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// An administrator, at a system path users cannot write: enforced.
+    Managed,
+    /// Each user, in their own configuration: delivered, not enforced.
+    User,
+}
+
+/// One file to install.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RenderedFile {
+    /// Its file name (`managed-mcp.json`).
+    pub name: &'static str,
+    /// Who installs it.
+    pub scope: Scope,
+    /// Where, per operating system (`~` is the user's home directory); an OS not listed has
+    /// no such file.
+    pub paths: Vec<(Os, &'static str)>,
+    /// `application/json` or `application/toml`.
+    pub media_type: &'static str,
+    /// The exact text to install.
+    pub contents: String,
+}
+
+/// Something a harness cannot express, or does differently from the policy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// The server it is about; `None`: the whole render (the policy's mode, say).
+    pub server: Option<String>,
+    /// The field, as validation names it (`tools.allow`, `auth.scopes`, `headers.X-Key`).
+    pub field: String,
+    /// What happens instead, in words fit for the administrator.
+    pub message: String,
+}
+
+/// One harness's files for one audience, with what it cannot express.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Rendered {
+    /// The files, managed first.
+    pub files: Vec<RenderedFile>,
+    /// Per server and field, what is not rendered as the policy says.
+    pub warnings: Vec<Warning>,
+    /// Delivery notes (where the files go, what else must hold for them to work).
+    pub notes: Vec<String>,
+}
+
+/// Renders `servers` (what the chosen ring or unit gets, [`Policy::servers_for`]) for
+/// `target`, under `policy`'s mode.
+pub fn render(target: &Target, policy: &Policy, servers: &[&Server], opts: &Options) -> Rendered {
+    let mut out = Out::default();
+    let version = target
+        .version
+        .as_deref()
+        .and_then(|v| {
+            let parsed = Version::parse(v);
+            if parsed.is_none() {
+                out.warn(
+                    None,
+                    "target.version",
+                    format!(
+                        "{}: not a version; rendered for the current {}.",
+                        crate::names::shown(v),
+                        target.harness.current_version()
+                    ),
+                );
+            }
+            parsed
+        })
+        .unwrap_or_else(|| {
+            Version::parse(target.harness.current_version()).unwrap_or(Version(vec![0]))
+        });
+    let ctx = Ctx {
+        mode: policy.mode,
+        version: &version,
+        opts,
+    };
+    let files = match target.harness {
+        Harness::ClaudeCode => claude::render(&ctx, servers, &mut out),
+        Harness::Codex => codex::render(&ctx, servers, &mut out),
+        Harness::Gemini => gemini::render(&ctx, servers, &mut out),
+        Harness::Copilot => copilot::render(&ctx, servers, &mut out),
+        Harness::Cursor => cursor::render(&ctx, servers, &mut out),
+        Harness::OpenCode => opencode::render(&ctx, servers, &mut out),
+    };
+    let (warnings, notes) = out.finish();
+    Rendered {
+        files,
+        warnings,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_by_number() {
+        let v = Version::parse("2.1.259").expect("version");
+        assert!(v.at_least("2.1.259"));
+        assert!(v.at_least("2.1.32"));
+        assert!(!v.at_least("2.1.260"));
+        assert!(Version::parse("2.10").expect("v").at_least("2.9.9"));
+        assert_eq!(Version::parse("2").expect("v").major(), 2);
+        for bad in ["", "v2", "2.x", "1..2", "1.2.3.4.5"] {
+            assert!(Version::parse(bad).is_none(), "{bad}");
+        }
+    }
+}
