@@ -210,6 +210,8 @@ const READS: &[&str] = &[
     "registry_members",
     "registry_member_counts",
     "registry_groups_of",
+    // Renders a release into a harness's files (nothing stored).
+    "deliver_registry",
     // Reads a server.json (fetched read-only, or given) into an unsaved draft entry.
     "import_registry_server",
     // The published registry over HTTP (releases, MCP Registry API): reads.

@@ -8,11 +8,13 @@
 //! the release format are the `portcullis-manifest` crate's (the laptop CLI verifies with the
 //! same code). This module stores the draft and the releases, signs with the realm's key, and
 //! decides who may read a realm's registry over HTTP.
+mod deliver;
 mod import;
 mod model;
 mod ops;
 mod serve;
 
+pub use deliver::{Delivery, DeliveryRequest};
 pub use import::{ImportSource, registry_url};
 pub use model::*;
 pub use ops::SavedDraft;

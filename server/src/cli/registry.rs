@@ -189,6 +189,33 @@ pub enum RegistryCommand {
         #[arg(long)]
         access: Option<String>,
     },
+    /// Render a release for a ring or unit into one harness's configuration files: managed
+    /// files (an administrator installs them) under `OUT/managed/`, per-user files under
+    /// `OUT/user/`, with what the harness cannot express printed beside them.
+    Render {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// claude-code, codex, gemini, copilot, cursor or opencode.
+        #[arg(long)]
+        harness: String,
+        /// The oldest harness version to render for (default: the current one).
+        #[arg(long)]
+        harness_version: Option<String>,
+        #[command(flatten)]
+        group: GroupArg,
+        /// A release number (default: the latest).
+        #[arg(long)]
+        release: Option<i64>,
+        /// A command printing a JSON object of headers for servers Portcullis authorizes
+        /// (`{id}` becomes the server id); without it those servers use the harness's own
+        /// OAuth sign-in.
+        #[arg(long)]
+        token_helper: Option<String>,
+        /// The directory to write into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// List the members of a ring or unit.
     Members {
         /// Realm name.
@@ -544,6 +571,65 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                     "Readers need an access token of realm {realm} for {} (the resource mcp-registry): grant their clients access to it.",
                     core.registry_audience(&realm_name)
                 );
+            }
+        }
+        RegistryCommand::Render {
+            realm,
+            harness,
+            harness_version,
+            group,
+            release,
+            token_helper,
+            out,
+        } => {
+            let target =
+                portcullis_manifest::render::Target::parse(&harness, harness_version.as_deref())
+                    .map_err(|m| anyhow::anyhow!("--harness: {m}"))?;
+            let (kind, id) = group.get();
+            let request = authz::registry::DeliveryRequest {
+                target,
+                group: (kind, id.to_owned()),
+                release,
+                options: portcullis_manifest::render::Options { token_helper },
+            };
+            let d = core
+                .deliver_registry(&cli, &realm, &request)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Release {} ({}): {} server(s) for {} {id}, rendered for {harness}.",
+                d.sequence,
+                &d.release_id[..12],
+                d.servers,
+                kind.as_str()
+            );
+            for f in &d.rendered.files {
+                let scope = match f.scope {
+                    portcullis_manifest::render::Scope::Managed => "managed",
+                    portcullis_manifest::render::Scope::User => "user",
+                };
+                let dir = out.join(scope);
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| anyhow::anyhow!("Cannot create {}: {e}", dir.display()))?;
+                let path = dir.join(f.name);
+                std::fs::write(&path, &f.contents)
+                    .map_err(|e| anyhow::anyhow!("Cannot write {}: {e}", path.display()))?;
+                say!("wrote {}", path.display());
+                for (os, install) in &f.paths {
+                    say!(
+                        "  install on {}: {install}",
+                        serde_json::to_value(os)?.as_str().unwrap_or_default()
+                    );
+                }
+            }
+            for w in &d.rendered.warnings {
+                match &w.server {
+                    Some(s) => say!("warning: {s}: {}: {}", w.field, w.message),
+                    None => say!("warning: {}: {}", w.field, w.message),
+                }
+            }
+            for n in &d.rendered.notes {
+                say!("note: {n}");
             }
         }
         RegistryCommand::Members {

@@ -1,0 +1,96 @@
+//! Delivery: a release rendered for a ring or unit into one agent harness's managed
+//! configuration, with what the harness cannot express (the Deliver screen and
+//! `portcullis registry render`).
+use super::model::GroupKind;
+use super::ops::release_policy;
+use crate::core::Core;
+use crate::error::{Error, Result};
+use crate::policy::{Permission, Principal};
+use portcullis_manifest::Policy;
+use portcullis_manifest::render::{Options, Rendered, Target, render};
+
+/// What to render.
+#[derive(Debug, Clone)]
+pub struct DeliveryRequest {
+    /// The harness and its version.
+    pub target: Target,
+    /// The ring or unit whose members get the files.
+    pub group: (GroupKind, String),
+    /// A release number (`None`: the latest).
+    pub release: Option<i64>,
+    /// The credential helper for servers Portcullis authorizes.
+    pub options: Options,
+}
+
+/// A rendered delivery and what it came from.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    /// The release rendered.
+    pub sequence: i64,
+    /// Its id.
+    pub release_id: String,
+    /// How many of its servers the group gets.
+    pub servers: usize,
+    /// Files, warnings and notes.
+    pub rendered: Rendered,
+}
+
+impl Core {
+    /// Renders a release for a ring or unit (a unit gets what the units above it get) into one
+    /// harness's files.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm, release, ring or unit), storage failure.
+    pub async fn deliver_registry(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        request: &DeliveryRequest,
+    ) -> Result<Delivery> {
+        p.require(Permission::ViewRegistry)?;
+        let realm = self.find_realm(realm_name).await?;
+        let stored = match request.release {
+            Some(n) => self.store.release_by_sequence(&realm.id, n).await?,
+            None => self.store.latest_release(&realm.id).await?,
+        }
+        .ok_or_else(|| {
+            Error::not_found(
+                "release",
+                request
+                    .release
+                    .map_or_else(|| "latest".to_owned(), |n| n.to_string()),
+            )
+        })?;
+        let (policy, _) = Policy::check(&release_policy(&stored)?);
+        let policy = policy.ok_or_else(|| {
+            Error::Internal(format!("release {} fails its checks", stored.sequence))
+        })?;
+        let (kind, id) = (&request.group.0, request.group.1.as_str());
+        let known = match kind {
+            GroupKind::Ring => policy.rings.iter().any(|r| r == id),
+            GroupKind::Unit => policy.units.iter().any(|u| u.id == id),
+        };
+        if !known {
+            return Err(Error::not_found(
+                if *kind == GroupKind::Ring {
+                    "ring"
+                } else {
+                    "unit"
+                },
+                id.chars().take(63).collect::<String>(),
+            ));
+        }
+        let (rings, units) = match kind {
+            GroupKind::Ring => (vec![id.to_owned()], vec![]),
+            GroupKind::Unit => (vec![], vec![id.to_owned()]),
+        };
+        let servers = policy.servers_for(&rings, &units);
+        let rendered = render(&request.target, &policy, &servers, &request.options);
+        Ok(Delivery {
+            sequence: stored.sequence,
+            release_id: stored.id,
+            servers: servers.len(),
+            rendered,
+        })
+    }
+}
