@@ -338,7 +338,10 @@ pub fn run(which: Option<&str>) -> anyhow::Result<()> {
         "soak" => soak(),
         "scale" => scale(),
         "codes" => codes(),
-        other => bail!("unknown benchmark {other}; use tokens, flood, soak, scale, codes or guard"),
+        "registry" => registry(),
+        other => bail!(
+            "unknown benchmark {other}; use tokens, flood, soak, scale, codes, registry or guard"
+        ),
     }
 }
 
@@ -975,6 +978,113 @@ fn codes_on(backend: &str, database_url: Option<String>) -> anyhow::Result<()> {
         "| {backend} | refresh_token rotation | 16 | {per_sec:.0} | {used:.2} | {:.0} | {p99} |",
         used / per_sec * 1e6
     );
+    drop(server);
+    Ok(())
+}
+
+/// The registry: the pure work at scale (check, render for six harnesses, canonical JSON and
+/// signature, verification; `portcullis-manifest`'s `registry_bench`), then through the
+/// server: publish and render 500 servers at the command line, and the MCP Registry API and
+/// the release under load.
+fn registry() -> anyhow::Result<()> {
+    let install = Install::new("bench-registry", None)?;
+    let policy = format!("{}/policy.json", install.data);
+    crate::run(crate::cargo().args([
+        "run",
+        "--release",
+        "-q",
+        "-p",
+        "portcullis-manifest",
+        "--example",
+        "registry_bench",
+        "--",
+        "--policy-out",
+        &policy,
+    ]))?;
+    install.cli(&["migrate"])?;
+    install.cli(&["registry", "apply", "--file", &policy])?;
+    let timed = |args: &[&str]| -> anyhow::Result<f64> {
+        let t = Instant::now();
+        install.cli(args)?;
+        Ok(t.elapsed().as_secs_f64() * 1e3)
+    };
+    println!("\nAt the command line (one process each: start, database, work), 500 servers\n");
+    println!("| command | wall time |");
+    println!("|---|---|");
+    println!(
+        "| `portcullis registry publish` | {:.0} ms |",
+        timed(&["registry", "publish"])?
+    );
+    for harness in [
+        "claude-code",
+        "codex",
+        "gemini",
+        "copilot",
+        "cursor",
+        "opencode",
+    ] {
+        let out = format!("{}/render-{harness}", install.data);
+        println!(
+            "| `portcullis registry render --harness {harness} --ring everyone` | {:.0} ms |",
+            timed(&[
+                "registry",
+                "render",
+                "--harness",
+                harness,
+                "--ring",
+                "everyone",
+                "--out",
+                &out
+            ])?
+        );
+    }
+    install.cli(&["registry", "settings", "--access", "public"])?;
+    let script = format!("{}/get.lua", install.data);
+    std::fs::write(&script, "wrk.method = \"GET\"\n")?;
+    let server = install.serve()?;
+    let pid = server.0.id();
+    println!("\nServed, {SECONDS} s per run, wrk -t2 on the same machine\n");
+    println!("| request | connections | requests/s | server cores used | p99 latency |");
+    println!("|---|---|---|---|---|");
+    for (what, path) in [
+        (
+            "MCP Registry API list (30 of 500)",
+            "/realms/default/registry/v0.1/servers?limit=30",
+        ),
+        (
+            "MCP Registry API search",
+            "/realms/default/registry/v0.1/servers?search=server-04",
+        ),
+        (
+            "signed release (129 KiB)",
+            "/realms/default/registry/releases/latest",
+        ),
+    ] {
+        let warm = Command::new("wrk")
+            .args(wrk_args(&script, 1, 4, 1, path))
+            .output()?;
+        if String::from_utf8_lossy(&warm.stdout).contains("Non-2xx") {
+            bail!(
+                "{what}: requests failed: {}",
+                String::from_utf8_lossy(&warm.stdout)
+            );
+        }
+        for conns in [16, 64] {
+            let cpu0 = cpu_seconds(pid)?;
+            let t0 = Instant::now();
+            let out = Command::new("wrk")
+                .args(wrk_args(&script, 2, conns, SECONDS, path))
+                .output()
+                .context("Failed to run wrk")?;
+            let cores = (cpu_seconds(pid)? - cpu0) / t0.elapsed().as_secs_f64();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            if text.contains("Non-2xx") {
+                bail!("{what}: some requests failed:\n{text}");
+            }
+            let (rps, p99) = parse_wrk(&text)?;
+            println!("| {what} | {conns} | {rps:.0} | {cores:.2} | {p99} |");
+        }
+    }
     drop(server);
     Ok(())
 }
