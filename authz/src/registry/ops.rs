@@ -6,7 +6,7 @@ use super::model::{
     MemberView, Membership, PublishRequest, Published, Registry, RegistryView, ReleaseSummary,
     RequestStatus, StoredRelease,
 };
-use crate::StorageError;
+use crate::error::StorageError;
 use crate::audit::{AuditSubject, RequestMeta, action, changes};
 use crate::core::Core;
 use crate::error::{Error, Result};
