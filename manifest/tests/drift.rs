@@ -317,6 +317,13 @@ fn disabled_servers_are_skipped_in_every_harness_that_can_disable_one() {
 }
 
 #[test]
+fn harnesses_are_named_alike_in_json_and_text() {
+    for h in Harness::ALL {
+        assert_eq!(serde_json::to_value(h).expect("json"), h.as_str());
+    }
+}
+
+#[test]
 fn transports_are_read_the_way_each_harness_reads_them() {
     let remote = |h, bytes: &[u8]| {
         let c = configured(h, "f", bytes).expect("parses");

@@ -39,6 +39,7 @@ pub enum Harness {
     /// Cursor: `~/.cursor/mcp.json`, `mcpServers`.
     Cursor,
     /// OpenCode: `~/.config/opencode/opencode.json[c]`, `mcp.<name>` (1) or `mcp.servers.<name>` (2).
+    #[serde(rename = "opencode")]
     OpenCode,
 }
 
