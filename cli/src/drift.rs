@@ -284,16 +284,29 @@ fn text(r: &Report) -> String {
     out
 }
 
-/// A name from a user's file, safe for a terminal: control characters escaped.
+/// A name from a user's file, safe for a terminal: control characters and bidirectional
+/// overrides (which could make a line read as something else) escaped.
 fn plain(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if c.is_control() || bidi {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_cannot_move_the_terminal() {
+        assert_eq!(
+            super::plain("a\u{1b}[2Jb\u{202e}c"),
+            "a\\u{1b}[2Jb\\u{202e}c"
+        );
+        assert_eq!(super::plain("projects[\"/w\"]"), "projects[\"/w\"]");
+    }
 }

@@ -17,7 +17,13 @@ mod http;
 mod pull;
 
 #[derive(Debug, Parser)]
-#[command(name = "portcullis-cli", version, about, long_about = None)]
+#[command(
+    name = "portcullis-cli",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit status: 0 clean, 1 drift found, 2 error (usage, network, refused release, no cache), 3 the registry wants a (valid) token."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -66,7 +66,7 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
     };
     let client = Http::new(http::is_loopback(&server))?;
 
-    let jwks = realm_jwks(&client, &base, realm, &issuer).await?;
+    let jwks = realm_jwks(&client, &issuer).await?;
 
     let root = cache::root(args.cache_dir.as_deref())?;
     let previous = cache::load(&root)?.filter(|s| s.server == base && s.realm == realm);
@@ -133,6 +133,11 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
         (Some(p), true) => (p.rings.clone(), p.units.clone()),
         _ => (args.rings.clone(), args.units.clone()),
     };
+    if rings.is_empty() && units.is_empty() {
+        eprintln!(
+            "portcullis-cli: note: no --ring or --unit given: no server is for you, and drift reports every configured server as unapproved."
+        );
+    }
     for (what, list, known) in [
         ("ring", &rings, &verified.policy.rings),
         (
@@ -193,15 +198,13 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
 
 /// The realm's JWKS, from the `jwks_uri` of its RFC 8414 metadata, once the metadata's
 /// issuer is the one asked for.
-async fn realm_jwks(
-    client: &Http,
-    base: &str,
-    realm: &str,
-    issuer: &str,
-) -> Result<serde_json::Value, Failure> {
-    let url = parse(&format!(
-        "{base}/.well-known/oauth-authorization-server/realms/{realm}"
-    ))?;
+async fn realm_jwks(client: &Http, issuer: &str) -> Result<serde_json::Value, Failure> {
+    // RFC 8414 §3.1: the well-known segment goes between the host and the issuer's path.
+    let mut url = parse(issuer)?;
+    url.set_path(&format!(
+        "/.well-known/oauth-authorization-server{}",
+        url.path().trim_end_matches('/')
+    ));
     let meta = json(client, &url, "realm's metadata").await?;
     let found = meta
         .get("issuer")
@@ -218,6 +221,12 @@ async fn realm_jwks(
         .and_then(|j| j.as_str())
         .ok_or_else(|| Failure::error(format!("The metadata at {url} has no jwks_uri.")))?;
     let jwks_url = parse(jwks_uri)?;
+    // Plain http to this machine is for a server on this machine, not one named by another.
+    if jwks_url.scheme() != "https" && url.scheme() == "https" {
+        return Err(Failure::error(format!(
+            "Refused: the metadata at {url} names a jwks_uri that is not https."
+        )));
+    }
     let jwks = json(client, &jwks_url, "realm's JWKS").await?;
     if !jwks.get("keys").is_some_and(serde_json::Value::is_array) {
         return Err(Failure::error(format!("{jwks_url} is not a JWKS.")));
