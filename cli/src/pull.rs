@@ -88,8 +88,8 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
     let res = client
         .get(&url, headers, MAX_RELEASE_BYTES, "release")
         .await?;
-    let (verified, changed) = match (res.status, cached) {
-        (304, Some(cached)) => (cached, false),
+    let (verified, changed) = match (res.status, &cached) {
+        (304, Some(cached)) => (cached.clone(), false),
         (304, None) => {
             return Err(Failure::error(
                 "The server answered 304 Not Modified to a request for a release not cached.",
@@ -97,8 +97,14 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
         }
         (200, _) => {
             let verified = verify_release(&res.body, &jwks, &issuer).map_err(refused)?;
-            if let Some(p) = &previous {
-                not_older(p, &verified, &release_path)?;
+            // Against the last pull of this realm, and against the release cached for it
+            // (which outlives a pull of another realm in between).
+            let floors = previous
+                .iter()
+                .map(|p| (p.sequence, p.release_id.as_str()))
+                .chain(cached.iter().map(|c| (c.manifest.sequence, c.id.as_str())));
+            for (sequence, id) in floors {
+                not_older(sequence, id, &verified, &release_path)?;
             }
             cache::write_atomic(&release_path, &res.body)?;
             (verified, true)
@@ -264,14 +270,18 @@ fn refused(e: VerifyError) -> Failure {
 
 /// A release never replaces a later one (a replayed old release would bring back servers
 /// since removed), nor another with the same number.
-fn not_older(previous: &State, new: &Verified, path: &std::path::Path) -> Result<(), Failure> {
+fn not_older(
+    sequence: u64,
+    id: &str,
+    new: &Verified,
+    path: &std::path::Path,
+) -> Result<(), Failure> {
     let seq = new.manifest.sequence;
-    if seq < previous.sequence || (seq == previous.sequence && new.id != previous.release_id) {
+    if seq < sequence || (seq == sequence && new.id != id) {
         return Err(Failure::error(format!(
-            "Refused the release (rollback): the server offers release #{seq} ({}), the cache holds #{} ({}). If the realm's registry was reset on purpose, delete {} and pull again.",
+            "Refused the release (rollback): the server offers release #{seq} ({}), the cache holds #{sequence} ({}). If the realm's registry was reset on purpose, delete {} and pull again.",
             &new.id[..12],
-            previous.sequence,
-            previous.release_id.get(..12).unwrap_or_default(),
+            id.get(..12).unwrap_or_default(),
             path.display()
         )));
     }

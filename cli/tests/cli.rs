@@ -448,6 +448,16 @@ fn a_changed_or_foreign_release_is_refused_naming_the_check_and_the_cache_is_kep
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("(#3)"), "{}", run.stdout);
     assert!(run.stdout.contains("For rings [ring0]"), "{}", run.stdout);
+
+    // With the state gone (another realm pulled in between), the cached release still counts.
+    std::fs::remove_file(cache.path().join("state.json")).expect("rm");
+    let run = pull(&realm, cache.path(), &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("Refused the release (rollback)"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

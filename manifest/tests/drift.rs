@@ -302,6 +302,16 @@ fn disabled_servers_are_skipped_in_every_harness_that_can_disable_one() {
             (Harness::OpenCode, "dead".to_owned()),
         ]
     );
+    // Copilot CLI and Cursor have no per-server switch: a "disabled" key there changes nothing.
+    for harness in [Harness::Copilot, Harness::Cursor] {
+        let parsed = configured(
+            harness,
+            "f",
+            br#"{"mcpServers": {"x": {"command": "x", "disabled": true}}}"#,
+        )
+        .expect("parses");
+        assert!(!parsed[0].disabled, "{harness:?}");
+    }
     // An OpenCode toggle of a server defined elsewhere is no definition.
     assert!(!home().iter().any(|c| c.name == "inherited"));
     // Gemini's mcp.allowed blocks every name it does not list.

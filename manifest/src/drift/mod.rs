@@ -87,6 +87,13 @@ impl Harness {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Redacted<T>(T);
 
+impl<T> Redacted<T> {
+    /// Wraps a value; nothing outside this module can read it back.
+    pub fn new(value: T) -> Self {
+        Redacted(value)
+    }
+}
+
 impl<T> std::fmt::Debug for Redacted<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("[redacted]")
