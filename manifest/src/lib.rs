@@ -5,10 +5,12 @@
 //! where every error names its field ([`server`], [`policy`]); the import of the official MCP
 //! Registry's `server.json` into a pinned draft ([`import`]); the canonical form a release is
 //! hashed and signed in ([`canonical`], RFC 8785); and the signed release itself, verified
-//! with the realm's JWKS alone ([`release`]); and each harness's configuration files for a
-//! ring or unit, with what a harness cannot express ([`render`]).
+//! with the realm's JWKS alone ([`release`]); each harness's configuration files for a ring or
+//! unit, with what a harness cannot express ([`render`]); and the drift of a person's own
+//! harness configs from a release ([`drift`]).
 pub mod canonical;
 pub mod diff;
+pub mod drift;
 pub mod field;
 pub mod import;
 pub mod names;

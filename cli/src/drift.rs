@@ -1,0 +1,312 @@
+//! `drift`: reads the harnesses' user configs, compares them with the cached release for the
+//! rings and units it was pulled for, and reports. Never edits a file; a file that cannot be
+//! read or parsed is a `problem` in the report, never the end of it.
+use crate::Failure;
+use crate::cache;
+use portcullis_manifest::drift::{
+    Configured, DriftFinding, FindingKind, Harness, compare, configured,
+};
+use portcullis_manifest::release::verify_release;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Largest config file read (`~/.claude.json` keeps history and grows).
+const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
+
+/// `drift`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct DriftArgs {
+    /// The home directory whose configs are read (default: $HOME, and the harnesses' own
+    /// variables such as CLAUDE_CONFIG_DIR and CODEX_HOME).
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Cache directory (default: $XDG_CACHE_HOME/portcullis or ~/.cache/portcullis).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The report, as `--json` prints it.
+#[derive(Debug, Serialize)]
+struct Report {
+    release: ReleaseInfo,
+    rings: Vec<String>,
+    units: Vec<String>,
+    /// How many servers the release approves for these rings and units.
+    approved: usize,
+    files: Vec<FileRead>,
+    findings: Vec<DriftFinding>,
+    problems: Vec<Problem>,
+    drift: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct ReleaseInfo {
+    id: String,
+    sequence: u64,
+    issuer: String,
+    mode: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct FileRead {
+    harness: Harness,
+    source: String,
+    /// `read`, `absent` or `problem`.
+    state: &'static str,
+    servers: usize,
+}
+
+/// A file that could not be read or parsed.
+#[derive(Debug, Serialize)]
+struct Problem {
+    harness: Harness,
+    source: String,
+    message: String,
+}
+
+/// Runs `drift`: 0 when nothing drifted, 1 when something did.
+///
+/// # Errors
+/// No cached release, or one that no longer verifies (exit status 2).
+pub fn run(args: DriftArgs) -> Result<u8, Failure> {
+    let root = cache::root(args.cache_dir.as_deref())?;
+    let state = cache::load(&root)?.ok_or_else(|| {
+        Failure::error(format!(
+            "No release cached in {}: run `portcullis-cli pull --server URL --realm REALM` first.",
+            root.display()
+        ))
+    })?;
+    let path = root.join(&state.release);
+    let bytes = std::fs::read(&path).map_err(|e| {
+        Failure::error(format!(
+            "Failed to read {}: {e} (pull again)",
+            path.display()
+        ))
+    })?;
+    // Checked again: the cache is a file anyone with this account can change.
+    let verified = verify_release(&bytes, &state.jwks, &state.issuer).map_err(|e| {
+        Failure::error(format!(
+            "The cached release {} does not verify: {e}. Pull again.",
+            path.display()
+        ))
+    })?;
+    if verified.id != state.release_id {
+        return Err(Failure::error(format!(
+            "The cached release {} is not the one pulled last. Pull again.",
+            path.display()
+        )));
+    }
+    let approved = verified.policy.servers_for(&state.rings, &state.units);
+
+    let (files, servers, problems) = read_home(args.home.as_deref())?;
+    let findings = compare(&approved, &servers);
+    let report = Report {
+        release: ReleaseInfo {
+            id: verified.id.clone(),
+            sequence: verified.manifest.sequence,
+            issuer: state.issuer.clone(),
+            mode: verified.policy.mode.as_str(),
+        },
+        rings: state.rings.clone(),
+        units: state.units.clone(),
+        approved: approved.len(),
+        files,
+        drift: !findings.is_empty(),
+        findings,
+        problems,
+    };
+    if args.json {
+        let out = serde_json::to_string_pretty(&report)
+            .map_err(|e| Failure::error(format!("Failed to serialise the report: {e}")))?;
+        println!("{out}");
+    } else {
+        print!("{}", text(&report));
+    }
+    Ok(u8::from(report.drift))
+}
+
+type Read = (Vec<FileRead>, Vec<Configured>, Vec<Problem>);
+
+/// Every harness's user config files.
+fn read_home(home: Option<&Path>) -> Result<Read, Failure> {
+    let (home, from_env) = match home {
+        Some(h) => (h.to_owned(), false),
+        None => (
+            std::env::var_os("HOME")
+                .or_else(|| std::env::var_os("USERPROFILE"))
+                .map(PathBuf::from)
+                .ok_or_else(|| Failure::error("No home directory: set HOME or pass --home."))?,
+            true,
+        ),
+    };
+    let (mut files, mut servers, mut problems) = (Vec::new(), Vec::new(), Vec::new());
+    for harness in Harness::ALL {
+        for rel in harness.user_config_files() {
+            let (path, source) = locate(harness, rel, &home, from_env);
+            let read = std::fs::metadata(&path).and_then(|m| {
+                if m.len() > MAX_CONFIG_BYTES {
+                    Err(std::io::Error::other("larger than 64 MiB"))
+                } else {
+                    std::fs::read(&path)
+                }
+            });
+            let parsed = match read {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    files.push(FileRead {
+                        harness,
+                        source,
+                        state: "absent",
+                        servers: 0,
+                    });
+                    continue;
+                }
+                Err(e) => Err(format!("cannot be read: {e}")),
+                Ok(bytes) => configured(harness, &source, &bytes),
+            };
+            match parsed {
+                Ok(found) => {
+                    files.push(FileRead {
+                        harness,
+                        source,
+                        state: "read",
+                        servers: found.len(),
+                    });
+                    servers.extend(found);
+                }
+                Err(message) => {
+                    files.push(FileRead {
+                        harness,
+                        source: source.clone(),
+                        state: "problem",
+                        servers: 0,
+                    });
+                    problems.push(Problem {
+                        harness,
+                        source,
+                        message,
+                    });
+                }
+            }
+        }
+    }
+    Ok((files, servers, problems))
+}
+
+/// Where a harness's file is and how reports name it: under the home directory, or where the
+/// harness's own environment variable points (only without `--home`).
+fn locate(harness: Harness, rel: &str, home: &Path, from_env: bool) -> (PathBuf, String) {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .map(PathBuf::from)
+            .filter(|p| from_env && p.is_absolute())
+    };
+    let redirected = match harness {
+        Harness::ClaudeCode => var("CLAUDE_CONFIG_DIR").map(|d| (d, "$CLAUDE_CONFIG_DIR", rel)),
+        Harness::Codex => var("CODEX_HOME").map(|d| (d, "$CODEX_HOME", "config.toml")),
+        Harness::Copilot => var("COPILOT_HOME").map(|d| (d, "$COPILOT_HOME", "mcp-config.json")),
+        Harness::OpenCode => var("XDG_CONFIG_HOME").map(|d| {
+            let file = rel.strip_prefix(".config/").unwrap_or(rel);
+            (d, "$XDG_CONFIG_HOME", file)
+        }),
+        Harness::Gemini | Harness::Cursor => None,
+    };
+    match redirected {
+        Some((dir, name, file)) => (dir.join(file), format!("{name}/{file}")),
+        None => (home.join(rel), format!("~/{rel}")),
+    }
+}
+
+/// The report in words, one finding per line plus its fix.
+fn text(r: &Report) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mode = match r.release.mode {
+        "warn" => "warn: nothing is blocked, drift is reported",
+        _ => "allowlist: harnesses that can enforce it block unapproved servers",
+    };
+    let _ = writeln!(
+        out,
+        "Release {} (#{}) of {}, mode {mode}.",
+        &r.release.id[..12],
+        r.release.sequence,
+        plain(&r.release.issuer)
+    );
+    let _ = writeln!(
+        out,
+        "For rings [{}] and units [{}]: {} approved servers.",
+        plain(&r.rings.join(", ")),
+        plain(&r.units.join(", ")),
+        r.approved
+    );
+    for f in &r.findings {
+        let kind = match f.kind {
+            FindingKind::Unapproved => "unapproved   ",
+            FindingKind::VersionDrift => "version-drift",
+        };
+        let host = f
+            .host
+            .as_deref()
+            .map(|h| format!(", {}", plain(h)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{kind} {} {} ({}{host}) in {}, definition sha256 {}\n  fix: {}",
+            f.harness.as_str(),
+            plain(&f.name),
+            f.transport.as_str(),
+            plain(&f.source),
+            &f.definition_sha256[..16],
+            plain(&f.fix)
+        );
+    }
+    for p in &r.problems {
+        let _ = writeln!(
+            out,
+            "problem       {} {}: {}",
+            p.harness.as_str(),
+            plain(&p.source),
+            plain(&p.message)
+        );
+    }
+    let absent = r.files.iter().filter(|f| f.state == "absent").count();
+    let _ = writeln!(
+        out,
+        "{} finding{}, {} problem{}; {} config files, {absent} absent.",
+        r.findings.len(),
+        if r.findings.len() == 1 { "" } else { "s" },
+        r.problems.len(),
+        if r.problems.len() == 1 { "" } else { "s" },
+        r.files.len()
+    );
+    out
+}
+
+/// A name from a user's file, safe for a terminal: control characters and bidirectional
+/// overrides (which could make a line read as something else) escaped.
+fn plain(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if c.is_control() || bidi {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_cannot_move_the_terminal() {
+        assert_eq!(
+            super::plain("a\u{1b}[2Jb\u{202e}c"),
+            "a\\u{1b}[2Jb\\u{202e}c"
+        );
+        assert_eq!(super::plain("projects[\"/w\"]"), "projects[\"/w\"]");
+    }
+}

@@ -1,0 +1,77 @@
+//! `portcullis-cli`: the laptop side of the Portcullis MCP server registry.
+//!
+//! `pull` fetches a realm's latest signed release, verifies it with the realm's JWKS and caches
+//! it; `drift` compares the person's own harness configs with the cached release. Exit status:
+//! 0 clean, 1 drift found, 2 error (usage, network, a refused release, no cache), 3 the server
+//! wants a (valid) token.
+//!
+//! Environment: `XDG_CACHE_HOME` (cache root, else `~/.cache`), `HOME`; for `drift` without
+//! `--home`, also where the harnesses themselves look: `CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
+//! `COPILOT_HOME`, `XDG_CONFIG_HOME`. `pull --token-env NAME` reads the token from `NAME`.
+use clap::Parser;
+use std::process::ExitCode;
+
+mod cache;
+mod drift;
+mod http;
+mod pull;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "portcullis-cli",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit status: 0 clean, 1 drift found, 2 error (usage, network, refused release, no cache), 3 the registry wants a (valid) token."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Fetch the realm's latest registry release, verify its signature and content, cache it.
+    Pull(pull::PullArgs),
+    /// Compare your harnesses' MCP configs with the cached release (never edits a file).
+    Drift(drift::DriftArgs),
+}
+
+/// Why a command failed, and the exit status that says so.
+#[derive(Debug)]
+pub struct Failure {
+    /// 2: error; 3: the server wants a (valid) token.
+    pub code: u8,
+    /// For stderr.
+    pub message: String,
+}
+
+impl Failure {
+    /// An error (exit status 2).
+    pub fn error(message: impl Into<String>) -> Self {
+        Failure {
+            code: 2,
+            message: message.into(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Pull(args) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Failure::error(format!("Failed to start the runtime: {e}")))
+            .and_then(|rt| rt.block_on(pull::run(args)))
+            .map(|()| 0),
+        Command::Drift(args) => drift::run(args),
+    };
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("portcullis-cli: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! Drift: the MCP servers a person configured in their harnesses, compared with the release.
+//!
+//! Pure, like the rest of the crate: the caller reads each harness's user config file and
+//! hands over its bytes; [`configured`] parses them into [`Configured`] servers and
+//! [`compare`] checks those against the servers the person's rings and units get
+//! ([`crate::Policy::servers_for`]). Two kinds of finding come out:
+//!
+//! - `unapproved`: no approved server matches the name or the definition (URL or command line);
+//! - `version-drift`: the name is an approved server's, but the URL or command line is not.
+//!
+//! # Security
+//! User configs hold credentials in commands, arguments, environment, headers and URLs (paths
+//! and queries). A [`Configured`] server keeps its URL and command line in [`Redacted`], which
+//! cannot be serialised or printed, and a [`DriftFinding`] has no field that could hold them:
+//! only the name, transport, host, the SHA-256 of the whole definition and a fix hint built
+//! from the release and the file's name. What cannot be stored cannot leak.
+mod matching;
+mod parse;
+
+pub use parse::configured;
+
+use crate::server::{PackageType, Server, Transport};
+use matching::{Launch, canonical_remote, launch};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// The harnesses whose user configs are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Harness {
+    /// Claude Code: `~/.claude.json`, top-level `mcpServers` and `projects["<path>"].mcpServers`.
+    ClaudeCode,
+    /// Codex CLI: `~/.codex/config.toml`, `[mcp_servers.<name>]`.
+    Codex,
+    /// Gemini CLI: `~/.gemini/settings.json`, `mcpServers`.
+    Gemini,
+    /// GitHub Copilot CLI: `~/.copilot/mcp-config.json`, `mcpServers`.
+    Copilot,
+    /// Cursor: `~/.cursor/mcp.json`, `mcpServers`.
+    Cursor,
+    /// OpenCode: `~/.config/opencode/opencode.json[c]`, `mcp.<name>` (1) or `mcp.servers.<name>` (2).
+    #[serde(rename = "opencode")]
+    OpenCode,
+}
+
+impl Harness {
+    /// Every harness, in report order.
+    pub const ALL: [Harness; 6] = [
+        Harness::ClaudeCode,
+        Harness::Codex,
+        Harness::Gemini,
+        Harness::Copilot,
+        Harness::Cursor,
+        Harness::OpenCode,
+    ];
+
+    /// Its name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude-code",
+            Harness::Codex => "codex",
+            Harness::Gemini => "gemini",
+            Harness::Copilot => "copilot",
+            Harness::Cursor => "cursor",
+            Harness::OpenCode => "opencode",
+        }
+    }
+
+    /// Its user config files, relative to the home directory (`/`-separated).
+    pub fn user_config_files(self) -> &'static [&'static str] {
+        match self {
+            Harness::ClaudeCode => &[".claude.json"],
+            Harness::Codex => &[".codex/config.toml"],
+            Harness::Gemini => &[".gemini/settings.json"],
+            Harness::Copilot => &[".copilot/mcp-config.json"],
+            Harness::Cursor => &[".cursor/mcp.json"],
+            Harness::OpenCode => &[
+                ".config/opencode/opencode.json",
+                ".config/opencode/opencode.jsonc",
+            ],
+        }
+    }
+}
+
+/// A value read from a user config that may hold a credential: usable for matching inside
+/// this module, never serialised, printed or handed out.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Redacted<T>(T);
+
+impl<T> Redacted<T> {
+    /// Wraps a value; nothing outside this module can read it back.
+    pub fn new(value: T) -> Self {
+        Redacted(value)
+    }
+}
+
+impl<T> std::fmt::Debug for Redacted<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// How a configured server is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfiguredTransport {
+    /// A remote server (streamable HTTP or SSE).
+    Remote {
+        /// Its host, with the port when it is not the scheme's default (no user info, path or
+        /// query).
+        host: String,
+        /// Server-sent events.
+        sse: bool,
+        /// The URL as written (it may hold a credential in its path or query).
+        url: Redacted<String>,
+    },
+    /// A program the harness runs.
+    Stdio {
+        /// Program and arguments as written (they may hold credentials).
+        argv: Redacted<Vec<String>>,
+    },
+    /// Neither a URL nor a command the harness would run (an incomplete entry).
+    Unknown,
+}
+
+impl ConfiguredTransport {
+    /// Its kind, as findings report it.
+    pub fn kind(&self) -> TransportKind {
+        match self {
+            ConfiguredTransport::Remote { sse: false, .. } => TransportKind::Http,
+            ConfiguredTransport::Remote { sse: true, .. } => TransportKind::Sse,
+            ConfiguredTransport::Stdio { .. } => TransportKind::Stdio,
+            ConfiguredTransport::Unknown => TransportKind::Unknown,
+        }
+    }
+
+    /// The remote server's host.
+    pub fn host(&self) -> Option<&str> {
+        match self {
+            ConfiguredTransport::Remote { host, .. } if !host.is_empty() => Some(host),
+            _ => None,
+        }
+    }
+}
+
+/// One MCP server found in a user config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Configured {
+    /// The harness whose file it is in.
+    pub harness: Harness,
+    /// Where: the file's label and, for a scoped entry, the scope (`~/.claude.json
+    /// (projects["/w"])`).
+    pub source: String,
+    /// Its name (the key it is configured under).
+    pub name: String,
+    /// How it is reached.
+    pub transport: ConfiguredTransport,
+    /// Turned off in a way the harness honours (Codex and OpenCode `enabled = false`,
+    /// OpenCode 2 `disabled`, Claude Code `projects.*.disabledMcpServers`, Gemini
+    /// `mcp.excluded` or a name missing from a non-empty `mcp.allowed`).
+    pub disabled: bool,
+    /// SHA-256 (lowercase hex) of the entry's RFC 8785 canonical JSON (TOML read as JSON).
+    pub definition_sha256: String,
+}
+
+/// What is wrong with a configured server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// No approved server for this person matches its name or its definition.
+    Unapproved,
+    /// Its name is an approved server's, but its URL or command line is not the approved one.
+    VersionDrift,
+}
+
+impl FindingKind {
+    /// Its name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::Unapproved => "unapproved",
+            FindingKind::VersionDrift => "version-drift",
+        }
+    }
+}
+
+/// A transport as findings name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TransportKind {
+    /// Streamable HTTP.
+    Http,
+    /// Server-sent events.
+    Sse,
+    /// A local program.
+    Stdio,
+    /// Neither.
+    Unknown,
+}
+
+impl TransportKind {
+    /// Its name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportKind::Http => "http",
+            TransportKind::Sse => "sse",
+            TransportKind::Stdio => "stdio",
+            TransportKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// One drifted server.
+///
+/// # Security
+/// No field can hold a command, argument, environment value, header or URL path: the host is
+/// the only part of a URL kept, and `fix` is built from the release and the file's label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DriftFinding {
+    /// What is wrong.
+    pub kind: FindingKind,
+    /// The harness.
+    pub harness: Harness,
+    /// The file and scope it is configured in.
+    pub source: String,
+    /// The server's name there.
+    pub name: String,
+    /// Its transport.
+    pub transport: TransportKind,
+    /// A remote server's host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// SHA-256 of the full definition, to recognise it again without showing it.
+    pub definition_sha256: String,
+    /// What to do about it.
+    pub fix: String,
+}
+
+/// The findings for `configured` against the servers the person gets (`approved`, usually
+/// [`crate::Policy::servers_for`]); disabled servers are skipped.
+///
+/// A server whose name is an approved server's must have that server's URL (compared
+/// canonically: lowercase host, no default port, no trailing slash, query ignored) or command
+/// line (the package's launch command, `npx -y` optional, or the exact path and arguments);
+/// any other server must match some approved server's URL or command line. Linear in the
+/// number of servers on either side.
+pub fn compare(approved: &[&Server], configured: &[Configured]) -> Vec<DriftFinding> {
+    let launches: Vec<Launch> = approved.iter().map(|s| launch(&s.transport)).collect();
+    let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(approved.len());
+    let mut by_launch: HashMap<&Launch, usize> = HashMap::with_capacity(approved.len());
+    for (i, s) in approved.iter().enumerate() {
+        by_name.entry(s.id.as_str()).or_insert(i);
+        by_launch.entry(&launches[i]).or_insert(i);
+    }
+    let mut findings = Vec::new();
+    for c in configured.iter().filter(|c| !c.disabled) {
+        let theirs = configured_launch(&c.transport);
+        let (kind, fix) = match by_name.get(c.name.as_str()) {
+            Some(&i) if theirs.as_ref() == Some(&launches[i]) => continue,
+            Some(&i) => (
+                FindingKind::VersionDrift,
+                drift_fix(approved[i], &c.transport, &c.source),
+            ),
+            None if theirs.as_ref().is_some_and(|l| by_launch.contains_key(l)) => continue,
+            None => (
+                FindingKind::Unapproved,
+                format!("Remove it from {} or ask an admin to approve it.", c.source),
+            ),
+        };
+        findings.push(DriftFinding {
+            kind,
+            harness: c.harness,
+            source: c.source.clone(),
+            name: c.name.clone(),
+            transport: c.transport.kind(),
+            host: c.transport.host().map(str::to_owned),
+            definition_sha256: c.definition_sha256.clone(),
+            fix,
+        });
+    }
+    findings
+}
+
+fn configured_launch(t: &ConfiguredTransport) -> Option<Launch> {
+    match t {
+        ConfiguredTransport::Remote { url, .. } => canonical_remote(&url.0).map(Launch::Url),
+        ConfiguredTransport::Stdio { argv } => {
+            let (program, args) = argv.0.split_first()?;
+            Some(matching::normalise(program, args))
+        }
+        ConfiguredTransport::Unknown => None,
+    }
+}
+
+/// What to do about a version drift, in words: the approved definition is public (it is in the
+/// release); the user's own values are never repeated.
+fn drift_fix(approved: &Server, theirs: &ConfiguredTransport, source: &str) -> String {
+    match (&approved.transport, theirs) {
+        (Transport::Remote { url, .. }, ConfiguredTransport::Remote { .. }) => {
+            format!("Point it at the approved URL {url} in {source}, or remove it.")
+        }
+        (Transport::Package(p), ConfiguredTransport::Stdio { .. }) => {
+            let (program, args) = p.launch();
+            format!(
+                "Pin it to the approved {} package {} (`{program} {}`) in {source}, or remove it.",
+                p.kind.as_str(),
+                package_ref(p),
+                args.join(" ")
+            )
+        }
+        (transport, _) => format!(
+            "Replace it with the approved definition ({}) in {source}, or remove it.",
+            approved_definition(transport)
+        ),
+    }
+}
+
+fn package_ref(p: &crate::server::Package) -> String {
+    match p.kind {
+        PackageType::Npm => format!("{}@{}", p.identifier, p.version),
+        PackageType::Pypi => format!("{}=={}", p.identifier, p.version),
+        PackageType::Oci => p.identifier.clone(),
+    }
+}
+
+fn approved_definition(t: &Transport) -> String {
+    match t {
+        Transport::Remote { url, sse: false } => format!("streamable HTTP at {url}"),
+        Transport::Remote { url, sse: true } => format!("SSE at {url}"),
+        Transport::Package(p) => {
+            let (program, args) = p.launch();
+            format!("`{program} {}`", args.join(" "))
+        }
+        Transport::Command(c) if c.args.is_empty() => format!("the command {}", c.path),
+        Transport::Command(c) => {
+            format!(
+                "the command {} with the arguments the registry lists",
+                c.path
+            )
+        }
+    }
+}
