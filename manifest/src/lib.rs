@@ -12,6 +12,7 @@ pub mod canonical;
 pub mod diff;
 pub mod drift;
 pub mod field;
+pub mod harness;
 pub mod import;
 pub mod names;
 pub mod policy;

@@ -6,9 +6,9 @@ use super::model::{
     MemberView, Membership, PublishRequest, Published, Registry, RegistryView, ReleaseSummary,
     RequestStatus, StoredRelease,
 };
-use crate::error::StorageError;
 use crate::audit::{AuditSubject, RequestMeta, action, changes};
 use crate::core::Core;
+use crate::error::StorageError;
 use crate::error::{Error, Result};
 use crate::keys::SigningAlg;
 use crate::policy::{Permission, Principal};

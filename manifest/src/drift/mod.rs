@@ -24,63 +24,7 @@ use matching::{Launch, canonical_remote, launch};
 use serde::Serialize;
 use std::collections::HashMap;
 
-/// The harnesses whose user configs are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Harness {
-    /// Claude Code: `~/.claude.json`, top-level `mcpServers` and `projects["<path>"].mcpServers`.
-    ClaudeCode,
-    /// Codex CLI: `~/.codex/config.toml`, `[mcp_servers.<name>]`.
-    Codex,
-    /// Gemini CLI: `~/.gemini/settings.json`, `mcpServers`.
-    Gemini,
-    /// GitHub Copilot CLI: `~/.copilot/mcp-config.json`, `mcpServers`.
-    Copilot,
-    /// Cursor: `~/.cursor/mcp.json`, `mcpServers`.
-    Cursor,
-    /// OpenCode: `~/.config/opencode/opencode.json[c]`, `mcp.<name>` (1) or `mcp.servers.<name>` (2).
-    #[serde(rename = "opencode")]
-    OpenCode,
-}
-
-impl Harness {
-    /// Every harness, in report order.
-    pub const ALL: [Harness; 6] = [
-        Harness::ClaudeCode,
-        Harness::Codex,
-        Harness::Gemini,
-        Harness::Copilot,
-        Harness::Cursor,
-        Harness::OpenCode,
-    ];
-
-    /// Its name in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "claude-code",
-            Harness::Codex => "codex",
-            Harness::Gemini => "gemini",
-            Harness::Copilot => "copilot",
-            Harness::Cursor => "cursor",
-            Harness::OpenCode => "opencode",
-        }
-    }
-
-    /// Its user config files, relative to the home directory (`/`-separated).
-    pub fn user_config_files(self) -> &'static [&'static str] {
-        match self {
-            Harness::ClaudeCode => &[".claude.json"],
-            Harness::Codex => &[".codex/config.toml"],
-            Harness::Gemini => &[".gemini/settings.json"],
-            Harness::Copilot => &[".copilot/mcp-config.json"],
-            Harness::Cursor => &[".cursor/mcp.json"],
-            Harness::OpenCode => &[
-                ".config/opencode/opencode.json",
-                ".config/opencode/opencode.jsonc",
-            ],
-        }
-    }
-}
+pub use crate::harness::Harness;
 
 /// A value read from a user config that may hold a credential: usable for matching inside
 /// this module, never serialised, printed or handed out.

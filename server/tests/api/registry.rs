@@ -511,3 +511,179 @@ async fn import_fetches_read_only_within_its_limits() {
         "{err:?}"
     );
 }
+
+/// A command's exit status, stdout and stderr.
+type Ran = (Option<i32>, String, String);
+
+/// `target/debug/portcullis-cli`, which `cargo test --workspace` builds with the rest.
+fn laptop_cli() -> std::path::PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let bin = target.join("debug/portcullis-cli");
+    assert!(
+        bin.exists(),
+        "{} is missing: `cargo test --workspace` builds it (or `cargo build -p portcullis-cli`)",
+        bin.display()
+    );
+    bin
+}
+
+/// The round trip a laptop makes: a release published here is pulled and verified by
+/// `portcullis-cli` over HTTP; a release changed in the database is refused and the cached one
+/// kept; drift against a crafted home finds exactly the planted servers, and no planted secret
+/// appears in its output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_laptop_pulls_verifies_and_finds_drift() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let t = TestServer::with(
+        |c| c.public_url = format!("http://{addr}"),
+        Arc::new(authz::clock::SystemClock),
+    )
+    .await;
+    let router = t.router.clone();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    published(&t).await;
+    t.state
+        .core
+        .set_registry_settings(
+            &authz::Principal::cli(),
+            "default",
+            false,
+            ApiAccess::Public,
+            &authz::RequestMeta::default(),
+        )
+        .await
+        .expect("public");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let server_url = format!("http://{addr}");
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(laptop_cli())
+            .args(args)
+            .env("HOME", dir.path())
+            .output()
+            .expect("run portcullis-cli");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let pull = |cli: &dyn Fn(&[&str]) -> Ran, cache: &std::path::Path| {
+        cli(&[
+            "pull",
+            "--server",
+            &server_url,
+            "--realm",
+            "default",
+            "--ring",
+            "ring0",
+            "--cache-dir",
+            cache.to_str().expect("path"),
+        ])
+    };
+    let (code, out, err) = tokio::task::block_in_place(|| pull(&cli, &cache));
+    assert_eq!(code, Some(0), "{out}{err}");
+
+    // Someone with database access changes the release: the laptop refuses it and keeps its cache.
+    let changed = t
+        .state
+        .core
+        .served_release("default", authz::registry::ReleaseSelector::Latest, None)
+        .await
+        .expect("release")
+        .document
+        .replace("ring0", "ring9");
+    let sql = "UPDATE registry_releases SET document = $1";
+    match &t.state.db {
+        authz::storage::Database::Sqlite(pool) => {
+            sqlx::query(sql)
+                .bind(&changed)
+                .execute(pool)
+                .await
+                .expect("tamper");
+        }
+        authz::storage::Database::Postgres(pool) => {
+            sqlx::query(sql)
+                .bind(&changed)
+                .execute(pool)
+                .await
+                .expect("tamper");
+        }
+    }
+    // A laptop that has the release is told it is unchanged (its ETag is the id) and keeps its
+    // verified copy; a laptop without it gets the changed one and refuses it.
+    let (code, out, err) = tokio::task::block_in_place(|| pull(&cli, &cache));
+    assert_eq!(code, Some(0), "{out}{err}");
+    let fresh = dir.path().join("fresh-cache");
+    let (code, out, err) = tokio::task::block_in_place(|| pull(&cli, &fresh));
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(err.contains("does not match its id"), "{err}");
+
+    // A home with one approved server as released, one at another version, one unapproved; each
+    // carrying secrets drift must never print.
+    let claude = serde_json::json!({
+        "mcpServers": {
+            "qiskit-ibm-runtime-mcp-server": {"command": "uvx", "args": ["qiskit-ibm-runtime-mcp-server==0.6.1"]},
+        },
+        "projects": {"/work/secret-project": {"mcpServers": {
+            "shadow": {"type": "http", "url": "https://evil.example.com/path-SECRET-PATH?k=SECRET-QUERY", "headers": {"Authorization": "Bearer SECRET-HEADER"}},
+        }}},
+    });
+    std::fs::write(dir.path().join(".claude.json"), claude.to_string()).expect("write");
+    std::fs::create_dir_all(dir.path().join(".cursor")).expect("mkdir");
+    let cursor = serde_json::json!({"mcpServers": {
+        "qiskit-ibm-runtime-mcp-server": {"command": "uvx", "args": ["qiskit-ibm-runtime-mcp-server==0.5.0", "--token", "SECRET-ARG"], "env": {"IBM_KEY": "SECRET-ENV"}},
+    }});
+    std::fs::write(dir.path().join(".cursor/mcp.json"), cursor.to_string()).expect("write");
+    let (code, out, err) = tokio::task::block_in_place(|| {
+        cli(&[
+            "drift",
+            "--home",
+            dir.path().to_str().expect("path"),
+            "--cache-dir",
+            cache.to_str().expect("path"),
+            "--json",
+        ])
+    });
+    assert_eq!(code, Some(1), "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let findings = report["findings"].as_array().expect("findings");
+    let kinds: Vec<(String, String)> = findings
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap_or_default().to_owned(),
+                f["name"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(kinds.len(), 2, "{out}");
+    assert!(
+        kinds.contains(&("unapproved".into(), "shadow".into())),
+        "{out}"
+    );
+    assert!(
+        kinds.contains(&(
+            "version-drift".into(),
+            "qiskit-ibm-runtime-mcp-server".into()
+        )),
+        "{out}"
+    );
+    for secret in [
+        "SECRET-PATH",
+        "SECRET-QUERY",
+        "SECRET-HEADER",
+        "SECRET-ARG",
+        "SECRET-ENV",
+    ] {
+        assert!(
+            !out.contains(secret) && !err.contains(secret),
+            "{secret} leaked: {out}{err}"
+        );
+    }
+}
