@@ -659,7 +659,9 @@ if (INSIDE) {
   inside(opts).catch((e) => {
     process.stderr.write(`harnesses: ${e.stack ?? e}\n`);
     for (const c of children) c.kill('SIGTERM');
-    process.exit(1);
+    if (T && !opts.keep) rmSync(T, { recursive: true, force: true });
+    else if (T) say(`kept ${T}`);
+    process.exit(2);
   });
 } else {
   outside(opts);
