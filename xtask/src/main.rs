@@ -456,6 +456,16 @@ fn test() -> anyhow::Result<()> {
             Ok(())
         },
     )?;
+    stage(
+        "agent harnesses load the rendered files (Claude Code, Codex, Gemini CLI)",
+        || {
+            let bin = std::fs::canonicalize("target/debug/portcullis")
+                .context("target/debug/portcullis is missing")?;
+            run(Command::new("node")
+                .arg("end2end/harnesses/run.mjs")
+                .env("PORTCULLIS_BIN", bin))
+        },
+    )?;
     stage("browser tests (Playwright, Debian chromium)", || {
         let data = tempdir_path("e2e")?;
         let (ok, out) = run_captured(

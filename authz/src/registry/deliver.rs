@@ -1,39 +1,13 @@
 //! Delivery: a release rendered for a ring or unit into one agent harness's managed
 //! configuration, with what the harness cannot express (the Deliver screen and
 //! `portcullis registry render`).
-use super::model::GroupKind;
+use super::model::{Delivery, DeliveryRequest, GroupKind};
 use super::ops::release_policy;
 use crate::core::Core;
 use crate::error::{Error, Result};
 use crate::policy::{Permission, Principal};
 use portcullis_manifest::Policy;
-use portcullis_manifest::render::{Options, Rendered, Target, render};
-
-/// What to render.
-#[derive(Debug, Clone)]
-pub struct DeliveryRequest {
-    /// The harness and its version.
-    pub target: Target,
-    /// The ring or unit whose members get the files.
-    pub group: (GroupKind, String),
-    /// A release number (`None`: the latest).
-    pub release: Option<i64>,
-    /// The credential helper for servers Portcullis authorizes.
-    pub options: Options,
-}
-
-/// A rendered delivery and what it came from.
-#[derive(Debug, Clone)]
-pub struct Delivery {
-    /// The release rendered.
-    pub sequence: i64,
-    /// Its id.
-    pub release_id: String,
-    /// How many of its servers the group gets.
-    pub servers: usize,
-    /// Files, warnings and notes.
-    pub rendered: Rendered,
-}
+use portcullis_manifest::render::render;
 
 impl Core {
     /// Renders a release for a ring or unit (a unit gets what the units above it get) into one

@@ -2,32 +2,12 @@
 //! entry with notes for what it cannot carry. A document given by the caller is read as is; a
 //! name or URL is fetched read-only through the SSRF-guarded fetcher (https only, redirects
 //! only on the same host, at most 1 MiB).
+use super::model::{ImportSource, registry_url};
 use crate::core::Core;
 use crate::error::{Error, Result};
 use crate::policy::{Permission, Principal};
 use portcullis_manifest::import::{Imported, MAX_DOCUMENT_BYTES, Prefer, import};
 use portcullis_manifest::names::check_registry_name;
-
-/// Where an imported `server.json` comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ImportSource {
-    /// The document itself (a file the operator named).
-    Document(Vec<u8>),
-    /// A name in the configured MCP registry (`io.github.acme/wiki`), or an `https://` URL of
-    /// a `server.json` or a Registry API answer.
-    Fetch(String),
-}
-
-/// The URL of a name's latest version in the registry at `base`.
-pub fn registry_url(base: &str, name: &str) -> String {
-    let base = base.trim().trim_end_matches('/');
-    let base = base
-        .strip_suffix("/v0.1")
-        .or_else(|| base.strip_suffix("/v0"))
-        .unwrap_or(base);
-    let encoded: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
-    format!("{base}/v0.1/servers/{encoded}/versions/latest")
-}
 
 impl Core {
     /// Reads a `server.json` into a draft entry (not saved: the editor or `--save` does that).
@@ -70,7 +50,7 @@ impl Core {
 
 #[cfg(test)]
 mod tests {
-    use super::registry_url;
+    use super::super::model::registry_url;
 
     #[test]
     fn names_become_latest_version_urls() {

@@ -14,10 +14,6 @@ mod model;
 mod ops;
 mod serve;
 
-pub use deliver::{Delivery, DeliveryRequest};
-pub use import::{ImportSource, registry_url};
 pub use model::*;
-pub use ops::SavedDraft;
-pub use serve::{ReleaseSelector, ServedRegistry};
 #[cfg(test)]
 mod tests;

@@ -309,3 +309,79 @@ pub const MAX_RELEASE_BYTES: usize = portcullis_manifest::release::MAX_RELEASE_B
 
 /// The most members one ring or unit lists.
 pub const MAX_MEMBERS_LISTED: u32 = 5_000;
+
+/// What a draft edit returns: the new revision and what the checks warn about.
+#[derive(Debug, Clone)]
+pub struct SavedDraft {
+    /// The draft's revision now.
+    pub revision: i64,
+    /// Warnings about the edited part (a server's fields, unprefixed) or the whole draft.
+    pub warnings: Vec<portcullis_manifest::Finding>,
+}
+
+/// Which release to serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReleaseSelector<'a> {
+    /// The newest.
+    Latest,
+    /// By content id (64 lowercase hex digits).
+    Id(&'a str),
+}
+
+/// The latest release, parsed for the MCP Registry API.
+#[derive(Debug, Clone)]
+pub struct ServedRegistry {
+    /// Its id (the API's ETag).
+    pub id: String,
+    /// Its approved servers.
+    pub servers: Vec<portcullis_manifest::Server>,
+    /// What the API says about each server's release.
+    pub info: portcullis_manifest::registry_api::ReleaseInfo,
+}
+
+/// Where an imported `server.json` comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportSource {
+    /// The document itself (a file the operator named).
+    Document(Vec<u8>),
+    /// A name in the configured MCP registry (`io.github.acme/wiki`), or an `https://` URL of
+    /// a `server.json` or a Registry API answer.
+    Fetch(String),
+}
+
+/// The URL of a name's latest version in the registry at `base`.
+pub fn registry_url(base: &str, name: &str) -> String {
+    let base = base.trim().trim_end_matches('/');
+    let base = base
+        .strip_suffix("/v0.1")
+        .or_else(|| base.strip_suffix("/v0"))
+        .unwrap_or(base);
+    let encoded: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
+    format!("{base}/v0.1/servers/{encoded}/versions/latest")
+}
+
+/// What to render.
+#[derive(Debug, Clone)]
+pub struct DeliveryRequest {
+    /// The harness and its version.
+    pub target: portcullis_manifest::render::Target,
+    /// The ring or unit whose members get the files.
+    pub group: (GroupKind, String),
+    /// A release number (`None`: the latest).
+    pub release: Option<i64>,
+    /// The credential helper for servers Portcullis authorizes.
+    pub options: portcullis_manifest::render::Options,
+}
+
+/// A rendered delivery and what it came from.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    /// The release rendered.
+    pub sequence: i64,
+    /// Its id.
+    pub release_id: String,
+    /// How many of its servers the group gets.
+    pub servers: usize,
+    /// Files, warnings and notes.
+    pub rendered: portcullis_manifest::render::Rendered,
+}

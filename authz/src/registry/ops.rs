@@ -4,7 +4,7 @@
 use super::model::{
     ApiAccess, GroupKind, GroupsInput, MAX_MEMBERS_LISTED, MAX_RELEASE_BYTES, MemberKind,
     MemberView, Membership, PublishRequest, Published, Registry, RegistryView, ReleaseSummary,
-    RequestStatus, StoredRelease,
+    RequestStatus, SavedDraft, StoredRelease,
 };
 use crate::audit::{AuditSubject, RequestMeta, action, changes};
 use crate::core::Core;
@@ -19,15 +19,6 @@ use portcullis_manifest::policy::{Policy, PolicyInput};
 use portcullis_manifest::release::{MANIFEST_SCHEMA, Manifest, SignedRelease};
 use portcullis_manifest::server::ServerInput;
 use portcullis_manifest::{Finding, Findings};
-
-/// What a draft edit returns: the new revision and what the checks warn about.
-#[derive(Debug, Clone)]
-pub struct SavedDraft {
-    /// The draft's revision now.
-    pub revision: i64,
-    /// Warnings about the edited part (a server's fields, unprefixed) or the whole draft.
-    pub warnings: Vec<Finding>,
-}
 
 /// The algorithm releases are signed with (every realm can publish it; the CLI verifies all
 /// three the realm may publish).

@@ -2,33 +2,13 @@
 //! and the MCP Registry API (for VS Code and Copilot). Who may read is the realm's
 //! [`ApiAccess`]: nobody (the endpoints do not exist), holders of a Portcullis access token
 //! whose audience is the registry, or anyone.
-use super::model::{ApiAccess, StoredRelease};
+use super::model::{ApiAccess, ReleaseSelector, ServedRegistry, StoredRelease};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
 use crate::realms::Realm;
+use portcullis_manifest::Policy;
 use portcullis_manifest::registry_api::ReleaseInfo;
 use portcullis_manifest::release::{Manifest, SignedRelease};
-use portcullis_manifest::{Policy, Server};
-
-/// Which release to serve.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReleaseSelector<'a> {
-    /// The newest.
-    Latest,
-    /// By content id (64 lowercase hex digits).
-    Id(&'a str),
-}
-
-/// The latest release, parsed for the MCP Registry API.
-#[derive(Debug, Clone)]
-pub struct ServedRegistry {
-    /// Its id (the API's ETag).
-    pub id: String,
-    /// Its approved servers.
-    pub servers: Vec<Server>,
-    /// What the API says about each server's release.
-    pub info: ReleaseInfo,
-}
 
 impl Core {
     /// A published release document, when the caller may read the realm's registry.

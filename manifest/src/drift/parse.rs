@@ -4,7 +4,7 @@
 //! others are read the same way, which only ever finds more). Error messages give a line and
 //! column, never the text around them: a malformed file can still hold credentials.
 use super::matching::host_of;
-use super::{Configured, ConfiguredTransport, Harness, Redacted};
+use super::model::{Configured, ConfiguredTransport, Harness, Redacted};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
