@@ -30,6 +30,10 @@ pub struct State {
     pub rings: Vec<String>,
     /// The units it is read for.
     pub units: Vec<String>,
+    /// When it was last pulled or confirmed unchanged (Unix seconds; 0 for caches written
+    /// before this was recorded).
+    #[serde(default)]
+    pub pulled_at: u64,
 }
 
 /// The cache root.

@@ -32,6 +32,8 @@ pub struct DriftArgs {
 #[derive(Debug, Serialize)]
 struct Report {
     release: ReleaseInfo,
+    /// When the release was last pulled or confirmed (Unix seconds; 0: unknown).
+    pulled_at: u64,
     rings: Vec<String>,
     units: Vec<String>,
     /// How many servers the release approves for these rings and units.
@@ -102,7 +104,32 @@ pub fn run(args: DriftArgs) -> Result<u8, Failure> {
     let approved = verified.policy.servers_for(&state.rings, &state.units);
 
     let (files, servers, problems) = read_home(args.home.as_deref())?;
-    let findings = compare(&approved, &servers);
+    let mut findings = compare(&approved, &servers);
+    // A server approved for rings or units this laptop did not pull for: say so, rather than
+    // send the person to ask for an approval that exists.
+    for f in &mut findings {
+        if f.kind != FindingKind::Unapproved {
+            continue;
+        }
+        if let Some(s) = verified.policy.servers.iter().find(|s| s.id == f.name) {
+            let groups: Vec<String> = s
+                .rings
+                .iter()
+                .map(|r| format!("ring {r}"))
+                .chain(s.units.iter().map(|u| format!("unit {u}")))
+                .collect();
+            f.fix = format!(
+                "{} is approved for {}, not for the rings and units this laptop pulled for: if you are in one, pull again with --ring/--unit; otherwise remove it from {}.",
+                s.id,
+                if groups.is_empty() {
+                    "nobody yet".to_owned()
+                } else {
+                    groups.join(", ")
+                },
+                f.source
+            );
+        }
+    }
     let report = Report {
         release: ReleaseInfo {
             id: verified.id.clone(),
@@ -110,6 +137,7 @@ pub fn run(args: DriftArgs) -> Result<u8, Failure> {
             issuer: state.issuer.clone(),
             mode: verified.policy.mode.as_str(),
         },
+        pulled_at: state.pulled_at,
         rings: state.rings.clone(),
         units: state.units.clone(),
         approved: approved.len(),
@@ -234,12 +262,29 @@ fn text(r: &Report) -> String {
         r.release.sequence,
         plain(&r.release.issuer)
     );
+    if r.pulled_at > 0 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let age = now.saturating_sub(r.pulled_at);
+        let (n, unit) = match age {
+            0..3600 => (age / 60, "minute"),
+            3600..86_400 => (age / 3600, "hour"),
+            _ => (age / 86_400, "day"),
+        };
+        let _ = writeln!(
+            out,
+            "Pulled {n} {unit}{} ago: pull again for a newer release.",
+            if n == 1 { "" } else { "s" }
+        );
+    }
     let _ = writeln!(
         out,
-        "For rings [{}] and units [{}]: {} approved servers.",
+        "For rings [{}] and units [{}]: {} approved server{}.",
         plain(&r.rings.join(", ")),
         plain(&r.units.join(", ")),
-        r.approved
+        r.approved,
+        if r.approved == 1 { "" } else { "s" }
     );
     for f in &r.findings {
         let kind = match f.kind {

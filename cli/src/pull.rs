@@ -168,6 +168,9 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
             jwks,
             rings: rings.clone(),
             units: units.clone(),
+            pulled_at: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
         },
     )?;
 
@@ -264,7 +267,7 @@ fn refused(e: VerifyError) -> Failure {
         VerifyError::InvalidPolicy(_) => "invalid-policy",
     };
     Failure::error(format!(
-        "Refused the release ({check}): {e}. The cached release was kept."
+        "Refused the release ({check}): {e}. The cache was left as it was."
     ))
 }
 

@@ -176,16 +176,28 @@ pub fn import(document: &[u8], prefer: Prefer) -> Result<Imported, Findings> {
             shown(&version)
         ));
     }
-    let others: Vec<&String> = offered.iter().filter(|o| **o != chosen.kind).collect();
+    let choosable = |o: &str| matches!(o, "remote" | "npm" | "pypi" | "oci");
+    let others: Vec<&str> = offered
+        .iter()
+        .map(String::as_str)
+        .filter(|o| *o != chosen.kind && choosable(o))
+        .collect();
+    let unusable: Vec<&str> = offered
+        .iter()
+        .map(String::as_str)
+        .filter(|o| *o != chosen.kind && !choosable(o))
+        .collect();
     if !others.is_empty() {
         notes.push(format!(
-            "Taken: {}. The document also offers {} (import again choosing another to pin it instead).",
+            "Taken: {}. The document also offers {} (import again preferring one of them to pin it instead).",
             chosen.kind,
-            others
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            others.join(", ")
+        ));
+    }
+    if !unusable.is_empty() {
+        notes.push(format!(
+            "Not importable: {} (the registry pins remote servers and npm, PyPI and OCI packages).",
+            unusable.join(", ")
         ));
     }
     notes.push("No ring or unit gets it yet: choose who gets it before publishing.".to_owned());

@@ -171,6 +171,15 @@ pub fn check_exact_version(version: &str, what: &str) -> Result<(), String> {
             shown(v)
         ));
     }
+    if (v.starts_with('v') || v.starts_with('V'))
+        && v[1..].starts_with(|c: char| c.is_ascii_digit())
+    {
+        return Err(format!(
+            "{}: a version starts with its number; write {}.",
+            shown(v),
+            shown(&v[1..])
+        ));
+    }
     if !v.starts_with(|c: char| c.is_ascii_digit())
         || !v
             .bytes()
@@ -178,6 +187,29 @@ pub fn check_exact_version(version: &str, what: &str) -> Result<(), String> {
         || v.len() > 128
     {
         return Err(format!("{}: not a version.", shown(v)));
+    }
+    Ok(())
+}
+
+/// An exact npm version: all three of `MAJOR.MINOR.PATCH` (npm reads `1.2` and `1` as ranges),
+/// with an optional pre-release and build.
+///
+/// # Errors
+/// The message for the user.
+pub fn check_npm_version(version: &str) -> Result<(), String> {
+    check_exact_version(version, "npm")?;
+    let v = version.trim();
+    let core = v.split(['-', '+']).next().unwrap_or_default();
+    let parts: Vec<&str> = core.split('.').collect();
+    if parts.len() != 3
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Err(format!(
+            "{}: npm reads a version without all three of major.minor.patch as a range; pin one exact version (1.2.0).",
+            shown(v)
+        ));
     }
     Ok(())
 }
@@ -258,6 +290,33 @@ mod tests {
         ] {
             assert!(check_exact_version(bad, "npm").is_err(), "{bad:?}");
         }
+        assert!(
+            check_exact_version("v1.0.0", "npm")
+                .unwrap_err()
+                .contains("write '1.0.0'")
+        );
+    }
+
+    #[test]
+    fn npm_versions_have_all_three_parts() {
+        for ok in [
+            "0.0.82",
+            "1.2.3-beta.1",
+            "1.0.0+build.5",
+            "3.0.0-prerelease.2",
+        ] {
+            assert_eq!(check_npm_version(ok), Ok(()), "{ok}");
+        }
+        for bad in ["1", "1.2", "1.2.3.4", "1.0rc1", "2024.10", "1..2"] {
+            assert!(
+                check_npm_version(bad)
+                    .unwrap_err()
+                    .contains("major.minor.patch")
+                    || check_exact_version(bad, "npm").is_err(),
+                "{bad:?}"
+            );
+        }
+        assert!(check_npm_version("1.2").unwrap_err().contains("range"));
     }
 
     #[test]

@@ -50,7 +50,7 @@ impl Mode {
 
 /// A unit: members of a unit get what its ancestors get.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Unit {
     /// Its id.
     pub id: String,
@@ -61,7 +61,7 @@ pub struct Unit {
 
 /// A policy as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct PolicyInput {
     /// `allowlist` (default) or `warn`.
     pub mode: String,

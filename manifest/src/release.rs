@@ -112,9 +112,10 @@ impl std::fmt::Display for VerifyError {
             VerifyError::BadSignature(m) => {
                 write!(f, "the signature is not the realm's over this content: {m}")
             }
-            VerifyError::WrongIssuer { found } => {
-                write!(f, "the release is another realm's (issuer {found})")
-            }
+            VerifyError::WrongIssuer { found } => write!(
+                f,
+                "the release names issuer {found}, not this realm's: it is another realm's, or the server's public URL changed since it was published (an admin publishes again)"
+            ),
             VerifyError::InvalidPolicy(m) => write!(f, "the release's policy is invalid: {m}"),
         }
     }

@@ -7,7 +7,7 @@
 use crate::field::Findings;
 use crate::names::{
     check_env_name, check_exact_version, check_group, check_header_name, check_id,
-    check_registry_name, check_tool, shown,
+    check_npm_version, check_registry_name, check_tool, shown,
 };
 use crate::secrets::check_value;
 use serde::{Deserialize, Serialize};
@@ -18,7 +18,7 @@ pub const MAX_LIST: usize = 100;
 
 /// A server as written: everything optional, nothing checked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ServerInput {
     /// The id harnesses know it by.
     pub id: String,
@@ -64,7 +64,7 @@ pub struct ServerInput {
 
 /// A package as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct PackageInput {
     /// `npm`, `pypi` or `oci`.
     #[serde(rename = "type")]
@@ -78,7 +78,7 @@ pub struct PackageInput {
 
 /// A command as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct CommandInput {
     /// The program.
     pub path: String,
@@ -92,7 +92,7 @@ pub struct CommandInput {
 
 /// Authentication as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct AuthInput {
     /// `none`, `oauth`, `enterprise` or `portcullis`.
     pub mode: String,
@@ -115,7 +115,7 @@ pub struct AuthInput {
 
 /// Which tools may be used: all but `deny` when `allow` is empty, else `allow` but `deny`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Tools {
     /// Only these (empty: every tool).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -582,6 +582,13 @@ fn package(p: &PackageInput, f: &mut Findings) -> Option<Package> {
             );
             String::new()
         }
+        (PackageType::Npm, v) => match check_npm_version(v.unwrap_or_default()) {
+            Ok(()) => v.unwrap_or_default().to_owned(),
+            Err(m) => {
+                f.error("package.version", m);
+                String::new()
+            }
+        },
         (_, v) => match check_exact_version(v.unwrap_or_default(), kind.as_str()) {
             Ok(()) => v.unwrap_or_default().to_owned(),
             Err(m) => {

@@ -708,21 +708,60 @@ fn the_registry_from_the_command_line() {
             .contains("0.6.1")
     );
     // A bad policy: every problem named, nothing written.
-    std::fs::write(
-        &policy,
-        r#"{"mode": "open", "servers": [{"id": "Bad_Id", "url": "http://x.example.com/mcp"}]}"#,
-    )
-    .expect("write");
-    let err = run(&[
-        "registry",
-        "apply",
-        "--file",
-        policy.to_str().expect("path"),
-    ])
-    .expect_err("invalid");
-    for field in ["mode:", "servers[0].id:", "servers[0].url:"] {
+    let exported: serde_json::Value =
+        serde_json::from_str(&run(&["registry", "export"]).expect("export")).expect("json");
+    let revision = exported["revision"]
+        .as_i64()
+        .expect("export records its revision");
+    let write = |text: String| std::fs::write(&policy, text).expect("write");
+    let apply = || {
+        run(&[
+            "registry",
+            "apply",
+            "--file",
+            policy.to_str().expect("path"),
+        ])
+    };
+    write(format!(
+        r#"{{"revision": {revision}, "policy": {{"mode": "open", "servers": [{{"id": "Bad_Id", "url": "http://x.example.com/mcp"}}, {{"id": "pinned", "package": {{"type": "npm", "identifier": "x", "version": "1.2"}}}}]}}}}"#
+    ));
+    let err = apply().expect_err("invalid");
+    for field in [
+        "mode:",
+        "servers[0].id:",
+        "servers[0].url:",
+        "servers[1].package.version:",
+    ] {
         assert!(err.contains(field), "{field} in {err}");
     }
+    assert!(err.contains("range"), "npm 1.2 floats: {err}");
+    // A misspelled key is refused with its path, not dropped.
+    let mut typo = exported.clone();
+    typo["policy"]["servers"][0]["tools"] = serde_json::json!({"denied": ["delete"]});
+    write(typo.to_string());
+    let err = apply().expect_err("unknown key");
+    assert!(
+        err.contains("policy.servers[0].tools") && err.contains("denied"),
+        "{err}"
+    );
+    // A bare policy names the revision it was made from; a stale one is refused.
+    write(exported["policy"].to_string());
+    let err = apply().expect_err("no revision");
+    assert!(err.contains("--revision"), "{err}");
+    let stale = serde_json::json!({"revision": revision - 1, "policy": exported["policy"]});
+    write(stale.to_string());
+    let err = apply().expect_err("stale");
+    assert!(err.contains("changed since you opened it"), "{err}");
+    // What publishing would change, field by field.
+    let mut edited = exported.clone();
+    edited["policy"]["servers"][1]["tools"] = serde_json::json!({"deny": ["delete"]});
+    write(edited.to_string());
+    apply().expect("apply");
+    let changes = run(&["registry", "changes"]).expect("changes");
+    assert!(
+        changes.contains("tools.deny: (none) → [\"delete\"]"),
+        "{changes}"
+    );
     assert!(
         run(&["registry", "export"])
             .expect("export")

@@ -41,10 +41,15 @@ impl Core {
         };
         let parsed = crate::fetch::parse_fetch_url(&url, self.config().allow_loopback_fetch)
             .map_err(|m| field(format!("{url}: {m}")))?;
+        let base = &self.config().registry_import_base;
         self.fetcher
             .fetch_document(&parsed, MAX_DOCUMENT_BYTES)
             .await
-            .map_err(|e| field(format!("{url}: {e}")))
+            .map_err(|e| {
+                field(format!(
+                    "{url}: {e} (names are read from registry.import_base, now {base}; a server.json file works too)"
+                ))
+            })
     }
 }
 

@@ -282,6 +282,9 @@ pub struct RegistryView {
     pub unpublished: Diff,
     /// The request waiting for approval.
     pub pending: Option<PublishRequest>,
+    /// The issuer the latest release names, when it is not the realm's issuer now (the
+    /// server's public URL changed since): laptops refuse it until it is published again.
+    pub stale_issuer: Option<String>,
 }
 
 /// The draft's mode, rings and units, as an editor sets them together.

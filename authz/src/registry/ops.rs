@@ -60,7 +60,13 @@ impl Core {
         let registry = self.registry_of(&realm).await?;
         let (_, findings) = Policy::check(&registry.draft);
         let latest = self.store.latest_release(&realm.id).await?;
-        let latest_policy = latest.as_ref().map(release_policy).transpose()?;
+        let latest_manifest = latest.as_ref().map(release_manifest).transpose()?;
+        let issuer = self.issuer(&realm.name);
+        let stale_issuer = latest_manifest
+            .as_ref()
+            .map(|m| m.issuer.clone())
+            .filter(|i| *i != issuer);
+        let latest_policy = latest_manifest.map(|m| m.policy);
         let unpublished = diff(latest_policy.as_ref(), &registry.draft);
         let latest = match latest {
             Some(r) => Some(self.summarise(&realm, r).await?),
@@ -68,7 +74,8 @@ impl Core {
         };
         Ok(RegistryView {
             pending: self.store.pending_request(&realm.id).await?,
-            warnings: findings.warnings,
+            warnings: naming_servers(&registry.draft, findings.warnings),
+            stale_issuer,
             unpublished,
             latest,
             registry,
@@ -370,8 +377,11 @@ impl Core {
         let realm = self.find_realm(realm_name).await?;
         let registry = self.draft_at(&realm, revision).await?;
         let latest = self.store.latest_release(&realm.id).await?;
+        let issuer = self.issuer(&realm.name);
         if let Some(latest) = &latest
-            && release_policy(latest)? == registry.draft
+            && let manifest = release_manifest(latest)?
+            && manifest.policy == registry.draft
+            && manifest.issuer == issuer
         {
             return Err(Error::Conflict(
                 format!(
@@ -593,10 +603,15 @@ impl Core {
     ) -> Result<Vec<MemberView>> {
         p.require(Permission::ViewRegistry)?;
         let realm = self.find_realm(realm_name).await?;
-        Ok(self
+        let members = self
             .store
             .list_members(&realm.id, group, MAX_MEMBERS_LISTED)
-            .await?)
+            .await?;
+        if members.is_empty() {
+            // A group nobody has ever heard of is a typo, not an empty group.
+            self.group_exists(&realm, group).await?;
+        }
+        Ok(members)
     }
 
     /// How many members each ring and unit has.
@@ -786,15 +801,15 @@ impl Core {
         match self.store.insert_request(&request, &event).await {
             Ok(()) => Ok(request),
             Err(StorageError::Conflict(_)) => {
-                let who = self
+                let (who, id) = self
                     .store
                     .pending_request(&realm.id)
                     .await?
-                    .map(|r| r.requested_by)
+                    .map(|r| (r.requested_by, r.id))
                     .unwrap_or_default();
                 Err(Error::Conflict(
                     format!(
-                        "A release asked for by {who} waits for approval: it is approved, rejected or withdrawn first."
+                        "A release asked for by {who} (request {id}) waits for approval: it is approved, rejected or withdrawn first."
                     )
                     .into(),
                 ))
@@ -1081,9 +1096,12 @@ fn check_draft(draft: &PolicyInput, server: Option<usize>) -> Result<PolicyInput
         Some(p) => Ok(p.to_input()),
         None => {
             let prefix = server.map(|i| format!("servers[{i}]."));
+            let errors = match server {
+                Some(_) => findings.errors,
+                None => naming_servers(draft, findings.errors),
+            };
             Err(Error::Findings(
-                findings
-                    .errors
+                errors
                     .into_iter()
                     .map(
                         |f| match prefix.as_deref().and_then(|p| f.field.strip_prefix(p)) {
@@ -1100,8 +1118,38 @@ fn check_draft(draft: &PolicyInput, server: Option<usize>) -> Result<PolicyInput
     }
 }
 
+/// Findings about `servers[i]…` say which server they are about: with hundreds of servers an
+/// index alone tells nobody which one to fix.
+fn naming_servers(draft: &PolicyInput, findings: Vec<Finding>) -> Vec<Finding> {
+    findings
+        .into_iter()
+        .map(|f| {
+            let id = f
+                .field
+                .strip_prefix("servers[")
+                .and_then(|rest| rest.split_once(']'))
+                .and_then(|(i, _)| i.parse::<usize>().ok())
+                .and_then(|i| draft.servers.get(i))
+                .map(|s| s.id.trim())
+                .filter(|id| !id.is_empty());
+            match id {
+                Some(id) => Finding {
+                    message: format!("server {id}: {}", f.message),
+                    field: f.field,
+                },
+                None => f,
+            }
+        })
+        .collect()
+}
+
 /// The policy a stored release carries.
 pub(crate) fn release_policy(r: &StoredRelease) -> Result<PolicyInput> {
+    Ok(release_manifest(r)?.policy)
+}
+
+/// The manifest a stored release carries.
+pub(crate) fn release_manifest(r: &StoredRelease) -> Result<Manifest> {
     let signed: SignedRelease = serde_json::from_str(&r.document).map_err(|e| {
         Error::Storage(StorageError::Corrupt(format!(
             "release {}: {e}",
@@ -1114,7 +1162,7 @@ pub(crate) fn release_policy(r: &StoredRelease) -> Result<PolicyInput> {
             r.sequence
         )))
     })?;
-    Ok(manifest.policy)
+    Ok(manifest)
 }
 
 fn stale(e: StorageError) -> Error {

@@ -89,11 +89,15 @@ pub enum RegistryCommand {
         /// Units that get it (repeatable).
         #[arg(long = "unit")]
         units: Vec<String>,
+        /// The exact version to pin, where the document's is a template (`${VERSION}`) or wrong:
+        /// sets the registry version and the package's.
+        #[arg(long)]
+        version: Option<String>,
         /// Add it to the draft (otherwise only print it).
         #[arg(long)]
         save: bool,
     },
-    /// Print the draft's policy (or a release's) as JSON, to edit and `apply`.
+    /// Print the draft (with its revision) or a release's policy as JSON, to edit and `apply`.
     Export {
         /// Realm name.
         #[arg(long, default_value = "default")]
@@ -103,14 +107,27 @@ pub enum RegistryCommand {
         release: Option<i64>,
     },
     /// Replace the draft with a policy file (JSON, as `export` prints it); nothing is written
-    /// unless all of it passes its checks.
+    /// unless all of it passes its checks, and not when the draft changed since it was exported.
     Apply {
         /// Realm name.
         #[arg(long, default_value = "default")]
         realm: String,
-        /// The policy file.
+        /// The policy file: `export`'s output (`{"revision", "policy"}`), or a bare policy.
         #[arg(long)]
         file: PathBuf,
+        /// The draft revision the file was made from, for a bare policy (`export` records it).
+        #[arg(long)]
+        revision: Option<i64>,
+    },
+    /// What publishing would change (the draft against the latest release), or what release N
+    /// changed, server by server and field by field.
+    Changes {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// A release number instead of the draft.
+        #[arg(long)]
+        release: Option<i64>,
     },
     /// Remove a server from the draft.
     Remove {
@@ -258,6 +275,73 @@ fn time(t: i64) -> String {
         .unwrap_or_else(|| t.to_string())
 }
 
+/// A policy file: `export`'s `{"revision", "policy"}`, or a bare policy. Unknown keys are
+/// refused with their path (`servers[1].tools.denied`): a misspelled rule must not vanish.
+fn parse_policy(
+    text: &[u8],
+) -> anyhow::Result<(portcullis_manifest::policy::PolicyInput, Option<i64>)> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Exported {
+        revision: i64,
+        policy: portcullis_manifest::policy::PolicyInput,
+    }
+    let value: serde_json::Value = serde_json::from_slice(text)?;
+    let exported = value.get("revision").is_some() && value.get("policy").is_some();
+    if exported {
+        let e: Exported = serde_path_to_error::deserialize(value)
+            .map_err(|e| anyhow::anyhow!("{}: {}", e.path(), e.inner()))?;
+        Ok((e.policy, Some(e.revision)))
+    } else {
+        let p = serde_path_to_error::deserialize(value)
+            .map_err(|e| anyhow::anyhow!("{}: {}", e.path(), e.inner()))?;
+        Ok((p, None))
+    }
+}
+
+/// A diff, server by server and field by field.
+fn print_diff(d: &portcullis_manifest::diff::Diff) -> anyhow::Result<()> {
+    if let Some((from, to)) = &d.mode {
+        say!("  mode: {from} → {to}");
+    }
+    for id in &d.added {
+        say!("  + {id}");
+    }
+    for id in &d.removed {
+        say!("  - {id}");
+    }
+    for c in &d.changed {
+        say!("  ~ {}", c.id);
+        for f in &c.fields {
+            say!(
+                "      {}: {} → {}",
+                f.field,
+                f.from.as_deref().unwrap_or("(none)"),
+                f.to.as_deref().unwrap_or("(none)")
+            );
+        }
+    }
+    for (sign, what, list) in [
+        ("+", "ring", &d.rings_added),
+        ("-", "ring", &d.rings_removed),
+        ("+", "unit", &d.units_added),
+        ("-", "unit", &d.units_removed),
+    ] {
+        for id in list {
+            say!("  {sign} {what} {id}");
+        }
+    }
+    for m in &d.units_moved {
+        say!(
+            "  ~ unit {}: parent {} → {}",
+            m.field,
+            m.from.as_deref().unwrap_or("(none)"),
+            m.to.as_deref().unwrap_or("(none)")
+        );
+    }
+    Ok(())
+}
+
 fn findings(e: authz::Error) -> anyhow::Error {
     match e {
         authz::Error::Findings(found) => anyhow::anyhow!(
@@ -339,6 +423,12 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                 None => say!("No release yet."),
             }
             say!("Unpublished: {}", v.unpublished.summary());
+            print_diff(&v.unpublished)?;
+            if let Some(old) = &v.stale_issuer {
+                say!(
+                    "warning: the latest release names issuer {old}, not this realm's issuer now: laptops refuse it; publish again (the server's public_url changed)."
+                );
+            }
             if let Some(p) = &v.pending {
                 say!(
                     "Waiting for approval: request {} by {} at {}",
@@ -355,6 +445,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
             id,
             rings,
             units,
+            version,
             save,
         } => {
             let prefer = Prefer::parse(&prefer).map_err(|m| anyhow::anyhow!("--prefer {m}"))?;
@@ -374,11 +465,25 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
             if let Some(id) = id {
                 imported.server.id = id;
             }
+            if let Some(v) = version {
+                imported.server.version = Some(v.clone());
+                if let Some(p) = imported.server.package.as_mut()
+                    && p.version.is_some()
+                {
+                    p.version = Some(v);
+                }
+            }
+            let given = !rings.is_empty() || !units.is_empty();
             imported.server.rings = rings;
             imported.server.units = units;
+            // The entry on stdout (valid JSON, to edit and apply); notes on stderr.
             say!("{}", serde_json::to_string_pretty(&imported.server)?);
-            for note in &imported.notes {
-                say!("note: {note}");
+            for note in imported
+                .notes
+                .iter()
+                .filter(|n| !(given && n.starts_with("No ring or unit gets it")))
+            {
+                eprintln!("note: {note}");
             }
             if save {
                 let revision = core
@@ -401,37 +506,71 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                 );
             }
         }
-        RegistryCommand::Export { realm, release } => {
-            let policy = match release {
+        RegistryCommand::Export { realm, release } => match release {
+            None => {
+                let r = core
+                    .registry(&cli, &realm)
+                    .await
+                    .map_err(core_error)?
+                    .registry;
+                let out = serde_json::json!({"revision": r.revision, "policy": r.draft});
+                say!("{}", serde_json::to_string_pretty(&out)?);
+            }
+            Some(n) => {
+                let (_, stored) = core
+                    .registry_release(&cli, &realm, n)
+                    .await
+                    .map_err(core_error)?;
+                let doc: serde_json::Value = serde_json::from_str(&stored.document)?;
+                say!(
+                    "{}",
+                    serde_json::to_string_pretty(&doc["manifest"]["policy"])?
+                );
+            }
+        },
+        RegistryCommand::Changes { realm, release } => {
+            let diff = match release {
                 None => {
                     core.registry(&cli, &realm)
                         .await
                         .map_err(core_error)?
-                        .registry
-                        .draft
+                        .unpublished
                 }
                 Some(n) => {
-                    let (_, stored) = core
-                        .registry_release(&cli, &realm, n)
+                    core.registry_release(&cli, &realm, n)
                         .await
-                        .map_err(core_error)?;
-                    let doc: serde_json::Value = serde_json::from_str(&stored.document)?;
-                    serde_json::from_value(doc["manifest"]["policy"].clone())?
+                        .map_err(core_error)?
+                        .0
+                        .diff
                 }
             };
-            say!("{}", serde_json::to_string_pretty(&policy)?);
+            say!("{}", diff.summary());
+            print_diff(&diff)?;
         }
-        RegistryCommand::Apply { realm, file } => {
+        RegistryCommand::Apply {
+            realm,
+            file,
+            revision,
+        } => {
             let text = std::fs::read(&file)
                 .map_err(|e| anyhow::anyhow!("Cannot read {}: {e}", file.display()))?;
-            let policy: portcullis_manifest::policy::PolicyInput = serde_json::from_slice(&text)
+            let (policy, from_file) = parse_policy(&text)
                 .map_err(|e| anyhow::anyhow!("{} is not a policy: {e}", file.display()))?;
-            let revision = core
+            let current = core
                 .registry(&cli, &realm)
                 .await
                 .map_err(core_error)?
                 .registry
                 .revision;
+            let revision = match (revision.or(from_file), current) {
+                (Some(r), _) => r,
+                // A realm without a draft yet: nothing to overwrite.
+                (None, 0) => 0,
+                (None, _) => anyhow::bail!(
+                    "Name the draft revision {} was made from (`registry export` records it; or --revision N; the draft is at {current}).",
+                    file.display()
+                ),
+            };
             let saved = core
                 .replace_registry_draft(&cli, &realm, revision, &policy, &meta)
                 .await
@@ -494,7 +633,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                     Cell::from(r.id),
                     Cell::from(time(r.published_at)),
                     Cell::from(r.published_by),
-                    Cell::from(r.approved_by.unwrap_or_default()),
+                    Cell::from(r.approved_by),
                     Cell::from(r.servers),
                     Cell::from(r.diff.summary()),
                 ])?;
@@ -512,7 +651,12 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
             let r = core
                 .approve_registry_request(&cli, &realm, &request, &meta)
                 .await
-                .map_err(core_error)?;
+                .map_err(|e| match e {
+                    authz::Error::Conflict(m) if m.starts_with("You asked") => anyhow::anyhow!(
+                        "{m} Releases asked for at the command line (as `cli`) are approved in the console by a security reviewer or an admin."
+                    ),
+                    other => core_error(other),
+                })?;
             say!("{}", published(Published::Release(r)));
         }
         RegistryCommand::Reject {
@@ -584,7 +728,13 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
         } => {
             let target =
                 portcullis_manifest::render::Target::parse(&harness, harness_version.as_deref())
-                    .map_err(|m| anyhow::anyhow!("--harness: {m}"))?;
+                    .map_err(|m| {
+                        if portcullis_manifest::render::Harness::parse(&harness).is_some() {
+                            anyhow::anyhow!("--harness-version: {m}")
+                        } else {
+                            anyhow::anyhow!("--harness: {m}")
+                        }
+                    })?;
             let (kind, id) = group.get();
             let request = authz::registry::DeliveryRequest {
                 target,
