@@ -70,6 +70,13 @@ pub struct Core {
     pub(crate) fetcher: Arc<dyn Fetcher>,
     pub(crate) documents: Arc<DocumentCache>,
     pub(crate) token_use: Arc<crate::access::usage::TokenUse>,
+    /// Each realm's latest release, parsed and checked, by release id: the MCP Registry API
+    /// answers from it instead of parsing the document on every request.
+    pub(crate) served_registries: Arc<
+        std::sync::Mutex<
+            std::collections::HashMap<crate::realms::RealmId, Arc<crate::registry::ServedRegistry>>,
+        >,
+    >,
 }
 
 impl std::fmt::Debug for Core {
@@ -100,6 +107,7 @@ impl Core {
             fetcher: Arc::new(NoFetcher),
             documents: Arc::default(),
             token_use: Arc::default(),
+            served_registries: Arc::default(),
         }
     }
 

@@ -108,8 +108,9 @@ fn random_looking(w: &str) -> bool {
             b'A'..=b'Z' => upper = true,
             b'a'..=b'z' => lower = true,
             b'0'..=b'9' => digit = true,
-            b'-' | b'_' | b'.' | b'+' | b'/' | b'=' | b':' => {}
-            _ => return false,
+            // Punctuation does not make a key less of a key (`…Jd!`), but a space ends a word.
+            b if b.is_ascii_whitespace() => return false,
+            _ => {}
         }
     }
     // A URL or a path is not a credential by its length alone.
@@ -149,11 +150,58 @@ pub fn check_value(name: &str, value: &str) -> Result<(), String> {
                 .into(),
         );
     }
-    let references = parts.iter().any(|p| matches!(p, Part::Var(_)));
-    if names_a_secret(name) && !references && !literal.trim().is_empty() {
-        return Err(format!(
-            "{name} carries a secret: reference the user's own with ${{NAME}} instead of a fixed value."
-        ));
+    // A value named a secret is a reference, after at most an authentication scheme:
+    // `${TOKEN}`, `Bearer ${TOKEN}`. Nothing fixed may ride along (`${UNSET}Basic dXNl…`).
+    if names_a_secret(name) {
+        let shaped = match parts.as_slice() {
+            [] | [Part::Var(_)] => true,
+            [Part::Literal(scheme), Part::Var(_)] => {
+                let word = scheme.trim_end();
+                scheme.ends_with(' ')
+                    && !word.is_empty()
+                    && word.len() <= 20
+                    && word.bytes().all(|b| b.is_ascii_alphabetic())
+            }
+            _ => false,
+        };
+        if !shaped {
+            return Err(format!(
+                "{name} carries a secret: its value is the user's own ${{NAME}}, after at most a scheme (Bearer ${{MY_TOKEN}}), with nothing fixed beside it."
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a command's arguments.
+///
+/// None looks like a credential, and none follows (or is joined to) a flag that names a
+/// secret unless it is a `${VAR}` reference (`--token ${MY_TOKEN}`, never `--token hunter2` or
+/// `--password=…`). The index of the first bad argument and why.
+///
+/// # Errors
+/// The argument's index and the message for the user.
+pub fn check_args(args: &[String]) -> Result<(), (usize, String)> {
+    let flag_names_secret =
+        |a: &str| a.starts_with('-') && names_a_secret(a.trim_start_matches('-'));
+    for (i, a) in args.iter().enumerate() {
+        check_value("argument", a).map_err(|m| (i, m))?;
+        let (flag, joined) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with('-') => (f, Some(v)),
+            _ => (a.as_str(), None),
+        };
+        if !flag_names_secret(flag) {
+            continue;
+        }
+        let value = match joined {
+            Some(v) => Some((i, v)),
+            None => args.get(i + 1).map(|v| (i + 1, v.as_str())),
+        };
+        if let Some((at, v)) = value
+            && !v.starts_with('-')
+        {
+            check_value(flag.trim_start_matches('-'), v).map_err(|m| (at, m))?;
+        }
     }
     Ok(())
 }
@@ -161,6 +209,25 @@ pub fn check_value(name: &str, value: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arguments_after_secret_flags_are_references() {
+        let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            check_args(&args(&["--stdio", "--token", "${MY_TOKEN}"])),
+            Ok(())
+        );
+        assert_eq!(check_args(&args(&["--port", "8080", "--verbose"])), Ok(()));
+        assert_eq!(
+            check_args(&args(&["--token", "hunter2hunter2"])).map_err(|e| e.0),
+            Err(1)
+        );
+        assert_eq!(
+            check_args(&args(&["--password=CorrectHorseBatteryStaple"])).map_err(|e| e.0),
+            Err(0)
+        );
+        assert!(check_args(&args(&["--api-key", "${KEY}", "--secret=${S}"])).is_ok());
+    }
 
     #[test]
     fn references_are_parsed_and_bad_ones_named() {
@@ -200,6 +267,9 @@ mod tests {
             ("Authorization", "Basic dXNlcjpwYXNz"),
             ("API_TOKEN", "hunter2"),
             ("Cookie", "session=abc"),
+            ("Authorization", "${UNSET}Basic dXNlcjpwYXNz"),
+            ("API_TOKEN", "${HOME}hunter2"),
+            ("X-Key", "q8Zt3LmW9vXr2Kp7Nc4Hs6Jd!"),
             ("X-Custom", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig"),
         ] {
             assert!(check_value(bad.0, bad.1).is_err(), "{bad:?}");

@@ -492,6 +492,29 @@ pub fn canonical_url(raw: &str) -> Result<String, String> {
     }
     // The url crate lower-cases scheme and host and drops the default port already.
     let host = url.host_str().unwrap_or_default();
+    // Harness allowlists read `*` as a wildcard: a URL names one server, nothing more.
+    let host_ok = match url.host() {
+        Some(url::Host::Domain(d)) => d
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.'),
+        Some(_) => true,
+        None => false,
+    };
+    if !host_ok {
+        return Err(format!(
+            "{}: a host is letters, digits, '-' and '.' (no wildcards).",
+            shown(host)
+        ));
+    }
+    if url
+        .path()
+        .bytes()
+        .any(|b| matches!(b, b'*' | b'$' | b'{' | b'}' | b'\\' | b'`' | b'"' | b'\''))
+    {
+        return Err(
+            "The path names one server: no '*', '$', braces, quotes or backslashes.".into(),
+        );
+    }
     let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
     let path = match url.path() {
         "/" => "/",
@@ -521,6 +544,16 @@ fn package(p: &PackageInput, f: &mut Findings) -> Option<Package> {
     };
     let identifier = p.identifier.trim().to_owned();
     let before = f.errors.len();
+    if identifier.starts_with('-') {
+        f.error(
+            "package.identifier",
+            format!(
+                "{}: a name, not an option (it is passed to npx, uvx or docker).",
+                shown(&identifier)
+            ),
+        );
+        return None;
+    }
     match kind {
         PackageType::Npm => {
             let (scope, name) = match identifier.strip_prefix('@') {
@@ -619,9 +652,10 @@ fn command(c: &CommandInput, f: &mut Findings) -> Option<Command> {
     for (i, a) in c.args.iter().enumerate() {
         if a.len() > 4096 || a.contains('\0') {
             f.error(format!("command.args[{i}]"), "At most 4096 characters.");
-        } else if let Err(m) = check_value("argument", a) {
-            f.error(format!("command.args[{i}]"), m);
         }
+    }
+    if let Err((i, m)) = crate::secrets::check_args(&c.args) {
+        f.error(format!("command.args[{i}]"), m);
     }
     let sha256 = match c.sha256.as_deref().map(str::trim) {
         None | Some("") => {
@@ -751,7 +785,23 @@ fn https_url(field: &str, raw: &str, f: &mut Findings) -> String {
         Ok(u) if u.scheme() == "https" && u.host_str().is_some() && u.fragment().is_none() => {}
         _ => f.error(field, format!("{}: an https URL.", shown(raw))),
     }
+    if let Err(m) = no_expansion(raw) {
+        f.error(field, m);
+    }
     raw.to_owned()
+}
+
+/// Harnesses expand `$VAR` (Gemini CLI) and `{env:…}` / `{file:…}` (OpenCode) anywhere in
+/// their settings: a value the registry delivers must not contain what they would replace
+/// with a user's variable or file.
+fn no_expansion(value: &str) -> Result<(), String> {
+    if value.contains(['$', '{', '}']) {
+        return Err(format!(
+            "{}: no '$' or braces (harnesses would replace them with a user's variables or files).",
+            shown(value)
+        ));
+    }
+    Ok(())
 }
 
 fn scopes(list: &[String], f: &mut Findings) -> Vec<String> {
@@ -762,12 +812,13 @@ fn scopes(list: &[String], f: &mut Findings) -> Vec<String> {
         let ok = !s.is_empty()
             && s.len() <= 128
             && s.bytes()
-                .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b));
+                .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b))
+            && no_expansion(s).is_ok();
         if !ok {
             f.error(
                 format!("auth.scopes[{i}]"),
                 format!(
-                    "{}: a scope is one word of visible characters (RFC 6749).",
+                    "{}: a scope is one word of visible characters (RFC 6749), without '$' or braces (harnesses would expand them).",
                     shown(s)
                 ),
             );
@@ -809,6 +860,15 @@ fn auth(a: Option<&AuthInput>, transport: Option<&Transport>, f: &mut Findings) 
                 .is_some_and(|c| c.is_empty() || c.len() > 255)
             {
                 f.error("auth.clientId", "1 to 255 characters.");
+            } else if let Some(c) = client_id.as_deref()
+                && (c.chars().any(|ch| {
+                    ch.is_control() || ch.is_whitespace() || matches!(ch, '"' | '\\' | '`')
+                }) || no_expansion(c).is_err())
+            {
+                f.error(
+                    "auth.clientId",
+                    "One word of visible characters, without '$', braces, quotes or backslashes.",
+                );
             }
             let client_metadata_url = a
                 .client_metadata_url

@@ -1128,8 +1128,7 @@ fn fixed_text_a_harness_would_expand_is_refused_not_written() {
     let mut s = remote("shop", "https://shop.example.com/mcp");
     s.title = "Pay $USER".into();
     s.headers.insert("X-Note".into(), "costs $HOME".into());
-    s.headers
-        .insert("X-File".into(), "{file:~/.ssh/id_ed25519}".into());
+    s.headers.insert("X-File".into(), "{file:~/.netrc}".into());
     let gemini = render_one(Harness::Gemini, "allowlist", s.clone(), &Options::default());
     let text = file(&gemini, "settings.json");
     assert!(!text.contains("$HOME") && !text.contains("$USER"), "{text}");

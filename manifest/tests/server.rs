@@ -350,3 +350,52 @@ fn a_policy_fails_closed_on_an_unknown_mode_and_checks_what_servers_name() {
         "{f:?}"
     );
 }
+
+/// What a harness would read as a wildcard, an option or an expansion never gets into a
+/// policy (security review of issue 20: M1, M2, L3).
+#[test]
+fn wildcards_options_and_expansions_are_refused() {
+    for url in [
+        "https://*/*",
+        "https://*.example.com/mcp",
+        "https://mcp.example.com/*",
+        "https://mcp.example.com/${PATH}",
+    ] {
+        let m = error_on(&remote("wiki", url), "url");
+        assert!(!m.is_empty(), "{url}");
+    }
+    let m = error_on(&npm("x", "-y", "1.0.0"), "package.identifier");
+    assert!(m.contains("not an option"), "{m}");
+    let oauth = |client_id: &str, scope: &str, issuer: &str| ServerInput {
+        auth: Some(AuthInput {
+            mode: "oauth".into(),
+            client_id: Some(client_id.into()),
+            issuer: Some(issuer.into()),
+            scopes: vec![scope.into()],
+            ..Default::default()
+        }),
+        ..remote("wiki", "https://mcp.example.com/mcp")
+    };
+    error_on(
+        &oauth("{file:~/.ssh/id_rsa}", "read", "https://as.example.com"),
+        "auth.clientId",
+    );
+    error_on(
+        &oauth(
+            "acme",
+            "{env:AWS_SECRET_ACCESS_KEY}",
+            "https://as.example.com",
+        ),
+        "auth.scopes[0]",
+    );
+    error_on(
+        &oauth("acme", "read", "https://as.example.com/$HOME"),
+        "auth.issuer",
+    );
+    let (ok, f) = Server::check(&oauth(
+        "acme-client",
+        "tools:read",
+        "https://as.example.com",
+    ));
+    assert!(ok.is_some(), "{f:?}");
+}

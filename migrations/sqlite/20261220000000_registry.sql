@@ -23,16 +23,24 @@ CREATE TABLE registry_releases (
     published_by TEXT NOT NULL,
     approved_by TEXT,
     rollback_of BIGINT,
+    -- How many servers it holds and what it changed, for listing without the documents.
+    servers BIGINT NOT NULL,
+    changes TEXT NOT NULL,
     PRIMARY KEY (realm_id, sequence),
     UNIQUE (realm_id, id)
 );
 
--- A publish (or roll back) that waits for a second person; at most one waits per realm.
+-- A publish, a roll back, or turning approval off, that waits for a second person; at most
+-- one waits per realm. `base_sequence` is the latest release when it was asked for: once
+-- another release is published, it can no longer be approved. `settings` (JSON) is set for a
+-- settings change, whose `policy` is then the draft as it was.
 CREATE TABLE registry_requests (
     id TEXT PRIMARY KEY NOT NULL,
     realm_id TEXT NOT NULL REFERENCES realms (id) ON DELETE CASCADE,
     policy TEXT NOT NULL,
     rollback_of BIGINT,
+    base_sequence BIGINT NOT NULL,
+    settings TEXT,
     requested_by TEXT NOT NULL,
     requested_at BIGINT NOT NULL,
     status TEXT NOT NULL,

@@ -88,17 +88,23 @@ fn refused(e: authz::Error, realm: &str) -> Response {
     }
 }
 
-/// `body` as JSON with the release's ETag, or `304` when the client has it already.
-fn with_etag(headers: &HeaderMap, etag: &str, cache: &'static str, body: String) -> Response {
-    let etag = format!("\"{etag}\"");
-    let seen = headers
+/// Whether the request's `If-None-Match` names release `id`.
+fn matches(headers: &HeaderMap, id: &str) -> bool {
+    let etag = format!("\"{id}\"");
+    headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| {
             v.split(',')
                 .map(|t| t.trim().trim_start_matches("W/"))
                 .any(|t| t == etag || t == "*")
-        });
+        })
+}
+
+/// `body` as JSON with the release's ETag, or `304` when the client has it already.
+fn with_etag(headers: &HeaderMap, id: &str, cache: &'static str, body: String) -> Response {
+    let seen = matches(headers, id);
+    let etag = format!("\"{id}\"");
     let mut res = if seen {
         StatusCode::NOT_MODIFIED.into_response()
     } else {

@@ -216,6 +216,7 @@ const READS: &[&str] = &[
     "import_registry_server",
     // The published registry over HTTP (releases, MCP Registry API): reads.
     "served_release",
+    "served_release_id",
     "served_registry",
 ];
 
@@ -350,6 +351,16 @@ macro_rules! registry_writes {
                     .unwrap_or(-1)
             }
         };
+        let digest = |c: &Core| {
+            let c = c.clone();
+            async move {
+                c.registry(&Principal::cli(), "default")
+                    .await
+                    .ok()
+                    .and_then(|v| v.pending_digest)
+                    .unwrap_or_default()
+            }
+        };
         let reviewer = Principal {
             email: "rev@example.com".into(),
             role: crate::policy::Role::SecurityReviewer,
@@ -475,7 +486,7 @@ macro_rules! registry_writes {
         let id = ask(&$core, "one").await;
         $write!(
             "approve_registry_request",
-            $core.approve_registry_request(&reviewer, $d, &id, &$m)
+            $core.approve_registry_request(&reviewer, $d, &id, &digest(&$core).await, &$m)
         );
         let id = ask(&$core, "two").await;
         $write!(

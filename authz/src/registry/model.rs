@@ -86,6 +86,56 @@ pub struct StoredRelease {
     pub approved_by: Option<String>,
     /// The release whose content it publishes again (a roll back).
     pub rollback_of: Option<i64>,
+    /// How many servers it holds.
+    pub servers: i64,
+    /// What it changed against the release before, in words (`2 added, 1 changed`).
+    pub changes: String,
+}
+
+impl StoredRelease {
+    /// Everything but the document, as listed.
+    pub fn head(&self) -> ReleaseHead {
+        ReleaseHead {
+            sequence: self.sequence,
+            id: self.id.clone(),
+            published_at: self.published_at,
+            published_by: self.published_by.clone(),
+            approved_by: self.approved_by.clone(),
+            rollback_of: self.rollback_of,
+            servers: self.servers,
+            changes: self.changes.clone(),
+        }
+    }
+}
+
+/// A release as listed: what it is, without its document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleaseHead {
+    /// 1, 2, …
+    pub sequence: i64,
+    /// Content id.
+    pub id: String,
+    /// When.
+    pub published_at: UnixTime,
+    /// Who asked.
+    pub published_by: String,
+    /// Who approved.
+    pub approved_by: Option<String>,
+    /// The release it rolled back to.
+    pub rollback_of: Option<i64>,
+    /// Servers in it.
+    pub servers: i64,
+    /// What it changed, in words.
+    pub changes: String,
+}
+
+/// Settings a request would set (turning approval off needs a second person).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SettingsChange {
+    /// Releases wait for a second person.
+    pub require_approval: bool,
+    /// Who may read the registry over HTTP.
+    pub api_access: ApiAccess,
 }
 
 /// What happened to a publish request.
@@ -136,6 +186,11 @@ pub struct PublishRequest {
     pub policy: PolicyInput,
     /// The release whose content it publishes again.
     pub rollback_of: Option<i64>,
+    /// The latest release when it was asked for (0: none): it is approved only while that is
+    /// still the latest.
+    pub base_sequence: i64,
+    /// A settings change instead of a release.
+    pub settings: Option<SettingsChange>,
     /// Who asked.
     pub requested_by: String,
     /// When.
@@ -282,6 +337,12 @@ pub struct RegistryView {
     pub unpublished: Diff,
     /// The request waiting for approval.
     pub pending: Option<PublishRequest>,
+    /// What the waiting request would publish, against the latest release (what an approver
+    /// reviews: not the draft, which may have changed since).
+    pub pending_diff: Option<Diff>,
+    /// The waiting request's digest (SHA-256 of its policy's canonical JSON): an approval
+    /// names it, so what is approved is what was shown.
+    pub pending_digest: Option<String>,
     /// The issuer the latest release names, when it is not the realm's issuer now (the
     /// server's public URL changed since): laptops refuse it until it is published again.
     pub stale_issuer: Option<String>,
@@ -296,6 +357,24 @@ pub struct GroupsInput {
     pub rings: Vec<String>,
     /// Units with their parents.
     pub units: Vec<portcullis_manifest::policy::Unit>,
+}
+
+/// What a settings change did.
+#[derive(Debug, Clone)]
+pub enum SettingsOutcome {
+    /// Saved.
+    Saved(Registry),
+    /// Turning approval off waits for a second person.
+    AwaitingApproval(PublishRequest),
+}
+
+/// What an approval did.
+#[derive(Debug, Clone)]
+pub enum Approved {
+    /// A release was published.
+    Release(ReleaseSummary),
+    /// The settings asked for were saved.
+    Settings(Registry),
 }
 
 /// What a publish did.

@@ -2,9 +2,9 @@
 //! govern it (approval, HTTP access), publish and roll back (signed releases, through a second
 //! person when the realm asks for it), and manage who is in each ring and unit.
 use super::model::{
-    ApiAccess, GroupKind, GroupsInput, MAX_MEMBERS_LISTED, MAX_RELEASE_BYTES, MemberKind,
-    MemberView, Membership, PublishRequest, Published, Registry, RegistryView, ReleaseSummary,
-    RequestStatus, SavedDraft, StoredRelease,
+    ApiAccess, Approved, GroupKind, GroupsInput, MAX_MEMBERS_LISTED, MAX_RELEASE_BYTES, MemberKind,
+    MemberView, Membership, PublishRequest, Published, Registry, RegistryView, ReleaseHead,
+    ReleaseSummary, RequestStatus, SavedDraft, SettingsChange, SettingsOutcome, StoredRelease,
 };
 use crate::audit::{AuditSubject, RequestMeta, action, changes};
 use crate::core::Core;
@@ -72,8 +72,18 @@ impl Core {
             Some(r) => Some(self.summarise(&realm, r).await?),
             None => None,
         };
+        let pending = self.store.pending_request(&realm.id).await?;
+        let pending_diff = pending
+            .as_ref()
+            .map(|r| diff(latest_policy.as_ref(), &r.policy));
+        let pending_digest = pending
+            .as_ref()
+            .map(|r| request_digest(&r.policy))
+            .transpose()?;
         Ok(RegistryView {
-            pending: self.store.pending_request(&realm.id).await?,
+            pending,
+            pending_diff,
+            pending_digest,
             warnings: naming_servers(&registry.draft, findings.warnings),
             stale_issuer,
             unpublished,
@@ -285,13 +295,40 @@ impl Core {
         require_approval: bool,
         api_access: ApiAccess,
         meta: &RequestMeta,
-    ) -> Result<Registry> {
+    ) -> Result<SettingsOutcome> {
         p.require(Permission::ManageRegistry)?;
         let realm = self.find_realm(realm_name).await?;
-        if api_access == ApiAccess::Bearer {
-            self.ensure_registry_resource(p, &realm, meta).await?;
-        }
         let registry = self.registry_of(&realm).await?;
+        // The two-person rule cannot be switched off by one person.
+        if registry.require_approval && !require_approval {
+            let draft = registry.draft.clone();
+            let change = SettingsChange {
+                require_approval,
+                api_access,
+            };
+            let request = self
+                .request_release(p, &realm, draft, None, Some(change), meta)
+                .await?;
+            return Ok(SettingsOutcome::AwaitingApproval(request));
+        }
+        self.apply_settings(p, &realm, require_approval, api_access, meta)
+            .await
+            .map(SettingsOutcome::Saved)
+    }
+
+    /// Writes the registry's settings (checked by the caller).
+    async fn apply_settings(
+        &self,
+        p: &Principal,
+        realm: &Realm,
+        require_approval: bool,
+        api_access: ApiAccess,
+        meta: &RequestMeta,
+    ) -> Result<Registry> {
+        if api_access == ApiAccess::Bearer {
+            self.ensure_registry_resource(p, realm, meta).await?;
+        }
+        let registry = self.registry_of(realm).await?;
         let expected = (registry.revision > 0).then_some(registry.revision);
         let details = changes(
             &serde_json::json!({"require_approval": registry.require_approval, "api_access": registry.api_access.as_str()}),
@@ -338,12 +375,23 @@ impl Core {
                     "The registry's URL {uri} is not a resource URI: {m}"
                 ))
             })?;
-        if self
-            .store
-            .find_resource_by_uri(&realm.id, &parsed)
-            .await?
-            .is_some()
-        {
+        if let Some(existing) = self.store.find_resource_by_uri(&realm.id, &parsed).await? {
+            // A developer's waiting submission, or a disabled resource, is no audience an
+            // admin chose for the registry.
+            if existing.submitted_by.is_some() || !existing.enabled {
+                return Err(Error::Conflict(
+                    format!(
+                        "Resource {} has the registry's URL but is {}: enable it (or delete it) first.",
+                        existing.slug,
+                        if existing.submitted_by.is_some() {
+                            "a developer's submission waiting for an admin"
+                        } else {
+                            "disabled"
+                        }
+                    )
+                    .into(),
+                ));
+            }
             return Ok(());
         }
         let input = crate::resources::ResourceInput {
@@ -393,7 +441,7 @@ impl Core {
         }
         if registry.require_approval {
             let request = self
-                .request_release(p, &realm, registry.draft.clone(), None, meta)
+                .request_release(p, &realm, registry.draft.clone(), None, None, meta)
                 .await?;
             return Ok(Published::AwaitingApproval(request));
         }
@@ -441,7 +489,7 @@ impl Core {
         let registry = self.registry_of(&realm).await?;
         if registry.require_approval {
             let request = self
-                .request_release(p, &realm, policy, Some(sequence), meta)
+                .request_release(p, &realm, policy, Some(sequence), None, meta)
                 .await?;
             return Ok(Published::AwaitingApproval(request));
         }
@@ -462,8 +510,9 @@ impl Core {
         p: &Principal,
         realm_name: &str,
         request_id: &str,
+        digest: &str,
         meta: &RequestMeta,
-    ) -> Result<ReleaseSummary> {
+    ) -> Result<Approved> {
         p.require(Permission::ApproveReleases)?;
         let realm = self.find_realm(realm_name).await?;
         let request = self.pending(&realm, request_id).await?;
@@ -473,16 +522,77 @@ impl Core {
                     .into(),
             ));
         }
+        // What is approved is what the approver was shown.
+        if digest.trim() != request_digest(&request.policy)? {
+            return Err(Error::Conflict(
+                "This is not the content you reviewed (its digest differs): look at the request again."
+                    .into(),
+            ));
+        }
+        let latest = self
+            .store
+            .latest_release_head(&realm.id)
+            .await?
+            .map_or(0, |h| h.sequence);
+        if latest != request.base_sequence {
+            return Err(Error::Conflict(
+                format!(
+                    "Release {latest} was published after this request was made: it is withdrawn and asked for again."
+                )
+                .into(),
+            ));
+        }
+        if let Some(change) = request.settings {
+            let mut event = self.event(
+                &realm.id,
+                &p.email,
+                action::REGISTRY_SETTINGS,
+                AuditSubject::Registry,
+                meta,
+            );
+            event.details = serde_json::json!({"request": request.id, "requested_by": request.requested_by, "approved": true});
+            self.store
+                .close_request(
+                    &request.id,
+                    RequestStatus::Published,
+                    &p.email,
+                    self.now(),
+                    None,
+                    &event,
+                )
+                .await
+                .map_err(|e| match e {
+                    StorageError::NotFound => {
+                        Error::Conflict("The request was decided meanwhile.".into())
+                    }
+                    other => other.into(),
+                })?;
+            let requester = Principal {
+                email: request.requested_by.clone(),
+                ..p.clone()
+            };
+            let saved = self
+                .apply_settings(
+                    &requester,
+                    &realm,
+                    change.require_approval,
+                    change.api_access,
+                    meta,
+                )
+                .await?;
+            return Ok(Approved::Settings(saved));
+        }
         self.release(
             &realm,
             request.policy.clone(),
             &request.requested_by,
             Some(&p.email),
             request.rollback_of,
-            Some(&request.id),
+            Some((&request.id, request.base_sequence)),
             meta,
         )
         .await
+        .map(Approved::Release)
     }
 
     /// Rejects a waiting request, with the reason its author sees.
@@ -556,18 +666,13 @@ impl Core {
         realm_name: &str,
         before: Option<i64>,
         limit: u32,
-    ) -> Result<(Vec<ReleaseSummary>, u64)> {
+    ) -> Result<(Vec<ReleaseHead>, u64)> {
         p.require(Permission::ViewRegistry)?;
         let realm = self.find_realm(realm_name).await?;
-        let (rows, total) = self
+        Ok(self
             .store
             .list_releases(&realm.id, before, limit.clamp(1, 100))
-            .await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for r in rows {
-            out.push(self.summarise(&realm, r).await?);
-        }
-        Ok((out, total))
+            .await?)
     }
 
     /// One release: what it changed and its signed document.
@@ -601,7 +706,9 @@ impl Core {
         realm_name: &str,
         group: (GroupKind, &str),
     ) -> Result<Vec<MemberView>> {
+        // Members are people's emails: for those who may see the realm's people.
         p.require(Permission::ViewRegistry)?;
+        p.require(Permission::ViewPeople)?;
         let realm = self.find_realm(realm_name).await?;
         let members = self
             .store
@@ -716,6 +823,7 @@ impl Core {
         member: (MemberKind, &str),
     ) -> Result<Vec<(GroupKind, String)>> {
         p.require(Permission::ViewRegistry)?;
+        p.require(Permission::ViewPeople)?;
         let realm = self.find_realm(realm_name).await?;
         let id = self.member_id(&realm, member).await?;
         Ok(self.store.groups_of(&realm.id, (member.0, &id)).await?)
@@ -767,8 +875,14 @@ impl Core {
         realm: &Realm,
         policy: PolicyInput,
         rollback_of: Option<i64>,
+        settings: Option<SettingsChange>,
         meta: &RequestMeta,
     ) -> Result<PublishRequest> {
+        let base_sequence = self
+            .store
+            .latest_release_head(&realm.id)
+            .await?
+            .map_or(0, |h| h.sequence);
         let request = PublishRequest {
             id: crate::ids::RegistryRequestId::generate()
                 .as_str()
@@ -776,6 +890,8 @@ impl Core {
             realm_id: realm.id.clone(),
             policy,
             rollback_of,
+            base_sequence,
+            settings,
             requested_by: p.email.clone(),
             requested_at: self.now(),
             status: RequestStatus::Pending,
@@ -796,6 +912,8 @@ impl Core {
         event.details = serde_json::json!({
             "request": request.id,
             "rollback_of": rollback_of,
+            "settings": settings,
+            "digest": request_digest(&request.policy)?,
             "summary": diff(latest_policy.as_ref(), &request.policy).summary(),
         });
         match self.store.insert_request(&request, &event).await {
@@ -862,7 +980,7 @@ impl Core {
         published_by: &str,
         approved_by: Option<&str>,
         rollback_of: Option<i64>,
-        request: Option<&str>,
+        request: Option<(&str, i64)>,
         meta: &RequestMeta,
     ) -> Result<ReleaseSummary> {
         let keys = self.realm_keys(realm, Some(RELEASE_ALG)).await?;
@@ -872,6 +990,15 @@ impl Core {
             .ok_or_else(|| Error::Internal("no active release signing key".into()))?;
         for _ in 0..5 {
             let latest = self.store.latest_release(&realm.id).await?;
+            // An approved request publishes only over the release it was asked against.
+            if let Some((_, base)) = request
+                && latest.as_ref().map_or(0, |l| l.sequence) != base
+            {
+                return Err(Error::Conflict(
+                    "Another release was published after this request was made: it is withdrawn and asked for again."
+                        .into(),
+                ));
+            }
             let latest_policy = latest.as_ref().map(release_policy).transpose()?;
             let now = self.now();
             let manifest = Manifest {
@@ -909,8 +1036,14 @@ impl Core {
                 published_by: published_by.to_owned(),
                 approved_by: approved_by.map(str::to_owned),
                 rollback_of,
+                servers: i64::try_from(policy.servers.len()).unwrap_or(i64::MAX),
+                changes: String::new(),
             };
             let d = diff(latest_policy.as_ref(), &policy);
+            let stored = StoredRelease {
+                changes: d.summary(),
+                ..stored
+            };
             let verb = if rollback_of.is_some() {
                 action::REGISTRY_ROLLBACK
             } else {
@@ -931,7 +1064,7 @@ impl Core {
                 "published_by": published_by,
                 "approved_by": approved_by,
                 "rollback_of": rollback_of,
-                "request": request,
+                "request": request.map(|(id, _)| id),
             });
             // A roll back makes the draft what it publishes.
             let current = if rollback_of.is_some() {
@@ -957,7 +1090,7 @@ impl Core {
             }
             let effects = ReleaseEffects {
                 draft: draft.as_ref().map(|(r, e)| (r, *e)),
-                request,
+                request: request.map(|(id, _)| id),
             };
             match self.store.insert_release(&stored, effects, &event).await {
                 Ok(()) => {
@@ -1091,6 +1224,14 @@ impl Core {
 /// Checks a draft whole. With `server`, the errors under `servers[server].` are given without
 /// that prefix (they are the edited server's fields); others keep their path.
 fn check_draft(draft: &PolicyInput, server: Option<usize>) -> Result<PolicyInput> {
+    // A release holds the draft and is read by every laptop: half of its limit for the draft.
+    let size = serde_json::to_vec(draft).map_or(usize::MAX, |v| v.len());
+    if size > MAX_RELEASE_BYTES / 2 {
+        return Err(Error::invalid(format!(
+            "The registry would be {size} bytes; at most {} (remove servers, or shorten them).",
+            MAX_RELEASE_BYTES / 2
+        )));
+    }
     let (checked, findings): (Option<Policy>, Findings) = Policy::check(draft);
     match checked {
         Some(p) => Ok(p.to_input()),
@@ -1116,6 +1257,12 @@ fn check_draft(draft: &PolicyInput, server: Option<usize>) -> Result<PolicyInput
             ))
         }
     }
+}
+
+/// A request's digest: the SHA-256 of its policy's canonical JSON (RFC 8785), lowercase hex.
+pub(crate) fn request_digest(policy: &PolicyInput) -> Result<String> {
+    let bytes = portcullis_manifest::canonical::to_canonical(policy).map_err(Error::Internal)?;
+    Ok(portcullis_manifest::canonical::release_id(&bytes))
 }
 
 /// Findings about `servers[i]…` say which server they are about: with hundreds of servers an

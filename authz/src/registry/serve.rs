@@ -25,9 +25,7 @@ impl Core {
         let realm = self.registry_reader(realm_name, bearer).await?;
         let found = match which {
             ReleaseSelector::Latest => self.store.latest_release(&realm.id).await?,
-            ReleaseSelector::Id(id)
-                if id.len() == 64 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) =>
-            {
+            ReleaseSelector::Id(id) if is_release_id(id) => {
                 self.store.release_by_id(&realm.id, id).await?
             }
             ReleaseSelector::Id(_) => None,
@@ -44,10 +42,27 @@ impl Core {
         &self,
         realm_name: &str,
         bearer: Option<&str>,
-    ) -> Result<ServedRegistry> {
+    ) -> Result<std::sync::Arc<ServedRegistry>> {
+        let realm = self.registry_reader(realm_name, bearer).await?;
+        let head = self
+            .store
+            .latest_release_head(&realm.id)
+            .await?
+            .ok_or_else(|| Error::not_found("release", realm_name))?;
+        let cached = self
+            .served_registries
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&realm.id).cloned())
+            .filter(|s| s.id == head.id);
+        if let Some(served) = cached {
+            return Ok(served);
+        }
         let release = self
-            .served_release(realm_name, ReleaseSelector::Latest, bearer)
-            .await?;
+            .store
+            .release_by_id(&realm.id, &head.id)
+            .await?
+            .ok_or_else(|| Error::not_found("release", realm_name))?;
         let signed: SignedRelease = serde_json::from_str(&release.document)
             .map_err(|e| Error::Internal(format!("release {}: {e}", release.sequence)))?;
         let manifest: Manifest = serde_json::from_value(signed.manifest)
@@ -63,7 +78,7 @@ impl Core {
                     .ok()
             })
             .unwrap_or_default();
-        Ok(ServedRegistry {
+        let served = std::sync::Arc::new(ServedRegistry {
             id: release.id,
             servers: policy.servers,
             info: ReleaseInfo {
@@ -71,7 +86,36 @@ impl Core {
                 published_at: published,
                 namespace: ReleaseInfo::namespace_of(&manifest.issuer),
             },
-        })
+        });
+        if let Ok(mut cache) = self.served_registries.lock() {
+            cache.insert(realm.id.clone(), served.clone());
+        }
+        Ok(served)
+    }
+
+    /// The id of the release `which` names, when the caller may read it: the cheap answer to
+    /// `If-None-Match` (no document is loaded). For an id, the id itself once it is well formed
+    /// (releases never change).
+    ///
+    /// # Errors
+    /// As [`Core::served_release`].
+    pub async fn served_release_id(
+        &self,
+        realm_name: &str,
+        which: ReleaseSelector<'_>,
+        bearer: Option<&str>,
+    ) -> Result<String> {
+        let realm = self.registry_reader(realm_name, bearer).await?;
+        match which {
+            ReleaseSelector::Latest => Ok(self
+                .store
+                .latest_release_head(&realm.id)
+                .await?
+                .ok_or_else(|| Error::not_found("release", realm_name))?
+                .id),
+            ReleaseSelector::Id(id) if is_release_id(id) => Ok(id.to_owned()),
+            ReleaseSelector::Id(_) => Err(Error::not_found("release", realm_name)),
+        }
     }
 
     /// The realm, when the caller may read its registry.
@@ -111,4 +155,9 @@ impl Core {
             }
         }
     }
+}
+
+/// 64 lowercase hex digits.
+fn is_release_id(id: &str) -> bool {
+    id.len() == 64 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }

@@ -1,6 +1,9 @@
 //! The registry's operations end to end on SQLite: edit, publish, verify, history, approval,
 //! roll back, members, and who may read it over HTTP.
-use super::{ApiAccess, GroupKind, GroupsInput, MemberKind, Published, ReleaseSelector};
+use super::{
+    ApiAccess, Approved, GroupKind, GroupsInput, MemberKind, Published, ReleaseSelector,
+    SettingsOutcome,
+};
 use crate::audit::RequestMeta;
 use crate::core::{Core, CoreConfig};
 use crate::error::Error;
@@ -191,14 +194,16 @@ async fn history_diff_nothing_to_publish_and_stale_edits() {
         .expect("list");
     assert_eq!(total, 2);
     assert_eq!(list[0].sequence, 2);
-    assert_eq!(list[0].diff.added, vec!["jira"]);
-    let fields: Vec<&str> = list[0].diff.changed[0]
+    assert_eq!(list[0].changes, "1 added, 1 changed");
+    let (two, _) = core.registry_release(&p, "default", 2).await.expect("two");
+    assert_eq!(two.diff.added, vec!["jira"]);
+    let fields: Vec<&str> = two.diff.changed[0]
         .fields
         .iter()
         .map(|c| c.field.as_str())
         .collect();
     assert_eq!(fields, vec!["package.version", "tools.deny"]);
-    assert_eq!(list[1].diff.added, vec!["wiki"]);
+    assert_eq!(list[1].changes, "1 added, 1 ring/unit changes");
     // The manifest chains releases.
     let (_, stored) = core.registry_release(&p, "default", 2).await.expect("one");
     let doc: serde_json::Value = serde_json::from_str(&stored.document).expect("json");
@@ -314,9 +319,35 @@ async fn approval_needs_a_second_person() {
         matches!(&err, Error::Conflict(m) if m.contains("waits for approval")),
         "{err:?}"
     );
+    // The approver reviews the request's own content and digest, not the draft, which its
+    // author may change after asking.
+    let view = core.registry(&reviewer(), "default").await.expect("view");
+    let digest = view.pending_digest.clone().expect("digest");
+    assert_eq!(
+        view.pending_diff.as_ref().expect("diff").added,
+        vec!["wiki"]
+    );
+    let rev = revision(core).await;
+    core.save_registry_server(&p, "default", rev, None, &npm("exfil", "6.6.6"), &m)
+        .await
+        .expect("edit after asking");
+    let view = core.registry(&reviewer(), "default").await.expect("view");
+    assert_eq!(view.pending_digest.as_deref(), Some(digest.as_str()));
+    assert_eq!(
+        view.pending_diff.as_ref().expect("diff").added,
+        vec!["wiki"]
+    );
+    let err = core
+        .approve_registry_request(&reviewer(), "default", &request.id, &"0".repeat(64), &m)
+        .await
+        .expect_err("another digest");
+    assert!(
+        matches!(&err, Error::Conflict(m) if m.contains("digest")),
+        "{err:?}"
+    );
     // Not by its author; not by a developer.
     let err = core
-        .approve_registry_request(&p, "default", &request.id, &m)
+        .approve_registry_request(&p, "default", &request.id, &digest, &m)
         .await
         .expect_err("self");
     assert!(
@@ -324,19 +355,30 @@ async fn approval_needs_a_second_person() {
         "{err:?}"
     );
     assert!(matches!(
-        core.approve_registry_request(&developer(), "default", &request.id, &m)
+        core.approve_registry_request(&developer(), "default", &request.id, &digest, &m)
             .await,
         Err(Error::Forbidden)
     ));
-    let release = core
-        .approve_registry_request(&reviewer(), "default", &request.id, &m)
+    let Approved::Release(release) = core
+        .approve_registry_request(&reviewer(), "default", &request.id, &digest, &m)
         .await
-        .expect("approve");
+        .expect("approve")
+    else {
+        panic!("a release")
+    };
+    let (_, published) = core
+        .registry_release(&p, "default", 1)
+        .await
+        .expect("release 1");
+    assert!(
+        !published.document.contains("exfil"),
+        "what was approved is what was published"
+    );
     assert_eq!(release.published_by, "cli");
     assert_eq!(release.approved_by.as_deref(), Some("rev@example.com"));
     // Decided: it cannot be approved twice.
     assert!(
-        core.approve_registry_request(&reviewer(), "default", &request.id, &m)
+        core.approve_registry_request(&reviewer(), "default", &request.id, &digest, &m)
             .await
             .is_err()
     );
@@ -391,6 +433,43 @@ async fn approval_needs_a_second_person() {
             .pending
             .is_none()
     );
+    // Turning approval off is itself approved by a second person.
+    let SettingsOutcome::AwaitingApproval(off) = core
+        .set_registry_settings(&p, "default", false, ApiAccess::Off, &m)
+        .await
+        .expect("ask to turn it off")
+    else {
+        panic!("approval switched off by one person")
+    };
+    assert!(
+        core.registry(&p, "default")
+            .await
+            .expect("view")
+            .registry
+            .require_approval
+    );
+    let err = core
+        .publish_registry(&p, "default", revision(core).await, &m)
+        .await
+        .expect_err("a request waits");
+    assert!(
+        matches!(&err, Error::Conflict(m) if m.contains("waits for approval")),
+        "{err:?}"
+    );
+    let digest = core
+        .registry(&reviewer(), "default")
+        .await
+        .expect("view")
+        .pending_digest
+        .expect("digest");
+    let Approved::Settings(saved) = core
+        .approve_registry_request(&reviewer(), "default", &off.id, &digest, &m)
+        .await
+        .expect("approve")
+    else {
+        panic!("settings")
+    };
+    assert!(!saved.require_approval);
 }
 
 #[tokio::test]

@@ -4,8 +4,8 @@ use crate::audit::NewAuditEvent;
 use crate::error::StorageError;
 use crate::realms::RealmId;
 use crate::registry::{
-    GroupKind, MemberKind, MemberView, Membership, PublishRequest, Registry, RequestStatus,
-    StoredRelease,
+    GroupKind, MemberKind, MemberView, Membership, PublishRequest, Registry, ReleaseHead,
+    RequestStatus, StoredRelease,
 };
 use async_trait::async_trait;
 
@@ -73,7 +73,12 @@ pub trait RegistryStore: Send + Sync {
         realm_id: &RealmId,
         before: Option<i64>,
         limit: u32,
-    ) -> Result<(Vec<StoredRelease>, u64), StorageError>;
+    ) -> Result<(Vec<ReleaseHead>, u64), StorageError>;
+    /// The newest release's head (no document: the cheap answer to "has it changed?").
+    async fn latest_release_head(
+        &self,
+        realm_id: &RealmId,
+    ) -> Result<Option<ReleaseHead>, StorageError>;
     /// Inserts a pending request; `Conflict` when one is pending already.
     async fn insert_request(
         &self,
@@ -139,11 +144,13 @@ pub(super) const REGISTRY_COLUMNS: &str =
     "realm_id, draft, revision, require_approval, api_access, updated_at, updated_by";
 pub(super) const INSERT_REGISTRY: &str = "INSERT INTO registries (realm_id, draft, revision, require_approval, api_access, updated_at, updated_by) VALUES ($1, $2, $3, $4, $5, $6, $7)";
 pub(super) const UPDATE_REGISTRY: &str = "UPDATE registries SET draft = $2, revision = $3, require_approval = $4, api_access = $5, updated_at = $6, updated_by = $7 WHERE realm_id = $1 AND revision = $8";
-pub(super) const RELEASE_COLUMNS: &str =
-    "realm_id, sequence, id, document, published_at, published_by, approved_by, rollback_of";
-pub(super) const INSERT_RELEASE: &str = "INSERT INTO registry_releases (realm_id, sequence, id, document, published_at, published_by, approved_by, rollback_of) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
-pub(super) const REQUEST_COLUMNS: &str = "id, realm_id, policy, rollback_of, requested_by, requested_at, status, decided_by, decided_at, reason, release_sequence";
-pub(super) const INSERT_REQUEST: &str = "INSERT INTO registry_requests (id, realm_id, policy, rollback_of, requested_by, requested_at, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending')";
+pub(super) const RELEASE_COLUMNS: &str = "realm_id, sequence, id, document, published_at, published_by, approved_by, rollback_of, servers, changes";
+/// Everything but the document.
+pub(super) const HEAD_COLUMNS: &str =
+    "sequence, id, published_at, published_by, approved_by, rollback_of, servers, changes";
+pub(super) const INSERT_RELEASE: &str = "INSERT INTO registry_releases (realm_id, sequence, id, document, published_at, published_by, approved_by, rollback_of, servers, changes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+pub(super) const REQUEST_COLUMNS: &str = "id, realm_id, policy, rollback_of, base_sequence, settings, requested_by, requested_at, status, decided_by, decided_at, reason, release_sequence";
+pub(super) const INSERT_REQUEST: &str = "INSERT INTO registry_requests (id, realm_id, policy, rollback_of, base_sequence, settings, requested_by, requested_at, status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending')";
 pub(super) const PUBLISH_REQUEST: &str = "UPDATE registry_requests SET status = 'published', decided_by = $2, decided_at = $3, release_sequence = $4 WHERE id = $1 AND status = 'pending'";
 pub(super) const CLOSE_REQUEST: &str = "UPDATE registry_requests SET status = $2, decided_by = $3, decided_at = $4, reason = $5 WHERE id = $1 AND status = 'pending'";
 pub(super) const INSERT_MEMBER: &str = "INSERT INTO registry_members (realm_id, group_kind, group_id, member_kind, member_id, user_id, person_id, agent_id, added_at, added_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
@@ -183,6 +190,19 @@ pub(super) type ReleaseRow = (
     String,
     Option<String>,
     Option<i64>,
+    i64,
+    String,
+);
+/// A release's head row.
+pub(super) type HeadRow = (
+    i64,
+    String,
+    i64,
+    String,
+    Option<String>,
+    Option<i64>,
+    i64,
+    String,
 );
 /// A request row.
 pub(super) type RequestRow = (
@@ -190,6 +210,8 @@ pub(super) type RequestRow = (
     String,
     String,
     Option<i64>,
+    i64,
+    Option<String>,
     String,
     i64,
     String,
@@ -228,6 +250,21 @@ pub(super) fn release_from(r: ReleaseRow) -> StoredRelease {
         published_by: r.5,
         approved_by: r.6,
         rollback_of: r.7,
+        servers: r.8,
+        changes: r.9,
+    }
+}
+
+pub(super) fn head_from(r: HeadRow) -> ReleaseHead {
+    ReleaseHead {
+        sequence: r.0,
+        id: r.1,
+        published_at: r.2,
+        published_by: r.3,
+        approved_by: r.4,
+        rollback_of: r.5,
+        servers: r.6,
+        changes: r.7,
     }
 }
 
@@ -238,13 +275,20 @@ pub(super) fn request_from(r: RequestRow) -> Result<PublishRequest, StorageError
         policy: serde_json::from_str(&r.2)
             .map_err(|e| corrupt("registry request")(e.to_string()))?,
         rollback_of: r.3,
-        requested_by: r.4,
-        requested_at: r.5,
-        status: RequestStatus::parse(&r.6).ok_or_else(|| corrupt("request status")(r.6.clone()))?,
-        decided_by: r.7,
-        decided_at: r.8,
-        reason: r.9,
-        release_sequence: r.10,
+        base_sequence: r.4,
+        settings: r
+            .5
+            .as_deref()
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(|e| corrupt("request settings")(e.to_string()))?,
+        requested_by: r.6,
+        requested_at: r.7,
+        status: RequestStatus::parse(&r.8).ok_or_else(|| corrupt("request status")(r.8.clone()))?,
+        decided_by: r.9,
+        decided_at: r.10,
+        reason: r.11,
+        release_sequence: r.12,
     })
 }
 
@@ -278,7 +322,7 @@ macro_rules! registry_store {
             use $crate::realms::RealmId;
             use $crate::registry::{
                 GroupKind, MemberKind, MemberView, Membership, PublishRequest, Registry,
-                RequestStatus, StoredRelease,
+                ReleaseHead, RequestStatus, StoredRelease,
             };
             use $crate::storage::registry::*;
 
@@ -411,6 +455,8 @@ macro_rules! registry_store {
                         .bind(&release.published_by)
                         .bind(release.approved_by.as_deref())
                         .bind(release.rollback_of)
+                        .bind(release.servers)
+                        .bind(&release.changes)
                         .execute(&mut *tx)
                         .await;
                     match inserted.map_err(StorageError::from) {
@@ -467,16 +513,30 @@ macro_rules! registry_store {
                     release_where(&self.pool, realm_id, ReleaseKey::Id(id)).await
                 }
 
+                async fn latest_release_head(
+                    &self,
+                    realm_id: &RealmId,
+                ) -> Result<Option<ReleaseHead>, StorageError> {
+                    let sql = format!(
+                        "SELECT {HEAD_COLUMNS} FROM registry_releases WHERE realm_id = $1 ORDER BY sequence DESC LIMIT 1"
+                    );
+                    Ok(sqlx::query_as::<_, HeadRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(head_from))
+                }
+
                 async fn list_releases(
                     &self,
                     realm_id: &RealmId,
                     before: Option<i64>,
                     limit: u32,
-                ) -> Result<(Vec<StoredRelease>, u64), StorageError> {
+                ) -> Result<(Vec<ReleaseHead>, u64), StorageError> {
                     let sql = format!(
-                        "SELECT {RELEASE_COLUMNS} FROM registry_releases WHERE realm_id = $1 AND sequence < $2 ORDER BY sequence DESC LIMIT $3"
+                        "SELECT {HEAD_COLUMNS} FROM registry_releases WHERE realm_id = $1 AND sequence < $2 ORDER BY sequence DESC LIMIT $3"
                     );
-                    let rows = sqlx::query_as::<_, ReleaseRow>(&sql)
+                    let rows = sqlx::query_as::<_, HeadRow>(&sql)
                         .bind(realm_id.as_str())
                         .bind(before.unwrap_or(i64::MAX))
                         .bind(i64::from(limit))
@@ -489,7 +549,7 @@ macro_rules! registry_store {
                     .fetch_one(&self.pool)
                     .await?;
                     Ok((
-                        rows.into_iter().map(release_from).collect(),
+                        rows.into_iter().map(head_from).collect(),
                         u64::try_from(total).unwrap_or(0),
                     ))
                 }
@@ -505,6 +565,13 @@ macro_rules! registry_store {
                         .bind(r.realm_id.as_str())
                         .bind(json(&r.policy)?)
                         .bind(r.rollback_of)
+                        .bind(r.base_sequence)
+                        .bind(
+                            r.settings
+                                .map(|s| serde_json::to_string(&s))
+                                .transpose()
+                                .map_err(|e| StorageError::Corrupt(e.to_string()))?,
+                        )
                         .bind(&r.requested_by)
                         .bind(r.requested_at)
                         .execute(&mut *tx)

@@ -172,6 +172,10 @@ pub enum RegistryCommand {
         /// The request id (`registry show` prints it).
         #[arg(long)]
         request: String,
+        /// The digest of the content you reviewed (`registry show` prints it with the
+        /// request's changes): what is approved is what was shown.
+        #[arg(long)]
+        digest: String,
     },
     /// Reject the release that waits, saying why.
     Reject {
@@ -297,6 +301,43 @@ fn parse_policy(
             .map_err(|e| anyhow::anyhow!("{}: {}", e.path(), e.inner()))?;
         Ok((p, None))
     }
+}
+
+/// Writes `contents` to `path` in `dir` through a temporary file and a rename, refusing to
+/// follow a symbolic link planted at `dir` or `path` (a shared output directory must not
+/// send the managed files somewhere else).
+fn write_plain_file(
+    dir: &std::path::Path,
+    path: &std::path::Path,
+    contents: &str,
+) -> anyhow::Result<()> {
+    for p in [dir, path] {
+        if std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
+            anyhow::bail!(
+                "{} is a symbolic link: refusing to write through it.",
+                p.display()
+            );
+        }
+    }
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
+        std::process::id()
+    ));
+    {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| anyhow::anyhow!("Cannot create {}: {e}", tmp.display()))?;
+        file.write_all(contents.as_bytes())
+            .map_err(|e| anyhow::anyhow!("Cannot write {}: {e}", tmp.display()))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow::anyhow!("Cannot write {}: {e}", path.display())
+    })
 }
 
 /// A diff, server by server and field by field.
@@ -431,11 +472,33 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
             }
             if let Some(p) = &v.pending {
                 say!(
-                    "Waiting for approval: request {} by {} at {}",
+                    "Waiting for approval: request {} by {} at {}{}",
                     p.id,
                     p.requested_by,
-                    time(p.requested_at)
+                    time(p.requested_at),
+                    match &p.settings {
+                        Some(s) => format!(
+                            " — settings: approval {}, HTTP access {}",
+                            if s.require_approval {
+                                "required"
+                            } else {
+                                "off"
+                            },
+                            s.api_access.as_str()
+                        ),
+                        None => String::new(),
+                    }
                 );
+                if let Some(d) = &v.pending_diff {
+                    say!("It publishes: {}", d.summary());
+                    print_diff(d)?;
+                }
+                if let Some(digest) = &v.pending_digest {
+                    say!(
+                        "Approve what you reviewed: portcullis registry approve --request {} --digest {digest}",
+                        p.id
+                    );
+                }
             }
         }
         RegistryCommand::Import {
@@ -635,7 +698,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                     Cell::from(r.published_by),
                     Cell::from(r.approved_by),
                     Cell::from(r.servers),
-                    Cell::from(r.diff.summary()),
+                    Cell::from(r.changes),
                 ])?;
             }
             table.finish()?;
@@ -647,9 +710,13 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                 .map_err(core_error)?;
             say!("{}", published(p));
         }
-        RegistryCommand::Approve { realm, request } => {
+        RegistryCommand::Approve {
+            realm,
+            request,
+            digest,
+        } => {
             let r = core
-                .approve_registry_request(&cli, &realm, &request, &meta)
+                .approve_registry_request(&cli, &realm, &request, &digest, &meta)
                 .await
                 .map_err(|e| match e {
                     authz::Error::Conflict(m) if m.starts_with("You asked") => anyhow::anyhow!(
@@ -657,7 +724,20 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                     ),
                     other => core_error(other),
                 })?;
-            say!("{}", published(Published::Release(r)));
+            match r {
+                authz::registry::Approved::Release(r) => {
+                    say!("{}", published(Published::Release(r)));
+                }
+                authz::registry::Approved::Settings(r) => say!(
+                    "Settings saved. Approval: {}; HTTP access: {}",
+                    if r.require_approval {
+                        "required"
+                    } else {
+                        "not required"
+                    },
+                    r.api_access.as_str()
+                ),
+            }
         }
         RegistryCommand::Reject {
             realm,
@@ -699,6 +779,16 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                 )
                 .await
                 .map_err(core_error)?;
+            let r = match r {
+                authz::registry::SettingsOutcome::Saved(r) => r,
+                authz::registry::SettingsOutcome::AwaitingApproval(req) => {
+                    say!(
+                        "Turning approval off waits for a security reviewer or another admin (request {}).",
+                        req.id
+                    );
+                    return Ok(());
+                }
+            };
             say!(
                 "Approval: {}; HTTP access: {}",
                 if r.require_approval {
@@ -762,8 +852,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                 std::fs::create_dir_all(&dir)
                     .map_err(|e| anyhow::anyhow!("Cannot create {}: {e}", dir.display()))?;
                 let path = dir.join(f.name);
-                std::fs::write(&path, &f.contents)
-                    .map_err(|e| anyhow::anyhow!("Cannot write {}: {e}", path.display()))?;
+                write_plain_file(&dir, &path, &f.contents)?;
                 say!("wrote {}", path.display());
                 for (os, install) in &f.paths {
                     say!(

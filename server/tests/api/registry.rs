@@ -268,6 +268,19 @@ async fn the_mcp_registry_api_serves_the_latest_release() {
     )
     .await;
     assert_eq!(json(body(res).await)["metadata"]["count"], 1);
+    // Answered from the cached release: a client that has it gets 304.
+    let res = get(&t, "/realms/default/registry/v0.1/servers", &[]).await;
+    let etag = res.headers()[header::ETAG]
+        .to_str()
+        .expect("etag")
+        .to_owned();
+    let res = get(
+        &t,
+        "/realms/default/registry/v0.1/servers",
+        &[("if-none-match", &etag)],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
     let res = get(&t, "/realms/default/registry/v0.1/servers?limit=1000", &[]).await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
 }

@@ -17,6 +17,8 @@ fn release(realm: &Registry, sequence: i64, id: &str) -> StoredRelease {
         published_by: "ada@example.com".into(),
         approved_by: None,
         rollback_of: None,
+        servers: 0,
+        changes: "no change".into(),
     }
 }
 
@@ -26,6 +28,11 @@ fn request(r: &Registry, id: &str) -> PublishRequest {
         realm_id: r.realm_id.clone(),
         policy: r.draft.clone(),
         rollback_of: None,
+        base_sequence: 0,
+        settings: Some(crate::registry::SettingsChange {
+            require_approval: false,
+            api_access: ApiAccess::Public,
+        }),
         requested_by: "ada@example.com".into(),
         requested_at: 5,
         status: RequestStatus::Pending,
@@ -182,12 +189,16 @@ pub(super) async fn registry(db: &Database) {
         Some(two.clone())
     );
     let (page, total) = store.list_releases(&realm.id, None, 1).await.expect("list");
-    assert_eq!((page, total), (vec![two.clone()], 2));
+    assert_eq!((page, total), (vec![two.head()], 2));
+    assert_eq!(
+        store.latest_release_head(&realm.id).await.expect("head"),
+        Some(two.head())
+    );
     let (page, _) = store
         .list_releases(&realm.id, Some(2), 10)
         .await
         .expect("older");
-    assert_eq!(page, vec![one.clone()]);
+    assert_eq!(page, vec![one.head()]);
 
     // One pending request per realm; a published one ends with the release.
     store
@@ -221,6 +232,8 @@ pub(super) async fn registry(db: &Database) {
         .expect("kept");
     assert_eq!(done.status, RequestStatus::Published);
     assert_eq!(done.release_sequence, Some(3));
+    assert_eq!(done.settings.map(|s| s.api_access), Some(ApiAccess::Public));
+    assert_eq!(done.base_sequence, 0);
     assert_eq!(done.decided_by.as_deref(), Some("rev@example.com"));
     assert_eq!(
         store.pending_request(&realm.id).await.expect("pending"),
