@@ -107,6 +107,15 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "authorize.code",
     "token.code_replay",
     "token.refresh_reuse",
+    "registry.update",
+    "registry.settings",
+    "registry.publish",
+    "registry.rollback",
+    "registry.request",
+    "registry.reject",
+    "registry.withdraw",
+    "registry.member_add",
+    "registry.member_remove",
 ];
 
 /// Audit filter as typed in the console (and in export links).
