@@ -5,6 +5,7 @@ use crate::Failure;
 use crate::cache::{self, State};
 use crate::http::{self, Http, MAX_DOCUMENT_BYTES};
 use portcullis_manifest::release::{MAX_RELEASE_BYTES, Verified, VerifyError, verify_release};
+use portcullis_manifest::render::{Harness, Options, Os, Scope, Target, render};
 use reqwest::header::HeaderMap;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -31,6 +32,20 @@ pub struct PullArgs {
     /// Cache directory (default: $XDG_CACHE_HOME/portcullis or ~/.cache/portcullis).
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
+    /// Also install this harness's managed files (claude-code, codex, gemini, copilot,
+    /// opencode; repeat for more) at their system paths, rendered from the verified release
+    /// for your rings and units. Only the harnesses named are touched; per-user files are
+    /// never written.
+    #[arg(long = "apply", value_name = "HARNESS")]
+    apply: Vec<String>,
+    /// Install under this directory instead of `/` (packaging, tests).
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "/",
+        hide_default_value = true
+    )]
+    root: PathBuf,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -56,6 +71,19 @@ struct Summary<'a> {
 /// Which step failed: a bad argument, the network, the metadata, or the release's check
 /// (named: its id, its signature, its issuer); the cache is then left as it was.
 pub async fn run(args: PullArgs) -> Result<(), Failure> {
+    // Named harnesses are checked before anything is fetched.
+    let apply = args
+        .apply
+        .iter()
+        .map(|h| {
+            Harness::parse(h).ok_or_else(|| {
+                Failure::error(format!(
+                    "--apply {}: one of claude-code, codex, gemini, copilot, cursor, opencode.",
+                    shown(h)
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let server = server_url(&args.server)?;
     let realm = realm(&args.realm)?;
     let base = server.as_str().trim_end_matches('/').to_owned();
@@ -200,6 +228,60 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
             servers.len(),
             verified.policy.servers.len(),
             summary.cache
+        );
+    }
+    for h in apply {
+        install(h, &verified, &servers, &args.root)?;
+    }
+    Ok(())
+}
+
+/// This operating system, as the renderers name install paths.
+fn this_os() -> Os {
+    if cfg!(target_os = "macos") {
+        Os::MacOs
+    } else if cfg!(windows) {
+        Os::Windows
+    } else {
+        Os::Linux
+    }
+}
+
+/// Writes `harness`'s managed files for `servers` at their install paths under `root`.
+fn install(
+    harness: Harness,
+    verified: &Verified,
+    servers: &[&portcullis_manifest::Server],
+    root: &std::path::Path,
+) -> Result<(), Failure> {
+    let rendered = render(
+        &Target::current(harness),
+        &verified.policy,
+        servers,
+        &Options::default(),
+    );
+    let os = this_os();
+    let mut wrote = 0;
+    for f in rendered.files.iter().filter(|f| f.scope == Scope::Managed) {
+        let Some((_, path)) = f.paths.iter().find(|(o, _)| *o == os) else {
+            continue;
+        };
+        let target = root.join(path.trim_start_matches('/'));
+        cache::write_atomic(&target, f.contents.as_bytes())?;
+        println!("{}: wrote {}", harness.as_str(), target.display());
+        wrote += 1;
+    }
+    if wrote == 0 {
+        eprintln!(
+            "portcullis-cli: note: {} has no managed file on this system; nothing was installed for it.",
+            harness.as_str()
+        );
+    }
+    if !rendered.warnings.is_empty() {
+        eprintln!(
+            "portcullis-cli: note: {}: {} thing(s) the harness cannot express (portcullis registry render shows them).",
+            harness.as_str(),
+            rendered.warnings.len()
         );
     }
     Ok(())

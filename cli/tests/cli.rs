@@ -638,3 +638,49 @@ fn plain_http_is_refused_except_to_this_machine() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("not a realm name"), "{}", run.stderr);
 }
+
+/// `--apply` installs the named harnesses' managed files, rendered from the verified release for
+/// the pulled rings, at their system paths (under `--root` here), and nothing else; an unknown
+/// harness is refused before anything is fetched.
+#[test]
+fn apply_installs_only_the_named_harnesses_managed_files() {
+    let realm = Realm::start();
+    let release = signed(&manifest(&realm.issuer(), 1));
+    realm.serve(&release);
+    let cache = tempfile::tempdir().expect("cache");
+    let root = tempfile::tempdir().expect("root");
+    let run = pull(
+        &realm,
+        cache.path(),
+        &[
+            "--ring",
+            "ring0",
+            "--apply",
+            "claude-code",
+            "--apply",
+            "codex",
+            "--root",
+            path(root.path()),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let claude = std::fs::read_to_string(root.path().join("etc/claude-code/managed-mcp.json"))
+        .expect("claude-code's managed file");
+    serde_json::from_str::<serde_json::Value>(&claude).expect("valid JSON");
+    assert!(
+        root.path().join("etc/codex/config.toml").exists(),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !root.path().join("etc/gemini-cli").exists(),
+        "gemini was not named"
+    );
+    assert!(run.stdout.contains("claude-code: wrote"), "{}", run.stdout);
+
+    let before = realm.requests().len();
+    let run = pull(&realm, cache.path(), &["--apply", "vim"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--apply"), "{}", run.stderr);
+    assert_eq!(realm.requests().len(), before, "nothing fetched");
+}
