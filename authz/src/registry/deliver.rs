@@ -2,7 +2,7 @@
 //! configuration, with what the harness cannot express (the Deliver screen and
 //! `portcullis registry render`).
 use super::model::{Delivery, DeliveryRequest, GroupKind};
-use super::ops::release_policy;
+use super::releases::release_policy;
 use crate::core::Core;
 use crate::error::{Error, Result};
 use crate::policy::{Permission, Principal};

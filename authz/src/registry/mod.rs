@@ -10,8 +10,10 @@
 //! decides who may read a realm's registry over HTTP.
 mod deliver;
 mod import;
+mod members;
 mod model;
 mod ops;
+mod releases;
 mod serve;
 
 pub use model::*;
