@@ -2,11 +2,16 @@
 //! publish and roll back releases (through a second person when the realm asks), approve or
 //! reject what waits, govern access, and manage who is in each ring and unit. Each is one core
 //! call, audited as `cli`.
+mod files;
+mod show;
+
 use super::support::core_error;
 use super::table::{Cell, ListFormat, Table};
 use authz::registry::{ApiAccess, GroupKind, ImportSource, MemberKind, Published};
 use clap::{Args, Subcommand};
+use files::{parse_policy, write_plain_file};
 use portcullis_manifest::import::Prefer;
+use show::{findings, print_diff, published, time};
 use std::path::PathBuf;
 
 /// A ring or a unit, named by exactly one flag.
@@ -267,151 +272,6 @@ pub enum RegistryCommand {
         #[command(flatten)]
         member: MemberArg,
     },
-}
-
-fn time(t: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp(t)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_else(|| t.to_string())
-}
-
-/// A policy file: `export`'s `{"revision", "policy"}`, or a bare policy. Unknown keys are
-/// refused with their path (`servers[1].tools.denied`): a misspelled rule must not vanish.
-fn parse_policy(
-    text: &[u8],
-) -> anyhow::Result<(portcullis_manifest::policy::PolicyInput, Option<i64>)> {
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Exported {
-        revision: i64,
-        policy: portcullis_manifest::policy::PolicyInput,
-    }
-    let value: serde_json::Value = serde_json::from_slice(text)?;
-    let exported = value.get("revision").is_some() && value.get("policy").is_some();
-    if exported {
-        let e: Exported = serde_path_to_error::deserialize(value)
-            .map_err(|e| anyhow::anyhow!("{}: {}", e.path(), e.inner()))?;
-        Ok((e.policy, Some(e.revision)))
-    } else {
-        let p = serde_path_to_error::deserialize(value)
-            .map_err(|e| anyhow::anyhow!("{}: {}", e.path(), e.inner()))?;
-        Ok((p, None))
-    }
-}
-
-/// Writes `contents` to `path` in `dir` through a temporary file and a rename, refusing to
-/// follow a symbolic link planted at `dir` or `path` (a shared output directory must not
-/// send the managed files somewhere else).
-fn write_plain_file(
-    dir: &std::path::Path,
-    path: &std::path::Path,
-    contents: &str,
-) -> anyhow::Result<()> {
-    for p in [dir, path] {
-        if std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
-            anyhow::bail!(
-                "{} is a symbolic link: refusing to write through it.",
-                p.display()
-            );
-        }
-    }
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
-        std::process::id()
-    ));
-    {
-        use std::io::Write as _;
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(|e| anyhow::anyhow!("Cannot create {}: {e}", tmp.display()))?;
-        file.write_all(contents.as_bytes())
-            .map_err(|e| anyhow::anyhow!("Cannot write {}: {e}", tmp.display()))?;
-    }
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow::anyhow!("Cannot write {}: {e}", path.display())
-    })
-}
-
-/// A diff, server by server and field by field.
-fn print_diff(d: &portcullis_manifest::diff::Diff) -> anyhow::Result<()> {
-    if let Some((from, to)) = &d.mode {
-        say!("  mode: {from} → {to}");
-    }
-    for id in &d.added {
-        say!("  + {id}");
-    }
-    for id in &d.removed {
-        say!("  - {id}");
-    }
-    for c in &d.changed {
-        say!("  ~ {}", c.id);
-        for f in &c.fields {
-            say!(
-                "      {}: {} → {}",
-                f.field,
-                f.from.as_deref().unwrap_or("(none)"),
-                f.to.as_deref().unwrap_or("(none)")
-            );
-        }
-    }
-    for (sign, what, list) in [
-        ("+", "ring", &d.rings_added),
-        ("-", "ring", &d.rings_removed),
-        ("+", "unit", &d.units_added),
-        ("-", "unit", &d.units_removed),
-    ] {
-        for id in list {
-            say!("  {sign} {what} {id}");
-        }
-    }
-    for m in &d.units_moved {
-        say!(
-            "  ~ unit {}: parent {} → {}",
-            m.field,
-            m.from.as_deref().unwrap_or("(none)"),
-            m.to.as_deref().unwrap_or("(none)")
-        );
-    }
-    Ok(())
-}
-
-fn findings(e: authz::Error) -> anyhow::Error {
-    match e {
-        authz::Error::Findings(found) => anyhow::anyhow!(
-            "{} problem(s):\n{}",
-            found.len(),
-            found
-                .iter()
-                .map(|f| format!("  {}: {}", f.field, f.message))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ),
-        other => core_error(other),
-    }
-}
-
-fn published(p: Published) -> String {
-    match p {
-        Published::Release(r) => format!(
-            "Published release {} ({}): {} server(s); {}.",
-            r.sequence,
-            &r.id[..12],
-            r.servers,
-            r.diff.summary()
-        ),
-        Published::AwaitingApproval(r) => format!(
-            "Release waits for approval by a security reviewer or another admin (request {}).",
-            r.id
-        ),
-    }
 }
 
 pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> anyhow::Result<()> {
