@@ -11,7 +11,7 @@ use authz::registry::{ApiAccess, GroupKind, ImportSource, MemberKind, Published}
 use clap::{Args, Subcommand};
 use files::{parse_policy, write_plain_file};
 use portcullis_manifest::import::Prefer;
-use show::{findings, print_diff, published, time};
+use show::{findings, print_diff, published, settings_line, time};
 use std::path::PathBuf;
 
 /// A ring or a unit, named by exactly one flag.
@@ -274,6 +274,17 @@ pub enum RegistryCommand {
     },
 }
 
+/// The draft's revision now: what an edit at the command line starts from (it reads and writes
+/// in one go, so nobody else's edit can come between unnoticed: the core checks it).
+async fn draft_revision(core: &authz::Core, realm: &str) -> anyhow::Result<i64> {
+    Ok(core
+        .registry(&authz::Principal::cli(), realm)
+        .await
+        .map_err(core_error)?
+        .registry
+        .revision)
+}
+
 pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> anyhow::Result<()> {
     let cli = authz::Principal::cli();
     let meta = authz::RequestMeta::default();
@@ -304,15 +315,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
             for w in &v.warnings {
                 say!("warning: {}: {}", w.field, w.message);
             }
-            say!(
-                "Approval: {}; HTTP access: {}",
-                if r.require_approval {
-                    "required"
-                } else {
-                    "not required"
-                },
-                r.api_access.as_str()
-            );
+            say!("{}", settings_line(r));
             match &v.latest {
                 Some(l) => say!(
                     "Latest release: {} ({}), {} by {}",
@@ -409,12 +412,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                 eprintln!("note: {note}");
             }
             if save {
-                let revision = core
-                    .registry(&cli, &realm)
-                    .await
-                    .map_err(core_error)?
-                    .registry
-                    .revision;
+                let revision = draft_revision(core, &realm).await?;
                 let saved = core
                     .save_registry_server(&cli, &realm, revision, None, &imported.server, &meta)
                     .await
@@ -479,12 +477,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                 .map_err(|e| anyhow::anyhow!("Cannot read {}: {e}", file.display()))?;
             let (policy, from_file) = parse_policy(&text)
                 .map_err(|e| anyhow::anyhow!("{} is not a policy: {e}", file.display()))?;
-            let current = core
-                .registry(&cli, &realm)
-                .await
-                .map_err(core_error)?
-                .registry
-                .revision;
+            let current = draft_revision(core, &realm).await?;
             let revision = match (revision.or(from_file), current) {
                 (Some(r), _) => r,
                 // A realm without a draft yet: nothing to overwrite.
@@ -504,12 +497,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
             say!("Draft replaced (revision {}).", saved.revision);
         }
         RegistryCommand::Remove { realm, id } => {
-            let revision = core
-                .registry(&cli, &realm)
-                .await
-                .map_err(core_error)?
-                .registry
-                .revision;
+            let revision = draft_revision(core, &realm).await?;
             let saved = core
                 .delete_registry_server(&cli, &realm, revision, &id, &meta)
                 .await
@@ -517,12 +505,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
             say!("Removed {id} from the draft (revision {}).", saved.revision);
         }
         RegistryCommand::Publish { realm } => {
-            let revision = core
-                .registry(&cli, &realm)
-                .await
-                .map_err(core_error)?
-                .registry
-                .revision;
+            let revision = draft_revision(core, &realm).await?;
             let p = core
                 .publish_registry(&cli, &realm, revision, &meta)
                 .await
@@ -588,15 +571,9 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                 authz::registry::Approved::Release(r) => {
                     say!("{}", published(Published::Release(r)));
                 }
-                authz::registry::Approved::Settings(r) => say!(
-                    "Settings saved. Approval: {}; HTTP access: {}",
-                    if r.require_approval {
-                        "required"
-                    } else {
-                        "not required"
-                    },
-                    r.api_access.as_str()
-                ),
+                authz::registry::Approved::Settings(r) => {
+                    say!("Settings saved. {}", settings_line(&r))
+                }
             }
         }
         RegistryCommand::Reject {
@@ -649,15 +626,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                     return Ok(());
                 }
             };
-            say!(
-                "Approval: {}; HTTP access: {}",
-                if r.require_approval {
-                    "required"
-                } else {
-                    "not required"
-                },
-                r.api_access.as_str()
-            );
+            say!("{}", settings_line(&r));
             if r.api_access == ApiAccess::Bearer {
                 let realm_name =
                     authz::realms::RealmName::parse(&realm).map_err(|m| anyhow::anyhow!("{m}"))?;

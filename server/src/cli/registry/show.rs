@@ -85,3 +85,16 @@ pub(super) fn published(p: Published) -> String {
         ),
     }
 }
+
+/// A registry's settings in words: `Approval: required; HTTP access: public`.
+pub(super) fn settings_line(r: &authz::registry::Registry) -> String {
+    format!(
+        "Approval: {}; HTTP access: {}",
+        if r.require_approval {
+            "required"
+        } else {
+            "not required"
+        },
+        r.api_access.as_str()
+    )
+}
