@@ -27,6 +27,10 @@ pub enum AppError {
         /// Why, in plain words.
         message: String,
     },
+    /// Several input fields were rejected (a registry server's checks): forms show each
+    /// message on its field.
+    #[error("{}", fields_message(.0))]
+    Fields(Vec<FieldProblem>),
     /// The change conflicts with existing state.
     #[error("{0}")]
     Conflict(String),
@@ -36,6 +40,29 @@ pub enum AppError {
     /// The request did not reach the server function (network, decoding).
     #[error("Request failed: {0}")]
     Request(String),
+}
+
+/// One rejected field of [`AppError::Fields`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldProblem {
+    /// The server's name for the field: a path (`package.version`, `headers.Authorization`).
+    pub field: String,
+    /// Why, in plain words.
+    pub message: String,
+}
+
+/// The message of several rejected fields as one line (for toasts and plain clients).
+fn fields_message(problems: &[FieldProblem]) -> String {
+    match problems {
+        [] => "The input was rejected.".to_owned(),
+        [one] => one.message.clone(),
+        [first, rest @ ..] => format!(
+            "{} (and {} more problem{})",
+            first.message,
+            rest.len(),
+            if rest.len() == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 impl leptos::server_fn::error::FromServerFnError for AppError {
@@ -73,12 +100,17 @@ pub fn classify(e: authz::Error) -> (axum::http::StatusCode, AppError) {
                 message: message.into(),
             },
         ),
-        authz::Error::Findings(ref found) => (
+        authz::Error::Findings(found) => (
             StatusCode::UNPROCESSABLE_ENTITY,
-            AppError::Field {
-                field: found.first().map(|f| f.field.clone()).unwrap_or_default(),
-                message: e.to_string(),
-            },
+            AppError::Fields(
+                found
+                    .into_iter()
+                    .map(|f| FieldProblem {
+                        field: f.field,
+                        message: f.message,
+                    })
+                    .collect(),
+            ),
         ),
         authz::Error::NotFound { .. } => (StatusCode::NOT_FOUND, AppError::NotFound(e.to_string())),
         authz::Error::Conflict(m) => (StatusCode::CONFLICT, AppError::Conflict(m.into())),

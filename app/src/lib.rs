@@ -87,6 +87,12 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("agents/:name") view=|| guarded(|c| c.view_agents, pages::agents::AgentDetailPage) ssr=SsrMode::Async/>
                     <Route path=path!("people") view=|| guarded(|c| c.view_people, pages::people::PeoplePage) ssr=SsrMode::Async/>
                     <Route path=path!("people/:id") view=|| guarded(|c| c.view_people, pages::people::PersonDetailPage) ssr=SsrMode::Async/>
+                    <Route path=path!("registry") view=|| guarded(|c| c.view_registry, pages::registry::RegistryPage) ssr=SsrMode::Async/>
+                    <Route path=path!("registry/new") view=|| guarded(|c| c.manage_registry, pages::registry::server::NewServerPage) ssr=SsrMode::Async/>
+                    <Route path=path!("registry/servers/:id") view=|| guarded(|c| c.view_registry, pages::registry::server::ServerPage) ssr=SsrMode::Async/>
+                    <Route path=path!("registry/publish") view=|| guarded(|c| c.view_registry, pages::registry::publish::PublishPage) ssr=SsrMode::Async/>
+                    <Route path=path!("registry/groups") view=|| guarded(|c| c.view_registry, pages::registry::groups::GroupsPage) ssr=SsrMode::Async/>
+                    <Route path=path!("registry/deliver") view=|| guarded(|c| c.view_registry, pages::registry::deliver::DeliverPage) ssr=SsrMode::Async/>
                     <Route path=path!("review") view=|| guarded(|c| c.review_clients, pages::review::ReviewPage) ssr=SsrMode::Async/>
                 </ParentRoute>
             </Routes>

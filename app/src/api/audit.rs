@@ -55,6 +55,7 @@ pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
         "realm" => AuditSubject::Realm(id),
         "user" => AuditSubject::User(id),
         "person" => AuditSubject::Person(id),
+        "registry_server" => AuditSubject::RegistryServer(id),
         _ => return Err(ssr::invalid("Unknown kind of object.")),
     };
     let found = core

@@ -9,6 +9,7 @@ pub mod keys;
 pub mod overview;
 pub mod people;
 pub mod realms;
+pub mod registry;
 pub mod resources;
 pub mod review;
 pub mod session;

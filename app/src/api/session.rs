@@ -64,6 +64,9 @@ fn abilities(role: authz::policy::Role) -> crate::types::session::Abilities {
         view_people: role.can(ViewPeople),
         manage_people: role.can(ManagePeople),
         review_clients: role.can(ReviewClients),
+        view_registry: role.can(ViewRegistry),
+        manage_registry: role.can(ManageRegistry),
+        approve_releases: role.can(ApproveReleases),
     }
 }
 

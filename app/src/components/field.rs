@@ -11,8 +11,8 @@ use leptos::prelude::*;
 pub struct FieldErrors {
     /// The form's element id (error ids derive from it).
     form: &'static str,
-    /// The input blamed by the last failure, and why.
-    error: RwSignal<Option<(&'static str, String)>>,
+    /// The inputs blamed by the last failure, and why.
+    error: RwSignal<Vec<(&'static str, String)>>,
     /// The last failure not tied to one of this form's inputs.
     other: RwSignal<Option<AppError>>,
 }
@@ -35,34 +35,49 @@ impl FieldErrors {
     {
         let errors = Self {
             form,
-            error: RwSignal::new(None),
+            error: RwSignal::new(Vec::new()),
             other: RwSignal::new(None),
         };
         Effect::new(move |_| {
             let failed = action.value().get().and_then(Result::err);
-            let on_field = match &failed {
-                Some(AppError::Field { field, message }) => fields
+            let problems: Vec<(String, String)> = match &failed {
+                Some(AppError::Field { field, message }) => vec![(field.clone(), message.clone())],
+                Some(AppError::Fields(all)) => all
                     .iter()
-                    .find(|(input, server)| server == field || input == field)
-                    .map(|(input, _)| (*input, message.clone())),
-                _ => None,
+                    .map(|p| (p.field.clone(), p.message.clone()))
+                    .collect(),
+                _ => Vec::new(),
             };
-            errors
-                .other
-                .set(if on_field.is_some() { None } else { failed });
-            if let Some((input, _)) = &on_field {
+            let mut on_fields: Vec<(&'static str, String)> = Vec::new();
+            let mut elsewhere = Vec::new();
+            for (field, message) in problems {
+                match input_of(fields, &field) {
+                    // One message per input: the first is what to fix first.
+                    Some(input) if on_fields.iter().any(|(i, _)| *i == input) => {}
+                    Some(input) => on_fields.push((input, message)),
+                    None => elsewhere.push(message),
+                }
+            }
+            errors.other.set(if on_fields.is_empty() {
+                failed
+            } else if elsewhere.is_empty() {
+                None
+            } else {
+                Some(AppError::Invalid(elsewhere.join(" ")))
+            });
+            if let Some((input, _)) = on_fields.first() {
                 focus(form, input);
             }
-            errors.error.set(on_field);
+            errors.error.set(on_fields);
         });
         errors
     }
 
-    /// The message for input `name`, if it is the one at fault.
+    /// The message for input `name`, if it is at fault.
     pub fn message(self, name: &str) -> Option<String> {
         self.error.with(|e| {
-            e.as_ref()
-                .filter(|(n, _)| *n == name)
+            e.iter()
+                .find(|(n, _)| *n == name)
                 .map(|(_, m)| m.clone())
         })
     }
@@ -79,8 +94,8 @@ impl FieldErrors {
 
     /// Forgets the errors (the user is editing: they may be stale).
     pub fn clear(self) {
-        if self.error.with_untracked(Option::is_some) {
-            self.error.set(None);
+        if self.error.with_untracked(|e| !e.is_empty()) {
+            self.error.set(Vec::new());
         }
         if self.other.with_untracked(Option::is_some) {
             self.other.set(None);
@@ -95,6 +110,22 @@ impl FieldErrors {
                 .map(|error| view! { <ErrorMessage error/> })
         }
     }
+}
+
+/// The input a server field names: its own pair, or the pair of the field it is part of
+/// (`headers.Authorization` and `command.args[2]` belong to `headers` and `command.args`).
+fn input_of(fields: &[(&'static str, &'static str)], field: &str) -> Option<&'static str> {
+    fields
+        .iter()
+        .find(|(input, server)| *server == field || *input == field)
+        .or_else(|| {
+            fields.iter().find(|(_, server)| {
+                field
+                    .strip_prefix(server)
+                    .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+            })
+        })
+        .map(|(input, _)| *input)
 }
 
 /// Input `name`'s error message, when it is the one at fault.

@@ -223,6 +223,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     {can.view_clients.then(|| view! { <NavLink href="/clients" label="Clients"/> })}
                     {can.view_agents.then(|| view! { <NavLink href="/agents" label="Agents"/> })}
                     {can.view_people.then(|| view! { <NavLink href="/people" label="People"/> })}
+                    {can.view_registry.then(|| view! { <NavLink href="/registry" label="MCP registry"/> })}
                     {can.review_clients.then(|| view! { <ReviewLink count=info.pending_reviews/> })}
                     {can.manage_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
                     {can.manage_realms.then(|| view! { <NavLink href="/settings" label="Realm settings"/> })}

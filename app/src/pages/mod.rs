@@ -12,6 +12,7 @@ pub mod login;
 pub mod overview;
 pub mod people;
 pub mod realms;
+pub mod registry;
 pub mod resources;
 pub mod review;
 pub mod setup;

@@ -20,6 +20,7 @@ pub mod keys;
 pub mod login;
 pub mod people;
 pub mod realms;
+pub mod registry;
 pub mod resources;
 pub mod review;
 pub mod users;

@@ -59,4 +59,10 @@ pub struct Abilities {
     pub manage_people: bool,
     /// The security-review queue: approve, reject, revoke clients.
     pub review_clients: bool,
+    /// See the MCP server registry, its releases and deliveries.
+    pub view_registry: bool,
+    /// Edit the registry's draft, publish, roll back, rings and units.
+    pub manage_registry: bool,
+    /// Approve or reject someone else's release.
+    pub approve_releases: bool,
 }

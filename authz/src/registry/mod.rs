@@ -9,6 +9,7 @@
 //! same code). This module stores the draft and the releases, signs with the realm's key, and
 //! decides who may read a realm's registry over HTTP.
 mod deliver;
+mod entries;
 mod import;
 mod members;
 mod model;

@@ -346,6 +346,9 @@ pub struct RegistryView {
     /// The issuer the latest release names, when it is not the realm's issuer now (the
     /// server's public URL changed since): laptops refuse it until it is published again.
     pub stale_issuer: Option<String>,
+    /// Where the realm's registry is served (`{issuer}/registry`: the signed releases under
+    /// `/releases`, the MCP Registry API under `/v0.1`).
+    pub base_url: String,
 }
 
 /// The draft's mode, rings and units, as an editor sets them together.
@@ -466,4 +469,59 @@ pub struct Delivery {
     pub servers: usize,
     /// Files, warnings and notes.
     pub rendered: portcullis_manifest::render::Rendered,
+}
+
+/// One server of the draft as its page shows it.
+#[derive(Debug, Clone)]
+pub struct RegistryServer {
+    /// The registry (revision, rings, units).
+    pub registry: Registry,
+    /// The server as the draft has it.
+    pub server: portcullis_manifest::server::ServerInput,
+    /// Whether the latest release has a server with its id.
+    pub is_published: bool,
+    /// What its checks warn about (fields unprefixed).
+    pub warnings: Vec<portcullis_manifest::Finding>,
+    /// Its fields against the latest release (empty when unchanged or not published).
+    pub changes: Vec<portcullis_manifest::diff::FieldChange>,
+    /// What the last releases did to it, newest first.
+    pub history: Vec<ServerRelease>,
+    /// For a remote server Portcullis authorizes: the slug of the realm's resource for its
+    /// URL, or `None` when there is none yet. `None` for any other server.
+    pub resource: Option<Option<String>>,
+}
+
+/// What a release did to a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerEvent {
+    /// It appeared.
+    Added,
+    /// Some of its fields changed.
+    Changed,
+    /// It was taken out.
+    Removed,
+}
+
+impl ServerEvent {
+    /// In words.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ServerEvent::Added => "added",
+            ServerEvent::Changed => "changed",
+            ServerEvent::Removed => "removed",
+        }
+    }
+}
+
+/// One release in a server's history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerRelease {
+    /// The release.
+    pub sequence: i64,
+    /// When it was published.
+    pub published_at: UnixTime,
+    /// What it did to the server.
+    pub event: ServerEvent,
+    /// The fields it changed.
+    pub fields: Vec<portcullis_manifest::diff::FieldChange>,
 }

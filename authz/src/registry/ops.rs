@@ -71,6 +71,7 @@ impl Core {
             .map(|r| request_digest(&r.policy))
             .transpose()?;
         Ok(RegistryView {
+            base_url: self.registry_audience(&realm.name),
             pending,
             pending_diff,
             pending_digest,
