@@ -1,4 +1,5 @@
 import { expect, Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -93,3 +94,20 @@ export function ensurePythonVenv() {
     if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed`);
   }
 }
+
+/** What is wrong with the page as shown: sideways scroll, serious axe violations; saves a screenshot. */
+export async function check(page: Page, name: string): Promise<string[]> {
+  const problems: string[] = [];
+  const { scroll, client: visible } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
+  if (scroll > visible) problems.push(`${name}: page scrolls sideways (${scroll} > ${visible})`);
+  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  for (const v of axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
+    problems.push(`${name}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  }
+  await page.screenshot({ path: `screenshots/${name}.png`, fullPage: true });
+  return problems;
+}
+

@@ -1,6 +1,6 @@
 import { test, expect, Page, APIRequestContext, request } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { ADMIN, DEVELOPER, hydrated, login } from './helpers';
+import { ADMIN, DEVELOPER, check, hydrated, login } from './helpers';
 
 // Every console screen, filled with long realistic data, at a phone's and a laptop's width in
 // light and dark: no sideways scrolling of the page, no serious or critical accessibility
@@ -128,22 +128,6 @@ const SCREENS: [string, string][] = [
   ['check', '/integration/check'],
   ['not-found', '/no-such-page'],
 ];
-
-/** What is wrong with the page as shown: sideways scroll, serious axe violations; saves a screenshot. */
-async function check(page: Page, name: string): Promise<string[]> {
-  const problems: string[] = [];
-  const { scroll, client: visible } = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    client: document.documentElement.clientWidth,
-  }));
-  if (scroll > visible) problems.push(`${name}: page scrolls sideways (${scroll} > ${visible})`);
-  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  for (const v of axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
-    problems.push(`${name}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-  }
-  await page.screenshot({ path: `screenshots/${name}.png`, fullPage: true });
-  return problems;
-}
 
 test.describe.configure({ mode: 'serial' });
 

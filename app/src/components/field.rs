@@ -75,11 +75,8 @@ impl FieldErrors {
 
     /// The message for input `name`, if it is at fault.
     pub fn message(self, name: &str) -> Option<String> {
-        self.error.with(|e| {
-            e.iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, m)| m.clone())
-        })
+        self.error
+            .with(|e| e.iter().find(|(n, _)| *n == name).map(|(_, m)| m.clone()))
     }
 
     /// `aria-invalid` for input `name`.

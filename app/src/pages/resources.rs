@@ -656,6 +656,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                             </div> })}
                         </div>
                         <ResourceSettings r=r.clone() update realm_default=realm_ttl.get().and_then(Result::ok)/>
+                        {can.view_registry.then(|| view! { <crate::pages::registry::server::RegistryEntries uri=r.uri.clone()/> })}
                         <div class="mt-6"><ResourcePolicy r=r.clone() action=policy/></div>
                         {can.view_clients.then(|| view! { <ResourceClients resource=r.clone() grants q reload/> })}
                         {can.manage_clients.then(|| view! { <ResourceCredentials slug=r.slug.clone() reload shown=credentials/> })}

@@ -4,8 +4,8 @@ use super::moment;
 use crate::error::{AppError, FieldProblem};
 use crate::types::registry::{
     DeliveredFile, DeliveryView, DiffView, FieldChangeView, FindingView, HarnessChoice, MemberRow,
-    ReleasePage, ReleaseView, RequestView, ServerChangeView, ServerDetail, ServerForm,
-    ServerReleaseView, ServerRow, UnitView,
+    ReleasePage, ReleaseView, RequestView, ResourceLink, ServerChangeView, ServerDetail,
+    ServerForm, ServerReleaseView, ServerRow, UnitView,
 };
 use authz::registry::{PublishRequest, ReleaseHead};
 use portcullis_manifest::diff::{Diff, FieldChange};
@@ -441,7 +441,7 @@ pub fn server_detail(s: &authz::registry::RegistryServer, now: i64) -> ServerDet
                 fields: field_changes(&h.fields),
             })
             .collect(),
-        resource: s.resource.clone(),
+        resource: s.resource.clone().map(|slug| ResourceLink { slug }),
         rings: s.registry.draft.rings.clone(),
         units: units(&s.registry.draft.units),
     }
@@ -515,7 +515,9 @@ pub fn release_page(heads: &[ReleaseHead], total: u64, now: i64) -> ReleasePage 
         total,
         older: heads
             .last()
-            .filter(|h| h.sequence > 1 && heads.len() >= crate::api::registry::RELEASES_PAGE as usize)
+            .filter(|h| {
+                h.sequence > 1 && heads.len() >= crate::api::registry::RELEASES_PAGE as usize
+            })
             .map(|h| h.sequence),
     }
 }
@@ -622,8 +624,8 @@ pub fn delivery_request(
     token_helper: &str,
 ) -> Result<authz::registry::DeliveryRequest, AppError> {
     use authz::registry::GroupKind;
-    let target = portcullis_manifest::render::Target::parse(harness, Some(version))
-        .map_err(|m| {
+    let target =
+        portcullis_manifest::render::Target::parse(harness, Some(version)).map_err(|m| {
             let field = if portcullis_manifest::harness::Harness::parse(harness).is_none() {
                 "harness"
             } else {
@@ -639,7 +641,10 @@ pub fn delivery_request(
     let release = match release.trim() {
         "" | "latest" => None,
         n => Some(n.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| {
-            super::field_error("release", "A release number (1, 2, …), or empty for the latest.")
+            super::field_error(
+                "release",
+                "A release number (1, 2, …), or empty for the latest.",
+            )
         })?),
     };
     let helper = token_helper.trim();

@@ -270,13 +270,20 @@ pub struct ServerDetail {
     pub changes: Vec<FieldChangeView>,
     /// Releases that changed it, newest first (at most the last 20 releases are read).
     pub releases: Vec<ServerReleaseView>,
-    /// The protected resource it is (a URL whose auth mode is `portcullis`): its slug, or
-    /// `None` when the realm has none for that URL yet.
-    pub resource: Option<Option<String>>,
+    /// The protected resource it is (a URL whose auth mode is `portcullis`); `None` for
+    /// other servers.
+    pub resource: Option<ResourceLink>,
     /// The realm's rings and units, for the form.
     pub rings: Vec<String>,
     /// Units.
     pub units: Vec<UnitView>,
+}
+
+/// The resource a remote server Portcullis authorizes is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceLink {
+    /// The realm's resource for its URL, `None` when there is none yet.
+    pub slug: Option<String>,
 }
 
 /// What one release did to one server.

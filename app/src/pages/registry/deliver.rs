@@ -38,7 +38,11 @@ pub fn DeliverPage() -> impl IntoView {
 }
 
 #[component]
-fn DeliverForm(r: RegistryView, h: Vec<HarnessChoice>, render: ServerAction<DeliverRegistry>) -> impl IntoView {
+fn DeliverForm(
+    r: RegistryView,
+    h: Vec<HarnessChoice>,
+    render: ServerAction<DeliverRegistry>,
+) -> impl IntoView {
     let errors = FieldErrors::new(render, "deliver", DELIVER_FIELDS);
     if r.latest.is_none() {
         return view! {
@@ -60,7 +64,10 @@ fn DeliverForm(r: RegistryView, h: Vec<HarnessChoice>, render: ServerAction<Deli
         }
         .into_any();
     }
-    let versions: Vec<(String, String)> = h.iter().map(|x| (x.id.clone(), x.version.clone())).collect();
+    let versions: Vec<(String, String)> = h
+        .iter()
+        .map(|x| (x.id.clone(), x.version.clone()))
+        .collect();
     let harness = RwSignal::new(h.first().map(|x| x.id.clone()).unwrap_or_default());
     let placeholder = move || {
         let id = harness.get();
@@ -142,7 +149,11 @@ fn Delivered(d: DeliveryView) -> impl IntoView {
 
 #[component]
 fn File(f: DeliveredFile) -> impl IntoView {
-    let href = format!("data:{};charset=utf-8,{}", f.media_type, encode(&f.contents));
+    let href = format!(
+        "data:{};charset=utf-8,{}",
+        f.media_type,
+        encode(&f.contents)
+    );
     let managed = f.scope == "managed";
     view! {
         <article class=format!("{CARD} p-4 sm:p-6") data-testid="delivered-file">

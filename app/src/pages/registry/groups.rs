@@ -28,7 +28,12 @@ fn unit_paths(r: &RegistryView) -> Vec<(String, String)> {
                     break;
                 }
                 path.push(parent.clone());
-                parent = r.units.iter().find(|p| p.id == parent).map(|p| p.parent.clone()).unwrap_or_default();
+                parent = r
+                    .units
+                    .iter()
+                    .find(|p| p.id == parent)
+                    .map(|p| p.parent.clone())
+                    .unwrap_or_default();
             }
             path.reverse();
             (u.id.clone(), path.join("/"))
@@ -46,7 +51,10 @@ pub fn GroupsPage() -> impl IntoView {
     let toasts = use_toasts();
     Effect::new(move |_| {
         if let Some(Ok(_)) = save.value().get() {
-            toasts.push(ToastKind::Success, "Rings and units saved to the draft (publish to deliver them).");
+            toasts.push(
+                ToastKind::Success,
+                "Rings and units saved to the draft (publish to deliver them).",
+            );
         }
     });
     view! {
@@ -111,13 +119,27 @@ fn GroupList(r: RegistryView, counts: Vec<GroupView>) -> impl IntoView {
     let servers = |kind: &str, id: &str| {
         r.servers
             .iter()
-            .filter(|s| if kind == "ring" { s.rings.iter().any(|x| x == id) } else { s.units.iter().any(|x| x == id) })
+            .filter(|s| {
+                if kind == "ring" {
+                    s.rings.iter().any(|x| x == id)
+                } else {
+                    s.units.iter().any(|x| x == id)
+                }
+            })
             .count()
     };
     let rows: Vec<(String, String, String, u64, usize)> = r
         .rings
         .iter()
-        .map(|id| ("ring".to_owned(), id.clone(), id.clone(), count("ring", id), servers("ring", id)))
+        .map(|id| {
+            (
+                "ring".to_owned(),
+                id.clone(),
+                id.clone(),
+                count("ring", id),
+                servers("ring", id),
+            )
+        })
         .chain(unit_paths(&r).into_iter().map(|(id, path)| {
             let (c, s) = (count("unit", &id), servers("unit", &id));
             ("unit".to_owned(), id, path, c, s)
@@ -157,7 +179,13 @@ fn GroupRow(kind: String, id: String, path: String, members: u64, servers: usize
         move || (open.get(), add.version().get(), remove.version().get()),
         move |(o, _, _)| {
             let (k, i) = (k.clone(), i.clone());
-            async move { if o { Some(registry_members(k, i).await) } else { None } }
+            async move {
+                if o {
+                    Some(registry_members(k, i).await)
+                } else {
+                    None
+                }
+            }
         },
     );
     let label = format!("{kind} {path}");

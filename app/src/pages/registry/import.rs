@@ -37,7 +37,10 @@ pub fn ImportDialog(
                 format!("{} imported into the draft (not published yet).", saved.id),
             );
             open.set(false);
-            navigate(&format!("/registry/servers/{}", saved.id), Default::default());
+            navigate(
+                &format!("/registry/servers/{}", saved.id),
+                Default::default(),
+            );
         }
     });
     let close = move || {

@@ -198,7 +198,14 @@ impl Filters {
                 ("unit", self.unit.clone()),
                 ("warnings", flag(self.warnings)),
                 ("unpublished", flag(self.unpublished)),
-                ("page", if page == 0 { String::new() } else { page.to_string() }),
+                (
+                    "page",
+                    if page == 0 {
+                        String::new()
+                    } else {
+                        page.to_string()
+                    },
+                ),
             ],
         )
     }
@@ -307,7 +314,10 @@ fn DraftStatus(r: RegistryView) -> impl IntoView {
 #[component]
 fn ServerList(r: RegistryView, f: Filters) -> impl IntoView {
     let total = r.servers.len();
-    let select = |name: &'static str, label: &'static str, current: String, options: Vec<(String, String)>| {
+    let select = |name: &'static str,
+                  label: &'static str,
+                  current: String,
+                  options: Vec<(String, String)>| {
         let id = format!("registry-filter-{name}");
         view! {
             <div class="min-w-0">
@@ -323,15 +333,26 @@ fn ServerList(r: RegistryView, f: Filters) -> impl IntoView {
         }
     };
     let pairs = |items: &[&str], label: fn(&str) -> &'static str| -> Vec<(String, String)> {
-        items.iter().map(|i| ((*i).to_owned(), label(i).to_owned())).collect()
+        items
+            .iter()
+            .map(|i| ((*i).to_owned(), label(i).to_owned()))
+            .collect()
     };
     let rings: Vec<(String, String)> = r.rings.iter().map(|x| (x.clone(), x.clone())).collect();
-    let units: Vec<(String, String)> = r.units.iter().map(|u| (u.id.clone(), u.id.clone())).collect();
+    let units: Vec<(String, String)> = r
+        .units
+        .iter()
+        .map(|u| (u.id.clone(), u.id.clone()))
+        .collect();
     let matching: Vec<ServerRow> = r.servers.iter().filter(|s| f.matches(s)).cloned().collect();
     let shown = matching.len();
     let pages = shown.div_ceil(SERVERS_PAGE).max(1);
     let page = f.page.min(pages - 1);
-    let rows: Vec<ServerRow> = matching.into_iter().skip(page * SERVERS_PAGE).take(SERVERS_PAGE).collect();
+    let rows: Vec<ServerRow> = matching
+        .into_iter()
+        .skip(page * SERVERS_PAGE)
+        .take(SERVERS_PAGE)
+        .collect();
     let filtered = f != Filters::default();
     let draft_warnings = r.warnings.len();
     let pager = f.clone();
@@ -394,7 +415,11 @@ fn ServerList(r: RegistryView, f: Filters) -> impl IntoView {
 
 #[component]
 fn Row(s: ServerRow) -> impl IntoView {
-    let name = if s.title.is_empty() { s.id.clone() } else { s.title.clone() };
+    let name = if s.title.is_empty() {
+        s.id.clone()
+    } else {
+        s.title.clone()
+    };
     let groups: Vec<String> = s
         .rings
         .iter()

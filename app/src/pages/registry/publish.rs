@@ -20,7 +20,11 @@ use leptos_router::hooks::use_query_map;
 /// Toasts what an action that answers in words did, or its error.
 fn toast_outcome<I>(action: ServerAction<I>)
 where
-    I: leptos::server_fn::ServerFn<Output = String, Error = AppError> + Clone + Send + Sync + 'static,
+    I: leptos::server_fn::ServerFn<Output = String, Error = AppError>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
 {
     let toasts = use_toasts();
     Effect::new(move |_| match action.value().get() {
@@ -70,8 +74,12 @@ pub fn PublishPage() -> impl IntoView {
     };
     let registry = Resource::new(changed, |_| registry_overview());
     let query = use_query_map();
-    let before = Memo::new(move |_| query.with(|q| q.get("before").and_then(|b| b.parse::<i64>().ok())));
-    let releases = Resource::new(move || (before.get(), changed()), |(before, _)| registry_releases(before));
+    let before =
+        Memo::new(move |_| query.with(|q| q.get("before").and_then(|b| b.parse::<i64>().ok())));
+    let releases = Resource::new(
+        move || (before.get(), changed()),
+        |(before, _)| registry_releases(before),
+    );
     view! {
         <PageHeader title="Publish & releases" description="A release is the draft signed and frozen: laptops, harness configs and the Registry API read only releases."/>
         <RegistryTabs current="/registry/publish"/>
@@ -121,7 +129,11 @@ fn Unpublished(r: RegistryView, publish: ServerAction<PublishRegistry>) -> impl 
     let nothing = r.unpublished.is_empty();
     let waiting = r.pending.is_some();
     let revision = r.revision;
-    let label = if r.require_approval { "Ask for approval" } else { "Publish" };
+    let label = if r.require_approval {
+        "Ask for approval"
+    } else {
+        "Publish"
+    };
     let message = if r.require_approval {
         "A second person approves exactly this content before it is published."
     } else {
@@ -192,7 +204,11 @@ fn Pending(
     let what = match (&p.settings, p.rollback_of) {
         (Some((approval, access)), _) => format!(
             "Change the settings: approval {}, Registry API access {access}.",
-            if *approval { "required" } else { "not required" }
+            if *approval {
+                "required"
+            } else {
+                "not required"
+            }
         ),
         (None, Some(n)) => format!("Roll back to release {n}: publish its content again."),
         (None, None) => "Publish the draft as it was when asked for.".to_owned(),
@@ -248,7 +264,11 @@ fn Pending(
 
 /// One release in the history: what it changed (loaded when opened), and roll back.
 #[component]
-fn ReleaseRow(r: ReleaseView, latest: Option<i64>, rollback: ServerAction<RollbackRegistry>) -> impl IntoView {
+fn ReleaseRow(
+    r: ReleaseView,
+    latest: Option<i64>,
+    rollback: ServerAction<RollbackRegistry>,
+) -> impl IntoView {
     let can = use_abilities();
     let sequence = r.sequence;
     let open = RwSignal::new(false);

@@ -82,12 +82,25 @@ pub fn ServerFormFields(
     });
     let v = initial;
     let hidden_unless = move |which: &'static str, signal: RwSignal<String>| {
-        move || if signal.get() == which { "grid gap-4 sm:col-span-2 sm:grid-cols-2" } else { "hidden" }
+        move || {
+            if signal.get() == which {
+                "grid gap-4 sm:col-span-2 sm:grid-cols-2"
+            } else {
+                "hidden"
+            }
+        }
     };
-    let checkboxes = move |field: &'static str, label: &'static str, all: Vec<String>, chosen: Vec<String>| {
+    let checkboxes = move |field: &'static str,
+                           label: &'static str,
+                           all: Vec<String>,
+                           chosen: Vec<String>| {
         let help_id = format!("{form_id}-{field}-help");
         let described = help_id.clone();
-        let input = if field == "rings" { "form[rings]" } else { "form[units]" };
+        let input = if field == "rings" {
+            "form[rings]"
+        } else {
+            "form[units]"
+        };
         view! {
             <fieldset class="sm:col-span-2" aria-describedby=described aria-invalid=errors.invalid(input)>
                 <legend class=LABEL>{label}</legend>
@@ -230,13 +243,19 @@ fn after_save(action: ServerAction<SaveRegistryServer>) {
         if let Some(Ok(saved)) = action.value().get() {
             let note = match saved.warnings.len() {
                 0 => String::new(),
-                n => format!(" {n} warning{}: see its page.", if n == 1 { "" } else { "s" }),
+                n => format!(
+                    " {n} warning{}: see its page.",
+                    if n == 1 { "" } else { "s" }
+                ),
             };
             toasts.push(
                 ToastKind::Success,
                 format!("{} saved to the draft (not published yet).{note}", saved.id),
             );
-            navigate(&format!("/registry/servers/{}", saved.id), Default::default());
+            navigate(
+                &format!("/registry/servers/{}", saved.id),
+                Default::default(),
+            );
         }
     });
 }
@@ -275,7 +294,13 @@ pub fn ServerPage() -> impl IntoView {
     after_save(save);
     let create_resource = ServerAction::<CreateRegistryResource>::new();
     let server = Resource::new(
-        move || (id.get(), save.version().get(), create_resource.version().get()),
+        move || {
+            (
+                id.get(),
+                save.version().get(),
+                create_resource.version().get(),
+            )
+        },
         |(id, _, _)| registry_server(id),
     );
     let events = Resource::new(
@@ -302,7 +327,11 @@ fn ServerView(
     let can = use_abilities();
     let editing = RwSignal::new(false);
     let delete = ServerAction::<DeleteRegistryServer>::new();
-    crate::components::ui::leave_after(delete, "Removed from the draft (publish to take it off laptops).", "/registry");
+    crate::components::ui::leave_after(
+        delete,
+        "Removed from the draft (publish to take it off laptops).",
+        "/registry",
+    );
     let toasts = use_toasts();
     Effect::new(move |_| match create_resource.value().get() {
         Some(Ok(slug)) => toasts.push(ToastKind::Success, format!("Resource {slug} created.")),
@@ -310,7 +339,11 @@ fn ServerView(
         None => {}
     });
     let row = s.row.clone();
-    let name = if row.title.is_empty() { row.id.clone() } else { row.title.clone() };
+    let name = if row.title.is_empty() {
+        row.id.clone()
+    } else {
+        row.title.clone()
+    };
     let id = row.id.clone();
     let revision = s.revision;
     let delete_id = id.clone();
@@ -327,7 +360,12 @@ fn ServerView(
                     </div>
                 })
             };
-            let groups: Vec<String> = r.rings.iter().map(|x| format!("ring {x}")).chain(r.units.iter().map(|u| format!("unit {u}"))).collect();
+            let groups: Vec<String> = r
+                .rings
+                .iter()
+                .map(|x| format!("ring {x}"))
+                .chain(r.units.iter().map(|u| format!("unit {u}")))
+                .collect();
             view! {
                 <dl class="mt-4 grid gap-4 sm:grid-cols-2">
                     <div>
@@ -410,7 +448,7 @@ fn ServerView(
         {resource.map(|r| view! {
             <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="resource-title" data-testid="server-resource">
                 <h2 id="resource-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Protected resource"</h2>
-                {match r {
+                {match r.slug {
                     Some(slug) => view! {
                         <p class="mt-1 text-sm">"Portcullis issues its tokens: this server is the resource "
                             <a class="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/resources/{slug}")>{slug.clone()}</a>
@@ -451,5 +489,30 @@ fn ServerView(
                 }.into_any()
             }}
         </section>
+    }
+}
+
+/// On a resource's page: the registry servers that are this resource (remote, auth mode
+/// `portcullis`, at its URL).
+#[component]
+pub fn RegistryEntries(uri: String) -> impl IntoView {
+    let entries = Resource::new(
+        move || uri.clone(),
+        crate::api::registry::registry_entries_for,
+    );
+    view! {
+        <Transition fallback=|| ()>
+            {move || entries.get().and_then(Result::ok).filter(|e| !e.is_empty()).map(|ids| view! {
+                <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="registry-entry-title" data-testid="resource-registry">
+                    <h2 id="registry-entry-title" class="text-lg font-semibold text-slate-900 dark:text-white">"MCP registry"</h2>
+                    <p class="mt-1 text-sm">"Approved in the registry's draft as "
+                        {ids.into_iter().enumerate().map(|(i, id)| view! {
+                            {(i > 0).then_some(", ")}
+                            <a class="font-mono font-medium break-all text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/registry/servers/{id}")>{id.clone()}</a>
+                        }).collect_view()}
+                        ": harnesses reach it with tokens this realm issues for this resource."</p>
+                </section>
+            })}
+        </Transition>
     }
 }
