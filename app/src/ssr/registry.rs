@@ -664,6 +664,14 @@ pub fn delivery_request(
     })
 }
 
+/// At most ten names, then how many more.
+fn shortened(names: &[&str]) -> String {
+    match names.len() {
+        0..=10 => names.join(", "),
+        n => format!("{}, and {} more", names[..10].join(", "), n - 10),
+    }
+}
+
 /// A delivery as shown.
 pub fn delivery_view(d: &authz::registry::Delivery) -> DeliveryView {
     use portcullis_manifest::render::{Os, Scope};
@@ -700,14 +708,15 @@ pub fn delivery_view(d: &authz::registry::Delivery) -> DeliveryView {
             .collect(),
         warnings: d
             .rendered
-            .warnings
-            .iter()
+            .grouped_warnings()
+            .into_iter()
             .map(|w| FindingView {
-                field: match &w.server {
-                    Some(s) => format!("{s}.{}", w.field),
-                    None => w.field.clone(),
+                field: match w.servers.as_slice() {
+                    [] => w.field.to_owned(),
+                    [one] => format!("{one}.{}", w.field),
+                    many => format!("{} ({} servers: {})", w.field, many.len(), shortened(many)),
                 },
-                message: w.message.clone(),
+                message: w.message.to_owned(),
             })
             .collect(),
         notes: d.rendered.notes.clone(),

@@ -178,6 +178,40 @@ pub struct Rendered {
     pub notes: Vec<String>,
 }
 
+/// A warning repeated across servers, said once (the same limit of a harness repeats for
+/// each server otherwise).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupedWarning<'a> {
+    /// The field.
+    pub field: &'a str,
+    /// The message.
+    pub message: &'a str,
+    /// The servers it concerns, in render order (empty: the whole render).
+    pub servers: Vec<&'a str>,
+}
+
+impl Rendered {
+    /// The warnings, one per field and message, each naming every server it concerns.
+    pub fn grouped_warnings(&self) -> Vec<GroupedWarning<'_>> {
+        let mut grouped: Vec<GroupedWarning<'_>> = Vec::new();
+        for w in &self.warnings {
+            let server = w.server.as_deref();
+            match grouped
+                .iter_mut()
+                .find(|g| g.field == w.field && g.message == w.message)
+            {
+                Some(g) => g.servers.extend(server),
+                None => grouped.push(GroupedWarning {
+                    field: &w.field,
+                    message: &w.message,
+                    servers: server.into_iter().collect(),
+                }),
+            }
+        }
+        grouped
+    }
+}
+
 /// Renders `servers` (what the chosen ring or unit gets, [`Policy::servers_for`]) for
 /// `target`, under `policy`'s mode.
 pub fn render(target: &Target, policy: &Policy, servers: &[&Server], opts: &Options) -> Rendered {
@@ -239,5 +273,41 @@ mod tests {
         for bad in ["", "v2", "2.x", "1..2", "1.2.3.4.5"] {
             assert!(Version::parse(bad).is_none(), "{bad}");
         }
+    }
+}
+
+#[cfg(test)]
+mod grouping_tests {
+    use super::{Rendered, Warning};
+
+    #[test]
+    fn a_warning_repeated_across_servers_is_said_once() {
+        let w = |server: Option<&str>, field: &str, message: &str| Warning {
+            server: server.map(str::to_owned),
+            field: field.into(),
+            message: message.into(),
+        };
+        let rendered = Rendered {
+            warnings: vec![
+                w(Some("wiki"), "tools.allow", "not enforced"),
+                w(None, "mode", "warn only"),
+                w(Some("jira"), "tools.allow", "not enforced"),
+                w(Some("jira"), "title", "no display name"),
+            ],
+            ..Rendered::default()
+        };
+        let grouped: Vec<(&str, Vec<&str>)> = rendered
+            .grouped_warnings()
+            .into_iter()
+            .map(|g| (g.field, g.servers))
+            .collect();
+        assert_eq!(
+            grouped,
+            [
+                ("tools.allow", vec!["wiki", "jira"]),
+                ("mode", vec![]),
+                ("title", vec!["jira"]),
+            ]
+        );
     }
 }

@@ -130,12 +130,12 @@ fn Delivered(d: DeliveryView) -> impl IntoView {
             </h2>
             <p class="font-mono text-xs break-all text-slate-500 dark:text-slate-400">{d.release_id.clone()}</p>
             {(!d.warnings.is_empty()).then(|| view! {
-                <div class="rounded-md border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950 dark:text-amber-200" data-testid="delivery-warnings">
-                    <p class="font-medium">"What this harness cannot express"</p>
+                <details open=d.warnings.len() <= 5 class="rounded-md border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950 dark:text-amber-200" data-testid="delivery-warnings">
+                    <summary class="cursor-pointer font-medium">{format!("What this harness cannot express ({})", d.warnings.len())}</summary>
                     <ul class="mt-2 list-disc space-y-1 pl-5 break-words">
                         {d.warnings.iter().map(|w| view! { <li><code class="font-mono text-xs">{w.field.clone()}</code>": "{w.message.clone()}</li> }).collect_view()}
                     </ul>
-                </div>
+                </details>
             })}
             {(!d.notes.is_empty()).then(|| view! {
                 <ul class="list-disc space-y-1 pl-5 text-sm break-words text-slate-700 dark:text-slate-200">

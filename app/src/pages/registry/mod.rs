@@ -107,13 +107,17 @@ pub fn FieldChanges(changes: Vec<FieldChangeView>) -> impl IntoView {
 /// mode, rings and units.
 #[component]
 pub fn DiffList(diff: DiffView) -> impl IntoView {
+    // A first release adds every server: name the first ones, count the rest.
+    const SHOWN: usize = 60;
     let ids = |title: &'static str, ids: Vec<String>, tone: Tone| {
         (!ids.is_empty()).then(|| {
+            let more = ids.len().saturating_sub(SHOWN);
             view! {
                 <div>
                     <h3 class="text-sm font-semibold text-slate-800 dark:text-slate-100">{format!("{title} ({})", ids.len())}</h3>
                     <ul class="mt-1 flex flex-wrap gap-1">
-                        {ids.into_iter().map(|id| view! { <li><Pill tone text=id/></li> }).collect_view()}
+                        {ids.into_iter().take(SHOWN).map(|id| view! { <li class="max-w-full break-all"><Pill tone text=id/></li> }).collect_view()}
+                        {(more > 0).then(|| view! { <li class=MUTED>{format!("and {more} more")}</li> })}
                     </ul>
                 </div>
             }
@@ -397,7 +401,7 @@ fn ServerList(r: RegistryView, f: Filters) -> impl IntoView {
                                 <th class=format!("{TH} sm:w-[30%]") scope="col">"Server"</th>
                                 <th class=format!("{TH} sm:w-[34%]") scope="col">"Transport"</th>
                                 <th class=TH scope="col">"Auth"</th>
-                                <th class=format!("{TH} sm:hidden md:table-cell") scope="col">"Who gets it"</th>
+                                <th class=TH scope="col">"Who gets it"</th>
                             </tr>
                         </thead>
                         <tbody class=CARDS_BODY>
@@ -444,8 +448,9 @@ fn Row(s: ServerRow) -> impl IntoView {
                 <Truncated value=s.target.clone() label=format!("where {name} is")/>
                 {(!s.version.is_empty()).then(|| view! { <div class="font-mono text-xs break-all">{s.version.clone()}</div> })}
             </td>
-            <td class=format!("{CARDS_CELL_NEXT} text-sm")>{auth_label(&s.auth)}</td>
-            <td class=format!("{CARDS_CELL_NEXT} text-sm break-words sm:hidden md:table-cell")>
+            <td class=format!("{CARDS_CELL_NEXT} text-sm")><span class="text-xs text-slate-500 sm:hidden dark:text-slate-400">"Auth: "</span>{auth_label(&s.auth)}</td>
+            <td class=format!("{CARDS_CELL_NEXT} text-sm break-words")>
+                <span class="text-xs text-slate-500 sm:hidden dark:text-slate-400">"Who gets it: "</span>
                 {if groups.is_empty() { "Nobody yet".to_owned() } else { groups.join(", ") }}
             </td>
         </tr>

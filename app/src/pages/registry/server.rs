@@ -131,8 +131,8 @@ pub fn ServerFormFields(
         <ActionForm action attr:id=form_id attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
             <input type="hidden" name="revision" value=revision.to_string()/>
             <input type="hidden" name="replacing" value=replacing/>
-            <Field errors name="form[id]" id=format!("{form_id}-id") label="Id" value=v.id required=true maxlength=63 mono=true
-                placeholder="wiki" help="Lowercase letters, digits and '-' (harnesses join it into tool names): unique in the registry."/>
+            <Field errors name="form[id]" id=format!("{form_id}-id") label="Id" value=v.id required=true maxlength=32 mono=true
+                placeholder="wiki" help="Lowercase letters, digits and '-', at most 32 (harnesses join it into tool names); unique in the registry."/>
             <Field errors name="form[title]" id=format!("{form_id}-title") label="Title" value=v.title maxlength=100 placeholder="Team wiki"/>
             <div class="sm:col-span-2">
                 <label class=LABEL for=format!("{form_id}-transport")>"How it is reached"</label>
@@ -292,19 +292,15 @@ pub fn ServerPage() -> impl IntoView {
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     let save = ServerAction::<SaveRegistryServer>::new();
     after_save(save);
+    // Reloaded after a save that worked: a refused one keeps the form with its errors.
+    let saved = successes(save);
     let create_resource = ServerAction::<CreateRegistryResource>::new();
     let server = Resource::new(
-        move || {
-            (
-                id.get(),
-                save.version().get(),
-                create_resource.version().get(),
-            )
-        },
+        move || (id.get(), saved.get(), create_resource.version().get()),
         |(id, _, _)| registry_server(id),
     );
     let events = Resource::new(
-        move || (id.get(), save.version().get()),
+        move || (id.get(), saved.get()),
         |(id, _)| history("registry_server".into(), id),
     );
     view! {
@@ -407,19 +403,21 @@ fn ServerView(
     let (rings, units) = (s.rings.clone(), s.units.clone());
     let create_id = id.clone();
     view! {
-        <PageHeader title="Registry server">
+        <a href="/registry" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Registry"</a>
+        <div class="mt-2 mb-4 flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">
+            <div class="min-w-0">
+                <h1 class=format!("{H1} break-words") data-testid="server-name">{name}</h1>
+                <div class="mt-1 flex flex-wrap items-center gap-2">
+                    <code class="font-mono text-sm break-all text-slate-500 dark:text-slate-400">{id.clone()}</code>
+                    {state_pill(&row.state)}
+                </div>
+            </div>
             {can.manage_registry.then(|| view! {
                 <ConfirmButton label="Remove" title=format!("Remove {delete_id} from the draft?")
                     message="It stays on laptops until the draft is published; the release history keeps it."
                     confirm_label="Remove" class=BTN_DANGER
                     on_confirm=Callback::new(move |()| { delete.dispatch(DeleteRegistryServer { revision, id: delete_id.clone() }); })/>
             })}
-        </PageHeader>
-        <RegistryTabs current="/registry"/>
-        <div class="mb-4 flex flex-wrap items-center gap-2">
-            <h2 class="text-xl font-semibold break-words text-slate-900 dark:text-white" data-testid="server-name">{name}</h2>
-            <code class="font-mono text-xs break-all text-slate-500 dark:text-slate-400">{id.clone()}</code>
-            {state_pill(&row.state)}
         </div>
         {(!warnings.is_empty()).then(|| view! {
             <section class="mb-4 rounded-md border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950 dark:text-amber-200" aria-label="Warnings" data-testid="server-warnings">
@@ -485,7 +483,7 @@ fn ServerView(
                             </li>
                         }).collect_view()}
                     </ol>
-                    <p class=format!("border-t border-slate-200 px-4 py-3 sm:px-6 dark:border-slate-700 {MUTED}")>"The last 20 releases are shown."</p>
+                    <p class=format!("border-t border-slate-200 px-4 py-3 sm:px-6 dark:border-slate-700 {MUTED}")>"From the last 20 releases."</p>
                 }.into_any()
             }}
         </section>

@@ -690,20 +690,9 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                     );
                 }
             }
-            // One line per field and message, naming every server it concerns: the same
-            // limit of a harness repeats for each server otherwise.
-            let mut grouped: Vec<(&str, &str, Vec<&str>)> = Vec::new();
-            for w in &d.rendered.warnings {
-                let server = w.server.as_deref();
-                match grouped
-                    .iter_mut()
-                    .find(|(f, m, _)| *f == w.field && *m == w.message)
-                {
-                    Some((_, _, servers)) => servers.extend(server),
-                    None => grouped.push((&w.field, &w.message, server.into_iter().collect())),
-                }
-            }
-            for (field, message, servers) in grouped {
+            // One line per field and message, naming every server it concerns.
+            for w in d.rendered.grouped_warnings() {
+                let (field, message, servers) = (w.field, w.message, w.servers);
                 match servers.as_slice() {
                     [] => say!("warning: {field}: {message}"),
                     [one] => say!("warning: {one}: {field}: {message}"),
