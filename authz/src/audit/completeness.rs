@@ -128,6 +128,7 @@ const WRITES: &[&str] = &[
     "withdraw_registry_request",
     "add_registry_member",
     "remove_registry_member",
+    "create_registry_resource",
     // tokens
     "issue_token",
     "revoke_token",
@@ -210,6 +211,8 @@ const READS: &[&str] = &[
     "registry_members",
     "registry_member_counts",
     "registry_groups_of",
+    "registry_server",
+    "registry_entries_for",
     // Renders a release into a harness's files (nothing stored).
     "deliver_registry",
     // Reads a server.json (fetched read-only, or given) into an unsaved draft entry.
@@ -266,6 +269,7 @@ const RUN: &[&str] = &[
     "approve_registry_request",
     "reject_registry_request",
     "withdraw_registry_request",
+    "create_registry_resource",
 ];
 
 /// Names of the `pub async fn`s in `src`.
@@ -497,6 +501,26 @@ macro_rules! registry_writes {
         $write!(
             "withdraw_registry_request",
             $core.withdraw_registry_request(&$p, $d, &id, &$m)
+        );
+        // A remote server Portcullis authorizes: its resource, created from the registry.
+        let remote = ServerInput {
+            id: "pay".into(),
+            url: Some("https://pay.example.com/mcp".into()),
+            auth: Some(portcullis_manifest::server::AuthInput {
+                mode: "portcullis".into(),
+                ..Default::default()
+            }),
+            rings: vec!["ring0".into()],
+            ..ServerInput::default()
+        };
+        let r = rev(&$core).await;
+        $core
+            .save_registry_server(&$p, $d, r, None, &remote, &$m)
+            .await
+            .expect("remote");
+        $write!(
+            "create_registry_resource",
+            $core.create_registry_resource(&$p, $d, "pay", &$m)
         );
     }};
 }
