@@ -77,6 +77,9 @@ pub struct Core {
             std::collections::HashMap<crate::realms::RealmId, Arc<crate::registry::ServedRegistry>>,
         >,
     >,
+    /// What each release changed against the one before, by realm and sequence, with the
+    /// release's id (releases never change): history pages diff each pair once.
+    pub(crate) release_diffs: Arc<std::sync::Mutex<crate::registry::ReleaseDiffs>>,
 }
 
 impl std::fmt::Debug for Core {
@@ -108,6 +111,7 @@ impl Core {
             documents: Arc::default(),
             token_use: Arc::default(),
             served_registries: Arc::default(),
+            release_diffs: Arc::default(),
         }
     }
 

@@ -142,6 +142,8 @@ test('an admin builds the registry in the console; a reviewer approves; the rele
   await second.goto('/registry/publish');
   await hydrated(second);
   await expect(second.getByTestId('pending-request')).toContainText(digest);
+  // The approver sees every field of what is added, not only its id.
+  await expect(second.getByTestId('pending-request').getByTestId('diff-added').filter({ hasText: 'wiki' })).toContainText('@acme/wiki-mcp');
   await second.getByRole('button', { name: 'Approve and publish' }).click();
   await second.getByRole('alertdialog').getByRole('button', { name: 'Approve' }).click();
   await expect(second.getByTestId('toast').filter({ hasText: 'Release 1 published.' })).toBeVisible();

@@ -76,7 +76,17 @@ const SECRET_NAMES: &[&str] = &[
     "cookie",
     "credential",
     "private",
+    "auth",
+    "dsn",
+    "pwd",
+    "passphrase",
+    "session",
+    "_key",
+    "-key",
 ];
+
+/// Authentication schemes: a literal word after one is a credential (`Basic dXNl…`).
+const SCHEMES: &[&str] = &["basic", "bearer", "digest", "negotiate"];
 
 /// Whether a name (a header or variable) says its value is a secret.
 pub fn names_a_secret(name: &str) -> bool {
@@ -87,14 +97,35 @@ pub fn names_a_secret(name: &str) -> bool {
 /// Whether literal text looks like a credential: a well-known prefix, or a long run of
 /// mixed letters and digits (what keys and tokens look like, and words do not).
 pub fn looks_like_credential(literal: &str) -> bool {
-    // An authentication scheme before the credential ("Bearer abc…", "Basic …").
-    let words = literal.split_whitespace();
-    words.into_iter().any(|w| {
-        let w = w.trim_matches(|c: char| c == '"' || c == '\'' || c == ',' || c == ';');
-        CREDENTIAL_PREFIXES
-            .iter()
-            .any(|p| w.starts_with(p) && w.len() >= p.len() + 8)
-            || random_looking(w)
+    let words: Vec<&str> = literal.split_whitespace().collect();
+    // An authentication scheme with a literal after it ("Bearer abc…", "Basic dXNl…").
+    let scheme_then_word = words.windows(2).any(|pair| {
+        let scheme = pair[0].trim_matches(|c: char| c == '"' || c == '\'');
+        // A reference after the scheme, as harnesses spell them (`${X}`, `{env:X}`), is the
+        // right way.
+        let reference = pair[1].starts_with(['$', '{']);
+        SCHEMES.iter().any(|s| scheme.eq_ignore_ascii_case(s)) && !reference
+    });
+    scheme_then_word
+        || words.iter().any(|w| url_with_password(w))
+        || words.into_iter().any(|w| {
+            let w = w.trim_matches(|c: char| c == '"' || c == '\'' || c == ',' || c == ';');
+            CREDENTIAL_PREFIXES
+                .iter()
+                .any(|p| w.starts_with(p) && w.len() >= p.len() + 8)
+                || random_looking(w)
+        })
+}
+
+/// A URL carrying a password in its authority (`postgres://svc:Winter2024!@db/prod`).
+fn url_with_password(w: &str) -> bool {
+    w.match_indices("://").any(|(at, _)| {
+        let rest = &w[at + 3..];
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        authority
+            .rsplit_once('@')
+            .and_then(|(userinfo, _)| userinfo.split_once(':'))
+            .is_some_and(|(_, password)| !password.is_empty())
     })
 }
 
@@ -209,6 +240,36 @@ pub fn check_args(args: &[String]) -> Result<(), (usize, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn schemes_with_literals_and_passwords_in_urls_are_credentials() {
+        for bad in [
+            "Basic dXNlcjpwYXNz",
+            "bearer hunter2",
+            "postgres://svc:Winter2024!@db.internal/prod",
+            "--dsn=mysql://root:pw@10.0.0.1:3306/app",
+        ] {
+            assert!(looks_like_credential(bad), "{bad}");
+        }
+        for fine in [
+            "Bearer ",
+            "https://user@example.com/path",
+            "postgres://svc:@db.internal/prod",
+            "https://example.com/a:b@c",
+            "a token-based cache",
+        ] {
+            assert!(!looks_like_credential(fine), "{fine}");
+        }
+        // The password as a reference is the way to do it.
+        assert_eq!(
+            check_value("DATABASE_URL", "postgres://svc:${DB_PASSWORD}@db/prod"),
+            Ok(())
+        );
+        assert!(check_value("X-Team", "Basic dXNlcjpwYXNz").is_err());
+        assert!(check_value("X-Auth", "hunter2pass").is_err());
+        assert!(check_value("DB_DSN", "host=db user=svc").is_err());
+        assert!(check_value("AWS_SECRET_ACCESS_KEY", "${AWS_SECRET_ACCESS_KEY}").is_ok());
+    }
 
     #[test]
     fn arguments_after_secret_flags_are_references() {

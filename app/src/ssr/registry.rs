@@ -68,7 +68,7 @@ pub fn registry_view(
             servers: i64::try_from(l.servers).unwrap_or(i64::MAX),
             changes: l.diff.summary(),
         }),
-        unpublished: diff_view(&v.unpublished),
+        unpublished: diff_with_content(&v.unpublished, &v.registry.draft),
         pending: v.pending.as_ref().map(|p| {
             request_view(
                 p,
@@ -159,6 +159,7 @@ pub fn diff_view(d: &Diff) -> DiffView {
         },
         mode: d.mode.clone(),
         added: d.added.clone(),
+        added_fields: Vec::new(),
         removed: d.removed.clone(),
         changed: d
             .changed
@@ -174,6 +175,37 @@ pub fn diff_view(d: &Diff) -> DiffView {
         units_removed: d.units_removed.clone(),
         units_moved: field_changes(&d.units_moved),
     }
+}
+
+/// A diff of content about to be published, with every field of each server it adds (the
+/// ids alone would let an approver approve what they never saw).
+pub fn diff_with_content(d: &Diff, policy: &portcullis_manifest::policy::PolicyInput) -> DiffView {
+    let mut view = diff_view(d);
+    view.added_fields = d
+        .added
+        .iter()
+        .filter_map(|id| policy.servers.iter().find(|s| s.id == *id))
+        .map(|s| {
+            let empty = ServerInput {
+                id: s.id.clone(),
+                ..ServerInput::default()
+            };
+            let one = |s: &ServerInput| portcullis_manifest::policy::PolicyInput {
+                servers: vec![s.clone()],
+                ..Default::default()
+            };
+            let fields = portcullis_manifest::diff::diff(Some(&one(&empty)), &one(s))
+                .changed
+                .into_iter()
+                .flat_map(|c| c.fields)
+                .collect::<Vec<_>>();
+            ServerChangeView {
+                id: s.id.clone(),
+                fields: field_changes(&fields),
+            }
+        })
+        .collect();
+    view
 }
 
 /// A release as listed.
@@ -206,7 +238,9 @@ pub fn request_view(
         settings: r
             .settings
             .map(|s| (s.require_approval, s.api_access.as_str().to_owned())),
-        diff: d.map(diff_view).unwrap_or_default(),
+        diff: d
+            .map(|d| diff_with_content(d, &r.policy))
+            .unwrap_or_default(),
         digest,
         mine: r.requested_by == viewer,
     }
@@ -441,7 +475,21 @@ pub fn server_detail(s: &authz::registry::RegistryServer, now: i64) -> ServerDet
                 fields: field_changes(&h.fields),
             })
             .collect(),
-        resource: s.resource.clone().map(|slug| ResourceLink { slug }),
+        resource: s.resource.as_ref().map(|linked| match linked {
+            Some(r) => ResourceLink {
+                slug: Some(r.slug.clone()),
+                standing: r.standing.as_str().to_owned(),
+                submitted_by: match &r.standing {
+                    authz::registry::ResourceStanding::Submitted(by) => by.clone(),
+                    _ => String::new(),
+                },
+            },
+            None => ResourceLink {
+                slug: None,
+                standing: String::new(),
+                submitted_by: String::new(),
+            },
+        }),
         rings: s.registry.draft.rings.clone(),
         units: units(&s.registry.draft.units),
     }
@@ -538,7 +586,17 @@ pub fn groups_input(
         .filter(|r| !r.is_empty())
         .map(str::to_owned)
         .collect();
+    use portcullis_manifest::policy::MAX_GROUPS;
+    if units.lines().count() > MAX_GROUPS {
+        return Err(super::field_error(
+            "units",
+            &format!("At most {MAX_GROUPS} units."),
+        ));
+    }
     let mut out: Vec<Unit> = Vec::new();
+    // Each unit's parent, to look up in constant time.
+    let mut parents: std::collections::HashMap<String, Option<String>> =
+        std::collections::HashMap::new();
     for (n, line) in units.lines().enumerate() {
         let parts: Vec<&str> = line.split('/').map(str::trim).collect();
         if parts.iter().all(|p| p.is_empty()) {
@@ -553,22 +611,25 @@ pub fn groups_input(
         let id = parts[parts.len() - 1].to_owned();
         let parent = (parts.len() > 1).then(|| parts[parts.len() - 2].to_owned());
         if let Some(p) = &parent
-            && !out.iter().any(|u| u.id == *p)
+            && !parents.contains_key(p)
         {
             return Err(super::field_error(
                 "units",
                 &format!("Line {}: {p} is not on an earlier line.", n + 1),
             ));
         }
-        match out.iter().find(|u| u.id == id) {
-            Some(u) if u.parent == parent => {}
+        match parents.get(&id) {
+            Some(known) if *known == parent => {}
             Some(_) => {
                 return Err(super::field_error(
                     "units",
                     &format!("Line {}: {id} is already under another unit.", n + 1),
                 ));
             }
-            None => out.push(Unit { id, parent }),
+            None => {
+                parents.insert(id.clone(), parent.clone());
+                out.push(Unit { id, parent });
+            }
         }
     }
     Ok(authz::registry::GroupsInput {

@@ -111,6 +111,9 @@ pub struct DiffView {
     pub mode: Option<(String, String)>,
     /// Servers added.
     pub added: Vec<String>,
+    /// Every field of each added server (what an approver reviews), when the diff is of
+    /// content someone is about to publish; empty in a release's history.
+    pub added_fields: Vec<ServerChangeView>,
     /// Servers removed.
     pub removed: Vec<String>,
     /// Servers changed.
@@ -284,6 +287,11 @@ pub struct ServerDetail {
 pub struct ResourceLink {
     /// The realm's resource for its URL, `None` when there is none yet.
     pub slug: Option<String>,
+    /// `enabled` (the server's audience), `disabled`, `submitted` (a developer's submission
+    /// waiting for an admin: not the audience) or `rejected`; empty without a resource.
+    pub standing: String,
+    /// Who submitted it.
+    pub submitted_by: String,
 }
 
 /// What one release did to one server.

@@ -1,7 +1,7 @@
 //! One registry server as its page shows it (what it is in the draft, what the latest release
 //! has, which releases changed it), and the one-entity rule: a remote server Portcullis
 //! authorizes *is* the protected resource for its URL.
-use super::model::{RegistryServer, ServerEvent, ServerRelease};
+use super::model::{LinkedResource, RegistryServer, ResourceStanding, ServerEvent, ServerRelease};
 use super::releases::release_policy;
 use crate::audit::RequestMeta;
 use crate::core::Core;
@@ -14,7 +14,7 @@ use portcullis_manifest::policy::PolicyInput;
 use portcullis_manifest::server::{Auth, ServerInput, Transport};
 
 /// How many releases a server's page reads back for its history.
-const SERVER_HISTORY_RELEASES: i64 = 20;
+const SERVER_HISTORY_RELEASES: u32 = 20;
 
 impl Core {
     /// One server of the draft: its checks, its fields against the latest release, the
@@ -38,46 +38,44 @@ impl Core {
             .iter()
             .find(|s| s.id == id)
             .cloned()
-            .ok_or_else(|| Error::not_found("registry server", id))?;
+            .ok_or_else(|| Error::not_found("registry server", shown_id(id)))?;
         let (_, findings) = portcullis_manifest::Server::check(&server);
-        let latest = self.store.latest_release(&realm.id).await?;
+        let (heads, _) = self
+            .store
+            .list_releases(&realm.id, None, SERVER_HISTORY_RELEASES)
+            .await?;
         let mut history = Vec::new();
-        let mut published = None;
-        if let Some(latest) = latest {
-            let newest = latest.sequence;
-            let oldest = (newest - SERVER_HISTORY_RELEASES).max(1);
-            let mut after = find(&release_policy(&latest)?, id);
-            published = after.clone();
-            let mut at = (newest, latest.published_at);
-            for sequence in (oldest..newest).rev() {
-                let Some(stored) = self.store.release_by_sequence(&realm.id, sequence).await?
-                else {
-                    break;
-                };
-                let before = find(&release_policy(&stored)?, id);
-                if let Some(event) = change(before.as_ref(), after.as_ref()) {
-                    history.push(ServerRelease {
-                        sequence: at.0,
-                        published_at: at.1,
-                        event: event.0,
-                        fields: event.1,
-                    });
-                }
-                at = (sequence, stored.published_at);
-                after = before;
-            }
-            // The oldest release read: what it did, when it is the first of all.
-            if at.0 == 1
-                && let Some(event) = change(None, after.as_ref())
-            {
+        for head in &heads {
+            let d = self.release_diff(&realm, head.sequence, &head.id).await?;
+            let event = if d.added.iter().any(|a| a == id) {
+                Some((ServerEvent::Added, Vec::new()))
+            } else if d.removed.iter().any(|r| r == id) {
+                Some((ServerEvent::Removed, Vec::new()))
+            } else {
+                d.changed
+                    .iter()
+                    .find(|c| c.id == id)
+                    .map(|c| (ServerEvent::Changed, c.fields.clone()))
+            };
+            if let Some((event, fields)) = event {
                 history.push(ServerRelease {
-                    sequence: 1,
-                    published_at: at.1,
-                    event: event.0,
-                    fields: event.1,
+                    sequence: head.sequence,
+                    published_at: head.published_at,
+                    event,
+                    fields,
                 });
             }
         }
+        let published = match heads.first() {
+            Some(latest) => self
+                .store
+                .release_by_sequence(&realm.id, latest.sequence)
+                .await?
+                .map(|r| release_policy(&r))
+                .transpose()?
+                .and_then(|p| find(&p, id)),
+            None => None,
+        };
         let changes = published
             .as_ref()
             .map(|before| fields(before, &server))
@@ -120,15 +118,25 @@ impl Core {
             .servers
             .iter()
             .find(|s| s.id == id)
-            .ok_or_else(|| Error::not_found("registry server", id))?;
+            .ok_or_else(|| Error::not_found("registry server", shown_id(id)))?;
         let url = remote_portcullis_url(server).ok_or_else(|| {
             Error::invalid(
                 "Only a remote server whose auth mode is portcullis is a protected resource here.",
             )
         })?;
         if let Some(existing) = self.resource_at(&realm, &url).await? {
+            let what = match existing.standing {
+                ResourceStanding::Enabled => "has this URL already",
+                ResourceStanding::Disabled => "has this URL and is disabled: enable it",
+                ResourceStanding::Submitted(_) => {
+                    "is a developer's submission waiting for review with this URL: enable or reject it"
+                }
+                ResourceStanding::Rejected => {
+                    "is a rejected submission with this URL: delete it first"
+                }
+            };
             return Err(Error::Conflict(
-                format!("Resource {existing} has this URL already.").into(),
+                format!("Resource {} {what}.", existing.slug).into(),
             ));
         }
         let scopes = server
@@ -186,8 +194,8 @@ impl Core {
             .collect())
     }
 
-    /// The slug of the realm's resource at `url`, if any.
-    async fn resource_at(&self, realm: &Realm, url: &str) -> Result<Option<String>> {
+    /// The realm's resource at `url`, if any, and where it stands.
+    async fn resource_at(&self, realm: &Realm, url: &str) -> Result<Option<LinkedResource>> {
         let Ok(parsed) = ResourceUri::parse(url, self.config().allow_http_loopback) else {
             return Ok(None);
         };
@@ -195,12 +203,34 @@ impl Core {
             .store
             .find_resource_by_uri(&realm.id, &parsed)
             .await?
-            .map(|r| r.slug))
+            .map(|r| LinkedResource {
+                standing: match (&r.submitted_by, &r.rejection) {
+                    (Some(by), None) => ResourceStanding::Submitted(by.clone()),
+                    (Some(_), Some(_)) => ResourceStanding::Rejected,
+                    (None, _) if r.enabled => ResourceStanding::Enabled,
+                    (None, _) => ResourceStanding::Disabled,
+                },
+                slug: r.slug,
+            }))
     }
+}
+
+/// An id as an error quotes it: at most 63 characters.
+fn shown_id(id: &str) -> String {
+    id.chars().take(63).collect()
 }
 
 /// The canonical URL of a remote server whose auth mode is `portcullis`.
 fn remote_portcullis_url(server: &ServerInput) -> Option<String> {
+    // Most servers are not: skip their checks.
+    if server.url.is_none()
+        || server
+            .auth
+            .as_ref()
+            .is_none_or(|a| a.mode.trim() != "portcullis")
+    {
+        return None;
+    }
     let (checked, _) = portcullis_manifest::Server::check(server);
     let checked = checked?;
     match (checked.transport, checked.auth) {
@@ -225,20 +255,4 @@ fn fields(before: &ServerInput, after: &ServerInput) -> Vec<FieldChange> {
         .into_iter()
         .flat_map(|c| c.fields)
         .collect()
-}
-
-/// What a release did to a server, from what the release before had.
-fn change(
-    before: Option<&ServerInput>,
-    after: Option<&ServerInput>,
-) -> Option<(ServerEvent, Vec<FieldChange>)> {
-    match (before, after) {
-        (None, None) => None,
-        (None, Some(_)) => Some((ServerEvent::Added, Vec::new())),
-        (Some(_), None) => Some((ServerEvent::Removed, Vec::new())),
-        (Some(b), Some(a)) => {
-            let f = fields(b, a);
-            (!f.is_empty()).then_some((ServerEvent::Changed, f))
-        }
-    }
 }

@@ -486,9 +486,43 @@ pub struct RegistryServer {
     pub changes: Vec<portcullis_manifest::diff::FieldChange>,
     /// What the last releases did to it, newest first.
     pub history: Vec<ServerRelease>,
-    /// For a remote server Portcullis authorizes: the slug of the realm's resource for its
-    /// URL, or `None` when there is none yet. `None` for any other server.
-    pub resource: Option<Option<String>>,
+    /// For a remote server Portcullis authorizes: the realm's resource for its URL, or `None`
+    /// when there is none yet. `None` for any other server.
+    pub resource: Option<Option<LinkedResource>>,
+}
+
+/// The realm's resource at a registry server's URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkedResource {
+    /// Its slug.
+    pub slug: String,
+    /// Whether it is the server's audience now.
+    pub standing: ResourceStanding,
+}
+
+/// Where a resource stands: only an enabled, admin-made resource is a server's audience.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceStanding {
+    /// Enabled: tokens are issued for it.
+    Enabled,
+    /// Disabled by an admin.
+    Disabled,
+    /// A developer's submission waiting for an admin (by whom).
+    Submitted(String),
+    /// A developer's submission an admin rejected.
+    Rejected,
+}
+
+impl ResourceStanding {
+    /// In one word.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ResourceStanding::Enabled => "enabled",
+            ResourceStanding::Disabled => "disabled",
+            ResourceStanding::Submitted(_) => "submitted",
+            ResourceStanding::Rejected => "rejected",
+        }
+    }
 }
 
 /// What a release did to a server.
@@ -525,3 +559,12 @@ pub struct ServerRelease {
     /// The fields it changed.
     pub fields: Vec<portcullis_manifest::diff::FieldChange>,
 }
+
+/// The cached diffs of releases: (realm, sequence) → (release id, what it changed).
+pub type ReleaseDiffs = std::collections::HashMap<
+    (RealmId, i64),
+    (String, std::sync::Arc<portcullis_manifest::diff::Diff>),
+>;
+
+/// The most release diffs kept (all realms together).
+pub const MAX_CACHED_DIFFS: usize = 4_096;

@@ -565,11 +565,45 @@ impl Core {
         realm: &Realm,
         r: StoredRelease,
     ) -> Result<ReleaseSummary> {
-        let policy = release_policy(&r)?;
-        let before = if r.sequence > 1 {
+        let diff = self.release_diff(realm, r.sequence, &r.id).await?;
+        Ok(ReleaseSummary {
+            sequence: r.sequence,
+            servers: usize::try_from(r.servers).unwrap_or(0),
+            diff: (*diff).clone(),
+            id: r.id,
+            published_at: r.published_at,
+            published_by: r.published_by,
+            approved_by: r.approved_by,
+            rollback_of: r.rollback_of,
+        })
+    }
+
+    /// What release `sequence` (whose id is `id`) changed against the one before: computed
+    /// once per release, since releases never change.
+    pub(super) async fn release_diff(
+        &self,
+        realm: &Realm,
+        sequence: i64,
+        id: &str,
+    ) -> Result<std::sync::Arc<portcullis_manifest::diff::Diff>> {
+        let key = (realm.id.clone(), sequence);
+        let cached = self
+            .release_diffs
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&key).filter(|(i, _)| i == id).map(|(_, d)| d.clone()));
+        if let Some(d) = cached {
+            return Ok(d);
+        }
+        let newer = self
+            .store
+            .release_by_sequence(&realm.id, sequence)
+            .await?
+            .ok_or_else(|| Error::not_found("release", sequence.to_string()))?;
+        let before = if sequence > 1 {
             match self
                 .store
-                .release_by_sequence(&realm.id, r.sequence - 1)
+                .release_by_sequence(&realm.id, sequence - 1)
                 .await?
             {
                 Some(prev) => Some(release_policy(&prev)?),
@@ -578,16 +612,14 @@ impl Core {
         } else {
             None
         };
-        Ok(ReleaseSummary {
-            sequence: r.sequence,
-            servers: policy.servers.len(),
-            diff: diff(before.as_ref(), &policy),
-            id: r.id,
-            published_at: r.published_at,
-            published_by: r.published_by,
-            approved_by: r.approved_by,
-            rollback_of: r.rollback_of,
-        })
+        let d = std::sync::Arc::new(diff(before.as_ref(), &release_policy(&newer)?));
+        if let Ok(mut cache) = self.release_diffs.lock() {
+            if cache.len() >= super::model::MAX_CACHED_DIFFS {
+                cache.clear();
+            }
+            cache.insert(key, (newer.id, d.clone()));
+        }
+        Ok(d)
     }
 }
 

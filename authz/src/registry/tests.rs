@@ -802,6 +802,7 @@ async fn a_server_page_shows_what_releases_did_to_it() {
 
 #[tokio::test]
 async fn a_remote_server_portcullis_authorizes_is_its_resource() {
+    use super::{LinkedResource, ResourceStanding};
     use portcullis_manifest::server::AuthInput;
     let f = fixture().await;
     let (core, p, m) = (&f.core, Principal::cli(), RequestMeta::default());
@@ -848,7 +849,13 @@ async fn a_remote_server_portcullis_authorizes_is_its_resource() {
         .registry_server(&p, "default", "payments")
         .await
         .expect("payments");
-    assert_eq!(shown.resource, Some(Some("payments".into())));
+    assert_eq!(
+        shown.resource,
+        Some(Some(LinkedResource {
+            slug: "payments".into(),
+            standing: ResourceStanding::Enabled,
+        }))
+    );
     // The resource's page finds its registry entry (its URL, however written).
     let ids = core
         .registry_entries_for(&developer(), "default", "https://pay.example.com/mcp")

@@ -149,19 +149,32 @@ fn Delivered(d: DeliveryView) -> impl IntoView {
 
 #[component]
 fn File(f: DeliveredFile) -> impl IntoView {
-    let href = format!(
-        "data:{};charset=utf-8,{}",
-        f.media_type,
-        encode(&f.contents)
-    );
     let managed = f.scope == "managed";
+    // The file's data URL is made when Download is clicked: a large file is not held twice
+    // in the page.
+    let (media_type, contents) = (f.media_type.clone(), f.contents.clone());
+    let download = move |ev: leptos::ev::MouseEvent| {
+        #[cfg(feature = "hydrate")]
+        {
+            use wasm_bindgen::JsCast;
+            if let Some(a) = ev
+                .current_target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            {
+                let href = format!("data:{media_type};charset=utf-8,{}", encode(&contents));
+                let _ = a.set_attribute("href", &href);
+            }
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (ev, &media_type, &contents, encode);
+    };
     view! {
         <article class=format!("{CARD} p-4 sm:p-6") data-testid="delivered-file">
             <div class="flex flex-wrap items-center justify-between gap-2">
                 <h3 class="font-mono text-sm font-semibold break-all">{f.name.clone()}</h3>
                 <div class="flex items-center gap-2">
                     <Pill tone=if managed { Tone::Info } else { Tone::Off } text=if managed { "Managed: an administrator installs it" } else { "User: each person's own config" }/>
-                    <a class=BTN_SMALL href=href download=f.name.clone()>"Download"</a>
+                    <a class=BTN_SMALL href="#" download=f.name.clone() on:click=download>"Download"</a>
                 </div>
             </div>
             <table class="mt-3 w-full text-sm">

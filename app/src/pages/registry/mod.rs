@@ -86,16 +86,17 @@ pub fn auth_label(auth: &str) -> &'static str {
 /// Field changes as a before/after list.
 #[component]
 pub fn FieldChanges(changes: Vec<FieldChangeView>) -> impl IntoView {
-    let shown = |v: Option<String>| v.unwrap_or_else(|| "(not set)".to_owned());
     view! {
         <dl class="mt-1 space-y-1 text-xs">
             {changes.into_iter().map(|c| view! {
                 <div class="grid gap-1 sm:grid-cols-[10rem_1fr]">
                     <dt class="font-mono break-all text-slate-500 dark:text-slate-400">{c.field}</dt>
                     <dd class="min-w-0">
-                        <span class="font-mono break-all text-red-700 line-through decoration-red-400 dark:text-red-300">{shown(c.from)}</span>
-                        <span class="px-1 text-slate-400" aria-label="becomes">"→"</span>
-                        <span class="font-mono break-all text-emerald-700 dark:text-emerald-300">{shown(c.to)}</span>
+                        {c.from.map(|from| view! {
+                            <span class="font-mono break-all text-red-700 line-through decoration-red-400 dark:text-red-300">{from}</span>
+                            <span class="px-1 text-slate-400" aria-label="becomes">"→"</span>
+                        })}
+                        <span class="font-mono break-all text-emerald-700 dark:text-emerald-300">{c.to.unwrap_or_else(|| "(not set)".to_owned())}</span>
                     </dd>
                 </div>
             }).collect_view()}
@@ -142,10 +143,29 @@ pub fn DiffList(diff: DiffView) -> impl IntoView {
             </div>
         }
     });
+    // Content about to be published: every field of every added server, none left out.
+    let added = if diff.added_fields.is_empty() {
+        ids("Servers added", diff.added, Tone::Good).map(IntoAny::into_any)
+    } else {
+        let n = diff.added_fields.len();
+        Some(view! {
+            <div>
+                <h3 class="text-sm font-semibold text-slate-800 dark:text-slate-100">{format!("Servers added ({n})")}</h3>
+                <ul class="mt-1 space-y-2">
+                    {diff.added_fields.into_iter().map(|c| view! {
+                        <li class="rounded-md border border-emerald-200 p-2 dark:border-emerald-900" data-testid="diff-added">
+                            <span class="font-mono text-sm font-medium break-all">{c.id.clone()}</span>
+                            <FieldChanges changes=c.fields/>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            </div>
+        }.into_any())
+    };
     view! {
         <div class="space-y-3" data-testid="diff">
             {mode}
-            {ids("Servers added", diff.added, Tone::Good)}
+            {added}
             {ids("Servers removed", diff.removed, Tone::Bad)}
             {changed}
             {ids("Rings added", diff.rings_added, Tone::Good)}

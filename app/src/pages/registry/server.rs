@@ -299,14 +299,21 @@ pub fn ServerPage() -> impl IntoView {
         move || (id.get(), saved.get(), create_resource.version().get()),
         |(id, _, _)| registry_server(id),
     );
+    let can = use_abilities();
     let events = Resource::new(
         move || (id.get(), saved.get()),
-        |(id, _)| history("registry_server".into(), id),
+        move |(id, _)| async move {
+            if can.view_audit {
+                history("registry_server".into(), id).await
+            } else {
+                Ok(crate::types::audit::AuditPage::default())
+            }
+        },
     );
     view! {
         <Transition fallback=|| view! { <Loading/> }>
             {move || server.get().map(|result| match result {
-                Ok(s) => view! { <ServerView s save create_resource/> <History events/> }.into_any(),
+                Ok(s) => view! { <ServerView s save create_resource/> {can.view_audit.then(|| view! { <History events/> })} }.into_any(),
                 Err(AppError::NotFound(_)) => view! { <NotFound/> }.into_any(),
                 Err(error) => view! { <ErrorMessage error/> }.into_any(),
             })}
@@ -446,13 +453,25 @@ fn ServerView(
         {resource.map(|r| view! {
             <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="resource-title" data-testid="server-resource">
                 <h2 id="resource-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Protected resource"</h2>
-                {match r.slug {
-                    Some(slug) => view! {
+                {match (r.slug, r.standing.as_str()) {
+                    (Some(slug), "enabled") => view! {
                         <p class="mt-1 text-sm">"Portcullis issues its tokens: this server is the resource "
                             <a class="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/resources/{slug}")>{slug.clone()}</a>
                             " (its URL is their audience)."</p>
                     }.into_any(),
-                    None => view! {
+                    (Some(slug), standing) => {
+                        let why = match standing {
+                            "disabled" => "is disabled: clients get no token for this server until an admin enables it.".to_owned(),
+                            "submitted" => format!("is a submission by {} waiting for an admin, not this server's resource: review it (enable it only if it is really this server) before clients get tokens.", r.submitted_by),
+                            _ => "is a rejected submission: delete it, then create this server's resource here.".to_owned(),
+                        };
+                        view! {
+                            <p role="alert" class="mt-1 text-sm text-amber-800 dark:text-amber-300">"The resource "
+                                <a class="font-medium underline" href=format!("/resources/{slug}")>{slug.clone()}</a>
+                                " at this URL " {why}</p>
+                        }.into_any()
+                    }
+                    (None, _) => view! {
                         <p class="mt-1 text-sm">"Portcullis is to issue its tokens, but the realm has no resource with this URL yet: clients get no token for it until one exists."</p>
                         {can_create_resource.then(|| {
                             let id = create_id.clone();
@@ -503,12 +522,12 @@ pub fn RegistryEntries(uri: String) -> impl IntoView {
             {move || entries.get().and_then(Result::ok).filter(|e| !e.is_empty()).map(|ids| view! {
                 <section class=format!("{CARD} mt-6 p-4 sm:p-6") aria-labelledby="registry-entry-title" data-testid="resource-registry">
                     <h2 id="registry-entry-title" class="text-lg font-semibold text-slate-900 dark:text-white">"MCP registry"</h2>
-                    <p class="mt-1 text-sm">"Approved in the registry's draft as "
+                    <p class="mt-1 text-sm">"The registry's draft lists a server at this URL whose auth mode is portcullis: "
                         {ids.into_iter().enumerate().map(|(i, id)| view! {
                             {(i > 0).then_some(", ")}
                             <a class="font-mono font-medium break-all text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/registry/servers/{id}")>{id.clone()}</a>
                         }).collect_view()}
-                        ": harnesses reach it with tokens this realm issues for this resource."</p>
+                        "."</p>
                 </section>
             })}
         </Transition>
