@@ -29,18 +29,32 @@ pub async fn registry_server(id: String) -> Result<ServerDetail, AppError> {
     Ok(ssr::registry::server_detail(&s, core.now()))
 }
 
-/// Adds a server to the draft (`replacing` empty) or replaces the server `replacing`.
+/// Adds a server to the draft (`replacing` empty) or replaces the server `replacing`;
+/// `original` is the JSON of the form as the editor read it.
 #[server(prefix = "/api", endpoint = "registry/save-server")]
 pub async fn save_registry_server(
     revision: i64,
     replacing: String,
     form: ServerForm,
+    #[server(default)] original: String,
 ) -> Result<SavedView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let input = ssr::registry::server_input(&form)?;
+    // What the editor started from (the page's JSON of the form); unreadable: nothing.
+    let base = serde_json::from_str::<ServerForm>(&original)
+        .ok()
+        .and_then(|f| ssr::registry::server_input(&f).ok());
     let replacing = Some(replacing.trim()).filter(|r| !r.is_empty());
     let saved = core
-        .save_registry_server(&p, &realm, revision, replacing, &input, &meta)
+        .edit_registry_server(
+            &p,
+            &realm,
+            revision,
+            replacing,
+            base.as_ref(),
+            &input,
+            &meta,
+        )
         .await
         .map_err(ssr::registry::form_error)?;
     Ok(SavedView {
@@ -266,7 +280,14 @@ pub async fn deliver_registry(
     let (core, p, _, realm) = ssr::realm_context().await?;
     let request =
         ssr::registry::delivery_request(&harness, &version, &group, &release, &token_helper)?;
-    let delivery = core.deliver_registry(&p, &realm, &request).await?;
+    let delivery = core
+        .deliver_registry(&p, &realm, &request)
+        .await
+        .map_err(|e| match AppError::from(e) {
+            AppError::NotFound(m) if m.starts_with("release") => ssr::field_error("release", &m),
+            AppError::NotFound(m) => ssr::field_error("group", &m),
+            other => other,
+        })?;
     Ok(ssr::registry::delivery_view(&delivery))
 }
 

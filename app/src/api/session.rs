@@ -31,9 +31,12 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
         .cloned()
         .ok_or(AppError::Internal)?;
     let pending_reviews = core.pending_review_count(&p, &realm.name).await?;
+    let release_waiting = p.role.can(authz::policy::Permission::ApproveReleases)
+        && core.registry_request_waiting(&p, &realm.name).await?;
     let horizon = core.local_token_horizon(&realm.name).await?;
     Ok(Some(SessionInfo {
         pending_reviews,
+        release_waiting,
         revocation_note: authz::tokens::local_verification_note(horizon),
         user_id: p.user_id.to_string(),
         email: p.email.clone(),

@@ -59,6 +59,26 @@ fn ReviewLink(count: u64) -> impl IntoView {
     }
 }
 
+/// The registry entry, with a cue when a release waits for the viewer's approval.
+#[component]
+fn RegistryLink(waiting: bool) -> impl IntoView {
+    let location = use_location();
+    let active = move || location.pathname.get().starts_with("/registry");
+    let label = if waiting {
+        "MCP registry, a release waits for approval"
+    } else {
+        "MCP registry"
+    };
+    view! {
+        <A href=if waiting { "/registry/publish" } else { "/registry" } attr:class=move || format!("{} justify-between", if active() { NAV_ACTIVE } else { NAV_LINK }) attr:aria-current=move || active().then_some("page") attr:aria-label=label>
+            <span>"MCP registry"</span>
+            {waiting.then(|| view! {
+                <span data-testid="release-waiting" class="ml-2 rounded-full bg-amber-400 px-2 text-xs font-semibold text-slate-900">"1"</span>
+            })}
+        </A>
+    }
+}
+
 /// Applies the remembered (or system) colour scheme before first paint.
 pub const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('portcullis-theme');if(t?t==='dark':matchMedia('(prefers-color-scheme: dark)').matches){document.documentElement.classList.add('dark')}}catch(e){}";
 
@@ -223,7 +243,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     {can.view_clients.then(|| view! { <NavLink href="/clients" label="Clients"/> })}
                     {can.view_agents.then(|| view! { <NavLink href="/agents" label="Agents"/> })}
                     {can.view_people.then(|| view! { <NavLink href="/people" label="People"/> })}
-                    {can.view_registry.then(|| view! { <NavLink href="/registry" label="MCP registry"/> })}
+                    {can.view_registry.then(|| view! { <RegistryLink waiting=info.release_waiting/> })}
                     {can.review_clients.then(|| view! { <ReviewLink count=info.pending_reviews/> })}
                     {can.manage_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
                     {can.manage_realms.then(|| view! { <NavLink href="/settings" label="Realm settings"/> })}

@@ -4,8 +4,8 @@ use super::moment;
 use crate::error::{AppError, FieldProblem};
 use crate::types::registry::{
     DeliveredFile, DeliveryView, DiffView, FieldChangeView, FindingView, HarnessChoice, MemberRow,
-    ReleasePage, ReleaseView, RequestView, ResourceLink, ServerChangeView, ServerDetail,
-    ServerForm, ServerReleaseView, ServerRow, UnitView,
+    RejectionView, ReleasePage, ReleaseView, RequestView, ResourceLink, ServerChangeView,
+    ServerDetail, ServerForm, ServerReleaseView, ServerRow, UnitView,
 };
 use authz::registry::{PublishRequest, ReleaseHead};
 use portcullis_manifest::diff::{Diff, FieldChange};
@@ -70,15 +70,33 @@ pub fn registry_view(
         }),
         unpublished: diff_with_content(&v.unpublished, &v.registry.draft),
         pending: v.pending.as_ref().map(|p| {
-            request_view(
+            let mut view = request_view(
                 p,
                 v.pending_diff.as_ref(),
                 v.pending_digest.clone().unwrap_or_default(),
                 viewer,
                 now,
-            )
+            );
+            view.draft_differs = p.settings.is_none() && p.policy != r.draft;
+            view
         }),
         stale_issuer: v.stale_issuer.clone(),
+        rejected: v.rejected.as_ref().map(|r| RejectionView {
+            by: r.decided_by.clone().unwrap_or_default(),
+            reason: r.reason.clone().unwrap_or_default(),
+            at: moment(now, r.decided_at.unwrap_or(r.requested_at)),
+            what: request_what(r),
+        }),
+        removed: v.unpublished.removed.clone(),
+    }
+}
+
+/// What a request asks for, in words.
+fn request_what(r: &PublishRequest) -> String {
+    match (r.settings, r.rollback_of) {
+        (Some(_), _) => "a settings change".to_owned(),
+        (None, Some(n)) => format!("a roll back to release {n}"),
+        (None, None) => "a release".to_owned(),
     }
 }
 
@@ -103,6 +121,7 @@ pub fn server_row(s: &ServerInput, warnings: Vec<String>, state: &str) -> Server
         title: s.title.clone(),
         transport,
         target,
+        registry_name: s.registry_name.clone().unwrap_or_default(),
         version,
         auth: s
             .auth
@@ -243,6 +262,7 @@ pub fn request_view(
             .unwrap_or_default(),
         digest,
         mine: r.requested_by == viewer,
+        draft_differs: false,
     }
 }
 
@@ -320,13 +340,10 @@ pub fn server_input(f: &ServerForm) -> Result<ServerInput, AppError> {
     let mut problems = Vec::new();
     let headers = pairs(&f.headers, ':', "headers", "Name: value", &mut problems);
     let env = pairs(&f.env, '=', "env", "NAME=value", &mut problems);
-    if !problems.is_empty() {
-        return Err(AppError::Fields(problems));
-    }
     let transport = f.transport.trim();
     let auth_mode = f.auth_mode.trim();
     let oauth = auth_mode == "oauth";
-    Ok(ServerInput {
+    let input = ServerInput {
         id: f.id.trim().to_owned(),
         title: f.title.trim().to_owned(),
         url: (transport == "remote").then(|| f.url.trim().to_owned()),
@@ -364,7 +381,18 @@ pub fn server_input(f: &ServerForm) -> Result<ServerInput, AppError> {
         }),
         rings: f.rings.iter().map(|r| r.trim().to_owned()).collect(),
         units: f.units.iter().map(|u| u.trim().to_owned()).collect(),
-    })
+    };
+    if problems.is_empty() {
+        return Ok(input);
+    }
+    // Every other field's errors too, from the lines that did read: one round trip.
+    let (_, found) = portcullis_manifest::Server::check(&input);
+    problems.extend(found.errors.into_iter().map(|f| FieldProblem {
+        field: f.field,
+        message: f.message,
+    }));
+    crate::status::set_status(axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+    Err(AppError::Fields(form_problems(problems)))
 }
 
 /// `Name<sep>value` lines into a map; a problem per line that is not one, or repeats a name.
@@ -458,6 +486,7 @@ pub fn server_detail(s: &authz::registry::RegistryServer, now: i64) -> ServerDet
         revision: s.registry.revision,
         row: server_row(&s.server, warnings, state),
         form: server_form(&s.server),
+        original: serde_json::to_string(&server_form(&s.server)).unwrap_or_default(),
         launch: launch.map(|(program, args)| {
             std::iter::once(program)
                 .chain(args)
@@ -826,18 +855,27 @@ mod tests {
     #[test]
     fn malformed_lines_name_their_line() {
         let form = ServerForm {
+            id: "Bad_Id".into(),
             transport: "command".into(),
+            command_path: "/opt/wiki".into(),
             env: "TOKEN=${T}\njust words\nTOKEN=again".into(),
             ..ServerForm::default()
         };
         let Err(AppError::Fields(problems)) = server_input(&form) else {
             panic!("accepted");
         };
-        let messages: Vec<_> = problems.iter().map(|p| p.message.as_str()).collect();
+        let on = |field: &str| -> Vec<&str> {
+            problems
+                .iter()
+                .filter(|p| p.field == field)
+                .map(|p| p.message.as_str())
+                .collect()
+        };
         assert_eq!(
-            messages,
+            on("env"),
             ["Line 2: write NAME=value.", "Line 3: TOKEN is given twice."]
         );
-        assert!(problems.iter().all(|p| p.field == "env"));
+        // The other fields' errors come in the same answer.
+        assert_eq!(on("id").len(), 1, "{problems:?}");
     }
 }

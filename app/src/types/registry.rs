@@ -37,6 +37,23 @@ pub struct RegistryView {
     pub pending: Option<RequestView>,
     /// The issuer the latest release names, when it is no longer the realm's.
     pub stale_issuer: Option<String>,
+    /// The last request, rejected, with nothing asked for or published since.
+    pub rejected: Option<RejectionView>,
+    /// Servers the draft removes (still on laptops until published).
+    pub removed: Vec<String>,
+}
+
+/// A rejected request, for its author.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RejectionView {
+    /// Who rejected it.
+    pub by: String,
+    /// Why.
+    pub reason: String,
+    /// When.
+    pub at: Moment,
+    /// What it asked for, in words.
+    pub what: String,
 }
 
 /// One server of the draft, as listed.
@@ -50,6 +67,8 @@ pub struct ServerRow {
     pub transport: String,
     /// The URL, package name or program.
     pub target: String,
+    /// Its name in an MCP registry (may be empty).
+    pub registry_name: String,
     /// The pinned version (or image digest, or empty for a URL or command).
     pub version: String,
     /// `none`, `oauth`, `enterprise` or `portcullis`.
@@ -199,6 +218,9 @@ pub struct RequestView {
     pub digest: String,
     /// The viewer asked for it (they may withdraw it, not approve it).
     pub mine: bool,
+    /// The draft has changed since it was asked for (what is approved is the request's
+    /// content, shown here).
+    pub draft_differs: bool,
 }
 
 /// A server as the form edits it: every field a string (lists one per line or
@@ -267,6 +289,9 @@ pub struct ServerDetail {
     pub row: ServerRow,
     /// As the form edits it.
     pub form: ServerForm,
+    /// The form as read, in JSON: a save says what it started from, so edits of other
+    /// servers since are no conflict.
+    pub original: String,
     /// The command line a laptop runs (packages and commands).
     pub launch: Option<String>,
     /// Its fields against the latest release (empty when unchanged or new).

@@ -21,6 +21,8 @@ pub struct SessionInfo {
     pub realms: Vec<RealmView>,
     /// Clients of the selected realm waiting for review (for reviewers).
     pub pending_reviews: u64,
+    /// A registry release waits for a second person (for those who may approve).
+    pub release_waiting: bool,
     /// What revoking anything in the selected realm cannot reach, in words: access tokens that
     /// resource servers verify themselves live until they expire (with the realm's bound).
     pub revocation_note: String,

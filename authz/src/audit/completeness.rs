@@ -120,6 +120,7 @@ const WRITES: &[&str] = &[
     "replace_registry_draft",
     "save_registry_groups",
     "save_registry_server",
+    "edit_registry_server",
     "delete_registry_server",
     "publish_registry",
     "rollback_registry",
@@ -213,6 +214,7 @@ const READS: &[&str] = &[
     "registry_groups_of",
     "registry_server",
     "registry_entries_for",
+    "registry_request_waiting",
     // Renders a release into a harness's files (nothing stored).
     "deliver_registry",
     // Reads a server.json (fetched read-only, or given) into an unsaved draft entry.
@@ -261,6 +263,7 @@ const RUN: &[&str] = &[
     "replace_registry_draft",
     "save_registry_groups",
     "save_registry_server",
+    "edit_registry_server",
     "delete_registry_server",
     "publish_registry",
     "rollback_registry",
@@ -404,6 +407,20 @@ macro_rules! registry_writes {
         $write!(
             "save_registry_server",
             $core.save_registry_server(&$p, $d, r, None, &npm("jira", "2.0.0"), &$m)
+        );
+        // An editor who read jira at an older revision still saves it.
+        let r = rev(&$core).await;
+        $write!(
+            "edit_registry_server",
+            $core.edit_registry_server(
+                &$p,
+                $d,
+                r - 1,
+                Some("jira"),
+                Some(&npm("jira", "2.0.0")),
+                &npm("jira", "2.0.1"),
+                &$m
+            )
         );
         let r = rev(&$core).await;
         $write!(

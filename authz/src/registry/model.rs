@@ -346,6 +346,9 @@ pub struct RegistryView {
     /// The issuer the latest release names, when it is not the realm's issuer now (the
     /// server's public URL changed since): laptops refuse it until it is published again.
     pub stale_issuer: Option<String>,
+    /// The last request, when it was rejected and nothing was asked for or published since:
+    /// its author sees who rejected it and why.
+    pub rejected: Option<PublishRequest>,
     /// Where the realm's registry is served (`{issuer}/registry`: the signed releases under
     /// `/releases`, the MCP Registry API under `/v0.1`).
     pub base_url: String,

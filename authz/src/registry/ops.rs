@@ -1,8 +1,8 @@
 //! The registry's draft: read it, edit it (servers, mode, rings, units, the whole policy), and
 //! its settings (approval, HTTP access).
 use super::model::{
-    ApiAccess, GroupsInput, MAX_RELEASE_BYTES, Registry, RegistryView, SavedDraft, SettingsChange,
-    SettingsOutcome,
+    ApiAccess, GroupsInput, MAX_RELEASE_BYTES, Registry, RegistryView, RequestStatus, SavedDraft,
+    SettingsChange, SettingsOutcome,
 };
 use super::releases::{release_manifest, request_digest};
 use crate::audit::{AuditSubject, RequestMeta, action, changes};
@@ -70,7 +70,21 @@ impl Core {
             .as_ref()
             .map(|r| request_digest(&r.policy))
             .transpose()?;
+        let rejected = match (&pending, &latest) {
+            (Some(_), _) => None,
+            (None, latest) => self
+                .store
+                .last_rejected_request(&realm.id)
+                .await?
+                .filter(|r| r.status == RequestStatus::Rejected)
+                .filter(|r| {
+                    latest
+                        .as_ref()
+                        .is_none_or(|l| r.decided_at.unwrap_or(0) >= l.published_at)
+                }),
+        };
         Ok(RegistryView {
+            rejected,
             base_url: self.registry_audience(&realm.name),
             pending,
             pending_diff,
@@ -81,6 +95,17 @@ impl Core {
             latest,
             registry,
         })
+    }
+
+    /// Whether a release (or settings change) waits for a second person: the sidebar's cue
+    /// for those who may approve.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm), storage failure.
+    pub async fn registry_request_waiting(&self, p: &Principal, realm_name: &str) -> Result<bool> {
+        p.require(Permission::ViewRegistry)?;
+        let realm = self.find_realm(realm_name).await?;
+        Ok(self.store.pending_request(&realm.id).await?.is_some())
     }
 
     /// Adds a server to the draft, or replaces the one whose id is `replacing` (which may be
@@ -147,6 +172,43 @@ impl Core {
             revision,
             warnings: own.warnings,
         })
+    }
+
+    /// As [`Core::save_registry_server`], from an editor that read the server as `base` at
+    /// `revision`: a draft that changed since in other servers only is no conflict (two people
+    /// editing two servers both save); a changed `base`, or any change for an editor that does
+    /// not say what it read, still is.
+    ///
+    /// # Errors
+    /// As [`Core::save_registry_server`].
+    #[allow(clippy::too_many_arguments)]
+    pub async fn edit_registry_server(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        revision: i64,
+        replacing: Option<&str>,
+        base: Option<&ServerInput>,
+        input: &ServerInput,
+        meta: &RequestMeta,
+    ) -> Result<SavedDraft> {
+        p.require(Permission::ManageRegistry)?;
+        let realm = self.find_realm(realm_name).await?;
+        let current = self.registry_of(&realm).await?;
+        let untouched = match replacing {
+            // A new server conflicts only with one of the same id, which the checks refuse.
+            None => true,
+            Some(id) => {
+                base.is_some_and(|b| current.draft.servers.iter().find(|s| s.id == id) == Some(b))
+            }
+        };
+        let revision = if current.revision != revision && untouched {
+            current.revision
+        } else {
+            revision
+        };
+        self.save_registry_server(p, realm_name, revision, replacing, input, meta)
+            .await
     }
 
     /// Removes a server from the draft.

@@ -415,6 +415,11 @@ async fn approval_needs_a_second_person() {
         .expect("find")
         .expect("kept");
     assert_eq!(stored.reason.as_deref(), Some("jira is not reviewed yet"));
+    // Its author sees who rejected it and why, until the next request.
+    let shown = core.registry(&p, "default").await.expect("view");
+    let rejected = shown.rejected.expect("the rejection is shown");
+    assert_eq!(rejected.decided_by.as_deref(), Some("rev@example.com"));
+    assert_eq!(rejected.reason.as_deref(), Some("jira is not reviewed yet"));
     // A rejected request frees the way for the next, which its author may withdraw.
     let Published::AwaitingApproval(third) = core
         .publish_registry(&p, "default", rev + 1, &m)
@@ -423,6 +428,11 @@ async fn approval_needs_a_second_person() {
     else {
         panic!("published")
     };
+    let shown = core.registry(&p, "default").await.expect("view");
+    assert!(
+        shown.rejected.is_none(),
+        "a new request replaces the rejection"
+    );
     core.withdraw_registry_request(&p, "default", &third.id, &m)
         .await
         .expect("withdraw");
@@ -872,4 +882,82 @@ async fn a_remote_server_portcullis_authorizes_is_its_resource() {
         .await
         .expect_err("a package");
     assert!(matches!(err, Error::Invalid(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn two_editors_of_two_servers_both_save() {
+    let f = fixture().await;
+    let (core, p, m) = (&f.core, Principal::cli(), RequestMeta::default());
+    core.replace_registry_draft(
+        &p,
+        "default",
+        0,
+        &policy(vec![npm("wiki", "1.0.0"), npm("jira", "2.0.0")]),
+        &m,
+    )
+    .await
+    .expect("draft");
+    // Both opened the draft at revision 1; one saves jira first.
+    core.edit_registry_server(
+        &p,
+        "default",
+        1,
+        Some("jira"),
+        Some(&npm("jira", "2.0.0")),
+        &npm("jira", "2.0.1"),
+        &m,
+    )
+    .await
+    .expect("jira");
+    // The other's wiki is as they read it: saved over revision 2.
+    let saved = core
+        .edit_registry_server(
+            &p,
+            "default",
+            1,
+            Some("wiki"),
+            Some(&npm("wiki", "1.0.0")),
+            &npm("wiki", "1.1.0"),
+            &m,
+        )
+        .await
+        .expect("wiki over a newer draft");
+    assert_eq!(saved.revision, 3);
+    // Jira changed since they read it: a conflict, and nothing is lost.
+    let err = core
+        .edit_registry_server(
+            &p,
+            "default",
+            1,
+            Some("jira"),
+            Some(&npm("jira", "2.0.0")),
+            &npm("jira", "9.9.9"),
+            &m,
+        )
+        .await
+        .expect_err("stale jira");
+    assert!(matches!(err, Error::Conflict(_)), "{err:?}");
+    // Without saying what it read, any change since is a conflict.
+    let err = core
+        .edit_registry_server(
+            &p,
+            "default",
+            1,
+            Some("wiki"),
+            None,
+            &npm("wiki", "1.2.0"),
+            &m,
+        )
+        .await
+        .expect_err("no base");
+    assert!(matches!(err, Error::Conflict(_)), "{err:?}");
+    let view = core.registry(&p, "default").await.expect("view");
+    let versions: Vec<Option<&str>> = view
+        .registry
+        .draft
+        .servers
+        .iter()
+        .map(|s| s.package.as_ref().and_then(|p| p.version.as_deref()))
+        .collect();
+    assert_eq!(versions, [Some("2.0.1"), Some("1.1.0")], "jira, then wiki");
 }

@@ -96,6 +96,11 @@ pub trait RegistryStore: Send + Sync {
         &self,
         realm_id: &RealmId,
     ) -> Result<Option<PublishRequest>, StorageError>;
+    /// The realm's most recently rejected request.
+    async fn last_rejected_request(
+        &self,
+        realm_id: &RealmId,
+    ) -> Result<Option<PublishRequest>, StorageError>;
     /// Ends a pending request as rejected or withdrawn; `NotFound` when it is not pending.
     async fn close_request(
         &self,
@@ -592,6 +597,21 @@ macro_rules! registry_store {
                     realm_id: &RealmId,
                 ) -> Result<Option<PublishRequest>, StorageError> {
                     request_where(&self.pool, realm_id, "status", "pending").await
+                }
+
+                async fn last_rejected_request(
+                    &self,
+                    realm_id: &RealmId,
+                ) -> Result<Option<PublishRequest>, StorageError> {
+                    let sql = format!(
+                        "SELECT {REQUEST_COLUMNS} FROM registry_requests WHERE realm_id = $1 AND status = 'rejected' ORDER BY decided_at DESC, id DESC LIMIT 1"
+                    );
+                    sqlx::query_as::<_, RequestRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(request_from)
+                        .transpose()
                 }
 
                 async fn close_request(

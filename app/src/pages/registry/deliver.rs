@@ -24,7 +24,7 @@ pub fn DeliverPage() -> impl IntoView {
     let harnesses = Resource::new(|| (), |()| registry_harnesses());
     let render = ServerAction::<DeliverRegistry>::new();
     view! {
-        <PageHeader title="Deliver" description="The files an agent harness reads, for the members of one ring or unit: install the managed files with your device management; user files are delivered, not enforced."/>
+        <PageHeader title="Deliver" description="The files an agent harness reads, for the members of one ring or unit: install the managed files with your device management; user files are delivered, not enforced. A laptop whose person is in several rings and units gets their servers together from portcullis-cli pull --apply, which renders the verified release for everything it pulled."/>
         <RegistryTabs current="/registry/deliver"/>
         <Transition fallback=|| view! { <Loading/> }>
             {move || match (registry.get(), harnesses.get()) {

@@ -58,7 +58,7 @@ pub fn GroupsPage() -> impl IntoView {
         }
     });
     view! {
-        <PageHeader title="Rings & units" description="Rings are rollout stages (canary, everyone); units are parts of the organisation. A server goes to the members of its rings and units; members of a unit also get what the units above it get."/>
+        <PageHeader title="Rings & units" description="Rings are rollout stages (canary, everyone); units are parts of the organisation. A server goes to the members of its rings and units; members of a unit also get what the units above it get. Rings and units are part of the draft; who is in them is not: a membership applies at once, and laptops get it with their next pull."/>
         <RegistryTabs current="/registry/groups"/>
         <Transition fallback=|| view! { <Loading/> }>
             {move || registry.get().map(|result| match result {
@@ -190,13 +190,27 @@ fn GroupRow(kind: String, id: String, path: String, members: u64, servers: usize
     );
     let label = format!("{kind} {path}");
     let stored = StoredValue::new((kind.clone(), id.clone()));
+    // The input empties after a member is added.
+    let member = RwSignal::new(String::new());
+    Effect::new(move |_| {
+        if let Some(Ok(())) = add.value().get() {
+            member.set(String::new());
+        }
+    });
+    // The count follows the list once it is open.
+    let shown_members = move || {
+        list.get()
+            .flatten()
+            .and_then(Result::ok)
+            .map_or(members, |rows| rows.len() as u64)
+    };
     view! {
         <li class="px-4 py-3 sm:px-6" data-testid="group-row">
             <div class="flex flex-wrap items-center justify-between gap-2">
                 <div class="min-w-0">
                     <span class="text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">{kind.clone()}</span>
                     " " <span class="font-mono text-sm font-medium break-all">{path.clone()}</span>
-                    <p class=MUTED>{format!("{members} member{} · {servers} server{}", if members == 1 { "" } else { "s" }, if servers == 1 { "" } else { "s" })}</p>
+                    <p class=MUTED>{move || { let members = shown_members(); format!("{members} member{} · {servers} server{}", if members == 1 { "" } else { "s" }, if servers == 1 { "" } else { "s" }) }}</p>
                 </div>
                 {can.view_people.then(|| view! {
                     <button type="button" class=BTN_SMALL aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
@@ -238,12 +252,13 @@ fn GroupRow(kind: String, id: String, path: String, members: u64, servers: usize
                                 <div>
                                     <label class=LABEL for=format!("member-kind-{kind}-{id}")>"Kind"</label>
                                     <select id=format!("member-kind-{kind}-{id}") name="member_kind" class=format!("mt-1 {INPUT}")>
-                                        <option value="person">"Person (email)"</option>
-                                        <option value="user">"Console user (email)"</option>
-                                        <option value="agent">"Agent (name)"</option>
+                                        <option value="person">"Person"</option>
+                                        <option value="user">"Console user"</option>
+                                        <option value="agent">"Agent"</option>
                                     </select>
                                 </div>
-                                <Field errors name="member" id=format!("member-{kind}-{id}") label="Email or agent name" required=true maxlength=320/>
+                                <Field errors name="member" id=format!("member-{kind}-{id}") label="Email or agent name" required=true maxlength=320 bind=member
+                                    help="A person of this realm (People), a console user by sign-in email, or an agent by name."/>
                                 <button type="submit" class=BTN_PRIMARY disabled=move || add.pending().get()>"Add"</button>
                                 <div class="sm:col-span-3">{errors.form_error()}</div>
                             </ActionForm>

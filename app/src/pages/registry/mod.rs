@@ -201,7 +201,8 @@ impl Filters {
         (q.is_empty()
             || s.id.contains(&q)
             || s.title.to_lowercase().contains(&q)
-            || s.target.to_lowercase().contains(&q))
+            || s.target.to_lowercase().contains(&q)
+            || s.registry_name.to_lowercase().contains(&q))
             && (self.transport.is_empty() || s.transport == self.transport)
             && (self.auth.is_empty() || s.auth == self.auth)
             && (self.ring.is_empty() || s.rings.contains(&self.ring))
@@ -260,8 +261,8 @@ pub fn RegistryPage() -> impl IntoView {
     view! {
         <PageHeader title="MCP server registry" description="The MCP servers this realm approves: pinned, scoped to rings and units, published as signed releases and delivered to agent harnesses.">
             {can.manage_registry.then(|| view! {
-                <button type="button" class=BTN_SECONDARY on:click=move |_| importing.set(true) aria-haspopup="dialog">"Import server.json"</button>
-                <a class=BTN_PRIMARY href="/registry/new">"Add server"</a>
+                <button type="button" class=format!("{BTN_SECONDARY} whitespace-nowrap") on:click=move |_| importing.set(true) aria-haspopup="dialog">"Import server.json"</button>
+                <a class=format!("{BTN_PRIMARY} whitespace-nowrap") href="/registry/new">"Add server"</a>
             })}
         </PageHeader>
         <RegistryTabs current="/registry"/>
@@ -317,6 +318,28 @@ fn DraftStatus(r: RegistryView) -> impl IntoView {
             </p>
         }
     });
+    let rejected = r.rejected.clone().map(|x| {
+        view! {
+            <p role="status" class="text-sm text-red-700 dark:text-red-300" data-testid="rejected">
+                {format!("{} rejected {} ", x.by, x.what)}<When at=x.at.at.clone() words=x.at.ago.clone()/>{format!(": {}", x.reason)}
+            </p>
+        }
+    });
+    let removed = (!r.removed.is_empty()).then(|| {
+        view! {
+            <p class="text-sm break-words" data-testid="removed">
+                {format!("Removed in the draft, still on laptops until published: {}.", r.removed.join(", "))}
+            </p>
+        }
+    });
+    let unserved = (r.latest.is_some() && r.api_access == "off").then(|| {
+        view! {
+            <p class="text-sm text-amber-800 dark:text-amber-300" data-testid="unserved">
+                "Laptops cannot pull releases yet: reading the registry over HTTP is off. "
+                <a class="font-medium underline" href="/registry/publish#registry-settings-title">"Choose who may read it"</a>
+            </p>
+        }
+    });
     let stale = r.stale_issuer.clone().map(|issuer| {
         view! {
             <p role="alert" class="text-sm text-red-700 dark:text-red-300">
@@ -328,7 +351,10 @@ fn DraftStatus(r: RegistryView) -> impl IntoView {
         <section class=format!("{CARD} mb-6 space-y-2 p-4 sm:p-6") aria-label="Draft and releases">
             {latest}
             {unpublished}
+            {removed}
             {pending}
+            {rejected}
+            {unserved}
             {stale}
         </section>
     }

@@ -87,6 +87,12 @@ pub fn PublishPage() -> impl IntoView {
             {move || registry.get().map(|result| match result {
                 Ok(r) => view! {
                     {r.pending.clone().map(|p| view! { <Pending p approve reject withdraw/> })}
+                    {r.rejected.clone().map(|x| view! {
+                        <section role="status" class="mb-6 rounded-md border border-red-200 bg-red-50 p-4 text-sm text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-200" data-testid="rejected">
+                            <p class="font-medium">{format!("{} rejected {} ", x.by, x.what)}<When at=x.at.at.clone() words=x.at.ago.clone()/></p>
+                            <p class="mt-1 break-words whitespace-pre-line">{x.reason.clone()}</p>
+                        </section>
+                    })}
                     <Unpublished r=r.clone() publish/>
                     <Settings r settings/>
                 }.into_any(),
@@ -102,9 +108,10 @@ pub fn PublishPage() -> impl IntoView {
                     }.into_any(),
                     Ok(page) => {
                         let latest = before.get().is_none().then(|| page.items.first().map(|r| r.sequence)).flatten();
+                        let approval = registry.get().and_then(Result::ok).is_some_and(|r| r.require_approval);
                         view! {
                             <ol class="divide-y divide-slate-200 dark:divide-slate-700">
-                                {page.items.into_iter().map(|r| view! { <ReleaseRow r latest rollback/> }).collect_view()}
+                                {page.items.into_iter().map(|r| view! { <ReleaseRow r latest rollback approval/> }).collect_view()}
                             </ol>
                             <nav aria-label="Pagination" class="flex items-center justify-between border-t border-slate-200 px-4 py-3 dark:border-slate-700">
                                 <p class=MUTED>{format!("{} release{}", page.total, if page.total == 1 { "" } else { "s" })}</p>
@@ -228,8 +235,11 @@ fn Pending(
                      else { view! { <p class="text-sm font-medium">{p.diff.summary.clone()}</p><div class="mt-2"><DiffList diff=p.diff.clone()/></div> }.into_any() }}
                 </div>
             })}
+            {p.draft_differs.then(|| view! {
+                <p class="mt-4 text-sm text-amber-800 dark:text-amber-300" data-testid="draft-differs">"The draft has changed since this was asked for: approving publishes the content shown here, not the draft."</p>
+            })}
             <div class="mt-4">
-                <p class="text-xs font-medium text-slate-500 dark:text-slate-400">"Content digest (SHA-256): an approval names it, so what is approved is what you see"</p>
+                <p class="text-xs font-medium text-slate-500 dark:text-slate-400">"Content digest: the SHA-256 of this policy's canonical JSON. An approval names it, so what is approved is what you see (the release id differs: it also covers the issuer and the release number)."</p>
                 <CopyValue value=digest.clone() label="the content digest"/>
             </div>
             <div class="mt-4 flex flex-wrap gap-2">
@@ -268,6 +278,8 @@ fn ReleaseRow(
     r: ReleaseView,
     latest: Option<i64>,
     rollback: ServerAction<RollbackRegistry>,
+    /// Roll back asks for approval instead of publishing.
+    approval: bool,
 ) -> impl IntoView {
     let can = use_abilities();
     let sequence = r.sequence;
@@ -303,7 +315,11 @@ fn ReleaseRow(
                     </button>
                     {(can.manage_registry && !is_latest).then(|| view! {
                         <ConfirmButton label="Roll back" title=format!("Roll back to release {sequence}?") class=BTN_SMALL
-                            message="Its content is published again as a new release and becomes the draft: unpublished edits are dropped."
+                            message=if approval {
+                                "A second person is asked to approve publishing its content again; once approved it becomes the draft, and unpublished edits are dropped."
+                            } else {
+                                "Its content is published again as a new release and becomes the draft: unpublished edits are dropped."
+                            }
                             confirm_label="Roll back"
                             on_confirm=Callback::new(move |()| { rollback.dispatch(RollbackRegistry { sequence }); })/>
                     })}
@@ -345,13 +361,13 @@ fn Settings(r: RegistryView, settings: ServerAction<SetRegistrySettings>) -> imp
                 view! {
                     <ActionForm action=settings attr:class="mt-4 grid gap-4 sm:grid-cols-2">
                         <label class="inline-flex items-start gap-2 text-sm sm:col-span-2">
-                            <input type="checkbox" name="require_approval" value="on" checked=r.require_approval class="mt-1"/>
+                            <input type="checkbox" name="require_approval" value="on" prop:checked=r.require_approval class="mt-1"/>
                             <span>"Releases wait for a second person's approval"<span class=format!("block {MUTED}")>"Turning this off is itself approved by a second person."</span></span>
                         </label>
                         <div>
                             <label class=LABEL for="registry-access">"Who may read the registry over HTTP"</label>
                             <select id="registry-access" name="api_access" class=format!("mt-1 {INPUT}")>
-                                {[("off", "Nobody (404)"), ("bearer", "Holders of a token for the registry"), ("public", "Anyone")].into_iter().map(|(v, l)| {
+                                {[("off", "Nobody (404): laptops cannot pull"), ("bearer", "Holders of a realm token for the registry resource (mcp-registry)"), ("public", "Anyone")].into_iter().map(|(v, l)| {
                                     let selected = v == access;
                                     view! { <option value=v selected=selected>{l}</option> }
                                 }).collect_view()}

@@ -62,6 +62,9 @@ pub fn ServerFormFields(
     /// The server it replaces (empty: a new one).
     #[prop(into)]
     replacing: String,
+    /// The JSON of the form as read (an edit), empty for a new server.
+    #[prop(optional, into)]
+    original: String,
     /// The realm's rings and units.
     rings: Vec<String>,
     units: Vec<UnitView>,
@@ -131,6 +134,7 @@ pub fn ServerFormFields(
         <ActionForm action attr:id=form_id attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
             <input type="hidden" name="revision" value=revision.to_string()/>
             <input type="hidden" name="replacing" value=replacing/>
+            <input type="hidden" name="original" value=original/>
             <Field errors name="form[id]" id=format!("{form_id}-id") label="Id" value=v.id required=true maxlength=32 mono=true
                 placeholder="wiki" help="Lowercase letters, digits and '-', at most 32 (harnesses join it into tool names); unique in the registry."/>
             <Field errors name="form[title]" id=format!("{form_id}-title") label="Title" value=v.title maxlength=100 placeholder="Team wiki"/>
@@ -170,7 +174,7 @@ pub fn ServerFormFields(
                     <FieldError errors name="form[package_type]"/>
                 </div>
                 <Field errors name="form[package_identifier]" id=format!("{form_id}-package-identifier") label="Package" value=v.package_identifier maxlength=512 mono=true
-                    placeholder="@acme/wiki-mcp" help="An image with its digest: ghcr.io/acme/wiki@sha256:…"/>
+                    placeholder="@acme/wiki-mcp" help="The npm or PyPI package name; an OCI image with its digest (ghcr.io/acme/wiki@sha256:…)."/>
                 <Field errors name="form[package_version]" id=format!("{form_id}-package-version") label="Exact version" value=v.package_version maxlength=128 mono=true
                     placeholder="1.4.2" help="npm: MAJOR.MINOR.PATCH; PyPI: an exact version; never a range or latest. Empty for an image."/>
             </div>
@@ -407,6 +411,7 @@ fn ServerView(
     let resource = s.resource.clone();
     let can_create_resource = can.manage_registry && can.manage_resources;
     let form = s.form.clone();
+    let original = s.original.clone();
     let (rings, units) = (s.rings.clone(), s.units.clone());
     let create_id = id.clone();
     view! {
@@ -446,7 +451,7 @@ fn ServerView(
                 </Show>
             </div>
             <Show when=move || editing.get() fallback=summary.clone()>
-                <ServerFormFields form_id="edit-server" initial=form.clone() revision replacing=id.clone()
+                <ServerFormFields form_id="edit-server" initial=form.clone() revision replacing=id.clone() original=original.clone()
                     rings=rings.clone() units=units.clone() action=save on_cancel=Callback::new(move |()| editing.set(false))/>
             </Show>
         </section>

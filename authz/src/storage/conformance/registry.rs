@@ -254,6 +254,16 @@ pub(super) async fn registry(db: &Database) {
         )
         .await
         .expect("reject");
+    let last = store
+        .last_rejected_request(&realm.id)
+        .await
+        .expect("last rejected")
+        .expect("one");
+    assert_eq!(
+        (last.id.as_str(), last.status),
+        ("rrq_2", RequestStatus::Rejected)
+    );
+    assert_eq!(last.reason.as_deref(), Some("no"));
     assert!(matches!(
         store
             .close_request(
