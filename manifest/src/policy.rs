@@ -110,7 +110,10 @@ impl Policy {
             if let Some(first) = seen.insert(id.to_owned(), i) {
                 f.error(
                     format!("servers[{i}].id"),
-                    format!("{} is the id of servers[{first}] too.", shown(id)),
+                    format!(
+                        "{} is taken: another server (servers[{first}]) has this id.",
+                        shown(id)
+                    ),
                 );
             }
             for (j, r) in s.rings.iter().enumerate() {

@@ -174,7 +174,7 @@ fn File(f: DeliveredFile) -> impl IntoView {
                 <h3 class="font-mono text-sm font-semibold break-all">{f.name.clone()}</h3>
                 <div class="flex items-center gap-2">
                     <Pill tone=if managed { Tone::Info } else { Tone::Off } text=if managed { "Managed: an administrator installs it" } else { "User: each person's own config" }/>
-                    <a class=BTN_SMALL href="#" download=f.name.clone() on:click=download>"Download"</a>
+                    <a class=BTN_SMALL href="#" download=f.name.clone() aria-label=format!("Download {}", f.name) on:click=download>"Download"</a>
                 </div>
             </div>
             <table class="mt-3 w-full text-sm">

@@ -213,7 +213,7 @@ fn GroupRow(kind: String, id: String, path: String, members: u64, servers: usize
                     <p class=MUTED>{move || { let members = shown_members(); format!("{members} member{} · {servers} server{}", if members == 1 { "" } else { "s" }, if servers == 1 { "" } else { "s" }) }}</p>
                 </div>
                 {can.view_people.then(|| view! {
-                    <button type="button" class=BTN_SMALL aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
+                    <button type="button" class=BTN_SMALL aria-label=format!("Members of {kind} {path}") aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
                         {move || if open.get() { "Hide members" } else { "Members" }}
                     </button>
                 })}

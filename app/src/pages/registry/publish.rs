@@ -310,7 +310,7 @@ fn ReleaseRow(
                     <p class="font-mono text-xs break-all text-slate-500 dark:text-slate-400" title="Content id (SHA-256 of its canonical JSON)">{r.id.clone()}</p>
                 </div>
                 <div class="flex gap-2">
-                    <button type="button" class=BTN_SMALL aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
+                    <button type="button" class=BTN_SMALL aria-label=format!("Changes in release {sequence}") aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
                         {move || if open.get() { "Hide changes" } else { "Changes" }}
                     </button>
                     {(can.manage_registry && !is_latest).then(|| view! {
