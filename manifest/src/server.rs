@@ -313,7 +313,7 @@ impl Server {
         if rings.is_empty() && units.is_empty() {
             f.warn(
                 "rings",
-                "No ring or unit gets it: it is approved but delivered to nobody.",
+                "No ring or unit gets it: once published, it is delivered to nobody.",
             );
         }
         match (f.is_ok(), transport, auth) {

@@ -100,7 +100,7 @@ fn DeliverForm(
                     <label class=LABEL for="deliver-group">"For the members of"</label>
                     <select id="deliver-group" name="group" class=format!("mt-1 {INPUT}") aria-invalid=errors.invalid("group")>
                         {r.rings.iter().map(|x| view! { <option value=format!("ring:{x}")>{format!("Ring {x}")}</option> }).collect_view()}
-                        {r.units.iter().map(|u| view! { <option value=format!("unit:{}", u.id)>{format!("Unit {}", u.id)}</option> }).collect_view()}
+                        {super::unit_paths(&r.units).into_iter().map(|(id, path)| view! { <option value=format!("unit:{id}")>{format!("Unit {path}")}</option> }).collect_view()}
                     </select>
                     <FieldError errors name="group"/>
                 </div>

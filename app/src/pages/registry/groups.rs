@@ -16,31 +16,6 @@ use leptos::prelude::*;
 const GROUP_FIELDS: &[(&str, &str)] = &[("mode", "mode"), ("rings", "rings"), ("units", "units")];
 const MEMBER_FIELDS: &[(&str, &str)] = &[("member_kind", "member_kind"), ("member", "member")];
 
-/// Each unit's path from the top (`engineering/platform`).
-fn unit_paths(r: &RegistryView) -> Vec<(String, String)> {
-    r.units
-        .iter()
-        .map(|u| {
-            let mut path = vec![u.id.clone()];
-            let mut parent = u.parent.clone();
-            for _ in 0..r.units.len() {
-                if parent.is_empty() {
-                    break;
-                }
-                path.push(parent.clone());
-                parent = r
-                    .units
-                    .iter()
-                    .find(|p| p.id == parent)
-                    .map(|p| p.parent.clone())
-                    .unwrap_or_default();
-            }
-            path.reverse();
-            (u.id.clone(), path.join("/"))
-        })
-        .collect()
-}
-
 /// The Rings & units screen.
 #[component]
 pub fn GroupsPage() -> impl IntoView {
@@ -76,7 +51,10 @@ pub fn GroupsPage() -> impl IntoView {
 fn GroupsForm(r: RegistryView, save: ServerAction<SaveRegistryGroups>) -> impl IntoView {
     let can = use_abilities();
     let errors = FieldErrors::new(save, "registry-groups", GROUP_FIELDS);
-    let paths: Vec<String> = unit_paths(&r).into_iter().map(|(_, p)| p).collect();
+    let paths: Vec<String> = super::unit_paths(&r.units)
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect();
     let mode = r.mode.clone();
     view! {
         <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="groups-title">
@@ -140,7 +118,7 @@ fn GroupList(r: RegistryView, counts: Vec<GroupView>) -> impl IntoView {
                 servers("ring", id),
             )
         })
-        .chain(unit_paths(&r).into_iter().map(|(id, path)| {
+        .chain(super::unit_paths(&r.units).into_iter().map(|(id, path)| {
             let (c, s) = (count("unit", &id), servers("unit", &id));
             ("unit".to_owned(), id, path, c, s)
         }))

@@ -8,7 +8,7 @@ use crate::components::copy::Truncated;
 use crate::components::layout::use_abilities;
 use crate::components::pager::{Pager, with_query};
 use crate::components::ui::*;
-use crate::types::registry::{DiffView, FieldChangeView, RegistryView, ServerRow};
+use crate::types::registry::{DiffView, FieldChangeView, RegistryView, ServerRow, UnitView};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
@@ -58,6 +58,32 @@ pub fn state_pill(state: &str) -> impl IntoView + use<> {
         "changed" => view! { <Pill tone=Tone::Warn text="Changed in draft"/> }.into_any(),
         _ => view! { <Pill tone=Tone::Good text="Published"/> }.into_any(),
     }
+}
+
+/// Each unit with its path from the top (`engineering/platform`), in order: how screens
+/// name units (a leaf name alone is ambiguous).
+pub fn unit_paths(units: &[UnitView]) -> Vec<(String, String)> {
+    units
+        .iter()
+        .map(|u| {
+            let mut path = vec![u.id.clone()];
+            let mut parent = u.parent.clone();
+            // A tree: at most as many steps as there are units.
+            for _ in 0..units.len() {
+                if parent.is_empty() {
+                    break;
+                }
+                path.push(parent.clone());
+                parent = units
+                    .iter()
+                    .find(|p| p.id == parent)
+                    .map(|p| p.parent.clone())
+                    .unwrap_or_default();
+            }
+            path.reverse();
+            (u.id.clone(), path.join("/"))
+        })
+        .collect()
 }
 
 /// How a server is reached, in words.

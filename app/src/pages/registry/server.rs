@@ -93,9 +93,10 @@ pub fn ServerFormFields(
             }
         }
     };
+    // Each choice as (id, what its label says: a unit's path).
     let checkboxes = move |field: &'static str,
                            label: &'static str,
-                           all: Vec<String>,
+                           all: Vec<(String, String)>,
                            chosen: Vec<String>| {
         let help_id = format!("{form_id}-{field}-help");
         let described = help_id.clone();
@@ -112,12 +113,12 @@ pub fn ServerFormFields(
                 } else {
                     view! {
                         <div class="mt-1 flex flex-wrap gap-x-4 gap-y-2">
-                            {all.into_iter().enumerate().map(|(i, g)| {
+                            {all.into_iter().enumerate().map(|(i, (g, shown))| {
                                 let checked = chosen.contains(&g);
                                 view! {
                                     <label class="inline-flex items-center gap-2 text-sm break-all">
                                         <input type="checkbox" name=format!("form[{field}][{i}]") value=g.clone() checked=checked/>
-                                        {g.clone()}
+                                        {shown}
                                     </label>
                                 }
                             }).collect_view()}
@@ -129,7 +130,7 @@ pub fn ServerFormFields(
             </fieldset>
         }
     };
-    let unit_ids: Vec<String> = units.iter().map(|u| u.id.clone()).collect();
+    let unit_paths = super::unit_paths(&units);
     view! {
         <ActionForm action attr:id=form_id attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
             <input type="hidden" name="revision" value=revision.to_string()/>
@@ -217,8 +218,8 @@ pub fn ServerFormFields(
                 <Field errors name="form[auth_scopes]" id=format!("{form_id}-scopes") label="Scopes" value=v.auth_scopes mono=true placeholder="wiki:read"
                     help="Space-separated; what clients ask for."/>
             </div>
-            {checkboxes("rings", "Rings", rings, v.rings)}
-            {checkboxes("units", "Units", unit_ids, v.units)}
+            {checkboxes("rings", "Rings", rings.into_iter().map(|r| (r.clone(), r)).collect(), v.rings)}
+            {checkboxes("units", "Units", unit_paths, v.units)}
             <details class="sm:col-span-2">
                 <summary class="cursor-pointer text-sm text-slate-600 dark:text-slate-300">"MCP Registry name"</summary>
                 <div class="mt-2 grid gap-4 sm:grid-cols-2">
@@ -420,7 +421,7 @@ fn ServerView(
             <div class="min-w-0">
                 <h1 class=format!("{H1} break-words") data-testid="server-name">{name}</h1>
                 <div class="mt-1 flex flex-wrap items-center gap-2">
-                    <code class="font-mono text-sm break-all text-slate-500 dark:text-slate-400">{id.clone()}</code>
+                    {(!row.title.is_empty()).then(|| view! { <code class="font-mono text-sm break-all text-slate-500 dark:text-slate-400">{id.clone()}</code> })}
                     {state_pill(&row.state)}
                 </div>
             </div>
