@@ -99,8 +99,19 @@ test('an admin builds the registry in the console; a reviewer approves; the rele
   // Import: a pasted server.json becomes a pinned entry, with notes, checked in the form.
   await page.goto('/registry');
   await hydrated(page);
+  // Escape closes the dialog and gives focus back to the button that opened it.
+  await page.getByRole('button', { name: 'Import server.json' }).click();
+  await expect(page.getByTestId('import-dialog').getByLabel('Registry name or URL', { exact: true })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('import-dialog')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Import server.json' })).toBeFocused();
   await page.getByRole('button', { name: 'Import server.json' }).click();
   const dialog = page.getByTestId('import-dialog');
+  // Shift+Tab from its first control (Close) goes round to its last (Read), not behind it.
+  await page.keyboard.press('Shift+Tab');
+  await expect(dialog.getByRole('button', { name: 'Close the import' })).toBeFocused();
+  await page.keyboard.press('Shift+Tab');
+  await expect(dialog.getByRole('button', { name: 'Read' })).toBeFocused();
   await dialog.getByLabel('Prefer', { exact: true }).selectOption('npm');
   await dialog.getByLabel('Or paste the server.json', { exact: true }).fill(SERVER_JSON);
   await dialog.getByRole('button', { name: 'Read' }).click();

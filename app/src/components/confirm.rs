@@ -70,39 +70,9 @@ pub fn ConfirmDialog(
             close();
         }
         "Tab" => {
-            // Tab from the last control goes to the first and Shift+Tab the other way; the
-            // controls are the dialog's own (fields in its content, then its buttons).
             #[cfg(feature = "hydrate")]
-            {
-                use wasm_bindgen::JsCast;
-                let active = document().active_element();
-                let Some(dialog) = dialog_ref.get() else {
-                    return;
-                };
-                let Ok(list) = dialog.query_selector_all(
-                    "button:not([disabled]), textarea, input:not([type=hidden]), select, a[href]",
-                ) else {
-                    return;
-                };
-                let items: Vec<web_sys::HtmlElement> = (0..list.length())
-                    .filter_map(|i| list.item(i))
-                    .filter_map(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
-                    .collect();
-                let (Some(first), Some(last)) = (items.first(), items.last()) else {
-                    return;
-                };
-                let is = |e: &web_sys::HtmlElement| {
-                    active
-                        .as_ref()
-                        .is_some_and(|a| a == AsRef::<web_sys::Element>::as_ref(e))
-                };
-                if ev.shift_key() && (is(first) || active.is_none()) {
-                    ev.prevent_default();
-                    let _ = last.focus();
-                } else if !ev.shift_key() && is(last) {
-                    ev.prevent_default();
-                    let _ = first.focus();
-                }
+            if let Some(dialog) = dialog_ref.get() {
+                keep_tab_inside(&ev, &dialog);
             }
             #[cfg(not(feature = "hydrate"))]
             let _ = dialog_ref;
@@ -171,6 +141,38 @@ pub fn ConfirmButton(
     view! {
         <button type="button" class=class aria-haspopup="dialog" on:click=move |_| open.set(true)>{label}</button>
         <ConfirmDialog open title message confirm_label on_confirm/>
+    }
+}
+
+/// Keeps Tab inside a modal `dialog`: Tab from its last control goes to the first, Shift+Tab
+/// from the first to the last (its controls in document order).
+#[cfg(feature = "hydrate")]
+pub fn keep_tab_inside(ev: &leptos::ev::KeyboardEvent, dialog: &web_sys::Element) {
+    use wasm_bindgen::JsCast;
+    let active = document().active_element();
+    let Ok(list) = dialog.query_selector_all(
+        "button:not([disabled]), textarea, input:not([type=hidden]), select, a[href]",
+    ) else {
+        return;
+    };
+    let items: Vec<web_sys::HtmlElement> = (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
+        .collect();
+    let (Some(first), Some(last)) = (items.first(), items.last()) else {
+        return;
+    };
+    let is = |e: &web_sys::HtmlElement| {
+        active
+            .as_ref()
+            .is_some_and(|a| a == AsRef::<web_sys::Element>::as_ref(e))
+    };
+    if ev.shift_key() && (is(first) || active.is_none()) {
+        ev.prevent_default();
+        let _ = last.focus();
+    } else if !ev.shift_key() && is(last) {
+        ev.prevent_default();
+        let _ = first.focus();
     }
 }
 

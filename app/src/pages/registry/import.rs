@@ -43,16 +43,51 @@ pub fn ImportDialog(
             );
         }
     });
+    // Focus goes back to what opened the dialog (the Import button) when it closes.
+    #[cfg(feature = "hydrate")]
+    let opener = StoredValue::new_local(None::<web_sys::HtmlElement>);
+    Effect::new(move |_| {
+        if open.get() {
+            #[cfg(feature = "hydrate")]
+            {
+                use wasm_bindgen::JsCast;
+                opener.set_value(
+                    document()
+                        .active_element()
+                        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()),
+                );
+            }
+        }
+    });
     let close = move || {
         open.set(false);
         read.value().set(None);
+        #[cfg(feature = "hydrate")]
+        if let Some(el) = opener.get_value() {
+            let _ = el.focus();
+        }
+    };
+    let dialog_ref = NodeRef::<leptos::html::Div>::new();
+    let keys = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+        "Escape" => {
+            ev.prevent_default();
+            close();
+        }
+        "Tab" =>
+        {
+            #[cfg(feature = "hydrate")]
+            if let Some(dialog) = dialog_ref.get() {
+                crate::components::confirm::keep_tab_inside(&ev, &dialog);
+            }
+        }
+        _ => {}
     };
     let imported = move || read.value().get().and_then(Result::ok);
     view! {
         <Show when=move || open.get()>
-            <div class="fixed inset-0 z-40 flex items-start justify-center overflow-y-auto bg-slate-900/50 p-2 sm:p-8"
-                on:keydown=move |ev| if ev.key() == "Escape" { close() }>
-                <div role="dialog" aria-modal="true" aria-labelledby="import-title" class=format!("{CARD} w-full max-w-3xl p-4 sm:p-6") data-testid="import-dialog">
+            <div class="fixed inset-0 z-40 flex items-start justify-center overflow-y-auto bg-slate-900/50 p-2 sm:p-8">
+                <div role="dialog" aria-modal="true" aria-labelledby="import-title" class=format!("{CARD} w-full max-w-3xl p-4 sm:p-6") data-testid="import-dialog"
+                    node_ref=dialog_ref on:keydown=keys>
                     <div class="flex items-start justify-between gap-2">
                         <h2 id="import-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Import a server.json"</h2>
                         <button type="button" class=BTN_SMALL aria-label="Close the import" on:click=move |_| close()>"✕"</button>
