@@ -32,13 +32,7 @@ impl Core {
         p.require(Permission::ViewRegistry)?;
         let realm = self.find_realm(realm_name).await?;
         let registry = self.registry_of(&realm).await?;
-        let server = registry
-            .draft
-            .servers
-            .iter()
-            .find(|s| s.id == id)
-            .cloned()
-            .ok_or_else(|| Error::not_found("registry server", shown_id(id)))?;
+        let server = in_draft(&registry.draft, id)?;
         let (_, findings) = portcullis_manifest::Server::check(&server);
         let (heads, _) = self
             .store
@@ -113,13 +107,8 @@ impl Core {
         p.require(Permission::ManageResources)?;
         let realm = self.find_realm(realm_name).await?;
         let registry = self.registry_of(&realm).await?;
-        let server = registry
-            .draft
-            .servers
-            .iter()
-            .find(|s| s.id == id)
-            .ok_or_else(|| Error::not_found("registry server", shown_id(id)))?;
-        let url = remote_portcullis_url(server).ok_or_else(|| {
+        let server = in_draft(&registry.draft, id)?;
+        let url = remote_portcullis_url(&server).ok_or_else(|| {
             Error::invalid(
                 "Only a remote server whose auth mode is portcullis is a protected resource here.",
             )
@@ -237,6 +226,11 @@ fn remote_portcullis_url(server: &ServerInput) -> Option<String> {
         (Transport::Remote { url, .. }, Auth::Portcullis { .. }) => Some(url),
         _ => None,
     }
+}
+
+/// The draft's server `id`, or `NotFound`.
+fn in_draft(draft: &PolicyInput, id: &str) -> Result<ServerInput> {
+    find(draft, id).ok_or_else(|| Error::not_found("registry server", shown_id(id)))
 }
 
 /// The server `id` of `policy`.
