@@ -205,6 +205,9 @@ impl TestRealm {
                 agent_owner: "owner@example.com".into(),
                 roles: vec!["mcp:tools".into()],
             }),
+            act: None,
+            mcp_server: None,
+            mcp_release: None,
             origin: serde_json::from_value(json!({"client": "cli_1", "resource": "res_1"}))
                 .expect("origin"),
         })

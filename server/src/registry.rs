@@ -218,7 +218,7 @@ async fn list(
         search: params.search,
         version: params.version,
     };
-    let body = registry_api::list(&served.servers, &served.info, &q).to_string();
+    let body = registry_api::list(&served.policy.servers, &served.info, &q).to_string();
     with_etag(&headers, &served.id, "private, no-cache", body)
 }
 
@@ -248,8 +248,8 @@ async fn server(
         Err(e) => return refused(e, &realm),
     };
     let found = match version {
-        None => registry_api::versions(&served.servers, &served.info, name),
-        Some(v) => registry_api::version(&served.servers, &served.info, name, v),
+        None => registry_api::versions(&served.policy.servers, &served.info, name),
+        Some(v) => registry_api::version(&served.policy.servers, &served.info, name, v),
     };
     match found {
         Some(body) => with_etag(&headers, &served.id, "private, no-cache", body.to_string()),

@@ -99,6 +99,7 @@ pub async fn update_client(
     #[server(default)] software_id: String,
     #[server(default)] software_version: String,
     #[server(default)] redirect_uris: String,
+    #[server(default)] token_exchange: String,
 ) -> Result<ClientView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let metadata = authz::clients::ClientForm {
@@ -113,6 +114,7 @@ pub async fn update_client(
         software_id,
         software_version,
         redirect_uris,
+        token_exchange: Some(token_exchange == "on"),
     }
     .into_metadata()?;
     Ok(ssr::clients::client_view(
@@ -138,6 +140,7 @@ pub async fn create_client(
     #[server(default)] software_id: String,
     #[server(default)] software_version: String,
     #[server(default)] redirect_uris: String,
+    #[server(default)] token_exchange: String,
 ) -> Result<IssuedSecret, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let metadata = authz::clients::ClientForm {
@@ -152,6 +155,7 @@ pub async fn create_client(
         software_id,
         software_version,
         redirect_uris,
+        token_exchange: Some(token_exchange == "on"),
     }
     .into_metadata()?;
     let (client, secret) = core

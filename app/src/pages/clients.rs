@@ -230,6 +230,16 @@ fn ClientFields(
         })}
         <Field errors name="contacts" id=f("contacts") label="Contacts" value=v.contacts placeholder="owner@example.com" class="sm:col-span-2"
             help="Email addresses, separated by commas (at most 20)."/>
+        <div class="sm:col-span-2">
+            <label class="inline-flex items-start gap-2 text-sm">
+                <input type="checkbox" id=f("token-exchange") name="token_exchange" value="on" checked=v.token_exchange class="mt-1"
+                    aria-invalid=errors.invalid("grant_types") aria-describedby=move || errors.message("grant_types").map(|_| errors.id("grant_types"))/>
+                <span>"May exchange tokens (RFC 8693)"
+                    <span class=format!("block {MUTED}")>"For an MCP server or gateway calling another server for the person or agent whose token it holds: it trades that token for a five-minute token at the other server. Confidential clients only."</span>
+                </span>
+            </label>
+            <FieldError errors name="grant_types"/>
+        </div>
         <details class="sm:col-span-2" open=more_open node_ref=more>
             <summary class="cursor-pointer text-sm font-medium text-slate-700 dark:text-slate-300">"More registration metadata (RFC 7591)"</summary>
             <div class="mt-3 grid gap-4 sm:grid-cols-2">

@@ -21,6 +21,9 @@ pub fn client_form_view(c: &authz::clients::Client) -> ClientFormView {
         logo_uri: text(&m.logo_uri),
         software_id: text(&m.software_id),
         software_version: text(&m.software_version),
+        token_exchange: c
+            .grant_types
+            .contains(&authz::clients::GrantType::TokenExchange),
     }
 }
 

@@ -107,6 +107,8 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "authorize.code",
     "token.code_replay",
     "token.refresh_reuse",
+    "token.exchange",
+    "token.exchange_denied",
     "registry.update",
     "registry.settings",
     "registry.publish",

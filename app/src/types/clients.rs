@@ -56,6 +56,8 @@ pub struct ClientFormView {
     pub software_id: String,
     /// `software_version`.
     pub software_version: String,
+    /// Whether it may use token exchange (RFC 8693).
+    pub token_exchange: bool,
 }
 
 /// A client's detail page.

@@ -162,6 +162,10 @@ pub mod action {
     pub const CODE_REPLAY: &str = "token.code_replay";
     /// A rotated refresh token used again after the grace window: its family is revoked.
     pub const REFRESH_REUSE: &str = "token.refresh_reuse";
+    /// A token was exchanged (RFC 8693) for a short-lived token at one resource.
+    pub const TOKEN_EXCHANGE: &str = "token.exchange";
+    /// A token exchange was refused (the reason is in the details).
+    pub const TOKEN_EXCHANGE_DENIED: &str = "token.exchange_denied";
     /// The registry's draft changed (a server, the mode, rings or units).
     pub const REGISTRY_UPDATE: &str = "registry.update";
     /// The registry's settings changed (approval, HTTP access).
@@ -240,6 +244,8 @@ pub mod action {
         CODE_ISSUE,
         CODE_REPLAY,
         REFRESH_REUSE,
+        TOKEN_EXCHANGE,
+        TOKEN_EXCHANGE_DENIED,
         REGISTRY_UPDATE,
         REGISTRY_SETTINGS,
         REGISTRY_PUBLISH,

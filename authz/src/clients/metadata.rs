@@ -136,6 +136,12 @@ impl ClientMetadata {
                 "A public client (token_endpoint_auth_method none) cannot use client_credentials.",
             ));
         }
+        if auth_method == AuthMethod::None && grant_types.contains(&GrantType::TokenExchange) {
+            return Err(Error::field(
+                "grant_types",
+                "A public client (token_endpoint_auth_method none) cannot use token exchange: it takes a client that can authenticate.",
+            ));
+        }
         if grant_types.contains(&GrantType::AuthorizationCode) && redirect_uris.is_empty() {
             return Err(Error::field(
                 "redirect_uris",
@@ -256,6 +262,9 @@ pub struct ClientForm {
     pub software_version: String,
     /// `redirect_uris`.
     pub redirect_uris: String,
+    /// Whether the client may use token exchange (RFC 8693); `None` leaves an existing
+    /// client's choice as it is.
+    pub token_exchange: Option<bool>,
 }
 
 impl ClientForm {
@@ -266,10 +275,27 @@ impl ClientForm {
     /// `InvalidField` (`jwks`) when the JWKS text is not JSON.
     pub fn into_metadata(self) -> Result<ClientMetadata> {
         let some = |s: String| Some(s).filter(|s| !s.trim().is_empty());
+        // The grants the form implies (as when none are named), with token exchange when asked.
+        let grant_types = self.token_exchange.map(|exchange| {
+            let mut grants: Vec<String> = if !split_uris(&self.redirect_uris).is_empty() {
+                vec![
+                    GrantType::AuthorizationCode.as_str().to_owned(),
+                    GrantType::RefreshToken.as_str().to_owned(),
+                ]
+            } else if self.auth_method.trim() == AuthMethod::None.as_str() {
+                vec![]
+            } else {
+                vec![GrantType::ClientCredentials.as_str().to_owned()]
+            };
+            if exchange {
+                grants.push(GrantType::TokenExchange.as_str().to_owned());
+            }
+            grants
+        });
         Ok(ClientMetadata {
             client_name: some(self.name),
             token_endpoint_auth_method: some(self.auth_method),
-            grant_types: None,
+            grant_types,
             scope: some(self.scope),
             redirect_uris: split_uris(&self.redirect_uris),
             contacts: self

@@ -173,14 +173,17 @@ pub enum GrantType {
     ClientCredentials,
     /// RFC 6749 §6.
     RefreshToken,
+    /// RFC 8693: an access token of the realm traded for one at another resource.
+    TokenExchange,
 }
 
 impl GrantType {
     /// Every grant type this server implements.
-    pub const ALL: [GrantType; 3] = [
+    pub const ALL: [GrantType; 4] = [
         GrantType::AuthorizationCode,
         GrantType::ClientCredentials,
         GrantType::RefreshToken,
+        GrantType::TokenExchange,
     ];
 
     /// Registered name.
@@ -189,6 +192,7 @@ impl GrantType {
             GrantType::AuthorizationCode => "authorization_code",
             GrantType::ClientCredentials => "client_credentials",
             GrantType::RefreshToken => "refresh_token",
+            GrantType::TokenExchange => "urn:ietf:params:oauth:grant-type:token-exchange",
         }
     }
 
@@ -201,6 +205,7 @@ impl GrantType {
             "authorization_code" => Ok(GrantType::AuthorizationCode),
             "client_credentials" => Ok(GrantType::ClientCredentials),
             "refresh_token" => Ok(GrantType::RefreshToken),
+            "urn:ietf:params:oauth:grant-type:token-exchange" => Ok(GrantType::TokenExchange),
             other => Err(format!("Unsupported grant type {other:?}.")),
         }
     }

@@ -2,7 +2,7 @@
 //! the introspection credentials of a resource server.
 use super::metadata::{ClientMetadata, MetadataRules, ValidClient};
 use super::model::{
-    Client, ClientChoice, ClientDetail, ClientId, ClientRowId, ClientSecret,
+    Client, ClientChoice, ClientDetail, ClientId, ClientRowId, ClientSecret, GrantType,
     MAX_SECRET_OVERLAP_SECS, Metadata, RemoteKeys, ResourceServerCredentials, SecretId, SecretInfo,
 };
 use crate::audit::{AuditSubject, NewAuditEvent, RequestMeta, action};
@@ -137,17 +137,25 @@ impl Core {
         }
         let mut metadata = metadata.clone();
         metadata.token_endpoint_auth_method = Some(method.to_owned());
+        // The grants stay as registered; only token exchange may be turned on or off here.
+        let exchange = metadata.grant_types.as_ref().map_or(
+            client.grant_types.contains(&GrantType::TokenExchange),
+            |g| g.iter().any(|g| g == GrantType::TokenExchange.as_str()),
+        );
         metadata.grant_types = Some(
             client
                 .grant_types
                 .iter()
+                .filter(|g| **g != GrantType::TokenExchange)
                 .map(|g| g.as_str().to_owned())
+                .chain(exchange.then(|| GrantType::TokenExchange.as_str().to_owned()))
                 .collect(),
         );
         let valid = metadata.validate(self.metadata_rules())?;
         let before = audit_settings(&client);
         client.name = valid.name;
         client.scope = valid.scope;
+        client.grant_types = valid.grant_types;
         client.metadata = valid.metadata;
         client.updated_at = self.now();
         let mut event = self.event(
@@ -546,6 +554,7 @@ pub(crate) fn audit_settings(c: &Client) -> serde_json::Value {
     serde_json::json!({
         "client_name": c.name,
         "scope": c.scope.to_string(),
+        "grant_types": c.grant_types.iter().map(|g| g.as_str()).collect::<Vec<_>>(),
         "redirect_uris": m.redirect_uris,
         "contacts": m.contacts,
         "client_uri": m.client_uri,

@@ -577,12 +577,13 @@ impl Core {
             exp: now + 60,
             jti: format!("check_{}", new_kid()),
             agent: None,
+            act: None,
+            mcp_server: None,
+            mcp_release: None,
             origin: TokenOrigin {
                 client: "portcullis-check".into(),
                 resource: "portcullis-check".into(),
-                binding: None,
-                family: None,
-                epoch: 0,
+                ..TokenOrigin::default()
             },
         };
         let token = generate(SigningAlg::ES256)

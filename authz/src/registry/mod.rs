@@ -10,6 +10,8 @@
 //! decides who may read a realm's registry over HTTP.
 mod deliver;
 mod entries;
+mod exchange;
+pub(crate) use exchange::RegistryConsent;
 mod import;
 mod members;
 mod model;

@@ -421,8 +421,8 @@ pub enum ReleaseSelector<'a> {
 pub struct ServedRegistry {
     /// Its id (the API's ETag).
     pub id: String,
-    /// Its approved servers.
-    pub servers: Vec<portcullis_manifest::Server>,
+    /// Its policy: the approved servers and who gets them.
+    pub policy: portcullis_manifest::Policy,
     /// What the API says about each server's release.
     pub info: portcullis_manifest::registry_api::ReleaseInfo,
 }

@@ -44,11 +44,23 @@ impl Core {
         bearer: Option<&str>,
     ) -> Result<std::sync::Arc<ServedRegistry>> {
         let realm = self.registry_reader(realm_name, bearer).await?;
-        let head = self
-            .store
-            .latest_release_head(&realm.id)
+        self.latest_served_registry(&realm)
             .await?
-            .ok_or_else(|| Error::not_found("release", realm_name))?;
+            .ok_or_else(|| Error::not_found("release", realm_name))
+    }
+
+    /// The realm's latest release, parsed once per release and cached; `None` before the first
+    /// publication.
+    ///
+    /// # Errors
+    /// `Internal` when a stored release no longer passes its checks; storage failure.
+    pub(crate) async fn latest_served_registry(
+        &self,
+        realm: &Realm,
+    ) -> Result<Option<std::sync::Arc<ServedRegistry>>> {
+        let Some(head) = self.store.latest_release_head(&realm.id).await? else {
+            return Ok(None);
+        };
         let cached = self
             .served_registries
             .lock()
@@ -56,13 +68,11 @@ impl Core {
             .and_then(|c| c.get(&realm.id).cloned())
             .filter(|s| s.id == head.id);
         if let Some(served) = cached {
-            return Ok(served);
+            return Ok(Some(served));
         }
-        let release = self
-            .store
-            .release_by_id(&realm.id, &head.id)
-            .await?
-            .ok_or_else(|| Error::not_found("release", realm_name))?;
+        let Some(release) = self.store.release_by_id(&realm.id, &head.id).await? else {
+            return Ok(None);
+        };
         let signed: SignedRelease = serde_json::from_str(&release.document)
             .map_err(|e| Error::Internal(format!("release {}: {e}", release.sequence)))?;
         let manifest: Manifest = serde_json::from_value(signed.manifest)
@@ -80,7 +90,7 @@ impl Core {
             .unwrap_or_default();
         let served = std::sync::Arc::new(ServedRegistry {
             id: release.id,
-            servers: policy.servers,
+            policy,
             info: ReleaseInfo {
                 sequence: manifest.sequence,
                 published_at: published,
@@ -90,7 +100,7 @@ impl Core {
         if let Ok(mut cache) = self.served_registries.lock() {
             cache.insert(realm.id.clone(), served.clone());
         }
-        Ok(served)
+        Ok(Some(served))
     }
 
     /// The id of the release `which` names, when the caller may read it: the cheap answer to

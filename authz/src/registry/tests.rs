@@ -728,7 +728,7 @@ async fn who_may_read_the_registry_over_http() {
         .await
         .expect("public");
     let served = core.served_registry("default", None).await.expect("public");
-    assert_eq!(served.servers.len(), 1);
+    assert_eq!(served.policy.servers.len(), 1);
     assert_eq!(served.info.sequence, 1);
     assert_eq!(served.info.namespace, "com.example.auth");
     // Developers read the registry; only admins change it.

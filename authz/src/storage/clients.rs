@@ -229,8 +229,7 @@ pub(super) const SELF_REGISTERED: &str =
     "registration_kind <> 'admin' AND resource_server_for IS NULL";
 pub(super) const COUNT_FROM_SOURCE: &str =
     "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND source_ip = $2";
-pub(super) const UPDATE_CLIENT_REGISTRATION: &str =
-    "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = $4 WHERE id = $5";
+pub(super) const UPDATE_CLIENT_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = $4, grant_types = $6 WHERE id = $5";
 pub(super) const SET_CLIENT_ENABLED: &str =
     "UPDATE clients SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const SET_CLIENT_AGENT: &str =
@@ -685,6 +684,7 @@ macro_rules! client_store {
                         .bind(metadata_text(c)?)
                         .bind(c.updated_at)
                         .bind(c.id.as_str())
+                        .bind(grant_types_text(c))
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();

@@ -7,6 +7,15 @@ use serde::Serialize;
 pub const MAX_ASSERTION_LIFETIME_SECS: i64 = 300;
 /// Clock skew allowed on a client assertion's `exp`, `nbf` and `iat`.
 pub const ASSERTION_SKEW_SECS: i64 = 60;
+/// The token type of access tokens in token exchange (RFC 8693 §3).
+pub const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
+/// The token type of JWTs (RFC 8693 §3): a client may ask for it, and gets an access token.
+pub const JWT_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:jwt";
+/// The longest lifetime of a token minted by token exchange (the resource's or realm's token
+/// lifetime may be shorter, and it never outlives its subject token).
+pub const MAX_EXCHANGED_TOKEN_TTL_SECS: i64 = 300;
+/// The most actors a delegation chain holds, and the most exchanges a token descends from.
+pub const MAX_DELEGATION_DEPTH: usize = 4;
 /// `client_assertion_type` of RFC 7523 §2.2.
 pub const JWT_BEARER_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
@@ -90,6 +99,19 @@ pub struct TokenRequest {
     pub code_verifier: Option<String>,
     /// `refresh_token` (refresh_token).
     pub refresh_token: Option<String>,
+    /// `subject_token` (token exchange).
+    pub subject_token: Option<String>,
+    /// `subject_token_type` (token exchange).
+    pub subject_token_type: Option<String>,
+    /// `actor_token` (token exchange).
+    pub actor_token: Option<String>,
+    /// `actor_token_type` (token exchange).
+    pub actor_token_type: Option<String>,
+    /// `requested_token_type` (token exchange).
+    pub requested_token_type: Option<String>,
+    /// Every `audience` parameter sent (token exchange; not supported: `resource` names the
+    /// target).
+    pub audience: Vec<String>,
 }
 
 /// A successful token response (RFC 6749 §5.1).
@@ -106,6 +128,9 @@ pub struct TokenResponse {
     /// The refresh token (authorization_code with `offline_access`, and every refresh).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refresh_token: Option<String>,
+    /// `issued_token_type` (RFC 8693 §2.2.1), for token exchange.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_token_type: Option<String>,
 }
 
 impl std::fmt::Debug for TokenResponse {

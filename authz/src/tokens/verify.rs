@@ -4,7 +4,7 @@ use crate::agents::AgentStatus;
 use crate::clients::{Client, ClientId};
 use crate::core::Core;
 use crate::error::Result;
-use crate::ids::AgentId;
+use crate::ids::{AgentId, ResourceId};
 use crate::keys::decode_unverified;
 use crate::realms::Realm;
 use crate::resources::ResourceUri;
@@ -36,6 +36,29 @@ impl Core {
             return Ok(None);
         };
         Ok((claims.iss == self.issuer(&realm.name)).then_some(claims))
+    }
+
+    /// An access token of this realm that a client may present as its own credential: verified,
+    /// unexpired, unrevoked, and alive (see [`Core::token_is_alive`]); with the client it was
+    /// issued to. `None` for anything else.
+    pub(crate) async fn live_access_token(
+        &self,
+        realm: &Realm,
+        token: &str,
+    ) -> Result<Option<(AccessTokenClaims, Client)>> {
+        let Some(claims) = self.verify_access_token(realm, token).await? else {
+            return Ok(None);
+        };
+        if claims.exp <= self.now() || self.store.is_token_revoked(&realm.id, &claims.jti).await? {
+            return Ok(None);
+        }
+        let Some(client) = self.token_client(realm, &claims).await? else {
+            return Ok(None);
+        };
+        if !self.token_is_alive(realm, &claims, &client).await? {
+            return Ok(None);
+        }
+        Ok(Some((claims, client)))
     }
 
     /// The client a verified token was issued to, if that very client (same row) still
@@ -80,6 +103,9 @@ impl Core {
         else {
             return Ok(false);
         };
+        if claims.origin.subject.is_some() {
+            return self.exchanged_token_is_alive(realm, claims, client).await;
+        }
         // A person's token: alive while its family is (not revoked by a replay, a reuse, a
         // revoked consent or a disabled person), for this client and resource.
         if let Some(family) = &claims.origin.family {
@@ -133,6 +159,94 @@ impl Core {
                             && a.roles.iter().all(|r| agent.roles.contains(r))
                             && claims.scopes().all(|s| agent.roles.contains(s))
                     }))
+            }
+        }
+    }
+
+    /// Whether an exchanged token (RFC 8693) is still backed by everything it was minted from:
+    /// the calling client bound as it was (its agent active), and every token of its exchange
+    /// chain unrevoked, with its client (same row, active, same epoch and binding, its agent
+    /// active), its resource enabled, and — for a person's — the person able to sign in and
+    /// the authorization (family) it came from live. Revoking the person's sign-in, a subject
+    /// token or a client in the chain ends it at once.
+    async fn exchanged_token_is_alive(
+        &self,
+        realm: &Realm,
+        claims: &AccessTokenClaims,
+        client: &Client,
+    ) -> Result<bool> {
+        if !self
+            .bound_as_minted(client, claims.origin.binding.as_deref())
+            .await?
+        {
+            return Ok(false);
+        }
+        let now = self.now();
+        for s in claims.origin.subjects() {
+            if self.store.is_token_revoked(&realm.id, &s.jti).await? {
+                return Ok(false);
+            }
+            let Ok(client_id) = ClientId::parse(&s.client_id) else {
+                return Ok(false);
+            };
+            let Some((c, _)) = self.cached_client(&realm.id, &client_id).await? else {
+                return Ok(false);
+            };
+            if c.id.as_str() != s.origin.client
+                || !c.is_active()
+                || c.registration.token_epoch != s.origin.epoch
+                || !self
+                    .bound_as_minted(&c, s.origin.binding.as_deref())
+                    .await?
+            {
+                return Ok(false);
+            }
+            let resource = self
+                .cached_resource_by_id(
+                    &realm.id,
+                    &ResourceId::from_stored(s.origin.resource.as_str()),
+                )
+                .await?;
+            if !resource.is_some_and(|r| r.enabled) {
+                return Ok(false);
+            }
+            if let Some(family) = &s.origin.family {
+                if self.live_subject(realm, &claims.sub).await?.is_none() {
+                    return Ok(false);
+                }
+                let live = self
+                    .store
+                    .find_family(&crate::authorize::FamilyId::from_stored(family.as_str()))
+                    .await?
+                    .is_some_and(|f| {
+                        f.is_live(now)
+                            && f.client_pk == c.id
+                            && f.resource_id.as_str() == s.origin.resource
+                            && f.subject == claims.sub
+                    });
+                if !live {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether `client` is bound to an agent by the binding a token names (or to none when it
+    /// names none), and that agent is active now.
+    async fn bound_as_minted(&self, client: &Client, binding: Option<&str>) -> Result<bool> {
+        let bound = client.agent.as_ref();
+        if bound.map(|b| b.binding_id.as_str()) != binding {
+            return Ok(false);
+        }
+        match bound {
+            None => Ok(true),
+            Some(b) => {
+                let now = self.now();
+                Ok(self
+                    .cached_agent(&b.agent_id)
+                    .await?
+                    .is_some_and(|a| a.status(now) == AgentStatus::Active))
             }
         }
     }

@@ -55,6 +55,10 @@ pub enum ClientsCommand {
         /// RFC 7591 `software_version`.
         #[arg(long, default_value = "", hide_default_value = true)]
         software_version: String,
+        /// Let the client use token exchange (RFC 8693): an MCP server or gateway trading the
+        /// token it received for a five-minute token at another server. Confidential only.
+        #[arg(long)]
+        token_exchange: bool,
     },
     /// Issue a new secret; old ones keep working for the overlap.
     RotateSecret {
@@ -129,6 +133,7 @@ pub(super) async fn clients(core: &authz::Core, command: ClientsCommand) -> anyh
             logo_uri,
             software_id,
             software_version,
+            token_exchange,
         } => {
             let metadata = authz::clients::ClientForm {
                 name,
@@ -142,6 +147,7 @@ pub(super) async fn clients(core: &authz::Core, command: ClientsCommand) -> anyh
                 software_id,
                 software_version,
                 redirect_uris,
+                token_exchange: token_exchange.then_some(true),
             }
             .into_metadata()
             .map_err(core_error)?;

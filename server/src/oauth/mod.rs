@@ -262,7 +262,7 @@ async fn token(
 ) -> Response {
     let client = Named::new();
     respond(Endpoint::Token, &realm, &client, async {
-        let form = parse_form(&headers, &body, &["resource"])?;
+        let form = parse_form(&headers, &body, &["resource", "audience"])?;
         let creds = client_credentials(&headers, &form)?;
         name_client(&client, creds.as_ref());
         let request = authz::tokens::TokenRequest {
@@ -273,6 +273,12 @@ async fn token(
             redirect_uri: form.one("redirect_uri").map(str::to_owned),
             code_verifier: form.one("code_verifier").map(str::to_owned),
             refresh_token: form.one("refresh_token").map(str::to_owned),
+            subject_token: form.one("subject_token").map(str::to_owned),
+            subject_token_type: form.one("subject_token_type").map(str::to_owned),
+            actor_token: form.one("actor_token").map(str::to_owned),
+            actor_token_type: form.one("actor_token_type").map(str::to_owned),
+            requested_token_type: form.one("requested_token_type").map(str::to_owned),
+            audience: form.all("audience"),
         };
         state.core.issue_token(&realm, creds, &request, &meta).await
     })

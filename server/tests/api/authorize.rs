@@ -6,24 +6,24 @@ use authz::clients::ClientForm;
 use authz::resources::ResourceInput;
 use base64::Engine as _;
 
-const PAY: &str = "https://pay.example.com/";
-const ISSUER: &str = "http://127.0.0.1:3000/realms/default";
-const REDIRECT: &str = "http://127.0.0.1:53682/callback";
+pub(super) const PAY: &str = "https://pay.example.com/";
+pub(super) const ISSUER: &str = "http://127.0.0.1:3000/realms/default";
+pub(super) const REDIRECT: &str = "http://127.0.0.1:53682/callback";
 /// RFC 7636 Appendix B.
-const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
-const PERSON: &str = "ada@example.com";
+pub(super) const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+pub(super) const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+pub(super) const PERSON: &str = "ada@example.com";
 
-struct Flow {
-    t: TestServer,
-    clock: authz::clock::FixedClock,
-    admin: authz::Principal,
-    person: String,
+pub(super) struct Flow {
+    pub(super) t: TestServer,
+    pub(super) clock: authz::clock::FixedClock,
+    pub(super) admin: authz::Principal,
+    pub(super) person: String,
 }
 
 /// A browser: the cookies Portcullis set on it.
 #[derive(Default, Clone)]
-struct Browser(Vec<(String, String)>);
+pub(super) struct Browser(Vec<(String, String)>);
 
 impl Browser {
     fn header(&self) -> Option<String> {
@@ -57,14 +57,14 @@ fn ticket_of(html: &str) -> String {
     rest[..rest.find('"').expect("end")].to_owned()
 }
 
-fn query_of(location: &str) -> std::collections::HashMap<String, String> {
+pub(super) fn query_of(location: &str) -> std::collections::HashMap<String, String> {
     let q = location.split_once('?').map(|(_, q)| q).unwrap_or_default();
     url::form_urlencoded::parse(q.as_bytes())
         .into_owned()
         .collect()
 }
 
-async fn flow() -> Flow {
+pub(super) async fn flow() -> Flow {
     let clock = authz::clock::FixedClock::at(time::OffsetDateTime::now_utc().unix_timestamp());
     let t = TestServer::with(|_| {}, Arc::new(clock.clone())).await;
     t.user("root@example.com", "admin").await;
@@ -185,7 +185,13 @@ impl Flow {
 
     /// Opens `url`, signs in as `email` on the page that names `client`, and agrees; the
     /// redirect back to the client.
-    async fn consent_at(&self, b: &mut Browser, url: &str, email: &str, client: &str) -> String {
+    pub(super) async fn consent_at(
+        &self,
+        b: &mut Browser,
+        url: &str,
+        email: &str,
+        client: &str,
+    ) -> String {
         let (status, _, html) = self.get(b, url).await;
         assert_eq!(status, StatusCode::OK, "{html}");
         assert!(
@@ -243,7 +249,7 @@ impl Flow {
         serde_json::from_str(&body(res).await).expect("json")
     }
 
-    async fn token(&self, form: &str) -> (StatusCode, serde_json::Value) {
+    pub(super) async fn token(&self, form: &str) -> (StatusCode, serde_json::Value) {
         let res = self
             .t
             .send(
@@ -258,7 +264,7 @@ impl Flow {
         (status, serde_json::from_str(&text).expect("JSON body"))
     }
 
-    async fn redeem(&self, code: &str) -> (StatusCode, serde_json::Value) {
+    pub(super) async fn redeem(&self, code: &str) -> (StatusCode, serde_json::Value) {
         self.token(&format!(
             "grant_type=authorization_code&client_id=vscode&code={}&redirect_uri={}&code_verifier={VERIFIER}",
             enc(code),
@@ -267,7 +273,7 @@ impl Flow {
         .await
     }
 
-    async fn refresh(&self, rt: &str) -> (StatusCode, serde_json::Value) {
+    pub(super) async fn refresh(&self, rt: &str) -> (StatusCode, serde_json::Value) {
         self.token(&format!(
             "grant_type=refresh_token&client_id=vscode&refresh_token={}",
             enc(rt)
@@ -276,7 +282,7 @@ impl Flow {
     }
 
     /// A code for a fresh browser, with `offline_access`.
-    async fn code(&self) -> String {
+    pub(super) async fn code(&self) -> String {
         let loc = self
             .consent(
                 &mut Browser::default(),
@@ -287,7 +293,7 @@ impl Flow {
     }
 }
 
-fn claims(token: &str) -> serde_json::Value {
+pub(super) fn claims(token: &str) -> serde_json::Value {
     let payload = token.split('.').nth(1).expect("jwt");
     serde_json::from_slice(
         &base64::engine::general_purpose::URL_SAFE_NO_PAD

@@ -5,6 +5,7 @@ mod support;
 mod authorize;
 mod client_keys;
 mod console;
+mod exchange;
 mod hardening;
 mod interop;
 mod mcp_check;

@@ -4,6 +4,7 @@ mod authorization_code;
 mod client_credentials;
 pub(crate) use client_credentials::machine_scopes;
 mod refresh_token;
+mod token_exchange;
 
 use super::model::{ClientCredentials, TokenRequest, TokenResponse};
 use crate::agents::Agent;
@@ -39,9 +40,10 @@ impl Core {
                 ));
             }
             g => GrantType::parse(g).map_err(|_| {
+                let supported: Vec<&str> = GrantType::ALL.iter().map(|g| g.as_str()).collect();
                 Error::oauth(
                     OAuthErrorCode::UnsupportedGrantType,
-                    "Supported grant types: authorization_code, refresh_token, client_credentials.",
+                    format!("Supported grant types: {}.", supported.join(", ")),
                 )
             })?,
         };
@@ -60,6 +62,7 @@ impl Core {
                 self.authorization_code(&realm, &client, req, meta).await
             }
             GrantType::RefreshToken => self.refresh_token(&realm, &client, req, meta).await,
+            GrantType::TokenExchange => self.token_exchange(&realm, &client, req, meta).await,
         }
     }
 
@@ -76,11 +79,6 @@ impl Core {
         scope: &ScopeSet,
         user: Option<(&str, &FamilyId)>,
     ) -> Result<TokenResponse> {
-        let alg = resource.signing_alg.unwrap_or(SigningAlg::ES256);
-        let keys = self.realm_keys(realm, Some(alg)).await?;
-        let signer = keys
-            .signer(alg)
-            .ok_or_else(|| Error::Internal(format!("no active {alg} key")))?;
         let now = self.now();
         let lifetime = crate::tokens::lifetime::minted_token_ttl(
             resource.token_ttl_secs,
@@ -99,6 +97,9 @@ impl Core {
             iat: now,
             exp,
             jti: crate::secret::new_id("at"),
+            act: None,
+            mcp_server: None,
+            mcp_release: None,
             agent: agent.map(|a| AgentClaims {
                 nhi: true,
                 agent_id: a.id.to_string(),
@@ -112,17 +113,34 @@ impl Core {
                 binding: client.agent.as_ref().map(|b| b.binding_id.to_string()),
                 family: user.map(|(_, f)| f.to_string()),
                 epoch: client.registration.token_epoch,
+                subject: None,
             },
         };
+        self.sign_access_token(realm, resource, claims).await
+    }
+
+    /// Signs `claims` with the realm's key of the resource's algorithm: the token response.
+    pub(crate) async fn sign_access_token(
+        &self,
+        realm: &Realm,
+        resource: &Resource,
+        claims: AccessTokenClaims,
+    ) -> Result<TokenResponse> {
+        let alg = resource.signing_alg.unwrap_or(SigningAlg::ES256);
+        let keys = self.realm_keys(realm, Some(alg)).await?;
+        let signer = keys
+            .signer(alg)
+            .ok_or_else(|| Error::Internal(format!("no active {alg} key")))?;
         let access_token = signer
             .sign(ACCESS_TOKEN_TYP, &claims)
             .map_err(Error::Internal)?;
         Ok(TokenResponse {
             access_token,
             token_type: "Bearer".to_owned(),
-            expires_in: exp - now,
+            expires_in: claims.exp - claims.iat,
             scope: claims.scope,
             refresh_token: None,
+            issued_token_type: None,
         })
     }
 }
