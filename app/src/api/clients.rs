@@ -195,6 +195,22 @@ pub async fn set_client_enabled(client_id: String, enabled: bool) -> Result<Clie
     ))
 }
 
+/// Turns token exchange (RFC 8693) on or off for a confidential client, a resource server's
+/// introspection credentials included.
+#[server(prefix = "/api", endpoint = "clients/token-exchange")]
+pub async fn set_client_token_exchange(
+    client_id: String,
+    enabled: bool,
+) -> Result<ClientView, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(ssr::clients::client_view(
+        &core
+            .set_client_token_exchange(&p, &realm, &client_id, enabled, &meta)
+            .await?,
+        core.now(),
+    ))
+}
+
 /// Deletes a client and its secrets.
 #[server(prefix = "/api", endpoint = "clients/delete")]
 pub async fn delete_client(client_id: String) -> Result<(), AppError> {

@@ -3,7 +3,7 @@
 use crate::api::audit::history;
 use crate::api::clients::{
     CreateClient, DeleteClient, RefreshClientKeys, RotateClientSecret, SetClientEnabled,
-    UpdateClient, get_client, list_clients,
+    SetClientTokenExchange, UpdateClient, get_client, list_clients,
 };
 use crate::api::review::DecideReview;
 use crate::components::card::{EditableCard, FormButtons};
@@ -322,7 +322,7 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                         {(!d.resource.is_empty()).then(|| view! {
                             <div class="sm:col-span-2"><dt class=MUTED>"Introspection credentials of"</dt><dd class="break-all">
                                 <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/resources/{}", d.resource)>{d.resource.clone()}</a>
-                                <span class=MUTED>" (its MCP server checks tokens with them; they get no tokens)"</span>
+                                <span class=MUTED>" (its MCP server checks tokens with them; they get tokens only by exchange, when allowed to call onward)"</span>
                             </dd></div>
                         })}
                         <div><dt class=MUTED>"Acts for agent"</dt><dd class="break-all">{if d.agent.is_empty() { view! { "—" }.into_any() } else { view! { <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/agents/{}", d.agent)>{d.agent.clone()}</a> }.into_any() }}</dd></div>
@@ -391,11 +391,18 @@ fn ClientCredentials(d: ClientDetailView) -> impl IntoView {
 fn ClientActions(
     client: ClientView,
     enable: ServerAction<SetClientEnabled>,
+    exchange: ServerAction<SetClientTokenExchange>,
     rotate: ServerAction<RotateClientSecret>,
     delete: ServerAction<DeleteClient>,
 ) -> impl IntoView {
     let id = StoredValue::new(client.client_id.clone());
     let name = client.name.clone();
+    // Introspection credentials have no registration form: their one switch is here.
+    let onward = client.resource_server.then(|| {
+        client
+            .grant_types
+            .contains("urn:ietf:params:oauth:grant-type:token-exchange")
+    });
     let has_secret = client.auth_method.starts_with("client_secret");
     let introspection = client.resource_server;
     let disable_note = if introspection {
@@ -422,6 +429,29 @@ fn ClientActions(
                     class=BTN_SMALL_DANGER
                     on_confirm=Callback::new(move |_| { rotate.dispatch(RotateClientSecret { client_id: id.get_value(), overlap_secs: 0 }); })
                 />
+            })}
+            {onward.map(|on| if on {
+                view! {
+                    <ConfirmButton
+                        label="Stop calling onward"
+                        title=format!("Stop {name} from exchanging tokens?")
+                        message="Its MCP server can no longer trade the tokens it receives for tokens to the servers it calls for the same person (token exchange). Tokens it already got expire within five minutes."
+                        confirm_label="Stop token exchange"
+                        class=BTN_SMALL_DANGER
+                        on_confirm=Callback::new(move |_| { exchange.dispatch(SetClientTokenExchange { client_id: id.get_value(), enabled: false }); })
+                    />
+                }.into_any()
+            } else {
+                view! {
+                    <ConfirmButton
+                        label="Allow calling onward"
+                        title=format!("Let {name} exchange tokens?")
+                        message="Its MCP server may trade a token it receives for a token to another server of this realm (token exchange, RFC 8693), for the same person and never more than they could get themselves; it is recorded as the actor in the new token."
+                        confirm_label="Allow token exchange"
+                        class=BTN_SMALL
+                        on_confirm=Callback::new(move |_| { exchange.dispatch(SetClientTokenExchange { client_id: id.get_value(), enabled: true }); })
+                    />
+                }.into_any()
             })}
             {if client.enabled {
                 view! {
@@ -505,11 +535,13 @@ pub fn ClientDetailPage() -> impl IntoView {
     let can = use_abilities();
     let update = ServerAction::<UpdateClient>::new();
     let enable = ServerAction::<SetClientEnabled>::new();
+    let exchange = ServerAction::<SetClientTokenExchange>::new();
     let rotate = ServerAction::<RotateClientSecret>::new();
     let delete = ServerAction::<DeleteClient>::new();
     let decide = ServerAction::<DecideReview>::new();
     let (updated, enabled, rotated) = (successes(update), successes(enable), successes(rotate));
     let decided = successes(decide);
+    let exchanged = successes(exchange);
     let detail = Resource::new(
         move || {
             (
@@ -518,6 +550,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                 enabled.get(),
                 rotated.get(),
                 decided.get(),
+                exchanged.get(),
             )
         },
         |(id, ..)| get_client(id),
@@ -536,6 +569,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                 enabled.get(),
                 rotated.get(),
                 decided.get(),
+                exchanged.get(),
             )
         },
         move |(id, ..)| async move {
@@ -570,6 +604,22 @@ pub fn ClientDetailPage() -> impl IntoView {
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });
+    Effect::new(move |_| match exchange.value().get() {
+        Some(Ok(c)) => toasts.push(
+            ToastKind::Success,
+            format!(
+                "{} {} exchange tokens.",
+                c.name,
+                if c.grant_types.contains("token-exchange") {
+                    "may now"
+                } else {
+                    "may no longer"
+                }
+            ),
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
     Effect::new(move |_| match decide.value().get() {
         Some(Ok(r)) if r.failed.is_empty() => toasts.push(ToastKind::Success, "Decision recorded."),
         Some(Ok(r)) => toasts.push(
@@ -598,7 +648,7 @@ pub fn ClientDetailPage() -> impl IntoView {
                             </div>
                             <div class="flex flex-wrap gap-2">
                                 <ClientDecision client=c.clone() decide/>
-                                {can.manage_clients.then(|| view! { <ClientActions client=c.clone() enable rotate delete/> })}
+                                {can.manage_clients.then(|| view! { <ClientActions client=c.clone() enable exchange rotate delete/> })}
                             </div>
                         </div>
                         {move || issued.get().map(|s| view! { <SecretPanel issued=s on_close=Callback::new(move |_| issued.set(None))/> })}

@@ -77,6 +77,7 @@ const WRITES: &[&str] = &[
     // clients
     "create_client",
     "update_client",
+    "set_client_token_exchange",
     "create_resource_server_credentials",
     "rotate_client_secret",
     "set_client_enabled",
@@ -237,6 +238,7 @@ const RUN: &[&str] = &[
     "set_default_resource",
     "create_client",
     "update_client",
+    "set_client_token_exchange",
     "rotate_client_secret",
     "set_client_enabled",
     "grant_access",
@@ -675,6 +677,10 @@ async fn each_write_adds_an_audit_row() {
             },
             &m
         )
+    );
+    write!(
+        "set_client_token_exchange",
+        core.set_client_token_exchange(&p, d, "bot", true, &m)
     );
     write!(
         "rotate_client_secret",

@@ -172,6 +172,53 @@ impl Core {
         Ok(client)
     }
 
+    /// Turns token exchange (RFC 8693) on or off for a confidential client — including a
+    /// resource server's introspection credentials, which then may trade the tokens addressed
+    /// to their MCP server for tokens to the servers it calls onward (recorded as the actor).
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`, `InvalidField` (`grant_types`) for a public client.
+    pub async fn set_client_token_exchange(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        enabled: bool,
+        meta: &RequestMeta,
+    ) -> Result<Client> {
+        p.require(Permission::ManageClients)?;
+        let mut client = self.load_client(realm_name, client_id).await?;
+        if client.auth_method == super::model::AuthMethod::None {
+            return Err(Error::field(
+                "grant_types",
+                "A public client cannot use token exchange: it takes a client that can authenticate.",
+            ));
+        }
+        if client.grant_types.contains(&GrantType::TokenExchange) == enabled {
+            return Ok(client);
+        }
+        let before = audit_settings(&client);
+        client
+            .grant_types
+            .retain(|g| *g != GrantType::TokenExchange);
+        if enabled {
+            client.grant_types.push(GrantType::TokenExchange);
+        }
+        client.updated_at = self.now();
+        let mut event = self.event(
+            &client.realm_id,
+            &p.email,
+            action::CLIENT_UPDATE,
+            AuditSubject::Client(client.client_id.to_string()),
+            meta,
+        );
+        event.details = crate::audit::changes(&before, &audit_settings(&client));
+        self.store
+            .update_client_registration(&client, &event)
+            .await?;
+        Ok(client)
+    }
+
     /// Creates the credentials a resource server (an MCP server) uses to introspect tokens
     /// minted for it: a `client_secret_basic` client named `{slug}-introspect` that gets no
     /// tokens itself. The secret is returned once.

@@ -99,6 +99,19 @@ pub enum ClientsCommand {
         #[arg(long)]
         resource: String,
     },
+    /// Turn token exchange (RFC 8693) on or off for a confidential client — a resource
+    /// server's introspection credentials included, so its MCP server may call onward.
+    TokenExchange {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// `client_id`.
+        #[arg(long)]
+        client_id: String,
+        /// `on` or `off`.
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
     /// List the resources a client may get tokens for, with its scopes there.
     Access {
         /// Realm name.
@@ -208,6 +221,20 @@ pub(super) async fn clients(core: &authz::Core, command: ClientsCommand) -> anyh
             say!(
                 "Client {client_id} may no longer get tokens for {resource}; servers that introspect see its live tokens for it as inactive. {}",
                 revocation_note(core, &realm).await?
+            );
+        }
+        ClientsCommand::TokenExchange {
+            realm,
+            client_id,
+            state,
+        } => {
+            let on = state == "on";
+            core.set_client_token_exchange(&cli, &realm, &client_id, on, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Client {client_id} {} exchange tokens (RFC 8693).",
+                if on { "may" } else { "may no longer" }
             );
         }
         ClientsCommand::Access {

@@ -190,17 +190,11 @@ impl Setup {
             .create_resource_server_credentials(&self.f.admin, "default", slug, &m)
             .await
             .expect("credentials");
-        core.update_client(
+        core.set_client_token_exchange(
             &self.f.admin,
             "default",
             client.client_id.as_str(),
-            &ClientForm {
-                name: client.name.clone(),
-                token_exchange: Some(true),
-                ..Default::default()
-            }
-            .into_metadata()
-            .expect("metadata"),
+            true,
             &m,
         )
         .await
@@ -618,8 +612,27 @@ async fn servers_calling_onward_are_recorded_as_actors_and_chains_are_bounded() 
     let calendar_rs = s.resource_server("calendar").await;
     assert!(s.active_basic(&calendar_rs, &two).await);
     assert!(
-        !s.active_basic(&mail, &two).await,
-        "not addressed to the mail server"
+        !s.active_basic(&payments, &two).await,
+        "neither issued to the payments server nor addressed to it"
+    );
+    // Depth 3 and 4 go through; a fifth actor is refused with the limit named.
+    let (status, json) = s.exchange_basic(&calendar_rs, &two, PAY, "").await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let three = json["access_token"].as_str().expect("token").to_owned();
+    let (status, json) = s.exchange_basic(&payments, &three, MAIL, "").await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let four = json["access_token"].as_str().expect("token").to_owned();
+    let chain = claims(&four)["act"].clone();
+    assert_eq!(chain["sub"], "payments-mcp-introspect");
+    assert_eq!(chain["act"]["act"]["act"]["sub"], "payments-mcp-introspect");
+    let (status, json) = s.exchange_basic(&mail, &four, calendar, "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(json["error"], "invalid_grant");
+    assert!(
+        json["error_description"]
+            .as_str()
+            .is_some_and(|d| d.contains("at most 4")),
+        "{json}"
     );
     // …until Ada's sign-in ends: the whole delegation ends with it.
     let res =
@@ -637,10 +650,10 @@ async fn servers_calling_onward_are_recorded_as_actors_and_chains_are_bounded() 
         "invalid_grant",
     );
     let events = s.audit("token.exchange").await;
-    assert_eq!(events.len(), 2);
+    assert_eq!(events.len(), 4);
     assert_eq!(
         events[0].details["act"]["act"]["sub"],
-        "payments-mcp-introspect"
+        "calendar-introspect"
     );
 }
 

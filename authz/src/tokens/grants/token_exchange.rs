@@ -129,7 +129,7 @@ impl Core {
             return Err(refuse(
                 OAuthErrorCode::InvalidGrant,
                 format!(
-                    "The subject token descends from {MAX_DELEGATION_DEPTH} exchanges already; exchange the original token instead."
+                    "The subject token ends a chain of {MAX_DELEGATION_DEPTH} exchanges, and at most {MAX_DELEGATION_DEPTH} may follow one another; exchange an earlier token of the chain instead."
                 ),
             ));
         }
