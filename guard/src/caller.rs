@@ -2,7 +2,7 @@
 use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
 use http::request::Parts;
-use portcullis_claims::{AccessTokenClaims, AgentClaims};
+use portcullis_claims::{AccessTokenClaims, Actor, AgentClaims};
 
 /// Who called: the verified claims of the request's access token.
 ///
@@ -68,6 +68,29 @@ impl Caller {
     /// `jti`: the token's unique id (what revocation names).
     pub fn token_id(&self) -> &str {
         &self.claims.jti
+    }
+
+    /// `act` (RFC 8693 §4.1): who is acting for the subject when the token came from a token
+    /// exchange — the most recent actor first, each naming its client (`sub`) and agent.
+    /// `None` for a token the subject's own client got directly.
+    pub fn actor(&self) -> Option<&Actor> {
+        self.claims.act.as_ref()
+    }
+
+    /// The actors of the delegation chain, most recent first (empty without `act`).
+    pub fn actors(&self) -> impl Iterator<Item = &Actor> {
+        self.claims.act.iter().flat_map(Actor::chain)
+    }
+
+    /// `mcp_server`: the registry id of this server when the token was minted for it as a
+    /// server of the published registry.
+    pub fn mcp_server(&self) -> Option<&str> {
+        self.claims.mcp_server.as_deref()
+    }
+
+    /// `mcp_release`: the registry release whose policy allowed the token.
+    pub fn mcp_release(&self) -> Option<&str> {
+        self.claims.mcp_release.as_deref()
     }
 
     /// Every claim, as Portcullis issued them.

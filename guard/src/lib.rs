@@ -71,7 +71,7 @@ pub use challenge::Rejection;
 pub use config::{ConfigError, GuardBuilder, canonical_resource};
 pub use layer::{GuardLayer, GuardService};
 pub use metadata::ProtectedResourceMetadata;
-pub use portcullis_claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims};
+pub use portcullis_claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, Actor, AgentClaims};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

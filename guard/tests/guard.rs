@@ -250,6 +250,9 @@ async fn whoami(caller: Caller) -> axum::Json<Value> {
         "agent": caller.agent().map(|a| &a.agent_name),
         "owner": caller.agent().map(|a| &a.agent_owner),
         "roles": caller.roles(),
+        "actors": caller.actors().map(|a| &a.sub).collect::<Vec<_>>(),
+        "mcp_server": caller.mcp_server(),
+        "mcp_release": caller.mcp_release(),
     }))
 }
 
@@ -305,9 +308,27 @@ async fn a_valid_token_reaches_the_handler_with_its_verified_caller() {
         who,
         json!({"sub": "reports-bot", "client_id": "reports-bot", "aud": RESOURCE,
             "scopes": ["tools:call", "tools:read"], "agent": "Reports",
-            "owner": "owner@example.com", "roles": ["mcp:tools"]})
+            "owner": "owner@example.com", "roles": ["mcp:tools"], "actors": [],
+            "mcp_server": null, "mcp_release": null})
     );
     assert_eq!(realm.fetches(), 1);
+}
+
+#[tokio::test]
+async fn an_exchanged_token_shows_its_delegation_chain_and_registry_server() {
+    let realm = TestRealm::start().await;
+    let guard = realm.guard().build().expect("guard");
+    let mut claims = realm.claims();
+    claims["act"] = json!({"sub": "mail-mcp", "act": {"sub": "claude-code", "agent_id": "agt_9"}});
+    claims["mcp_server"] = json!("mail");
+    claims["mcp_release"] = json!("rel_7");
+    let token = realm.signer.sign(&claims);
+    let (status, _, body) = call(&app(&guard), "POST", "/mcp", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let who: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(who["actors"], json!(["mail-mcp", "claude-code"]));
+    assert_eq!(who["mcp_server"], "mail");
+    assert_eq!(who["mcp_release"], "rel_7");
 }
 
 #[tokio::test]

@@ -126,6 +126,8 @@ class RealmTokenVerifier(TokenVerifier):
             expires_at=claims.get("exp"),
             resource=RESOURCE,
             subject=claims.get("sub"),
+            # Also carries "act" (who calls for the subject after a token exchange, RFC 8693)
+            # and "mcp_server" / "mcp_release" (the registry entry that allowed the token).
             claims=claims,
         )
 

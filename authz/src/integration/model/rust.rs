@@ -99,6 +99,10 @@ impl Server {{
             "client_id": caller.client_id(),
             "scopes": caller.scopes().collect::<Vec<_>>(),
             "agent": caller.agent(),
+            // Set when another server exchanged the token to call this one for the subject
+            // (RFC 8693 `act`, most recent first), and when the registry's release allowed it.
+            "acting": caller.actors().map(|a| a.sub.as_str()).collect::<Vec<_>>(),
+            "mcp_server": caller.mcp_server(),
         }})
         .to_string()
     }}

@@ -102,7 +102,15 @@ const verifier = {{
       scopes: String(payload.scope ?? '').split(' ').filter(Boolean),
       expiresAt: payload.exp,
       resource: RESOURCE,
-      extra: {{ sub: payload.sub, agent: payload.agent }},
+      // act: who calls for the subject after a token exchange (RFC 8693, most recent first);
+      // mcp_server / mcp_release: the registry entry and release that allowed the token.
+      extra: {{
+        sub: payload.sub,
+        agent: payload.agent,
+        act: payload.act,
+        mcp_server: payload.mcp_server,
+        mcp_release: payload.mcp_release,
+      }},
     }};
   }},
 }};
