@@ -46,11 +46,17 @@ pub enum OAuthErrorCode {
     /// RFC 6750 §3.1: the bearer token (a registration access token) is invalid.
     InvalidToken,
     TemporarilyUnavailable,
+    /// RFC 8628 §3.5: the person has not answered the device authorization yet; poll again.
+    AuthorizationPending,
+    /// RFC 8628 §3.5: polled too soon; the interval grows by five seconds.
+    SlowDown,
+    /// RFC 8628 §3.5: the device code expired; start again.
+    ExpiredToken,
 }
 
 impl OAuthErrorCode {
     /// Every code this server answers with.
-    pub const ALL: [OAuthErrorCode; 14] = [
+    pub const ALL: [OAuthErrorCode; 17] = [
         OAuthErrorCode::InvalidRequest,
         OAuthErrorCode::InvalidClient,
         OAuthErrorCode::UnauthorizedClient,
@@ -65,6 +71,9 @@ impl OAuthErrorCode {
         OAuthErrorCode::InvalidClientMetadata,
         OAuthErrorCode::TemporarilyUnavailable,
         OAuthErrorCode::InvalidToken,
+        OAuthErrorCode::AuthorizationPending,
+        OAuthErrorCode::SlowDown,
+        OAuthErrorCode::ExpiredToken,
     ];
 
     /// The registered error code.
@@ -84,6 +93,9 @@ impl OAuthErrorCode {
             OAuthErrorCode::InvalidClientMetadata => "invalid_client_metadata",
             OAuthErrorCode::TemporarilyUnavailable => "temporarily_unavailable",
             OAuthErrorCode::InvalidToken => "invalid_token",
+            OAuthErrorCode::AuthorizationPending => "authorization_pending",
+            OAuthErrorCode::SlowDown => "slow_down",
+            OAuthErrorCode::ExpiredToken => "expired_token",
         }
     }
 }
@@ -341,7 +353,10 @@ mod tests {
             | OAuthErrorCode::InvalidRedirectUri
             | OAuthErrorCode::InvalidClientMetadata
             | OAuthErrorCode::TemporarilyUnavailable
-            | OAuthErrorCode::InvalidToken => OAuthErrorCode::ALL.contains(&c),
+            | OAuthErrorCode::InvalidToken
+            | OAuthErrorCode::AuthorizationPending
+            | OAuthErrorCode::SlowDown
+            | OAuthErrorCode::ExpiredToken => OAuthErrorCode::ALL.contains(&c),
         };
         assert!(OAuthErrorCode::ALL.iter().all(|c| listed(*c)));
         let mut names: Vec<_> = OAuthErrorCode::ALL.iter().map(|c| c.as_str()).collect();

@@ -45,6 +45,13 @@ pub const MAX_MCP_CHECKS_PER_ACCOUNT: u32 = 30;
 /// Resources submitted or withdrawn (each a locked, audited write) per developer within a
 /// window.
 pub const MAX_SUBMISSION_CHANGES_PER_ACCOUNT: u32 = 30;
+/// Wrong user codes (RFC 8628) allowed per source within a window.
+pub const MAX_USER_CODE_FAILURES_PER_SOURCE: u32 = 10;
+/// Wrong user codes allowed from everywhere together within a window: with at most a few
+/// thousand live codes among 20^8, a distributed guesser stays far below one hit.
+pub const MAX_USER_CODE_FAILURES: u32 = 1_000;
+/// Device authorization requests per source within a window.
+pub const MAX_DEVICE_REQUESTS_PER_SOURCE: u32 = 60;
 /// Window length in seconds.
 pub const WINDOW_SECS: i64 = 15 * 60;
 /// Most counters kept per throttle.
@@ -130,6 +137,12 @@ pub(crate) enum Key {
     McpCheck(String),
     /// Submissions and withdrawals by one console account (its user id).
     SubmissionChange(String),
+    /// User codes tried from one source.
+    UserCodeSource(Source),
+    /// User codes tried from anywhere.
+    UserCodeAll,
+    /// Device authorization requests from one source.
+    DeviceRequest(Source),
 }
 
 impl Key {
@@ -143,6 +156,8 @@ impl Key {
             }
             Key::McpCheck(_) => "mcp_check",
             Key::SubmissionChange(_) => "submission",
+            Key::UserCodeSource(_) | Key::UserCodeAll => "user_code",
+            Key::DeviceRequest(_) => "device_authorization",
         }
     }
 }
@@ -306,6 +321,29 @@ impl Throttle {
             }
         };
         self.count_all(&limits, now).map(drop)
+    }
+
+    /// Begins a user-code lookup on the device verification page: refused (with the seconds to
+    /// wait) when the source, or everyone together, typed too many wrong codes; otherwise
+    /// counted as a failure until [`Throttle::undo`] says it found its code.
+    pub(crate) fn begin_user_code(&self, source: Source, now: UnixTime) -> Result<Attempt, u64> {
+        let limits = [
+            (Key::UserCodeSource(source), MAX_USER_CODE_FAILURES_PER_SOURCE),
+            (Key::UserCodeAll, MAX_USER_CODE_FAILURES),
+        ];
+        let starts = self.count_all(&limits, now)?;
+        let counted = limits.into_iter().map(|(k, _)| k).zip(starts).collect();
+        Ok(Attempt { counted })
+    }
+
+    /// Counts a device authorization request from `source`; the seconds to wait when it is
+    /// beyond the source's budget.
+    pub(crate) fn device_request(&self, source: Source, now: UnixTime) -> Result<(), u64> {
+        self.count_within(
+            Key::DeviceRequest(source),
+            MAX_DEVICE_REQUESTS_PER_SOURCE,
+            now,
+        )
     }
 
     /// Counts an MCP server check by console account `user`; the seconds to wait when it is

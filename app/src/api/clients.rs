@@ -100,6 +100,7 @@ pub async fn update_client(
     #[server(default)] software_version: String,
     #[server(default)] redirect_uris: String,
     #[server(default)] token_exchange: String,
+    #[server(default)] device_code: String,
 ) -> Result<ClientView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let metadata = authz::clients::ClientForm {
@@ -115,6 +116,7 @@ pub async fn update_client(
         software_version,
         redirect_uris,
         token_exchange: Some(token_exchange == "on"),
+        device_code: Some(device_code == "on"),
     }
     .into_metadata()?;
     Ok(ssr::clients::client_view(
@@ -141,6 +143,7 @@ pub async fn create_client(
     #[server(default)] software_version: String,
     #[server(default)] redirect_uris: String,
     #[server(default)] token_exchange: String,
+    #[server(default)] device_code: String,
 ) -> Result<IssuedSecret, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let metadata = authz::clients::ClientForm {
@@ -156,6 +159,7 @@ pub async fn create_client(
         software_version,
         redirect_uris,
         token_exchange: Some(token_exchange == "on"),
+        device_code: Some(device_code == "on"),
     }
     .into_metadata()?;
     let (client, secret) = core

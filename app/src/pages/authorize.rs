@@ -91,6 +91,9 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
     });
     let verified = verified_badge(page.verified);
     let warning = match page.redirect_kind {
+        _ if page.device_user_code.is_some() => Some(
+            "Allow only if you started this yourself on a device in front of you and it shows exactly this code. Someone who sends you a code is asking for your access.",
+        ),
         RedirectKind::Https => None,
         RedirectKind::Loopback => Some(
             "It returns to a program on this computer (a loopback address). Continue only if you just started this connection from an app you trust.",
@@ -139,10 +142,20 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
                 <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"It may"</dt>
                 <dd><ul class="mt-1 grid list-disc gap-1 pl-5" data-testid="consent-scopes">{scopes}{offline}</ul></dd>
             </div>
-            <div>
-                <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"Afterwards you go to"</dt>
-                <dd class="break-all font-mono text-xs" data-testid="consent-redirect">{page.redirect_origin.clone()}</dd>
-            </div>
+            {match page.device_user_code.clone() {
+                Some(code) => view! {
+                    <div>
+                        <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"On the device showing"</dt>
+                        <dd class="font-mono text-lg font-semibold tracking-widest" data-testid="consent-device-code">{code}</dd>
+                    </div>
+                }.into_any(),
+                None => view! {
+                    <div>
+                        <dt class=format!("text-xs font-semibold uppercase tracking-wide {MUTED}")>"Afterwards you go to"</dt>
+                        <dd class="break-all font-mono text-xs" data-testid="consent-redirect">{page.redirect_origin.clone()}</dd>
+                    </div>
+                }.into_any(),
+            }}
         </dl>
         {warning.map(|w| view! { <p class=format!("mt-4 {WARN}") data-testid="consent-warning">{w}</p> })}
         <form method="post" action=action.to_owned() class="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
@@ -151,6 +164,57 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
             <button type="submit" name="decision" value="deny" class=BTN_SECONDARY>"Deny"</button>
             <button type="submit" name="decision" value="approve" class=BTN_PRIMARY>"Allow"</button>
         </form>
+    };
+    document(&title, frame(page.realm.clone(), title.clone(), body))
+}
+
+/// The device verification page (RFC 8628 §3.3): type the code the device shows.
+pub fn device_entry_html(page: &authz::authorize::DeviceEntryPage, action: &str) -> String {
+    let title = "Connect a device".to_owned();
+    let error = page.error.clone().map(|e| {
+        view! { <p role="alert" id="device-error" data-testid="device-error" class=ALERT>{e}</p> }
+    });
+    let invalid = page.error.is_some();
+    let body = view! {
+        {error}
+        <form method="post" action=action.to_owned() class="space-y-4">
+            <input type="hidden" name="csrf" value=page.form_token.clone()/>
+            <div>
+                <label for="user_code" class=LABEL>"Code shown on your device"</label>
+                <input id="user_code" name="user_code" type="text" required autofocus
+                    autocomplete="one-time-code" autocapitalize="characters" spellcheck="false"
+                    maxlength="32" placeholder="BCDF-GHJK" value=page.user_code.clone()
+                    aria-invalid=invalid.then_some("true") aria-describedby=invalid.then_some("device-error")
+                    class=format!("mt-1 font-mono uppercase tracking-widest {INPUT}")/>
+                <p class=format!("mt-1 text-xs {MUTED}")>"Eight letters; dashes, spaces and case do not matter."</p>
+            </div>
+            <div><button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Continue"</button></div>
+        </form>
+        <p class=format!("mt-4 text-xs {MUTED}")>"Enter a code only if you started a sign-in on a device you are using now. You will see which application asks, and for what, before anything is allowed."</p>
+    };
+    document(&title, frame(page.realm.clone(), title.clone(), body))
+}
+
+/// After a device authorization was answered: back to the device.
+pub fn device_done_html(page: &authz::authorize::DeviceDonePage) -> String {
+    let title = if page.approved {
+        "Device connected".to_owned()
+    } else {
+        "Access refused".to_owned()
+    };
+    let message = if page.approved {
+        format!(
+            "{} is allowed. Go back to your device: it continues on its own within a few seconds. You can close this page.",
+            page.client_name
+        )
+    } else {
+        format!(
+            "{} was not allowed. Your device will say so; you can close this page.",
+            page.client_name
+        )
+    };
+    let body = view! {
+        <p class="break-words text-sm" role="status" data-testid="device-done">{message}</p>
     };
     document(&title, frame(page.realm.clone(), title.clone(), body))
 }

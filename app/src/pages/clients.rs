@@ -231,11 +231,18 @@ fn ClientFields(
         <Field errors name="contacts" id=f("contacts") label="Contacts" value=v.contacts placeholder="owner@example.com" class="sm:col-span-2"
             help="Email addresses, separated by commas (at most 20)."/>
         <div class="sm:col-span-2">
-            <label class="inline-flex items-start gap-2 text-sm">
+            <label class="flex items-start gap-2 text-sm">
                 <input type="checkbox" id=f("token-exchange") name="token_exchange" value="on" checked=v.token_exchange class="mt-1"
                     aria-invalid=errors.invalid("grant_types") aria-describedby=move || errors.message("grant_types").map(|_| errors.id("grant_types"))/>
                 <span>"May exchange tokens (RFC 8693)"
                     <span class=format!("block {MUTED}")>"For an MCP server or gateway calling another server for the person or agent whose token it holds: it trades that token for a five-minute token at the other server. Confidential clients only."</span>
+                </span>
+            </label>
+            <label class="mt-2 flex items-start gap-2 text-sm">
+                <input type="checkbox" id=f("device-code") name="device_code" value="on" checked=v.device_code class="mt-1"
+                    aria-invalid=errors.invalid("grant_types") aria-describedby=move || errors.message("grant_types").map(|_| errors.id("grant_types"))/>
+                <span>"May sign people in on devices without a browser (RFC 8628)"
+                    <span class=format!("block {MUTED}")>"For command-line tools and headless machines: the device shows a short code, the person enters it on this realm's device page and approves."</span>
                 </span>
             </label>
             <FieldError errors name="grant_types"/>

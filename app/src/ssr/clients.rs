@@ -24,6 +24,9 @@ pub fn client_form_view(c: &authz::clients::Client) -> ClientFormView {
         token_exchange: c
             .grant_types
             .contains(&authz::clients::GrantType::TokenExchange),
+        device_code: c
+            .grant_types
+            .contains(&authz::clients::GrantType::DeviceCode),
     }
 }
 

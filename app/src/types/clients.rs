@@ -58,6 +58,8 @@ pub struct ClientFormView {
     pub software_version: String,
     /// Whether it may use token exchange (RFC 8693).
     pub token_exchange: bool,
+    /// May use the device authorization grant (RFC 8628).
+    pub device_code: bool,
 }
 
 /// A client's detail page.

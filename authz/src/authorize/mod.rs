@@ -8,6 +8,7 @@
 //! unmatched redirect URI is an error page, never a redirect.
 mod account;
 mod checks;
+mod device;
 mod model;
 mod ops;
 

@@ -17,6 +17,22 @@ pub const LOGIN_SESSION_TTL_SECS: i64 = 8 * 3600;
 pub const REFRESH_GRACE_SECS: i64 = 30;
 /// How long an authorization request may sit on the sign-in or consent page.
 pub const TICKET_TTL_SECS: i64 = 15 * 60;
+/// How long a device code (and its user code) lives (RFC 8628 §3.2 `expires_in`).
+pub const DEVICE_CODE_TTL_SECS: i64 = 10 * 60;
+/// The polling interval a device starts with (RFC 8628 §3.2 `interval`); each `slow_down`
+/// adds [`DEVICE_SLOW_DOWN_SECS`].
+pub const DEVICE_POLL_INTERVAL_SECS: i64 = 5;
+/// What a poll too soon adds to the interval (RFC 8628 §3.5).
+pub const DEVICE_SLOW_DOWN_SECS: i64 = 5;
+/// Live device codes one client may hold at once: a public client (anyone) cannot fill the
+/// table.
+pub const MAX_LIVE_DEVICE_CODES_PER_CLIENT: i64 = 200;
+/// The user code's alphabet (RFC 8628 §6.1): twenty consonants, no vowels (no words), nothing
+/// that reads as a digit; case does not matter when typed.
+pub const USER_CODE_ALPHABET: &[u8; 20] = b"BCDFGHJKLMNPQRSTVWXZ";
+/// Characters in a user code (20^8 ≈ 2^34.6 codes), shown as two groups of four.
+pub const USER_CODE_LEN: usize = 8;
+
 /// Longest `state` echoed back.
 pub const MAX_STATE_LEN: usize = 1024;
 
@@ -182,6 +198,127 @@ impl TokenFamily {
     }
 }
 
+/// Where a device authorization stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceState {
+    /// Nobody has answered yet.
+    Pending,
+    /// A person allowed it: an authorization code waits for the device's next poll.
+    Approved,
+    /// A person refused it.
+    Denied,
+}
+
+impl DeviceState {
+    /// Stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Approved => "approved",
+            Self::Denied => "denied",
+        }
+    }
+
+    /// Reads the stored name.
+    ///
+    /// # Errors
+    /// An unknown name.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "pending" => Ok(Self::Pending),
+            "approved" => Ok(Self::Approved),
+            "denied" => Ok(Self::Denied),
+            other => Err(format!("unknown device state {other:?}")),
+        }
+    }
+}
+
+/// A device authorization (RFC 8628): the device code's hash, the user code, what was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceCode {
+    /// SHA-256 of the device code.
+    pub device_code_hash: Vec<u8>,
+    /// The user code, normalised (upper case, no separator).
+    pub user_code: String,
+    /// Realm.
+    pub realm_id: RealmId,
+    /// The client that asked.
+    pub client_pk: ClientRowId,
+    /// Its `client_id`.
+    pub client_id: String,
+    /// The resource its tokens are for.
+    pub resource_id: ResourceId,
+    /// Scopes asked for (already cut to what the client may get there).
+    pub scopes: ScopeSet,
+    /// Whether a refresh token comes with it.
+    pub offline: bool,
+    /// Issued.
+    pub created_at: UnixTime,
+    /// Unusable from then.
+    pub expires_at: UnixTime,
+    /// Seconds the device must wait between polls.
+    pub interval_secs: i64,
+    /// Last poll.
+    pub last_poll_at: Option<UnixTime>,
+    /// Answered or not.
+    pub state: DeviceState,
+    /// Who answered.
+    pub subject: Option<String>,
+    /// The authorization code an approval stored (its hash), redeemed by the next poll.
+    pub code_hash: Option<Vec<u8>>,
+}
+
+/// The device authorization response (RFC 8628 §3.2).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceAuthorization {
+    /// The device code (secret: only the device holds it).
+    pub device_code: String,
+    /// The user code, as shown to people (`WDJB-MJHT`).
+    pub user_code: String,
+    /// The verification page.
+    pub verification_uri: String,
+    /// The verification page with the user code filled in (for a QR code or a link).
+    pub verification_uri_complete: String,
+    /// Seconds until both codes expire.
+    pub expires_in: i64,
+    /// Seconds to wait between polls.
+    pub interval: i64,
+}
+
+/// A device authorization request's parameters (the client authenticates as at the token
+/// endpoint).
+#[derive(Debug, Clone, Default)]
+pub struct DeviceAuthorizationRequest {
+    /// `scope`.
+    pub scope: Option<String>,
+    /// Every `resource` sent.
+    pub resource: Vec<String>,
+}
+
+/// Formats a normalised user code for people: two groups of four.
+pub fn display_user_code(code: &str) -> String {
+    if code.len() == USER_CODE_LEN && code.is_ascii() {
+        format!("{}-{}", &code[..4], &code[4..])
+    } else {
+        code.to_owned()
+    }
+}
+
+/// Normalises a typed user code: case and separators (spaces, dashes) do not matter. `None`
+/// when what is left cannot be a user code.
+pub fn normalise_user_code(typed: &str) -> Option<String> {
+    if typed.len() > 64 {
+        return None;
+    }
+    let code: String = typed
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    (code.len() == USER_CODE_LEN && code.bytes().all(|b| USER_CODE_ALPHABET.contains(&b)))
+        .then_some(code)
+}
+
 /// A refresh token (hash only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefreshToken {
@@ -248,6 +385,34 @@ pub enum AuthorizeStep {
     /// The client waits for a security review: nobody can sign in to it yet (a page, never a
     /// redirect: nobody vouched for where it redirects).
     AwaitingReview(ReviewPage),
+    /// The device verification page: type (or confirm) the code the device shows.
+    DeviceEntry(DeviceEntryPage),
+    /// A device authorization was answered: the person goes back to their device.
+    DeviceDone(DeviceDonePage),
+}
+
+/// The device verification page (RFC 8628 §3.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceEntryPage {
+    /// The realm's display name.
+    pub realm: String,
+    /// The code to fill in (from `verification_uri_complete`, or typed last).
+    pub user_code: String,
+    /// Why the last attempt failed.
+    pub error: Option<String>,
+    /// The form's token, bound to the browser and its sign-in session.
+    pub form_token: String,
+}
+
+/// After a device authorization was answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceDonePage {
+    /// The realm's display name.
+    pub realm: String,
+    /// The client's name.
+    pub client_name: String,
+    /// Allowed (or refused).
+    pub approved: bool,
 }
 
 /// What the page of a client waiting for review shows.
@@ -312,6 +477,8 @@ pub struct ConsentPage {
     pub subject_email: String,
     /// The sealed request.
     pub ticket: String,
+    /// For a device authorization: the user code the person must find on their device.
+    pub device_user_code: Option<String>,
 }
 
 /// A new sign-in session: the cookie value to set.

@@ -27,32 +27,38 @@ use serde::{Deserialize, Serialize};
 
 /// The checked request between pages.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Ticket {
+pub(super) struct Ticket {
     /// Random: a consent answer uses it up, so one page gives one code.
     #[serde(default)]
-    id: String,
-    realm: String,
-    client: String,
+    pub(super) id: String,
+    pub(super) realm: String,
+    pub(super) client: String,
     /// The client's version (its last change) when the page was made: a person agrees to
     /// the client as they were shown it.
     #[serde(default)]
-    client_version: i64,
-    client_id: String,
-    redirect_uri: String,
-    state: Option<String>,
-    challenge: String,
-    resource: String,
-    scopes: String,
-    offline: bool,
-    prompt: Prompt,
-    exp: i64,
-    browser: String,
-    subject: Option<String>,
-    auth_time: Option<i64>,
+    pub(super) client_version: i64,
+    pub(super) client_id: String,
+    pub(super) redirect_uri: String,
+    pub(super) state: Option<String>,
+    pub(super) challenge: String,
+    pub(super) resource: String,
+    pub(super) scopes: String,
+    pub(super) offline: bool,
+    pub(super) prompt: Prompt,
+    pub(super) exp: i64,
+    pub(super) browser: String,
+    pub(super) subject: Option<String>,
+    pub(super) auth_time: Option<i64>,
+    /// For a device authorization (RFC 8628): the hex SHA-256 of its device code.
+    #[serde(default)]
+    pub(super) device: Option<String>,
+    /// And its user code as people read it, shown again on the consent page.
+    #[serde(default)]
+    pub(super) user_code: Option<String>,
 }
 
 /// The hash a ticket is bound to: of the browser's binding cookie.
-fn browser_hash(browser: &str) -> String {
+pub(super) fn browser_hash(browser: &str) -> String {
     hex::encode(PlainToken::from_input(browser).hashed())
 }
 
@@ -66,17 +72,17 @@ fn with_query(uri: &str, params: &[(&str, &str)]) -> String {
     format!("{uri}{sep}{}", q.finish())
 }
 
-fn page_error(msg: &'static str) -> Error {
+pub(super) fn page_error(msg: &'static str) -> Error {
     Error::oauth(OAuthErrorCode::InvalidRequest, msg)
 }
 
 /// An error sent back to the client.
-struct Refusal {
-    code: &'static str,
-    description: String,
+pub(super) struct Refusal {
+    pub(super) code: &'static str,
+    pub(super) description: String,
 }
 
-fn refuse(code: &'static str, description: impl Into<String>) -> Refusal {
+pub(super) fn refuse(code: &'static str, description: impl Into<String>) -> Refusal {
     Refusal {
         code,
         description: description.into(),
@@ -295,6 +301,9 @@ impl Core {
             "scopes": scopes.to_string(),
             "offline": ticket.offline,
         });
+        if ticket.device.is_some() && !approve {
+            return self.deny_device(&realm, &ticket, &client, &subject, &event).await;
+        }
         if !approve {
             self.store.insert_audit_event(&event).await?;
             return Ok(self.refusal_redirect(
@@ -325,6 +334,11 @@ impl Core {
             updated_at: now,
         };
         self.store.save_consent(&consent, &event).await?;
+        if ticket.device.is_some() {
+            return self
+                .approve_device(&realm, &ticket, &client, &subject, auth_time, meta)
+                .await;
+        }
         self.issue_code(&realm, &ticket, &subject, auth_time, meta)
             .await
     }
@@ -461,14 +475,52 @@ impl Core {
         .map_err(|m| refuse("invalid_request", m))?;
         let prompt =
             Prompt::parse(params.prompt.as_deref()).map_err(|m| refuse("invalid_request", m))?;
+        let (resource, scopes) = self
+            .asked_scopes(realm, client, &params.resource, params.scope.as_deref())
+            .await?;
+        Ok(Ticket {
+            id: crate::secret::new_id("tkt"),
+            realm: realm.id.to_string(),
+            client: client.id.to_string(),
+            client_version: client.updated_at,
+            client_id: client.client_id.to_string(),
+            redirect_uri: redirect_uri.to_owned(),
+            state: params.state.clone(),
+            challenge,
+            resource: resource.id.to_string(),
+            scopes: scopes.to_string(),
+            // Every client registered for refresh tokens gets one: MCP clients ask for the scopes
+            // the resource's metadata lists, which never include `offline_access`, and a person
+            // re-signing in every few minutes is no protection. `offline_access` is accepted and
+            // changes nothing more.
+            offline: client.grant_types.contains(&GrantType::RefreshToken),
+            prompt,
+            exp: self.now() + TICKET_TTL_SECS,
+            browser: browser_hash(browser),
+            subject: None,
+            auth_time: None,
+            device: None,
+            user_code: None,
+        })
+    }
+
+    /// The resource a request names and the scopes it may get there: what it asked (or the
+    /// resource's defaults), cut to what the client may get for a person.
+    pub(super) async fn asked_scopes(
+        &self,
+        realm: &Realm,
+        client: &Client,
+        resources: &[String],
+        scope: Option<&str>,
+    ) -> std::result::Result<(Resource, ScopeSet), Refusal> {
         let resource = self
-            .requested_resource(realm, &params.resource)
+            .requested_resource(realm, resources)
             .await
             .map_err(|e| match e {
                 Error::OAuth(o) => refuse("invalid_target", o.description.to_string()),
                 _ => refuse("server_error", "The resource could not be looked up."),
             })?;
-        let asked = ScopeRequest::parse(params.scope.as_deref())
+        let asked = ScopeRequest::parse(scope)
             .map_err(|_| refuse("invalid_scope", "The scope parameter is malformed."))?;
         let mut allowed = user_scopes(client, &resource);
         if resource.policy.consent == crate::resources::ConsentPolicy::GrantedClients {
@@ -498,32 +550,11 @@ impl Core {
                 "None of the requested scopes may be granted for this resource.",
             ));
         };
-        Ok(Ticket {
-            id: crate::secret::new_id("tkt"),
-            realm: realm.id.to_string(),
-            client: client.id.to_string(),
-            client_version: client.updated_at,
-            client_id: client.client_id.to_string(),
-            redirect_uri: redirect_uri.to_owned(),
-            state: params.state.clone(),
-            challenge,
-            resource: resource.id.to_string(),
-            scopes: scopes.to_string(),
-            // Every client registered for refresh tokens gets one: MCP clients ask for the scopes
-            // the resource's metadata lists, which never include `offline_access`, and a person
-            // re-signing in every few minutes is no protection. `offline_access` is accepted and
-            // changes nothing more.
-            offline: client.grant_types.contains(&GrantType::RefreshToken),
-            prompt,
-            exp: self.now() + TICKET_TTL_SECS,
-            browser: browser_hash(browser),
-            subject: None,
-            auth_time: None,
-        })
+        Ok((resource, scopes))
     }
 
     /// The signed-in subject of a session cookie, if it is live.
-    async fn session_subject(&self, realm: &Realm, cookie: &str) -> Result<Option<(Subject, i64)>> {
+    pub(super) async fn session_subject(&self, realm: &Realm, cookie: &str) -> Result<Option<(Subject, i64)>> {
         let hash = PlainToken::from_input(cookie).hashed();
         let Some(s) = self
             .store
@@ -540,7 +571,7 @@ impl Core {
 
     /// With a signed-in subject: the code at once when they agreed to this before (and no
     /// prompt asks again), else the consent page.
-    async fn continue_as(
+    pub(super) async fn continue_as(
         &self,
         realm: &Realm,
         mut ticket: Ticket,
@@ -554,7 +585,7 @@ impl Core {
         // As before sign-in (RFC 9700 §4.11.2): without the person acting in this request, a
         // client nobody verified is answered with a page, never a redirect, so a signed-in
         // person following a link cannot be bounced to whatever it registered.
-        let may_redirect = interacted || client.is_verified();
+        let may_redirect = (interacted || client.is_verified()) && ticket.device.is_none();
         let refused = |ticket: &Ticket, r: Refusal| {
             if may_redirect {
                 Ok(self.refusal_redirect(realm, ticket, &r))
@@ -585,7 +616,9 @@ impl Core {
         // from any local program or app claiming the scheme, so the person confirms each time.
         let impersonable = client.auth_method == crate::clients::AuthMethod::None
             && RedirectKind::of_str(&ticket.redirect_uri) != Some(RedirectKind::Https);
-        if covered && !ticket.prompt.consent && !impersonable {
+        // A device authorization is always confirmed on the page that shows its code (RFC 8628
+        // §5.4: the person checks it is the code their own device shows).
+        if covered && !ticket.prompt.consent && !impersonable && ticket.device.is_none() {
             return self
                 .issue_code(realm, &ticket, subject, auth_time, meta)
                 .await;
@@ -630,6 +663,7 @@ impl Core {
             offline: ticket.offline,
             subject_name: subject.display_name.clone(),
             subject_email: subject.email.clone(),
+            device_user_code: ticket.user_code.clone(),
             ticket: self.seal_ticket(&ticket)?,
         }))
     }
@@ -707,7 +741,7 @@ impl Core {
     /// The ticket's client, still registered (same row), enabled and as it was when the page
     /// was made (read from the database, not a cache: a registration changed meanwhile, on any
     /// instance, is not what the person was shown).
-    async fn ticket_client(&self, realm: &Realm, ticket: &Ticket) -> Result<Client> {
+    pub(super) async fn ticket_client(&self, realm: &Realm, ticket: &Ticket) -> Result<Client> {
         let id = ClientId::parse(&ticket.client_id).map_err(|_| page_error("Bad ticket."))?;
         let client = self
             .store
@@ -729,7 +763,7 @@ impl Core {
     }
 
     /// The ticket's resource, still registered and enabled.
-    async fn ticket_resource(&self, realm: &Realm, ticket: &Ticket) -> Result<Resource> {
+    pub(super) async fn ticket_resource(&self, realm: &Realm, ticket: &Ticket) -> Result<Resource> {
         self.cached_resource_by_id(
             &realm.id,
             &ResourceId::from_stored(ticket.resource.as_str()),
@@ -774,7 +808,7 @@ impl Core {
             .derive("portcullis authorization ticket")
     }
 
-    fn seal_ticket(&self, ticket: &Ticket) -> Result<String> {
+    pub(super) fn seal_ticket(&self, ticket: &Ticket) -> Result<String> {
         let json = serde_json::to_vec(ticket).map_err(|e| Error::Internal(e.to_string()))?;
         let sealed = self
             .ticket_key()
@@ -783,7 +817,7 @@ impl Core {
         Ok(URL_SAFE_NO_PAD.encode(sealed))
     }
 
-    fn open_ticket(&self, realm: &Realm, ticket: &str, browser: &str) -> Result<Ticket> {
+    pub(super) fn open_ticket(&self, realm: &Realm, ticket: &str, browser: &str) -> Result<Ticket> {
         let expired = || {
             page_error(
                 "This sign-in page has expired or was opened in another browser. Go back to the application and connect again.",

@@ -150,10 +150,11 @@ impl ClientMetadata {
         }
         if grant_types.contains(&GrantType::RefreshToken)
             && !grant_types.contains(&GrantType::AuthorizationCode)
+            && !grant_types.contains(&GrantType::DeviceCode)
         {
             return Err(Error::field(
                 "grant_types",
-                "refresh_token is only issued with authorization_code; add it or drop refresh_token.",
+                "refresh_token is only issued with authorization_code or the device grant; add one or drop refresh_token.",
             ));
         }
         let scope = ScopeSet::parse(text(&self.scope).unwrap_or_default())
@@ -265,6 +266,9 @@ pub struct ClientForm {
     /// Whether the client may use token exchange (RFC 8693); `None` leaves an existing
     /// client's choice as it is.
     pub token_exchange: Option<bool>,
+    /// Whether the client may use the device authorization grant (RFC 8628); `None` leaves an
+    /// existing client's choice as it is.
+    pub device_code: Option<bool>,
 }
 
 impl ClientForm {
@@ -276,7 +280,11 @@ impl ClientForm {
     pub fn into_metadata(self) -> Result<ClientMetadata> {
         let some = |s: String| Some(s).filter(|s| !s.trim().is_empty());
         // The grants the form implies (as when none are named), with token exchange when asked.
-        let grant_types = self.token_exchange.map(|exchange| {
+        let opted = (self.token_exchange.is_some() || self.device_code.is_some()).then_some((
+            self.token_exchange.unwrap_or(false),
+            self.device_code.unwrap_or(false),
+        ));
+        let grant_types = opted.map(|(exchange, device)| {
             let mut grants: Vec<String> = if !split_uris(&self.redirect_uris).is_empty() {
                 vec![
                     GrantType::AuthorizationCode.as_str().to_owned(),
@@ -289,6 +297,13 @@ impl ClientForm {
             };
             if exchange {
                 grants.push(GrantType::TokenExchange.as_str().to_owned());
+            }
+            if device {
+                grants.push(GrantType::DeviceCode.as_str().to_owned());
+                // A device gets refresh tokens as a browser sign-in does.
+                if !grants.iter().any(|g| g == GrantType::RefreshToken.as_str()) {
+                    grants.push(GrantType::RefreshToken.as_str().to_owned());
+                }
             }
             grants
         });

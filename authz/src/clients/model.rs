@@ -175,15 +175,18 @@ pub enum GrantType {
     RefreshToken,
     /// RFC 8693: an access token of the realm traded for one at another resource.
     TokenExchange,
+    /// RFC 8628: a device without a browser polls while a person approves elsewhere.
+    DeviceCode,
 }
 
 impl GrantType {
     /// Every grant type this server implements.
-    pub const ALL: [GrantType; 4] = [
+    pub const ALL: [GrantType; 5] = [
         GrantType::AuthorizationCode,
         GrantType::ClientCredentials,
         GrantType::RefreshToken,
         GrantType::TokenExchange,
+        GrantType::DeviceCode,
     ];
 
     /// Registered name.
@@ -193,6 +196,7 @@ impl GrantType {
             GrantType::ClientCredentials => "client_credentials",
             GrantType::RefreshToken => "refresh_token",
             GrantType::TokenExchange => "urn:ietf:params:oauth:grant-type:token-exchange",
+            GrantType::DeviceCode => "urn:ietf:params:oauth:grant-type:device_code",
         }
     }
 
@@ -206,6 +210,7 @@ impl GrantType {
             "client_credentials" => Ok(GrantType::ClientCredentials),
             "refresh_token" => Ok(GrantType::RefreshToken),
             "urn:ietf:params:oauth:grant-type:token-exchange" => Ok(GrantType::TokenExchange),
+            "urn:ietf:params:oauth:grant-type:device_code" => Ok(GrantType::DeviceCode),
             other => Err(format!("Unsupported grant type {other:?}.")),
         }
     }

@@ -137,18 +137,25 @@ impl Core {
         }
         let mut metadata = metadata.clone();
         metadata.token_endpoint_auth_method = Some(method.to_owned());
-        // The grants stay as registered; only token exchange may be turned on or off here.
-        let exchange = metadata.grant_types.as_ref().map_or(
-            client.grant_types.contains(&GrantType::TokenExchange),
-            |g| g.iter().any(|g| g == GrantType::TokenExchange.as_str()),
-        );
+        // The grants stay as registered; only token exchange and the device grant may be
+        // turned on or off here.
+        let toggles = [GrantType::TokenExchange, GrantType::DeviceCode];
+        let wanted: Vec<GrantType> = toggles
+            .into_iter()
+            .filter(|t| {
+                metadata.grant_types.as_ref().map_or(
+                    client.grant_types.contains(t),
+                    |g| g.iter().any(|g| g == t.as_str()),
+                )
+            })
+            .collect();
         metadata.grant_types = Some(
             client
                 .grant_types
                 .iter()
-                .filter(|g| **g != GrantType::TokenExchange)
+                .filter(|g| !toggles.contains(g))
+                .chain(wanted.iter())
                 .map(|g| g.as_str().to_owned())
-                .chain(exchange.then(|| GrantType::TokenExchange.as_str().to_owned()))
                 .collect(),
         );
         let valid = metadata.validate(self.metadata_rules())?;

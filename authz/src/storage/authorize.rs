@@ -2,8 +2,8 @@
 //! consent, authorization codes, and refresh-token families. Secrets are stored as SHA-256.
 use crate::audit::NewAuditEvent;
 use crate::authorize::{
-    AuthorizationCode, ConnectedApp, Consent, ConsentId, FamilyId, LoginSession, RefreshToken,
-    TokenFamily,
+    AuthorizationCode, ConnectedApp, Consent, ConsentId, DeviceCode, DeviceState, FamilyId,
+    LoginSession, RefreshToken, TokenFamily,
 };
 use crate::clock::UnixTime;
 use crate::error::StorageError;
@@ -123,8 +123,56 @@ pub trait AuthorizeStore: Send + Sync {
         now: UnixTime,
         event: &NewAuditEvent,
     ) -> Result<bool, StorageError>;
-    /// Deletes expired sign-in sessions, codes and families (with their refresh tokens).
+    /// Deletes expired sign-in sessions, codes, device codes and families (with their refresh
+    /// tokens).
     async fn purge_flows(&self, now: UnixTime) -> Result<u64, StorageError>;
+    /// Stores a device authorization; `false` (nothing written) when its user code is taken.
+    async fn insert_device_code(&self, d: &DeviceCode) -> Result<bool, StorageError>;
+    /// How many unexpired device authorizations a client holds.
+    async fn count_live_device_codes(
+        &self,
+        client_pk: &ClientRowId,
+        now: UnixTime,
+    ) -> Result<i64, StorageError>;
+    /// A device authorization by the hash of its device code (answered or not, expired or
+    /// not).
+    async fn find_device_code(
+        &self,
+        device_code_hash: &[u8],
+    ) -> Result<Option<DeviceCode>, StorageError>;
+    /// A realm's unexpired, unanswered device authorization by its (normalised) user code.
+    async fn find_pending_device_code(
+        &self,
+        realm_id: &RealmId,
+        user_code: &str,
+        now: UnixTime,
+    ) -> Result<Option<DeviceCode>, StorageError>;
+    /// Records a poll: `true` when it came no sooner than the interval after the last one;
+    /// otherwise the interval grows by `slow_down_secs` and `false` (RFC 8628 §3.5).
+    async fn poll_device_code(
+        &self,
+        device_code_hash: &[u8],
+        now: UnixTime,
+        slow_down_secs: i64,
+    ) -> Result<bool, StorageError>;
+    /// Approves an unanswered, unexpired device authorization: stores the authorization code
+    /// its next poll redeems, with the audit event, in one transaction; `false` (nothing
+    /// written) when it was answered or expired meanwhile.
+    async fn approve_device_code(
+        &self,
+        device_code_hash: &[u8],
+        code: &AuthorizationCode,
+        event: &NewAuditEvent,
+    ) -> Result<bool, StorageError>;
+    /// Refuses an unanswered device authorization (with the audit event); `false` when it was
+    /// answered or expired meanwhile.
+    async fn deny_device_code(
+        &self,
+        device_code_hash: &[u8],
+        subject: &str,
+        now: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<bool, StorageError>;
 }
 
 pub(super) const INSERT_SESSION: &str = "INSERT INTO login_sessions (id_hash, realm_id, subject, auth_time, expires_at) VALUES ($1, $2, $3, $4, $5)";
@@ -157,6 +205,17 @@ pub(super) const LOCK_CODE_CLIENT: &str = "SELECT c.id FROM clients c JOIN autho
 /// client is stale (revoked or disabled on another instance a moment ago) cannot start a token
 /// family the revocation missed.
 pub(super) const REDEEM_CODE: &str = "UPDATE authorization_codes SET redeemed_at = $1 WHERE code_hash = $2 AND redeemed_at IS NULL AND EXISTS (SELECT 1 FROM clients c WHERE c.id = authorization_codes.client_pk AND c.enabled AND c.review_state = 'approved')";
+pub(super) const DEVICE_COLUMNS: &str = "device_code_hash, user_code, realm_id, client_pk, client_id, resource_id, scopes, offline, created_at, expires_at, interval_secs, last_poll_at, state, subject, code_hash";
+pub(super) const INSERT_DEVICE_CODE: &str = "INSERT INTO device_codes (device_code_hash, user_code, realm_id, client_pk, client_id, resource_id, scopes, offline, created_at, expires_at, interval_secs, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending') ON CONFLICT (user_code) DO NOTHING";
+pub(super) const COUNT_LIVE_DEVICE_CODES: &str =
+    "SELECT COUNT(*) FROM device_codes WHERE client_pk = $1 AND expires_at > $2";
+/// A poll on time: the interval has passed since the last one.
+pub(super) const POLL_DEVICE_ON_TIME: &str = "UPDATE device_codes SET last_poll_at = $1 WHERE device_code_hash = $2 AND (last_poll_at IS NULL OR last_poll_at + interval_secs <= $1)";
+/// A poll too soon: the interval grows.
+pub(super) const POLL_DEVICE_TOO_SOON: &str = "UPDATE device_codes SET last_poll_at = $1, interval_secs = interval_secs + $2 WHERE device_code_hash = $3";
+pub(super) const APPROVE_DEVICE_CODE: &str = "UPDATE device_codes SET state = 'approved', subject = $1, code_hash = $2 WHERE device_code_hash = $3 AND state = 'pending' AND expires_at > $4";
+pub(super) const DENY_DEVICE_CODE: &str = "UPDATE device_codes SET state = 'denied', subject = $1 WHERE device_code_hash = $2 AND state = 'pending' AND expires_at > $3";
+pub(super) const PURGE_DEVICE_CODES: &str = "DELETE FROM device_codes WHERE expires_at <= $1";
 pub(super) const FAMILY_COLUMNS: &str = "id, realm_id, subject, client_pk, resource_id, scopes, offline, auth_time, created_at, expires_at, revoked_at, revoked_reason";
 pub(super) const INSERT_FAMILY: &str = "INSERT INTO token_families (id, realm_id, subject, client_pk, resource_id, scopes, offline, auth_time, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 pub(super) const INSERT_REFRESH: &str = "INSERT INTO refresh_tokens (token_hash, family_id, created_at, expires_at) VALUES ($1, $2, $3, $4)";
@@ -286,6 +345,48 @@ impl TryFrom<CodeRow> for AuthorizationCode {
 }
 
 #[derive(sqlx::FromRow)]
+pub(crate) struct DeviceRow {
+    pub device_code_hash: Vec<u8>,
+    pub user_code: String,
+    pub realm_id: String,
+    pub client_pk: String,
+    pub client_id: String,
+    pub resource_id: String,
+    pub scopes: String,
+    pub offline: bool,
+    pub created_at: i64,
+    pub expires_at: i64,
+    pub interval_secs: i64,
+    pub last_poll_at: Option<i64>,
+    pub state: String,
+    pub subject: Option<String>,
+    pub code_hash: Option<Vec<u8>>,
+}
+
+impl TryFrom<DeviceRow> for DeviceCode {
+    type Error = StorageError;
+    fn try_from(r: DeviceRow) -> Result<Self, StorageError> {
+        Ok(DeviceCode {
+            device_code_hash: r.device_code_hash,
+            user_code: r.user_code,
+            realm_id: RealmId::from_stored(r.realm_id),
+            client_pk: ClientRowId::from_stored(r.client_pk),
+            client_id: r.client_id,
+            resource_id: ResourceId::from_stored(r.resource_id),
+            scopes: scopes(&r.scopes)?,
+            offline: r.offline,
+            created_at: r.created_at,
+            expires_at: r.expires_at,
+            interval_secs: r.interval_secs,
+            last_poll_at: r.last_poll_at,
+            state: DeviceState::parse(&r.state).map_err(StorageError::Corrupt)?,
+            subject: r.subject,
+            code_hash: r.code_hash,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
 pub(crate) struct FamilyRow {
     pub id: String,
     pub realm_id: String,
@@ -350,8 +451,8 @@ macro_rules! authorize_store {
         const _: () = {
             use $crate::audit::NewAuditEvent;
             use $crate::authorize::{
-                AuthorizationCode, ConnectedApp, Consent, ConsentId, FamilyId, LoginSession,
-                RefreshToken, TokenFamily,
+                AuthorizationCode, ConnectedApp, Consent, ConsentId, DeviceCode, FamilyId,
+                LoginSession, RefreshToken, TokenFamily,
             };
             use $crate::clock::UnixTime;
             use $crate::error::StorageError;
@@ -702,7 +803,7 @@ macro_rules! authorize_store {
 
                 async fn purge_flows(&self, now: UnixTime) -> Result<u64, StorageError> {
                     let mut total = 0;
-                    for sql in [PURGE_SESSIONS, PURGE_CODES, PURGE_FAMILIES] {
+                    for sql in [PURGE_SESSIONS, PURGE_DEVICE_CODES, PURGE_CODES, PURGE_FAMILIES] {
                         total += sqlx::query(sql)
                             .bind(now)
                             .execute(&self.pool)
@@ -710,6 +811,157 @@ macro_rules! authorize_store {
                             .rows_affected();
                     }
                     Ok(total)
+                }
+
+                async fn insert_device_code(&self, d: &DeviceCode) -> Result<bool, StorageError> {
+                    let n = sqlx::query(INSERT_DEVICE_CODE)
+                        .bind(&d.device_code_hash)
+                        .bind(&d.user_code)
+                        .bind(d.realm_id.as_str())
+                        .bind(d.client_pk.as_str())
+                        .bind(&d.client_id)
+                        .bind(d.resource_id.as_str())
+                        .bind(d.scopes.to_string())
+                        .bind(d.offline)
+                        .bind(d.created_at)
+                        .bind(d.expires_at)
+                        .bind(d.interval_secs)
+                        .execute(&self.pool)
+                        .await?
+                        .rows_affected();
+                    Ok(n == 1)
+                }
+
+                async fn count_live_device_codes(
+                    &self,
+                    client_pk: &ClientRowId,
+                    now: UnixTime,
+                ) -> Result<i64, StorageError> {
+                    Ok(sqlx::query_scalar(COUNT_LIVE_DEVICE_CODES)
+                        .bind(client_pk.as_str())
+                        .bind(now)
+                        .fetch_one(&self.pool)
+                        .await?)
+                }
+
+                async fn find_device_code(
+                    &self,
+                    device_code_hash: &[u8],
+                ) -> Result<Option<DeviceCode>, StorageError> {
+                    let sql = format!(
+                        "SELECT {DEVICE_COLUMNS} FROM device_codes WHERE device_code_hash = $1"
+                    );
+                    sqlx::query_as::<_, DeviceRow>(&sql)
+                        .bind(device_code_hash)
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(DeviceCode::try_from)
+                        .transpose()
+                }
+
+                async fn find_pending_device_code(
+                    &self,
+                    realm_id: &RealmId,
+                    user_code: &str,
+                    now: UnixTime,
+                ) -> Result<Option<DeviceCode>, StorageError> {
+                    let sql = format!(
+                        "SELECT {DEVICE_COLUMNS} FROM device_codes WHERE realm_id = $1 AND user_code = $2 AND state = 'pending' AND expires_at > $3"
+                    );
+                    sqlx::query_as::<_, DeviceRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .bind(user_code)
+                        .bind(now)
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(DeviceCode::try_from)
+                        .transpose()
+                }
+
+                async fn poll_device_code(
+                    &self,
+                    device_code_hash: &[u8],
+                    now: UnixTime,
+                    slow_down_secs: i64,
+                ) -> Result<bool, StorageError> {
+                    let n = sqlx::query(POLL_DEVICE_ON_TIME)
+                        .bind(now)
+                        .bind(device_code_hash)
+                        .execute(&self.pool)
+                        .await?
+                        .rows_affected();
+                    if n == 1 {
+                        return Ok(true);
+                    }
+                    sqlx::query(POLL_DEVICE_TOO_SOON)
+                        .bind(now)
+                        .bind(slow_down_secs)
+                        .bind(device_code_hash)
+                        .execute(&self.pool)
+                        .await?;
+                    Ok(false)
+                }
+
+                async fn approve_device_code(
+                    &self,
+                    device_code_hash: &[u8],
+                    c: &AuthorizationCode,
+                    event: &NewAuditEvent,
+                ) -> Result<bool, StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(APPROVE_DEVICE_CODE)
+                        .bind(&c.subject)
+                        .bind(&c.code_hash)
+                        .bind(device_code_hash)
+                        .bind(c.created_at)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Ok(false);
+                    }
+                    sqlx::query(INSERT_CODE)
+                        .bind(&c.code_hash)
+                        .bind(c.family_id.as_str())
+                        .bind(c.realm_id.as_str())
+                        .bind(&c.subject)
+                        .bind(c.client_pk.as_str())
+                        .bind(c.resource_id.as_str())
+                        .bind(&c.redirect_uri)
+                        .bind(&c.code_challenge)
+                        .bind(c.scopes.to_string())
+                        .bind(c.offline)
+                        .bind(c.auth_time)
+                        .bind(c.created_at)
+                        .bind(c.expires_at)
+                        .execute(&mut *tx)
+                        .await?;
+                    self.commit_uncached(tx, event).await?;
+                    Ok(true)
+                }
+
+                async fn deny_device_code(
+                    &self,
+                    device_code_hash: &[u8],
+                    subject: &str,
+                    now: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<bool, StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(DENY_DEVICE_CODE)
+                        .bind(subject)
+                        .bind(device_code_hash)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Ok(false);
+                    }
+                    self.commit_uncached(tx, event).await?;
+                    Ok(true)
                 }
             }
         };

@@ -47,6 +47,7 @@ impl Core {
                 .then(|| format!("{issuer}/connect/register")),
             introspection_endpoint: format!("{issuer}/introspect"),
             revocation_endpoint: format!("{issuer}/revoke"),
+            device_authorization_endpoint: format!("{issuer}/device_authorization"),
             issuer,
             grant_types_supported: crate::clients::GrantType::ALL
                 .iter()

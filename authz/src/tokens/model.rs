@@ -97,6 +97,8 @@ pub struct TokenRequest {
     pub redirect_uri: Option<String>,
     /// `code_verifier` (authorization_code, PKCE).
     pub code_verifier: Option<String>,
+    /// `device_code` (the device authorization grant, RFC 8628).
+    pub device_code: Option<String>,
     /// `refresh_token` (refresh_token).
     pub refresh_token: Option<String>,
     /// `subject_token` (token exchange).
@@ -180,6 +182,8 @@ pub struct ServerMetadata {
     pub introspection_endpoint: String,
     /// `revocation_endpoint` (RFC 7009).
     pub revocation_endpoint: String,
+    /// RFC 8628 §4: where devices ask for a device code and a user code.
+    pub device_authorization_endpoint: String,
     /// `grant_types_supported`.
     pub grant_types_supported: Vec<&'static str>,
     /// `response_types_supported`: `code`.

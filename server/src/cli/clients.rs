@@ -59,6 +59,10 @@ pub enum ClientsCommand {
         /// token it received for a five-minute token at another server. Confidential only.
         #[arg(long)]
         token_exchange: bool,
+        /// Let the client use the device authorization grant (RFC 8628): a command-line tool
+        /// or headless machine shows a code that a person approves in a browser.
+        #[arg(long)]
+        device_code: bool,
     },
     /// Issue a new secret; old ones keep working for the overlap.
     RotateSecret {
@@ -147,6 +151,7 @@ pub(super) async fn clients(core: &authz::Core, command: ClientsCommand) -> anyh
             software_id,
             software_version,
             token_exchange,
+            device_code,
         } => {
             let metadata = authz::clients::ClientForm {
                 name,
@@ -161,6 +166,7 @@ pub(super) async fn clients(core: &authz::Core, command: ClientsCommand) -> anyh
                 software_version,
                 redirect_uris,
                 token_exchange: token_exchange.then_some(true),
+                device_code: device_code.then_some(true),
             }
             .into_metadata()
             .map_err(core_error)?;

@@ -24,7 +24,12 @@ fn record(realm: &str, client: Option<&str>, step: &Result<AuthorizeStep, authz:
         Ok(AuthorizeStep::Refused {
             error, description, ..
         }) => refuse(error, description),
-        Ok(AuthorizeStep::Login(_) | AuthorizeStep::Consent(_)) => {
+        Ok(
+            AuthorizeStep::Login(_)
+            | AuthorizeStep::Consent(_)
+            | AuthorizeStep::DeviceEntry(_)
+            | AuthorizeStep::DeviceDone(_),
+        ) => {
             answered(Endpoint::Authorize, "interaction");
         }
         Ok(AuthorizeStep::AwaitingReview(p)) => refused(
@@ -94,6 +99,17 @@ fn render_for(
             StatusCode::BAD_REQUEST,
             app::pages::authorize::awaiting_review_html(&p),
         ),
+        Ok(AuthorizeStep::DeviceEntry(p)) => page(
+            if p.error.is_some() {
+                StatusCode::BAD_REQUEST
+            } else {
+                StatusCode::OK
+            },
+            app::pages::authorize::device_entry_html(&p, &format!("/realms/{realm}/device")),
+        ),
+        Ok(AuthorizeStep::DeviceDone(p)) => {
+            page(StatusCode::OK, app::pages::authorize::device_done_html(&p))
+        }
         Err(authz::Error::NotFound { .. }) => error_page(
             realm,
             StatusCode::NOT_FOUND,
@@ -241,6 +257,64 @@ pub async fn post(
         }
         _ => error_page(realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
     }
+}
+
+/// `GET /realms/{realm}/device`: the device verification page (RFC 8628 §3.3), with the
+/// code filled in when the link carried it (`verification_uri_complete`).
+pub async fn device_get(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
+        return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
+    };
+    let realm = realm_name.to_string();
+    let query = query.unwrap_or_default();
+    if query.len() > MAX_QUERY {
+        return error_page(&realm, StatusCode::BAD_REQUEST, "The request is too long.");
+    }
+    let user_code = url::form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "user_code")
+        .map(|(_, v)| v.into_owned());
+    let (browser, fresh) = browser_of(&headers, state.config.is_https());
+    let session = cookie(&headers, LOGIN_COOKIE, state.config.is_https());
+    let step = state
+        .core
+        .device_page(&realm, &browser, session, user_code.as_deref())
+        .await;
+    let mut res = render(&realm, step, false);
+    if fresh {
+        set_cookie(
+            &mut res,
+            BROWSER_COOKIE,
+            &browser,
+            &realm,
+            None,
+            state.config.is_https(),
+        );
+    }
+    res
+}
+
+/// `POST /realms/{realm}/device`: the typed code; on to sign-in or the consent page.
+pub async fn device_post(
+    State(state): State<AppState>,
+    Meta(meta): Meta,
+    form: PageForm<AccountForm>,
+) -> Response {
+    let step = state
+        .core
+        .device_enter(
+            &form.realm,
+            &form.browser,
+            form.session.as_deref(),
+            form.fields.get("user_code").unwrap_or_default(),
+            &meta,
+        )
+        .await;
+    render(&form.realm, step, true)
 }
 
 fn account_apps(

@@ -13,6 +13,9 @@ use axum::response::{IntoResponse, Response};
 pub struct OAuthResponse {
     error: authz::Error,
     realm: String,
+    /// At the token endpoint every error but `invalid_client` is a 400 (RFC 6749 §5.2; a
+    /// device's `access_denied`, RFC 8628 §3.5, included).
+    token_endpoint: bool,
 }
 
 impl OAuthResponse {
@@ -23,7 +26,14 @@ impl OAuthResponse {
             error,
             realm: authz::realms::RealmName::parse(realm)
                 .map_or_else(|_| "portcullis".to_owned(), |r| r.to_string()),
+            token_endpoint: false,
         }
+    }
+
+    /// The same error, answered as the token endpoint answers (RFC 6749 §5.2).
+    pub fn at_token_endpoint(mut self) -> Self {
+        self.token_endpoint = true;
+        self
     }
 }
 
@@ -102,7 +112,9 @@ impl IntoResponse for OAuthResponse {
                 );
                 res
             }
-            authz::Error::OAuth(e) if e.code == authz::error::OAuthErrorCode::AccessDenied => {
+            authz::Error::OAuth(e)
+                if e.code == authz::error::OAuthErrorCode::AccessDenied && !self.token_endpoint =>
+            {
                 body(StatusCode::FORBIDDEN, code, &e.description)
             }
             authz::Error::OAuth(e) => body(StatusCode::BAD_REQUEST, code, &e.description),

@@ -73,6 +73,10 @@ pub fn routes() -> Router<AppState> {
         .route("/realms/{realm}/jwks", get(jwks))
         .route("/realms/{realm}/token", post(token))
         .route("/realms/{realm}/revoke", post(revoke))
+        .route(
+            "/realms/{realm}/device_authorization",
+            post(device_authorization),
+        )
         .route("/realms/{realm}/connect/register", post(register))
         .route(
             "/realms/{realm}/connect/register/{client_id}",
@@ -89,6 +93,10 @@ pub fn routes() -> Router<AppState> {
         .route(
             "/realms/{realm}/account",
             get(authorize::account_get).post(authorize::account_post),
+        )
+        .route(
+            "/realms/{realm}/device",
+            get(authorize::device_get).post(authorize::device_post),
         )
         .route("/realms/{realm}/introspect", post(introspect))
 }
@@ -112,6 +120,8 @@ pub enum Endpoint {
     Introspect,
     /// `/revoke`.
     Revoke,
+    /// `/device_authorization` (RFC 8628).
+    DeviceAuthorization,
 }
 
 impl Endpoint {
@@ -126,6 +136,7 @@ impl Endpoint {
             Endpoint::Registration => "registration",
             Endpoint::Introspect => "introspect",
             Endpoint::Revoke => "revoke",
+            Endpoint::DeviceAuthorization => "device_authorization",
         }
     }
 }
@@ -172,6 +183,10 @@ pub fn refused(endpoint: Endpoint, realm: &str, client_id: Option<&str>, code: &
             |c| format!("{:?}", c.as_str().chars().take(64).collect::<String>()),
         );
     let reason = &reason[..reason.floor_char_boundary(MAX_REASON)];
+    // A device polling while its person decides is the protocol working, not a refusal.
+    if matches!(label, "authorization_pending" | "slow_down") {
+        return;
+    }
     tracing::info!(
         endpoint = endpoint.as_str(),
         realm = %realm,
@@ -183,7 +198,10 @@ pub fn refused(endpoint: Endpoint, realm: &str, client_id: Option<&str>, code: &
 }
 
 fn refused_response(endpoint: Endpoint, realm: &str, client: &Named, e: authz::Error) -> Response {
-    let e = OAuthResponse::new(e, realm);
+    let mut e = OAuthResponse::new(e, realm);
+    if matches!(endpoint, Endpoint::Token | Endpoint::DeviceAuthorization) {
+        e = e.at_token_endpoint();
+    }
     let (code, reason) = e.code_and_reason();
     refused(
         endpoint,
@@ -272,6 +290,7 @@ async fn token(
             code: form.one("code").map(str::to_owned),
             redirect_uri: form.one("redirect_uri").map(str::to_owned),
             code_verifier: form.one("code_verifier").map(str::to_owned),
+            device_code: form.one("device_code").map(str::to_owned),
             refresh_token: form.one("refresh_token").map(str::to_owned),
             subject_token: form.one("subject_token").map(str::to_owned),
             subject_token_type: form.one("subject_token_type").map(str::to_owned),
@@ -281,6 +300,31 @@ async fn token(
             audience: form.all("audience"),
         };
         state.core.issue_token(&realm, creds, &request, &meta).await
+    })
+    .await
+}
+
+/// `POST /realms/{realm}/device_authorization` (RFC 8628 §3.1).
+async fn device_authorization(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    Meta(meta): Meta,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let client = Named::new();
+    respond(Endpoint::DeviceAuthorization, &realm, &client, async {
+        let form = parse_form(&headers, &body, &["resource"])?;
+        let creds = client_credentials(&headers, &form)?;
+        name_client(&client, creds.as_ref());
+        let request = authz::authorize::DeviceAuthorizationRequest {
+            scope: form.one("scope").map(str::to_owned),
+            resource: form.all("resource"),
+        };
+        state
+            .core
+            .device_authorization(&realm, creds, &request, &meta)
+            .await
     })
     .await
 }

@@ -67,7 +67,24 @@ impl Core {
                 "The code_verifier does not match the code_challenge.",
             ));
         }
-        let resource = self.code_resource(realm, &stored, &req.resource).await?;
+        self.redeem_stored_code(realm, client, &hash, &stored, &req.resource, meta)
+            .await
+    }
+
+    /// Redeems a checked, unexpired code (of the authorization endpoint, or of an approved
+    /// device): the person can still sign in, the grant still covers it, then the family, its
+    /// first refresh token and an access token.
+    pub(super) async fn redeem_stored_code(
+        &self,
+        realm: &Realm,
+        client: &Client,
+        hash: &[u8],
+        stored: &AuthorizationCode,
+        sent_resource: &[String],
+        meta: &RequestMeta,
+    ) -> Result<TokenResponse> {
+        let now = self.now();
+        let resource = self.code_resource(realm, stored, sent_resource).await?;
         if self.live_subject(realm, &stored.subject).await?.is_none() {
             return Err(invalid_grant("The user can no longer sign in."));
         }
@@ -107,11 +124,11 @@ impl Core {
         });
         match self
             .store
-            .redeem_code(&hash, now, &family, refresh_row.as_ref())
+            .redeem_code(hash, now, &family, refresh_row.as_ref())
             .await?
         {
             Redeemed::First => {}
-            Redeemed::Again => return Err(self.code_replayed(realm, client, &stored, meta).await),
+            Redeemed::Again => return Err(self.code_replayed(realm, client, stored, meta).await),
             // Killed while this request ran (the app disconnected, the client revoked, …).
             Redeemed::Gone => {
                 return Err(invalid_grant(
@@ -166,7 +183,7 @@ impl Core {
 
     /// A code used again: whoever holds it is not the only holder, so everything its first use
     /// produced is revoked (RFC 6749 §4.1.2, OAuth 2.1 §4.1.3).
-    async fn code_replayed(
+    pub(super) async fn code_replayed(
         &self,
         realm: &Realm,
         client: &Client,

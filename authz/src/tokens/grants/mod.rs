@@ -2,6 +2,7 @@
 //! and minting of audience-bound RFC 9068 access tokens shared by every grant.
 mod authorization_code;
 mod client_credentials;
+mod device_code;
 pub(crate) use client_credentials::machine_scopes;
 mod refresh_token;
 mod token_exchange;
@@ -63,6 +64,7 @@ impl Core {
             }
             GrantType::RefreshToken => self.refresh_token(&realm, &client, req, meta).await,
             GrantType::TokenExchange => self.token_exchange(&realm, &client, req, meta).await,
+            GrantType::DeviceCode => self.device_code(&realm, &client, req, meta).await,
         }
     }
 
