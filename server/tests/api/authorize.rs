@@ -49,7 +49,7 @@ impl Browser {
     }
 }
 
-fn ticket_of(html: &str) -> String {
+pub(super) fn ticket_of(html: &str) -> String {
     let at = html
         .find("name=\"ticket\" value=\"")
         .expect("a ticket in the page");
@@ -135,18 +135,18 @@ fn authorize_url(extra: &str) -> String {
 }
 
 impl Flow {
-    async fn get(&self, b: &mut Browser, path: &str) -> (StatusCode, String, String) {
+    pub(super) async fn get(&self, b: &mut Browser, path: &str) -> (StatusCode, String, String) {
         let res = self.t.get(path, b.header().as_deref()).await;
         b.keep(&res);
         let (status, loc) = (res.status(), location(&res));
         (status, loc, body(res).await)
     }
 
-    async fn post(&self, b: &mut Browser, form: &str) -> (StatusCode, String, String) {
+    pub(super) async fn post(&self, b: &mut Browser, form: &str) -> (StatusCode, String, String) {
         self.post_to(b, "/realms/default/authorize", form).await
     }
 
-    async fn post_to(
+    pub(super) async fn post_to(
         &self,
         b: &mut Browser,
         path: &str,
@@ -1102,7 +1102,7 @@ async fn metadata_advertises_the_code_flow() {
     );
 }
 
-fn csrf_of(html: &str) -> String {
+pub(super) fn csrf_of(html: &str) -> String {
     let at = html.find("name=\"csrf\" value=\"").expect("a csrf field");
     let rest = &html[at + "name=\"csrf\" value=\"".len()..];
     rest[..rest.find('"').expect("end")].to_owned()

@@ -4,6 +4,7 @@ mod support;
 
 mod authorize;
 mod client_keys;
+mod device;
 mod console;
 mod exchange;
 mod hardening;
