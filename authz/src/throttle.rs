@@ -328,7 +328,10 @@ impl Throttle {
     /// counted as a failure until [`Throttle::undo`] says it found its code.
     pub(crate) fn begin_user_code(&self, source: Source, now: UnixTime) -> Result<Attempt, u64> {
         let limits = [
-            (Key::UserCodeSource(source), MAX_USER_CODE_FAILURES_PER_SOURCE),
+            (
+                Key::UserCodeSource(source),
+                MAX_USER_CODE_FAILURES_PER_SOURCE,
+            ),
             (Key::UserCodeAll, MAX_USER_CODE_FAILURES),
         ];
         let starts = self.count_all(&limits, now)?;

@@ -130,6 +130,9 @@ impl AppState {
         core.ensure_default_realm()
             .await
             .context("Failed to create the default realm")?;
+        core.ensure_first_party_clients()
+            .await
+            .context("Failed to create the realms' Portcullis CLI clients")?;
         let sessions = session::AnyStore::new(&db);
         let public_origin = url::Url::parse(&config.public_url)
             .context("Invalid public_url")?

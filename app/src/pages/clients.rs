@@ -306,7 +306,8 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
     });
     let d = StoredValue::new(d);
     let private_key_jwt = d.with_value(|d| d.client.auth_method == "private_key_jwt");
-    let editable = d.with_value(|d| !d.client.resource_server) && use_abilities().manage_clients;
+    let editable = d.with_value(|d| !d.client.resource_server && !d.client.first_party)
+        && use_abilities().manage_clients;
     view! {
         <EditableCard id="client-facts" title="Registration" editable=editable editing shown=ViewFn::from(move || {
                 let d = d.get_value();
@@ -326,6 +327,11 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                         </dd></div>
                         <div><dt class=MUTED>"Authentication"</dt><dd class="font-mono text-xs">{c.auth_method.clone()}</dd></div>
                         <div><dt class=MUTED>"Grant types"</dt><dd class="font-mono text-xs">{if c.grant_types.is_empty() { "none yet".to_owned() } else { c.grant_types.clone() }}</dd></div>
+                        {c.first_party.then(|| view! {
+                            <div class="sm:col-span-2" data-testid="client-first-party"><dt class=MUTED>"Comes with the realm"</dt><dd>
+                                "The Portcullis CLI on people's laptops: "<code class="font-mono text-xs">"portcullis-cli login"</code>" signs them in here, and "<code class="font-mono text-xs">"portcullis-cli token"</code>" trades that sign-in for five-minute tokens at the realm's MCP servers. It cannot be edited or deleted; disable it to stop every sign-in through it."
+                            </dd></div>
+                        })}
                         {(!d.resource.is_empty()).then(|| view! {
                             <div class="sm:col-span-2"><dt class=MUTED>"Introspection credentials of"</dt><dd class="break-all">
                                 <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/resources/{}", d.resource)>{d.resource.clone()}</a>
@@ -478,14 +484,14 @@ fn ClientActions(
                     }>"Enable"</button>
                 }.into_any()
             }}
-            <ConfirmButton
+            {(!client.first_party).then(|| view! { <ConfirmButton
                 label="Delete"
                 title=format!("Delete {name}?")
                 message=crate::components::layout::with_revocation_note("The client, its secrets and its grants are removed, and servers that introspect see its tokens as inactive. This cannot be undone.")
                 confirm_label="Delete client"
                 class=BTN_SMALL_DANGER
                 on_confirm=Callback::new(move |_| { delete.dispatch(DeleteClient { client_id: id.get_value() }); })
-            />
+            /> })}
         </div>
     }
 }

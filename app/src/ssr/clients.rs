@@ -45,6 +45,7 @@ pub fn client_view(c: &authz::clients::Client, now: i64) -> ClientView {
             .join(" "),
         contacts: c.metadata.contacts.join(", "),
         resource_server: c.resource_server_for.is_some(),
+        first_party: authz::clients::is_first_party(c.client_id.as_str()),
         enabled: c.enabled,
         registration: c.registration.kind.as_str().to_owned(),
         review: c.registration.review.as_str().to_owned(),

@@ -19,6 +19,9 @@ pub struct ClientView {
     pub contacts: String,
     /// Whether these are a resource server's introspection credentials (they get no tokens).
     pub resource_server: bool,
+    /// Whether it is the realm's own Portcullis CLI (not deletable, not editable).
+    #[serde(default)]
+    pub first_party: bool,
     /// Enabled flag.
     pub enabled: bool,
     /// How it registered (`admin`, `dynamic`, `metadata_document`).

@@ -148,6 +148,13 @@ const READS: &[&str] = &[
     "flush_token_use",
     // Starts a sign-in (a ticket in memory); the decision is audited by `authorize_decide`.
     "authorize",
+    // The device grant (RFC 8628): a device's request stores a pending row nobody decided
+    // (throttled and bounded per client, like an authorization request that stores nothing);
+    // the page and the typed code change nothing. The answer is audited where the person
+    // gives it (`authorize_decide`: consent.grant / consent.deny, authorize.code).
+    "device_authorization",
+    "device_page",
+    "device_enter",
     // Ends a browser's sign-in at the realm's pages (deletes its session row, which would
     // expire anyway); the sign-ins are audited (`authorize_sign_in`, `account_sign_in`). Not
     // audited yet, unlike a console sign-out (session.logout): a known gap.
@@ -195,6 +202,8 @@ const READS: &[&str] = &[
     // `issue_setup_link`, the setup link.
     "bootstrap",
     "ensure_default_realm",
+    // At start: each realm's Portcullis CLI client (audited as `client.create` by `system`).
+    "ensure_first_party_clients",
     "principal",
     "find_principal_by_email",
     "setup_link_is_valid",

@@ -95,7 +95,8 @@ impl Core {
                 "Too many device authorizations of this client are waiting; let some finish or expire.",
             ));
         }
-        let device_code = PlainToken::from_input(&format!("pdc_{}", PlainToken::generate().expose()));
+        let device_code =
+            PlainToken::from_input(&format!("pdc_{}", PlainToken::generate().expose()));
         let mut row = DeviceCode {
             device_code_hash: device_code.hashed(),
             user_code: String::new(),
@@ -184,7 +185,10 @@ impl Core {
                 form_token: self.account_form_token(browser, session),
             }))
         };
-        let attempt = match self.login_throttle.begin_user_code(Source::of(meta.client_ip), now) {
+        let attempt = match self
+            .login_throttle
+            .begin_user_code(Source::of(meta.client_ip), now)
+        {
             Ok(a) => a,
             Err(wait) => {
                 return again(format!(

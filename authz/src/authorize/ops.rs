@@ -302,7 +302,9 @@ impl Core {
             "offline": ticket.offline,
         });
         if ticket.device.is_some() && !approve {
-            return self.deny_device(&realm, &ticket, &client, &subject, &event).await;
+            return self
+                .deny_device(&realm, &ticket, &client, &subject, &event)
+                .await;
         }
         if !approve {
             self.store.insert_audit_event(&event).await?;
@@ -554,7 +556,11 @@ impl Core {
     }
 
     /// The signed-in subject of a session cookie, if it is live.
-    pub(super) async fn session_subject(&self, realm: &Realm, cookie: &str) -> Result<Option<(Subject, i64)>> {
+    pub(super) async fn session_subject(
+        &self,
+        realm: &Realm,
+        cookie: &str,
+    ) -> Result<Option<(Subject, i64)>> {
         let hash = PlainToken::from_input(cookie).hashed();
         let Some(s) = self
             .store

@@ -116,6 +116,12 @@ impl Core {
     ) -> Result<Client> {
         p.require(Permission::ManageClients)?;
         let mut client = self.load_client(realm_name, client_id).await?;
+        if super::is_first_party(client.client_id.as_str()) {
+            return Err(Error::field(
+                "client_name",
+                "The Portcullis CLI comes with the realm: its registration cannot be edited (disable it to stop its sign-ins).",
+            ));
+        }
         if client.resource_server_for.is_some() {
             return Err(Error::field(
                 "client_name",
@@ -143,10 +149,12 @@ impl Core {
         let wanted: Vec<GrantType> = toggles
             .into_iter()
             .filter(|t| {
-                metadata.grant_types.as_ref().map_or(
-                    client.grant_types.contains(t),
-                    |g| g.iter().any(|g| g == t.as_str()),
-                )
+                metadata
+                    .grant_types
+                    .as_ref()
+                    .map_or(client.grant_types.contains(t), |g| {
+                        g.iter().any(|g| g == t.as_str())
+                    })
             })
             .collect();
         metadata.grant_types = Some(
@@ -557,6 +565,11 @@ impl Core {
     ) -> Result<()> {
         p.require(Permission::ManageClients)?;
         let client = self.load_client(realm_name, client_id).await?;
+        if super::is_first_party(client.client_id.as_str()) {
+            return Err(Error::invalid(
+                "The Portcullis CLI comes with the realm and cannot be deleted; disable it to stop its sign-ins.",
+            ));
+        }
         let event = self
             .client_event(&client, &p.email, action::CLIENT_DELETE, meta)
             .await?;

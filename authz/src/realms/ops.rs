@@ -54,7 +54,9 @@ impl Core {
             &RequestMeta::default(),
         );
         self.store.insert_realm_if_absent(&realm, &event).await?;
-        self.admin_realm().await
+        let realm = self.admin_realm().await?;
+        self.ensure_cli_client(&realm).await?;
+        Ok(realm)
     }
 
     /// The administration realm (`default`), which holds console accounts.
@@ -153,6 +155,7 @@ impl Core {
             .insert_realm(&realm, &event)
             .await
             .map_err(|e| map_taken(e, "name", NAME_TAKEN))?;
+        self.ensure_cli_client(&realm).await?;
         Ok(realm)
     }
 

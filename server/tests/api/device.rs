@@ -27,10 +27,9 @@ async fn setup() -> Flow {
 }
 
 async fn device_authorization(f: &Flow, form: &str) -> (StatusCode, serde_json::Value) {
-    let res = f
-        .t
-        .post_form("/realms/default/device_authorization", form, None)
-        .await;
+    let res =
+        f.t.post_form("/realms/default/device_authorization", form, None)
+            .await;
     let status = res.status();
     (
         status,
@@ -87,7 +86,10 @@ async fn answer(f: &Flow, user_code: &str, approve: bool) -> String {
     let mut b = Browser::default();
     let (status, html) = enter(f, &mut b, user_code).await;
     assert_eq!(status, StatusCode::OK, "{html}");
-    assert!(html.contains("Sign in to continue to TV command line"), "{html}");
+    assert!(
+        html.contains("Sign in to continue to TV command line"),
+        "{html}"
+    );
     let (status, _, html) = f
         .post(
             &mut b,
@@ -135,7 +137,10 @@ async fn a_device_is_approved_in_the_browser_and_collects_its_tokens_once() {
     );
     assert_eq!(codes["expires_in"], 600);
     assert_eq!(codes["interval"], 5);
-    let device_code = codes["device_code"].as_str().expect("device code").to_owned();
+    let device_code = codes["device_code"]
+        .as_str()
+        .expect("device code")
+        .to_owned();
 
     // Nobody answered yet; a second poll at once is too soon and the interval grows.
     assert_eq!(
@@ -249,9 +254,8 @@ async fn a_device_is_approved_in_the_browser_and_collects_its_tokens_once() {
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{json}");
 
-    let issued = f
-        .t
-        .audit(authz::audit::AuditFilter {
+    let issued =
+        f.t.audit(authz::audit::AuditFilter {
             action: Some("authorize.code".into()),
             ..Default::default()
         })
@@ -339,7 +343,10 @@ async fn the_device_endpoint_checks_the_client_the_resource_and_the_scopes() {
     // Not a resource of the realm.
     let (status, json) = device_authorization(
         &f,
-        &format!("client_id=tv-cli&resource={}", enc("https://elsewhere.example/")),
+        &format!(
+            "client_id=tv-cli&resource={}",
+            enc("https://elsewhere.example/")
+        ),
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
@@ -354,9 +361,11 @@ async fn the_device_endpoint_checks_the_client_the_resource_and_the_scopes() {
     assert_eq!(json["error"], "invalid_scope");
 
     // Discovery lists the endpoint and the grant.
-    let res = f
-        .t
-        .get("/.well-known/oauth-authorization-server/realms/default", None)
+    let res =
+        f.t.get(
+            "/.well-known/oauth-authorization-server/realms/default",
+            None,
+        )
         .await;
     let meta: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
     assert_eq!(
@@ -395,4 +404,63 @@ async fn wrong_user_codes_are_throttled_per_source() {
         )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn every_realm_has_the_portcullis_cli_which_can_be_disabled_but_not_deleted() {
+    let f = setup().await;
+    let core = &f.t.state.core;
+    let m = authz::RequestMeta::default();
+    core.create_realm(&f.admin, "acme", "Acme", &m)
+        .await
+        .expect("realm");
+    for realm in ["default", "acme"] {
+        let cli = core
+            .get_client(&f.admin, realm, "portcullis-cli")
+            .await
+            .expect("the CLI client");
+        assert_eq!(cli.client.auth_method.as_str(), "none");
+        assert!(
+            cli.client
+                .grant_types
+                .contains(&authz::clients::GrantType::TokenExchange)
+        );
+    }
+    assert!(
+        core.delete_client(&f.admin, "default", "portcullis-cli", &m)
+            .await
+            .is_err()
+    );
+    assert!(
+        core.update_client(
+            &f.admin,
+            "default",
+            "portcullis-cli",
+            &ClientForm {
+                name: "Mine now".into(),
+                ..Default::default()
+            }
+            .into_metadata()
+            .expect("metadata"),
+            &m,
+        )
+        .await
+        .is_err()
+    );
+    // It signs people in with the device grant out of the box; disabled, it cannot.
+    let (status, json) = device_authorization(
+        &f,
+        &format!("client_id=portcullis-cli&resource={}", enc(PAY)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    core.set_client_enabled(&f.admin, "default", "portcullis-cli", false, &m)
+        .await
+        .expect("disable");
+    let (status, _) = device_authorization(
+        &f,
+        &format!("client_id=portcullis-cli&resource={}", enc(PAY)),
+    )
+    .await;
+    assert_ne!(status, StatusCode::OK);
 }

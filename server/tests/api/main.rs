@@ -4,8 +4,8 @@ mod support;
 
 mod authorize;
 mod client_keys;
-mod device;
 mod console;
+mod device;
 mod exchange;
 mod hardening;
 mod interop;

@@ -194,7 +194,13 @@ async fn discovery_is_identical_at_every_path_and_lists_what_exists() {
     assert_eq!(doc["jwks_uri"], format!("{ISSUER}/jwks"));
     assert_eq!(
         doc["grant_types_supported"],
-        serde_json::json!(["authorization_code", "client_credentials", "refresh_token"])
+        serde_json::json!([
+            "authorization_code",
+            "client_credentials",
+            "refresh_token",
+            "urn:ietf:params:oauth:grant-type:token-exchange",
+            "urn:ietf:params:oauth:grant-type:device_code"
+        ])
     );
     assert_eq!(
         doc["scopes_supported"],

@@ -37,7 +37,9 @@ impl Core {
             return Err(invalid_grant("The device code is invalid."));
         };
         if device.realm_id != realm.id || device.client_pk != client.id {
-            return Err(invalid_grant("The device code was not issued to this client."));
+            return Err(invalid_grant(
+                "The device code was not issued to this client.",
+            ));
         }
         let now = self.now();
         if device.expires_at <= now {
@@ -79,7 +81,11 @@ impl Core {
                     )
                 };
                 let code_hash = device.code_hash.ok_or_else(withdrawn)?;
-                let stored = self.store.find_code(&code_hash).await?.ok_or_else(withdrawn)?;
+                let stored = self
+                    .store
+                    .find_code(&code_hash)
+                    .await?
+                    .ok_or_else(withdrawn)?;
                 if stored.redeemed_at.is_some() {
                     return Err(self.code_replayed(realm, client, &stored, meta).await);
                 }
