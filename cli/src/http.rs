@@ -61,15 +61,7 @@ impl Http {
     /// # Errors
     /// When the TLS stack cannot be set up.
     pub fn new(local: bool) -> Result<Self, Failure> {
-        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
-        let roots = rustls::RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        };
-        let tls = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .map_err(|e| Failure::error(format!("Failed to set up TLS: {e}")))?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
+        let tls = tls()?;
         // Same origin only, never down to http: a redirect must not carry the token elsewhere.
         let redirects = reqwest::redirect::Policy::custom(|attempt| {
             let first = attempt.previous().first();
@@ -153,6 +145,39 @@ impl Http {
         }
         Ok(Response { status, body })
     }
+}
+
+/// rustls on *ring* with Mozilla's roots.
+fn tls() -> Result<rustls::ClientConfig, Failure> {
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Failure::error(format!("Failed to set up TLS: {e}")))?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
+/// The client OAuth requests go through: the same TLS, and no redirects at all (a token
+/// endpoint that redirects must not get a credential sent on).
+///
+/// # Errors
+/// When the TLS stack cannot be set up.
+pub fn oauth_client(local: bool) -> Result<reqwest::Client, Failure> {
+    let mut builder = reqwest::Client::builder()
+        .use_preconfigured_tls(tls()?)
+        .user_agent(concat!("portcullis-cli/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(60));
+    if local {
+        builder = builder.no_proxy();
+    }
+    builder
+        .build()
+        .map_err(|e| Failure::error(format!("Failed to set up HTTP: {e}")))
 }
 
 /// A header map with one header.

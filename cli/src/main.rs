@@ -1,9 +1,11 @@
 //! `portcullis-cli`: the laptop side of the Portcullis MCP server registry.
 //!
 //! `pull` fetches a realm's latest signed release, verifies it with the realm's JWKS and caches
-//! it; `drift` compares the person's own harness configs with the cached release. Exit status:
-//! 0 clean, 1 drift found, 2 error (usage, network, a refused release, no cache), 3 the server
-//! wants a (valid) token.
+//! it; `drift` compares the person's own harness configs with the cached release. `login`
+//! signs the person in to a realm, `token` prints a short-lived token for one MCP server (what
+//! harnesses call before connecting), `status` and `logout` show and end the sign-in. Exit
+//! status: 0 clean, 1 drift found, 2 error (usage, network, a refused release, no cache), 3 the
+//! server wants a (valid) token or the person must sign in.
 //!
 //! Environment: `XDG_CACHE_HOME` (cache root, else `~/.cache`), `HOME`; for `drift` without
 //! `--home`, also where the harnesses themselves look: `CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
@@ -15,6 +17,8 @@ mod cache;
 mod drift;
 mod http;
 mod pull;
+mod signin;
+mod vault;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -22,7 +26,7 @@ mod pull;
     version,
     about,
     long_about = None,
-    after_help = "Exit status: 0 clean, 1 drift found, 2 error (usage, network, refused release, no cache), 3 the registry wants a (valid) token."
+    after_help = "Exit status: 0 clean, 1 drift found, 2 error (usage, network, refused release, no cache), 3 a (valid) token or a new sign-in is needed."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -35,6 +39,25 @@ enum Command {
     Pull(pull::PullArgs),
     /// Compare your harnesses' MCP configs with the cached release (never edits a file).
     Drift(drift::DriftArgs),
+    /// Sign in to a realm (browser on this machine, or --device for a code to enter elsewhere).
+    Login(signin::LoginArgs),
+    /// Print a fresh short-lived token for one MCP server (harnesses call this; it never opens
+    /// a browser).
+    Token(signin::TokenArgs),
+    /// Show who is signed in where, the cached tokens and the cached release.
+    Status(signin::StatusArgs),
+    /// Revoke and forget the sign-in and its cached tokens.
+    Logout(signin::LogoutArgs),
+}
+
+/// Runs `f` on a single-threaded runtime.
+fn block_on<F: std::future::Future<Output = Result<(), Failure>>>(f: F) -> Result<u8, Failure> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::error(format!("Failed to start the runtime: {e}")))
+        .and_then(|rt| rt.block_on(f))
+        .map(|()| 0)
 }
 
 /// Why a command failed, and the exit status that says so.
@@ -59,13 +82,12 @@ impl Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Pull(args) => tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Failure::error(format!("Failed to start the runtime: {e}")))
-            .and_then(|rt| rt.block_on(pull::run(args)))
-            .map(|()| 0),
+        Command::Pull(args) => block_on(pull::run(args)),
         Command::Drift(args) => drift::run(args),
+        Command::Login(args) => block_on(signin::login(args)),
+        Command::Token(args) => block_on(signin::token(args)),
+        Command::Status(args) => signin::status(&args),
+        Command::Logout(args) => block_on(signin::logout(args)),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -373,7 +373,7 @@ fn not_older(
     Ok(())
 }
 
-fn server_url(raw: &str) -> Result<Url, Failure> {
+pub(crate) fn server_url(raw: &str) -> Result<Url, Failure> {
     let url = parse(raw.trim())?;
     http::check_url(&url).map_err(Failure::error)?;
     if url.query().is_some() {
@@ -382,11 +382,11 @@ fn server_url(raw: &str) -> Result<Url, Failure> {
     Ok(url)
 }
 
-fn parse(raw: &str) -> Result<Url, Failure> {
+pub(crate) fn parse(raw: &str) -> Result<Url, Failure> {
     Url::parse(raw).map_err(|e| Failure::error(format!("{}: not a URL ({e})", shown(raw))))
 }
 
-fn realm(raw: &str) -> Result<&str, Failure> {
+pub(crate) fn realm(raw: &str) -> Result<&str, Failure> {
     let ok = !raw.is_empty()
         && raw.len() <= 64
         && raw.starts_with(|c: char| c.is_ascii_alphanumeric())
@@ -415,7 +415,7 @@ fn token_from(name: &str) -> Result<String, Failure> {
     }
 }
 
-fn shown(s: &str) -> String {
+pub(crate) fn shown(s: &str) -> String {
     let mut out: String = s.chars().filter(|c| !c.is_control()).take(200).collect();
     if s.chars().count() > 200 {
         out.push('…');

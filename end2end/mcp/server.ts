@@ -16,15 +16,18 @@ export interface RunningMcpServer {
   close(): Promise<void>;
 }
 
-/** Starts the server on a free loopback port; `issuer` is the Portcullis realm it trusts. */
-export async function startMcpServer(issuer: string, scopes: string[]): Promise<RunningMcpServer> {
+/** Starts the server on a free loopback port; `issuer` is the Portcullis realm it trusts.
+ * `publicUrl`: the URL it is known by (its resource identifier and tokens' audience), as for a
+ * server behind a TLS-terminating proxy; by default the loopback URL it listens on. */
+export async function startMcpServer(issuer: string, scopes: string[], publicUrl?: string): Promise<RunningMcpServer & { local: string }> {
   const app = express();
   app.use(express.json());
   const listener = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const port = (listener.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}/mcp`;
+  const local = `http://127.0.0.1:${port}/mcp`;
+  const url = publicUrl ?? local;
   const asMetadata = await (await fetch(`${issuer.replace('/realms/', '/.well-known/oauth-authorization-server/realms/')}`)).json();
   const jwks = createRemoteJWKSet(new URL(asMetadata.jwks_uri));
   app.use(mcpAuthMetadataRouter({ oauthMetadata: asMetadata, resourceServerUrl: new URL(url), scopesSupported: scopes, resourceName: 'SDK test server' }));
@@ -58,6 +61,7 @@ export async function startMcpServer(issuer: string, scopes: string[]): Promise<
   });
   return {
     url,
+    local,
     close: () => new Promise((resolve) => listener.close(() => resolve())),
   };
 }
