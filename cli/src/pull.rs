@@ -38,6 +38,13 @@ pub struct PullArgs {
     /// never written.
     #[arg(long = "apply", value_name = "HARNESS")]
     apply: Vec<String>,
+    /// With --apply: the command Claude Code and Codex run for the headers of servers
+    /// Portcullis authorizes. `portcullis-cli` means this program's own `token` (each person
+    /// signs in once with `portcullis-cli login`); anything else is a command line where
+    /// `{url}` becomes the server's URL and `{id}` its id. Without it those servers use the
+    /// harness's own MCP sign-in.
+    #[arg(long, value_name = "COMMAND")]
+    token_helper: Option<String>,
     /// Install under this directory instead of `/` (packaging, tests).
     #[arg(
         long,
@@ -230,10 +237,26 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
             summary.cache
         );
     }
+    let options = Options {
+        token_helper: args.token_helper.as_deref().map(|h| match h.trim() {
+            "portcullis-cli" => format!(
+                "portcullis-cli token --server {base} --realm {realm} --resource {{url}} --format headers",
+                base = summary_server(&issuer),
+            ),
+            other => other.to_owned(),
+        }),
+    };
     for h in apply {
-        install(h, &verified, &servers, &args.root)?;
+        install(h, &verified, &servers, &args.root, &options)?;
     }
     Ok(())
+}
+
+/// The server's base URL from a realm's issuer (`…/realms/{realm}`).
+fn summary_server(issuer: &str) -> &str {
+    issuer
+        .rsplit_once("/realms/")
+        .map_or(issuer, |(base, _)| base)
 }
 
 /// This operating system, as the renderers name install paths.
@@ -253,12 +276,13 @@ fn install(
     verified: &Verified,
     servers: &[&portcullis_manifest::Server],
     root: &std::path::Path,
+    options: &Options,
 ) -> Result<(), Failure> {
     let rendered = render(
         &Target::current(harness),
         &verified.policy,
         servers,
-        &Options::default(),
+        options,
     );
     let os = this_os();
     let mut wrote = 0;

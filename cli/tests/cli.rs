@@ -44,7 +44,7 @@ fn manifest(issuer: &str, sequence: u64) -> Manifest {
             {"id": "fetch", "package": {"type": "pypi", "identifier": "mcp-server-fetch", "version": "1.2.0"}, "units": ["eng"]},
             {"id": "tools", "package": {"type": "oci", "identifier": format!("ghcr.io/acme/tools@sha256:{DIGEST}")}, "units": ["payments"]},
             {"id": "local", "command": {"path": "/opt/acme/bin/acme-mcp", "args": ["--stdio"], "sha256": DIGEST}, "rings": ["ring0"]},
-            {"id": "other", "url": "https://other.example.com/mcp", "rings": ["ring1"]}
+            {"id": "other", "url": "https://other.example.com/mcp", "auth": {"mode": "portcullis"}, "rings": ["ring1"]}
         ]
     });
     Manifest {
@@ -677,6 +677,44 @@ fn apply_installs_only_the_named_harnesses_managed_files() {
         "gemini was not named"
     );
     assert!(run.stdout.contains("claude-code: wrote"), "{}", run.stdout);
+
+    // Servers Portcullis authorizes get this program's own token command as their helper.
+    let run = pull(
+        &realm,
+        cache.path(),
+        &[
+            "--ring",
+            "ring1",
+            "--apply",
+            "claude-code",
+            "--apply",
+            "codex",
+            "--token-helper",
+            "portcullis-cli",
+            "--root",
+            path(root.path()),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let helper = format!(
+        "portcullis-cli token --server {} --realm {} --resource https://other.example.com/mcp --format headers",
+        realm.issuer().rsplit_once("/realms/").expect("issuer").0,
+        realm.issuer().rsplit_once("/realms/").expect("issuer").1,
+    );
+    let claude: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.path().join("etc/claude-code/managed-mcp.json"))
+            .expect("claude-code's managed file"),
+    )
+    .expect("json");
+    assert_eq!(
+        claude["mcpServers"]["other"]["headersHelper"],
+        helper.as_str()
+    );
+    let codex = std::fs::read_to_string(root.path().join("etc/codex/config.toml")).expect("codex");
+    assert!(
+        codex.contains(&format!("http_headers_helper = \"{helper}\"")),
+        "{codex}"
+    );
 
     let before = realm.requests().len();
     let run = pull(&realm, cache.path(), &["--apply", "vim"]);

@@ -176,7 +176,7 @@ fn main() {
     let servers = policy.servers_for(&everyone, &units);
     assert_eq!(servers.len(), SERVERS);
     let opts = Options {
-        token_helper: Some("portcullis-cli token --server {id} --format headers".into()),
+        token_helper: Some("portcullis-cli token --server https://auth.example.com --realm default --resource {url} --format headers".into()),
     };
     println!("\nRegistry, {SERVERS} servers, median of {RUNS} runs, one core\n");
     println!("| step | time |");

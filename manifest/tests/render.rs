@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const HELPER: &str = "portcullis-cli token --server {id} --format headers";
+const HELPER: &str = "portcullis-cli token --server https://auth.example.com --realm default --resource {url} --format headers";
 
 fn helper() -> Options {
     Options {
@@ -835,7 +835,7 @@ fn claude_pushes_only_plain_https_servers_and_only_from_2_1_259() {
     }
     assert_eq!(
         user["mcpServers"]["helped"]["headersHelper"],
-        "portcullis-cli token --server helped --format headers"
+        "portcullis-cli token --server https://auth.example.com --realm default --resource https://helped.example.com/mcp --format headers"
     );
     let before = render(
         &target(Harness::ClaudeCode, Some("2.1.258")),
@@ -907,7 +907,9 @@ fn codex_warns_per_local_server_that_requirements_cannot_pin_its_version() {
     );
     assert_eq!(
         servers["wiki"]["http_headers_helper"].as_str(),
-        Some("portcullis-cli token --server wiki --format headers")
+        Some(
+            "portcullis-cli token --server https://auth.example.com --realm default --resource https://wiki.example.com/mcp --format headers"
+        )
     );
     assert_eq!(
         servers["tickets"]["bearer_token_env_var"].as_str(),
@@ -1222,4 +1224,34 @@ fn five_hundred_servers_render_in_every_harness() {
         started.elapsed()
     );
     let _ = Mode::Allowlist;
+}
+
+#[test]
+fn a_helper_naming_a_url_a_shell_would_read_is_not_rendered() {
+    for h in [Harness::ClaudeCode, Harness::Codex] {
+        let safe = render_one(
+            h,
+            "allowlist",
+            ServerInput {
+                auth: Some(auth("portcullis")),
+                ..remote("wiki", "https://wiki.example.com/mcp")
+            },
+            &helper(),
+        );
+        assert!(!warned(&safe, Some("wiki"), Field::AuthMode), "{h:?}");
+        let odd = render_one(
+            h,
+            "allowlist",
+            ServerInput {
+                auth: Some(auth("portcullis")),
+                ..remote("wiki", "https://wiki.example.com/a;b&c|d")
+            },
+            &helper(),
+        );
+        assert!(warned(&odd, Some("wiki"), Field::AuthMode), "{h:?}");
+        assert!(
+            odd.files.iter().all(|f| !f.contents.contains("--resource")),
+            "{h:?}"
+        );
+    }
 }

@@ -19,6 +19,19 @@ const NAME: &str = "Codex";
 /// The first version known to read `http_headers_helper` (checked in its binary).
 pub(crate) const HELPER_SINCE: &str = "0.171.0";
 
+/// The variable Codex reads a server's token from (`PORTCULLIS_TOKEN_WIKI`).
+fn token_env_name(id: &str) -> String {
+    let mut name = String::from("PORTCULLIS_TOKEN_");
+    name.extend(id.chars().map(|c| {
+        if c.is_ascii_alphanumeric() {
+            c.to_ascii_uppercase()
+        } else {
+            '_'
+        }
+    }));
+    name
+}
+
 fn strings(list: &[String]) -> Value {
     Value::Array(list.iter().map(|s| Value::String(s.clone())).collect())
 }
@@ -94,6 +107,12 @@ fn server(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<(Table, Table)> {
     } else {
         Err("Codex reads http_headers_helper from 0.171.0")
     };
+    // Before the header helper, Codex can still read a bearer token from a variable: the
+    // person sets it from `portcullis-cli token --format env` before starting Codex.
+    let env_fallback = (helper_ok.is_err()
+        && ctx.opts.token_helper.is_some()
+        && matches!(auth, crate::server::Auth::Portcullis { .. }))
+    .then(|| token_env_name(id));
     let plan = plan_auth(ctx, id, transport, auth, helper_ok, NAME, out);
     let mut t = Table::new();
     let mut identity = Table::new();
@@ -114,6 +133,16 @@ fn server(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<(Table, Table)> {
             remote_headers(headers, id, &mut t, out);
             if let Some(h) = plan.helper {
                 t.insert("http_headers_helper".into(), Value::String(h));
+            }
+            if let Some(var) = env_fallback {
+                out.warn(
+                    Some(id),
+                    Field::AuthMode.as_str(),
+                    format!(
+                        "Codex before 0.171.0 reads the token from ${var} instead (bearer_token_env_var): set it before starting Codex, e.g. eval \"$(portcullis-cli token --resource {url} --format env --env-name {var})\"; the token lasts minutes, so prefer Codex 0.171.0 or later."
+                    ),
+                );
+                t.insert("bearer_token_env_var".into(), Value::String(var));
             }
             if let Some(c) = plan.client_id {
                 let mut oauth = Table::new();

@@ -111,9 +111,10 @@ impl Version {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// A shell command printing a JSON object of headers for a server whose auth mode is
-    /// `portcullis` (`portcullis-cli token --server {id} --format headers`); `{id}` becomes
-    /// the server's id. `None`: such servers rely on the harness's own MCP OAuth (the server
-    /// publishes RFC 9728 metadata naming Portcullis), and no credential is rendered.
+    /// `portcullis` (`portcullis-cli token --server https://auth.example.com --realm default
+    /// --resource {url} --format headers`); `{id}` becomes the server's id and `{url}` its
+    /// URL. `None`: such servers rely on the harness's own MCP OAuth (the server publishes
+    /// RFC 9728 metadata naming Portcullis), and no credential is rendered.
     pub token_helper: Option<String>,
 }
 

@@ -192,8 +192,22 @@ pub(crate) fn plan_auth<'a>(
             AuthPlan { scopes, ..none }
         }
         Auth::Portcullis { scopes } => {
+            let url = match transport {
+                Transport::Remote { url, .. } => url.as_str(),
+                _ => "",
+            };
             let helper = match (&ctx.opts.token_helper, helper_ok) {
-                (Some(h), Ok(())) => Some(h.replace("{id}", id)),
+                (Some(h), Ok(())) if h.contains("{url}") && !shell_safe(url) => {
+                    out.warn(
+                        Some(id),
+                        Field::AuthMode.as_str(),
+                        format!(
+                            "Portcullis: the URL has characters a shell would read ({url}), so the token helper naming it is not rendered; the harness's own MCP OAuth finds Portcullis through the server's RFC 9728 metadata."
+                        ),
+                    );
+                    None
+                }
+                (Some(h), Ok(())) => Some(h.replace("{id}", id).replace("{url}", url)),
                 (Some(_), Err(why)) => {
                     out.warn(
                         Some(id),
@@ -216,6 +230,15 @@ pub(crate) fn plan_auth<'a>(
             }
         }
     }
+}
+
+/// Whether `text` may stand unquoted in a shell command line: URL characters no shell treats
+/// specially.
+pub(crate) fn shell_safe(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~:/%@+,=".contains(&b))
 }
 
 /// A JSON file: pretty (two spaces), keys sorted, ending in a newline.

@@ -107,8 +107,8 @@ fn DeliverForm(
                 <Field errors name="release" id="deliver-release" label="Release" mono=true maxlength=12
                     placeholder=format!("{latest} (latest)") help="A release number; empty: the latest."/>
                 <Field errors name="token_helper" id="deliver-helper" label="Token helper (optional)" mono=true maxlength=1024 class="sm:col-span-2"
-                    placeholder="portcullis-cli token --server {id} --format headers"
-                    help="For servers Portcullis authorizes: a command printing a JSON object of headers ({id} becomes the server). Empty: those servers use the harness's own MCP sign-in."/>
+                    placeholder="portcullis-cli token --server https://auth.example.com --realm default --resource {url} --format headers"
+                    help="For servers Portcullis authorizes: a command printing a JSON object of headers ({url} becomes the server's URL, {id} its id). portcullis-cli token gives each server its own five-minute token from the person's sign-in (portcullis-cli login). Empty: those servers use the harness's own MCP sign-in."/>
                 <div class="sm:col-span-2">{errors.form_error()}</div>
                 <div class="sm:col-span-2">
                     <button type="submit" class=BTN_PRIMARY disabled=move || render.pending().get()>

@@ -234,8 +234,9 @@ pub enum RegistryCommand {
         #[arg(long)]
         release: Option<i64>,
         /// A command printing a JSON object of headers for servers Portcullis authorizes
-        /// (`{id}` becomes the server id); without it those servers use the harness's own
-        /// OAuth sign-in.
+        /// (`{url}` becomes the server's URL, `{id}` its id), such as `portcullis-cli token
+        /// --server https://auth.example.com --realm default --resource {url} --format headers`;
+        /// without it those servers use the harness's own OAuth sign-in.
         #[arg(long)]
         token_helper: Option<String>,
         /// The directory to write into (created if missing).
