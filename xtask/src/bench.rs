@@ -5,6 +5,9 @@
 //!   (cores used, CPU time per token), and, measured in the same run with the same key, the raw
 //!   single-core signing rate next to `openssl speed` of the same algorithm. Ratios are
 //!   `tokens/s ÷ (rate × cores used)`: 100% means the server spends its CPU only on signing.
+//! - `exchange`: token exchange (RFC 8693: a machine client's own ES256 token traded for a
+//!   token at another ES256 resource) next to `client_credentials` in the same run, at 16 and
+//!   64 connections: tokens/s and CPU per token, and the ratio (the goal is at least 80%).
 //! - `flood`: token throughput and latency alone, then while wrk floods `/login` with wrong
 //!   passwords from ever-new addresses (through a trusted-proxy header, so none is throttled and
 //!   every attempt costs an Argon2 hash).
@@ -339,8 +342,9 @@ pub fn run(which: Option<&str>) -> anyhow::Result<()> {
         "scale" => scale(),
         "codes" => codes(),
         "registry" => registry(),
+        "exchange" => exchange(),
         other => bail!(
-            "unknown benchmark {other}; use tokens, flood, soak, scale, codes, registry or guard"
+            "unknown benchmark {other}; use tokens, exchange, flood, soak, scale, codes, registry or guard"
         ),
     }
 }
@@ -394,6 +398,86 @@ fn tokens() -> anyhow::Result<()> {
                 100.0 * r.rps / (openssl * r.cores)
             );
         }
+    }
+    Ok(())
+}
+
+/// Token exchange next to `client_credentials`: the same client, key type and server.
+fn exchange() -> anyhow::Result<()> {
+    let install = Install::new("bench-exchange", None)?;
+    install.cli(&["migrate"])?;
+    install.resource("source", "ES256")?;
+    install.resource("target", "ES256")?;
+    let out = install.cli(&[
+        "clients",
+        "create",
+        "--client-id",
+        "bench",
+        "--name",
+        "bench",
+        "--scope",
+        "tools:call",
+        "--token-exchange",
+    ])?;
+    let secret = out
+        .lines()
+        .find_map(|l| l.strip_prefix("client_secret: "))
+        .context("no secret printed")?;
+    use base64::Engine as _;
+    let auth = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("bench:{secret}"))
+    );
+    install.grant("bench", "source")?;
+    install.grant("bench", "target")?;
+    let server = install.serve()?;
+    let pid = server.0.id();
+    // The subject: the client's own token for the source (it lives longer than the runs).
+    let answer = curl(&[
+        "-X",
+        "POST",
+        "-H",
+        &format!("Authorization: {auth}"),
+        "-d",
+        "grant_type=client_credentials&scope=tools%3Acall&resource=https%3A%2F%2Fsource.bench.example%2Fmcp",
+        &format!("http://127.0.0.1:{PORT}/realms/default/token"),
+    ])?;
+    // A JWT holds no quote: the text between the field's quotes is the token.
+    let subject = answer
+        .split_once("\"access_token\":\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(token, _)| token.to_owned())
+        .with_context(|| format!("no subject token: {answer}"))?;
+    let direct = token_script(&install.data, "target", &auth)?;
+    let exchanged = format!("{}/exchange.lua", install.data);
+    std::fs::write(
+        &exchanged,
+        format!(
+            "wrk.method = \"POST\"\nwrk.body = \"grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token={subject}&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aaccess_token&resource=https%3A%2F%2Ftarget.bench.example%2Fmcp\"\nwrk.headers[\"Content-Type\"] = \"application/x-www-form-urlencoded\"\nwrk.headers[\"Authorization\"] = \"{auth}\"\n"
+        ),
+    )?;
+    wrk_warmup(&direct)?;
+    wrk_warmup(&exchanged)?;
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    println!(
+        "\ntoken exchange next to client_credentials (ES256 both), {SECONDS} s per run, {cores} cores, wrk -t2 on the same machine\n"
+    );
+    println!(
+        "| connections | client_credentials tokens/s | CPU µs/token | exchange tokens/s | CPU µs/token | exchange p99 | exchange ÷ client_credentials |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for conns in [16, 64] {
+        let d = wrk(&direct, conns, pid)?;
+        let e = wrk(&exchanged, conns, pid)?;
+        println!(
+            "| {conns} | {:.0} | {:.0} | {:.0} | {:.0} | {} | {:.0}% |",
+            d.rps,
+            d.cpu_us_per_token,
+            e.rps,
+            e.cpu_us_per_token,
+            e.p99,
+            100.0 * e.rps / d.rps
+        );
     }
     Ok(())
 }
