@@ -9,6 +9,7 @@ mod device;
 mod exchange;
 mod hardening;
 mod interop;
+mod laptop;
 mod mcp_check;
 mod metadata_document;
 mod oauth;

@@ -529,7 +529,7 @@ async fn import_fetches_read_only_within_its_limits() {
 type Ran = (Option<i32>, String, String);
 
 /// `target/debug/portcullis-cli`, which `cargo test --workspace` builds with the rest.
-fn laptop_cli() -> std::path::PathBuf {
+pub(super) fn laptop_cli() -> std::path::PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
