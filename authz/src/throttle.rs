@@ -47,8 +47,8 @@ pub const MAX_MCP_CHECKS_PER_ACCOUNT: u32 = 30;
 pub const MAX_SUBMISSION_CHANGES_PER_ACCOUNT: u32 = 30;
 /// Wrong user codes (RFC 8628) allowed per source within a window.
 pub const MAX_USER_CODE_FAILURES_PER_SOURCE: u32 = 10;
-/// Wrong user codes allowed from everywhere together within a window: with at most a few
-/// thousand live codes among 20^8, a distributed guesser stays far below one hit.
+/// Wrong user codes allowed in one realm from everywhere together within a window: with at
+/// most a few thousand live codes among 20^8, a distributed guesser stays far below one hit.
 pub const MAX_USER_CODE_FAILURES: u32 = 1_000;
 /// Device authorization requests per source within a window.
 pub const MAX_DEVICE_REQUESTS_PER_SOURCE: u32 = 60;
@@ -139,8 +139,8 @@ pub(crate) enum Key {
     SubmissionChange(String),
     /// User codes tried from one source.
     UserCodeSource(Source),
-    /// User codes tried from anywhere.
-    UserCodeAll,
+    /// User codes tried in one realm from anywhere.
+    UserCodeAll(RealmId),
     /// Device authorization requests from one source.
     DeviceRequest(Source),
 }
@@ -156,7 +156,7 @@ impl Key {
             }
             Key::McpCheck(_) => "mcp_check",
             Key::SubmissionChange(_) => "submission",
-            Key::UserCodeSource(_) | Key::UserCodeAll => "user_code",
+            Key::UserCodeSource(_) | Key::UserCodeAll(_) => "user_code",
             Key::DeviceRequest(_) => "device_authorization",
         }
     }
@@ -326,13 +326,18 @@ impl Throttle {
     /// Begins a user-code lookup on the device verification page: refused (with the seconds to
     /// wait) when the source, or everyone together, typed too many wrong codes; otherwise
     /// counted as a failure until [`Throttle::undo`] says it found its code.
-    pub(crate) fn begin_user_code(&self, source: Source, now: UnixTime) -> Result<Attempt, u64> {
+    pub(crate) fn begin_user_code(
+        &self,
+        realm: &RealmId,
+        source: Source,
+        now: UnixTime,
+    ) -> Result<Attempt, u64> {
         let limits = [
             (
                 Key::UserCodeSource(source),
                 MAX_USER_CODE_FAILURES_PER_SOURCE,
             ),
-            (Key::UserCodeAll, MAX_USER_CODE_FAILURES),
+            (Key::UserCodeAll(realm.clone()), MAX_USER_CODE_FAILURES),
         ];
         let starts = self.count_all(&limits, now)?;
         let counted = limits.into_iter().map(|(k, _)| k).zip(starts).collect();
@@ -420,6 +425,18 @@ impl Throttle {
             count_refusal(client.kind());
         }
         refused
+    }
+
+    /// Records a failure from `source` alone (a request naming a public client, which anyone
+    /// can name). Returns the seconds to wait when it is beyond the source's limit.
+    pub(crate) fn source_failed(&self, source: Source, now: UnixTime) -> Option<u64> {
+        let mut map = self.counters.lock().unwrap_or_else(|p| p.into_inner());
+        let from = Key::ClientSource(source);
+        let (n, start) = Self::bump(&mut map, &from, now);
+        (n > MAX_CLIENT_FAILURES_PER_SOURCE).then(|| {
+            count_refusal(from.kind());
+            u64::try_from(start + WINDOW_SECS - now).unwrap_or(1).max(1)
+        })
     }
 
     /// Number of counters held (for tests of the bound).

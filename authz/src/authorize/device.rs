@@ -185,18 +185,19 @@ impl Core {
                 form_token: self.account_form_token(browser, session),
             }))
         };
-        let attempt = match self
-            .login_throttle
-            .begin_user_code(Source::of(meta.client_ip), now)
-        {
-            Ok(a) => a,
-            Err(wait) => {
-                return again(format!(
-                    "Too many wrong codes were tried. Try again in {} minutes.",
-                    wait.div_ceil(60)
-                ));
-            }
-        };
+        let attempt =
+            match self
+                .login_throttle
+                .begin_user_code(&realm.id, Source::of(meta.client_ip), now)
+            {
+                Ok(a) => a,
+                Err(wait) => {
+                    return again(format!(
+                        "Too many wrong codes were tried. Try again in {} minutes.",
+                        wait.div_ceil(60)
+                    ));
+                }
+            };
         let found = match normalise_user_code(typed) {
             Some(code) => {
                 self.store

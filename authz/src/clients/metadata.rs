@@ -86,6 +86,29 @@ pub struct ValidClient {
     pub metadata: Metadata,
 }
 
+impl ValidClient {
+    /// Refuses the grants only an administrator turns on (token exchange, the device grant)
+    /// in a client's own registration: a self-registered client must not reach servers with
+    /// tokens it trades, nor pose as a device sign-in people are asked to approve.
+    ///
+    /// # Errors
+    /// `InvalidField` (`grant_types`).
+    pub fn refuse_admin_only_grants(&self) -> Result<()> {
+        for g in [GrantType::TokenExchange, GrantType::DeviceCode] {
+            if self.grant_types.contains(&g) {
+                return Err(Error::field(
+                    "grant_types",
+                    format!(
+                        "{} is turned on by an administrator for a registered client, never by the client's own registration.",
+                        g.as_str()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 fn text(s: &Option<String>) -> Option<&str> {
     s.as_deref().map(str::trim).filter(|s| !s.is_empty())
 }

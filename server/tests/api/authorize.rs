@@ -222,7 +222,7 @@ impl Flow {
     }
 
     /// Opens registration in the realm and registers `json` as a client would (RFC 7591).
-    async fn register_openly(&self, json: impl Into<Body>) -> serde_json::Value {
+    pub(super) async fn register_openly(&self, json: impl Into<Body>) -> serde_json::Value {
         self.t
             .state
             .core

@@ -840,3 +840,96 @@ async fn foreign_token(f: &Flow) -> String {
     let json: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
     json["access_token"].as_str().expect("token").to_owned()
 }
+
+/// What a server receives cannot be traded on by anyone naming the client it was issued to: an
+/// exchanged token is never exchanged again by that client, and the public CLI trades only its
+/// sign-in token; clients cannot turn the grant on for themselves; a server calling onward for
+/// a machine client never gets more than that client could.
+#[tokio::test]
+async fn received_tokens_cannot_be_traded_on_and_self_registration_cannot_opt_in() {
+    let s = setup().await;
+    let core = &s.f.t.state.core;
+    let m = authz::RequestMeta::default();
+    publish(&s.f, &[("mail", MAIL), ("pay", PAY)]).await;
+    let (subject, _) = s.sign_in().await;
+    let (status, json) = s.exchange(&subject, MAIL, "").await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let at_mail = json["access_token"].as_str().expect("token").to_owned();
+    // The mail server got `at_mail`; naming the laptop, it cannot trade it for the payments
+    // server (the laptop exchanges its original token instead).
+    refused(&s.exchange(&at_mail, PAY, "").await, "invalid_grant");
+
+    // The public CLI: a token it got for the payments server (not its registry sign-in) is
+    // not exchangeable, whoever presents it.
+    let url = format!(
+        "/realms/default/authorize?response_type=code&client_id=portcullis-cli&redirect_uri={}&code_challenge={CHALLENGE}&code_challenge_method=S256&state=s&resource={}",
+        enc(REDIRECT),
+        enc(PAY)
+    );
+    let loc =
+        s.f.consent_at(&mut Browser::default(), &url, PERSON, "Portcullis CLI")
+            .await;
+    let (status, json) = s
+        .f
+        .token(&format!(
+            "grant_type=authorization_code&client_id=portcullis-cli&code={}&redirect_uri={}&code_verifier={VERIFIER}",
+            enc(&query_of(&loc)["code"]),
+            enc(REDIRECT)
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let cli_pay = json["access_token"].as_str().expect("token").to_owned();
+    let got = s
+        .exchange_as("client_id=portcullis-cli", &cli_pay, MAIL, "")
+        .await;
+    refused(&got, "invalid_grant");
+    assert!(
+        got.1["error_description"]
+            .as_str()
+            .is_some_and(|d| d.contains("sign-in token")),
+        "{}",
+        got.1
+    );
+
+    // Self-registration cannot ask for token exchange or the device grant.
+    for grant in [EXCHANGE, "urn:ietf:params:oauth:grant-type:device_code"] {
+        let reg = s
+            .f
+            .register_openly(format!(
+                r#"{{"client_name":"Sneaky","token_endpoint_auth_method":"client_secret_basic","grant_types":["client_credentials","{grant}"]}}"#
+            ))
+            .await;
+        assert_eq!(reg["error"], "invalid_client_metadata", "{reg}");
+    }
+
+    // A server calling onward for a machine client: the client's own access bounds it.
+    let (_, bot_secret) = register_granted_client(
+        core,
+        &s.f.admin,
+        "bot",
+        ClientForm {
+            name: "Bot".into(),
+            auth_method: "client_secret_post".into(),
+            scope: "tools:call".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("bot");
+    core.revoke_access(&s.f.admin, "default", "bot", "email-mcp", &m)
+        .await
+        .expect("no mail for the bot");
+    let (_, json) =
+        s.f.token(&format!(
+            "grant_type=client_credentials&client_id=bot&client_secret={}&resource={}",
+            enc(bot_secret.expect("secret").expose()),
+            enc(PAY)
+        ))
+        .await;
+    let bots = json["access_token"].as_str().expect("bot token").to_owned();
+    let payments = s.resource_server("payments-mcp").await;
+    refused(
+        &s.exchange_basic(&payments, &bots, MAIL, "").await,
+        "invalid_target",
+    );
+}

@@ -74,6 +74,10 @@ pub fn check_metadata_document(
         Error::InvalidField { message, .. } => format!("The client's metadata document: {message}"),
         other => other.to_string(),
     })?;
+    valid.refuse_admin_only_grants().map_err(|e| match e {
+        Error::InvalidField { message, .. } => format!("The client's metadata document: {message}"),
+        other => other.to_string(),
+    })?;
     if !matches!(
         valid.auth_method,
         AuthMethod::None | AuthMethod::PrivateKeyJwt

@@ -73,6 +73,7 @@ impl Core {
             metadata
         };
         let valid = metadata.validate(self.metadata_rules())?;
+        valid.refuse_admin_only_grants()?;
         // Before an initial access token is spent: a refusal must not use it up.
         let held = self.store.count_registered_clients(&realm.id).await?;
         if i64::try_from(held).unwrap_or(i64::MAX) >= realm.max_dynamic_clients {

@@ -66,6 +66,25 @@ impl Core {
                 Ok(response)
             }
             Err(Error::OAuth(refusal)) => {
+                // Counted before anything is written: a source (or, for a confidential client,
+                // the client) refused too often is answered "try later" and leaves no row.
+                let source = Source::of(meta.client_ip);
+                let wait = if client.auth_method == AuthMethod::None {
+                    // Anyone can name a public client: count the source, not the client.
+                    self.client_throttle.source_failed(source, self.now())
+                } else if refusal.code == OAuthErrorCode::InvalidGrant {
+                    self.client_throttle.client_failed(
+                        &realm.id,
+                        client.client_id.as_str(),
+                        source,
+                        self.now(),
+                    )
+                } else {
+                    None
+                };
+                if let Some(retry_after_secs) = wait {
+                    return Err(Error::Throttled { retry_after_secs });
+                }
                 let mut event = self.event(
                     &realm.id,
                     client.client_id.as_str(),
@@ -80,16 +99,6 @@ impl Core {
                     "resource": req.resource.iter().take(2).map(|r| r.chars().take(300).collect::<String>()).collect::<Vec<_>>(),
                 });
                 self.store.insert_audit_event(&event).await?;
-                if refusal.code == OAuthErrorCode::InvalidGrant
-                    && let Some(retry_after_secs) = self.client_throttle.client_failed(
-                        &realm.id,
-                        client.client_id.as_str(),
-                        Source::of(meta.client_ip),
-                        self.now(),
-                    )
-                {
-                    return Err(Error::Throttled { retry_after_secs });
-                }
                 Err(Error::OAuth(refusal))
             }
             Err(other) => Err(other),
@@ -103,7 +112,7 @@ impl Core {
         req: &TokenRequest,
     ) -> Result<Exchanged> {
         let subject_token = exchange_parameters(req)?;
-        let (subject, _) = self
+        let (subject, subject_client) = self
             .live_access_token(realm, subject_token)
             .await?
             .ok_or_else(|| {
@@ -114,6 +123,24 @@ impl Core {
             })?;
         let own = subject.client_id == client.client_id.as_str()
             && subject.origin.client == client.id.as_str();
+        // A client's own exchanged token is for the one server it named: trading it again would
+        // let that server (which receives it) reach others as the client. Exchange the original.
+        if own && subject.origin.subject.is_some() {
+            return Err(refuse(
+                OAuthErrorCode::InvalidGrant,
+                "The subject token came from an exchange: the client it was issued to exchanges the original token instead.",
+            ));
+        }
+        // Anyone can name a public client: it trades only its own sign-in token (audience: the
+        // realm's registry), never a token an MCP server received from it.
+        if client.auth_method == AuthMethod::None
+            && subject.aud != self.registry_audience(&realm.name)
+        {
+            return Err(refuse(
+                OAuthErrorCode::InvalidGrant,
+                "A public client exchanges only its sign-in token (whose audience is the realm's registry).",
+            ));
+        }
         let addressed = client.auth_method != AuthMethod::None
             && client
                 .resource_server_for
@@ -158,7 +185,7 @@ impl Core {
         }
         let target = self.exchange_target(realm, req).await?;
         let (ceiling, consent) = self
-            .exchange_ceiling(realm, client, &subject, &target)
+            .exchange_ceiling(realm, client, (&subject, &subject_client), &target)
             .await?;
         let mut allowed = target.scopes.intersection(&ceiling);
         if subject.aud != self.registry_audience(&realm.name) {
@@ -316,9 +343,10 @@ impl Core {
         &self,
         realm: &Realm,
         client: &Client,
-        subject: &AccessTokenClaims,
+        (subject, subject_client): (&AccessTokenClaims, &Client),
         target: &Resource,
     ) -> Result<(ScopeSet, Option<RegistryConsent>)> {
+        let first_party = crate::clients::is_first_party(client.client_id.as_str());
         let release_scopes = |c: &RegistryConsent| {
             if c.scopes.is_empty() {
                 target.scopes.clone()
@@ -336,7 +364,21 @@ impl Core {
                 .registry_consent(realm, target, (kind, &subject.sub))
                 .await?
             {
-                return Ok((release_scopes(&c), Some(c)));
+                let mut ceiling = release_scopes(&c);
+                // The release is the organisation's consent for the person; which clients may
+                // carry it is still the resource's policy (the realm's own CLI excepted: the
+                // release is made for it).
+                if !first_party && target.policy.consent == ConsentPolicy::GrantedClients {
+                    let grant = self.cached_grant(&client.id, &target.id).await?;
+                    let Some(grant) = grant else {
+                        return Err(refuse(
+                            OAuthErrorCode::InvalidTarget,
+                            "The resource admits only clients an administrator granted access, and this client has no grant.",
+                        ));
+                    };
+                    ceiling = ceiling.intersection(&grant.scopes);
+                }
+                return Ok((ceiling, Some(c)));
             }
             let consent = self
                 .store
@@ -362,7 +404,19 @@ impl Core {
             return Ok((ceiling, None));
         }
         let grant = self.cached_grant(&client.id, &target.id).await?;
-        let machine = super::machine_scopes(client, target, grant.as_ref());
+        let mut machine = super::machine_scopes(client, target, grant.as_ref());
+        // A server calling onward for another machine client: never more than that client may
+        // get at the target itself.
+        if subject_client.id != client.id {
+            let theirs = self.cached_grant(&subject_client.id, &target.id).await?;
+            machine = match (
+                machine,
+                super::machine_scopes(subject_client, target, theirs.as_ref()),
+            ) {
+                (Some(a), Some(b)) => Some(a.intersection(&b)),
+                _ => None,
+            };
+        }
         let agent = match &subject.agent {
             Some(a) => {
                 self.cached_agent(&crate::ids::AgentId::from_stored(a.agent_id.as_str()))
