@@ -97,7 +97,8 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
     let issuer = format!("{base}/realms/{realm}");
     let token = match &args.token_env {
         Some(name) => Some(token_from(name)?),
-        None => None,
+        // Signed in to this realm (`portcullis-cli login`): the sign-in reads the registry.
+        None => crate::signin::registry_token(&base, realm, args.cache_dir.as_deref()).await?,
     };
     let client = Http::new(http::is_loopback(&server))?;
 
@@ -153,7 +154,7 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
                     if token.is_some() {
                         "the token is not valid for it"
                     } else {
-                        "it wants a token (pass --token-env NAME, NAME holding the token)"
+                        "it wants a token: sign in with portcullis-cli login --server URL --realm REALM (pull then uses it), or pass --token-env NAME, NAME holding a token"
                     }
                 ),
             });
@@ -237,15 +238,24 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
             summary.cache
         );
     }
-    let options = Options {
-        token_helper: args.token_helper.as_deref().map(|h| match h.trim() {
-            "portcullis-cli" => format!(
-                "portcullis-cli token --server {base} --realm {realm} --resource {{url}} --format headers",
-                base = summary_server(&issuer),
-            ),
-            other => other.to_owned(),
-        }),
+    let token_helper = match args.token_helper.as_deref().map(str::trim) {
+        None => None,
+        Some("portcullis-cli") => Some(
+            portcullis_manifest::render::portcullis_cli_helper(summary_server(&issuer), realm)
+                .ok_or_else(|| {
+                    Failure::error(
+                        "--token-helper portcullis-cli: the server URL or realm has characters a shell would read; give the command line instead.",
+                    )
+                })?,
+        ),
+        Some(other) => Some(other.to_owned()),
     };
+    if token_helper.is_some() && apply.is_empty() {
+        eprintln!(
+            "portcullis-cli: note: --token-helper applies to --apply; nothing was installed."
+        );
+    }
+    let options = Options { token_helper };
     for h in apply {
         install(h, &verified, &servers, &args.root, &options)?;
     }

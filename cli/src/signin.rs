@@ -155,8 +155,13 @@ impl Realm {
             )
             .await?;
         if res.status != 200 {
+            let hint = if base.contains("/realms/") {
+                " --server is the Portcullis base URL, without /realms/…."
+            } else {
+                " Is the realm name right?"
+            };
             return Err(Failure::error(format!(
-                "{issuer} answered HTTP {} for its metadata: is the realm name right?",
+                "{issuer} answered HTTP {} for its metadata.{hint}",
                 res.status
             )));
         }
@@ -215,7 +220,7 @@ fn oauth_failure<E: std::error::Error, T: oauth2::ErrorResponseType + std::fmt::
         RequestTokenError::ServerResponse(r) => {
             let code = r.error().to_string();
             let line = format!(
-                "{what} refused: {code}{}",
+                "{what} was refused: {code}{}",
                 r.error_description()
                     .map(|d| format!(" ({d})"))
                     .unwrap_or_default()
@@ -246,7 +251,8 @@ fn subject_of(jwt: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // The token cache: one 0600 file per realm and resource.
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A cached token (no `Debug`: it holds the token).
+#[derive(Clone, Serialize, Deserialize)]
 struct Cached {
     resource: String,
     access_token: String,
@@ -308,13 +314,23 @@ pub async fn login(args: LoginArgs) -> Result<(), Failure> {
     let http = realm.oauth()?;
     let registry = realm.registry();
     let (tokens, via) = if args.device {
-        (device_login(&realm, &http, &registry).await?, "device")
+        (device_login(&realm, &http, &registry).await, "device")
     } else {
         (
-            loopback_login(&realm, &http, &registry, args.no_browser).await?,
+            loopback_login(&realm, &http, &registry, args.no_browser).await,
             "browser",
         )
     };
+    let tokens = tokens.map_err(|f| {
+        if f.message.contains("invalid_target") {
+            Failure::error(format!(
+                "Realm {} takes no sign-ins from portcullis-cli yet: its registry is not served with bearer access (an administrator runs: portcullis registry settings --realm {} --access bearer).",
+                realm.realm, realm.realm
+            ))
+        } else {
+            f
+        }
+    })?;
     let refresh = tokens.refresh_token().ok_or_else(|| {
         Failure::error(
             "The realm gave no refresh token: the Portcullis CLI client may not stay signed in.",
@@ -438,16 +454,20 @@ async fn loopback_login(
                 .map_err(|e| Failure::error(format!("The loopback listener failed: {e}")))?;
             let mut buf = vec![0u8; 8192];
             let mut read = 0;
-            while read < buf.len() {
-                let n = stream.read(&mut buf[read..]).await.unwrap_or(0);
-                if n == 0 {
-                    break;
+            // A connection that sends nothing cannot hold the listener.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+                while read < buf.len() {
+                    let n = stream.read(&mut buf[read..]).await.unwrap_or(0);
+                    if n == 0 {
+                        break;
+                    }
+                    read += n;
+                    if buf[..read].windows(4).any(|w| w == b"\r\n\r\n") {
+                        break;
+                    }
                 }
-                read += n;
-                if buf[..read].windows(4).any(|w| w == b"\r\n\r\n") {
-                    break;
-                }
-            }
+            })
+            .await;
             let head = String::from_utf8_lossy(&buf[..read]).into_owned();
             let target = head
                 .lines()
@@ -468,10 +488,16 @@ async fn loopback_login(
                 url::form_urlencoded::parse(query.as_bytes())
                     .into_owned()
                     .collect();
-            let outcome = if params.get("state").map(String::as_str) != Some(state.secret()) {
-                Err("The answer is not for this sign-in (state mismatch).".to_owned())
-            } else if params.get("iss").is_some_and(|i| *i != realm.issuer) {
-                Err("The answer came from another issuer: refused.".to_owned())
+            // Not this sign-in's answer (another program on this machine): ignored.
+            if params.get("state").map(String::as_str) != Some(state.secret()) {
+                let _ = stream
+                    .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    .await;
+                continue;
+            }
+            // RFC 9207: the realm names itself in every answer; another issuer's is refused.
+            let outcome = if params.get("iss").map(String::as_str) != Some(realm.issuer.as_str()) {
+                Err("The answer does not come from this realm (iss): refused.".to_owned())
             } else if let Some(error) = params.get("error") {
                 Err(format!(
                     "The sign-in was refused: {error}{}",
@@ -576,7 +602,8 @@ pub struct TokenArgs {
     cache_dir: Option<PathBuf>,
 }
 
-#[derive(Debug, Deserialize)]
+/// A token exchange answer (no `Debug`: it holds the token).
+#[derive(Deserialize)]
 struct Exchanged {
     access_token: String,
     expires_in: u64,
@@ -695,6 +722,27 @@ async fn sign_in_token(
     Ok(access)
 }
 
+/// The sign-in token of the person signed in to `realm` at `server` (audience: the realm's
+/// registry), for reading the registry; `None` when nobody is signed in there.
+///
+/// # Errors
+/// The sign-in has ended (exit 3), or the realm cannot be reached.
+pub(crate) async fn registry_token(
+    server: &str,
+    realm_name: &str,
+    cache_dir: Option<&std::path::Path>,
+) -> Result<Option<String>, Failure> {
+    let Some(session) = load_sessions()?
+        .into_iter()
+        .find(|s| s.server == server && s.realm == realm_name)
+    else {
+        return Ok(None);
+    };
+    let dir = token_dir(&session.issuer, cache_dir)?;
+    let realm = Realm::discover(&session.server, &session.realm).await?;
+    sign_in_token(&realm, &session, &dir).await.map(Some)
+}
+
 /// Token exchange (RFC 8693): the sign-in token for a token at `resource`.
 async fn exchange(realm: &Realm, subject: &str, resource: &str) -> Result<Cached, Failure> {
     let res = realm
@@ -741,7 +789,17 @@ async fn exchange(realm: &Realm, subject: &str, resource: &str) -> Result<Cached
         }
     );
     if code == "invalid_grant" || code == "invalid_client" || status == 401 {
-        return Err(sign_in_needed(format!("{line}. {}", realm.login_again())));
+        return Err(sign_in_needed(format!(
+            "Your sign-in at {} has ended (signed out, revoked, expired or disabled). {}",
+            realm.issuer,
+            realm.login_again()
+        )));
+    }
+    if code == "invalid_target" {
+        return Err(Failure::error(format!(
+            "No token for {resource}: the registry's current release does not give this server to you (or it is not an MCP server of realm {}). {description}",
+            realm.realm
+        )));
     }
     Err(Failure::error(line))
 }
@@ -768,6 +826,10 @@ pub struct LogoutArgs {
 /// # Errors
 /// Not signed in; the credential store fails.
 pub async fn logout(args: LogoutArgs) -> Result<(), Failure> {
+    if load_sessions()?.is_empty() {
+        println!("Not signed in anywhere: nothing to sign out of.");
+        return Ok(());
+    }
     let session = pick(args.server.as_deref(), args.realm.as_deref())?;
     let vault = Vault::recorded(&session.vault)?;
     let revoked = match vault.load(&session.issuer)? {

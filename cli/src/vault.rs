@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 /// The keyring service name entries are filed under.
 const SERVICE: &str = "portcullis-cli";
 
-/// What is kept secret for one sign-in.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// What is kept secret for one sign-in (no `Debug`: it holds the refresh token).
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Secret {
     /// The refresh token.
     pub refresh_token: String,
@@ -235,6 +235,7 @@ pub fn file_name(key: &str) -> String {
 /// # Errors
 /// When it cannot be written.
 pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    use sha2::Digest as _;
     use std::io::Write as _;
     let fail =
         |e: std::io::Error| Failure::error(format!("Failed to write {}: {e}", path.display()));
@@ -245,9 +246,23 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
         use std::os::unix::fs::PermissionsExt as _;
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(fail)?;
     }
-    let tmp = dir.join(format!(".{}.tmp", std::process::id()));
+    // A fresh random name, created anew (never an existing file or a link planted there).
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        std::process::id(),
+        hex::encode(
+            &sha2::Sha256::digest(
+                format!(
+                    "{:?}{:?}",
+                    std::time::SystemTime::now(),
+                    std::thread::current().id()
+                )
+                .as_bytes()
+            )[..8]
+        )
+    ));
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;

@@ -133,6 +133,11 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
     expect(none.status).toBe(2);
     expect(none.stderr).toContain('invalid_target');
 
+    // `pull` reads the registry (access: bearer) with the same sign-in.
+    const pulled = cli('pull', '--server', baseURL!, '--realm', 'default', '--ring', 'everyone', '--json');
+    expect(pulled.status, pulled.stderr).toBe(0);
+    expect(JSON.parse(pulled.stdout).servers).toContain(`mail-${suffix}`);
+
     // `env` and `json` formats; `status`.
     expect(cli('token', '--resource', mail.url, '--format', 'env').stdout).toMatch(/^export PORTCULLIS_TOKEN=ey/);
     const status = JSON.parse(cli('status', '--json').stdout);

@@ -240,12 +240,12 @@ impl Default for ConsoleConfig {
     }
 }
 
-/// Env vars with the prefix that are not configuration.
-/// `PORTCULLIS_*` variables that are not configuration: the config file's name, and the test
-/// suite's `PORTCULLIS_TEST_*` switches.
+/// `PORTCULLIS_*` variables that are not configuration: the config file's name, the test
+/// suite's `PORTCULLIS_TEST_*` switches, and the laptop CLI's `PORTCULLIS_CLI_*` settings
+/// (an admin may be a CLI user on the same machine).
 fn is_config_var(key: &figment::value::UncasedStr) -> bool {
     let key = key.as_str().to_ascii_lowercase();
-    key != "config" && !key.starts_with("test_")
+    key != "config" && !key.starts_with("test_") && !key.starts_with("cli_")
 }
 
 impl Config {

@@ -157,6 +157,7 @@ pub fn consent_html(page: &ConsentPage, action: &str) -> String {
                 }.into_any(),
             }}
         </dl>
+        {page.purpose.clone().map(|p| view! { <p class="mt-4 text-sm" data-testid="consent-purpose">{p}</p> })}
         {warning.map(|w| view! { <p class=format!("mt-4 {WARN}") data-testid="consent-warning">{w}</p> })}
         <form method="post" action=action.to_owned() class="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
             <input type="hidden" name="ticket" value=page.ticket.clone()/>

@@ -480,6 +480,9 @@ pub struct ConsentPage {
     pub ticket: String,
     /// For a device authorization: the user code the person must find on their device.
     pub device_user_code: Option<String>,
+    /// What agreeing leads to beyond the resource shown (the realm's own CLI at the
+    /// registry goes on to get tokens for the servers the registry gives the person).
+    pub purpose: Option<String>,
 }
 
 /// A new sign-in session: the cookie value to set.

@@ -670,6 +670,11 @@ impl Core {
             subject_name: subject.display_name.clone(),
             subject_email: subject.email.clone(),
             device_user_code: ticket.user_code.clone(),
+            purpose: (crate::clients::is_first_party(client.client_id.as_str())
+                && resource.uri.to_string() == self.registry_audience(&realm.name))
+            .then(|| {
+                "Portcullis CLI then gets five-minute tokens, one server at a time, for the MCP servers your organisation's registry gives you, until you sign out (portcullis-cli logout) or disconnect it on your account page.".to_owned()
+            }),
             ticket: self.seal_ticket(&ticket)?,
         }))
     }

@@ -59,7 +59,21 @@ impl Core {
             GroupKind::Unit => (vec![], vec![id.to_owned()]),
         };
         let servers = policy.servers_for(&rings, &units);
-        let rendered = render(&request.target, &policy, &servers, &request.options);
+        // `portcullis-cli` names the realm's own CLI as the helper: its full command line.
+        let mut options = request.options.clone();
+        if options.token_helper.as_deref().map(str::trim) == Some("portcullis-cli") {
+            let base = self.config().public_url.trim_end_matches('/').to_owned();
+            options.token_helper = Some(
+                portcullis_manifest::render::portcullis_cli_helper(&base, realm.name.as_str())
+                    .ok_or_else(|| {
+                        Error::field(
+                            "token_helper",
+                            "This server's URL or the realm's name would need quoting in a shell: give the command line instead.",
+                        )
+                    })?,
+            );
+        }
+        let rendered = render(&request.target, &policy, &servers, &options);
         Ok(Delivery {
             sequence: stored.sequence,
             release_id: stored.id,

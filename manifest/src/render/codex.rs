@@ -135,11 +135,18 @@ fn server(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<(Table, Table)> {
                 t.insert("http_headers_helper".into(), Value::String(h));
             }
             if let Some(var) = env_fallback {
+                let how = if super::shared::shell_safe(url) {
+                    format!(
+                        ", e.g. eval \"$(portcullis-cli token --resource {url} --format env --env-name {var})\""
+                    )
+                } else {
+                    " with portcullis-cli token --format env".to_owned()
+                };
                 out.warn(
                     Some(id),
                     Field::AuthMode.as_str(),
                     format!(
-                        "Codex before 0.171.0 reads the token from ${var} instead (bearer_token_env_var): set it before starting Codex, e.g. eval \"$(portcullis-cli token --resource {url} --format env --env-name {var})\"; the token lasts minutes, so prefer Codex 0.171.0 or later."
+                        "Codex before 0.171.0 reads the token from ${var} instead (bearer_token_env_var): set it before starting Codex{how}; the token lasts minutes, so prefer Codex 0.171.0 or later."
                     ),
                 );
                 t.insert("bearer_token_env_var".into(), Value::String(var));

@@ -933,3 +933,43 @@ async fn received_tokens_cannot_be_traded_on_and_self_registration_cannot_opt_in
         "invalid_target",
     );
 }
+
+/// Delivery with the helper `portcullis-cli` writes the realm's own CLI command for each
+/// server Portcullis authorizes.
+#[tokio::test]
+async fn delivery_names_the_realms_cli_as_the_token_helper() {
+    let s = setup().await;
+    let d =
+        s.f.t
+            .state
+            .core
+            .deliver_registry(
+                &s.f.admin,
+                "default",
+                &authz::registry::DeliveryRequest {
+                    target: portcullis_manifest::render::Target::current(
+                        portcullis_manifest::render::Harness::Codex,
+                    ),
+                    group: (GroupKind::Ring, "ring0".into()),
+                    release: None,
+                    options: portcullis_manifest::render::Options {
+                        token_helper: Some("portcullis-cli".into()),
+                    },
+                },
+            )
+            .await
+            .expect("delivered");
+    let config = d
+        .rendered
+        .files
+        .iter()
+        .find(|f| f.name == "config.toml")
+        .expect("config.toml");
+    assert!(
+        config.contents.contains(&format!(
+            "http_headers_helper = \"portcullis-cli token --server http://127.0.0.1:3000 --realm default --resource {MAIL} --format headers\""
+        )),
+        "{}",
+        config.contents
+    );
+}

@@ -632,7 +632,7 @@ pub(super) async fn registry(core: &authz::Core, command: RegistryCommand) -> an
                 let realm_name =
                     authz::realms::RealmName::parse(&realm).map_err(|m| anyhow::anyhow!("{m}"))?;
                 say!(
-                    "Readers need an access token of realm {realm} for {} (the resource mcp-registry): grant their clients access to it.",
+                    "Readers need an access token of realm {realm} for {} (the resource mcp-registry): people sign in with portcullis-cli login (no grant needed); grant other clients that read it access to it.",
                     core.registry_audience(&realm_name)
                 );
             }
