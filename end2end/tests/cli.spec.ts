@@ -131,7 +131,7 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
     // Nor does the registry give a token for a server it does not list for this person.
     const none = cli('token', '--resource', other.url, '--format', 'raw');
     expect(none.status).toBe(2);
-    expect(none.stderr).toContain('invalid_target');
+    expect(none.stderr).toContain('does not give this server to you');
 
     // `pull` reads the registry (access: bearer) with the same sign-in.
     const pulled = cli('pull', '--server', baseURL!, '--realm', 'default', '--ring', 'everyone', '--json');
