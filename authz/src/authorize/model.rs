@@ -24,9 +24,10 @@ pub const DEVICE_CODE_TTL_SECS: i64 = 10 * 60;
 pub const DEVICE_POLL_INTERVAL_SECS: i64 = 5;
 /// What a poll too soon adds to the interval (RFC 8628 §3.5).
 pub const DEVICE_SLOW_DOWN_SECS: i64 = 5;
-/// Live device codes one client may hold at once: a public client (anyone can name one)
-/// cannot fill the table, and with 60 requests per source per 15 minutes it takes about a
-/// hundred sources to hold a realm's CLI at the cap.
+/// Live device codes one client may hold at once.
+///
+/// A public client (anyone can name one) cannot fill the table, and with 60 requests per
+/// source per 15 minutes it takes about a hundred sources to hold a realm's CLI at the cap.
 pub const MAX_LIVE_DEVICE_CODES_PER_CLIENT: i64 = 5_000;
 /// The user code's alphabet (RFC 8628 §6.1): twenty consonants, no vowels (no words), nothing
 /// that reads as a digit; case does not matter when typed.
