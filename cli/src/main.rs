@@ -13,6 +13,7 @@
 use clap::Parser;
 use std::process::ExitCode;
 
+mod args;
 mod cache;
 mod drift;
 mod http;

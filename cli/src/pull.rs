@@ -2,6 +2,7 @@
 //! verified (id = hash of the content, signature by a key of the JWKS, the realm's issuer)
 //! before it replaces the cached one.
 use crate::Failure;
+use crate::args::{parse, realm, server_url, shown};
 use crate::cache::{self, State};
 use crate::http::{self, Http, MAX_DOCUMENT_BYTES};
 use portcullis_manifest::release::{MAX_RELEASE_BYTES, Verified, VerifyError, verify_release};
@@ -407,36 +408,6 @@ fn not_older(
     Ok(())
 }
 
-pub(crate) fn server_url(raw: &str) -> Result<Url, Failure> {
-    let url = parse(raw.trim())?;
-    http::check_url(&url).map_err(Failure::error)?;
-    if url.query().is_some() {
-        return Err(Failure::error(format!("{url}: no query in the server URL")));
-    }
-    Ok(url)
-}
-
-pub(crate) fn parse(raw: &str) -> Result<Url, Failure> {
-    Url::parse(raw).map_err(|e| Failure::error(format!("{}: not a URL ({e})", shown(raw))))
-}
-
-pub(crate) fn realm(raw: &str) -> Result<&str, Failure> {
-    let ok = !raw.is_empty()
-        && raw.len() <= 64
-        && raw.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && raw
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
-    if ok {
-        Ok(raw)
-    } else {
-        Err(Failure::error(format!(
-            "{}: not a realm name (letters, digits, '-', '_', '.').",
-            shown(raw)
-        )))
-    }
-}
-
 /// The bearer token, from the environment (a flag's value would be in the shell history and
 /// the process list).
 fn token_from(name: &str) -> Result<String, Failure> {
@@ -447,12 +418,4 @@ fn token_from(name: &str) -> Result<String, Failure> {
             shown(name)
         ))),
     }
-}
-
-pub(crate) fn shown(s: &str) -> String {
-    let mut out: String = s.chars().filter(|c| !c.is_control()).take(200).collect();
-    if s.chars().count() > 200 {
-        out.push('…');
-    }
-    format!("'{out}'")
 }

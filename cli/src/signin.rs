@@ -9,8 +9,8 @@
 //! it expires; it never opens a browser: when the sign-in is gone it says to run `login` and
 //! exits 3.
 use crate::Failure;
+use crate::args::{parse, realm, server_url, shown};
 use crate::http::{self, Http, MAX_DOCUMENT_BYTES};
-use crate::pull::{parse, realm, server_url, shown};
 use crate::vault::{self, Secret, Vault};
 use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{

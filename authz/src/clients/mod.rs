@@ -5,7 +5,6 @@
 //! Secrets carry 256 bits of entropy, are shown once, stored as SHA-256 and compared in constant
 //! time. A slow password hash is deliberately not used: the entropy makes brute force moot, and a
 //! fast hash keeps the token endpoint signing-bound.
-mod first_party;
 mod metadata;
 mod metadata_document;
 mod model;
@@ -13,7 +12,6 @@ mod ops;
 mod registration;
 mod review;
 
-pub use first_party::{CLI_CLIENT_ID, CLI_REDIRECT_URI, is_first_party};
 pub use metadata::{
     ClientForm, ClientMetadata, MAX_CONTACTS, MAX_REDIRECT_URIS, MetadataRules, RedirectKind,
     ValidClient, check_client_jwks, parse_jwks_text, parse_redirect_uris, split_uris,

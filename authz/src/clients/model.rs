@@ -652,3 +652,16 @@ pub struct ClientChoice {
     /// The name of the agent it acts for, if any.
     pub agent: Option<String>,
 }
+
+// The first-party client every realm has: `portcullis-cli`, the laptop binary (created in
+// `ops.rs`).
+
+/// The `client_id` of the realm's command-line client.
+pub const CLI_CLIENT_ID: &str = "portcullis-cli";
+/// Its loopback redirect URI (any port matches, RFC 8252 §7.3).
+pub const CLI_REDIRECT_URI: &str = "http://127.0.0.1/callback";
+
+/// Whether `client_id` names the first-party client (which may not be deleted, edited or taken).
+pub fn is_first_party(client_id: &str) -> bool {
+    client_id == CLI_CLIENT_ID
+}

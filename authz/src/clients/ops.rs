@@ -649,6 +649,74 @@ fn resource_server_name(display_name: &str) -> String {
     format!("{name}{SUFFIX}")
 }
 
+impl Core {
+    /// Creates `realm`'s first-party command-line client, `portcullis-cli` (a public client that
+    /// signs people in with code + PKCE or the device grant, refreshes, and trades its own
+    /// sign-in token by token exchange, which public clients cannot register for themselves)
+    /// when it has none (audited as done by `system`).
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub(crate) async fn ensure_cli_client(&self, realm: &crate::realms::Realm) -> Result<()> {
+        let id = ClientId::parse(super::model::CLI_CLIENT_ID)
+            .map_err(|e| Error::Internal(e.to_string()))?;
+        if self.store.find_client(&realm.id, &id).await?.is_some() {
+            return Ok(());
+        }
+        let now = self.now();
+        let client = Client {
+            id: ClientRowId::generate(),
+            realm_id: realm.id.clone(),
+            client_id: id,
+            name: "Portcullis CLI".into(),
+            auth_method: super::model::AuthMethod::None,
+            grant_types: vec![
+                GrantType::AuthorizationCode,
+                GrantType::RefreshToken,
+                GrantType::TokenExchange,
+                GrantType::DeviceCode,
+            ],
+            scope: ScopeSet::default(),
+            metadata: Metadata {
+                redirect_uris: vec![super::model::CLI_REDIRECT_URI.into()],
+                software_id: Some("portcullis-cli".into()),
+                application_type: Some(super::model::ApplicationType::Native),
+                ..Metadata::default()
+            },
+            agent: None,
+            resource_server_for: None,
+            enabled: true,
+            registration: super::model::Registration::admin(),
+            created_at: now,
+            updated_at: now,
+        };
+        let mut event = self.event(
+            &realm.id,
+            "system",
+            action::CLIENT_CREATE,
+            AuditSubject::Client(super::model::CLI_CLIENT_ID.into()),
+            &RequestMeta::default(),
+        );
+        event.details = serde_json::json!({"auth_method": "none", "first_party": true});
+        match self.store.insert_client(&client, None, &event).await {
+            // Another instance made it at the same moment.
+            Ok(()) | Err(crate::error::StorageError::Conflict(_)) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Gives every realm its command-line client (at start, for realms made before it existed).
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn ensure_first_party_clients(&self) -> Result<()> {
+        for realm in self.store.list_realms().await? {
+            self.ensure_cli_client(&realm).await?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -135,7 +135,7 @@ fn server(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<(Table, Table)> {
                 t.insert("http_headers_helper".into(), Value::String(h));
             }
             if let Some(var) = env_fallback {
-                let how = if super::shared::shell_safe(url) {
+                let how = if super::helper::shell_safe(url) {
                     format!(
                         ", e.g. eval \"$(portcullis-cli token --resource {url} --format env --env-name {var})\""
                     )

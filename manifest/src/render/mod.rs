@@ -12,16 +12,17 @@ mod copilot;
 mod cursor;
 mod field;
 mod gemini;
+mod helper;
 mod opencode;
 mod shared;
 mod values;
 
 pub use field::Field;
+pub use helper::{portcullis_cli_helper, shell_safe};
 pub(crate) use shared::{
     Ctx, Out, allowed_minus_denied, json_file, launch, pin_field, plan_auth, toml_file,
     warn_sha256, warn_unshown,
 };
-pub use shared::{portcullis_cli_helper, shell_safe};
 pub(crate) use values::{Refs, expands, has_ref, refused_secret, translate, translate_map};
 
 use crate::policy::Policy;

@@ -1,5 +1,6 @@
 //! What the renderers share: the render context, the warnings and notes collected, the
 //! launch line of a local server, the auth plan, and the file builders.
+use super::helper::shell_safe;
 use super::{Field, Options, Os, RenderedFile, Scope, Version, Warning};
 use crate::policy::Mode;
 use crate::server::{Auth, Transport};
@@ -230,25 +231,6 @@ pub(crate) fn plan_auth<'a>(
             }
         }
     }
-}
-
-/// Whether `text` may stand unquoted in a command line of any shell (sh, PowerShell, cmd):
-/// URL characters none of them treats specially (no `%`, which cmd expands).
-pub fn shell_safe(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-._~:/@+,=".contains(&b))
-}
-
-/// The token helper that runs `portcullis-cli token` for each server (`{url}`), signed in to
-/// `realm` at `server` (the Portcullis base URL); `None` when either would need quoting.
-pub fn portcullis_cli_helper(server: &str, realm: &str) -> Option<String> {
-    (shell_safe(server) && shell_safe(realm)).then(|| {
-        format!(
-            "portcullis-cli token --server {server} --realm {realm} --resource {{url}} --format headers"
-        )
-    })
 }
 
 /// A JSON file: pretty (two spaces), keys sorted, ending in a newline.
