@@ -139,6 +139,8 @@ test('an admin registers a resource and a client, and the token only works for t
   // Rotation from the Keys screen: the old token still verifies against the new JWKS.
   await nav.getByRole('link', { name: 'Signing keys' }).click();
   await hydrated(page);
+  // The list is loaded (the active key, at least) before it is counted.
+  await expect(page.getByTestId('key-row').first()).toBeVisible();
   const before = await page.getByTestId('key-row').count();
   await page.getByRole('button', { name: 'Rotate keys' }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Rotate' }).click();

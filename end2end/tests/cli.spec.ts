@@ -23,11 +23,13 @@ async function call(api: APIRequestContext, baseURL: string, fn: string, form: R
 
 test('portcullis-cli signs in with a device code and hands an MCP client a five-minute token for one server', async ({ page, browser, baseURL }) => {
   test.setTimeout(120_000);
-  const issuer = `${baseURL}/realms/default`;
   const suffix = Date.now().toString(36);
-  // Known by https URLs (as behind a TLS-terminating proxy), listening on loopback here.
-  const mail = await startMcpServer(issuer, ['tools:call'], `https://mail-${suffix}.example.com/mcp`);
-  const other = await startMcpServer(issuer, ['tools:call'], `https://other-${suffix}.example.com/mcp`);
+  // A realm of its own (the other tests find the default realm's registry empty).
+  const realm = `laptops-${suffix}`;
+  const issuer = `${baseURL}/realms/${realm}`;
+  const PERSON = { email: `grace-${suffix}@example.com`, password: 'a-long-enough-password' };
+  let mail: Awaited<ReturnType<typeof startMcpServer>> | undefined;
+  let other: Awaited<ReturnType<typeof startMcpServer>> | undefined;
   const home = mkdtempSync(path.join(tmpdir(), 'portcullis-cli-'));
   const env = {
     ...process.env,
@@ -41,9 +43,16 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
     // The admin: both servers are resources; the registry gives the mail server (Portcullis
     // authorizes it) to the ring "everyone", which they are in; the registry takes sign-ins.
     await login(page, ADMIN);
+    const api = page.request;
+    await call(api, baseURL!, 'realms/create', { name: realm, display_name: 'Laptops' });
+    await call(api, baseURL!, 'session/realm', { name: realm });
+    await call(api, baseURL!, 'people/create', { email: PERSON.email, display_name: 'Grace', roles: '', password: PERSON.password, confirm: PERSON.password });
+    await page.goto('/');
+    // Known by https URLs (as behind a TLS-terminating proxy), listening on loopback here.
+    mail = await startMcpServer(issuer, ['tools:call'], `https://mail-${suffix}.example.com/mcp`);
+    other = await startMcpServer(issuer, ['tools:call'], `https://other-${suffix}.example.com/mcp`);
     await registerResource(page, { id: `mail-${suffix}`, name: 'Mail', uri: mail.url, scopes: 'tools:call' });
     await registerResource(page, { id: `other-${suffix}`, name: 'Other', uri: other.url, scopes: 'tools:call' });
-    const api = page.request;
     await call(api, baseURL!, 'registry/settings', { api_access: 'bearer' });
     let revision: number = (await call(api, baseURL!, 'registry/get', {})).revision;
     revision = await call(api, baseURL!, 'registry/groups', { revision: String(revision), mode: 'allowlist', rings: 'everyone', units: '' });
@@ -59,15 +68,15 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
       'form[rings][0]': 'everyone',
     })).revision;
     await call(api, baseURL!, 'registry/publish', { revision: String(revision) });
-    await call(api, baseURL!, 'registry/add-member', { kind: 'ring', id: 'everyone', member_kind: 'user', member: ADMIN.email });
+    await call(api, baseURL!, 'registry/add-member', { kind: 'ring', id: 'everyone', member_kind: 'person', member: PERSON.email });
 
     // Not signed in yet: `token` says what to run, exit 3, no browser.
-    const before = cli('token', '--resource', mail.url, '--server', baseURL!, '--realm', 'default');
+    const before = cli('token', '--resource', mail.url, '--server', baseURL!, '--realm', realm);
     expect(before.status).toBe(3);
     expect(before.stderr).toContain('portcullis-cli login --server');
 
     // `login --device` prints a code; the person enters it in a browser and allows.
-    const child = spawn(CLI, ['login', '--server', baseURL!, '--realm', 'default', '--device'], { env });
+    const child = spawn(CLI, ['login', '--server', baseURL!, '--realm', realm, '--device'], { env });
     let stderr = '';
     let stdout = '';
     child.stderr.on('data', (d) => { stderr += d; });
@@ -81,8 +90,8 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
     await p.goto(verification);
     await p.getByLabel('Code shown on your device').fill(code.toLowerCase());
     await p.getByRole('button', { name: 'Continue' }).click();
-    await p.getByLabel('Email').fill(ADMIN.email);
-    await p.getByLabel('Password').fill(ADMIN.password);
+    await p.getByLabel('Email').fill(PERSON.email);
+    await p.getByLabel('Password').fill(PERSON.password);
     await p.getByRole('button', { name: 'Sign in' }).click();
     await expect(p.getByTestId('client-name')).toHaveText('Portcullis CLI');
     await expect(p.getByTestId('client-verified')).toBeVisible();
@@ -134,25 +143,25 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
     expect(none.stderr).toContain('does not give this server to you');
 
     // `pull` reads the registry (access: bearer) with the same sign-in.
-    const pulled = cli('pull', '--server', baseURL!, '--realm', 'default', '--ring', 'everyone', '--json');
+    const pulled = cli('pull', '--server', baseURL!, '--realm', realm, '--ring', 'everyone', '--json');
     expect(pulled.status, pulled.stderr).toBe(0);
     expect(JSON.parse(pulled.stdout).servers).toContain(`mail-${suffix}`);
 
     // `env` and `json` formats; `status`.
     expect(cli('token', '--resource', mail.url, '--format', 'env').stdout).toMatch(/^export PORTCULLIS_TOKEN=ey/);
     const status = JSON.parse(cli('status', '--json').stdout);
-    expect(status.sessions[0]).toMatchObject({ realm: 'default', credential_store: 'file', via: 'device' });
+    expect(status.sessions[0]).toMatchObject({ realm, credential_store: 'file', via: 'device' });
     expect(status.sessions[0].tokens.map((x: { resource: string }) => x.resource)).toContain(mail.url);
 
     // `logout` revokes and forgets: the next `token` (cache gone too) asks for a sign-in.
     const out = cli('logout');
     expect(out.status, out.stderr).toBe(0);
     expect(out.stdout).toContain('revoked');
-    const after = cli('token', '--resource', mail.url, '--server', baseURL!, '--realm', 'default');
+    const after = cli('token', '--resource', mail.url, '--server', baseURL!, '--realm', realm);
     expect(after.status).toBe(3);
     expect(after.stderr).toContain('login');
   } finally {
-    await mail.close();
-    await other.close();
+    await mail?.close();
+    await other?.close();
   }
 });

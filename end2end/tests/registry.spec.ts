@@ -107,6 +107,7 @@ test('an admin builds the registry in the console; a reviewer approves; the rele
   await expect(page.getByRole('button', { name: 'Import server.json' })).toBeFocused();
   await page.getByRole('button', { name: 'Import server.json' }).click();
   const dialog = page.getByTestId('import-dialog');
+  await expect(dialog.getByLabel('Registry name or URL', { exact: true })).toBeFocused();
   // Shift+Tab from its first control (Close) goes round to its last (Read), not behind it.
   await page.keyboard.press('Shift+Tab');
   await expect(dialog.getByRole('button', { name: 'Close the import' })).toBeFocused();
