@@ -9,13 +9,13 @@
 //! disabled. User codes are 8 consonants (20^8); wrong ones are throttled per source and for
 //! everyone together, and the device endpoint per source and per client.
 use super::model::{
-    AuthorizationCode, AuthorizeStep, DEVICE_CODE_TTL_SECS, DEVICE_POLL_INTERVAL_SECS,
-    DeviceAuthorization, DeviceAuthorizationRequest, DeviceCode, DeviceDonePage, DeviceEntryPage,
-    DeviceState, FamilyId, LoginPage, MAX_LIVE_DEVICE_CODES_PER_CLIENT, Prompt, TICKET_TTL_SECS,
-    USER_CODE_ALPHABET, USER_CODE_LEN, display_user_code, normalise_user_code,
+    AuthorizeStep, DEVICE_CODE_TTL_SECS, DEVICE_POLL_INTERVAL_SECS, DeviceAuthorization,
+    DeviceAuthorizationRequest, DeviceCode, DeviceDonePage, DeviceEntryPage, DeviceState,
+    LoginPage, MAX_LIVE_DEVICE_CODES_PER_CLIENT, Prompt, TICKET_TTL_SECS, USER_CODE_ALPHABET,
+    USER_CODE_LEN, display_user_code, normalise_user_code,
 };
 use super::ops::{Ticket, browser_hash, page_error};
-use crate::audit::{AuditSubject, NewAuditEvent, RequestMeta, action};
+use crate::audit::{NewAuditEvent, RequestMeta};
 use crate::clients::{Client, GrantType};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
@@ -232,7 +232,7 @@ impl Core {
             client: client.id.to_string(),
             client_version: client.updated_at,
             client_id: client.client_id.to_string(),
-            redirect_uri: String::new(),
+            redirect_uri: DEVICE_REDIRECT.to_owned(),
             state: None,
             challenge: String::new(),
             resource: device.resource_id.to_string(),
@@ -277,39 +277,14 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<AuthorizeStep> {
         let hash = device_hash(ticket)?;
-        let now = self.now();
-        let code = PlainToken::generate();
-        let row = AuthorizationCode {
-            code_hash: code.hashed(),
-            family_id: FamilyId::generate(),
-            realm_id: realm.id.clone(),
-            subject: subject.id.clone(),
-            client_pk: client.id.clone(),
-            resource_id: crate::ids::ResourceId::from_stored(ticket.resource.as_str()),
-            redirect_uri: DEVICE_REDIRECT.to_owned(),
-            code_challenge: String::new(),
-            scopes: crate::scope::ScopeSet::parse(&ticket.scopes)
-                .map_err(|_| page_error("Bad ticket."))?,
-            offline: ticket.offline,
-            auth_time,
-            created_at: now,
-            expires_at: now + DEVICE_CODE_TTL_SECS,
-            redeemed_at: None,
-        };
-        let mut event = self.event(
-            &realm.id,
-            &subject.email,
-            action::CODE_ISSUE,
-            AuditSubject::Client(client.client_id.to_string()),
+        let (_, row, mut event) = self.new_code(
+            realm,
+            ticket,
+            subject,
+            (auth_time, DEVICE_CODE_TTL_SECS),
             meta,
-        );
-        event.details = serde_json::json!({
-            "subject": subject.id,
-            "family": row.family_id.as_str(),
-            "scopes": row.scopes.to_string(),
-            "offline": row.offline,
-            "device": true,
-        });
+        )?;
+        event.details["device"] = serde_json::Value::Bool(true);
         if !self.store.approve_device_code(&hash, &row, &event).await? {
             return Err(page_error(
                 "This code was already answered or has expired. Start again on your device.",

@@ -679,15 +679,16 @@ impl Core {
         }))
     }
 
-    /// Stores a code for the ticket and redirects with it.
-    async fn issue_code(
+    /// A code for the ticket (stored only by the caller) and its audit event: what the person
+    /// agreed to, redeemable within `ttl` seconds.
+    pub(super) fn new_code(
         &self,
         realm: &Realm,
         ticket: &Ticket,
         subject: &Subject,
-        auth_time: i64,
+        (auth_time, ttl): (i64, i64),
         meta: &RequestMeta,
-    ) -> Result<AuthorizeStep> {
+    ) -> Result<(PlainToken, AuthorizationCode, crate::audit::NewAuditEvent)> {
         let now = self.now();
         let code = PlainToken::generate();
         let row = AuthorizationCode {
@@ -703,7 +704,7 @@ impl Core {
             offline: ticket.offline,
             auth_time,
             created_at: now,
-            expires_at: now + CODE_TTL_SECS,
+            expires_at: now + ttl,
             redeemed_at: None,
         };
         let mut event = self.event(
@@ -719,6 +720,20 @@ impl Core {
             "scopes": row.scopes.to_string(),
             "offline": row.offline,
         });
+        Ok((code, row, event))
+    }
+
+    /// Stores a code for the ticket and redirects with it.
+    async fn issue_code(
+        &self,
+        realm: &Realm,
+        ticket: &Ticket,
+        subject: &Subject,
+        auth_time: i64,
+        meta: &RequestMeta,
+    ) -> Result<AuthorizeStep> {
+        let (code, row, event) =
+            self.new_code(realm, ticket, subject, (auth_time, CODE_TTL_SECS), meta)?;
         self.store.insert_code(&row, &event).await?;
         let issuer = self.issuer(&realm.name);
         let mut p = vec![("code", code.expose())];

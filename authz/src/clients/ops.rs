@@ -172,19 +172,7 @@ impl Core {
         client.scope = valid.scope;
         client.grant_types = valid.grant_types;
         client.metadata = valid.metadata;
-        client.updated_at = self.now();
-        let mut event = self.event(
-            &client.realm_id,
-            &p.email,
-            action::CLIENT_UPDATE,
-            AuditSubject::Client(client.client_id.to_string()),
-            meta,
-        );
-        event.details = crate::audit::changes(&before, &audit_settings(&client));
-        self.store
-            .update_client_registration(&client, &event)
-            .await?;
-        Ok(client)
+        self.save_registration(p, client, &before, meta).await
     }
 
     /// Turns token exchange (RFC 8693) on or off for a confidential client — including a
@@ -219,6 +207,18 @@ impl Core {
         if enabled {
             client.grant_types.push(GrantType::TokenExchange);
         }
+        self.save_registration(p, client, &before, meta).await
+    }
+
+    /// Writes a changed registration (stamped now) with its audit event: what changed since
+    /// `before` (its [`audit_settings`]).
+    async fn save_registration(
+        &self,
+        p: &Principal,
+        mut client: Client,
+        before: &serde_json::Value,
+        meta: &RequestMeta,
+    ) -> Result<Client> {
         client.updated_at = self.now();
         let mut event = self.event(
             &client.realm_id,
@@ -227,7 +227,7 @@ impl Core {
             AuditSubject::Client(client.client_id.to_string()),
             meta,
         );
-        event.details = crate::audit::changes(&before, &audit_settings(&client));
+        event.details = crate::audit::changes(before, &audit_settings(&client));
         self.store
             .update_client_registration(&client, &event)
             .await?;

@@ -460,6 +460,29 @@ macro_rules! authorize_store {
             use $crate::realms::RealmId;
             use $crate::storage::authorize::*;
 
+            async fn insert_code_row(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                c: &AuthorizationCode,
+            ) -> Result<(), StorageError> {
+                sqlx::query(INSERT_CODE)
+                    .bind(&c.code_hash)
+                    .bind(c.family_id.as_str())
+                    .bind(c.realm_id.as_str())
+                    .bind(&c.subject)
+                    .bind(c.client_pk.as_str())
+                    .bind(c.resource_id.as_str())
+                    .bind(&c.redirect_uri)
+                    .bind(&c.code_challenge)
+                    .bind(c.scopes.to_string())
+                    .bind(c.offline)
+                    .bind(c.auth_time)
+                    .bind(c.created_at)
+                    .bind(c.expires_at)
+                    .execute(conn)
+                    .await?;
+                Ok(())
+            }
+
             async fn insert_refresh_row(
                 conn: &mut <$db as sqlx::Database>::Connection,
                 t: &RefreshToken,
@@ -641,22 +664,7 @@ macro_rules! authorize_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
-                    sqlx::query(INSERT_CODE)
-                        .bind(&c.code_hash)
-                        .bind(c.family_id.as_str())
-                        .bind(c.realm_id.as_str())
-                        .bind(&c.subject)
-                        .bind(c.client_pk.as_str())
-                        .bind(c.resource_id.as_str())
-                        .bind(&c.redirect_uri)
-                        .bind(&c.code_challenge)
-                        .bind(c.scopes.to_string())
-                        .bind(c.offline)
-                        .bind(c.auth_time)
-                        .bind(c.created_at)
-                        .bind(c.expires_at)
-                        .execute(&mut *tx)
-                        .await?;
+                    insert_code_row(&mut tx, c).await?;
                     self.commit_uncached(tx, event).await
                 }
 
@@ -921,22 +929,7 @@ macro_rules! authorize_store {
                         tx.rollback().await?;
                         return Ok(false);
                     }
-                    sqlx::query(INSERT_CODE)
-                        .bind(&c.code_hash)
-                        .bind(c.family_id.as_str())
-                        .bind(c.realm_id.as_str())
-                        .bind(&c.subject)
-                        .bind(c.client_pk.as_str())
-                        .bind(c.resource_id.as_str())
-                        .bind(&c.redirect_uri)
-                        .bind(&c.code_challenge)
-                        .bind(c.scopes.to_string())
-                        .bind(c.offline)
-                        .bind(c.auth_time)
-                        .bind(c.created_at)
-                        .bind(c.expires_at)
-                        .execute(&mut *tx)
-                        .await?;
+                    insert_code_row(&mut tx, c).await?;
                     self.commit_uncached(tx, event).await?;
                     Ok(true)
                 }

@@ -164,6 +164,27 @@ fn parse_query(query: &str) -> Result<AuthorizeParams, &'static str> {
     Ok(p)
 }
 
+/// Sets a new browser-binding cookie on `res` (`fresh`: the browser had none).
+fn keep_browser(
+    mut res: Response,
+    state: &AppState,
+    realm: &str,
+    browser: &str,
+    fresh: bool,
+) -> Response {
+    if fresh {
+        set_cookie(
+            &mut res,
+            BROWSER_COOKIE,
+            browser,
+            realm,
+            None,
+            state.config.is_https(),
+        );
+    }
+    res
+}
+
 /// `GET /realms/{realm}/authorize`.
 pub async fn get(
     State(state): State<AppState>,
@@ -186,18 +207,8 @@ pub async fn get(
         .core
         .authorize(&realm, &params, &browser, session, &meta)
         .await;
-    let mut res = render_for(&realm, params.client_id.as_deref(), step, false);
-    if fresh {
-        set_cookie(
-            &mut res,
-            BROWSER_COOKIE,
-            &browser,
-            &realm,
-            None,
-            state.config.is_https(),
-        );
-    }
-    res
+    let res = render_for(&realm, params.client_id.as_deref(), step, false);
+    keep_browser(res, &state, &realm, &browser, fresh)
 }
 
 /// `POST /realms/{realm}/authorize`: the sign-in and consent forms.
@@ -284,18 +295,8 @@ pub async fn device_get(
         .core
         .device_page(&realm, &browser, session, user_code.as_deref())
         .await;
-    let mut res = render(&realm, step, false);
-    if fresh {
-        set_cookie(
-            &mut res,
-            BROWSER_COOKIE,
-            &browser,
-            &realm,
-            None,
-            state.config.is_https(),
-        );
-    }
-    res
+    let res = render(&realm, step, false);
+    keep_browser(res, &state, &realm, &browser, fresh)
 }
 
 /// `POST /realms/{realm}/device`: the typed code; on to sign-in or the consent page.
@@ -455,18 +456,8 @@ pub async fn account_get(
             &meta,
         )
         .await;
-    let mut res = account_page(&state, &realm, step);
-    if fresh {
-        set_cookie(
-            &mut res,
-            BROWSER_COOKIE,
-            &browser,
-            &realm,
-            None,
-            state.config.is_https(),
-        );
-    }
-    res
+    let res = account_page(&state, &realm, step);
+    keep_browser(res, &state, &realm, &browser, fresh)
 }
 
 /// `POST /realms/{realm}/account`: sign in, disconnect an app, sign out.
