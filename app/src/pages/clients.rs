@@ -333,8 +333,8 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                             </dd></div>
                         })}
                         {(!d.resource.is_empty()).then(|| view! {
-                            <div class="sm:col-span-2"><dt class=MUTED>"Introspection credentials of"</dt><dd class="break-all">
-                                <a class="text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/resources/{}", d.resource)>{d.resource.clone()}</a>
+                            <div class="sm:col-span-2"><dt class=MUTED>"Introspection credentials of"</dt><dd>
+                                <a class="break-all text-indigo-700 hover:underline dark:text-indigo-300" href=format!("/resources/{}", d.resource)>{d.resource.clone()}</a>
                                 <span class=MUTED>" (its MCP server checks tokens with them; they get tokens only by exchange, when allowed to call onward)"</span>
                             </dd></div>
                         })}
