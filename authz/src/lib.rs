@@ -20,6 +20,7 @@ pub mod cache;
 pub mod clients;
 pub mod clock;
 mod core;
+pub mod drift;
 pub mod error;
 pub mod fetch;
 pub mod housekeeping;

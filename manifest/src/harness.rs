@@ -1,9 +1,9 @@
 //! The agent harnesses the registry delivers to and reads drift from: one list, shared by the
 //! renderers and the drift check.
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A coding harness the registry renders for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Harness {
     /// Anthropic's Claude Code.

@@ -118,6 +118,7 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "registry.withdraw",
     "registry.member_add",
     "registry.member_remove",
+    "registry.drift_forget",
 ];
 
 /// Audit filter as typed in the console (and in export links).

@@ -131,6 +131,8 @@ const WRITES: &[&str] = &[
     "add_registry_member",
     "remove_registry_member",
     "create_registry_resource",
+    // drift (a report needs a person's registry token: checked by the API tests)
+    "forget_drift_device",
     // tokens
     "issue_token",
     "revoke_token",
@@ -155,6 +157,12 @@ const READS: &[&str] = &[
     "device_authorization",
     "device_page",
     "device_enter",
+    // A laptop's drift report: telemetry that replaces the device's previous report (rate
+    // limited, size capped); it decides nothing, and a row per report would bury the log. The
+    // console reads it; forgetting a device is audited (`forget_drift_device`).
+    "report_drift",
+    "registry_drift",
+    "registry_drift_device",
     // Ends a browser's sign-in at the realm's pages (deletes its session row, which would
     // expire anyway); the sign-ins are audited (`authorize_sign_in`, `account_sign_in`). Not
     // audited yet, unlike a console sign-out (session.logout): a known gap.

@@ -184,6 +184,8 @@ pub mod action {
     pub const REGISTRY_MEMBER_ADD: &str = "registry.member_add";
     /// A member was removed from a ring or unit.
     pub const REGISTRY_MEMBER_REMOVE: &str = "registry.member_remove";
+    /// A device's drift report was forgotten (a laptop given back).
+    pub const DRIFT_FORGET: &str = "registry.drift_forget";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -255,6 +257,7 @@ pub mod action {
         REGISTRY_WITHDRAW,
         REGISTRY_MEMBER_ADD,
         REGISTRY_MEMBER_REMOVE,
+        DRIFT_FORGET,
     ];
 }
 

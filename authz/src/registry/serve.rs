@@ -136,35 +136,50 @@ impl Core {
             ApiAccess::Off => Err(Error::not_found("registry", realm_name)),
             ApiAccess::Public => Ok(realm),
             ApiAccess::Bearer => {
-                let refused = || {
-                    Error::oauth(
-                        OAuthErrorCode::InvalidToken,
-                        "An access token of this realm for the registry is required.",
-                    )
-                };
-                let token = bearer.ok_or_else(refused)?;
-                let claims = self
-                    .verify_access_token(&realm, token)
-                    .await?
-                    .ok_or_else(refused)?;
-                let audience = self.registry_audience(&realm.name);
-                if claims.aud != audience
-                    || claims.exp <= self.now()
-                    || self.store.is_token_revoked(&realm.id, &claims.jti).await?
-                {
-                    return Err(refused());
-                }
-                let client = self
-                    .token_client(&realm, &claims)
-                    .await?
-                    .ok_or_else(refused)?;
-                if !self.token_is_alive(&realm, &claims, &client).await? {
-                    return Err(refused());
-                }
+                let token = bearer.ok_or_else(bearer_required)?;
+                self.registry_bearer(&realm, token).await?;
                 Ok(realm)
             }
         }
     }
+
+    /// The claims of `token` when it is a live access token of `realm` for its registry.
+    ///
+    /// # Errors
+    /// `OAuth(invalid_token)` otherwise; storage failure.
+    pub(crate) async fn registry_bearer(
+        &self,
+        realm: &Realm,
+        token: &str,
+    ) -> Result<portcullis_claims::AccessTokenClaims> {
+        let claims = self
+            .verify_access_token(realm, token)
+            .await?
+            .ok_or_else(bearer_required)?;
+        let audience = self.registry_audience(&realm.name);
+        if claims.aud != audience
+            || claims.exp <= self.now()
+            || self.store.is_token_revoked(&realm.id, &claims.jti).await?
+        {
+            return Err(bearer_required());
+        }
+        let client = self
+            .token_client(realm, &claims)
+            .await?
+            .ok_or_else(bearer_required)?;
+        if !self.token_is_alive(realm, &claims, &client).await? {
+            return Err(bearer_required());
+        }
+        Ok(claims)
+    }
+}
+
+/// The refusal of a request without a live registry token.
+fn bearer_required() -> Error {
+    Error::oauth(
+        OAuthErrorCode::InvalidToken,
+        "An access token of this realm for the registry is required.",
+    )
 }
 
 /// 64 lowercase hex digits.

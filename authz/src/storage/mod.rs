@@ -27,6 +27,8 @@ mod authorize;
 #[macro_use]
 mod clients;
 #[macro_use]
+mod drift;
+#[macro_use]
 mod keys;
 #[macro_use]
 mod people;
@@ -51,6 +53,7 @@ pub use agents::AgentStore;
 pub use audit::AuditStore;
 pub use authorize::{AuthorizeStore, MAX_CONNECTED_APPS, Redeemed};
 pub use clients::{ClientStore, INITIAL_TOKEN_SPENT};
+pub use drift::DriftStore;
 pub use keys::KeyStore;
 pub use people::PeopleStore;
 pub use postgres::PgStore;
@@ -76,6 +79,7 @@ pub trait Store:
     + PeopleStore
     + AuthorizeStore
     + RegistryStore
+    + DriftStore
 {
 }
 impl<T> Store for T where
@@ -92,6 +96,7 @@ impl<T> Store for T where
         + PeopleStore
         + AuthorizeStore
         + RegistryStore
+        + DriftStore
 {
 }
 

@@ -14,6 +14,7 @@ key_store!(SqliteStore, sqlx::Sqlite);
 realm_store!(SqliteStore, sqlx::Sqlite);
 resource_store!(SqliteStore, sqlx::Sqlite);
 registry_store!(SqliteStore, sqlx::Sqlite);
+drift_store!(SqliteStore, sqlx::Sqlite);
 token_store!(SqliteStore, sqlx::Sqlite);
 account_store!(SqliteStore, sqlx::Sqlite);
 people_store!(SqliteStore, sqlx::Sqlite);

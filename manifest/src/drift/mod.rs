@@ -17,9 +17,13 @@
 mod matching;
 mod model;
 mod parse;
+mod report;
 
 pub use model::*;
 pub use parse::configured;
+pub use report::{
+    DriftReport, MAX_DEVICE, MAX_FINDINGS, MAX_PROBLEMS, MAX_REPORT_BYTES, ReportedProblem,
+};
 
 use crate::server::{PackageType, Server, Transport};
 use matching::{Launch, canonical_remote, launch};

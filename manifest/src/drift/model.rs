@@ -1,5 +1,5 @@
 //! Drift's types: what a person configured, and what drift reports about it.
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::harness::Harness;
 
@@ -84,7 +84,7 @@ pub struct Configured {
 }
 
 /// What is wrong with a configured server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FindingKind {
     /// No approved server for this person matches its name or its definition.
@@ -104,7 +104,7 @@ impl FindingKind {
 }
 
 /// A transport as findings name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TransportKind {
     /// Streamable HTTP.
@@ -134,7 +134,8 @@ impl TransportKind {
 /// # Security
 /// No field can hold a command, argument, environment value, header or URL path: the host is
 /// the only part of a URL kept, and `fix` is built from the release and the file's label.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DriftFinding {
     /// What is wrong.
     pub kind: FindingKind,

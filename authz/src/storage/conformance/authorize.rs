@@ -11,7 +11,7 @@ use crate::people::{Person, PersonId};
 use crate::scope::ScopeSet;
 use crate::storage::{Database, Redeemed};
 
-fn person(realm: &crate::realms::Realm, email: &str) -> Person {
+pub(super) fn person(realm: &crate::realms::Realm, email: &str) -> Person {
     Person {
         id: PersonId::generate(),
         realm_id: realm.id.clone(),

@@ -14,6 +14,7 @@ mod agents;
 mod audit;
 mod authorize;
 mod clients;
+mod drift;
 mod fixtures;
 mod keys;
 mod realms;
@@ -160,6 +161,7 @@ on_both_backends!(
     authorize::flows,
     authorize::codes_die_with_what_they_stood_for,
     registry::registry,
+    drift::drift,
 );
 
 /// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes
