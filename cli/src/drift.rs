@@ -1,10 +1,12 @@
 //! `drift`: reads the harnesses' user configs, compares them with the cached release for the
 //! rings and units it was pulled for, and reports. Never edits a file; a file that cannot be
-//! read or parsed is a `problem` in the report, never the end of it.
+//! read or parsed is a `problem` in the report, never the end of it. With `--report` the
+//! findings also go to the realm (names, hosts and hashes only), signed in as the person.
 use crate::Failure;
 use crate::cache;
 use portcullis_manifest::drift::{
-    Configured, DriftFinding, FindingKind, Harness, compare, configured,
+    Configured, DriftFinding, DriftReport, FindingKind, Harness, ReportedProblem, compare,
+    configured,
 };
 use portcullis_manifest::release::verify_release;
 use serde::Serialize;
@@ -26,10 +28,18 @@ pub struct DriftArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// Also send the findings to the realm the release came from (names, transports, hosts and
+    /// hashes of the definitions; never a command, argument or URL path), signed in with
+    /// `portcullis-cli login`. A device reports at most once a minute.
+    #[arg(long)]
+    report: bool,
+    /// The name the report goes under (default: this computer's host name).
+    #[arg(long, value_name = "NAME", requires = "report")]
+    device: Option<String>,
 }
 
 /// The report, as `--json` prints it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct Report {
     release: ReleaseInfo,
     /// When the release was last pulled or confirmed (Unix seconds; 0: unknown).
@@ -44,7 +54,7 @@ struct Report {
     drift: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct ReleaseInfo {
     id: String,
     sequence: u64,
@@ -52,7 +62,7 @@ struct ReleaseInfo {
     mode: &'static str,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct FileRead {
     harness: Harness,
     source: String,
@@ -62,7 +72,7 @@ struct FileRead {
 }
 
 /// A file that could not be read or parsed.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct Problem {
     harness: Harness,
     source: String,
@@ -72,8 +82,14 @@ struct Problem {
 /// Runs `drift`: 0 when nothing drifted, 1 when something did.
 ///
 /// # Errors
-/// No cached release, or one that no longer verifies (exit status 2).
-pub fn run(args: DriftArgs) -> Result<u8, Failure> {
+/// No cached release, or one that no longer verifies (exit status 2); with `--report`, not
+/// signed in (3) or the report refused (2).
+pub async fn run(args: DriftArgs) -> Result<u8, Failure> {
+    let device = if args.report {
+        Some(device_name(args.device.as_deref())?)
+    } else {
+        None
+    };
     let root = cache::root(args.cache_dir.as_deref())?;
     let state = cache::load(&root)?.ok_or_else(|| {
         Failure::error(format!(
@@ -153,7 +169,113 @@ pub fn run(args: DriftArgs) -> Result<u8, Failure> {
     } else {
         print!("{}", text(&report));
     }
+    if let Some(device) = device {
+        let sent = send(&state, args.cache_dir.as_deref(), device, report.clone()).await?;
+        // On stderr with --json: stdout stays one JSON document.
+        if args.json {
+            eprintln!("{sent}");
+        } else {
+            println!("{sent}");
+        }
+    }
     Ok(u8::from(report.drift))
+}
+
+/// The device's name: `--device`, else the host name (without `.local`).
+fn device_name(given: Option<&str>) -> Result<String, Failure> {
+    let name = match given {
+        Some(d) => d.trim().to_owned(),
+        None => whoami::fallible::hostname()
+            .map_err(|e| {
+                Failure::error(format!(
+                    "This computer's host name cannot be read ({e}): pass --device NAME."
+                ))
+            })?
+            .trim()
+            .trim_end_matches(".local")
+            .to_owned(),
+    };
+    if name.is_empty()
+        || name.chars().count() > portcullis_manifest::drift::MAX_DEVICE
+        || name.chars().any(char::is_control)
+    {
+        return Err(Failure::error(format!(
+            "--device: a name of 1 to {} characters, no control characters.",
+            portcullis_manifest::drift::MAX_DEVICE
+        )));
+    }
+    Ok(name)
+}
+
+/// Sends the report to the realm the release was pulled from; what happened, in words.
+async fn send(
+    state: &cache::State,
+    cache_dir: Option<&Path>,
+    device: String,
+    r: Report,
+) -> Result<String, Failure> {
+    let Some(token) = crate::signin::registry_token(&state.server, &state.realm, cache_dir).await?
+    else {
+        return Err(Failure {
+            code: 3,
+            message: format!(
+                "Not signed in to realm {} at {}: run `portcullis-cli login --server {} --realm {}`, then report again.",
+                state.realm, state.server, state.server, state.realm
+            ),
+        });
+    };
+    let files_read = r.files.iter().filter(|f| f.state == "read").count();
+    let problems = r
+        .problems
+        .into_iter()
+        .map(|p| ReportedProblem {
+            harness: p.harness,
+            source: p.source,
+            message: p.message,
+        })
+        .collect();
+    let body = DriftReport::new(
+        device.clone(),
+        (r.release.id, r.release.sequence),
+        (r.rings, r.units),
+        r.approved,
+        files_read,
+        r.findings,
+        problems,
+    );
+    let url = url::Url::parse(&format!(
+        "{}/realms/{}/registry/drift",
+        state.server, state.realm
+    ))
+    .map_err(|e| Failure::error(format!("The cached server URL is not valid: {e}")))?;
+    let client = crate::http::Http::new(crate::http::is_loopback(&url))?;
+    let res = client
+        .post_json(&url, &token, &body, "drift report")
+        .await?;
+    let answer: serde_json::Value = serde_json::from_slice(&res.body).unwrap_or_default();
+    match res.status {
+        200 => Ok(format!(
+            "Report sent for device {device}{}.",
+            if answer["latest_release"].as_bool() == Some(false) {
+                " (compared with an older release: pull again)"
+            } else {
+                ""
+            }
+        )),
+        401 => Err(Failure {
+            code: 3,
+            message: format!(
+                "The realm refused the sign-in: run `portcullis-cli login --server {} --realm {}`, then report again.",
+                state.server, state.realm
+            ),
+        }),
+        status => Err(Failure::error(format!(
+            "The realm did not take the report ({status}): {}",
+            answer["error_description"]
+                .as_str()
+                .unwrap_or("no reason given")
+        ))),
+    }
 }
 
 type Read = (Vec<FileRead>, Vec<Configured>, Vec<Problem>);

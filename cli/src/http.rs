@@ -147,6 +147,61 @@ impl Http {
     }
 }
 
+impl Http {
+    /// POSTs `body` as JSON with a bearer token, reading at most 64 KiB of answer.
+    ///
+    /// # Errors
+    /// When the URL is not allowed, the request fails, or the answer is larger than that.
+    pub async fn post_json<T: serde::Serialize + ?Sized>(
+        &self,
+        url: &Url,
+        token: &str,
+        body: &T,
+        what: &str,
+    ) -> Result<Response, Failure> {
+        const CAP: usize = 64 * 1024;
+        check_url(url).map_err(Failure::error)?;
+        let failed = |e: reqwest::Error| {
+            Failure::error(format!(
+                "Failed to send the {what} ({url}): {}",
+                if e.is_timeout() {
+                    "timed out".to_owned()
+                } else if e.is_connect() {
+                    "could not connect".to_owned()
+                } else {
+                    without_url(&e)
+                }
+            ))
+        };
+        let body = serde_json::to_vec(body)
+            .map_err(|e| Failure::error(format!("Failed to serialise the {what}: {e}")))?;
+        let mut headers = header("authorization", &format!("Bearer {token}"))?;
+        headers.extend(header("content-type", "application/json")?);
+        let mut res = self
+            .client
+            .post(url.clone())
+            .headers(headers)
+            .body(body)
+            .send()
+            .await
+            .map_err(failed)?;
+        let status = res.status().as_u16();
+        let mut answer = Vec::new();
+        while let Some(chunk) = res.chunk().await.map_err(failed)? {
+            if answer.len() + chunk.len() > CAP {
+                return Err(Failure::error(format!(
+                    "The answer to the {what} is larger than {CAP} bytes"
+                )));
+            }
+            answer.extend_from_slice(&chunk);
+        }
+        Ok(Response {
+            status,
+            body: answer,
+        })
+    }
+}
+
 /// rustls on *ring* with Mozilla's roots.
 fn tls() -> Result<rustls::ClientConfig, Failure> {
     let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());

@@ -52,13 +52,32 @@ enum Command {
 }
 
 /// Runs `f` on a single-threaded runtime.
-fn block_on<F: std::future::Future<Output = Result<(), Failure>>>(f: F) -> Result<u8, Failure> {
+fn block_on<T: ExitStatus, F: std::future::Future<Output = Result<T, Failure>>>(
+    f: F,
+) -> Result<u8, Failure> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::error(format!("Failed to start the runtime: {e}")))
         .and_then(|rt| rt.block_on(f))
-        .map(|()| 0)
+        .map(ExitStatus::code)
+}
+
+/// What a command's success says as an exit status.
+trait ExitStatus {
+    fn code(self) -> u8;
+}
+
+impl ExitStatus for () {
+    fn code(self) -> u8 {
+        0
+    }
+}
+
+impl ExitStatus for u8 {
+    fn code(self) -> u8 {
+        self
+    }
 }
 
 /// Why a command failed, and the exit status that says so.
@@ -84,7 +103,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Pull(args) => block_on(pull::run(args)),
-        Command::Drift(args) => drift::run(args),
+        Command::Drift(args) => block_on(drift::run(args)),
         Command::Login(args) => block_on(signin::login(args)),
         Command::Token(args) => block_on(signin::token(args)),
         Command::Status(args) => signin::status(&args),

@@ -4,6 +4,9 @@
 //! official MCP Registry API v0.1 that VS Code and Copilot read
 //! (`/realms/{realm}/registry/v0.1/servers…`).
 //!
+//! Laptops post their drift reports (`portcullis-cli drift --report`) to
+//! `/realms/{realm}/registry/drift` with the person's registry sign-in token.
+//!
 //! Thin handlers: who may read (the realm's registry access: off, bearer, public) is decided
 //! in the core; the documents come from the release as published. Every answer carries the
 //! release id as its `ETag` and answers `304` to a matching `If-None-Match`; browsers may call
@@ -13,7 +16,7 @@ use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use portcullis_manifest::registry_api::{self, ListQuery};
 use serde::Deserialize;
 use tower_http::cors::{Any, CorsLayer};
@@ -22,7 +25,13 @@ use tower_http::cors::{Any, CorsLayer};
 pub fn routes() -> Router<AppState> {
     let mut router = Router::new()
         .route("/realms/{realm}/registry/releases/latest", get(latest))
-        .route("/realms/{realm}/registry/releases/{id}", get(by_id));
+        .route("/realms/{realm}/registry/releases/{id}", get(by_id))
+        .route(
+            "/realms/{realm}/registry/drift",
+            post(drift).layer(axum::extract::DefaultBodyLimit::max(
+                portcullis_manifest::drift::MAX_REPORT_BYTES,
+            )),
+        );
     // `v0.1` is the API's current version; `v0` is what older clients (and imports) call.
     for version in ["v0.1", "v0"] {
         router = router
@@ -254,5 +263,59 @@ async fn server(
     match found {
         Some(body) => with_etag(&headers, &served.id, "private, no-cache", body.to_string()),
         None => not_found(),
+    }
+}
+
+/// `POST /realms/{realm}/registry/drift`: a device's drift report (JSON), with the person's
+/// registry sign-in token. Answers what was stored, `400` naming the field over its limit,
+/// `401` without a person's token, `413` over the size cap, `429` when the device reported
+/// less than a minute ago.
+async fn drift(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let report: portcullis_manifest::drift::DriftReport = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                &format!("The body is not a drift report: {e}"),
+            );
+        }
+    };
+    match state
+        .core
+        .report_drift(&realm, bearer(&headers), report)
+        .await
+    {
+        Ok(receipt) => {
+            let mut res = axum::Json(serde_json::json!({
+                "received_at": receipt.received_at,
+                "latest_release": receipt.latest,
+            }))
+            .into_response();
+            res.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            res
+        }
+        Err(authz::Error::Throttled { retry_after_secs }) => {
+            let mut res = error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_requests",
+                &format!(
+                    "This device reported less than a minute ago: the next report is accepted within {retry_after_secs} seconds."
+                ),
+            );
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            res
+        }
+        Err(authz::Error::Invalid(message)) => {
+            error(StatusCode::BAD_REQUEST, "invalid_request", &message)
+        }
+        Err(e) => refused(e, &realm),
     }
 }

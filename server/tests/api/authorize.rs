@@ -65,8 +65,13 @@ pub(super) fn query_of(location: &str) -> std::collections::HashMap<String, Stri
 }
 
 pub(super) async fn flow() -> Flow {
+    flow_with(|_| {}).await
+}
+
+/// [`flow`] on a server configured by `configure` too.
+pub(super) async fn flow_with(configure: impl FnOnce(&mut server::config::Config)) -> Flow {
     let clock = authz::clock::FixedClock::at(time::OffsetDateTime::now_utc().unix_timestamp());
-    let t = TestServer::with(|_| {}, Arc::new(clock.clone())).await;
+    let t = TestServer::with(configure, Arc::new(clock.clone())).await;
     t.user("root@example.com", "admin").await;
     let admin = t.principal("root@example.com").await;
     let core = &t.state.core;

@@ -6,6 +6,7 @@ mod authorize;
 mod client_keys;
 mod console;
 mod device;
+mod drift;
 mod exchange;
 mod hardening;
 mod interop;

@@ -699,4 +699,21 @@ async fn a_laptop_pulls_verifies_and_finds_drift() {
             "{secret} leaked: {out}{err}"
         );
     }
+    // Reporting needs a sign-in: without one, the findings are still printed, then one line
+    // says how to sign in (exit 3).
+    let (code, out, err) = tokio::task::block_in_place(|| {
+        cli(&[
+            "drift",
+            "--home",
+            dir.path().to_str().expect("path"),
+            "--cache-dir",
+            cache.to_str().expect("path"),
+            "--report",
+            "--device",
+            "ada-mbp",
+        ])
+    });
+    assert_eq!(code, Some(3), "{out}{err}");
+    assert!(out.contains("version-drift"), "{out}");
+    assert!(err.contains("portcullis-cli login --server"), "{err}");
 }
