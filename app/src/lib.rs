@@ -93,6 +93,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("registry/publish") view=|| guarded(|c| c.view_registry, pages::registry::publish::PublishPage) ssr=SsrMode::Async/>
                     <Route path=path!("registry/groups") view=|| guarded(|c| c.view_registry, pages::registry::groups::GroupsPage) ssr=SsrMode::Async/>
                     <Route path=path!("registry/deliver") view=|| guarded(|c| c.view_registry, pages::registry::deliver::DeliverPage) ssr=SsrMode::Async/>
+                    <Route path=path!("registry/drift") view=|| guarded(|c| c.view_registry && c.view_people, pages::registry::drift::DriftPage) ssr=SsrMode::Async/>
+                    <Route path=path!("registry/drift/device") view=|| guarded(|c| c.view_registry && c.view_people, pages::registry::drift::DriftDevicePage) ssr=SsrMode::Async/>
                     <Route path=path!("review") view=|| guarded(|c| c.review_clients, pages::review::ReviewPage) ssr=SsrMode::Async/>
                 </ParentRoute>
             </Routes>

@@ -1,10 +1,11 @@
 // `portcullis-cli` as a person uses it on a headless machine: `login --device` while the
 // person approves in a browser, `token --format headers` handed to the official MCP SDK client,
 // which reaches the registry's server with it (the token is refused by another server), then
-// `status`, and `logout`, after which `token` asks for a new sign-in and never opens a browser.
+// `drift --report` (the console shows the device's findings), `status`, and `logout`, after
+// which `token` asks for a new sign-in and never opens a browser.
 import { test, expect, type APIRequestContext } from '@playwright/test';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -146,6 +147,31 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
     const pulled = cli('pull', '--server', baseURL!, '--realm', realm, '--ring', 'everyone', '--json');
     expect(pulled.status, pulled.stderr).toBe(0);
     expect(JSON.parse(pulled.stdout).servers).toContain(`mail-${suffix}`);
+
+    // `drift --report`: a server the registry does not list, with a secret in its URL, in
+    // Claude Code's config; the report reaches the console without the secret.
+    writeFileSync(path.join(home, '.claude.json'), JSON.stringify({
+      mcpServers: {
+        [`mail-${suffix}`]: { type: 'http', url: mail.url },
+        shadow: { type: 'http', url: `https://shadow-${suffix}.example.com/mcp/SECRET-PATH?key=SECRET-KEY` },
+      },
+    }));
+    const drift = cli('drift', '--report', '--device', `grace-laptop-${suffix}`);
+    expect(drift.status, drift.stderr).toBe(1);
+    expect(drift.stdout).toContain(`Report sent for device grace-laptop-${suffix}.`);
+    const again = cli('drift', '--report', '--device', `grace-laptop-${suffix}`);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain('less than a minute ago');
+    await page.goto('/registry/drift');
+    await expect(page.getByTestId('drift-summary')).toContainText('Devices reporting1');
+    await expect(page.getByTestId('drift-top')).toContainText('shadow');
+    await page.getByRole('link', { name: `grace-laptop-${suffix}` }).click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(`grace-laptop-${suffix}`);
+    const finding = page.getByTestId('drift-finding');
+    await expect(finding).toHaveCount(1);
+    await expect(finding).toContainText(`http at shadow-${suffix}.example.com`);
+    await expect(finding).toContainText('Remove it from ~/.claude.json');
+    expect(await page.content()).not.toContain('SECRET');
 
     // `env` and `json` formats; `status`.
     expect(cli('token', '--resource', mail.url, '--format', 'env').stdout).toMatch(/^export PORTCULLIS_TOKEN=ey/);

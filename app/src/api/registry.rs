@@ -4,7 +4,7 @@ use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
 use crate::types::registry::{
-    DeliveryView, GroupView, HarnessChoice, ImportedView, MemberRow, RegistryView, ReleaseDetail,
+    DeliveryView, DriftDeviceView, DriftView, GroupView, HarnessChoice, ImportedView, MemberRow, RegistryView, ReleaseDetail,
     ReleasePage, SavedView, ServerDetail, ServerForm,
 };
 use leptos::prelude::*;
@@ -306,4 +306,51 @@ pub async fn create_registry_resource(id: String) -> Result<String, AppError> {
 pub async fn registry_entries_for(uri: String) -> Result<Vec<String>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     Ok(core.registry_entries_for(&p, &realm, &uri).await?)
+}
+
+/// The realm's drift: numbers, most common findings, a page of devices (`q`: email or device
+/// substring; `after`: the page's cursor).
+#[server(prefix = "/api", endpoint = "registry/drift")]
+pub async fn registry_drift(
+    q: String,
+    drifting: bool,
+    after: String,
+) -> Result<DriftView, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let query = authz::drift::DriftQuery {
+        search: Some(q).filter(|q| !q.trim().is_empty()),
+        drifting_only: drifting,
+        after: if after.is_empty() {
+            None
+        } else {
+            Some(
+                authz::drift::DriftCursor::decode(&after)
+                    .ok_or_else(|| ssr::invalid("This page link is not valid any more."))?,
+            )
+        },
+    };
+    let v = core.registry_drift(&p, &realm, &query).await?;
+    Ok(ssr::drift::drift_view(&v, core.now()))
+}
+
+/// One device's last report.
+#[server(prefix = "/api", endpoint = "registry/drift-device")]
+pub async fn registry_drift_device(
+    subject: String,
+    device: String,
+) -> Result<DriftDeviceView, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let d = core
+        .registry_drift_device(&p, &realm, (&subject, &device))
+        .await?;
+    Ok(ssr::drift::drift_device_view(&d, core.now()))
+}
+
+/// Forgets a device's report (it comes back with its next report).
+#[server(prefix = "/api", endpoint = "registry/forget-drift")]
+pub async fn forget_drift_device(subject: String, device: String) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(core
+        .forget_drift_device(&p, &realm, (&subject, &device), &meta)
+        .await?)
 }

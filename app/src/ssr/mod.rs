@@ -15,6 +15,7 @@ pub mod access;
 pub mod agents;
 pub mod audit;
 pub mod clients;
+pub mod drift;
 pub mod integration;
 pub mod keys;
 pub mod login;

@@ -433,3 +433,118 @@ pub struct DeliveredFile {
     /// The file.
     pub contents: String,
 }
+
+/// The Drift screen: the realm's devices in numbers, the most common findings and a page of
+/// devices, newest report first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriftView {
+    /// Devices that have reported.
+    pub devices: u64,
+    /// People they belong to.
+    pub people: u64,
+    /// Devices whose last report found something.
+    pub drifting: u64,
+    /// Devices whose last report compared with the latest release.
+    pub on_latest: u64,
+    /// Devices not heard from for a week.
+    pub stale: u64,
+    /// The latest release's sequence (none published: `None`).
+    pub latest_sequence: Option<i64>,
+    /// The server names found on the most devices.
+    pub top: Vec<DriftTallyView>,
+    /// The page of devices.
+    pub rows: Vec<DriftRowView>,
+    /// The next page's cursor (empty: this is the last page).
+    pub next: String,
+}
+
+/// A server name found on several devices.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriftTallyView {
+    /// `unapproved` or `version-drift`.
+    pub kind: String,
+    /// The name it is configured under.
+    pub name: String,
+    /// On how many devices.
+    pub devices: u64,
+}
+
+/// A device and its last report in numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriftRowView {
+    /// Its person's (or console user's) id.
+    pub subject: String,
+    /// Their email.
+    pub email: String,
+    /// The device's name.
+    pub device: String,
+    /// When its last report arrived.
+    pub received: Moment,
+    /// The release it compared with.
+    pub release_sequence: i64,
+    /// Whether that is the latest release.
+    pub latest: bool,
+    /// Not heard from for a week.
+    pub stale: bool,
+    /// Findings.
+    pub findings: u64,
+    /// Files it could not read.
+    pub problems: u64,
+}
+
+/// One device's last report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriftDeviceView {
+    /// Its row.
+    pub row: DriftRowView,
+    /// The latest release's sequence.
+    pub latest_sequence: Option<i64>,
+    /// The rings it pulled for.
+    pub rings: Vec<String>,
+    /// The units it pulled for.
+    pub units: Vec<String>,
+    /// Servers the release approves for them.
+    pub approved: u32,
+    /// Config files read.
+    pub files_read: u32,
+    /// What drifted.
+    pub findings: Vec<DriftFindingView>,
+    /// Findings the laptop left out of the report.
+    pub omitted_findings: u32,
+    /// Files it could not read.
+    pub problems: Vec<DriftProblemView>,
+    /// Problems left out.
+    pub omitted_problems: u32,
+}
+
+/// One drifted server on a device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriftFindingView {
+    /// `unapproved` or `version-drift`.
+    pub kind: String,
+    /// The harness (`claude-code`, …).
+    pub harness: String,
+    /// The file and scope.
+    pub source: String,
+    /// Its name there.
+    pub name: String,
+    /// `http`, `sse`, `stdio` or `unknown`.
+    pub transport: String,
+    /// A remote server's host (empty for others).
+    pub host: String,
+    /// SHA-256 of its definition.
+    pub definition_sha256: String,
+    /// What to do about it.
+    pub fix: String,
+}
+
+/// A config file a device could not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriftProblemView {
+    /// The harness.
+    pub harness: String,
+    /// The file.
+    pub source: String,
+    /// What went wrong.
+    pub message: String,
+}

@@ -151,8 +151,8 @@ pub struct DriftDevice {
     pub row: DriftRow,
     /// The report as it came.
     pub report: DriftReport,
-    /// The latest release's sequence, if one was published.
-    pub latest_sequence: Option<i64>,
+    /// The latest release's id and sequence, if one was published.
+    pub latest: Option<(String, i64)>,
 }
 
 /// What a reporting laptop is told.

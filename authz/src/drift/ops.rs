@@ -147,15 +147,15 @@ impl Core {
             .find_drift_report(&realm.id, subject, device)
             .await?
             .ok_or_else(|| Error::not_found("device", device))?;
-        let latest_sequence = self
+        let latest = self
             .store
             .latest_release_head(&realm.id)
             .await?
-            .map(|h| h.sequence);
+            .map(|h| (h.id, h.sequence));
         Ok(DriftDevice {
             row,
             report,
-            latest_sequence,
+            latest,
         })
     }
 

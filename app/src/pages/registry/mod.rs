@@ -2,7 +2,7 @@
 //!
 //! The draft's servers (this file), one server and its form (`server`), importing a
 //! `server.json` (`import`), publishing, approval and releases (`publish`), rings and units
-//! (`groups`), and delivery to harnesses (`deliver`).
+//! (`groups`), delivery to harnesses (`deliver`), and what laptops report (`drift`).
 use crate::api::registry::registry_overview;
 use crate::components::copy::Truncated;
 use crate::components::layout::use_abilities;
@@ -14,6 +14,7 @@ use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
 pub mod deliver;
+pub mod drift;
 pub mod groups;
 mod import;
 pub mod publish;
@@ -28,15 +29,20 @@ pub fn RegistryTabs(
     /// The current tab's path.
     current: &'static str,
 ) -> impl IntoView {
+    let can = use_abilities();
     let tabs = [
         ("/registry", "Servers"),
         ("/registry/publish", "Publish & releases"),
         ("/registry/groups", "Rings & units"),
         ("/registry/deliver", "Deliver"),
-    ];
+        // People's devices: for those who may see the realm's people.
+        ("/registry/drift", "Drift"),
+    ]
+    .into_iter()
+    .filter(move |(href, _)| *href != "/registry/drift" || can.view_people);
     view! {
         <nav aria-label="Registry" class="-mt-2 mb-6 flex gap-1 overflow-x-auto border-b border-slate-200 dark:border-slate-700">
-            {tabs.into_iter().map(|(href, label)| {
+            {tabs.map(|(href, label)| {
                 let here = href == current;
                 view! {
                     <a href=href aria-current=here.then_some("page")
