@@ -126,6 +126,7 @@ const SCREENS: [string, string][] = [
   ['mcp', '/integration'],
   ['protect', '/integration/protect'],
   ['check', '/integration/check'],
+  ['drift', '/registry/drift'],
   ['not-found', '/no-such-page'],
 ];
 

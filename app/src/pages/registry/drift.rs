@@ -158,7 +158,7 @@ fn Devices(v: DriftView, q: String, drifting: bool, after: String) -> impl IntoV
                     <table class=CARDS_TABLE>
                         <thead class=CARDS_HEAD>
                             <tr>
-                                <th class=TH scope="col">"Device"</th>
+                                <th class=format!("{TH} sm:w-[40%]") scope="col">"Device"</th>
                                 <th class=TH scope="col">"Last report"</th>
                                 <th class=TH scope="col">"Release"</th>
                                 <th class=TH scope="col">"Findings"</th>
@@ -259,7 +259,8 @@ fn Device(d: DriftDeviceView, forget: ServerAction<ForgetDriftDevice>) -> impl I
     ];
     let findings = d.findings.len();
     view! {
-        <div class="mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
+        <a href="/registry/drift" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← All devices"</a>
+        <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
             <div class="min-w-0">
                 <h1 class=format!("{H1} break-all")>{d.row.device.clone()}</h1>
                 <p class=format!("mt-1 {MUTED} break-all")>{format!("A laptop of {}: its last drift report.", d.row.email)}</p>
@@ -272,7 +273,6 @@ fn Device(d: DriftDeviceView, forget: ServerAction<ForgetDriftDevice>) -> impl I
                 })}
             </div>
         </div>
-        <p class="-mt-2 mb-4"><a class="text-sm text-indigo-700 hover:underline dark:text-indigo-300" href="/registry/drift">"← All devices"</a></p>
         <section class=format!("{CARD} mb-6 p-4 sm:p-6") aria-label="Report">
             <dl class="grid gap-3 text-sm sm:grid-cols-[12rem_1fr]">
                 <dt class="font-medium text-slate-500 dark:text-slate-400">"Last report"</dt>
