@@ -6,7 +6,10 @@
 //   - a server the user added to their own configuration is blocked (and, as a control, does
 //     connect when no managed file is installed),
 //   - a user's redefinition of an approved server's name cannot point it elsewhere,
-//   - the token helper's header (headersHelper / http_headers_helper) reaches the server.
+//   - the token helper (headersHelper / http_headers_helper) is the real `portcullis-cli token`:
+//     a person signed in once (`portcullis-cli login` against a running Portcullis), and the
+//     header that reaches the server is a Portcullis token for exactly that server (audience,
+//     registry id, at most five minutes), signed by the realm's key.
 //
 //   PORTCULLIS_BIN=/path/to/portcullis node run.mjs [--portcullis PATH]
 //       [--harness claude-code,codex,gemini] [--no-install] [--reinstall] [--keep]
@@ -19,7 +22,8 @@
 // PORTCULLIS_HARNESS_DIRECT_ETC=1 allows writing /etc/claude-code, /etc/codex and
 // /etc/gemini-cli directly (only if none exists yet; all removed on exit).
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, verify as verifySignature } from 'node:crypto';
+import { createServer } from 'node:net';
 import {
   chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync,
 } from 'node:fs';
@@ -247,12 +251,31 @@ function readLog(log) {
 // ---------------------------------------------------------------------------------------
 // The registry: a policy with two approved servers, published and rendered per harness.
 
-function portcullis(o, data, args) {
-  const r = sh(o.bin, args, { env: { PATH: process.env.PATH, HOME: T, PORTCULLIS_DATA_DIR: data } });
+/** Where Portcullis serves the realm (set in `inside`), for the CLI commands and the server. */
+let PORTCULLIS_URL;
+const PASSWORD = 'a-long-enough-password';
+const PERSON = 'ada@example.com';
+
+function portcullisEnv(data) {
+  return {
+    PATH: process.env.PATH,
+    HOME: T,
+    PORTCULLIS_DATA_DIR: data,
+    PORTCULLIS_PUBLIC_URL: PORTCULLIS_URL,
+    PORTCULLIS_HTTP__BIND: PORTCULLIS_URL.replace('http://', ''),
+    // The realm's issuer is http on loopback: its registry is a resource only so.
+    PORTCULLIS_DEV__ALLOW_HTTP_LOOPBACK_RESOURCES: 'true',
+    // `serve` wants a built console; nothing here opens it.
+    PORTCULLIS_CONSOLE__SITE_DIR: join(T, 'site'),
+  };
+}
+
+function portcullis(o, data, args, input) {
+  const r = sh(o.bin, args, { env: portcullisEnv(data), input });
   return r.stdout + r.stderr;
 }
 
-function registry(o, { port, log, helper }) {
+function registry(o, { port }) {
   const data = join(T, 'portcullis');
   mkdirSync(data);
   portcullis(o, data, ['migrate']);
@@ -263,7 +286,7 @@ function registry(o, { port, log, helper }) {
       {
         id: 'approved',
         title: 'Approved remote server',
-        url: `https://127.0.0.1:${port}/approved/mcp`,
+        url: `https://127.0.0.1:${port}${APPROVED_PATH}`,
         headers: { 'X-Portcullis-Env': '${PORTCULLIS_TEST_ENV}' },
         auth: { mode: 'portcullis' },
         rings: ['ring0'],
@@ -271,7 +294,7 @@ function registry(o, { port, log, helper }) {
       {
         id: 'local',
         title: 'Approved local server',
-        command: { path: process.execPath, args: [join(HERE, 'mcp-server.mjs'), 'stdio', 'local', log] },
+        command: { path: process.execPath, args: [join(HERE, 'mcp-server.mjs'), 'stdio', 'local', join(T, 'requests.jsonl')] },
         rings: ['ring0'],
       },
     ],
@@ -280,14 +303,133 @@ function registry(o, { port, log, helper }) {
   writeFileSync(file, JSON.stringify(policy, null, 2));
   portcullis(o, data, ['registry', 'apply', '--file', file]);
   portcullis(o, data, ['registry', 'publish']);
+  // Portcullis authorizes the approved server: it is a resource of the realm; the registry
+  // takes sign-ins (bearer); Ada is a person of the realm in ring0.
+  portcullis(o, data, ['resources', 'create', '--id', 'approved', '--name', 'Approved remote server',
+    '--uri', `https://127.0.0.1:${port}${APPROVED_PATH}`, '--scopes', 'tools:call']);
+  portcullis(o, data, ['registry', 'settings', '--access', 'bearer']);
+  portcullis(o, data, ['people', 'add', '--email', PERSON, '--name', 'Ada', '--password'], `${PASSWORD}\n`);
+  portcullis(o, data, ['registry', 'add-member', '--ring', 'ring0', '--person', PERSON]);
   const out = {};
   for (const h of o.harnesses) {
     const dir = join(T, 'rendered', h);
-    const text = portcullis(o, data, ['registry', 'render', '--harness', h, '--ring', 'ring0', '--token-helper', `${helper} {id}`, '--out', dir]);
+    // The keyword: the realm's own `portcullis-cli token --server … --realm … --resource {url}`.
+    const text = portcullis(o, data, ['registry', 'render', '--harness', h, '--ring', 'ring0', '--token-helper', 'portcullis-cli', '--out', dir]);
     writeFileSync(join(T, 'rendered', `${h}.txt`), text);
     out[h] = parseRender(text);
   }
-  return out;
+  return { data, rendered: out };
+}
+
+/** A free loopback port. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+/** `portcullis serve` on the registry's database, until it answers /healthz. */
+async function startPortcullis(o, data) {
+  const child = spawn(o.bin, ['serve'], { env: portcullisEnv(data), stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  let err = '';
+  child.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${PORTCULLIS_URL}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`portcullis serve exited ${child.exitCode}: ${err}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`portcullis serve did not answer: ${err}`);
+}
+
+/**
+ * `portcullis-cli login --no-browser`, with Ada in a scripted browser: open the printed URL,
+ * sign in, allow, and follow the redirect to the CLI's loopback listener.
+ */
+async function signIn(cliBin, env) {
+  const child = spawn(cliBin, ['login', '--server', PORTCULLIS_URL, '--realm', 'default', '--no-browser'], { env });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => { out += d; });
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      err += d;
+      const line = err.split('\n').map((l) => l.trim()).find((l) => l.startsWith('http'));
+      if (line) resolve(line);
+    });
+    child.on('exit', (code) => reject(new Error(`portcullis-cli login exited ${code}: ${err}`)));
+    setTimeout(() => reject(new Error(`portcullis-cli login printed no URL: ${err}`)), 15000);
+  });
+  const jar = new Map();
+  const keep = (res) => {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const at = pair.indexOf('=');
+      jar.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+  };
+  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const field = (html, name) => {
+    const m = html.match(new RegExp(`name="${name}" value="([^"]*)"`));
+    if (!m) throw new Error(`no ${name} in the page: ${html.slice(0, 500)}`);
+    return m[1];
+  };
+  const post = async (form) => {
+    const res = await fetch(`${PORTCULLIS_URL}/realms/default/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: PORTCULLIS_URL, cookie: cookie() },
+      body: new URLSearchParams(form).toString(),
+    });
+    keep(res);
+    return res;
+  };
+  let res = await fetch(url, { redirect: 'manual' });
+  keep(res);
+  let html = await res.text();
+  res = await post({ step: 'login', ticket: field(html, 'ticket'), email: PERSON, password: PASSWORD });
+  html = await res.text();
+  res = await post({ step: 'consent', decision: 'approve', ticket: field(html, 'ticket') });
+  const back = res.headers.get('location');
+  if (res.status !== 303 || !back) throw new Error(`consent answered ${res.status}: ${await res.text()}`);
+  await (await fetch(back)).text();
+  const code = child.exitCode ?? await new Promise((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`portcullis-cli login exited ${code}: ${out}${err}`);
+}
+
+/**
+ * Whether `authorization` is `Bearer <JWT>` signed by a key of the realm's JWKS, for exactly
+ * the approved server (`aud`, `mcp_server`), issued to portcullis-cli, living at most 5 minutes.
+ */
+function tokenVerdict(authorization, ctx) {
+  const no = (why) => ({ ok: false, why });
+  const m = /^Bearer ([\w-]+)\.([\w-]+)\.([\w-]+)$/.exec(authorization ?? '');
+  if (!m) return no(`no Bearer JWT (authorization: ${authorization ? `${authorization.slice(0, 20)}…` : 'none'})`);
+  const part = (b64) => JSON.parse(Buffer.from(b64, 'base64url').toString());
+  const [header, claims] = [part(m[1]), part(m[2])];
+  const jwk = ctx.jwks.keys.find((k) => k.kid === header.kid);
+  if (!jwk) return no(`kid ${header.kid} is not in the realm's JWKS`);
+  const key = createPublicKey({ key: jwk, format: 'jwk' });
+  const input = Buffer.from(`${m[1]}.${m[2]}`);
+  const sig = Buffer.from(m[3], 'base64url');
+  const signed = header.alg === 'EdDSA'
+    ? verifySignature(null, input, key, sig)
+    : verifySignature('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, sig);
+  if (!signed) return no(`the signature does not verify (${header.alg})`);
+  const facts = `aud=${claims.aud} mcp_server=${claims.mcp_server} client_id=${claims.client_id} sub=${claims.sub} lifetime=${claims.exp - claims.iat}s`;
+  const ok = claims.aud === ctx.approvedUrl && claims.mcp_server === 'approved'
+    && claims.client_id === 'portcullis-cli' && claims.exp - claims.iat <= 300 && claims.exp * 1000 > Date.now();
+  return ok ? { ok, why: `verified: ${facts}` } : no(`wrong claims: ${facts}`);
 }
 
 /** `wrote PATH` lines, each followed by `  install on OS: PATH` lines; warnings; notes. */
@@ -313,7 +455,8 @@ function parseRender(text) {
 function baseEnv(home, tls, extra) {
   // A clean environment: no vendor keys or proxies from the caller reach the CLIs.
   return {
-    PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    // ${T}/bin: the `portcullis-cli` the rendered token helper names.
+    PATH: `${join(T, 'bin')}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
     HOME: home,
     LANG: 'C.UTF-8',
     TERM: 'dumb',
@@ -409,7 +552,6 @@ function headerEvidence(entries, header) {
 // with them, `hijack` with them and the user's own definition of `approved` pointing elsewhere.
 
 let ENV_NONCE;
-let HELPER_NONCE;
 
 const USER_PATH = '/user/mcp';
 const HIJACK_PATH = '/hijack/mcp';
@@ -575,16 +717,16 @@ async function harness(h, ctx) {
     check(h, 'managed', 'server the user added is blocked (not connected, no request reaches it)',
       !mine.connected && toMine.length === 0,
       `${mine.line ?? 'mine: not listed'}\nrequests to ${USER_PATH}: ${toMine.length}`);
-    const helperValues = headerEvidence(toApproved, 'x-portcullis-test');
     const helperRuns = existsSync(ctx.helperLog) ? readFileSync(ctx.helperLog, 'utf8').split('\n').filter(Boolean) : [];
     if (h === 'gemini') {
       const warned = rendered.warnings.find((w) => /header helper/.test(w));
       check(h, 'managed', 'token helper not rendered (Gemini CLI has no header helper) and the render says so',
-        !!warned && helperValues.length === 0, warned ?? 'no warning about the helper');
+        !!warned && toApproved.every((e) => !e.headers?.authorization), warned ?? 'no warning about the helper');
     } else {
-      check(h, 'managed', `token helper header reaches the server (X-Portcullis-Test: ${HELPER_NONCE})`,
-        toApproved.length > 0 && toApproved.every((e) => e.headers?.['x-portcullis-test'] === HELPER_NONCE),
-        `x-portcullis-test on ${toApproved.length} request(s): ${helperValues.join(', ') || 'none'}; helper runs so far: ${helperRuns.length}`);
+      const verdicts = toApproved.map((e) => tokenVerdict(e.headers?.authorization, ctx));
+      check(h, 'managed', 'portcullis-cli token reaches the server: a realm-signed token for exactly this server (aud, mcp_server), at most 5 minutes',
+        toApproved.length > 0 && verdicts.every((v) => v.ok),
+        `${[...new Set(verdicts.map((v) => v.why))].join('\n')}\nhelper runs so far: ${helperRuns.length} (${helperRuns[0] ?? 'none'})`);
     }
     const envValues = headerEvidence(toApproved, 'x-portcullis-env');
     check(h, 'managed', `\${VAR} header reaches the server (X-Portcullis-Env: ${ENV_NONCE})`,
@@ -610,25 +752,44 @@ async function inside(o) {
   const etcMode = setupEtc();
   say(`run directory: ${T}\n/etc: ${etcMode}`);
   ENV_NONCE = `env-${randomBytes(8).toString('hex')}`;
-  HELPER_NONCE = `helper-${randomBytes(8).toString('hex')}`;
   const tls = certificates();
   const log = join(T, 'requests.jsonl');
   const helperLog = join(T, 'helper.log');
-  // The token helper: prints the header map both CLIs expect, and notes each run.
-  const helper = join(T, 'bin', 'portcullis-test-token');
-  mkdirSync(dirname(helper), { recursive: true });
-  writeFileSync(helper, `#!/bin/sh\necho "$1 $CLAUDE_CODE_MCP_SERVER_NAME" >> '${helperLog}'\nprintf '{"X-Portcullis-Test": "%s"}\\n' '${HELPER_NONCE}'\n`);
-  chmodSync(helper, 0o755);
   const port = await startHttps(tls, log);
   const base = `https://127.0.0.1:${port}`;
   say(`loopback MCP servers: ${base}/{approved,user,hijack}/mcp and a stdio server`);
+  PORTCULLIS_URL = `http://127.0.0.1:${await freePort()}`;
+  mkdirSync(join(T, 'site', 'pkg'), { recursive: true });
+  writeFileSync(join(T, 'site', 'pkg', 'app.js'), '');
   const r0 = Date.now();
-  const rendered = registry(o, { port, log, helper });
+  const { data, rendered } = registry(o, { port });
   const renderMs = Date.now() - r0;
   say(`portcullis migrate, registry apply, publish, render x${o.harnesses.length}: ${secs(renderMs)}`);
+  // Portcullis serving the realm, and Ada signed in with portcullis-cli (as on her laptop).
+  const cliHome = join(T, 'cli-home');
+  const cliEnv = {
+    PATH: process.env.PATH,
+    HOME: cliHome,
+    XDG_CONFIG_HOME: join(cliHome, 'config'),
+    XDG_CACHE_HOME: join(cliHome, 'cache'),
+    PORTCULLIS_CLI_CREDENTIALS: 'file',
+  };
+  const cliBin = join(dirname(o.bin), 'portcullis-cli');
+  if (!existsSync(cliBin)) die(`${cliBin} is missing: cargo build -p portcullis-cli`);
+  await startPortcullis(o, data);
+  const s0 = Date.now();
+  await signIn(cliBin, cliEnv);
+  say(`portcullis serve, portcullis-cli login (Ada approves in a scripted browser): ${secs(Date.now() - s0)}`);
+  const jwks = await (await fetch(`${PORTCULLIS_URL}/realms/default/jwks`)).json();
+  // The token helper the rendered files name: portcullis-cli with Ada's sign-in, noting each run.
+  const helper = join(T, 'bin', 'portcullis-cli');
+  mkdirSync(dirname(helper), { recursive: true });
+  const exports = Object.entries(cliEnv).filter(([k]) => k !== 'PATH').map(([k, v]) => `${k}='${v}'`).join(' ');
+  writeFileSync(helper, `#!/bin/sh\necho "$*" >> '${helperLog}'\nexec env ${exports} '${cliBin}' "$@"\n`);
+  chmodSync(helper, 0o755);
   const work = join(T, 'work');
   mkdirSync(work);
-  const ctx = { tls, log, helperLog, base, rendered, work };
+  const ctx = { tls, log, helperLog, base, rendered, work, jwks, approvedUrl: `${base}${APPROVED_PATH}` };
   const timings = {};
   try {
     for (const h of o.harnesses) timings[h] = await harness(h, ctx);

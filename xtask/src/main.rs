@@ -447,6 +447,7 @@ fn test() -> anyhow::Result<()> {
             run(cargo().args(["test", "--workspace", "--no-run", "--quiet"]))?;
             for built in [
                 "target/debug/portcullis",
+                "target/debug/portcullis-cli",
                 "target/debug/examples/mcp_server",
             ] {
                 if !Path::new(built).exists() {
@@ -457,7 +458,7 @@ fn test() -> anyhow::Result<()> {
         },
     )?;
     stage(
-        "agent harnesses load the rendered files (Claude Code, Codex, Gemini CLI)",
+        "agent harnesses load the rendered files and call portcullis-cli for tokens (Claude Code, Codex, Gemini CLI)",
         || {
             let bin = std::fs::canonicalize("target/debug/portcullis")
                 .context("target/debug/portcullis is missing")?;
