@@ -52,6 +52,9 @@ pub const MAX_USER_CODE_FAILURES_PER_SOURCE: u32 = 10;
 pub const MAX_USER_CODE_FAILURES: u32 = 1_000;
 /// Device authorization requests per source within a window.
 pub const MAX_DEVICE_REQUESTS_PER_SOURCE: u32 = 60;
+/// Drift reports per person within a window, all their devices together (each device reports
+/// at most once a minute on its own).
+pub const MAX_DRIFT_REPORTS_PER_PERSON: u32 = 30;
 /// Window length in seconds.
 pub const WINDOW_SECS: i64 = 15 * 60;
 /// Most counters kept per throttle.
@@ -143,6 +146,7 @@ pub(crate) enum Key {
     UserCodeAll(RealmId),
     /// Device authorization requests from one source.
     DeviceRequest(Source),
+    DriftReport(RealmId, String),
 }
 
 impl Key {
@@ -158,6 +162,7 @@ impl Key {
             Key::SubmissionChange(_) => "submission",
             Key::UserCodeSource(_) | Key::UserCodeAll(_) => "user_code",
             Key::DeviceRequest(_) => "device_authorization",
+            Key::DriftReport(..) => "drift_report",
         }
     }
 }
@@ -350,6 +355,21 @@ impl Throttle {
         self.count_within(
             Key::DeviceRequest(source),
             MAX_DEVICE_REQUESTS_PER_SOURCE,
+            now,
+        )
+    }
+
+    /// Counts a drift report of person `subject`; the seconds to wait when it is beyond their
+    /// budget.
+    pub(crate) fn drift_report(
+        &self,
+        realm: &RealmId,
+        subject: &str,
+        now: UnixTime,
+    ) -> Result<(), u64> {
+        self.count_within(
+            Key::DriftReport(realm.clone(), subject.to_owned()),
+            MAX_DRIFT_REPORTS_PER_PERSON,
             now,
         )
     }

@@ -170,7 +170,13 @@ pub async fn run(args: DriftArgs) -> Result<u8, Failure> {
         print!("{}", text(&report));
     }
     if let Some(device) = device {
-        let sent = send(&state, args.cache_dir.as_deref(), device, report.clone()).await?;
+        let sent = send(
+            &state,
+            (&root, args.cache_dir.as_deref()),
+            device,
+            report.clone(),
+        )
+        .await?;
         // On stderr with --json: stdout stays one JSON document.
         if args.json {
             eprintln!("{sent}");
@@ -207,12 +213,42 @@ fn device_name(given: Option<&str>) -> Result<String, Failure> {
     Ok(name)
 }
 
+/// This device's key for the definition fingerprints a report carries: 32 random bytes, made
+/// once and kept readable by this account alone.
+fn device_key(root: &Path) -> Result<[u8; 32], Failure> {
+    let path = root.join("drift").join("device.key");
+    let stored = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| hex::decode(t.trim()).ok())
+        .and_then(|b| <[u8; 32]>::try_from(b).ok());
+    if let Some(key) = stored {
+        return Ok(key);
+    }
+    let mut key = [0u8; 32];
+    getrandom::getrandom(&mut key)
+        .map_err(|e| Failure::error(format!("No randomness for the device key: {e}")))?;
+    crate::vault::write_private(&path, hex::encode(key).as_bytes())?;
+    Ok(key)
+}
+
+/// A definition's fingerprint as reports carry it: its SHA-256 keyed with the device's key,
+/// so the same definition is recognised from one report of this device to the next, while
+/// whoever reads the report cannot test guesses of the values it covers (an environment
+/// value, an argument) against it.
+fn fingerprint(key: &[u8; 32], definition_sha256: &str) -> String {
+    use sha2::Digest as _;
+    let mut h = sha2::Sha256::new();
+    h.update(key);
+    h.update(definition_sha256.as_bytes());
+    hex::encode(h.finalize())
+}
+
 /// Sends the report to the realm the release was pulled from; what happened, in words.
 async fn send(
     state: &cache::State,
-    cache_dir: Option<&Path>,
+    (root, cache_dir): (&Path, Option<&Path>),
     device: String,
-    r: Report,
+    mut r: Report,
 ) -> Result<String, Failure> {
     let Some(token) = crate::signin::registry_token(&state.server, &state.realm, cache_dir).await?
     else {
@@ -224,6 +260,10 @@ async fn send(
             ),
         });
     };
+    let key = device_key(root)?;
+    for f in &mut r.findings {
+        f.definition_sha256 = fingerprint(&key, &f.definition_sha256);
+    }
     let files_read = r.files.iter().filter(|f| f.state == "read").count();
     let problems = r
         .problems
@@ -262,6 +302,10 @@ async fn send(
                 ""
             }
         )),
+        404 => Err(Failure::error(format!(
+            "Realm {} at {} does not take reports: it does not serve its registry over HTTP any more (an administrator turned access off), or the realm is gone.",
+            state.realm, state.server
+        ))),
         401 => Err(Failure {
             code: 3,
             message: format!(
@@ -271,9 +315,11 @@ async fn send(
         }),
         status => Err(Failure::error(format!(
             "The realm did not take the report ({status}): {}",
-            answer["error_description"]
-                .as_str()
-                .unwrap_or("no reason given")
+            plain(
+                answer["error_description"]
+                    .as_str()
+                    .unwrap_or("no reason given")
+            )
         ))),
     }
 }

@@ -1,16 +1,17 @@
 // `portcullis-cli` as a person uses it on a headless machine: `login --device` while the
 // person approves in a browser, `token --format headers` handed to the official MCP SDK client,
-// which reaches the registry's server with it (the token is refused by another server), then
+// which reaches the registry's server — the Protect generator's TypeScript server — with it (the
+// token is refused by another server), then
 // `drift --report` (the console shows the device's findings), `status`, and `logout`, after
 // which `token` asks for a new sign-in and never opens a browser.
 import { test, expect, type APIRequestContext } from '@playwright/test';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ADMIN, login, registerResource } from './helpers';
+import { ADMIN, login, registerResource, startGenerated } from './helpers';
 import { startMcpServer } from '../mcp/server';
 
 /** `target/debug/portcullis-cli`, which the Rust tests build with the server. */
@@ -29,7 +30,7 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
   const realm = `laptops-${suffix}`;
   const issuer = `${baseURL}/realms/${realm}`;
   const PERSON = { email: `grace-${suffix}@example.com`, password: 'a-long-enough-password' };
-  let mail: Awaited<ReturnType<typeof startMcpServer>> | undefined;
+  let mail: { url: string; local: string; close: () => Promise<void> } | undefined;
   let other: Awaited<ReturnType<typeof startMcpServer>> | undefined;
   const home = mkdtempSync(path.join(tmpdir(), 'portcullis-cli-'));
   const env = {
@@ -50,7 +51,16 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
     await call(api, baseURL!, 'people/create', { email: PERSON.email, display_name: 'Grace', roles: '', password: PERSON.password, confirm: PERSON.password });
     await page.goto('/');
     // Known by https URLs (as behind a TLS-terminating proxy), listening on loopback here.
-    mail = await startMcpServer(issuer, ['tools:call'], `https://mail-${suffix}.example.com/mcp`);
+    // The mail server is what the console's Protect generator writes (TypeScript), run as is.
+    const mailUrl = `https://mail-${suffix}.example.com/mcp`;
+    const generated = await call(api, baseURL!, 'integration/protect', { server_url: mailUrl, resource_name: 'Mail', scopes: 'tools:call', documentation_url: '' });
+    const source = generated.artifacts.find((a: { id: string }) => a.id === 'typescript').text as string;
+    const dir = path.join(__dirname, '..', 'test-results', `generated-cli-${suffix}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'server.mjs'), source);
+    const port = 18981;
+    const server = await startGenerated(process.execPath, path.join(dir, 'server.mjs'), port, {});
+    mail = { url: mailUrl, local: `http://127.0.0.1:${port}/mcp`, close: async () => { server.kill(); } };
     other = await startMcpServer(issuer, ['tools:call'], `https://other-${suffix}.example.com/mcp`);
     await registerResource(page, { id: `mail-${suffix}`, name: 'Mail', uri: mail.url, scopes: 'tools:call' });
     await registerResource(page, { id: `other-${suffix}`, name: 'Other', uri: other.url, scopes: 'tools:call' });
@@ -130,6 +140,7 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
     const who = JSON.parse((result.content as { text: string }[])[0].text);
     expect(who.client_id).toBe('portcullis-cli');
     expect(who.scopes).toEqual(['tools:call']);
+    expect(who.mcp_server).toBe(`mail-${suffix}`);
     await client.close();
     // The other server refuses it.
     const refused = await fetch(other.local, {

@@ -1,6 +1,6 @@
 import { expect, Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-123' };
@@ -111,3 +111,28 @@ export async function check(page: Page, name: string): Promise<string[]> {
   return problems;
 }
 
+/** Starts `runtime` (with `file`, if any) and waits until it says it listens. */
+export async function startGenerated(runtime: string, file: string | null, port: number, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(runtime, file ? [file] : [], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start: ${output}`)), 20_000);
+    const seen = (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('MCP server for')) { clearTimeout(timer); resolve(); }
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`the server exited (${code}): ${output}`)); });
+  });
+  // Said is not yet listening (uvicorn binds after the script's own line): wait for the port.
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`);
+      return child;
+    } catch (e) {
+      if (i > 100) throw new Error(`the server never listened: ${output} (${e})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

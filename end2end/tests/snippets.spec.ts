@@ -1,10 +1,9 @@
 import { test, expect } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ADMIN, VENV, ensurePythonVenv, login } from './helpers';
+import { ADMIN, VENV, ensurePythonVenv, login, startGenerated as start } from './helpers';
 
 // The generated server snippets, run as real MCP servers: a Portcullis token reaches a tool,
 // a request without one gets exactly the generated challenge, a token for another resource is
@@ -15,32 +14,6 @@ test.beforeAll(() => {
   test.setTimeout(300_000);
   ensurePythonVenv();
 });
-
-/** Starts `runtime` (with `file`, if any) and waits until it says it listens. */
-async function start(runtime: string, file: string | null, port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(runtime, file ? [file] : [], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start: ${output}`)), 20_000);
-    const seen = (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('MCP server for')) { clearTimeout(timer); resolve(); }
-    };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`the server exited (${code}): ${output}`)); });
-  });
-  // Said is not yet listening (uvicorn binds after the script's own line): wait for the port.
-  for (let i = 0; ; i++) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`);
-      return child;
-    } catch (e) {
-      if (i > 100) throw new Error(`the server never listened: ${output} (${e})`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 const ROOT = path.join(__dirname, '..', '..');
 // The Rust server is compiled ahead (cargo xtask test builds it): guard/examples/mcp_server.rs is

@@ -267,28 +267,19 @@ async fn server(
 }
 
 /// `POST /realms/{realm}/registry/drift`: a device's drift report (JSON), with the person's
-/// registry sign-in token. Answers what was stored, `400` naming the field over its limit,
-/// `401` without a person's token, `413` over the size cap, `429` when the device reported
-/// less than a minute ago.
+/// registry sign-in token (the token is checked before the body is read). Answers what was
+/// stored, `400` naming the field over its limit, `401` without a person's sign-in through the
+/// realm's CLI, `413` over the size cap, `429` when the device reported less than a minute ago
+/// or the person too often.
 async fn drift(
     State(state): State<AppState>,
     Path(realm): Path<String>,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    let report: portcullis_manifest::drift::DriftReport = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                &format!("The body is not a drift report: {e}"),
-            );
-        }
-    };
     match state
         .core
-        .report_drift(&realm, bearer(&headers), report)
+        .report_drift(&realm, bearer(&headers), &body)
         .await
     {
         Ok(receipt) => {
@@ -306,7 +297,7 @@ async fn drift(
                 StatusCode::TOO_MANY_REQUESTS,
                 "too_many_requests",
                 &format!(
-                    "This device reported less than a minute ago: the next report is accepted within {retry_after_secs} seconds."
+                    "Too many reports: this device reported less than a minute ago, or this person's devices too often; the next report is accepted within {retry_after_secs} seconds."
                 ),
             );
             res.headers_mut()

@@ -4,8 +4,8 @@ use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
 use crate::types::registry::{
-    DeliveryView, DriftDeviceView, DriftView, GroupView, HarnessChoice, ImportedView, MemberRow, RegistryView, ReleaseDetail,
-    ReleasePage, SavedView, ServerDetail, ServerForm,
+    DeliveryView, DriftDeviceView, DriftView, GroupView, HarnessChoice, ImportedView, MemberRow,
+    RegistryView, ReleaseDetail, ReleasePage, SavedView, ServerDetail, ServerForm,
 };
 use leptos::prelude::*;
 
@@ -309,16 +309,20 @@ pub async fn registry_entries_for(uri: String) -> Result<Vec<String>, AppError> 
 }
 
 /// The realm's drift: numbers, most common findings, a page of devices (`q`: email or device
-/// substring; `after`: the page's cursor).
+/// substring; `subject`: one person's devices, by id; `after`: the page's cursor).
 #[server(prefix = "/api", endpoint = "registry/drift")]
 pub async fn registry_drift(
     q: String,
+    #[server(default)] subject: String,
     drifting: bool,
     after: String,
 ) -> Result<DriftView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
+    // An email or a device name: longer than that is not a search.
+    let q: String = q.chars().take(200).collect();
     let query = authz::drift::DriftQuery {
         search: Some(q).filter(|q| !q.trim().is_empty()),
+        subject: Some(subject).filter(|s| !s.is_empty()),
         drifting_only: drifting,
         after: if after.is_empty() {
             None

@@ -297,7 +297,7 @@ pub fn PersonDetailPage() -> impl IntoView {
                                 <div><dt class=MUTED>"Added"</dt><dd><When at=p.created.at.clone() words=p.created.ago.clone()/></dd></div>
                             </dl>
                             {can.view_registry.then(|| view! {
-                                <p class="mt-3 text-sm"><a class="text-indigo-700 hover:underline dark:text-indigo-300" href=with_query("/registry/drift", &[("q", p.email.clone())])>"Their laptops' drift reports"</a></p>
+                                <p class="mt-3 text-sm"><a class="text-indigo-700 hover:underline dark:text-indigo-300" href=with_query("/registry/drift", &[("subject", p.id.clone()), ("who", p.email.clone())])>"Their laptops' drift reports"</a></p>
                             })}
                             {can.manage_people.then(|| view! {
                                 <ActionForm action=update attr:id="person-settings" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| update_errors.clear()>

@@ -35,7 +35,8 @@ pub fn drift_view(v: &DriftOverview, now: i64) -> DriftView {
             .map(|t| DriftTallyView {
                 kind: t.kind.as_str().to_owned(),
                 name: t.name.clone(),
-                devices: t.devices,
+                people: t.people,
+                in_latest: t.in_latest,
             })
             .collect(),
         rows: v.rows.iter().map(|r| row_view(r, latest, now)).collect(),
@@ -51,6 +52,8 @@ pub fn drift_device_view(d: &DriftDevice, now: i64) -> DriftDeviceView {
         latest_sequence: d.latest.as_ref().map(|(_, s)| *s),
         rings: r.rings.clone(),
         units: r.units.clone(),
+        rings_now: d.rings_now.clone(),
+        units_now: d.units_now.clone(),
         approved: r.approved,
         files_read: r.files_read,
         findings: r

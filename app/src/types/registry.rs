@@ -450,7 +450,7 @@ pub struct DriftView {
     pub stale: u64,
     /// The latest release's sequence (none published: `None`).
     pub latest_sequence: Option<i64>,
-    /// The server names found on the most devices.
+    /// The server names found on the devices of the most people.
     pub top: Vec<DriftTallyView>,
     /// The page of devices.
     pub rows: Vec<DriftRowView>,
@@ -458,15 +458,17 @@ pub struct DriftView {
     pub next: String,
 }
 
-/// A server name found on several devices.
+/// A server name found on several people's devices.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DriftTallyView {
     /// `unapproved` or `version-drift`.
     pub kind: String,
     /// The name it is configured under.
     pub name: String,
-    /// On how many devices.
-    pub devices: u64,
+    /// On the devices of how many people.
+    pub people: u64,
+    /// A server of the latest release has this id now.
+    pub in_latest: bool,
 }
 
 /// A device and its last report in numbers.
@@ -499,10 +501,14 @@ pub struct DriftDeviceView {
     pub row: DriftRowView,
     /// The latest release's sequence.
     pub latest_sequence: Option<i64>,
-    /// The rings it pulled for.
+    /// The rings it pulled for (the laptop's word).
     pub rings: Vec<String>,
-    /// The units it pulled for.
+    /// The units it pulled for (the laptop's word).
     pub units: Vec<String>,
+    /// The rings its person is in now.
+    pub rings_now: Vec<String>,
+    /// The units its person is in now.
+    pub units_now: Vec<String>,
     /// Servers the release approves for them.
     pub approved: u32,
     /// Config files read.

@@ -2,7 +2,8 @@
 use crate::realms::RealmId;
 use portcullis_manifest::drift::{DriftReport, FindingKind};
 
-/// Most devices kept per person: a new one beyond this replaces the one heard from last.
+/// Most devices per person: a new one beyond this takes the place of a stale one (no report
+/// for [`STALE_AFTER_SECS`]), or is refused.
 pub const MAX_DEVICES: u32 = 20;
 /// Shortest time between two reports of one device, in seconds.
 pub const REPORT_INTERVAL_SECS: u64 = 60;
@@ -76,6 +77,8 @@ impl DriftCursor {
 pub struct DriftQuery {
     /// A substring of the person's email or the device's name.
     pub search: Option<String>,
+    /// Exactly this person's (or console user's) devices, by id.
+    pub subject: Option<String>,
     /// Only devices whose last report found something.
     pub drifting_only: bool,
     /// Start after this device (the next page).
@@ -118,15 +121,18 @@ pub struct DriftSummary {
     pub stale: u64,
 }
 
-/// A server name found on several devices.
+/// A server name found on several people's devices.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DriftTally {
     /// What is wrong with it.
     pub kind: FindingKind,
     /// The name it is configured under.
     pub name: String,
-    /// On how many devices.
-    pub devices: u64,
+    /// On the devices of how many people.
+    pub people: u64,
+    /// A server of the latest release has this id now (reports made before it may still
+    /// name it).
+    pub in_latest: bool,
 }
 
 /// The drift screen: the summary, the most common findings and a page of devices.
@@ -136,7 +142,7 @@ pub struct DriftOverview {
     pub summary: DriftSummary,
     /// The latest release's id and sequence, if one was published.
     pub latest: Option<(String, i64)>,
-    /// The server names found on the most devices.
+    /// The server names found on the devices of the most people.
     pub top: Vec<DriftTally>,
     /// The page of devices.
     pub rows: Vec<DriftRow>,
@@ -153,6 +159,10 @@ pub struct DriftDevice {
     pub report: DriftReport,
     /// The latest release's id and sequence, if one was published.
     pub latest: Option<(String, i64)>,
+    /// The rings its person is in now (the report says what the laptop pulled for).
+    pub rings_now: Vec<String>,
+    /// The units its person is in now.
+    pub units_now: Vec<String>,
 }
 
 /// What a reporting laptop is told.

@@ -7,22 +7,25 @@ use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result, StorageError};
 use crate::policy::{Permission, Principal};
-use crate::registry::ApiAccess;
+use crate::registry::{ApiAccess, GroupKind, MemberKind};
+use crate::storage::Saved;
 use portcullis_manifest::drift::DriftReport;
 
 impl Core {
-    /// Stores a device's drift report, sent with its person's registry sign-in token
-    /// (`portcullis-cli login`), in place of the device's previous one.
+    /// Stores a device's drift report (`body`: its JSON), sent by the realm's `portcullis-cli`
+    /// with its person's registry sign-in token (`portcullis-cli login`), in place of the
+    /// device's previous one.
     ///
     /// # Errors
     /// `NotFound` (realm; its registry is not served over HTTP), `OAuth(invalid_token)` (no
-    /// live registry token of a person), `Invalid` (a field over its limit, in words),
-    /// `Throttled` (the device reported less than a minute ago), storage failure.
+    /// live registry sign-in of a person through the realm's CLI), `Invalid` (not a report, a
+    /// field over its limit, not a release of this realm, too many devices), `Throttled` (the
+    /// device reported less than a minute ago, or the person too often), storage failure.
     pub async fn report_drift(
         &self,
         realm_name: &str,
         bearer: Option<&str>,
-        report: DriftReport,
+        body: &[u8],
     ) -> Result<DriftReceipt> {
         let realm = self.serving_realm(realm_name).await?;
         if self.registry_of(&realm).await?.api_access == ApiAccess::Off {
@@ -30,22 +33,44 @@ impl Core {
         }
         let token = bearer.ok_or_else(person_required)?;
         let claims = self.registry_bearer(&realm, token).await?;
-        // A person's (or console user's) sign-in: machine credentials have no laptop.
-        if claims.origin.root_family().is_none() {
+        // A person's (or console user's) own sign-in through the realm's CLI: machine
+        // credentials have no laptop, and other apps the person let read the registry (an
+        // editor, a self-registered client) do not speak for their devices.
+        if claims.origin.root_family().is_none()
+            || claims.origin.subject.is_some()
+            || claims.act.is_some()
+            || !crate::clients::is_first_party(&claims.client_id)
+        {
             return Err(person_required());
         }
-        report.check().map_err(Error::invalid)?;
-        let reporter = if claims.sub.starts_with("usr_") {
-            Reporter::User
-        } else {
-            Reporter::Person
-        };
         let now = self.now();
+        // Counted before the body is read: a person (or whoever holds their token) cannot make
+        // the server parse and store reports faster than this, whatever devices they name.
+        self.login_throttle
+            .drift_report(&realm.id, &claims.sub, now)
+            .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+        let mut report: DriftReport = serde_json::from_slice(body)
+            .map_err(|e| Error::invalid(format!("The body is not a drift report: {e}")))?;
+        report.check().map_err(Error::invalid)?;
+        // The release it compared with, as this realm numbered it (never the laptop's word).
+        let sequence = self
+            .store
+            .release_sequence(&realm.id, &report.release)
+            .await?
+            .ok_or_else(|| {
+                Error::invalid("release: not a release of this realm (pull again, then report).")
+            })?;
+        report.sequence = u64::try_from(sequence).unwrap_or_default();
         let latest = self
             .store
             .latest_release_head(&realm.id)
             .await?
             .is_some_and(|head| head.id == report.release);
+        let reporter = if claims.sub.starts_with("usr_") {
+            Reporter::User
+        } else {
+            Reporter::Person
+        };
         let stored = StoredDriftReport {
             realm_id: realm.id.clone(),
             subject: claims.sub,
@@ -55,19 +80,26 @@ impl Core {
             report,
         };
         let interval = i64::try_from(REPORT_INTERVAL_SECS).unwrap_or(i64::MAX);
-        let saved = self
+        match self
             .store
-            .save_drift_report(&stored, now - interval, MAX_DEVICES)
-            .await?;
-        if !saved {
-            return Err(Error::Throttled {
+            .save_drift_report(
+                &stored,
+                now - interval,
+                (MAX_DEVICES, now - STALE_AFTER_SECS),
+            )
+            .await?
+        {
+            Saved::Stored => Ok(DriftReceipt {
+                received_at: now,
+                latest,
+            }),
+            Saved::TooSoon => Err(Error::Throttled {
                 retry_after_secs: REPORT_INTERVAL_SECS,
-            });
+            }),
+            Saved::TooManyDevices => Err(Error::invalid(format!(
+                "device: you have {MAX_DEVICES} devices reporting and none is stale (a week without a report): report under one of their names, or ask an administrator to forget one."
+            ))),
         }
-        Ok(DriftReceipt {
-            received_at: now,
-            latest,
-        })
     }
 
     /// The realm's drift: its devices in numbers, the most common findings and a page of
@@ -98,17 +130,24 @@ impl Core {
                 self.now() - STALE_AFTER_SECS,
             )
             .await?;
-        let top = self.store.drift_tally(&realm.id, TOP_FINDINGS).await?;
-        let search = q.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let mut top = self.store.drift_tally(&realm.id, TOP_FINDINGS).await?;
+        if let Some(served) = self.latest_served_registry(&realm).await? {
+            for t in &mut top {
+                t.in_latest = served.policy.servers.iter().any(|s| s.id == t.name);
+            }
+        }
+        let query = DriftQuery {
+            search: q
+                .search
+                .as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+            ..q.clone()
+        };
         let mut rows = self
             .store
-            .list_drift_reports(
-                &realm.id,
-                search,
-                q.drifting_only,
-                q.after.as_ref(),
-                DRIFT_PAGE + 1,
-            )
+            .list_drift_reports(&realm.id, &query, q.after.as_ref(), DRIFT_PAGE + 1)
             .await?;
         let more = rows.len() > DRIFT_PAGE as usize;
         rows.truncate(DRIFT_PAGE as usize);
@@ -152,10 +191,24 @@ impl Core {
             .latest_release_head(&realm.id)
             .await?
             .map(|h| (h.id, h.sequence));
+        let member = if subject.starts_with("usr_") {
+            MemberKind::User
+        } else {
+            MemberKind::Person
+        };
+        let (mut rings_now, mut units_now) = (Vec::new(), Vec::new());
+        for (kind, id) in self.store.groups_of(&realm.id, (member, subject)).await? {
+            match kind {
+                GroupKind::Ring => rings_now.push(id),
+                GroupKind::Unit => units_now.push(id),
+            }
+        }
         Ok(DriftDevice {
             row,
             report,
             latest,
+            rings_now,
+            units_now,
         })
     }
 

@@ -1,31 +1,52 @@
 //! Drift report persistence: the latest report of each device (replaced in place), its
 //! findings as rows for the realm's summary.
 use crate::audit::NewAuditEvent;
-use crate::drift::{DriftCursor, DriftRow, DriftSummary, DriftTally, StoredDriftReport};
+use crate::drift::{
+    DriftCursor, DriftQuery, DriftRow, DriftSummary, DriftTally, StoredDriftReport,
+};
 use crate::error::StorageError;
 use crate::realms::RealmId;
 use async_trait::async_trait;
 use portcullis_manifest::drift::{DriftReport, FindingKind};
 
+/// What became of a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Saved {
+    /// Stored in place of the device's previous report.
+    Stored,
+    /// The device's previous report is newer than the interval allows: nothing written.
+    TooSoon,
+    /// A new device of a person who has as many as allowed, none of them stale: nothing
+    /// written.
+    TooManyDevices,
+}
+
 /// Drift report persistence.
 #[async_trait]
 pub trait DriftStore: Send + Sync {
     /// Stores the report in place of the device's previous one, unless that one arrived after
-    /// `not_before` (then `false`, nothing written); then keeps the subject's `max_devices`
-    /// most recently heard devices and forgets the others.
+    /// `not_before`. A device new to its person takes the place of their device heard from
+    /// longest ago when they have `max_devices` already and that one is older than
+    /// `stale_before`; otherwise it is refused. Findings are stored once per kind and name.
     async fn save_drift_report(
         &self,
         r: &StoredDriftReport,
         not_before: i64,
-        max_devices: u32,
-    ) -> Result<bool, StorageError>;
+        (max_devices, stale_before): (u32, i64),
+    ) -> Result<Saved, StorageError>;
+    /// The sequence number of the realm's release `id`, if it is one.
+    async fn release_sequence(
+        &self,
+        realm_id: &RealmId,
+        id: &str,
+    ) -> Result<Option<i64>, StorageError>;
     /// Devices, newest report first, after `after`: those whose person's email or whose name
-    /// contains `search`, only those with findings when `drifting_only`; at most `limit`.
+    /// contains `q.search`, of `q.subject` alone when given, only those with findings when
+    /// `q.drifting_only`; at most `limit`.
     async fn list_drift_reports(
         &self,
         realm_id: &RealmId,
-        search: Option<&str>,
-        drifting_only: bool,
+        q: &DriftQuery,
         after: Option<&DriftCursor>,
         limit: u32,
     ) -> Result<Vec<DriftRow>, StorageError>;
@@ -37,7 +58,7 @@ pub trait DriftStore: Send + Sync {
         latest: Option<&str>,
         stale_before: i64,
     ) -> Result<DriftSummary, StorageError>;
-    /// The `limit` server names found on the most devices.
+    /// The `limit` server names found on the devices of the most people.
     async fn drift_tally(
         &self,
         realm_id: &RealmId,
@@ -68,10 +89,14 @@ pub(super) const UPSERT_REPORT: &str = "INSERT INTO drift_reports (realm_id, sub
     WHERE drift_reports.received_at <= $12";
 pub(super) const DELETE_FINDINGS: &str =
     "DELETE FROM drift_findings WHERE realm_id = $1 AND subject = $2 AND device = $3";
-pub(super) const INSERT_FINDING: &str = "INSERT INTO drift_findings (realm_id, subject, device, kind, name) VALUES ($1, $2, $3, $4, $5)";
-/// Keeps the subject's `$3` most recently heard devices.
-pub(super) const PRUNE_DEVICES: &str = "DELETE FROM drift_reports WHERE realm_id = $1 AND subject = $2 AND device NOT IN \
-    (SELECT device FROM drift_reports WHERE realm_id = $1 AND subject = $2 ORDER BY received_at DESC, device LIMIT $3)";
+pub(super) const INSERT_FINDINGS: &str =
+    "INSERT INTO drift_findings (realm_id, subject, device, kind, name) ";
+pub(super) const DEVICE_EXISTS: &str =
+    "SELECT COUNT(*) FROM drift_reports WHERE realm_id = $1 AND subject = $2 AND device = $3";
+/// The subject's devices: how many, and the one heard from longest ago.
+pub(super) const DEVICES_OF: &str = "SELECT device, received_at FROM drift_reports WHERE realm_id = $1 AND subject = $2 ORDER BY received_at, device";
+pub(super) const RELEASE_SEQUENCE: &str =
+    "SELECT sequence FROM registry_releases WHERE realm_id = $1 AND id = $2";
 pub(super) const ROW_COLUMNS: &str = "d.subject, COALESCE(u.email, p.email, d.subject) AS email, d.device, d.received_at, d.release_id, d.release_sequence, d.findings, d.problems";
 pub(super) const ROW_FROM: &str = "FROM drift_reports d LEFT JOIN users u ON u.id = d.user_id LEFT JOIN people p ON p.id = d.person_id";
 pub(super) const SUMMARY: &str = "SELECT COUNT(*), COUNT(DISTINCT subject), \
@@ -79,8 +104,9 @@ pub(super) const SUMMARY: &str = "SELECT COUNT(*), COUNT(DISTINCT subject), \
     COALESCE(SUM(CASE WHEN release_id = $2 THEN 1 ELSE 0 END), 0), \
     COALESCE(SUM(CASE WHEN received_at < $3 THEN 1 ELSE 0 END), 0) \
     FROM drift_reports WHERE realm_id = $1";
-pub(super) const TALLY: &str = "SELECT kind, name, COUNT(DISTINCT subject || '/' || device) AS devices FROM drift_findings \
-    WHERE realm_id = $1 GROUP BY kind, name ORDER BY devices DESC, name, kind LIMIT $2";
+/// People, not devices: one person's many devices cannot push a name up.
+pub(super) const TALLY: &str = "SELECT kind, name, COUNT(DISTINCT subject) AS people FROM drift_findings \
+    WHERE realm_id = $1 GROUP BY kind, name ORDER BY people DESC, name, kind LIMIT $2";
 pub(super) const DELETE_REPORT: &str =
     "DELETE FROM drift_reports WHERE realm_id = $1 AND subject = $2 AND device = $3";
 
@@ -123,7 +149,7 @@ macro_rules! drift_store {
         const _: () = {
             use $crate::audit::NewAuditEvent;
             use $crate::drift::{
-                DriftCursor, DriftRow, DriftSummary, DriftTally, Reporter, StoredDriftReport,
+                DriftCursor, DriftQuery, DriftRow, DriftSummary, DriftTally, Reporter, StoredDriftReport,
             };
             use $crate::error::StorageError;
             use $crate::realms::RealmId;
@@ -136,8 +162,8 @@ macro_rules! drift_store {
                     &self,
                     r: &StoredDriftReport,
                     not_before: i64,
-                    max_devices: u32,
-                ) -> Result<bool, StorageError> {
+                    (max_devices, stale_before): (u32, i64),
+                ) -> Result<Saved, StorageError> {
                     let (user, person) = match r.reporter {
                         Reporter::User => (Some(r.subject.as_str()), None),
                         Reporter::Person => (None, Some(r.subject.as_str())),
@@ -148,6 +174,35 @@ macro_rules! drift_store {
                         + r.report.problems.len() as u64;
                     let realm = r.realm_id.as_str();
                     let mut tx = self.begin().await?;
+                    let (known,): (i64,) = sqlx::query_as(DEVICE_EXISTS)
+                        .bind(realm)
+                        .bind(&r.subject)
+                        .bind(&r.device)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    if known == 0 {
+                        let devices: Vec<(String, i64)> = sqlx::query_as(DEVICES_OF)
+                            .bind(realm)
+                            .bind(&r.subject)
+                            .fetch_all(&mut *tx)
+                            .await?;
+                        if devices.len() >= max_devices as usize {
+                            match devices.first() {
+                                Some((oldest, at)) if *at < stale_before => {
+                                    sqlx::query(DELETE_REPORT)
+                                        .bind(realm)
+                                        .bind(&r.subject)
+                                        .bind(oldest)
+                                        .execute(&mut *tx)
+                                        .await?;
+                                }
+                                _ => {
+                                    tx.rollback().await?;
+                                    return Ok(Saved::TooManyDevices);
+                                }
+                            }
+                        }
+                    }
                     let n = sqlx::query(UPSERT_REPORT)
                         .bind(realm)
                         .bind(&r.subject)
@@ -166,7 +221,7 @@ macro_rules! drift_store {
                         .rows_affected();
                     if n == 0 {
                         tx.rollback().await?;
-                        return Ok(false);
+                        return Ok(Saved::TooSoon);
                     }
                     sqlx::query(DELETE_FINDINGS)
                         .bind(realm)
@@ -174,31 +229,44 @@ macro_rules! drift_store {
                         .bind(&r.device)
                         .execute(&mut *tx)
                         .await?;
-                    for f in &r.report.findings {
-                        sqlx::query(INSERT_FINDING)
-                            .bind(realm)
-                            .bind(&r.subject)
-                            .bind(&r.device)
-                            .bind(f.kind.as_str())
-                            .bind(&f.name)
-                            .execute(&mut *tx)
-                            .await?;
+                    let distinct: std::collections::BTreeSet<(&str, &str)> = r
+                        .report
+                        .findings
+                        .iter()
+                        .map(|f| (f.kind.as_str(), f.name.as_str()))
+                        .collect();
+                    if !distinct.is_empty() {
+                        let mut qb = sqlx::QueryBuilder::<$db>::new(INSERT_FINDINGS);
+                        qb.push_values(distinct, |mut row, (kind, name)| {
+                            row.push_bind(realm.to_owned())
+                                .push_bind(r.subject.clone())
+                                .push_bind(r.device.clone())
+                                .push_bind(kind.to_owned())
+                                .push_bind(name.to_owned());
+                        });
+                        qb.build().execute(&mut *tx).await?;
                     }
-                    sqlx::query(PRUNE_DEVICES)
-                        .bind(realm)
-                        .bind(&r.subject)
-                        .bind(i64::from(max_devices))
-                        .execute(&mut *tx)
-                        .await?;
                     tx.commit().await?;
-                    Ok(true)
+                    Ok(Saved::Stored)
+                }
+
+                async fn release_sequence(
+                    &self,
+                    realm_id: &RealmId,
+                    id: &str,
+                ) -> Result<Option<i64>, StorageError> {
+                    Ok(sqlx::query_as::<_, (i64,)>(RELEASE_SEQUENCE)
+                        .bind(realm_id.as_str())
+                        .bind(id)
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(|(s,)| s))
                 }
 
                 async fn list_drift_reports(
                     &self,
                     realm_id: &RealmId,
-                    search: Option<&str>,
-                    drifting_only: bool,
+                    q: &DriftQuery,
                     after: Option<&DriftCursor>,
                     limit: u32,
                 ) -> Result<Vec<DriftRow>, StorageError> {
@@ -206,10 +274,13 @@ macro_rules! drift_store {
                         "SELECT {ROW_COLUMNS} {ROW_FROM} WHERE d.realm_id = "
                     ));
                     qb.push_bind(realm_id.as_str().to_owned());
-                    if let Some(q) = search {
-                        push_text_search(&mut qb, q, &["u.email", "p.email", "d.device"], None);
+                    if let Some(text) = q.search.as_deref() {
+                        push_text_search(&mut qb, text, &["u.email", "p.email", "d.device"], None);
                     }
-                    if drifting_only {
+                    if let Some(subject) = &q.subject {
+                        qb.push(" AND d.subject = ").push_bind(subject.clone());
+                    }
+                    if q.drifting_only {
                         qb.push(" AND d.findings > 0");
                     }
                     if let Some(c) = after {
@@ -269,11 +340,12 @@ macro_rules! drift_store {
                         .fetch_all(&self.pool)
                         .await?;
                     rows.into_iter()
-                        .map(|(kind, name, devices)| {
+                        .map(|(kind, name, people)| {
                             Ok(DriftTally {
                                 kind: kind_from(&kind)?,
                                 name,
-                                devices: u64::try_from(devices).unwrap_or(0),
+                                people: u64::try_from(people).unwrap_or(0),
+                                in_latest: false,
                             })
                         })
                         .collect()

@@ -53,7 +53,7 @@ pub use agents::AgentStore;
 pub use audit::AuditStore;
 pub use authorize::{AuthorizeStore, MAX_CONNECTED_APPS, Redeemed};
 pub use clients::{ClientStore, INITIAL_TOKEN_SPENT};
-pub use drift::DriftStore;
+pub use drift::{DriftStore, Saved};
 pub use keys::KeyStore;
 pub use people::PeopleStore;
 pub use postgres::PgStore;

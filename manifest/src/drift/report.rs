@@ -5,7 +5,9 @@
 //! A report carries what [`DriftFinding`] carries — names, transports, hosts, hashes and fix
 //! hints built from the release — plus the device's name, the release it was compared with and
 //! the rings and units it was read for. Never a command, argument, environment value, header or
-//! URL path. The server stores what it is sent, so [`DriftReport::check`] bounds every field.
+//! URL path; `portcullis-cli` keys each definition's SHA-256 with a random key of the device, so
+//! the fingerprint cannot be used to test guesses of the values a definition holds. The server
+//! stores what it is sent, so [`DriftReport::check`] bounds every field.
 use super::model::{DriftFinding, Harness};
 use serde::{Deserialize, Serialize};
 
@@ -176,13 +178,18 @@ impl DriftReport {
     }
 }
 
-/// A line of text: at most `max` characters, no control characters.
+/// A line of text: at most `max` characters, no control characters, no invisible formatting
+/// (bidirectional overrides and isolates, zero-width characters: they make a name read as
+/// another on a screen).
 fn text(field: &str, value: &str, max: usize) -> Result<(), String> {
     if value.chars().count() > max {
         return Err(format!("{field}: at most {max} characters."));
     }
-    if value.chars().any(char::is_control) {
-        return Err(format!("{field}: no control characters."));
+    let invisible = |c: char| matches!(c, '\u{00ad}' | '\u{061c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}');
+    if value.chars().any(|c| c.is_control() || invisible(c)) {
+        return Err(format!(
+            "{field}: no control or invisible formatting characters."
+        ));
     }
     Ok(())
 }
@@ -274,6 +281,8 @@ mod tests {
         r.device = " ".into();
         assert!(r.check().unwrap_err().starts_with("device:"));
         r.device = "d\u{1b}[2J".into();
+        assert!(r.check().unwrap_err().starts_with("device:"));
+        r.device = "laptop\u{202e}gpj.exe".into();
         assert!(r.check().unwrap_err().starts_with("device:"));
         r.device = "d".repeat(MAX_DEVICE + 1);
         assert!(r.check().unwrap_err().starts_with("device:"));

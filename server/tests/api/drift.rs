@@ -8,6 +8,58 @@ use authz::registry::{ApiAccess, Published};
 
 const CLI_REDIRECT: &str = "http://127.0.0.1:49152/callback";
 
+/// Publishes a release with one server at `url`: its id.
+async fn publish(f: &Flow, url: &str) -> String {
+    let core = &f.t.state.core;
+    let m = authz::RequestMeta::default();
+    let revision = core
+        .registry(&f.admin, "default")
+        .await
+        .expect("registry")
+        .registry
+        .revision;
+    let policy = serde_json::from_value(serde_json::json!({
+        "mode": "allowlist",
+        "rings": ["ring0"],
+        "servers": [{"id": "mail", "url": url, "rings": ["ring0"]}],
+    }))
+    .expect("policy");
+    core.replace_registry_draft(&f.admin, "default", revision, &policy, &m)
+        .await
+        .expect("draft");
+    match core
+        .publish_registry(&f.admin, "default", revision + 1, &m)
+        .await
+        .expect("publish")
+    {
+        Published::Release(r) => r.id,
+        Published::AwaitingApproval(_) => panic!("no approval asked"),
+    }
+}
+
+/// A registry sign-in of Ada through `client` (redirecting to `redirect`), whose consent
+/// page names `name`: the access token.
+async fn sign_in(f: &Flow, (client, redirect, name): (&str, &str, &str)) -> String {
+    let url = format!(
+        "/realms/default/authorize?response_type=code&client_id={client}&redirect_uri={}&code_challenge={CHALLENGE}&code_challenge_method=S256&state=s&resource={}",
+        enc(redirect),
+        enc(&format!("{ISSUER}/registry"))
+    );
+    let loc = f
+        .consent_at(&mut Browser::default(), &url, PERSON, name)
+        .await;
+    let code = query_of(&loc)["code"].clone();
+    let (status, json) = f
+        .token(&format!(
+            "grant_type=authorization_code&client_id={client}&code={}&redirect_uri={}&code_verifier={VERIFIER}",
+            enc(&code),
+            enc(redirect)
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    json["access_token"].as_str().expect("token").to_owned()
+}
+
 /// A realm whose registry takes sign-ins and has one release; Ada signed in with the realm's
 /// CLI: her registry token and the release's id.
 async fn setup() -> (Flow, String, String) {
@@ -18,47 +70,8 @@ async fn setup() -> (Flow, String, String) {
     core.set_registry_settings(&f.admin, "default", false, ApiAccess::Bearer, &m)
         .await
         .expect("bearer");
-    let revision = core
-        .registry(&f.admin, "default")
-        .await
-        .expect("registry")
-        .registry
-        .revision;
-    let policy = serde_json::from_value(serde_json::json!({
-        "mode": "allowlist",
-        "rings": ["ring0"],
-        "servers": [{"id": "mail", "url": "https://mail.example.com/mcp", "rings": ["ring0"]}],
-    }))
-    .expect("policy");
-    core.replace_registry_draft(&f.admin, "default", revision, &policy, &m)
-        .await
-        .expect("draft");
-    let release = match core
-        .publish_registry(&f.admin, "default", revision + 1, &m)
-        .await
-        .expect("publish")
-    {
-        Published::Release(r) => r.id,
-        Published::AwaitingApproval(_) => panic!("no approval asked"),
-    };
-    let url = format!(
-        "/realms/default/authorize?response_type=code&client_id=portcullis-cli&redirect_uri={}&code_challenge={CHALLENGE}&code_challenge_method=S256&state=s&resource={}",
-        enc(CLI_REDIRECT),
-        enc(&format!("{ISSUER}/registry"))
-    );
-    let loc = f
-        .consent_at(&mut Browser::default(), &url, PERSON, "Portcullis CLI")
-        .await;
-    let code = query_of(&loc)["code"].clone();
-    let (status, json) = f
-        .token(&format!(
-            "grant_type=authorization_code&client_id=portcullis-cli&code={}&redirect_uri={}&code_verifier={VERIFIER}",
-            enc(&code),
-            enc(CLI_REDIRECT)
-        ))
-        .await;
-    assert_eq!(status, StatusCode::OK, "{json}");
-    let token = json["access_token"].as_str().expect("token").to_owned();
+    let release = publish(&f, "https://mail.example.com/mcp").await;
+    let token = sign_in(&f, ("portcullis-cli", CLI_REDIRECT, "Portcullis CLI")).await;
     (f, token, release)
 }
 
@@ -146,15 +159,44 @@ async fn a_persons_laptop_reports_drift_and_the_console_reads_it() {
     let (status, _, _) = post(&f, Some(&token), huge).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
 
-    // A second device of hers, on an older release id (one that is not the latest).
+    // A release id the realm never published is refused; after a new release, a second device
+    // of hers reports against it (the first stays on the older one).
     let (status, _, json) = post(
         &f,
         Some(&token),
         report("ada-desktop", &"0".repeat(64), "evil.example.com").to_string(),
     )
     .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{json}");
+    assert!(
+        json["error_description"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("release:"),
+        "{json}"
+    );
+    let second = publish(&f, "https://mail.example.com/v2/mcp").await;
+    let (status, _, json) = post(
+        &f,
+        Some(&token),
+        report("ada-desktop", &second, "evil.example.com").to_string(),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{json}");
-    assert_eq!(json["latest_release"], false);
+    assert_eq!(json["latest_release"], true);
+
+    // Another app Ada let read the registry (VS Code) does not speak for her devices.
+    let editor = sign_in(
+        &f,
+        (
+            "vscode",
+            "http://127.0.0.1:53682/callback",
+            "Visual Studio Code",
+        ),
+    )
+    .await;
+    let (status, _, json) = post(&f, Some(&editor), good.clone()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{json}");
 
     // The console: two devices of one person, both drifting, one on the latest release; the
     // most common finding on both; the device's own report with its fix hint.
@@ -173,7 +215,7 @@ async fn a_persons_laptop_reports_drift_and_the_console_reads_it() {
         (2, 1, 2, 1)
     );
     assert_eq!(seen.top[0].name, "shadow");
-    assert_eq!(seen.top[0].devices, 2);
+    assert_eq!(seen.top[0].people, 1, "one person's two devices count once");
     assert_eq!(seen.rows[0].device, "ada-desktop", "newest first");
     assert_eq!(seen.rows[0].email, PERSON);
     let device = core
@@ -210,6 +252,40 @@ async fn a_persons_laptop_reports_drift_and_the_console_reads_it() {
         .await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].details["device"], "ada-desktop");
+
+    // A person's devices: at most 20, a new one refused while none is stale (her real laptop is
+    // never pushed out); and 30 reports a quarter hour from all her devices together.
+    let mut statuses = Vec::new();
+    for i in 0..40 {
+        let (status, _, json) = post(
+            &f,
+            Some(&token),
+            report(&format!("spare-{i}"), &release, "evil.example.com").to_string(),
+        )
+        .await;
+        if status == StatusCode::BAD_REQUEST {
+            assert!(
+                json["error_description"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with("device: you have 20 devices"),
+                "{json}"
+            );
+        }
+        statuses.push(status.as_u16());
+    }
+    let count = |s: u16| statuses.iter().filter(|&&x| x == s).count();
+    assert_eq!(
+        (count(200), count(400), count(429)),
+        (19, 5, 16),
+        "{statuses:?}"
+    );
+    assert!(
+        core.registry_drift_device(&f.admin, "default", (f.person.as_str(), "ada-mbp"))
+            .await
+            .is_ok(),
+        "her laptop's report is kept"
+    );
 
     // Signing out ends the reports: the revoked sign-in is refused.
     let (status, _, _) = post(

@@ -45,9 +45,12 @@ pub fn DriftPage() -> impl IntoView {
     let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
     let drifting = Memo::new(move |_| query.with(|m| m.get("drifting").is_some_and(|v| v == "1")));
     let after = Memo::new(move |_| query.with(|m| m.get("after").unwrap_or_default()));
+    // One person's devices (from their page): `subject` is their id, `who` how to name them.
+    let subject = Memo::new(move |_| query.with(|m| m.get("subject").unwrap_or_default()));
+    let who = Memo::new(move |_| query.with(|m| m.get("who").unwrap_or_default()));
     let drift = Resource::new(
-        move || (q.get(), drifting.get(), after.get()),
-        |(q, drifting, after)| registry_drift(q, drifting, after),
+        move || (q.get(), subject.get(), drifting.get(), after.get()),
+        |(q, subject, drifting, after)| registry_drift(q, subject, drifting, after),
     );
     view! {
         <PageHeader title="Drift" description="What portcullis-cli drift --report finds on people's laptops: MCP servers configured in their harnesses that the release does not approve for them (unapproved), or approves with another URL or command line (version drift). Reports name servers, hosts and hashes only, never a command line, argument or URL path."/>
@@ -55,7 +58,16 @@ pub fn DriftPage() -> impl IntoView {
         <Transition fallback=|| view! { <Loading/> }>
             {move || drift.get().map(|result| match result {
                 Ok(v) if v.devices == 0 => view! { <NoReports/> }.into_any(),
-                Ok(v) => view! { <Summary v=v.clone()/> <Devices v q=q.get() drifting=drifting.get() after=after.get()/> }.into_any(),
+                Ok(v) => view! {
+                    <Summary v=v.clone()/>
+                    {(!subject.get().is_empty()).then(|| view! {
+                        <p class="mb-3 flex flex-wrap items-center gap-2 text-sm" data-testid="drift-person">
+                            <span class="break-all">{format!("Devices of {}", if who.get().is_empty() { subject.get() } else { who.get() })}</span>
+                            <a class="text-indigo-700 hover:underline dark:text-indigo-300" href="/registry/drift">"Show everyone's"</a>
+                        </p>
+                    })}
+                    <Devices v q=q.get() subject=subject.get() who=who.get() drifting=drifting.get() after=after.get()/>
+                }.into_any(),
                 Err(error) => view! { <ErrorMessage error/> }.into_any(),
             })}
         </Transition>
@@ -81,8 +93,20 @@ fn Summary(v: DriftView) -> impl IntoView {
         .latest_sequence
         .map_or_else(|| "no release".to_owned(), |s| format!("release #{s}"));
     let tiles = [
-        ("Devices reporting", grouped(v.devices), format!("of {} people", grouped(v.people))),
-        ("Drifting", grouped(v.drifting), "with findings in their last report".to_owned()),
+        (
+            "Devices reporting",
+            grouped(v.devices),
+            format!(
+                "belonging to {} {}",
+                grouped(v.people),
+                if v.people == 1 { "person" } else { "people" }
+            ),
+        ),
+        (
+            "Drifting",
+            grouped(v.drifting),
+            "with findings in their last report".to_owned(),
+        ),
         ("On the latest release", grouped(v.on_latest), latest),
         ("Stale", grouped(v.stale), "no report for a week".to_owned()),
     ];
@@ -98,16 +122,17 @@ fn Summary(v: DriftView) -> impl IntoView {
         </section>
         {(!v.top.is_empty()).then(|| view! {
             <section class=format!("{CARD} mb-6 p-4 sm:p-6") aria-labelledby="drift-top">
-                <h2 id="drift-top" class="text-lg font-semibold text-slate-900 dark:text-white">"Found on the most devices"</h2>
-                <p class=MUTED>"Unapproved servers many people use are candidates for the registry; version drift means laptops run something other than what was pinned."</p>
+                <h2 id="drift-top" class="text-lg font-semibold text-slate-900 dark:text-white">"Found on the most people's devices"</h2>
+                <p class=MUTED>"From each device's last report. Unapproved servers many people use are candidates for the registry; version drift means laptops run something other than what was pinned. A name the latest release now approves may still show until those laptops pull and report again."</p>
                 <ul class="mt-3 divide-y divide-slate-200 dark:divide-slate-700" data-testid="drift-top">
                     {v.top.into_iter().map(|t| view! {
                         <li class="flex flex-wrap items-center justify-between gap-2 py-2">
-                            <span class="flex min-w-0 items-center gap-2">
+                            <span class="flex min-w-0 flex-wrap items-center gap-2">
                                 {kind_pill(&t.kind)}
                                 <span class="font-mono text-sm break-all">{t.name}</span>
+                                {t.in_latest.then(|| view! { <Pill tone=Tone::Info text="In the latest release"/> })}
                             </span>
-                            <span class=MUTED>{format!("{} device{}", grouped(t.devices), if t.devices == 1 { "" } else { "s" })}</span>
+                            <span class=MUTED>{format!("{} {}", grouped(t.people), if t.people == 1 { "person" } else { "people" })}</span>
                         </li>
                     }).collect_view()}
                 </ul>
@@ -118,33 +143,42 @@ fn Summary(v: DriftView) -> impl IntoView {
 
 /// The page of devices, with search and the drifting filter.
 #[component]
-fn Devices(v: DriftView, q: String, drifting: bool, after: String) -> impl IntoView {
-    let next = (!v.next.is_empty()).then(|| {
+fn Devices(
+    v: DriftView,
+    q: String,
+    subject: String,
+    who: String,
+    drifting: bool,
+    after: String,
+) -> impl IntoView {
+    let href = |after: String| {
         with_query(
             "/registry/drift",
             &[
                 ("q", q.clone()),
-                ("drifting", if drifting { "1".into() } else { String::new() }),
-                ("after", v.next.clone()),
+                ("subject", subject.clone()),
+                ("who", who.clone()),
+                (
+                    "drifting",
+                    if drifting { "1".into() } else { String::new() },
+                ),
+                ("after", after),
             ],
         )
-    });
-    let first = (!after.is_empty()).then(|| {
-        with_query(
-            "/registry/drift",
-            &[
-                ("q", q.clone()),
-                ("drifting", if drifting { "1".into() } else { String::new() }),
-            ],
-        )
-    });
+    };
+    let next = (!v.next.is_empty()).then(|| href(v.next.clone()));
+    let first = (!after.is_empty()).then(|| href(String::new()));
     let shown = v.rows.len();
     view! {
         <section class=CARD aria-labelledby="drift-devices">
             <h2 id="drift-devices" class="sr-only">"Devices"</h2>
             <Form method="GET" action="" attr:class="flex flex-wrap items-center gap-2 border-b border-slate-200 p-4 dark:border-slate-700" attr:role="search">
                 <label class="sr-only" for="drift-search">"Search devices"</label>
-                <input class=format!("{INPUT} min-w-0 flex-1") id="drift-search" name="q" type="search" placeholder="Search by email or device" prop:value=q.clone()/>
+                {(!subject.is_empty()).then(|| view! {
+                    <input type="hidden" name="subject" value=subject.clone()/>
+                    <input type="hidden" name="who" value=who.clone()/>
+                })}
+                <input class=format!("{INPUT} min-w-0 basis-full sm:basis-0 sm:flex-1") id="drift-search" name="q" type="search" placeholder="Search by email or device" prop:value=q.clone()/>
                 <label class="flex items-center gap-2 text-sm">
                     <input type="checkbox" name="drifting" value="1" checked=drifting class="h-4 w-4 rounded border-slate-300"/>
                     "Only drifting"
@@ -220,7 +254,11 @@ pub fn DriftDevicePage() -> impl IntoView {
     });
     let device = Resource::new(move || key.get(), |(s, d)| registry_drift_device(s, d));
     let forget = ServerAction::<ForgetDriftDevice>::new();
-    leave_after(forget, "Device forgotten: it comes back with its next report.", "/registry/drift");
+    leave_after(
+        forget,
+        "Device forgotten: it comes back with its next report.",
+        "/registry/drift",
+    );
     view! {
         <Transition fallback=|| view! { <Loading/> }>
             {move || device.get().map(|result| match result {
@@ -252,11 +290,29 @@ fn Device(d: DriftDeviceView, forget: ServerAction<ForgetDriftDevice>) -> impl I
     };
     let facts = [
         ("Person", d.row.email.clone()),
-        ("Rings", list(&d.rings)),
-        ("Units", list(&d.units)),
-        ("Approved for them", format!("{} server{}", d.approved, if d.approved == 1 { "" } else { "s" })),
+        ("Their rings now", list(&d.rings_now)),
+        ("Their units now", list(&d.units_now)),
+        (
+            "Pulled for (as the laptop says)",
+            format!("rings: {}; units: {}", list(&d.rings), list(&d.units)),
+        ),
+        (
+            "Approved for what it pulled",
+            format!(
+                "{} server{}",
+                d.approved,
+                if d.approved == 1 { "" } else { "s" }
+            ),
+        ),
         ("Config files read", d.files_read.to_string()),
     ];
+    let mismatch = {
+        let mut pulled: Vec<&String> = d.rings.iter().chain(&d.units).collect();
+        let mut now: Vec<&String> = d.rings_now.iter().chain(&d.units_now).collect();
+        pulled.sort();
+        now.sort();
+        pulled != now
+    };
     let findings = d.findings.len();
     view! {
         <a href="/registry/drift" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← All devices"</a>
@@ -284,11 +340,16 @@ fn Device(d: DriftDeviceView, forget: ServerAction<ForgetDriftDevice>) -> impl I
                     <dd class="break-words">{v}</dd>
                 }).collect_view()}
             </dl>
+            {mismatch.then(|| view! {
+                <p class="mt-3 text-sm text-amber-800 dark:text-amber-300" data-testid="drift-groups-differ">"The laptop pulled for other rings or units than its person is in now: its findings are against what it pulled for. Pulling again with their rings and units (--ring, --unit) makes them match."</p>
+            })}
         </section>
         <section class=format!("{CARD} mb-6 p-4 sm:p-6") aria-labelledby="device-findings">
             <h2 id="device-findings" class="text-lg font-semibold text-slate-900 dark:text-white">{format!("Findings ({})", findings as u64 + u64::from(d.omitted_findings))}</h2>
-            {if d.findings.is_empty() {
-                view! { <p class="mt-2 text-sm">"Nothing drifted: every configured server is one the release approves for this person."</p> }.into_any()
+            {if d.findings.is_empty() && d.files_read == 0 {
+                view! { <p class="mt-2 text-sm">"No harness config file was found on this device, so there was nothing to compare."</p> }.into_any()
+            } else if d.findings.is_empty() {
+                view! { <p class="mt-2 text-sm">"Nothing drifted: every configured server is one the release approves for what the laptop pulled."</p> }.into_any()
             } else {
                 view! {
                     <ul class="mt-3 space-y-3" data-testid="drift-findings">
@@ -326,7 +387,7 @@ fn Finding(f: DriftFindingView) -> impl IntoView {
                 <span class="font-mono text-sm font-medium break-all">{f.name}</span>
             </div>
             <p class=format!("mt-1 {MUTED} break-words")>{f.harness}" · "<span class="font-mono text-xs">{f.source}</span>" · "{reached}
-                " · definition "<span class="font-mono text-xs" title=f.definition_sha256.clone()>{short}</span></p>
+                " · fingerprint "<span class="font-mono text-xs" title=format!("The definition's SHA-256, keyed with this device's own key: the same on this device's next report while the definition stays the same. {}", f.definition_sha256)>{short}</span></p>
             <p class="mt-2 text-sm break-words"><span class="font-medium">"Fix: "</span>{f.fix}</p>
         </li>
     }
