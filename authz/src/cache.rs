@@ -70,6 +70,14 @@ pub(crate) struct LookupCache {
     /// A client's access grants; an empty list is cached too (the key is an authenticated
     /// client's row id, so no stranger can fill the map).
     pub(crate) grants: Cached<crate::ids::ClientRowId, std::sync::Arc<[crate::access::Grant]>>,
+    /// Access tokens whose signature, `typ` and `iss` were verified, by realm and the token's
+    /// SHA-256: a token traded again (token exchange, a gateway calling onward) is not
+    /// verified again within [`TTL_SECS`]. A key rotation or removal bumps the generation.
+    /// Expiry, revocation and liveness are still checked on every use.
+    pub(crate) verified: Cached<
+        (crate::realms::RealmId, [u8; 32]),
+        std::sync::Arc<portcullis_claims::AccessTokenClaims>,
+    >,
 }
 
 #[cfg(test)]

@@ -80,6 +80,8 @@ pub struct Core {
     /// What each release changed against the one before, by realm and sequence, with the
     /// release's id (releases never change): history pages diff each pair once.
     pub(crate) release_diffs: Arc<std::sync::Mutex<crate::registry::ReleaseDiffs>>,
+    /// The batch writer of the token path's audit rows (token exchange).
+    pub(crate) audit_batch: Arc<crate::audit::AuditBatcher>,
 }
 
 impl std::fmt::Debug for Core {
@@ -112,6 +114,7 @@ impl Core {
             token_use: Arc::default(),
             served_registries: Arc::default(),
             release_diffs: Arc::default(),
+            audit_batch: Arc::default(),
         }
     }
 

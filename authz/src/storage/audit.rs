@@ -8,6 +8,8 @@ use async_trait::async_trait;
 pub trait AuditStore: Send + Sync {
     /// Appends an event that has no other change to commit with (e.g. a failed sign-in).
     async fn insert_audit_event(&self, event: &NewAuditEvent) -> Result<(), StorageError>;
+    /// Appends events in one transaction (all or none).
+    async fn insert_audit_events(&self, events: &[&NewAuditEvent]) -> Result<(), StorageError>;
     /// Lists events matching the filter in the window, newest first.
     async fn list_audit_events(
         &self,
@@ -40,6 +42,18 @@ macro_rules! audit_store {
                 ) -> Result<(), StorageError> {
                     let mut conn = self.pool.acquire().await?;
                     insert_audit(&mut conn, event).await
+                }
+
+                async fn insert_audit_events(
+                    &self,
+                    events: &[&NewAuditEvent],
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    for e in events {
+                        insert_audit(&mut tx, e).await?;
+                    }
+                    tx.commit().await?;
+                    Ok(())
                 }
 
                 async fn list_audit_events(

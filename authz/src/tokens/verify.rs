@@ -19,6 +19,30 @@ impl Core {
         realm: &Realm,
         token: &str,
     ) -> Result<Option<AccessTokenClaims>> {
+        use sha2::Digest as _;
+        let key = (
+            realm.id.clone(),
+            <[u8; 32]>::from(sha2::Sha256::digest(token)),
+        );
+        let (generation, now) = (self.store.generation(), self.now());
+        if let Some(claims) = self.cache.verified.get(&key, generation, now) {
+            return Ok(Some((*claims).clone()));
+        }
+        let verified = self.verify_signed_access_token(realm, token).await?;
+        if let Some(claims) = &verified {
+            self.cache
+                .verified
+                .put(key, std::sync::Arc::new(claims.clone()), generation, now);
+        }
+        Ok(verified)
+    }
+
+    /// [`Core::verify_access_token`] without the cache.
+    async fn verify_signed_access_token(
+        &self,
+        realm: &Realm,
+        token: &str,
+    ) -> Result<Option<AccessTokenClaims>> {
         let Ok((header, _)) = decode_unverified(token) else {
             return Ok(None);
         };

@@ -62,7 +62,7 @@ impl Core {
                     "mcp_release": claims.mcp_release,
                     "subject_jti": claims.origin.subject.as_ref().map(|s| s.jti.clone()),
                 });
-                self.store.insert_audit_event(&event).await?;
+                self.audit_batched(event).await?;
                 Ok(response)
             }
             Err(Error::OAuth(refusal)) => {
