@@ -440,11 +440,15 @@ fn text(r: &Report) -> String {
             3600..86_400 => (age / 3600, "hour"),
             _ => (age / 86_400, "day"),
         };
-        let _ = writeln!(
-            out,
-            "Pulled {n} {unit}{} ago: pull again for a newer release.",
-            if n == 1 { "" } else { "s" }
-        );
+        if age < 60 {
+            let _ = writeln!(out, "Pulled just now.");
+        } else {
+            let _ = writeln!(
+                out,
+                "Pulled {n} {unit}{} ago: pull again for a newer release.",
+                if n == 1 { "" } else { "s" }
+            );
+        }
     }
     let _ = writeln!(
         out,

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 pub trait AuditStore: Send + Sync {
     /// Appends an event that has no other change to commit with (e.g. a failed sign-in).
     async fn insert_audit_event(&self, event: &NewAuditEvent) -> Result<(), StorageError>;
-    /// Appends events in one transaction (all or none).
+    /// Appends events in one statement (all or none).
     async fn insert_audit_events(&self, events: &[&NewAuditEvent]) -> Result<(), StorageError>;
     /// Lists events matching the filter in the window, newest first.
     async fn list_audit_events(
@@ -48,11 +48,25 @@ macro_rules! audit_store {
                     &self,
                     events: &[&NewAuditEvent],
                 ) -> Result<(), StorageError> {
-                    let mut tx = self.begin().await?;
-                    for e in events {
-                        insert_audit(&mut tx, e).await?;
+                    if events.is_empty() {
+                        return Ok(());
                     }
-                    tx.commit().await?;
+                    // One statement: atomic on its own, one round trip to the database.
+                    let mut qb =
+                        sqlx::QueryBuilder::<$db>::new($crate::storage::sql::INSERT_AUDIT_ROWS);
+                    qb.push_values(events, |mut row, e| {
+                        row.push_bind(e.realm_id.as_str().to_owned())
+                            .push_bind(e.occurred_at)
+                            .push_bind(e.actor.clone())
+                            .push_bind(e.action)
+                            .push_bind(e.target.clone())
+                            .push_bind(e.related.clone())
+                            .push_bind(e.outcome.as_str())
+                            .push_bind(e.request_id.clone())
+                            .push_bind(e.client_ip.clone())
+                            .push_bind(e.details.to_string());
+                    });
+                    qb.build().execute(&self.pool).await?;
                     Ok(())
                 }
 

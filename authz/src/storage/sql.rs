@@ -6,6 +6,8 @@
 //! with `QueryBuilder`, which emits each backend's placeholder syntax.
 
 pub(super) const INSERT_AUDIT: &str = "INSERT INTO audit_events (realm_id, occurred_at, actor, action, target, related, outcome, request_id, client_ip, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+/// [`INSERT_AUDIT`] without its values, for several rows in one statement.
+pub(super) const INSERT_AUDIT_ROWS: &str = "INSERT INTO audit_events (realm_id, occurred_at, actor, action, target, related, outcome, request_id, client_ip, details) ";
 
 /// Defines the store struct `$store` over `$pool` and the helpers the domain macros use;
 /// `$dialect` says how the backend searches text.

@@ -59,7 +59,8 @@ pub fn DriftPage() -> impl IntoView {
             {move || drift.get().map(|result| match result {
                 Ok(v) if v.devices == 0 => view! { <NoReports/> }.into_any(),
                 Ok(v) => view! {
-                    <Summary v=v.clone()/>
+                    // One person's devices: the realm's numbers would read as theirs.
+                    {subject.get().is_empty().then(|| view! { <Summary v=v.clone()/> })}
                     {(!subject.get().is_empty()).then(|| view! {
                         <p class="mb-3 flex flex-wrap items-center gap-2 text-sm" data-testid="drift-person">
                             <span class="break-all">{format!("Devices of {}", if who.get().is_empty() { subject.get() } else { who.get() })}</span>
