@@ -1,6 +1,7 @@
-//! Drift reports: what `portcullis-cli drift --report` found on people's laptops — MCP servers
-//! configured in their harnesses that the registry's release does not approve for them, or
-//! approves with another URL or command line.
+//! Drift reports: what `portcullis-cli drift --report` found on people's laptops.
+//!
+//! MCP servers configured in their harnesses that the registry's release does not approve for
+//! them, or approves with another URL or command line.
 //!
 //! A report comes in over HTTP with the person's registry sign-in token (never anonymously),
 //! is checked against [`portcullis_manifest::drift::DriftReport::check`]'s limits and replaces

@@ -1,6 +1,7 @@
-//! Drift: what `portcullis-cli drift --report` found on people's laptops — the realm in
-//! numbers, the server names found on the most devices, each device's last report with its fix
-//! hints, and forgetting a device given back.
+//! Drift: what `portcullis-cli drift --report` found on people's laptops.
+//!
+//! The realm in numbers, the server names found on the most people's devices, each device's
+//! last report with its fix hints, and forgetting a device given back.
 use super::RegistryTabs;
 use crate::api::registry::{ForgetDriftDevice, registry_drift, registry_drift_device};
 use crate::components::confirm::ConfirmButton;
