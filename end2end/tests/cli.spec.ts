@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ADMIN, login, registerResource, startGenerated } from './helpers';
+import { ADMIN, check, hydrated, login, registerResource, startGenerated } from './helpers';
 import { startMcpServer } from '../mcp/server';
 
 /** `target/debug/portcullis-cli`, which the Rust tests build with the server. */
@@ -176,6 +176,8 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
     await page.goto('/registry/drift');
     await expect(page.getByTestId('drift-summary')).toContainText('Devices reporting1');
     await expect(page.getByTestId('drift-top')).toContainText('shadow');
+    await hydrated(page);
+    const problems = await check(page, 'drift-reported');
     await page.getByRole('link', { name: `grace-laptop-${suffix}` }).click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(`grace-laptop-${suffix}`);
     const finding = page.getByTestId('drift-finding');
@@ -183,6 +185,8 @@ test('portcullis-cli signs in with a device code and hands an MCP client a five-
     await expect(finding).toContainText(`http at shadow-${suffix}.example.com`);
     await expect(finding).toContainText('Remove it from ~/.claude.json');
     expect(await page.content()).not.toContain('SECRET');
+    problems.push(...await check(page, 'drift-device'));
+    expect(problems).toEqual([]);
 
     // `env` and `json` formats; `status`.
     expect(cli('token', '--resource', mail.url, '--format', 'env').stdout).toMatch(/^export PORTCULLIS_TOKEN=ey/);

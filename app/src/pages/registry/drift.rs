@@ -83,7 +83,7 @@ fn NoReports() -> impl IntoView {
         <section class=format!("{CARD} p-4 sm:p-6") data-testid="drift-empty">
             <h2 class="text-lg font-semibold text-slate-900 dark:text-white">"No device has reported yet"</h2>
             <p class="mt-2 text-sm">"On each laptop, once signed in and pulled, run drift with --report, for example daily from a scheduled task. The registry must be served over HTTP (Publish & releases → settings) and the person signed in with portcullis-cli login."</p>
-            <pre class="mt-3 overflow-x-auto rounded-md bg-slate-100 p-3 font-mono text-xs text-slate-800 dark:bg-slate-900 dark:text-slate-200">"portcullis-cli login --server URL --realm REALM\nportcullis-cli pull --server URL --realm REALM --ring RING\nportcullis-cli drift --report"</pre>
+            <pre class="mt-3 whitespace-pre-wrap break-all rounded-md bg-slate-100 p-3 font-mono text-xs text-slate-800 dark:bg-slate-900 dark:text-slate-200">"portcullis-cli login --server URL --realm REALM\nportcullis-cli pull --server URL --realm REALM --ring RING\nportcullis-cli drift --report"</pre>
         </section>
     }
 }
