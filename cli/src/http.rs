@@ -104,16 +104,7 @@ impl Http {
     ) -> Result<Response, Failure> {
         check_url(url).map_err(Failure::error)?;
         let failed = |e: reqwest::Error| {
-            Failure::error(format!(
-                "Failed to fetch the {what} ({url}): {}",
-                if e.is_timeout() {
-                    "timed out".to_owned()
-                } else if e.is_connect() {
-                    "could not connect".to_owned()
-                } else {
-                    without_url(&e)
-                }
-            ))
+            Failure::error(format!("Failed to fetch the {what} ({url}): {}", cause(&e)))
         };
         let mut res = self
             .client
@@ -162,16 +153,7 @@ impl Http {
         const CAP: usize = 64 * 1024;
         check_url(url).map_err(Failure::error)?;
         let failed = |e: reqwest::Error| {
-            Failure::error(format!(
-                "Failed to send the {what} ({url}): {}",
-                if e.is_timeout() {
-                    "timed out".to_owned()
-                } else if e.is_connect() {
-                    "could not connect".to_owned()
-                } else {
-                    without_url(&e)
-                }
-            ))
+            Failure::error(format!("Failed to send the {what} ({url}): {}", cause(&e)))
         };
         let body = serde_json::to_vec(body)
             .map_err(|e| Failure::error(format!("Failed to serialise the {what}: {e}")))?;
@@ -243,6 +225,17 @@ pub fn header(name: &'static str, value: &str) -> Result<HeaderMap, Failure> {
     value.set_sensitive(name.eq_ignore_ascii_case("authorization"));
     map.insert(name, value);
     Ok(map)
+}
+
+/// Why a request failed, in words (without the URL, which the caller names).
+fn cause(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        "timed out".to_owned()
+    } else if e.is_connect() {
+        "could not connect".to_owned()
+    } else {
+        without_url(e)
+    }
 }
 
 fn without_url(e: &reqwest::Error) -> String {

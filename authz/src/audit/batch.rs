@@ -116,7 +116,9 @@ mod tests {
                     .store
                     .list_audit_events(
                         &AuditFilter {
-                            target_is: Some(format!("token:jti-{i}")),
+                            target_is: Some(
+                                crate::audit::AuditSubject::Token(format!("jti-{i}")).target(),
+                            ),
                             ..AuditFilter::default()
                         },
                         AuditWindow::page(crate::audit::AuditCursor::Newest, 10),
