@@ -82,6 +82,8 @@ pub struct Core {
     pub(crate) release_diffs: Arc<std::sync::Mutex<crate::registry::ReleaseDiffs>>,
     /// The batch writer of the token path's audit rows (token exchange).
     pub(crate) audit_batch: Arc<crate::audit::AuditBatcher>,
+    /// The batch reader of revocations on the token path (verification of presented tokens).
+    pub(crate) revocations: Arc<crate::tokens::revoked::RevocationReader>,
 }
 
 impl std::fmt::Debug for Core {
@@ -114,7 +116,8 @@ impl Core {
             token_use: Arc::default(),
             served_registries: Arc::default(),
             release_diffs: Arc::default(),
-            audit_batch: Arc::default(),
+            audit_batch: Arc::new(crate::audit::batch::audit_batcher()),
+            revocations: Arc::new(crate::tokens::revoked::revocation_reader()),
         }
     }
 

@@ -15,6 +15,7 @@ pub mod accounts;
 pub mod agents;
 pub mod audit;
 pub mod authorize;
+mod batch;
 mod bounded;
 pub mod cache;
 pub mod clients;

@@ -2,57 +2,28 @@
 //! row is committed (nothing is answered before it is recorded), but concurrent callers share
 //! one transaction — one write lock and one commit — instead of queueing for one each.
 use super::model::NewAuditEvent;
+use crate::batch::{Answers, Batcher, Handed};
 use crate::core::Core;
 use crate::error::{Error, Result};
 use crate::storage::DynStore;
-use std::sync::OnceLock;
-use tokio::sync::{mpsc, oneshot};
 
-/// Most rows one transaction writes.
-const MAX_BATCH: usize = 256;
-/// Rows waiting for the writer at most; beyond this, callers wait to hand theirs over.
-const QUEUE: usize = 4096;
+/// The audit rows' batcher: one multi-row `INSERT` per batch, the same outcome for each row.
+pub(crate) type AuditBatcher = Batcher<NewAuditEvent, std::result::Result<(), String>>;
 
-type Job = (
-    NewAuditEvent,
-    oneshot::Sender<std::result::Result<(), String>>,
-);
-
-/// The writer task, started on first use (on the runtime of whoever uses it first).
-#[derive(Debug, Default)]
-pub(crate) struct AuditBatcher {
-    sender: OnceLock<mpsc::Sender<Job>>,
+/// A batcher for [`Core::audit_batched`].
+pub(crate) fn audit_batcher() -> AuditBatcher {
+    Batcher::new(write)
 }
 
-impl AuditBatcher {
-    fn sender(&self, store: &DynStore) -> &mpsc::Sender<Job> {
-        self.sender.get_or_init(|| {
-            let (tx, rx) = mpsc::channel(QUEUE);
-            tokio::spawn(write(store.clone(), rx));
-            tx
-        })
-    }
-}
-
-/// Takes what waits (up to [`MAX_BATCH`]), writes it in one transaction, and tells each caller.
-async fn write(store: DynStore, mut rx: mpsc::Receiver<Job>) {
-    while let Some(first) = rx.recv().await {
-        let mut jobs = vec![first];
-        while jobs.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(job) => jobs.push(job),
-                Err(_) => break,
-            }
-        }
-        let events: Vec<&NewAuditEvent> = jobs.iter().map(|(e, _)| e).collect();
+fn write(store: DynStore, events: Vec<NewAuditEvent>) -> Answers<std::result::Result<(), String>> {
+    Box::pin(async move {
+        let rows: Vec<&NewAuditEvent> = events.iter().collect();
         let result = store
-            .insert_audit_events(&events)
+            .insert_audit_events(&rows)
             .await
             .map_err(|e| e.to_string());
-        for (_, done) in jobs {
-            let _ = done.send(result.clone());
-        }
-    }
+        vec![result; events.len()]
+    })
 }
 
 impl Core {
@@ -61,22 +32,12 @@ impl Core {
     /// # Errors
     /// The write failed (the caller answers with an error: nothing goes out unrecorded).
     pub(crate) async fn audit_batched(&self, event: NewAuditEvent) -> Result<()> {
-        let (done, committed) = oneshot::channel();
-        match self
-            .audit_batch
-            .sender(&self.store)
-            .send((event, done))
-            .await
-        {
-            Ok(()) => match committed.await {
-                Ok(result) => result.map_err(|e| Error::Internal(format!("audit: {e}"))),
-                // The writer went away with the row (its runtime shut down): not recorded.
-                Err(_) => Err(Error::Internal("audit: the writer stopped".into())),
-            },
+        match self.audit_batch.run(&self.store, event).await {
+            Handed::Done(result) => result.map_err(|e| Error::Internal(format!("audit: {e}"))),
             // No writer (its runtime is gone): write it here.
-            Err(mpsc::error::SendError((event, _))) => {
-                Ok(self.store.insert_audit_event(&event).await?)
-            }
+            Handed::Refused(event) => Ok(self.store.insert_audit_event(&event).await?),
+            // The writer went away with the row (its runtime shut down): not recorded.
+            Handed::Lost => Err(Error::Internal("audit: the writer stopped".into())),
         }
     }
 }

@@ -6,7 +6,7 @@
 //! transaction.
 //! No code path updates or deletes them; the migrations add triggers that refuse it (row
 //! `UPDATE`/`DELETE` and, on PostgreSQL, `TRUNCATE`).
-mod batch;
+pub(crate) mod batch;
 #[cfg(test)]
 mod completeness;
 mod export;

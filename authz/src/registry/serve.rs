@@ -159,7 +159,7 @@ impl Core {
         let audience = self.registry_audience(&realm.name);
         if claims.aud != audience
             || claims.exp <= self.now()
-            || self.store.is_token_revoked(&realm.id, &claims.jti).await?
+            || self.is_revoked(&realm.id, &claims.jti).await?
         {
             return Err(bearer_required());
         }

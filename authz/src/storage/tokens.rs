@@ -43,6 +43,12 @@ pub trait TokenStore: Send + Sync {
     ) -> Result<bool, StorageError>;
     /// Whether a token was revoked.
     async fn is_token_revoked(&self, realm_id: &RealmId, jti: &str) -> Result<bool, StorageError>;
+    /// Which of `jtis` (at most a few hundred) are revoked in the realm.
+    async fn revoked_among(
+        &self,
+        realm_id: &RealmId,
+        jtis: &[&str],
+    ) -> Result<Vec<String>, StorageError>;
     /// Deletes revocations of tokens expired by `now` and `jti`s whose assertions can no
     /// longer be accepted.
     async fn purge_expired(&self, now: UnixTime) -> Result<Purged, StorageError>;
@@ -122,6 +128,25 @@ macro_rules! token_store {
                         .fetch_one(&self.pool)
                         .await?;
                     Ok(n > 0)
+                }
+
+                async fn revoked_among(
+                    &self,
+                    realm_id: &RealmId,
+                    jtis: &[&str],
+                ) -> Result<Vec<String>, StorageError> {
+                    if jtis.is_empty() {
+                        return Ok(Vec::new());
+                    }
+                    let mut qb =
+                        sqlx::QueryBuilder::new("SELECT jti FROM revoked_tokens WHERE realm_id = ");
+                    qb.push_bind(realm_id.as_str()).push(" AND jti IN (");
+                    let mut list = qb.separated(", ");
+                    for jti in jtis {
+                        list.push_bind(*jti);
+                    }
+                    qb.push(")");
+                    Ok(qb.build_query_scalar().fetch_all(&self.pool).await?)
                 }
 
                 async fn purge_expired(&self, now: UnixTime) -> Result<Purged, StorageError> {

@@ -44,7 +44,7 @@ impl Core {
         if !own && !served {
             return Ok(Introspection::inactive());
         }
-        if claims.exp <= self.now() || self.store.is_token_revoked(&realm.id, &claims.jti).await? {
+        if claims.exp <= self.now() || self.is_revoked(&realm.id, &claims.jti).await? {
             return Ok(Introspection::inactive());
         }
         let Some(client) = self.token_client(&realm, &claims).await? else {

@@ -17,6 +17,7 @@ mod lookup;
 mod metadata;
 mod model;
 mod revoke;
+pub(crate) mod revoked;
 mod verify;
 
 pub use lifetime::{

@@ -73,7 +73,7 @@ impl Core {
         let Some(claims) = self.verify_access_token(realm, token).await? else {
             return Ok(None);
         };
-        if claims.exp <= self.now() || self.store.is_token_revoked(&realm.id, &claims.jti).await? {
+        if claims.exp <= self.now() || self.is_revoked(&realm.id, &claims.jti).await? {
             return Ok(None);
         }
         let Some(client) = self.token_client(realm, &claims).await? else {
@@ -207,7 +207,7 @@ impl Core {
         }
         let now = self.now();
         for s in claims.origin.subjects() {
-            if self.store.is_token_revoked(&realm.id, &s.jti).await? {
+            if self.is_revoked(&realm.id, &s.jti).await? {
                 return Ok(false);
             }
             let Ok(client_id) = ClientId::parse(&s.client_id) else {

@@ -46,6 +46,28 @@ pub(super) async fn assertions_and_revocations(db: &Database) {
         .expect("revoke");
     assert!(store.is_token_revoked(&r.id, "jti-1").await.expect("check"));
     assert!(!store.is_token_revoked(&r.id, "jti-3").await.expect("check"));
+    let mut among = store
+        .revoked_among(&r.id, &["jti-3", "jti-2", "jti-1", "jti-1"])
+        .await
+        .expect("batch check");
+    among.sort();
+    among.dedup();
+    assert_eq!(among, ["jti-1", "jti-2"], "the revoked ones of the batch");
+    assert!(
+        store
+            .revoked_among(&given_realm(&store, "other").await.id, &["jti-1"])
+            .await
+            .expect("batch check")
+            .is_empty(),
+        "another realm's revocations do not count"
+    );
+    assert!(
+        store
+            .revoked_among(&r.id, &[])
+            .await
+            .expect("empty")
+            .is_empty()
+    );
 
     // Housekeeping forgets what can no longer matter, and nothing else.
     assert_eq!(
