@@ -83,7 +83,7 @@ pub struct Core {
     /// The batch writer of the token path's audit rows (token exchange).
     pub(crate) audit_batch: Arc<crate::audit::AuditBatcher>,
     /// The batch reader of revocations on the token path (verification of presented tokens).
-    pub(crate) revocations: Arc<crate::tokens::revoked::RevocationReader>,
+    pub(crate) revocations: Arc<crate::tokens::RevocationReader>,
 }
 
 impl std::fmt::Debug for Core {
@@ -116,8 +116,8 @@ impl Core {
             token_use: Arc::default(),
             served_registries: Arc::default(),
             release_diffs: Arc::default(),
-            audit_batch: Arc::new(crate::audit::batch::audit_batcher()),
-            revocations: Arc::new(crate::tokens::revoked::revocation_reader()),
+            audit_batch: Arc::new(crate::audit::audit_batcher()),
+            revocations: Arc::new(crate::tokens::revocation_reader()),
         }
     }
 

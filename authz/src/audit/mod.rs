@@ -6,13 +6,13 @@
 //! transaction.
 //! No code path updates or deletes them; the migrations add triggers that refuse it (row
 //! `UPDATE`/`DELETE` and, on PostgreSQL, `TRUNCATE`).
-pub(crate) mod batch;
+mod batch;
 #[cfg(test)]
 mod completeness;
 mod export;
 mod model;
 mod ops;
 
-pub(crate) use batch::AuditBatcher;
+pub(crate) use batch::{AuditBatcher, audit_batcher};
 pub use export::{to_csv, to_json_lines};
 pub use model::*;

@@ -17,7 +17,7 @@ mod lookup;
 mod metadata;
 mod model;
 mod revoke;
-pub(crate) mod revoked;
+mod revoked;
 mod verify;
 
 pub use lifetime::{
@@ -25,3 +25,4 @@ pub use lifetime::{
 };
 pub use model::*;
 pub use portcullis_claims::{ACCESS_TOKEN_TYP, AccessTokenClaims, AgentClaims, TokenOrigin};
+pub(crate) use revoked::{RevocationReader, revocation_reader};
