@@ -9,8 +9,13 @@ use leptos::prelude::*;
 
 /// Every resource of the realm with the client's access to it.
 #[server(prefix = "/api", endpoint = "access/client")]
-pub async fn client_access(client_id: String) -> Result<Vec<AccessView>, AppError> {
-    let (core, p, _, realm) = ssr::realm_context().await?;
+pub async fn client_access(
+    client_id: String,
+    #[server(default)] realm: String,
+) -> Result<Vec<AccessView>, AppError> {
+    // The review inbox names the client's realm; other screens use the selected one.
+    let (core, p, _, selected) = ssr::realm_context().await?;
+    let realm = if realm.is_empty() { selected } else { realm };
     Ok(core
         .client_access(&p, &realm, &client_id)
         .await?

@@ -2,47 +2,89 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::review::{BulkResult, ReviewItemView};
+use crate::types::review::{BulkResult, ReviewInboxView};
 use leptos::prelude::*;
 
-/// Clients in a review state (`pending`, `approved`, `rejected`, `revoked`), newest first.
-#[server(prefix = "/api", endpoint = "review/list")]
-pub async fn review_queue(state: String) -> Result<Vec<ReviewItemView>, AppError> {
-    let (core, p, _, realm) = ssr::realm_context().await?;
-    let state = authz::clients::ReviewState::parse(&state)
+/// One page of the review inbox: self-registered clients in a review state (`pending`,
+/// `approved`, …) across every realm or in `realm` (empty: all), of one registration `kind`
+/// (`dynamic`, `metadata_document`; empty: both), matching `q`, newest first (`order` =
+/// `oldest`: oldest first), after the cursor `after`.
+#[server(prefix = "/api", endpoint = "review/inbox")]
+pub async fn review_inbox(
+    state: String,
+    #[server(default)] realm: String,
+    #[server(default)] kind: String,
+    #[server(default)] q: String,
+    #[server(default)] order: String,
+    #[server(default)] after: String,
+) -> Result<ReviewInboxView, AppError> {
+    use authz::clients::{InboxCursor, InboxQuery, RegistrationKind, ReviewState};
+    let (core, p, _) = ssr::context().await?;
+    let state = ReviewState::parse(&state)
         .map_err(|_| AppError::Invalid("Unknown review state.".into()))?;
-    let items = core.review_queue(&p, &realm, state).await?;
-    Ok(items
-        .iter()
-        .map(|i| ssr::review::review_item_view(i, core.now()))
-        .collect())
+    let kind = match kind.as_str() {
+        "" => None,
+        "dynamic" => Some(RegistrationKind::Dynamic),
+        "metadata_document" => Some(RegistrationKind::MetadataDocument),
+        _ => return Err(AppError::Invalid("Unknown registration kind.".into())),
+    };
+    let after = match after.as_str() {
+        "" => None,
+        text => Some(InboxCursor::decode(text).ok_or_else(|| {
+            AppError::Invalid("That page no longer exists: start from the first page.".into())
+        })?),
+    };
+    let query = InboxQuery {
+        state,
+        realm: (!realm.is_empty()).then_some(realm),
+        kind,
+        search: (!q.trim().is_empty()).then_some(q),
+        oldest_first: order == "oldest",
+        after,
+    };
+    let page = core.review_inbox(&p, &query).await?;
+    let now = core.now();
+    Ok(ReviewInboxView {
+        items: page
+            .items
+            .iter()
+            .map(|i| ssr::review::inbox_item_view(i, now))
+            .collect(),
+        next: page.next.map(|c| c.encode()),
+    })
 }
 
-/// How many clients are in each review state (`pending`, `approved`, …).
+/// How many self-registered clients are in each review state (`pending`, `approved`, …),
+/// across every realm or in `realm`.
 #[server(prefix = "/api", endpoint = "review/counts")]
-pub async fn review_counts() -> Result<Vec<(String, u64)>, AppError> {
-    let (core, p, _, realm) = ssr::realm_context().await?;
+pub async fn review_counts(
+    #[server(default)] realm: String,
+) -> Result<Vec<(String, u64)>, AppError> {
+    let (core, p, _) = ssr::context().await?;
+    let realm = (!realm.is_empty()).then_some(realm);
     Ok(core
-        .review_counts(&p, &realm)
+        .review_inbox_counts(&p, realm.as_deref())
         .await?
         .into_iter()
         .map(|(s, n)| (s.as_str().to_owned(), n))
         .collect())
 }
 
-/// Approves, rejects or revokes clients (`decision`), with one reason for all of them.
+/// Approves, rejects or revokes clients (`decision`), with one reason for all of them; each
+/// client is named by its realm (empty: the selected realm), `client_id` and the version shown.
 /// Approving one machine client may grant it access too: each `access` entry is a resource
 /// slug followed by the scopes granted, space-separated.
 #[server(prefix = "/api", endpoint = "review/decide")]
 pub async fn decide_review(
+    realms: Vec<String>,
     client_ids: Vec<String>,
     versions: Vec<i64>,
     decision: String,
     reason: String,
     #[server(default)] access: Vec<String>,
 ) -> Result<BulkResult, AppError> {
-    let (core, p, meta, realm) = ssr::realm_context().await?;
-    if versions.len() != client_ids.len() {
+    let (core, p, meta) = ssr::context().await?;
+    if versions.len() != client_ids.len() || realms.len() != client_ids.len() {
         return Err(AppError::Invalid(
             "Each client needs the version shown.".into(),
         ));
@@ -59,17 +101,53 @@ pub async fn decide_review(
             }
         })
         .collect();
-    // Each decision holds only for the version of the client the reviewer saw.
-    let clients: Vec<(String, i64)> = client_ids.into_iter().zip(versions).collect();
-    let decided = core
-        .decide_clients(&p, &realm, &clients, decision, &reason, &access, &meta)
-        .await?;
-    Ok(BulkResult {
-        done: decided.done,
-        failed: decided
-            .failed
-            .into_iter()
-            .map(|(id, e)| (id, AppError::from(e).to_string()))
-            .collect(),
-    })
+    // Each decision holds only for the version of the client the reviewer saw; the inbox
+    // mixes realms, so each realm's clients are decided together.
+    let mut by_realm: Vec<(String, Vec<(String, i64)>)> = Vec::new();
+    let selected = if realms.iter().any(String::is_empty) {
+        ssr::selected_realm(&core, &ssr::session().await?).await?
+    } else {
+        String::new()
+    };
+    for ((realm, id), version) in realms.into_iter().zip(client_ids).zip(versions) {
+        // An empty realm is the selected one (a client's own page).
+        let realm = if realm.is_empty() {
+            selected.clone()
+        } else {
+            realm
+        };
+        match by_realm.iter_mut().find(|(r, _)| *r == realm) {
+            Some((_, clients)) => clients.push((id, version)),
+            None => by_realm.push((realm, vec![(id, version)])),
+        }
+    }
+    let mut result = BulkResult {
+        done: 0,
+        failed: Vec::new(),
+    };
+    for (realm, clients) in by_realm {
+        // A realm that fails as a whole (gone meanwhile) fails its clients, not the others.
+        let decided = match core
+            .decide_clients(&p, &realm, &clients, decision, &reason, &access, &meta)
+            .await
+        {
+            Ok(decided) => decided,
+            Err(e) if result.done == 0 && result.failed.is_empty() => return Err(e.into()),
+            Err(e) => {
+                let why = AppError::from(e).to_string();
+                result
+                    .failed
+                    .extend(clients.into_iter().map(|(id, _)| (id, why.clone())));
+                continue;
+            }
+        };
+        result.done += decided.done;
+        result.failed.extend(
+            decided
+                .failed
+                .into_iter()
+                .map(|(id, e)| (id, AppError::from(e).to_string())),
+        );
+    }
+    Ok(result)
 }

@@ -30,7 +30,7 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
         })
         .cloned()
         .ok_or(AppError::Internal)?;
-    let pending_reviews = core.pending_review_count(&p, &realm.name).await?;
+    let pending_reviews = core.pending_review_count(&p).await?;
     let release_waiting = p.role.can(authz::policy::Permission::ApproveReleases)
         && core.registry_request_waiting(&p, &realm.name).await?;
     let horizon = core.local_token_horizon(&realm.name).await?;

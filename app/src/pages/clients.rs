@@ -526,6 +526,8 @@ fn ClientDecision(client: ClientView, decide: ServerAction<DecideReview>) -> imp
             on_confirm=Callback::new(move |_| {
                 let (client_id, version) = seen.get_value();
                 decide.dispatch(DecideReview {
+                    // The selected realm's client.
+                    realms: vec![String::new()],
                     client_ids: vec![client_id],
                     versions: vec![version],
                     decision: decision.to_owned(),
@@ -571,7 +573,7 @@ pub fn ClientDetailPage() -> impl IntoView {
     let reload = RwSignal::new(0u32);
     let access = Resource::new(
         move || (id.get(), reload.get()),
-        |(id, _)| crate::api::access::client_access(id),
+        |(id, _)| crate::api::access::client_access(id, String::new()),
     );
     let events = Resource::new(
         move || {

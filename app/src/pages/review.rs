@@ -4,14 +4,16 @@
 //! like it), approved or rejected with a reason, one by one or in bulk; and the decided ones,
 //! where an approved client can be revoked.
 use crate::api::access::client_access;
-use crate::api::review::{DecideReview, review_counts, review_queue};
+use crate::api::review::{DecideReview, review_counts, review_inbox};
 use crate::components::confirm::ConfirmDialog;
 use crate::components::layout::client_revoke_effect;
+use crate::components::pager::{grouped, with_query};
 use crate::components::scopes::{ScopeChecks, joined, split};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::types::review::ReviewItemView;
 use leptos::prelude::*;
+use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -31,12 +33,15 @@ fn kind_label(kind: &str) -> &'static str {
     }
 }
 
+/// A client picked for a decision: its realm, `client_id`, the version shown and its name.
+type Picked = (String, String, i64, String);
+
 /// What the reviewer is about to do, for the dialog.
 #[derive(Clone, Debug, PartialEq)]
 struct Pending {
     decision: &'static str,
-    ids: Vec<(String, i64)>,
-    names: String,
+    /// Each client: its realm, `client_id`, the version shown, and its name.
+    ids: Vec<Picked>,
     /// Approving one machine client: its registered scope, to grant access with.
     machine: Option<String>,
 }
@@ -72,11 +77,17 @@ fn RiskRow(label: &'static str, children: Children) -> impl IntoView {
 #[component]
 fn ReviewCard(
     item: ReviewItemView,
-    selected: RwSignal<Vec<(String, i64)>>,
+    selected: RwSignal<Vec<Picked>>,
     ask: Callback<Pending>,
+    /// Whether the console has more than one realm (then each card names its own).
+    many_realms: bool,
 ) -> impl IntoView {
-    let id = StoredValue::new((item.client_id.clone(), item.version));
-    let name = StoredValue::new(item.name.clone());
+    let id = StoredValue::new((
+        item.realm.clone(),
+        item.client_id.clone(),
+        item.version,
+        item.name.clone(),
+    ));
     let pending = item.state == "pending";
     let approved = item.state == "approved";
     // Bringing a revoked client back is an administrator's call.
@@ -99,7 +110,6 @@ fn ReviewCard(
         ask.run(Pending {
             decision,
             ids: vec![id.get_value()],
-            names: name.get_value(),
             machine: (machine && decision == "approve").then(|| registered_scope.get_value()),
         });
     };
@@ -117,7 +127,10 @@ fn ReviewCard(
                         <div class="min-w-0">
                             <h2 class="break-words text-base font-semibold text-slate-900 dark:text-white">{item.name.clone()}</h2>
                             <p class=format!("{MONO} text-slate-500 dark:text-slate-400")>{item.client_id.clone()}</p>
-                            <p class=format!("{MUTED} mt-1")>{kind_label(&item.kind)} " · first seen " <When at=item.created.at.clone() words=item.created.ago.clone()/></p>
+                            <p class=format!("{MUTED} mt-1")>
+                                {many_realms.then(|| view! { <span data-testid="review-realm" class="font-medium text-slate-700 dark:text-slate-200">{format!("Realm {}", item.realm_display)}</span> " · " })}
+                                {kind_label(&item.kind)} " · first seen " <When at=item.created.at.clone() words=item.created.ago.clone()/>
+                            </p>
                         </div>
                         <div class="flex shrink-0 flex-wrap gap-2">
                             {pending.then(|| view! {
@@ -180,13 +193,18 @@ fn ReviewCard(
 /// self-registered machine clients) and what it holds already are shown.
 #[component]
 fn ApprovalAccess(
+    /// The client's realm.
+    realm: String,
     client_id: String,
     /// Its registered scope (space-separated; empty: any).
     registered: String,
     picks: RwSignal<BTreeMap<String, BTreeSet<String>>>,
 ) -> impl IntoView {
-    let id = StoredValue::new(client_id);
-    let access = Resource::new(move || id.get_value(), client_access);
+    let id = StoredValue::new((client_id, realm));
+    let access = Resource::new(
+        move || id.get_value(),
+        |(client_id, realm)| client_access(client_id, realm),
+    );
     let asked: BTreeSet<String> = split(&registered).into_iter().collect();
     let asked = StoredValue::new(asked);
     view! {
@@ -246,47 +264,131 @@ fn ApprovalAccess(
     }
 }
 
-/// The Security review screen of the selected realm.
+/// The review filters and page, as read from the address.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+struct InboxParams {
+    state: String,
+    realm: String,
+    kind: String,
+    q: String,
+    order: String,
+    after: String,
+}
+
+impl InboxParams {
+    /// This inbox's address, with `after` as the page.
+    fn href(&self, after: &str) -> String {
+        with_query(
+            "/review",
+            &[
+                (
+                    "state",
+                    if self.state == "pending" {
+                        String::new()
+                    } else {
+                        self.state.clone()
+                    },
+                ),
+                ("realm", self.realm.clone()),
+                ("kind", self.kind.clone()),
+                ("q", self.q.clone()),
+                ("order", self.order.clone()),
+                ("after", after.to_owned()),
+            ],
+        )
+    }
+}
+
+/// What a decision did, naming the clients: "Approved VS Code.", "Rejected 3 clients: A, B, C."
+fn decided_words(decision: &str, names: &[String], done: u32) -> String {
+    let verb = match decision {
+        "approve" => "Approved",
+        "reject" => "Rejected",
+        "restore" => "Restored",
+        _ => "Revoked",
+    };
+    match (names, done) {
+        ([one], 1) => format!("{verb} {one}."),
+        (_, n) => {
+            let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+            let more = names.len().saturating_sub(shown.len());
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!("{verb} {n} clients: {}{tail}.", shown.join(", "))
+        }
+    }
+}
+
+/// The Security review screen: one inbox across every realm.
 #[component]
 pub fn ReviewPage() -> impl IntoView {
     let query = use_query_map();
-    let state = Memo::new(move |_| {
+    let params = Memo::new(move |_| {
         query.with(|m| {
-            m.get("state")
-                .filter(|s| STATES.iter().any(|(v, _)| v == s))
-                .unwrap_or_else(|| "pending".to_owned())
+            let get = |k: &str| m.get(k).unwrap_or_default();
+            InboxParams {
+                state: m
+                    .get("state")
+                    .filter(|s| STATES.iter().any(|(v, _)| v == s))
+                    .unwrap_or_else(|| "pending".to_owned()),
+                realm: get("realm"),
+                kind: get("kind"),
+                q: get("q"),
+                order: get("order"),
+                after: get("after"),
+            }
         })
     });
+    let state = Memo::new(move |_| params.with(|p| p.state.clone()));
     let decide = ServerAction::<DecideReview>::new();
     let decided = successes(decide);
     let items = Resource::new(
-        move || (state.get(), decided.get()),
-        |(s, _)| review_queue(s),
+        move || (params.get(), decided.get()),
+        |(p, _)| review_inbox(p.state, p.realm, p.kind, p.q, p.order, p.after),
     );
-    let counts = Resource::new(move || decided.get(), |_| review_counts());
+    let counts = Resource::new(
+        move || (params.with(|p| p.realm.clone()), decided.get()),
+        |(realm, _)| review_counts(realm),
+    );
     let count_of = move |state: &str| {
         counts
             .get()
             .and_then(Result::ok)
             .and_then(|c| c.into_iter().find(|(s, _)| s == state).map(|(_, n)| n))
     };
-    let selected = RwSignal::new(Vec::<(String, i64)>::new());
+    let selected = RwSignal::new(Vec::<Picked>::new());
     let asking = RwSignal::new(None::<Pending>);
     let open = RwSignal::new(false);
     let reason = RwSignal::new(String::new());
     // Approving one machine client: resource slug → scopes to grant.
     let picks = RwSignal::new(BTreeMap::<String, BTreeSet<String>>::new());
+    // The clients of the decision under way, by name, for the toast.
+    let deciding = RwSignal::new((String::new(), Vec::<String>::new()));
     let toasts = use_toasts();
     let session = crate::components::layout::use_session();
+    let realms = Memo::new(move |_| {
+        session
+            .get()
+            .and_then(Result::ok)
+            .flatten()
+            .map(|s| s.realms)
+            .unwrap_or_default()
+    });
+    let many_realms = Signal::derive(move || realms.with(|r| r.len() > 1));
     // Granting access while approving takes an administrator.
     let grants = crate::components::layout::use_abilities().manage_clients;
     let note = StoredValue::new(crate::components::layout::use_revocation_note());
+    let list_heading = NodeRef::<leptos::html::H2>::new();
     Effect::new(move |_| match decide.value().get() {
         Some(Ok(r)) => {
             selected.set(vec![]);
             reason.set(String::new());
+            let (decision, names) = deciding.get_untracked();
             if r.failed.is_empty() {
-                toasts.push(ToastKind::Success, format!("{} client(s) decided.", r.done));
+                toasts.push(ToastKind::Success, decided_words(&decision, &names, r.done));
             } else {
                 toasts.push(
                     ToastKind::Error,
@@ -302,6 +404,10 @@ pub fn ReviewPage() -> impl IntoView {
                 );
             }
             session.refetch();
+            // The decided cards leave the list: focus goes to the list, which says what is left.
+            if let Some(h) = list_heading.get_untracked() {
+                let _ = h.focus();
+            }
         }
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
@@ -314,10 +420,9 @@ pub fn ReviewPage() -> impl IntoView {
     let title = Signal::derive(move || {
         asking.get().map_or_else(String::new, |p| {
             let (verb, _) = decision_words(p.decision, &note.get_value());
-            if p.ids.len() == 1 {
-                format!("{verb} {}?", p.names)
-            } else {
-                format!("{verb} {} clients?", p.ids.len())
+            match p.ids.as_slice() {
+                [(_, _, _, name)] => format!("{verb} {name}?"),
+                ids => format!("{verb} {} clients?", ids.len()),
             }
         })
     });
@@ -340,26 +445,61 @@ pub fn ReviewPage() -> impl IntoView {
         let ids = selected.get_untracked();
         ask.run(Pending {
             decision,
-            names: String::new(),
             ids,
             machine: None,
         });
     };
     view! {
-        <PageHeader title="Security review" description="Clients that registered themselves wait here until a reviewer lets them in. Until then they get no tokens and sign nobody in; the person trying sees that the app awaits approval."/>
+        <PageHeader title="Security review" description="Clients that registered themselves, in every realm, wait here until a reviewer lets them in. Until then they get no tokens and sign nobody in; the person trying sees that the app awaits approval."/>
         <nav aria-label="Review states" class="mb-4 flex flex-wrap gap-2">
             {STATES.iter().map(|(value, label)| {
                 let value = *value;
+                let href = move || InboxParams { state: value.to_owned(), after: String::new(), ..params.get() }.href("");
                 view! {
-                    <a href=if value == "pending" { "/review".to_owned() } else { format!("/review?state={value}") }
+                    <a href=href
                         class=move || if state.get() == value { BTN_PRIMARY } else { BTN_SECONDARY }
                         aria-current=move || (state.get() == value).then_some("page")>
                         {*label}
-                        <Transition fallback=|| ()>{move || count_of(value).map(|n| format!(" ({n})"))}</Transition>
+                        <Transition fallback=|| ()>{move || count_of(value).map(|n| format!(" ({})", grouped(n)))}</Transition>
                     </a>
                 }
             }).collect_view()}
         </nav>
+        <Form method="GET" action="" attr:class=format!("{CARD} mb-4 flex flex-wrap items-end gap-3 p-4") attr:role="search" attr:data-testid="review-filters">
+            {move || (state.get() != "pending").then(|| view! { <input type="hidden" name="state" value=state.get()/> })}
+            <div class="min-w-0 basis-full sm:basis-0 sm:flex-1">
+                <label class=LABEL for="review-search">"Search"</label>
+                <input class=format!("mt-1 {INPUT}") id="review-search" name="q" type="search" maxlength="200" placeholder="Name or client_id" prop:value=move || params.with(|p| p.q.clone())/>
+            </div>
+            <Show when=move || many_realms.get()>
+                <div class="min-w-0 basis-full sm:basis-auto">
+                    <label class=LABEL for="review-realm">"Realm"</label>
+                    <select class=format!("mt-1 {INPUT}") id="review-realm" name="realm">
+                        <option value="" selected=move || params.with(|p| p.realm.is_empty())>"All realms"</option>
+                        {move || realms.get().into_iter().map(|r| {
+                            let name = r.name.clone();
+                            view! { <option value=r.name selected=move || params.with(|p| p.realm == name)>{r.display_name}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+            </Show>
+            <div class="min-w-0 basis-full sm:basis-auto">
+                <label class=LABEL for="review-kind">"Registered by"</label>
+                <select class=format!("mt-1 {INPUT}") id="review-kind" name="kind">
+                    <option value="" selected=move || params.with(|p| p.kind.is_empty())>"Either way"</option>
+                    <option value="dynamic" selected=move || params.with(|p| p.kind == "dynamic")>"Dynamic registration"</option>
+                    <option value="metadata_document" selected=move || params.with(|p| p.kind == "metadata_document")>"Metadata document"</option>
+                </select>
+            </div>
+            <div class="min-w-0 basis-full sm:basis-auto">
+                <label class=LABEL for="review-order">"Order"</label>
+                <select class=format!("mt-1 {INPUT}") id="review-order" name="order">
+                    <option value="" selected=move || params.with(|p| p.order != "oldest")>"Newest first"</option>
+                    <option value="oldest" selected=move || params.with(|p| p.order == "oldest")>"Oldest first"</option>
+                </select>
+            </div>
+            <button type="submit" class=BTN_SECONDARY>"Apply"</button>
+        </Form>
         <Show when=move || !selected.with(Vec::is_empty)>
             <div class=format!("{CARD} sticky top-2 z-10 mb-4 flex flex-wrap items-center gap-3 p-3") role="region" aria-label="Selected clients">
                 <span class="text-sm font-medium">{move || format!("{} selected", selected.with(Vec::len))}</span>
@@ -368,24 +508,45 @@ pub fn ReviewPage() -> impl IntoView {
                 <button type="button" class=BTN_SMALL on:click=move |_| selected.set(vec![])>"Clear"</button>
             </div>
         </Show>
+        <h2 node_ref=list_heading tabindex="-1" id="review-list" class="sr-only">
+            {move || STATES.iter().find(|(v, _)| *v == state.get()).map(|(_, l)| format!("{l} clients")).unwrap_or_default()}
+        </h2>
         <Transition fallback=|| view! { <Loading/> }>
             {move || items.get().map(|r| match r {
-                Ok(list) if list.is_empty() => view! {
-                    <div class=CARD><EmptyState title=if state.get() == "pending" { "Nothing waits for review" } else { "No clients here" }
-                        hint="Clients that register themselves under this realm's review policy appear here."/></div>
-                }.into_any(),
-                Ok(list) => {
-                    let all: Vec<(String, i64)> = list.iter().filter(|i| i.state == "pending").map(|i| (i.client_id.clone(), i.version)).collect();
+                Ok(page) if page.items.is_empty() => {
+                    let filtered = params.with(|p| !p.q.is_empty() || !p.realm.is_empty() || !p.kind.is_empty());
+                    let (title, hint) = match (filtered, state.get() == "pending") {
+                        (true, _) => ("No clients match", "Try another search, or clear the filters."),
+                        (false, true) => ("Nothing waits for review", "Clients that register themselves under a realm's review policy appear here."),
+                        (false, false) => ("No clients here", "Clients that register themselves under a realm's review policy appear here."),
+                    };
+                    view! { <div class=CARD><EmptyState title hint/></div> }.into_any()
+                }
+                Ok(page) => {
+                    let all: Vec<Picked> = page.items.iter().filter(|i| i.state == "pending")
+                        .map(|i| (i.realm.clone(), i.client_id.clone(), i.version, i.name.clone())).collect();
                     let n = all.len();
+                    let shown = page.items.len();
+                    let at = params.get();
+                    let next = page.next.clone().map(|c| at.href(&c));
+                    let first = (!at.after.is_empty()).then(|| at.href(""));
+                    let many = many_realms.get();
                     view! {
                         {(n > 1).then(|| view! {
                             <div class="mb-3">
-                                <button type="button" class=BTN_SMALL on:click=move |_| selected.set(all.clone())>{format!("Select all {n}")}</button>
+                                <button type="button" class=BTN_SMALL on:click=move |_| selected.set(all.clone())>{format!("Select all {n} on this page")}</button>
                             </div>
                         })}
-                        <ul class="space-y-4">
-                            {list.into_iter().map(|item| view! { <ReviewCard item selected ask/> }).collect_view()}
+                        <ul class="space-y-4" aria-labelledby="review-list">
+                            {page.items.into_iter().map(|item| view! { <ReviewCard item selected ask many_realms=many/> }).collect_view()}
                         </ul>
+                        <div class="mt-4 flex flex-wrap items-center justify-between gap-3" data-testid="review-pager">
+                            <p class=MUTED>{format!("{shown} client{} on this page, {} first", if shown == 1 { "" } else { "s" }, if at.order == "oldest" { "oldest" } else { "newest" })}</p>
+                            <div class="flex gap-2">
+                                {first.map(|href| view! { <a class=BTN_SMALL href=href>"First page"</a> })}
+                                {next.map(|href| view! { <a class=BTN_SMALL href=href rel="next">"Next page"</a> })}
+                            </div>
+                        </div>
                     }.into_any()
                 }
                 Err(error) => view! { <ErrorMessage error/> }.into_any(),
@@ -395,16 +556,24 @@ pub fn ReviewPage() -> impl IntoView {
             confirm_disabled=Signal::derive(move || reason.get().trim().is_empty() || picks.with(|m| m.values().any(BTreeSet::is_empty)))
             on_confirm=Callback::new(move |_| {
                 if let Some(p) = asking.get_untracked() {
-                    let (client_ids, versions) = p.ids.into_iter().unzip();
+                    deciding.set((p.decision.to_owned(), p.ids.iter().map(|(_, _, _, name)| name.clone()).collect()));
+                    let mut realms = Vec::with_capacity(p.ids.len());
+                    let mut client_ids = Vec::with_capacity(p.ids.len());
+                    let mut versions = Vec::with_capacity(p.ids.len());
+                    for (realm, id, version, _) in p.ids {
+                        realms.push(realm);
+                        client_ids.push(id);
+                        versions.push(version);
+                    }
                     let access = picks.with_untracked(|m| m.iter().map(|(slug, scopes)| format!("{slug} {}", joined(scopes))).collect());
-                    decide.dispatch(DecideReview { client_ids, versions, decision: p.decision.to_owned(), reason: reason.get_untracked(), access });
+                    decide.dispatch(DecideReview { realms, client_ids, versions, decision: p.decision.to_owned(), reason: reason.get_untracked(), access });
                 }
             })>
             {move || asking.get().and_then(|p| {
                 let scope = p.machine?;
-                let (client_id, _) = p.ids.first()?.clone();
+                let (realm, client_id, _, _) = p.ids.first()?.clone();
                 Some(if grants {
-                    view! { <ApprovalAccess client_id registered=scope picks/> }.into_any()
+                    view! { <ApprovalAccess realm client_id registered=scope picks/> }.into_any()
                 } else {
                     view! {
                         <p class=format!("mt-4 {MUTED}") data-testid="approval-access-note">
@@ -412,6 +581,16 @@ pub fn ReviewPage() -> impl IntoView {
                         </p>
                     }.into_any()
                 })
+            })}
+            {move || asking.get().filter(|p| p.ids.len() > 1).map(|p| view! {
+                <div class="mt-4">
+                    <p class=LABEL>{format!("The {} clients", p.ids.len())}</p>
+                    <ul class="mt-1 max-h-40 space-y-0.5 overflow-y-auto text-sm" data-testid="bulk-list" tabindex="0" aria-label="Clients to decide">
+                        {p.ids.into_iter().map(|(realm, id, _, name)| view! {
+                            <li class="break-words">{name} <span class=format!("{MONO} text-slate-500 dark:text-slate-400")>{format!("{id} · {realm}")}</span></li>
+                        }).collect_view()}
+                    </ul>
+                </div>
             })}
             <label class=LABEL for="review-reason">"Reason (required)"</label>
             <textarea id="review-reason" class=format!("mt-1 {INPUT}") rows="3" maxlength="500" required

@@ -2,7 +2,15 @@
 use super::moment;
 use crate::types::review::ReviewItemView;
 
-/// View of a client in the review queue.
+/// View of a client in the review inbox, with its realm.
+pub fn inbox_item_view(i: &authz::clients::InboxItem, now: i64) -> ReviewItemView {
+    let mut view = review_item_view(&i.item, now);
+    view.realm.clone_from(&i.realm);
+    view.realm_display.clone_from(&i.realm_display);
+    view
+}
+
+/// View of a client in the review queue (its realm left empty).
 pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> ReviewItemView {
     let c = &i.client;
     let r = &c.registration;
@@ -13,6 +21,8 @@ pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> ReviewItemV
         (None, None) => None,
     };
     ReviewItemView {
+        realm: String::new(),
+        realm_display: String::new(),
         client_id: c.client_id.to_string(),
         name: c.name.clone(),
         kind: r.kind.as_str().to_owned(),

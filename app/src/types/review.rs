@@ -5,6 +5,10 @@ use serde::{Deserialize, Serialize};
 /// A client in the security-review queue, with its risk signals.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewItemView {
+    /// The realm's name.
+    pub realm: String,
+    /// The realm's display name.
+    pub realm_display: String,
     /// `client_id`.
     pub client_id: String,
     /// Name it registered.
@@ -45,6 +49,15 @@ pub struct ReviewItemView {
     pub decision: Option<(String, String, Moment)>,
     /// When it last got a token, if ever.
     pub last_token: Option<Moment>,
+}
+
+/// One page of the review inbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewInboxView {
+    /// The clients, in the chosen order.
+    pub items: Vec<ReviewItemView>,
+    /// The cursor of the next page, when there is one.
+    pub next: Option<String>,
 }
 
 /// What a bulk review did.

@@ -19,7 +19,7 @@ pub struct SessionInfo {
     pub realm: RealmView,
     /// All realms, for the switcher.
     pub realms: Vec<RealmView>,
-    /// Clients of the selected realm waiting for review (for reviewers).
+    /// Clients waiting for review in every realm (for reviewers).
     pub pending_reviews: u64,
     /// A registry release waits for a second person (for those who may approve).
     pub release_waiting: bool,

@@ -184,6 +184,8 @@ const READS: &[&str] = &[
     "review_queue",
     "review_counts",
     "pending_review_count",
+    "review_inbox",
+    "review_inbox_counts",
     "list_clients",
     "client_choices",
     "get_client",

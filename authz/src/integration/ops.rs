@@ -92,7 +92,11 @@ impl Core {
                 .count() as u64,
             submitted: resources.iter().filter(|r| r.waiting()).count() as u64,
             pending_reviews: if p.role.can(Permission::ReviewClients) {
-                Some(self.pending_review_count(p, realm_name).await?)
+                Some(
+                    self.store
+                        .count_clients_in_review(&realm.id, crate::clients::ReviewState::Pending)
+                        .await?,
+                )
             } else {
                 None
             },

@@ -160,6 +160,20 @@ pub trait ClientStore: Send + Sync {
         realm_id: &RealmId,
         state: ReviewState,
     ) -> Result<u64, StorageError>;
+    /// A page of the review inbox: self-registered clients in one review state across every
+    /// realm (or one), filtered, newest (or oldest) first, after `after`, at most `limit`.
+    async fn list_review_inbox(
+        &self,
+        filter: &crate::clients::InboxFilter,
+        after: Option<&crate::clients::InboxCursor>,
+        limit: i64,
+    ) -> Result<Vec<Client>, StorageError>;
+    /// How many self-registered clients are in each review state, across every realm (or in
+    /// one); states with none are left out.
+    async fn count_review_states(
+        &self,
+        realm_id: Option<&RealmId>,
+    ) -> Result<Vec<(String, u64)>, StorageError>;
     /// Stores an initial access token (hash) with its audit event.
     async fn insert_initial_token(
         &self,
@@ -542,6 +556,74 @@ macro_rules! client_store {
                     .fetch_one(&self.pool)
                     .await?;
                     Ok(u64::try_from(n).unwrap_or(0))
+                }
+
+                async fn list_review_inbox(
+                    &self,
+                    filter: &crate::clients::InboxFilter,
+                    after: Option<&crate::clients::InboxCursor>,
+                    limit: i64,
+                ) -> Result<Vec<Client>, StorageError> {
+                    let mut qb = sqlx::QueryBuilder::new(format!(
+                        "SELECT {CLIENT_COLUMNS} FROM clients WHERE {SELF_REGISTERED} AND review_state = "
+                    ));
+                    qb.push_bind(filter.state.as_str());
+                    if let Some(realm) = &filter.realm_id {
+                        qb.push(" AND realm_id = ").push_bind(realm.as_str().to_owned());
+                    }
+                    if let Some(kind) = filter.kind {
+                        qb.push(" AND registration_kind = ").push_bind(kind.as_str());
+                    }
+                    if let Some(q) = filter.search.as_deref() {
+                        let trigrams = Trigrams {
+                            table: "clients_search",
+                            key: "id",
+                            fts_key: "id",
+                            column: None,
+                        };
+                        push_text_search(&mut qb, q, &["client_id", "name"], Some(&trigrams));
+                    }
+                    let (cmp, dir) = if filter.oldest_first { (">", "ASC") } else { ("<", "DESC") };
+                    if let Some(c) = after {
+                        qb.push(" AND (created_at ")
+                            .push(cmp)
+                            .push(" ")
+                            .push_bind(c.created_at)
+                            .push(" OR (created_at = ")
+                            .push_bind(c.created_at)
+                            .push(" AND id ")
+                            .push(cmp)
+                            .push(" ")
+                            .push_bind(c.id.clone())
+                            .push("))");
+                    }
+                    qb.push(format!(" ORDER BY created_at {dir}, id {dir} LIMIT "))
+                        .push_bind(limit);
+                    qb.build_query_as::<ClientRow>()
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(Client::try_from)
+                        .collect()
+                }
+
+                async fn count_review_states(
+                    &self,
+                    realm_id: Option<&RealmId>,
+                ) -> Result<Vec<(String, u64)>, StorageError> {
+                    let mut qb = sqlx::QueryBuilder::new(format!(
+                        "SELECT review_state, COUNT(*) FROM clients WHERE {SELF_REGISTERED}"
+                    ));
+                    if let Some(realm) = realm_id {
+                        qb.push(" AND realm_id = ").push_bind(realm.as_str().to_owned());
+                    }
+                    qb.push(" GROUP BY review_state");
+                    let rows: Vec<(String, i64)> =
+                        qb.build_query_as().fetch_all(&self.pool).await?;
+                    Ok(rows
+                        .into_iter()
+                        .map(|(s, n)| (s, u64::try_from(n).unwrap_or(0)))
+                        .collect())
                 }
 
                 async fn insert_initial_token(

@@ -3,4 +3,7 @@
 mod model;
 mod ops;
 
-pub use model::{MAX_REASON_CHARS, MAX_REVIEW_ITEMS, ReviewItem};
+pub use model::{
+    INBOX_PAGE, InboxCursor, InboxFilter, InboxItem, InboxPage, InboxQuery, MAX_INBOX_SEARCH_CHARS,
+    MAX_REASON_CHARS, MAX_REVIEW_ITEMS, ReviewItem,
+};

@@ -2,7 +2,10 @@
 //! machine clients), rejecting, revoking and restoring, one by one or in bulk, the review
 //! queue with its risk signals, and expiring unused clients. Who may decide a client is
 //! [`require_decider`]'s rule.
-use super::model::{MAX_REVIEW_ITEMS, ReviewItem, reason};
+use super::model::{
+    INBOX_PAGE, InboxCursor, InboxFilter, InboxItem, InboxPage, InboxQuery, MAX_INBOX_SEARCH_CHARS,
+    MAX_REVIEW_ITEMS, ReviewItem, reason,
+};
 use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::clients::model::{AccessChoice, Client, GrantType, ReviewDecision, ReviewState};
 use crate::core::Core;
@@ -451,19 +454,106 @@ impl Core {
         Ok(out)
     }
 
-    /// How many clients of a realm wait for review (`0` for roles that do not review).
+    /// How many clients wait for review in every realm together (`0` for roles that do not
+    /// review): the navigation's badge.
     ///
     /// # Errors
-    /// `NotFound` (realm), on storage failure.
-    pub async fn pending_review_count(&self, p: &Principal, realm_name: &str) -> Result<u64> {
+    /// On storage failure.
+    pub async fn pending_review_count(&self, p: &Principal) -> Result<u64> {
         if !p.role.can(Permission::ReviewClients) {
             return Ok(0);
         }
-        let realm = self.find_realm(realm_name).await?;
         Ok(self
             .store
-            .count_clients_in_review(&realm.id, ReviewState::Pending)
-            .await?)
+            .count_review_states(None)
+            .await?
+            .into_iter()
+            .find(|(s, _)| s == ReviewState::Pending.as_str())
+            .map_or(0, |(_, n)| n))
+    }
+
+    /// One page of the review inbox: self-registered clients in one review state across every
+    /// realm (or the one named), each with its realm and risk signals.
+    ///
+    /// # Errors
+    /// `Forbidden`; `NotFound` (a named realm); `Validation` (`search`: too long).
+    pub async fn review_inbox(&self, p: &Principal, q: &InboxQuery) -> Result<InboxPage> {
+        p.require(Permission::ReviewClients)?;
+        let realms = self.store.list_realms().await?;
+        let realm_id = match &q.realm {
+            Some(name) => Some(self.find_realm(name).await?.id),
+            None => None,
+        };
+        let search = q.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        if search.is_some_and(|s| s.chars().count() > MAX_INBOX_SEARCH_CHARS) {
+            return Err(Error::field(
+                "q",
+                format!("Search for at most {MAX_INBOX_SEARCH_CHARS} characters."),
+            ));
+        }
+        let filter = InboxFilter {
+            state: q.state,
+            realm_id,
+            kind: q.kind,
+            search: search.map(str::to_owned),
+            oldest_first: q.oldest_first,
+        };
+        let limit = INBOX_PAGE + 1;
+        let mut clients = self
+            .store
+            .list_review_inbox(&filter, q.after.as_ref(), limit as i64)
+            .await?;
+        let next = (clients.len() > INBOX_PAGE).then(|| {
+            clients.truncate(INBOX_PAGE);
+            clients.last().map(|c| InboxCursor {
+                created_at: c.created_at,
+                id: c.id.to_string(),
+            })
+        });
+        let mut items = Vec::with_capacity(clients.len());
+        for client in clients {
+            // A client's realm exists (clients go with their realm).
+            let Some(realm) = realms.iter().find(|r| r.id == client.realm_id) else {
+                continue;
+            };
+            items.push(InboxItem {
+                realm: realm.name.to_string(),
+                realm_display: realm.display_name.clone(),
+                item: self.review_item(realm, client).await?,
+            });
+        }
+        Ok(InboxPage {
+            items,
+            next: next.flatten(),
+        })
+    }
+
+    /// How many self-registered clients are in each review state (in [`ReviewState::ALL`]'s
+    /// order), across every realm or in the one named: the inbox's tabs.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (a named realm).
+    pub async fn review_inbox_counts(
+        &self,
+        p: &Principal,
+        realm_name: Option<&str>,
+    ) -> Result<Vec<(ReviewState, u64)>> {
+        p.require(Permission::ReviewClients)?;
+        let realm_id = match realm_name {
+            Some(name) => Some(self.find_realm(name).await?.id),
+            None => None,
+        };
+        let counts = self.store.count_review_states(realm_id.as_ref()).await?;
+        Ok(ReviewState::ALL
+            .into_iter()
+            .map(|state| {
+                let n = counts
+                    .iter()
+                    .find(|(s, _)| s == state.as_str())
+                    .map_or(0, |(_, n)| *n);
+                (state, n)
+            })
+            .collect())
     }
 
     async fn review_item(&self, realm: &Realm, client: Client) -> Result<ReviewItem> {

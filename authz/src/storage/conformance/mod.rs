@@ -151,6 +151,7 @@ on_both_backends!(
     clients::clients,
     clients::resource_server_credentials,
     registration::self_registration,
+    registration::review_inbox,
     agents::agents,
     agents::agent_lists,
     access::grants,

@@ -293,3 +293,185 @@ pub(super) async fn self_registration(db: &Database) {
     assert_eq!(store.count_registered_clients(&r.id).await.expect("n"), 1);
     assert_eq!(unused(62 * day).await, ["dyn-bot"], "expired once");
 }
+
+/// The review inbox: one state across every realm or one, by registration kind and search,
+/// paged by key in both orders; admin-registered clients never appear; counts per state.
+pub(super) async fn review_inbox(db: &Database) {
+    use crate::clients::{InboxCursor, InboxFilter};
+    let store = db.store();
+    let (one, two) = (
+        given_realm(&store, "default").await,
+        given_realm(&store, "other").await,
+    );
+    let mut n = 0;
+    let mut register = |realm: &crate::realms::Realm, name: &str, kind, review, at: i64| {
+        n += 1;
+        let mut c = client(&realm.id, &format!("{}-{n}", name.replace(' ', "-")));
+        c.name = name.to_owned();
+        c.registration = Registration {
+            kind,
+            review,
+            ..Registration::admin()
+        };
+        c.created_at = at;
+        c.updated_at = at;
+        c
+    };
+    let mut clients = Vec::new();
+    // Seven pending across two realms, two sharing one registration time (ties break by id).
+    for (realm, name, kind, at) in [
+        (&one, "VS Code", RegistrationKind::Dynamic, 10),
+        (&two, "Claude Code", RegistrationKind::MetadataDocument, 20),
+        (&one, "Cursor", RegistrationKind::Dynamic, 30),
+        (&two, "Codex", RegistrationKind::Dynamic, 30),
+        (&one, "Inspector", RegistrationKind::MetadataDocument, 40),
+        (&two, "Gemini CLI", RegistrationKind::Dynamic, 50),
+        (&one, "ChatGPT connector", RegistrationKind::Dynamic, 60),
+    ] {
+        clients.push(register(realm, name, kind, ReviewState::Pending, at));
+    }
+    clients.push(register(
+        &two,
+        "Old approved",
+        RegistrationKind::Dynamic,
+        ReviewState::Approved,
+        5,
+    ));
+    // An administrator's client is never reviewed, whatever its state says.
+    clients.push(register(
+        &one,
+        "Admin made",
+        RegistrationKind::Admin,
+        ReviewState::Pending,
+        70,
+    ));
+    for c in &clients {
+        store
+            .insert_registered_client(
+                c,
+                None,
+                format!("rat-{}", c.client_id).as_bytes(),
+                None,
+                &event(
+                    &c.realm_id,
+                    "client.register",
+                    "registration",
+                    "client:x",
+                    1,
+                ),
+            )
+            .await
+            .expect("register");
+    }
+    let filter = |realm: Option<&crate::realms::Realm>| InboxFilter {
+        state: ReviewState::Pending,
+        realm_id: realm.map(|r| r.id.clone()),
+        kind: None,
+        search: None,
+        oldest_first: false,
+    };
+    let names = |page: &[crate::clients::Client]| -> Vec<String> {
+        page.iter().map(|c| c.name.clone()).collect()
+    };
+    // Every realm, newest first, three at a time: every pending client once, in order.
+    let mut seen = Vec::new();
+    let mut after: Option<InboxCursor> = None;
+    loop {
+        let page = store
+            .list_review_inbox(&filter(None), after.as_ref(), 3)
+            .await
+            .expect("inbox");
+        seen.extend(names(&page));
+        match page.last() {
+            Some(last) if page.len() == 3 => {
+                after = Some(InboxCursor {
+                    created_at: last.created_at,
+                    id: last.id.to_string(),
+                });
+            }
+            _ => break,
+        }
+    }
+    assert_eq!(seen.len(), 7, "{seen:?}");
+    assert_eq!(seen[0], "ChatGPT connector");
+    assert_eq!(seen[6], "VS Code");
+    let mut tie = vec![seen[3].clone(), seen[4].clone()];
+    tie.sort();
+    assert_eq!(
+        tie,
+        ["Codex", "Cursor"],
+        "the tie is on one page or split, never lost"
+    );
+    // Oldest first, across the tie.
+    let oldest = InboxFilter {
+        oldest_first: true,
+        ..filter(None)
+    };
+    let first = store
+        .list_review_inbox(&oldest, None, 3)
+        .await
+        .expect("inbox");
+    assert_eq!(names(&first)[..2], ["VS Code", "Claude Code"]);
+    let last = first.last().expect("three");
+    let rest = store
+        .list_review_inbox(
+            &oldest,
+            Some(&InboxCursor {
+                created_at: last.created_at,
+                id: last.id.to_string(),
+            }),
+            10,
+        )
+        .await
+        .expect("inbox");
+    assert_eq!(rest.len(), 4, "{:?}", names(&rest));
+    assert_eq!(rest[3].name, "ChatGPT connector");
+    // One realm; one kind; a search (three characters or more: the trigram index; fewer: LIKE).
+    let other_only = store
+        .list_review_inbox(&filter(Some(&two)), None, 10)
+        .await
+        .expect("inbox");
+    assert_eq!(names(&other_only), ["Gemini CLI", "Codex", "Claude Code"]);
+    let documents = store
+        .list_review_inbox(
+            &InboxFilter {
+                kind: Some(RegistrationKind::MetadataDocument),
+                ..filter(None)
+            },
+            None,
+            10,
+        )
+        .await
+        .expect("inbox");
+    assert_eq!(names(&documents), ["Inspector", "Claude Code"]);
+    for (q, expected) in [
+        ("code", vec!["Codex", "Claude Code", "VS Code"]),
+        ("cu", vec!["Cursor"]),
+    ] {
+        let found = store
+            .list_review_inbox(
+                &InboxFilter {
+                    search: Some(q.to_owned()),
+                    ..filter(None)
+                },
+                None,
+                10,
+            )
+            .await
+            .expect("inbox");
+        assert_eq!(names(&found), expected, "search {q}");
+    }
+    // Counts per state, every realm or one; the administrator's client is not counted.
+    let mut all = store.count_review_states(None).await.expect("counts");
+    all.sort();
+    assert_eq!(all, [("approved".to_owned(), 1), ("pending".to_owned(), 7)]);
+    let mut other = store
+        .count_review_states(Some(&two.id))
+        .await
+        .expect("counts");
+    other.sort();
+    assert_eq!(
+        other,
+        [("approved".to_owned(), 1), ("pending".to_owned(), 3)]
+    );
+}
