@@ -98,11 +98,14 @@ export function ensurePythonVenv() {
 /** What is wrong with the page as shown: sideways scroll, serious axe violations; saves a screenshot. */
 export async function check(page: Page, name: string): Promise<string[]> {
   const problems: string[] = [];
-  const { scroll, client: visible } = await page.evaluate(() => ({
+  const { scroll, client: visible, height } = await page.evaluate(() => ({
     scroll: document.documentElement.scrollWidth,
     client: document.documentElement.clientWidth,
+    height: document.documentElement.scrollHeight,
   }));
   if (scroll > visible) problems.push(`${name}: page scrolls sideways (${scroll} > ${visible})`);
+  // Long lists page instead of growing without bound.
+  if (height > 20_000) problems.push(`${name}: page is ${height} px tall (at most 20,000)`);
   const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   for (const v of axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
     problems.push(`${name}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);

@@ -44,7 +44,7 @@ test('a reviewer approves a self-registered machine client and picks what it may
   await expect(dialog.getByRole('button', { name: 'Approve' })).toBeDisabled();
   await scopes.getByLabel('ledger:read').check();
   await dialog.getByRole('button', { name: 'Approve' }).click();
-  await expect(page.getByTestId('toast').filter({ hasText: '1 client(s) decided.' })).toBeVisible();
+  await expect(page.getByTestId('toast').filter({ hasText: 'Approved Nightly ledger export.' })).toBeVisible();
   await expect(card).toHaveCount(0);
 
   const answer = await token();
@@ -91,7 +91,7 @@ test('an approved client is revoked with a reason, and an admin restores it with
   await dialog.getByLabel(/Ledger MCP/).check();
   await dialog.getByLabel('Reason (required)').fill('Export job of the finance team');
   await dialog.getByRole('button', { name: 'Approve' }).click();
-  await expect(page.getByTestId('toast').filter({ hasText: '1 client(s) decided.' })).toBeVisible();
+  await expect(page.getByTestId('toast').filter({ hasText: 'Approved Nightly ledger export.' })).toBeVisible();
   const before = await token();
   expect(before.status()).toBe(200);
 
@@ -116,7 +116,77 @@ test('an approved client is revoked with a reason, and an admin restores it with
   await expect(dialog).toContainText('stay dead');
   await dialog.getByLabel('Reason (required)').fill('Secret rotated by the finance team');
   await dialog.getByRole('button', { name: 'Restore' }).click();
-  await expect(page.getByTestId('toast').filter({ hasText: '1 client(s) decided.' })).toBeVisible();
+  await expect(page.getByTestId('toast').filter({ hasText: 'Restored Nightly ledger export.' })).toBeVisible();
   expect((await token()).status(), 'works again').toBe(200);
+  expect(errors).toEqual([]);
+});
+
+test('one inbox: a reviewer finds and decides clients of two realms by keyboard, without switching realm', async ({ page, request }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  const [north, south] = [`north-${suffix}`, `south-${suffix}`];
+  await createRealm(page, north, `North desk ${suffix}`);
+  await createRealm(page, south, `South desk ${suffix}`);
+  const register = async (realm: string, name: string) => {
+    const r = await request.post(`/realms/${realm}/connect/register`, {
+      data: { client_name: name, redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'] },
+    });
+    expect(r.status()).toBe(201);
+    return (await r.json()).client_id as string;
+  };
+  await register(north, `Editor ${suffix} one`);
+  await register(north, `Editor ${suffix} two`);
+  const southId = await register(south, `Agent ${suffix} three`);
+
+  // The selected realm stays the default one: the inbox shows both realms' clients.
+  await page.goto(`/review?q=${suffix}`);
+  await hydrated(page);
+  const cards = page.getByTestId('review-item');
+  await expect(cards).toHaveCount(3);
+  await expect(cards.filter({ hasText: `South desk ${suffix}` })).toHaveCount(1);
+  await expect(cards.filter({ hasText: `North desk ${suffix}` })).toHaveCount(2);
+  // Redirect URIs one per line.
+  await expect(cards.first().getByRole('listitem')).toHaveCount(2);
+  await expect(page.getByTestId('review-count')).toBeVisible();
+
+  // Filters: one realm, by keyboard (search field, then the realm list, then Apply).
+  await page.getByLabel('Search').focus();
+  await page.keyboard.press('Tab');
+  await expect(page.getByLabel('Realm', { exact: true })).toBeFocused();
+  await page.getByLabel('Realm', { exact: true }).selectOption(south);
+  await page.getByRole('button', { name: 'Apply' }).press('Enter');
+  await expect(page).toHaveURL(new RegExp(`realm=${south}`));
+  await expect(cards).toHaveCount(1);
+  await expect(cards.first()).toContainText(southId);
+  await page.goto(`/review?q=${suffix}&kind=metadata_document`);
+  await hydrated(page);
+  await expect(page.getByText('No clients match')).toBeVisible();
+
+  // All three at once: the dialog lists what it acts on; the toast names them.
+  await page.goto(`/review?q=${suffix}`);
+  await hydrated(page);
+  await page.getByRole('button', { name: 'Select all 3 on this page' }).press('Enter');
+  await page.getByRole('button', { name: 'Approve selected' }).press('Enter');
+  const dialog = page.getByRole('alertdialog');
+  await expect(dialog.getByTestId('bulk-list').getByRole('listitem')).toHaveCount(3);
+  await expect(dialog.getByTestId('bulk-list')).toContainText(south);
+  await dialog.getByLabel('Reason (required)').fill('Team editors, checked with their owners');
+  await dialog.getByRole('button', { name: 'Approve' }).press('Enter');
+  await expect(page.getByTestId('toast').filter({ hasText: 'Approved 3 clients:' })).toContainText(`Agent ${suffix} three`);
+  await expect(cards).toHaveCount(0);
+  await expect(page.locator('#review-list')).toBeFocused();
+
+  // Approved lists them, in both realms, none of them an administrator's client.
+  await page.goto(`/review?state=approved&q=${suffix}`);
+  await hydrated(page);
+  await expect(cards).toHaveCount(3);
+  // Each card opens its client in its own realm, and its history.
+  const southCard = cards.filter({ hasText: southId });
+  await expect(southCard.getByRole('link', { name: 'History' })).toHaveAttribute('href', new RegExp(`realm=${south}`));
+  await southCard.getByRole('link', { name: 'Open client' }).click();
+  await expect(page).toHaveURL(new RegExp(`^[^?]*//[^/]+/clients/${southId}$`));
+  await expect(page.locator('header')).toContainText(`South desk ${suffix}`);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText(`Agent ${suffix} three`);
   expect(errors).toEqual([]);
 });

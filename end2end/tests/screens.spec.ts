@@ -123,6 +123,7 @@ const SCREENS: [string, string][] = [
   ['people', '/people'],
   ['person', '/people/PERSON'],
   ['review', '/review'],
+  ['review-approved', '/review?state=approved'],
   ['mcp', '/integration'],
   ['protect', '/integration/protect'],
   ['check', '/integration/check'],

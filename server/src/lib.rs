@@ -12,6 +12,7 @@ pub mod config;
 pub mod demo;
 pub mod export;
 pub mod fetch;
+pub mod go;
 pub mod http;
 pub mod oauth;
 pub mod ops;
@@ -214,6 +215,7 @@ pub fn router(state: AppState) -> Router {
         .route("/login", post(auth::login))
         .route("/logout", post(auth::logout))
         .route("/admin/audit/export", get(export::export_audit))
+        .route("/go/{realm}/clients/{*client_id}", get(go::client))
         .leptos_routes_with_context(
             &state,
             routes,

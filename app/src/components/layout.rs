@@ -39,21 +39,53 @@ fn NavLink(href: &'static str, label: &'static str) -> impl IntoView {
     }
 }
 
-/// The security-review entry, with the number of clients waiting.
+/// Bumped when a reviewer decides clients: the navigation's count of waiting clients is read
+/// again (without reloading the session, which would rebuild the page and lose its focus).
+#[derive(Clone, Copy, Debug)]
+pub struct ReviewsChanged(pub RwSignal<u32>);
+
+impl ReviewsChanged {
+    /// This page's handle (none outside the console frame).
+    pub fn used() -> Option<Self> {
+        use_context::<ReviewsChanged>()
+    }
+
+    /// Tells the navigation that clients were decided.
+    pub fn bump(self) {
+        self.0.update(|n| *n += 1);
+    }
+}
+
+/// The security-review entry, with the number of clients waiting in every realm.
 #[component]
 fn ReviewLink(count: u64) -> impl IntoView {
     let location = use_location();
     let active = move || location.pathname.get().starts_with("/review");
-    let label = if count == 0 {
-        "Security review".to_owned()
-    } else {
-        format!("Security review, {count} waiting")
+    let changed = use_context::<ReviewsChanged>().map(|c| c.0);
+    // Once something was decided (in the browser: effects do not run on the server), the count
+    // is read again; until then the session's stands.
+    let fresh = RwSignal::new(None::<u64>);
+    Effect::new(move |_| {
+        if changed.map_or(0, |c| c.get()) == 0 {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            if let Ok(counts) = crate::api::review::review_counts(String::new()).await {
+                let waiting = counts.into_iter().find(|(s, _)| s == "pending");
+                fresh.set(Some(waiting.map_or(0, |(_, n)| n)));
+            }
+        });
+    });
+    let count = move || fresh.get().unwrap_or(count);
+    let label = move || match count() {
+        0 => "Security review".to_owned(),
+        n => format!("Security review, {n} waiting"),
     };
     view! {
         <A href="/review" attr:class=move || format!("{} justify-between", if active() { NAV_ACTIVE } else { NAV_LINK }) attr:aria-current=move || active().then_some("page") attr:aria-label=label>
             <span>"Security review"</span>
-            {(count > 0).then(|| view! {
-                <span data-testid="review-count" class="ml-2 rounded-full bg-amber-400 px-2 text-xs font-semibold text-slate-900">{count.to_string()}</span>
+            {move || (count() > 0).then(|| view! {
+                <span data-testid="review-count" class="ml-2 rounded-full bg-amber-400 px-2 text-xs font-semibold text-slate-900">{count().to_string()}</span>
             })}
         </A>
     }
@@ -419,6 +451,7 @@ pub fn MissingPage() -> impl IntoView {
 fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
     let session: SessionResource = Resource::new(|| (), |_| get_session());
     provide_context(session);
+    provide_context(ReviewsChanged(RwSignal::new(0)));
     let nav_open = RwSignal::new(false);
     view! {
         <Transition fallback=|| view! { <div class="p-8"><Loading/></div> }>

@@ -36,6 +36,21 @@ fn kind_label(kind: &str) -> &'static str {
 /// A client picked for a decision: its realm, `client_id`, the version shown and its name.
 type Picked = (String, String, i64, String);
 
+const REVIEW_LINK: &str = "font-medium text-indigo-700 hover:underline dark:text-indigo-300";
+
+/// `s` as one path segment (percent-encoded: a metadata-document `client_id` is a URL).
+fn path_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// What the reviewer is about to do, for the dialog.
 #[derive(Clone, Debug, PartialEq)]
 struct Pending {
@@ -116,6 +131,24 @@ fn ReviewCard(
     let public = item.auth_method == "none";
     let crowded = item.same_source > 3;
     let check_label = format!("Select {}", item.name);
+    // The realm travels with the link: the server selects it and opens the client (so the
+    // console's router must not take it: `rel="external"`).
+    let client_href = format!(
+        "/go/{}/clients/{}",
+        item.realm,
+        path_segment(&item.client_id)
+    );
+    let history_href = crate::components::layout::use_abilities()
+        .view_audit
+        .then(|| {
+            with_query(
+                "/audit",
+                &[
+                    ("realm", item.realm.clone()),
+                    ("about", format!("client:{}", item.client_id)),
+                ],
+            )
+        });
     view! {
         <li class=format!("{CARD} p-4 sm:p-5") data-testid="review-item">
             <div class="flex items-start gap-3">
@@ -127,6 +160,10 @@ fn ReviewCard(
                         <div class="min-w-0">
                             <h2 class="break-words text-base font-semibold text-slate-900 dark:text-white">{item.name.clone()}</h2>
                             <p class=format!("{MONO} text-slate-500 dark:text-slate-400")>{item.client_id.clone()}</p>
+                            <p class="mt-1 flex flex-wrap gap-x-3 text-sm">
+                                <a class=REVIEW_LINK href=client_href rel="external">"Open client"</a>
+                                {history_href.map(|href| view! { <a class=REVIEW_LINK href=href>"History"</a> })}
+                            </p>
                             <p class=format!("{MUTED} mt-1")>
                                 {many_realms.then(|| view! { <span data-testid="review-realm" class="font-medium text-slate-700 dark:text-slate-200">{format!("Realm {}", item.realm_display)}</span> " · " })}
                                 {kind_label(&item.kind)} " · first seen " <When at=item.created.at.clone() words=item.created.ago.clone()/>
@@ -382,6 +419,7 @@ pub fn ReviewPage() -> impl IntoView {
     let grants = crate::components::layout::use_abilities().manage_clients;
     let note = StoredValue::new(crate::components::layout::use_revocation_note());
     let list_heading = NodeRef::<leptos::html::H2>::new();
+    let reviews = crate::components::layout::ReviewsChanged::used();
     Effect::new(move |_| match decide.value().get() {
         Some(Ok(r)) => {
             selected.set(vec![]);
@@ -403,11 +441,16 @@ pub fn ReviewPage() -> impl IntoView {
                     ),
                 );
             }
-            session.refetch();
-            // The decided cards leave the list: focus goes to the list, which says what is left.
-            if let Some(h) = list_heading.get_untracked() {
-                let _ = h.focus();
+            if let Some(r) = reviews {
+                r.bump();
             }
+            // The decided cards (and the focused button of the selection bar) leave the page:
+            // focus goes to the list's heading once they are gone.
+            request_animation_frame(move || {
+                if let Some(h) = list_heading.get_untracked() {
+                    let _ = h.focus();
+                }
+            });
         }
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
