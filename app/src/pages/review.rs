@@ -508,14 +508,14 @@ pub fn ReviewPage() -> impl IntoView {
                 }
             }).collect_view()}
         </nav>
-        <Form method="GET" action="" attr:class=format!("{CARD} mb-4 flex flex-wrap items-end gap-3 p-4") attr:role="search" attr:data-testid="review-filters">
+        <Form method="GET" action="" attr:class=format!("{CARD} mb-4 grid items-end gap-3 p-4 sm:grid-cols-2 lg:grid-cols-6") attr:role="search" attr:data-testid="review-filters">
             {move || (state.get() != "pending").then(|| view! { <input type="hidden" name="state" value=state.get()/> })}
-            <div class="min-w-0 basis-full sm:basis-0 sm:flex-1">
+            <div class="min-w-0 sm:col-span-2">
                 <label class=LABEL for="review-search">"Search"</label>
                 <input class=format!("mt-1 {INPUT}") id="review-search" name="q" type="search" maxlength="200" placeholder="Name or client_id" prop:value=move || params.with(|p| p.q.clone())/>
             </div>
             <Show when=move || many_realms.get()>
-                <div class="min-w-0 basis-full sm:basis-auto">
+                <div class="min-w-0">
                     <label class=LABEL for="review-realm">"Realm"</label>
                     <select class=format!("mt-1 {INPUT}") id="review-realm" name="realm">
                         <option value="" selected=move || params.with(|p| p.realm.is_empty())>"All realms"</option>
@@ -526,7 +526,7 @@ pub fn ReviewPage() -> impl IntoView {
                     </select>
                 </div>
             </Show>
-            <div class="min-w-0 basis-full sm:basis-auto">
+            <div class="min-w-0">
                 <label class=LABEL for="review-kind">"Registered by"</label>
                 <select class=format!("mt-1 {INPUT}") id="review-kind" name="kind">
                     <option value="" selected=move || params.with(|p| p.kind.is_empty())>"Either way"</option>
@@ -534,14 +534,14 @@ pub fn ReviewPage() -> impl IntoView {
                     <option value="metadata_document" selected=move || params.with(|p| p.kind == "metadata_document")>"Metadata document"</option>
                 </select>
             </div>
-            <div class="min-w-0 basis-full sm:basis-auto">
+            <div class="min-w-0">
                 <label class=LABEL for="review-order">"Order"</label>
                 <select class=format!("mt-1 {INPUT}") id="review-order" name="order">
                     <option value="" selected=move || params.with(|p| p.order != "oldest")>"Newest first"</option>
                     <option value="oldest" selected=move || params.with(|p| p.order == "oldest")>"Oldest first"</option>
                 </select>
             </div>
-            <button type="submit" class=BTN_SECONDARY>"Apply"</button>
+            <div><button type="submit" class=BTN_SECONDARY>"Apply"</button></div>
         </Form>
         <Show when=move || !selected.with(Vec::is_empty)>
             <div class=format!("{CARD} sticky top-2 z-10 mb-4 flex flex-wrap items-center gap-3 p-3") role="region" aria-label="Selected clients">
