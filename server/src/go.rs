@@ -1,23 +1,75 @@
-//! Console links that carry their realm: `/go/{realm}/clients/{client_id}` selects that realm in
-//! the session and opens the client, so a link from the review inbox (or pasted to a colleague)
-//! opens the same object whatever realm the session was in.
+//! Console links that carry their realm (`/go/{realm}/clients/{client_id}`).
+//!
+//! It selects that realm in the session and opens the client, so a link from the review inbox
+//! (or pasted to a colleague) opens the same object whatever realm the session was in.
+//!
+//! Selecting a realm changes what the session's other tabs act on, so another site cannot do it
+//! with a link: a cross-site GET gets a page asking to confirm, whose button POSTs (and POSTs
+//! carry the console's CSRF check).
 use app::ssr::ConsoleRequest;
 use axum::Extension;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use tower_sessions::Session;
 
 use crate::AppState;
 
-/// Opens a client of `realm` (its page, in the console's selected realm from now on).
+/// Opens a client of `realm` (GET): at once when the request comes from the console itself or
+/// from the address bar, else after a confirmation.
 pub async fn client(
+    state: State<AppState>,
+    req: Extension<ConsoleRequest>,
+    session: Session,
+    headers: HeaderMap,
+    Path((realm, client_id)): Path<(String, String)>,
+) -> Response {
+    let fetched_from = headers
+        .get("sec-fetch-site")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("none");
+    if matches!(fetched_from, "same-origin" | "none") {
+        return open(state, req, session, (realm, client_id)).await;
+    }
+    let escape = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#39;")
+    };
+    let (realm, client_id) = (escape(&realm), escape(&client_id));
+    (
+        [(header::CACHE_CONTROL, "no-store")],
+        Html(format!(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Open client {client_id}</title></head>\
+             <body style=\"font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; overflow-wrap: anywhere\">\
+             <h1>Open client {client_id} in realm {realm}?</h1>\
+             <p>A link from another site asks to switch your console to the realm <strong>{realm}</strong>. Other console tabs will act on that realm too.</p>\
+             <form method=\"post\"><button type=\"submit\">Open it in {realm}</button> <a href=\"/\">Stay where I was</a></form>\
+             </body></html>"
+        )),
+    )
+        .into_response()
+}
+
+/// Opens a client of `realm` (the confirmation's POST, behind the CSRF check).
+pub async fn confirm(
+    state: State<AppState>,
+    req: Extension<ConsoleRequest>,
+    session: Session,
+    Path(target): Path<(String, String)>,
+) -> Response {
+    open(state, req, session, target).await
+}
+
+async fn open(
     State(state): State<AppState>,
     Extension(req): Extension<ConsoleRequest>,
     session: Session,
-    Path((realm, client_id)): Path<(String, String)>,
+    (realm, client_id): (String, String),
 ) -> Response {
-    // Signed out: the sign-in guard sent them to the login page with this address to return to.
+    // Signed out, a GET went to the login page (with this address to come back to) already.
     let Some(principal) = req.principal else {
         return StatusCode::UNAUTHORIZED.into_response();
     };
@@ -31,6 +83,12 @@ pub async fn client(
     if app::ssr::select_realm(&session, &realm).await.is_err() {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     }
-    let id: String = url::form_urlencoded::byte_serialize(client_id.as_bytes()).collect();
-    Redirect::to(&format!("/clients/{id}")).into_response()
+    // The client's id as one path segment (a metadata document's `client_id` is a URL).
+    let Ok(mut page) = url::Url::parse("http://console/clients") else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    if let Ok(mut segments) = page.path_segments_mut() {
+        segments.push(&client_id);
+    }
+    Redirect::to(page.path()).into_response()
 }

@@ -215,7 +215,10 @@ pub fn router(state: AppState) -> Router {
         .route("/login", post(auth::login))
         .route("/logout", post(auth::logout))
         .route("/admin/audit/export", get(export::export_audit))
-        .route("/go/{realm}/clients/{*client_id}", get(go::client))
+        .route(
+            "/go/{realm}/clients/{*client_id}",
+            get(go::client).post(go::confirm),
+        )
         .leptos_routes_with_context(
             &state,
             routes,

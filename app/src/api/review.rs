@@ -20,18 +20,17 @@ pub async fn review_inbox(
 ) -> Result<ReviewInboxView, AppError> {
     use authz::clients::{InboxCursor, InboxQuery, RegistrationKind, ReviewState};
     let (core, p, _) = ssr::context().await?;
-    let state = ReviewState::parse(&state)
-        .map_err(|_| AppError::Invalid("Unknown review state.".into()))?;
+    let state = ReviewState::parse(&state).map_err(|_| ssr::invalid("Unknown review state."))?;
     let kind = match kind.as_str() {
         "" => None,
         "dynamic" => Some(RegistrationKind::Dynamic),
         "metadata_document" => Some(RegistrationKind::MetadataDocument),
-        _ => return Err(AppError::Invalid("Unknown registration kind.".into())),
+        _ => return Err(ssr::invalid("Unknown registration kind.")),
     };
     let after = match after.as_str() {
         "" => None,
         text => Some(InboxCursor::decode(text).ok_or_else(|| {
-            AppError::Invalid("That page no longer exists: start from the first page.".into())
+            ssr::invalid("That page no longer exists: start from the first page.")
         })?),
     };
     let query = InboxQuery {
@@ -85,12 +84,11 @@ pub async fn decide_review(
 ) -> Result<BulkResult, AppError> {
     let (core, p, meta) = ssr::context().await?;
     if versions.len() != client_ids.len() || realms.len() != client_ids.len() {
-        return Err(AppError::Invalid(
-            "Each client needs the version shown.".into(),
+        return Err(ssr::invalid(
+            "Each client needs its realm and the version shown.",
         ));
     }
-    let decision =
-        authz::clients::Decision::parse(&decision).map_err(|m| AppError::Invalid(m.into()))?;
+    let decision = authz::clients::Decision::parse(&decision).map_err(ssr::invalid)?;
     let access: Vec<authz::clients::AccessChoice> = access
         .iter()
         .map(|entry| {
@@ -102,52 +100,33 @@ pub async fn decide_review(
         })
         .collect();
     // Each decision holds only for the version of the client the reviewer saw; the inbox
-    // mixes realms, so each realm's clients are decided together.
-    let mut by_realm: Vec<(String, Vec<(String, i64)>)> = Vec::new();
+    // mixes realms, which the core checks as one list (limits, and who may decide each).
     let selected = if realms.iter().any(String::is_empty) {
         ssr::selected_realm(&core, &ssr::session().await?).await?
     } else {
         String::new()
     };
-    for ((realm, id), version) in realms.into_iter().zip(client_ids).zip(versions) {
+    let realms: Vec<String> = realms
+        .into_iter()
         // An empty realm is the selected one (a client's own page).
-        let realm = if realm.is_empty() {
-            selected.clone()
-        } else {
-            realm
-        };
-        match by_realm.iter_mut().find(|(r, _)| *r == realm) {
-            Some((_, clients)) => clients.push((id, version)),
-            None => by_realm.push((realm, vec![(id, version)])),
-        }
-    }
-    let mut result = BulkResult {
-        done: 0,
-        failed: Vec::new(),
-    };
-    for (realm, clients) in by_realm {
-        // A realm that fails as a whole (gone meanwhile) fails its clients, not the others.
-        let decided = match core
-            .decide_clients(&p, &realm, &clients, decision, &reason, &access, &meta)
-            .await
-        {
-            Ok(decided) => decided,
-            Err(e) if result.done == 0 && result.failed.is_empty() => return Err(e.into()),
-            Err(e) => {
-                let why = AppError::from(e).to_string();
-                result
-                    .failed
-                    .extend(clients.into_iter().map(|(id, _)| (id, why.clone())));
-                continue;
-            }
-        };
-        result.done += decided.done;
-        result.failed.extend(
-            decided
-                .failed
-                .into_iter()
-                .map(|(id, e)| (id, AppError::from(e).to_string())),
-        );
-    }
-    Ok(result)
+        .map(|r| if r.is_empty() { selected.clone() } else { r })
+        .collect();
+    let clients: Vec<(&str, &str, i64)> = realms
+        .iter()
+        .zip(&client_ids)
+        .zip(&versions)
+        .map(|((realm, id), version)| (realm.as_str(), id.as_str(), *version))
+        .collect();
+    let decided = core
+        .decide_clients_in_realms(&p, &clients, decision, &reason, &access, &meta)
+        .await?;
+    Ok(BulkResult {
+        done: decided.done,
+        failed: decided
+            .failed
+            .into_iter()
+            // Reported in the answer, not as the answer's status: the others were decided.
+            .map(|(id, e)| (id, crate::error::classify(e).1.to_string()))
+            .collect(),
+    })
 }

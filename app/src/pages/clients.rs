@@ -322,7 +322,7 @@ fn ClientRegistration(d: ClientDetailView, update: ServerAction<UpdateClient>) -
                             {match c.registration.as_str() { "dynamic" => "By itself (dynamic registration)", "metadata_document" => "By its metadata document", _ => "By an administrator" }}
                             " · "
                             <Pill tone=match c.review.as_str() { "approved" => Tone::Good, "pending" => Tone::Warn, _ => Tone::Bad } text=c.review.clone()/>
-                            {(c.review == "pending").then(|| view! { " " <a class="ml-2 text-indigo-700 hover:underline dark:text-indigo-300" href="/review">"Review it"</a> })}
+                            {(c.review == "pending").then(|| view! { " " <a class="ml-2 text-indigo-700 hover:underline dark:text-indigo-300" href=crate::components::pager::with_query("/review", &[("q", c.client_id.clone())])>"Review it"</a> })}
                             {c.decision.clone().map(|(by, why)| view! { <p class=MUTED>{by} ": " {why}</p> })}
                         </dd></div>
                         <div><dt class=MUTED>"Authentication"</dt><dd class="font-mono text-xs">{c.auth_method.clone()}</dd></div>

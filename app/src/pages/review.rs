@@ -630,7 +630,7 @@ pub fn ReviewPage() -> impl IntoView {
                     <p class=LABEL>{format!("The {} clients", p.ids.len())}</p>
                     <ul class="mt-1 max-h-40 space-y-0.5 overflow-y-auto text-sm" data-testid="bulk-list" tabindex="0" aria-label="Clients to decide">
                         {p.ids.into_iter().map(|(realm, id, _, name)| view! {
-                            <li class="break-words">{name} <span class=format!("{MONO} text-slate-500 dark:text-slate-400")>{format!("{id} · {realm}")}</span></li>
+                            <li class="break-words">{name} " " <span class=format!("{MONO} text-slate-500 dark:text-slate-400")>{format!("{id} · realm {realm}")}</span></li>
                         }).collect_view()}
                     </ul>
                 </div>

@@ -89,6 +89,7 @@ const WRITES: &[&str] = &[
     "approve_client",
     "approve_client_with_access",
     "decide_clients",
+    "decide_clients_in_realms",
     "reject_client",
     "revoke_client",
     "restore_client",

@@ -18,5 +18,6 @@ mod ops;
 mod protect;
 mod registration;
 mod registry;
+mod review;
 
 pub use support::*;

@@ -85,11 +85,11 @@ impl InboxCursor {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InboxQuery {
     /// The review state (the queue proper is `pending`).
-    pub state: crate::clients::ReviewState,
+    pub state: crate::clients::model::ReviewState,
     /// Only this realm's (by name).
     pub realm: Option<String>,
     /// Only clients registered this way (dynamic registration or metadata document).
-    pub kind: Option<crate::clients::RegistrationKind>,
+    pub kind: Option<crate::clients::model::RegistrationKind>,
     /// A substring of the client's name or `client_id`.
     pub search: Option<String>,
     /// Oldest first (the default is newest first).
@@ -102,11 +102,11 @@ pub struct InboxQuery {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InboxFilter {
     /// The review state.
-    pub state: crate::clients::ReviewState,
+    pub state: crate::clients::model::ReviewState,
     /// Only this realm's.
     pub realm_id: Option<crate::realms::RealmId>,
     /// Only clients registered this way.
-    pub kind: Option<crate::clients::RegistrationKind>,
+    pub kind: Option<crate::clients::model::RegistrationKind>,
     /// A substring of the name or `client_id` (case-insensitive).
     pub search: Option<String>,
     /// Oldest first.

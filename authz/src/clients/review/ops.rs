@@ -83,6 +83,29 @@ impl Core {
         access: &[AccessChoice],
         meta: &RequestMeta,
     ) -> Result<crate::clients::model::Decided> {
+        let clients: Vec<(&str, &str, crate::clock::UnixTime)> = clients
+            .iter()
+            .map(|(id, seen)| (realm_name, id.as_str(), *seen))
+            .collect();
+        self.decide_clients_in_realms(p, &clients, decision, why, access, meta)
+            .await
+    }
+
+    /// [`Self::decide_clients`] for clients of any realms (the review inbox): each named by its
+    /// realm, `client_id` and the version the reviewer saw. The limits hold for the whole
+    /// list, and every client must be the caller's to decide before any is decided.
+    ///
+    /// # Errors
+    /// As [`Self::decide_clients`]; `NotFound` (a realm or client the caller named).
+    pub async fn decide_clients_in_realms(
+        &self,
+        p: &Principal,
+        clients: &[(&str, &str, crate::clock::UnixTime)],
+        decision: crate::clients::model::Decision,
+        why: &str,
+        access: &[AccessChoice],
+        meta: &RequestMeta,
+    ) -> Result<crate::clients::model::Decided> {
         use crate::clients::model::{Decided, Decision, MAX_DECIDED_AT_ONCE};
         p.require(Permission::ReviewClients)?;
         if clients.is_empty() || clients.len() > MAX_DECIDED_AT_ONCE {
@@ -98,14 +121,14 @@ impl Core {
         // Every client must be the caller's to decide before any is decided: a refusal halfway
         // would leave part of the list decided and report nothing.
         if !p.role.can(Permission::ManageClients) {
-            for (id, _) in clients {
+            for (realm_name, id, _) in clients {
                 let client = self.load_client(realm_name, id).await?;
                 require_decider(p, &client, decision == Decision::Restore)?;
             }
         }
         let mut out = Decided::default();
-        for (id, seen) in clients {
-            let seen = Some(*seen);
+        for (realm_name, id, seen) in clients {
+            let (realm_name, id, seen) = (*realm_name, *id, Some(*seen));
             let result = match decision {
                 Decision::Approve => {
                     self.approve_client_with_access(p, realm_name, id, why, seen, access, meta)
@@ -121,7 +144,7 @@ impl Core {
             match result {
                 Ok(()) => out.done += 1,
                 Err(e @ (Error::InvalidField { .. } | Error::Forbidden)) => return Err(e),
-                Err(e) => out.failed.push((id.clone(), e)),
+                Err(e) => out.failed.push((id.to_owned(), e)),
             }
         }
         Ok(out)
