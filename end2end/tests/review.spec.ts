@@ -162,6 +162,8 @@ test('one inbox: a reviewer finds and decides clients of two realms by keyboard,
   await page.goto(`/review?q=${suffix}&kind=metadata_document`);
   await hydrated(page);
   await expect(page.getByText('No clients match')).toBeVisible();
+  await page.getByRole('link', { name: 'Clear' }).click();
+  await expect(page).toHaveURL(/\/review$/);
 
   // All three at once: the dialog lists what it acts on; the toast names them.
   await page.goto(`/review?q=${suffix}`);

@@ -217,7 +217,8 @@ fn NavGroup(label: &'static str, children: Children) -> impl IntoView {
 fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
     let can = info.can;
     let realm_label = format!("Realm {}", info.realm.display_name);
-    let installation = can.manage_realms || can.manage_users || can.view_audit;
+    let installation =
+        can.manage_realms || can.manage_users || can.view_audit || can.review_clients;
     let close = move |_| open.set(false);
     // Opened, focus moves into it (so Escape and Tab work there); closed, back to its opener.
     let close_button = NodeRef::<leptos::html::Button>::new();
@@ -276,7 +277,6 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     {can.view_agents.then(|| view! { <NavLink href="/agents" label="Agents"/> })}
                     {can.view_people.then(|| view! { <NavLink href="/people" label="People"/> })}
                     {can.view_registry.then(|| view! { <RegistryLink waiting=info.release_waiting/> })}
-                    {can.review_clients.then(|| view! { <ReviewLink count=info.pending_reviews/> })}
                     {can.manage_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
                     {can.manage_realms.then(|| view! { <NavLink href="/settings" label="Realm settings"/> })}
                 </NavGroup>
@@ -289,6 +289,8 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                 })}
                 {installation.then(|| view! {
                     <NavGroup label="Installation">
+                        // The review inbox holds every realm's clients.
+                        {can.review_clients.then(|| view! { <ReviewLink count=info.pending_reviews/> })}
                         {can.manage_realms.then(|| view! { <NavLink href="/realms" label="Realms"/> })}
                         {can.manage_users.then(|| view! { <NavLink href="/users" label="Console users"/> })}
                         {can.view_audit.then(|| view! { <NavLink href="/audit" label="Audit log"/> })}

@@ -541,7 +541,13 @@ pub fn ReviewPage() -> impl IntoView {
                     <option value="oldest" selected=move || params.with(|p| p.order == "oldest")>"Oldest first"</option>
                 </select>
             </div>
-            <div><button type="submit" class=BTN_SECONDARY>"Apply"</button></div>
+            <div class="flex gap-2">
+                <button type="submit" class=BTN_SECONDARY>"Apply"</button>
+                {move || params.with(|p| !p.q.is_empty() || !p.realm.is_empty() || !p.kind.is_empty() || !p.order.is_empty()).then(|| {
+                    let href = InboxParams { state: state.get(), ..InboxParams::default() }.href("");
+                    view! { <a class=BTN_SECONDARY href=href>"Clear"</a> }
+                })}
+            </div>
         </Form>
         <Show when=move || !selected.with(Vec::is_empty)>
             <div class=format!("{CARD} sticky top-2 z-10 mb-4 flex flex-wrap items-center gap-3 p-3") role="region" aria-label="Selected clients">
