@@ -31,13 +31,7 @@ pub async fn client(
     if matches!(fetched_from, "same-origin" | "none") {
         return open(state, req, session, (realm, client_id)).await;
     }
-    let escape = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-            .replace('\'', "&#39;")
-    };
+    let escape = app::pages::authorize::html_escape;
     let (realm, client_id) = (escape(&realm), escape(&client_id));
     (
         [(header::CACHE_CONTROL, "no-store")],

@@ -21,7 +21,8 @@ fn document(title: &str, body: String) -> String {
     )
 }
 
-fn html_escape(s: &str) -> String {
+/// `s` as HTML text or a double-quoted attribute value.
+pub fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -145,7 +145,7 @@ fn ReviewCard(
                 "/audit",
                 &[
                     ("realm", item.realm.clone()),
-                    ("about", format!("client:{}", item.client_id)),
+                    ("about", item.audit_target.clone()),
                 ],
             )
         });

@@ -24,6 +24,7 @@ pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> ReviewItemV
         realm: String::new(),
         realm_display: String::new(),
         client_id: c.client_id.to_string(),
+        audit_target: authz::audit::AuditSubject::Client(c.client_id.to_string()).target(),
         name: c.name.clone(),
         kind: r.kind.as_str().to_owned(),
         state: r.review.as_str().to_owned(),

@@ -11,6 +11,8 @@ pub struct ReviewItemView {
     pub realm_display: String,
     /// `client_id`.
     pub client_id: String,
+    /// The client as an audit log target (its history's filter).
+    pub audit_target: String,
     /// Name it registered.
     pub name: String,
     /// `admin`, `dynamic` or `metadata_document`.
