@@ -17,6 +17,7 @@ pub mod http;
 pub mod oauth;
 pub mod ops;
 pub mod registry;
+pub mod render;
 pub mod session;
 
 use anyhow::Context as _;
@@ -211,14 +212,8 @@ pub fn router(state: AppState) -> Router {
     };
     // Console routes carry sessions, CSRF protection and the sign-in guard; protocol and
     // operability endpoints are not cookie-authenticated and skip that stack.
-    let console = Router::new()
-        .route("/login", post(auth::login))
-        .route("/logout", post(auth::logout))
-        .route("/admin/audit/export", get(export::export_audit))
-        .route(
-            "/go/{realm}/clients/{*client_id}",
-            get(go::client).post(go::confirm),
-        )
+    // Pages render within a deadline (`render`); the routes above them are not pages.
+    let pages = Router::new()
         .leptos_routes_with_context(
             &state,
             routes,
@@ -233,6 +228,16 @@ pub fn router(state: AppState) -> Router {
         >(
             move || provide_context(fallback_core.clone()), app::shell
         ))
+        .layer(from_fn(render::deadline));
+    let console = Router::new()
+        .route("/login", post(auth::login))
+        .route("/logout", post(auth::logout))
+        .route("/admin/audit/export", get(export::export_audit))
+        .route(
+            "/go/{realm}/clients/{*client_id}",
+            get(go::client).post(go::confirm),
+        )
+        .merge(pages)
         .layer(from_fn(http::require_sign_in))
         .layer(from_fn(http::no_store_pages))
         .layer(from_fn_with_state(state.clone(), http::csrf))
