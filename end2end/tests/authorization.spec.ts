@@ -59,16 +59,35 @@ test('an admin registers a resource and a client, and the token only works for t
   expect(refused.status()).toBe(400);
   expect((await refused.json()).error).toBe('invalid_target');
 
-  // Grant it Payments with one of its two scopes, from the client's page.
+  // Grant it Payments with one of its two scopes, from the client's page, by keyboard.
   await hydrated(page);
-  const access = page.getByTestId('access-row').filter({ hasText: audience });
-  await expect(access).toContainText('Not granted');
+  const section = page.getByTestId('client-access');
+  await expect(section).toContainText('No access yet');
+  await section.getByRole('button', { name: 'Add access' }).click();
+  const dialog = page.getByRole('alertdialog');
+  const resource = dialog.getByLabel('Resource', { exact: true });
+  await expect(resource).toBeFocused();
+  await resource.selectOption((await dialog.locator('option', { hasText: audience }).getAttribute('value'))!);
+  const scopes = dialog.getByRole('group', { name: 'Scopes for Payments' });
   // Nothing is ticked at first: least privilege.
-  await expect(access.getByLabel('tools:read')).not.toBeChecked();
-  await access.getByLabel('tools:call').check();
-  await access.getByRole('button', { name: 'Grant access' }).click();
+  await expect(scopes.getByLabel('tools:read')).not.toBeChecked();
+  await expect(dialog.getByRole('button', { name: 'Grant access' })).toBeDisabled();
+  // The scopes are one Tab stop: arrows move between them, Space ticks, Tab leaves.
+  await page.keyboard.press('Tab');
+  await expect(scopes.getByLabel('tools:call')).toBeFocused();
+  await page.keyboard.press('ArrowRight');
+  await expect(scopes.getByLabel('tools:read')).toBeFocused();
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('Space');
+  await expect(scopes.getByLabel('tools:call')).toBeChecked();
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await dialog.getByRole('button', { name: 'Grant access' }).click();
   await expect(page.getByTestId('toast').filter({ hasText: `bot-${suffix} may get tokens for Payments with tools:call` })).toBeVisible();
-  await expect(access).toContainText('Granted');
+  const access = page.getByTestId('access-row').filter({ hasText: audience });
+  await expect(access.getByRole('list', { name: 'Scopes' })).toHaveText('tools:call');
+  // Focus lands on the Access heading, not the top of the page.
+  await expect(page.locator('#client-access-title')).toBeFocused();
 
   // The resource's page answers who may reach it, with which scopes.
   await access.getByRole('link', { name: 'Payments' }).click();

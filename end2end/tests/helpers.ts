@@ -66,15 +66,18 @@ export async function createClient(page: Page, c: { clientId: string; name: stri
   return (await panel.locator('code').last().textContent())!.trim();
 }
 
-/** Grants a client every scope of a resource from the client's page (Access section). */
+/** Grants a client every scope of a resource from the client's page ("Add access"). */
 export async function grantAccess(page: Page, clientId: string, resourceName: string): Promise<void> {
   await page.goto(`/clients/${clientId}`);
   await hydrated(page);
-  const row = page.getByTestId('access-row').filter({ hasText: resourceName });
+  await page.getByTestId('client-access').getByRole('button', { name: 'Add access' }).click();
+  const dialog = page.getByRole('alertdialog');
+  const option = dialog.locator('option', { hasText: resourceName });
+  await dialog.getByLabel('Resource', { exact: true }).selectOption((await option.getAttribute('value'))!);
   // Nothing is ticked at first (least privilege): pick every scope.
-  for (const box of await row.getByRole('checkbox').all()) await box.check();
-  await row.getByRole('button', { name: 'Grant access' }).click();
-  await expect(row).toContainText('Granted');
+  for (const box of await dialog.getByRole('checkbox').all()) await box.check();
+  await dialog.getByRole('button', { name: 'Grant access' }).click();
+  await expect(page.getByTestId('access-row').filter({ hasText: resourceName })).toBeVisible();
 }
 
 /** The venv with the official Python SDK and what the generated Python server needs, pinned

@@ -180,6 +180,7 @@ test('narrowing a grant, granting a client twice and changing an audience each a
 
   // On the client page: unticking a granted scope asks first, naming what is lost.
   const row = page.getByTestId('access-row').filter({ hasText: 'Ask MCP' });
+  await row.getByRole('button', { name: 'Change scopes' }).click();
   await row.getByRole('checkbox', { name: 'files:write' }).uncheck();
   await row.getByRole('button', { name: 'Save scopes' }).click();
   const dialog = page.getByRole('alertdialog');

@@ -33,6 +33,10 @@ pub fn ConfirmDialog(
     /// Keeps the confirming button disabled while true (a required field is empty).
     #[prop(optional, into)]
     confirm_disabled: Option<Signal<bool>>,
+    /// The id of the control focused on opening (a form dialog's first field); Cancel when
+    /// unset.
+    #[prop(optional, into)]
+    start: Option<String>,
 ) -> impl IntoView {
     let dialog_ref = NodeRef::<leptos::html::Div>::new();
     let cancel_ref = NodeRef::<leptos::html::Button>::new();
@@ -50,8 +54,22 @@ pub fn ConfirmDialog(
                     .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
                 opener.set_value(active);
             }
-            if let Some(b) = cancel_ref.get() {
-                let _ = b.focus();
+            match start.clone() {
+                #[cfg(feature = "hydrate")]
+                Some(id) => request_animation_frame(move || {
+                    use wasm_bindgen::JsCast;
+                    if let Some(el) = document()
+                        .get_element_by_id(&id)
+                        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+                    {
+                        let _ = el.focus();
+                    }
+                }),
+                _ => {
+                    if let Some(b) = cancel_ref.get() {
+                        let _ = b.focus();
+                    }
+                }
             }
         }
     });
@@ -151,7 +169,7 @@ pub fn keep_tab_inside(ev: &leptos::ev::KeyboardEvent, dialog: &web_sys::Element
     use wasm_bindgen::JsCast;
     let active = document().active_element();
     let Ok(list) = dialog.query_selector_all(
-        "button:not([disabled]), textarea, input:not([type=hidden]), select, a[href]",
+        "button:not([disabled]):not([tabindex=\"-1\"]), textarea, input:not([type=hidden]):not([tabindex=\"-1\"]), select, a[href]",
     ) else {
         return;
     };

@@ -3,7 +3,70 @@ use super::ui::MUTED;
 use leptos::prelude::*;
 use std::collections::BTreeSet;
 
-/// One checkbox per scope in `scopes`; `selected` holds the checked ones.
+/// Where an arrow key moves focus in a row of `len` controls from `at`: Left/Up and Right/Down
+/// step (wrapping around), Home and End jump to the ends; any other key does not move it.
+pub fn roved(key: &str, at: usize, len: usize) -> Option<usize> {
+    if len == 0 {
+        return None;
+    }
+    let at = at.min(len - 1);
+    match key {
+        "ArrowRight" | "ArrowDown" => Some((at + 1) % len),
+        "ArrowLeft" | "ArrowUp" => Some((at + len - 1) % len),
+        "Home" => Some(0),
+        "End" => Some(len - 1),
+        _ => None,
+    }
+}
+
+/// A row of controls that is one Tab stop: the control at `active` is in the Tab order, the
+/// arrow keys (and Home/End) move focus along the row. Controls are `{id}-{i}`.
+#[derive(Clone, Copy)]
+struct Roving {
+    id: StoredValue<String>,
+    len: usize,
+    active: RwSignal<usize>,
+}
+
+impl Roving {
+    fn new(id: String, len: usize, start: usize) -> Self {
+        Self {
+            id: StoredValue::new(id),
+            len,
+            active: RwSignal::new(start.min(len.saturating_sub(1))),
+        }
+    }
+
+    /// `tabindex` of control `i`.
+    fn tabindex(self, i: usize) -> impl Fn() -> &'static str + Copy {
+        move || if self.active.get() == i { "0" } else { "-1" }
+    }
+
+    /// Moves focus on an arrow key.
+    fn keydown(self, ev: &leptos::ev::KeyboardEvent) {
+        let Some(next) = roved(&ev.key(), self.active.get_untracked(), self.len) else {
+            return;
+        };
+        ev.prevent_default();
+        self.active.set(next);
+        #[cfg(feature = "hydrate")]
+        {
+            use wasm_bindgen::JsCast;
+            let id = format!("{}-{next}", self.id.get_value());
+            if let Some(el) = document()
+                .get_element_by_id(&id)
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = el.focus();
+            }
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = self.id;
+    }
+}
+
+/// One checkbox per scope in `scopes`; `selected` holds the checked ones. The boxes are one Tab
+/// stop: arrow keys move between them, Space ticks.
 #[component]
 pub fn ScopeChecks(
     /// Unique prefix for the checkboxes' ids.
@@ -16,10 +79,14 @@ pub fn ScopeChecks(
     /// The picked ones.
     selected: RwSignal<BTreeSet<String>>,
 ) -> impl IntoView {
+    let start = selected
+        .with_untracked(|s| scopes.iter().position(|x| s.contains(x)))
+        .unwrap_or(0);
+    let rove = Roving::new(id.clone(), scopes.len(), start);
     view! {
         <fieldset class="mt-3">
             <legend class="sr-only">{legend}</legend>
-            <div class="flex flex-wrap gap-x-4 gap-y-2">
+            <div class="flex flex-wrap gap-x-4 gap-y-2" on:keydown=move |ev| rove.keydown(&ev)>
                 {scopes.into_iter().enumerate().map(|(i, scope)| {
                     let box_id = format!("{id}-{i}");
                     let label_for = box_id.clone();
@@ -29,8 +96,10 @@ pub fn ScopeChecks(
                             <input
                                 type="checkbox"
                                 id=box_id
+                                tabindex=rove.tabindex(i)
                                 class="h-4 w-4 rounded border-slate-300 text-indigo-600 focus:ring-indigo-500 dark:border-slate-600"
                                 prop:checked=move || selected.with(|s| s.contains(&name.get_value()))
+                                on:focus=move |_| rove.active.set(i)
                                 on:change=move |ev| {
                                     let on = event_target_checked(&ev);
                                     selected.update(|s| {
@@ -118,15 +187,18 @@ pub fn ScopeInput(
                             .into_iter()
                             .filter(|s| !(defines || all.contains(s) || (roles && is_capability(s))))
                             .collect();
+                        let rove = Roving::new(format!("{}-pick", picks_id), all.len(), 0);
                         view! {
                             <div class="mt-2" role="group" aria-labelledby=picks_id.clone()>
-                                <p id=picks_id.clone() class="text-xs text-slate-500 dark:text-slate-400">"Scopes this realm's resources accept (select to add or remove):"</p>
-                                <div class="mt-1 flex flex-wrap gap-1">
-                                    {all.into_iter().map(|scope| {
+                                <p id=picks_id.clone() class="text-xs text-slate-500 dark:text-slate-400">"Scopes this realm's resources accept (select to add or remove; arrow keys move between them):"</p>
+                                <div class="mt-1 flex flex-wrap gap-1" on:keydown=move |ev| rove.keydown(&ev)>
+                                    {all.into_iter().enumerate().map(|(i, scope)| {
                                         let s = StoredValue::new(scope.clone());
                                         let on = move || text.with(|t| t.split_whitespace().any(|x| x == s.get_value()));
                                         view! {
-                                            <button type="button" aria-pressed=move || on().to_string()
+                                            <button type="button" id=format!("{}-pick-{i}", picks_id) tabindex=rove.tabindex(i)
+                                                on:focus=move |_| rove.active.set(i)
+                                                aria-pressed=move || on().to_string()
                                                 class=move || if on() {
                                                     "rounded-full border border-indigo-600 bg-indigo-600 px-2 py-0.5 font-mono text-xs text-white focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-1"
                                                 } else {
@@ -151,5 +223,28 @@ pub fn ScopeInput(
                 })}
             </Transition>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::roved;
+
+    #[test]
+    fn arrow_keys_step_and_wrap_home_and_end_jump() {
+        assert_eq!(roved("ArrowRight", 0, 3), Some(1));
+        assert_eq!(roved("ArrowDown", 2, 3), Some(0));
+        assert_eq!(roved("ArrowLeft", 0, 3), Some(2));
+        assert_eq!(roved("ArrowUp", 1, 3), Some(0));
+        assert_eq!(roved("Home", 2, 3), Some(0));
+        assert_eq!(roved("End", 0, 3), Some(2));
+        assert_eq!(roved("Tab", 0, 3), None, "Tab leaves the row");
+        assert_eq!(roved(" ", 0, 3), None, "Space ticks, it does not move");
+        assert_eq!(roved("ArrowRight", 0, 0), None);
+        assert_eq!(
+            roved("ArrowRight", 9, 3),
+            Some(0),
+            "a stale index is clamped"
+        );
     }
 }

@@ -120,13 +120,14 @@ fn on_revoked(revoke: ServerAction<RevokeAccess>, refresh: Callback<()>) {
     });
 }
 
-/// One resource on a client's page: its scopes to pick, and grant / save / revoke.
+/// One resource a client has access to, on the client's page: its scopes, changeable in place,
+/// and revoke.
 #[component]
 fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> impl IntoView {
     let all = split(&access.resource.scopes);
-    // Least privilege: nothing is ticked until the admin picks it.
     let initial: BTreeSet<String> = access.scopes.iter().cloned().collect();
     let selected = RwSignal::new(initial.clone());
+    let editing = RwSignal::new(false);
     let grant = ServerAction::<GrantAccess>::new();
     let revoke = ServerAction::<RevokeAccess>::new();
     on_granted(grant, client_id.clone(), refresh);
@@ -136,10 +137,9 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
         StoredValue::new(access.resource.slug.clone()),
     );
     let name = access.resource.display_name.clone();
-    let granted = access.granted;
     let manage = use_abilities().manage_clients;
     let before = StoredValue::new(initial.clone());
-    let unchanged = move || granted && selected.with(|s| *s == initial);
+    let unchanged = move || selected.with(|s| before.with_value(|b| s == b));
     let submit = move || {
         grant.dispatch(GrantAccess {
             client_id: client.get_value(),
@@ -149,57 +149,136 @@ fn AccessRow(client_id: String, access: AccessView, refresh: Callback<()>) -> im
     };
     let narrowing = RwSignal::new(false);
     let gone = Signal::derive(move || before.with_value(|b| selected.with(|s| removed(b, s))));
+    let chips = access.scopes.clone();
+    let rname = StoredValue::new(name.clone());
     view! {
-        <li class="px-4 py-4 sm:px-6" data-testid="access-row">
+        <li class="px-4 py-3 sm:px-6" data-testid="access-row">
             <div class="flex flex-wrap items-start justify-between gap-2">
                 <div class="min-w-0">
-                    <a href=format!("/resources/{}", access.resource.slug) class="font-medium text-indigo-700 hover:underline dark:text-indigo-300">{name.clone()}</a>
+                    <a href=format!("/resources/{}", access.resource.slug) class="font-medium text-indigo-700 break-all hover:underline dark:text-indigo-300">{name.clone()}</a>
                     <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{access.resource.uri.clone()}</div>
                 </div>
                 <div class="flex flex-wrap items-center gap-2">
-                    {granted.then(|| view! { <LastToken at=access.last_used_at.clone() words=access.last_used.clone()/> })}
+                    <LastToken at=access.last_used_at.clone() words=access.last_used.clone()/>
                     {(!access.resource.enabled).then(|| view! { <Badge ok=false text="Resource disabled"/> })}
-                    <Badge ok=granted text=if granted { "Granted" } else { "Not granted" }/>
                 </div>
             </div>
-            {granted.then(|| view! { <Lapsed scopes=access.lapsed.clone() effective=access.scopes.len()/> })}
-            {if !manage {
-                granted.then(|| view! { <ScopeList scopes=access.scopes.clone()/> }).into_any()
-            } else {
-                view! {
-                <ScopeChecks id=format!("access-{}", access.resource.slug) legend=format!("Scopes for {name}") scopes=all selected/>
-            <div class="mt-3 flex flex-wrap gap-2">
-                {if granted {
-                    view! {
+            <Show when=move || !editing.get() fallback=move || view! {
+                <ScopeChecks id=format!("access-{}", slug.get_value()) legend=format!("Scopes for {}", access.resource.display_name) scopes=all.clone() selected/>
+            }>
+                <ScopeList scopes=chips.clone()/>
+            </Show>
+            <Lapsed scopes=access.lapsed.clone() effective=access.scopes.len()/>
+            {manage.then(|| view! {
+                <div class="mt-2 flex flex-wrap gap-2">
+                    <Show when=move || editing.get() fallback=move || view! {
+                        <button type="button" class=BTN_SMALL on:click=move |_| editing.set(true)>"Change scopes"</button>
+                    }>
                         <button type="button" class=BTN_SMALL
                             disabled=move || unchanged() || selected.with(BTreeSet::is_empty) || grant.pending().get()
                             on:click=move |_| if gone.with(Vec::is_empty) { submit() } else { narrowing.set(true) }>"Save scopes"</button>
-                        <NarrowDialog open=narrowing client resource=name.clone() gone on_confirm=Callback::new(move |_| submit())/>
-                        <ConfirmButton
-                            label="Revoke"
-                            title=format!("Revoke {}'s access to {name}?", client.get_value())
-                            message=crate::components::layout::with_revocation_note("It gets no new tokens for this resource, and servers that introspect see its current tokens for it as inactive.")
-                            confirm_label="Revoke access"
-                            class=BTN_SMALL_DANGER
-                            on_confirm=Callback::new(move |_| { revoke.dispatch(RevokeAccess { client_id: client.get_value(), resource: slug.get_value() }); })
-                        />
-                    }.into_any()
-                } else {
-                    view! {
-                        <button type="button" class=BTN_SMALL
-                            disabled=move || selected.with(BTreeSet::is_empty) || grant.pending().get()
-                            on:click=move |_| submit()>"Grant access"</button>
-                    }.into_any()
-                }}
-            </div>
-                }.into_any()
-            }}
+                        <NarrowDialog open=narrowing client resource=rname.get_value() gone on_confirm=Callback::new(move |_| submit())/>
+                        <button type="button" class=BTN_SMALL on:click=move |_| {
+                            selected.set(before.get_value());
+                            editing.set(false);
+                        }>"Cancel"</button>
+                    </Show>
+                    <ConfirmButton
+                        label="Revoke"
+                        title=format!("Revoke {}'s access to {name}?", client.get_value())
+                        message=crate::components::layout::with_revocation_note("It gets no new tokens for this resource, and servers that introspect see its current tokens for it as inactive.")
+                        confirm_label="Revoke access"
+                        class=BTN_SMALL_DANGER
+                        on_confirm=Callback::new(move |_| { revoke.dispatch(RevokeAccess { client_id: client.get_value(), resource: slug.get_value() }); })
+                    />
+                </div>
+            })}
             <div class="mt-2">{action_error(grant)}</div>
         </li>
     }
 }
 
-/// The resources a client may get tokens for, with their scopes, changeable in place.
+/// "Add access": a dialog to pick one of the realm's resources the client cannot reach yet, and
+/// the scopes to grant (none ticked: least privilege).
+#[component]
+fn AddAccessButton(
+    client_id: StoredValue<String>,
+    choices: Vec<AccessView>,
+    refresh: Callback<()>,
+) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let picked = RwSignal::new(String::new());
+    let selected = RwSignal::new(BTreeSet::<String>::new());
+    let add = ServerAction::<AddAccess>::new();
+    let toasts = use_toasts();
+    Effect::new(move |_| {
+        if let Some(Ok(a)) = add.value().get() {
+            toasts.push(
+                ToastKind::Success,
+                format!(
+                    "{} may get tokens for {} with {}.",
+                    client_id.get_value(),
+                    a.resource.display_name,
+                    a.scopes.join(", ")
+                ),
+            );
+            refresh.run(());
+        }
+    });
+    let choices = StoredValue::new(choices);
+    let scopes_of = move |slug: &str| {
+        choices.with_value(|c| {
+            c.iter()
+                .find(|a| a.resource.slug == slug)
+                .map(|a| (a.resource.display_name.clone(), split(&a.resource.scopes)))
+        })
+    };
+    let reset = move || {
+        picked.set(String::new());
+        selected.set(BTreeSet::new());
+    };
+    view! {
+        <button type="button" class=BTN_SMALL aria-haspopup="dialog" on:click=move |_| { reset(); open.set(true); }>"Add access"</button>
+        <ConfirmDialog open danger=false start="add-access-resource"
+            title=Signal::derive(move || format!("Add access for {}", client_id.get_value()))
+            message=String::from("Tokens it gets for the resource carry at most the scopes you tick.")
+            confirm_label=String::from("Grant access")
+            confirm_disabled=Signal::derive(move || picked.with(String::is_empty) || selected.with(BTreeSet::is_empty))
+            on_confirm=Callback::new(move |_| {
+                add.dispatch(AddAccess {
+                    client_id: client_id.get_value(),
+                    resource: picked.get_untracked(),
+                    scopes: selected.with(joined),
+                });
+            })
+        >
+            <label for="add-access-resource" class="mt-4 block text-sm font-medium text-slate-700 dark:text-slate-200">"Resource"</label>
+            <select id="add-access-resource" class=format!("{INPUT} mt-1")
+                on:change=move |ev| { picked.set(event_target_value(&ev)); selected.set(BTreeSet::new()); }>
+                <option value="" selected=move || picked.with(String::is_empty)>"Choose a resource"</option>
+                {choices.with_value(|c| c.iter().map(|a| {
+                    let slug = a.resource.slug.clone();
+                    let value = slug.clone();
+                    view! {
+                        <option value=value selected=move || picked.with(|p| *p == slug)>
+                            {format!("{} ({})", a.resource.display_name, a.resource.uri)}
+                        </option>
+                    }
+                }).collect_view())}
+            </select>
+            {move || {
+                let slug = picked.get();
+                scopes_of(&slug).map(|(name, scopes)| view! {
+                    <ScopeChecks id=format!("add-access-{slug}") legend=format!("Scopes for {name}") scopes selected/>
+                })
+            }}
+        </ConfirmDialog>
+        {action_error(add)}
+    }
+}
+
+/// The resources a client may get tokens for, with their scopes, changeable in place, and
+/// "Add access" for the others.
 ///
 /// `access` is loaded by the page itself (a resource created inside a suspended view would not
 /// hydrate); bumping `reload` loads it again.
@@ -210,21 +289,40 @@ pub fn ClientAccess(
     reload: RwSignal<u32>,
 ) -> impl IntoView {
     let id = StoredValue::new(client_id);
-    let refresh = Callback::new(move |_| reload.update(|n| *n += 1));
+    let heading = NodeRef::<leptos::html::H2>::new();
+    // After a change the list is drawn again: focus goes to its heading, not to the page's top.
+    let refresh = Callback::new(move |_| {
+        reload.update(|n| *n += 1);
+        if let Some(h) = heading.get_untracked() {
+            let _ = h.focus();
+        }
+    });
+    let manage = use_abilities().manage_clients;
     view! {
         <section class=format!("{CARD} mt-6") aria-labelledby="client-access-title" data-testid="client-access">
-            <div class="border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
-                <h2 id="client-access-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Access"</h2>
-                <p class=format!("mt-1 {MUTED}")>"The resources this client may get tokens for on its own (client credentials), and the scopes those tokens may carry (when it acts for an agent, only those that are also the agent's roles). A new client has none. People can also let an app act for them, within each resource's policy: that shows under each person's Connected apps, not here."</p>
+            <div class="flex flex-wrap items-start justify-between gap-2 border-b border-slate-200 px-4 py-4 sm:px-6 dark:border-slate-700">
+                <div class="min-w-0 max-w-2xl">
+                    <h2 id="client-access-title" tabindex="-1" node_ref=heading class="text-lg font-semibold text-slate-900 focus:outline-none dark:text-white">"Access"</h2>
+                    <p class=format!("mt-1 {MUTED}")>"The resources this client may get tokens for on its own (client credentials), and the scopes those tokens may carry (when it acts for an agent, only those that are also the agent's roles). People can also let an app act for them, within each resource's policy: that shows under each person's Connected apps."</p>
+                </div>
+                <Transition fallback=|| ()>
+                    {move || access.get().and_then(Result::ok).and_then(|list| {
+                        let choices: Vec<AccessView> = list.into_iter().filter(|a| !a.granted).collect();
+                        (manage && !choices.is_empty()).then(|| view! { <AddAccessButton client_id=id choices refresh/> })
+                    })}
+                </Transition>
             </div>
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || access.get().map(|result| match result {
                     Ok(list) if list.is_empty() => view! {
-                        <EmptyState title="No resources in this realm" hint="Register an MCP server on the Resources screen, then grant this client access to it here."/>
+                        <EmptyState title="No resources in this realm" hint="Register an MCP server on the Resources screen, then give this client access to it here."/>
+                    }.into_any(),
+                    Ok(list) if !list.iter().any(|a| a.granted) => view! {
+                        <EmptyState title="No access yet" hint="A new client reaches nothing. Add access to a resource, with the scopes it needs."/>
                     }.into_any(),
                     Ok(list) => view! {
                         <ul class="divide-y divide-slate-200 dark:divide-slate-700">
-                            {list.into_iter().map(|access| view! { <AccessRow client_id=id.get_value() access refresh/> }).collect_view()}
+                            {list.into_iter().filter(|a| a.granted).map(|access| view! { <AccessRow client_id=id.get_value() access refresh/> }).collect_view()}
                         </ul>
                     }.into_any(),
                     Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),
