@@ -364,3 +364,98 @@ mod tests {
         assert_eq!(names.len(), OAuthErrorCode::ALL.len());
     }
 }
+
+/// The problems of a form's fields, collected so that the form shows all of them at once rather
+/// than one per submission. One problem stays an [`Error::InvalidField`] (what dynamic
+/// registration and the CLI expect); several become [`Error::Findings`].
+#[derive(Debug, Default)]
+pub(crate) struct FieldChecks(Vec<(&'static str, String)>);
+
+impl FieldChecks {
+    /// The value of `checked`, or `None` with its message noted against `field`.
+    pub(crate) fn take<T, M: Into<Cow<'static, str>>>(
+        &mut self,
+        field: &'static str,
+        checked: std::result::Result<T, M>,
+    ) -> Option<T> {
+        checked
+            .map_err(|m| self.note(field, m.into().into_owned()))
+            .ok()
+    }
+
+    /// The value of a check that already names its field ([`Error::InvalidField`]); any other
+    /// error is noted against `field`.
+    pub(crate) fn take_error<T>(&mut self, field: &'static str, checked: Result<T>) -> Option<T> {
+        match checked {
+            Ok(v) => Some(v),
+            Err(Error::InvalidField { field, message }) => {
+                self.note(field, message.into_owned());
+                None
+            }
+            Err(other) => {
+                self.note(field, other.to_string());
+                None
+            }
+        }
+    }
+
+    /// Notes a problem with `field`.
+    pub(crate) fn note(&mut self, field: &'static str, message: impl Into<String>) {
+        self.0.push((field, message.into()));
+    }
+
+    /// Everything noted, as one error (`Ok` when nothing was).
+    pub(crate) fn finish(self) -> Result<()> {
+        match <[_; 1]>::try_from(self.0) {
+            Ok([(field, message)]) => Err(Error::InvalidField {
+                field,
+                message: message.into(),
+            }),
+            Err(found) if found.is_empty() => Ok(()),
+            Err(found) => Err(Error::Findings(
+                found
+                    .into_iter()
+                    .map(|(field, message)| portcullis_manifest::Finding {
+                        field: field.to_owned(),
+                        message,
+                    })
+                    .collect(),
+            )),
+        }
+    }
+
+    /// Everything noted as an error, for when a value is missing because a check failed.
+    pub(crate) fn failed(self) -> Error {
+        self.finish()
+            .err()
+            .unwrap_or_else(|| Error::invalid("invalid input"))
+    }
+}
+
+#[cfg(test)]
+mod field_checks_tests {
+    use super::*;
+
+    #[test]
+    fn one_problem_names_its_field_several_are_all_reported() {
+        let mut c = FieldChecks::default();
+        assert_eq!(c.take::<u8, &str>("name", Ok(1)), Some(1));
+        assert!(c.finish().is_ok());
+
+        let mut c = FieldChecks::default();
+        assert_eq!(c.take::<u8, _>("uri", Err("not https")), None);
+        assert!(matches!(
+            c.finish(),
+            Err(Error::InvalidField { field: "uri", ref message }) if message == "not https"
+        ));
+
+        let mut c = FieldChecks::default();
+        c.take::<u8, _>("uri", Err("not https"));
+        c.take_error::<u8>("ttl", Err(Error::field("token_ttl_secs", "too long")));
+        let Err(Error::Findings(found)) = c.finish() else {
+            panic!("several problems are findings");
+        };
+        let fields: Vec<_> = found.iter().map(|f| f.field.as_str()).collect();
+        assert_eq!(fields, ["uri", "token_ttl_secs"]);
+    }
+}

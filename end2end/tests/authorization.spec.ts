@@ -13,16 +13,20 @@ test('an admin registers a resource and a client, and the token only works for t
   await nav.getByRole('link', { name: 'Resources' }).click();
   await hydrated(page);
   await page.getByRole('button', { name: 'New resource' }).click();
-  await page.getByLabel('Id').fill(`pay-${suffix}`);
+  await page.getByLabel('Id').fill(`Pay ${suffix}`);
   await page.getByLabel('Name').fill('Payments');
   await page.getByLabel('Resource URI').fill(`http://pay-${suffix}.example.com/mcp`);
   await page.getByLabel('Accepted scopes').fill('tools:call tools:read');
   await page.getByRole('button', { name: 'Register resource' }).click();
-  // The error sits on its field, which describes it, is marked invalid and gets focus.
+  // Every error sits on its field, which describes it and is marked invalid; the first gets
+  // focus.
+  const id = page.getByLabel('Id');
   const uri = page.getByLabel('Resource URI');
+  await expect(id).toHaveAttribute('aria-invalid', 'true');
+  await expect(id).toBeFocused();
   await expect(uri).toHaveAttribute('aria-invalid', 'true');
   await expect(uri).toHaveAccessibleDescription(/https/);
-  await expect(uri).toBeFocused();
+  await id.fill(`pay-${suffix}`);
   await uri.fill(`HTTPS://PAY-${suffix}.example.com/mcp/`);
   // Editing clears the stale error.
   await expect(uri).not.toHaveAttribute('aria-invalid', 'true');

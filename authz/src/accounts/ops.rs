@@ -251,10 +251,14 @@ impl Core {
         password: &str,
         meta: &RequestMeta,
     ) -> Result<Principal> {
-        let email = Email::parse(email).map_err(|m| Error::field("email", m))?;
-        let display_name = parse_display_name(display_name, "Name")
-            .map_err(|m| Error::field("display_name", m))?;
-        let password = Password::parse_new(password).map_err(|m| Error::field("password", m))?;
+        let mut checks = crate::error::FieldChecks::default();
+        let email = checks.take("email", Email::parse(email));
+        let display_name = checks.take("display_name", parse_display_name(display_name, "Name"));
+        let password = checks.take("password", Password::parse_new(password));
+        let (Some(email), Some(display_name), Some(password)) = (email, display_name, password)
+        else {
+            return Err(checks.failed());
+        };
         let link = self.active_link(token, LinkPurpose::Setup).await?;
         let now = self.now();
         let user = User {
@@ -503,10 +507,13 @@ impl Core {
         role: &str,
         password_hash: Option<String>,
     ) -> Result<User> {
-        let email = Email::parse(email).map_err(|m| Error::field("email", m))?;
-        let display_name = parse_display_name(display_name, "Name")
-            .map_err(|m| Error::field("display_name", m))?;
-        let role = Role::parse(role).map_err(|m| Error::field("role", m))?;
+        let mut checks = crate::error::FieldChecks::default();
+        let email = checks.take("email", Email::parse(email));
+        let display_name = checks.take("display_name", parse_display_name(display_name, "Name"));
+        let role = checks.take("role", Role::parse(role));
+        let (Some(email), Some(display_name), Some(role)) = (email, display_name, role) else {
+            return Err(checks.failed());
+        };
         let realm = self.admin_realm().await?;
         let now = self.now();
         Ok(User {

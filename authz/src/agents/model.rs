@@ -100,34 +100,48 @@ pub struct AgentFields {
 }
 
 impl AgentFields {
-    /// Checks typed input at `now` (an expiry must lie after it).
+    /// Checks typed input at `now` (an expiry must lie after it), every field.
     ///
     /// # Errors
-    /// `InvalidField` naming the first field that breaks a rule.
+    /// `InvalidField` for one field that breaks a rule, `Findings` for several.
     pub fn parse(input: &AgentInput, now: UnixTime) -> crate::error::Result<Self> {
-        use crate::error::Error;
-        let f = Self {
-            owner: crate::accounts::Email::parse(&input.owner)
-                .map_err(|m| Error::field("owner", m))?
-                .to_string(),
-            description: input.description.trim().chars().take(500).collect(),
-            roles: ScopeSet::parse(&input.roles)
-                .map_err(|e| Error::field("roles", format!("Roles: {e}")))?,
-            expires_at: match input.expires_at.trim() {
-                "" => None,
-                s => Some(
-                    crate::clock::parse_console_time(s)
-                        .map_err(|m| Error::field("expires_at", m))?,
-                ),
-            },
+        let mut checks = crate::error::FieldChecks::default();
+        let fields = Self::check(input, now, &mut checks);
+        fields.ok_or_else(|| checks.failed())
+    }
+
+    /// Checks typed input, noting each field's problem in `checks`; `None` when one was noted.
+    pub(crate) fn check(
+        input: &AgentInput,
+        now: UnixTime,
+        checks: &mut crate::error::FieldChecks,
+    ) -> Option<Self> {
+        let owner = checks.take("owner", crate::accounts::Email::parse(&input.owner));
+        let roles = checks.take(
+            "roles",
+            ScopeSet::parse(&input.roles).map_err(|e| format!("Roles: {e}")),
+        );
+        let expires_at = match input.expires_at.trim() {
+            "" => Some(None),
+            s => checks
+                .take(
+                    "expires_at",
+                    crate::clock::parse_console_time(s).and_then(|t| {
+                        if t <= now {
+                            Err("The expiry is in the past. Pick a later time (UTC), or leave it empty for an agent that does not expire.".to_owned())
+                        } else {
+                            Ok(t)
+                        }
+                    }),
+                )
+                .map(Some),
         };
-        if f.expires_at.is_some_and(|t| t <= now) {
-            return Err(Error::field(
-                "expires_at",
-                "The expiry is in the past. Pick a later time (UTC), or leave it empty for an agent that does not expire.",
-            ));
-        }
-        Ok(f)
+        Some(Self {
+            owner: owner?.to_string(),
+            description: input.description.trim().chars().take(500).collect(),
+            roles: roles?,
+            expires_at: expires_at?,
+        })
     }
 }
 

@@ -24,9 +24,14 @@ impl Core {
     ) -> Result<Agent> {
         p.require(Permission::ManageAgents)?;
         let realm = self.find_realm(realm_name).await?;
-        let name = parse_agent_name(&input.name).map_err(|m| Error::field("name", m))?;
         let now = self.now();
-        let f = AgentFields::parse(input, now)?;
+        // Every field is checked before any problem is reported: the form shows them all.
+        let mut checks = crate::error::FieldChecks::default();
+        let name = checks.take("name", parse_agent_name(&input.name));
+        let f = AgentFields::check(input, now, &mut checks);
+        let (Some(name), Some(f)) = (name, f) else {
+            return Err(checks.failed());
+        };
         let a = Agent {
             id: AgentId::generate(),
             realm_id: realm.id.clone(),

@@ -14,14 +14,23 @@ use crate::throttle::Source;
 
 /// Parses a person's form: email, display name (defaults to the email) and roles.
 fn parse_input(input: &PersonInput) -> Result<(Email, String, ScopeSet)> {
-    let email = Email::parse(&input.email).map_err(|m| Error::field("email", m))?;
+    let mut checks = crate::error::FieldChecks::default();
+    let parsed = check_input(input, &mut checks);
+    parsed.ok_or_else(|| checks.failed())
+}
+
+/// [`parse_input`], noting each field's problem in `checks`; `None` when one was noted.
+fn check_input(
+    input: &PersonInput,
+    checks: &mut crate::error::FieldChecks,
+) -> Option<(Email, String, ScopeSet)> {
+    let email = checks.take("email", Email::parse(&input.email));
     let name = match input.display_name.trim() {
-        "" => email.to_string(),
-        n => crate::realms::parse_display_name(n, "Name")
-            .map_err(|m| Error::field("display_name", m))?,
+        "" => email.as_ref().map(ToString::to_string),
+        n => checks.take("display_name", crate::realms::parse_display_name(n, "Name")),
     };
-    let roles = ScopeSet::parse(&input.roles).map_err(|m| Error::field("roles", m))?;
-    Ok((email, name, roles))
+    let roles = checks.take("roles", ScopeSet::parse(&input.roles));
+    Some((email?, name?, roles?))
 }
 
 impl Core {
@@ -39,12 +48,18 @@ impl Core {
     ) -> Result<Person> {
         p.require(Permission::ManagePeople)?;
         let realm = self.find_realm(realm_name).await?;
-        let (email, display_name, roles) = parse_input(input)?;
-        let password_hash = match password.filter(|s| !s.is_empty()) {
-            Some(pw) => {
-                let pw = Password::parse_new(pw).map_err(|m| Error::field("password", m))?;
-                Some(self.hasher.hash(pw).await.map_err(Error::Internal)?)
-            }
+        // Every field is checked before any problem is reported: the form shows them all.
+        let mut checks = crate::error::FieldChecks::default();
+        let fields = check_input(input, &mut checks);
+        let password = match password.filter(|s| !s.is_empty()) {
+            Some(pw) => checks.take("password", Password::parse_new(pw)).map(Some),
+            None => Some(None),
+        };
+        let (Some((email, display_name, roles)), Some(password)) = (fields, password) else {
+            return Err(checks.failed());
+        };
+        let password_hash = match password {
+            Some(pw) => Some(self.hasher.hash(pw).await.map_err(Error::Internal)?),
             None => None,
         };
         let now = self.now();

@@ -153,42 +153,68 @@ pub struct ResourceFields {
 }
 
 impl ResourceFields {
-    /// Checks typed input.
+    /// Checks typed input, every field.
     ///
     /// # Errors
-    /// `InvalidField` naming the first field that breaks a rule.
+    /// `InvalidField` for one field that breaks a rule, `Findings` for several.
     pub fn parse(input: &ResourceInput, allow_http_loopback: bool) -> crate::error::Result<Self> {
-        use crate::error::Error;
-        let display_name = crate::realms::parse_display_name(&input.display_name, "Name")
-            .map_err(|m| Error::field("name", m))?;
-        let uri = ResourceUri::parse(&input.uri, allow_http_loopback)
-            .map_err(|m| Error::field("uri", m))?;
-        let scopes = ScopeSet::parse(&input.scopes).map_err(|m| Error::field("scopes", m))?;
-        if scopes.is_empty() {
-            return Err(Error::field(
-                "scopes",
-                "List at least one scope the resource accepts.",
-            ));
-        }
+        let mut checks = crate::error::FieldChecks::default();
+        let fields = Self::check(input, allow_http_loopback, &mut checks);
+        fields.ok_or_else(|| checks.failed())
+    }
+
+    /// Checks typed input, noting each field's problem in `checks` (so that a form can add
+    /// its own fields' problems before reporting them all); `None` when one was noted.
+    pub(crate) fn check(
+        input: &ResourceInput,
+        allow_http_loopback: bool,
+        checks: &mut crate::error::FieldChecks,
+    ) -> Option<Self> {
+        let display_name = checks.take(
+            "name",
+            crate::realms::parse_display_name(&input.display_name, "Name"),
+        );
+        let uri = checks.take("uri", ResourceUri::parse(&input.uri, allow_http_loopback));
+        let scopes = checks.take(
+            "scopes",
+            ScopeSet::parse(&input.scopes).and_then(|s| {
+                if s.is_empty() {
+                    Err("List at least one scope the resource accepts.".into())
+                } else {
+                    Ok(s)
+                }
+            }),
+        );
         let token_ttl_secs = match input.token_ttl_secs.trim() {
-            "" => None,
-            s => Some(crate::tokens::lifetime::parse_token_ttl(
-                s,
-                "token_ttl_secs",
-            )?),
+            "" => Some(None),
+            s => checks
+                .take_error(
+                    "token_ttl_secs",
+                    crate::tokens::lifetime::parse_token_ttl(s, "token_ttl_secs"),
+                )
+                .map(Some),
         };
         let signing_alg = match input.signing_alg.trim() {
-            "" => None,
-            s => Some(SigningAlg::parse(s).map_err(|m| Error::field("signing_alg", m))?),
+            "" => Some(None),
+            s => checks.take("signing_alg", SigningAlg::parse(s)).map(Some),
         };
-        Ok(Self {
-            display_name,
-            uri,
-            scopes,
-            token_ttl_secs,
-            signing_alg,
-            enabled: input.enabled,
-        })
+        match (display_name, uri, scopes, token_ttl_secs, signing_alg) {
+            (
+                Some(display_name),
+                Some(uri),
+                Some(scopes),
+                Some(token_ttl_secs),
+                Some(signing_alg),
+            ) => Some(Self {
+                display_name,
+                uri,
+                scopes,
+                token_ttl_secs,
+                signing_alg,
+                enabled: input.enabled,
+            }),
+            _ => None,
+        }
     }
 }
 

@@ -26,8 +26,13 @@ impl Core {
     ) -> Result<Resource> {
         p.require(Permission::ManageResources)?;
         let realm = self.find_realm(realm_name).await?;
-        let slug = parse_slug(&input.slug).map_err(|m| Error::field("slug", m))?;
-        let f = ResourceFields::parse(input, self.config().allow_http_loopback)?;
+        // Every field is checked before any problem is reported: the form shows them all.
+        let mut checks = crate::error::FieldChecks::default();
+        let slug = checks.take("slug", parse_slug(&input.slug));
+        let f = ResourceFields::check(input, self.config().allow_http_loopback, &mut checks);
+        let (Some(slug), Some(f)) = (slug, f) else {
+            return Err(checks.failed());
+        };
         self.insert_new_resource(p, &realm, slug, f, None, meta)
             .await
     }

@@ -764,6 +764,30 @@ async fn resource_client_and_key_changes_are_admin_only_and_validate_input() {
         .await
         .contains("Unsupported signing algorithm")
     );
+    // Every invalid field is reported at once, each on its own field.
+    let form = "slug=Bad%20Id&display_name=&uri=http%3A%2F%2Fpay.example.com&scopes=&token_ttl_secs=5&signing_alg=HS256";
+    let res = t
+        .post_form("/api/resources/create", form, Some(&admin))
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let answer: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    let fields: Vec<&str> = answer["Fields"]
+        .as_array()
+        .unwrap_or_else(|| panic!("several fields: {answer}"))
+        .iter()
+        .map(|f| f["field"].as_str().expect("field"))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "slug",
+            "name",
+            "uri",
+            "scopes",
+            "token_ttl_secs",
+            "signing_alg"
+        ]
+    );
     let res = t.post_form("/api/resources/list", "", Some(&admin)).await;
     assert_eq!(body(res).await, "[]", "nothing was written");
     // A taken id or URI is named on its field.
