@@ -31,7 +31,23 @@ test('an admin registers a resource and a client, and the token only works for t
   // Editing clears the stale error.
   await expect(uri).not.toHaveAttribute('aria-invalid', 'true');
   await page.getByRole('button', { name: 'Register resource' }).click();
-  await expect(page.getByTestId('resource-row').filter({ hasText: audience })).toBeVisible();
+  // A new resource opens on its own page, where granting clients comes next.
+  await expect(page).toHaveURL(new RegExp(`/resources/pay-${suffix}$`));
+  await expect(page.getByTestId('resource-detail')).toContainText(audience);
+  await expect(page.getByTestId('toast').filter({ hasText: 'Next: grant the clients' })).toBeVisible();
+
+  // The list finds it by its audience, and sorts by audience on request.
+  await nav.getByRole('link', { name: 'Resources' }).click();
+  await hydrated(page);
+  await page.getByLabel('Search').fill(`pay-${suffix}.example`);
+  await page.getByLabel('Sort by').selectOption('audience');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(/sort=audience/);
+  await expect(page.getByTestId('resource-row')).toHaveCount(1);
+  await expect(page.getByTestId('resource-row')).toContainText(audience);
+  await page.getByLabel('Search').fill(`no-such-${suffix}`);
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page.getByText('No resource matches')).toBeVisible();
 
   // Create a client; its secret is shown once.
   await nav.getByRole('link', { name: 'Clients' }).click();
@@ -46,9 +62,9 @@ test('an admin registers a resource and a client, and the token only works for t
   const secret = (await panel.locator('code').last().textContent())!.trim();
   expect(secret).toMatch(/^[0-9a-f]{64}$/);
 
-  // Its detail page shows one live secret, never the secret itself.
-  await page.getByTestId('issued-secret').getByRole('button', { name: 'Done' }).click();
-  await page.getByRole('link', { name: 'Reports bot' }).click();
+  // Its detail page (the next step: giving it access) shows one live secret, never the secret
+  // itself.
+  await page.getByTestId('issued-secret').getByRole('link', { name: /Next: give it access/ }).click();
   await expect(page.getByTestId('client-detail')).toContainText('client_secret_basic');
   await expect(page.getByTestId('secret-row')).toHaveCount(1);
   await expect(page.getByTestId('secret-row')).toContainText('Live');
@@ -204,6 +220,8 @@ test('an admin picks the audience for token requests without resource, then requ
   const suffix = Date.now().toString(36);
   const audience = `https://docs-${suffix}.example.com/mcp`;
   await registerResource(page, { id: `docs-${suffix}`, name: `Docs ${suffix}`, uri: audience, scopes: 'tools:read' });
+  await page.goto('/resources');
+  await hydrated(page);
 
   const select = page.getByLabel('When resource is omitted');
   await expect(select).toHaveValue('');

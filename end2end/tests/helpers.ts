@@ -49,7 +49,8 @@ export async function registerResource(page: Page, r: { id: string; name: string
   await page.getByLabel('Resource URI').fill(r.uri);
   await page.getByLabel('Accepted scopes').fill(r.scopes);
   await page.getByRole('button', { name: 'Register resource' }).click();
-  await expect(page.getByTestId('resource-row').filter({ hasText: r.uri })).toBeVisible();
+  // A new resource opens on its own page.
+  await expect(page.getByTestId('resource-detail')).toContainText(r.uri);
 }
 
 /** Creates a client_secret_basic client from the Clients screen; returns its secret (shown once). */

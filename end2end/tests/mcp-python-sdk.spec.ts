@@ -43,7 +43,9 @@ test('the official Python SDK client registers, waits for review, signs a person
     await page.getByLabel('Password (optional)').fill('alan-password-123');
     await page.getByLabel('Repeat password').fill('alan-password-123');
     await page.getByRole('button', { name: 'Add person' }).click();
-    await expect(page.getByTestId('person-row').filter({ hasText: email })).toBeVisible();
+    // A new person opens on their page.
+    await expect(page).toHaveURL(/\/people\/psn_/);
+    await expect(page.getByRole('main')).toContainText(email);
 
     // The host registered itself and wants a person to sign in: pending, so it is refused.
     const step = await next();

@@ -65,7 +65,9 @@ test('the official TypeScript SDK client registers, waits for review, signs a pe
     await page.getByLabel('Password (optional)').fill('grace-password-123');
     await page.getByLabel('Repeat password').fill('grace-password-123');
     await page.getByRole('button', { name: 'Add person' }).click();
-    await expect(page.getByTestId('person-row').filter({ hasText: email })).toBeVisible();
+    // A new person opens on their page.
+    await expect(page).toHaveURL(/\/people\/psn_/);
+    await expect(page.getByRole('main')).toContainText(email);
 
     // The SDK client, knowing nothing but the server URL: 401 → metadata → registration → authorize.
     const provider = new MemoryProvider();

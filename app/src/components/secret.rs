@@ -4,9 +4,14 @@ use super::ui::BTN_SMALL;
 use crate::types::clients::IssuedSecret;
 use leptos::prelude::*;
 
-/// A client secret shown once, with a copy button and "Done".
+/// A client secret shown once, with a copy button and "Done"; `next` links the step that
+/// follows (a new client's page, to give it access).
 #[component]
-pub fn SecretPanel(issued: IssuedSecret, on_close: Callback<()>) -> impl IntoView {
+pub fn SecretPanel(
+    issued: IssuedSecret,
+    on_close: Callback<()>,
+    #[prop(optional)] next: Option<(String, &'static str)>,
+) -> impl IntoView {
     view! {
         <div role="status" data-testid="issued-secret" class="mb-6 rounded-lg border border-indigo-200 bg-indigo-50 p-4 dark:border-indigo-900 dark:bg-indigo-950">
             <p class="text-sm font-medium text-indigo-900 dark:text-indigo-100">"Client " <code class="font-mono">{issued.client_id.clone()}</code></p>
@@ -18,7 +23,12 @@ pub fn SecretPanel(issued: IssuedSecret, on_close: Callback<()>) -> impl IntoVie
                     <div class="mt-3"><CopyValue value=issued.secret.clone() label="client secret"/></div>
                 }.into_any()
             }}
-            <button type="button" class=format!("mt-3 {BTN_SMALL}") on:click=move |_| on_close.run(())>"Done"</button>
+            <div class="mt-3 flex flex-wrap items-center gap-3">
+                <button type="button" class=BTN_SMALL on:click=move |_| on_close.run(())>"Done"</button>
+                {next.map(|(href, label)| view! {
+                    <a class="text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300" href=href>{label}</a>
+                })}
+            </div>
         </div>
     }
 }

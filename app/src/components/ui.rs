@@ -40,6 +40,12 @@ pub const CARDS_BODY: &str =
 pub const CARDS_ROW: &str = "block p-4 sm:table-row sm:p-0";
 /// The first cell of a [`CARDS_ROW`].
 pub const CARDS_CELL: &str = "block min-w-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top";
+/// What a [`CARDS_ROW`] cell holds, shown on phones only (where the table's head is hidden).
+#[component]
+pub fn CellLabel(text: &'static str) -> impl IntoView {
+    view! { <span class="block text-xs font-semibold text-slate-500 sm:hidden dark:text-slate-400">{text}</span> }
+}
+
 /// Any later cell of a [`CARDS_ROW`] (spaced from the one above on phones).
 pub const CARDS_CELL_NEXT: &str =
     "mt-2 block min-w-0 sm:mt-0 sm:table-cell sm:px-4 sm:py-2 sm:align-top";

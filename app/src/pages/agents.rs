@@ -80,6 +80,7 @@ pub fn AgentRow(agent: AgentView, #[prop(default = true)] linked: bool) -> impl 
                 {(!agent.description.is_empty()).then(|| view! { <div class="max-w-full truncate text-xs text-slate-500 sm:max-w-xs lg:max-w-md dark:text-slate-400" title=agent.description.clone()>{agent.description.clone()}</div> })}
             </td>
             <td class=CARDS_CELL_NEXT>
+                <CellLabel text="Roles"/>
                 <span class=MONO>{agent.roles.clone()}</span>
                 {agent.mcp_capable.then(|| view! { <span class="ml-2"><Pill tone=Tone::Info text="MCP"/></span> })}
             </td>

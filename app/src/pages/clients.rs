@@ -56,8 +56,8 @@ fn ClientRow(client: ClientView) -> impl IntoView {
                 <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/clients/{}", client.client_id)>{client.name.clone()}</a>
                 <div class="text-slate-500 dark:text-slate-400"><Truncated value=client.client_id.clone() label=format!("{}'s client id", client.name)/></div>
             </td>
-            <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><span class="font-mono text-xs">{client.auth_method.clone()}</span></td>
-            <td class=format!("{CARDS_CELL_NEXT} sm:hidden lg:table-cell")><span class="font-mono text-xs break-words">{client.scope.clone()}</span></td>
+            <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><CellLabel text="Authentication"/><span class="font-mono text-xs">{client.auth_method.clone()}</span></td>
+            <td class=format!("{CARDS_CELL_NEXT} sm:hidden lg:table-cell")><CellLabel text="Registered scopes"/><span class="font-mono text-xs break-words">{client.scope.clone()}</span></td>
             <td class=CARDS_CELL_NEXT><Badge ok=active text=status/></td>
         </tr>
     }
@@ -102,7 +102,10 @@ pub fn ClientsPage() -> impl IntoView {
                 <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"New client"</button>
             })}
         </PageHeader>
-        {move || issued.get().map(|s| view! { <SecretPanel issued=s on_close=Callback::new(move |_| issued.set(None))/> })}
+        {move || issued.get().map(|s| {
+            let next = (format!("/clients/{}", crate::components::pager::encode(&s.client_id)), "Next: give it access to a resource →");
+            view! { <SecretPanel issued=s next on_close=Callback::new(move |_| issued.set(None))/> }
+        })}
         <Show when=move || show_create.get()>
             <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-client-title">
                 <h2 id="new-client-title" class="text-lg font-semibold text-slate-900 dark:text-white">"New client"</h2>

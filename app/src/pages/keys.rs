@@ -57,7 +57,7 @@ pub fn KeysPage() -> impl IntoView {
                                         {overview.keys.into_iter().map(|k| view! {
                                             <tr data-testid="key-row" class=CARDS_ROW>
                                                 <td class=CARDS_CELL><span class=MONO>{k.kid.clone()}</span></td>
-                                                <td class=CARDS_CELL_NEXT><span class="font-mono text-xs">{k.alg.clone()}</span></td>
+                                                <td class=CARDS_CELL_NEXT><CellLabel text="Algorithm"/><span class="font-mono text-xs">{k.alg.clone()}</span></td>
                                                 <td class=CARDS_CELL_NEXT>
                                                     <Pill tone=if k.published { Tone::of(&k.state) } else { Tone::Off }
                                                         text=if k.published { k.state.clone() } else { format!("{} (unpublished)", k.state) }/>

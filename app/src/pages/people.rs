@@ -133,10 +133,13 @@ pub fn PeoplePage() -> impl IntoView {
     let show_create = RwSignal::new(false);
     crate::components::field::focus_first_when(show_create, "new-person");
     let toasts = use_toasts();
+    let navigate = leptos_router::hooks::use_navigate();
+    // A new person opens on their page (roles, password, connected apps).
     Effect::new(move |_| {
         if let Some(Ok(p)) = create.value().get() {
             toasts.push(ToastKind::Success, format!("{} added.", p.email));
             show_create.set(false);
+            navigate(&format!("/people/{}", p.id), Default::default());
         }
     });
     view! {
@@ -177,7 +180,7 @@ pub fn PeoplePage() -> impl IntoView {
                                                     <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/people/{}", p.id)>{p.display_name.clone()}</a>
                                                     <div class=format!("{MUTED} break-all")>{p.email.clone()}</div>
                                                 </td>
-                                                <td class=format!("{CARDS_CELL_NEXT} break-words")>{if p.roles.is_empty() { "—".to_owned() } else { p.roles.clone() }}</td>
+                                                <td class=format!("{CARDS_CELL_NEXT} break-words")><CellLabel text="Roles"/>{if p.roles.is_empty() { "—".to_owned() } else { p.roles.clone() }}</td>
                                                 <td class=CARDS_CELL_NEXT><Pill tone=status_tone(status) text=status/></td>
                                             </tr>
                                         }

@@ -31,7 +31,7 @@ fn RealmRow(realm: RealmView) -> impl IntoView {
                 <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/realms/{}", realm.name)>{realm.display_name.clone()}</a>
                 <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{realm.name.clone()}</div>
             </td>
-            <td class=CARDS_CELL_NEXT><span class=MONO>{realm.issuer.clone()}</span></td>
+            <td class=CARDS_CELL_NEXT><CellLabel text="Issuer"/><span class=MONO>{realm.issuer.clone()}</span></td>
             <td class=CARDS_CELL_NEXT><Badge ok=realm.enabled text=if realm.enabled { "Enabled" } else { "Disabled" }/></td>
         </tr>
     }

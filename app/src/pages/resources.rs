@@ -23,6 +23,7 @@ use crate::types::audit::AuditPage;
 use crate::types::clients::IssuedSecret;
 use crate::types::resources::{ResourceCredentialsView, ResourceView};
 use leptos::prelude::*;
+use leptos_router::components::Form;
 
 const ALGS: [(&str, &str); 4] = [
     ("", "Realm default (ES256)"),
@@ -141,9 +142,9 @@ fn ResourceRow(resource: ResourceView, realm_default: Option<i64>) -> impl IntoV
                 <div class="font-mono text-xs break-all text-slate-500 dark:text-slate-400">{resource.slug.clone()}</div>
                 {submitted_note(&resource, true)}
             </td>
-            <td class=format!("{CARDS_CELL_NEXT} text-slate-700 dark:text-slate-200")><Truncated value=resource.uri.clone() label=format!("the audience of {}", resource.display_name)/></td>
-            <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><span class="font-mono text-xs break-words">{resource.scopes.clone()}</span></td>
-            <td class=format!("{CARDS_CELL_NEXT} text-slate-600 sm:hidden lg:table-cell dark:text-slate-300")>{lifetime(&resource, realm_default)}</td>
+            <td class=format!("{CARDS_CELL_NEXT} text-slate-700 dark:text-slate-200")><CellLabel text="Audience"/><Truncated value=resource.uri.clone() label=format!("the audience of {}", resource.display_name)/></td>
+            <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><CellLabel text="Scopes"/><span class="font-mono text-xs break-words">{resource.scopes.clone()}</span></td>
+            <td class=format!("{CARDS_CELL_NEXT} text-slate-600 sm:hidden lg:table-cell dark:text-slate-300")><CellLabel text="Tokens"/>{lifetime(&resource, realm_default)}</td>
             <td class=CARDS_CELL_NEXT>{status(&resource)}</td>
         </tr>
     }
@@ -183,6 +184,50 @@ fn DefaultResource(
     }
 }
 
+/// What the Resources list shows: a search over name, id and audience, a status, and the order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct ListFilter {
+    q: String,
+    /// `enabled`, `disabled`, `submitted` (by a developer), or empty for any.
+    status: String,
+    /// Ordered by audience rather than by name.
+    by_audience: bool,
+}
+
+impl ListFilter {
+    /// Whether the list shows less than every resource.
+    fn narrows(&self) -> bool {
+        !self.q.trim().is_empty() || !self.status.is_empty()
+    }
+
+    /// Whether `r` is shown.
+    fn keeps(&self, r: &ResourceView) -> bool {
+        let q = self.q.trim().to_lowercase();
+        let found = q.is_empty()
+            || [&r.display_name, &r.slug, &r.uri]
+                .iter()
+                .any(|v| v.to_lowercase().contains(&q));
+        let status = match self.status.as_str() {
+            "enabled" => r.enabled,
+            "disabled" => !r.enabled,
+            "submitted" => r.submitted_by.is_some(),
+            _ => true,
+        };
+        found && status
+    }
+
+    /// The resources shown, in order.
+    fn apply(&self, list: Vec<ResourceView>) -> Vec<ResourceView> {
+        let mut shown: Vec<ResourceView> = list.into_iter().filter(|r| self.keeps(r)).collect();
+        if self.by_audience {
+            shown.sort_by(|a, b| a.uri.cmp(&b.uri).then_with(|| a.slug.cmp(&b.slug)));
+        } else {
+            shown.sort_by_cached_key(|r| (r.display_name.to_lowercase(), r.slug.clone()));
+        }
+        shown
+    }
+}
+
 /// The Resources screen.
 #[component]
 pub fn ResourcesPage() -> impl IntoView {
@@ -194,13 +239,19 @@ pub fn ResourcesPage() -> impl IntoView {
     crate::components::field::focus_first_when(show_create, "new-resource");
     let create_errors = FieldErrors::new(create, "new-resource", RESOURCE_FIELDS);
     let toasts = use_toasts();
+    let navigate = leptos_router::hooks::use_navigate();
+    // A new resource opens on its page, where its next step (granting clients) is.
     Effect::new(move |_| {
         if let Some(Ok(r)) = create.value().get() {
             toasts.push(
                 ToastKind::Success,
-                format!("Resource {} registered.", r.slug),
+                format!(
+                    "Resource {} registered. Next: grant the clients that may reach it.",
+                    r.display_name
+                ),
             );
             show_create.set(false);
+            navigate(&format!("/resources/{}", r.slug), Default::default());
         }
     });
     let save_default = ServerAction::<SetDefaultResource>::new();
@@ -220,6 +271,13 @@ pub fn ResourcesPage() -> impl IntoView {
     let query = leptos_router::hooks::use_query_map();
     let waiting_only =
         Memo::new(move |_| query.with(|q| q.get("waiting").is_some_and(|v| v == "1")));
+    let filter = Memo::new(move |_| {
+        query.with(|m| ListFilter {
+            q: m.get("q").unwrap_or_default(),
+            status: m.get("status").unwrap_or_default(),
+            by_audience: m.get("sort").is_some_and(|v| v == "audience"),
+        })
+    });
     view! {
         <PageHeader title="Resources" description="MCP servers that accept this realm's tokens. Each token is bound to exactly one of them.">
             {can.manage_resources.then(|| view! {
@@ -244,8 +302,40 @@ pub fn ResourcesPage() -> impl IntoView {
             </section>
         </Show>
         <div class=CARD>
+            <Show when=move || !waiting_only.get()>
+                <Form method="GET" action="" attr:class="flex flex-wrap items-end gap-3 border-b border-slate-200 p-4 dark:border-slate-700" attr:role="search" attr:aria-label="Filter resources">
+                    <div class="min-w-0 flex-1 sm:max-w-xs">
+                        <label class=LABEL for="resource-search">"Search"</label>
+                        <input class=format!("{INPUT} mt-1") id="resource-search" name="q" type="search" placeholder="Name, id or audience" prop:value=move || filter.with(|f| f.q.clone())/>
+                    </div>
+                    <div>
+                        <label class=LABEL for="resource-status">"Status"</label>
+                        <select class=format!("{INPUT} mt-1") id="resource-status" name="status">
+                            {[("", "Any"), ("enabled", "Enabled"), ("disabled", "Disabled"), ("submitted", "Submitted by a developer")].into_iter().map(|(value, label)| view! {
+                                <option value=value selected=move || filter.with(|f| f.status == value)>{label}</option>
+                            }).collect_view()}
+                        </select>
+                    </div>
+                    <div>
+                        <label class=LABEL for="resource-sort">"Sort by"</label>
+                        <select class=format!("{INPUT} mt-1") id="resource-sort" name="sort">
+                            <option value="name" selected=move || !filter.with(|f| f.by_audience)>"Name"</option>
+                            <option value="audience" selected=move || filter.with(|f| f.by_audience)>"Audience"</option>
+                        </select>
+                    </div>
+                    <button type="submit" class=BTN_SECONDARY>"Apply"</button>
+                    <Show when=move || filter.with(ListFilter::narrows)>
+                        <a class="self-center text-sm text-indigo-700 hover:underline dark:text-indigo-300" href="/resources">"Clear"</a>
+                    </Show>
+                </Form>
+            </Show>
             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
                 {move || resources.get().map(|result| match result {
+                    Ok(list) if !list.is_empty() && !waiting_only.get() && filter.with(|f| !list.iter().any(|r| f.keeps(r))) => view! {
+                        <EmptyState title="No resource matches" hint="Try another search, or clear the filters.">
+                            <a class=BTN_SECONDARY href="/resources">"Clear filters"</a>
+                        </EmptyState>
+                    }.into_any(),
                     Ok(list) if list.is_empty() => view! {
                         <EmptyState title="No resources yet" hint=if can.manage_resources {
                             "A resource is an MCP server that accepts this realm's tokens. Register one with New resource so clients can get tokens for it."
@@ -256,7 +346,11 @@ pub fn ResourcesPage() -> impl IntoView {
                     Ok(list) => {
                         let realm_default = realm_default();
                         let waiting = waiting_only.get();
-                        let list: Vec<ResourceView> = list.into_iter().filter(|r| !waiting || (r.submitted_by.is_some() && r.rejection.is_none())).collect();
+                        let list: Vec<ResourceView> = if waiting {
+                            list.into_iter().filter(|r| r.submitted_by.is_some() && r.rejection.is_none()).collect()
+                        } else {
+                            filter.with(|f| f.apply(list))
+                        };
                         view! {
                         {waiting.then(|| view! {
                             <p class="flex flex-wrap items-center gap-2 border-b border-slate-200 p-4 text-sm text-slate-700 dark:border-slate-700 dark:text-slate-200" data-testid="waiting-filter">
@@ -721,5 +815,65 @@ fn ResourcePolicy(
                 <FormButtons pending=action.pending() editing/>
             </ActionForm>
         </EditableCard>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resource(slug: &str, name: &str, uri: &str, enabled: bool) -> ResourceView {
+        ResourceView {
+            slug: slug.into(),
+            display_name: name.into(),
+            uri: uri.into(),
+            enabled,
+            ..ResourceView::default()
+        }
+    }
+
+    #[test]
+    fn the_list_searches_filters_and_sorts() {
+        let list = vec![
+            resource("pay", "payments", "https://z.example.com/mcp", true),
+            resource("files", "Files", "https://a.example.com/mcp", false),
+            resource("ledger", "Ledger", "https://m.example.com/ledger", true),
+        ];
+        let slugs = |f: ListFilter| -> Vec<String> {
+            f.apply(list.clone()).into_iter().map(|r| r.slug).collect()
+        };
+        assert_eq!(
+            slugs(ListFilter::default()),
+            ["files", "ledger", "pay"],
+            "by name, any case"
+        );
+        let by_audience = ListFilter {
+            by_audience: true,
+            ..ListFilter::default()
+        };
+        assert_eq!(slugs(by_audience), ["files", "ledger", "pay"]);
+        let search = ListFilter {
+            q: " LEDGER ".into(),
+            ..ListFilter::default()
+        };
+        assert_eq!(slugs(search), ["ledger"], "name, id or audience");
+        let uri = ListFilter {
+            q: "z.example".into(),
+            ..ListFilter::default()
+        };
+        assert_eq!(slugs(uri), ["pay"]);
+        let disabled = ListFilter {
+            status: "disabled".into(),
+            ..ListFilter::default()
+        };
+        assert_eq!(slugs(disabled.clone()), ["files"]);
+        assert!(disabled.narrows());
+        assert!(
+            !ListFilter {
+                by_audience: true,
+                ..ListFilter::default()
+            }
+            .narrows()
+        );
     }
 }

@@ -47,7 +47,7 @@ fn UserRow(user: UserView) -> impl IntoView {
                 <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/users/{}", user.id)>{user.display_name.clone()}</a>
                 <div class=format!("{MUTED} break-all")>{user.email.clone()}</div>
             </td>
-            <td class=CARDS_CELL_NEXT>{role_label(&user.role)}</td>
+            <td class=CARDS_CELL_NEXT><CellLabel text="Role"/>{role_label(&user.role)}</td>
             <td class=CARDS_CELL_NEXT>
                 <Pill tone=status_tone(status) text=status/>
             </td>

@@ -3,7 +3,7 @@ use super::Moment;
 use serde::{Deserialize, Serialize};
 
 /// A protected resource as shown in the console.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResourceView {
     /// Slug.
     pub slug: String,

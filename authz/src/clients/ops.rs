@@ -53,17 +53,29 @@ impl Core {
     ) -> Result<(Client, Option<PlainToken>)> {
         p.require(Permission::ManageClients)?;
         let realm = self.find_realm(realm_name).await?;
+        // The client_id and the metadata are both checked before either is reported.
+        let mut checks = crate::error::FieldChecks::default();
         let client_id = match client_id.trim() {
-            "" => ClientId::generate(),
-            s => ClientId::parse_new(s).map_err(|m| Error::field("client_id", m))?,
+            "" => Some(ClientId::generate()),
+            s => checks.take("client_id", ClientId::parse_new(s)),
         };
-        let ValidClient {
-            name,
-            auth_method,
-            grant_types,
-            scope,
-            metadata,
-        } = metadata.validate(self.metadata_rules())?;
+        let valid = match metadata.validate(self.metadata_rules()) {
+            Err(e @ Error::InvalidField { .. }) => checks.take_error("client_name", Err(e)),
+            other => Some(other?),
+        };
+        let (
+            Some(client_id),
+            Some(ValidClient {
+                name,
+                auth_method,
+                grant_types,
+                scope,
+                metadata,
+            }),
+        ) = (client_id, valid)
+        else {
+            return Err(checks.failed());
+        };
         let now = self.now();
         let client = Client {
             id: ClientRowId::generate(),
