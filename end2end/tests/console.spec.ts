@@ -90,6 +90,17 @@ test('an admin creates a user, bad input is shown inline, and the audit row appe
   const row = page.getByTestId('audit-row').filter({ hasText: 'user.create' }).first();
   await expect(row).toContainText(ADMIN.email);
   await expect(row).toContainText(email);
+  // It reads as a story: what happened in words, the object by its name (its id stays shown).
+  await expect(row).toContainText('Console user created');
+  await expect(row.getByRole('link', { name: 'Eve Tester' })).toHaveAttribute('title', /^user:usr_/);
+  // Actions are grouped by area; a period ends now.
+  await hydrated(page);
+  await page.getByLabel('Action').selectOption('user.create');
+  await page.getByLabel('Period').selectOption('1h');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await expect(page).toHaveURL(/since=1h/);
+  await expect(page.getByTestId('audit-row').first()).toContainText('Console user created');
+  await expect(page.locator('#f-action optgroup[label="Console users"] option[value="user.create"]')).toHaveCount(1);
   await expect(page.getByText(/^\d[\d,]* matching events?$/)).toBeVisible();
 
   // The log pages by event id; a page below the newest offers the way back up.

@@ -31,7 +31,7 @@ pub async fn export_audit(
         "jsonl" => (ExportFormat::JsonLines, "application/x-ndjson", "jsonl"),
         _ => return (StatusCode::BAD_REQUEST, "format must be csv or jsonl").into_response(),
     };
-    let filter = match app::ssr::audit::audit_filter(&q.filter) {
+    let filter = match app::ssr::audit::audit_filter(&q.filter, state.core.now()) {
         Ok(filter) => filter,
         Err(e) => return (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
     };

@@ -18,7 +18,7 @@ pub async fn list_audit(
     after: Option<i64>,
 ) -> Result<AuditPage, AppError> {
     let (core, p, _) = ssr::context().await?;
-    let filter = ssr::audit::audit_filter(&query)?;
+    let filter = ssr::audit::audit_filter(&query, core.now())?;
     let realm = Some(query.realm.as_str()).filter(|r| !r.is_empty());
     let cursor = match (before, after) {
         (Some(_), Some(_)) => {
@@ -31,7 +31,7 @@ pub async fn list_audit(
         (None, None) => AuditCursor::Newest,
     };
     let found = core
-        .list_audit(&p, realm, filter, AuditWindow::page(cursor, PAGE_SIZE))
+        .audit_log_page(&p, realm, filter, AuditWindow::page(cursor, PAGE_SIZE))
         .await?;
     Ok(ssr::audit::audit_page(
         &found,
@@ -59,7 +59,7 @@ pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
         _ => return Err(ssr::invalid("Unknown kind of object.")),
     };
     let found = core
-        .audit_of(
+        .audit_history(
             &p,
             &realm,
             &subject,

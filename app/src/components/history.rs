@@ -43,10 +43,15 @@ pub fn History(
                                 {page.items.into_iter().map(|e| view! {
                                     <li class="px-4 py-3 text-sm sm:px-6" data-testid="history-row">
                                         <div class="flex flex-wrap items-center justify-between gap-2">
-                                            <code class="font-mono text-xs">{e.action.clone()}</code>
+                                            <span>
+                                                <span class="font-medium text-slate-900 dark:text-white">{crate::types::audit::action_label(&e.action).to_owned()}</span>
+                                                " " <code class="font-mono text-xs text-slate-500 dark:text-slate-400">{e.action.clone()}</code>
+                                            </span>
                                             <Pill tone=Tone::of(&e.outcome) text=e.outcome.clone()/>
                                         </div>
-                                        <p class="mt-1 break-all text-slate-700 dark:text-slate-200">{e.actor.clone()}</p>
+                                        <p class="mt-1 break-all text-slate-700 dark:text-slate-200" title=e.actor.clone()>
+                                            {if e.actor_name.is_empty() { e.actor.clone() } else { format!("{} ({})", e.actor_name, e.actor) }}
+                                        </p>
                                         <p class="text-xs text-slate-500 dark:text-slate-400"><When at=e.time.clone() words=e.ago.clone()/></p>
                                         {(e.details != "{}").then(|| view! {
                                             <details class="mt-1"><summary class="cursor-pointer text-xs text-slate-600 dark:text-slate-300">"Details"</summary><pre class="mt-1 whitespace-pre-wrap break-all font-mono text-xs">{e.details.clone()}</pre></details>

@@ -4,7 +4,7 @@ use crate::components::field::ISO_PATTERN;
 use crate::components::layout::use_session;
 use crate::components::pager::{CursorPager, with_query};
 use crate::components::ui::*;
-use crate::types::audit::{AUDIT_ACTIONS, AuditQuery};
+use crate::types::audit::{AUDIT_PERIODS, AuditQuery, action_areas, action_label};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
@@ -16,6 +16,7 @@ fn pairs(q: &AuditQuery) -> Vec<(&'static str, String)> {
         ("actor", q.actor.clone()),
         ("target", q.target.clone()),
         ("about", q.about.clone()),
+        ("since", q.since.clone()),
         ("from", q.from.clone()),
         ("to", q.to.clone()),
     ]
@@ -34,6 +35,7 @@ pub fn AuditPage() -> impl IntoView {
                 actor: get("actor"),
                 target: get("target"),
                 about: get("about"),
+                since: get("since"),
                 from: get("from"),
                 to: get("to"),
             }
@@ -93,19 +95,33 @@ pub fn AuditPage() -> impl IntoView {
                     <label class=LABEL for="f-action">"Action"</label>
                     <select class=format!("mt-1 {INPUT}") id="f-action" name="action">
                         <option value="">"All actions"</option>
-                        {AUDIT_ACTIONS.iter().copied().map(|a| {
-                            let selected = move || a == filter.get().action;
-                            view! { <option value=a selected=selected>{a}</option> }
+                        {action_areas().into_iter().map(|(area, actions)| view! {
+                            <optgroup label=area>
+                                {actions.into_iter().map(|(a, label)| {
+                                    let selected = move || a == filter.get().action;
+                                    view! { <option value=a selected=selected>{label}</option> }
+                                }).collect_view()}
+                            </optgroup>
                         }).collect_view()}
                     </select>
                 </div>
                 <div>
                     <label class=LABEL for="f-actor">"Actor"</label>
-                    <input class=format!("mt-1 {INPUT}") id="f-actor" name="actor" prop:value=move || filter.get().actor placeholder="email"/>
+                    <input class=format!("mt-1 {INPUT}") id="f-actor" name="actor" prop:value=move || filter.get().actor placeholder="Email"/>
                 </div>
                 <div>
                     <label class=LABEL for="f-target">"Target"</label>
-                    <input class=format!("mt-1 {INPUT}") id="f-target" name="target" prop:value=move || filter.get().target placeholder="user:…"/>
+                    <input class=format!("mt-1 {INPUT}") id="f-target" name="target" prop:value=move || filter.get().target placeholder="client:… or an id"/>
+                </div>
+                <div>
+                    <label class=LABEL for="f-since">"Period"</label>
+                    <select class=format!("mt-1 {INPUT}") id="f-since" name="since">
+                        <option value="">"Any time (or From/To)"</option>
+                        {AUDIT_PERIODS.iter().map(|(value, words, _)| {
+                            let value = *value;
+                            view! { <option value=value selected=move || filter.get().since == value>{*words}</option> }
+                        }).collect_view()}
+                    </select>
                 </div>
                 <div>
                     <label class=LABEL for="f-from">"From (UTC)"</label>
@@ -172,13 +188,33 @@ pub fn AuditPage() -> impl IntoView {
                                         {found.items.into_iter().map(|e| view! {
                                             <tr data-testid="audit-row" class="block px-4 py-3 lg:table-row lg:p-0">
                                                 <td class=format!("{CELL} whitespace-nowrap text-xs lg:text-sm")><When at=e.time.clone() words=e.ago.clone()/></td>
-                                                <td class=CELL>{e.actor.clone()}</td>
-                                                <td class=CELL><code class="font-mono text-xs">{e.action.clone()}</code></td>
                                                 <td class=CELL>
-                                                    {match target_href(&e.target, &e.realm, &current_realm()) {
-                                                        Some(href) => view! { <a class="font-mono text-xs break-all text-indigo-700 hover:underline dark:text-indigo-300" href=href>{e.target.clone()}</a> }.into_any(),
-                                                        None => view! { <span class="font-mono text-xs break-all">{e.target.clone()}</span> }.into_any(),
+                                                    {if e.actor_name.is_empty() {
+                                                        view! { <span class="break-all">{e.actor.clone()}</span> }.into_any()
+                                                    } else {
+                                                        view! {
+                                                            <span class="break-words" title=e.actor.clone()>{e.actor_name.clone()}</span>
+                                                            <span class="block text-xs break-all text-slate-500 dark:text-slate-400">{e.actor.clone()}</span>
+                                                        }.into_any()
                                                     }}
+                                                </td>
+                                                <td class=CELL>
+                                                    <span class="break-words">{action_label(&e.action).to_owned()}</span>
+                                                    <code class="block font-mono text-xs text-slate-500 dark:text-slate-400">{e.action.clone()}</code>
+                                                </td>
+                                                <td class=CELL>
+                                                    {
+                                                        let named = !e.target_name.is_empty();
+                                                        let text = if named { e.target_name.clone() } else { e.target.clone() };
+                                                        let class = if named { "break-words" } else { "font-mono text-xs break-all" };
+                                                        match target_href(&e.target, &e.realm, &current_realm()) {
+                                                            Some(href) => view! { <a class=format!("{class} text-indigo-700 hover:underline dark:text-indigo-300") href=href title=e.target.clone()>{text}</a> }.into_any(),
+                                                            None => view! { <span class=class title=e.target.clone()>{text}</span> }.into_any(),
+                                                        }
+                                                    }
+                                                    {(!e.target_name.is_empty()).then(|| view! {
+                                                        <code class="block font-mono text-xs break-all text-slate-500 dark:text-slate-400">{e.target.clone()}</code>
+                                                    })}
                                                     {(e.details != "{}").then(|| view! {
                                                         <details class="mt-1"><summary class="cursor-pointer text-xs text-slate-600 dark:text-slate-300">"Details"</summary><pre class="mt-1 whitespace-pre-wrap font-mono text-xs">{e.details.clone()}</pre></details>
                                                     })}
@@ -222,6 +258,7 @@ fn target_href(target: &str, event_realm: &str, current_realm: &str) -> Option<S
         "client" | "resource" | "agent" if event_realm == current_realm => {
             Some(format!("/{kind}s/{id}"))
         }
+        "person" if event_realm == current_realm => Some(format!("/people/{id}")),
         _ => None,
     }
 }
@@ -252,5 +289,9 @@ mod tests {
         );
         assert_eq!(target_href("user:unknown", "default", "default"), None);
         assert_eq!(target_href("key:abc", "default", "default"), None);
+        assert_eq!(
+            target_href("person:psn_1", "default", "default").as_deref(),
+            Some("/people/psn_1")
+        );
     }
 }

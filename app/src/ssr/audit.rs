@@ -3,9 +3,15 @@ use super::invalid;
 use crate::error::AppError;
 use crate::types::audit::{AuditPage, AuditQuery, AuditView};
 
-/// View of an audit event.
-pub fn audit_view(e: &authz::audit::AuditEvent, now: i64) -> AuditView {
+/// View of an audit event, with the names `names` found for it.
+pub fn audit_view(
+    e: &authz::audit::AuditEvent,
+    names: &authz::audit::AuditNames,
+    now: i64,
+) -> AuditView {
     AuditView {
+        actor_name: names.actor(e).unwrap_or_default().to_owned(),
+        target_name: names.target(e).unwrap_or_default().to_owned(),
         id: e.id,
         time: authz::clock::rfc3339(e.occurred_at),
         ago: authz::clock::ago(now, e.occurred_at),
@@ -21,7 +27,8 @@ pub fn audit_view(e: &authz::audit::AuditEvent, now: i64) -> AuditView {
 }
 
 /// A slice of the audit log as the console pages it (`paged`: not the newest page).
-pub fn audit_page(found: &authz::audit::AuditSlice, now: i64, paged: bool) -> AuditPage {
+pub fn audit_page(named: &authz::audit::NamedAuditSlice, now: i64, paged: bool) -> AuditPage {
+    let found = &named.slice;
     AuditPage {
         newer: found
             .newer
@@ -31,7 +38,11 @@ pub fn audit_page(found: &authz::audit::AuditSlice, now: i64, paged: bool) -> Au
             .older
             .then(|| found.items.last().map(|e| e.id))
             .flatten(),
-        items: found.items.iter().map(|e| audit_view(e, now)).collect(),
+        items: found
+            .items
+            .iter()
+            .map(|e| audit_view(e, &named.names, now))
+            .collect(),
         total: found.total,
         total_exact: found.total_exact,
         paged,
@@ -39,11 +50,27 @@ pub fn audit_page(found: &authz::audit::AuditSlice, now: i64, paged: bool) -> Au
     }
 }
 
-/// Parses the console's audit filter into the core's.
+/// Parses the console's audit filter into the core's; a period (`since`) ends at `now`.
 ///
 /// # Errors
-/// `Invalid` for a malformed time.
-pub fn audit_filter(q: &AuditQuery) -> Result<authz::audit::AuditFilter, AppError> {
-    authz::audit::AuditFilter::from_input(&q.action, &q.actor, &q.target, &q.about, &q.from, &q.to)
-        .map_err(|m| invalid(&m))
+/// `Invalid` for a malformed time or an unknown period.
+pub fn audit_filter(q: &AuditQuery, now: i64) -> Result<authz::audit::AuditFilter, AppError> {
+    let since = match q.since.trim() {
+        "" => None,
+        s => Some(
+            crate::types::audit::AUDIT_PERIODS
+                .iter()
+                .find(|(v, _, _)| *v == s)
+                .map(|(_, _, secs)| now - secs)
+                .ok_or_else(|| invalid("Pick a period from the list."))?,
+        ),
+    };
+    let mut filter = authz::audit::AuditFilter::from_input(
+        &q.action, &q.actor, &q.target, &q.about, &q.from, &q.to,
+    )
+    .map_err(|m| invalid(&m))?;
+    if filter.from.is_none() {
+        filter.from = since;
+    }
+    Ok(filter)
 }

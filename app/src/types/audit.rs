@@ -14,10 +14,15 @@ pub struct AuditView {
     pub realm: String,
     /// Actor.
     pub actor: String,
+    /// The actor's display name, when known (empty otherwise).
+    pub actor_name: String,
     /// Action.
     pub action: String,
     /// Target.
     pub target: String,
+    /// The target's name (a client's, resource's, person's…), when it has one other than its
+    /// id (empty otherwise, e.g. once deleted).
+    pub target_name: String,
     /// `success` or `failure`.
     pub outcome: String,
     /// Request id.
@@ -48,78 +53,172 @@ pub struct AuditPage {
     pub about: String,
 }
 
-/// Audit action names for the filter; a test keeps it equal to the core's list.
-pub const AUDIT_ACTIONS: &[&str] = &[
-    "realm.create",
-    "realm.update",
-    "realm.enable",
-    "realm.disable",
-    "user.create",
-    "user.role_change",
-    "user.disable",
-    "user.enable",
-    "user.password_reset_link",
-    "user.password_reset",
-    "user.password_change",
-    "setup.complete",
-    "setup.link_issued",
-    "session.login",
-    "session.logout",
-    "audit.export",
-    "key.create",
-    "key.rotate",
-    "resource.create",
-    "resource.submit",
-    "resource.update",
-    "resource.delete",
-    "resource.withdraw",
-    "resource.reject",
-    "resource.set_default",
-    "mcp.check",
-    "client.create",
-    "client.update",
-    "client.secret_rotate",
-    "client.delete",
-    "token.revoke",
-    "agent.create",
-    "agent.update",
-    "agent.delete",
-    "access.grant",
-    "access.update",
-    "access.revoke",
-    "client.register",
-    "client.registration_update",
-    "client.approve",
-    "client.reject",
-    "client.revoke",
-    "client.restore",
-    "client.expire",
-    "registration.initial_token",
-    "person.create",
-    "person.update",
-    "person.password_set",
-    "person.disable",
-    "person.enable",
-    "authorize.login",
-    "consent.grant",
-    "consent.deny",
-    "consent.revoke",
-    "authorize.code",
-    "token.code_replay",
-    "token.refresh_reuse",
-    "token.exchange",
-    "token.exchange_denied",
-    "registry.update",
-    "registry.settings",
-    "registry.publish",
-    "registry.rollback",
-    "registry.request",
-    "registry.reject",
-    "registry.withdraw",
-    "registry.member_add",
-    "registry.member_remove",
-    "registry.drift_forget",
+/// Every audit action with its area (the filter groups by it) and what it says in words; a
+/// test keeps the actions equal to the core's list, in its order.
+pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
+    ("realm.create", "Realms", "Realm created"),
+    ("realm.update", "Realms", "Realm changed"),
+    ("realm.enable", "Realms", "Realm enabled"),
+    ("realm.disable", "Realms", "Realm disabled"),
+    ("user.create", "Console users", "Console user created"),
+    ("user.role_change", "Console users", "Role changed"),
+    ("user.disable", "Console users", "Console user disabled"),
+    ("user.enable", "Console users", "Console user enabled"),
+    (
+        "user.password_reset_link",
+        "Console users",
+        "Password reset link issued",
+    ),
+    ("user.password_reset", "Console users", "Password reset"),
+    ("user.password_change", "Console users", "Password changed"),
+    ("setup.complete", "Console users", "First admin set up"),
+    ("setup.link_issued", "Console users", "Setup link issued"),
+    ("session.login", "Console users", "Signed in to the console"),
+    (
+        "session.logout",
+        "Console users",
+        "Signed out of the console",
+    ),
+    ("audit.export", "Audit log", "Audit log exported"),
+    ("key.create", "Signing keys", "Signing key created"),
+    ("key.rotate", "Signing keys", "Signing keys rotated"),
+    ("resource.create", "Resources", "Resource registered"),
+    (
+        "resource.submit",
+        "Resources",
+        "Resource submitted by a developer",
+    ),
+    ("resource.update", "Resources", "Resource changed"),
+    ("resource.delete", "Resources", "Resource deleted"),
+    ("resource.withdraw", "Resources", "Submission withdrawn"),
+    ("resource.reject", "Resources", "Submission rejected"),
+    ("resource.set_default", "Resources", "Default audience set"),
+    ("mcp.check", "Resources", "MCP server checked"),
+    ("client.create", "Clients", "Client created"),
+    ("client.update", "Clients", "Client changed"),
+    ("client.secret_rotate", "Clients", "Client secret rotated"),
+    ("client.delete", "Clients", "Client deleted"),
+    ("token.revoke", "Tokens", "Token revoked"),
+    ("agent.create", "Agents", "Agent created"),
+    ("agent.update", "Agents", "Agent changed"),
+    ("agent.delete", "Agents", "Agent deleted"),
+    ("access.grant", "Access", "Access granted"),
+    ("access.update", "Access", "Access changed"),
+    ("access.revoke", "Access", "Access revoked"),
+    (
+        "client.register",
+        "Security review",
+        "Client registered itself",
+    ),
+    (
+        "client.registration_update",
+        "Security review",
+        "Self-registered client changed",
+    ),
+    ("client.approve", "Security review", "Client approved"),
+    ("client.reject", "Security review", "Client rejected"),
+    ("client.revoke", "Security review", "Client revoked"),
+    ("client.restore", "Security review", "Client restored"),
+    (
+        "client.expire",
+        "Security review",
+        "Client expired unreviewed",
+    ),
+    (
+        "registration.initial_token",
+        "Security review",
+        "Initial access token issued",
+    ),
+    ("person.create", "People", "Person added"),
+    ("person.update", "People", "Person changed"),
+    ("person.password_set", "People", "Person's password set"),
+    ("person.disable", "People", "Person disabled"),
+    ("person.enable", "People", "Person enabled"),
+    (
+        "authorize.login",
+        "Sign-in and consent",
+        "Signed in at the realm",
+    ),
+    ("consent.grant", "Sign-in and consent", "Consent given"),
+    ("consent.deny", "Sign-in and consent", "Consent refused"),
+    ("consent.revoke", "Sign-in and consent", "Consent withdrawn"),
+    (
+        "authorize.code",
+        "Sign-in and consent",
+        "Authorization code issued",
+    ),
+    ("token.code_replay", "Tokens", "Authorization code replayed"),
+    ("token.refresh_reuse", "Tokens", "Refresh token reused"),
+    ("token.exchange", "Tokens", "Token exchanged"),
+    ("token.exchange_denied", "Tokens", "Token exchange refused"),
+    ("registry.update", "MCP registry", "Registry draft changed"),
+    (
+        "registry.settings",
+        "MCP registry",
+        "Registry settings changed",
+    ),
+    ("registry.publish", "MCP registry", "Release published"),
+    ("registry.rollback", "MCP registry", "Release rolled back"),
+    (
+        "registry.request",
+        "MCP registry",
+        "Release requested for approval",
+    ),
+    (
+        "registry.reject",
+        "MCP registry",
+        "Release request rejected",
+    ),
+    (
+        "registry.withdraw",
+        "MCP registry",
+        "Release request withdrawn",
+    ),
+    (
+        "registry.member_add",
+        "MCP registry",
+        "Member added to a ring or unit",
+    ),
+    (
+        "registry.member_remove",
+        "MCP registry",
+        "Member removed from a ring or unit",
+    ),
+    (
+        "registry.drift_forget",
+        "MCP registry",
+        "Drift reports forgotten",
+    ),
 ];
+
+/// The periods the audit filter offers, ending now: (value, words, seconds).
+pub const AUDIT_PERIODS: &[(&str, &str, i64)] = &[
+    ("1h", "Last hour", 3_600),
+    ("24h", "Last 24 hours", 86_400),
+    ("7d", "Last 7 days", 7 * 86_400),
+    ("30d", "Last 30 days", 30 * 86_400),
+];
+
+/// What `action` says in words (the action itself when it is unknown, e.g. from a newer
+/// server).
+pub fn action_label(action: &str) -> &str {
+    AUDIT_ACTIONS
+        .iter()
+        .find(|(a, _, _)| *a == action)
+        .map_or(action, |(_, _, label)| label)
+}
+
+/// The areas of [`AUDIT_ACTIONS`], in order of first appearance, each with its actions.
+pub fn action_areas() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    let mut areas: Vec<(&'static str, Vec<(&'static str, &'static str)>)> = Vec::new();
+    for (action, area, label) in AUDIT_ACTIONS {
+        match areas.iter_mut().find(|(a, _)| a == area) {
+            Some((_, list)) => list.push((action, label)),
+            None => areas.push((area, vec![(action, label)])),
+        }
+    }
+    areas
+}
 
 /// Audit filter as typed in the console (and in export links).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,6 +239,9 @@ pub struct AuditQuery {
     /// whole history, e.g. `client:reports-bot`).
     #[serde(default)]
     pub about: String,
+    /// A period ending now (`1h`, `24h`, `7d`, `30d`); `from` wins when both are given.
+    #[serde(default)]
+    pub since: String,
     /// From (`YYYY-MM-DDTHH:MM` UTC, inclusive).
     #[serde(default)]
     pub from: String,
@@ -153,6 +255,7 @@ mod tests {
     #[cfg(feature = "ssr")]
     #[test]
     fn audit_actions_match_the_core() {
-        assert_eq!(super::AUDIT_ACTIONS, authz::audit::action::ALL);
+        let actions: Vec<&str> = super::AUDIT_ACTIONS.iter().map(|(a, _, _)| *a).collect();
+        assert_eq!(actions, authz::audit::action::ALL);
     }
 }

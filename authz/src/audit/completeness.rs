@@ -177,6 +177,8 @@ const READS: &[&str] = &[
     "serving_realm_name",
     "list_audit",
     "audit_of",
+    "audit_log_page",
+    "audit_history",
     "mcp_overview",
     "integration_endpoints",
     "client_access",

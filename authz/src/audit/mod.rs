@@ -11,8 +11,10 @@ mod batch;
 mod completeness;
 mod export;
 mod model;
+mod names;
 mod ops;
 
 pub(crate) use batch::{AuditBatcher, audit_batcher};
 pub use export::{to_csv, to_json_lines};
 pub use model::*;
+pub use names::{AuditNames, NamedAuditSlice};

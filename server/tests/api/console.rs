@@ -922,6 +922,16 @@ async fn the_audit_log_pages_by_event_id() {
         .map(|i| authz::audit::AuditSubject::Resource(format!("r{i:02}")).target())
         .collect();
     assert_eq!(seen, expected, "newest first, no gaps, no repeats");
+    // Each event names its resource as people know it; the id stays in `target`.
+    assert_eq!(pages[0]["items"][0]["target_name"], "R44");
+    // A period ending now keeps them; an unknown one is refused.
+    let recent = filter.replace("query%5Bfrom%5D=", "query%5Bsince%5D=1h&query%5Bfrom%5D=");
+    let res = t.post_form("/api/audit/list", &recent, Some(&admin)).await;
+    let p: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    assert_eq!(p["total"].as_u64(), Some(45));
+    let odd = filter.replace("query%5Bfrom%5D=", "query%5Bsince%5D=2y&query%5Bfrom%5D=");
+    let res = t.post_form("/api/audit/list", &odd, Some(&admin)).await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(pages[0]["newer"], serde_json::Value::Null);
     assert_eq!(pages[0]["paged"], false);
     assert_eq!(pages[2]["paged"], true);
