@@ -384,7 +384,7 @@ impl FieldChecks {
     }
 
     /// The value of a check that already names its field ([`Error::InvalidField`]); any other
-    /// error is noted against `field`.
+    /// error is noted against `field` in general words (its own text may be internal).
     pub(crate) fn take_error<T>(&mut self, field: &'static str, checked: Result<T>) -> Option<T> {
         match checked {
             Ok(v) => Some(v),
@@ -393,7 +393,8 @@ impl FieldChecks {
                 None
             }
             Err(other) => {
-                self.note(field, other.to_string());
+                tracing::warn!(field, error = %other, "a field check failed unexpectedly");
+                self.note(field, "This value could not be checked; try again.");
                 None
             }
         }

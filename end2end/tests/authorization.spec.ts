@@ -64,7 +64,7 @@ test('an admin registers a resource and a client, and the token only works for t
 
   // Its detail page (the next step: giving it access) shows one live secret, never the secret
   // itself.
-  await page.getByTestId('issued-secret').getByRole('link', { name: /Next: give it access/ }).click();
+  await page.getByTestId('issued-secret').getByRole('link', { name: /Secret stored\? Next: give it access/ }).click();
   await expect(page.getByTestId('client-detail')).toContainText('client_secret_basic');
   await expect(page.getByTestId('secret-row')).toHaveCount(1);
   await expect(page.getByTestId('secret-row')).toContainText('Live');

@@ -165,18 +165,28 @@ test('one inbox: a reviewer finds and decides clients of two realms by keyboard,
   await page.getByRole('link', { name: 'Clear' }).click();
   await expect(page).toHaveURL(/\/review$/);
 
-  // All three at once: the dialog lists what it acts on; the toast names them.
+  // One by keyboard (the newest first, South's): focus then lands on the next card's Approve.
   await page.goto(`/review?q=${suffix}`);
   await hydrated(page);
-  await page.getByRole('button', { name: 'Select all 3 on this page' }).press('Enter');
+  await cards.first().getByRole('button', { name: 'Approve' }).press('Enter');
+  let dialog = page.getByRole('alertdialog');
+  await dialog.getByLabel('Reason (required)').fill('Checked with its owner');
+  await dialog.getByRole('button', { name: 'Approve' }).press('Enter');
+  await expect(page.getByTestId('toast').filter({ hasText: `Approved Agent ${suffix} three.` })).toBeVisible();
+  await expect(cards).toHaveCount(2);
+  await expect(cards.first().getByRole('button', { name: 'Approve' })).toBeFocused();
+
+  // The other two at once: the dialog lists what it acts on; the toast names them.
+  await page.getByRole('button', { name: 'Select all 2 on this page' }).press('Enter');
   await page.getByRole('button', { name: 'Approve selected' }).press('Enter');
-  const dialog = page.getByRole('alertdialog');
-  await expect(dialog.getByTestId('bulk-list').getByRole('listitem')).toHaveCount(3);
-  await expect(dialog.getByTestId('bulk-list')).toContainText(south);
+  dialog = page.getByRole('alertdialog');
+  await expect(dialog.getByTestId('bulk-list').getByRole('listitem')).toHaveCount(2);
+  await expect(dialog.getByTestId('bulk-list')).toContainText(north);
   await dialog.getByLabel('Reason (required)').fill('Team editors, checked with their owners');
   await dialog.getByRole('button', { name: 'Approve' }).press('Enter');
-  await expect(page.getByTestId('toast').filter({ hasText: 'Approved 3 clients:' })).toContainText(`Agent ${suffix} three`);
+  await expect(page.getByTestId('toast').filter({ hasText: 'Approved 2 clients:' })).toContainText(`Editor ${suffix} one`);
   await expect(cards).toHaveCount(0);
+  // None left: focus goes to the list's heading.
   await expect(page.locator('#review-list')).toBeFocused();
 
   // Approved lists them, in both realms, none of them an administrator's client.

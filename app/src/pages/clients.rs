@@ -103,7 +103,7 @@ pub fn ClientsPage() -> impl IntoView {
             })}
         </PageHeader>
         {move || issued.get().map(|s| {
-            let next = (format!("/clients/{}", crate::components::pager::encode(&s.client_id)), "Next: give it access to a resource →");
+            let next = (format!("/clients/{}", crate::components::pager::encode(&s.client_id)), "Secret stored? Next: give it access to a resource →");
             view! { <SecretPanel issued=s next on_close=Callback::new(move |_| issued.set(None))/> }
         })}
         <Show when=move || show_create.get()>

@@ -171,14 +171,14 @@ fn ReviewCard(
                         </div>
                         <div class="flex shrink-0 flex-wrap gap-2">
                             {pending.then(|| view! {
-                                <button type="button" class=BTN_SMALL on:click=move |_| one("approve")>"Approve"</button>
+                                <button type="button" class=BTN_SMALL data-next-action="" on:click=move |_| one("approve")>"Approve"</button>
                                 <button type="button" class=BTN_SMALL_DANGER on:click=move |_| one("reject")>"Reject"</button>
                             })}
                             {approved.then(|| view! {
-                                <button type="button" class=BTN_SMALL_DANGER on:click=move |_| one("revoke")>"Revoke"</button>
+                                <button type="button" class=BTN_SMALL_DANGER data-next-action="" on:click=move |_| one("revoke")>"Revoke"</button>
                             })}
                             {restorable.then(|| view! {
-                                <button type="button" class=BTN_SMALL on:click=move |_| one("restore")>"Restore"</button>
+                                <button type="button" class=BTN_SMALL data-next-action="" on:click=move |_| one("restore")>"Restore"</button>
                             })}
                         </div>
                     </div>
@@ -419,6 +419,45 @@ pub fn ReviewPage() -> impl IntoView {
     let grants = crate::components::layout::use_abilities().manage_clients;
     let note = StoredValue::new(crate::components::layout::use_revocation_note());
     let list_heading = NodeRef::<leptos::html::H2>::new();
+    // Where the first decided card stood, and whether the decision went through: the next
+    // card's action gets focus once the list is read again.
+    let refocus = RwSignal::new(None::<(usize, bool)>);
+    Effect::new(move |_| {
+        let Some(Ok(page)) = items.get() else { return };
+        let Some((at, true)) = refocus.get_untracked() else {
+            return;
+        };
+        refocus.set(None);
+        let left = page.items.len();
+        request_animation_frame(move || {
+            #[cfg(feature = "hydrate")]
+            {
+                use wasm_bindgen::JsCast;
+                let next = (left > 0)
+                    .then(|| {
+                        document()
+                            .query_selector_all("ul[aria-labelledby=review-list] > li")
+                            .ok()?
+                            .item(u32::try_from(at.min(left - 1)).ok()?)?
+                            .dyn_into::<web_sys::Element>()
+                            .ok()?
+                            .query_selector("[data-next-action]")
+                            .ok()?
+                    })
+                    .flatten()
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+                if let Some(button) = next {
+                    let _ = button.focus();
+                    return;
+                }
+            }
+            #[cfg(not(feature = "hydrate"))]
+            let _ = (at, left);
+            if let Some(h) = list_heading.get_untracked() {
+                let _ = h.focus();
+            }
+        });
+    });
     let reviews = crate::components::layout::ReviewsChanged::used();
     Effect::new(move |_| match decide.value().get() {
         Some(Ok(r)) => {
@@ -445,14 +484,18 @@ pub fn ReviewPage() -> impl IntoView {
                 r.bump();
             }
             // The decided cards (and the focused button of the selection bar) leave the page:
-            // focus goes to the list's heading once they are gone.
-            request_animation_frame(move || {
-                if let Some(h) = list_heading.get_untracked() {
-                    let _ = h.focus();
+            // focus goes to the card that takes the first one's place once the list is read
+            // again (`refocus`), or to the list's heading when none is left.
+            refocus.update(|r| {
+                if let Some(r) = r {
+                    r.1 = true;
                 }
             });
         }
-        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        Some(Err(e)) => {
+            refocus.set(None);
+            toasts.push(ToastKind::Error, e.to_string());
+        }
         None => {}
     });
     let ask = Callback::new(move |p: Pending| {
@@ -605,6 +648,13 @@ pub fn ReviewPage() -> impl IntoView {
             confirm_disabled=Signal::derive(move || reason.get().trim().is_empty() || picks.with(|m| m.values().any(BTreeSet::is_empty)))
             on_confirm=Callback::new(move |_| {
                 if let Some(p) = asking.get_untracked() {
+                    let at = items.with_untracked(|i| match i {
+                        Some(Ok(page)) => page.items.iter().position(|i| {
+                            p.ids.iter().any(|(realm, id, _, _)| *realm == i.realm && *id == i.client_id)
+                        }),
+                        _ => None,
+                    });
+                    refocus.set(Some((at.unwrap_or(0), false)));
                     deciding.set((p.decision.to_owned(), p.ids.iter().map(|(_, _, _, name)| name.clone()).collect()));
                     let mut realms = Vec::with_capacity(p.ids.len());
                     let mut client_ids = Vec::with_capacity(p.ids.len());

@@ -86,9 +86,11 @@ impl Core {
         let mut names = AuditNames::default();
         let mut realms = HashMap::new();
         let mut asked = 0usize;
+        // What was looked up already, found or not.
+        let mut seen = std::collections::HashSet::new();
         for e in events {
             let key = (e.realm.clone(), e.target.clone());
-            if names.targets.contains_key(&key) || asked >= MAX_NAMED {
+            if asked >= MAX_NAMED || !seen.insert(key.clone()) {
                 continue;
             }
             let Some(realm) = self.realm_for_names(&mut realms, &e.realm).await? else {
@@ -103,8 +105,9 @@ impl Core {
             }
         }
         let admin = self.admin_realm().await?;
+        let mut seen_actors = std::collections::HashSet::new();
         for e in events {
-            if names.actors.contains_key(&e.actor) || asked >= MAX_NAMED {
+            if asked >= MAX_NAMED || !seen_actors.insert(e.actor.clone()) {
                 continue;
             }
             let Ok(email) = crate::accounts::Email::parse(&e.actor) else {

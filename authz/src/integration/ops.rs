@@ -233,20 +233,36 @@ impl Core {
             },
             self.config().allow_http_loopback,
         )
-        .map_err(|e| match e {
-            Error::InvalidField { field, message } => Error::InvalidField {
-                field: match field {
-                    "name" => "resource_name",
-                    "scopes" => "scopes",
-                    _ => "server_url",
-                },
-                message: if field == "scopes" {
-                    "Name at least one scope to register the server: its tokens carry only scopes it accepts.".into()
+        .map_err(|e| {
+            // The resource's fields as this form names them.
+            let field_of = |field: &str| match field {
+                "name" => "resource_name",
+                "scopes" => "scopes",
+                _ => "server_url",
+            };
+            let message_of = |field: &str, message: String| {
+                if field == "scopes" {
+                    "Name at least one scope to register the server: its tokens carry only scopes it accepts.".to_owned()
                 } else {
                     message
+                }
+            };
+            match e {
+                Error::InvalidField { field, message } => Error::InvalidField {
+                    field: field_of(field),
+                    message: message_of(field, message.into_owned()).into(),
                 },
-            },
-            other => other,
+                Error::Findings(found) => Error::Findings(
+                    found
+                        .into_iter()
+                        .map(|f| portcullis_manifest::Finding {
+                            field: field_of(&f.field).to_owned(),
+                            message: message_of(&f.field, f.message),
+                        })
+                        .collect(),
+                ),
+                other => other,
+            }
         })?;
         // Room for a `-NN` suffix within the 63 characters of an id.
         let slug = self.free_slug(&realm.id, &short_name(&name, 55)).await?;
