@@ -17,4 +17,3 @@ mod ops;
 pub(crate) use batch::{AuditBatcher, audit_batcher};
 pub use export::{to_csv, to_json_lines};
 pub use model::*;
-pub use names::{AuditNames, NamedAuditSlice};

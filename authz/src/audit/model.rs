@@ -2,6 +2,7 @@
 use crate::clock::UnixTime;
 use crate::realms::RealmId;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// Facts about the HTTP request (or CLI call) an operation runs in, for the audit log and
 /// throttling.
@@ -616,4 +617,38 @@ mod tests {
             assert_eq!(subject.target(), target);
         }
     }
+}
+
+/// The names found for a page of events. Objects deleted since (or not named by id) have none:
+/// the log shows their id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditNames {
+    /// `(realm, target)` → the object's name (a client's, resource's, person's, realm's or
+    /// console user's).
+    pub targets: HashMap<(String, String), String>,
+    /// Actor (a console user's or person's email) → their display name.
+    pub actors: HashMap<String, String>,
+}
+
+impl AuditNames {
+    /// The name of `event`'s target, if it has one other than its id.
+    pub fn target(&self, event: &AuditEvent) -> Option<&str> {
+        self.targets
+            .get(&(event.realm.clone(), event.target.clone()))
+            .map(String::as_str)
+    }
+
+    /// The display name of `event`'s actor, if known.
+    pub fn actor(&self, event: &AuditEvent) -> Option<&str> {
+        self.actors.get(&event.actor).map(String::as_str)
+    }
+}
+
+/// A page of the audit log with the names of what its events name.
+#[derive(Debug, Clone)]
+pub struct NamedAuditSlice {
+    /// The events.
+    pub slice: AuditSlice,
+    /// Their objects' and actors' names.
+    pub names: AuditNames,
 }

@@ -1,6 +1,6 @@
 //! Names for what audit events name by id, so that the log reads as a story ("Ada Admin
 //! approved Nightly ledger export") while each id stays one hover or copy away.
-use super::model::AuditEvent;
+use super::model::{AuditEvent, AuditNames, NamedAuditSlice};
 use crate::core::Core;
 use crate::error::Result;
 use crate::policy::{Permission, Principal};
@@ -8,40 +8,6 @@ use std::collections::HashMap;
 
 /// Most distinct objects named for one call (a page of the log names far fewer).
 const MAX_NAMED: usize = 200;
-
-/// The names found for a page of events. Objects deleted since (or not named by id) have none:
-/// the log shows their id.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AuditNames {
-    /// `(realm, target)` → the object's name (a client's, resource's, person's, realm's or
-    /// console user's).
-    pub targets: HashMap<(String, String), String>,
-    /// Actor (a console user's or person's email) → their display name.
-    pub actors: HashMap<String, String>,
-}
-
-impl AuditNames {
-    /// The name of `event`'s target, if it has one other than its id.
-    pub fn target(&self, event: &AuditEvent) -> Option<&str> {
-        self.targets
-            .get(&(event.realm.clone(), event.target.clone()))
-            .map(String::as_str)
-    }
-
-    /// The display name of `event`'s actor, if known.
-    pub fn actor(&self, event: &AuditEvent) -> Option<&str> {
-        self.actors.get(&event.actor).map(String::as_str)
-    }
-}
-
-/// A page of the audit log with the names of what its events name.
-#[derive(Debug, Clone)]
-pub struct NamedAuditSlice {
-    /// The events.
-    pub slice: super::model::AuditSlice,
-    /// Their objects' and actors' names.
-    pub names: AuditNames,
-}
 
 impl Core {
     /// [`Core::list_audit`] with the names of what the events name.
