@@ -260,7 +260,11 @@ fn css() -> anyhow::Result<()> {
     rust_sources(Path::new("app/src"), &mut sources)?;
     let mut config = encre_css::Config::default();
     config.theme.dark_mode = encre_css::config::DarkMode::new_class(".dark");
-    let generated = encre_css::generate(sources.iter().map(String::as_str), &config);
+    // One source: generated from several, each source's rules come out on their own, so a
+    // later file's `sm:hidden` could follow (and beat) an earlier file's `md:table-cell`.
+    // From one source every utility appears once, breakpoints in order.
+    let all = sources.join("\n");
+    let generated = encre_css::generate([all.as_str()], &config);
     let extra =
         std::fs::read_to_string("style/main.css").context("Failed to read style/main.css")?;
     let pkg = Path::new(SITE).join("pkg");

@@ -80,7 +80,7 @@ pub fn AuditPage() -> impl IntoView {
             <a class=BTN_SECONDARY href=move || export("jsonl") download="audit.jsonl">"Export JSON lines"</a>
         </PageHeader>
         <div class=CARD>
-            <Form method="GET" action="" attr:class="grid gap-3 border-b border-slate-200 p-4 sm:grid-cols-3 lg:grid-cols-6 dark:border-slate-700" attr:aria-label="Filter audit events">
+            <Form method="GET" action="" attr:class="grid gap-3 border-b border-slate-200 p-4 sm:grid-cols-3 lg:grid-cols-4 dark:border-slate-700" attr:aria-label="Filter audit events">
                 <div>
                     <label class=LABEL for="f-realm">"Realm"</label>
                     <select class=format!("mt-1 {INPUT}") id="f-realm" name="realm">
@@ -116,7 +116,7 @@ pub fn AuditPage() -> impl IntoView {
                 <div>
                     <label class=LABEL for="f-since">"Period"</label>
                     <select class=format!("mt-1 {INPUT}") id="f-since" name="since">
-                        <option value="">"Any time (or From/To)"</option>
+                        <option value="">"Any time"</option>
                         {AUDIT_PERIODS.iter().map(|(value, words, _)| {
                             let value = *value;
                             view! { <option value=value selected=move || filter.get().since == value>{*words}</option> }
@@ -137,7 +137,7 @@ pub fn AuditPage() -> impl IntoView {
                         let all = with_query("/audit", &pairs(&AuditQuery { about: String::new(), ..q.clone() }));
                         view! {
                             <input type="hidden" name="about" value=q.about.clone()/>
-                            <p class="text-sm text-slate-700 sm:col-span-3 lg:col-span-6 dark:text-slate-200" data-testid="audit-about">
+                            <p class="text-sm text-slate-700 sm:col-span-3 lg:col-span-4 dark:text-slate-200" data-testid="audit-about">
                                 "Events about " <code class="font-mono text-xs break-all">{q.about.clone()}</code>
                                 " (its own and those that concern it) · "
                                 <a class="text-indigo-600 hover:underline dark:text-indigo-300" href=all>"All objects"</a>
@@ -145,7 +145,7 @@ pub fn AuditPage() -> impl IntoView {
                         }
                     })
                 }}
-                <div class="flex gap-2 sm:col-span-3 lg:col-span-6">
+                <div class="flex gap-2 sm:col-span-3 lg:col-span-4">
                     <button type="submit" class=BTN_PRIMARY>"Apply filters"</button>
                     <a class=BTN_SECONDARY href="/audit">"Clear"</a>
                 </div>
@@ -176,8 +176,8 @@ pub fn AuditPage() -> impl IntoView {
                                     <thead class="hidden bg-slate-50 lg:table-header-group dark:bg-slate-900">
                                         <tr>
                                             <th class=TH scope="col">"Time"</th>
-                                            <th class=TH scope="col">"Actor"</th>
-                                            <th class=TH scope="col">"Action"</th>
+                                            <th class=format!("{TH} lg:w-48") scope="col">"Actor"</th>
+                                            <th class=format!("{TH} lg:w-40") scope="col">"Action"</th>
                                             <th class=TH scope="col">"Target"</th>
                                             <th class=TH scope="col">"Outcome"</th>
                                             <th class=format!("{TH} hidden lg:table-cell") scope="col">"Realm"</th>

@@ -57,7 +57,7 @@ fn ClientRow(client: ClientView) -> impl IntoView {
                 <div class="text-slate-500 dark:text-slate-400"><Truncated value=client.client_id.clone() label=format!("{}'s client id", client.name)/></div>
             </td>
             <td class=format!("{CARDS_CELL_NEXT} sm:hidden md:table-cell")><CellLabel text="Authentication"/><span class="font-mono text-xs">{client.auth_method.clone()}</span></td>
-            <td class=format!("{CARDS_CELL_NEXT} sm:hidden lg:table-cell")><CellLabel text="Registered scopes"/><span class="font-mono text-xs break-words">{client.scope.clone()}</span></td>
+            <td class=format!("{CARDS_CELL_NEXT} sm:hidden lg:table-cell")><CellLabel text="Registered scopes"/><span class="font-mono text-xs break-words">{if client.scope.is_empty() { "—".to_owned() } else { client.scope.clone() }}</span></td>
             <td class=CARDS_CELL_NEXT><Badge ok=active text=status/></td>
         </tr>
     }

@@ -644,7 +644,7 @@ pub fn ReviewPage() -> impl IntoView {
                 Err(error) => view! { <ErrorMessage error/> }.into_any(),
             })}
         </Transition>
-        <ConfirmDialog open title message confirm_label danger=false
+        <ConfirmDialog open title message confirm_label danger=false start="review-reason"
             confirm_disabled=Signal::derive(move || reason.get().trim().is_empty() || picks.with(|m| m.values().any(BTreeSet::is_empty)))
             on_confirm=Callback::new(move |_| {
                 if let Some(p) = asking.get_untracked() {
