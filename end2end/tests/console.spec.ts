@@ -48,7 +48,7 @@ test('a developer is refused the Users screen, also by a direct server-function 
     const res = await fetch('/api/users/list', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'query=&page=0',
+      body: 'query=&after=&before=',
     });
     return { status: res.status, body: await res.text() };
   });

@@ -764,7 +764,9 @@ fn scale_one(backend: &str, pg_url: Option<String>, n: u32, audit: u32) -> anyho
     eprintln!("seeded {backend} in {:.1}s", t0.elapsed().as_secs_f64());
     let _server = install.serve()?;
     let jar = sign_in(&install)?;
-    let middle_clients = n / 20 / 2;
+    // Lists page by key: the middle page starts after the middle row's key (the MCP-capable
+    // third's middle lies at the same key).
+    let middle = format!("{:06}", n / 2);
     // The audit log pages by id: the page below the middle event.
     let middle_audit = audit / 2;
     let cases: [(&str, &str, [String; 3]); 4] = [
@@ -772,30 +774,27 @@ fn scale_one(backend: &str, pg_url: Option<String>, n: u32, audit: u32) -> anyho
             "clients",
             "clients/list",
             [
-                "query=&page=0".into(),
-                format!("query=&page={middle_clients}"),
-                "query=number+4242&page=0".into(),
+                "query=&after=&before=".into(),
+                format!("query=&after=client-{middle}&before="),
+                "query=number+4242&after=&before=".into(),
             ],
         ),
         (
             "agents",
             "agents/list",
             [
-                "query=&mcp_only=false&expiring_soon=false&page=0".into(),
-                format!("query=&mcp_only=false&expiring_soon=false&page={middle_clients}"),
-                "query=agent-04242&mcp_only=false&expiring_soon=false&page=0".into(),
+                "query=&mcp_only=false&expiring_soon=false&after=&before=".into(),
+                format!("query=&mcp_only=false&expiring_soon=false&after=agent-{middle}&before="),
+                "query=agent-04242&mcp_only=false&expiring_soon=false&after=&before=".into(),
             ],
         ),
         (
             "agents (MCP-capable)",
             "agents/list",
             [
-                "query=&mcp_only=true&expiring_soon=false&page=0".into(),
-                format!(
-                    "query=&mcp_only=true&expiring_soon=false&page={}",
-                    n / 3 / 20 / 2
-                ),
-                "query=owner42%40&mcp_only=true&expiring_soon=false&page=0".into(),
+                "query=&mcp_only=true&expiring_soon=false&after=&before=".into(),
+                format!("query=&mcp_only=true&expiring_soon=false&after=agent-{middle}&before="),
+                "query=owner42%40&mcp_only=true&expiring_soon=false&after=&before=".into(),
             ],
         ),
         (

@@ -2,8 +2,6 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-#[cfg(feature = "ssr")]
-use crate::types::PAGE_SIZE;
 use crate::types::access::{AccessView, GrantPage};
 use leptos::prelude::*;
 
@@ -29,7 +27,8 @@ pub async fn client_access(
 pub async fn resource_access(
     resource: String,
     query: String,
-    page: u32,
+    after: String,
+    before: String,
 ) -> Result<GrantPage, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let found = core
@@ -38,19 +37,12 @@ pub async fn resource_access(
             &realm,
             &resource,
             &query,
-            authz::paging::Page::new(page, PAGE_SIZE),
+            ssr::key_page(&after, &before),
         )
         .await?;
-    Ok(GrantPage {
-        items: found
-            .items
-            .iter()
-            .map(|g| ssr::access::grant_view(g, core.now()))
-            .collect(),
-        total: found.total,
-        page,
-        page_size: PAGE_SIZE,
-    })
+    Ok(ssr::keyed(&found, |g| {
+        ssr::access::grant_view(g, core.now())
+    }))
 }
 
 /// Grants a client access to a resource with `scopes` (space-separated), or changes the scopes

@@ -2,8 +2,6 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-#[cfg(feature = "ssr")]
-use crate::types::PAGE_SIZE;
 use crate::types::agents::{AgentPage, AgentView};
 use leptos::prelude::*;
 
@@ -14,7 +12,8 @@ pub async fn list_agents(
     query: String,
     mcp_only: bool,
     expiring_soon: bool,
-    page: u32,
+    after: String,
+    before: String,
 ) -> Result<AgentPage, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let filter = authz::agents::AgentFilter {
@@ -25,23 +24,11 @@ pub async fn list_agents(
         owner: None,
     };
     let found = core
-        .list_agents(
-            &p,
-            &realm,
-            filter,
-            authz::paging::Page::new(page, PAGE_SIZE),
-        )
+        .list_agents(&p, &realm, filter, ssr::key_page(&after, &before))
         .await?;
-    Ok(AgentPage {
-        items: found
-            .items
-            .iter()
-            .map(|a| ssr::agents::agent_view(a, core.now()))
-            .collect(),
-        total: found.total,
-        page,
-        page_size: PAGE_SIZE,
-    })
+    Ok(ssr::keyed(&found, |a| {
+        ssr::agents::agent_view(a, core.now())
+    }))
 }
 
 /// Creates an agent.

@@ -5,8 +5,6 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-#[cfg(feature = "ssr")]
-use crate::types::PAGE_SIZE;
 use crate::types::clients::{
     ClientChoiceView, ClientDetailView, ClientPage, ClientView, IssuedSecret, RemoteKeysView,
 };
@@ -14,26 +12,18 @@ use leptos::prelude::*;
 
 /// One page of clients matching `query`.
 #[server(prefix = "/api", endpoint = "clients/list")]
-pub async fn list_clients(query: String, page: u32) -> Result<ClientPage, AppError> {
+pub async fn list_clients(
+    query: String,
+    after: String,
+    before: String,
+) -> Result<ClientPage, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let found = core
-        .list_clients(
-            &p,
-            &realm,
-            &query,
-            authz::paging::Page::new(page, PAGE_SIZE),
-        )
+        .list_clients(&p, &realm, &query, ssr::key_page(&after, &before))
         .await?;
-    Ok(ClientPage {
-        items: found
-            .items
-            .iter()
-            .map(|c| ssr::clients::client_view(c, core.now()))
-            .collect(),
-        total: found.total,
-        page,
-        page_size: PAGE_SIZE,
-    })
+    Ok(ssr::keyed(&found, |c| {
+        ssr::clients::client_view(c, core.now())
+    }))
 }
 
 /// One client in detail.

@@ -64,7 +64,8 @@ pub async fn check_mcp_server(server_url: String) -> Result<McpCheckView, AppErr
 pub async fn mcp_overview(
     window_days: i64,
     show: String,
-    page: u32,
+    after: String,
+    before: String,
 ) -> Result<McpOverviewView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let o = core
@@ -73,7 +74,7 @@ pub async fn mcp_overview(
             &realm,
             window_days,
             &show,
-            authz::paging::Page::new(page, crate::types::PAGE_SIZE),
+            ssr::key_page(&after, &before),
         )
         .await?;
     let now = core.now();
@@ -91,12 +92,6 @@ pub async fn mcp_overview(
         resources: o.resources,
         submitted: o.submitted,
         pending_reviews: o.pending_reviews,
-        listed: o.listed,
-        page,
-        agents: o
-            .agents
-            .iter()
-            .map(|a| ssr::agents::agent_view(a, now))
-            .collect(),
+        agents: ssr::keyed(&o.agents, |a| ssr::agents::agent_view(a, now)),
     })
 }

@@ -2,29 +2,24 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-#[cfg(feature = "ssr")]
-use crate::types::PAGE_SIZE;
 use crate::types::people::{ConnectedAppView, PersonPage, PersonView};
 use leptos::prelude::*;
 
 /// One page of the realm's people matching `query`.
 #[server(prefix = "/api", endpoint = "people/list")]
-pub async fn list_people(query: String, page: u32) -> Result<PersonPage, AppError> {
+pub async fn list_people(
+    query: String,
+    after: String,
+    before: String,
+) -> Result<PersonPage, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let q = Some(query.trim()).filter(|q| !q.is_empty());
     let found = core
-        .list_people(&p, &realm, q, authz::paging::Page::new(page, PAGE_SIZE))
+        .list_people(&p, &realm, q, ssr::key_page(&after, &before))
         .await?;
-    Ok(PersonPage {
-        items: found
-            .items
-            .iter()
-            .map(|x| ssr::people::person_view(x, core.now()))
-            .collect(),
-        total: found.total,
-        page,
-        page_size: PAGE_SIZE,
-    })
+    Ok(ssr::keyed(&found, |x| {
+        ssr::people::person_view(x, core.now())
+    }))
 }
 
 /// One person of the realm.

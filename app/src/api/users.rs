@@ -2,28 +2,21 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-#[cfg(feature = "ssr")]
-use crate::types::PAGE_SIZE;
 use crate::types::users::{IssuedLink, UserPage, UserView};
 use leptos::prelude::*;
 
 /// One page of users matching `query`.
 #[server(prefix = "/api", endpoint = "users/list")]
-pub async fn list_users(query: String, page: u32) -> Result<UserPage, AppError> {
+pub async fn list_users(
+    query: String,
+    after: String,
+    before: String,
+) -> Result<UserPage, AppError> {
     let (core, p, _) = ssr::context().await?;
     let found = core
-        .list_users(&p, &query, authz::paging::Page::new(page, PAGE_SIZE))
+        .list_users(&p, &query, ssr::key_page(&after, &before))
         .await?;
-    Ok(UserPage {
-        items: found
-            .items
-            .iter()
-            .map(|u| ssr::users::user_view(u, core.now()))
-            .collect(),
-        total: found.total,
-        page,
-        page_size: PAGE_SIZE,
-    })
+    Ok(ssr::keyed(&found, |u| ssr::users::user_view(u, core.now())))
 }
 
 /// One user.

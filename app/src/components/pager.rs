@@ -29,6 +29,47 @@ pub fn Pager(
     }
 }
 
+/// The `after` and `before` keys of a list screen's address (empty when absent): which page of
+/// a list paged by key it shows.
+pub fn use_key_params() -> Memo<(String, String)> {
+    let query = leptos_router::hooks::use_query_map();
+    Memo::new(move |_| {
+        query.with(|m| {
+            (
+                m.get("after").unwrap_or_default(),
+                m.get("before").unwrap_or_default(),
+            )
+        })
+    })
+}
+
+/// "Showing n of total" with First/Previous/Next links for a list paged by key. `href` builds a
+/// link from the page's key parameter (`after` or `before`, none for the first page).
+#[component]
+pub fn KeyPager(
+    total: u64,
+    shown: usize,
+    prev: Option<String>,
+    next: Option<String>,
+    href: impl Fn(Option<(&'static str, String)>) -> String + 'static,
+) -> impl IntoView {
+    let count = if total == 0 {
+        "No results".to_owned()
+    } else {
+        format!("Showing {} of {}", grouped(shown as u64), grouped(total))
+    };
+    view! {
+        <nav aria-label="Pagination" class="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 px-4 py-3 dark:border-slate-700">
+            <p class=MUTED>{count}</p>
+            <div class="flex gap-2">
+                {prev.as_ref().map(|_| view! { <a class=BTN_SMALL href=href(None)>"First"</a> })}
+                {prev.map(|k| view! { <a class=BTN_SMALL href=href(Some(("before", k))) rel="prev">"Previous"</a> })}
+                {next.map(|k| view! { <a class=BTN_SMALL href=href(Some(("after", k))) rel="next">"Next"</a> })}
+            </div>
+        </nav>
+    }
+}
+
 /// The match count and Newer/Older links for a list paged by cursor (newest first). Each link is
 /// `None` when there is nothing that way; `newest` links back to the top from a deeper page.
 #[component]

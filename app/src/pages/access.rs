@@ -3,7 +3,7 @@
 use crate::api::access::{AddAccess, GrantAccess, RevokeAccess};
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::layout::use_abilities;
-use crate::components::pager::{Pager, with_query};
+use crate::components::pager::{KeyPager, with_query};
 use crate::components::picker::ClientPicker;
 use crate::components::scopes::{ScopeChecks, joined, split};
 use crate::components::toast::{ToastKind, use_toasts};
@@ -507,12 +507,13 @@ pub fn ResourceClients(
                     Ok(found) => {
                         let q = q.get();
                         let path = format!("/resources/{}", slug.get_value());
+                        let shown = found.items.len();
                         view! {
                             <ul class="divide-y divide-slate-200 dark:divide-slate-700">
                                 {found.items.into_iter().map(|grant| view! { <GrantRow resource=r.get_value() grant refresh/> }).collect_view()}
                             </ul>
-                            <Pager total=found.total page=found.page page_size=found.page_size
-                                href=move |p| with_query(&path, &[("q", q.clone()), ("page", if p == 0 { String::new() } else { p.to_string() })])/>
+                            <KeyPager total=found.total shown prev=found.prev next=found.next
+                                href=move |key| with_query(&path, &[("q", q.clone())].into_iter().chain(key).collect::<Vec<_>>())/>
                         }.into_any()
                     }
                     Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),

@@ -9,7 +9,7 @@ use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::use_abilities;
-use crate::components::pager::{Pager, with_query};
+use crate::components::pager::{KeyPager, use_key_params, with_query};
 use crate::components::picker::ClientPicker;
 use crate::components::scopes::ScopeInput;
 use crate::components::toast::{ToastKind, use_toasts};
@@ -97,9 +97,7 @@ pub fn AgentRow(agent: AgentView, #[prop(default = true)] linked: bool) -> impl 
 pub fn AgentsPage() -> impl IntoView {
     let query = use_query_map();
     let q = Memo::new(move |_| query.with(|q| q.get("q").unwrap_or_default()));
-    let page = Memo::new(move |_| {
-        query.with(|q| q.get("page").and_then(|p| p.parse().ok()).unwrap_or(0u32))
-    });
+    let page = use_key_params();
     let mcp_only = Memo::new(move |_| query.with(|q| q.get("mcp").is_some_and(|v| !v.is_empty())));
     let expiring =
         Memo::new(move |_| query.with(|q| q.get("expiring").is_some_and(|v| !v.is_empty())));
@@ -114,7 +112,7 @@ pub fn AgentsPage() -> impl IntoView {
                 create.version().get(),
             )
         },
-        |(q, m, e, p, _)| list_agents(q, m, e, p),
+        |(q, m, e, (after, before), _)| list_agents(q, m, e, after, before),
     );
     let show_create = RwSignal::new(false);
     crate::components::field::focus_first_when(show_create, "new-agent");
@@ -181,6 +179,7 @@ pub fn AgentsPage() -> impl IntoView {
                             ("mcp", if mcp_only.get() { "1".to_owned() } else { String::new() }),
                             ("expiring", if expiring.get() { "1".to_owned() } else { String::new() }),
                         ];
+                        let shown = found.items.len();
                         view! {
                         <table class="block w-full text-sm sm:table">
                             <thead class=CARDS_HEAD>
@@ -195,10 +194,9 @@ pub fn AgentsPage() -> impl IntoView {
                                 {found.items.into_iter().map(|agent| view! { <AgentRow agent/> }).collect_view()}
                             </tbody>
                         </table>
-                        <Pager total=found.total page=found.page page_size=found.page_size
-                            href=move |p| {
-                                let mut pairs = filters.to_vec();
-                                pairs.push(("page", if p == 0 { String::new() } else { p.to_string() }));
+                        <KeyPager total=found.total shown prev=found.prev next=found.next
+                            href=move |key| {
+                                let pairs: Vec<_> = filters.iter().cloned().chain(key).collect();
                                 with_query("/agents", &pairs)
                             }/>
                     }.into_any()

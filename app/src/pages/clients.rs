@@ -12,7 +12,7 @@ use crate::components::copy::Truncated;
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::{client_revoke_effect, use_abilities, use_revocation_note};
-use crate::components::pager::{Pager, with_query};
+use crate::components::pager::{KeyPager, use_key_params, with_query};
 use crate::components::scopes::ScopeInput;
 use crate::components::secret::SecretPanel;
 use crate::components::toast::{ToastKind, use_toasts};
@@ -68,17 +68,11 @@ fn ClientRow(client: ClientView) -> impl IntoView {
 pub fn ClientsPage() -> impl IntoView {
     let query = use_query_map();
     let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
-    let page = Memo::new(move |_| {
-        query.with(|m| {
-            m.get("page")
-                .and_then(|p| p.parse::<u32>().ok())
-                .unwrap_or(0)
-        })
-    });
+    let page = use_key_params();
     let create = ServerAction::<CreateClient>::new();
     let clients = Resource::new(
         move || (q.get(), page.get(), create.version().get()),
-        |(q, page, _)| list_clients(q, page),
+        |(q, (after, before), _)| list_clients(q, after, before),
     );
     let show_create = RwSignal::new(false);
     crate::components::field::focus_first_when(show_create, "new-client");
@@ -140,6 +134,7 @@ pub fn ClientsPage() -> impl IntoView {
                     }.into_any(),
                     Ok(found) => {
                         let q = q.get();
+                        let shown = found.items.len();
                         view! {
                             <table class=CARDS_TABLE>
                                 <thead class=CARDS_HEAD>
@@ -154,8 +149,8 @@ pub fn ClientsPage() -> impl IntoView {
                                     {found.items.into_iter().map(|client| view! { <ClientRow client/> }).collect_view()}
                                 </tbody>
                             </table>
-                            <Pager total=found.total page=found.page page_size=found.page_size
-                                href=move |p| with_query("/clients", &[("q", q.clone()), ("page", if p == 0 { String::new() } else { p.to_string() })])/>
+                            <KeyPager total=found.total shown prev=found.prev next=found.next
+                                href=move |key| with_query("/clients", &[("q", q.clone())].into_iter().chain(key).collect::<Vec<_>>())/>
                         }.into_any()
                     }
                     Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),

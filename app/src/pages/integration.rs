@@ -8,7 +8,7 @@ use crate::components::copy::CopyBlock;
 use crate::components::copy::CopyValue;
 use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::layout::use_abilities;
-use crate::components::pager::{Pager, grouped, with_query};
+use crate::components::pager::{KeyPager, grouped, use_key_params, with_query};
 use crate::components::ui::*;
 use crate::pages::agents::AgentRow;
 use crate::types::integration::{
@@ -259,12 +259,10 @@ pub fn McpPage() -> impl IntoView {
                 .unwrap_or(14)
         })
     });
-    let page = Memo::new(move |_| {
-        query.with(|q| q.get("page").and_then(|p| p.parse().ok()).unwrap_or(0u32))
-    });
+    let page = use_key_params();
     let overview = Resource::new(
         move || (window.get(), show.get(), page.get()),
-        |(w, s, p)| mcp_overview(w, s, p),
+        |(w, s, (after, before))| mcp_overview(w, s, after, before),
     );
     let linked = use_abilities().view_agents;
     let href = move |s: &str| {
@@ -331,10 +329,10 @@ pub fn McpPage() -> impl IntoView {
                                     }).collect_view()}
                                 </nav>
                             </div>
-                            {if o.agents.is_empty() {
+                            {if o.agents.items.is_empty() {
                                 view! { <EmptyState title="No agent here" hint=if own { "You own no agent holding the mcp role or an mcp:* role; an admin creates agents and gives them roles on the Agents screen." } else { "Agents holding the mcp role or an mcp:* role may call MCP servers; an admin gives them roles on the Agents screen." }/> }.into_any()
                             } else {
-                                let (total, page_now) = (o.listed, o.page);
+                                let (total, shown_rows, prev, next) = (o.agents.total, o.agents.items.len(), o.agents.prev, o.agents.next);
                                 let shown_for_pages = shown.clone();
                                 view! {
                                     <table class="block w-full text-sm sm:table">
@@ -347,15 +345,14 @@ pub fn McpPage() -> impl IntoView {
                                             </tr>
                                         </thead>
                                         <tbody class=CARDS_BODY>
-                                            {o.agents.into_iter().map(|agent| view! { <AgentRow agent linked/> }).collect_view()}
+                                            {o.agents.items.into_iter().map(|agent| view! { <AgentRow agent linked/> }).collect_view()}
                                         </tbody>
                                     </table>
-                                    <Pager total=total page=page_now page_size=crate::types::PAGE_SIZE
-                                        href=move |p| with_query("/integration", &[
+                                    <KeyPager total=total shown=shown_rows prev next
+                                        href=move |key| with_query("/integration", &[
                                             ("show", if shown_for_pages == "all" { String::new() } else { shown_for_pages.clone() }),
                                             ("within", if within == 14 { String::new() } else { within.to_string() }),
-                                            ("page", if p == 0 { String::new() } else { p.to_string() }),
-                                        ])/>
+                                        ].into_iter().chain(key).collect::<Vec<_>>())/>
                                 }.into_any()
                             }}
                         </section>

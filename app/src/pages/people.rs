@@ -11,7 +11,7 @@ use crate::api::people::{
 use crate::components::confirm::ConfirmButton;
 use crate::components::field::{Field, FieldErrors, Kind, PASSWORD_FIELDS, PasswordFields};
 use crate::components::history::History;
-use crate::components::pager::{Pager, with_query};
+use crate::components::pager::{KeyPager, use_key_params, with_query};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::types::people::{ConnectedAppView, PersonView};
@@ -117,18 +117,12 @@ pub fn PeoplePage() -> impl IntoView {
     let can = crate::components::layout::use_abilities();
     let query = use_query_map();
     let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
-    let page = Memo::new(move |_| {
-        query.with(|m| {
-            m.get("page")
-                .and_then(|p| p.parse::<u32>().ok())
-                .unwrap_or(0)
-        })
-    });
+    let page = use_key_params();
     let create = ServerAction::<CreatePerson>::new();
     let created = successes(create);
     let people = Resource::new(
         move || (q.get(), page.get(), created.get()),
-        |(q, page, _)| list_people(q, page),
+        |(q, (after, before), _)| list_people(q, after, before),
     );
     let show_create = RwSignal::new(false);
     crate::components::field::focus_first_when(show_create, "new-person");
@@ -162,6 +156,7 @@ pub fn PeoplePage() -> impl IntoView {
                     }.into_any(),
                     Ok(found) => {
                         let q = q.get();
+                        let shown = found.items.len();
                         view! {
                             <table class=CARDS_TABLE>
                                 <thead class=CARDS_HEAD>
@@ -187,8 +182,8 @@ pub fn PeoplePage() -> impl IntoView {
                                     }).collect_view()}
                                 </tbody>
                             </table>
-                            <Pager total=found.total page=found.page page_size=found.page_size
-                                href=move |p| with_query("/people", &[("q", q.clone()), ("page", if p == 0 { String::new() } else { p.to_string() })])/>
+                            <KeyPager total=found.total shown prev=found.prev next=found.next
+                                href=move |key| with_query("/people", &[("q", q.clone())].into_iter().chain(key).collect::<Vec<_>>())/>
                         }.into_any()
                     }
                     Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),

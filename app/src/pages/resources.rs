@@ -21,7 +21,7 @@ use crate::pages::access::ResourceClients;
 use crate::types::access::GrantPage;
 use crate::types::audit::AuditPage;
 use crate::types::clients::IssuedSecret;
-use crate::types::resources::{ResourceCredentialsView, ResourceView};
+use crate::types::resources::{ListFilter, ResourceCredentialsView, ResourceView};
 use leptos::prelude::*;
 use leptos_router::components::Form;
 
@@ -181,50 +181,6 @@ fn DefaultResource(
                 <div class="w-full">{action_error(save)}</div>
             </ActionForm>
         </section>
-    }
-}
-
-/// What the Resources list shows: a search over name, id and audience, a status, and the order.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-struct ListFilter {
-    q: String,
-    /// `enabled`, `disabled`, `submitted` (by a developer), or empty for any.
-    status: String,
-    /// Ordered by audience rather than by name.
-    by_audience: bool,
-}
-
-impl ListFilter {
-    /// Whether the list shows less than every resource.
-    fn narrows(&self) -> bool {
-        !self.q.trim().is_empty() || !self.status.is_empty()
-    }
-
-    /// Whether `r` is shown.
-    fn keeps(&self, r: &ResourceView) -> bool {
-        let q = self.q.trim().to_lowercase();
-        let found = q.is_empty()
-            || [&r.display_name, &r.slug, &r.uri]
-                .iter()
-                .any(|v| v.to_lowercase().contains(&q));
-        let status = match self.status.as_str() {
-            "enabled" => r.enabled,
-            "disabled" => !r.enabled,
-            "submitted" => r.submitted_by.is_some(),
-            _ => true,
-        };
-        found && status
-    }
-
-    /// The resources shown, in order.
-    fn apply(&self, list: Vec<ResourceView>) -> Vec<ResourceView> {
-        let mut shown: Vec<ResourceView> = list.into_iter().filter(|r| self.keeps(r)).collect();
-        if self.by_audience {
-            shown.sort_by(|a, b| a.uri.cmp(&b.uri).then_with(|| a.slug.cmp(&b.slug)));
-        } else {
-            shown.sort_by_cached_key(|r| (r.display_name.to_lowercase(), r.slug.clone()));
-        }
-        shown
     }
 }
 
@@ -632,21 +588,15 @@ pub fn ResourceDetailPage() -> impl IntoView {
     let realm_ttl = Resource::new(|| (), |_| default_token_ttl());
     let query = leptos_router::hooks::use_query_map();
     let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
-    let page = Memo::new(move |_| {
-        query.with(|m| {
-            m.get("page")
-                .and_then(|p| p.parse::<u32>().ok())
-                .unwrap_or(0)
-        })
-    });
+    let page = crate::components::pager::use_key_params();
     let reload = RwSignal::new(0u32);
     let can = use_abilities();
     // Sections a role may not see are neither shown nor loaded.
     let grants = Resource::new(
         move || (slug.get(), q.get(), page.get(), reload.get()),
-        move |(slug, q, page, _)| async move {
+        move |(slug, q, (after, before), _)| async move {
             if can.view_clients {
-                resource_access(slug, q, page).await
+                resource_access(slug, q, after, before).await
             } else {
                 Ok(GrantPage::default())
             }
@@ -815,65 +765,5 @@ fn ResourcePolicy(
                 <FormButtons pending=action.pending() editing/>
             </ActionForm>
         </EditableCard>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn resource(slug: &str, name: &str, uri: &str, enabled: bool) -> ResourceView {
-        ResourceView {
-            slug: slug.into(),
-            display_name: name.into(),
-            uri: uri.into(),
-            enabled,
-            ..ResourceView::default()
-        }
-    }
-
-    #[test]
-    fn the_list_searches_filters_and_sorts() {
-        let list = vec![
-            resource("pay", "payments", "https://z.example.com/mcp", true),
-            resource("files", "Files", "https://a.example.com/mcp", false),
-            resource("ledger", "Ledger", "https://m.example.com/ledger", true),
-        ];
-        let slugs = |f: ListFilter| -> Vec<String> {
-            f.apply(list.clone()).into_iter().map(|r| r.slug).collect()
-        };
-        assert_eq!(
-            slugs(ListFilter::default()),
-            ["files", "ledger", "pay"],
-            "by name, any case"
-        );
-        let by_audience = ListFilter {
-            by_audience: true,
-            ..ListFilter::default()
-        };
-        assert_eq!(slugs(by_audience), ["files", "ledger", "pay"]);
-        let search = ListFilter {
-            q: " LEDGER ".into(),
-            ..ListFilter::default()
-        };
-        assert_eq!(slugs(search), ["ledger"], "name, id or audience");
-        let uri = ListFilter {
-            q: "z.example".into(),
-            ..ListFilter::default()
-        };
-        assert_eq!(slugs(uri), ["pay"]);
-        let disabled = ListFilter {
-            status: "disabled".into(),
-            ..ListFilter::default()
-        };
-        assert_eq!(slugs(disabled.clone()), ["files"]);
-        assert!(disabled.narrows());
-        assert!(
-            !ListFilter {
-                by_audience: true,
-                ..ListFilter::default()
-            }
-            .narrows()
-        );
     }
 }

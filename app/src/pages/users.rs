@@ -8,7 +8,7 @@ use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::copy::CopyValue;
 use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::history::History;
-use crate::components::pager::{Pager, with_query};
+use crate::components::pager::{KeyPager, use_key_params, with_query};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
 use crate::types::users::{IssuedLink, UserView};
@@ -119,18 +119,12 @@ fn CreateUserForm(action: ServerAction<CreateUser>, on_cancel: Callback<()>) -> 
 pub fn UsersPage() -> impl IntoView {
     let query = use_query_map();
     let q = Memo::new(move |_| query.with(|m| m.get("q").unwrap_or_default()));
-    let page = Memo::new(move |_| {
-        query.with(|m| {
-            m.get("page")
-                .and_then(|p| p.parse::<u32>().ok())
-                .unwrap_or(0)
-        })
-    });
+    let page = use_key_params();
     let create = ServerAction::<CreateUser>::new();
     let created = successes(create);
     let users = Resource::new(
         move || (q.get(), page.get(), created.get()),
-        |(q, page, _)| list_users(q, page),
+        |(q, (after, before), _)| list_users(q, after, before),
     );
     let show_create = RwSignal::new(false);
     crate::components::field::focus_first_when(show_create, "new-user");
@@ -164,6 +158,7 @@ pub fn UsersPage() -> impl IntoView {
                     }.into_any(),
                     Ok(found) => {
                         let q = q.get();
+                        let shown = found.items.len();
                         view! {
                             <div>
                                 <table class="block w-full text-sm sm:table">
@@ -180,8 +175,8 @@ pub fn UsersPage() -> impl IntoView {
                                     </tbody>
                                 </table>
                             </div>
-                            <Pager total=found.total page=found.page page_size=found.page_size
-                                href=move |p| with_query("/users", &[("q", q.clone()), ("page", if p == 0 { String::new() } else { p.to_string() })])/>
+                            <KeyPager total=found.total shown prev=found.prev next=found.next
+                                href=move |key| with_query("/users", &[("q", q.clone())].into_iter().chain(key).collect::<Vec<_>>())/>
                         }.into_any()
                     }
                     Err(error) => view! { <div class="p-4"><ErrorMessage error/></div> }.into_any(),

@@ -158,6 +158,25 @@ pub async fn select_realm(session: &Session, realm: &authz::realms::Realm) -> Re
         .map_err(session_failed)
 }
 
+/// The page of a list screen its request names by `after` and `before` (the keys its links
+/// carry; empty for the first page).
+pub fn key_page(after: &str, before: &str) -> authz::paging::Page {
+    authz::paging::Page::from_params(after, before, crate::types::PAGE_SIZE)
+}
+
+/// A page of the core's rows as the console shows it, each row through `view`.
+pub fn keyed<T, U>(
+    found: &authz::paging::Paged<T>,
+    view: impl FnMut(&T) -> U,
+) -> crate::types::KeyedPage<U> {
+    crate::types::KeyedPage {
+        items: found.items.iter().map(view).collect(),
+        total: found.total,
+        prev: found.prev.clone(),
+        next: found.next.clone(),
+    }
+}
+
 /// `t` as the console shows it, relative to `now`.
 pub fn moment(now: i64, t: i64) -> Moment {
     Moment {

@@ -50,14 +50,4 @@ pub struct GrantView {
 }
 
 /// One page of a resource's grants.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GrantPage {
-    /// Rows.
-    pub items: Vec<GrantView>,
-    /// All matching rows.
-    pub total: u64,
-    /// 0-based page index.
-    pub page: u32,
-    /// Rows per page.
-    pub page_size: u32,
-}
+pub type GrantPage = super::KeyedPage<GrantView>;

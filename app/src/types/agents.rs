@@ -27,14 +27,4 @@ pub struct AgentView {
 }
 
 /// One page of agents.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AgentPage {
-    /// Rows.
-    pub items: Vec<AgentView>,
-    /// All matching rows.
-    pub total: u64,
-    /// 0-based page index.
-    pub page: u32,
-    /// Rows per page.
-    pub page_size: u32,
-}
+pub type AgentPage = super::KeyedPage<AgentView>;

@@ -102,17 +102,7 @@ pub struct RemoteKeysView {
 }
 
 /// One page of clients.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClientPage {
-    /// Rows.
-    pub items: Vec<ClientView>,
-    /// All matching rows.
-    pub total: u64,
-    /// 0-based page index.
-    pub page: u32,
-    /// Rows per page.
-    pub page_size: u32,
-}
+pub type ClientPage = super::KeyedPage<ClientView>;
 
 /// A client secret shown exactly once.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

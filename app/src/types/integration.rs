@@ -1,5 +1,4 @@
 //! "Protect your MCP server", "Check an MCP server" and the MCP overview (`api::integration`, `pages::integration`).
-use super::agents::AgentView;
 use serde::{Deserialize, Serialize};
 
 /// One copyable block of "Protect your MCP server".
@@ -107,10 +106,6 @@ pub struct McpOverviewView {
     pub submitted: u64,
     /// Clients waiting for review, for roles that review.
     pub pending_reviews: Option<u64>,
-    /// How many agents the list holds (all pages).
-    pub listed: u64,
-    /// The page shown.
-    pub page: u32,
     /// One page of MCP-capable agents.
-    pub agents: Vec<AgentView>,
+    pub agents: super::agents::AgentPage,
 }

@@ -30,3 +30,28 @@ pub struct Moment {
 
 /// Rows per page on list screens.
 pub const PAGE_SIZE: u32 = 20;
+
+/// One page of a list paged by key (`authz::paging`): its rows, how many match in all, and the
+/// keys the pages before and after it start from (the `before` and `after` of their links).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyedPage<T> {
+    /// Rows.
+    pub items: Vec<T>,
+    /// All matching rows.
+    pub total: u64,
+    /// The previous page is the rows before this key (`None` on the first page).
+    pub prev: Option<String>,
+    /// The next page is the rows after this key (`None` on the last page).
+    pub next: Option<String>,
+}
+
+impl<T> Default for KeyedPage<T> {
+    fn default() -> Self {
+        Self {
+            items: Vec::new(),
+            total: 0,
+            prev: None,
+            next: None,
+        }
+    }
+}

@@ -22,17 +22,7 @@ pub struct PersonView {
 }
 
 /// One page of people.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PersonPage {
-    /// Rows.
-    pub items: Vec<PersonView>,
-    /// All matching rows.
-    pub total: u64,
-    /// 0-based page index.
-    pub page: u32,
-    /// Rows per page.
-    pub page_size: u32,
-}
+pub type PersonPage = super::KeyedPage<PersonView>;
 
 /// A connected app: a client a person let act for them at a resource.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

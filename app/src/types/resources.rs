@@ -58,3 +58,108 @@ pub struct CredentialsClientView {
     /// When the newest secret was issued.
     pub newest_secret: Option<Moment>,
 }
+
+/// What the Resources list shows: a search over name, id and audience, a status, and the order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ListFilter {
+    /// Search text.
+    pub q: String,
+    /// `enabled`, `disabled`, `submitted` (by a developer), or empty for any.
+    pub status: String,
+    /// Ordered by audience rather than by name.
+    pub by_audience: bool,
+}
+
+impl ListFilter {
+    /// Whether the list shows less than every resource.
+    pub fn narrows(&self) -> bool {
+        !self.q.trim().is_empty() || !self.status.is_empty()
+    }
+
+    /// Whether `r` is shown.
+    pub fn keeps(&self, r: &ResourceView) -> bool {
+        let q = self.q.trim().to_lowercase();
+        let found = q.is_empty()
+            || [&r.display_name, &r.slug, &r.uri]
+                .iter()
+                .any(|v| v.to_lowercase().contains(&q));
+        let status = match self.status.as_str() {
+            "enabled" => r.enabled,
+            "disabled" => !r.enabled,
+            "submitted" => r.submitted_by.is_some(),
+            _ => true,
+        };
+        found && status
+    }
+
+    /// The resources shown, in order.
+    pub fn apply(&self, list: Vec<ResourceView>) -> Vec<ResourceView> {
+        let mut shown: Vec<ResourceView> = list.into_iter().filter(|r| self.keeps(r)).collect();
+        if self.by_audience {
+            shown.sort_by(|a, b| a.uri.cmp(&b.uri).then_with(|| a.slug.cmp(&b.slug)));
+        } else {
+            shown.sort_by_cached_key(|r| (r.display_name.to_lowercase(), r.slug.clone()));
+        }
+        shown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resource(slug: &str, name: &str, uri: &str, enabled: bool) -> ResourceView {
+        ResourceView {
+            slug: slug.into(),
+            display_name: name.into(),
+            uri: uri.into(),
+            enabled,
+            ..ResourceView::default()
+        }
+    }
+
+    #[test]
+    fn the_list_searches_filters_and_sorts() {
+        let list = vec![
+            resource("pay", "payments", "https://z.example.com/mcp", true),
+            resource("files", "Files", "https://a.example.com/mcp", false),
+            resource("ledger", "Ledger", "https://m.example.com/ledger", true),
+        ];
+        let slugs = |f: ListFilter| -> Vec<String> {
+            f.apply(list.clone()).into_iter().map(|r| r.slug).collect()
+        };
+        assert_eq!(
+            slugs(ListFilter::default()),
+            ["files", "ledger", "pay"],
+            "by name, any case"
+        );
+        let by_audience = ListFilter {
+            by_audience: true,
+            ..ListFilter::default()
+        };
+        assert_eq!(slugs(by_audience), ["files", "ledger", "pay"]);
+        let search = ListFilter {
+            q: " LEDGER ".into(),
+            ..ListFilter::default()
+        };
+        assert_eq!(slugs(search), ["ledger"], "name, id or audience");
+        let uri = ListFilter {
+            q: "z.example".into(),
+            ..ListFilter::default()
+        };
+        assert_eq!(slugs(uri), ["pay"]);
+        let disabled = ListFilter {
+            status: "disabled".into(),
+            ..ListFilter::default()
+        };
+        assert_eq!(slugs(disabled.clone()), ["files"]);
+        assert!(disabled.narrows());
+        assert!(
+            !ListFilter {
+                by_audience: true,
+                ..ListFilter::default()
+            }
+            .narrows()
+        );
+    }
+}

@@ -22,17 +22,7 @@ pub struct UserView {
 }
 
 /// One page of users.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UserPage {
-    /// Rows.
-    pub items: Vec<UserView>,
-    /// All matching rows.
-    pub total: u64,
-    /// 0-based page index.
-    pub page: u32,
-    /// Rows per page.
-    pub page_size: u32,
-}
+pub type UserPage = super::KeyedPage<UserView>;
 
 /// A one-time link shown once to an admin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

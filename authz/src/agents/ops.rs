@@ -91,10 +91,8 @@ impl Core {
         let found = self.store.list_agents(realm_id, filter, now, page).await?;
         let ids: Vec<AgentId> = found.items.iter().map(|a| a.id.clone()).collect();
         let bound = self.store.list_agent_clients(&ids).await?;
-        let items = found
-            .items
-            .into_iter()
-            .map(|agent| AgentSummary {
+        found.try_map(|agent| {
+            Ok(AgentSummary {
                 status: agent.status(now),
                 clients: bound
                     .iter()
@@ -103,10 +101,6 @@ impl Core {
                     .collect(),
                 agent,
             })
-            .collect();
-        Ok(Paged {
-            items,
-            total: found.total,
         })
     }
 

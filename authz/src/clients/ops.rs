@@ -339,7 +339,7 @@ impl Core {
         limit: u32,
     ) -> Result<Vec<ClientChoice>> {
         let found = self
-            .list_clients(p, realm_name, query, Page::new(0, limit))
+            .list_clients(p, realm_name, query, Page::first(limit))
             .await?;
         let mut names = std::collections::HashMap::new();
         let mut out = Vec::with_capacity(found.items.len());

@@ -50,7 +50,7 @@ impl Core {
             owner: (!p.role.can(Permission::ViewAgents)).then_some(p.email.as_str()),
             ..Default::default()
         };
-        let one = Page::new(0, 1);
+        let one = Page::first(1);
         let active = AgentFilter {
             active_only: true,
             ..mcp
@@ -59,9 +59,18 @@ impl Core {
             expiring_within: Some(window_days * 24 * 3600),
             ..mcp
         };
-        let active = self.agent_summaries(&realm.id, active, one).await?.total;
-        let expiring = self.agent_summaries(&realm.id, expiring, one).await?.total;
-        let all = self.agent_summaries(&realm.id, mcp, one).await?.total;
+        let active = self
+            .agent_summaries(&realm.id, active, one.clone())
+            .await?
+            .total;
+        let expiring = self
+            .agent_summaries(&realm.id, expiring, one.clone())
+            .await?
+            .total;
+        let all = self
+            .agent_summaries(&realm.id, mcp, one.clone())
+            .await?
+            .total;
         let shown = match show.trim() {
             "" | "all" => mcp,
             "active" => AgentFilter {
@@ -82,7 +91,6 @@ impl Core {
             endpoints,
             own_only: mcp.owner.is_some(),
             mcp_agents: all,
-            listed: listed.total,
             active,
             expiring,
             window_days,
@@ -100,7 +108,7 @@ impl Core {
             } else {
                 None
             },
-            agents: listed.items,
+            agents: listed,
         })
     }
 

@@ -59,7 +59,7 @@ impl Core {
             },
         ];
         let can = |perm| p.role.can(perm);
-        let one = Page::new(0, 1);
+        let one = Page::first(1);
         let now = self.now();
         let resources = if can(Permission::ViewResources) {
             // Live ones: a developer's submission is not registered until an admin enables it.
@@ -75,14 +75,19 @@ impl Core {
             None
         };
         let clients = if can(Permission::ViewClients) {
-            Some(self.store.list_clients(&realm.id, None, one).await?.total)
+            Some(
+                self.store
+                    .list_clients(&realm.id, None, one.clone())
+                    .await?
+                    .total,
+            )
         } else {
             None
         };
         let (agents, mcp_agents) = if can(Permission::ViewAgents) {
             let all = self
                 .store
-                .list_agents(&realm.id, AgentFilter::default(), now, one)
+                .list_agents(&realm.id, AgentFilter::default(), now, one.clone())
                 .await?
                 .total;
             let mcp = AgentFilter {
@@ -91,7 +96,7 @@ impl Core {
             };
             let mcp = self
                 .store
-                .list_agents(&realm.id, mcp, now, one)
+                .list_agents(&realm.id, mcp, now, one.clone())
                 .await?
                 .total;
             (Some(all), Some(mcp))

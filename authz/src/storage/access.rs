@@ -194,18 +194,12 @@ macro_rules! access_store {
                         "SELECT {GRANT_COLUMNS}, c.client_id, c.name, c.enabled, a.name AS agent_name, a.roles AS agent_roles{from}"
                     ));
                     resource_grants_filter(&mut qb, resource, query);
-                    qb.push(" ORDER BY c.client_id LIMIT ")
-                        .push_bind(i64::from(page.limit))
-                        .push(" OFFSET ")
-                        .push_bind(i64::from(page.offset));
-                    let items = qb
+                    push_key_page(&mut qb, "c.client_id", &page);
+                    let rows = qb
                         .build_query_as::<GrantedClientRow>()
                         .persistent(prepared)
                         .fetch_all(&self.pool)
-                        .await?
-                        .into_iter()
-                        .map(GrantedClient::try_from)
-                        .collect::<Result<Vec<_>, _>>()?;
+                        .await?;
                     let mut qb = sqlx::QueryBuilder::<$db>::new(format!("SELECT COUNT(*){from}"));
                     resource_grants_filter(&mut qb, resource, query);
                     let total: i64 = qb
@@ -213,10 +207,10 @@ macro_rules! access_store {
                         .persistent(prepared)
                         .fetch_one(&self.pool)
                         .await?;
-                    Ok(Paged {
-                        items,
-                        total: u64::try_from(total).unwrap_or(0),
+                    page.shape(rows, u64::try_from(total).unwrap_or(0), |r| {
+                        r.client_id.clone()
                     })
+                    .try_map(GrantedClient::try_from)
                 }
             }
         };

@@ -260,14 +260,17 @@ macro_rules! account_store {
                         order: "email",
                         trigrams: None,
                     };
-                    let (rows, total) = search
-                        .page::<UserRow>(&self.pool, realm_id.as_str(), query, page, &|_| {})
-                        .await?;
-                    let items = rows
-                        .into_iter()
-                        .map(User::try_from)
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Ok(Paged { items, total })
+                    search
+                        .page::<UserRow>(
+                            &self.pool,
+                            realm_id.as_str(),
+                            query,
+                            &page,
+                            &|_| {},
+                            |r: &UserRow| r.email.clone(),
+                        )
+                        .await?
+                        .try_map(User::try_from)
                 }
 
                 async fn count_users(&self) -> Result<u64, StorageError> {

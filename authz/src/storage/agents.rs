@@ -172,14 +172,17 @@ macro_rules! agent_store {
                                 .push(")");
                         }
                     };
-                    let (rows, total) = search
-                        .page::<AgentRow>(&self.pool, realm_id.as_str(), filter.query, page, &extra)
-                        .await?;
-                    let items = rows
-                        .into_iter()
-                        .map(Agent::try_from)
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Ok(Paged { items, total })
+                    search
+                        .page::<AgentRow>(
+                            &self.pool,
+                            realm_id.as_str(),
+                            filter.query,
+                            &page,
+                            &extra,
+                            |r: &AgentRow| r.name.clone(),
+                        )
+                        .await?
+                        .try_map(Agent::try_from)
                 }
 
                 async fn list_agent_clients(

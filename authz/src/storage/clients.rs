@@ -718,14 +718,17 @@ macro_rules! client_store {
                         order: "client_id",
                         trigrams: Some("clients_search"),
                     };
-                    let (rows, total) = search
-                        .page::<ClientRow>(&self.pool, realm_id.as_str(), query, page, &|_| {})
-                        .await?;
-                    let items = rows
-                        .into_iter()
-                        .map(Client::try_from)
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Ok(Paged { items, total })
+                    search
+                        .page::<ClientRow>(
+                            &self.pool,
+                            realm_id.as_str(),
+                            query,
+                            &page,
+                            &|_| {},
+                            |r: &ClientRow| r.client_id.clone(),
+                        )
+                        .await?
+                        .try_map(Client::try_from)
                 }
 
                 async fn set_client_enabled(

@@ -214,14 +214,17 @@ macro_rules! people_store {
                         order: "email",
                         trigrams: None,
                     };
-                    let (rows, total) = search
-                        .page::<PersonRow>(&self.pool, realm_id.as_str(), query, page, &|_| {})
-                        .await?;
-                    let items = rows
-                        .into_iter()
-                        .map(Person::try_from)
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Ok(Paged { items, total })
+                    search
+                        .page::<PersonRow>(
+                            &self.pool,
+                            realm_id.as_str(),
+                            query,
+                            &page,
+                            &|_| {},
+                            |r: &PersonRow| r.email.clone(),
+                        )
+                        .await?
+                        .try_map(Person::try_from)
                 }
 
                 async fn update_person(

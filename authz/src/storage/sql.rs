@@ -216,6 +216,24 @@ macro_rules! common_store {
             Ok(())
         }
 
+        /// Ends a filtered list query (its WHERE clause pushed) with `page`'s key condition, order
+        /// and limit: `key` is the list's order, unique in the set listed. A backwards page is
+        /// read descending; [`Page::shape`] turns it around.
+        fn push_key_page(qb: &mut sqlx::QueryBuilder<'_, $db>, key: &str, page: &Page) {
+            match &page.cursor {
+                $crate::paging::Cursor::First => {}
+                $crate::paging::Cursor::After(k) => {
+                    qb.push(format!(" AND {key} > ")).push_bind(k.clone());
+                }
+                $crate::paging::Cursor::Before(k) => {
+                    qb.push(format!(" AND {key} < ")).push_bind(k.clone());
+                }
+            }
+            let direction = if page.backwards() { "DESC" } else { "ASC" };
+            qb.push(format!(" ORDER BY {key} {direction} LIMIT "))
+                .push_bind(page.fetch());
+        }
+
         /// A paged list of one realm's rows, optionally filtered by a case-insensitive substring
         /// of either search field (LIKE wildcards in the query are literal), plus extra
         /// conditions pushed by `extra`. `trigrams` names the SQLite trigram table that indexes
@@ -249,14 +267,17 @@ macro_rules! common_store {
                 extra(qb);
             }
 
+            /// One page of the realm's rows matching `query` and `extra`, by key (`order`, unique
+            /// in the realm); `key` reads a row's key.
             async fn page<R>(
                 &self,
                 pool: &$pool,
                 realm_id: &str,
                 query: Option<&str>,
-                page: Page,
+                page: &Page,
                 extra: &(dyn Fn(&mut sqlx::QueryBuilder<'_, $db>) + Sync),
-            ) -> Result<(Vec<R>, u64), StorageError>
+                key: impl Fn(&R) -> String,
+            ) -> Result<$crate::paging::Paged<R>, StorageError>
             where
                 R: for<'r> sqlx::FromRow<'r, <$db as sqlx::Database>::Row> + Send + Unpin,
             {
@@ -265,10 +286,7 @@ macro_rules! common_store {
                     self.columns, self.table
                 ));
                 self.filter(&mut qb, realm_id, query, extra);
-                qb.push(format!(" ORDER BY {} LIMIT ", self.order))
-                    .push_bind(i64::from(page.limit))
-                    .push(" OFFSET ")
-                    .push_bind(i64::from(page.offset));
+                push_key_page(&mut qb, self.order, page);
                 // A search is planned for its pattern each time: a cached generic plan cannot
                 // tell a selective pattern from a broad one and scans the whole realm.
                 let prepared = query.is_none();
@@ -285,7 +303,7 @@ macro_rules! common_store {
                     .persistent(prepared)
                     .fetch_one(pool)
                     .await?;
-                Ok((rows, u64::try_from(total).unwrap_or(0)))
+                Ok(page.shape(rows, u64::try_from(total).unwrap_or(0), key))
             }
         }
     };

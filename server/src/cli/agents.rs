@@ -135,10 +135,10 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
                 owner: None,
             };
             let mut table = Table::new(format, ["name", "owner", "roles", "status", "clients"]);
-            let mut page = 0;
+            let mut page = authz::paging::Page::first(500);
             loop {
                 let found = core
-                    .list_agents(&cli, &realm, filter, authz::paging::Page::new(page, 500))
+                    .list_agents(&cli, &realm, filter, page.clone())
                     .await
                     .map_err(core_error)?;
                 for s in &found.items {
@@ -150,9 +150,9 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
                         Cell::list(&s.clients, ","),
                     ])?;
                 }
-                page += 1;
-                if u64::from(page) * 500 >= found.total {
-                    break;
+                match found.next {
+                    Some(key) => page.cursor = authz::paging::Cursor::After(key),
+                    None => break,
                 }
             }
             table.finish()?;

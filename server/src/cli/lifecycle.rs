@@ -70,11 +70,11 @@ pub(super) async fn client_lifecycle(
                     "review",
                 ],
             );
-            let mut page = 0;
+            let mut page = authz::paging::Page::first(100);
             let mut waiting = 0;
             loop {
                 let p = core
-                    .list_clients(&cli, &realm, &search, authz::paging::Page::new(page, 100))
+                    .list_clients(&cli, &realm, &search, page.clone())
                     .await
                     .map_err(core_error)?;
                 for c in &p.items {
@@ -92,9 +92,9 @@ pub(super) async fn client_lifecycle(
                         c.registration.review.as_str().into(),
                     ])?;
                 }
-                page += 1;
-                if u64::from(page) * 100 >= p.total {
-                    break;
+                match p.next {
+                    Some(key) => page.cursor = authz::paging::Cursor::After(key),
+                    None => break,
                 }
             }
             table.finish()?;

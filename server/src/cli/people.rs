@@ -107,10 +107,7 @@ pub(super) async fn people(
                     &p,
                     &realm,
                     search.as_deref(),
-                    authz::paging::Page {
-                        limit: 500,
-                        offset: 0,
-                    },
+                    authz::paging::Page::first(500),
                 )
                 .await
                 .map_err(core_error)?;

@@ -169,16 +169,10 @@ pub(super) async fn resources(core: &authz::Core, command: ResourcesCommand) -> 
             format,
         } => {
             let mut table = Table::new(format, ["client_id", "name", "scopes", "enabled"]);
-            let mut page = 0;
+            let mut page = authz::paging::Page::first(500);
             loop {
                 let found = core
-                    .resource_access(
-                        &cli,
-                        &realm,
-                        &id,
-                        &search,
-                        authz::paging::Page::new(page, 500),
-                    )
+                    .resource_access(&cli, &realm, &id, &search, page.clone())
                     .await
                     .map_err(core_error)?;
                 for g in &found.items {
@@ -189,9 +183,9 @@ pub(super) async fn resources(core: &authz::Core, command: ResourcesCommand) -> 
                         Cell::flag(g.enabled, "enabled", "disabled"),
                     ])?;
                 }
-                page += 1;
-                if u64::from(page) * 500 >= found.total {
-                    break;
+                match found.next {
+                    Some(key) => page.cursor = authz::paging::Cursor::After(key),
+                    None => break,
                 }
             }
             table.finish()?;

@@ -423,7 +423,7 @@ async fn a_disable_is_never_undone_by_a_concurrent_password_change() {
         let _ = change.await.expect("task");
         disable.await.expect("task").expect("disable");
         let bob_row = core
-            .list_users(&ada, "bob@", authz::paging::Page::new(0, 5))
+            .list_users(&ada, "bob@", authz::paging::Page::first(5))
             .await
             .expect("users")
             .items

@@ -2,6 +2,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod audit;
 mod authorize;
 mod client_keys;
 mod console;
@@ -11,6 +12,7 @@ mod exchange;
 mod hardening;
 mod interop;
 mod laptop;
+mod lists;
 mod mcp_check;
 mod metadata_document;
 mod oauth;

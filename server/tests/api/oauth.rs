@@ -970,7 +970,7 @@ async fn agent_identity_is_carried_in_tokens_and_enforced() {
         ..Default::default()
     };
     let listed = core
-        .list_agents(&admin, "default", mcp, authz::paging::Page::new(0, 10))
+        .list_agents(&admin, "default", mcp, authz::paging::Page::first(10))
         .await
         .expect("list");
     assert_eq!(listed.items.len(), 1, "MCP-capable filter keeps it");
@@ -1903,7 +1903,7 @@ async fn tokens_only_for_granted_resources_with_granted_scopes() {
             "default",
             "payments-mcp",
             "fresh",
-            authz::paging::Page::new(0, 10),
+            authz::paging::Page::first(10),
         )
         .await
         .expect("list")
@@ -2049,7 +2049,7 @@ async fn tokens_only_for_granted_resources_with_granted_scopes() {
             "default",
             "payments-mcp",
             "",
-            authz::paging::Page::new(0, 10),
+            authz::paging::Page::first(10),
         )
         .await
         .expect("list");
@@ -2099,7 +2099,7 @@ async fn tokens_only_for_granted_resources_with_granted_scopes() {
             "default",
             "payments-mcp",
             "bot",
-            authz::paging::Page::new(0, 10),
+            authz::paging::Page::first(10),
         )
         .await
         .expect("list");
@@ -2304,7 +2304,7 @@ async fn a_resource_lists_each_clients_agent_and_what_its_tokens_carry_and_a_sec
             "default",
             "payments-mcp",
             "",
-            authz::paging::Page::new(0, 20),
+            authz::paging::Page::first(20),
         )
         .await
         .expect("grants");
@@ -2361,7 +2361,7 @@ async fn a_resource_lists_each_clients_agent_and_what_its_tokens_carry_and_a_sec
             "default",
             "payments-mcp",
             "bot",
-            authz::paging::Page::new(0, 20),
+            authz::paging::Page::first(20),
         )
         .await
         .expect("grants");

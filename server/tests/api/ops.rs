@@ -282,7 +282,7 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
     };
     let agents = state
         .core
-        .list_agents(&cli, "default", mcp, authz::paging::Page::new(0, 10))
+        .list_agents(&cli, "default", mcp, authz::paging::Page::first(10))
         .await
         .expect("agents")
         .items;
@@ -328,7 +328,7 @@ async fn cli_registers_resources_and_clients_and_rotates_keys() {
             &cli,
             "default",
             Default::default(),
-            authz::paging::Page::new(0, 10),
+            authz::paging::Page::first(10),
         )
         .await;
     assert!(agents.expect("agents").items.is_empty());

@@ -200,7 +200,7 @@ async fn a_developer_submits_and_an_admin_enables() {
         Err(Error::Forbidden)
     ));
     let overview = core
-        .mcp_overview(&dev, "default", 14, "all", authz::paging::Page::new(0, 10))
+        .mcp_overview(&dev, "default", 14, "all", authz::paging::Page::first(10))
         .await
         .expect("overview");
     assert_eq!(overview.submitted, 1);
@@ -386,7 +386,7 @@ async fn an_admin_rejects_a_submission_with_a_reason_the_developer_sees() {
         .expect("visible");
     assert_eq!(seen.rejection, r.rejection);
     let overview = core
-        .mcp_overview(&dev, "default", 14, "all", authz::paging::Page::new(0, 10))
+        .mcp_overview(&dev, "default", 14, "all", authz::paging::Page::first(10))
         .await
         .expect("overview");
     assert_eq!(overview.submitted, 0);
@@ -440,35 +440,39 @@ async fn developers_see_only_their_own_agents_on_the_mcp_authorization_screen() 
         .await
         .expect("agent");
     }
-    let page = authz::paging::Page::new(0, 10);
+    let page = authz::paging::Page::first(10);
     let names = |o: &authz::integration::McpOverview| {
         o.agents
+            .items
             .iter()
             .map(|a| a.agent.name.clone())
             .collect::<Vec<_>>()
     };
     // A developer: only the agent they own, counted and listed; nobody else's owner or roles.
     let o = core
-        .mcp_overview(&dev, "default", 14, "all", page)
+        .mcp_overview(&dev, "default", 14, "all", page.clone())
         .await
         .expect("developer");
     assert!(o.own_only);
     assert_eq!(names(&o), ["dev-helper"]);
-    assert_eq!((o.mcp_agents, o.active, o.listed), (1, 1, 1));
+    assert_eq!((o.mcp_agents, o.active, o.agents.total), (1, 1, 1));
     for show in ["active", "expiring"] {
         let o = core
-            .mcp_overview(&dev, "default", 14, show, page)
+            .mcp_overview(&dev, "default", 14, show, page.clone())
             .await
             .expect("developer");
         assert!(
-            o.agents.iter().all(|a| a.agent.owner == "dev@example.com"),
+            o.agents
+                .items
+                .iter()
+                .all(|a| a.agent.owner == "dev@example.com"),
             "{show}"
         );
     }
     // Whoever may see the realm's agents sees them all.
     for p in [&admin, &reviewer] {
         let o = core
-            .mcp_overview(p, "default", 14, "all", page)
+            .mcp_overview(p, "default", 14, "all", page.clone())
             .await
             .expect("all");
         assert!(!o.own_only);

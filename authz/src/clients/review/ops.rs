@@ -605,14 +605,7 @@ impl Core {
         let words: String = client.name.chars().take(40).collect();
         let similar_names = self
             .store
-            .list_clients(
-                &realm.id,
-                Some(words.trim()),
-                crate::paging::Page {
-                    offset: 0,
-                    limit: 6,
-                },
-            )
+            .list_clients(&realm.id, Some(words.trim()), crate::paging::Page::first(6))
             .await?
             .items
             .into_iter()

@@ -24,10 +24,8 @@ pub struct McpOverview {
     pub submitted: u64,
     /// Clients waiting for review (`None` for roles that do not review).
     pub pending_reviews: Option<u64>,
-    /// How many agents the list shows in all (its pages).
-    pub listed: u64,
-    /// One page of the MCP-capable agents picked.
-    pub agents: Vec<crate::agents::AgentSummary>,
+    /// One page of the MCP-capable agents picked, with how many there are in all.
+    pub agents: crate::paging::Paged<crate::agents::AgentSummary>,
 }
 
 /// The default window of "expiring soon" on the MCP authorization screen.

@@ -93,7 +93,7 @@ pub(super) async fn grants(db: &Database) {
         let (store, pay) = (store.clone(), pay.id.clone());
         async move {
             store
-                .list_resource_grants(&pay, q, Page::new(0, 10))
+                .list_resource_grants(&pay, q, Page::first(10))
                 .await
                 .expect("list")
         }

@@ -1,7 +1,7 @@
 use super::fixtures::{audit_count, event, given_realm, user};
 use crate::accounts::{Email, LinkPurpose, OneTimeLink, UserId};
 use crate::error::StorageError;
-use crate::paging::Page;
+use crate::paging::{Cursor, Page};
 use crate::policy::Role;
 use crate::storage::Database;
 
@@ -61,24 +61,38 @@ pub(super) async fn users(db: &Database) {
     );
 
     let page = store
-        .list_users(&r.id, None, Page::new(0, 2))
+        .list_users(&r.id, None, Page::first(2))
         .await
         .expect("list");
     assert_eq!(page.total, 4);
     let emails: Vec<_> = page.items.iter().map(|u| u.email.to_string()).collect();
     assert_eq!(emails, ["ada@example.com", "bob@example.com"]);
+    assert_eq!(
+        (page.prev.as_deref(), page.next.as_deref()),
+        (None, Some("bob@example.com"))
+    );
+    // The next page starts after the last key; the way back ends before the first.
+    let next = Cursor::After(page.next.clone().expect("next"));
     let page2 = store
-        .list_users(&r.id, None, Page::new(1, 2))
+        .list_users(&r.id, None, Page::at(next, 2))
         .await
         .expect("list");
     assert_eq!(page2.items.len(), 2);
     assert_eq!(page2.items[0].email.as_str(), "carol@example.com");
+    assert_eq!(page2.total, 4);
+    assert_eq!(page2.next, None, "the last page");
+    let back = Cursor::Before(page2.prev.clone().expect("prev"));
+    let page1 = store
+        .list_users(&r.id, None, Page::at(back, 2))
+        .await
+        .expect("list");
+    assert_eq!(page1, page, "the way back is the first page again");
     let total = |q: &'static str| {
         let store = store.clone();
         let realm = r.id.clone();
         async move {
             store
-                .list_users(&realm, Some(q), Page::new(0, 50))
+                .list_users(&realm, Some(q), Page::first(50))
                 .await
                 .expect("list")
                 .total

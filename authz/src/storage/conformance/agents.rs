@@ -2,7 +2,7 @@ use super::fixtures::{agent, client, event, given_realm};
 use crate::agents::AgentFilter;
 use crate::clients::{AgentBinding, BindingId, ClientId};
 use crate::error::StorageError;
-use crate::paging::Page;
+use crate::paging::{Cursor, Page};
 use crate::scope::ScopeSet;
 use crate::storage::Database;
 
@@ -134,9 +134,13 @@ pub(super) async fn agent_lists(db: &Database) {
             )
         }
     };
-    let all = Page::new(0, 50);
+    let all = Page::first(50);
     assert_eq!(
-        names(AgentFilter::default(), Page::new(1, 2)).await,
+        names(
+            AgentFilter::default(),
+            Page::at(Cursor::After("b-mcp-tools".into()), 2)
+        )
+        .await,
         (7, vec!["c-plain".into(), "d-lookalike".into()])
     );
     let mcp = AgentFilter {
@@ -144,7 +148,7 @@ pub(super) async fn agent_lists(db: &Database) {
         ..Default::default()
     };
     assert_eq!(
-        names(mcp, all).await.1,
+        names(mcp, all.clone()).await.1,
         ["a-mcp", "b-mcp-tools", "e-expired", "f-far", "g-off"],
         "mcp or mcp:* roles, not look-alikes"
     );
@@ -152,13 +156,13 @@ pub(super) async fn agent_lists(db: &Database) {
         expiring_within: Some(crate::agents::EXPIRING_SOON_SECS),
         ..Default::default()
     };
-    assert_eq!(names(soon, all).await.1, ["b-mcp-tools", "c-plain"]);
+    assert_eq!(names(soon, all.clone()).await.1, ["b-mcp-tools", "c-plain"]);
     let both = AgentFilter {
         mcp_only: true,
         expiring_within: Some(crate::agents::EXPIRING_SOON_SECS),
         ..Default::default()
     };
-    assert_eq!(names(both, all).await.1, ["b-mcp-tools"]);
+    assert_eq!(names(both, all.clone()).await.1, ["b-mcp-tools"]);
     // Active: enabled and not expired.
     let active = AgentFilter {
         mcp_only: true,
@@ -166,7 +170,7 @@ pub(super) async fn agent_lists(db: &Database) {
         ..Default::default()
     };
     assert_eq!(
-        names(active, all).await.1,
+        names(active, all.clone()).await.1,
         ["a-mcp", "b-mcp-tools", "f-far"]
     );
     let owner = AgentFilter {
@@ -174,7 +178,7 @@ pub(super) async fn agent_lists(db: &Database) {
         ..Default::default()
     };
     assert_eq!(
-        names(owner, all).await.1,
+        names(owner, all.clone()).await.1,
         ["c-plain"],
         "search matches owners"
     );
@@ -182,5 +186,5 @@ pub(super) async fn agent_lists(db: &Database) {
         query: Some("LOOK"),
         ..Default::default()
     };
-    assert_eq!(names(by_name, all).await.1, ["d-lookalike"]);
+    assert_eq!(names(by_name, all.clone()).await.1, ["d-lookalike"]);
 }

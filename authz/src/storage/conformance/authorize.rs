@@ -74,14 +74,7 @@ pub(super) async fn people(db: &Database) {
         .await
         .expect("bob");
     let page = store
-        .list_people(
-            &r.id,
-            Some("ADA"),
-            Page {
-                offset: 0,
-                limit: 10,
-            },
-        )
+        .list_people(&r.id, Some("ADA"), Page::first(10))
         .await
         .expect("list");
     assert_eq!((page.total, page.items[0].id.clone()), (1, ada.id.clone()));

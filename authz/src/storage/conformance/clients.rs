@@ -39,7 +39,7 @@ pub(super) async fn clients(db: &Database) {
         Some(bot.clone())
     );
     let page = store
-        .list_clients(&r.id, None, Page::new(0, 10))
+        .list_clients(&r.id, None, Page::first(10))
         .await
         .expect("list");
     assert_eq!(page.total, 2);
@@ -49,7 +49,7 @@ pub(super) async fn clients(db: &Database) {
         let realm = r.id.clone();
         async move {
             store
-                .list_clients(&realm, Some(q), Page::new(0, 10))
+                .list_clients(&realm, Some(q), Page::first(10))
                 .await
                 .expect("list")
                 .total
