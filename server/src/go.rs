@@ -1,7 +1,10 @@
-//! Console links that carry their realm (`/go/{realm}/clients/{client_id}`).
+//! Console links that carry their realm: `/go/{realm}/{kind}/{id}` for a client, resource,
+//! agent, person or registry server (`kind` = `clients`, `resources`, `agents`, `people`,
+//! `servers`).
 //!
-//! It selects that realm in the session and opens the client, so a link from the review inbox
-//! (or pasted to a colleague) opens the same object whatever realm the session was in.
+//! It selects that realm in the session and opens the object's page, so a link from the review
+//! inbox, the audit log or an object's "Copy link" (pasted to a colleague) opens the same object
+//! whatever realm the session was in.
 //!
 //! Selecting a realm changes what the session's other tabs act on, so another site cannot do it
 //! with a link: a cross-site GET gets a page asking to confirm, whose button POSTs (and POSTs
@@ -15,30 +18,50 @@ use tower_sessions::Session;
 
 use crate::AppState;
 
-/// Opens a client of `realm` (GET): at once when the request comes from the console itself or
+/// The kinds of object a link opens: the name in the link, the page's path, and the word for it.
+const KINDS: &[(&str, &str, &str)] = &[
+    ("clients", "/clients", "client"),
+    ("resources", "/resources", "resource"),
+    ("agents", "/agents", "agent"),
+    ("people", "/people", "person"),
+    ("servers", "/registry/servers", "registry server"),
+];
+
+/// The page path and word for `kind`, if links open it.
+fn kind(kind: &str) -> Option<(&'static str, &'static str)> {
+    KINDS
+        .iter()
+        .find(|(k, ..)| *k == kind)
+        .map(|(_, path, word)| (*path, *word))
+}
+
+/// Opens an object of `realm` (GET): at once when the request comes from the console itself or
 /// from the address bar, else after a confirmation.
-pub async fn client(
+pub async fn open_link(
     state: State<AppState>,
     req: Extension<ConsoleRequest>,
     session: Session,
     headers: HeaderMap,
-    Path((realm, client_id)): Path<(String, String)>,
+    Path((realm, kind_name, id)): Path<(String, String, String)>,
 ) -> Response {
+    let Some((_, word)) = kind(&kind_name) else {
+        return (StatusCode::NOT_FOUND, "No such kind of console page.").into_response();
+    };
     let fetched_from = headers
         .get("sec-fetch-site")
         .and_then(|v| v.to_str().ok())
         .unwrap_or("none");
     if matches!(fetched_from, "same-origin" | "none") {
-        return open(state, req, session, (realm, client_id)).await;
+        return open(state, req, session, (realm, kind_name, id)).await;
     }
     let escape = app::pages::authorize::html_escape;
-    let (realm, client_id) = (escape(&realm), escape(&client_id));
+    let (realm, id) = (escape(&realm), escape(&id));
     (
         [(header::CACHE_CONTROL, "no-store")],
         Html(format!(
-            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Open client {client_id}</title></head>\
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Open {word} {id}</title></head>\
              <body style=\"font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; overflow-wrap: anywhere\">\
-             <h1>Open client {client_id} in realm {realm}?</h1>\
+             <h1>Open {word} {id} in realm {realm}?</h1>\
              <p>A link from another site asks to switch your console to the realm <strong>{realm}</strong>. Other console tabs will act on that realm too.</p>\
              <form method=\"post\"><button type=\"submit\">Open it in {realm}</button> <a href=\"/\">Stay where I was</a></form>\
              </body></html>"
@@ -47,12 +70,12 @@ pub async fn client(
         .into_response()
 }
 
-/// Opens a client of `realm` (the confirmation's POST, behind the CSRF check).
+/// Opens an object of `realm` (the confirmation's POST, behind the CSRF check).
 pub async fn confirm(
     state: State<AppState>,
     req: Extension<ConsoleRequest>,
     session: Session,
-    Path(target): Path<(String, String)>,
+    Path(target): Path<(String, String, String)>,
 ) -> Response {
     open(state, req, session, target).await
 }
@@ -61,11 +84,14 @@ async fn open(
     State(state): State<AppState>,
     Extension(req): Extension<ConsoleRequest>,
     session: Session,
-    (realm, client_id): (String, String),
+    (realm, kind_name, id): (String, String, String),
 ) -> Response {
     // Signed out, a GET went to the login page (with this address to come back to) already.
     let Some(principal) = req.principal else {
         return StatusCode::UNAUTHORIZED.into_response();
+    };
+    let Some((path, _)) = kind(&kind_name) else {
+        return StatusCode::NOT_FOUND.into_response();
     };
     let Ok(realm) = state.core.get_realm(&principal, &realm).await else {
         return (
@@ -77,12 +103,29 @@ async fn open(
     if app::ssr::select_realm(&session, &realm).await.is_err() {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     }
-    // The client's id as one path segment (a metadata document's `client_id` is a URL).
-    let Ok(mut page) = url::Url::parse("http://console/clients") else {
+    // The id as one path segment (a metadata document's `client_id` is a URL): the redirect
+    // stays on this console's page for the object, whatever the id holds.
+    let Ok(mut page) = url::Url::parse(&format!("http://console{path}")) else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     if let Ok(mut segments) = page.path_segments_mut() {
-        segments.push(&client_id);
+        segments.push(&id);
     }
     Redirect::to(page.path()).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kind;
+
+    #[test]
+    fn links_open_the_console_pages_of_their_kind() {
+        assert_eq!(kind("clients"), Some(("/clients", "client")));
+        assert_eq!(
+            kind("servers"),
+            Some(("/registry/servers", "registry server"))
+        );
+        assert_eq!(kind("realms"), None, "installation pages need no realm");
+        assert_eq!(kind("../admin"), None);
+    }
 }

@@ -234,8 +234,8 @@ pub fn router(state: AppState) -> Router {
         .route("/logout", post(auth::logout))
         .route("/admin/audit/export", get(export::export_audit))
         .route(
-            "/go/{realm}/clients/{*client_id}",
-            get(go::client).post(go::confirm),
+            "/go/{realm}/{kind}/{*id}",
+            get(go::open_link).post(go::confirm),
         )
         .merge(pages)
         .layer(from_fn(http::require_sign_in))

@@ -23,6 +23,59 @@ fn CopyButton(value: String, label: String) -> impl IntoView {
     }
 }
 
+/// "Copy link" on an object's page: copies an address that opens the object in the selected
+/// realm whatever realm the reader's session is in ([`super::pager::realm_link`]); `what` names
+/// the object for screen readers and the confirmation.
+#[component]
+pub fn CopyObjectLink(
+    kind: &'static str,
+    #[prop(into)] id: String,
+    #[prop(into)] what: String,
+) -> impl IntoView {
+    let toasts = use_toasts();
+    let session = super::layout::use_session();
+    let realm = move || {
+        session
+            .get()
+            .and_then(Result::ok)
+            .flatten()
+            .map(|s| s.realm.name)
+            .unwrap_or_default()
+    };
+    let href = {
+        let id = id.clone();
+        move || super::pager::realm_link(&realm(), kind, &id)
+    };
+    let told = what.clone();
+    let copy = {
+        let href = href.clone();
+        move |_| {
+            let path = href();
+            #[cfg(feature = "hydrate")]
+            {
+                let origin = window().location().origin().unwrap_or_default();
+                let _ = window()
+                    .navigator()
+                    .clipboard()
+                    .write_text(&format!("{origin}{path}"));
+            }
+            #[cfg(not(feature = "hydrate"))]
+            let _ = &path;
+            toasts.push(
+                ToastKind::Success,
+                format!(
+                    "Link copied: it opens {told} in realm {} for whoever may see it.",
+                    realm()
+                ),
+            );
+        }
+    };
+    view! {
+        <button type="button" class=COPY_BUTTON data-href=href data-testid="copy-object-link"
+            aria-label=format!("Copy a link to {what} that opens it in this realm") on:click=copy>"Copy link"</button>
+    }
+}
+
 /// Shows `value` in monospace with a button that copies it.
 #[component]
 pub fn CopyValue(#[prop(into)] value: String, #[prop(into)] label: String) -> impl IntoView {

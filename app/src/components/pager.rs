@@ -124,6 +124,15 @@ pub fn with_query(path: &str, pairs: &[(&str, String)]) -> String {
     }
 }
 
+/// A console link that carries its realm.
+///
+/// It opens the `kind` (`clients`, `resources`, `agents`, `people`, `servers`) `id` in `realm`
+/// whatever realm the reader's session is in. The server selects the realm, then opens the page,
+/// so the console's router must not take it: `rel="external"`.
+pub fn realm_link(realm: &str, kind: &str, id: &str) -> String {
+    format!("/go/{}/{kind}/{}", encode(realm), encode(id))
+}
+
 /// Percent-encodes everything but RFC 3986 unreserved characters (a query value or path segment).
 pub fn encode(s: &str) -> String {
     let mut out = String::new();
@@ -149,6 +158,18 @@ mod tests {
             assert_eq!(grouped(n), text);
         }
         assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn realm_links_keep_each_id_one_segment() {
+        assert_eq!(
+            super::realm_link("ops", "clients", "https://app.example.com/client.json"),
+            "/go/ops/clients/https%3A%2F%2Fapp.example.com%2Fclient.json"
+        );
+        assert_eq!(
+            super::realm_link("default", "people", "psn_1"),
+            "/go/default/people/psn_1"
+        );
     }
 
     #[test]

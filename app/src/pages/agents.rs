@@ -6,6 +6,7 @@ use crate::api::agents::{
 use crate::api::audit::history;
 use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
+use crate::components::copy::CopyObjectLink;
 use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::use_abilities;
@@ -396,7 +397,10 @@ pub fn AgentDetailPage() -> impl IntoView {
     });
     leave_after(delete, "Agent deleted.", "/agents");
     view! {
-        <a href="/agents" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Agents"</a>
+        <div class="flex flex-wrap items-center justify-between gap-2">
+            <a href="/agents" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Agents"</a>
+            {move || view! { <CopyObjectLink kind="agents" id=name.get() what="this agent"/> }}
+        </div>
         <Transition fallback=|| view! { <Loading/> }>
             {move || agent.get().map(|result| match result {
                 Ok(a) => {

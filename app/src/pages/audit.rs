@@ -208,7 +208,11 @@ pub fn AuditPage() -> impl IntoView {
                                                         let text = if named { e.target_name.clone() } else { e.target.clone() };
                                                         let class = if named { "break-words" } else { "font-mono text-xs break-all" };
                                                         match target_href(&e.target, &e.realm, &current_realm()) {
-                                                            Some(href) => view! { <a class=format!("{class} text-indigo-700 hover:underline dark:text-indigo-300") href=href title=e.target.clone()>{text}</a> }.into_any(),
+                                                            Some(href) => {
+                                                                // The server selects the realm of a /go link: not the router's to take.
+                                                                let external = href.starts_with("/go/").then_some("external");
+                                                                view! { <a class=format!("{class} text-indigo-700 hover:underline dark:text-indigo-300") href=href rel=external title=e.target.clone()>{text}</a> }.into_any()
+                                                            }
                                                             None => view! { <span class=class title=e.target.clone()>{text}</span> }.into_any(),
                                                         }
                                                     }
@@ -247,20 +251,26 @@ const CELL: &str = "block min-w-0 py-0.5 text-slate-700 lg:table-cell lg:px-4 lg
 /// The console page of an event's target, when it has one: realms and console users anywhere,
 /// clients, resources and agents of the selected realm (their pages show that realm's objects).
 fn target_href(target: &str, event_realm: &str, current_realm: &str) -> Option<String> {
+    use crate::components::pager::encode;
     let (kind, id) = target.split_once(':')?;
     if id.is_empty() || id == "unknown" {
         return None;
     }
-    let id = crate::components::pager::encode(id);
-    match kind {
-        "realm" => Some(format!("/realms/{id}")),
-        "user" => Some(format!("/users/{id}")),
-        "client" | "resource" | "agent" if event_realm == current_realm => {
-            Some(format!("/{kind}s/{id}"))
-        }
-        "person" if event_realm == current_realm => Some(format!("/people/{id}")),
-        _ => None,
-    }
+    let section = match kind {
+        "realm" => return Some(format!("/realms/{}", encode(id))),
+        "user" => return Some(format!("/users/{}", encode(id))),
+        "client" => "clients",
+        "resource" => "resources",
+        "agent" => "agents",
+        "person" => "people",
+        _ => return None,
+    };
+    // Another realm's object: a link that selects its realm first.
+    Some(if event_realm == current_realm {
+        format!("/{section}/{}", encode(id))
+    } else {
+        crate::components::pager::realm_link(event_realm, section, id)
+    })
 }
 
 #[cfg(test)]
@@ -281,8 +291,11 @@ mod tests {
             target_href("client:a b", "default", "default").as_deref(),
             Some("/clients/a%20b")
         );
-        // Another realm's client is not on the selected realm's pages.
-        assert_eq!(target_href("client:bot", "ops", "default"), None);
+        // Another realm's client opens through a link that selects its realm.
+        assert_eq!(
+            target_href("client:bot", "ops", "default").as_deref(),
+            Some("/go/ops/clients/bot")
+        );
         assert_eq!(
             target_href("realm:ops", "ops", "default").as_deref(),
             Some("/realms/ops")

@@ -8,7 +8,7 @@ use crate::api::clients::{
 use crate::api::review::DecideReview;
 use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
-use crate::components::copy::Truncated;
+use crate::components::copy::{CopyObjectLink, Truncated};
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::{client_revoke_effect, use_abilities, use_revocation_note};
@@ -648,7 +648,10 @@ pub fn ClientDetailPage() -> impl IntoView {
     });
     leave_after(delete, "Client deleted.", "/clients");
     view! {
-        <a href="/clients" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Clients"</a>
+        <div class="flex flex-wrap items-center justify-between gap-2">
+            <a href="/clients" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Clients"</a>
+            {move || view! { <CopyObjectLink kind="clients" id=id.get() what="this client"/> }}
+        </div>
         <Transition fallback=|| view! { <Loading/> }>
             {move || detail.get().map(|result| match result {
                 Ok(d) => {

@@ -9,6 +9,7 @@ use crate::api::people::{
     connected_apps, get_person, list_people,
 };
 use crate::components::confirm::ConfirmButton;
+use crate::components::copy::CopyObjectLink;
 use crate::components::field::{Field, FieldErrors, Kind, PASSWORD_FIELDS, PasswordFields};
 use crate::components::history::History;
 use crate::components::pager::{KeyPager, use_key_params, with_query};
@@ -264,7 +265,10 @@ pub fn PersonDetailPage() -> impl IntoView {
         None => {}
     });
     view! {
-        <a href="/people" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← People"</a>
+        <div class="flex flex-wrap items-center justify-between gap-2">
+            <a href="/people" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← People"</a>
+            {move || view! { <CopyObjectLink kind="people" id=id.get() what="this person"/> }}
+        </div>
         <Transition fallback=|| view! { <Loading/> }>
             {move || person.get().map(|result| match result {
                 Ok(p) => {

@@ -9,7 +9,7 @@ use crate::api::resources::{
 };
 use crate::components::card::{EditableCard, FormButtons};
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
-use crate::components::copy::{CopyBlock, CopyValue, Truncated};
+use crate::components::copy::{CopyBlock, CopyObjectLink, CopyValue, Truncated};
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::use_abilities;
@@ -651,7 +651,10 @@ pub fn ResourceDetailPage() -> impl IntoView {
         None => {}
     });
     view! {
-        <a href="/resources" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Resources"</a>
+        <div class="flex flex-wrap items-center justify-between gap-2">
+            <a href="/resources" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Resources"</a>
+            {move || view! { <CopyObjectLink kind="resources" id=slug.get() what="this resource"/> }}
+        </div>
         <Transition fallback=|| view! { <Loading/> }>
             {move || resource.get().map(|result| match result {
                 Ok(r) => {

@@ -38,19 +38,6 @@ type Picked = (String, String, i64, String);
 
 const REVIEW_LINK: &str = "font-medium text-indigo-700 hover:underline dark:text-indigo-300";
 
-/// `s` as one path segment (percent-encoded: a metadata-document `client_id` is a URL).
-fn path_segment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// What the reviewer is about to do, for the dialog.
 #[derive(Clone, Debug, PartialEq)]
 struct Pending {
@@ -133,11 +120,7 @@ fn ReviewCard(
     let check_label = format!("Select {}", item.name);
     // The realm travels with the link: the server selects it and opens the client (so the
     // console's router must not take it: `rel="external"`).
-    let client_href = format!(
-        "/go/{}/clients/{}",
-        item.realm,
-        path_segment(&item.client_id)
-    );
+    let client_href = crate::components::pager::realm_link(&item.realm, "clients", &item.client_id);
     let history_href = crate::components::layout::use_abilities()
         .view_audit
         .then(|| {

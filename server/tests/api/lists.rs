@@ -55,6 +55,16 @@ async fn clients_page(
     )
 }
 
+/// The realm the session with `cookie` has selected.
+async fn realm_of(t: &TestServer, cookie: &str) -> String {
+    let res = t.post_form("/api/session/get", "", Some(cookie)).await;
+    let session: serde_json::Value = serde_json::from_str(&body(res).await).expect("json");
+    session["realm"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
 fn ids(range: std::ops::Range<usize>) -> Vec<String> {
     range.map(|i| format!("c-{i:02}")).collect()
 }
@@ -120,5 +130,91 @@ async fn console_lists_page_by_key_both_ways_and_rows_added_meanwhile_shift_noth
     assert!(
         pager.contains(r#"<a href="/clients?q=c-" "#) && pager.contains(">First</a>"),
         "{pager}"
+    );
+}
+
+#[tokio::test]
+async fn realm_links_open_each_kind_of_object_in_its_realm() {
+    let t = TestServer::new().await;
+    t.user("ada@example.com", "admin").await;
+    let admin = t.login("ada@example.com").await;
+    let core = &t.state.core;
+    let cli = authz::Principal::cli();
+    let m = authz::RequestMeta::default();
+    core.create_realm(&cli, "ops", "Operations", &m)
+        .await
+        .expect("realm");
+    core.create_resource(
+        &cli,
+        "ops",
+        &authz::resources::ResourceInput {
+            slug: "ledger".into(),
+            display_name: "Ops ledger".into(),
+            uri: "https://ledger.ops.example.com/mcp".into(),
+            scopes: "tools:call".into(),
+            enabled: true,
+            ..Default::default()
+        },
+        &m,
+    )
+    .await
+    .expect("resource");
+    assert_eq!(realm_of(&t, &admin).await, "default");
+
+    // Each kind opens its page, the id kept as one segment.
+    for (link, page) in [
+        ("/go/ops/resources/ledger", "/resources/ledger"),
+        ("/go/ops/agents/nightly", "/agents/nightly"),
+        ("/go/ops/people/psn_1", "/people/psn_1"),
+        (
+            "/go/ops/servers/io.example%2Fweather",
+            "/registry/servers/io.example%2Fweather",
+        ),
+        (
+            "/go/ops/clients/https%3A%2F%2Fapp.example.com%2Fc.json",
+            "/clients/https:%2F%2Fapp.example.com%2Fc.json",
+        ),
+    ] {
+        let res = t.get(link, Some(&admin)).await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER, "{link}");
+        assert_eq!(location(&res), page, "{link}");
+    }
+    assert_eq!(realm_of(&t, &admin).await, "ops");
+    // The page it lands on is the object of that realm.
+    let res = t.get("/resources/ledger", Some(&admin)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let html = body(res).await;
+    assert!(html.contains("Ops ledger"), "the ops realm's resource");
+    assert!(
+        html.contains(r#"data-href="/go/ops/resources/ledger""#),
+        "its page offers the same link to copy"
+    );
+
+    // Pages that are not a realm's objects have no such link.
+    for link in [
+        "/go/ops/realms/ops",
+        "/go/ops/users/x",
+        "/go/ops/..%2Fadmin/x",
+    ] {
+        let res = t.get(link, Some(&admin)).await;
+        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{link}");
+    }
+    // From another site, it asks first and names the object.
+    let cross_site = Request::get("/go/default/resources/ledger")
+        .header(header::COOKIE, &admin)
+        .header("sec-fetch-site", "cross-site")
+        .body(Body::empty())
+        .expect("request");
+    let res = t.send(cross_site).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let page = body(res).await;
+    assert!(
+        page.contains("Open resource ledger in realm default?"),
+        "{page}"
+    );
+    assert_eq!(
+        realm_of(&t, &admin).await,
+        "ops",
+        "not switched by the link"
     );
 }

@@ -6,6 +6,7 @@ use crate::api::registry::{
     CreateRegistryResource, DeleteRegistryServer, SaveRegistryServer, registry_server,
 };
 use crate::components::confirm::ConfirmButton;
+use crate::components::copy::CopyObjectLink;
 use crate::components::field::{Field, FieldError, FieldErrors, Kind};
 use crate::components::history::History;
 use crate::components::layout::{NotFound, use_abilities};
@@ -416,7 +417,10 @@ fn ServerView(
     let (rings, units) = (s.rings.clone(), s.units.clone());
     let create_id = id.clone();
     view! {
-        <a href="/registry" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Registry"</a>
+        <div class="flex flex-wrap items-center justify-between gap-2">
+            <a href="/registry" class="text-sm text-indigo-600 hover:underline dark:text-indigo-300">"← Registry"</a>
+            <CopyObjectLink kind="servers" id=id.clone() what="this server"/>
+        </div>
         <div class="mt-2 mb-4 flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">
             <div class="min-w-0">
                 <h1 class=format!("{H1} break-words") data-testid="server-name">{name}</h1>
