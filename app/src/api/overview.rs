@@ -22,5 +22,21 @@ pub async fn realm_overview() -> Result<OverviewView, AppError> {
         mcp_agents: o.mcp_agents,
         grants: o.grants,
         grants_used: o.grants_used,
+        rejections: o
+            .rejections
+            .into_iter()
+            .map(|r| crate::types::overview::RejectionView {
+                kind: match r.kind {
+                    authz::overview::RejectedKind::Resource => "resource",
+                    authz::overview::RejectedKind::Client => "client",
+                }
+                .to_owned(),
+                id: r.id,
+                name: r.name,
+                reason: r.reason,
+                by: r.by.unwrap_or_default(),
+                at: ssr::moment(core.now(), r.at),
+            })
+            .collect(),
     })
 }

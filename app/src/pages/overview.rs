@@ -2,9 +2,9 @@
 use crate::api::overview::realm_overview;
 use crate::components::copy::CopyValue;
 use crate::components::layout::use_session;
-use crate::components::pager::grouped;
+use crate::components::pager::{encode, grouped};
 use crate::components::ui::*;
-use crate::types::overview::OverviewView;
+use crate::types::overview::{OverviewView, RejectionView};
 use leptos::prelude::*;
 
 /// A count that links to its list.
@@ -88,6 +88,53 @@ fn checklist(o: &OverviewView) -> impl IntoView {
     }
 }
 
+/// What of the viewer's was rejected, with the reason and what to do next: a developer learns it
+/// where they work.
+fn rejections(list: Vec<RejectionView>) -> impl IntoView {
+    let can = crate::components::layout::use_abilities();
+    (!list.is_empty()).then(|| view! {
+        <section class="mb-6 rounded-lg border border-red-200 bg-red-50 p-4 sm:p-6 dark:border-red-900 dark:bg-red-950" aria-labelledby="rejections-title" data-testid="rejections">
+            <h2 id="rejections-title" class="text-lg font-semibold text-red-900 dark:text-red-100">"Rejected"</h2>
+            <p class="mt-1 text-sm text-red-800 dark:text-red-200">"What you submitted, or a client that names you as a contact, was turned down:"</p>
+            <ul class="mt-3 divide-y divide-red-200 dark:divide-red-900">
+                {list.into_iter().map(|r| {
+                    let resource = r.kind == "resource";
+                    let href = if resource {
+                        Some(format!("/resources/{}", encode(&r.id)))
+                    } else {
+                        can.view_clients.then(|| format!("/clients/{}", encode(&r.id)))
+                    };
+                    let what = if resource { "Resource" } else { "Client" };
+                    let next = if resource {
+                        "Open it to see the details; withdraw it there to submit it again."
+                    } else {
+                        "It gets no tokens. Fix what the reason says and register it again, or ask a security reviewer."
+                    };
+                    let reason = if r.reason.is_empty() { "No reason was given.".to_owned() } else { r.reason.clone() };
+                    view! {
+                        <li class="py-3 text-sm text-red-900 dark:text-red-100" data-testid="rejection">
+                            <p class="break-words">
+                                <span class="font-semibold">{what}" "</span>
+                                {match href {
+                                    Some(href) => view! { <a class="font-semibold underline" href=href>{r.name.clone()}</a> }.into_any(),
+                                    None => view! { <span class="font-semibold">{r.name.clone()}</span> }.into_any(),
+                                }}
+                                " " <code class="font-mono text-xs break-all">"("{r.id.clone()}")"</code>
+                            </p>
+                            <p class="mt-1 break-words">"Reason: "{reason}</p>
+                            <p class="mt-1 text-xs">
+                                <span title=r.at.at.clone()>{format!("Rejected {}", r.at.ago)}</span>
+                                {(!r.by.is_empty()).then(|| format!(" by {}", r.by))}
+                                ". " {next}
+                            </p>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </section>
+    })
+}
+
 /// Overview of the selected realm.
 #[component]
 pub fn OverviewPage() -> impl IntoView {
@@ -110,6 +157,7 @@ pub fn OverviewPage() -> impl IntoView {
         <Transition fallback=|| view! { <Loading/> }>
             {move || overview.get().map(|result| match result {
                 Ok(o) => view! {
+                    {rejections(o.rejections.clone())}
                     <div class="grid grid-cols-2 gap-4 sm:grid-cols-4">
                         <Count label="Resources" value=o.resources href="/resources"/>
                         <Count label="Clients" value=o.clients href="/clients"/>

@@ -18,4 +18,24 @@ pub struct OverviewView {
     pub grants: Option<u64>,
     /// Grants that produced a token.
     pub grants_used: Option<u64>,
+    /// What of the viewer's was rejected, newest first.
+    pub rejections: Vec<RejectionView>,
+}
+
+/// Something of the viewer's that was rejected: a resource they submitted, or a client naming
+/// them among its contacts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RejectionView {
+    /// `resource` or `client`.
+    pub kind: String,
+    /// The resource's id or the `client_id`.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// The reason given (empty when none was).
+    pub reason: String,
+    /// Who decided, when known.
+    pub by: String,
+    /// When.
+    pub at: super::Moment,
 }

@@ -26,4 +26,36 @@ pub struct RealmOverview {
     pub grants: Option<u64>,
     /// Grants that have produced a token.
     pub grants_used: Option<u64>,
+    /// What of the caller's was turned down: resources they submitted and clients naming them
+    /// as a contact, newest first, at most [`MAX_REJECTIONS`].
+    pub rejections: Vec<Rejection>,
+}
+
+/// Rejections the Overview lists at most.
+pub const MAX_REJECTIONS: usize = 10;
+
+/// What was rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RejectedKind {
+    /// A resource a developer submitted from "Protect your MCP server".
+    Resource,
+    /// A client that registered itself, naming the caller among its `contacts` (RFC 7591).
+    Client,
+}
+
+/// Something of the caller's that an admin or a security reviewer turned down, with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// A resource or a client.
+    pub kind: RejectedKind,
+    /// The resource's id (slug) or the `client_id`.
+    pub id: String,
+    /// Its display name.
+    pub name: String,
+    /// The reason given.
+    pub reason: String,
+    /// Who decided, when known (a client's reviewer).
+    pub by: Option<String>,
+    /// When.
+    pub at: crate::clock::UnixTime,
 }

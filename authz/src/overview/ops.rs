@@ -1,5 +1,5 @@
 //! Building the Overview.
-use super::model::{Endpoint, RealmOverview};
+use super::model::{Endpoint, MAX_REJECTIONS, RealmOverview, RejectedKind, Rejection};
 use crate::agents::AgentFilter;
 use crate::core::Core;
 use crate::error::Result;
@@ -61,19 +61,14 @@ impl Core {
         let can = |perm| p.role.can(perm);
         let one = Page::first(1);
         let now = self.now();
-        let resources = if can(Permission::ViewResources) {
+        let all_resources = self.store.list_resources(&realm.id).await?;
+        let resources = can(Permission::ViewResources).then(|| {
             // Live ones: a developer's submission is not registered until an admin enables it.
-            Some(
-                self.store
-                    .list_resources(&realm.id)
-                    .await?
-                    .iter()
-                    .filter(|r| r.submitted_by.is_none())
-                    .count() as u64,
-            )
-        } else {
-            None
-        };
+            all_resources
+                .iter()
+                .filter(|r| r.submitted_by.is_none())
+                .count() as u64
+        });
         let clients = if can(Permission::ViewClients) {
             Some(
                 self.store
@@ -109,6 +104,7 @@ impl Core {
         } else {
             (None, None)
         };
+        let rejections = self.rejections_of(p, &realm.id, &all_resources).await?;
         Ok(RealmOverview {
             endpoints,
             resources,
@@ -117,6 +113,58 @@ impl Core {
             mcp_agents,
             grants,
             grants_used,
+            rejections,
         })
+    }
+
+    /// What of `p`'s was rejected in the realm: resources they submitted (among `resources`, the
+    /// realm's) and self-registered clients naming their email among `contacts`; newest first.
+    async fn rejections_of(
+        &self,
+        p: &Principal,
+        realm_id: &crate::realms::RealmId,
+        resources: &[crate::resources::Resource],
+    ) -> Result<Vec<Rejection>> {
+        let email = p.email.trim().to_lowercase();
+        if !email.contains('@') {
+            // The command line's principal has no mailbox and submits nothing.
+            return Ok(Vec::new());
+        }
+        let mine = |who: &str| who.trim().eq_ignore_ascii_case(&email);
+        let mut out: Vec<Rejection> = resources
+            .iter()
+            .filter(|r| r.submitted_by.as_deref().is_some_and(mine))
+            .filter_map(|r| {
+                Some(Rejection {
+                    kind: RejectedKind::Resource,
+                    id: r.slug.to_string(),
+                    name: r.display_name.clone(),
+                    reason: r.rejection.clone()?,
+                    by: None,
+                    at: r.updated_at,
+                })
+            })
+            .collect();
+        let limit = i64::try_from(MAX_REJECTIONS * 5).unwrap_or(i64::MAX);
+        let clients = self
+            .store
+            .list_rejected_clients_mentioning(realm_id, &email, limit)
+            .await?;
+        out.extend(
+            clients
+                .into_iter()
+                .filter(|c| c.metadata.contacts.iter().any(|m| mine(m)))
+                .map(|c| Rejection {
+                    kind: RejectedKind::Client,
+                    reason: c.registration.review_reason.clone().unwrap_or_default(),
+                    by: c.registration.reviewed_by.clone(),
+                    at: c.registration.reviewed_at.unwrap_or(c.updated_at),
+                    id: c.client_id.to_string(),
+                    name: c.name,
+                }),
+        );
+        out.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.id.cmp(&b.id)));
+        out.truncate(MAX_REJECTIONS);
+        Ok(out)
     }
 }

@@ -154,6 +154,15 @@ pub trait ClientStore: Send + Sync {
         state: ReviewState,
         limit: i64,
     ) -> Result<Vec<Client>, StorageError>;
+    /// Rejected clients of a realm whose metadata mentions `email` (lower case) as a JSON string,
+    /// newest decision first, at most `limit`: the candidates for "your client was rejected"
+    /// (the caller checks `contacts` itself).
+    async fn list_rejected_clients_mentioning(
+        &self,
+        realm_id: &RealmId,
+        email: &str,
+        limit: i64,
+    ) -> Result<Vec<Client>, StorageError>;
     /// How many self-registered clients of a realm are in a review state.
     async fn count_clients_in_review(
         &self,
@@ -534,6 +543,27 @@ macro_rules! client_store {
                     sqlx::query_as::<_, ClientRow>(&sql)
                         .bind(realm_id.as_str())
                         .bind(state.as_str())
+                        .bind(limit)
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(Client::try_from)
+                        .collect()
+                }
+
+                async fn list_rejected_clients_mentioning(
+                    &self,
+                    realm_id: &RealmId,
+                    email: &str,
+                    limit: i64,
+                ) -> Result<Vec<Client>, StorageError> {
+                    let sql = format!(
+                        "SELECT {CLIENT_COLUMNS} FROM clients WHERE realm_id = $1 AND review_state = 'rejected' AND lower(metadata) LIKE $2 ESCAPE '\\' ORDER BY reviewed_at DESC, id LIMIT $3"
+                    );
+                    let pattern = $crate::storage::types::contains_pattern(&format!("\"{email}\""));
+                    sqlx::query_as::<_, ClientRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .bind(pattern)
                         .bind(limit)
                         .fetch_all(&self.pool)
                         .await?

@@ -20,6 +20,7 @@ mod ops;
 mod protect;
 mod registration;
 mod registry;
+mod rejections;
 mod review;
 
 pub use support::*;

@@ -152,6 +152,7 @@ on_both_backends!(
     clients::resource_server_credentials,
     registration::self_registration,
     registration::review_inbox,
+    registration::rejected_clients_by_contact,
     agents::agents,
     agents::agent_lists,
     access::grants,

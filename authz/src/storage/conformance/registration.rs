@@ -475,3 +475,102 @@ pub(super) async fn review_inbox(db: &Database) {
         [("approved".to_owned(), 1), ("pending".to_owned(), 3)]
     );
 }
+
+pub(super) async fn rejected_clients_by_contact(db: &Database) {
+    let store = db.store();
+    let (one, two) = (
+        given_realm(&store, "default").await,
+        given_realm(&store, "other").await,
+    );
+    let register = |realm: &crate::realms::Realm, id: &str, contacts: &[&str], review, at| {
+        let mut c = client(&realm.id, id);
+        c.metadata.contacts = contacts.iter().map(|s| (*s).to_owned()).collect();
+        c.registration = Registration {
+            kind: RegistrationKind::Dynamic,
+            review,
+            reviewed_by: Some("rita@example.com".into()),
+            review_reason: Some(format!("{id}: unknown publisher")),
+            reviewed_at: Some(at),
+            ..Registration::admin()
+        };
+        c
+    };
+    let clients = [
+        register(
+            &one,
+            "older",
+            &["Dev_1@Example.com"],
+            ReviewState::Rejected,
+            10,
+        ),
+        register(
+            &one,
+            "newer",
+            &["ops@example.com", "dev_1@example.com"],
+            ReviewState::Rejected,
+            20,
+        ),
+        // Not rejected; another realm's; a look-alike address (LIKE's `_` is literal).
+        register(
+            &one,
+            "pending",
+            &["dev_1@example.com"],
+            ReviewState::Pending,
+            30,
+        ),
+        register(
+            &two,
+            "elsewhere",
+            &["dev_1@example.com"],
+            ReviewState::Rejected,
+            40,
+        ),
+        register(
+            &one,
+            "lookalike",
+            &["devx1@example.com"],
+            ReviewState::Rejected,
+            50,
+        ),
+        register(
+            &one,
+            "longer",
+            &["adev_1@example.com"],
+            ReviewState::Rejected,
+            60,
+        ),
+    ];
+    for c in &clients {
+        store
+            .insert_registered_client(
+                c,
+                None,
+                format!("rat-{}", c.client_id).as_bytes(),
+                None,
+                &event(
+                    &c.realm_id,
+                    "client.register",
+                    "registration",
+                    "client:x",
+                    1,
+                ),
+            )
+            .await
+            .expect("register");
+    }
+    let found = store
+        .list_rejected_clients_mentioning(&one.id, "dev_1@example.com", 10)
+        .await
+        .expect("list");
+    let ids: Vec<String> = found.iter().map(|c| c.client_id.to_string()).collect();
+    assert_eq!(ids, ["newer", "older"], "newest decision first, any case");
+    assert_eq!(
+        found[0].registration.review_reason.as_deref(),
+        Some("newer: unknown publisher")
+    );
+    let one_only = store
+        .list_rejected_clients_mentioning(&one.id, "dev_1@example.com", 1)
+        .await
+        .expect("list");
+    assert_eq!(one_only.len(), 1);
+}
