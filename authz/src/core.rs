@@ -68,6 +68,8 @@ pub struct Core {
     pub(crate) keyring: Arc<KeyRing>,
     pub(crate) cache: Arc<LookupCache>,
     pub(crate) fetcher: Arc<dyn Fetcher>,
+    /// Sends e-mail about decisions (nothing unless the server has SMTP settings).
+    pub(crate) mailer: Arc<dyn crate::mail::Mailer>,
     pub(crate) documents: Arc<DocumentCache>,
     pub(crate) token_use: Arc<crate::access::usage::TokenUse>,
     /// Each realm's latest release, parsed and checked, by release id: the MCP Registry API
@@ -112,6 +114,7 @@ impl Core {
             keyring: Arc::default(),
             cache: Arc::default(),
             fetcher: Arc::new(NoFetcher),
+            mailer: Arc::new(crate::mail::NoMail),
             documents: Arc::default(),
             token_use: Arc::default(),
             served_registries: Arc::default(),

@@ -28,6 +28,7 @@ pub mod housekeeping;
 pub mod ids;
 pub mod integration;
 pub mod keys;
+pub mod mail;
 pub mod net;
 pub mod overview;
 pub mod paging;

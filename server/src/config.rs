@@ -22,6 +22,8 @@
 //! | `metrics.bearer_token` | `PORTCULLIS_METRICS__BEARER_TOKEN` | unset: `/metrics` is open |
 //! | `metrics.bind` | `PORTCULLIS_METRICS__BIND` | unset: `/metrics` on `http.bind` |
 //! | `registry.import_base` | `PORTCULLIS_REGISTRY__IMPORT_BASE` | `https://registry.modelcontextprotocol.io` |
+//! | `mail.smtp_url` | `PORTCULLIS_MAIL__SMTP_URL` | unset: no e-mail |
+//! | `mail.from` | `PORTCULLIS_MAIL__FROM` | unset (required with `smtp_url`) |
 //! | `dev.allow_http_loopback_resources` | `PORTCULLIS_DEV__ALLOW_HTTP_LOOPBACK_RESOURCES` | `false` |
 //! | `dev.allow_loopback_client_urls` | `PORTCULLIS_DEV__ALLOW_LOOPBACK_CLIENT_URLS` | `false` |
 //!
@@ -57,6 +59,8 @@ pub struct Config {
     pub metrics: MetricsConfig,
     /// The MCP server registry.
     pub registry: RegistryConfig,
+    /// E-mail about decisions (off unless `mail.smtp_url` is set).
+    pub mail: MailConfig,
     /// Development conveniences (never enable in production).
     pub dev: DevConfig,
 }
@@ -76,6 +80,18 @@ impl Default for RegistryConfig {
             import_base: authz::DEFAULT_REGISTRY_IMPORT_BASE.to_owned(),
         }
     }
+}
+
+/// E-mail to the people a decision concerns (a developer whose submission or client was
+/// rejected). Off by default.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MailConfig {
+    /// The SMTP server: `smtps://user:password@host:465` (TLS), `smtp://user:password@host:587?tls=required`
+    /// (STARTTLS), or `smtp://host:port` (no TLS: a relay on this machine). Unset: no e-mail.
+    pub smtp_url: Option<String>,
+    /// The sender address (`From`), e.g. `Portcullis <portcullis@example.com>`.
+    pub from: Option<String>,
 }
 
 /// Who may scrape `/metrics`: by default anyone who reaches the listener.
@@ -188,6 +204,7 @@ impl Default for Config {
             keys: KeysConfig::default(),
             metrics: MetricsConfig::default(),
             registry: RegistryConfig::default(),
+            mail: MailConfig::default(),
             dev: DevConfig::default(),
         }
     }
@@ -398,6 +415,10 @@ impl Config {
                 "metrics.bind must differ from http.bind (unset it to serve /metrics on http.bind)"
             );
         }
+        if let Some(url) = &self.mail.smtp_url {
+            crate::mail::SmtpMailer::new(url, self.mail.from.as_deref().unwrap_or_default())
+                .map_err(|e| anyhow::anyhow!("mail: {e}"))?;
+        }
         if self.http.max_body_bytes < 1024 {
             anyhow::bail!("http.max_body_bytes must be at least 1024");
         }
@@ -449,6 +470,9 @@ impl Config {
         }
         if shown.metrics.bearer_token.is_some() {
             shown.metrics.bearer_token = Some("REDACTED".into());
+        }
+        if let Some(url) = &self.mail.smtp_url {
+            shown.mail.smtp_url = Some(redact_url(url));
         }
         toml::to_string_pretty(&shown).unwrap_or_else(|e| format!("# cannot render: {e}"))
     }
@@ -512,6 +536,24 @@ pub fn redact_url(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mail_settings_are_checked_and_their_password_never_shown() {
+        let mut c = Config::default();
+        c.mail.smtp_url = Some("smtps://mailer:hunter2@smtp.example.com".into());
+        c.mail.from = Some("Portcullis <portcullis@example.com>".into());
+        c.validate().expect("valid");
+        let shown = c.redacted_toml();
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("smtps://mailer:REDACTED@smtp.example.com"), "{shown}");
+        c.mail.from = Some("not an address".into());
+        let e = c.validate().expect_err("bad sender").to_string();
+        assert!(e.starts_with("mail: from"), "{e}");
+        c.mail.from = Some("portcullis@example.com".into());
+        c.mail.smtp_url = Some("http://mailer:hunter2@smtp.example.com".into());
+        let e = c.validate().expect_err("not smtp").to_string();
+        assert!(e.contains("not an SMTP URL") && !e.contains("hunter2"), "{e}");
+    }
 
     #[test]
     fn redacts_database_password() {

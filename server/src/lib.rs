@@ -14,6 +14,7 @@ pub mod export;
 pub mod fetch;
 pub mod go;
 pub mod http;
+pub mod mail;
 pub mod oauth;
 pub mod ops;
 pub mod registry;
@@ -121,6 +122,13 @@ impl AppState {
             fetch::HttpFetcher::new(config.dev.allow_loopback_client_urls)
                 .context("Failed to set up the HTTPS client")?,
         ));
+        let core = match &config.mail.smtp_url {
+            Some(url) => core.with_mailer(Arc::new(
+                mail::SmtpMailer::new(url, config.mail.from.as_deref().unwrap_or_default())
+                    .map_err(|e| anyhow::anyhow!("mail: {e}"))?,
+            )),
+            None => core,
+        };
         if core
             .check_master_key()
             .await

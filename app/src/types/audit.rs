@@ -189,6 +189,7 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
         "MCP registry",
         "Drift reports forgotten",
     ),
+    ("mail.failed", "Notifications", "E-mail not sent"),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

@@ -187,6 +187,8 @@ pub mod action {
     pub const REGISTRY_MEMBER_REMOVE: &str = "registry.member_remove";
     /// A device's drift report was forgotten (a laptop given back).
     pub const DRIFT_FORGET: &str = "registry.drift_forget";
+    /// An e-mail about a decision could not be sent (SMTP refused or unreachable).
+    pub const MAIL_FAILED: &str = "mail.failed";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -259,6 +261,7 @@ pub mod action {
         REGISTRY_MEMBER_ADD,
         REGISTRY_MEMBER_REMOVE,
         DRIFT_FORGET,
+        MAIL_FAILED,
     ];
 }
 

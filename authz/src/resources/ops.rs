@@ -275,6 +275,7 @@ impl Core {
                 StorageError::NotFound => not_waiting(),
                 other => other.into(),
             })?;
+        self.tell_submission_rejected(&r, realm_name, &reason);
         Ok(r)
     }
 

@@ -121,3 +121,232 @@ async fn a_developers_overview_says_what_was_rejected_and_why() {
     assert!(section.contains(&format!(r#"href="/resources/{}""#, submitted.slug)));
     assert!(section.contains("s assistant") && section.contains("Unknown publisher."));
 }
+
+/// A message the sink took: its `RCPT TO` lines and its data.
+type Taken = (Vec<String>, String);
+
+/// A local SMTP sink: takes every message on 127.0.0.1 and keeps its envelope recipients and
+/// data.
+struct SmtpSink {
+    url: String,
+    messages: std::sync::Arc<std::sync::Mutex<Vec<Taken>>>,
+}
+
+impl SmtpSink {
+    async fn start() -> Self {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("smtp://{}", listener.local_addr().expect("addr"));
+        let messages = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = messages.clone();
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                let kept = kept.clone();
+                tokio::spawn(async move {
+                    let (read, mut write) = socket.into_split();
+                    let mut lines = BufReader::new(read).lines();
+                    let _ = write.write_all(b"220 sink ESMTP\r\n").await;
+                    let (mut rcpt, mut data, mut in_data) = (Vec::new(), String::new(), false);
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        if in_data {
+                            if line == "." {
+                                in_data = false;
+                                kept.lock()
+                                    .expect("sink")
+                                    .push((std::mem::take(&mut rcpt), std::mem::take(&mut data)));
+                                let _ = write.write_all(b"250 kept\r\n").await;
+                            } else {
+                                data.push_str(&line);
+                                data.push('\n');
+                            }
+                            continue;
+                        }
+                        let verb = line.get(..4).unwrap_or_default().to_ascii_uppercase();
+                        let answer: &[u8] = match verb.as_str() {
+                            "EHLO" | "HELO" => b"250-sink\r\n250 8BITMIME\r\n",
+                            "RCPT" => {
+                                rcpt.push(line.to_owned());
+                                b"250 ok\r\n"
+                            }
+                            "DATA" => {
+                                in_data = true;
+                                b"354 go on\r\n"
+                            }
+                            "QUIT" => {
+                                let _ = write.write_all(b"221 bye\r\n").await;
+                                break;
+                            }
+                            _ => b"250 ok\r\n",
+                        };
+                        let _ = write.write_all(answer).await;
+                    }
+                });
+            }
+        });
+        Self { url, messages }
+    }
+
+    /// The messages taken so far, waiting up to 5 s for at least `n`.
+    async fn wait_for(&self, n: usize) -> Vec<Taken> {
+        for _ in 0..100 {
+            let got = self.messages.lock().expect("sink").clone();
+            if got.len() >= n {
+                return got;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        self.messages.lock().expect("sink").clone()
+    }
+}
+
+#[tokio::test]
+async fn with_smtp_settings_the_people_concerned_are_told_by_email() {
+    let sink = SmtpSink::start().await;
+    let url = sink.url.clone();
+    let t = TestServer::with(
+        move |c| {
+            c.mail.smtp_url = Some(url);
+            c.mail.from = Some("Portcullis <portcullis@example.com>".into());
+        },
+        std::sync::Arc::new(authz::clock::SystemClock),
+    )
+    .await;
+    t.user("ada@example.com", "admin").await;
+    t.user("rita@example.com", "security_reviewer").await;
+    t.user("dev@example.com", "developer").await;
+    let core = &t.state.core;
+    let meta = authz::RequestMeta::default();
+    let (admin, rita, dev) = (
+        t.principal("ada@example.com").await,
+        t.principal("rita@example.com").await,
+        t.principal("dev@example.com").await,
+    );
+    let submitted = core
+        .register_protected_resource(
+            &dev,
+            "default",
+            &authz::integration::ProtectInput {
+                server_url: "https://notes.example.com/mcp".into(),
+                resource_name: "Notes".into(),
+                scopes: "notes:read".into(),
+                documentation_url: String::new(),
+            },
+            &meta,
+        )
+        .await
+        .expect("submitted");
+    core.reject_submission(
+        &admin,
+        "default",
+        &submitted.slug,
+        "Duplicate of wiki.",
+        &meta,
+    )
+    .await
+    .expect("rejected");
+    let mail = sink.wait_for(1).await;
+    assert_eq!(mail.len(), 1, "{mail:?}");
+    let (rcpt, data) = &mail[0];
+    assert_eq!(rcpt, &["RCPT TO:<dev@example.com>"]);
+    assert!(
+        data.contains("Subject: Submission rejected in default: Notes"),
+        "{data}"
+    );
+    assert!(data.contains("Reason: Duplicate of wiki."), "{data}");
+    assert!(
+        data.contains("From: Portcullis <portcullis@example.com>"),
+        "{data}"
+    );
+
+    // A client's contacts hear of it only when they have a console account: an address a
+    // registrant typed gets nothing, and the registrant's words stay out of the message.
+    let client = register(
+        &t,
+        "Totally legit: visit spam.example",
+        &["dev@example.com", "victim@example.org"],
+    )
+    .await;
+    core.reject_client(&rita, "default", &client, "Unknown publisher.", None, &meta)
+        .await
+        .expect("rejected");
+    let mail = sink.wait_for(2).await;
+    assert_eq!(mail.len(), 2, "{mail:?}");
+    let (rcpt, data) = &mail[1];
+    assert_eq!(rcpt, &["RCPT TO:<dev@example.com>"]);
+    assert!(data.contains(&client), "{data}");
+    assert!(data.contains("Reason: Unknown publisher."), "{data}");
+    assert!(!data.contains("spam.example"), "{data}");
+
+    // A client with no console account among its contacts sends nothing.
+    let quiet = register(&t, "Quiet", &["nobody@example.org"]).await;
+    core.reject_client(&rita, "default", &quiet, "No.", None, &meta)
+        .await
+        .expect("rejected");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(sink.wait_for(3).await.len(), 2);
+}
+
+#[tokio::test]
+async fn an_unreachable_relay_is_audited_and_the_decision_stands() {
+    // Nothing listens there.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("smtp://{}", closed.local_addr().expect("addr"));
+    drop(closed);
+    let t = TestServer::with(
+        move |c| {
+            c.mail.smtp_url = Some(url);
+            c.mail.from = Some("portcullis@example.com".into());
+        },
+        std::sync::Arc::new(authz::clock::SystemClock),
+    )
+    .await;
+    t.user("ada@example.com", "admin").await;
+    t.user("dev@example.com", "developer").await;
+    let core = &t.state.core;
+    let meta = authz::RequestMeta::default();
+    let (admin, dev) = (
+        t.principal("ada@example.com").await,
+        t.principal("dev@example.com").await,
+    );
+    let submitted = core
+        .register_protected_resource(
+            &dev,
+            "default",
+            &authz::integration::ProtectInput {
+                server_url: "https://notes.example.com/mcp".into(),
+                resource_name: "Notes".into(),
+                scopes: "notes:read".into(),
+                documentation_url: String::new(),
+            },
+            &meta,
+        )
+        .await
+        .expect("submitted");
+    let rejected = core
+        .reject_submission(&admin, "default", &submitted.slug, "Duplicate.", &meta)
+        .await
+        .expect("the decision does not wait for the e-mail");
+    assert_eq!(rejected.rejection.as_deref(), Some("Duplicate."));
+    let filter = authz::audit::AuditFilter {
+        action: Some("mail.failed".into()),
+        ..Default::default()
+    };
+    let mut failed = Vec::new();
+    for _ in 0..100 {
+        failed = t.audit(filter.clone()).await;
+        if !failed.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0].target, format!("resource:{}", submitted.slug));
+    assert!(
+        !failed[0].details.to_string().contains("dev@example.com"),
+        "no address in the audit"
+    );
+}

@@ -277,7 +277,7 @@ impl Core {
                     from,
                     to,
                     by: p.email.clone(),
-                    reason: why,
+                    reason: why.clone(),
                     at: self.now(),
                     seen,
                     grants: grants
@@ -296,6 +296,9 @@ impl Core {
                 other => other.into(),
             })?;
         metrics::counter!("portcullis_review_decisions_total", "decision" => what).increment(1);
+        if to == ReviewState::Rejected {
+            self.tell_client_rejected(&client, realm_name, &why).await;
+        }
         Ok(())
     }
 }
