@@ -70,6 +70,8 @@ pub struct Core {
     pub(crate) fetcher: Arc<dyn Fetcher>,
     /// Sends e-mail about decisions (nothing unless the server has SMTP settings).
     pub(crate) mailer: Arc<dyn crate::mail::Mailer>,
+    /// Messages on their way at once ([`crate::mail::MAX_SENDING`]).
+    pub(crate) mail_slots: Arc<tokio::sync::Semaphore>,
     pub(crate) documents: Arc<DocumentCache>,
     pub(crate) token_use: Arc<crate::access::usage::TokenUse>,
     /// Each realm's latest release, parsed and checked, by release id: the MCP Registry API
@@ -115,6 +117,7 @@ impl Core {
             cache: Arc::default(),
             fetcher: Arc::new(NoFetcher),
             mailer: Arc::new(crate::mail::NoMail),
+            mail_slots: Arc::new(tokio::sync::Semaphore::new(crate::mail::MAX_SENDING)),
             documents: Arc::default(),
             token_use: Arc::default(),
             served_registries: Arc::default(),

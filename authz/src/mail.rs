@@ -23,9 +23,18 @@ pub const MAX_RECIPIENTS: usize = 10;
 /// Sends e-mail.
 #[async_trait::async_trait]
 pub trait Mailer: Send + Sync + std::fmt::Debug {
-    /// Sends `mail`; the error says why it could not be sent, in words.
+    /// Sends `mail`; the error says why it could not be sent, in words (never an address).
     async fn send(&self, mail: &Mail) -> Result<(), String>;
+
+    /// Whether it sends anything (without SMTP settings nothing is looked up or queued).
+    fn enabled(&self) -> bool {
+        true
+    }
 }
+
+/// Messages on their way at once, at most; beyond it a message is dropped and audited (a
+/// stalled relay never piles up tasks).
+pub const MAX_SENDING: usize = 32;
 
 /// The mailer of a server without SMTP settings: sends nothing.
 #[derive(Debug, Default)]
@@ -35,6 +44,10 @@ pub struct NoMail;
 impl Mailer for NoMail {
     async fn send(&self, _mail: &Mail) -> Result<(), String> {
         Ok(())
+    }
+
+    fn enabled(&self) -> bool {
+        false
     }
 }
 
@@ -60,32 +73,57 @@ pub fn recipients<'a>(candidates: impl IntoIterator<Item = &'a str>) -> Vec<Stri
 }
 
 impl crate::core::Core {
-    /// Tells the developer who submitted `resource` that an admin rejected it, and why.
-    pub(crate) fn tell_submission_rejected(
+    /// Tells the developer who submitted `resource` that an admin rejected it, and why (only
+    /// while their console account exists and is enabled).
+    pub(crate) async fn tell_submission_rejected(
         &self,
         resource: &crate::resources::Resource,
         realm: &str,
         reason: &str,
     ) {
-        let to = recipients(resource.submitted_by.as_deref());
+        if !self.mailer.enabled() {
+            return;
+        }
+        let to = self
+            .console_accounts(resource.submitted_by.as_deref())
+            .await;
         let name: String = resource.display_name.chars().take(80).collect();
         let body = format!(
             "An admin rejected the MCP server you submitted to the realm {realm}: {name} ({id}).\n\n\
              Reason: {reason}\n\n\
              It stays disabled: no token is issued for it. Its page in the console shows the \
-             details; withdraw it there to submit it again.\n\n{console}/resources/{id}\n",
+             details; withdraw it there to submit it again.\n\n{console}/go/{realm}/resources/{id}\n",
             id = resource.slug,
             console = self.config().public_url.trim_end_matches('/'),
         );
-        self.notify(
-            &resource.realm_id,
-            &format!("resource:{}", resource.slug),
-            Mail {
-                to,
-                subject: format!("Submission rejected in {realm}: {name}"),
-                body,
-            },
-        );
+        for to in to {
+            self.notify(
+                &resource.realm_id,
+                &format!("resource:{}", resource.slug),
+                Mail {
+                    to: vec![to],
+                    subject: format!("Submission rejected in {realm}: {name}"),
+                    body: body.clone(),
+                },
+            );
+        }
+    }
+
+    /// The enabled console accounts among `candidates` (their addresses as the accounts hold
+    /// them, each once).
+    async fn console_accounts<'a>(
+        &self,
+        candidates: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<String> {
+        let mut accounts: Vec<String> = Vec::new();
+        for contact in recipients(candidates) {
+            match self.find_principal_by_email(&contact).await {
+                Ok(Some(p)) if !accounts.contains(&p.email) => accounts.push(p.email),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "contact lookup for an e-mail failed"),
+            }
+        }
+        accounts
     }
 
     /// Tells the contacts of `client` who have a console account (developers learn it; an
@@ -97,14 +135,12 @@ impl crate::core::Core {
         realm: &str,
         reason: &str,
     ) {
-        let mut accounts = Vec::new();
-        for contact in recipients(client.metadata.contacts.iter().map(String::as_str)) {
-            match self.find_principal_by_email(&contact).await {
-                Ok(Some(p)) => accounts.push(p.email),
-                Ok(None) => {}
-                Err(e) => tracing::warn!(error = %e, "contact lookup for an e-mail failed"),
-            }
+        if !self.mailer.enabled() {
+            return;
         }
+        let accounts = self
+            .console_accounts(client.metadata.contacts.iter().map(String::as_str))
+            .await;
         // A metadata document's client_id is a URL its registrant chose: no link of theirs goes
         // out in this server's mail (the Overview shows it).
         let which =
@@ -120,15 +156,18 @@ impl crate::core::Core {
              reviewer. Your Overview in the console lists it:\n\n{console}/\n",
             console = self.config().public_url.trim_end_matches('/'),
         );
-        self.notify(
-            &client.realm_id,
-            &format!("client:{}", client.client_id),
-            Mail {
-                to: accounts,
-                subject: format!("Client rejected in {realm}"),
-                body,
-            },
-        );
+        // One message each: contacts never learn whom else a registrant named.
+        for to in accounts {
+            self.notify(
+                &client.realm_id,
+                &format!("client:{}", client.client_id),
+                Mail {
+                    to: vec![to],
+                    subject: format!("Client rejected in {realm}"),
+                    body: body.clone(),
+                },
+            );
+        }
     }
 
     /// Replaces the mailer (by default nothing is sent).
@@ -144,8 +183,15 @@ impl crate::core::Core {
             return;
         }
         let (core, realm_id, what) = (self.clone(), realm_id.clone(), what.to_owned());
+        let slot = self.mail_slots.clone().try_acquire_owned();
         tokio::spawn(async move {
-            if let Err(why) = core.mailer.send(&mail).await {
+            let sent = match slot {
+                Ok(_slot) => core.mailer.send(&mail).await,
+                Err(_) => Err(format!(
+                    "{MAX_SENDING} messages were still on their way; this one was dropped"
+                )),
+            };
+            if let Err(why) = sent {
                 tracing::warn!(realm = %realm_id, about = %what, error = %why, "e-mail not sent");
                 let event = crate::audit::NewAuditEvent {
                     realm_id,

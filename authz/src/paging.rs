@@ -47,10 +47,13 @@ impl Page {
     }
 
     /// A page from a request's `after` and `before` parameters (empty when absent): `after`
-    /// wins when both are given, and a cursor no key could be (empty, too long) starts from the
-    /// first page.
+    /// wins when both are given, and a cursor no key could be (empty, too long, with a control
+    /// character) starts from the first page.
     pub fn from_params(after: &str, before: &str, size: u32) -> Self {
-        let usable = |s: &str| !s.is_empty() && s.len() <= MAX_CURSOR_CHARS;
+        // No key holds a control character (and PostgreSQL refuses NUL in text).
+        let usable = |s: &str| {
+            !s.is_empty() && s.len() <= MAX_CURSOR_CHARS && !s.chars().any(char::is_control)
+        };
         let cursor = if usable(after) {
             Cursor::After(after.to_owned())
         } else if usable(before) {
@@ -176,6 +179,7 @@ mod tests {
         );
         let long = "x".repeat(MAX_CURSOR_CHARS + 1);
         assert_eq!(Page::from_params(&long, "", 50).cursor, Cursor::First);
+        assert_eq!(Page::from_params("a\0b", "", 50).cursor, Cursor::First);
         assert_eq!(Page::first(0).limit, 1);
         assert_eq!(Page::first(10_000).limit, 500);
         assert_eq!(Page::first(50).fetch(), 51);

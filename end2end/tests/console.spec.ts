@@ -129,3 +129,39 @@ test('the dark-mode toggle is remembered across reloads', async ({ page }) => {
   await page.reload();
   await expect(html).not.toHaveClass(/dark/);
 });
+
+test('a list pages by key with Next, Previous and First, in the browser and by keyboard', async ({ page, baseURL }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const prefix = `pg${Date.now().toString(36)}`;
+  for (let i = 0; i < 23; i++) {
+    const res = await page.request.post('/api/clients/create', {
+      form: { client_id: `${prefix}-${String(i).padStart(2, '0')}`, name: `Paged ${i}`, auth_method: 'none', scope: '', contacts: '', jwks: '' },
+      headers: { origin: baseURL! },
+    });
+    expect(res.ok(), await res.text()).toBeTruthy();
+  }
+  await page.goto(`/clients?q=${prefix}`);
+  await hydrated(page);
+  const rows = page.getByTestId('client-row');
+  const pager = page.getByRole('navigation', { name: 'Pagination' });
+  await expect(rows).toHaveCount(20);
+  await expect(pager).toContainText('Showing 20 of 23');
+  await expect(pager.getByRole('link', { name: 'Previous' })).toHaveCount(0);
+  // Next, from the keyboard: the page after the last key shown.
+  await pager.getByRole('link', { name: 'Next' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`after=${prefix}-19`));
+  await expect(rows).toHaveCount(3);
+  await expect(rows.first()).toContainText(`${prefix}-20`);
+  await expect(pager.getByRole('link', { name: 'Next' })).toHaveCount(0);
+  // Previous: the 20 before the first key shown, in order.
+  await pager.getByRole('link', { name: 'Previous' }).click();
+  await expect(page).toHaveURL(new RegExp(`before=${prefix}-20`));
+  await expect(rows).toHaveCount(20);
+  await expect(rows.first()).toContainText(`${prefix}-00`);
+  // Copy link on a client's page names the realm.
+  await rows.first().getByRole('link').first().click();
+  await expect(page.getByTestId('copy-object-link')).toHaveAttribute('data-href', `/go/default/clients/${prefix}-00`);
+  expect(errors).toEqual([]);
+});

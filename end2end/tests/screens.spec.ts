@@ -101,6 +101,16 @@ async function seed(page: Page, baseURL: string) {
     resource_name: submittedName,
     scopes: 'treasury:read treasury:forecast',
   })).slug;
+  // A second one an admin rejected, with a long reason: the developer's Overview says so.
+  const rejected = (await call(dev, baseURL, 'integration/register', {
+    server_url: `https://${long('payroll-exports', 60)}.internal.example-corporation.com/mcp`,
+    resource_name: long('Payroll exports MCP server for the people operations team', 100),
+    scopes: 'payroll:read',
+  })).slug;
+  await call(api, baseURL, 'resources/reject', {
+    slug: rejected,
+    reason: long('Payroll data must go through the approved HR gateway; resubmit it behind that gateway with read-only scopes', 400),
+  });
   await dev.dispose();
 }
 
@@ -187,7 +197,8 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       }
     }
   }
-  // A developer's own submission, with the button that withdraws it.
+  // A developer's own submission, with the button that withdraws it, and their Overview saying
+  // what was rejected and why.
   await page.context().clearCookies();
   await login(page, DEVELOPER);
   for (const scheme of ['light', 'dark'] as const) {
@@ -198,6 +209,10 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       await hydrated(page);
       await expect(page.getByRole('button', { name: 'Withdraw submission' })).toBeVisible();
       problems.push(...await check(page, `submission-${width}-${scheme}`));
+      await page.goto('/');
+      await hydrated(page);
+      await expect(page.getByTestId('rejection')).toContainText('approved HR gateway');
+      problems.push(...await check(page, `developer-overview-${width}-${scheme}`));
     }
   }
   // The signed-out sign-in page, too.

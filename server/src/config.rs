@@ -24,6 +24,7 @@
 //! | `registry.import_base` | `PORTCULLIS_REGISTRY__IMPORT_BASE` | `https://registry.modelcontextprotocol.io` |
 //! | `mail.smtp_url` | `PORTCULLIS_MAIL__SMTP_URL` | unset: no e-mail |
 //! | `mail.from` | `PORTCULLIS_MAIL__FROM` | unset (required with `smtp_url`) |
+//! | `mail.timeout_secs` | `PORTCULLIS_MAIL__TIMEOUT_SECS` | `15` |
 //! | `dev.allow_http_loopback_resources` | `PORTCULLIS_DEV__ALLOW_HTTP_LOOPBACK_RESOURCES` | `false` |
 //! | `dev.allow_loopback_client_urls` | `PORTCULLIS_DEV__ALLOW_LOOPBACK_CLIENT_URLS` | `false` |
 //!
@@ -92,6 +93,28 @@ pub struct MailConfig {
     pub smtp_url: Option<String>,
     /// The sender address (`From`), e.g. `Portcullis <portcullis@example.com>`.
     pub from: Option<String>,
+    /// How long one message may take, the whole SMTP exchange included (default 15).
+    pub timeout_secs: Option<u64>,
+}
+
+impl MailConfig {
+    /// The mailer these settings describe, if any.
+    ///
+    /// # Errors
+    /// In words, when the settings are not usable (never with the relay's password).
+    pub fn mailer(&self) -> Result<Option<crate::mail::SmtpMailer>, String> {
+        let Some(url) = &self.smtp_url else {
+            return Ok(None);
+        };
+        let timeout = self
+            .timeout_secs
+            .map_or(crate::mail::SEND_TIMEOUT, std::time::Duration::from_secs);
+        if timeout.is_zero() {
+            return Err("timeout_secs must be at least 1".into());
+        }
+        crate::mail::SmtpMailer::new(url, self.from.as_deref().unwrap_or_default(), timeout)
+            .map(Some)
+    }
 }
 
 /// Who may scrape `/metrics`: by default anyone who reaches the listener.
@@ -415,10 +438,9 @@ impl Config {
                 "metrics.bind must differ from http.bind (unset it to serve /metrics on http.bind)"
             );
         }
-        if let Some(url) = &self.mail.smtp_url {
-            crate::mail::SmtpMailer::new(url, self.mail.from.as_deref().unwrap_or_default())
-                .map_err(|e| anyhow::anyhow!("mail: {e}"))?;
-        }
+        self.mail
+            .mailer()
+            .map_err(|e| anyhow::anyhow!("mail: {e}"))?;
         if self.http.max_body_bytes < 1024 {
             anyhow::bail!("http.max_body_bytes must be at least 1024");
         }
@@ -529,7 +551,15 @@ pub fn redact_url(raw: &str) -> String {
             let _ = u.set_password(Some("REDACTED"));
             u.to_string()
         }
-        _ => raw.to_owned(),
+        Ok(_) => raw.to_owned(),
+        // Not a URL (a bad port, a `#` or `/` in the password): whatever stands between the
+        // scheme and the last `@` may be credentials.
+        Err(_) => match (raw.find("://"), raw.rfind('@')) {
+            (Some(start), Some(at)) if at > start + 3 => {
+                format!("{}REDACTED{}", &raw[..start + 3], &raw[at..])
+            }
+            _ => raw.to_owned(),
+        },
     }
 }
 
@@ -545,14 +575,57 @@ mod tests {
         c.validate().expect("valid");
         let shown = c.redacted_toml();
         assert!(!shown.contains("hunter2"), "{shown}");
-        assert!(shown.contains("smtps://mailer:REDACTED@smtp.example.com"), "{shown}");
+        assert!(
+            shown.contains("smtps://mailer:REDACTED@smtp.example.com"),
+            "{shown}"
+        );
         c.mail.from = Some("not an address".into());
         let e = c.validate().expect_err("bad sender").to_string();
         assert!(e.starts_with("mail: from"), "{e}");
         c.mail.from = Some("portcullis@example.com".into());
         c.mail.smtp_url = Some("http://mailer:hunter2@smtp.example.com".into());
         let e = c.validate().expect_err("not smtp").to_string();
-        assert!(e.contains("not an SMTP URL") && !e.contains("hunter2"), "{e}");
+        assert!(
+            e.contains("not an SMTP URL") && !e.contains("hunter2"),
+            "{e}"
+        );
+        // A URL that does not parse still never shows its password.
+        for bad in [
+            "smtps://mailer:hunter2@smtp.example.com:99999",
+            "smtps://mailer:hun#ter2@smtp.example.com",
+            "smtps://mailer:hun/ter2@smtp.example.com",
+        ] {
+            c.mail.smtp_url = Some(bad.into());
+            let e = c
+                .validate()
+                .map(|()| String::new())
+                .unwrap_or_else(|e| e.to_string());
+            let shown = c.redacted_toml();
+            for text in [&e, &shown] {
+                assert!(
+                    !text.contains("hunter2") && !text.contains("ter2"),
+                    "{bad}: {text}"
+                );
+            }
+        }
+        // Credentials never cross the network in clear: plain smtp:// only to this machine,
+        // STARTTLS only when required.
+        for (url, ok) in [
+            ("smtp://mailer:hunter2@smtp.example.com:587", false),
+            (
+                "smtp://mailer:hunter2@smtp.example.com:587?tls=opportunistic",
+                false,
+            ),
+            (
+                "smtp://mailer:hunter2@smtp.example.com:587?tls=required",
+                true,
+            ),
+            ("smtp://127.0.0.1:25", true),
+            ("smtp://localhost:2525", true),
+        ] {
+            c.mail.smtp_url = Some(url.into());
+            assert_eq!(c.validate().is_ok(), ok, "{url}");
+        }
     }
 
     #[test]

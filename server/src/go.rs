@@ -27,6 +27,9 @@ const KINDS: &[(&str, &str, &str)] = &[
     ("servers", "/registry/servers", "registry server"),
 ];
 
+/// Longest id a link carries (a metadata document's `client_id` URL is the longest kind).
+const MAX_ID_CHARS: usize = 2048;
+
 /// The page path and word for `kind`, if links open it.
 fn kind(kind: &str) -> Option<(&'static str, &'static str)> {
     KINDS
@@ -47,10 +50,17 @@ pub async fn open_link(
     let Some((_, word)) = kind(&kind_name) else {
         return (StatusCode::NOT_FOUND, "No such kind of console page.").into_response();
     };
+    // Nothing but a plausible link gets a page on this origin that repeats it.
+    if authz::realms::RealmName::parse(&realm).is_err() || id.is_empty() || id.len() > MAX_ID_CHARS
+    {
+        return (StatusCode::NOT_FOUND, "No such console page.").into_response();
+    }
+    // Only a browser that says the request comes from this console or from the address bar
+    // opens it at once; without Fetch Metadata it asks too.
     let fetched_from = headers
         .get("sec-fetch-site")
         .and_then(|v| v.to_str().ok())
-        .unwrap_or("none");
+        .unwrap_or("unknown");
     if matches!(fetched_from, "same-origin" | "none") {
         return open(state, req, session, (realm, kind_name, id)).await;
     }

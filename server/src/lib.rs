@@ -122,11 +122,12 @@ impl AppState {
             fetch::HttpFetcher::new(config.dev.allow_loopback_client_urls)
                 .context("Failed to set up the HTTPS client")?,
         ));
-        let core = match &config.mail.smtp_url {
-            Some(url) => core.with_mailer(Arc::new(
-                mail::SmtpMailer::new(url, config.mail.from.as_deref().unwrap_or_default())
-                    .map_err(|e| anyhow::anyhow!("mail: {e}"))?,
-            )),
+        let core = match config
+            .mail
+            .mailer()
+            .map_err(|e| anyhow::anyhow!("mail: {e}"))?
+        {
+            Some(mailer) => core.with_mailer(Arc::new(mailer)),
             None => core,
         };
         if core

@@ -5,15 +5,22 @@ use crate::types::clients::IssuedSecret;
 use leptos::prelude::*;
 
 /// A client secret shown once, with a copy button and "Done"; `next` links the step that
-/// follows (a new client's page, to give it access).
+/// follows (a new client's page, to give it access). It takes focus when it appears: the
+/// secret is what the keyboard user came for.
 #[component]
 pub fn SecretPanel(
     issued: IssuedSecret,
     on_close: Callback<()>,
     #[prop(optional)] next: Option<(String, &'static str)>,
 ) -> impl IntoView {
+    let panel = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        if let Some(el) = panel.get() {
+            let _ = el.focus();
+        }
+    });
     view! {
-        <div role="status" data-testid="issued-secret" class="mb-6 rounded-lg border border-indigo-200 bg-indigo-50 p-4 dark:border-indigo-900 dark:bg-indigo-950">
+        <div node_ref=panel tabindex="-1" role="status" data-testid="issued-secret" class="mb-6 focus:outline-none rounded-lg border border-indigo-200 bg-indigo-50 p-4 dark:border-indigo-900 dark:bg-indigo-950">
             <p class="text-sm font-medium text-indigo-900 dark:text-indigo-100">"Client " <code class="font-mono">{issued.client_id.clone()}</code></p>
             {if issued.secret.is_empty() {
                 view! { <p class="mt-1 text-sm text-indigo-800 dark:text-indigo-200">"This client has no secret: it is public, or authenticates with its private key."</p> }.into_any()

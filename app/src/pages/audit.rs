@@ -181,7 +181,7 @@ pub fn AuditPage() -> impl IntoView {
                                             <th class=TH scope="col">"Target"</th>
                                             <th class=TH scope="col">"Outcome"</th>
                                             <th class=format!("{TH} hidden lg:table-cell") scope="col">"Realm"</th>
-                                            <th class=format!("{TH} hidden lg:table-cell") scope="col">"Client"</th>
+                                            <th class=format!("{TH} hidden lg:table-cell") scope="col">"Request"</th>
                                         </tr>
                                     </thead>
                                     <tbody class="block divide-y divide-slate-200 lg:table-row-group dark:divide-slate-700">
@@ -226,7 +226,7 @@ pub fn AuditPage() -> impl IntoView {
                                                 <td class=CELL><Pill tone=Tone::of(&e.outcome) text=e.outcome.clone()/></td>
                                                 <td class=format!("{CELL} text-xs text-slate-500 lg:text-sm lg:text-slate-700 dark:text-slate-400 lg:dark:text-slate-200")>{e.realm.clone()}</td>
                                                 <td class=format!("{CELL} text-xs text-slate-500 lg:text-sm lg:text-slate-700 dark:text-slate-400 lg:dark:text-slate-200")>
-                                                    <div class="text-xs">{e.client_ip.clone()}</div>
+                                                    <div class="text-xs" title="Client address">{e.client_ip.clone()}</div>
                                                     <div class="font-mono text-xs text-slate-500 dark:text-slate-400" title="Request id">{e.request_id.clone()}</div>
                                                 </td>
                                             </tr>

@@ -115,11 +115,16 @@ fn rejections(list: Vec<RejectionView>) -> impl IntoView {
                         <li class="py-3 text-sm text-red-900 dark:text-red-100" data-testid="rejection">
                             <p class="break-words">
                                 <span class="font-semibold">{what}" "</span>
-                                {match href {
-                                    Some(href) => view! { <a class="font-semibold underline" href=href>{r.name.clone()}</a> }.into_any(),
-                                    None => view! { <span class="font-semibold">{r.name.clone()}</span> }.into_any(),
-                                }}
-                                " " <code class="font-mono text-xs break-all">"("{r.id.clone()}")"</code>
+                                {
+                                    // A client's name is its registrant's words: shown only to
+                                    // those who may see clients (the core leaves it out otherwise).
+                                    let name = if r.name.is_empty() { "registered by itself".to_owned() } else { r.name.clone() };
+                                    match href.filter(|_| !r.name.is_empty()) {
+                                        Some(href) => view! { <a class="font-semibold underline" href=href>{name}</a> }.into_any(),
+                                        None => view! { <span class="font-semibold">{name}</span> }.into_any(),
+                                    }
+                                }
+                                {(!r.id.is_empty()).then(|| view! { " " <code class="font-mono text-xs break-all">"("{r.id.clone()}")"</code> })}
                             </p>
                             <p class="mt-1 break-words">"Reason: "{reason}</p>
                             <p class="mt-1 text-xs">

@@ -48,13 +48,15 @@ pub enum RejectedKind {
 pub struct Rejection {
     /// A resource or a client.
     pub kind: RejectedKind,
-    /// The resource's id (slug) or the `client_id`.
+    /// The resource's id (slug) or the `client_id` (empty for a metadata-document client when
+    /// the caller may not see clients: its id is a URL its registrant chose).
     pub id: String,
-    /// Its display name.
+    /// Its display name (empty for a client when the caller may not see clients: the name is
+    /// the registrant's words).
     pub name: String,
     /// The reason given.
     pub reason: String,
-    /// Who decided, when known (a client's reviewer).
+    /// Who decided, when known and the caller may see clients (a client's reviewer).
     pub by: Option<String>,
     /// When.
     pub at: crate::clock::UnixTime,

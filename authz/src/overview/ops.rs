@@ -150,17 +150,29 @@ impl Core {
             .store
             .list_rejected_clients_mentioning(realm_id, &email, limit)
             .await?;
+        // Anyone may register a client naming anyone as a contact: whoever may not see clients
+        // gets neither the registrant's words (its name, a metadata document's URL) nor who
+        // reviewed it; only the reason and a `client_id` this server generated.
+        let sees_clients = p.role.can(Permission::ViewClients);
         out.extend(
             clients
                 .into_iter()
                 .filter(|c| c.metadata.contacts.iter().any(|m| mine(m)))
-                .map(|c| Rejection {
-                    kind: RejectedKind::Client,
-                    reason: c.registration.review_reason.clone().unwrap_or_default(),
-                    by: c.registration.reviewed_by.clone(),
-                    at: c.registration.reviewed_at.unwrap_or(c.updated_at),
-                    id: c.client_id.to_string(),
-                    name: c.name,
+                .map(|c| {
+                    let document =
+                        c.registration.kind == crate::clients::RegistrationKind::MetadataDocument;
+                    Rejection {
+                        kind: RejectedKind::Client,
+                        reason: c.registration.review_reason.clone().unwrap_or_default(),
+                        by: c.registration.reviewed_by.clone().filter(|_| sees_clients),
+                        at: c.registration.reviewed_at.unwrap_or(c.updated_at),
+                        id: if sees_clients || !document {
+                            c.client_id.to_string()
+                        } else {
+                            String::new()
+                        },
+                        name: if sees_clients { c.name } else { String::new() },
+                    }
                 }),
         );
         out.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.id.cmp(&b.id)));

@@ -275,7 +275,7 @@ impl Core {
                 StorageError::NotFound => not_waiting(),
                 other => other.into(),
             })?;
-        self.tell_submission_rejected(&r, realm_name, &reason);
+        self.tell_submission_rejected(&r, realm_name, &reason).await;
         Ok(r)
     }
 

@@ -175,7 +175,7 @@ async fn realm_links_open_each_kind_of_object_in_its_realm() {
             "/clients/https:%2F%2Fapp.example.com%2Fc.json",
         ),
     ] {
-        let res = t.get(link, Some(&admin)).await;
+        let res = t.open(link, &admin).await;
         assert_eq!(res.status(), StatusCode::SEE_OTHER, "{link}");
         assert_eq!(location(&res), page, "{link}");
     }
@@ -191,14 +191,37 @@ async fn realm_links_open_each_kind_of_object_in_its_realm() {
     );
 
     // Pages that are not a realm's objects have no such link.
+    let long_id = format!("/go/ops/clients/{}", "x".repeat(2049));
     for link in [
         "/go/ops/realms/ops",
         "/go/ops/users/x",
         "/go/ops/..%2Fadmin/x",
+        "/go/not%20a%20realm/clients/x",
+        long_id.as_str(),
     ] {
-        let res = t.get(link, Some(&admin)).await;
+        let res = t.open(link, &admin).await;
         assert_eq!(res.status(), StatusCode::NOT_FOUND, "{link}");
     }
+    // Ids that look like paths stay on the object's section of this origin.
+    for link in [
+        "/go/ops/clients/..",
+        "/go/ops/clients/%2e%2e%2Fusers",
+        "/go/ops/people/a%5Cb",
+        "/go/ops/agents/%2F%2Fevil.example",
+    ] {
+        let res = t.open(link, &admin).await;
+        let to = location(&res);
+        let section = link.split('/').nth(3).unwrap_or_default();
+        // At most one segment under the object's section (`..` lands on its list).
+        let one_segment = to.strip_prefix(&format!("/{section}")).is_some_and(|rest| {
+            rest.is_empty() || (rest.starts_with('/') && rest.matches('/').count() == 1)
+        });
+        assert!(one_segment, "{link} → {to}");
+    }
+    // A browser that says nothing of where the request comes from is asked, too.
+    let res = t.get("/go/default/resources/ledger", Some(&admin)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(body(res).await.contains("<form method=\"post\">"));
     // From another site, it asks first and names the object.
     let cross_site = Request::get("/go/default/resources/ledger")
         .header(header::COOKIE, &admin)

@@ -100,11 +100,13 @@ async fn a_developers_overview_says_what_was_rejected_and_why() {
         "Use the team's shared notes server instead.".into(),
         String::new()
     )));
+    // The registrant's words (its name) and the reviewer stay out of a developer's view: anyone
+    // may name anyone as a contact.
     assert!(seen.contains(&(
         "client".into(),
         theirs.clone(),
         "Unknown publisher.".into(),
-        "rita@example.com".into()
+        String::new()
     )));
     // Nobody else's: the admin submitted nothing and is no client's contact.
     let admin_session = t.login("ada@example.com").await;
@@ -119,7 +121,8 @@ async fn a_developers_overview_says_what_was_rejected_and_why() {
         .expect("a Rejected section");
     assert!(section.contains("shared notes server instead."));
     assert!(section.contains(&format!(r#"href="/resources/{}""#, submitted.slug)));
-    assert!(section.contains("s assistant") && section.contains("Unknown publisher."));
+    assert!(section.contains("Unknown publisher.") && section.contains(&theirs));
+    assert!(!section.contains("s assistant"), "no registrant's words");
 }
 
 /// A message the sink took: its `RCPT TO` lines and its data.
@@ -348,5 +351,75 @@ async fn an_unreachable_relay_is_audited_and_the_decision_stands() {
     assert!(
         !failed[0].details.to_string().contains("dev@example.com"),
         "no address in the audit"
+    );
+}
+
+#[tokio::test]
+async fn a_relay_that_accepts_and_never_answers_times_out() {
+    // It takes the connection and says nothing, ever.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("smtp://{}", silent.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            held.push(socket);
+        }
+    });
+    let t = TestServer::with(
+        move |c| {
+            c.mail.smtp_url = Some(url);
+            c.mail.from = Some("portcullis@example.com".into());
+            c.mail.timeout_secs = Some(1);
+        },
+        std::sync::Arc::new(authz::clock::SystemClock),
+    )
+    .await;
+    t.user("ada@example.com", "admin").await;
+    t.user("dev@example.com", "developer").await;
+    let core = &t.state.core;
+    let meta = authz::RequestMeta::default();
+    let (admin, dev) = (
+        t.principal("ada@example.com").await,
+        t.principal("dev@example.com").await,
+    );
+    let submitted = core
+        .register_protected_resource(
+            &dev,
+            "default",
+            &authz::integration::ProtectInput {
+                server_url: "https://notes.example.com/mcp".into(),
+                resource_name: "Notes".into(),
+                scopes: "notes:read".into(),
+                documentation_url: String::new(),
+            },
+            &meta,
+        )
+        .await
+        .expect("submitted");
+    core.reject_submission(&admin, "default", &submitted.slug, "Duplicate.", &meta)
+        .await
+        .expect("the decision does not wait for the e-mail");
+    let filter = authz::audit::AuditFilter {
+        action: Some("mail.failed".into()),
+        ..Default::default()
+    };
+    let mut failed = Vec::new();
+    for _ in 0..100 {
+        failed = t.audit(filter.clone()).await;
+        if !failed.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(
+        failed[0]
+            .details
+            .to_string()
+            .contains("did not answer in time"),
+        "{:?}",
+        failed[0].details
     );
 }

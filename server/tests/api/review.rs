@@ -172,10 +172,7 @@ async fn a_reviewer_decides_every_realms_clients_from_one_inbox() {
 
     // A link that carries its realm opens the client there, whatever realm the session is in.
     let res = t
-        .get(
-            &format!("/go/payments/clients/{}", enc(&agent)),
-            Some(&rita),
-        )
+        .open(&format!("/go/payments/clients/{}", enc(&agent)), &rita)
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&res), format!("/clients/{}", enc(&agent)));
@@ -210,7 +207,7 @@ async fn a_reviewer_decides_every_realms_clients_from_one_inbox() {
         session["realm"]["name"], "default",
         "switched by the confirmation"
     );
-    let res = t.get("/go/nowhere/clients/x", Some(&rita)).await;
+    let res = t.open("/go/nowhere/clients/x", &rita).await;
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
     let res = t.get("/go/payments/clients/x", None).await;
     assert!(

@@ -159,6 +159,16 @@ impl TestServer {
         .expect("infallible")
     }
 
+    /// A GET as a browser sends it from its address bar (`Sec-Fetch-Site: none`).
+    pub async fn open(&self, path: &str, cookie: &str) -> Response<Body> {
+        let req = Request::get(path)
+            .header(header::COOKIE, cookie)
+            .header("sec-fetch-site", "none")
+            .body(Body::empty())
+            .expect("request");
+        self.send(req).await
+    }
+
     pub async fn get(&self, path: &str, cookie: Option<&str>) -> Response<Body> {
         let mut b = Request::get(path);
         if let Some(c) = cookie {
