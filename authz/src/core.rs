@@ -135,6 +135,12 @@ impl Core {
         self
     }
 
+    /// Replaces the mailer (by default nothing is sent).
+    pub fn with_mailer(mut self, mailer: Arc<dyn crate::mail::Mailer>) -> Self {
+        self.mailer = mailer;
+        self
+    }
+
     /// The configuration.
     pub fn config(&self) -> &CoreConfig {
         &self.config

@@ -30,6 +30,7 @@ pub mod integration;
 pub mod keys;
 pub mod mail;
 pub mod net;
+mod notify;
 pub mod overview;
 pub mod paging;
 pub mod people;

@@ -33,12 +33,10 @@ impl SmtpMailer {
     /// read a password or strip STARTTLS.
     ///
     /// # Errors
-    /// In words, when the URL or the sender address is not usable (never with the URL's
-    /// password).
+    /// In words, when the URL or the sender address is not usable (never with the URL).
     pub fn new(url: &str, from: &str, timeout: Duration) -> Result<Self, String> {
-        let shown = crate::config::redact_url(url);
-        let parsed =
-            url::Url::parse(url).map_err(|e| format!("smtp_url {shown} is not a URL: {e}"))?;
+        // No message repeats the URL: it may hold the relay's password.
+        let parsed = url::Url::parse(url).map_err(|e| format!("smtp_url is not a URL: {e}"))?;
         let tls = parsed
             .query_pairs()
             .find(|(k, _)| k == "tls")
@@ -60,23 +58,17 @@ impl SmtpMailer {
             ("smtps", _) | ("smtp", Some("required")) => {}
             ("smtp", None) if loopback => {}
             ("smtp", Some("opportunistic")) => {
-                return Err(format!(
-                    "smtp_url {shown}: tls=opportunistic lets anyone on the path strip STARTTLS; use tls=required or smtps://"
-                ));
+                return Err("smtp_url: tls=opportunistic lets anyone on the path strip STARTTLS; use tls=required or smtps://".to_owned());
             }
             ("smtp", None) => {
-                return Err(format!(
-                    "smtp_url {shown}: plain smtp:// only to a relay on this machine; use smtps://host or smtp://host:587?tls=required"
-                ));
+                return Err("smtp_url: plain smtp:// only to a relay on this machine; use smtps://host or smtp://host:587?tls=required".to_owned());
             }
             _ => {
-                return Err(format!(
-                    "smtp_url {shown} is not an SMTP URL (smtps://host, smtp://host:587?tls=required, or smtp://127.0.0.1:25 for a local relay)"
-                ));
+                return Err("smtp_url is not an SMTP URL (smtps://host, smtp://host:587?tls=required, or smtp://127.0.0.1:25 for a local relay)".to_owned());
             }
         }
         let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
-            .map_err(|e| format!("smtp_url {shown} is not usable: {e}"))?
+            .map_err(|e| format!("smtp_url is not usable: {e}"))?
             .timeout(Some(timeout))
             .build();
         let from = from
