@@ -59,7 +59,9 @@ pub fn App() -> impl IntoView {
     view! {
         <Stylesheet id="leptos" href="/pkg/app.css"/>
         <Title text="Portcullis"/>
-        <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">"Skip to content"</a>
+        // Without JavaScript the fragment moves focus; hydrated, the click moves it itself (the
+        // browser's own fragment navigation does not reach a hydrated page).
+        <a href="#main" on:click=skip_to_main class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">"Skip to content"</a>
         <Router>
             <Routes fallback=MissingPage>
                 <Route path=path!("/login") view=pages::login::LoginPage/>
@@ -117,4 +119,21 @@ fn guarded<V: IntoView + 'static>(
 pub fn hydrate() {
     console_error_panic_hook::set_once();
     leptos::mount::hydrate_body(App);
+}
+
+/// "Skip to content": focus moves to the page's main region.
+fn skip_to_main(ev: leptos::ev::MouseEvent) {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        if let Some(main) = document()
+            .get_element_by_id("main")
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            ev.prevent_default();
+            let _ = main.focus();
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = ev;
 }

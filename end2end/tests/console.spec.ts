@@ -143,6 +143,11 @@ test('a list pages by key with Next, Previous and First, in the browser and by k
   }
   await page.goto(`/clients?q=${prefix}`);
   await hydrated(page);
+  // The first Tab stop skips the navigation, also once the page is hydrated.
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('main#main')).toBeFocused();
   const rows = page.getByTestId('client-row');
   const pager = page.getByRole('navigation', { name: 'Pagination' });
   await expect(rows).toHaveCount(20);

@@ -72,7 +72,7 @@ pub fn CopyObjectLink(
     };
     view! {
         <button type="button" class=COPY_BUTTON data-href=href data-testid="copy-object-link"
-            aria-label=format!("Copy a link to {what} that opens it in this realm") on:click=copy>"Copy link"</button>
+            aria-label=format!("Copy link to {what}, opening it in this realm") on:click=copy>"Copy link"</button>
     }
 }
 

@@ -488,7 +488,7 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
                                                 <UserMenu info=info.clone()/>
                                             </div>
                                         </header>
-                                        <main id="main" class="mx-auto w-full max-w-6xl flex-1 p-4 sm:p-6 lg:p-8">
+                                        <main id="main" tabindex="-1" class="mx-auto w-full max-w-6xl flex-1 p-4 sm:p-6 lg:p-8 focus:outline-none">
                                             {children()}
                                         </main>
                                     </div>
