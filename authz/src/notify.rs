@@ -29,7 +29,7 @@ impl crate::core::Core {
         for to in to {
             self.notify(
                 &resource.realm_id,
-                &format!("resource:{}", resource.slug),
+                &crate::audit::AuditSubject::Resource(resource.slug.to_string()).target(),
                 Mail {
                     to: vec![to],
                     subject: format!("Submission rejected in {realm}: {name}"),
@@ -90,7 +90,7 @@ impl crate::core::Core {
         for to in accounts {
             self.notify(
                 &client.realm_id,
-                &format!("client:{}", client.client_id),
+                &crate::audit::AuditSubject::Client(client.client_id.to_string()).target(),
                 Mail {
                     to: vec![to],
                     subject: format!("Client rejected in {realm}"),

@@ -34,14 +34,7 @@ pub fn CopyObjectLink(
 ) -> impl IntoView {
     let toasts = use_toasts();
     let session = super::layout::use_session();
-    let realm = move || {
-        session
-            .get()
-            .and_then(Result::ok)
-            .flatten()
-            .map(|s| s.realm.name)
-            .unwrap_or_default()
-    };
+    let realm = move || super::layout::selected_realm(session);
     let href = {
         let id = id.clone();
         move || super::pager::realm_link(&realm(), kind, &id)

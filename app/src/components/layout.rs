@@ -16,6 +16,16 @@ pub fn use_session() -> SessionResource {
     expect_context::<SessionResource>()
 }
 
+/// The selected realm's name, read (tracked) from `session`; empty until it is loaded.
+pub fn selected_realm(session: SessionResource) -> String {
+    session
+        .get()
+        .and_then(Result::ok)
+        .flatten()
+        .map(|s| s.realm.name)
+        .unwrap_or_default()
+}
+
 const NAV_LINK: &str = "flex items-center gap-2 rounded-md px-3 py-2 text-sm font-medium text-slate-300 hover:bg-slate-800 hover:text-white focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400";
 const NAV_ACTIVE: &str = "flex items-center gap-2 rounded-md bg-slate-800 px-3 py-2 text-sm font-medium text-white focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400";
 

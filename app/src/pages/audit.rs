@@ -53,14 +53,7 @@ pub fn AuditPage() -> impl IntoView {
         |(f, (before, after))| list_audit(f, before, after),
     );
     let session = use_session();
-    let current_realm = move || {
-        session
-            .get()
-            .and_then(Result::ok)
-            .flatten()
-            .map(|s| s.realm.name)
-            .unwrap_or_default()
-    };
+    let current_realm = move || crate::components::layout::selected_realm(session);
     let realms = move || {
         session
             .get()

@@ -26,6 +26,23 @@ async fn register(t: &TestServer, name: &str, contacts: &[&str]) -> String {
     answer["client_id"].as_str().expect("client_id").to_owned()
 }
 
+/// The developer `dev` submits the Notes MCP server from "Protect your MCP server".
+async fn submit_notes(core: &authz::Core, dev: &authz::Principal) -> authz::resources::Resource {
+    core.register_protected_resource(
+        dev,
+        "default",
+        &authz::integration::ProtectInput {
+            server_url: "https://notes.example.com/mcp".into(),
+            resource_name: "Notes".into(),
+            scopes: "notes:read".into(),
+            documentation_url: String::new(),
+        },
+        &authz::RequestMeta::default(),
+    )
+    .await
+    .expect("submitted")
+}
+
 /// The Overview's rejections as `cookie` sees them: (kind, id, reason, by).
 async fn rejections(t: &TestServer, cookie: &str) -> Vec<(String, String, String, String)> {
     let res = t.post_form("/api/overview", "", Some(cookie)).await;
@@ -59,20 +76,7 @@ async fn a_developers_overview_says_what_was_rejected_and_why() {
     assert!(rejections(&t, &dev_session).await.is_empty());
 
     // A resource the developer submitted, rejected by an admin.
-    let submitted = core
-        .register_protected_resource(
-            &dev,
-            "default",
-            &authz::integration::ProtectInput {
-                server_url: "https://notes.example.com/mcp".into(),
-                resource_name: "Notes".into(),
-                scopes: "notes:read".into(),
-                documentation_url: String::new(),
-            },
-            &meta,
-        )
-        .await
-        .expect("submitted");
+    let submitted = submit_notes(core, &dev).await;
     core.reject_submission(
         &admin,
         "default",
@@ -226,20 +230,7 @@ async fn with_smtp_settings_the_people_concerned_are_told_by_email() {
         t.principal("rita@example.com").await,
         t.principal("dev@example.com").await,
     );
-    let submitted = core
-        .register_protected_resource(
-            &dev,
-            "default",
-            &authz::integration::ProtectInput {
-                server_url: "https://notes.example.com/mcp".into(),
-                resource_name: "Notes".into(),
-                scopes: "notes:read".into(),
-                documentation_url: String::new(),
-            },
-            &meta,
-        )
-        .await
-        .expect("submitted");
+    let submitted = submit_notes(core, &dev).await;
     core.reject_submission(
         &admin,
         "default",
@@ -315,20 +306,7 @@ async fn an_unreachable_relay_is_audited_and_the_decision_stands() {
         t.principal("ada@example.com").await,
         t.principal("dev@example.com").await,
     );
-    let submitted = core
-        .register_protected_resource(
-            &dev,
-            "default",
-            &authz::integration::ProtectInput {
-                server_url: "https://notes.example.com/mcp".into(),
-                resource_name: "Notes".into(),
-                scopes: "notes:read".into(),
-                documentation_url: String::new(),
-            },
-            &meta,
-        )
-        .await
-        .expect("submitted");
+    let submitted = submit_notes(core, &dev).await;
     let rejected = core
         .reject_submission(&admin, "default", &submitted.slug, "Duplicate.", &meta)
         .await
@@ -347,7 +325,10 @@ async fn an_unreachable_relay_is_audited_and_the_decision_stands() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert_eq!(failed.len(), 1, "{failed:?}");
-    assert_eq!(failed[0].target, format!("resource:{}", submitted.slug));
+    assert_eq!(
+        failed[0].target,
+        authz::audit::AuditSubject::Resource(submitted.slug.to_string()).target()
+    );
     assert!(
         !failed[0].details.to_string().contains("dev@example.com"),
         "no address in the audit"
@@ -384,20 +365,7 @@ async fn a_relay_that_accepts_and_never_answers_times_out() {
         t.principal("ada@example.com").await,
         t.principal("dev@example.com").await,
     );
-    let submitted = core
-        .register_protected_resource(
-            &dev,
-            "default",
-            &authz::integration::ProtectInput {
-                server_url: "https://notes.example.com/mcp".into(),
-                resource_name: "Notes".into(),
-                scopes: "notes:read".into(),
-                documentation_url: String::new(),
-            },
-            &meta,
-        )
-        .await
-        .expect("submitted");
+    let submitted = submit_notes(core, &dev).await;
     core.reject_submission(&admin, "default", &submitted.slug, "Duplicate.", &meta)
         .await
         .expect("the decision does not wait for the e-mail");
