@@ -13,6 +13,7 @@ pub mod pages;
 pub mod ssr;
 #[cfg(feature = "ssr")]
 pub mod status;
+pub mod tab;
 pub mod types;
 
 use components::layout::{Allowed, ConsoleLayout, MissingPage, THEME_SCRIPT};

@@ -97,6 +97,7 @@ impl Page {
         Paged {
             items: rows,
             total,
+            before: 0,
             prev,
             next,
         }
@@ -110,6 +111,9 @@ pub struct Paged<T> {
     pub items: Vec<T>,
     /// All matching rows.
     pub total: u64,
+    /// Matching rows before this page (its first row is number `before + 1`); storage counts
+    /// them when there is a previous page.
+    pub before: u64,
     /// The previous page is the rows before this key (`None` on the first page).
     pub prev: Option<String>,
     /// The next page is the rows after this key (`None` on the last page).
@@ -125,6 +129,7 @@ impl<T> Paged<T> {
         Ok(Paged {
             items: self.items.into_iter().map(f).collect::<Result<_, _>>()?,
             total: self.total,
+            before: self.before,
             prev: self.prev,
             next: self.next,
         })

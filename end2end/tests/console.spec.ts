@@ -151,19 +151,27 @@ test('a list pages by key with Next, Previous and First, in the browser and by k
   const rows = page.getByTestId('client-row');
   const pager = page.getByRole('navigation', { name: 'Pagination' });
   await expect(rows).toHaveCount(20);
-  await expect(pager).toContainText('Showing 20 of 23');
+  await expect(pager).toContainText('Showing 1–20 of 23');
   await expect(pager.getByRole('link', { name: 'Previous' })).toHaveCount(0);
   // Next, from the keyboard: the page after the last key shown.
   await pager.getByRole('link', { name: 'Next' }).focus();
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(new RegExp(`after=${prefix}-19`));
   await expect(rows).toHaveCount(3);
+  await expect(pager).toContainText('Showing 21–23 of 23');
+  // The last page has no Next: focus is on the count, not back at the top of the page.
+  await expect(pager.getByText('Showing 21–23 of 23')).toBeFocused();
   await expect(rows.first()).toContainText(`${prefix}-20`);
   await expect(pager.getByRole('link', { name: 'Next' })).toHaveCount(0);
   // Previous: the 20 before the first key shown, in order.
-  await pager.getByRole('link', { name: 'Previous' }).click();
+  await pager.getByRole('link', { name: 'Previous' }).focus();
+  await page.keyboard.press('Enter');
   await expect(page).toHaveURL(new RegExp(`before=${prefix}-20`));
   await expect(rows).toHaveCount(20);
+  // Back on the first page (no Previous): the count again; Next is one Tab away.
+  await expect(pager.getByText('Showing 1–20 of 23')).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(pager.getByRole('link', { name: 'Next' })).toBeFocused();
   await expect(rows.first()).toContainText(`${prefix}-00`);
   // Copy link on a client's page names the realm.
   await rows.first().getByRole('link').first().click();

@@ -39,6 +39,12 @@ export async function createRealm(page: Page, name: string, display: string) {
   await expect(page.getByTestId('realm-row').filter({ hasText: name })).toBeVisible();
 }
 
+/** Switches the console to realm `name` with the sidebar's realm picker (choose, then Switch). */
+export async function switchRealm(page: Page, name: string) {
+  await page.getByTestId('realm-switcher').selectOption(name);
+  await page.getByRole('button', { name: 'Switch realm' }).click();
+}
+
 /** Registers a resource from the Resources screen and waits for its row. */
 export async function registerResource(page: Page, r: { id: string; name: string; uri: string; scopes: string }) {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Resources' }).click();

@@ -34,7 +34,27 @@ test('a developer generates what protects their MCP server, copies it, and is to
   await expect(page.getByTestId('artifact-challenge')).toContainText(
     'WWW-Authenticate: Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="tools:call"',
   );
-  for (const id of ['metadata-urls', 'step-up', 'register', 'token', 'call', 'typescript', 'rust-dependencies', 'rust', 'python', 'vscode', 'claude-code', 'inspector']) {
+  for (const id of ['metadata-urls', 'step-up', 'register', 'token', 'call']) {
+    await expect(page.getByTestId(`artifact-${id}`)).toBeVisible();
+  }
+  // A table of contents leads to each section (focus on its heading).
+  await page.getByRole('navigation', { name: 'On this page' }).getByRole('link', { name: 'Connect MCP clients' }).click();
+  await expect(page.getByRole('heading', { name: 'Connect MCP clients', level: 2 })).toBeFocused();
+  // Server code and client configurations are tabs, one at a time; arrow keys move between them.
+  const code = page.getByRole('tablist', { name: 'A complete server' });
+  await expect(page.getByTestId('artifact-typescript')).toBeVisible();
+  await expect(page.getByTestId('artifact-rust')).toBeHidden();
+  await code.getByRole('tab', { name: 'TypeScript' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(code.getByRole('tab', { name: 'Rust' })).toBeFocused();
+  await expect(code.getByRole('tab', { name: 'Rust' })).toHaveAttribute('aria-selected', 'true');
+  for (const id of ['rust-dependencies', 'rust']) await expect(page.getByTestId(`artifact-${id}`)).toBeVisible();
+  await expect(page.getByTestId('artifact-typescript')).toBeHidden();
+  await page.keyboard.press('End');
+  await expect(page.getByTestId('artifact-python')).toBeVisible();
+  const clients = page.getByRole('tablist', { name: 'Connect MCP clients' });
+  for (const [tab, id] of [['VS Code', 'vscode'], ['MCP Inspector', 'inspector'], ['Claude Code', 'claude-code']]) {
+    await clients.getByRole('tab', { name: tab }).click();
     await expect(page.getByTestId(`artifact-${id}`)).toBeVisible();
   }
   // The Inspector opens on this server over Streamable HTTP.
@@ -176,6 +196,20 @@ test('a developer submits their server for an admin to enable; an admin register
   await admin.getByTestId('registered').getByRole('link', { name: `Registered ${suffix}` }).click();
   await expect(admin.getByRole('heading', { name: `Registered ${suffix}`, level: 1 })).toBeVisible();
   await expect(admin.getByTestId('resource-detail')).toContainText('tools:call');
+  // From a resource's page, the generator starts from it: its URL, name and scopes, generated.
+  await hydrated(admin);
+  await admin.getByTestId('protect-resource').click();
+  await expect(admin.getByTestId('canonical-resource')).toHaveText(`https://registered-${suffix}.example.com/mcp`);
+  await expect(admin.getByLabel('MCP server URL')).toHaveValue(`https://registered-${suffix}.example.com/mcp`);
+  await expect(admin.getByLabel('Name (optional)')).toHaveValue(`Registered ${suffix}`);
+  await expect(admin.getByLabel('Scopes', { exact: true })).toHaveValue('tools:call');
+  await expect(admin.getByTestId('registered')).toContainText('Registered: the realm issues tokens for it.');
+  // Or from the picker above the form.
+  await admin.goto('/integration/protect');
+  await hydrated(admin);
+  const start = admin.getByLabel('Start from a resource of this realm (optional)');
+  await start.selectOption((await start.locator('option', { hasText: `Submitted ${suffix}` }).getAttribute('value'))!);
+  await expect(admin.getByTestId('canonical-resource')).toHaveText(`https://submitted-${suffix}.example.com/mcp`);
 });
 
 test('the expiry window of the MCP authorization screen is a control', async ({ page }) => {

@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { ADMIN, createRealm, hydrated, login, registerResource, trackErrors } from './helpers';
+import { ADMIN, switchRealm, createRealm, hydrated, login, registerResource, trackErrors } from './helpers';
 
 test('a reviewer approves a self-registered machine client and picks what it may get tokens for', async ({ page, request }) => {
   const errors = trackErrors(page);
@@ -7,7 +7,7 @@ test('a reviewer approves a self-registered machine client and picks what it may
   const suffix = Date.now().toString(36);
   const realm = `rev-${suffix}`;
   await createRealm(page, realm, 'Review desk');
-  await page.getByTestId('realm-switcher').selectOption(realm);
+  await switchRealm(page, realm);
   await expect(page.locator('header')).toContainText('Review desk');
   await hydrated(page);
   await registerResource(page, { id: 'ledger-mcp', name: 'Ledger MCP', uri: 'https://ledger.example.com/mcp', scopes: 'ledger:read ledger:write' });
@@ -68,7 +68,7 @@ test('an approved client is revoked with a reason, and an admin restores it with
   const suffix = Date.now().toString(36);
   const realm = `rvk-${suffix}`;
   await createRealm(page, realm, 'Revocations');
-  await page.getByTestId('realm-switcher').selectOption(realm);
+  await switchRealm(page, realm);
   await expect(page.locator('header')).toContainText('Revocations');
   await hydrated(page);
   await registerResource(page, { id: 'ledger-mcp', name: 'Ledger MCP', uri: 'https://ledger.example.com/mcp', scopes: 'ledger:read' });
@@ -153,8 +153,8 @@ test('one inbox: a reviewer finds and decides clients of two realms by keyboard,
   // Filters: one realm, by keyboard (search field, then the realm list, then Apply).
   await page.getByLabel('Search').focus();
   await page.keyboard.press('Tab');
-  await expect(page.getByLabel('Realm', { exact: true })).toBeFocused();
-  await page.getByLabel('Realm', { exact: true }).selectOption(south);
+  await expect(page.getByTestId('review-filters').getByLabel('Realm', { exact: true })).toBeFocused();
+  await page.getByTestId('review-filters').getByLabel('Realm', { exact: true }).selectOption(south);
   await page.getByRole('button', { name: 'Apply' }).press('Enter');
   await expect(page).toHaveURL(new RegExp(`realm=${south}`));
   await expect(cards).toHaveCount(1);

@@ -23,6 +23,7 @@ async function call(api: APIRequestContext, baseURL: string, fn: string, form: R
 
 let person = '';
 let submitted = '';
+let user = '';
 
 async function seed(page: Page, baseURL: string) {
   const api = page.request;
@@ -71,6 +72,14 @@ async function seed(page: Page, baseURL: string) {
     confirm: 'a-long-enough-password',
   });
   person = p.id;
+  // A console user with a long name, waiting to set their password.
+  const userEmail = `${long('security.reviewer', 50)}-${suffix}@example-corporation.com`;
+  await call(api, baseURL, 'users/create', {
+    email: userEmail,
+    display_name: long('Security reviewer for the finance operations realms', 100),
+    role: 'security_reviewer',
+  });
+  user = (await call(api, baseURL, 'users/list', { query: userEmail, after: '', before: '' })).items[0].id;
   // A public client an admin registered, for the sign-in and consent pages.
   await call(api, baseURL, 'clients/create', {
     client_id: `desktop-${suffix}`,
@@ -128,6 +137,7 @@ const SCREENS: [string, string][] = [
   ['realms', '/realms'],
   ['realm', `/realms/finance-${suffix}`],
   ['users', '/users'],
+  ['user', '/users/USER'],
   ['audit', '/audit'],
   ['account', '/account'],
   ['people', '/people'],
@@ -153,7 +163,7 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: width > 800 ? 900 : 844 });
       for (const [name, screen] of SCREENS) {
-        const path = screen.replace('PERSON', person);
+        const path = screen.replace('PERSON', person).replace('USER', user);
         await page.goto(path);
         await hydrated(page);
         await page.waitForLoadState('networkidle');

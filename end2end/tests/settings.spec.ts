@@ -1,10 +1,10 @@
 import { test, expect, Page } from '@playwright/test';
-import { ADMIN, createClient, createRealm, grantAccess, hydrated, login, registerResource, trackErrors } from './helpers';
+import { ADMIN, switchRealm, createClient, createRealm, grantAccess, hydrated, login, registerResource, trackErrors } from './helpers';
 
 /** Creates a realm and makes it the console's current realm. */
 async function workInNewRealm(page: Page, name: string, display: string) {
   await createRealm(page, name, display);
-  await page.getByTestId('realm-switcher').selectOption(name);
+  await switchRealm(page, name);
   await expect(page.locator('header')).toContainText(display);
   await hydrated(page);
 }
@@ -219,4 +219,44 @@ test('narrowing a grant, granting a client twice and changing an audience each a
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Ask MCP v2', level: 1 })).toBeVisible();
   expect(errors).toEqual([]);
+});
+
+test('the realm picker switches only when asked, and a tab left on the old realm acts nowhere', async ({ page, context }) => {
+  await login(page, ADMIN);
+  const suffix = Date.now().toString(36);
+  const realm = `tab-${suffix}`;
+  await createRealm(page, realm, 'Second tab');
+  await page.goto('/resources');
+  await hydrated(page);
+  const header = page.locator('header');
+  const shown = (await header.innerText()).trim();
+
+  // Arrow keys move through the realms without leaving the page (WCAG 3.2.2); Switch switches.
+  const picker = page.getByTestId('realm-switcher');
+  const switchButton = page.getByRole('button', { name: 'Switch realm' });
+  await expect(switchButton).toBeDisabled();
+  await picker.selectOption(realm);
+  await expect(page).toHaveURL(/\/resources$/);
+  await expect(header).not.toContainText('Second tab');
+  await expect(switchButton).toBeEnabled();
+  await picker.selectOption('default');
+  await expect(switchButton).toBeDisabled();
+
+  // A second tab switches the shared session; the first still shows the old realm.
+  const other = await context.newPage();
+  await other.goto('/');
+  await hydrated(other);
+  await switchRealm(other, realm);
+  await expect(other.locator('header')).toContainText('Second tab');
+  expect((await header.innerText()).trim()).toBe(shown);
+
+  // The first tab's next call is refused with both names, not carried out in the other realm.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clients' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'switched to realm' }).first()).toContainText(`“${realm}”`);
+
+  // Reloading shows the session's realm, and work goes on there.
+  await page.reload();
+  await hydrated(page);
+  await expect(header).toContainText('Second tab');
+  await expect(page.getByRole('heading', { name: 'Clients' })).toBeVisible();
 });

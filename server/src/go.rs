@@ -72,7 +72,7 @@ pub async fn open_link(
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Open {word} {id}</title></head>\
              <body style=\"font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; overflow-wrap: anywhere\">\
              <h1>Open {word} {id} in realm {realm}?</h1>\
-             <p>A link from another site asks to switch your console to the realm <strong>{realm}</strong>. Other console tabs will act on that realm too.</p>\
+             <p>A link from another site asks to switch your console to the realm <strong>{realm}</strong>. Console tabs still showing another realm will ask to be reloaded before they act.</p>\
              <form method=\"post\"><button type=\"submit\">Open it in {realm}</button> <a href=\"/\">Stay where I was</a></form>\
              </body></html>"
         )),

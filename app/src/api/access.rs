@@ -6,14 +6,19 @@ use crate::types::access::{AccessView, GrantPage};
 use leptos::prelude::*;
 
 /// Every resource of the realm with the client's access to it.
-#[server(prefix = "/api", endpoint = "access/client")]
+#[server(prefix = "/api", endpoint = "access/client", client = crate::tab::TabClient)]
 pub async fn client_access(
     client_id: String,
     #[server(default)] realm: String,
 ) -> Result<Vec<AccessView>, AppError> {
-    // The review inbox names the client's realm; other screens use the selected one.
-    let (core, p, _, selected) = ssr::realm_context().await?;
-    let realm = if realm.is_empty() { selected } else { realm };
+    // The review inbox names the client's realm (whatever the tab shows); other screens use
+    // the selected one.
+    let realm = if realm.is_empty() {
+        ssr::realm_context().await?.3
+    } else {
+        realm
+    };
+    let (core, p, _) = ssr::context().await?;
     Ok(core
         .client_access(&p, &realm, &client_id)
         .await?
@@ -23,7 +28,7 @@ pub async fn client_access(
 }
 
 /// One page of the clients that may get tokens for a resource, matching `query`.
-#[server(prefix = "/api", endpoint = "access/resource")]
+#[server(prefix = "/api", endpoint = "access/resource", client = crate::tab::TabClient)]
 pub async fn resource_access(
     resource: String,
     query: String,
@@ -47,7 +52,7 @@ pub async fn resource_access(
 
 /// Grants a client access to a resource with `scopes` (space-separated), or changes the scopes
 /// of its grant.
-#[server(prefix = "/api", endpoint = "access/grant")]
+#[server(prefix = "/api", endpoint = "access/grant", client = crate::tab::TabClient)]
 pub async fn grant_access(
     client_id: String,
     resource: String,
@@ -62,7 +67,7 @@ pub async fn grant_access(
 
 /// Grants a client access it does not have yet (the resource page's "Grant a client"); a
 /// client that has access already is refused, naming its scopes.
-#[server(prefix = "/api", endpoint = "access/add")]
+#[server(prefix = "/api", endpoint = "access/add", client = crate::tab::TabClient)]
 pub async fn add_access(
     client_id: String,
     resource: String,
@@ -76,7 +81,7 @@ pub async fn add_access(
 }
 
 /// Ends a client's access to a resource.
-#[server(prefix = "/api", endpoint = "access/revoke")]
+#[server(prefix = "/api", endpoint = "access/revoke", client = crate::tab::TabClient)]
 pub async fn revoke_access(client_id: String, resource: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core

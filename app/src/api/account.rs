@@ -5,7 +5,7 @@ use crate::ssr;
 use leptos::prelude::*;
 
 /// Changes the signed-in user's password.
-#[server(prefix = "/api", endpoint = "account/password")]
+#[server(prefix = "/api", endpoint = "account/password", client = crate::tab::TabClient)]
 pub async fn change_password(
     current: String,
     password: String,

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 /// One page of agents matching `query`, optionally only MCP-capable ones or those expiring
 /// within a week.
-#[server(prefix = "/api", endpoint = "agents/list")]
+#[server(prefix = "/api", endpoint = "agents/list", client = crate::tab::TabClient)]
 pub async fn list_agents(
     query: String,
     mcp_only: bool,
@@ -32,7 +32,7 @@ pub async fn list_agents(
 }
 
 /// Creates an agent.
-#[server(prefix = "/api", endpoint = "agents/create")]
+#[server(prefix = "/api", endpoint = "agents/create", client = crate::tab::TabClient)]
 pub async fn create_agent(
     name: String,
     owner: String,
@@ -52,7 +52,7 @@ pub async fn create_agent(
 }
 
 /// One agent with its bound clients.
-#[server(prefix = "/api", endpoint = "agents/get")]
+#[server(prefix = "/api", endpoint = "agents/get", client = crate::tab::TabClient)]
 pub async fn get_agent(name: String) -> Result<AgentView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let a = core.agent(&p, &realm, &name).await?;
@@ -60,7 +60,7 @@ pub async fn get_agent(name: String) -> Result<AgentView, AppError> {
 }
 
 /// Changes an agent's owner, description, roles and expiry.
-#[server(prefix = "/api", endpoint = "agents/update")]
+#[server(prefix = "/api", endpoint = "agents/update", client = crate::tab::TabClient)]
 pub async fn update_agent(
     name: String,
     owner: String,
@@ -81,7 +81,7 @@ pub async fn update_agent(
 }
 
 /// Disables or re-enables an agent.
-#[server(prefix = "/api", endpoint = "agents/disabled")]
+#[server(prefix = "/api", endpoint = "agents/disabled", client = crate::tab::TabClient)]
 pub async fn set_agent_disabled(name: String, disabled: bool) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     core.set_agent_disabled(&p, &realm, &name, disabled, &meta)
@@ -90,14 +90,14 @@ pub async fn set_agent_disabled(name: String, disabled: bool) -> Result<(), AppE
 }
 
 /// Deletes an agent (its clients are unbound).
-#[server(prefix = "/api", endpoint = "agents/delete")]
+#[server(prefix = "/api", endpoint = "agents/delete", client = crate::tab::TabClient)]
 pub async fn delete_agent(name: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core.delete_agent(&p, &realm, &name, &meta).await?)
 }
 
 /// Binds a client to an agent; an empty `agent` unbinds it.
-#[server(prefix = "/api", endpoint = "agents/bind")]
+#[server(prefix = "/api", endpoint = "agents/bind", client = crate::tab::TabClient)]
 pub async fn bind_client(client_id: String, agent: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let agent = Some(agent.trim()).filter(|a| !a.is_empty());

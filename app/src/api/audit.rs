@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 /// One page of audit events matching the filter: the newest, or those older than `before`, or
 /// those newer than `after` (ids from a previous page).
-#[server(prefix = "/api", endpoint = "audit/list")]
+#[server(prefix = "/api", endpoint = "audit/list", client = crate::tab::TabClient)]
 pub async fn list_audit(
     query: AuditQuery,
     before: Option<i64>,
@@ -45,7 +45,7 @@ pub const HISTORY_SIZE: u32 = 10;
 
 /// The newest events of one object: `kind` is `client`, `resource` or `agent` (of the selected
 /// realm), `realm` or `user`; `id` its `client_id`, slug, name or user id.
-#[server(prefix = "/api", endpoint = "audit/history")]
+#[server(prefix = "/api", endpoint = "audit/history", client = crate::tab::TabClient)]
 pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let subject = match kind.as_str() {

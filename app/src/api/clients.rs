@@ -11,7 +11,7 @@ use crate::types::clients::{
 use leptos::prelude::*;
 
 /// One page of clients matching `query`.
-#[server(prefix = "/api", endpoint = "clients/list")]
+#[server(prefix = "/api", endpoint = "clients/list", client = crate::tab::TabClient)]
 pub async fn list_clients(
     query: String,
     after: String,
@@ -27,7 +27,7 @@ pub async fn list_clients(
 }
 
 /// One client in detail.
-#[server(prefix = "/api", endpoint = "clients/get")]
+#[server(prefix = "/api", endpoint = "clients/get", client = crate::tab::TabClient)]
 pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let d = core.get_client(&p, &realm, &client_id).await?;
@@ -76,7 +76,7 @@ pub async fn get_client(client_id: String) -> Result<ClientDetailView, AppError>
 }
 
 /// Changes a client's registration (not its authentication method, status or secrets).
-#[server(prefix = "/api", endpoint = "clients/update")]
+#[server(prefix = "/api", endpoint = "clients/update", client = crate::tab::TabClient)]
 pub async fn update_client(
     client_id: String,
     name: String,
@@ -118,7 +118,7 @@ pub async fn update_client(
 }
 
 /// Registers a client; a confidential client's secret is returned once.
-#[server(prefix = "/api", endpoint = "clients/create")]
+#[server(prefix = "/api", endpoint = "clients/create", client = crate::tab::TabClient)]
 pub async fn create_client(
     client_id: String,
     name: String,
@@ -162,7 +162,7 @@ pub async fn create_client(
 }
 
 /// Issues a new secret; previous ones keep working for `overlap_secs`.
-#[server(prefix = "/api", endpoint = "clients/rotate-secret")]
+#[server(prefix = "/api", endpoint = "clients/rotate-secret", client = crate::tab::TabClient)]
 pub async fn rotate_client_secret(
     client_id: String,
     overlap_secs: i64,
@@ -178,7 +178,7 @@ pub async fn rotate_client_secret(
 }
 
 /// Enables or disables a client.
-#[server(prefix = "/api", endpoint = "clients/enabled")]
+#[server(prefix = "/api", endpoint = "clients/enabled", client = crate::tab::TabClient)]
 pub async fn set_client_enabled(client_id: String, enabled: bool) -> Result<ClientView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(ssr::clients::client_view(
@@ -191,7 +191,7 @@ pub async fn set_client_enabled(client_id: String, enabled: bool) -> Result<Clie
 
 /// Turns token exchange (RFC 8693) on or off for a confidential client, a resource server's
 /// introspection credentials included.
-#[server(prefix = "/api", endpoint = "clients/token-exchange")]
+#[server(prefix = "/api", endpoint = "clients/token-exchange", client = crate::tab::TabClient)]
 pub async fn set_client_token_exchange(
     client_id: String,
     enabled: bool,
@@ -206,14 +206,14 @@ pub async fn set_client_token_exchange(
 }
 
 /// Deletes a client and its secrets.
-#[server(prefix = "/api", endpoint = "clients/delete")]
+#[server(prefix = "/api", endpoint = "clients/delete", client = crate::tab::TabClient)]
 pub async fn delete_client(client_id: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core.delete_client(&p, &realm, &client_id, &meta).await?)
 }
 
 /// Fetches a `private_key_jwt` client's keys from its `jwks_uri` now.
-#[server(prefix = "/api", endpoint = "clients/refresh-keys")]
+#[server(prefix = "/api", endpoint = "clients/refresh-keys", client = crate::tab::TabClient)]
 pub async fn refresh_client_keys(client_id: String) -> Result<Option<RemoteKeysView>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     Ok(core
@@ -224,7 +224,7 @@ pub async fn refresh_client_keys(client_id: String) -> Result<Option<RemoteKeysV
 }
 
 /// Clients matching `query` for a picker (binding to an agent, granting access), each with the agent it acts for.
-#[server(prefix = "/api", endpoint = "clients/choices")]
+#[server(prefix = "/api", endpoint = "clients/choices", client = crate::tab::TabClient)]
 pub async fn client_choices(query: String) -> Result<Vec<ClientChoiceView>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     Ok(core

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 /// Generates the metadata, challenges, commands, configurations and server snippets for the MCP
 /// server at `server_url`.
-#[server(prefix = "/api", endpoint = "integration/protect")]
+#[server(prefix = "/api", endpoint = "integration/protect", client = crate::tab::TabClient)]
 pub async fn protect_mcp_server(
     server_url: String,
     #[server(default)] resource_name: String,
@@ -28,7 +28,7 @@ pub async fn protect_mcp_server(
 
 /// Registers the MCP server at `server_url` as a protected resource (an admin), or submits it
 /// for an admin to enable (a developer).
-#[server(prefix = "/api", endpoint = "integration/register")]
+#[server(prefix = "/api", endpoint = "integration/register", client = crate::tab::TabClient)]
 pub async fn register_protected_resource(
     server_url: String,
     #[server(default)] resource_name: String,
@@ -48,7 +48,7 @@ pub async fn register_protected_resource(
 }
 
 /// Runs the MCP client's discovery steps against the server at `server_url`.
-#[server(prefix = "/api", endpoint = "integration/check")]
+#[server(prefix = "/api", endpoint = "integration/check", client = crate::tab::TabClient)]
 pub async fn check_mcp_server(server_url: String) -> Result<McpCheckView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(ssr::integration::check_view(
@@ -60,7 +60,7 @@ pub async fn check_mcp_server(server_url: String) -> Result<McpCheckView, AppErr
 
 /// The realm's MCP side: agent counts (expiring within `window_days`), resources, reviews,
 /// endpoints and the first page of MCP-capable agents.
-#[server(prefix = "/api", endpoint = "integration/overview")]
+#[server(prefix = "/api", endpoint = "integration/overview", client = crate::tab::TabClient)]
 pub async fn mcp_overview(
     window_days: i64,
     show: String,

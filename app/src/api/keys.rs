@@ -6,7 +6,7 @@ use crate::types::keys::KeysOverview;
 use leptos::prelude::*;
 
 /// The realm's keys and JWKS URL.
-#[server(prefix = "/api", endpoint = "keys/list")]
+#[server(prefix = "/api", endpoint = "keys/list", client = crate::tab::TabClient)]
 pub async fn list_keys() -> Result<KeysOverview, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let keys = core.list_signing_keys(&p, &realm).await?;
@@ -21,7 +21,7 @@ pub async fn list_keys() -> Result<KeysOverview, AppError> {
 }
 
 /// Rotates the realm's signing keys.
-#[server(prefix = "/api", endpoint = "keys/rotate")]
+#[server(prefix = "/api", endpoint = "keys/rotate", client = crate::tab::TabClient)]
 pub async fn rotate_keys() -> Result<Vec<String>, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core.rotate_signing_keys(&p, &realm, &meta).await?)

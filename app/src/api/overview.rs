@@ -6,7 +6,7 @@ use crate::types::overview::OverviewView;
 use leptos::prelude::*;
 
 /// The selected realm's endpoints and counts (only those the role may see).
-#[server(prefix = "/api", endpoint = "overview")]
+#[server(prefix = "/api", endpoint = "overview", client = crate::tab::TabClient)]
 pub async fn realm_overview() -> Result<OverviewView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let o = core.realm_overview(&p, &realm).await?;

@@ -6,7 +6,7 @@ use crate::types::people::{ConnectedAppView, PersonPage, PersonView};
 use leptos::prelude::*;
 
 /// One page of the realm's people matching `query`.
-#[server(prefix = "/api", endpoint = "people/list")]
+#[server(prefix = "/api", endpoint = "people/list", client = crate::tab::TabClient)]
 pub async fn list_people(
     query: String,
     after: String,
@@ -23,7 +23,7 @@ pub async fn list_people(
 }
 
 /// One person of the realm.
-#[server(prefix = "/api", endpoint = "people/get")]
+#[server(prefix = "/api", endpoint = "people/get", client = crate::tab::TabClient)]
 pub async fn get_person(id: String) -> Result<PersonView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     Ok(ssr::people::person_view(
@@ -33,7 +33,7 @@ pub async fn get_person(id: String) -> Result<PersonView, AppError> {
 }
 
 /// Adds a person to the realm.
-#[server(prefix = "/api", endpoint = "people/create")]
+#[server(prefix = "/api", endpoint = "people/create", client = crate::tab::TabClient)]
 pub async fn create_person(
     email: String,
     display_name: String,
@@ -65,7 +65,7 @@ pub async fn create_person(
 }
 
 /// Changes a person's name and roles.
-#[server(prefix = "/api", endpoint = "people/update")]
+#[server(prefix = "/api", endpoint = "people/update", client = crate::tab::TabClient)]
 pub async fn update_person(
     id: String,
     display_name: String,
@@ -84,7 +84,7 @@ pub async fn update_person(
 }
 
 /// Sets a person's password.
-#[server(prefix = "/api", endpoint = "people/password")]
+#[server(prefix = "/api", endpoint = "people/password", client = crate::tab::TabClient)]
 pub async fn set_person_password(
     id: String,
     password: String,
@@ -98,7 +98,7 @@ pub async fn set_person_password(
 }
 
 /// Disables or enables a person.
-#[server(prefix = "/api", endpoint = "people/disabled")]
+#[server(prefix = "/api", endpoint = "people/disabled", client = crate::tab::TabClient)]
 pub async fn set_person_disabled(id: String, disabled: bool) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core
@@ -107,7 +107,7 @@ pub async fn set_person_disabled(id: String, disabled: bool) -> Result<(), AppEr
 }
 
 /// The realm's connected apps: one person's (`subject`), or everyone's (empty).
-#[server(prefix = "/api", endpoint = "people/apps")]
+#[server(prefix = "/api", endpoint = "people/apps", client = crate::tab::TabClient)]
 pub async fn connected_apps(subject: String) -> Result<Vec<ConnectedAppView>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let subject = Some(subject.trim()).filter(|s| !s.is_empty());
@@ -119,14 +119,14 @@ pub async fn connected_apps(subject: String) -> Result<Vec<ConnectedAppView>, Ap
 }
 
 /// Revokes anyone's connected app in the realm.
-#[server(prefix = "/api", endpoint = "people/apps/revoke")]
+#[server(prefix = "/api", endpoint = "people/apps/revoke", client = crate::tab::TabClient)]
 pub async fn revoke_connected_app(id: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core.revoke_connected_app(&p, &realm, &id, &meta).await?)
 }
 
 /// The signed-in console account's own connected apps.
-#[server(prefix = "/api", endpoint = "account/apps")]
+#[server(prefix = "/api", endpoint = "account/apps", client = crate::tab::TabClient)]
 pub async fn my_connected_apps() -> Result<Vec<ConnectedAppView>, AppError> {
     let (core, p, _) = ssr::context().await?;
     let apps = core.my_connected_apps(&p).await?;
@@ -137,7 +137,7 @@ pub async fn my_connected_apps() -> Result<Vec<ConnectedAppView>, AppError> {
 }
 
 /// Revokes one of the signed-in console account's connected apps.
-#[server(prefix = "/api", endpoint = "account/apps/revoke")]
+#[server(prefix = "/api", endpoint = "account/apps/revoke", client = crate::tab::TabClient)]
 pub async fn revoke_my_connected_app(id: String) -> Result<(), AppError> {
     let (core, p, meta) = ssr::context().await?;
     Ok(core.revoke_my_connected_app(&p, &id, &meta).await?)

@@ -9,7 +9,7 @@ use crate::types::realms::RealmView;
 use leptos::prelude::*;
 
 /// All realms.
-#[server(prefix = "/api", endpoint = "realms/list")]
+#[server(prefix = "/api", endpoint = "realms/list", client = crate::tab::TabClient)]
 pub async fn list_realms() -> Result<Vec<RealmView>, AppError> {
     let (core, p, _) = ssr::context().await?;
     let realms = core.list_realms(&p).await?;
@@ -20,7 +20,7 @@ pub async fn list_realms() -> Result<Vec<RealmView>, AppError> {
 }
 
 /// One realm.
-#[server(prefix = "/api", endpoint = "realms/get")]
+#[server(prefix = "/api", endpoint = "realms/get", client = crate::tab::TabClient)]
 pub async fn get_realm(name: String) -> Result<RealmView, AppError> {
     let (core, p, _) = ssr::context().await?;
     let realm = core.get_realm(&p, &name).await?;
@@ -28,7 +28,7 @@ pub async fn get_realm(name: String) -> Result<RealmView, AppError> {
 }
 
 /// Creates a realm.
-#[server(prefix = "/api", endpoint = "realms/create")]
+#[server(prefix = "/api", endpoint = "realms/create", client = crate::tab::TabClient)]
 pub async fn create_realm(name: String, display_name: String) -> Result<RealmView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let realm = core.create_realm(&p, &name, &display_name, &meta).await?;
@@ -38,7 +38,7 @@ pub async fn create_realm(name: String, display_name: String) -> Result<RealmVie
 /// Changes a realm's settings: name (renaming changes its issuer), display name, default
 /// access-token lifetime, refresh-token lifetimes (days; empty keeps them). Sessions that have the realm selected keep it across a rename (they
 /// remember its id).
-#[server(prefix = "/api", endpoint = "realms/update")]
+#[server(prefix = "/api", endpoint = "realms/update", client = crate::tab::TabClient)]
 pub async fn update_realm(
     name: String,
     new_name: String,
@@ -60,7 +60,7 @@ pub async fn update_realm(
 }
 
 /// Enables or disables a realm.
-#[server(prefix = "/api", endpoint = "realms/enabled")]
+#[server(prefix = "/api", endpoint = "realms/enabled", client = crate::tab::TabClient)]
 pub async fn set_realm_enabled(name: String, enabled: bool) -> Result<RealmView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let realm = core.set_realm_enabled(&p, &name, enabled, &meta).await?;
@@ -68,7 +68,7 @@ pub async fn set_realm_enabled(name: String, enabled: bool) -> Result<RealmView,
 }
 
 /// Sets who may register clients in a realm, and how many self-registered clients it holds.
-#[server(prefix = "/api", endpoint = "realms/registration")]
+#[server(prefix = "/api", endpoint = "realms/registration", client = crate::tab::TabClient)]
 pub async fn set_registration_policy(
     name: String,
     registration_policy: String,

@@ -14,7 +14,7 @@ pub const RELEASES_PAGE: u32 = 20;
 
 /// The registry: the draft's servers, its warnings, and how it stands against the latest
 /// release.
-#[server(prefix = "/api", endpoint = "registry/get")]
+#[server(prefix = "/api", endpoint = "registry/get", client = crate::tab::TabClient)]
 pub async fn registry_overview() -> Result<RegistryView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let v = core.registry(&p, &realm).await?;
@@ -22,7 +22,7 @@ pub async fn registry_overview() -> Result<RegistryView, AppError> {
 }
 
 /// One server of the draft, with its history and the resource it is.
-#[server(prefix = "/api", endpoint = "registry/server")]
+#[server(prefix = "/api", endpoint = "registry/server", client = crate::tab::TabClient)]
 pub async fn registry_server(id: String) -> Result<ServerDetail, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let s = core.registry_server(&p, &realm, &id).await?;
@@ -31,7 +31,7 @@ pub async fn registry_server(id: String) -> Result<ServerDetail, AppError> {
 
 /// Adds a server to the draft (`replacing` empty) or replaces the server `replacing`;
 /// `original` is the JSON of the form as the editor read it.
-#[server(prefix = "/api", endpoint = "registry/save-server")]
+#[server(prefix = "/api", endpoint = "registry/save-server", client = crate::tab::TabClient)]
 pub async fn save_registry_server(
     revision: i64,
     replacing: String,
@@ -65,7 +65,7 @@ pub async fn save_registry_server(
 }
 
 /// Removes a server from the draft.
-#[server(prefix = "/api", endpoint = "registry/delete-server")]
+#[server(prefix = "/api", endpoint = "registry/delete-server", client = crate::tab::TabClient)]
 pub async fn delete_registry_server(revision: i64, id: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     core.delete_registry_server(&p, &realm, revision, &id, &meta)
@@ -75,7 +75,7 @@ pub async fn delete_registry_server(revision: i64, id: String) -> Result<(), App
 
 /// Reads a `server.json` (a name in the configured MCP registry, an https URL, or the pasted
 /// document) into a draft entry for the form; nothing is saved.
-#[server(prefix = "/api", endpoint = "registry/import")]
+#[server(prefix = "/api", endpoint = "registry/import", client = crate::tab::TabClient)]
 pub async fn import_registry_server(
     source: String,
     document: String,
@@ -93,7 +93,7 @@ pub async fn import_registry_server(
 }
 
 /// Publishes the draft (or asks for approval): what happened, in words.
-#[server(prefix = "/api", endpoint = "registry/publish")]
+#[server(prefix = "/api", endpoint = "registry/publish", client = crate::tab::TabClient)]
 pub async fn publish_registry(revision: i64) -> Result<String, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let done = core.publish_registry(&p, &realm, revision, &meta).await?;
@@ -101,7 +101,7 @@ pub async fn publish_registry(revision: i64) -> Result<String, AppError> {
 }
 
 /// Publishes an old release's content again (or asks for approval to).
-#[server(prefix = "/api", endpoint = "registry/rollback")]
+#[server(prefix = "/api", endpoint = "registry/rollback", client = crate::tab::TabClient)]
 pub async fn rollback_registry(sequence: i64) -> Result<String, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let done = core.rollback_registry(&p, &realm, sequence, &meta).await?;
@@ -109,7 +109,7 @@ pub async fn rollback_registry(sequence: i64) -> Result<String, AppError> {
 }
 
 /// Approves the waiting request whose content has `digest`.
-#[server(prefix = "/api", endpoint = "registry/approve")]
+#[server(prefix = "/api", endpoint = "registry/approve", client = crate::tab::TabClient)]
 pub async fn approve_registry_request(id: String, digest: String) -> Result<String, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let done = core
@@ -122,7 +122,7 @@ pub async fn approve_registry_request(id: String, digest: String) -> Result<Stri
 }
 
 /// Rejects the waiting request, with the reason its author sees.
-#[server(prefix = "/api", endpoint = "registry/reject")]
+#[server(prefix = "/api", endpoint = "registry/reject", client = crate::tab::TabClient)]
 pub async fn reject_registry_request(id: String, reason: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core
@@ -131,7 +131,7 @@ pub async fn reject_registry_request(id: String, reason: String) -> Result<(), A
 }
 
 /// Withdraws the waiting request.
-#[server(prefix = "/api", endpoint = "registry/withdraw")]
+#[server(prefix = "/api", endpoint = "registry/withdraw", client = crate::tab::TabClient)]
 pub async fn withdraw_registry_request(id: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core
@@ -140,7 +140,7 @@ pub async fn withdraw_registry_request(id: String) -> Result<(), AppError> {
 }
 
 /// Releases, newest first, older than `before`.
-#[server(prefix = "/api", endpoint = "registry/releases")]
+#[server(prefix = "/api", endpoint = "registry/releases", client = crate::tab::TabClient)]
 pub async fn registry_releases(before: Option<i64>) -> Result<ReleasePage, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let (heads, total) = core
@@ -150,7 +150,7 @@ pub async fn registry_releases(before: Option<i64>) -> Result<ReleasePage, AppEr
 }
 
 /// One release, with what it changed.
-#[server(prefix = "/api", endpoint = "registry/release")]
+#[server(prefix = "/api", endpoint = "registry/release", client = crate::tab::TabClient)]
 pub async fn registry_release(sequence: i64) -> Result<ReleaseDetail, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let (summary, stored) = core.registry_release(&p, &realm, sequence).await?;
@@ -162,7 +162,7 @@ pub async fn registry_release(sequence: i64) -> Result<ReleaseDetail, AppError> 
 }
 
 /// Sets whether releases wait for a second person and who may read the registry over HTTP.
-#[server(prefix = "/api", endpoint = "registry/settings")]
+#[server(prefix = "/api", endpoint = "registry/settings", client = crate::tab::TabClient)]
 pub async fn set_registry_settings(
     #[server(default)] require_approval: Option<String>,
     api_access: String,
@@ -182,7 +182,7 @@ pub async fn set_registry_settings(
 }
 
 /// Sets the draft's mode, rings and units (units one path per line: `engineering/platform`).
-#[server(prefix = "/api", endpoint = "registry/groups")]
+#[server(prefix = "/api", endpoint = "registry/groups", client = crate::tab::TabClient)]
 pub async fn save_registry_groups(
     revision: i64,
     mode: String,
@@ -198,7 +198,7 @@ pub async fn save_registry_groups(
 }
 
 /// How many members each ring and unit has.
-#[server(prefix = "/api", endpoint = "registry/group-counts")]
+#[server(prefix = "/api", endpoint = "registry/group-counts", client = crate::tab::TabClient)]
 pub async fn registry_group_counts() -> Result<Vec<GroupView>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let counts = core.registry_member_counts(&p, &realm).await?;
@@ -215,7 +215,7 @@ pub async fn registry_group_counts() -> Result<Vec<GroupView>, AppError> {
 }
 
 /// The members of a ring or unit (`kind` is `ring` or `unit`).
-#[server(prefix = "/api", endpoint = "registry/members")]
+#[server(prefix = "/api", endpoint = "registry/members", client = crate::tab::TabClient)]
 pub async fn registry_members(kind: String, id: String) -> Result<Vec<MemberRow>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let kind = authz::registry::GroupKind::parse(&kind).map_err(ssr::invalid)?;
@@ -224,7 +224,7 @@ pub async fn registry_members(kind: String, id: String) -> Result<Vec<MemberRow>
 }
 
 /// Adds a member (a console user or person by email, an agent by name) to a ring or unit.
-#[server(prefix = "/api", endpoint = "registry/add-member")]
+#[server(prefix = "/api", endpoint = "registry/add-member", client = crate::tab::TabClient)]
 pub async fn add_registry_member(
     kind: String,
     id: String,
@@ -245,7 +245,7 @@ pub async fn add_registry_member(
 }
 
 /// Removes a member from a ring or unit.
-#[server(prefix = "/api", endpoint = "registry/remove-member")]
+#[server(prefix = "/api", endpoint = "registry/remove-member", client = crate::tab::TabClient)]
 pub async fn remove_registry_member(
     kind: String,
     id: String,
@@ -261,7 +261,7 @@ pub async fn remove_registry_member(
 }
 
 /// The harnesses the registry delivers to, with the version rendered for by default.
-#[server(prefix = "/api", endpoint = "registry/harnesses")]
+#[server(prefix = "/api", endpoint = "registry/harnesses", client = crate::tab::TabClient)]
 pub async fn registry_harnesses() -> Result<Vec<HarnessChoice>, AppError> {
     ssr::context().await?;
     Ok(ssr::registry::harnesses())
@@ -269,7 +269,7 @@ pub async fn registry_harnesses() -> Result<Vec<HarnessChoice>, AppError> {
 
 /// A release rendered for a ring or unit (`group` is `ring:ID` or `unit:ID`) into one
 /// harness's files.
-#[server(prefix = "/api", endpoint = "registry/deliver")]
+#[server(prefix = "/api", endpoint = "registry/deliver", client = crate::tab::TabClient)]
 pub async fn deliver_registry(
     harness: String,
     version: String,
@@ -292,7 +292,7 @@ pub async fn deliver_registry(
 }
 
 /// Creates the protected resource a remote server Portcullis authorizes is; its slug.
-#[server(prefix = "/api", endpoint = "registry/create-resource")]
+#[server(prefix = "/api", endpoint = "registry/create-resource", client = crate::tab::TabClient)]
 pub async fn create_registry_resource(id: String) -> Result<String, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core
@@ -302,7 +302,7 @@ pub async fn create_registry_resource(id: String) -> Result<String, AppError> {
 }
 
 /// The registry servers that are the resource at `uri` (for the resource's page).
-#[server(prefix = "/api", endpoint = "registry/entries-for")]
+#[server(prefix = "/api", endpoint = "registry/entries-for", client = crate::tab::TabClient)]
 pub async fn registry_entries_for(uri: String) -> Result<Vec<String>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     Ok(core.registry_entries_for(&p, &realm, &uri).await?)
@@ -310,7 +310,7 @@ pub async fn registry_entries_for(uri: String) -> Result<Vec<String>, AppError> 
 
 /// The realm's drift: numbers, most common findings, a page of devices (`q`: email or device
 /// substring; `subject`: one person's devices, by id; `after`: the page's cursor).
-#[server(prefix = "/api", endpoint = "registry/drift")]
+#[server(prefix = "/api", endpoint = "registry/drift", client = crate::tab::TabClient)]
 pub async fn registry_drift(
     q: String,
     #[server(default)] subject: String,
@@ -338,7 +338,7 @@ pub async fn registry_drift(
 }
 
 /// One device's last report.
-#[server(prefix = "/api", endpoint = "registry/drift-device")]
+#[server(prefix = "/api", endpoint = "registry/drift-device", client = crate::tab::TabClient)]
 pub async fn registry_drift_device(
     subject: String,
     device: String,
@@ -351,7 +351,7 @@ pub async fn registry_drift_device(
 }
 
 /// Forgets a device's report (it comes back with its next report).
-#[server(prefix = "/api", endpoint = "registry/forget-drift")]
+#[server(prefix = "/api", endpoint = "registry/forget-drift", client = crate::tab::TabClient)]
 pub async fn forget_drift_device(subject: String, device: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core

@@ -7,7 +7,7 @@ use crate::types::resources::{ResourceCredentialsView, ResourceView};
 use leptos::prelude::*;
 
 /// The realm's resources.
-#[server(prefix = "/api", endpoint = "resources/list")]
+#[server(prefix = "/api", endpoint = "resources/list", client = crate::tab::TabClient)]
 pub async fn list_resources() -> Result<Vec<ResourceView>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     Ok(core
@@ -19,7 +19,7 @@ pub async fn list_resources() -> Result<Vec<ResourceView>, AppError> {
 }
 
 /// One resource of the realm.
-#[server(prefix = "/api", endpoint = "resources/get")]
+#[server(prefix = "/api", endpoint = "resources/get", client = crate::tab::TabClient)]
 pub async fn get_resource(slug: String) -> Result<ResourceView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     Ok(ssr::resources::resource_view(
@@ -28,7 +28,7 @@ pub async fn get_resource(slug: String) -> Result<ResourceView, AppError> {
 }
 
 /// Registers a resource.
-#[server(prefix = "/api", endpoint = "resources/create")]
+#[server(prefix = "/api", endpoint = "resources/create", client = crate::tab::TabClient)]
 pub async fn create_resource(
     slug: String,
     display_name: String,
@@ -53,7 +53,7 @@ pub async fn create_resource(
 }
 
 /// Changes a resource's settings (not whether it is enabled: `resources/enabled`).
-#[server(prefix = "/api", endpoint = "resources/update")]
+#[server(prefix = "/api", endpoint = "resources/update", client = crate::tab::TabClient)]
 pub async fn update_resource(
     slug: String,
     display_name: String,
@@ -81,7 +81,7 @@ pub async fn update_resource(
 
 /// Enables or disables a resource: a disabled one gets no tokens, and its tokens introspect
 /// inactive.
-#[server(prefix = "/api", endpoint = "resources/enabled")]
+#[server(prefix = "/api", endpoint = "resources/enabled", client = crate::tab::TabClient)]
 pub async fn set_resource_enabled(slug: String, enabled: bool) -> Result<ResourceView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(ssr::resources::resource_view(
@@ -92,7 +92,7 @@ pub async fn set_resource_enabled(slug: String, enabled: bool) -> Result<Resourc
 }
 
 /// Rejects a developer's submission with a reason they see.
-#[server(prefix = "/api", endpoint = "resources/reject")]
+#[server(prefix = "/api", endpoint = "resources/reject", client = crate::tab::TabClient)]
 pub async fn reject_submission(slug: String, reason: String) -> Result<ResourceView, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(ssr::resources::resource_view(
@@ -103,7 +103,7 @@ pub async fn reject_submission(slug: String, reason: String) -> Result<ResourceV
 }
 
 /// Deletes a resource.
-#[server(prefix = "/api", endpoint = "resources/delete")]
+#[server(prefix = "/api", endpoint = "resources/delete", client = crate::tab::TabClient)]
 pub async fn delete_resource(slug: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core.delete_resource(&p, &realm, &slug, &meta).await?)
@@ -111,14 +111,14 @@ pub async fn delete_resource(slug: String) -> Result<(), AppError> {
 
 /// The slug of the realm's default resource (the audience of token requests without
 /// `resource`), or `None` when such requests are refused.
-#[server(prefix = "/api", endpoint = "resources/default")]
+#[server(prefix = "/api", endpoint = "resources/default", client = crate::tab::TabClient)]
 pub async fn default_resource() -> Result<Option<String>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     Ok(core.default_resource(&p, &realm).await?.map(|r| r.slug))
 }
 
 /// Every scope some resource of the realm accepts, in order.
-#[server(prefix = "/api", endpoint = "resources/scopes")]
+#[server(prefix = "/api", endpoint = "resources/scopes", client = crate::tab::TabClient)]
 pub async fn realm_scopes() -> Result<Vec<String>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let all = core.realm_scopes(&p, &realm).await?;
@@ -126,14 +126,14 @@ pub async fn realm_scopes() -> Result<Vec<String>, AppError> {
 }
 
 /// The access-token lifetime (seconds) of the realm's resources that set none of their own.
-#[server(prefix = "/api", endpoint = "resources/default-lifetime")]
+#[server(prefix = "/api", endpoint = "resources/default-lifetime", client = crate::tab::TabClient)]
 pub async fn default_token_ttl() -> Result<i64, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     Ok(core.default_token_ttl(&p, &realm).await?)
 }
 
 /// Sets the realm's default resource; an empty slug means "refuse requests without resource".
-#[server(prefix = "/api", endpoint = "resources/set-default")]
+#[server(prefix = "/api", endpoint = "resources/set-default", client = crate::tab::TabClient)]
 pub async fn set_default_resource(slug: String) -> Result<Option<String>, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let slug = Some(slug.trim()).filter(|s| !s.is_empty());
@@ -145,7 +145,7 @@ pub async fn set_default_resource(slug: String) -> Result<Option<String>, AppErr
 
 /// Creates the credentials the resource's MCP server introspects its tokens with; the secret
 /// is returned once.
-#[server(prefix = "/api", endpoint = "resources/credentials")]
+#[server(prefix = "/api", endpoint = "resources/credentials", client = crate::tab::TabClient)]
 pub async fn create_resource_credentials(slug: String) -> Result<IssuedSecret, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let (client, secret) = core
@@ -158,7 +158,7 @@ pub async fn create_resource_credentials(slug: String) -> Result<IssuedSecret, A
 }
 
 /// The resource's introspection credentials, if it has them, and where they are used.
-#[server(prefix = "/api", endpoint = "resources/get-credentials")]
+#[server(prefix = "/api", endpoint = "resources/get-credentials", client = crate::tab::TabClient)]
 pub async fn resource_credentials(slug: String) -> Result<ResourceCredentialsView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     Ok(ssr::resources::credentials_view(
@@ -168,7 +168,7 @@ pub async fn resource_credentials(slug: String) -> Result<ResourceCredentialsVie
 }
 
 /// Sets who may get tokens for a resource.
-#[server(prefix = "/api", endpoint = "resources/policy")]
+#[server(prefix = "/api", endpoint = "resources/policy", client = crate::tab::TabClient)]
 pub async fn set_resource_policy(
     slug: String,
     consent: String,

@@ -7,40 +7,21 @@ use leptos::prelude::*;
 
 /// One page of the review inbox: self-registered clients in a review state (`pending`,
 /// `approved`, …) across every realm or in `realm` (empty: all), of one registration `kind`
-/// (`dynamic`, `metadata_document`; empty: both), matching `q`, newest first (`order` =
-/// `oldest`: oldest first), after the cursor `after`.
-#[server(prefix = "/api", endpoint = "review/inbox")]
+/// (`dynamic`, `metadata_document`; empty: both), showing a risk `signal` (`web_redirects`,
+/// `private_use`, `machine`, `crowded`; empty: any), matching `q`, newest first (`order` =
+/// `oldest`: oldest first; `risk`: riskiest first), after the cursor `after`.
+#[server(prefix = "/api", endpoint = "review/inbox", client = crate::tab::TabClient)]
 pub async fn review_inbox(
     state: String,
     #[server(default)] realm: String,
     #[server(default)] kind: String,
     #[server(default)] q: String,
     #[server(default)] order: String,
+    #[server(default)] signal: String,
     #[server(default)] after: String,
 ) -> Result<ReviewInboxView, AppError> {
-    use authz::clients::{InboxCursor, InboxQuery, RegistrationKind, ReviewState};
     let (core, p, _) = ssr::context().await?;
-    let state = ReviewState::parse(&state).map_err(|_| ssr::invalid("Unknown review state."))?;
-    let kind = match kind.as_str() {
-        "" => None,
-        "dynamic" => Some(RegistrationKind::Dynamic),
-        "metadata_document" => Some(RegistrationKind::MetadataDocument),
-        _ => return Err(ssr::invalid("Unknown registration kind.")),
-    };
-    let after = match after.as_str() {
-        "" => None,
-        text => Some(InboxCursor::decode(text).ok_or_else(|| {
-            ssr::invalid("That page no longer exists: start from the first page.")
-        })?),
-    };
-    let query = InboxQuery {
-        state,
-        realm: (!realm.is_empty()).then_some(realm),
-        kind,
-        search: (!q.trim().is_empty()).then_some(q),
-        oldest_first: order == "oldest",
-        after,
-    };
+    let query = inbox_query(&state, realm, &kind, q, &order, &signal, &after)?;
     let page = core.review_inbox(&p, &query).await?;
     let now = core.now();
     Ok(ReviewInboxView {
@@ -53,27 +34,77 @@ pub async fn review_inbox(
     })
 }
 
-/// How many self-registered clients are in each review state (`pending`, `approved`, …),
-/// across every realm or in `realm`.
-#[server(prefix = "/api", endpoint = "review/counts")]
+/// How many self-registered clients matching the inbox's filters (`realm`, `kind`, `q`,
+/// `signal`, as [`review_inbox`] reads them) are in each review state (`pending`, `approved`, …):
+/// the tabs follow the search.
+#[server(prefix = "/api", endpoint = "review/counts", client = crate::tab::TabClient)]
 pub async fn review_counts(
     #[server(default)] realm: String,
+    #[server(default)] kind: String,
+    #[server(default)] q: String,
+    #[server(default)] signal: String,
 ) -> Result<Vec<(String, u64)>, AppError> {
     let (core, p, _) = ssr::context().await?;
-    let realm = (!realm.is_empty()).then_some(realm);
+    let query = inbox_query("pending", realm, &kind, q, "", &signal, "")?;
     Ok(core
-        .review_inbox_counts(&p, realm.as_deref())
+        .review_inbox_counts(&p, &query)
         .await?
         .into_iter()
         .map(|(s, n)| (s.as_str().to_owned(), n))
         .collect())
 }
 
+/// An inbox query from a form's fields (empty ones: no filter, newest first, the first page).
+#[cfg(feature = "ssr")]
+fn inbox_query(
+    state: &str,
+    realm: String,
+    kind: &str,
+    q: String,
+    order: &str,
+    signal: &str,
+    after: &str,
+) -> Result<authz::clients::InboxQuery, AppError> {
+    use authz::clients::{
+        InboxCursor, InboxOrder, InboxQuery, RegistrationKind, ReviewState, RiskSignal,
+    };
+    let state = ReviewState::parse(state).map_err(|_| ssr::invalid("Unknown review state."))?;
+    let kind = match kind {
+        "" => None,
+        "dynamic" => Some(RegistrationKind::Dynamic),
+        "metadata_document" => Some(RegistrationKind::MetadataDocument),
+        _ => return Err(ssr::invalid("Unknown registration kind.")),
+    };
+    let after = match after {
+        "" => None,
+        text => Some(InboxCursor::decode(text).ok_or_else(|| {
+            ssr::invalid("That page no longer exists: start from the first page.")
+        })?),
+    };
+    Ok(InboxQuery {
+        state,
+        realm: (!realm.is_empty()).then_some(realm),
+        kind,
+        search: (!q.trim().is_empty()).then_some(q),
+        signal: match signal {
+            "" => None,
+            s => Some(RiskSignal::parse(s).ok_or_else(|| ssr::invalid("Unknown risk signal."))?),
+        },
+        order: match order {
+            "" | "newest" => InboxOrder::Newest,
+            "oldest" => InboxOrder::Oldest,
+            "risk" => InboxOrder::Riskiest,
+            _ => return Err(ssr::invalid("Unknown order.")),
+        },
+        after,
+    })
+}
+
 /// Approves, rejects or revokes clients (`decision`), with one reason for all of them; each
 /// client is named by its realm (empty: the selected realm), `client_id` and the version shown.
 /// Approving one machine client may grant it access too: each `access` entry is a resource
 /// slug followed by the scopes granted, space-separated.
-#[server(prefix = "/api", endpoint = "review/decide")]
+#[server(prefix = "/api", endpoint = "review/decide", client = crate::tab::TabClient)]
 pub async fn decide_review(
     realms: Vec<String>,
     client_ids: Vec<String>,
@@ -102,7 +133,7 @@ pub async fn decide_review(
     // Each decision holds only for the version of the client the reviewer saw; the inbox
     // mixes realms, which the core checks as one list (limits, and who may decide each).
     let selected = if realms.iter().any(String::is_empty) {
-        ssr::selected_realm(&core, &ssr::session().await?).await?
+        ssr::tab_realm(&core).await?
     } else {
         String::new()
     };

@@ -6,7 +6,7 @@ use crate::types::session::SessionInfo;
 use leptos::prelude::*;
 
 /// The signed-in user and realm selection; `None` when not signed in.
-#[server(prefix = "/api", endpoint = "session/get")]
+#[server(prefix = "/api", endpoint = "session/get", client = crate::tab::TabClient)]
 pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
     let req = ssr::request().await?;
     let Some(p) = req.principal else {
@@ -74,7 +74,7 @@ fn abilities(role: authz::policy::Role) -> crate::types::session::Abilities {
 }
 
 /// Switches the console to another realm.
-#[server(prefix = "/api", endpoint = "session/realm")]
+#[server(prefix = "/api", endpoint = "session/realm", client = crate::tab::TabClient)]
 pub async fn select_realm(name: String) -> Result<(), AppError> {
     let (core, p, _) = ssr::context().await?;
     let realm = core.get_realm(&p, &name).await?;
@@ -82,13 +82,13 @@ pub async fn select_realm(name: String) -> Result<(), AppError> {
 }
 
 /// Whether a first-admin setup link is still usable.
-#[server(prefix = "/api", endpoint = "setup/status")]
+#[server(prefix = "/api", endpoint = "setup/status", client = crate::tab::TabClient)]
 pub async fn setup_link_status(token: String) -> Result<bool, AppError> {
     Ok(ssr::core()?.setup_link_is_valid(&token).await?)
 }
 
 /// Creates the first admin through the setup link and signs them in.
-#[server(prefix = "/api", endpoint = "setup/complete")]
+#[server(prefix = "/api", endpoint = "setup/complete", client = crate::tab::TabClient)]
 pub async fn complete_setup(
     token: String,
     email: String,
@@ -106,13 +106,13 @@ pub async fn complete_setup(
 }
 
 /// The email a password-reset link is for.
-#[server(prefix = "/api", endpoint = "reset/status")]
+#[server(prefix = "/api", endpoint = "reset/status", client = crate::tab::TabClient)]
 pub async fn reset_link_status(token: String) -> Result<String, AppError> {
     Ok(ssr::core()?.reset_link_email(&token).await?)
 }
 
 /// Sets a new password through a one-time link.
-#[server(prefix = "/api", endpoint = "reset/complete")]
+#[server(prefix = "/api", endpoint = "reset/complete", client = crate::tab::TabClient)]
 pub async fn complete_password_reset(
     token: String,
     password: String,

@@ -6,7 +6,7 @@ use crate::types::users::{IssuedLink, UserPage, UserView};
 use leptos::prelude::*;
 
 /// One page of users matching `query`.
-#[server(prefix = "/api", endpoint = "users/list")]
+#[server(prefix = "/api", endpoint = "users/list", client = crate::tab::TabClient)]
 pub async fn list_users(
     query: String,
     after: String,
@@ -20,7 +20,7 @@ pub async fn list_users(
 }
 
 /// One user.
-#[server(prefix = "/api", endpoint = "users/get")]
+#[server(prefix = "/api", endpoint = "users/get", client = crate::tab::TabClient)]
 pub async fn get_user(id: String) -> Result<UserView, AppError> {
     let (core, p, _) = ssr::context().await?;
     Ok(ssr::users::user_view(
@@ -30,7 +30,7 @@ pub async fn get_user(id: String) -> Result<UserView, AppError> {
 }
 
 /// Creates a user and returns their one-time set-password link.
-#[server(prefix = "/api", endpoint = "users/create")]
+#[server(prefix = "/api", endpoint = "users/create", client = crate::tab::TabClient)]
 pub async fn create_user(
     email: String,
     display_name: String,
@@ -47,7 +47,7 @@ pub async fn create_user(
 }
 
 /// Changes a user's role.
-#[server(prefix = "/api", endpoint = "users/role")]
+#[server(prefix = "/api", endpoint = "users/role", client = crate::tab::TabClient)]
 pub async fn set_user_role(id: String, role: String) -> Result<UserView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     Ok(ssr::users::user_view(
@@ -59,7 +59,7 @@ pub async fn set_user_role(id: String, role: String) -> Result<UserView, AppErro
 }
 
 /// Disables or re-enables a user.
-#[server(prefix = "/api", endpoint = "users/disabled")]
+#[server(prefix = "/api", endpoint = "users/disabled", client = crate::tab::TabClient)]
 pub async fn set_user_disabled(id: String, disabled: bool) -> Result<UserView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     Ok(ssr::users::user_view(
@@ -71,7 +71,7 @@ pub async fn set_user_disabled(id: String, disabled: bool) -> Result<UserView, A
 }
 
 /// Issues a one-time password-reset link.
-#[server(prefix = "/api", endpoint = "users/reset-link")]
+#[server(prefix = "/api", endpoint = "users/reset-link", client = crate::tab::TabClient)]
 pub async fn issue_reset_link(id: String) -> Result<IssuedLink, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let (user, token) = core

@@ -80,7 +80,14 @@ fn ReviewLink(count: u64) -> impl IntoView {
             return;
         }
         leptos::task::spawn_local(async move {
-            if let Ok(counts) = crate::api::review::review_counts(String::new()).await {
+            if let Ok(counts) = crate::api::review::review_counts(
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+            )
+            .await
+            {
                 let waiting = counts.into_iter().find(|(s, _)| s == "pending");
                 fresh.set(Some(waiting.map_or(0, |(_, n)| n)));
             }
@@ -176,27 +183,54 @@ fn RealmSwitcher(info: SessionInfo) -> AnyView {
         None => {}
     });
     let current = info.realm.name.clone();
+    // Calls from this tab name the realm it shows: once another tab switches the session
+    // elsewhere, they are refused instead of acting there.
+    crate::tab::show_realm(&crate::tab::header_value(&info.realm.id, &current));
+    // Choosing a realm does not switch yet (WCAG 3.2.2: arrow keys move through the options
+    // without leaving the page); "Switch" does.
+    let chosen = RwSignal::new(current.clone());
+    let shown = current.clone();
+    let unchanged = move || chosen.with(|c| *c == shown) || select.pending().get();
+    let submit_unchanged = unchanged.clone();
     view! {
-        <label class="block px-3">
-            <span class="text-xs font-semibold uppercase tracking-wide text-slate-400">"Realm"</span>
-            <select
-                data-testid="realm-switcher"
-                class="mt-1 block w-full rounded-md border border-slate-700 bg-slate-800 px-2 py-1.5 text-sm text-white focus:outline-none focus:ring-2 focus:ring-indigo-400"
-                on:change=move |ev| {
-                    select.dispatch(SelectRealm { name: event_target_value(&ev) });
+        <form
+            class="block px-3"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                if !submit_unchanged() {
+                    select.dispatch(SelectRealm { name: chosen.get_untracked() });
                 }
-            >
-                {info
-                    .realms
-                    .into_iter()
-                    .map(|r| {
-                        let selected = r.name == current;
-                        let label = if r.enabled { r.display_name.clone() } else { format!("{} (disabled)", r.display_name) };
-                        view! { <option value=r.name selected=selected>{label}</option> }
-                    })
-                    .collect_view()}
-            </select>
-        </label>
+            }
+        >
+            <label for="realm-switcher" class="text-xs font-semibold uppercase tracking-wide text-slate-400">"Realm"</label>
+            <div class="mt-1 flex gap-2">
+                <select
+                    id="realm-switcher"
+                    data-testid="realm-switcher"
+                    class="block min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-800 px-2 py-1.5 text-sm text-white focus:outline-none focus:ring-2 focus:ring-indigo-400"
+                    on:change=move |ev| chosen.set(event_target_value(&ev))
+                >
+                    {info
+                        .realms
+                        .into_iter()
+                        .map(|r| {
+                            let selected = r.name == current;
+                            let label = if r.enabled { r.display_name.clone() } else { format!("{} (disabled)", r.display_name) };
+                            view! { <option value=r.name selected=selected>{label}</option> }
+                        })
+                        .collect_view()}
+                </select>
+                <button
+                    type="submit"
+                    data-testid="realm-switch"
+                    aria-label="Switch realm"
+                    disabled=unchanged
+                    class="shrink-0 rounded-md border border-slate-600 px-2 py-1.5 text-sm font-medium text-white hover:bg-slate-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 disabled:cursor-default disabled:border-slate-800 disabled:text-slate-500"
+                >
+                    "Switch"
+                </button>
+            </div>
+        </form>
     }
     .into_any()
 }

@@ -9,5 +9,6 @@ pub mod pager;
 pub mod picker;
 pub mod scopes;
 pub mod secret;
+pub mod tabs;
 pub mod toast;
 pub mod ui;

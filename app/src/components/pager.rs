@@ -43,30 +43,74 @@ pub fn use_key_params() -> Memo<(String, String)> {
     })
 }
 
-/// "Showing n of total" with First/Previous/Next links for a list paged by key. `href` builds a
-/// link from the page's key parameter (`after` or `before`, none for the first page).
+/// "Showing 21–40 of 61" with First/Previous/Next links for a list paged by key. `href` builds
+/// a link from the page's key parameter (`after` or `before`, none for the first page).
 #[component]
 pub fn KeyPager(
     total: u64,
+    /// Matching rows before this page.
+    before: u64,
     shown: usize,
     prev: Option<String>,
     next: Option<String>,
     href: impl Fn(Option<(&'static str, String)>) -> String + 'static,
 ) -> impl IntoView {
-    let count = if total == 0 {
-        "No results".to_owned()
-    } else {
-        format!("Showing {} of {}", grouped(shown as u64), grouped(total))
-    };
+    let count = showing(before, shown as u64, total);
+    // The page a link opens replaces this pager: focus goes to the same link on the new one,
+    // or (none there: the first or last page) to the count, never back to the top of the page.
+    Effect::new(move |_| paged::restore_focus());
     view! {
         <nav aria-label="Pagination" class="flex flex-wrap items-center justify-between gap-2 border-t border-slate-200 px-4 py-3 dark:border-slate-700">
-            <p class=MUTED>{count}</p>
+            <p class=MUTED tabindex="-1" data-pager="count">{count}</p>
             <div class="flex gap-2">
-                {prev.as_ref().map(|_| view! { <a class=BTN_SMALL href=href(None)>"First"</a> })}
-                {prev.map(|k| view! { <a class=BTN_SMALL href=href(Some(("before", k))) rel="prev">"Previous"</a> })}
-                {next.map(|k| view! { <a class=BTN_SMALL href=href(Some(("after", k))) rel="next">"Next"</a> })}
+                {prev.as_ref().map(|_| view! { <a class=BTN_SMALL href=href(None) data-pager="first" on:click=paged::follow("first")>"First"</a> })}
+                {prev.map(|k| view! { <a class=BTN_SMALL href=href(Some(("before", k))) rel="prev" data-pager="prev" on:click=paged::follow("prev")>"Previous"</a> })}
+                {next.map(|k| view! { <a class=BTN_SMALL href=href(Some(("after", k))) rel="next" data-pager="next" on:click=paged::follow("next")>"Next"</a> })}
             </div>
         </nav>
+    }
+}
+
+/// Which pager link was followed, until the page it opened takes focus (browser only).
+mod paged {
+    #[cfg(feature = "hydrate")]
+    thread_local! {
+        static FOLLOWED: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+    }
+
+    /// A click on the pager link `which`: remembered when it opens the page here (not with a
+    /// modifier key or another button, which open it elsewhere or not at all).
+    #[cfg_attr(not(feature = "hydrate"), allow(unused_variables))]
+    pub fn follow(which: &'static str) -> impl Fn(leptos::ev::MouseEvent) {
+        move |ev| {
+            let elsewhere = ev.ctrl_key() || ev.meta_key() || ev.shift_key() || ev.alt_key();
+            #[cfg(feature = "hydrate")]
+            if !elsewhere && ev.button() == 0 {
+                FOLLOWED.with(|f| f.set(Some(which)));
+            }
+            #[cfg(not(feature = "hydrate"))]
+            let _ = (elsewhere, which);
+        }
+    }
+
+    /// After a pager link: focuses the same link on the new page, else its count.
+    pub fn restore_focus() {
+        #[cfg(feature = "hydrate")]
+        if let Some(which) = FOLLOWED.with(std::cell::Cell::take) {
+            leptos::prelude::request_animation_frame(move || {
+                use wasm_bindgen::JsCast;
+                let doc = leptos::prelude::document();
+                let found = [which, "count"].into_iter().find_map(|w| {
+                    doc.query_selector(&format!("[data-pager=\"{w}\"]"))
+                        .ok()
+                        .flatten()
+                        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+                });
+                if let Some(el) = found {
+                    let _ = el.focus();
+                }
+            });
+        }
     }
 }
 
@@ -94,6 +138,21 @@ pub fn CursorPager(
                 {older.map(|href| view! { <a class=BTN_SMALL href=href rel="next">"Older"</a> })}
             </div>
         </nav>
+    }
+}
+
+/// Which rows a page shows: "Showing 21–40 of 61", "Showing 1 of 1", "No results".
+fn showing(before: u64, shown: u64, total: u64) -> String {
+    match (shown, total) {
+        (0, 0) => "No results".to_owned(),
+        (0, _) => format!("None here of {}", grouped(total)),
+        (1, _) => format!("Showing {} of {}", grouped(before + 1), grouped(total)),
+        _ => format!(
+            "Showing {}–{} of {}",
+            grouped(before + 1),
+            grouped(before + shown),
+            grouped(total)
+        ),
     }
 }
 
@@ -150,6 +209,20 @@ pub fn encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{grouped, with_query};
+
+    #[test]
+    fn pages_say_which_rows_they_show() {
+        assert_eq!(super::showing(0, 0, 0), "No results");
+        assert_eq!(super::showing(0, 20, 61), "Showing 1–20 of 61");
+        assert_eq!(super::showing(20, 20, 61), "Showing 21–40 of 61");
+        assert_eq!(super::showing(60, 1, 61), "Showing 61 of 61");
+        assert_eq!(
+            super::showing(2_480, 20, 2_561),
+            "Showing 2,481–2,500 of 2,561"
+        );
+        // A page past the end (its rows deleted meanwhile).
+        assert_eq!(super::showing(0, 0, 61), "None here of 61");
+    }
 
     #[test]
     fn groups_thousands() {

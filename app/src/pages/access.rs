@@ -512,7 +512,7 @@ pub fn ResourceClients(
                             <ul class="divide-y divide-slate-200 dark:divide-slate-700">
                                 {found.items.into_iter().map(|grant| view! { <GrantRow resource=r.get_value() grant refresh/> }).collect_view()}
                             </ul>
-                            <KeyPager total=found.total shown prev=found.prev next=found.next
+                            <KeyPager total=found.total before=found.before shown prev=found.prev next=found.next
                                 href=move |key| with_query(&path, &[("q", q.clone())].into_iter().chain(key).collect::<Vec<_>>())/>
                         }.into_any()
                     }

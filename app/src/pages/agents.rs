@@ -195,7 +195,7 @@ pub fn AgentsPage() -> impl IntoView {
                                 {found.items.into_iter().map(|agent| view! { <AgentRow agent/> }).collect_view()}
                             </tbody>
                         </table>
-                        <KeyPager total=found.total shown prev=found.prev next=found.next
+                        <KeyPager total=found.total before=found.before shown prev=found.prev next=found.next
                             href=move |key| {
                                 let pairs: Vec<_> = filters.iter().cloned().chain(key).collect();
                                 with_query("/agents", &pairs)

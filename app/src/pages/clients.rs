@@ -149,7 +149,7 @@ pub fn ClientsPage() -> impl IntoView {
                                     {found.items.into_iter().map(|client| view! { <ClientRow client/> }).collect_view()}
                                 </tbody>
                             </table>
-                            <KeyPager total=found.total shown prev=found.prev next=found.next
+                            <KeyPager total=found.total before=found.before shown prev=found.prev next=found.next
                                 href=move |key| with_query("/clients", &[("q", q.clone())].into_iter().chain(key).collect::<Vec<_>>())/>
                         }.into_any()
                     }

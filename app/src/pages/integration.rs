@@ -190,28 +190,227 @@ fn Generated(p: ProtectionView) -> impl IntoView {
                 </p>
             </div>
             {p.client_review.map(|(waiting, can_review)| view! { <ClientReview waiting can_review/> })}
-            {p.artifacts.into_iter().map(|a| view! { <ArtifactCard a/> }).collect_view()}
+            <Sections artifacts=p.artifacts/>
         </section>
     }
 }
 
-/// The "Protect your MCP server" screen of the selected realm.
+/// Artifacts under one label (a tab's title; empty outside tabs), by id.
+type Group = (&'static str, &'static [&'static str]);
+
+/// The generated artifacts in sections (id, title, tabbed, groups): a section's artifacts one
+/// after the other, or (tabbed) one tab per group, where a reader wants one of them (a
+/// language, a client).
+const SECTIONS: [(&str, &str, bool, &[Group]); 4] = [
+    (
+        "serve",
+        "What your server serves",
+        false,
+        &[
+            ("", &["metadata", "metadata-urls"]),
+            ("", &["challenge", "step-up"]),
+        ],
+    ),
+    (
+        "tokens",
+        "Register a client and get a token",
+        false,
+        &[("", &["register", "metadata-document", "token", "call"])],
+    ),
+    (
+        "code",
+        "A complete server",
+        true,
+        &[
+            ("TypeScript", &["typescript"]),
+            ("Rust", &["rust-dependencies", "rust"]),
+            ("Python", &["python"]),
+        ],
+    ),
+    (
+        "clients",
+        "Connect MCP clients",
+        true,
+        &[
+            ("VS Code", &["vscode"]),
+            ("Claude Code", &["claude-code"]),
+            ("MCP Inspector", &["inspector"]),
+        ],
+    ),
+];
+
+/// Scrolls to the section heading `id` and focuses it (a table of contents link).
+fn go_to(ev: leptos::ev::MouseEvent, id: &str) {
+    ev.prevent_default();
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        if let Some(el) = document()
+            .get_element_by_id(id)
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            el.scroll_into_view();
+            let _ = el.focus();
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = id;
+}
+
+/// The generated artifacts under a table of contents: sections, code and client configurations
+/// in tabs (one language or client at a time), anything the sections do not name last.
+#[component]
+fn Sections(artifacts: Vec<ArtifactView>) -> impl IntoView {
+    let mut left = artifacts;
+    let mut take = |ids: &[&str]| -> Vec<ArtifactView> {
+        let mut out = Vec::new();
+        for id in ids {
+            if let Some(i) = left.iter().position(|a| a.id == *id) {
+                out.push(left.remove(i));
+            }
+        }
+        out
+    };
+    let mut sections: Vec<(&'static str, &'static str, AnyView)> = Vec::new();
+    for (id, title, tabbed, groups) in SECTIONS {
+        let groups: Vec<(String, Vec<ArtifactView>)> = groups
+            .iter()
+            .map(|(label, ids)| ((*label).to_owned(), take(ids)))
+            .filter(|(_, found)| !found.is_empty())
+            .collect();
+        if groups.is_empty() {
+            continue;
+        }
+        let body = if tabbed {
+            let tabs = groups
+                .into_iter()
+                .map(|(label, found)| {
+                    (
+                        label,
+                        view! { <div class="space-y-4">{found.into_iter().map(|a| view! { <ArtifactCard a/> }).collect_view()}</div> }.into_any(),
+                    )
+                })
+                .collect();
+            view! { <crate::components::tabs::Tabs id=id label=title tabs/> }.into_any()
+        } else {
+            groups
+                .into_iter()
+                .flat_map(|(_, found)| found)
+                .map(|a| view! { <ArtifactCard a/> })
+                .collect_view()
+                .into_any()
+        };
+        sections.push((id, title, body));
+    }
+    if !left.is_empty() {
+        sections.push((
+            "more",
+            "More",
+            left.into_iter()
+                .map(|a| view! { <ArtifactCard a/> })
+                .collect_view()
+                .into_any(),
+        ));
+    }
+    let toc: Vec<(String, &'static str)> = sections
+        .iter()
+        .map(|(id, title, _)| (format!("protect-{id}"), *title))
+        .collect();
+    view! {
+        <nav aria-label="On this page" class=format!("{CARD} p-4") data-testid="protect-toc">
+            <h2 class="text-sm font-semibold text-slate-900 dark:text-white">"On this page"</h2>
+            <ol class="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm">
+                {toc.into_iter().map(|(target, title)| {
+                    let href = format!("#{target}");
+                    view! {
+                        <li><a class="text-indigo-700 hover:underline dark:text-indigo-300" href=href
+                            on:click=move |ev| go_to(ev, &target)>{title}</a></li>
+                    }
+                }).collect_view()}
+            </ol>
+        </nav>
+        {sections.into_iter().map(|(id, title, body)| view! {
+            <section class="space-y-4" aria-labelledby=format!("protect-{id}")>
+                <h2 id=format!("protect-{id}") tabindex="-1" class="pt-2 text-lg font-semibold text-slate-900 focus:outline-none dark:text-white">{title}</h2>
+                {body}
+            </section>
+        }).collect_view()}
+    }
+}
+
+/// The "Protect your MCP server" screen of the selected realm. It can start from a resource the
+/// realm has (`?resource=<id>`, or the picker above the form): its URL, name and scopes fill the
+/// form and are generated at once.
 #[component]
 pub fn ProtectPage() -> impl IntoView {
     let generate = ServerAction::<ProtectMcpServer>::new();
     let errors = FieldErrors::new(generate, "protect-form", FIELDS);
+    let (url, name, scopes) = (
+        RwSignal::new(String::new()),
+        RwSignal::new(String::new()),
+        RwSignal::new(String::new()),
+    );
+    let docs = RwSignal::new(String::new());
+    let resources = Resource::new(|| (), |_| crate::api::resources::list_resources());
+    let start_from = move |r: &crate::types::resources::ResourceView| {
+        url.set(r.uri.clone());
+        name.set(r.display_name.clone());
+        scopes.set(r.scopes.clone());
+        docs.set(String::new());
+        errors.clear();
+        generate.dispatch(ProtectMcpServer {
+            server_url: r.uri.clone(),
+            resource_name: r.display_name.clone(),
+            scopes: r.scopes.clone(),
+            documentation_url: String::new(),
+        });
+    };
+    // A link from a resource's page starts from it once its list is here.
+    let query = use_query_map();
+    let started = StoredValue::new(false);
+    Effect::new(move |_| {
+        let wanted = query.with(|q| q.get("resource")).filter(|s| !s.is_empty());
+        if let (Some(slug), Some(Ok(list))) = (wanted, resources.get())
+            && !started.get_value()
+            && let Some(r) = list.iter().find(|r| r.slug == slug)
+        {
+            started.set_value(true);
+            start_from(r);
+        }
+    });
+    let picker = move || {
+        resources.get().and_then(Result::ok).filter(|l| !l.is_empty()).map(|list| {
+            let shown = list.clone();
+            view! {
+                <div class="sm:col-span-2">
+                    <label class=LABEL for="protect-start">"Start from a resource of this realm (optional)"</label>
+                    <select class=format!("mt-1 {INPUT}") id="protect-start"
+                        on:change=move |ev| {
+                            let slug = event_target_value(&ev);
+                            if let Some(r) = list.iter().find(|r| r.slug == slug) {
+                                start_from(r);
+                            }
+                        }>
+                        <option value="">"A new MCP server"</option>
+                        {shown.into_iter().map(|r| view! { <option value=r.slug.clone()>{format!("{} ({})", r.display_name, r.uri)}</option> }).collect_view()}
+                    </select>
+                </div>
+            }
+        })
+    };
     view! {
         <PageHeader title="Protect your MCP server" description="Enter your MCP server's URL: you get the metadata it serves, the challenges it answers, commands to register clients and get tokens, configurations for MCP clients, and a complete server in TypeScript, Rust or Python, all for this realm."/>
         <section class=format!("{CARD} p-4 sm:p-6") aria-labelledby="protect-title">
             <h2 id="protect-title" class="sr-only">"Your MCP server"</h2>
             <ActionForm action=generate attr:id="protect-form" attr:class="grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
-                <Field errors name="server_url" id="protect-url" label="MCP server URL" kind=Kind::Url required=true maxlength=2048 mono=true
+                <Transition fallback=|| ()>{picker}</Transition>
+                <Field errors name="server_url" id="protect-url" label="MCP server URL" kind=Kind::Url required=true maxlength=2048 mono=true bind=url
                     placeholder="https://mcp.example.com/mcp" help="The URL clients connect to (its MCP endpoint)."/>
-                <Field errors name="resource_name" id="protect-name" label="Name (optional)" maxlength=100 placeholder="Payments MCP"
+                <Field errors name="resource_name" id="protect-name" label="Name (optional)" maxlength=100 placeholder="Payments MCP" bind=name
                     help="Shown to people who consent and in client configurations."/>
-                <Field errors name="scopes" id="protect-scopes" label="Scopes" maxlength=1000 mono=true placeholder="tools:call"
+                <Field errors name="scopes" id="protect-scopes" label="Scopes" maxlength=1000 mono=true placeholder="tools:call" bind=scopes
                     help="Space-separated: the least the server needs (at least one to register it here). offline_access never belongs here."/>
-                <Field errors name="documentation_url" id="protect-docs" label="Documentation URL (optional)" kind=Kind::Url maxlength=2048
+                <Field errors name="documentation_url" id="protect-docs" label="Documentation URL (optional)" kind=Kind::Url maxlength=2048 bind=docs
                     placeholder="https://docs.example.com/payments-mcp"/>
                 <div class="sm:col-span-2">{errors.form_error()}</div>
                 <div class="sm:col-span-2">
@@ -332,7 +531,7 @@ pub fn McpPage() -> impl IntoView {
                             {if o.agents.items.is_empty() {
                                 view! { <EmptyState title="No agent here" hint=if own { "You own no agent holding the mcp role or an mcp:* role; an admin creates agents and gives them roles on the Agents screen." } else { "Agents holding the mcp role or an mcp:* role may call MCP servers; an admin gives them roles on the Agents screen." }/> }.into_any()
                             } else {
-                                let (total, shown_rows, prev, next) = (o.agents.total, o.agents.items.len(), o.agents.prev, o.agents.next);
+                                let (total, before, shown_rows, prev, next) = (o.agents.total, o.agents.before, o.agents.items.len(), o.agents.prev, o.agents.next);
                                 let shown_for_pages = shown.clone();
                                 view! {
                                     <table class="block w-full text-sm sm:table">
@@ -348,7 +547,7 @@ pub fn McpPage() -> impl IntoView {
                                             {o.agents.items.into_iter().map(|agent| view! { <AgentRow agent linked/> }).collect_view()}
                                         </tbody>
                                     </table>
-                                    <KeyPager total=total shown=shown_rows prev next
+                                    <KeyPager total=total before shown=shown_rows prev next
                                         href=move |key| with_query("/integration", &[
                                             ("show", if shown_for_pages == "all" { String::new() } else { shown_for_pages.clone() }),
                                             ("within", if within == 14 { String::new() } else { within.to_string() }),

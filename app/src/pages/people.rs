@@ -183,7 +183,7 @@ pub fn PeoplePage() -> impl IntoView {
                                     }).collect_view()}
                                 </tbody>
                             </table>
-                            <KeyPager total=found.total shown prev=found.prev next=found.next
+                            <KeyPager total=found.total before=found.before shown prev=found.prev next=found.next
                                 href=move |key| with_query("/people", &[("q", q.clone())].into_iter().chain(key).collect::<Vec<_>>())/>
                         }.into_any()
                     }

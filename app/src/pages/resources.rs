@@ -410,6 +410,15 @@ fn ResourceSettings(
                         <div><dt class=MUTED>"Status"</dt><dd>{status(&r)}{submitted_note(&r, false)}</dd></div>
                         <div><dt class=MUTED>"Tokens"</dt><dd data-testid="resource-lifetime">{lifetime(&r, realm_default)}</dd></div>
                         <div class="sm:col-span-2"><dt class=MUTED>"Accepted scopes"</dt><dd class="font-mono text-xs break-all">{r.scopes.clone()}</dd></div>
+                        <div class="sm:col-span-2">
+                            <dt class="sr-only">"For its MCP server"</dt>
+                            <dd class="flex flex-wrap gap-x-4 gap-y-1">
+                                <a class="text-indigo-700 hover:underline dark:text-indigo-300" data-testid="protect-resource"
+                                    href=crate::components::pager::with_query("/integration/protect", &[("resource", r.slug.clone())])>"Generate what protects its server →"</a>
+                                <a class="text-indigo-700 hover:underline dark:text-indigo-300"
+                                    href=crate::components::pager::with_query("/integration/check", &[("url", r.uri.clone())])>"Check its server →"</a>
+                            </dd>
+                        </div>
                     </dl>
                 }
             })>

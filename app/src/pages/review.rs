@@ -69,10 +69,47 @@ pub(crate) const RESTORE_EFFECT: &str = "It may sign people in and get tokens ag
 #[component]
 fn RiskRow(label: &'static str, children: Children) -> impl IntoView {
     view! {
-        <div class="min-w-0">
-            <dt class="text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">{label}</dt>
-            <dd class="mt-0.5 break-words text-sm text-slate-800 dark:text-slate-200">{children()}</dd>
+        // The label beside its value (not above it): a card stays a few lines tall, and a page
+        // of 25 stays short on a phone.
+        <div class="flex min-w-0 gap-3">
+            <dt class="w-28 shrink-0 pt-0.5 text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">{label}</dt>
+            <dd class="min-w-0 flex-1 break-words text-sm text-slate-800 dark:text-slate-200">{children()}</dd>
         </div>
+    }
+}
+
+/// What a client registered, as the review card shows it (rows of a `<dl>`).
+#[component]
+fn Details(item: ReviewItemView) -> impl IntoView {
+    let public = item.auth_method == "none";
+    view! {
+        <RiskRow label="Redirects to">
+            {if item.redirect_uris.is_empty() { view! { <span>"Nowhere (no redirect URIs)"</span> }.into_any() } else {
+                view! { <ul class="space-y-0.5">{item.redirect_uris.iter().map(|u| view! { <li class=MONO>{u.clone()}</li> }).collect_view()}</ul> }.into_any()
+            }}
+        </RiskRow>
+        <RiskRow label="Authenticates">{if public { "Public client: PKCE, no secret".to_owned() } else { item.auth_method.replace('_', " ") }}</RiskRow>
+        <RiskRow label="Grants and scope">{item.grant_types.join(", ")} {(!item.scope.is_empty()).then(|| format!(" · {}", item.scope))}</RiskRow>
+        <RiskRow label="Software">{item.software.clone().unwrap_or_else(|| "Not stated".to_owned())}</RiskRow>
+        <RiskRow label="Home page">{item.client_uri.clone().unwrap_or_else(|| "Not stated".to_owned())}</RiskRow>
+        <RiskRow label="Registered from">
+            {item.source_ip.clone().unwrap_or_else(|| "Unknown".to_owned())}
+            {item.source_ip.is_some().then(|| format!(" ({} from this address)", item.same_source))}
+        </RiskRow>
+        {(!item.similar_names.is_empty()).then(|| view! {
+            <RiskRow label="Similar names">
+                // Names can be long and many: counted in view, listed on request.
+                <details>
+                    <summary class="cursor-pointer">{match item.similar_names.len() {
+                        1 => "1 other client".to_owned(),
+                        // The core looks up at most five.
+                        n if n >= 5 => format!("{n} or more other clients"),
+                        n => format!("{n} other clients"),
+                    }}</summary>
+                    <ul class="mt-1 space-y-0.5">{item.similar_names.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
+                </details>
+            </RiskRow>
+        })}
     }
 }
 
@@ -115,8 +152,9 @@ fn ReviewCard(
             machine: (machine && decision == "approve").then(|| registered_scope.get_value()),
         });
     };
-    let public = item.auth_method == "none";
     let crowded = item.same_source > 3;
+    let expired = item.state == "expired";
+    let details = item.clone();
     let check_label = format!("Select {}", item.name);
     // The realm travels with the link: the server selects it and opens the client (so the
     // console's router must not take it: `rel="external"`).
@@ -168,40 +206,40 @@ fn ReviewCard(
                     <div class="mt-3 flex flex-wrap gap-2" data-testid="risk-signals">
                         {item.loopback_only.then(|| view! { <Pill tone=Tone::Info text="Loopback redirects only (desktop or CLI app)"/> })}
                         {item.private_use.then(|| view! { <Pill tone=Tone::Warn text="Private-use scheme: any app can claim it"/> })}
-                        {(!item.loopback_only && !item.private_use && !item.redirect_uris.is_empty()).then(|| view! { <Pill tone=Tone::Warn text="Redirects to web hosts"/> })}
+                        {item.web_redirects.then(|| view! { <Pill tone=Tone::Warn text="Redirects to web hosts"/> })}
                         {crowded.then(|| view! { <Pill tone=Tone::Warn text=format!("{} registrations from this address", item.same_source)/> })}
                         {(!item.similar_names.is_empty()).then(|| view! { <Pill tone=Tone::Warn text="Similar names exist"/> })}
                         {(item.grant_types.iter().any(|g| g == "client_credentials")).then(|| view! { <Pill tone=Tone::Warn text="Machine client (client credentials)"/> })}
                     </div>
-                    <dl class="mt-3 grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
-                        <RiskRow label="Redirects to">
-                            {if item.redirect_uris.is_empty() { view! { <span>"Nowhere (no redirect URIs)"</span> }.into_any() } else {
-                                view! { <ul class="space-y-0.5">{item.redirect_uris.iter().map(|u| view! { <li class=MONO>{u.clone()}</li> }).collect_view()}</ul> }.into_any()
-                            }}
-                        </RiskRow>
-                        <RiskRow label="Authenticates">{if public { "Public client: PKCE, no secret".to_owned() } else { item.auth_method.replace('_', " ") }}</RiskRow>
-                        <RiskRow label="Grants and scope">{item.grant_types.join(", ")} {(!item.scope.is_empty()).then(|| format!(" · {}", item.scope))}</RiskRow>
-                        <RiskRow label="Software">{item.software.clone().unwrap_or_else(|| "Not stated".to_owned())}</RiskRow>
-                        <RiskRow label="Home page">{item.client_uri.clone().unwrap_or_else(|| "Not stated".to_owned())}</RiskRow>
-                        <RiskRow label="Registered from">
-                            {item.source_ip.clone().unwrap_or_else(|| "Unknown".to_owned())}
-                            {item.source_ip.is_some().then(|| format!(" ({} from this address)", item.same_source))}
-                        </RiskRow>
-                        {(!item.similar_names.is_empty()).then(|| view! {
-                            <RiskRow label="Similar names">{item.similar_names.join(", ")}</RiskRow>
-                        })}
-                        {item.decision.clone().map(|(by, why, at)| if item.state == "expired" {
-                            view! { <RiskRow label="Expired"><When at=at.at words=at.ago/> ": " {why}</RiskRow> }.into_any()
-                        } else {
-                            view! { <RiskRow label="Decided">{by} ", " <When at=at.at words=at.ago/> ": " {why}</RiskRow> }.into_any()
-                        })}
-                        {(!pending).then(|| view! {
-                            <RiskRow label="Last token">{match item.last_token.clone() {
-                                Some(t) => view! { <When at=t.at words=t.ago/> }.into_any(),
-                                None => view! { <span>"Never"</span> }.into_any(),
-                            }}</RiskRow>
-                        })}
-                    </dl>
+                    {if pending {
+                        // Waiting: everything a decision rests on, in view.
+                        view! {
+                            <dl class="mt-3 grid gap-x-6 gap-y-1.5 lg:grid-cols-2">
+                                <Details item=details/>
+                            </dl>
+                        }.into_any()
+                    } else {
+                        // Decided: the decision and use in view, the registration one click away.
+                        view! {
+                            <dl class="mt-3 grid gap-x-6 gap-y-1.5 lg:grid-cols-2">
+                                {item.decision.clone().map(|(by, why, at)| if expired {
+                                    view! { <RiskRow label="Expired"><When at=at.at words=at.ago/> ": " {why}</RiskRow> }.into_any()
+                                } else {
+                                    view! { <RiskRow label="Decided">{by} ", " <When at=at.at words=at.ago/> ": " {why}</RiskRow> }.into_any()
+                                })}
+                                <RiskRow label="Last token">{match item.last_token.clone() {
+                                    Some(t) => view! { <When at=t.at words=t.ago/> }.into_any(),
+                                    None => view! { <span>"Never"</span> }.into_any(),
+                                }}</RiskRow>
+                            </dl>
+                            <details class="mt-2">
+                                <summary class="cursor-pointer text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">"Registration details"</summary>
+                                <dl class="mt-2 grid gap-x-6 gap-y-1.5 lg:grid-cols-2">
+                                    <Details item=details/>
+                                </dl>
+                            </details>
+                        }.into_any()
+                    }}
                 </div>
             </div>
         </li>
@@ -284,6 +322,16 @@ fn ApprovalAccess(
     }
 }
 
+/// The risk signals the inbox filters by (`authz::clients::RiskSignal`), as the filter names
+/// them; the pills on each card say the same.
+const SIGNALS: [(&str, &str); 5] = [
+    ("", "Any"),
+    ("web_redirects", "Redirects to web hosts"),
+    ("private_use", "Private-use scheme"),
+    ("machine", "Machine client"),
+    ("crowded", "Many from one address"),
+];
+
 /// The review filters and page, as read from the address.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 struct InboxParams {
@@ -292,6 +340,7 @@ struct InboxParams {
     kind: String,
     q: String,
     order: String,
+    signal: String,
     after: String,
 }
 
@@ -313,6 +362,7 @@ impl InboxParams {
                 ("kind", self.kind.clone()),
                 ("q", self.q.clone()),
                 ("order", self.order.clone()),
+                ("signal", self.signal.clone()),
                 ("after", after.to_owned()),
             ],
         )
@@ -358,6 +408,7 @@ pub fn ReviewPage() -> impl IntoView {
                 kind: get("kind"),
                 q: get("q"),
                 order: get("order"),
+                signal: get("signal"),
                 after: get("after"),
             }
         })
@@ -367,11 +418,24 @@ pub fn ReviewPage() -> impl IntoView {
     let decided = successes(decide);
     let items = Resource::new(
         move || (params.get(), decided.get()),
-        |(p, _)| review_inbox(p.state, p.realm, p.kind, p.q, p.order, p.after),
+        |(p, _)| review_inbox(p.state, p.realm, p.kind, p.q, p.order, p.signal, p.after),
     );
+    // The tabs count what the search and filters find (not the page or order).
     let counts = Resource::new(
-        move || (params.with(|p| p.realm.clone()), decided.get()),
-        |(realm, _)| review_counts(realm),
+        move || {
+            (
+                params.with(|p| {
+                    (
+                        p.realm.clone(),
+                        p.kind.clone(),
+                        p.q.clone(),
+                        p.signal.clone(),
+                    )
+                }),
+                decided.get(),
+            )
+        },
+        |((realm, kind, q, signal), _)| review_counts(realm, kind, q, signal),
     );
     let count_of = move |state: &str| {
         counts
@@ -534,7 +598,7 @@ pub fn ReviewPage() -> impl IntoView {
                 }
             }).collect_view()}
         </nav>
-        <Form method="GET" action="" attr:class=format!("{CARD} mb-4 grid items-end gap-3 p-4 sm:grid-cols-2 lg:grid-cols-6") attr:role="search" attr:data-testid="review-filters">
+        <Form method="GET" action="" attr:class=format!("{CARD} mb-4 grid items-end gap-3 p-4 sm:grid-cols-2 lg:grid-cols-4") attr:role="search" attr:data-testid="review-filters">
             {move || (state.get() != "pending").then(|| view! { <input type="hidden" name="state" value=state.get()/> })}
             <div class="min-w-0 sm:col-span-2">
                 <label class=LABEL for="review-search">"Search"</label>
@@ -563,13 +627,22 @@ pub fn ReviewPage() -> impl IntoView {
             <div class="min-w-0">
                 <label class=LABEL for="review-order">"Order"</label>
                 <select class=format!("mt-1 {INPUT}") id="review-order" name="order">
-                    <option value="" selected=move || params.with(|p| p.order != "oldest")>"Newest first"</option>
+                    <option value="" selected=move || params.with(|p| p.order != "oldest" && p.order != "risk")>"Newest first"</option>
                     <option value="oldest" selected=move || params.with(|p| p.order == "oldest")>"Oldest first"</option>
+                    <option value="risk" selected=move || params.with(|p| p.order == "risk")>"Riskiest first"</option>
+                </select>
+            </div>
+            <div class="min-w-0">
+                <label class=LABEL for="review-signal">"Risk signal"</label>
+                <select class=format!("mt-1 {INPUT}") id="review-signal" name="signal">
+                    {SIGNALS.iter().map(|(value, label)| view! {
+                        <option value=*value selected=move || params.with(|p| p.signal == *value)>{*label}</option>
+                    }).collect_view()}
                 </select>
             </div>
             <div class="flex gap-2">
                 <button type="submit" class=BTN_SECONDARY>"Apply"</button>
-                {move || params.with(|p| !p.q.is_empty() || !p.realm.is_empty() || !p.kind.is_empty() || !p.order.is_empty()).then(|| {
+                {move || params.with(|p| !p.q.is_empty() || !p.realm.is_empty() || !p.kind.is_empty() || !p.order.is_empty() || !p.signal.is_empty()).then(|| {
                     let href = InboxParams { state: state.get(), ..InboxParams::default() }.href("");
                     view! { <a class=BTN_SECONDARY href=href>"Clear"</a> }
                 })}
@@ -589,7 +662,7 @@ pub fn ReviewPage() -> impl IntoView {
         <Transition fallback=|| view! { <Loading/> }>
             {move || items.get().map(|r| match r {
                 Ok(page) if page.items.is_empty() => {
-                    let filtered = params.with(|p| !p.q.is_empty() || !p.realm.is_empty() || !p.kind.is_empty());
+                    let filtered = params.with(|p| !p.q.is_empty() || !p.realm.is_empty() || !p.kind.is_empty() || !p.signal.is_empty());
                     let (title, hint) = match (filtered, state.get() == "pending") {
                         (true, _) => ("No clients match", "Try another search, or clear the filters."),
                         (false, true) => ("Nothing waits for review", "Clients that register themselves under a realm's review policy appear here."),
@@ -616,7 +689,7 @@ pub fn ReviewPage() -> impl IntoView {
                             {page.items.into_iter().map(|item| view! { <ReviewCard item selected ask many_realms=many/> }).collect_view()}
                         </ul>
                         <div class="mt-4 flex flex-wrap items-center justify-between gap-3" data-testid="review-pager">
-                            <p class=MUTED>{format!("{shown} client{} on this page, {} first", if shown == 1 { "" } else { "s" }, if at.order == "oldest" { "oldest" } else { "newest" })}</p>
+                            <p class=MUTED>{format!("{shown} client{} on this page, {} first", if shown == 1 { "" } else { "s" }, match at.order.as_str() { "oldest" => "oldest", "risk" => "riskiest", _ => "newest" })}</p>
                             <div class="flex gap-2">
                                 {first.map(|href| view! { <a class=BTN_SMALL href=href>"First page"</a> })}
                                 {next.map(|href| view! { <a class=BTN_SMALL href=href rel="next">"Next page"</a> })}

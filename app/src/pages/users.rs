@@ -175,7 +175,7 @@ pub fn UsersPage() -> impl IntoView {
                                     </tbody>
                                 </table>
                             </div>
-                            <KeyPager total=found.total shown prev=found.prev next=found.next
+                            <KeyPager total=found.total before=found.before shown prev=found.prev next=found.next
                                 href=move |key| with_query("/users", &[("q", q.clone())].into_iter().chain(key).collect::<Vec<_>>())/>
                         }.into_any()
                     }

@@ -172,6 +172,7 @@ pub fn keyed<T, U>(
     crate::types::KeyedPage {
         items: found.items.iter().map(view).collect(),
         total: found.total,
+        before: found.before,
         prev: found.prev.clone(),
         next: found.next.clone(),
     }
@@ -218,6 +219,44 @@ pub fn confirmed(password: &str, confirm: &str) -> Result<(), AppError> {
 /// `Unauthenticated` without a session; `Internal` when the session store fails.
 pub async fn realm_context() -> Result<(Core, Principal, RequestMeta, String), AppError> {
     let (core, p, meta) = context().await?;
-    let realm = selected_realm(&core, &session().await?).await?;
+    let realm = tab_realm(&core).await?;
     Ok((core, p, meta, realm))
+}
+
+/// The realm selected in this session, provided the calling tab shows it.
+///
+/// A call from a tab still showing a realm another tab switched away from is refused (409),
+/// never carried out in the other realm (see [`crate::tab`]).
+///
+/// # Errors
+/// `Conflict` when the tab shows another realm; `Internal` when the session store fails.
+pub async fn tab_realm(core: &Core) -> Result<String, AppError> {
+    let session = session().await?;
+    let realm = selected_realm(core, &session).await?;
+    let headers = leptos_axum::extract::<axum::http::HeaderMap>()
+        .await
+        .map_err(|_| AppError::Internal)?;
+    let Some(tab) = headers.get(crate::tab::REALM_HEADER) else {
+        return Ok(realm);
+    };
+    // "<id> <name>": the id decides (a realm renamed, or another given the old name, is not the
+    // tab's); a session that never switched has no id and is the default realm, by name.
+    let (tab_id, tab_name) = tab
+        .to_str()
+        .ok()
+        .and_then(|v| v.split_once(' '))
+        .unwrap_or(("", "\u{fffd}"));
+    let stored = session
+        .get::<String>(SESSION_REALM)
+        .await
+        .map_err(session_failed)?;
+    let same = match stored {
+        Some(id) => id == tab_id,
+        None => tab_name == realm,
+    };
+    if let Some(message) = crate::tab::tab_mismatch(tab_name, &realm, same) {
+        set_status(axum::http::StatusCode::CONFLICT);
+        return Err(AppError::Conflict(message));
+    }
+    Ok(realm)
 }

@@ -5,6 +5,7 @@ use authz::Core;
 /// A realm as the console shows it.
 pub fn realm_view(core: &Core, r: &authz::realms::Realm) -> RealmView {
     RealmView {
+        id: r.id.to_string(),
         name: r.name.to_string(),
         display_name: r.display_name.clone(),
         enabled: r.enabled,

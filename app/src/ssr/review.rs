@@ -39,6 +39,7 @@ pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> ReviewItemV
         redirect_hosts: i.redirect_hosts.clone(),
         loopback_only: i.loopback_only,
         private_use: i.private_use,
+        web_redirects: i.web_redirects,
         software,
         client_uri: c.metadata.client_uri.clone(),
         source_ip: r.source_ip.clone(),

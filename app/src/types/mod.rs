@@ -39,6 +39,8 @@ pub struct KeyedPage<T> {
     pub items: Vec<T>,
     /// All matching rows.
     pub total: u64,
+    /// Matching rows before this page.
+    pub before: u64,
     /// The previous page is the rows before this key (`None` on the first page).
     pub prev: Option<String>,
     /// The next page is the rows after this key (`None` on the last page).
@@ -50,6 +52,7 @@ impl<T> Default for KeyedPage<T> {
         Self {
             items: Vec::new(),
             total: 0,
+            before: 0,
             prev: None,
             next: None,
         }

@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 /// A realm as shown in the console.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RealmView {
+    /// Id (stable across renames).
+    pub id: String,
     /// URL name.
     pub name: String,
     /// Display name.

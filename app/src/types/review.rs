@@ -33,6 +33,8 @@ pub struct ReviewItemView {
     pub loopback_only: bool,
     /// Some redirect uses a private-use scheme.
     pub private_use: bool,
+    /// Some redirect goes to a web host (https).
+    pub web_redirects: bool,
     /// `software_id`, `software_version`.
     pub software: Option<String>,
     /// Client URI (home page).

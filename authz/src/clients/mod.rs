@@ -23,6 +23,7 @@ pub use metadata_document::{
 pub use model::*;
 pub use registration::{MAX_INITIAL_TOKEN_TTL_SECS, RegistrationResponse, parse_registration_body};
 pub use review::{
-    INBOX_PAGE, InboxCursor, InboxFilter, InboxItem, InboxPage, InboxQuery, MAX_INBOX_SEARCH_CHARS,
-    MAX_REASON_CHARS, MAX_REVIEW_ITEMS, ReviewItem,
+    CROWDED_SOURCE, INBOX_PAGE, InboxCursor, InboxFilter, InboxItem, InboxOrder, InboxPage,
+    InboxQuery, MAX_INBOX_SEARCH_CHARS, MAX_REASON_CHARS, MAX_REVIEW_ITEMS, ReviewItem, RiskSignal,
+    risk_of,
 };

@@ -207,10 +207,24 @@ macro_rules! access_store {
                         .persistent(prepared)
                         .fetch_one(&self.pool)
                         .await?;
-                    page.shape(rows, u64::try_from(total).unwrap_or(0), |r| {
+                    let mut paged = page.shape(rows, u64::try_from(total).unwrap_or(0), |r| {
                         r.client_id.clone()
-                    })
-                    .try_map(GrantedClient::try_from)
+                    });
+                    if let (Some(_), Some(first)) =
+                        (&paged.prev, paged.items.first().map(|r| r.client_id.clone()))
+                    {
+                        let mut qb =
+                            sqlx::QueryBuilder::<$db>::new(format!("SELECT COUNT(*){from}"));
+                        resource_grants_filter(&mut qb, resource, query);
+                        qb.push(" AND c.client_id < ").push_bind(first);
+                        let before: i64 = qb
+                            .build_query_scalar()
+                            .persistent(prepared)
+                            .fetch_one(&self.pool)
+                            .await?;
+                        paged.before = u64::try_from(before).unwrap_or(0);
+                    }
+                    paged.try_map(GrantedClient::try_from)
                 }
             }
         };

@@ -177,6 +177,12 @@ pub trait ClientStore: Send + Sync {
         after: Option<&crate::clients::InboxCursor>,
         limit: i64,
     ) -> Result<Vec<Client>, StorageError>;
+    /// How many self-registered clients matching the inbox's filters (its state aside) are in
+    /// each review state; states with none are left out.
+    async fn count_review_inbox(
+        &self,
+        filter: &crate::clients::InboxFilter,
+    ) -> Result<Vec<(String, u64)>, StorageError>;
     /// How many self-registered clients are in each review state, across every realm (or in
     /// one); states with none are left out.
     async fn count_review_states(
@@ -231,13 +237,13 @@ impl From<InitialTokenRow> for InitialToken {
 pub const INITIAL_TOKEN_SPENT: &str = "initial access token used up";
 
 pub(super) const CLIENT_COLUMNS: &str = "id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, last_token_at, token_epoch, created_at, updated_at";
-pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, registration_token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)";
+pub(super) const INSERT_CLIENT: &str = "INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, agent_id, agent_binding, resource_server_for, enabled, created_at, updated_at, registration_kind, review_state, source_ip, reviewed_by, review_reason, reviewed_at, registration_token_hash, risk_flags, risk_score) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)";
 pub(super) const REGISTRATION_TOKEN: &str =
     "SELECT registration_token_hash FROM clients WHERE id = $1";
 // Leaving `approved` starts a new token epoch: the client's access tokens minted before stay
 // dead even if it is let in again (an administrator's restore).
 pub(super) const SET_CLIENT_REVIEW: &str = "UPDATE clients SET review_state = $1, reviewed_by = $2, review_reason = $3, reviewed_at = $4, updated_at = $4, token_epoch = token_epoch + CASE WHEN $6 = 'approved' AND $1 <> 'approved' THEN 1 ELSE 0 END WHERE id = $5 AND review_state = $6 AND ($7 IS NULL OR updated_at = $7)";
-pub(super) const UPDATE_SELF_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = CASE WHEN $4 > updated_at THEN $4 ELSE updated_at + 1 END, review_state = CASE WHEN $5 AND review_state = 'approved' THEN 'pending' ELSE review_state END, token_epoch = CASE WHEN $5 AND review_state = 'approved' THEN token_epoch + 1 ELSE token_epoch END, reviewed_by = CASE WHEN $6 AND review_state = 'approved' THEN NULL ELSE reviewed_by END WHERE id = $7";
+pub(super) const UPDATE_SELF_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = CASE WHEN $4 > updated_at THEN $4 ELSE updated_at + 1 END, review_state = CASE WHEN $5 AND review_state = 'approved' THEN 'pending' ELSE review_state END, token_epoch = CASE WHEN $5 AND review_state = 'approved' THEN token_epoch + 1 ELSE token_epoch END, reviewed_by = CASE WHEN $6 AND review_state = 'approved' THEN NULL ELSE reviewed_by END, risk_flags = $8, risk_score = $9 WHERE id = $7";
 pub(super) const REVOKE_CLIENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = $3 WHERE client_pk = $2 AND revoked_at IS NULL";
 pub(super) const FORGET_CLIENT_CONSENTS: &str = "DELETE FROM consents WHERE client_pk = $1";
 pub(super) const INSERT_INITIAL_TOKEN: &str = "INSERT INTO initial_access_tokens (token_hash, realm_id, label, created_by, created_at, expires_at, uses_left) VALUES ($1, $2, $3, $4, $5, $6, $7)";
@@ -250,9 +256,12 @@ pub(super) const UNUSED_CLIENTS: &str = "WHERE ((registration_kind = 'dynamic' A
 /// The clients a security reviewer decides on: those that registered themselves.
 pub(super) const SELF_REGISTERED: &str =
     "registration_kind <> 'admin' AND resource_server_for IS NULL";
+/// The condition of a client registered from an address with more than `$n` clients of its
+/// realm (the inbox's "many from one address" filter).
+pub(super) const CROWDED_CLIENT: &str = " AND source_ip IS NOT NULL AND (SELECT COUNT(*) FROM clients same WHERE same.realm_id = clients.realm_id AND same.source_ip = clients.source_ip) > ";
 pub(super) const COUNT_FROM_SOURCE: &str =
     "SELECT COUNT(*) FROM clients WHERE realm_id = $1 AND source_ip = $2";
-pub(super) const UPDATE_CLIENT_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = $4, grant_types = $6 WHERE id = $5";
+pub(super) const UPDATE_CLIENT_REGISTRATION: &str = "UPDATE clients SET name = $1, scope = $2, metadata = $3, updated_at = $4, grant_types = $6, risk_flags = $7, risk_score = $8 WHERE id = $5";
 pub(super) const SET_CLIENT_ENABLED: &str =
     "UPDATE clients SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const SET_CLIENT_AGENT: &str =
@@ -269,7 +278,7 @@ macro_rules! client_store {
             use $crate::audit::NewAuditEvent;
             use $crate::clients::{
                 AgentBinding, Client, ClientId, ClientRowId, ClientSecret, InitialToken,
-                ReviewDecision, ReviewState,
+                ReviewDecision, ReviewState, risk_of,
             };
             use $crate::clock::UnixTime;
             use $crate::error::StorageError;
@@ -277,6 +286,40 @@ macro_rules! client_store {
             use $crate::storage::clients::*;
             use $crate::storage::rows::{ClientRow, SecretRow};
             use $crate::paging::{Page, Paged};
+
+            /// The inbox's filters but its state: realm, kind, search and risk signal.
+            fn push_inbox_scope(
+                qb: &mut sqlx::QueryBuilder<'_, $db>,
+                filter: &$crate::clients::InboxFilter,
+            ) {
+                if let Some(realm) = &filter.realm_id {
+                    qb.push(" AND realm_id = ").push_bind(realm.as_str().to_owned());
+                }
+                if let Some(kind) = filter.kind {
+                    qb.push(" AND registration_kind = ").push_bind(kind.as_str());
+                }
+                if let Some(q) = filter.search.as_deref() {
+                    let trigrams = Trigrams {
+                        table: "clients_search",
+                        key: "id",
+                        fts_key: "id",
+                        column: None,
+                    };
+                    push_text_search(qb, q, &["client_id", "name"], Some(&trigrams));
+                }
+                match filter.signal.map(|s| (s, s.flag())) {
+                    // Flags are constants of the code, never input.
+                    Some((_, Some(flag))) => {
+                        qb.push(format!(" AND (risk_flags & {flag}) <> 0"));
+                    }
+                    Some(_) => {
+                        qb.push(CROWDED_CLIENT).push_bind(
+                            i64::try_from($crate::clients::CROWDED_SOURCE).unwrap_or(i64::MAX),
+                        );
+                    }
+                    None => {}
+                }
+            }
 
             fn grant_types_text(c: &Client) -> String {
                 c.grant_types
@@ -350,6 +393,8 @@ macro_rules! client_store {
                         .bind(c.registration.review_reason.as_deref())
                         .bind(c.registration.reviewed_at)
                         .bind(token_hash)
+                        .bind(risk_of(c).0)
+                        .bind(risk_of(c).1)
                         .execute(&mut *tx)
                         .await?;
                     if let Some(s) = secret {
@@ -471,6 +516,8 @@ macro_rules! client_store {
                         .bind(change.back_to_review)
                         .bind(change.changed)
                         .bind(c.id.as_str())
+                        .bind(risk_of(c).0)
+                        .bind(risk_of(c).1)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
@@ -598,24 +645,24 @@ macro_rules! client_store {
                         "SELECT {CLIENT_COLUMNS} FROM clients WHERE {SELF_REGISTERED} AND review_state = "
                     ));
                     qb.push_bind(filter.state.as_str());
-                    if let Some(realm) = &filter.realm_id {
-                        qb.push(" AND realm_id = ").push_bind(realm.as_str().to_owned());
-                    }
-                    if let Some(kind) = filter.kind {
-                        qb.push(" AND registration_kind = ").push_bind(kind.as_str());
-                    }
-                    if let Some(q) = filter.search.as_deref() {
-                        let trigrams = Trigrams {
-                            table: "clients_search",
-                            key: "id",
-                            fts_key: "id",
-                            column: None,
-                        };
-                        push_text_search(&mut qb, q, &["client_id", "name"], Some(&trigrams));
-                    }
-                    let (cmp, dir) = if filter.oldest_first { (">", "ASC") } else { ("<", "DESC") };
+                    push_inbox_scope(&mut qb, filter);
+                    let riskiest = filter.order == crate::clients::InboxOrder::Riskiest;
+                    let (cmp, dir) = if filter.order == crate::clients::InboxOrder::Oldest {
+                        (">", "ASC")
+                    } else {
+                        ("<", "DESC")
+                    };
                     if let Some(c) = after {
-                        qb.push(" AND (created_at ")
+                        qb.push(" AND (");
+                        if riskiest {
+                            let risk = c.risk.unwrap_or(i64::MAX);
+                            qb.push("risk_score < ")
+                                .push_bind(risk)
+                                .push(" OR (risk_score = ")
+                                .push_bind(risk)
+                                .push(" AND (");
+                        }
+                        qb.push("created_at ")
                             .push(cmp)
                             .push(" ")
                             .push_bind(c.created_at)
@@ -626,8 +673,12 @@ macro_rules! client_store {
                             .push(" ")
                             .push_bind(c.id.clone())
                             .push("))");
+                        if riskiest {
+                            qb.push("))");
+                        }
                     }
-                    qb.push(format!(" ORDER BY created_at {dir}, id {dir} LIMIT "))
+                    let risk = if riskiest { "risk_score DESC, " } else { "" };
+                    qb.push(format!(" ORDER BY {risk}created_at {dir}, id {dir} LIMIT "))
                         .push_bind(limit);
                     qb.build_query_as::<ClientRow>()
                         .fetch_all(&self.pool)
@@ -635,6 +686,26 @@ macro_rules! client_store {
                         .into_iter()
                         .map(Client::try_from)
                         .collect()
+                }
+
+                async fn count_review_inbox(
+                    &self,
+                    filter: &crate::clients::InboxFilter,
+                ) -> Result<Vec<(String, u64)>, StorageError> {
+                    let mut qb = sqlx::QueryBuilder::new(format!(
+                        "SELECT review_state, COUNT(*) FROM clients WHERE {SELF_REGISTERED}"
+                    ));
+                    push_inbox_scope(&mut qb, filter);
+                    qb.push(" GROUP BY review_state");
+                    let rows: Vec<(String, i64)> = qb
+                        .build_query_as()
+                        .persistent(filter.search.is_none())
+                        .fetch_all(&self.pool)
+                        .await?;
+                    Ok(rows
+                        .into_iter()
+                        .map(|(s, n)| (s, u64::try_from(n).unwrap_or(0)))
+                        .collect())
                 }
 
                 async fn count_review_states(
@@ -800,6 +871,8 @@ macro_rules! client_store {
                         .bind(c.updated_at)
                         .bind(c.id.as_str())
                         .bind(grant_types_text(c))
+                        .bind(risk_of(c).0)
+                        .bind(risk_of(c).1)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();

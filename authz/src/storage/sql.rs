@@ -303,7 +303,23 @@ macro_rules! common_store {
                     .persistent(prepared)
                     .fetch_one(pool)
                     .await?;
-                Ok(page.shape(rows, u64::try_from(total).unwrap_or(0), key))
+                let mut paged = page.shape(rows, u64::try_from(total).unwrap_or(0), &key);
+                // Where the page starts ("21–40 of 61"): the rows before its first.
+                if let (Some(_), Some(first)) = (&paged.prev, paged.items.first().map(&key)) {
+                    let mut qb = sqlx::QueryBuilder::<$db>::new(format!(
+                        "SELECT COUNT(*) FROM {}",
+                        self.table
+                    ));
+                    self.filter(&mut qb, realm_id, query, extra);
+                    qb.push(format!(" AND {} < ", self.order)).push_bind(first);
+                    let before: i64 = qb
+                        .build_query_scalar()
+                        .persistent(prepared)
+                        .fetch_one(pool)
+                        .await?;
+                    paged.before = u64::try_from(before).unwrap_or(0);
+                }
+                Ok(paged)
             }
         }
     };

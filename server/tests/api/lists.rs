@@ -118,7 +118,8 @@ async fn console_lists_page_by_key_both_ways_and_rows_added_meanwhile_shift_noth
         .nth(1)
         .and_then(|rest| rest.split("</nav>").next())
         .expect("a pager");
-    assert!(pager.contains("Showing 20 of 46"), "{pager}");
+    // c-00 … c-19 and the c-00a added meanwhile come before it.
+    assert!(pager.contains("Showing 22–41 of 46"), "{pager}");
     assert!(
         pager.contains(r#"href="/clients?q=c-&amp;before=c-20" rel="prev""#),
         "{pager}"
@@ -240,4 +241,115 @@ async fn realm_links_open_each_kind_of_object_in_its_realm() {
         "ops",
         "not switched by the link"
     );
+}
+
+/// A console call from a tab: a same-origin form POST naming the realm the tab shows.
+async fn from_tab(
+    t: &TestServer,
+    path: &str,
+    body: &str,
+    cookie: &str,
+    realm: &str,
+) -> Response<Body> {
+    let req = Request::post(path)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header("sec-fetch-site", "same-origin")
+        .header("x-portcullis-realm", realm)
+        .header(header::COOKIE, cookie)
+        .body(Body::from(body.to_owned()))
+        .expect("request");
+    t.send(req).await
+}
+
+#[tokio::test]
+async fn a_tab_left_on_a_realm_another_tab_switched_away_from_acts_nowhere() {
+    let t = TestServer::new().await;
+    t.user("ada@example.com", "admin").await;
+    let admin = t.login("ada@example.com").await;
+    let core = &t.state.core;
+    let cli = authz::Principal::cli();
+    let ops = core
+        .create_realm(&cli, "ops", "Operations", &authz::RequestMeta::default())
+        .await
+        .expect("realm");
+    let default = core.get_realm(&cli, "default").await.expect("realm");
+    // What each tab names: "<id> <name>".
+    let (tab_default, tab_ops) = (format!("{} default", default.id), format!("{} ops", ops.id));
+    let create = "slug=ledger&display_name=Ledger&uri=https%3A%2F%2Fledger.example.com%2Fmcp\
+                  &scopes=tools%3Acall&token_ttl_secs=&signing_alg=";
+    // A tab on `default` acts in `default` while the session is there.
+    let res = from_tab(
+        &t,
+        "/api/clients/list",
+        "query=&after=&before=",
+        &admin,
+        &tab_default,
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    // Tab two switches the (shared) session to `ops`; switching is never refused.
+    assert_eq!(
+        from_tab(&t, "/api/session/realm", "name=ops", &admin, &tab_default)
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    // Tab one's next action names `default`: refused, in neither realm.
+    let res = from_tab(&t, "/api/resources/create", create, &admin, &tab_default).await;
+    assert_eq!(res.status(), StatusCode::CONFLICT);
+    let text = body(res).await;
+    assert!(
+        text.contains("“default”") && text.contains("“ops”") && text.contains("Reload"),
+        "{text}"
+    );
+    for realm in ["default", "ops"] {
+        assert!(
+            core.list_resources(&cli, realm)
+                .await
+                .expect("list")
+                .is_empty(),
+            "nothing created in {realm}"
+        );
+    }
+    // Reads are refused the same way (a list of the wrong realm would mislead).
+    let res = from_tab(
+        &t,
+        "/api/clients/list",
+        "query=&after=&before=",
+        &admin,
+        &tab_default,
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::CONFLICT);
+    // A tab on another realm that took the name `ops` is not this `ops` (the id decides), and
+    // an unreadable header is no realm at all.
+    for other in ["rlm_gone ops", "ops", "é"] {
+        let res = from_tab(
+            &t,
+            "/api/clients/list",
+            "query=&after=&before=",
+            &admin,
+            other,
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::CONFLICT, "{other}");
+    }
+    // A tab showing `ops` acts in `ops`; a call naming no tab (curl, the page's own render)
+    // follows the session.
+    let res = from_tab(&t, "/api/resources/create", create, &admin, &tab_ops).await;
+    assert_eq!(res.status(), StatusCode::OK, "{}", body(res).await);
+    assert_eq!(
+        core.list_resources(&cli, "ops").await.expect("list").len(),
+        1
+    );
+    assert!(
+        core.list_resources(&cli, "default")
+            .await
+            .expect("list")
+            .is_empty()
+    );
+    let res = t
+        .post_form("/api/clients/list", "query=&after=&before=", Some(&admin))
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
 }

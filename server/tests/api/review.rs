@@ -215,3 +215,123 @@ async fn a_reviewer_decides_every_realms_clients_from_one_inbox() {
         "signed out: sign in first"
     );
 }
+
+/// Registers a client with these redirect URIs and grant types (dynamic registration).
+async fn register_shaped(t: &TestServer, name: &str, uris: &[&str], grants: &[&str]) -> String {
+    let public = !grants.contains(&"client_credentials");
+    let req = Request::post("/realms/default/connect/register")
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(
+            serde_json::json!({
+                "client_name": name,
+                "redirect_uris": uris,
+                "token_endpoint_auth_method": if public { "none" } else { "client_secret_basic" },
+                "grant_types": grants,
+            })
+            .to_string(),
+        ))
+        .expect("request");
+    let res = t.send(req).await;
+    let status = res.status();
+    let text = body(res).await;
+    assert_eq!(status, StatusCode::CREATED, "{text}");
+    let answer: Value = serde_json::from_str(&text).expect("json");
+    answer["client_id"].as_str().expect("client_id").to_owned()
+}
+
+#[tokio::test]
+async fn the_inbox_puts_the_riskiest_first_and_filters_by_each_signal() {
+    let t = TestServer::new().await;
+    t.user("rita@example.com", "security_reviewer").await;
+    let desktop = register_shaped(
+        &t,
+        "Desktop",
+        &["http://127.0.0.1/cb"],
+        &["authorization_code"],
+    )
+    .await;
+    let web = register_shaped(
+        &t,
+        "Web app",
+        &["https://app.example.com/cb"],
+        &["authorization_code"],
+    )
+    .await;
+    let mobile = register_shaped(
+        &t,
+        "Mobile",
+        &["com.example.app:/cb"],
+        &["authorization_code"],
+    )
+    .await;
+    let job = register_shaped(&t, "Nightly job", &[], &["client_credentials"]).await;
+    let rita = t.login("rita@example.com").await;
+    let ids = |page: &Value| -> Vec<String> {
+        page["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| i["client_id"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let owned = |v: &[&String]| -> Vec<String> { v.iter().map(|s| (*s).clone()).collect() };
+    let (status, page) = json(&t, "/api/review/inbox", "state=pending&order=risk", &rita).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert_eq!(ids(&page), owned(&[&job, &web, &mobile, &desktop]));
+    for (signal, expected) in [
+        ("web_redirects", vec![&web]),
+        ("private_use", vec![&mobile]),
+        ("machine", vec![&job]),
+        // In-process requests carry no address: none counts as crowded (the storage
+        // conformance tests count addresses).
+        ("crowded", vec![]),
+    ] {
+        let (status, page) = json(
+            &t,
+            "/api/review/inbox",
+            &format!("state=pending&signal={signal}"),
+            &rita,
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        assert_eq!(ids(&page), owned(&expected), "{signal}");
+    }
+    // The tabs count what the filters find.
+    let (status, counts) = json(&t, "/api/review/counts", "signal=machine", &rita).await;
+    assert_eq!(status, StatusCode::OK, "{counts}");
+    assert!(
+        counts
+            .as_array()
+            .expect("counts")
+            .contains(&serde_json::json!(["pending", 1])),
+        "{counts}"
+    );
+    let (_, counts) = json(&t, "/api/review/counts", "q=Mobile", &rita).await;
+    assert!(
+        counts
+            .as_array()
+            .expect("counts")
+            .contains(&serde_json::json!(["pending", 1])),
+        "{counts}"
+    );
+    // The card's pills say what the filter found.
+    let (_, page) = json(
+        &t,
+        "/api/review/inbox",
+        "state=pending&signal=web_redirects",
+        &rita,
+    )
+    .await;
+    assert_eq!(page["items"][0]["web_redirects"], true);
+    let (status, _) = json(&t, "/api/review/counts", "signal=sneaky", &rita).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    for form in [
+        "state=pending&signal=sneaky",
+        "state=pending&order=random",
+        // A newest-first cursor in the riskiest order.
+        "state=pending&order=risk&after=12%3Acli_1",
+    ] {
+        let (status, answer) = json(&t, "/api/review/inbox", form, &rita).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{form}: {answer}");
+    }
+}

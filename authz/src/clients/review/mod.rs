@@ -4,6 +4,7 @@ mod model;
 mod ops;
 
 pub use model::{
-    INBOX_PAGE, InboxCursor, InboxFilter, InboxItem, InboxPage, InboxQuery, MAX_INBOX_SEARCH_CHARS,
-    MAX_REASON_CHARS, MAX_REVIEW_ITEMS, ReviewItem,
+    CROWDED_SOURCE, INBOX_PAGE, InboxCursor, InboxFilter, InboxItem, InboxOrder, InboxPage,
+    InboxQuery, MAX_INBOX_SEARCH_CHARS, MAX_REASON_CHARS, MAX_REVIEW_ITEMS, ReviewItem, RiskSignal,
+    risk_of,
 };

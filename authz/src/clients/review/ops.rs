@@ -453,8 +453,9 @@ impl Core {
             .list_clients_in_review(&realm.id, state, MAX_REVIEW_ITEMS)
             .await?;
         let mut out = Vec::with_capacity(clients.len());
+        let mut signals = SignalCache::default();
         for client in clients {
-            out.push(self.review_item(&realm, client).await?);
+            out.push(self.review_item(&realm, client, &mut signals).await?);
         }
         Ok(out)
     }
@@ -498,14 +499,8 @@ impl Core {
             .map_or(0, |(_, n)| n))
     }
 
-    /// One page of the review inbox: self-registered clients in one review state across every
-    /// realm (or the one named), each with its realm and risk signals.
-    ///
-    /// # Errors
-    /// `Forbidden`; `NotFound` (a named realm); `Validation` (`search`: too long).
-    pub async fn review_inbox(&self, p: &Principal, q: &InboxQuery) -> Result<InboxPage> {
-        p.require(Permission::ReviewClients)?;
-        let realms = self.store.list_realms().await?;
+    /// The storage side of an inbox query: the realm found, the search checked.
+    async fn inbox_filter(&self, q: &InboxQuery) -> Result<InboxFilter> {
         let realm_id = match &q.realm {
             Some(name) => Some(self.find_realm(name).await?.id),
             None => None,
@@ -517,13 +512,35 @@ impl Core {
                 format!("Search for at most {MAX_INBOX_SEARCH_CHARS} characters."),
             ));
         }
-        let filter = InboxFilter {
+        Ok(InboxFilter {
             state: q.state,
             realm_id,
             kind: q.kind,
             search: search.map(str::to_owned),
-            oldest_first: q.oldest_first,
-        };
+            signal: q.signal,
+            order: q.order,
+        })
+    }
+
+    /// One page of the review inbox: self-registered clients in one review state across every
+    /// realm (or the one named), each with its realm and risk signals.
+    ///
+    /// # Errors
+    /// `Forbidden`; `NotFound` (a named realm); `Validation` (`search`: too long).
+    pub async fn review_inbox(&self, p: &Principal, q: &InboxQuery) -> Result<InboxPage> {
+        p.require(Permission::ReviewClients)?;
+        // A page of the riskiest-first order starts after a score too (a cursor of another
+        // order would start over at the top, silently).
+        if q.order == super::model::InboxOrder::Riskiest
+            && q.after.as_ref().is_some_and(|c| c.risk.is_none())
+        {
+            return Err(Error::field(
+                "after",
+                "That page no longer exists: start from the first page.",
+            ));
+        }
+        let realms = self.store.list_realms().await?;
+        let filter = self.inbox_filter(q).await?;
         let limit = INBOX_PAGE + 1;
         let mut clients = self
             .store
@@ -532,11 +549,14 @@ impl Core {
         let next = (clients.len() > INBOX_PAGE).then(|| {
             clients.truncate(INBOX_PAGE);
             clients.last().map(|c| InboxCursor {
+                risk: (q.order == super::model::InboxOrder::Riskiest)
+                    .then(|| super::model::risk_of(c).1),
                 created_at: c.created_at,
                 id: c.id.to_string(),
             })
         });
         let mut items = Vec::with_capacity(clients.len());
+        let mut signals = SignalCache::default();
         for client in clients {
             // A client's realm exists (clients go with their realm).
             let Some(realm) = realms.iter().find(|r| r.id == client.realm_id) else {
@@ -545,7 +565,7 @@ impl Core {
             items.push(InboxItem {
                 realm: realm.name.to_string(),
                 realm_display: realm.display_name.clone(),
-                item: self.review_item(realm, client).await?,
+                item: self.review_item(realm, client, &mut signals).await?,
             });
         }
         Ok(InboxPage {
@@ -554,22 +574,22 @@ impl Core {
         })
     }
 
-    /// How many self-registered clients are in each review state (in [`ReviewState::ALL`]'s
-    /// order), across every realm or in the one named: the inbox's tabs.
+    /// How many self-registered clients matching the query's filters are in each review state
+    /// (in [`ReviewState::ALL`]'s order; the query's state, order and cursor aside): the inbox's
+    /// tabs, which follow the search and filters.
     ///
     /// # Errors
-    /// `Forbidden`, `NotFound` (a named realm).
+    /// `Forbidden`, `NotFound` (a named realm), `Validation` (`search`: too long).
     pub async fn review_inbox_counts(
         &self,
         p: &Principal,
-        realm_name: Option<&str>,
+        q: &InboxQuery,
     ) -> Result<Vec<(ReviewState, u64)>> {
         p.require(Permission::ReviewClients)?;
-        let realm_id = match realm_name {
-            Some(name) => Some(self.find_realm(name).await?.id),
-            None => None,
-        };
-        let counts = self.store.count_review_states(realm_id.as_ref()).await?;
+        let counts = self
+            .store
+            .count_review_inbox(&self.inbox_filter(q).await?)
+            .await?;
         Ok(ReviewState::ALL
             .into_iter()
             .map(|state| {
@@ -582,16 +602,22 @@ impl Core {
             .collect())
     }
 
-    async fn review_item(&self, realm: &Realm, client: Client) -> Result<ReviewItem> {
+    async fn review_item(
+        &self,
+        realm: &Realm,
+        client: Client,
+        signals: &mut SignalCache,
+    ) -> Result<ReviewItem> {
         use crate::clients::metadata::RedirectKind;
         let mut redirect_hosts: Vec<String> = Vec::new();
-        let (mut loopback, mut private_use, mut any) = (true, false, false);
+        let (mut loopback, mut private_use, mut web, mut any) = (true, false, false, false);
         for uri in &client.metadata.redirect_uris {
             any = true;
             let parsed = url::Url::parse(uri).ok();
             let kind = parsed.as_ref().and_then(RedirectKind::of);
             loopback &= kind == Some(RedirectKind::Loopback);
             private_use |= kind == Some(RedirectKind::PrivateUse);
+            web |= kind == Some(RedirectKind::Https);
             let host = match (&parsed, kind) {
                 (Some(u), Some(RedirectKind::PrivateUse)) => format!("{}:", u.scheme()),
                 (Some(u), _) => u.host_str().unwrap_or_default().to_owned(),
@@ -601,28 +627,57 @@ impl Core {
                 redirect_hosts.push(host);
             }
         }
+        // A page of registrations from one tool shares addresses and names: each is looked
+        // up once per page (a search over every client of the realm is the costly part).
         let same_source = match &client.registration.source_ip {
-            Some(ip) => self.store.count_clients_from(&realm.id, ip).await?,
+            Some(ip) => {
+                let key = (realm.id.to_string(), ip.clone());
+                match signals.sources.get(&key) {
+                    Some(n) => *n,
+                    None => {
+                        let n = self.store.count_clients_from(&realm.id, ip).await?;
+                        signals.sources.insert(key, n);
+                        n
+                    }
+                }
+            }
             None => 0,
         };
         let words: String = client.name.chars().take(40).collect();
-        let similar_names = self
-            .store
-            .list_clients(&realm.id, Some(words.trim()), crate::paging::Page::first(6))
-            .await?
-            .items
-            .into_iter()
-            .filter(|c| c.id != client.id)
-            .map(|c| format!("{} ({})", c.name, c.client_id))
+        let key = (realm.id.to_string(), words.trim().to_owned());
+        if !signals.names.contains_key(&key) {
+            let found = self
+                .store
+                .list_clients(&realm.id, Some(words.trim()), crate::paging::Page::first(6))
+                .await?
+                .items
+                .into_iter()
+                .map(|c| (c.id, format!("{} ({})", c.name, c.client_id)))
+                .collect();
+            signals.names.insert(key.clone(), found);
+        }
+        let similar_names = signals.names[&key]
+            .iter()
+            .filter(|(id, _)| *id != client.id)
+            .map(|(_, shown)| shown.clone())
             .take(5)
             .collect();
         Ok(ReviewItem {
             redirect_hosts,
             loopback_only: any && loopback,
             private_use,
+            web_redirects: web,
             same_source,
             similar_names,
             client,
         })
     }
+}
+
+/// Risk signals already looked up while building one page of the queue, by realm: clients
+/// from an address, and the first clients matching a name's first words.
+#[derive(Default)]
+struct SignalCache {
+    sources: std::collections::HashMap<(String, String), u64>,
+    names: std::collections::HashMap<(String, String), Vec<(crate::clients::ClientRowId, String)>>,
 }

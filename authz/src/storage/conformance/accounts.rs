@@ -80,6 +80,7 @@ pub(super) async fn users(db: &Database) {
     assert_eq!(page2.items.len(), 2);
     assert_eq!(page2.items[0].email.as_str(), "carol@example.com");
     assert_eq!(page2.total, 4);
+    assert_eq!((page.before, page2.before), (0, 2), "rows 1–2, then 3–4");
     assert_eq!(page2.next, None, "the last page");
     let back = Cursor::Before(page2.prev.clone().expect("prev"));
     let page1 = store

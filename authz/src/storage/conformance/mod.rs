@@ -152,6 +152,7 @@ on_both_backends!(
     clients::resource_server_credentials,
     registration::self_registration,
     registration::review_inbox,
+    registration::review_inbox_by_risk,
     registration::rejected_clients_by_contact,
     agents::agents,
     agents::agent_lists,
@@ -193,7 +194,10 @@ macro_rules! upgrades_on_both_backends {
     };
 }
 
-upgrades_on_both_backends!(resources::upgrade_keeps_every_token_lifetime);
+upgrades_on_both_backends!(
+    resources::upgrade_keeps_every_token_lifetime,
+    registration::upgrade_scores_registered_clients,
+);
 
 /// Migrates `db` with the migrations older than `version` only (the schema as it was before).
 pub(super) async fn migrate_before(db: &super::Database, version: i64) {

@@ -368,7 +368,8 @@ pub(super) async fn review_inbox(db: &Database) {
         realm_id: realm.map(|r| r.id.clone()),
         kind: None,
         search: None,
-        oldest_first: false,
+        signal: None,
+        order: crate::clients::InboxOrder::Newest,
     };
     let names = |page: &[crate::clients::Client]| -> Vec<String> {
         page.iter().map(|c| c.name.clone()).collect()
@@ -385,6 +386,7 @@ pub(super) async fn review_inbox(db: &Database) {
         match page.last() {
             Some(last) if page.len() == 3 => {
                 after = Some(InboxCursor {
+                    risk: None,
                     created_at: last.created_at,
                     id: last.id.to_string(),
                 });
@@ -404,7 +406,7 @@ pub(super) async fn review_inbox(db: &Database) {
     );
     // Oldest first, across the tie.
     let oldest = InboxFilter {
-        oldest_first: true,
+        order: crate::clients::InboxOrder::Oldest,
         ..filter(None)
     };
     let first = store
@@ -417,6 +419,7 @@ pub(super) async fn review_inbox(db: &Database) {
         .list_review_inbox(
             &oldest,
             Some(&InboxCursor {
+                risk: None,
                 created_at: last.created_at,
                 id: last.id.to_string(),
             }),
@@ -461,6 +464,25 @@ pub(super) async fn review_inbox(db: &Database) {
             .expect("inbox");
         assert_eq!(names(&found), expected, "search {q}");
     }
+    // Counts per state for the inbox's filters (its state aside): the tabs follow a search.
+    let mut found = store
+        .count_review_inbox(&InboxFilter {
+            search: Some("code".to_owned()),
+            ..filter(None)
+        })
+        .await
+        .expect("counts");
+    found.sort();
+    assert_eq!(found, [("pending".to_owned(), 3)]);
+    let mut other_realm = store
+        .count_review_inbox(&filter(Some(&two)))
+        .await
+        .expect("counts");
+    other_realm.sort();
+    assert_eq!(
+        other_realm,
+        [("approved".to_owned(), 1), ("pending".to_owned(), 3)]
+    );
     // Counts per state, every realm or one; the administrator's client is not counted.
     let mut all = store.count_review_states(None).await.expect("counts");
     all.sort();
@@ -573,4 +595,237 @@ pub(super) async fn rejected_clients_by_contact(db: &Database) {
         .await
         .expect("list");
     assert_eq!(one_only.len(), 1);
+}
+
+/// The inbox riskiest first (the score stored with each registration and change of it), paged
+/// by key across equal scores, and filtered by one signal: the stored ones and the number of
+/// registrations from the client's address, counted when read.
+pub(super) async fn review_inbox_by_risk(db: &Database) {
+    use crate::clients::{
+        GrantType, InboxCursor, InboxFilter, InboxOrder, RegistrationChange, RiskSignal, risk_of,
+    };
+    let store = db.store();
+    let realm = given_realm(&store, "default").await;
+    let shaped = |name: &str, at: i64, uris: &[&str], machine: bool, ip: &str| {
+        let mut c = client(&realm.id, &name.to_lowercase().replace(' ', "-"));
+        c.name = name.to_owned();
+        c.grant_types = if machine {
+            vec![GrantType::ClientCredentials]
+        } else {
+            vec![GrantType::AuthorizationCode]
+        };
+        c.metadata.redirect_uris = uris.iter().map(|u| (*u).to_owned()).collect();
+        c.registration = Registration {
+            kind: RegistrationKind::Dynamic,
+            review: ReviewState::Pending,
+            source_ip: Some(ip.to_owned()),
+            ..Registration::admin()
+        };
+        c.created_at = at;
+        c.updated_at = at;
+        c
+    };
+    let clients = [
+        // score 0: loopback only
+        shaped("Desktop", 10, &["http://127.0.0.1/cb"], false, "10.0.0.1"),
+        // 3: a web host
+        shaped(
+            "Web app",
+            20,
+            &["https://app.example.com/cb"],
+            false,
+            "10.0.0.2",
+        ),
+        // 2: a private-use scheme
+        shaped("Mobile", 30, &["com.example.app:/cb"], false, "10.0.0.2"),
+        // 4: client credentials
+        shaped("Nightly job", 40, &[], true, "10.0.0.2"),
+        // 5: web and private-use, two of them with one registration time
+        shaped(
+            "Hybrid A",
+            50,
+            &["https://a.example.com/cb", "com.example.a:/cb"],
+            false,
+            "10.0.0.2",
+        ),
+        shaped(
+            "Hybrid B",
+            50,
+            &["https://b.example.com/cb", "com.example.b:/cb"],
+            false,
+            "10.0.0.3",
+        ),
+    ];
+    for c in &clients {
+        store
+            .insert_registered_client(
+                c,
+                None,
+                format!("rat-{}", c.client_id).as_bytes(),
+                None,
+                &event(
+                    &c.realm_id,
+                    "client.register",
+                    "registration",
+                    "client:x",
+                    1,
+                ),
+            )
+            .await
+            .expect("register");
+    }
+    let filter = InboxFilter {
+        state: ReviewState::Pending,
+        realm_id: None,
+        kind: None,
+        search: None,
+        signal: None,
+        order: InboxOrder::Riskiest,
+    };
+    let names = |page: &[crate::clients::Client]| -> Vec<String> {
+        page.iter().map(|c| c.name.clone()).collect()
+    };
+    // Two at a time: every client once, riskiest first, newest first within a score.
+    let mut seen = Vec::new();
+    let mut after: Option<InboxCursor> = None;
+    loop {
+        let page = store
+            .list_review_inbox(&filter, after.as_ref(), 2)
+            .await
+            .expect("inbox");
+        seen.extend(names(&page));
+        match page.last() {
+            Some(last) if page.len() == 2 => {
+                after = Some(InboxCursor {
+                    risk: Some(risk_of(last).1),
+                    created_at: last.created_at,
+                    id: last.id.to_string(),
+                });
+            }
+            _ => break,
+        }
+    }
+    let mut hybrids = seen[..2].to_vec();
+    hybrids.sort();
+    assert_eq!(hybrids, ["Hybrid A", "Hybrid B"], "{seen:?}");
+    assert_eq!(seen[2..], ["Nightly job", "Web app", "Mobile", "Desktop"]);
+    // Each signal alone.
+    for (signal, expected) in [
+        (RiskSignal::WebRedirects, vec!["Web app"]),
+        (RiskSignal::PrivateUse, vec!["Mobile"]),
+        (RiskSignal::Machine, vec!["Nightly job"]),
+        // Four from 10.0.0.2 (more than three).
+        (
+            RiskSignal::Crowded,
+            vec!["Hybrid A", "Nightly job", "Mobile", "Web app"],
+        ),
+    ] {
+        let found = store
+            .list_review_inbox(
+                &InboxFilter {
+                    signal: Some(signal),
+                    order: InboxOrder::Newest,
+                    ..filter.clone()
+                },
+                None,
+                10,
+            )
+            .await
+            .expect("inbox");
+        let mut found = names(&found);
+        let mut expected: Vec<String> = expected.into_iter().map(str::to_owned).collect();
+        if signal != RiskSignal::Crowded {
+            // The hybrids show web and private-use redirects too.
+            found.retain(|n| !n.starts_with("Hybrid"));
+        }
+        found.sort();
+        expected.sort();
+        assert_eq!(found, expected, "{signal:?}");
+    }
+    // A change of the registration scores it again: the desktop app now redirects to the web.
+    let mut desktop = clients[0].clone();
+    desktop.metadata.redirect_uris = vec!["https://desktop.example.com/cb".to_owned()];
+    desktop.updated_at = 60;
+    store
+        .update_self_registration(
+            &desktop,
+            RegistrationChange {
+                back_to_review: false,
+                changed: false,
+            },
+            None,
+            &event(
+                &desktop.realm_id,
+                "client.update",
+                "registration",
+                "client:x",
+                60,
+            ),
+        )
+        .await
+        .expect("update");
+    let web = store
+        .list_review_inbox(
+            &InboxFilter {
+                signal: Some(RiskSignal::WebRedirects),
+                ..filter.clone()
+            },
+            None,
+            10,
+        )
+        .await
+        .expect("inbox");
+    assert_eq!(names(&web)[2..], ["Web app", "Desktop"]);
+}
+
+/// Clients registered before risk scores existed are scored by the migration exactly as new
+/// registrations are.
+pub(super) async fn upgrade_scores_registered_clients(db: &Database) {
+    use crate::clients::{InboxFilter, InboxOrder, risk_of};
+    super::migrate_before(db, 20270102000000).await;
+    let rows = [
+        "INSERT INTO realms (id, name, display_name, enabled, created_at, updated_at) VALUES ('rlm_1', 'default', 'Default', TRUE, 1, 1)",
+        r#"INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, enabled, created_at, updated_at, registration_kind, review_state) VALUES ('cli_1', 'rlm_1', 'desktop', 'Desktop', 'none', 'authorization_code refresh_token', '', '{"redirect_uris":["http://127.0.0.1/cb"]}', TRUE, 10, 10, 'dynamic', 'pending')"#,
+        r#"INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, enabled, created_at, updated_at, registration_kind, review_state) VALUES ('cli_2', 'rlm_1', 'web', 'Web app', 'none', 'authorization_code', '', '{"redirect_uris":["http://localhost/cb","https://app.example.com/cb"]}', TRUE, 20, 20, 'dynamic', 'pending')"#,
+        r#"INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, enabled, created_at, updated_at, registration_kind, review_state) VALUES ('cli_3', 'rlm_1', 'mobile', 'Mobile', 'none', 'authorization_code', '', '{"redirect_uris":["com.example.app:/cb","https://m.example.com/cb"]}', TRUE, 30, 30, 'dynamic', 'pending')"#,
+        r#"INSERT INTO clients (id, realm_id, client_id, name, auth_method, grant_types, scope, metadata, enabled, created_at, updated_at, registration_kind, review_state) VALUES ('cli_4', 'rlm_1', 'job', 'Nightly job', 'client_secret_basic', 'client_credentials', '', '{}', TRUE, 40, 40, 'dynamic', 'pending')"#,
+    ];
+    for sql in rows {
+        match db {
+            Database::Sqlite(p) => sqlx::raw_sql(sql).execute(p).await.map(|_| ()),
+            Database::Postgres(p) => sqlx::raw_sql(sql).execute(p).await.map(|_| ()),
+        }
+        .expect(sql);
+    }
+    db.migrate().await.expect("upgrade");
+    let store = db.store();
+    let page = store
+        .list_review_inbox(
+            &InboxFilter {
+                state: ReviewState::Pending,
+                realm_id: None,
+                kind: None,
+                search: None,
+                signal: None,
+                order: InboxOrder::Riskiest,
+            },
+            None,
+            10,
+        )
+        .await
+        .expect("inbox");
+    let shown: Vec<(String, i64)> = page
+        .iter()
+        .map(|c| (c.name.clone(), risk_of(c).1))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("Mobile".to_owned(), 5),
+            ("Nightly job".to_owned(), 4),
+            ("Web app".to_owned(), 3),
+            ("Desktop".to_owned(), 0),
+        ],
+        "the migration's scores order them as risk_of scores them"
+    );
 }
