@@ -10,10 +10,7 @@ export default defineConfig({
   timeout: 30_000,
   fullyParallel: false,
   workers: 1,
-  // A stopgap, not a policy: some pages now and then fail to hydrate after a full load (a
-  // race, issue 22's note: ErrorMessage or access.rs where the server rendered the list). A
-  // test that fails three times in a row still fails the run. Back to 0 once that is fixed.
-  retries: 2,
+  retries: 0,
   reporter: [['list']],
   use: { baseURL, trace: 'off' },
   projects: [

@@ -52,6 +52,8 @@ pub async fn history(kind: String, id: String) -> Result<AuditPage, AppError> {
         "client" => AuditSubject::Client(id),
         "resource" => AuditSubject::Resource(id),
         "agent" => AuditSubject::Agent(id),
+        // No name: the realm the console works in (the settings page).
+        "realm" if id.is_empty() => AuditSubject::Realm(realm.clone()),
         "realm" => AuditSubject::Realm(id),
         "user" => AuditSubject::User(id),
         "person" => AuditSubject::Person(id),

@@ -301,11 +301,14 @@ pub async fn create_registry_resource(id: String) -> Result<String, AppError> {
         .slug)
 }
 
-/// The registry servers that are the resource at `uri` (for the resource's page).
+/// The registry servers that are the resource `slug` (at its URL, for the resource's page).
 #[server(prefix = "/api", endpoint = "registry/entries-for", client = crate::tab::TabClient)]
-pub async fn registry_entries_for(uri: String) -> Result<Vec<String>, AppError> {
+pub async fn registry_entries_for(slug: String) -> Result<Vec<String>, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
-    Ok(core.registry_entries_for(&p, &realm, &uri).await?)
+    let resource = core.resource(&p, &realm, &slug).await?;
+    Ok(core
+        .registry_entries_for(&p, &realm, resource.uri.as_str())
+        .await?)
 }
 
 /// The realm's drift: numbers, most common findings, a page of devices (`q`: email or device

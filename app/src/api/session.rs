@@ -48,6 +48,22 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
     }))
 }
 
+/// What the request's signed-in role may see and do, read synchronously from the request the
+/// sign-in middleware resolved (nothing when signed out): the layout knows it before it builds
+/// the page.
+#[cfg(feature = "ssr")]
+pub fn request_abilities() -> crate::types::session::Abilities {
+    use_context::<axum::http::request::Parts>()
+        .and_then(|parts| {
+            parts
+                .extensions
+                .get::<ssr::ConsoleRequest>()
+                .and_then(|c| c.principal.as_ref().map(|p| p.role))
+        })
+        .map(abilities)
+        .unwrap_or_default()
+}
+
 /// What `role` may see and do, for the screens.
 #[cfg(feature = "ssr")]
 fn abilities(role: authz::policy::Role) -> crate::types::session::Abilities {

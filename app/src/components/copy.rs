@@ -63,9 +63,17 @@ pub fn CopyObjectLink(
             );
         }
     };
+    // Drawn once the session is there, so the server renders the same address the browser has.
     view! {
-        <button type="button" class=COPY_BUTTON data-href=href data-testid="copy-object-link"
-            aria-label=format!("Copy link to {what}, opening it in this realm") on:click=copy>"Copy link"</button>
+        <Transition fallback=|| ()>
+            {
+                let (href, copy, what) = (href.clone(), copy.clone(), what.clone());
+                move || session.get().map(|_| view! {
+                    <button type="button" class=COPY_BUTTON data-href=href() data-testid="copy-object-link"
+                        aria-label=format!("Copy link to {what}, opening it in this realm") on:click=copy.clone()>"Copy link"</button>
+                })
+            }
+        </Transition>
     }
 }
 

@@ -1,6 +1,6 @@
 //! The console shell: sidebar navigation, realm switcher, user menu, theme toggle.
 use super::toast::{ToastKind, use_toasts};
-use super::ui::{ErrorMessage, H1, Loading, MUTED};
+use super::ui::{ErrorMessage, H1, MUTED};
 use crate::api::session::{SelectRealm, get_session};
 use crate::error::AppError;
 use crate::types::session::{Abilities, SessionInfo};
@@ -412,23 +412,26 @@ fn UserMenu(info: SessionInfo) -> AnyView {
     .into_any()
 }
 
-/// What no revocation in the selected realm reaches, in words (access tokens that resource
-/// servers verify themselves, until they expire); provided by the layout to every page.
-#[derive(Debug, Clone, Default)]
-pub struct RevocationNote(pub String);
-
-/// The selected realm's [`RevocationNote`], for every message that says what a revocation does.
+/// What no revocation in the selected realm reaches, in words.
+///
+/// Access tokens that resource servers verify themselves, until they expire: for every message
+/// that says what a revocation does; empty until the session is loaded.
 pub fn use_revocation_note() -> String {
-    use_context::<RevocationNote>().unwrap_or_default().0
+    use_context::<SessionResource>()
+        .and_then(|session| session.get_untracked())
+        .and_then(Result::ok)
+        .flatten()
+        .map(|info| info.revocation_note)
+        .unwrap_or_default()
 }
 
-/// `message` about tokens that stop introspecting as active, followed by the realm's
-/// [`RevocationNote`] (what it cannot reach).
+/// `message` about tokens that stop introspecting as active, followed by what no revocation in
+/// the realm reaches ([`use_revocation_note`]).
 pub fn with_revocation_note(message: &str) -> String {
     format!("{message} {}", use_revocation_note())
 }
 
-/// What revoking a client does, in words, with the realm's [`RevocationNote`].
+/// What revoking a client does, in words, with what no revocation reaches (`note`).
 pub fn client_revoke_effect(note: &str) -> String {
     format!(
         "At once it gets no new tokens, its refresh tokens and unused authorization codes stop working, and servers that introspect see its access tokens as inactive, for good. {note}"
@@ -492,66 +495,90 @@ pub fn MissingPage() -> impl IntoView {
     view! { <ConsoleFrame><NotFound/></ConsoleFrame> }
 }
 
+/// The signed-in session's facts, once loaded (none while loading, signed out or failed).
+fn signed_in(session: SessionResource) -> Option<SessionInfo> {
+    session.get().and_then(Result::ok).flatten()
+}
+
+/// What the signed-in role may see and do, known before any page is built: on the server from
+/// the request (the sign-in middleware resolved it), in the browser from the session the server
+/// rendered with (hydration reads it at once).
+fn initial_abilities(session: SessionResource) -> Abilities {
+    #[cfg(feature = "ssr")]
+    {
+        let _ = session;
+        crate::api::session::request_abilities()
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        session
+            .get_untracked()
+            .and_then(Result::ok)
+            .flatten()
+            .map(|info| info.can)
+            .unwrap_or_default()
+    }
+}
+
 /// The signed-in frame (sidebar, header) around `children`.
+///
+/// The page is built once, here, and not inside a view that waits for the session: the server
+/// runs a waiting view's closure again until its resources settle, so resources created in it
+/// would be created (and fetched, and serialized) several times, and the browser, which builds
+/// them once, would read another one's data, or one that was dropped half-way, while hydrating.
+/// Only the sidebar and the header wait for the session.
 #[component]
 fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
     let session: SessionResource = Resource::new(|| (), |_| get_session());
     provide_context(session);
     provide_context(ReviewsChanged(RwSignal::new(0)));
+    provide_context(initial_abilities(session));
     let nav_open = RwSignal::new(false);
+    let page = children();
     view! {
-        <Transition fallback=|| view! { <div class="p-8"><Loading/></div> }>
-            {move || {
-                session
-                    .get()
-                    .map(|result| match result {
-                        Ok(Some(info)) => {
-                            provide_context(info.can);
-                            provide_context(RevocationNote(info.revocation_note.clone()));
-                            view! {
-                                <div class="flex min-h-screen">
-                                    <Sidebar info=info.clone() open=nav_open/>
-                                    <div class="flex min-w-0 flex-1 flex-col">
-                                        <header class="flex h-14 items-center justify-between gap-2 border-b border-slate-200 bg-white px-4 dark:border-slate-700 dark:bg-slate-800">
-                                            <div class="flex items-center gap-2">
-                                                <button
-                                                    type="button"
-                                                    id="nav-open"
-                                                    aria-label="Open navigation"
-                                                    aria-controls="sidebar"
-                                                    aria-expanded=move || nav_open.get().to_string()
-                                                    class="rounded-md px-2 py-1 text-slate-600 hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 md:hidden dark:text-slate-300"
-                                                    on:click=move |_| nav_open.update(|o| *o = !*o)
-                                                >
-                                                    "☰"
-                                                </button>
-                                                <span class=MUTED>{info.realm.display_name.clone()}</span>
-                                            </div>
-                                            <div class="flex items-center gap-2">
-                                                <ThemeToggle/>
-                                                <UserMenu info=info.clone()/>
-                                            </div>
-                                        </header>
-                                        <main id="main" tabindex="-1" class="mx-auto w-full max-w-6xl flex-1 p-4 sm:p-6 lg:p-8 focus:outline-none">
-                                            {children()}
-                                        </main>
-                                    </div>
-                                </div>
-                            }
-                                .into_any()
-                        }
-                        Ok(None) => {
-                            view! {
-                                <div class="p-8">
-                                    <p>"Your session has ended. " <a class="text-indigo-600 underline" href="/login">"Sign in"</a></p>
-                                </div>
-                            }
-                                .into_any()
-                        }
-                        Err(error) => view! { <div class="p-8"><ErrorMessage error/></div> }.into_any(),
-                    })
-            }}
-        </Transition>
+        <div class="flex min-h-screen">
+            <Transition fallback=|| ()>
+                {move || signed_in(session).map(|info| view! { <Sidebar info open=nav_open/> })}
+            </Transition>
+            <div class="flex min-w-0 flex-1 flex-col">
+                <header class="flex h-14 items-center justify-between gap-2 border-b border-slate-200 bg-white px-4 dark:border-slate-700 dark:bg-slate-800">
+                    <div class="flex items-center gap-2">
+                        <button
+                            type="button"
+                            id="nav-open"
+                            aria-label="Open navigation"
+                            aria-controls="sidebar"
+                            aria-expanded=move || nav_open.get().to_string()
+                            class="rounded-md px-2 py-1 text-slate-600 hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 md:hidden dark:text-slate-300"
+                            on:click=move |_| nav_open.update(|o| *o = !*o)
+                        >
+                            "☰"
+                        </button>
+                        <Transition fallback=|| ()>
+                            {move || signed_in(session).map(|info| view! { <span class=MUTED>{info.realm.display_name}</span> })}
+                        </Transition>
+                    </div>
+                    <div class="flex items-center gap-2">
+                        <ThemeToggle/>
+                        <Transition fallback=|| ()>
+                            {move || signed_in(session).map(|info| view! { <UserMenu info/> })}
+                        </Transition>
+                    </div>
+                </header>
+                <main id="main" tabindex="-1" class="mx-auto w-full max-w-6xl flex-1 p-4 sm:p-6 lg:p-8 focus:outline-none">
+                    <Transition fallback=|| ()>
+                        {move || session.get().and_then(|result| match result {
+                            Ok(Some(_)) => None,
+                            Ok(None) => Some(view! {
+                                <p class="mb-6" role="alert">"Your session has ended. " <a class="text-indigo-600 underline" href="/login">"Sign in"</a></p>
+                            }.into_any()),
+                            Err(error) => Some(view! { <div class="mb-6"><ErrorMessage error/></div> }.into_any()),
+                        })}
+                    </Transition>
+                    {page}
+                </main>
+            </div>
+        </div>
     }
 }
 

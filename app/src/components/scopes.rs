@@ -155,6 +155,8 @@ pub fn ScopeInput(
     use super::field::Field;
     let text = RwSignal::new(value);
     let known = LocalResource::new(crate::api::resources::realm_scopes);
+    let mounted = RwSignal::new(false);
+    Effect::new(move |_| mounted.set(true));
     let typed = move || text.with(|t| split(t));
     let toggle = move |scope: String| {
         text.update(|t| {
@@ -180,48 +182,48 @@ pub fn ScopeInput(
                     </p>
                 })
             }}
-            <Transition fallback=|| ()>
-                {move || known.get().map(|r| match r {
-                    Ok(all) if !all.is_empty() => {
-                        let unknown: Vec<String> = typed()
-                            .into_iter()
-                            .filter(|s| !(defines || all.contains(s) || (roles && is_capability(s))))
-                            .collect();
-                        let rove = Roving::new(format!("{}-pick", picks_id), all.len(), 0);
-                        view! {
-                            <div class="mt-2" role="group" aria-labelledby=picks_id.clone()>
-                                <p id=picks_id.clone() class="text-xs text-slate-500 dark:text-slate-400">"Scopes this realm's resources accept (select to add or remove; arrow keys move between them):"</p>
-                                <div class="mt-1 flex flex-wrap gap-1" on:keydown=move |ev| rove.keydown(&ev)>
-                                    {all.into_iter().enumerate().map(|(i, scope)| {
-                                        let s = StoredValue::new(scope.clone());
-                                        let on = move || text.with(|t| t.split_whitespace().any(|x| x == s.get_value()));
-                                        view! {
-                                            <button type="button" id=format!("{}-pick-{i}", picks_id) tabindex=rove.tabindex(i)
-                                                on:focus=move |_| rove.active.set(i)
-                                                aria-pressed=move || on().to_string()
-                                                class=move || if on() {
-                                                    "rounded-full border border-indigo-600 bg-indigo-600 px-2 py-0.5 font-mono text-xs text-white focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-1"
-                                                } else {
-                                                    "rounded-full border border-slate-300 bg-white px-2 py-0.5 font-mono text-xs text-slate-700 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-200"
-                                                }
-                                                on:click=move |_| toggle(s.get_value())>{scope}</button>
-                                        }
-                                    }).collect_view()}
-                                </div>
-                                {(!unknown.is_empty()).then(|| view! {
-                                    <p id=warn_id.clone() role="status" class="mt-2 text-sm text-amber-800 dark:text-amber-300" data-testid="unknown-scopes">
-                                        {format!("No resource of this realm accepts {}: tokens never carry {}.",
-                                            unknown.join(", "), if unknown.len() == 1 { "it" } else { "them" })}
-                                    </p>
-                                })}
+            // Read only once hydrated: the realm's scopes load in the browser, and the server
+            // renders nothing here (no suspended view that would wait for them).
+            {move || mounted.get().then(|| known.get()).flatten().map(|r| match r {
+                Ok(all) if !all.is_empty() => {
+                    let unknown: Vec<String> = typed()
+                        .into_iter()
+                        .filter(|s| !(defines || all.contains(s) || (roles && is_capability(s))))
+                        .collect();
+                    let rove = Roving::new(format!("{}-pick", picks_id), all.len(), 0);
+                    view! {
+                        <div class="mt-2" role="group" aria-labelledby=picks_id.clone()>
+                            <p id=picks_id.clone() class="text-xs text-slate-500 dark:text-slate-400">"Scopes this realm's resources accept (select to add or remove; arrow keys move between them):"</p>
+                            <div class="mt-1 flex flex-wrap gap-1" on:keydown=move |ev| rove.keydown(&ev)>
+                                {all.into_iter().enumerate().map(|(i, scope)| {
+                                    let s = StoredValue::new(scope.clone());
+                                    let on = move || text.with(|t| t.split_whitespace().any(|x| x == s.get_value()));
+                                    view! {
+                                        <button type="button" id=format!("{}-pick-{i}", picks_id) tabindex=rove.tabindex(i)
+                                            on:focus=move |_| rove.active.set(i)
+                                            aria-pressed=move || on().to_string()
+                                            class=move || if on() {
+                                                "rounded-full border border-indigo-600 bg-indigo-600 px-2 py-0.5 font-mono text-xs text-white focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-1"
+                                            } else {
+                                                "rounded-full border border-slate-300 bg-white px-2 py-0.5 font-mono text-xs text-slate-700 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-200"
+                                            }
+                                            on:click=move |_| toggle(s.get_value())>{scope}</button>
+                                    }
+                                }).collect_view()}
                             </div>
-                        }.into_any()
-                    }
-                    // Without resources (or without the right to see them) there is nothing to
-                    // pick from or check against.
-                    _ => ().into_any(),
-                })}
-            </Transition>
+                            {(!unknown.is_empty()).then(|| view! {
+                                <p id=warn_id.clone() role="status" class="mt-2 text-sm text-amber-800 dark:text-amber-300" data-testid="unknown-scopes">
+                                    {format!("No resource of this realm accepts {}: tokens never carry {}.",
+                                        unknown.join(", "), if unknown.len() == 1 { "it" } else { "them" })}
+                                </p>
+                            })}
+                        </div>
+                    }.into_any()
+                }
+                // Without resources (or without the right to see them) there is nothing to
+                // pick from or check against.
+                _ => ().into_any(),
+            })}
         </div>
     }
 }

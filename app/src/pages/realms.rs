@@ -317,19 +317,11 @@ pub fn RealmDetailPage() -> impl IntoView {
     view! { <RealmDetail name=name.into() settings=false/> }
 }
 
-/// Realm settings: the page of the realm the console is working in.
+/// Realm settings: the page of the realm the console is working in (no name: the server
+/// takes the selected one, so the page needs no session to start loading).
 #[component]
 pub fn RealmSettingsPage() -> impl IntoView {
-    let session = crate::components::layout::use_session();
-    let name = Memo::new(move |_| {
-        session
-            .get()
-            .and_then(Result::ok)
-            .flatten()
-            .map(|s| s.realm.name)
-            .unwrap_or_default()
-    });
-    view! { <RealmDetail name=name.into() settings=true/> }
+    view! { <RealmDetail name=Signal::stored(String::new()) settings=true/> }
 }
 
 const POLICIES: [(&str, &str, &str); 4] = [

@@ -631,6 +631,16 @@ pub fn ResourceDetailPage() -> impl IntoView {
             }
         },
     );
+    let entries = Resource::new(
+        move || (slug.get(), updated.get()),
+        move |(slug, _)| async move {
+            if can.view_registry {
+                crate::api::registry::registry_entries_for(slug).await
+            } else {
+                Ok(Vec::new())
+            }
+        },
+    );
     let toasts = use_toasts();
     Effect::new(move |_| {
         if let Some(Ok(r)) = update.value().get() {
@@ -712,7 +722,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                             </div> })}
                         </div>
                         <ResourceSettings r=r.clone() update realm_default=realm_ttl.get().and_then(Result::ok)/>
-                        {can.view_registry.then(|| view! { <crate::pages::registry::server::RegistryEntries uri=r.uri.clone()/> })}
+                        {can.view_registry.then(|| view! { <crate::pages::registry::server::RegistryEntries entries/> })}
                         <div class="mt-6"><ResourcePolicy r=r.clone() action=policy/></div>
                         {can.view_clients.then(|| view! { <ResourceClients resource=r.clone() grants q reload/> })}
                         {can.manage_clients.then(|| view! { <ResourceCredentials slug=r.slug.clone() reload shown=credentials/> })}

@@ -453,15 +453,17 @@ pub fn ReviewPage() -> impl IntoView {
     let deciding = RwSignal::new((String::new(), Vec::<String>::new()));
     let toasts = use_toasts();
     let session = crate::components::layout::use_session();
-    let realms = Memo::new(move |_| {
+    // Plain closures, read inside the page's suspended views: the session is waited for there,
+    // so the server renders what the browser hydrates.
+    let realms = move || {
         session
             .get()
             .and_then(Result::ok)
             .flatten()
             .map(|s| s.realms)
             .unwrap_or_default()
-    });
-    let many_realms = Signal::derive(move || realms.with(|r| r.len() > 1));
+    };
+    let many_realms = move || realms().len() > 1;
     // Granting access while approving takes an administrator.
     let grants = crate::components::layout::use_abilities().manage_clients;
     let note = StoredValue::new(crate::components::layout::use_revocation_note());
@@ -604,18 +606,20 @@ pub fn ReviewPage() -> impl IntoView {
                 <label class=LABEL for="review-search">"Search"</label>
                 <input class=format!("mt-1 {INPUT}") id="review-search" name="q" type="search" maxlength="200" placeholder="Name or client_id" prop:value=move || params.with(|p| p.q.clone())/>
             </div>
-            <Show when=move || many_realms.get()>
-                <div class="min-w-0">
-                    <label class=LABEL for="review-realm">"Realm"</label>
-                    <select class=format!("mt-1 {INPUT}") id="review-realm" name="realm">
-                        <option value="" selected=move || params.with(|p| p.realm.is_empty())>"All realms"</option>
-                        {move || realms.get().into_iter().map(|r| {
-                            let name = r.name.clone();
-                            view! { <option value=r.name selected=move || params.with(|p| p.realm == name)>{r.display_name}</option> }
-                        }).collect_view()}
-                    </select>
-                </div>
-            </Show>
+            <Transition fallback=|| ()>
+                {move || many_realms().then(|| view! {
+                    <div class="min-w-0">
+                        <label class=LABEL for="review-realm">"Realm"</label>
+                        <select class=format!("mt-1 {INPUT}") id="review-realm" name="realm">
+                            <option value="" selected=move || params.with(|p| p.realm.is_empty())>"All realms"</option>
+                            {realms().into_iter().map(|r| {
+                                let name = r.name.clone();
+                                view! { <option value=r.name selected=move || params.with(|p| p.realm == name)>{r.display_name}</option> }
+                            }).collect_view()}
+                        </select>
+                    </div>
+                })}
+            </Transition>
             <div class="min-w-0">
                 <label class=LABEL for="review-kind">"Registered by"</label>
                 <select class=format!("mt-1 {INPUT}") id="review-kind" name="kind">
@@ -678,7 +682,7 @@ pub fn ReviewPage() -> impl IntoView {
                     let at = params.get();
                     let next = page.next.clone().map(|c| at.href(&c));
                     let first = (!at.after.is_empty()).then(|| at.href(""));
-                    let many = many_realms.get();
+                    let many = many_realms();
                     view! {
                         {(n > 1).then(|| view! {
                             <div class="mb-3">

@@ -153,19 +153,19 @@ fn GroupRow(kind: String, id: String, path: String, members: u64, servers: usize
         None => {}
     });
     let (k, i) = (kind.clone(), id.clone());
-    let list = Resource::new(
-        move || (open.get(), add.version().get(), remove.version().get()),
-        move |(o, _, _)| {
-            let (k, i) = (k.clone(), i.clone());
-            async move {
-                if o {
-                    Some(registry_members(k, i).await)
-                } else {
-                    None
-                }
+    // Loaded in the browser once the row is opened: a row is built inside the page's suspended
+    // list, where a (server) resource would not hydrate.
+    let list = LocalResource::new(move || {
+        let (o, _, _) = (open.get(), add.version().get(), remove.version().get());
+        let (k, i) = (k.clone(), i.clone());
+        async move {
+            if o {
+                Some(registry_members(k, i).await)
+            } else {
+                None
             }
-        },
-    );
+        }
+    });
     let label = format!("{kind} {path}");
     let stored = StoredValue::new((kind.clone(), id.clone()));
     // The input empties after a member is added.
@@ -175,13 +175,14 @@ fn GroupRow(kind: String, id: String, path: String, members: u64, servers: usize
             member.set(String::new());
         }
     });
-    // The count follows the list once it is open.
-    let shown_members = move || {
-        list.get()
-            .flatten()
-            .and_then(Result::ok)
-            .map_or(members, |rows| rows.len() as u64)
-    };
+    // The count follows the list once it was opened (effects run in the browser only).
+    let loaded = RwSignal::new(None::<u64>);
+    Effect::new(move |_| {
+        if let Some(Some(Ok(rows))) = list.get() {
+            loaded.set(Some(rows.len() as u64));
+        }
+    });
+    let shown_members = move || loaded.get().unwrap_or(members);
     view! {
         <li class="px-4 py-3 sm:px-6" data-testid="group-row">
             <div class="flex flex-wrap items-center justify-between gap-2">

@@ -520,13 +520,10 @@ fn ServerView(
 }
 
 /// On a resource's page: the registry servers that are this resource (remote, auth mode
-/// `portcullis`, at its URL).
+/// `portcullis`, at its URL), loaded by the page itself (a resource created inside a suspended
+/// view would not hydrate).
 #[component]
-pub fn RegistryEntries(uri: String) -> impl IntoView {
-    let entries = Resource::new(
-        move || uri.clone(),
-        crate::api::registry::registry_entries_for,
-    );
+pub fn RegistryEntries(entries: Resource<Result<Vec<String>, AppError>>) -> impl IntoView {
     view! {
         <Transition fallback=|| ()>
             {move || entries.get().and_then(Result::ok).filter(|e| !e.is_empty()).map(|ids| view! {
