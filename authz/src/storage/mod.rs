@@ -39,6 +39,8 @@ mod registry;
 #[macro_use]
 mod resources;
 #[macro_use]
+mod review;
+#[macro_use]
 mod tokens;
 #[cfg(test)]
 mod conformance;
@@ -60,6 +62,7 @@ pub use postgres::PgStore;
 pub use realms::RealmStore;
 pub use registry::{REQUEST_DECIDED, RegistryStore, ReleaseEffects, SEQUENCE_TAKEN, STALE_DRAFT};
 pub use resources::{ResourceStore, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
+pub use review::ReviewStore;
 pub use sqlite::SqliteStore;
 pub use tokens::{Purged, TokenStore};
 pub use types::{BaseStore, Generation};
@@ -73,6 +76,7 @@ pub trait Store:
     + KeyStore
     + ResourceStore
     + ClientStore
+    + ReviewStore
     + AgentStore
     + AccessStore
     + TokenStore
@@ -90,6 +94,7 @@ impl<T> Store for T where
         + KeyStore
         + ResourceStore
         + ClientStore
+        + ReviewStore
         + AgentStore
         + AccessStore
         + TokenStore

@@ -10,6 +10,7 @@ access_store!(PgStore, sqlx::Postgres);
 agent_store!(PgStore, sqlx::Postgres);
 audit_store!(PgStore, sqlx::Postgres);
 client_store!(PgStore, sqlx::Postgres);
+review_store!(PgStore, sqlx::Postgres);
 key_store!(PgStore, sqlx::Postgres);
 realm_store!(PgStore, sqlx::Postgres);
 resource_store!(PgStore, sqlx::Postgres);

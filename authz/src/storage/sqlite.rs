@@ -10,6 +10,7 @@ access_store!(SqliteStore, sqlx::Sqlite);
 agent_store!(SqliteStore, sqlx::Sqlite);
 audit_store!(SqliteStore, sqlx::Sqlite);
 client_store!(SqliteStore, sqlx::Sqlite);
+review_store!(SqliteStore, sqlx::Sqlite);
 key_store!(SqliteStore, sqlx::Sqlite);
 realm_store!(SqliteStore, sqlx::Sqlite);
 resource_store!(SqliteStore, sqlx::Sqlite);

@@ -10,6 +10,7 @@ mod device;
 mod drift;
 mod exchange;
 mod hardening;
+mod hydration;
 mod interop;
 mod laptop;
 mod lists;

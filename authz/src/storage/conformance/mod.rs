@@ -21,6 +21,7 @@ mod realms;
 mod registration;
 mod registry;
 mod resources;
+mod review;
 mod tokens;
 
 pub(crate) mod harness {
@@ -151,9 +152,9 @@ on_both_backends!(
     clients::clients,
     clients::resource_server_credentials,
     registration::self_registration,
-    registration::review_inbox,
-    registration::review_inbox_by_risk,
-    registration::rejected_clients_by_contact,
+    review::review_inbox,
+    review::review_inbox_by_risk,
+    review::rejected_clients_by_contact,
     agents::agents,
     agents::agent_lists,
     access::grants,
@@ -196,7 +197,7 @@ macro_rules! upgrades_on_both_backends {
 
 upgrades_on_both_backends!(
     resources::upgrade_keeps_every_token_lifetime,
-    registration::upgrade_scores_registered_clients,
+    review::upgrade_scores_registered_clients,
 );
 
 /// Migrates `db` with the migrations older than `version` only (the schema as it was before).
