@@ -118,6 +118,8 @@ test('a developer submits their server for an admin to enable; an admin register
   await generate(dev, `https://submitted-${suffix}.example.com/mcp`, `Submitted ${suffix}`);
   await dev.getByRole('button', { name: 'Submit for an admin to enable' }).click();
   await expect(dev.getByTestId('registered')).toContainText('Submitted by dev@example.com: waiting for an admin to enable it.');
+  // The button is gone: focus is on what the submission became.
+  await expect(dev.getByTestId('registered')).toBeFocused();
   // Generating again for the same URL says so instead of offering the button.
   await dev.getByRole('button', { name: 'Generate' }).click();
   await expect(dev.getByTestId('registered')).toContainText(`Submitted ${suffix}`);
@@ -181,6 +183,7 @@ test('a developer submits their server for an admin to enable; an admin register
   await reject.getByRole('button', { name: 'Reject submission' }).click();
   await expect(admin.getByTestId('resource-detail')).toContainText('Rejected');
   await expect(admin.getByRole('button', { name: 'Reject', exact: true })).toHaveCount(0);
+  await expect(admin.getByRole('heading', { level: 1, name: `Rejected ${suffix}` })).toBeFocused();
   await admin.goto('/resources?waiting=1');
   await expect(admin.getByTestId('resource-row').filter({ hasText: `Rejected ${suffix}` })).toHaveCount(0);
   await dev.goto('/resources');

@@ -227,3 +227,20 @@ pub fn When(
     let title = format!("{at} (UTC)");
     view! { <time datetime=at title=title tabindex="0" class="underline decoration-dotted decoration-slate-400 underline-offset-2">{words}</time> }
 }
+
+/// Moves focus to the element with `id` once the view drawn in this turn is in the page: after
+/// an action replaced what had focus (a button that is gone), focus lands on what it produced.
+pub fn focus_soon(id: &'static str) {
+    #[cfg(feature = "hydrate")]
+    leptos::prelude::request_animation_frame(move || {
+        use wasm_bindgen::JsCast;
+        if let Some(el) = leptos::prelude::document()
+            .get_element_by_id(id)
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = id;
+}

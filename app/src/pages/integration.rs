@@ -65,6 +65,12 @@ fn Registration(
             .and_then(Result::err)
             .map(|e| view! { <p role="alert" class="mt-2 text-sm text-red-700 dark:text-red-300" data-testid="register-error">{e.to_string()}</p> })
     };
+    // Submitting replaces the button with where the server stands: focus goes there.
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = register.value().get() {
+            crate::components::ui::focus_soon("registered-note");
+        }
+    });
     let (label, note) = if can.manage_resources {
         (
             "Register as a protected resource",
@@ -115,7 +121,7 @@ fn RegisteredNote(r: RegisteredView) -> impl IntoView {
         }
     };
     view! {
-        <p class="text-sm text-slate-700 dark:text-slate-200" data-testid="registered">
+        <p id="registered-note" tabindex="-1" class="text-sm text-slate-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:text-slate-200" data-testid="registered">
             <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/resources/{}", r.slug)>{r.display_name.clone()}</a>
             " "<span class="font-mono text-xs text-slate-500 dark:text-slate-400">{r.slug.clone()}</span>
             <span class="block">{state}</span>

@@ -649,11 +649,23 @@ pub fn ResourceDetailPage() -> impl IntoView {
     });
     leave_after(delete, "Resource deleted.", "/resources");
     leave_after(withdraw, "Submission withdrawn.", "/resources");
+    // After a rejection the reject button is gone: once the page shows the rejection, focus
+    // goes to its title.
+    let focus_title = RwSignal::new(false);
+    Effect::new(move |_| {
+        if resource.get().is_some_and(|r| r.is_ok()) && focus_title.get_untracked() {
+            focus_title.set(false);
+            crate::components::ui::focus_soon("resource-title");
+        }
+    });
     Effect::new(move |_| match reject.value().get() {
-        Some(Ok(r)) => toasts.push(
-            ToastKind::Success,
-            format!("Submission {} rejected: its developer sees why.", r.slug),
-        ),
+        Some(Ok(r)) => {
+            focus_title.set(true);
+            toasts.push(
+                ToastKind::Success,
+                format!("Submission {} rejected: its developer sees why.", r.slug),
+            );
+        }
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });
@@ -685,7 +697,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
                     view! {
                         <div class="mt-2 mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
                             <div class="min-w-0">
-                                <h1 class=format!("{H1} break-words")>{r.display_name.clone()}</h1>
+                                <h1 id="resource-title" tabindex="-1" class=format!("{H1} break-words focus:outline-none")>{r.display_name.clone()}</h1>
                                 <p class="font-mono text-sm text-slate-500 dark:text-slate-400">{r.slug.clone()}</p>
                             </div>
                             {can.manage_resources.then(|| view! { <div class="flex shrink-0 flex-wrap gap-2">
