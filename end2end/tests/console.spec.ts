@@ -178,3 +178,24 @@ test('a list pages by key with Next, Previous and First, in the browser and by k
   await expect(page.getByTestId('copy-object-link')).toHaveAttribute('data-href', `/go/default/clients/${prefix}-00`);
   expect(errors).toEqual([]);
 });
+
+test('leaving the not-found page inside the app keeps what the role may see, and the audit log hydrates', async ({ page }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  await page.goto('/no-such-page');
+  await hydrated(page);
+  await expect(page.getByTestId('not-found')).toBeVisible();
+  // The router builds the console frame again in the browser: it waits for the role's abilities.
+  await page.getByRole('link', { name: 'Back to the overview' }).click();
+  await expect(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clients', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Clients', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('not-allowed')).toHaveCount(0);
+  // The audit log's realm filter comes with the session: rendered and hydrated alike.
+  await page.goto('/audit');
+  await hydrated(page);
+  const realms = page.locator('#f-realm');
+  await expect(realms).toContainText('All realms');
+  await expect(realms.locator('option')).not.toHaveCount(1);
+  expect(errors).toEqual([]);
+});

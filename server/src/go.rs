@@ -48,12 +48,12 @@ pub async fn open_link(
     Path((realm, kind_name, id)): Path<(String, String, String)>,
 ) -> Response {
     let Some((_, word)) = kind(&kind_name) else {
-        return (StatusCode::NOT_FOUND, "No such kind of console page.").into_response();
+        return not_found();
     };
     // Nothing but a plausible link gets a page on this origin that repeats it.
     if authz::realms::RealmName::parse(&realm).is_err() || id.is_empty() || id.len() > MAX_ID_CHARS
     {
-        return (StatusCode::NOT_FOUND, "No such console page.").into_response();
+        return not_found();
     }
     // Only a browser that says the request comes from this console or from the address bar
     // opens it at once; without Fetch Metadata it asks too.
@@ -98,30 +98,67 @@ async fn open(
 ) -> Response {
     // Signed out, a GET went to the login page (with this address to come back to) already.
     let Some(principal) = req.principal else {
-        return StatusCode::UNAUTHORIZED.into_response();
+        return message(
+            StatusCode::UNAUTHORIZED,
+            "Sign in first",
+            "Your session has ended: sign in, then open the link again.",
+        );
     };
     let Some((path, _)) = kind(&kind_name) else {
-        return StatusCode::NOT_FOUND.into_response();
+        return not_found();
     };
     let Ok(realm) = state.core.get_realm(&principal, &realm).await else {
-        return (
+        return message(
             StatusCode::NOT_FOUND,
-            "No such realm, or not one you may see.",
-        )
-            .into_response();
+            "No such realm",
+            "The link names a realm that does not exist, or one your role may not see. Your console stays in the realm it was in.",
+        );
     };
     if app::ssr::select_realm(&session, &realm).await.is_err() {
-        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        return could_not_switch();
     }
     // The id as one path segment (a metadata document's `client_id` is a URL): the redirect
     // stays on this console's page for the object, whatever the id holds.
     let Ok(mut page) = url::Url::parse(&format!("http://console{path}")) else {
-        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        return could_not_switch();
     };
     if let Ok(mut segments) = page.path_segments_mut() {
         segments.push(&id);
     }
     Redirect::to(page.path()).into_response()
+}
+
+/// A link that opens no console page.
+fn not_found() -> Response {
+    message(
+        StatusCode::NOT_FOUND,
+        "No such console page",
+        "The link is not one the console makes: check that it was copied whole.",
+    )
+}
+
+/// The session could not be changed (its store failed).
+fn could_not_switch() -> Response {
+    message(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "The link could not be opened",
+        "Your console could not switch realm just now. Try the link again in a moment.",
+    )
+}
+
+/// A short page that says why a link opens nothing, with the way back to the console (fixed
+/// words only: nothing from the link is repeated).
+fn message(status: StatusCode, title: &str, text: &str) -> Response {
+    (
+        status,
+        [(header::CACHE_CONTROL, "no-store")],
+        Html(format!(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title></head>\
+             <body style=\"font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; overflow-wrap: anywhere\">\
+             <h1>{title}</h1><p>{text}</p><p><a href=\"/\">Back to the console</a></p></body></html>"
+        )),
+    )
+        .into_response()
 }
 
 #[cfg(test)]

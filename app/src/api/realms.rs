@@ -22,9 +22,13 @@ pub async fn list_realms() -> Result<Vec<RealmView>, AppError> {
 /// One realm by name (no name: the realm the console works in).
 #[server(prefix = "/api", endpoint = "realms/get", client = crate::tab::TabClient)]
 pub async fn get_realm(name: String) -> Result<RealmView, AppError> {
-    let (core, p, _, selected) = ssr::realm_context().await?;
-    // No name: the realm the console works in (the settings page).
-    let name = if name.is_empty() { selected } else { name };
+    let (core, p, _) = ssr::context().await?;
+    // No name: the realm the console works in (the settings page), as this tab knows it.
+    let name = if name.is_empty() {
+        ssr::tab_realm(&core).await?
+    } else {
+        name
+    };
     let realm = core.get_realm(&p, &name).await?;
     Ok(ssr::realms::realm_view(&core, &realm))
 }

@@ -48,6 +48,13 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
     }))
 }
 
+/// What the signed-in role may see and do (nothing when signed out).
+#[server(prefix = "/api", endpoint = "session/abilities", client = crate::tab::TabClient)]
+pub async fn get_abilities() -> Result<crate::types::session::Abilities, AppError> {
+    let req = ssr::request().await?;
+    Ok(req.principal.map(|p| abilities(p.role)).unwrap_or_default())
+}
+
 /// What the request's signed-in role may see and do, read synchronously from the request the
 /// sign-in middleware resolved (nothing when signed out): the layout knows it before it builds
 /// the page.

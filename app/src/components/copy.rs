@@ -68,7 +68,7 @@ pub fn CopyObjectLink(
         <Transition fallback=|| ()>
             {
                 let (href, copy, what) = (href.clone(), copy.clone(), what.clone());
-                move || session.get().map(|_| view! {
+                move || super::layout::signed_in(session).map(|_| view! {
                     <button type="button" class=COPY_BUTTON data-href=href() data-testid="copy-object-link"
                         aria-label=format!("Copy link to {what}, opening it in this realm") on:click=copy.clone()>"Copy link"</button>
                 })

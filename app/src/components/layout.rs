@@ -1,9 +1,10 @@
 //! The console shell: sidebar navigation, realm switcher, user menu, theme toggle.
 use super::toast::{ToastKind, use_toasts};
-use super::ui::{ErrorMessage, H1, MUTED};
-use crate::api::session::{SelectRealm, get_session};
+use super::ui::{ErrorMessage, H1, Loading, MUTED};
+use crate::api::session::{SelectRealm, get_abilities, get_session};
 use crate::error::AppError;
 use crate::types::session::{Abilities, SessionInfo};
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::components::{A, Outlet};
 use leptos_router::hooks::use_location;
@@ -496,27 +497,24 @@ pub fn MissingPage() -> impl IntoView {
 }
 
 /// The signed-in session's facts, once loaded (none while loading, signed out or failed).
-fn signed_in(session: SessionResource) -> Option<SessionInfo> {
+pub fn signed_in(session: SessionResource) -> Option<SessionInfo> {
     session.get().and_then(Result::ok).flatten()
 }
 
-/// What the signed-in role may see and do, known before any page is built: on the server from
-/// the request (the sign-in middleware resolved it), in the browser from the session the server
-/// rendered with (hydration reads it at once).
-fn initial_abilities(session: SessionResource) -> Abilities {
+/// What the signed-in role may see and do, when known before any page is built: on the server
+/// from the request (the sign-in middleware resolved it), in the browser from the page it
+/// hydrates (`abilities` was rendered there). A frame the browser builds later waits for them.
+fn initial_abilities(abilities: Resource<Result<Abilities, AppError>>) -> Option<Abilities> {
     #[cfg(feature = "ssr")]
     {
-        let _ = session;
-        crate::api::session::request_abilities()
+        let _ = abilities;
+        Some(crate::api::session::request_abilities())
     }
     #[cfg(not(feature = "ssr"))]
     {
-        session
+        abilities
             .get_untracked()
-            .and_then(Result::ok)
-            .flatten()
-            .map(|info| info.can)
-            .unwrap_or_default()
+            .map(|result| result.unwrap_or_default())
     }
 }
 
@@ -532,9 +530,26 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
     let session: SessionResource = Resource::new(|| (), |_| get_session());
     provide_context(session);
     provide_context(ReviewsChanged(RwSignal::new(0)));
-    provide_context(initial_abilities(session));
+    // The role's abilities on their own: the browser has them from the page even when the
+    // session failed to load, so it builds the page the server rendered.
+    let abilities = Resource::new(|| (), |_| get_abilities());
     let nav_open = RwSignal::new(false);
-    let page = children();
+    let page = match initial_abilities(abilities) {
+        Some(can) => {
+            provide_context(can);
+            Either::Left(children())
+        }
+        // Built in the browser after hydration (the app navigated here from a page outside the
+        // frame): nothing was rendered by a server, so the page may wait for the abilities.
+        None => Either::Right(view! {
+            <Transition fallback=|| view! { <Loading/> }>
+                {move || abilities.get().map(|result| {
+                    provide_context(result.unwrap_or_default());
+                    children()
+                })}
+            </Transition>
+        }),
+    };
     view! {
         <div class="flex min-h-screen">
             <Transition fallback=|| ()>

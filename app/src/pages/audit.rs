@@ -74,16 +74,20 @@ pub fn AuditPage() -> impl IntoView {
         </PageHeader>
         <div class=CARD>
             <Form method="GET" action="" attr:class="grid gap-3 border-b border-slate-200 p-4 sm:grid-cols-3 lg:grid-cols-4 dark:border-slate-700" attr:aria-label="Filter audit events">
-                <div>
-                    <label class=LABEL for="f-realm">"Realm"</label>
-                    <select class=format!("mt-1 {INPUT}") id="f-realm" name="realm">
-                        <option value="">"All realms"</option>
-                        {move || realms().into_iter().map(|r| {
-                            let selected = r.name == filter.get().realm;
-                            view! { <option value=r.name.clone() selected=selected>{r.display_name.clone()}</option> }
-                        }).collect_view()}
-                    </select>
-                </div>
+                // Inside a suspended view: the realms come with the session, which the server
+                // waits for here, so it renders the options the browser hydrates.
+                <Transition fallback=|| view! { <div></div> }>
+                    <div>
+                        <label class=LABEL for="f-realm">"Realm"</label>
+                        <select class=format!("mt-1 {INPUT}") id="f-realm" name="realm">
+                            <option value="">"All realms"</option>
+                            {move || realms().into_iter().map(|r| {
+                                let selected = r.name == filter.get().realm;
+                                view! { <option value=r.name.clone() selected=selected>{r.display_name.clone()}</option> }
+                            }).collect_view()}
+                        </select>
+                    </div>
+                </Transition>
                 <div>
                     <label class=LABEL for="f-action">"Action"</label>
                     <select class=format!("mt-1 {INPUT}") id="f-action" name="action">

@@ -202,7 +202,23 @@ async fn realm_links_open_each_kind_of_object_in_its_realm() {
     ] {
         let res = t.open(link, &admin).await;
         assert_eq!(res.status(), StatusCode::NOT_FOUND, "{link}");
+        let page = body(res).await;
+        assert!(
+            page.contains("<h1>No such console page</h1>") && !page.contains("2049"),
+            "{link}: {page}"
+        );
     }
+    // A realm that does not exist (or one the role may not see): a page that says so and leads
+    // back, the session left where it was.
+    let res = t.open("/go/nowhere/resources/ledger", &admin).await;
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    let page = body(res).await;
+    assert!(
+        page.contains("<h1>No such realm</h1>")
+            && page.contains(r#"<a href="/">Back to the console</a>"#),
+        "{page}"
+    );
+    assert_eq!(realm_of(&t, &admin).await, "ops");
     // Ids that look like paths stay on the object's section of this origin.
     for link in [
         "/go/ops/clients/..",
