@@ -114,8 +114,13 @@ async fn open(
             "The link names a realm that does not exist, or one your role may not see. Your console stays in the realm it was in.",
         );
     };
+    let before = app::ssr::selected_realm(&state.core, &session).await.ok();
     if app::ssr::select_realm(&session, &realm).await.is_err() {
         return could_not_switch();
+    }
+    // The next page says the console changed realm (other tabs will ask to reload).
+    if let Some(before) = before.filter(|b| b.as_str() != realm.name.as_str()) {
+        let _ = app::ssr::note_switch(&session, &before).await;
     }
     // The id as one path segment (a metadata document's `client_id` is a URL): the redirect
     // stays on this console's page for the object, whatever the id holds.

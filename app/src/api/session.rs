@@ -34,10 +34,18 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
     let release_waiting = p.role.can(authz::policy::Permission::ApproveReleases)
         && core.registry_request_waiting(&p, &realm.name).await?;
     let horizon = core.local_token_horizon(&realm.name).await?;
+    // Told once: the page after the switch shows it, a reload no longer does.
+    let switched_from = session
+        .remove::<String>(ssr::SWITCHED_FROM)
+        .await
+        .ok()
+        .flatten()
+        .filter(|from| *from != realm.name);
     Ok(Some(SessionInfo {
         pending_reviews,
         release_waiting,
         revocation_note: authz::tokens::local_verification_note(horizon),
+        switched_from,
         user_id: p.user_id.to_string(),
         email: p.email.clone(),
         display_name: p.display_name.clone(),

@@ -583,7 +583,13 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
                 <main id="main" tabindex="-1" class="mx-auto w-full max-w-6xl flex-1 p-4 sm:p-6 lg:p-8 focus:outline-none">
                     <Transition fallback=|| ()>
                         {move || session.get().and_then(|result| match result {
-                            Ok(Some(_)) => None,
+                            Ok(Some(info)) => info.switched_from.map(|from| view! {
+                                <p role="status" data-testid="realm-switched" class="mb-6 rounded-md border border-indigo-200 bg-indigo-50 px-3 py-2 text-sm text-indigo-900 dark:border-indigo-800 dark:bg-indigo-950 dark:text-indigo-100">
+                                    "The link opened this in realm " <strong class="break-words">{info.realm.display_name.clone()}</strong>
+                                    ": your console was in " <span class="font-mono break-all">{from}</span>
+                                    " and now works here. Tabs still showing the other realm ask to be reloaded before they act."
+                                </p>
+                            }.into_any()),
                             Ok(None) => Some(view! {
                                 <p class="mb-6" role="alert">"Your session has ended. " <a class="text-indigo-600 underline" href="/login">"Sign in"</a></p>
                             }.into_any()),

@@ -151,6 +151,20 @@ pub async fn selected_realm(core: &Core, session: &Session) -> Result<String, Ap
 ///
 /// # Errors
 /// `Internal` when the session store fails.
+/// Session key of the realm a `/go` link switched away from (its name), shown once.
+pub const SWITCHED_FROM: &str = "portcullis.switched_from";
+
+/// Remembers, for the next page only, that a link switched the console away from `from`.
+///
+/// # Errors
+/// `Internal` if the session store fails.
+pub async fn note_switch(session: &Session, from: &str) -> Result<(), AppError> {
+    session
+        .insert(SWITCHED_FROM, from)
+        .await
+        .map_err(session_failed)
+}
+
 pub async fn select_realm(session: &Session, realm: &authz::realms::Realm) -> Result<(), AppError> {
     session
         .insert(SESSION_REALM, realm.id.as_str())

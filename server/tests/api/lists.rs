@@ -180,12 +180,19 @@ async fn realm_links_open_each_kind_of_object_in_its_realm() {
         assert_eq!(res.status(), StatusCode::SEE_OTHER, "{link}");
         assert_eq!(location(&res), page, "{link}");
     }
+    // The page a link lands on says that the console changed realm, and from which.
+    let landed = body(t.get("/resources/ledger", Some(&admin)).await).await;
+    assert!(
+        landed.contains(r#"data-testid="realm-switched""#) && landed.contains(">default</span>"),
+        "the switch is told"
+    );
     assert_eq!(realm_of(&t, &admin).await, "ops");
     // The page it lands on is the object of that realm.
     let res = t.get("/resources/ledger", Some(&admin)).await;
     assert_eq!(res.status(), StatusCode::OK);
     let html = body(res).await;
     assert!(html.contains("Ops ledger"), "the ops realm's resource");
+    assert!(!html.contains("realm-switched"), "the switch is told once");
     assert!(
         html.contains(r#"data-href="/go/ops/resources/ledger""#),
         "its page offers the same link to copy"
