@@ -13,6 +13,7 @@ pub mod overview;
 pub mod people;
 pub mod realms;
 pub mod registry;
+pub mod resource_policy;
 pub mod resources;
 pub mod review;
 pub mod setup;
