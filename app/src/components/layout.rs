@@ -557,7 +557,7 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
             </Transition>
             <div class="flex min-w-0 flex-1 flex-col">
                 <header class="flex h-14 items-center justify-between gap-2 border-b border-slate-200 bg-white px-4 dark:border-slate-700 dark:bg-slate-800">
-                    <div class="flex items-center gap-2">
+                    <div class="flex min-w-0 items-center gap-2">
                         <button
                             type="button"
                             id="nav-open"
@@ -570,7 +570,7 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
                             "☰"
                         </button>
                         <Transition fallback=|| ()>
-                            {move || signed_in(session).map(|info| view! { <span class=MUTED>{info.realm.display_name}</span> })}
+                            {move || signed_in(session).map(|info| view! { <span class=format!("{MUTED} truncate") title=info.realm.display_name.clone()>{info.realm.display_name.clone()}</span> })}
                         </Transition>
                     </div>
                     <div class="flex items-center gap-2">
