@@ -56,45 +56,78 @@ impl crate::core::Core {
         accounts
     }
 
-    /// Tells the contacts of `client` who have a console account (developers learn it; an
-    /// address a registrant typed gets nothing) that a reviewer rejected it, and why. The
-    /// registrant's own words (its name) stay out of the message.
-    pub(crate) async fn tell_client_rejected(
+    /// Tells the contacts of `rejected` clients (each with its realm's name) who have a console
+    /// account (developers learn it; an address a registrant typed gets nothing) that a reviewer
+    /// rejected them, and why: one message per person for the whole decision, however many of
+    /// the clients name them. The registrants' own words (their clients' names) stay out of it.
+    pub(crate) async fn tell_clients_rejected(
         &self,
-        client: &crate::clients::Client,
-        realm: &str,
+        rejected: &[(crate::clients::Client, &str)],
         reason: &str,
     ) {
-        if !self.mailer.enabled() {
+        if !self.mailer.enabled() || rejected.is_empty() {
             return;
         }
-        let accounts = self
-            .console_accounts(client.metadata.contacts.iter().map(String::as_str))
-            .await;
-        // A metadata document's client_id is a URL its registrant chose: no link of theirs goes
-        // out in this server's mail (the Overview shows it).
-        let which =
-            if client.registration.kind == crate::clients::RegistrationKind::MetadataDocument {
-                "a client registered by its metadata document".to_owned()
-            } else {
-                format!("the client {}", client.client_id)
-            };
-        let body = format!(
-            "A security reviewer rejected {which} in the realm {realm}, which names you as a \
-             contact.\n\nReason: {reason}\n\n\
-             It gets no tokens. Fix what the reason says and register it again, or ask a security \
-             reviewer. Your Overview in the console lists it:\n\n{console}/\n",
-            console = self.config().public_url.trim_end_matches('/'),
-        );
+        // Who hears of which clients, in the order of the decision.
+        let mut told: Vec<(String, Vec<(&str, String)>)> = Vec::new();
+        for (client, realm) in rejected {
+            // A metadata document's client_id is a URL its registrant chose: no link of theirs
+            // goes out in this server's mail (the Overview shows it).
+            let which =
+                if client.registration.kind == crate::clients::RegistrationKind::MetadataDocument {
+                    format!("a client registered by its metadata document, in the realm {realm}")
+                } else {
+                    format!("the client {}, in the realm {realm}", client.client_id)
+                };
+            let accounts = self
+                .console_accounts(client.metadata.contacts.iter().map(String::as_str))
+                .await;
+            for to in accounts {
+                let entry = (*realm, which.clone());
+                match told.iter_mut().find(|(who, _)| *who == to) {
+                    Some((_, list)) => list.push(entry),
+                    None => told.push((to, vec![entry])),
+                }
+            }
+        }
+        let console = self.config().public_url.trim_end_matches('/').to_owned();
+        let first = &rejected[0].0;
+        let target = if rejected.len() == 1 {
+            crate::audit::AuditSubject::Client(first.client_id.to_string()).target()
+        } else {
+            format!("{} clients", rejected.len())
+        };
         // One message each: contacts never learn whom else a registrant named.
-        for to in accounts {
+        for (to, clients) in told {
+            let (subject, what) = match clients.as_slice() {
+                [(realm, one)] => (
+                    format!("Client rejected in {realm}"),
+                    format!("A security reviewer rejected {one}, which names you as a contact."),
+                ),
+                many => (
+                    format!("{} clients rejected", many.len()),
+                    format!(
+                        "A security reviewer rejected {} clients that name you as a contact:\n\n{}",
+                        many.len(),
+                        many.iter()
+                            .map(|(_, c)| format!("- {c}"))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    ),
+                ),
+            };
+            let body = format!(
+                "{what}\n\nReason: {reason}\n\n\
+                 A rejected client gets no tokens. Fix what the reason says and register it again, \
+                 or ask a security reviewer. Your Overview in the console lists it:\n\n{console}/\n",
+            );
             self.notify(
-                &client.realm_id,
-                &crate::audit::AuditSubject::Client(client.client_id.to_string()).target(),
+                &first.realm_id,
+                &target,
                 Mail {
                     to: vec![to],
-                    subject: format!("Client rejected in {realm}"),
-                    body: body.clone(),
+                    subject,
+                    body,
                 },
             );
         }

@@ -16,13 +16,14 @@ test.beforeAll(() => {
 });
 
 const ROOT = path.join(__dirname, '..', '..');
-// The Rust server is compiled ahead (cargo xtask test builds it): guard/examples/mcp_server.rs is
-// what the generator writes for this very input, which the test checks before running it.
-const RUST_EXAMPLE = path.join(ROOT, 'guard', 'examples', 'mcp_server.rs');
+// The Rust server is compiled ahead: cargo xtask test builds end2end/rust-server (Cargo.toml and
+// src/main.rs, what the generator writes for this very input, which the test checks before
+// running it) in an empty directory outside this repository, from crates.io alone.
+const RUST_CRATE = path.join(ROOT, 'end2end', 'rust-server');
 const LANGUAGES = [
   { id: 'typescript', file: 'server.mjs', runtime: process.execPath, port: 18941 },
   { id: 'python', file: 'server.py', runtime: path.join(__dirname, '..', VENV, 'bin', 'python'), port: 18951 },
-  { id: 'rust', file: null, runtime: path.join(ROOT, 'target', 'debug', 'examples', 'mcp_server'), port: 18961 },
+  { id: 'rust', file: null, runtime: path.join(ROOT, 'target', 'debug', 'snippet-test-server'), port: 18961 },
 ];
 
 for (const lang of LANGUAGES) {
@@ -54,7 +55,8 @@ test(`the generated ${lang.id} server accepts tokens for itself only and answers
     file = path.join(dir, lang.file);
     writeFileSync(file, artifact(lang.id));
   } else {
-    expect(artifact(lang.id), 'the compiled Rust server is what the console generates').toBe(readFileSync(RUST_EXAMPLE, 'utf8'));
+    expect(artifact('rust-dependencies'), 'the compiled Rust crate is what the console generates').toBe(readFileSync(path.join(RUST_CRATE, 'Cargo.toml'), 'utf8'));
+    expect(artifact(lang.id), 'the compiled Rust server is what the console generates').toBe(readFileSync(path.join(RUST_CRATE, 'src', 'main.rs'), 'utf8'));
   }
 
   // The opt-in introspection: the resource's own credentials.

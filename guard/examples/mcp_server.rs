@@ -1,4 +1,5 @@
-// src/main.rs: an MCP server protected by Default (Portcullis), with the official Rust SDK.
+// An MCP server on the official Rust SDK, protected by portcullis-guard. The constants name the
+// realm and server of Portcullis's browser tests: set them to yours.
 use portcullis_guard::{Caller, Guard};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::Extension;

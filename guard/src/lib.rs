@@ -52,8 +52,9 @@
 //! # Ok(()) }
 //! ```
 //!
-//! A complete MCP server with the official Rust SDK (`rmcp`) is `examples/mcp_server.rs`: what
-//! the Portcullis console's "Protect your MCP server" generates, run by its tests.
+//! A complete MCP server with the official Rust SDK (`rmcp`) is `examples/mcp_server.rs`. (The
+//! Portcullis console's "Protect your MCP server" generates a crate that does the same checks
+//! with crates.io crates alone, so it builds without this repository.)
 #![forbid(unsafe_code)]
 
 mod caller;

@@ -55,13 +55,20 @@ pub async fn open_link(
     {
         return not_found();
     }
-    // Only a browser that says the request comes from this console or from the address bar
-    // opens it at once; without Fetch Metadata it asks too.
-    let fetched_from = headers
-        .get("sec-fetch-site")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("unknown");
-    if matches!(fetched_from, "same-origin" | "none") {
+    // Only a browser that says this is a page navigation from this console or from the address
+    // bar opens it at once. Anything else asks: a request without Fetch Metadata, and an image
+    // or other subresource on one of this origin's pages (a client's logo_uri on the consent
+    // page), which would otherwise switch the realm without a click.
+    let fetch = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("unknown")
+    };
+    if matches!(fetch("sec-fetch-site"), "same-origin" | "none")
+        && fetch("sec-fetch-mode") == "navigate"
+        && fetch("sec-fetch-dest") == "document"
+    {
         return open(state, req, session, (realm, kind_name, id)).await;
     }
     let escape = app::pages::authorize::html_escape;

@@ -452,25 +452,21 @@ fn test() -> anyhow::Result<()> {
         .map_err(|_| anyhow::anyhow!("the console build panicked"));
     api_on_postgres?;
     console??;
-    stage(
-        "debug server and generated Rust MCP server (built by the Rust tests)",
-        || {
-            // `cargo test --workspace` built both, `target/debug/portcullis` for the CLI tests
-            // and `examples/mcp_server` as every example, with the test run's features: a
-            // `cargo build -p …` would resolve other features and compile them again
-            // (BENCHMARKS.md). This is a no-op that proves they are current.
-            run(cargo().args(["test", "--workspace", "--no-run", "--quiet"]))?;
-            for built in [
-                "target/debug/portcullis",
-                "target/debug/portcullis-cli",
-                "target/debug/examples/mcp_server",
-            ] {
-                if !Path::new(built).exists() {
-                    bail!("{built} is missing after the test build");
-                }
+    stage("debug server and CLI (built by the Rust tests)", || {
+        // `cargo test --workspace` built both for the CLI tests, with the test run's features:
+        // a `cargo build -p …` would resolve other features and compile them again
+        // (BENCHMARKS.md). This is a no-op that proves they are current.
+        run(cargo().args(["test", "--workspace", "--no-run", "--quiet"]))?;
+        for built in ["target/debug/portcullis", "target/debug/portcullis-cli"] {
+            if !Path::new(built).exists() {
+                bail!("{built} is missing after the test build");
             }
-            Ok(())
-        },
+        }
+        Ok(())
+    })?;
+    stage(
+        "the generated Rust MCP server, built in an empty directory from crates.io",
+        build_rust_snippet,
     )?;
     stage(
         "agent harnesses load the rendered files and call portcullis-cli for tokens (Claude Code, Codex, Gemini CLI)",
@@ -514,6 +510,34 @@ fn test() -> anyhow::Result<()> {
         total.elapsed().as_secs_f64()
     );
     println!("summary: {} passed, {} failed", tally.passed, tally.failed);
+    Ok(())
+}
+
+/// Builds `end2end/rust-server` — the Rust server the console generates for the browser
+/// tests' input, which a unit test keeps equal to the generator's output — the way a developer would:
+/// its two files alone in an empty directory outside this repository, dependencies from
+/// crates.io. The workspace's `Cargo.lock` comes along so the versions are the tested ones, and
+/// the build shares `target/` (with the workspace's dependency profile) so the crates it has in
+/// common with the workspace at the same features are not compiled twice. The browser tests
+/// run `target/debug/snippet-test-server`.
+fn build_rust_snippet() -> anyhow::Result<()> {
+    let dir = PathBuf::from(tempdir_path("rust-server")?);
+    std::fs::create_dir_all(dir.join("src"))?;
+    for file in ["Cargo.toml", "src/main.rs"] {
+        std::fs::copy(Path::new("end2end/rust-server").join(file), dir.join(file))
+            .with_context(|| format!("copying end2end/rust-server/{file}"))?;
+    }
+    std::fs::copy("Cargo.lock", dir.join("Cargo.lock"))?;
+    let target = std::fs::canonicalize("target").context("target/ is missing")?;
+    let built = run(cargo()
+        .current_dir(&dir)
+        .args(["build", "--config", "profile.dev.package.\"*\".debug=false"])
+        .env("CARGO_TARGET_DIR", &target));
+    let _ = std::fs::remove_dir_all(&dir);
+    built?;
+    if !target.join("debug/snippet-test-server").exists() {
+        bail!("target/debug/snippet-test-server is missing after its build");
+    }
     Ok(())
 }
 

@@ -94,7 +94,7 @@ fn rejections(list: Vec<RejectionView>) -> impl IntoView {
     let can = crate::components::layout::use_abilities();
     (!list.is_empty()).then(|| view! {
         <section class="mb-6 rounded-lg border border-red-200 bg-red-50 p-4 sm:p-6 dark:border-red-900 dark:bg-red-950" aria-labelledby="rejections-title" data-testid="rejections">
-            <h2 id="rejections-title" class="text-lg font-semibold text-red-900 dark:text-red-100">"Rejected"</h2>
+            <h2 id="rejections-title" class="text-lg font-semibold text-red-900 dark:text-red-100">"Rejected in the last 30 days"</h2>
             <p class="mt-1 text-sm text-red-800 dark:text-red-200">"What you submitted, or a client that names you as a contact, was turned down:"</p>
             <ul class="mt-3 divide-y divide-red-200 dark:divide-red-900">
                 {list.into_iter().map(|r| {

@@ -56,7 +56,7 @@ fn decision_words(d: &str, note: &str) -> (&'static str, String) {
         ),
         "reject" => (
             "Reject",
-            "It stays refused: it gets no tokens and signs nobody in. Its registration is kept for the record.".to_owned(),
+            "It stays refused: it gets no tokens and signs nobody in. Its registration is kept for the record. Its contacts who have a console account see the reason on their Overview (and by e-mail when the console sends mail): write it for them.".to_owned(),
         ),
         "restore" => ("Restore", RESTORE_EFFECT.to_owned()),
         _ => ("Revoke", client_revoke_effect(note)),

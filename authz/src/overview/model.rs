@@ -26,13 +26,16 @@ pub struct RealmOverview {
     pub grants: Option<u64>,
     /// Grants that have produced a token.
     pub grants_used: Option<u64>,
-    /// What of the caller's was turned down: resources they submitted and clients naming them
-    /// as a contact, newest first, at most [`MAX_REJECTIONS`].
+    /// What of the caller's was turned down in the last [`REJECTIONS_WINDOW_SECS`]: resources
+    /// they submitted and clients naming them as a contact, newest first, at most
+    /// [`MAX_REJECTIONS`].
     pub rejections: Vec<Rejection>,
 }
 
 /// Rejections the Overview lists at most.
 pub const MAX_REJECTIONS: usize = 10;
+/// How far back the Overview looks for rejections: 30 days.
+pub const REJECTIONS_WINDOW_SECS: i64 = 30 * 24 * 3600;
 
 /// What was rejected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,7 @@
 //! Building the Overview.
-use super::model::{Endpoint, MAX_REJECTIONS, RealmOverview, RejectedKind, Rejection};
+use super::model::{
+    Endpoint, MAX_REJECTIONS, REJECTIONS_WINDOW_SECS, RealmOverview, RejectedKind, Rejection,
+};
 use crate::agents::AgentFilter;
 use crate::core::Core;
 use crate::error::Result;
@@ -146,9 +148,10 @@ impl Core {
             })
             .collect();
         let limit = i64::try_from(MAX_REJECTIONS * 5).unwrap_or(i64::MAX);
+        let since = self.now().saturating_sub(REJECTIONS_WINDOW_SECS);
         let clients = self
             .store
-            .list_rejected_clients_mentioning(realm_id, &email, limit)
+            .list_rejected_clients_mentioning(realm_id, &email, since, limit)
             .await?;
         // Anyone may register a client naming anyone as a contact: whoever may not see clients
         // gets neither the registrant's words (its name, a metadata document's URL) nor who
@@ -175,6 +178,7 @@ impl Core {
                     }
                 }),
         );
+        out.retain(|r| r.at >= since);
         out.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.id.cmp(&b.id)));
         out.truncate(MAX_REJECTIONS);
         Ok(out)

@@ -17,12 +17,14 @@ pub trait ReviewStore: Send + Sync {
         limit: i64,
     ) -> Result<Vec<Client>, StorageError>;
     /// Rejected clients of a realm whose metadata mentions `email` (lower case) as a JSON string,
-    /// newest decision first, at most `limit`: the candidates for "your client was rejected"
-    /// (the caller checks `contacts` itself).
+    /// rejected at `since` or later, newest decision first, at most `limit`: the candidates for
+    /// "your client was rejected" (the caller checks `contacts` itself). Only the window's
+    /// rejections are read (an index on the decision's time), never every one the realm has.
     async fn list_rejected_clients_mentioning(
         &self,
         realm_id: &RealmId,
         email: &str,
+        since: i64,
         limit: i64,
     ) -> Result<Vec<Client>, StorageError>;
     /// How many self-registered clients of a realm are in a review state.
@@ -57,8 +59,9 @@ pub trait ReviewStore: Send + Sync {
 pub(super) const SELF_REGISTERED: &str =
     "registration_kind <> 'admin' AND resource_server_for IS NULL";
 /// The condition of a client registered from an address with more than `$n` clients of its
-/// realm (the inbox's "many from one address" filter).
-pub(super) const CROWDED_CLIENT: &str = " AND source_ip IS NOT NULL AND (SELECT COUNT(*) FROM clients same WHERE same.realm_id = clients.realm_id AND same.source_ip = clients.source_ip) > ";
+/// realm (the inbox's "many from one address" filter). It looks for the (n+1)th on the
+/// (realm, address) index and stops there: never a count of every client from a busy address.
+pub(super) const CROWDED_CLIENT: &str = " AND source_ip IS NOT NULL AND EXISTS (SELECT 1 FROM clients same WHERE same.realm_id = clients.realm_id AND same.source_ip = clients.source_ip LIMIT 1 OFFSET ";
 
 /// Implements [`ReviewStore`] for one backend's store.
 macro_rules! review_store {
@@ -97,9 +100,12 @@ macro_rules! review_store {
                         qb.push(format!(" AND (risk_flags & {flag}) <> 0"));
                     }
                     Some(_) => {
-                        qb.push(CROWDED_CLIENT).push_bind(
-                            i64::try_from($crate::clients::CROWDED_SOURCE).unwrap_or(i64::MAX),
-                        );
+                        qb.push(CROWDED_CLIENT)
+                            .push_bind(
+                                i64::try_from($crate::clients::CROWDED_SOURCE)
+                                    .unwrap_or(i64::MAX),
+                            )
+                            .push(")");
                     }
                     None => {}
                 }
@@ -131,15 +137,17 @@ macro_rules! review_store {
                     &self,
                     realm_id: &RealmId,
                     email: &str,
+                    since: i64,
                     limit: i64,
                 ) -> Result<Vec<Client>, StorageError> {
                     let sql = format!(
-                        "SELECT {CLIENT_COLUMNS} FROM clients WHERE realm_id = $1 AND review_state = 'rejected' AND lower(metadata) LIKE $2 ESCAPE '\\' ORDER BY reviewed_at DESC, id LIMIT $3"
+                        "SELECT {CLIENT_COLUMNS} FROM clients WHERE realm_id = $1 AND review_state = 'rejected' AND lower(metadata) LIKE $2 ESCAPE '\\' AND reviewed_at >= $3 ORDER BY reviewed_at DESC, id LIMIT $4"
                     );
                     let pattern = $crate::storage::types::contains_pattern(&format!("\"{email}\""));
                     sqlx::query_as::<_, ClientRow>(&sql)
                         .bind(realm_id.as_str())
                         .bind(pattern)
+                        .bind(since)
                         .bind(limit)
                         .fetch_all(&self.pool)
                         .await?

@@ -264,6 +264,23 @@ async fn realm_links_open_each_kind_of_object_in_its_realm() {
         "ops",
         "not switched by the link"
     );
+    // An image on one of this origin's pages (a client's logo_uri on the consent page) is
+    // same-origin but no navigation: it asks, and switches nothing.
+    let image = Request::get("/go/default/resources/ledger")
+        .header(header::COOKIE, &admin)
+        .header("sec-fetch-site", "same-origin")
+        .header("sec-fetch-mode", "no-cors")
+        .header("sec-fetch-dest", "image")
+        .body(Body::empty())
+        .expect("request");
+    let res = t.send(image).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(body(res).await.contains("<form method=\"post\">"));
+    assert_eq!(
+        realm_of(&t, &admin).await,
+        "ops",
+        "not switched by an image"
+    );
 }
 
 /// A console call from a tab: a same-origin form POST naming the realm the tab shows.

@@ -280,6 +280,40 @@ async fn with_smtp_settings_the_people_concerned_are_told_by_email() {
         .expect("rejected");
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(sink.wait_for(3).await.len(), 2);
+
+    // Rejected together, the clients naming someone reach them as one message listing each:
+    // never one message per client (a bulk rejection of spam naming the admins is no flood).
+    let (one, two) = (
+        register(&t, "One", &["dev@example.com"]).await,
+        register(&t, "Two", &["DEV@example.com", "nobody@example.org"]).await,
+    );
+    let mut both = Vec::new();
+    for id in [&one, &two] {
+        let detail = core.get_client(&rita, "default", id).await.expect("client");
+        both.push((id.clone(), detail.client.updated_at));
+    }
+    let decided = core
+        .decide_clients(
+            &rita,
+            "default",
+            &both,
+            authz::clients::Decision::Reject,
+            "Spam.",
+            &[],
+            &meta,
+        )
+        .await
+        .expect("rejected");
+    assert_eq!(decided.done, 2);
+    let mail = sink.wait_for(3).await;
+    assert_eq!(mail.len(), 3, "{mail:?}");
+    let (rcpt, data) = &mail[2];
+    assert_eq!(rcpt, &["RCPT TO:<dev@example.com>"]);
+    assert!(data.contains("Subject: 2 clients rejected"), "{data}");
+    assert!(data.contains(&one) && data.contains(&two), "{data}");
+    assert!(data.contains("Reason: Spam."), "{data}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(sink.wait_for(4).await.len(), 3, "one message, not two");
 }
 
 #[tokio::test]

@@ -159,11 +159,14 @@ impl TestServer {
         .expect("infallible")
     }
 
-    /// A GET as a browser sends it from its address bar (`Sec-Fetch-Site: none`).
+    /// A GET as a browser sends it from its address bar (`Sec-Fetch-Site: none`, a document
+    /// navigation).
     pub async fn open(&self, path: &str, cookie: &str) -> Response<Body> {
         let req = Request::get(path)
             .header(header::COOKIE, cookie)
             .header("sec-fetch-site", "none")
+            .header("sec-fetch-mode", "navigate")
+            .header("sec-fetch-dest", "document")
             .body(Body::empty())
             .expect("request");
         self.send(req).await

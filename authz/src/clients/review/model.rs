@@ -190,7 +190,8 @@ impl InboxCursor {
     pub fn decode(s: &str) -> Option<InboxCursor> {
         let (head, id) = s.split_once(':')?;
         let id = id.trim();
-        if id.is_empty() || id.len() > 64 {
+        // No id holds a control character (and PostgreSQL refuses NUL in text).
+        if id.is_empty() || id.len() > 64 || id.chars().any(char::is_control) {
             return None;
         }
         let (risk, at) = match head.split_once('.') {
@@ -282,7 +283,15 @@ mod tests {
         ] {
             assert_eq!(InboxCursor::decode(&c.encode()), Some(c));
         }
-        for junk in ["", "12", "12:", "x.12:cli", "1.x:cli", "1.2.3:cli"] {
+        for junk in [
+            "",
+            "12",
+            "12:",
+            "x.12:cli",
+            "1.x:cli",
+            "1.2.3:cli",
+            "12:cli\0x",
+        ] {
             assert_eq!(InboxCursor::decode(junk), None, "{junk}");
         }
     }

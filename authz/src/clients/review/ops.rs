@@ -62,6 +62,7 @@ impl Core {
             meta,
         )
         .await
+        .map(|_| ())
     }
 
     /// Approves, rejects or revokes many clients with one reason, each only in the version the
@@ -127,6 +128,8 @@ impl Core {
             }
         }
         let mut out = Decided::default();
+        // Their contacts hear of the rejections once, together, after the loop.
+        let mut rejected = Vec::new();
         for (realm_name, id, seen) in clients {
             let (realm_name, id, seen) = (*realm_name, *id, Some(*seen));
             let result = match decision {
@@ -134,7 +137,10 @@ impl Core {
                     self.approve_client_with_access(p, realm_name, id, why, seen, access, meta)
                         .await
                 }
-                Decision::Reject => self.reject_client(p, realm_name, id, why, seen, meta).await,
+                Decision::Reject => self
+                    .reject_quietly(p, realm_name, id, why, seen, meta)
+                    .await
+                    .map(|client| rejected.push((client, realm_name))),
                 Decision::Revoke => self.revoke_client(p, realm_name, id, why, seen, meta).await,
                 Decision::Restore => {
                     self.restore_client(p, realm_name, id, why, seen, meta)
@@ -147,6 +153,7 @@ impl Core {
                 Err(e) => out.failed.push((id.to_owned(), e)),
             }
         }
+        self.tell_clients_rejected(&rejected, why.trim()).await;
         Ok(out)
     }
 
@@ -163,19 +170,12 @@ impl Core {
         seen: Option<crate::clock::UnixTime>,
         meta: &RequestMeta,
     ) -> Result<()> {
-        self.review_client(
-            p,
-            realm_name,
-            client_id,
-            (
-                ReviewState::Pending,
-                ReviewState::Rejected,
-                action::CLIENT_REJECT,
-            ),
-            (why, seen, &[]),
-            meta,
-        )
-        .await
+        let client = self
+            .reject_quietly(p, realm_name, client_id, why, seen, meta)
+            .await?;
+        self.tell_clients_rejected(&[(client, realm_name)], why.trim())
+            .await;
+        Ok(())
     }
 
     /// Revokes an active client: at once it gets no new tokens, its refresh tokens and
@@ -207,6 +207,7 @@ impl Core {
             meta,
         )
         .await
+        .map(|_| ())
     }
 
     /// Lets a revoked client work again (administrators only): it may get tokens and sign
@@ -237,6 +238,7 @@ impl Core {
             meta,
         )
         .await
+        .map(|_| ())
     }
 
     async fn review_client(
@@ -247,7 +249,7 @@ impl Core {
         (from, to, what): (ReviewState, ReviewState, &'static str),
         (why, seen, access): (&str, Option<crate::clock::UnixTime>, &[AccessChoice]),
         meta: &RequestMeta,
-    ) -> Result<()> {
+    ) -> Result<crate::clients::Client> {
         p.require(Permission::ReviewClients)?;
         let why = reason(why)?;
         let client = self.load_client(realm_name, client_id).await?;
@@ -296,10 +298,32 @@ impl Core {
                 other => other.into(),
             })?;
         metrics::counter!("portcullis_review_decisions_total", "decision" => what).increment(1);
-        if to == ReviewState::Rejected {
-            self.tell_client_rejected(&client, realm_name, &why).await;
-        }
-        Ok(())
+        Ok(client)
+    }
+
+    /// Rejects a pending client without telling anyone: the caller tells its contacts.
+    async fn reject_quietly(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        client_id: &str,
+        why: &str,
+        seen: Option<crate::clock::UnixTime>,
+        meta: &RequestMeta,
+    ) -> Result<crate::clients::Client> {
+        self.review_client(
+            p,
+            realm_name,
+            client_id,
+            (
+                ReviewState::Pending,
+                ReviewState::Rejected,
+                action::CLIENT_REJECT,
+            ),
+            (why, seen, &[]),
+            meta,
+        )
+        .await
     }
 }
 

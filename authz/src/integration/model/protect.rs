@@ -9,7 +9,7 @@ use super::protection::{
     Artifact, AuthorizationServer, InputError, ProtectInput, Protection, input_error,
 };
 use super::python::{PYJWT_VERSION, PYTHON_SDK_VERSION, UVICORN_VERSION, python_server};
-use super::rust::{rust_dependencies, rust_server};
+use super::rust::{crate_name, rust_manifest, rust_server};
 use super::server_url::canonical_server_url;
 use super::snippet::Snippet;
 use super::typescript::{EXPRESS_VERSION, JOSE_VERSION, TS_SDK_VERSION, typescript_server};
@@ -63,6 +63,7 @@ pub fn protect(
         name: shown_name,
         challenge: challenge(&urls[0], &scopes, None),
     };
+    let metadata = metadata_json(server, r, &scopes, name, docs);
     let mut artifacts = vec![
         Artifact {
             id: "metadata",
@@ -80,7 +81,7 @@ pub fn protect(
             },
             reference: ("RFC 9728 §2", "https://www.rfc-editor.org/rfc/rfc9728#section-2"),
             language: "json",
-            text: metadata_json(server, r, &scopes, name, docs),
+            text: metadata.clone(),
         },
         Artifact {
             id: "metadata-urls",
@@ -173,19 +174,19 @@ pub fn protect(
         },
         Artifact {
             id: "rust-dependencies",
-            title: "Rust server: Cargo.toml dependencies",
-            explanation: "The crates of the Rust server below, at the versions it is tested with (Rust 1.88 or later; AWS-LC needs a C compiler). portcullis-guard comes from a checkout of Portcullis until it is published.".into(),
+            title: "Rust server: Cargo.toml",
+            explanation: "The Rust server's crate, with the versions it is tested with: put this Cargo.toml and src/main.rs below in an empty directory and cargo run (Rust 1.88 or later, and a C compiler for rustls' ring). Everything comes from crates.io.".into(),
             reference: ("The Cargo Book: dependencies", "https://doc.rust-lang.org/cargo/reference/specifying-dependencies.html"),
             language: "toml",
-            text: rust_dependencies(),
+            text: rust_manifest(&crate_name(&slug)),
         },
         Artifact {
             id: "rust",
-            title: "Rust server (official MCP SDK, rmcp)",
-            explanation: format!("A complete server on axum: portcullis-guard verifies each token's signature (the realm's JWKS, cached), typ, iss, exp, aud and scopes, serves the metadata (at both well-known URLs) and answers the 401 and 403; the tool reads the verified caller. cargo run, with the dependencies above. {INTROSPECTION_NOTE}"),
+            title: "Rust server (official MCP SDK, rmcp): src/main.rs",
+            explanation: format!("A complete server on axum: it verifies each token's signature (the realm's JWKS, cached, with jsonwebtoken), typ, iss, exp, aud and scopes, serves the metadata (at both well-known URLs) and answers the 401 and 403; the tool reads the verified caller. {INTROSPECTION_NOTE}"),
             reference: ("MCP authorization", "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization"),
             language: "rust",
-            text: rust_server(&snippet),
+            text: rust_server(&snippet, &urls, &metadata),
         },
         Artifact {
             id: "python",

@@ -1,3 +1,4 @@
+use super::rust::{crate_name, raw_literal};
 use super::*;
 
 fn realm() -> AuthorizationServer {
@@ -120,11 +121,12 @@ fn hostile_input_stays_data_in_every_language() {
     );
 }
 
-/// The browser tests run `guard/examples/mcp_server.rs` as the generated Rust server against
-/// their Portcullis (port 3100): it must be exactly what the console generates for it.
-/// `PORTCULLIS_UPDATE_EXAMPLE=1 cargo test -p authz rust_snippet` rewrites it.
+/// The browser tests build `end2end/rust-server` (`Cargo.toml`, `src/main.rs`) in an empty
+/// directory outside this repository and run it against their Portcullis (port 3100): it must be
+/// exactly what the console generates for it. `PORTCULLIS_UPDATE_EXAMPLE=1 cargo test -p authz
+/// rust_snippet` rewrites it.
 #[test]
-fn the_rust_snippet_is_the_guards_example() {
+fn the_rust_snippet_is_the_crate_the_browser_tests_build() {
     let issuer = "http://127.0.0.1:3100/realms/default".to_owned();
     let server = AuthorizationServer {
         realm: "Default".into(),
@@ -145,44 +147,50 @@ fn the_rust_snippet_is_the_guards_example() {
         true,
     )
     .expect("generated");
-    let rust = &p
-        .artifacts
-        .iter()
-        .find(|a| a.id == "rust")
-        .expect("rust")
-        .text;
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../guard/examples/mcp_server.rs"
-    );
-    if std::env::var_os("PORTCULLIS_UPDATE_EXAMPLE").is_some() {
-        std::fs::write(path, rust).expect("write the example");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../end2end/rust-server");
+    for (id, file) in [("rust-dependencies", "Cargo.toml"), ("rust", "src/main.rs")] {
+        let text = &p.artifacts.iter().find(|a| a.id == id).expect(id).text;
+        let path = format!("{dir}/{file}");
+        if std::env::var_os("PORTCULLIS_UPDATE_EXAMPLE").is_some() {
+            std::fs::create_dir_all(format!("{dir}/src")).expect("the crate's directory");
+            std::fs::write(&path, text).expect("write the crate");
+        }
+        let saved = std::fs::read_to_string(&path).expect("the crate");
+        assert!(
+            *text == saved,
+            "end2end/rust-server/{file} is not what the generator writes; run PORTCULLIS_UPDATE_EXAMPLE=1 cargo test -p authz rust_snippet"
+        );
     }
-    let example = std::fs::read_to_string(path).expect("the example");
-    assert!(
-        *rust == example,
-        "guard/examples/mcp_server.rs is not what the generator writes; run PORTCULLIS_UPDATE_EXAMPLE=1 cargo test -p authz rust_snippet"
-    );
 }
 
 #[test]
 fn the_rust_snippet_names_the_locked_versions() {
     let lock = include_str!("../../../../Cargo.lock");
-    let guard = include_str!("../../../../guard/Cargo.toml");
-    for (name, version, _) in RUST_CRATES {
+    for (name, version, _, _) in RUST_CRATES {
         let version = version.trim_start_matches('=');
-        if *name == "portcullis-guard" {
-            assert!(
-                guard.contains(&format!("\nversion = \"{version}\"\n")),
-                "{name}"
-            );
-        } else {
-            assert!(
-                lock.contains(&format!("name = \"{name}\"\nversion = \"{version}\"\n")),
-                "{name} {version} is not the locked version"
-            );
-        }
+        assert!(
+            lock.contains(&format!("name = \"{name}\"\nversion = \"{version}\"\n")),
+            "{name} {version} is not the locked version"
+        );
     }
+}
+
+#[test]
+fn the_rust_crate_is_named_as_cargo_allows() {
+    assert_eq!(crate_name("payments-mcp"), "payments-mcp");
+    for (short, name) in [
+        ("test", "mcp-test"),
+        ("fn", "mcp-fn"),
+        ("3d-tools", "mcp-3d-tools"),
+    ] {
+        assert_eq!(crate_name(short), name);
+    }
+}
+
+#[test]
+fn raw_literals_never_end_early() {
+    assert_eq!(raw_literal("{}"), "r#\"{}\"#");
+    assert_eq!(raw_literal("a\"#b\"##c"), "r###\"a\"#b\"##c\"###");
 }
 
 #[test]

@@ -291,17 +291,24 @@ pub(super) async fn rejected_clients_by_contact(db: &Database) {
             .expect("register");
     }
     let found = store
-        .list_rejected_clients_mentioning(&one.id, "dev_1@example.com", 10)
+        .list_rejected_clients_mentioning(&one.id, "dev_1@example.com", 0, 10)
         .await
         .expect("list");
     let ids: Vec<String> = found.iter().map(|c| c.client_id.to_string()).collect();
     assert_eq!(ids, ["newer", "older"], "newest decision first, any case");
+    // Only decisions from `since` on.
+    let recent = store
+        .list_rejected_clients_mentioning(&one.id, "dev_1@example.com", 11, 10)
+        .await
+        .expect("list");
+    let ids: Vec<String> = recent.iter().map(|c| c.client_id.to_string()).collect();
+    assert_eq!(ids, ["newer"], "the older decision is outside the window");
     assert_eq!(
         found[0].registration.review_reason.as_deref(),
         Some("newer: unknown publisher")
     );
     let one_only = store
-        .list_rejected_clients_mentioning(&one.id, "dev_1@example.com", 1)
+        .list_rejected_clients_mentioning(&one.id, "dev_1@example.com", 0, 1)
         .await
         .expect("list");
     assert_eq!(one_only.len(), 1);
