@@ -158,7 +158,7 @@ pub fn ThemeToggle() -> impl IntoView {
             type="button"
             data-testid="theme-toggle"
             aria-pressed=move || dark.get().to_string()
-            class="rounded-md px-2 py-1 text-sm text-slate-600 hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:text-slate-300 dark:hover:bg-slate-700"
+            class="shrink-0 whitespace-nowrap rounded-md px-2 py-1 text-sm text-slate-600 hover:bg-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 dark:text-slate-300 dark:hover:bg-slate-700"
             on:click=toggle
         >
             {move || if dark.get() { "☀ Light mode" } else { "☾ Dark mode" }}
@@ -586,7 +586,7 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
                             Ok(Some(info)) => info.switched_from.map(|from| view! {
                                 <p role="status" data-testid="realm-switched" class="mb-6 rounded-md border border-indigo-200 bg-indigo-50 px-3 py-2 text-sm text-indigo-900 dark:border-indigo-800 dark:bg-indigo-950 dark:text-indigo-100">
                                     "The link opened this in realm " <strong class="break-words">{info.realm.display_name.clone()}</strong>
-                                    ": your console was in " <span class="font-mono break-all">{from}</span>
+                                    ": your console was in " <span class="font-mono break-words">{from}</span>
                                     " and now works here. Tabs still showing the other realm ask to be reloaded before they act."
                                 </p>
                             }.into_any()),
