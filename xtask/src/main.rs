@@ -529,6 +529,10 @@ fn build_rust_snippet() -> anyhow::Result<()> {
     }
     std::fs::copy("Cargo.lock", dir.join("Cargo.lock"))?;
     let target = std::fs::canonicalize("target").context("target/ is missing")?;
+    // Formatted as `cargo fmt` would leave it: what a developer pastes is tidy.
+    run(Command::new("rustfmt")
+        .args(["--check", "--edition", "2024", "src/main.rs"])
+        .current_dir(&dir))?;
     let built = run(cargo()
         .current_dir(&dir)
         .args(["build", "--config", "profile.dev.package.\"*\".debug=false"])

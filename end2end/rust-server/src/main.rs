@@ -24,7 +24,8 @@ use serde::Deserialize;
 
 const ISSUER: &str = "http://127.0.0.1:3100/realms/default";
 /// The realm's metadata (RFC 8414): where its keys and its introspection endpoint are.
-const REALM_METADATA: &str = "http://127.0.0.1:3100/.well-known/oauth-authorization-server/realms/default";
+const REALM_METADATA: &str =
+    "http://127.0.0.1:3100/.well-known/oauth-authorization-server/realms/default";
 const RESOURCE: &str = "http://127.0.0.1:18961/mcp";
 /// Where the MCP endpoint is served, and the host name requests must name.
 const RESOURCE_PATH: &str = "/mcp";
@@ -33,7 +34,10 @@ const SCOPES: &[&str] = &["tools:call"];
 const NAME: &str = "Snippet test server";
 /// The RFC 9728 metadata, served at the path-inserted well-known URL (what MCP clients ask
 /// first) and at the root one (all some clients ask).
-const METADATA_PATHS: &[&str] = &["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"];
+const METADATA_PATHS: &[&str] = &[
+    "/.well-known/oauth-protected-resource/mcp",
+    "/.well-known/oauth-protected-resource",
+];
 const METADATA: &str = r#"{
   "authorization_servers": [
     "http://127.0.0.1:3100/realms/default"
@@ -133,6 +137,13 @@ struct Endpoints {
     introspection_endpoint: Option<String>,
 }
 
+/// The realm's introspection answer (RFC 7662 §2.2): only `active` counts here.
+#[derive(Deserialize)]
+struct Answer {
+    #[serde(default)]
+    active: bool,
+}
+
 #[derive(Default)]
 struct Keys {
     endpoints: Option<Endpoints>,
@@ -156,7 +167,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Realm {
     async fn get<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, String> {
-        let res = self.http.get(url).send().await.map_err(|e| format!("{url}: {e}"))?;
+        let res = self
+            .http
+            .get(url)
+            .send()
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
         if !res.status().is_success() {
             return Err(format!("{url}: {}", res.status()));
         }
@@ -169,14 +185,17 @@ impl Realm {
         }
         let found: Endpoints = self.get(REALM_METADATA).await?;
         if found.issuer != ISSUER {
-            return Err(format!("{REALM_METADATA} names another issuer: {}", found.issuer));
+            return Err(format!(
+                "{REALM_METADATA} names another issuer: {}",
+                found.issuer
+            ));
         }
         lock(&self.keys).endpoints = Some(found.clone());
         Ok(found)
     }
 
     /// The realm's key `kid`: from the cache while it is fresh, else fetched (at most once per
-    /// KEYS_REFETCH); the last keys stay in use while the realm cannot be reached.
+    /// `KEYS_REFETCH`); the last keys stay in use while the realm cannot be reached.
     async fn key(&self, kid: &str) -> Result<Jwk, Refusal> {
         let find = |keys: &Keys| keys.set.as_ref().and_then(|s| s.find(kid)).cloned();
         let (known, fetch) = {
@@ -204,7 +223,9 @@ impl Realm {
                     return find(&keys).ok_or(Refusal::Invalid(UNKNOWN_KEY));
                 }
                 Err(e) if known.is_none() => return Err(Refusal::Unavailable(e)),
-                Err(e) => eprintln!("Could not refresh the realm's keys (using the last ones): {e}"),
+                Err(e) => {
+                    eprintln!("Could not refresh the realm's keys (using the last ones): {e}");
+                }
             }
         }
         known.ok_or(Refusal::Invalid(UNKNOWN_KEY))
@@ -212,7 +233,8 @@ impl Realm {
 
     async fn verify(&self, token: &str) -> Result<Caller, Refusal> {
         let invalid = Refusal::Invalid;
-        let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("The token is not a JWT."))?;
+        let header =
+            jsonwebtoken::decode_header(token).map_err(|_| invalid("The token is not a JWT."))?;
         // RFC 9068 §4: an access token says so, so no other JWT of the realm (an ID token) passes.
         if !header.typ.as_deref().is_some_and(|t| {
             t.eq_ignore_ascii_case("at+jwt") || t.eq_ignore_ascii_case("application/at+jwt")
@@ -220,14 +242,22 @@ impl Realm {
             return Err(invalid("The token is not an access token (typ at+jwt)."));
         }
         if !ALGORITHMS.contains(&header.alg) {
-            return Err(invalid("The token is signed with an algorithm the realm does not use."));
+            return Err(invalid(
+                "The token is signed with an algorithm the realm does not use.",
+            ));
         }
         let kid = header.kid.ok_or(invalid("The token names no key (kid)."))?;
         let jwk = self.key(&kid).await?;
-        if jwk.common.public_key_use.as_ref().is_some_and(|u| *u != PublicKeyUse::Signature) {
+        if jwk
+            .common
+            .public_key_use
+            .as_ref()
+            .is_some_and(|u| *u != PublicKeyUse::Signature)
+        {
             return Err(invalid("The token's key is not a signing key."));
         }
-        let key = DecodingKey::from_jwk(&jwk).map_err(|_| invalid("The token's key is not usable."))?;
+        let key =
+            DecodingKey::from_jwk(&jwk).map_err(|_| invalid("The token's key is not usable."))?;
         let mut validation = Validation::new(header.alg);
         validation.set_issuer(&[ISSUER]);
         validation.set_audience(&[RESOURCE]);
@@ -244,13 +274,15 @@ impl Realm {
             })?
             .claims;
         if !self.still_active(token, &caller).await? {
-            return Err(invalid("The realm says the token is no longer active (revoked)."));
+            return Err(invalid(
+                "The realm says the token is no longer active (revoked).",
+            ));
         }
         Ok(caller)
     }
 
     /// With introspection credentials: whether the realm still calls the token active
-    /// (RFC 7662), reusing an answer for INTROSPECTION_CACHE at most and never past exp.
+    /// (RFC 7662), reusing an answer for `INTROSPECTION_CACHE` at most and never past exp.
     async fn still_active(&self, token: &str, caller: &Caller) -> Result<bool, Refusal> {
         let Some((id, secret)) = &self.introspection else {
             return Ok(true);
@@ -262,15 +294,16 @@ impl Realm {
         {
             return Ok(*active);
         }
-        let endpoint = self.endpoints().await.map_err(Refusal::Unavailable)?.introspection_endpoint;
-        let endpoint = endpoint.ok_or(Refusal::Unavailable("the realm has no introspection endpoint".into()))?;
+        let endpoint = self
+            .endpoints()
+            .await
+            .map_err(Refusal::Unavailable)?
+            .introspection_endpoint;
+        let endpoint = endpoint.ok_or(Refusal::Unavailable(
+            "the realm has no introspection endpoint".into(),
+        ))?;
         // RFC 6749 §2.3.1: the id and secret are form-encoded before Basic encoding.
         let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-        #[derive(Deserialize)]
-        struct Answer {
-            #[serde(default)]
-            active: bool,
-        }
         let res = self
             .http
             .post(&endpoint)
@@ -281,11 +314,21 @@ impl Realm {
             .map_err(|e| Refusal::Unavailable(format!("{endpoint}: {e}")))?;
         // The realm cannot say: the call fails (503) rather than let a revoked token through.
         if !res.status().is_success() {
-            return Err(Refusal::Unavailable(format!("{endpoint}: {}", res.status())));
+            return Err(Refusal::Unavailable(format!(
+                "{endpoint}: {}",
+                res.status()
+            )));
         }
-        let answer: Answer = res.json().await.map_err(|e| Refusal::Unavailable(format!("{endpoint}: {e}")))?;
-        let unix = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
-        let until = now + INTROSPECTION_CACHE.min(Duration::from_secs(caller.exp.saturating_sub(unix)));
+        let answer: Answer = res
+            .json()
+            .await
+            .map_err(|e| Refusal::Unavailable(format!("{endpoint}: {e}")))?;
+        let unix = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        let until =
+            now + INTROSPECTION_CACHE.min(Duration::from_secs(caller.exp.saturating_sub(unix)));
         let mut answers = lock(&self.answers);
         if answers.len() >= 10_000 {
             answers.retain(|_, (_, until)| *until > now);
@@ -328,7 +371,10 @@ async fn authorize(State(realm): State<Arc<Realm>>, mut request: Request, next: 
         }
         Err(Refusal::Unavailable(why)) => {
             eprintln!("Cannot check tokens: {why}");
-            return (StatusCode::SERVICE_UNAVAILABLE, "The authorization server cannot be reached.")
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The authorization server cannot be reached.",
+            )
                 .into_response();
         }
     };
@@ -359,7 +405,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Half configured (a secret store failed?): refuse to start rather than skip the checks.
         _ => {
             return Err(
-                "Set both INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET, or neither.".into(),
+                "Set both INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET, or neither."
+                    .into(),
             );
         }
     };
@@ -392,7 +439,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for path in METADATA_PATHS {
         app = app.route(
             path,
-            axum::routing::get(|| async { ([(header::CONTENT_TYPE, "application/json")], METADATA) }),
+            axum::routing::get(|| async {
+                ([(header::CONTENT_TYPE, "application/json")], METADATA)
+            }),
         );
     }
     let port: u16 = std::env::var("PORT")

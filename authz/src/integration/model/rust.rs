@@ -145,7 +145,7 @@ pub(super) fn rust_server(s: &Snippet<'_>, metadata_urls: &[String], metadata: &
             .collect::<Vec<_>>()
             .join(", ")
     };
-    fill(
+    let filled = fill(
         TEMPLATE,
         &[
             ("REALM", comment_text(&server.realm)),
@@ -168,7 +168,48 @@ pub(super) fn rust_server(s: &Snippet<'_>, metadata_urls: &[String], metadata: &
                 literal(if loopback { "127.0.0.1" } else { "0.0.0.0" }),
             ),
         ],
-    )
+    );
+    wrap_long_constants(&filled)
+}
+
+/// `code` with each `const` longer than rustfmt's 100 columns wrapped as rustfmt would: a list
+/// of string literals one per line, a string literal on the line after its `=` when it fits there.
+pub(super) fn wrap_long_constants(code: &str) -> String {
+    let mut out = String::with_capacity(code.len() + 256);
+    for line in code.split_inclusive('\n') {
+        let text = line.trim_end_matches('\n');
+        if !text.starts_with("const ") || text.chars().count() <= 100 {
+            out.push_str(line);
+            continue;
+        }
+        let list = text
+            .split_once(" = &[")
+            .and_then(|(head, rest)| Some((head, rest.strip_suffix("];")?)));
+        // rustfmt leaves a literal too long for the next line where it is.
+        let single = text
+            .split_once(" = \"")
+            .filter(|(_, value)| text.ends_with("\";") && 5 + value.chars().count() <= 100);
+        match (list, single) {
+            // The items are string literals, whose quotes inside are escaped: `", "` is only
+            // ever between two of them.
+            (Some((head, items)), _)
+                if items.len() > 1 && items.starts_with('"') && items.ends_with('"') =>
+            {
+                out.push_str(&format!("{head} = &[\n"));
+                // Within the brackets but for the first and last quote.
+                let inner = &items[1..items.len().saturating_sub(1).max(1)];
+                for item in inner.split("\", \"") {
+                    out.push_str(&format!("    \"{item}\",\n"));
+                }
+                out.push_str("];\n");
+            }
+            (_, Some((head, value))) => {
+                out.push_str(&format!("{head} =\n    \"{value}\n"));
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// The server, with `@KEY@` where [`rust_server`] puts the input's values.
@@ -295,6 +336,13 @@ struct Endpoints {
     introspection_endpoint: Option<String>,
 }
 
+/// The realm's introspection answer (RFC 7662 §2.2): only `active` counts here.
+#[derive(Deserialize)]
+struct Answer {
+    #[serde(default)]
+    active: bool,
+}
+
 #[derive(Default)]
 struct Keys {
     endpoints: Option<Endpoints>,
@@ -318,7 +366,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Realm {
     async fn get<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, String> {
-        let res = self.http.get(url).send().await.map_err(|e| format!("{url}: {e}"))?;
+        let res = self
+            .http
+            .get(url)
+            .send()
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
         if !res.status().is_success() {
             return Err(format!("{url}: {}", res.status()));
         }
@@ -331,14 +384,17 @@ impl Realm {
         }
         let found: Endpoints = self.get(REALM_METADATA).await?;
         if found.issuer != ISSUER {
-            return Err(format!("{REALM_METADATA} names another issuer: {}", found.issuer));
+            return Err(format!(
+                "{REALM_METADATA} names another issuer: {}",
+                found.issuer
+            ));
         }
         lock(&self.keys).endpoints = Some(found.clone());
         Ok(found)
     }
 
     /// The realm's key `kid`: from the cache while it is fresh, else fetched (at most once per
-    /// KEYS_REFETCH); the last keys stay in use while the realm cannot be reached.
+    /// `KEYS_REFETCH`); the last keys stay in use while the realm cannot be reached.
     async fn key(&self, kid: &str) -> Result<Jwk, Refusal> {
         let find = |keys: &Keys| keys.set.as_ref().and_then(|s| s.find(kid)).cloned();
         let (known, fetch) = {
@@ -366,7 +422,9 @@ impl Realm {
                     return find(&keys).ok_or(Refusal::Invalid(UNKNOWN_KEY));
                 }
                 Err(e) if known.is_none() => return Err(Refusal::Unavailable(e)),
-                Err(e) => eprintln!("Could not refresh the realm's keys (using the last ones): {e}"),
+                Err(e) => {
+                    eprintln!("Could not refresh the realm's keys (using the last ones): {e}");
+                }
             }
         }
         known.ok_or(Refusal::Invalid(UNKNOWN_KEY))
@@ -374,7 +432,8 @@ impl Realm {
 
     async fn verify(&self, token: &str) -> Result<Caller, Refusal> {
         let invalid = Refusal::Invalid;
-        let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("The token is not a JWT."))?;
+        let header =
+            jsonwebtoken::decode_header(token).map_err(|_| invalid("The token is not a JWT."))?;
         // RFC 9068 §4: an access token says so, so no other JWT of the realm (an ID token) passes.
         if !header.typ.as_deref().is_some_and(|t| {
             t.eq_ignore_ascii_case("at+jwt") || t.eq_ignore_ascii_case("application/at+jwt")
@@ -382,14 +441,22 @@ impl Realm {
             return Err(invalid("The token is not an access token (typ at+jwt)."));
         }
         if !ALGORITHMS.contains(&header.alg) {
-            return Err(invalid("The token is signed with an algorithm the realm does not use."));
+            return Err(invalid(
+                "The token is signed with an algorithm the realm does not use.",
+            ));
         }
         let kid = header.kid.ok_or(invalid("The token names no key (kid)."))?;
         let jwk = self.key(&kid).await?;
-        if jwk.common.public_key_use.as_ref().is_some_and(|u| *u != PublicKeyUse::Signature) {
+        if jwk
+            .common
+            .public_key_use
+            .as_ref()
+            .is_some_and(|u| *u != PublicKeyUse::Signature)
+        {
             return Err(invalid("The token's key is not a signing key."));
         }
-        let key = DecodingKey::from_jwk(&jwk).map_err(|_| invalid("The token's key is not usable."))?;
+        let key =
+            DecodingKey::from_jwk(&jwk).map_err(|_| invalid("The token's key is not usable."))?;
         let mut validation = Validation::new(header.alg);
         validation.set_issuer(&[ISSUER]);
         validation.set_audience(&[RESOURCE]);
@@ -406,13 +473,15 @@ impl Realm {
             })?
             .claims;
         if !self.still_active(token, &caller).await? {
-            return Err(invalid("The realm says the token is no longer active (revoked)."));
+            return Err(invalid(
+                "The realm says the token is no longer active (revoked).",
+            ));
         }
         Ok(caller)
     }
 
     /// With introspection credentials: whether the realm still calls the token active
-    /// (RFC 7662), reusing an answer for INTROSPECTION_CACHE at most and never past exp.
+    /// (RFC 7662), reusing an answer for `INTROSPECTION_CACHE` at most and never past exp.
     async fn still_active(&self, token: &str, caller: &Caller) -> Result<bool, Refusal> {
         let Some((id, secret)) = &self.introspection else {
             return Ok(true);
@@ -424,15 +493,16 @@ impl Realm {
         {
             return Ok(*active);
         }
-        let endpoint = self.endpoints().await.map_err(Refusal::Unavailable)?.introspection_endpoint;
-        let endpoint = endpoint.ok_or(Refusal::Unavailable("the realm has no introspection endpoint".into()))?;
+        let endpoint = self
+            .endpoints()
+            .await
+            .map_err(Refusal::Unavailable)?
+            .introspection_endpoint;
+        let endpoint = endpoint.ok_or(Refusal::Unavailable(
+            "the realm has no introspection endpoint".into(),
+        ))?;
         // RFC 6749 §2.3.1: the id and secret are form-encoded before Basic encoding.
         let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-        #[derive(Deserialize)]
-        struct Answer {
-            #[serde(default)]
-            active: bool,
-        }
         let res = self
             .http
             .post(&endpoint)
@@ -443,11 +513,21 @@ impl Realm {
             .map_err(|e| Refusal::Unavailable(format!("{endpoint}: {e}")))?;
         // The realm cannot say: the call fails (503) rather than let a revoked token through.
         if !res.status().is_success() {
-            return Err(Refusal::Unavailable(format!("{endpoint}: {}", res.status())));
+            return Err(Refusal::Unavailable(format!(
+                "{endpoint}: {}",
+                res.status()
+            )));
         }
-        let answer: Answer = res.json().await.map_err(|e| Refusal::Unavailable(format!("{endpoint}: {e}")))?;
-        let unix = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
-        let until = now + INTROSPECTION_CACHE.min(Duration::from_secs(caller.exp.saturating_sub(unix)));
+        let answer: Answer = res
+            .json()
+            .await
+            .map_err(|e| Refusal::Unavailable(format!("{endpoint}: {e}")))?;
+        let unix = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        let until =
+            now + INTROSPECTION_CACHE.min(Duration::from_secs(caller.exp.saturating_sub(unix)));
         let mut answers = lock(&self.answers);
         if answers.len() >= 10_000 {
             answers.retain(|_, (_, until)| *until > now);
@@ -490,7 +570,10 @@ async fn authorize(State(realm): State<Arc<Realm>>, mut request: Request, next: 
         }
         Err(Refusal::Unavailable(why)) => {
             eprintln!("Cannot check tokens: {why}");
-            return (StatusCode::SERVICE_UNAVAILABLE, "The authorization server cannot be reached.")
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The authorization server cannot be reached.",
+            )
                 .into_response();
         }
     };
@@ -521,7 +604,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Half configured (a secret store failed?): refuse to start rather than skip the checks.
         _ => {
             return Err(
-                "Set both INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET, or neither.".into(),
+                "Set both INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET, or neither."
+                    .into(),
             );
         }
     };
@@ -554,7 +638,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for path in METADATA_PATHS {
         app = app.route(
             path,
-            axum::routing::get(|| async { ([(header::CONTENT_TYPE, "application/json")], METADATA) }),
+            axum::routing::get(|| async {
+                ([(header::CONTENT_TYPE, "application/json")], METADATA)
+            }),
         );
     }
     let port: u16 = std::env::var("PORT")

@@ -1,4 +1,4 @@
-use super::rust::{crate_name, raw_literal};
+use super::rust::{crate_name, raw_literal, wrap_long_constants};
 use super::*;
 
 fn realm() -> AuthorizationServer {
@@ -185,6 +185,23 @@ fn the_rust_crate_is_named_as_cargo_allows() {
     ] {
         assert_eq!(crate_name(short), name);
     }
+}
+
+#[test]
+fn long_constants_wrap_as_rustfmt_does_and_keep_every_quote() {
+    let long = format!(
+        "const A: &[&str] = &[\"{}\\\"\", \"b\\\", \\\"c\"];\nconst B: &str = \"{}\";\nconst C: &str = \"short\";\n",
+        "x".repeat(90),
+        "y".repeat(90)
+    );
+    assert_eq!(
+        wrap_long_constants(&long),
+        format!(
+            "const A: &[&str] = &[\n    \"{}\\\"\",\n    \"b\\\", \\\"c\",\n];\nconst B: &str =\n    \"{}\";\nconst C: &str = \"short\";\n",
+            "x".repeat(90),
+            "y".repeat(90)
+        )
+    );
 }
 
 #[test]
