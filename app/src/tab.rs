@@ -83,8 +83,8 @@ pub fn tab_mismatch(tab: &str, session: &str, same: bool) -> Option<String> {
     };
     Some(format!(
         "This page shows {shown}, but the console was switched to realm “{session}” in \
-         another tab or window, so nothing was done. Reload the page to work in “{session}”, \
-         or switch back."
+         another tab or window: this page neither loads nor changes anything until it is \
+         reloaded. Reload it to work in “{session}”, or switch back."
     ))
 }
 

@@ -127,7 +127,7 @@ async fn open(
     }
     // The next page says the console changed realm (other tabs will ask to reload).
     if let Some(before) = before.filter(|b| b.as_str() != realm.name.as_str()) {
-        let _ = app::ssr::note_switch(&session, &before).await;
+        let _ = app::ssr::note_switch(&session, &before, true).await;
     }
     // The id as one path segment (a metadata document's `client_id` is a URL): the redirect
     // stays on this console's page for the object, whatever the id holds.

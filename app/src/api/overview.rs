@@ -22,6 +22,7 @@ pub async fn realm_overview() -> Result<OverviewView, AppError> {
         mcp_agents: o.mcp_agents,
         grants: o.grants,
         grants_used: o.grants_used,
+        submissions_waiting: o.submissions_waiting,
         rejections: o
             .rejections
             .into_iter()
@@ -36,6 +37,7 @@ pub async fn realm_overview() -> Result<OverviewView, AppError> {
                 reason: r.reason,
                 by: r.by.unwrap_or_default(),
                 at: ssr::moment(core.now(), r.at),
+                registered: ssr::moment(core.now(), r.registered),
             })
             .collect(),
     })

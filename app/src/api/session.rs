@@ -35,17 +35,20 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
         && core.registry_request_waiting(&p, &realm.name).await?;
     let horizon = core.local_token_horizon(&realm.name).await?;
     // Told once: the page after the switch shows it, a reload no longer does.
-    let switched_from = session
-        .remove::<String>(ssr::SWITCHED_FROM)
+    let switched = session
+        .remove::<(String, bool)>(ssr::SWITCHED_FROM)
         .await
         .ok()
         .flatten()
-        .filter(|from| *from != realm.name);
+        .filter(|(from, _)| *from != realm.name);
+    let switched_by_link = switched.as_ref().is_some_and(|(_, by_link)| *by_link);
+    let switched_from = switched.map(|(from, _)| from);
     Ok(Some(SessionInfo {
         pending_reviews,
         release_waiting,
         revocation_note: authz::tokens::local_verification_note(horizon),
         switched_from,
+        switched_by_link,
         user_id: p.user_id.to_string(),
         email: p.email.clone(),
         display_name: p.display_name.clone(),
@@ -109,7 +112,14 @@ fn abilities(role: authz::policy::Role) -> crate::types::session::Abilities {
 pub async fn select_realm(name: String) -> Result<(), AppError> {
     let (core, p, _) = ssr::context().await?;
     let realm = core.get_realm(&p, &name).await?;
-    ssr::select_realm(&ssr::session().await?, &realm).await
+    let session = ssr::session().await?;
+    let before = ssr::selected_realm(&core, &session).await.ok();
+    ssr::select_realm(&session, &realm).await?;
+    // The page the switcher loads next says so (other tabs will ask to reload).
+    match before.filter(|b| *b != realm.name.as_str()) {
+        Some(before) => ssr::note_switch(&session, &before, false).await,
+        None => Ok(()),
+    }
 }
 
 /// Whether a first-admin setup link is still usable.

@@ -585,7 +585,8 @@ fn ConsoleFrame(children: ChildrenFn) -> impl IntoView {
                         {move || session.get().and_then(|result| match result {
                             Ok(Some(info)) => info.switched_from.map(|from| view! {
                                 <p role="status" data-testid="realm-switched" class="mb-6 rounded-md border border-indigo-200 bg-indigo-50 px-3 py-2 text-sm text-indigo-900 dark:border-indigo-800 dark:bg-indigo-950 dark:text-indigo-100">
-                                    "The link opened this in realm " <strong class="break-words">{info.realm.display_name.clone()}</strong>
+                                    {if info.switched_by_link { "The link opened this in realm " } else { "Switched to realm " }}
+                                    <strong class="break-words">{info.realm.display_name.clone()}</strong>
                                     ": your console was in " <span class="font-mono break-words">{from}</span>
                                     " and now works here. Tabs still showing the other realm ask to be reloaded before they act."
                                 </p>

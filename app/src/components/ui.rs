@@ -230,12 +230,13 @@ pub fn When(
 
 /// Moves focus to the element with `id` once the view drawn in this turn is in the page: after
 /// an action replaced what had focus (a button that is gone), focus lands on what it produced.
-pub fn focus_soon(id: &'static str) {
+pub fn focus_soon(id: impl Into<String>) {
+    let id: String = id.into();
     #[cfg(feature = "hydrate")]
     leptos::prelude::request_animation_frame(move || {
         use wasm_bindgen::JsCast;
         if let Some(el) = leptos::prelude::document()
-            .get_element_by_id(id)
+            .get_element_by_id(&id)
             .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
         {
             let _ = el.focus();

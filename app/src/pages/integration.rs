@@ -148,7 +148,7 @@ fn ClientReview(waiting: u64, can_review: bool) -> impl IntoView {
                 {if can_review {
                     view! { <a class="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href="/review">"Open the Security review queue →"</a> }.into_any()
                 } else {
-                    view! { <span class="text-slate-700 dark:text-slate-200">"Ask a security reviewer to approve yours in the console's Security review queue ("<span class=MONO>"/review"</span>")."</span> }.into_any()
+                    view! { <span class="text-slate-700 dark:text-slate-200">"Ask a security reviewer to approve yours: they decide it in their review queue. If it is rejected, your Overview says why (when the client names you as a contact)."</span> }.into_any()
                 }}
             </p>
         </div>

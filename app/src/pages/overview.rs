@@ -38,6 +38,31 @@ fn Step(done: bool, title: &'static str, children: Children) -> impl IntoView {
     }
 }
 
+/// MCP servers submitted by developers that wait for an admin: an admin learns there is work,
+/// a developer that theirs is on its way.
+fn waiting(n: u64) -> impl IntoView {
+    let can = crate::components::layout::use_abilities();
+    (n > 0).then(|| {
+        let servers = if n == 1 { "MCP server".to_owned() } else { format!("{n} MCP servers") };
+        let text = if can.manage_resources {
+            if n == 1 {
+                "An MCP server a developer submitted waits for you to enable or reject it.".to_owned()
+            } else {
+                format!("{servers} developers submitted wait for you to enable or reject them.")
+            }
+        } else if n == 1 {
+            "Your MCP server waits for an admin to enable it.".to_owned()
+        } else {
+            format!("Your {servers} wait for an admin to enable them.")
+        };
+        view! {
+            <p data-testid="submissions-waiting" class="mb-6 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+                {text} " " <a class="font-medium underline" href="/resources">"Resources"</a>
+            </p>
+        }
+    })
+}
+
 fn checklist(o: &OverviewView) -> impl IntoView {
     let can = crate::components::layout::use_abilities();
     let has_resource = o.resources.unwrap_or(0) > 0;
@@ -118,7 +143,7 @@ fn rejections(list: Vec<RejectionView>) -> impl IntoView {
                                 {
                                     // A client's name is its registrant's words: shown only to
                                     // those who may see clients (the core leaves it out otherwise).
-                                    let name = if r.name.is_empty() { "registered by itself".to_owned() } else { r.name.clone() };
+                                    let name = if r.name.is_empty() { format!("registered by itself {}", r.registered.ago) } else { r.name.clone() };
                                     match href.filter(|_| !r.name.is_empty()) {
                                         Some(href) => view! { <a class="font-semibold underline" href=href>{name}</a> }.into_any(),
                                         None => view! { <span class="font-semibold">{name}</span> }.into_any(),
@@ -163,6 +188,7 @@ pub fn OverviewPage() -> impl IntoView {
             {move || overview.get().map(|result| match result {
                 Ok(o) => view! {
                     {rejections(o.rejections.clone())}
+                    {waiting(o.submissions_waiting)}
                     <div class="grid grid-cols-2 gap-4 sm:grid-cols-4">
                         <Count label="Resources" value=o.resources href="/resources"/>
                         <Count label="Clients" value=o.clients href="/clients"/>

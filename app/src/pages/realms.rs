@@ -28,7 +28,7 @@ fn RealmRow(realm: RealmView) -> impl IntoView {
     view! {
         <tr data-testid="realm-row" class=CARDS_ROW>
             <td class=CARDS_CELL>
-                <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/realms/{}", realm.name)>{realm.display_name.clone()}</a>
+                <a id=format!("realm-{}", realm.name) class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/realms/{}", realm.name)>{realm.display_name.clone()}</a>
                 <div class=format!("{MONO} text-slate-500 dark:text-slate-400")>{realm.name.clone()}</div>
             </td>
             <td class=CARDS_CELL_NEXT><CellLabel text="Issuer"/><span class=MONO>{realm.issuer.clone()}</span></td>
@@ -48,12 +48,32 @@ pub fn RealmsPage() -> impl IntoView {
     let errors = FieldErrors::new(create, "new-realm", REALM_FIELDS);
     let toasts = use_toasts();
     let session = crate::components::layout::use_session();
+    // The realm just created: once the list shows it, focus goes to its link.
+    let focus_new = RwSignal::new(None::<String>);
     Effect::new(move |_| {
         if let Some(Ok(r)) = create.value().get() {
-            toasts.push(ToastKind::Success, format!("Realm {} created.", r.name));
+            toasts.push(
+                ToastKind::Success,
+                format!(
+                    "Realm {} created: switch to it in the sidebar to give it resources and clients.",
+                    r.display_name
+                ),
+            );
             show_create.set(false);
+            focus_new.set(Some(r.name.clone()));
             // The realm switcher lists it from now on.
             session.refetch();
+        }
+    });
+    Effect::new(move |_| {
+        let listed = |name: &String| {
+            realms.with(
+                |r| matches!(r, Some(Ok(list)) if list.iter().any(|realm| realm.name == *name)),
+            )
+        };
+        if let Some(name) = focus_new.get_untracked().filter(listed) {
+            focus_new.set(None);
+            crate::components::ui::focus_soon(format!("realm-{name}"));
         }
     });
     view! {

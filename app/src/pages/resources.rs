@@ -649,8 +649,8 @@ pub fn ResourceDetailPage() -> impl IntoView {
     });
     leave_after(delete, "Resource deleted.", "/resources");
     leave_after(withdraw, "Submission withdrawn.", "/resources");
-    // After a rejection the reject button is gone: once the page shows the rejection, focus
-    // goes to its title.
+    // After a rejection the reject button is gone (after enabling, the button is Disable):
+    // once the page shows the change, focus goes to its title.
     let focus_title = RwSignal::new(false);
     Effect::new(move |_| {
         if resource.get().is_some_and(|r| r.is_ok()) && focus_title.get_untracked() {
@@ -670,14 +670,18 @@ pub fn ResourceDetailPage() -> impl IntoView {
         None => {}
     });
     Effect::new(move |_| match enable.value().get() {
-        Some(Ok(r)) => toasts.push(
-            ToastKind::Success,
-            format!(
-                "Resource {} {}.",
-                r.slug,
-                if r.enabled { "enabled" } else { "disabled" }
-            ),
-        ),
+        // The button that had focus is replaced by its opposite: focus goes to the title.
+        Some(Ok(r)) => {
+            focus_title.set(true);
+            toasts.push(
+                ToastKind::Success,
+                format!(
+                    "{} {}.",
+                    r.display_name,
+                    if r.enabled { "enabled" } else { "disabled" }
+                ),
+            );
+        }
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });

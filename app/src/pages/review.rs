@@ -92,6 +92,8 @@ fn Details(item: ReviewItemView) -> impl IntoView {
         <RiskRow label="Grants and scope">{item.grant_types.join(", ")} {(!item.scope.is_empty()).then(|| format!(" · {}", item.scope))}</RiskRow>
         <RiskRow label="Software">{item.software.clone().unwrap_or_else(|| "Not stated".to_owned())}</RiskRow>
         <RiskRow label="Home page">{item.client_uri.clone().unwrap_or_else(|| "Not stated".to_owned())}</RiskRow>
+        // Who reads a rejection's reason: the contacts that have a console account.
+        <RiskRow label="Contacts">{if item.contacts.is_empty() { "None".to_owned() } else { item.contacts.join(", ") }}</RiskRow>
         <RiskRow label="Registered from">
             {item.source_ip.clone().unwrap_or_else(|| "Unknown".to_owned())}
             {item.source_ip.is_some().then(|| format!(" ({} from this address)", item.same_source))}
@@ -568,7 +570,19 @@ pub fn ReviewPage() -> impl IntoView {
             } else {
                 decision_words(p.decision, &note.get_value()).1
             };
-            format!("{what} The reason is kept in each client's history.")
+            match p.ids.len() {
+                1 => format!("{what} The reason is kept in the client's history."),
+                n => {
+                    // The decision's words are about one client: said of each of them.
+                    let mut chars = what.chars();
+                    let what = chars.next().map_or_else(String::new, |c| {
+                        c.to_lowercase().chain(chars).collect::<String>()
+                    });
+                    format!(
+                        "For each of the {n}: {what} The reason is kept in each client's history."
+                    )
+                }
+            }
         })
     });
     let confirm_label = Signal::derive(move || {

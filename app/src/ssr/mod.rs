@@ -151,16 +151,18 @@ pub async fn selected_realm(core: &Core, session: &Session) -> Result<String, Ap
 ///
 /// # Errors
 /// `Internal` when the session store fails.
-/// Session key of the realm a `/go` link switched away from (its name), shown once.
+/// Session key of the realm the console switched away from (its name, and whether a `/go`
+/// link did it), shown once.
 pub const SWITCHED_FROM: &str = "portcullis.switched_from";
 
-/// Remembers, for the next page only, that a link switched the console away from `from`.
+/// Remembers, for the next page only, that the console switched away from `from` (`by_link`: a
+/// `/go` link did it, not the realm switcher).
 ///
 /// # Errors
 /// `Internal` if the session store fails.
-pub async fn note_switch(session: &Session, from: &str) -> Result<(), AppError> {
+pub async fn note_switch(session: &Session, from: &str, by_link: bool) -> Result<(), AppError> {
     session
-        .insert(SWITCHED_FROM, from)
+        .insert(SWITCHED_FROM, (from, by_link))
         .await
         .map_err(session_failed)
 }

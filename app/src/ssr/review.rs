@@ -42,6 +42,7 @@ pub fn review_item_view(i: &authz::clients::ReviewItem, now: i64) -> ReviewItemV
         web_redirects: i.web_redirects,
         software,
         client_uri: c.metadata.client_uri.clone(),
+        contacts: c.metadata.contacts.clone(),
         source_ip: r.source_ip.clone(),
         same_source: i.same_source,
         similar_names: i.similar_names.clone(),

@@ -20,6 +20,10 @@ pub struct OverviewView {
     pub grants_used: Option<u64>,
     /// What of the viewer's was rejected, newest first.
     pub rejections: Vec<RejectionView>,
+    /// MCP servers submitted by developers that wait for an admin (the viewer's own, unless
+    /// they manage resources).
+    #[serde(default)]
+    pub submissions_waiting: u64,
 }
 
 /// Something of the viewer's that was rejected: a resource they submitted, or a client naming
@@ -38,4 +42,7 @@ pub struct RejectionView {
     pub by: String,
     /// When.
     pub at: super::Moment,
+    /// When it was registered or submitted.
+    #[serde(default)]
+    pub registered: super::Moment,
 }

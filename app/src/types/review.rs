@@ -39,6 +39,9 @@ pub struct ReviewItemView {
     pub software: Option<String>,
     /// Client URI (home page).
     pub client_uri: Option<String>,
+    /// Contacts it names (those with a console account read a rejection's reason).
+    #[serde(default)]
+    pub contacts: Vec<String>,
     /// Source address.
     pub source_ip: Option<String>,
     /// Registrations from that address.

@@ -26,9 +26,12 @@ pub struct SessionInfo {
     /// What revoking anything in the selected realm cannot reach, in words: access tokens that
     /// resource servers verify themselves live until they expire (with the realm's bound).
     pub revocation_note: String,
-    /// The realm a console link switched away from just before this page (its name), once.
+    /// The realm the console switched away from just before this page (its name), once.
     #[serde(default)]
     pub switched_from: Option<String>,
+    /// Whether a console link (`/go/…`) made that switch, rather than the realm switcher.
+    #[serde(default)]
+    pub switched_by_link: bool,
 }
 
 /// What a role may see and do in the console: screens and controls it may not use are not shown.

@@ -26,6 +26,9 @@ pub struct RealmOverview {
     pub grants: Option<u64>,
     /// Grants that have produced a token.
     pub grants_used: Option<u64>,
+    /// MCP servers developers submitted that wait for an admin (neither enabled nor rejected):
+    /// every one for those who manage resources, their own for the others.
+    pub submissions_waiting: u64,
     /// What of the caller's was turned down in the last [`REJECTIONS_WINDOW_SECS`]: resources
     /// they submitted and clients naming them as a contact, newest first, at most
     /// [`MAX_REJECTIONS`].
@@ -63,4 +66,7 @@ pub struct Rejection {
     pub by: Option<String>,
     /// When.
     pub at: crate::clock::UnixTime,
+    /// When it was registered or submitted (which of their clients it is, when its name is
+    /// not shown).
+    pub registered: crate::clock::UnixTime,
 }

@@ -107,6 +107,16 @@ impl Core {
             (None, None)
         };
         let rejections = self.rejections_of(p, &realm.id, &all_resources).await?;
+        let manages = can(Permission::ManageResources);
+        let submissions_waiting = all_resources
+            .iter()
+            .filter(|r| r.rejection.is_none())
+            .filter(|r| {
+                r.submitted_by
+                    .as_deref()
+                    .is_some_and(|by| manages || by.eq_ignore_ascii_case(&p.email))
+            })
+            .count() as u64;
         Ok(RealmOverview {
             endpoints,
             resources,
@@ -115,6 +125,7 @@ impl Core {
             mcp_agents,
             grants,
             grants_used,
+            submissions_waiting,
             rejections,
         })
     }
@@ -144,6 +155,7 @@ impl Core {
                     reason: r.rejection.clone()?,
                     by: None,
                     at: r.updated_at,
+                    registered: r.created_at,
                 })
             })
             .collect();
@@ -169,6 +181,7 @@ impl Core {
                         reason: c.registration.review_reason.clone().unwrap_or_default(),
                         by: c.registration.reviewed_by.clone().filter(|_| sees_clients),
                         at: c.registration.reviewed_at.unwrap_or(c.updated_at),
+                        registered: c.created_at,
                         id: if sees_clients || !document {
                             c.client_id.to_string()
                         } else {

@@ -183,7 +183,9 @@ async fn realm_links_open_each_kind_of_object_in_its_realm() {
     // The page a link lands on says that the console changed realm, and from which.
     let landed = body(t.get("/resources/ledger", Some(&admin)).await).await;
     assert!(
-        landed.contains(r#"data-testid="realm-switched""#) && landed.contains(">default</span>"),
+        landed.contains(r#"data-testid="realm-switched""#)
+            && landed.contains(">default</span>")
+            && landed.contains("The link opened this in realm"),
         "the switch is told"
     );
     assert_eq!(realm_of(&t, &admin).await, "ops");
@@ -334,6 +336,14 @@ async fn a_tab_left_on_a_realm_another_tab_switched_away_from_acts_nowhere() {
             .status(),
         StatusCode::OK
     );
+    // The page the switcher loads next says so, once.
+    let landed = body(t.get("/clients", Some(&admin)).await).await;
+    assert!(
+        landed.contains("Switched to realm") && landed.contains(">default</span>"),
+        "the switch is told"
+    );
+    let again = body(t.get("/clients", Some(&admin)).await).await;
+    assert!(!again.contains("realm-switched"), "told once");
     // Tab one's next action names `default`: refused, in neither realm.
     let res = from_tab(&t, "/api/resources/create", create, &admin, &tab_default).await;
     assert_eq!(res.status(), StatusCode::CONFLICT);

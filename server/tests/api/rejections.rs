@@ -75,8 +75,19 @@ async fn a_developers_overview_says_what_was_rejected_and_why() {
     let dev_session = t.login("dev@example.com").await;
     assert!(rejections(&t, &dev_session).await.is_empty());
 
-    // A resource the developer submitted, rejected by an admin.
+    // A resource the developer submitted waits: the developer sees theirs, an admin every
+    // one (the reviewer, who manages no resources, sees none of theirs).
     let submitted = submit_notes(core, &dev).await;
+    let waiting = |p: authz::Principal| async move {
+        core.realm_overview(&p, "default")
+            .await
+            .expect("overview")
+            .submissions_waiting
+    };
+    assert_eq!(waiting(dev.clone()).await, 1);
+    assert_eq!(waiting(admin.clone()).await, 1);
+    assert_eq!(waiting(rita.clone()).await, 0);
+    // Rejected by an admin, it waits no more.
     core.reject_submission(
         &admin,
         "default",
@@ -96,6 +107,7 @@ async fn a_developers_overview_says_what_was_rejected_and_why() {
             .expect("rejected");
     }
 
+    assert_eq!(waiting(admin.clone()).await, 0);
     let seen = rejections(&t, &dev_session).await;
     assert_eq!(seen.len(), 2, "{seen:?}");
     assert!(seen.contains(&(

@@ -17,6 +17,20 @@ use super::typescript::{EXPRESS_VERSION, JOSE_VERSION, TS_SDK_VERSION, typescrip
 /// What the servers' opt-in introspection does and costs, said under each of them.
 const INTROSPECTION_NOTE: &str = "Revocation: without more, a revoked token works until its exp, since the server checks tokens itself. Opt in by setting INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET to the resource's introspection credentials (an admin creates them on the resource's page, Introspection credentials, or with portcullis resources credentials --id <resource>; developers ask an admin): each token is then also confirmed with the realm (RFC 7662), and a revoked one is refused at once (within 30 s if it was used just before). It costs at most one request to the realm per token per 30 s while the token is used, and calls fail while the realm cannot be reached.";
 
+/// Where the generated servers listen and which requests they answer, in words.
+fn listening(resource: &str) -> String {
+    let url = url::Url::parse(resource).ok();
+    let host = url.as_ref().and_then(|u| u.host_str()).unwrap_or_default();
+    let port = super::snippet::listen_port(resource);
+    if crate::resources::is_loopback(host) {
+        format!("It listens on {host}, port {port} (PORT changes it).")
+    } else {
+        format!(
+            "It listens on plain HTTP, port {port} (PORT changes it), behind the proxy that serves {resource} over TLS, and answers only requests naming {host} (DNS-rebinding protection): tokens are for {resource}, so call it there, not at localhost."
+        )
+    }
+}
+
 /// Generates every artifact for `input` against `server`.
 ///
 /// # Errors
@@ -175,7 +189,7 @@ pub fn protect(
         Artifact {
             id: "rust-dependencies",
             title: "Rust server: Cargo.toml",
-            explanation: "The Rust server's crate, with the versions it is tested with: put this Cargo.toml and src/main.rs below in an empty directory and cargo run (Rust 1.88 or later, and a C compiler for rustls' ring). Everything comes from crates.io.".into(),
+            explanation: "The Rust server's crate, tested with these versions (rmcp exactly, the others at least these): put this Cargo.toml and src/main.rs below in an empty directory and cargo run (Rust 1.88 or later, and a C compiler for rustls' ring). Everything comes from crates.io.".into(),
             reference: ("The Cargo Book: dependencies", "https://doc.rust-lang.org/cargo/reference/specifying-dependencies.html"),
             language: "toml",
             text: rust_manifest(&crate_name(&slug)),
@@ -183,7 +197,7 @@ pub fn protect(
         Artifact {
             id: "rust",
             title: "Rust server (official MCP SDK, rmcp): src/main.rs",
-            explanation: format!("A complete server on axum: it verifies each token's signature (the realm's JWKS, cached, with jsonwebtoken), typ, iss, exp, aud and scopes, serves the metadata (at both well-known URLs) and answers the 401 and 403; the tool reads the verified caller. {INTROSPECTION_NOTE}"),
+            explanation: format!("A complete server on axum: it verifies each token's signature (the realm's JWKS, cached, with jsonwebtoken), typ, iss, exp, aud and scopes, serves the metadata (at both well-known URLs) and answers the 401 and 403; the tool reads the verified caller. {} {INTROSPECTION_NOTE}", listening(r)),
             reference: ("MCP authorization", "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization"),
             language: "rust",
             text: rust_server(&snippet, &urls, &metadata),
