@@ -250,7 +250,7 @@ test('Check an MCP server runs the handshake against a live server and shows eac
 
   // The generated Rust server (built by cargo xtask test), protected by this realm but not
   // registered in it: everything passes but the registration.
-  const server = spawn(path.join(__dirname, '..', '..', 'target', 'debug', 'examples', 'mcp_server'), [], { stdio: 'ignore' });
+  const server = spawn(path.join(__dirname, '..', '..', 'target', 'debug', 'snippet-test-server'), [], { stdio: 'ignore' });
   try {
     await expect.poll(async () => (await fetch('http://127.0.0.1:18961/.well-known/oauth-protected-resource/mcp').catch(() => null))?.status).toBe(200);
     await url.fill('http://127.0.0.1:18961/mcp');
