@@ -58,8 +58,9 @@ impl crate::core::Core {
 
     /// Tells the contacts of `rejected` clients (each with its realm's name) who have a console
     /// account (developers learn it; an address a registrant typed gets nothing) that a reviewer
-    /// rejected them, and why: one message per person for the whole decision, however many of
-    /// the clients name them. The registrants' own words (their clients' names) stay out of it.
+    /// rejected them, and why: one message per person and realm for the whole decision, however
+    /// many of the clients name them, audited in that realm if it fails. The registrants' own
+    /// words (their clients' names) stay out of it.
     pub(crate) async fn tell_clients_rejected(
         &self,
         rejected: &[(crate::clients::Client, &str)],
@@ -68,53 +69,75 @@ impl crate::core::Core {
         if !self.mailer.enabled() || rejected.is_empty() {
             return;
         }
+        /// One person's rejected clients of one realm.
+        struct Told<'a> {
+            to: String,
+            realm: &'a str,
+            realm_id: &'a crate::realms::RealmId,
+            clients: Vec<(String, String)>,
+        }
         // Who hears of which clients, in the order of the decision.
-        let mut told: Vec<(String, Vec<(&str, String)>)> = Vec::new();
+        let mut told: Vec<Told<'_>> = Vec::new();
         for (client, realm) in rejected {
             // A metadata document's client_id is a URL its registrant chose: no link of theirs
             // goes out in this server's mail (the Overview shows it).
             let which =
                 if client.registration.kind == crate::clients::RegistrationKind::MetadataDocument {
-                    format!("a client registered by its metadata document, in the realm {realm}")
+                    "a client registered by its metadata document".to_owned()
                 } else {
-                    format!("the client {}, in the realm {realm}", client.client_id)
+                    format!("the client {}", client.client_id)
                 };
+            let target = crate::audit::AuditSubject::Client(client.client_id.to_string()).target();
             let accounts = self
                 .console_accounts(client.metadata.contacts.iter().map(String::as_str))
                 .await;
             for to in accounts {
-                let entry = (*realm, which.clone());
-                match told.iter_mut().find(|(who, _)| *who == to) {
-                    Some((_, list)) => list.push(entry),
-                    None => told.push((to, vec![entry])),
+                let entry = (which.clone(), target.clone());
+                match told
+                    .iter_mut()
+                    .find(|t| t.to == to && *t.realm_id == client.realm_id)
+                {
+                    Some(t) => t.clients.push(entry),
+                    None => told.push(Told {
+                        to,
+                        realm,
+                        realm_id: &client.realm_id,
+                        clients: vec![entry],
+                    }),
                 }
             }
         }
         let console = self.config().public_url.trim_end_matches('/').to_owned();
-        let first = &rejected[0].0;
-        let target = if rejected.len() == 1 {
-            crate::audit::AuditSubject::Client(first.client_id.to_string()).target()
-        } else {
-            format!("{} clients", rejected.len())
-        };
         // One message each: contacts never learn whom else a registrant named.
-        for (to, clients) in told {
-            let (subject, what) = match clients.as_slice() {
-                [(realm, one)] => (
-                    format!("Client rejected in {realm}"),
-                    format!("A security reviewer rejected {one}, which names you as a contact."),
+        for Told {
+            to,
+            realm,
+            realm_id,
+            clients,
+        } in told
+        {
+            let (what, target) = match clients.as_slice() {
+                [(one, target)] => (
+                    format!(
+                        "A security reviewer rejected {one} in the realm {realm}, which names you as a contact."
+                    ),
+                    target.clone(),
                 ),
                 many => (
-                    format!("{} clients rejected", many.len()),
                     format!(
-                        "A security reviewer rejected {} clients that name you as a contact:\n\n{}",
+                        "A security reviewer rejected {} clients in the realm {realm} that name you as a contact:\n\n{}",
                         many.len(),
                         many.iter()
-                            .map(|(_, c)| format!("- {c}"))
+                            .map(|(c, _)| format!("- {c}"))
                             .collect::<Vec<_>>()
                             .join("\n")
                     ),
+                    format!("{} clients", many.len()),
                 ),
+            };
+            let subject = match clients.len() {
+                1 => format!("Client rejected in {realm}"),
+                n => format!("{n} clients rejected in {realm}"),
             };
             let body = format!(
                 "{what}\n\nReason: {reason}\n\n\
@@ -122,7 +145,7 @@ impl crate::core::Core {
                  or ask a security reviewer. Your Overview in the console lists it:\n\n{console}/\n",
             );
             self.notify(
-                &first.realm_id,
+                realm_id,
                 &target,
                 Mail {
                     to: vec![to],

@@ -68,6 +68,9 @@ pub async fn open_link(
     if matches!(fetch("sec-fetch-site"), "same-origin" | "none")
         && fetch("sec-fetch-mode") == "navigate"
         && fetch("sec-fetch-dest") == "document"
+        // A page the browser prerenders from the address bar before Enter is no click either.
+        && !headers.contains_key("sec-purpose")
+        && !headers.contains_key("purpose")
     {
         return open(state, req, session, (realm, kind_name, id)).await;
     }

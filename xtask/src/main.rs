@@ -515,13 +515,34 @@ fn test() -> anyhow::Result<()> {
 
 /// Builds `end2end/rust-server` — the Rust server the console generates for the browser
 /// tests' input, which a unit test keeps equal to the generator's output — the way a developer would:
-/// its two files alone in an empty directory outside this repository, dependencies from
+/// its two files alone in an empty directory outside this repository (under `~/.cache`),
+/// dependencies from
 /// crates.io. The workspace's `Cargo.lock` comes along so the versions are the tested ones, and
 /// the build shares `target/` (with the workspace's dependency profile) so the crates it has in
 /// common with the workspace at the same features are not compiled twice. The browser tests
 /// run `target/debug/snippet-test-server`.
 fn build_rust_snippet() -> anyhow::Result<()> {
-    let dir = PathBuf::from(tempdir_path("rust-server")?);
+    // Under the user's own cache directory, not the shared /tmp: Cargo and rustup read
+    // configuration (`.cargo/config.toml`, `rust-toolchain.toml`) from every parent directory,
+    // and another user could plant one there. Created anew (never reused), owner-only.
+    let home = std::env::var_os("HOME").context("HOME is not set")?;
+    let parent = PathBuf::from(home).join(".cache");
+    std::fs::create_dir_all(&parent)?;
+    let dir = parent.join(format!("portcullis-rust-server-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let built = build_rust_snippet_in(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    built
+}
+
+fn build_rust_snippet_in(dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
     for file in ["Cargo.toml", "src/main.rs"] {
         std::fs::copy(Path::new("end2end/rust-server").join(file), dir.join(file))
@@ -532,13 +553,11 @@ fn build_rust_snippet() -> anyhow::Result<()> {
     // Formatted as `cargo fmt` would leave it: what a developer pastes is tidy.
     run(Command::new("rustfmt")
         .args(["--check", "--edition", "2024", "src/main.rs"])
-        .current_dir(&dir))?;
-    let built = run(cargo()
-        .current_dir(&dir)
+        .current_dir(dir))?;
+    run(cargo()
+        .current_dir(dir)
         .args(["build", "--config", "profile.dev.package.\"*\".debug=false"])
-        .env("CARGO_TARGET_DIR", &target));
-    let _ = std::fs::remove_dir_all(&dir);
-    built?;
+        .env("CARGO_TARGET_DIR", &target))?;
     if !target.join("debug/snippet-test-server").exists() {
         bail!("target/debug/snippet-test-server is missing after its build");
     }

@@ -283,6 +283,22 @@ async fn realm_links_open_each_kind_of_object_in_its_realm() {
         "ops",
         "not switched by an image"
     );
+    // Nor by a page the browser prerenders from the address bar before Enter.
+    let prerender = Request::get("/go/default/resources/ledger")
+        .header(header::COOKIE, &admin)
+        .header("sec-fetch-site", "none")
+        .header("sec-fetch-mode", "navigate")
+        .header("sec-fetch-dest", "document")
+        .header("sec-purpose", "prefetch;prerender")
+        .body(Body::empty())
+        .expect("request");
+    let res = t.send(prerender).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        realm_of(&t, &admin).await,
+        "ops",
+        "not switched by a prerender"
+    );
 }
 
 /// A console call from a tab: a same-origin form POST naming the realm the tab shows.

@@ -321,7 +321,10 @@ async fn with_smtp_settings_the_people_concerned_are_told_by_email() {
     assert_eq!(mail.len(), 3, "{mail:?}");
     let (rcpt, data) = &mail[2];
     assert_eq!(rcpt, &["RCPT TO:<dev@example.com>"]);
-    assert!(data.contains("Subject: 2 clients rejected"), "{data}");
+    assert!(
+        data.contains("Subject: 2 clients rejected in default"),
+        "{data}"
+    );
     assert!(data.contains(&one) && data.contains(&two), "{data}");
     assert!(data.contains("Reason: Spam."), "{data}");
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;

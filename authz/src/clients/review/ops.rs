@@ -128,8 +128,10 @@ impl Core {
             }
         }
         let mut out = Decided::default();
-        // Their contacts hear of the rejections once, together, after the loop.
+        // Their contacts hear of the rejections once, together, after the loop (also when it
+        // stops early: what was rejected stays rejected).
         let mut rejected = Vec::new();
+        let mut stopped = None;
         for (realm_name, id, seen) in clients {
             let (realm_name, id, seen) = (*realm_name, *id, Some(*seen));
             let result = match decision {
@@ -149,12 +151,18 @@ impl Core {
             };
             match result {
                 Ok(()) => out.done += 1,
-                Err(e @ (Error::InvalidField { .. } | Error::Forbidden)) => return Err(e),
+                Err(e @ (Error::InvalidField { .. } | Error::Forbidden)) => {
+                    stopped = Some(e);
+                    break;
+                }
                 Err(e) => out.failed.push((id.to_owned(), e)),
             }
         }
         self.tell_clients_rejected(&rejected, why.trim()).await;
-        Ok(out)
+        match stopped {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 
     /// Rejects a pending client.

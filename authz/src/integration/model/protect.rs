@@ -48,15 +48,19 @@ pub fn protect(
         crate::realms::parse_display_name(name, "The name")
             .map_err(|m| input_error("resource_name", m))?;
     }
-    let docs = input.documentation_url.trim();
-    if !docs.is_empty()
-        && !url::Url::parse(docs).is_ok_and(|u| u.scheme() == "https" && u.host().is_some())
-    {
-        return Err(input_error(
-            "documentation_url",
-            "The documentation URL must be an absolute https URL.",
-        ));
-    }
+    // The URL as parsed (percent-encoded, IDNA host): what the metadata and snippets carry.
+    let docs = match input.documentation_url.trim() {
+        "" => String::new(),
+        typed => match url::Url::parse(typed) {
+            Ok(u) if u.scheme() == "https" && u.host().is_some() => u.to_string(),
+            _ => {
+                return Err(input_error(
+                    "documentation_url",
+                    "The documentation URL must be an absolute https URL.",
+                ));
+            }
+        },
+    };
     let OfferedScopes {
         offered: scopes,
         notes: scope_notes,
@@ -77,7 +81,7 @@ pub fn protect(
         name: shown_name,
         challenge: challenge(&urls[0], &scopes, None),
     };
-    let metadata = metadata_json(server, r, &scopes, name, docs);
+    let metadata = metadata_json(server, r, &scopes, name, &docs);
     let mut artifacts = vec![
         Artifact {
             id: "metadata",

@@ -19,7 +19,7 @@ pub const RUST_CRATES: &[(&str, &str, &[&str], bool)] = &[
     (
         "tokio",
         "1.54.1",
-        &["macros", "rt-multi-thread", "net"],
+        &["macros", "rt-multi-thread", "net", "sync"],
         false,
     ),
     ("jsonwebtoken", "10.4.0", &["rust_crypto"], false),
@@ -165,7 +165,11 @@ pub(super) fn rust_server(s: &Snippet<'_>, metadata_urls: &[String], metadata: &
             ("PORT", listen_port(resource).to_string()),
             (
                 "BIND",
-                literal(if loopback { "127.0.0.1" } else { "0.0.0.0" }),
+                literal(match host.parse::<std::net::IpAddr>() {
+                    Ok(std::net::IpAddr::V6(_)) if loopback => "::1",
+                    _ if loopback => "127.0.0.1",
+                    _ => "0.0.0.0",
+                }),
             ),
         ],
     );
@@ -216,8 +220,8 @@ pub(super) fn wrap_long_constants(code: &str) -> String {
 const TEMPLATE: &str = r##"// src/main.rs: an MCP server protected by @REALM@ (Portcullis), with the official Rust SDK.
 //
 // Every request to the MCP endpoint needs a token from the realm, checked here: its signature
-// (the realm's keys, fetched and cached), typ, iss, exp, aud (this server and no other) and
-// scopes. The RFC 9728 metadata tells MCP clients where to get one.
+// (the realm's keys, fetched and cached), typ, iss, exp, aud (this server) and scopes.
+// The RFC 9728 metadata tells MCP clients where to get one.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -258,6 +262,8 @@ const ALGORITHMS: &[Algorithm] = &[Algorithm::ES256, Algorithm::RS256, Algorithm
 /// token naming an unknown key sends this server to the realm for new ones.
 const KEYS_FRESH: Duration = Duration::from_secs(600);
 const KEYS_REFETCH: Duration = Duration::from_secs(30);
+/// How long after their last fetch the keys are used while the realm cannot be reached.
+const KEYS_MAX_STALE: Duration = Duration::from_secs(3600);
 /// How long the realm's introspection answer for a token is reused.
 const INTROSPECTION_CACHE: Duration = Duration::from_secs(30);
 
@@ -356,6 +362,8 @@ struct Realm {
     http: reqwest::Client,
     introspection: Option<(String, String)>,
     keys: Mutex<Keys>,
+    /// Held while keys are fetched: requests that need them wait for that fetch.
+    fetching: tokio::sync::Mutex<()>,
     /// The realm's introspection answers by token id, with when each stops being reused.
     answers: Mutex<HashMap<String, (bool, Instant)>>,
 }
@@ -394,15 +402,27 @@ impl Realm {
     }
 
     /// The realm's key `kid`: from the cache while it is fresh, else fetched (at most once per
-    /// `KEYS_REFETCH`); the last keys stay in use while the realm cannot be reached.
+    /// `KEYS_REFETCH`; a request that finds a fetch under way waits for it). While the realm
+    /// cannot be reached the last keys stay in use, up to `KEYS_MAX_STALE` after they were
+    /// fetched; until keys were fetched once, the call fails (503) rather than call a good
+    /// token invalid.
     async fn key(&self, kid: &str) -> Result<Jwk, Refusal> {
         let find = |keys: &Keys| keys.set.as_ref().and_then(|s| s.find(kid)).cloned();
+        let fresh = |keys: &Keys| keys.fetched.is_some_and(|t| t.elapsed() < KEYS_FRESH);
+        let cached = {
+            let keys = lock(&self.keys);
+            find(&keys).filter(|_| fresh(&keys))
+        };
+        if let Some(key) = cached {
+            return Ok(key);
+        }
+        let _one_fetch_at_a_time = self.fetching.lock().await;
         let (known, fetch) = {
             let mut keys = lock(&self.keys);
-            let known = find(&keys);
-            let fresh = keys.fetched.is_some_and(|t| t.elapsed() < KEYS_FRESH);
+            let usable = keys.fetched.is_some_and(|t| t.elapsed() < KEYS_MAX_STALE);
+            let known = find(&keys).filter(|_| usable);
             let may = keys.attempted.is_none_or(|t| t.elapsed() >= KEYS_REFETCH);
-            let fetch = may && (known.is_none() || !fresh);
+            let fetch = may && (known.is_none() || !fresh(&keys));
             if fetch {
                 keys.attempted = Some(Instant::now());
             }
@@ -427,7 +447,17 @@ impl Realm {
                 }
             }
         }
-        known.ok_or(Refusal::Invalid(UNKNOWN_KEY))
+        // Invalid only when the realm listed its keys recently, without this one.
+        let listed = lock(&self.keys)
+            .fetched
+            .is_some_and(|t| t.elapsed() < KEYS_MAX_STALE);
+        match known {
+            Some(key) => Ok(key),
+            None if listed => Err(Refusal::Invalid(UNKNOWN_KEY)),
+            None => Err(Refusal::Unavailable(
+                "the realm's keys could not be fetched (trying again soon)".into(),
+            )),
+        }
     }
 
     async fn verify(&self, token: &str) -> Result<Caller, Refusal> {
@@ -619,6 +649,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .build()?,
         introspection,
         keys: Mutex::default(),
+        fetching: tokio::sync::Mutex::default(),
         answers: Mutex::default(),
     });
     let config = StreamableHttpServerConfig::default()

@@ -205,6 +205,23 @@ fn long_constants_wrap_as_rustfmt_does_and_keep_every_quote() {
 }
 
 #[test]
+fn the_documentation_url_is_carried_as_parsed() {
+    let mut i = input("https://mcp.example.com/mcp", "");
+    i.documentation_url = "https://Docs.Example.com/a\"##b c".into();
+    let p = protect(&realm(), &i, false).expect("generated");
+    let metadata = &p
+        .artifacts
+        .iter()
+        .find(|a| a.id == "metadata")
+        .expect("metadata")
+        .text;
+    assert!(
+        metadata.contains(r#""resource_documentation": "https://docs.example.com/a%22##b%20c""#),
+        "{metadata}"
+    );
+}
+
+#[test]
 fn raw_literals_never_end_early() {
     assert_eq!(raw_literal("{}"), "r#\"{}\"#");
     assert_eq!(raw_literal("a\"#b\"##c"), "r###\"a\"#b\"##c\"###");
