@@ -597,7 +597,7 @@ pub fn ClientDetailPage() -> impl IntoView {
     let toasts = use_toasts();
     Effect::new(move |_| {
         if let Some(Ok(c)) = update.value().get() {
-            toasts.push(ToastKind::Success, format!("Client {} saved.", c.client_id));
+            toasts.push(ToastKind::Success, format!("{} saved.", c.name));
         }
     });
     Effect::new(move |_| match rotate.value().get() {

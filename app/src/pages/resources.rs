@@ -644,7 +644,7 @@ pub fn ResourceDetailPage() -> impl IntoView {
     let toasts = use_toasts();
     Effect::new(move |_| {
         if let Some(Ok(r)) = update.value().get() {
-            toasts.push(ToastKind::Success, format!("Resource {} saved.", r.slug));
+            toasts.push(ToastKind::Success, format!("{} saved.", r.display_name));
         }
     });
     leave_after(delete, "Resource deleted.", "/resources");
@@ -663,7 +663,10 @@ pub fn ResourceDetailPage() -> impl IntoView {
             focus_title.set(true);
             toasts.push(
                 ToastKind::Success,
-                format!("Submission {} rejected: its developer sees why.", r.slug),
+                format!(
+                    "Submission {} rejected: its developer sees why.",
+                    r.display_name
+                ),
             );
         }
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
