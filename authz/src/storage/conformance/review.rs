@@ -6,6 +6,28 @@ use crate::storage::Database;
 
 /// The review inbox: one state across every realm or one, by registration kind and search,
 /// paged by key in both orders; admin-registered clients never appear; counts per state.
+/// Stores `clients` as self-registered (each with its registration token and audit row).
+async fn register_all(store: &crate::storage::DynStore, clients: &[crate::clients::Client]) {
+    for c in clients {
+        store
+            .insert_registered_client(
+                c,
+                None,
+                format!("rat-{}", c.client_id).as_bytes(),
+                None,
+                &event(
+                    &c.realm_id,
+                    "client.register",
+                    "registration",
+                    "client:x",
+                    1,
+                ),
+            )
+            .await
+            .expect("register");
+    }
+}
+
 pub(super) async fn review_inbox(db: &Database) {
     use crate::clients::{InboxCursor, InboxFilter};
     let store = db.store();
@@ -55,24 +77,7 @@ pub(super) async fn review_inbox(db: &Database) {
         ReviewState::Pending,
         70,
     ));
-    for c in &clients {
-        store
-            .insert_registered_client(
-                c,
-                None,
-                format!("rat-{}", c.client_id).as_bytes(),
-                None,
-                &event(
-                    &c.realm_id,
-                    "client.register",
-                    "registration",
-                    "client:x",
-                    1,
-                ),
-            )
-            .await
-            .expect("register");
-    }
+    register_all(&store, &clients).await;
     let filter = |realm: Option<&crate::realms::Realm>| InboxFilter {
         state: ReviewState::Pending,
         realm_id: realm.map(|r| r.id.clone()),
@@ -272,24 +277,7 @@ pub(super) async fn rejected_clients_by_contact(db: &Database) {
             60,
         ),
     ];
-    for c in &clients {
-        store
-            .insert_registered_client(
-                c,
-                None,
-                format!("rat-{}", c.client_id).as_bytes(),
-                None,
-                &event(
-                    &c.realm_id,
-                    "client.register",
-                    "registration",
-                    "client:x",
-                    1,
-                ),
-            )
-            .await
-            .expect("register");
-    }
+    register_all(&store, &clients).await;
     let found = store
         .list_rejected_clients_mentioning(&one.id, "dev_1@example.com", 0, 10)
         .await
@@ -373,24 +361,7 @@ pub(super) async fn review_inbox_by_risk(db: &Database) {
             "10.0.0.3",
         ),
     ];
-    for c in &clients {
-        store
-            .insert_registered_client(
-                c,
-                None,
-                format!("rat-{}", c.client_id).as_bytes(),
-                None,
-                &event(
-                    &c.realm_id,
-                    "client.register",
-                    "registration",
-                    "client:x",
-                    1,
-                ),
-            )
-            .await
-            .expect("register");
-    }
+    register_all(&store, &clients).await;
     let filter = InboxFilter {
         state: ReviewState::Pending,
         realm_id: None,
