@@ -37,6 +37,8 @@ export async function createRealm(page: Page, name: string, display: string) {
   await page.getByLabel('Display name').fill(display);
   await page.getByRole('button', { name: 'Create realm' }).click();
   await expect(page.getByTestId('realm-row').filter({ hasText: name })).toBeVisible();
+  // The create flow ends on the new realm: its link has focus.
+  await expect(page.locator(`#realm-${name}`)).toBeFocused();
 }
 
 /** Switches the console to realm `name` with the sidebar's realm picker (choose, then Switch). */

@@ -165,6 +165,8 @@ test('a developer submits their server for an admin to enable; an admin register
   await admin.getByRole('button', { name: 'Enable', exact: true }).click();
   await expect(admin.getByTestId('resource-detail')).toContainText('Enabled');
   await expect(admin.getByTestId('resource-submitted')).toHaveCount(0);
+  // The Enable button gave way to Disable: focus is on the resource's title, not lost.
+  await expect(admin.locator('#resource-title')).toBeFocused();
   // Withdrawing from the page opened before that decision says why not, and shows it as it is.
   await dev.getByRole('button', { name: 'Withdraw submission' }).click();
   await dev.getByRole('alertdialog').getByRole('button', { name: 'Withdraw', exact: true }).click();

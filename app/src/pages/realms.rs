@@ -24,7 +24,15 @@ const REALM_FIELDS: &[(&str, &str)] = &[
 ];
 
 #[component]
-fn RealmRow(realm: RealmView) -> impl IntoView {
+fn RealmRow(realm: RealmView, focus: RwSignal<Option<String>>) -> impl IntoView {
+    // The realm just created: its link takes focus once its row is in the page.
+    let name = realm.name.clone();
+    Effect::new(move |_| {
+        if focus.get_untracked().as_deref() == Some(name.as_str()) {
+            focus.set(None);
+            crate::components::ui::focus_soon(format!("realm-{name}"));
+        }
+    });
     view! {
         <tr data-testid="realm-row" class=CARDS_ROW>
             <td class=CARDS_CELL>
@@ -48,7 +56,7 @@ pub fn RealmsPage() -> impl IntoView {
     let errors = FieldErrors::new(create, "new-realm", REALM_FIELDS);
     let toasts = use_toasts();
     let session = crate::components::layout::use_session();
-    // The realm just created: once the list shows it, focus goes to its link.
+    // The realm just created: once the list shows it, focus goes to its link (`RealmRow`).
     let focus_new = RwSignal::new(None::<String>);
     Effect::new(move |_| {
         if let Some(Ok(r)) = create.value().get() {
@@ -63,17 +71,6 @@ pub fn RealmsPage() -> impl IntoView {
             focus_new.set(Some(r.name.clone()));
             // The realm switcher lists it from now on.
             session.refetch();
-        }
-    });
-    Effect::new(move |_| {
-        let listed = |name: &String| {
-            realms.with(
-                |r| matches!(r, Some(Ok(list)) if list.iter().any(|realm| realm.name == *name)),
-            )
-        };
-        if let Some(name) = focus_new.get_untracked().filter(listed) {
-            focus_new.set(None);
-            crate::components::ui::focus_soon(format!("realm-{name}"));
         }
     });
     view! {
@@ -108,7 +105,7 @@ pub fn RealmsPage() -> impl IntoView {
                                 </tr>
                             </thead>
                             <tbody class=CARDS_BODY>
-                                {list.into_iter().map(|realm| view! { <RealmRow realm/> }).collect_view()}
+                                {list.into_iter().map(|realm| view! { <RealmRow realm focus=focus_new/> }).collect_view()}
                             </tbody>
                         </table>
                     }.into_any(),
