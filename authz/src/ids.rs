@@ -59,6 +59,8 @@ entities! {
     Family => FamilyId, "fam";
     /// A registry release waiting for a second person's approval (`rrq_…`).
     RegistryRequest => RegistryRequestId, "rrq";
+    /// An identity provider a realm trusts for ID-JAG assertions (`tis_…`).
+    TrustedIssuer => TrustedIssuerId, "tis";
 }
 
 /// The primary key of a `T`.

@@ -23,6 +23,7 @@ pub mod clock;
 mod core;
 pub mod drift;
 pub mod error;
+pub mod federation;
 pub mod fetch;
 pub mod housekeeping;
 pub mod ids;

@@ -34,6 +34,7 @@ macro_rules! say_secret {
 mod admin;
 mod agents;
 mod clients;
+mod issuers;
 mod keys;
 mod lifecycle;
 mod mcp;
@@ -47,6 +48,7 @@ mod table;
 pub use admin::AdminCommand;
 pub use agents::AgentsCommand;
 pub use clients::ClientsCommand;
+pub use issuers::IssuersCommand;
 pub use keys::KeysCommand;
 pub use lifecycle::{ClientLifecycle, ResourceLifecycle};
 pub use people::PeopleCommand;
@@ -135,6 +137,12 @@ pub enum Command {
         /// People subcommand.
         #[command(subcommand)]
         command: PeopleCommand,
+    },
+    /// Enterprise-managed authorization: the identity providers whose ID-JAGs a realm accepts.
+    TrustedIssuers {
+        /// Trusted-issuers subcommand.
+        #[command(subcommand)]
+        command: IssuersCommand,
     },
     /// Run an MCP client's discovery steps against an MCP server and say what passes and why
     /// (exit status 1 when a step fails).
@@ -249,6 +257,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             };
             let state = crate::AppState::init(config).await?;
             let result = people::people(&state.core, command, password).await;
+            state.db.close().await;
+            result
+        }
+        Command::TrustedIssuers { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = issuers::issuers(&state.core, command).await;
             state.db.close().await;
             result
         }

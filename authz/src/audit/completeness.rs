@@ -104,6 +104,11 @@ const WRITES: &[&str] = &[
     "update_person",
     "set_person_password",
     "set_person_disabled",
+    // federation
+    "create_trusted_issuer",
+    "update_trusted_issuer",
+    "set_trusted_issuer_enabled",
+    "delete_trusted_issuer",
     // realms
     "create_realm",
     "update_realm",
@@ -142,6 +147,7 @@ const WRITES: &[&str] = &[
 /// Operations that change nothing an audit row would record. Each says why.
 const READS: &[&str] = &[
     "realm_overview",
+    "list_trusted_issuers",
     "list_agents",
     "agent",
     // Caches and housekeeping: no decision by anyone. `purge_expired` deletes rows that expired
@@ -276,6 +282,10 @@ const RUN: &[&str] = &[
     "update_person",
     "set_person_password",
     "set_person_disabled",
+    "create_trusted_issuer",
+    "update_trusted_issuer",
+    "set_trusted_issuer_enabled",
+    "delete_trusted_issuer",
     "create_user",
     "set_user_role",
     "set_user_disabled",
@@ -773,6 +783,37 @@ async fn each_write_adds_an_audit_row() {
     write!(
         "set_person_disabled",
         core.set_person_disabled(&p, d, &id, true, &m)
+    );
+    let idp = crate::federation::TrustedIssuerInput {
+        issuer: "https://idp.example.com".into(),
+        jwks_uri: "https://idp.example.com/keys".into(),
+        clients: "bot".into(),
+        ..Default::default()
+    };
+    write!(
+        "create_trusted_issuer",
+        core.create_trusted_issuer(&p, d, &idp, &m)
+    );
+    write!(
+        "update_trusted_issuer",
+        core.update_trusted_issuer(
+            &p,
+            d,
+            "https://idp.example.com",
+            &crate::federation::TrustedIssuerInput {
+                create_people: true,
+                ..idp.clone()
+            },
+            &m
+        )
+    );
+    write!(
+        "set_trusted_issuer_enabled",
+        core.set_trusted_issuer_enabled(&p, d, "https://idp.example.com", false, &m)
+    );
+    write!(
+        "delete_trusted_issuer",
+        core.delete_trusted_issuer(&p, d, "https://idp.example.com", &m)
     );
     let ada = write!(
         "create_user",

@@ -189,6 +189,22 @@ pub mod action {
     pub const DRIFT_FORGET: &str = "registry.drift_forget";
     /// An e-mail about a decision could not be sent (SMTP refused or unreachable).
     pub const MAIL_FAILED: &str = "mail.failed";
+    /// An identity provider became trusted for ID-JAG assertions.
+    pub const TRUSTED_ISSUER_CREATE: &str = "trusted_issuer.create";
+    /// A trusted identity provider's settings changed.
+    pub const TRUSTED_ISSUER_UPDATE: &str = "trusted_issuer.update";
+    /// A trusted identity provider was enabled.
+    pub const TRUSTED_ISSUER_ENABLE: &str = "trusted_issuer.enable";
+    /// A trusted identity provider was disabled: its assertions are refused.
+    pub const TRUSTED_ISSUER_DISABLE: &str = "trusted_issuer.disable";
+    /// A trusted identity provider was removed.
+    pub const TRUSTED_ISSUER_DELETE: &str = "trusted_issuer.delete";
+    /// An upstream identity was linked to an existing person.
+    pub const PERSON_LINK: &str = "person.link";
+    /// An ID-JAG (enterprise-managed authorization) was traded for an access token.
+    pub const TOKEN_ID_JAG: &str = "token.id_jag";
+    /// An ID-JAG was refused.
+    pub const TOKEN_ID_JAG_DENIED: &str = "token.id_jag_denied";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -262,6 +278,14 @@ pub mod action {
         REGISTRY_MEMBER_REMOVE,
         DRIFT_FORGET,
         MAIL_FAILED,
+        TRUSTED_ISSUER_CREATE,
+        TRUSTED_ISSUER_UPDATE,
+        TRUSTED_ISSUER_ENABLE,
+        TRUSTED_ISSUER_DISABLE,
+        TRUSTED_ISSUER_DELETE,
+        PERSON_LINK,
+        TOKEN_ID_JAG,
+        TOKEN_ID_JAG_DENIED,
     ];
 }
 
@@ -433,6 +457,8 @@ pub enum AuditSubject {
     RegistryGroup(&'static str, String),
     /// The first-start setup (its link).
     Setup,
+    /// An identity provider trusted for ID-JAG assertions, by issuer.
+    TrustedIssuer(String),
 }
 
 impl AuditSubject {
@@ -454,6 +480,7 @@ impl AuditSubject {
             AuditSubject::Release(n) => format!("release:{n}"),
             AuditSubject::RegistryGroup(kind, id) => format!("{kind}:{id}"),
             AuditSubject::Setup => "setup".to_owned(),
+            AuditSubject::TrustedIssuer(iss) => format!("idp:{iss}"),
         }
     }
 }
@@ -615,6 +642,10 @@ mod tests {
             ),
             (AuditSubject::AuditLog, "audit"),
             (AuditSubject::Setup, "setup"),
+            (
+                AuditSubject::TrustedIssuer("https://idp.example".into()),
+                "idp:https://idp.example",
+            ),
         ];
         for (subject, target) in cases {
             assert_eq!(subject.target(), target);

@@ -163,6 +163,9 @@ impl AuthMethod {
     }
 }
 
+/// The JWT bearer grant (RFC 7523 §2.1), the grant ID-JAGs are presented with.
+pub const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
 /// An OAuth grant type this server implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -177,16 +180,21 @@ pub enum GrantType {
     TokenExchange,
     /// RFC 8628: a device without a browser polls while a person approves elsewhere.
     DeviceCode,
+    /// RFC 7523 §2.1 with the ID-JAG profile: an enterprise IdP's identity assertion traded for
+    /// an access token. Who may use it is decided by the realm's trusted issuers (each lists
+    /// its clients), not by the client's registration.
+    JwtBearer,
 }
 
 impl GrantType {
     /// Every grant type this server implements.
-    pub const ALL: [GrantType; 5] = [
+    pub const ALL: [GrantType; 6] = [
         GrantType::AuthorizationCode,
         GrantType::ClientCredentials,
         GrantType::RefreshToken,
         GrantType::TokenExchange,
         GrantType::DeviceCode,
+        GrantType::JwtBearer,
     ];
 
     /// Registered name.
@@ -197,6 +205,7 @@ impl GrantType {
             GrantType::RefreshToken => "refresh_token",
             GrantType::TokenExchange => "urn:ietf:params:oauth:grant-type:token-exchange",
             GrantType::DeviceCode => "urn:ietf:params:oauth:grant-type:device_code",
+            GrantType::JwtBearer => JWT_BEARER_GRANT,
         }
     }
 
@@ -211,6 +220,7 @@ impl GrantType {
             "refresh_token" => Ok(GrantType::RefreshToken),
             "urn:ietf:params:oauth:grant-type:token-exchange" => Ok(GrantType::TokenExchange),
             "urn:ietf:params:oauth:grant-type:device_code" => Ok(GrantType::DeviceCode),
+            JWT_BEARER_GRANT => Ok(GrantType::JwtBearer),
             other => Err(format!("Unsupported grant type {other:?}.")),
         }
     }

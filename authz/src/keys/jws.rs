@@ -45,6 +45,10 @@ pub struct Header {
     /// token unacceptable here).
     #[serde(skip)]
     pub has_crit: bool,
+    /// Whether the header carries or points at a key of its own (`jwk`, `jku`, `x5c`, `x5u`):
+    /// a token that brings its own key proves nothing, so assertions with one are refused.
+    #[serde(skip)]
+    pub embeds_key: bool,
 }
 
 /// Splits and decodes a compact JWS without checking its signature.
@@ -64,9 +68,13 @@ pub fn decode_unverified(token: &str) -> Result<(Header, serde_json::Value), Jws
         .and_then(|b| serde_json::from_slice(&b).ok())
         .ok_or(JwsError::Malformed)?;
     let has_crit = raw.contains_key("crit");
+    let embeds_key = ["jwk", "jku", "x5c", "x5u"]
+        .iter()
+        .any(|k| raw.contains_key(*k));
     let mut header: Header =
         serde_json::from_value(serde_json::Value::Object(raw)).map_err(|_| JwsError::Malformed)?;
     header.has_crit = has_crit;
+    header.embeds_key = embeds_key;
     let claims: serde_json::Value = URL_SAFE_NO_PAD
         .decode(p)
         .ok()

@@ -29,6 +29,8 @@ mod clients;
 #[macro_use]
 mod drift;
 #[macro_use]
+mod federation;
+#[macro_use]
 mod keys;
 #[macro_use]
 mod people;
@@ -56,6 +58,7 @@ pub use audit::AuditStore;
 pub use authorize::{AuthorizeStore, MAX_CONNECTED_APPS, Redeemed};
 pub use clients::{ClientStore, INITIAL_TOKEN_SPENT};
 pub use drift::{DriftStore, Saved};
+pub use federation::FederationStore;
 pub use keys::KeyStore;
 pub use people::PeopleStore;
 pub use postgres::PgStore;
@@ -84,6 +87,7 @@ pub trait Store:
     + AuthorizeStore
     + RegistryStore
     + DriftStore
+    + FederationStore
 {
 }
 impl<T> Store for T where
@@ -102,6 +106,7 @@ impl<T> Store for T where
         + AuthorizeStore
         + RegistryStore
         + DriftStore
+        + FederationStore
 {
 }
 

@@ -16,6 +16,7 @@ realm_store!(PgStore, sqlx::Postgres);
 resource_store!(PgStore, sqlx::Postgres);
 registry_store!(PgStore, sqlx::Postgres);
 drift_store!(PgStore, sqlx::Postgres);
+federation_store!(PgStore, sqlx::Postgres);
 token_store!(PgStore, sqlx::Postgres);
 account_store!(PgStore, sqlx::Postgres);
 people_store!(PgStore, sqlx::Postgres);

@@ -12,7 +12,8 @@ use async_trait::async_trait;
 pub struct Purged {
     /// Revoked-token entries past the token's expiry (an expired token is refused anyway).
     pub revoked_tokens: u64,
-    /// Used client-assertion `jti`s past the time their assertion could be accepted.
+    /// Used client-assertion and ID-JAG `jti`s past the time their assertion could be
+    /// accepted.
     pub assertion_jtis: u64,
     /// Sign-in sessions, authorization codes and token families past their end.
     pub flows: u64,
@@ -60,6 +61,8 @@ pub(super) const IS_REVOKED: &str =
     "SELECT COUNT(*) FROM revoked_tokens WHERE realm_id = $1 AND jti = $2";
 pub(super) const PURGE_REVOKED: &str = "DELETE FROM revoked_tokens WHERE expires_at <= $1";
 pub(super) const PURGE_JTIS: &str = "DELETE FROM client_assertion_jtis WHERE expires_at <= $1";
+pub(super) const PURGE_ID_JAG_JTIS: &str =
+    "DELETE FROM identity_assertion_jtis WHERE expires_at <= $1";
 
 /// Implements [`TokenStore`] for one backend's store.
 macro_rules! token_store {
@@ -159,7 +162,12 @@ macro_rules! token_store {
                         .bind(now)
                         .execute(&self.pool)
                         .await?
-                        .rows_affected();
+                        .rows_affected()
+                        + sqlx::query(PURGE_ID_JAG_JTIS)
+                            .bind(now)
+                            .execute(&self.pool)
+                            .await?
+                            .rows_affected();
                     Ok(Purged {
                         revoked_tokens,
                         assertion_jtis,

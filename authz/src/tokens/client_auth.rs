@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 /// A JWT NumericDate (RFC 7519 §2): a JSON number of seconds, fractions allowed (truncated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct NumericDate(i64);
+pub(super) struct NumericDate(pub(super) i64);
 
 impl<'de> Deserialize<'de> for NumericDate {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -38,12 +38,20 @@ impl<'de> Deserialize<'de> for NumericDate {
 /// `aud`: one string or an array of strings (RFC 7519 §4.1.3).
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
-enum Audience {
+pub(super) enum Audience {
     One(String),
     Many(Vec<String>),
 }
 
 impl Audience {
+    /// Every value, in order.
+    pub(super) fn values(&self) -> Vec<&str> {
+        match self {
+            Audience::One(a) => vec![a.as_str()],
+            Audience::Many(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
+
     fn contains(&self, f: impl Fn(&str) -> bool) -> bool {
         match self {
             Audience::One(a) => f(a),
@@ -82,7 +90,7 @@ impl AssertionClaims {
 }
 
 /// Most keys an assertion is tried against.
-const MAX_KEYS_TRIED: usize = 4;
+pub(super) const MAX_KEYS_TRIED: usize = 4;
 
 fn invalid_client() -> Error {
     Error::oauth(
@@ -217,7 +225,10 @@ impl Core {
         };
         let jwks = match (&client.metadata.jwks, &client.metadata.jwks_uri) {
             (Some(inline), _) => Some(inline.clone()),
-            (None, Some(uri)) => self.remote_jwks(client, uri, header.kid.as_deref()).await,
+            (None, Some(uri)) => {
+                self.remote_jwks(client.client_id.as_str(), uri, header.kid.as_deref())
+                    .await
+            }
             (None, None) => None,
         };
         let keys = jwks
@@ -269,12 +280,13 @@ impl Core {
             .await?)
     }
 
-    /// A client's JWK Set from its `jwks_uri`, through the document cache: fetched when missing or
-    /// expired, or when it lacks the assertion's `kid` (the client rotated its keys), but at most
-    /// once a minute per URL. A failed fetch keeps the previous document usable for a day.
-    async fn remote_jwks(
+    /// A published JWK Set (of a client, or of an identity provider: `owner`, for the log),
+    /// through the document cache: fetched when missing or expired, or when it lacks the
+    /// assertion's `kid` (the owner rotated its keys), but at most once a minute per URL. A
+    /// failed fetch keeps the previous document usable for a day.
+    pub(crate) async fn remote_jwks(
         &self,
-        client: &Client,
+        owner: &str,
         uri: &str,
         kid: Option<&str>,
     ) -> Option<serde_json::Value> {
@@ -291,7 +303,7 @@ impl Core {
             Lookup::Wait(doc) => return doc,
             Lookup::Refetch(stale) => stale,
         };
-        match self.fetch_client_jwks(client, uri, now).await {
+        match self.fetch_jwks(owner, uri, now).await {
             Ok(doc) => Some(doc),
             Err(_) => stale,
         }
@@ -302,6 +314,16 @@ impl Core {
     pub(crate) async fn fetch_client_jwks(
         &self,
         client: &Client,
+        uri: &str,
+        now: UnixTime,
+    ) -> std::result::Result<serde_json::Value, FetchError> {
+        self.fetch_jwks(client.client_id.as_str(), uri, now).await
+    }
+
+    /// Fetches `owner`'s JWK Set from `uri` now and records the outcome in the document cache.
+    async fn fetch_jwks(
+        &self,
+        owner: &str,
         uri: &str,
         now: UnixTime,
     ) -> std::result::Result<serde_json::Value, FetchError> {
@@ -318,7 +340,7 @@ impl Core {
         match checked {
             Ok(f) => Ok(f.body),
             Err(error) => {
-                tracing::warn!(client.id = %client.client_id, jwks_uri = %untrusted(uri), %error, "Fetching a client's JWKS failed");
+                tracing::warn!(owner = %untrusted(owner), jwks_uri = %untrusted(uri), %error, "Fetching a JWKS failed");
                 Err(error)
             }
         }

@@ -66,6 +66,7 @@ impl Core {
             revocation_endpoint_auth_methods_supported: public_too,
             revocation_endpoint_auth_signing_alg_values_supported: algs,
             scopes_supported: scopes,
+            authorization_grant_profiles_supported: vec![super::model::ID_JAG_GRANT_PROFILE],
         })
     }
 

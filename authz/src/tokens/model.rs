@@ -9,6 +9,14 @@ pub const MAX_ASSERTION_LIFETIME_SECS: i64 = 300;
 pub const ASSERTION_SKEW_SECS: i64 = 60;
 /// The token type of access tokens in token exchange (RFC 8693 §3).
 pub const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
+/// The grant profile of Identity Assertion JWT Authorization Grants.
+pub const ID_JAG_GRANT_PROFILE: &str = "urn:ietf:params:oauth:grant-profile:id-jag";
+/// The `typ` header of an ID-JAG.
+pub const ID_JAG_TYP: &str = "oauth-id-jag+jwt";
+/// How far in the future an ID-JAG's `exp` may be (they are meant to live minutes).
+pub const MAX_ID_JAG_LIFETIME_SECS: i64 = 600;
+/// Longest `assertion` accepted, in bytes.
+pub const MAX_ASSERTION_LEN: usize = 16 * 1024;
 /// The token type of JWTs (RFC 8693 §3): a client may ask for it, and gets an access token.
 pub const JWT_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:jwt";
 /// The longest lifetime of a token minted by token exchange (the resource's or realm's token
@@ -114,6 +122,8 @@ pub struct TokenRequest {
     /// Every `audience` parameter sent (token exchange; not supported: `resource` names the
     /// target).
     pub audience: Vec<String>,
+    /// `assertion` (the JWT bearer grant: an ID-JAG).
+    pub assertion: Option<String>,
 }
 
 /// A successful token response (RFC 6749 §5.1).
@@ -211,4 +221,7 @@ pub struct ServerMetadata {
     pub revocation_endpoint_auth_signing_alg_values_supported: Vec<&'static str>,
     /// `scopes_supported`: the scopes of the realm's enabled resources, and `offline_access`.
     pub scopes_supported: Vec<String>,
+    /// `authorization_grant_profiles_supported` (identity-assertion-authz-grant §7): the ID-JAG
+    /// profile of the JWT bearer grant. Says nothing of which issuers are trusted.
+    pub authorization_grant_profiles_supported: Vec<&'static str>,
 }

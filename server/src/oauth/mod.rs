@@ -298,6 +298,7 @@ async fn token(
             actor_token_type: form.one("actor_token_type").map(str::to_owned),
             requested_token_type: form.one("requested_token_type").map(str::to_owned),
             audience: form.all("audience"),
+            assertion: form.one("assertion").map(str::to_owned),
         };
         state.core.issue_token(&realm, creds, &request, &meta).await
     })

@@ -11,6 +11,7 @@ mod drift;
 mod exchange;
 mod hardening;
 mod hydration;
+mod id_jag;
 mod interop;
 mod laptop;
 mod lists;

@@ -199,7 +199,8 @@ async fn discovery_is_identical_at_every_path_and_lists_what_exists() {
             "client_credentials",
             "refresh_token",
             "urn:ietf:params:oauth:grant-type:token-exchange",
-            "urn:ietf:params:oauth:grant-type:device_code"
+            "urn:ietf:params:oauth:grant-type:device_code",
+            "urn:ietf:params:oauth:grant-type:jwt-bearer"
         ])
     );
     assert_eq!(

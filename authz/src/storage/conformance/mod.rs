@@ -15,6 +15,7 @@ mod audit;
 mod authorize;
 mod clients;
 mod drift;
+mod federation;
 mod fixtures;
 mod keys;
 mod realms;
@@ -166,6 +167,7 @@ on_both_backends!(
     authorize::codes_die_with_what_they_stood_for,
     registry::registry,
     drift::drift,
+    federation::federation,
 );
 
 /// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes

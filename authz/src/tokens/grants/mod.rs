@@ -3,6 +3,7 @@
 mod authorization_code;
 mod client_credentials;
 mod device_code;
+mod jwt_bearer;
 pub(crate) use client_credentials::machine_scopes;
 mod refresh_token;
 mod token_exchange;
@@ -51,7 +52,9 @@ impl Core {
         let client = self
             .authenticate_client(&realm, creds.as_ref(), meta)
             .await?;
-        if !client.grant_types.contains(&grant) {
+        // Who may present an ID-JAG is decided by the realm's trusted issuers (each lists its
+        // clients), not by the client's registration.
+        if grant != GrantType::JwtBearer && !client.grant_types.contains(&grant) {
             return Err(Error::oauth(
                 OAuthErrorCode::UnauthorizedClient,
                 format!("This client may not use {}.", grant.as_str()),
@@ -65,6 +68,7 @@ impl Core {
             GrantType::RefreshToken => self.refresh_token(&realm, &client, req, meta).await,
             GrantType::TokenExchange => self.token_exchange(&realm, &client, req, meta).await,
             GrantType::DeviceCode => self.device_code(&realm, &client, req, meta).await,
+            GrantType::JwtBearer => self.jwt_bearer(&realm, &client, req, meta).await,
         }
     }
 

@@ -1,0 +1,255 @@
+//! Federation operations: administrators manage the identity providers a realm trusts for
+//! ID-JAG assertions (console and CLI).
+use super::model::{
+    IssuerKeys, MAX_TRUSTED_ISSUERS, TrustedIssuer, TrustedIssuerFields, TrustedIssuerId,
+    TrustedIssuerInput,
+};
+use crate::audit::{AuditSubject, RequestMeta, action};
+use crate::clients::AuthMethod;
+use crate::core::Core;
+use crate::error::{Error, Result, map_taken};
+use crate::policy::{Permission, Principal};
+use crate::realms::Realm;
+
+/// What the audit log records of an issuer's settings (keys by URL or count, never their text).
+fn audit_settings(t: &TrustedIssuer) -> serde_json::Value {
+    let keys = match &t.keys {
+        IssuerKeys::Uri(u) => u.clone(),
+        IssuerKeys::Inline(doc) => format!(
+            "inline ({} keys)",
+            doc["keys"].as_array().map_or(0, Vec::len)
+        ),
+    };
+    serde_json::json!({
+        "issuer": t.issuer,
+        "display_name": t.display_name,
+        "keys": keys,
+        "algorithms": t.algorithms.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(" "),
+        "clients": t.clients.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(" "),
+        "create_people": t.create_people,
+        "link_by_email": t.link_by_email,
+    })
+}
+
+const TAKEN: &str = "This realm trusts this issuer already.";
+
+impl Core {
+    /// The identity providers a realm trusts for ID-JAG assertions.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn list_trusted_issuers(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+    ) -> Result<Vec<TrustedIssuer>> {
+        p.require(Permission::ViewRealms)?;
+        let realm = self.find_realm(realm_name).await?;
+        Ok(self.store.list_trusted_issuers(&realm.id).await?)
+    }
+
+    /// Trusts an identity provider's ID-JAG assertions in a realm.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm), `InvalidField`/`Findings` (nothing written), `Taken`
+    /// (issuer already trusted), `Conflict` (too many).
+    pub async fn create_trusted_issuer(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        input: &TrustedIssuerInput,
+        meta: &RequestMeta,
+    ) -> Result<TrustedIssuer> {
+        p.require(Permission::ManageRealms)?;
+        let realm = self.find_realm(realm_name).await?;
+        let fields = self.check_issuer_fields(&realm, input).await?;
+        if self.store.list_trusted_issuers(&realm.id).await?.len() >= MAX_TRUSTED_ISSUERS {
+            return Err(Error::Conflict(
+                format!(
+                    "A realm trusts at most {MAX_TRUSTED_ISSUERS} identity providers; remove one first."
+                )
+                .into(),
+            ));
+        }
+        let now = self.now();
+        let issuer = TrustedIssuer {
+            id: TrustedIssuerId::generate(),
+            realm_id: realm.id.clone(),
+            issuer: fields.issuer.clone(),
+            display_name: fields.display_name.clone(),
+            keys: fields.keys.clone(),
+            algorithms: fields.algorithms.clone(),
+            clients: fields.clients.clone(),
+            create_people: fields.create_people,
+            link_by_email: fields.link_by_email,
+            enabled: true,
+            created_at: now,
+            updated_at: now,
+        };
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::TRUSTED_ISSUER_CREATE,
+            AuditSubject::TrustedIssuer(issuer.issuer.clone()),
+            meta,
+        );
+        event.details = audit_settings(&issuer);
+        self.store
+            .insert_trusted_issuer(&issuer, &event)
+            .await
+            .map_err(|e| map_taken(e, "issuer", TAKEN))?;
+        Ok(issuer)
+    }
+
+    /// Changes a trusted identity provider's settings.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`, `InvalidField`/`Findings`, `Taken`.
+    pub async fn update_trusted_issuer(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        id: &str,
+        input: &TrustedIssuerInput,
+        meta: &RequestMeta,
+    ) -> Result<TrustedIssuer> {
+        p.require(Permission::ManageRealms)?;
+        let realm = self.find_realm(realm_name).await?;
+        let mut issuer = self.find_trusted_issuer_in(&realm, id).await?;
+        let fields = self.check_issuer_fields(&realm, input).await?;
+        let before = audit_settings(&issuer);
+        issuer.apply(fields);
+        issuer.updated_at = self.now();
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::TRUSTED_ISSUER_UPDATE,
+            AuditSubject::TrustedIssuer(issuer.issuer.clone()),
+            meta,
+        );
+        event.details = crate::audit::changes(&before, &audit_settings(&issuer));
+        self.store
+            .update_trusted_issuer(&issuer, &event)
+            .await
+            .map_err(|e| map_taken(e, "issuer", TAKEN))?;
+        Ok(issuer)
+    }
+
+    /// Enables or disables a trusted identity provider: a disabled one's assertions are
+    /// refused (tokens already issued from them run out within their lifetime).
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn set_trusted_issuer_enabled(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        id: &str,
+        enabled: bool,
+        meta: &RequestMeta,
+    ) -> Result<TrustedIssuer> {
+        p.require(Permission::ManageRealms)?;
+        let realm = self.find_realm(realm_name).await?;
+        let mut issuer = self.find_trusted_issuer_in(&realm, id).await?;
+        if issuer.enabled == enabled {
+            return Ok(issuer);
+        }
+        issuer.enabled = enabled;
+        issuer.updated_at = self.now();
+        let event = self.event(
+            &realm.id,
+            &p.email,
+            if enabled {
+                action::TRUSTED_ISSUER_ENABLE
+            } else {
+                action::TRUSTED_ISSUER_DISABLE
+            },
+            AuditSubject::TrustedIssuer(issuer.issuer.clone()),
+            meta,
+        );
+        self.store
+            .set_trusted_issuer_enabled(&issuer.id, enabled, issuer.updated_at, &event)
+            .await?;
+        Ok(issuer)
+    }
+
+    /// Stops trusting an identity provider. The people it created stay, with their links,
+    /// which count again if it is added back.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn delete_trusted_issuer(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        id: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        p.require(Permission::ManageRealms)?;
+        let realm = self.find_realm(realm_name).await?;
+        let issuer = self.find_trusted_issuer_in(&realm, id).await?;
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::TRUSTED_ISSUER_DELETE,
+            AuditSubject::TrustedIssuer(issuer.issuer.clone()),
+            meta,
+        );
+        event.details = audit_settings(&issuer);
+        self.store.delete_trusted_issuer(&issuer.id, &event).await?;
+        Ok(())
+    }
+
+    /// A realm's trusted issuer by id (`tis_…`) or by its exact issuer URL.
+    async fn find_trusted_issuer_in(&self, realm: &Realm, id: &str) -> Result<TrustedIssuer> {
+        self.store
+            .list_trusted_issuers(&realm.id)
+            .await?
+            .into_iter()
+            .find(|t| t.id.as_str() == id || t.issuer == id)
+            .ok_or_else(|| {
+                Error::not_found(
+                    "trusted identity provider",
+                    id.chars().take(100).collect::<String>(),
+                )
+            })
+    }
+
+    /// Checks the form, then what needs the realm: not its own issuer, and only clients of the
+    /// realm that authenticate.
+    async fn check_issuer_fields(
+        &self,
+        realm: &Realm,
+        input: &TrustedIssuerInput,
+    ) -> Result<TrustedIssuerFields> {
+        let fields = input.validate(self.config().allow_http_loopback)?;
+        if fields.issuer.trim_end_matches('/') == self.issuer(&realm.name) {
+            return Err(Error::field(
+                "issuer",
+                "This is the realm's own issuer: a realm never accepts assertions it issued itself.",
+            ));
+        }
+        for c in &fields.clients {
+            let found = self.store.find_client(&realm.id, c).await?;
+            match found {
+                None => {
+                    return Err(Error::field(
+                        "clients",
+                        format!("No client {:?} in this realm.", c.as_str()),
+                    ));
+                }
+                Some(client) if client.auth_method == AuthMethod::None => {
+                    return Err(Error::field(
+                        "clients",
+                        format!(
+                            "{:?} is a public client: ID-JAGs are accepted only from clients that authenticate (confidential clients).",
+                            c.as_str()
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(fields)
+    }
+}

@@ -1,0 +1,459 @@
+//! Federation persistence: the identity providers a realm trusts for ID-JAG assertions, the
+//! assertion `jti`s already used, and the links from upstream identities to people.
+use crate::audit::NewAuditEvent;
+use crate::authorize::TokenFamily;
+use crate::clients::ClientId;
+use crate::clock::UnixTime;
+use crate::error::StorageError;
+use crate::federation::{IssuerKeys, PersonIdentity, TrustedIssuer, TrustedIssuerId};
+use crate::ids::{PersonId, RealmId};
+use crate::keys::SigningAlg;
+use crate::people::Person;
+use async_trait::async_trait;
+
+/// Federation persistence.
+#[async_trait]
+pub trait FederationStore: Send + Sync {
+    /// Inserts a trusted issuer with its audit event; `Conflict` if the realm trusts that
+    /// issuer already.
+    async fn insert_trusted_issuer(
+        &self,
+        t: &TrustedIssuer,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Replaces a trusted issuer's settings (not its enabled flag) with its audit event;
+    /// `NotFound` if gone, `Conflict` if the new issuer is trusted already.
+    async fn update_trusted_issuer(
+        &self,
+        t: &TrustedIssuer,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Enables or disables a trusted issuer with its audit event; `NotFound` if gone.
+    async fn set_trusted_issuer_enabled(
+        &self,
+        id: &TrustedIssuerId,
+        enabled: bool,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Deletes a trusted issuer with its audit event (its people keep their links, which count
+    /// again if it is added back); `NotFound` if gone.
+    async fn delete_trusted_issuer(
+        &self,
+        id: &TrustedIssuerId,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// The realm's trusted issuers, by display name.
+    async fn list_trusted_issuers(
+        &self,
+        realm_id: &RealmId,
+    ) -> Result<Vec<TrustedIssuer>, StorageError>;
+    /// The realm's trusted issuer with exactly this `iss`, enabled or not.
+    async fn find_trusted_issuer(
+        &self,
+        realm_id: &RealmId,
+        issuer: &str,
+    ) -> Result<Option<TrustedIssuer>, StorageError>;
+    /// Records an ID-JAG's `jti` for its issuer until `expires_at`; `false` if it was recorded
+    /// before (a replay).
+    async fn consume_identity_assertion_jti(
+        &self,
+        realm_id: &RealmId,
+        issuer: &str,
+        jti: &str,
+        expires_at: UnixTime,
+    ) -> Result<bool, StorageError>;
+    /// The person an upstream identity is linked to.
+    async fn find_person_identity(
+        &self,
+        realm_id: &RealmId,
+        issuer: &str,
+        subject: &str,
+    ) -> Result<Option<PersonIdentity>, StorageError>;
+    /// The upstream identities linked to a person, oldest first.
+    async fn list_person_identities(
+        &self,
+        person_id: &PersonId,
+    ) -> Result<Vec<PersonIdentity>, StorageError>;
+    /// Links an upstream identity to an existing person with its audit event; `Conflict` if
+    /// the identity is linked already.
+    async fn link_person(
+        &self,
+        link: &PersonIdentity,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Creates a person and links an upstream identity to them, in one transaction with the
+    /// audit event; `Conflict` (nothing written) if the email is taken or the identity linked.
+    async fn insert_linked_person(
+        &self,
+        person: &Person,
+        link: &PersonIdentity,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Stores a token family that has no refresh token (an assertion grant's).
+    async fn insert_assertion_family(&self, family: &TokenFamily) -> Result<(), StorageError>;
+}
+
+pub(super) const ISSUER_COLUMNS: &str = "id, realm_id, issuer, display_name, jwks_uri, jwks, algorithms, client_ids, create_people, link_by_email, enabled, created_at, updated_at";
+pub(super) const INSERT_ISSUER: &str = "INSERT INTO trusted_issuers (id, realm_id, issuer, display_name, jwks_uri, jwks, algorithms, client_ids, create_people, link_by_email, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+pub(super) const UPDATE_ISSUER: &str = "UPDATE trusted_issuers SET issuer = $1, display_name = $2, jwks_uri = $3, jwks = $4, algorithms = $5, client_ids = $6, create_people = $7, link_by_email = $8, updated_at = $9 WHERE id = $10";
+pub(super) const SET_ISSUER_ENABLED: &str =
+    "UPDATE trusted_issuers SET enabled = $1, updated_at = $2 WHERE id = $3";
+pub(super) const DELETE_ISSUER: &str = "DELETE FROM trusted_issuers WHERE id = $1";
+pub(super) const INSERT_ID_JAG_JTI: &str = "INSERT INTO identity_assertion_jtis (realm_id, issuer, jti, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (realm_id, issuer, jti) DO NOTHING";
+pub(super) const IDENTITY_COLUMNS: &str = "realm_id, issuer, subject, person_id, created_at";
+pub(super) const INSERT_IDENTITY: &str = "INSERT INTO person_identities (realm_id, issuer, subject, person_id, created_at) VALUES ($1, $2, $3, $4, $5)";
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct IssuerRow {
+    pub id: String,
+    pub realm_id: String,
+    pub issuer: String,
+    pub display_name: String,
+    pub jwks_uri: Option<String>,
+    pub jwks: Option<String>,
+    pub algorithms: String,
+    pub client_ids: String,
+    pub create_people: bool,
+    pub link_by_email: bool,
+    pub enabled: bool,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl TryFrom<IssuerRow> for TrustedIssuer {
+    type Error = StorageError;
+    fn try_from(r: IssuerRow) -> Result<Self, StorageError> {
+        let corrupt =
+            |what: &str, e: String| StorageError::Corrupt(format!("trusted issuer {what}: {e}"));
+        let keys = match (r.jwks_uri, r.jwks) {
+            (Some(uri), None) => IssuerKeys::Uri(uri),
+            (None, Some(text)) => IssuerKeys::Inline(
+                serde_json::from_str(&text).map_err(|e| corrupt("jwks", e.to_string()))?,
+            ),
+            _ => {
+                return Err(corrupt(
+                    "keys",
+                    "neither or both of jwks_uri and jwks".into(),
+                ));
+            }
+        };
+        let algorithms = r
+            .algorithms
+            .split_whitespace()
+            .map(SigningAlg::parse)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| corrupt("algorithms", e))?;
+        let clients = r
+            .client_ids
+            .split_whitespace()
+            .map(|c| ClientId::parse(c).map_err(|e| corrupt("client_ids", e.to_owned())))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(TrustedIssuer {
+            id: TrustedIssuerId::from_stored(r.id),
+            realm_id: RealmId::from_stored(r.realm_id),
+            issuer: r.issuer,
+            display_name: r.display_name,
+            keys,
+            algorithms,
+            clients,
+            create_people: r.create_people,
+            link_by_email: r.link_by_email,
+            enabled: r.enabled,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
+    }
+}
+
+/// The stored columns of an issuer's keys: `(jwks_uri, jwks)`.
+pub(super) fn key_columns(keys: &IssuerKeys) -> (Option<String>, Option<String>) {
+    match keys {
+        IssuerKeys::Uri(u) => (Some(u.clone()), None),
+        IssuerKeys::Inline(doc) => (None, Some(doc.to_string())),
+    }
+}
+
+/// The stored text of a list, space-separated.
+pub(super) fn joined<T: AsRef<str>>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|i| i.as_ref().to_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct IdentityRow {
+    pub realm_id: String,
+    pub issuer: String,
+    pub subject: String,
+    pub person_id: String,
+    pub created_at: i64,
+}
+
+impl From<IdentityRow> for PersonIdentity {
+    fn from(r: IdentityRow) -> Self {
+        PersonIdentity {
+            realm_id: RealmId::from_stored(r.realm_id),
+            issuer: r.issuer,
+            subject: r.subject,
+            person_id: PersonId::from_stored(r.person_id),
+            created_at: r.created_at,
+        }
+    }
+}
+
+/// Implements [`FederationStore`] for one backend's store.
+macro_rules! federation_store {
+    ($store:ident, $db:ty) => {
+        const _: () = {
+            use $crate::audit::NewAuditEvent;
+            use $crate::authorize::TokenFamily;
+            use $crate::clock::UnixTime;
+            use $crate::error::StorageError;
+            use $crate::federation::{PersonIdentity, TrustedIssuer, TrustedIssuerId};
+            use $crate::ids::{PersonId, RealmId};
+            use $crate::people::Person;
+            use $crate::storage::federation::*;
+
+            async fn insert_identity(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                l: &PersonIdentity,
+            ) -> Result<(), StorageError> {
+                sqlx::query(INSERT_IDENTITY)
+                    .bind(l.realm_id.as_str())
+                    .bind(&l.issuer)
+                    .bind(&l.subject)
+                    .bind(l.person_id.as_str())
+                    .bind(l.created_at)
+                    .execute(&mut *conn)
+                    .await?;
+                Ok(())
+            }
+
+            #[async_trait::async_trait]
+            impl FederationStore for $store {
+                async fn insert_trusted_issuer(
+                    &self,
+                    t: &TrustedIssuer,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let (jwks_uri, jwks) = key_columns(&t.keys);
+                    let mut tx = self.begin().await?;
+                    sqlx::query(INSERT_ISSUER)
+                        .bind(t.id.as_str())
+                        .bind(t.realm_id.as_str())
+                        .bind(&t.issuer)
+                        .bind(&t.display_name)
+                        .bind(jwks_uri)
+                        .bind(jwks)
+                        .bind(joined(t.algorithms.iter().map(|a| a.as_str())))
+                        .bind(joined(t.clients.iter().map(|c| c.as_str())))
+                        .bind(t.create_people)
+                        .bind(t.link_by_email)
+                        .bind(t.enabled)
+                        .bind(t.created_at)
+                        .bind(t.updated_at)
+                        .execute(&mut *tx)
+                        .await?;
+                    self.commit_uncached(tx, event).await
+                }
+
+                async fn update_trusted_issuer(
+                    &self,
+                    t: &TrustedIssuer,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let (jwks_uri, jwks) = key_columns(&t.keys);
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(UPDATE_ISSUER)
+                        .bind(&t.issuer)
+                        .bind(&t.display_name)
+                        .bind(jwks_uri)
+                        .bind(jwks)
+                        .bind(joined(t.algorithms.iter().map(|a| a.as_str())))
+                        .bind(joined(t.clients.iter().map(|c| c.as_str())))
+                        .bind(t.create_people)
+                        .bind(t.link_by_email)
+                        .bind(t.updated_at)
+                        .bind(t.id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one_uncached(tx, n, event).await
+                }
+
+                async fn set_trusted_issuer_enabled(
+                    &self,
+                    id: &TrustedIssuerId,
+                    enabled: bool,
+                    updated_at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(SET_ISSUER_ENABLED)
+                        .bind(enabled)
+                        .bind(updated_at)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one_uncached(tx, n, event).await
+                }
+
+                async fn delete_trusted_issuer(
+                    &self,
+                    id: &TrustedIssuerId,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(DELETE_ISSUER)
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one_uncached(tx, n, event).await
+                }
+
+                async fn list_trusted_issuers(
+                    &self,
+                    realm_id: &RealmId,
+                ) -> Result<Vec<TrustedIssuer>, StorageError> {
+                    let sql = format!(
+                        "SELECT {ISSUER_COLUMNS} FROM trusted_issuers WHERE realm_id = $1 ORDER BY display_name, issuer"
+                    );
+                    sqlx::query_as::<_, IssuerRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(TrustedIssuer::try_from)
+                        .collect()
+                }
+
+                async fn find_trusted_issuer(
+                    &self,
+                    realm_id: &RealmId,
+                    issuer: &str,
+                ) -> Result<Option<TrustedIssuer>, StorageError> {
+                    let sql = format!(
+                        "SELECT {ISSUER_COLUMNS} FROM trusted_issuers WHERE realm_id = $1 AND issuer = $2"
+                    );
+                    sqlx::query_as::<_, IssuerRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .bind(issuer)
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(TrustedIssuer::try_from)
+                        .transpose()
+                }
+
+                async fn consume_identity_assertion_jti(
+                    &self,
+                    realm_id: &RealmId,
+                    issuer: &str,
+                    jti: &str,
+                    expires_at: UnixTime,
+                ) -> Result<bool, StorageError> {
+                    let n = sqlx::query(INSERT_ID_JAG_JTI)
+                        .bind(realm_id.as_str())
+                        .bind(issuer)
+                        .bind(jti)
+                        .bind(expires_at)
+                        .execute(&self.pool)
+                        .await?
+                        .rows_affected();
+                    Ok(n == 1)
+                }
+
+                async fn find_person_identity(
+                    &self,
+                    realm_id: &RealmId,
+                    issuer: &str,
+                    subject: &str,
+                ) -> Result<Option<PersonIdentity>, StorageError> {
+                    let sql = format!(
+                        "SELECT {IDENTITY_COLUMNS} FROM person_identities WHERE realm_id = $1 AND issuer = $2 AND subject = $3"
+                    );
+                    Ok(sqlx::query_as::<_, IdentityRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .bind(issuer)
+                        .bind(subject)
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .map(PersonIdentity::from))
+                }
+
+                async fn list_person_identities(
+                    &self,
+                    person_id: &PersonId,
+                ) -> Result<Vec<PersonIdentity>, StorageError> {
+                    let sql = format!(
+                        "SELECT {IDENTITY_COLUMNS} FROM person_identities WHERE person_id = $1 ORDER BY created_at, issuer, subject"
+                    );
+                    Ok(sqlx::query_as::<_, IdentityRow>(&sql)
+                        .bind(person_id.as_str())
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(PersonIdentity::from)
+                        .collect())
+                }
+
+                async fn link_person(
+                    &self,
+                    link: &PersonIdentity,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    insert_identity(&mut tx, link).await?;
+                    self.commit_uncached(tx, event).await
+                }
+
+                async fn insert_linked_person(
+                    &self,
+                    p: &Person,
+                    link: &PersonIdentity,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    sqlx::query($crate::storage::people::INSERT_PERSON)
+                        .bind(p.id.as_str())
+                        .bind(p.realm_id.as_str())
+                        .bind(p.email.as_str())
+                        .bind(&p.display_name)
+                        .bind(&p.password_hash)
+                        .bind(p.roles.to_string())
+                        .bind(p.disabled)
+                        .bind(p.created_at)
+                        .bind(p.updated_at)
+                        .execute(&mut *tx)
+                        .await?;
+                    insert_identity(&mut tx, link).await?;
+                    self.commit_uncached(tx, event).await
+                }
+
+                async fn insert_assertion_family(
+                    &self,
+                    f: &TokenFamily,
+                ) -> Result<(), StorageError> {
+                    sqlx::query($crate::storage::authorize::INSERT_FAMILY)
+                        .bind(f.id.as_str())
+                        .bind(f.realm_id.as_str())
+                        .bind(&f.subject)
+                        .bind(f.client_pk.as_str())
+                        .bind(f.resource_id.as_str())
+                        .bind(f.scopes.to_string())
+                        .bind(f.offline)
+                        .bind(f.auth_time)
+                        .bind(f.created_at)
+                        .bind(f.expires_at)
+                        .execute(&self.pool)
+                        .await?;
+                    Ok(())
+                }
+            }
+        };
+    };
+}
