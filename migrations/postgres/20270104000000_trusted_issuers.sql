@@ -38,3 +38,8 @@ CREATE TABLE person_identities (
     PRIMARY KEY (realm_id, issuer, subject)
 );
 CREATE INDEX person_identities_person ON person_identities (person_id);
+
+-- The identity provider whose assertion started a token family: disabling or removing it
+-- revokes them.
+ALTER TABLE token_families ADD COLUMN via_issuer TEXT;
+CREATE INDEX token_families_via_issuer ON token_families (realm_id, via_issuer);

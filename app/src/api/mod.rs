@@ -4,6 +4,7 @@ pub mod account;
 pub mod agents;
 pub mod audit;
 pub mod clients;
+pub mod federation;
 pub mod integration;
 pub mod keys;
 pub mod overview;

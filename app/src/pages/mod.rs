@@ -6,6 +6,7 @@ pub mod audit;
 #[cfg(feature = "ssr")]
 pub mod authorize;
 pub mod clients;
+pub mod federation;
 pub mod integration;
 pub mod keys;
 pub mod login;

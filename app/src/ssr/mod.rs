@@ -16,6 +16,7 @@ pub mod agents;
 pub mod audit;
 pub mod clients;
 pub mod drift;
+pub mod federation;
 pub mod integration;
 pub mod keys;
 pub mod login;

@@ -8,6 +8,7 @@ pub mod access;
 pub mod agents;
 pub mod audit;
 pub mod clients;
+pub mod federation;
 pub mod integration;
 pub mod keys;
 pub mod overview;

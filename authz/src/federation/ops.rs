@@ -117,6 +117,13 @@ impl Core {
         let realm = self.find_realm(realm_name).await?;
         let mut issuer = self.find_trusted_issuer_in(&realm, id).await?;
         let fields = self.check_issuer_fields(&realm, input).await?;
+        // People are linked to an issuer by its identifier: another one is another provider.
+        if fields.issuer != issuer.issuer {
+            return Err(Error::field(
+                "issuer",
+                "The issuer cannot change: trust the new one as another identity provider (and remove this one).",
+            ));
+        }
         let before = audit_settings(&issuer);
         issuer.apply(fields);
         issuer.updated_at = self.now();
@@ -136,7 +143,8 @@ impl Core {
     }
 
     /// Enables or disables a trusted identity provider: a disabled one's assertions are
-    /// refused (tokens already issued from them run out within their lifetime).
+    /// refused, and the tokens they bought are revoked (servers that introspect refuse them at
+    /// once).
     ///
     /// # Errors
     /// `Forbidden`, `NotFound`.
@@ -173,8 +181,8 @@ impl Core {
         Ok(issuer)
     }
 
-    /// Stops trusting an identity provider. The people it created stay, with their links,
-    /// which count again if it is added back.
+    /// Stops trusting an identity provider: its assertions are refused, the tokens they bought
+    /// are revoked, and its links to people are removed (the people stay).
     ///
     /// # Errors
     /// `Forbidden`, `NotFound`.

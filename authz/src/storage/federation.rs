@@ -11,6 +11,28 @@ use crate::keys::SigningAlg;
 use crate::people::Person;
 use async_trait::async_trait;
 
+/// What redeeming an assertion writes for its subject.
+#[derive(Debug, Clone, Copy)]
+pub enum NewSubject<'a> {
+    /// Linked before: nothing.
+    Linked,
+    /// An existing person linked now, with the audit event.
+    Link(&'a PersonIdentity, &'a NewAuditEvent),
+    /// A new person and their link, with the audit event.
+    Create(&'a Person, &'a PersonIdentity, &'a NewAuditEvent),
+}
+
+/// What became of a redemption.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AssertionRedeemed {
+    /// Everything written.
+    Done,
+    /// The `jti` was used before: nothing written.
+    Replayed,
+    /// The person or link was written by another request meanwhile: nothing written.
+    Conflict,
+}
+
 /// Federation persistence.
 #[async_trait]
 pub trait FederationStore: Send + Sync {
@@ -54,15 +76,6 @@ pub trait FederationStore: Send + Sync {
         realm_id: &RealmId,
         issuer: &str,
     ) -> Result<Option<TrustedIssuer>, StorageError>;
-    /// Records an ID-JAG's `jti` for its issuer until `expires_at`; `false` if it was recorded
-    /// before (a replay).
-    async fn consume_identity_assertion_jti(
-        &self,
-        realm_id: &RealmId,
-        issuer: &str,
-        jti: &str,
-        expires_at: UnixTime,
-    ) -> Result<bool, StorageError>;
     /// The person an upstream identity is linked to.
     async fn find_person_identity(
         &self,
@@ -75,23 +88,18 @@ pub trait FederationStore: Send + Sync {
         &self,
         person_id: &PersonId,
     ) -> Result<Vec<PersonIdentity>, StorageError>;
-    /// Links an upstream identity to an existing person with its audit event; `Conflict` if
-    /// the identity is linked already.
-    async fn link_person(
+    /// Redeems an ID-JAG in one transaction: records its `jti` for its issuer until
+    /// `jti_expires_at`, makes its subject a linked person (`subject`), and stores the token
+    /// family (no refresh token) with the issuer it came through. Nothing is written when the
+    /// `jti` was recorded before ([`AssertionRedeemed::Replayed`]) or the person or link exists
+    /// already ([`AssertionRedeemed::Conflict`]).
+    async fn redeem_identity_assertion(
         &self,
-        link: &PersonIdentity,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-    /// Creates a person and links an upstream identity to them, in one transaction with the
-    /// audit event; `Conflict` (nothing written) if the email is taken or the identity linked.
-    async fn insert_linked_person(
-        &self,
-        person: &Person,
-        link: &PersonIdentity,
-        event: &NewAuditEvent,
-    ) -> Result<(), StorageError>;
-    /// Stores a token family that has no refresh token (an assertion grant's).
-    async fn insert_assertion_family(&self, family: &TokenFamily) -> Result<(), StorageError>;
+        issuer: &str,
+        (jti, jti_expires_at): (&str, UnixTime),
+        subject: NewSubject<'_>,
+        family: &TokenFamily,
+    ) -> Result<AssertionRedeemed, StorageError>;
 }
 
 pub(super) const ISSUER_COLUMNS: &str = "id, realm_id, issuer, display_name, jwks_uri, jwks, algorithms, client_ids, create_people, link_by_email, enabled, created_at, updated_at";
@@ -100,6 +108,11 @@ pub(super) const UPDATE_ISSUER: &str = "UPDATE trusted_issuers SET issuer = $1, 
 pub(super) const SET_ISSUER_ENABLED: &str =
     "UPDATE trusted_issuers SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const DELETE_ISSUER: &str = "DELETE FROM trusted_issuers WHERE id = $1";
+pub(super) const DELETE_ISSUER_LINKS: &str =
+    "DELETE FROM person_identities WHERE realm_id = $1 AND issuer = $2";
+/// Ends every family an issuer's assertions started (`$1` now, `$2` the reason).
+pub(super) const REVOKE_ISSUER_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = $2 WHERE realm_id = $3 AND via_issuer = $4 AND revoked_at IS NULL";
+pub(super) const INSERT_ISSUER_FAMILY: &str = "INSERT INTO token_families (id, realm_id, subject, client_pk, resource_id, scopes, offline, auth_time, created_at, expires_at, via_issuer) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 pub(super) const INSERT_ID_JAG_JTI: &str = "INSERT INTO identity_assertion_jtis (realm_id, issuer, jti, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (realm_id, issuer, jti) DO NOTHING";
 pub(super) const IDENTITY_COLUMNS: &str = "realm_id, issuer, subject, person_id, created_at";
 pub(super) const INSERT_IDENTITY: &str = "INSERT INTO person_identities (realm_id, issuer, subject, person_id, created_at) VALUES ($1, $2, $3, $4, $5)";
@@ -214,8 +227,32 @@ macro_rules! federation_store {
             use $crate::error::StorageError;
             use $crate::federation::{PersonIdentity, TrustedIssuer, TrustedIssuerId};
             use $crate::ids::{PersonId, RealmId};
-            use $crate::people::Person;
             use $crate::storage::federation::*;
+
+            /// Revokes every family the issuer `id`'s assertions started.
+            async fn revoke_families(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                id: &TrustedIssuerId,
+                at: UnixTime,
+                why: &str,
+            ) -> Result<(), StorageError> {
+                let found: Option<(String, String)> = sqlx::query_as(
+                    "SELECT realm_id, issuer FROM trusted_issuers WHERE id = $1",
+                )
+                .bind(id.as_str())
+                .fetch_optional(&mut *conn)
+                .await?;
+                if let Some((realm_id, issuer)) = found {
+                    sqlx::query(REVOKE_ISSUER_FAMILIES)
+                        .bind(at)
+                        .bind(why)
+                        .bind(realm_id)
+                        .bind(issuer)
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                Ok(())
+            }
 
             async fn insert_identity(
                 conn: &mut <$db as sqlx::Database>::Connection,
@@ -299,7 +336,14 @@ macro_rules! federation_store {
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
-                    self.commit_one_uncached(tx, n, event).await
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Err(StorageError::NotFound);
+                    }
+                    if !enabled {
+                        revoke_families(&mut tx, id, updated_at, "issuer_disabled").await?;
+                    }
+                    self.commit_uncached(tx, event).await
                 }
 
                 async fn delete_trusted_issuer(
@@ -308,12 +352,27 @@ macro_rules! federation_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
-                    let n = sqlx::query(DELETE_ISSUER)
+                    let found: Option<(String, String)> = sqlx::query_as(
+                        "SELECT realm_id, issuer FROM trusted_issuers WHERE id = $1",
+                    )
+                    .bind(id.as_str())
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                    let Some((realm_id, issuer)) = found else {
+                        tx.rollback().await?;
+                        return Err(StorageError::NotFound);
+                    };
+                    revoke_families(&mut tx, id, event.occurred_at, "issuer_removed").await?;
+                    sqlx::query(DELETE_ISSUER_LINKS)
+                        .bind(&realm_id)
+                        .bind(&issuer)
+                        .execute(&mut *tx)
+                        .await?;
+                    sqlx::query(DELETE_ISSUER)
                         .bind(id.as_str())
                         .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
-                    self.commit_one_uncached(tx, n, event).await
+                        .await?;
+                    self.commit_uncached(tx, event).await
                 }
 
                 async fn list_trusted_issuers(
@@ -347,24 +406,6 @@ macro_rules! federation_store {
                         .await?
                         .map(TrustedIssuer::try_from)
                         .transpose()
-                }
-
-                async fn consume_identity_assertion_jti(
-                    &self,
-                    realm_id: &RealmId,
-                    issuer: &str,
-                    jti: &str,
-                    expires_at: UnixTime,
-                ) -> Result<bool, StorageError> {
-                    let n = sqlx::query(INSERT_ID_JAG_JTI)
-                        .bind(realm_id.as_str())
-                        .bind(issuer)
-                        .bind(jti)
-                        .bind(expires_at)
-                        .execute(&self.pool)
-                        .await?
-                        .rows_affected();
-                    Ok(n == 1)
                 }
 
                 async fn find_person_identity(
@@ -401,44 +442,68 @@ macro_rules! federation_store {
                         .collect())
                 }
 
-                async fn link_person(
+                async fn redeem_identity_assertion(
                     &self,
-                    link: &PersonIdentity,
-                    event: &NewAuditEvent,
-                ) -> Result<(), StorageError> {
-                    let mut tx = self.begin().await?;
-                    insert_identity(&mut tx, link).await?;
-                    self.commit_uncached(tx, event).await
-                }
-
-                async fn insert_linked_person(
-                    &self,
-                    p: &Person,
-                    link: &PersonIdentity,
-                    event: &NewAuditEvent,
-                ) -> Result<(), StorageError> {
-                    let mut tx = self.begin().await?;
-                    sqlx::query($crate::storage::people::INSERT_PERSON)
-                        .bind(p.id.as_str())
-                        .bind(p.realm_id.as_str())
-                        .bind(p.email.as_str())
-                        .bind(&p.display_name)
-                        .bind(&p.password_hash)
-                        .bind(p.roles.to_string())
-                        .bind(p.disabled)
-                        .bind(p.created_at)
-                        .bind(p.updated_at)
-                        .execute(&mut *tx)
-                        .await?;
-                    insert_identity(&mut tx, link).await?;
-                    self.commit_uncached(tx, event).await
-                }
-
-                async fn insert_assertion_family(
-                    &self,
+                    issuer: &str,
+                    (jti, jti_expires_at): (&str, UnixTime),
+                    subject: NewSubject<'_>,
                     f: &TokenFamily,
-                ) -> Result<(), StorageError> {
-                    sqlx::query($crate::storage::authorize::INSERT_FAMILY)
+                ) -> Result<AssertionRedeemed, StorageError> {
+                    let mut tx = self.begin().await?;
+                    let fresh = sqlx::query(INSERT_ID_JAG_JTI)
+                        .bind(f.realm_id.as_str())
+                        .bind(issuer)
+                        .bind(jti)
+                        .bind(jti_expires_at)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                        == 1;
+                    if !fresh {
+                        tx.rollback().await?;
+                        return Ok(AssertionRedeemed::Replayed);
+                    }
+                    let settled = match subject {
+                        NewSubject::Linked => Ok(()),
+                        NewSubject::Link(link, event) => {
+                            match insert_identity(&mut tx, link).await {
+                                Ok(()) => insert_audit(&mut tx, event).await,
+                                Err(e) => Err(e),
+                            }
+                        }
+                        NewSubject::Create(p, link, event) => {
+                            let person = sqlx::query($crate::storage::people::INSERT_PERSON)
+                                .bind(p.id.as_str())
+                                .bind(p.realm_id.as_str())
+                                .bind(p.email.as_str())
+                                .bind(&p.display_name)
+                                .bind(&p.password_hash)
+                                .bind(p.roles.to_string())
+                                .bind(p.disabled)
+                                .bind(p.created_at)
+                                .bind(p.updated_at)
+                                .execute(&mut *tx)
+                                .await
+                                .map(|_| ())
+                                .map_err(StorageError::from);
+                            match person {
+                                Ok(()) => match insert_identity(&mut tx, link).await {
+                                    Ok(()) => insert_audit(&mut tx, event).await,
+                                    Err(e) => Err(e),
+                                },
+                                Err(e) => Err(e),
+                            }
+                        }
+                    };
+                    match settled {
+                        Ok(()) => {}
+                        Err(StorageError::Conflict(_)) => {
+                            tx.rollback().await?;
+                            return Ok(AssertionRedeemed::Conflict);
+                        }
+                        Err(e) => return Err(e),
+                    }
+                    sqlx::query(INSERT_ISSUER_FAMILY)
                         .bind(f.id.as_str())
                         .bind(f.realm_id.as_str())
                         .bind(&f.subject)
@@ -449,9 +514,11 @@ macro_rules! federation_store {
                         .bind(f.auth_time)
                         .bind(f.created_at)
                         .bind(f.expires_at)
-                        .execute(&self.pool)
+                        .bind(issuer)
+                        .execute(&mut *tx)
                         .await?;
-                    Ok(())
+                    tx.commit().await?;
+                    Ok(AssertionRedeemed::Done)
                 }
             }
         };

@@ -58,7 +58,7 @@ pub use audit::AuditStore;
 pub use authorize::{AuthorizeStore, MAX_CONNECTED_APPS, Redeemed};
 pub use clients::{ClientStore, INITIAL_TOKEN_SPENT};
 pub use drift::{DriftStore, Saved};
-pub use federation::FederationStore;
+pub use federation::{AssertionRedeemed, FederationStore, NewSubject};
 pub use keys::KeyStore;
 pub use people::PeopleStore;
 pub use postgres::PgStore;

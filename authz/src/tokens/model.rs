@@ -13,7 +13,7 @@ pub const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_tok
 pub const ID_JAG_GRANT_PROFILE: &str = "urn:ietf:params:oauth:grant-profile:id-jag";
 /// The `typ` header of an ID-JAG.
 pub const ID_JAG_TYP: &str = "oauth-id-jag+jwt";
-/// How far in the future an ID-JAG's `exp` may be (they are meant to live minutes).
+/// Longest an ID-JAG may live, from `iat` to `exp` (they are meant to live minutes).
 pub const MAX_ID_JAG_LIFETIME_SECS: i64 = 600;
 /// Longest `assertion` accepted, in bytes.
 pub const MAX_ASSERTION_LEN: usize = 16 * 1024;

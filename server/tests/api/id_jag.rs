@@ -44,7 +44,7 @@ impl Idp {
             "jti": format!("idjag-{}", self.jti.fetch_add(1, Ordering::SeqCst)),
             "iat": now, "exp": now + 300,
             "resource": PAY, "scope": "tools:read tools:call",
-            "email": format!("{sub}@example.com"), "name": "Grace Hopper",
+            "email": format!("{sub}@example.com"), "email_verified": true, "name": "Grace Hopper",
         })
     }
 
@@ -346,7 +346,6 @@ async fn refused(t: &TestServer, basic: &str, assertion: &str, extra: &str) -> (
 #[tokio::test]
 async fn forged_and_misaddressed_assertions_are_invalid_grants() {
     let idp = Idp::new();
-    let (t, app, _) = setup(&idp, |i| i.create_people = true).await;
     let n = now();
     let with = |change: serde_json::Value| {
         let mut c = idp.claims("grace", n);
@@ -371,6 +370,9 @@ async fn forged_and_misaddressed_assertions_are_invalid_grants() {
         ("untrusted issuer", idp.sign(&with(serde_json::json!({"iss": "https://evil.example.com"}))), "not trusted"),
         ("expired", idp.sign(&with(serde_json::json!({"iat": n - 900, "exp": n - 600}))), "expired"),
         ("without jti", idp.sign(&with(serde_json::json!({"jti": null}))), "required claim"),
+        ("without resource", idp.sign(&with(serde_json::json!({"resource": null}))), "names no resource"),
+        ("without scope", idp.sign(&with(serde_json::json!({"scope": null}))), "None of the scopes"),
+        ("a day long", idp.sign(&with(serde_json::json!({"iat": n - 86_000, "exp": n + 60}))), "lives too long"),
         ("signed by another key", forged, "signature"),
         ("typ JWT", Signer::from_pkcs8("idp-1", SigningAlg::ES256, &idp.key.pkcs8).expect("signer").sign("JWT", &idp.claims("grace", n)).expect("sign"), "typ"),
         (
@@ -382,24 +384,28 @@ async fn forged_and_misaddressed_assertions_are_invalid_grants() {
             "its own key",
         ),
     ];
-    for (what, assertion, why) in cases {
-        let (code, description) = refused(&t, &app, &assertion, "").await;
-        assert_eq!(code, "invalid_grant", "{what}: {description}");
-        assert!(description.contains(why), "{what}: {description}");
+    // A fresh server every few cases: refusals count on the client's throttle (10).
+    for chunk in cases.chunks(7) {
+        let (t, app, _) = setup(&idp, |i| i.create_people = true).await;
+        for (what, assertion, why) in chunk {
+            let (code, description) = refused(&t, &app, assertion, "").await;
+            assert_eq!(code, "invalid_grant", "{what}: {description}");
+            assert!(description.contains(why), "{what}: {description}");
+        }
+        // Nothing of this made a person.
+        let people = t
+            .state
+            .core
+            .list_people(
+                &authz::Principal::cli(),
+                "default",
+                None,
+                authz::paging::Page::first(10),
+            )
+            .await
+            .expect("people");
+        assert!(people.items.is_empty());
     }
-    // Nothing of this made a person.
-    let people = t
-        .state
-        .core
-        .list_people(
-            &authz::Principal::cli(),
-            "default",
-            None,
-            authz::paging::Page::first(10),
-        )
-        .await
-        .expect("people");
-    assert!(people.items.is_empty());
 }
 
 #[tokio::test]
@@ -424,12 +430,16 @@ async fn algorithms_targets_and_clients_are_bounded() {
     let (status, answer) = present(&t, Some(&app), &good, &format!("&resource={}", enc(PAY))).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
 
-    // A client the issuer does not list, even when the assertion names it.
+    // A client the issuer does not list, even when the assertion names it: refused before the
+    // assertion is read, and the client is not told which issuers exist.
     let mut theirs = idp.claims("grace", n);
     theirs["client_id"] = "other".into();
     let (code, description) = refused(&t, &other, &idp.sign(&theirs), "").await;
     assert_eq!(code, "invalid_grant");
-    assert!(description.contains("may not present"), "{description}");
+    assert!(
+        description.contains("not trusted for this client"),
+        "{description}"
+    );
 
     // No client authentication, or a public client: invalid_client.
     let (status, answer) = present(&t, None, &idp.sign(&idp.claims("grace", n)), "").await;
@@ -449,7 +459,8 @@ async fn algorithms_targets_and_clients_are_bounded() {
         (StatusCode::BAD_REQUEST, Some("invalid_request"))
     );
 
-    // A disabled issuer's assertions are refused.
+    // Disabling the issuer revokes what its assertions bought, and refuses new ones.
+    let bought = answer_token(&t, &app, &idp, "grace").await;
     t.state
         .core
         .set_trusted_issuer_enabled(
@@ -461,9 +472,26 @@ async fn algorithms_targets_and_clients_are_bounded() {
         )
         .await
         .expect("disable");
+    assert!(!introspect_active(&t, &app, &bought).await);
     let (code, description) = refused(&t, &app, &idp.sign(&idp.claims("grace", n)), "").await;
     assert_eq!(code, "invalid_grant");
-    assert!(description.contains("disabled"), "{description}");
+    assert!(
+        description.contains("not trusted for this client"),
+        "{description}"
+    );
+    let denied = t
+        .audit(authz::audit::AuditFilter {
+            action: Some("token.id_jag_denied".into()),
+            ..Default::default()
+        })
+        .await;
+    assert!(
+        denied[0].details["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("disabled")),
+        "the audit row says why: {}",
+        denied[0].details
+    );
 }
 
 #[tokio::test]
@@ -491,8 +519,8 @@ async fn unlinked_people_are_linked_by_email_or_created_only_when_the_issuer_say
     let (code, description) = refused(&t, &app, &idp.sign(&idp.claims("ada", now())), "").await;
     assert_eq!(code, "invalid_grant");
     assert!(
-        description.contains("may neither link nor create"),
-        "{description}"
+        description.contains("not a person this realm accepts"),
+        "the client is not told whether the email belongs to anyone: {description}"
     );
 
     // Creating only: an existing person's email is never taken over silently.
@@ -510,19 +538,48 @@ async fn unlinked_people_are_linked_by_email_or_created_only_when_the_issuer_say
     let (code, description) = refused(&t, &app, &idp.sign(&idp.claims("ada", now())), "").await;
     assert_eq!(code, "invalid_grant");
     assert!(
-        description.contains("may not link people by email"),
+        description.contains("not a person this realm accepts"),
         "{description}"
     );
+    // Nor in place of a console account (the default realm is the administration realm).
+    t.user("boss@example.com", "admin").await;
+    let (code, _) = refused(&t, &app, &idp.sign(&idp.claims("boss", now())), "").await;
+    assert_eq!(code, "invalid_grant");
+    let reasons: Vec<String> = t
+        .audit(authz::audit::AuditFilter {
+            action: Some("token.id_jag_denied".into()),
+            ..Default::default()
+        })
+        .await
+        .iter()
+        .map(|e| e.details["reason"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(reasons[0].contains("console account"), "{reasons:?}");
+    assert!(
+        reasons[1].contains("may not link people by email"),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons[2].contains("neither link nor create"),
+        "{reasons:?}"
+    );
 
-    // An unverified email names nobody.
+    // An email the IdP does not say it verified names nobody, nor does a non-ASCII one.
     core.update_trusted_issuer(&cli, "default", IDP, &update(false, true), &meta)
         .await
         .expect("update");
-    let mut unverified = idp.claims("ada", now());
-    unverified["email_verified"] = false.into();
-    let (code, description) = refused(&t, &app, &idp.sign(&unverified), "").await;
-    assert_eq!(code, "invalid_grant");
-    assert!(description.contains("verified email"), "{description}");
+    for (flag, email) in [
+        (serde_json::json!(false), "ada@example.com"),
+        (serde_json::Value::Null, "ada@example.com"),
+        (serde_json::json!(true), "\u{212a}ada@example.com"),
+    ] {
+        let mut unverified = idp.claims("ada", now());
+        unverified["email_verified"] = flag;
+        unverified["email"] = email.into();
+        let (code, description) = refused(&t, &app, &idp.sign(&unverified), "").await;
+        assert_eq!(code, "invalid_grant");
+        assert!(description.contains("verified email"), "{description}");
+    }
 
     // Linking by email: Ada, linked (audited), and by link afterwards even when the IdP's email
     // changes.
@@ -548,6 +605,20 @@ async fn unlinked_people_are_linked_by_email_or_created_only_when_the_issuer_say
         .await;
     assert_eq!(links.len(), 1);
     assert_eq!(links[0].target, format!("person:{}", ada.id));
+
+    // Another subject of the same IdP with Ada's email is not linked to her a second time.
+    let (code, _) = refused(
+        &t,
+        &app,
+        &idp.sign(&{
+            let mut c = idp.claims("ada-2", now());
+            c["email"] = "ada@example.com".into();
+            c
+        }),
+        "",
+    )
+    .await;
+    assert_eq!(code, "invalid_grant");
 }
 
 #[tokio::test]
@@ -611,6 +682,17 @@ async fn trusted_issuers_are_checked_when_configured() {
         .await,
         Err(authz::Error::Forbidden)
     ));
+    let err = core
+        .update_trusted_issuer(
+            &cli,
+            "default",
+            IDP,
+            &input("https://moved.example.com", "app"),
+            &meta,
+        )
+        .await
+        .expect_err("links are by issuer: it never changes");
+    assert_eq!(field_of(err), "issuer");
     let listed = core
         .list_trusted_issuers(&cli, "default")
         .await

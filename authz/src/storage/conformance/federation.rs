@@ -2,11 +2,13 @@
 //! people.
 use super::authorize::person;
 use super::fixtures::{audit_count, event, given_realm};
+use crate::authorize::{FamilyId, TokenFamily};
 use crate::clients::ClientId;
 use crate::error::StorageError;
 use crate::federation::{IssuerKeys, PersonIdentity, TrustedIssuer, TrustedIssuerId};
 use crate::keys::SigningAlg;
-use crate::storage::{Database, Purged};
+use crate::scope::ScopeSet;
+use crate::storage::{AssertionRedeemed, Database, NewSubject};
 
 fn issuer(realm: &crate::realms::Realm, iss: &str) -> TrustedIssuer {
     TrustedIssuer {
@@ -94,52 +96,33 @@ pub(super) async fn federation(db: &Database) {
         Err(StorageError::NotFound)
     ));
 
-    // ID-JAG jtis: once per issuer and realm, forgotten after they expire.
+    // Redemption: the jti once per issuer and realm, the subject's link or person and the
+    // family in one transaction, nothing written on a replay or a conflict.
     let iss = "https://idp.example.com";
-    assert!(
-        store
-            .consume_identity_assertion_jti(&r.id, iss, "j1", 100)
-            .await
-            .expect("jti")
-    );
-    assert!(
-        !store
-            .consume_identity_assertion_jti(&r.id, iss, "j1", 100)
-            .await
-            .expect("jti"),
-        "replay"
-    );
-    assert!(
-        store
-            .consume_identity_assertion_jti(&r.id, "https://b.example", "j1", 100)
-            .await
-            .expect("jti"),
-        "per issuer"
-    );
-    assert!(
-        store
-            .consume_identity_assertion_jti(&other.id, iss, "j1", 100)
-            .await
-            .expect("jti"),
-        "per realm"
-    );
-    assert_eq!(
-        store.purge_expired(100).await.expect("purge"),
-        Purged {
-            assertion_jtis: 3,
-            ..Purged::default()
-        }
-    );
-    assert!(
-        store
-            .consume_identity_assertion_jti(&r.id, iss, "j1", 200)
-            .await
-            .expect("jti"),
-        "forgotten after expiry"
-    );
-
-    // People created with their link, in one transaction: a taken email writes nothing.
-    let grace = person(&r, "grace@example.com");
+    let app = super::fixtures::client(&r.id, "app");
+    store
+        .insert_client(&app, None, &ev("client.create"))
+        .await
+        .expect("client");
+    let res = super::fixtures::resource(&r.id, "pay", "https://pay.example.com/mcp");
+    store
+        .insert_resource(&res, &ev("resource.create"))
+        .await
+        .expect("resource");
+    let family = |subject: &crate::people::Person| TokenFamily {
+        id: FamilyId::generate(),
+        realm_id: r.id.clone(),
+        subject: subject.id.to_string(),
+        client_pk: app.id.clone(),
+        resource_id: res.id.clone(),
+        scopes: ScopeSet::default(),
+        offline: false,
+        auth_time: 50,
+        created_at: 50,
+        expires_at: 400,
+        revoked_at: None,
+        revoked_reason: None,
+    };
     let link = |p: &crate::people::Person, sub: &str| PersonIdentity {
         realm_id: r.id.clone(),
         issuer: iss.into(),
@@ -147,28 +130,27 @@ pub(super) async fn federation(db: &Database) {
         person_id: p.id.clone(),
         created_at: 50,
     };
+    let grace = person(&r, "grace@example.com");
     let before = audit_count(&store).await;
-    store
-        .insert_linked_person(&grace, &link(&grace, "g-1"), &ev("person.create"))
-        .await
-        .expect("created");
-    assert_eq!(audit_count(&store).await, before + 1);
-    let twin = person(&r, "grace@example.com");
-    assert!(matches!(
+    let created = ev("person.create");
+    let first = family(&grace);
+    assert_eq!(
         store
-            .insert_linked_person(&twin, &link(&twin, "g-2"), &ev("person.create"))
-            .await,
-        Err(StorageError::Conflict(_))
-    ));
-    assert!(
-        store
-            .find_person_identity(&r.id, iss, "g-2")
+            .redeem_identity_assertion(
+                iss,
+                ("j1", 100),
+                NewSubject::Create(&grace, &link(&grace, "g-1"), &created),
+                &first
+            )
             .await
-            .expect("find")
-            .is_none(),
-        "no link without its person"
+            .expect("redeem"),
+        AssertionRedeemed::Done
     );
-    assert_eq!(audit_count(&store).await, before + 1, "and no audit row");
+    assert_eq!(
+        audit_count(&store).await,
+        before + 1,
+        "the person's audit row"
+    );
     let found = store
         .find_person_identity(&r.id, iss, "g-1")
         .await
@@ -177,38 +159,172 @@ pub(super) async fn federation(db: &Database) {
     assert_eq!(found.person_id, grace.id);
     assert!(
         store
+            .find_family(&first.id)
+            .await
+            .expect("family")
+            .is_some()
+    );
+    assert!(
+        store
             .find_person_identity(&other.id, iss, "g-1")
             .await
             .expect("find")
             .is_none()
     );
-
+    // The same jti again: a replay, nothing written.
+    let again = family(&grace);
+    assert_eq!(
+        store
+            .redeem_identity_assertion(iss, ("j1", 100), NewSubject::Linked, &again)
+            .await
+            .expect("redeem"),
+        AssertionRedeemed::Replayed
+    );
+    assert!(
+        store
+            .find_family(&again.id)
+            .await
+            .expect("family")
+            .is_none()
+    );
+    // Another issuer's j1 is another jti.
+    let b = family(&grace);
+    assert_eq!(
+        store
+            .redeem_identity_assertion("https://b.example", ("j1", 100), NewSubject::Linked, &b)
+            .await
+            .expect("redeem"),
+        AssertionRedeemed::Done
+    );
+    // A second person with the email: a conflict, and the jti stays unused.
+    let twin = person(&r, "grace@example.com");
+    let twin_family = family(&twin);
+    assert_eq!(
+        store
+            .redeem_identity_assertion(
+                iss,
+                ("j2", 100),
+                NewSubject::Create(&twin, &link(&twin, "g-2"), &created),
+                &twin_family
+            )
+            .await
+            .expect("redeem"),
+        AssertionRedeemed::Conflict
+    );
+    assert!(
+        store
+            .find_person_identity(&r.id, iss, "g-2")
+            .await
+            .expect("find")
+            .is_none()
+    );
+    assert!(
+        store
+            .find_family(&twin_family.id)
+            .await
+            .expect("family")
+            .is_none()
+    );
+    let after_conflict = family(&grace);
+    assert_eq!(
+        store
+            .redeem_identity_assertion(iss, ("j2", 100), NewSubject::Linked, &after_conflict)
+            .await
+            .expect("redeem"),
+        AssertionRedeemed::Done,
+        "the conflict left j2 unused"
+    );
     // Linking an existing person: an identity is linked once.
     let ada = person(&r, "ada@example.com");
     store
         .insert_person(&ada, &ev("person.create"))
         .await
         .expect("person");
-    store
-        .link_person(&link(&ada, "a-1"), &ev("person.link"))
-        .await
-        .expect("link");
-    assert!(matches!(
+    let linked = ev("person.link");
+    assert_eq!(
         store
-            .link_person(&link(&grace, "a-1"), &ev("person.link"))
-            .await,
-        Err(StorageError::Conflict(_))
-    ));
-    store
-        .link_person(&link(&ada, "a-2"), &ev("person.link"))
-        .await
-        .expect("a second identity");
-    let ids: Vec<String> = store
+            .redeem_identity_assertion(
+                iss,
+                ("j3", 100),
+                NewSubject::Link(&link(&ada, "a-1"), &linked),
+                &family(&ada)
+            )
+            .await
+            .expect("redeem"),
+        AssertionRedeemed::Done
+    );
+    assert_eq!(
+        store
+            .redeem_identity_assertion(
+                iss,
+                ("j4", 100),
+                NewSubject::Link(&link(&grace, "a-1"), &linked),
+                &family(&grace)
+            )
+            .await
+            .expect("redeem"),
+        AssertionRedeemed::Conflict
+    );
+    let subjects: Vec<String> = store
         .list_person_identities(&ada.id)
         .await
         .expect("list")
         .into_iter()
         .map(|l| l.subject)
         .collect();
-    assert_eq!(ids, ["a-1", "a-2"]);
+    assert_eq!(subjects, ["a-1"]);
+
+    // Housekeeping forgets expired jtis.
+    let purged = store.purge_expired(100).await.expect("purge");
+    assert_eq!(
+        purged.assertion_jtis, 4,
+        "j1 twice (two issuers), j2 and j3; the conflicts left none"
+    );
+
+    // Disabling the issuer revokes the families its assertions started; removing it also
+    // removes its links.
+    let idp = issuer(&r, iss);
+    store
+        .insert_trusted_issuer(&idp, &ev("trusted_issuer.create"))
+        .await
+        .expect("insert");
+    store
+        .set_trusted_issuer_enabled(&idp.id, false, 60, &ev("trusted_issuer.disable"))
+        .await
+        .expect("disable");
+    let revoked = store
+        .find_family(&first.id)
+        .await
+        .expect("family")
+        .expect("kept");
+    assert_eq!(revoked.revoked_reason.as_deref(), Some("issuer_disabled"));
+    assert!(
+        store
+            .find_family(&b.id)
+            .await
+            .expect("family")
+            .expect("kept")
+            .revoked_at
+            .is_none(),
+        "another issuer's family lives on"
+    );
+    store
+        .delete_trusted_issuer(&idp.id, &ev("trusted_issuer.delete"))
+        .await
+        .expect("delete");
+    assert!(
+        store
+            .find_person_identity(&r.id, iss, "g-1")
+            .await
+            .expect("find")
+            .is_none()
+    );
+    assert!(
+        store
+            .find_person(&r.id, &grace.id)
+            .await
+            .expect("find")
+            .is_some(),
+        "people stay"
+    );
 }

@@ -5,13 +5,19 @@
 //!
 //! The assertion must be an `oauth-id-jag+jwt` signed with an allowed algorithm by a key of an
 //! issuer this realm trusts (never `none`, never a key the token brings), addressed to the
-//! realm's issuer, issued for the authenticated client, fresh, and new (`jti` is remembered
-//! per issuer until it expires). `resource` and `scope` bound the token: the target is the
-//! assertion's resource (the request may only choose among them), the scopes are those
-//! requested and claimed. The person is the one linked to the assertion's `iss` and `sub`; an
-//! unlinked subject is linked by email or created only when the issuer's settings say so. The
-//! token is an ordinary RFC 9068 access token of a new token family (so disabling the person or
-//! revoking the family ends it), with no refresh token: the client asks the IdP again.
+//! realm's issuer, issued for the authenticated client, fresh, short-lived, and new (`jti` is
+//! remembered per issuer until it expires). `resource` and `scope` bound the token, failing
+//! closed: the target is the assertion's resource (required; the request may only choose among
+//! several), the scopes are those requested and claimed (none claimed: none). The person is the
+//! one linked to the assertion's `iss` and `sub`; an unlinked subject is linked by verified
+//! email or created only when the issuer's settings say so, and never takes over a person
+//! linked to another identity or a console account. The `jti`, the person or link and the
+//! token family are written in one transaction. The token is an ordinary RFC 9068 access token
+//! of that family (disabling the person, or disabling or removing the issuer, revokes it), with
+//! no refresh token: the client asks the IdP again.
+//!
+//! Refusals tell the client what it can fix; which issuers are trusted and which people exist
+//! stay in the log and the audit row.
 use super::super::client_auth::{Audience, MAX_KEYS_TRIED, NumericDate, untrusted};
 use super::super::model::{
     ASSERTION_SKEW_SECS, ID_JAG_TYP, MAX_ASSERTION_LEN, MAX_ID_JAG_LIFETIME_SECS, TokenRequest,
@@ -29,6 +35,7 @@ use crate::people::{Person, PersonId};
 use crate::realms::Realm;
 use crate::resources::{Resource, ResourceUri};
 use crate::scope::ScopeSet;
+use crate::storage::{AssertionRedeemed, NewSubject};
 use crate::throttle::Source;
 use serde::Deserialize;
 
@@ -61,9 +68,58 @@ struct IdJagClaims {
 /// Longest `sub` and `jti` accepted.
 const MAX_ID_LEN: usize = 255;
 
-fn refuse(message: impl Into<std::borrow::Cow<'static, str>>) -> Error {
-    Error::oauth(OAuthErrorCode::InvalidGrant, message)
+type Text = std::borrow::Cow<'static, str>;
+
+/// A refusal: what the client is told, and the whole reason (log and audit only).
+enum Refused {
+    OAuth {
+        code: OAuthErrorCode,
+        public: Text,
+        reason: Text,
+    },
+    Failed(Error),
 }
+
+impl From<Error> for Refused {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::OAuth(r) => Refused::OAuth {
+                code: r.code,
+                public: r.description.clone(),
+                reason: r.description,
+            },
+            other => Refused::Failed(other),
+        }
+    }
+}
+
+impl From<StorageError> for Refused {
+    fn from(e: StorageError) -> Self {
+        Refused::Failed(e.into())
+    }
+}
+
+/// `invalid_grant`, telling the client why.
+fn refuse(message: impl Into<Text>) -> Refused {
+    let m: Text = message.into();
+    Refused::OAuth {
+        code: OAuthErrorCode::InvalidGrant,
+        public: m.clone(),
+        reason: m,
+    }
+}
+
+/// `invalid_grant`, telling the client only `public`.
+fn refuse_quietly(public: &'static str, reason: impl Into<Text>) -> Refused {
+    Refused::OAuth {
+        code: OAuthErrorCode::InvalidGrant,
+        public: public.into(),
+        reason: reason.into(),
+    }
+}
+
+const NOT_TRUSTED: &str = "The assertion's issuer is not trusted for this client.";
+const NO_PERSON: &str = "The assertion's subject is not a person this realm accepts from this identity provider; an administrator links or creates them.";
 
 /// Whether a `typ` header names an ID-JAG: `oauth-id-jag+jwt`, or the full media type
 /// `application/oauth-id-jag+jwt` (RFC 7515 §4.1.9 lets the prefix be left out), in any case.
@@ -79,13 +135,13 @@ fn is_id_jag_typ(typ: Option<&str>) -> bool {
 
 impl IdJagClaims {
     /// Not expired (with the skew), not valid only later, not issued in the future, and
-    /// short-lived: at most [`MAX_ID_JAG_LIFETIME_SECS`] ahead.
+    /// short-lived: issued at most [`MAX_ID_JAG_LIFETIME_SECS`] before it expires.
     fn times_ok(&self, now: i64) -> bool {
         let skew = ASSERTION_SKEW_SECS;
         self.exp.0 + skew > now
-            && self.exp.0 <= now + MAX_ID_JAG_LIFETIME_SECS + skew
             && self.iat.0 <= now + skew
             && self.iat.0 <= self.exp.0
+            && self.exp.0 - self.iat.0 <= MAX_ID_JAG_LIFETIME_SECS
             && self.nbf.is_none_or(|t| t.0 <= now + skew)
     }
 }
@@ -110,7 +166,7 @@ impl Subject {
     }
 }
 
-/// A checked assertion: who presented it, from whom, for whom, for what.
+/// A checked assertion: from whom, for whom, for what.
 struct Checked {
     issuer: TrustedIssuer,
     claims: IdJagClaims,
@@ -128,8 +184,9 @@ struct Redeemed {
 }
 
 impl Core {
-    /// Runs the grant for an authenticated client; audits both outcomes and counts a refused
-    /// assertion as a failed client authentication.
+    /// Runs the grant for an authenticated client; audits both outcomes and counts every
+    /// refusal on the client-authentication throttle (per source for public clients, which
+    /// anyone can name).
     pub(super) async fn jwt_bearer(
         &self,
         realm: &Realm,
@@ -159,22 +216,30 @@ impl Core {
                 self.audit_batched(event).await?;
                 Ok(r.response)
             }
-            Err(Error::OAuth(refusal)) => {
+            Err(Refused::OAuth {
+                code,
+                public,
+                reason,
+            }) => {
                 let source = Source::of(meta.client_ip);
-                if refusal.code == OAuthErrorCode::InvalidGrant
-                    && let Some(retry_after_secs) = self.client_throttle.client_failed(
+                let wait = if client.auth_method == AuthMethod::None {
+                    self.client_throttle.source_failed(source, self.now())
+                } else {
+                    self.client_throttle.client_failed(
                         &realm.id,
                         client.client_id.as_str(),
                         source,
                         self.now(),
                     )
-                {
+                };
+                if let Some(retry_after_secs) = wait {
                     return Err(Error::Throttled { retry_after_secs });
                 }
                 // The claimed issuer, if the assertion parses: which IdP a refusal concerns.
                 let claimed_iss = req
                     .assertion
                     .as_deref()
+                    .filter(|a| a.len() <= MAX_ASSERTION_LEN)
                     .and_then(|a| decode_unverified(a).ok())
                     .and_then(|(_, c)| {
                         c["iss"]
@@ -185,8 +250,8 @@ impl Core {
                     realm = %realm.name,
                     client.id = %client.client_id,
                     issuer = claimed_iss.as_deref().map(untrusted).unwrap_or_default(),
-                    error = refusal.code.as_str(),
-                    reason = %refusal.description,
+                    error = code.as_str(),
+                    %reason,
                     "An ID-JAG was refused"
                 );
                 let mut event = self.event(
@@ -198,14 +263,14 @@ impl Core {
                 );
                 event.outcome = Outcome::Failure;
                 event.details = serde_json::json!({
-                    "error": refusal.code.as_str(),
-                    "reason": refusal.description,
+                    "error": code.as_str(),
+                    "reason": reason,
                     "issuer": claimed_iss,
                 });
                 self.store.insert_audit_event(&event).await?;
-                Err(Error::OAuth(refusal))
+                Err(Error::oauth(code, public))
             }
-            Err(other) => Err(other),
+            Err(Refused::Failed(other)) => Err(other),
         }
     }
 
@@ -215,13 +280,14 @@ impl Core {
         client: &Client,
         req: &TokenRequest,
         meta: &RequestMeta,
-    ) -> Result<Redeemed> {
+    ) -> std::result::Result<Redeemed, Refused> {
         // Anyone can name a public client: the IdP's assertion is only half of the proof.
         if client.auth_method == AuthMethod::None {
             return Err(Error::oauth(
                 OAuthErrorCode::InvalidClient,
                 "An ID-JAG is accepted only from a client that authenticates.",
-            ));
+            )
+            .into());
         }
         let assertion = req
             .assertion
@@ -230,44 +296,85 @@ impl Core {
             .ok_or_else(|| {
                 Error::oauth(OAuthErrorCode::InvalidRequest, "assertion is required.")
             })?;
-        let checked = self.check_id_jag(realm, client, req, assertion).await?;
-        // Remembered until the assertion could no longer be accepted: a second use is a
-        // replay, on every instance.
-        if !self
-            .store
-            .consume_identity_assertion_jti(
-                &realm.id,
-                &checked.issuer.issuer,
-                &checked.claims.jti,
-                checked.claims.exp.0 + ASSERTION_SKEW_SECS,
-            )
-            .await?
-        {
-            return Err(refuse(
-                "The assertion was used before (its jti was seen already): ask the identity provider for a new one.",
+        if assertion.len() > MAX_ASSERTION_LEN {
+            return Err(refuse("The assertion is too long."));
+        }
+        // Nothing is parsed, fetched or looked up for a client no enabled issuer lists.
+        let issuers = self.store.list_trusted_issuers(&realm.id).await?;
+        let mut listing = issuers
+            .iter()
+            .filter(|t| t.admits_client(&client.client_id));
+        if !listing.clone().any(|t| t.enabled) {
+            return Err(refuse_quietly(
+                NOT_TRUSTED,
+                if listing.next().is_none() {
+                    "No trusted issuer of this realm lists this client."
+                } else {
+                    "Every trusted issuer that lists this client is disabled."
+                },
             ));
         }
-        let person = self.settle_subject(realm, &checked, meta).await?;
+        let checked = self
+            .check_id_jag(realm, client, req, assertion, issuers)
+            .await?;
         let now = self.now();
         let lifetime = crate::tokens::lifetime::minted_token_ttl(
             checked.resource.token_ttl_secs,
             realm.token_ttl_secs,
         );
+        let (person, new) = self.new_subject(realm, &checked, meta);
         let family = TokenFamily {
             id: FamilyId::generate(),
             realm_id: realm.id.clone(),
-            subject: person.to_string(),
+            subject: person.id.to_string(),
             client_pk: client.id.clone(),
             resource_id: checked.resource.id.clone(),
             scopes: checked.scopes.clone(),
             offline: false,
-            auth_time: checked.claims.auth_time.unwrap_or(checked.claims.iat).0,
+            auth_time: checked
+                .claims
+                .auth_time
+                .unwrap_or(checked.claims.iat)
+                .0
+                .min(now),
             created_at: now,
             expires_at: now + lifetime,
             revoked_at: None,
             revoked_reason: None,
         };
-        self.store.insert_assertion_family(&family).await?;
+        let subject = match &new {
+            NewLink::None => NewSubject::Linked,
+            NewLink::Link(link, event) => NewSubject::Link(link, event),
+            NewLink::Create(p, link, event) => NewSubject::Create(p, link, event),
+        };
+        // The jti is remembered until the assertion could no longer be accepted; a second use
+        // is a replay, on every instance.
+        match self
+            .store
+            .redeem_identity_assertion(
+                &checked.issuer.issuer,
+                (
+                    &checked.claims.jti,
+                    checked.claims.exp.0 + ASSERTION_SKEW_SECS,
+                ),
+                subject,
+                &family,
+            )
+            .await?
+        {
+            AssertionRedeemed::Done => {}
+            AssertionRedeemed::Replayed => {
+                return Err(refuse(
+                    "The assertion was used before (its jti was seen already): ask the identity provider for a new one.",
+                ));
+            }
+            // The same subject's first two assertions at once: the other one linked it.
+            AssertionRedeemed::Conflict => {
+                return Err(refuse(
+                    "The person was linked or created by another request at the same moment; present the assertion again.",
+                ));
+            }
+        }
         let response = self
             .mint_access_token(
                 realm,
@@ -275,23 +382,23 @@ impl Core {
                 &checked.resource,
                 None,
                 &checked.scopes,
-                Some((person.as_str(), &family.id)),
+                Some((person.id.as_str(), &family.id)),
             )
             .await?;
         self.token_use.record(&client.id, &checked.resource.id, now);
-        let jti = crate::keys::decode_unverified(&response.access_token)
+        let jti = decode_unverified(&response.access_token)
             .ok()
             .and_then(|(_, c)| c["jti"].as_str().map(str::to_owned))
             .unwrap_or_default();
         Ok(Redeemed {
             response,
-            person,
+            person: person.id,
             checked,
             jti,
         })
     }
 
-    /// Every check that writes nothing: the assertion, its issuer, the client, the target and
+    /// Every check, writing nothing: the assertion, its issuer, the client, the target and
     /// scopes, and who the subject is.
     async fn check_id_jag(
         &self,
@@ -299,10 +406,8 @@ impl Core {
         client: &Client,
         req: &TokenRequest,
         assertion: &str,
-    ) -> Result<Checked> {
-        if assertion.len() > MAX_ASSERTION_LEN {
-            return Err(refuse("The assertion is too long."));
-        }
+        issuers: Vec<TrustedIssuer>,
+    ) -> std::result::Result<Checked, Refused> {
         let (header, unverified) =
             decode_unverified(assertion).map_err(|_| refuse("The assertion is not a JWT."))?;
         if !is_id_jag_typ(header.typ.as_deref()) {
@@ -321,24 +426,37 @@ impl Core {
         let iss = unverified["iss"]
             .as_str()
             .ok_or_else(|| refuse("The assertion has no iss."))?;
+        // Portcullis signs only access tokens (at+jwt) and release documents: an ID-JAG naming
+        // this realm as its issuer was not made here, and is never taken as one.
         if iss.trim_end_matches('/') == self.issuer(&realm.name) {
             return Err(refuse(
-                "The assertion was issued by this realm itself; a realm never accepts its own assertions.",
+                "The assertion names this realm as its issuer; a realm never accepts its own assertions.",
             ));
         }
-        let issuer = self
-            .store
-            .find_trusted_issuer(&realm.id, iss)
-            .await?
-            .ok_or_else(|| refuse("The assertion's issuer is not trusted by this realm."))?;
-        if !issuer.enabled {
-            return Err(refuse("The assertion's issuer is disabled in this realm."));
-        }
-        if !issuer.admits_client(&client.client_id) {
-            return Err(refuse(
-                "This client may not present this identity provider's assertions.",
-            ));
-        }
+        let issuer = match issuers.into_iter().find(|t| t.issuer == iss) {
+            None => {
+                return Err(refuse_quietly(
+                    NOT_TRUSTED,
+                    format!(
+                        "The issuer {} is not trusted by this realm.",
+                        untrusted(iss)
+                    ),
+                ));
+            }
+            Some(t) if !t.enabled => {
+                return Err(refuse_quietly(
+                    NOT_TRUSTED,
+                    format!("The issuer {} is disabled in this realm.", t.issuer),
+                ));
+            }
+            Some(t) if !t.admits_client(&client.client_id) => {
+                return Err(refuse_quietly(
+                    NOT_TRUSTED,
+                    format!("The issuer {} does not list this client.", t.issuer),
+                ));
+            }
+            Some(t) => t,
+        };
         let alg = SigningAlg::parse(&header.alg)
             .ok()
             .filter(|a| issuer.algorithms.contains(a))
@@ -352,8 +470,9 @@ impl Core {
             .await?;
         // The same payload the issuer was looked up by; checked again on the verified claims.
         if claims.iss != issuer.issuer {
-            return Err(refuse(
-                "The assertion's issuer is not trusted by this realm.",
+            return Err(refuse_quietly(
+                NOT_TRUSTED,
+                "iss changed after verification.",
             ));
         }
         let own = self.issuer(&realm.name);
@@ -372,7 +491,7 @@ impl Core {
         }
         if !claims.times_ok(self.now()) {
             return Err(refuse(
-                "The assertion is expired, not yet valid, or lives too long (at most ten minutes).",
+                "The assertion is expired, not yet valid, or lives too long (at most ten minutes from iat to exp).",
             ));
         }
         if claims.jti.is_empty() || claims.jti.len() > MAX_ID_LEN {
@@ -411,7 +530,7 @@ impl Core {
         assertion: &str,
         alg: SigningAlg,
         kid: Option<&str>,
-    ) -> Result<IdJagClaims> {
+    ) -> std::result::Result<IdJagClaims, Refused> {
         let jwks = match &issuer.keys {
             IssuerKeys::Inline(doc) => Some(doc.clone()),
             IssuerKeys::Uri(uri) => self.remote_jwks(&issuer.issuer, uri, kid).await,
@@ -440,54 +559,47 @@ impl Core {
         })
     }
 
-    /// The target: the assertion's `resource` (the request may pick one of several, never
-    /// another), or — when the assertion names none — the request's or the realm's default.
+    /// The target: the assertion's `resource` (required; a `resource` parameter may only
+    /// pick one of several it names), an enabled resource of this realm.
     async fn id_jag_resource(
         &self,
         realm: &Realm,
         claims: &IdJagClaims,
         sent: &[String],
-    ) -> Result<Resource> {
+    ) -> std::result::Result<Resource, Refused> {
         let loopback = self.config().allow_http_loopback;
-        let claimed: Vec<ResourceUri> = match &claims.resource {
-            None => Vec::new(),
-            Some(r) => r
-                .values()
-                .into_iter()
-                .map(|u| ResourceUri::parse(u, loopback))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|_| refuse("The assertion's resource is not a valid resource URI."))?,
-        };
+        let target =
+            |m: &'static str| Refused::from(Error::oauth(OAuthErrorCode::InvalidTarget, m));
+        let claimed: Vec<ResourceUri> = claims
+            .resource
+            .as_ref()
+            .ok_or_else(|| {
+                refuse("The assertion names no resource: the identity provider must say which MCP server it is for.")
+            })?
+            .values()
+            .into_iter()
+            .map(|u| ResourceUri::parse(u, loopback))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|_| refuse("The assertion's resource is not a valid resource URI."))?;
         let chosen = match (sent, claimed.as_slice()) {
-            (_, []) => return self.requested_resource(realm, sent).await,
+            (_, []) => return Err(refuse("The assertion's resource list is empty.")),
             ([], [one]) => one.clone(),
             ([], _) => {
-                return Err(Error::oauth(
-                    OAuthErrorCode::InvalidTarget,
+                return Err(target(
                     "The assertion names several resources: send resource to choose one.",
                 ));
             }
             ([one], _) => {
-                let uri = ResourceUri::parse(one, loopback).map_err(|_| {
-                    Error::oauth(
-                        OAuthErrorCode::InvalidTarget,
-                        "The resource parameter is not a valid resource URI.",
-                    )
-                })?;
+                let uri = ResourceUri::parse(one, loopback)
+                    .map_err(|_| target("The resource parameter is not a valid resource URI."))?;
                 if !claimed.contains(&uri) {
-                    return Err(Error::oauth(
-                        OAuthErrorCode::InvalidTarget,
+                    return Err(target(
                         "The resource is not one the assertion was issued for.",
                     ));
                 }
                 uri
             }
-            _ => {
-                return Err(Error::oauth(
-                    OAuthErrorCode::InvalidTarget,
-                    "Exactly one resource parameter is allowed.",
-                ));
-            }
+            _ => return Err(target("Exactly one resource parameter is allowed.")),
         };
         self.cached_resource(&realm.id, &chosen)
             .await?
@@ -497,26 +609,22 @@ impl Core {
             })
     }
 
-    /// The scopes: those requested (all the assertion claims when none are) that the
-    /// assertion claims (all of the resource's when it claims none), within the resource's and,
-    /// where only granted clients may ask, the client's grant.
+    /// The scopes: those requested (all claimed ones when none are) that the assertion claims
+    /// (none when it claims none), within the resource's and, where only granted clients may
+    /// ask, the client's grant.
     async fn id_jag_scopes(
         &self,
         client: &Client,
         resource: &Resource,
         claims: &IdJagClaims,
         requested: Option<&str>,
-    ) -> Result<ScopeSet> {
-        let claimed = match claims.scope.as_deref() {
-            Some(s) => {
-                ScopeSet::parse(s).map_err(|_| refuse("The assertion's scope is malformed."))?
-            }
-            None => resource.scopes.clone(),
-        };
+    ) -> std::result::Result<ScopeSet, Refused> {
+        let claimed = ScopeSet::parse(claims.scope.as_deref().unwrap_or_default())
+            .map_err(|_| refuse("The assertion's scope is malformed."))?;
         let requested = match requested {
-            Some(s) => Some(
-                ScopeSet::parse(s).map_err(|m| Error::oauth(OAuthErrorCode::InvalidScope, m))?,
-            ),
+            Some(s) => {
+                Some(ScopeSet::parse(s).map_err(|m| refuse(format!("The scope parameter: {m}.")))?)
+            }
             None => None,
         };
         let mut granted = requested
@@ -532,23 +640,23 @@ impl Core {
                 })?;
             granted = granted.intersection(&grant.scopes);
         }
-        if granted.is_empty() && requested.as_ref().is_some_and(|r| !r.is_empty()) {
-            return Err(Error::oauth(
-                OAuthErrorCode::InvalidScope,
-                "None of the requested scopes is both in the assertion and available at the resource.",
+        if granted.is_empty() && !resource.scopes.is_empty() {
+            return Err(refuse(
+                "None of the scopes is both claimed by the assertion (and requested, if scope was sent) and available at the resource.",
             ));
         }
         Ok(granted)
     }
 
     /// Who the assertion's subject is: the person linked to (`iss`, `sub`); else, as the
-    /// issuer's settings allow, the person with its `email` (linked now) or a new person.
+    /// issuer's settings allow, the person with its verified `email` (when no other identity
+    /// is linked to them) or a new person.
     async fn id_jag_subject(
         &self,
         realm: &Realm,
         issuer: &TrustedIssuer,
         claims: &IdJagClaims,
-    ) -> Result<Subject> {
+    ) -> std::result::Result<Subject, Refused> {
         if let Some(link) = self
             .store
             .find_person_identity(&realm.id, &issuer.issuer, &claims.sub)
@@ -559,37 +667,62 @@ impl Core {
                 .find_person(&realm.id, &link.person_id)
                 .await?
                 .filter(|p| !p.disabled)
-                .ok_or_else(|| refuse("The person is disabled in this realm."))?;
+                .ok_or_else(|| refuse_quietly(NO_PERSON, "The linked person is disabled."))?;
             return Ok(Subject::Linked(person));
         }
-        let unlinked = "No person of this realm is linked to the assertion's subject";
         if !issuer.link_by_email && !issuer.create_people {
-            return Err(refuse(format!(
-                "{unlinked}, and this identity provider may neither link nor create people."
-            )));
+            return Err(refuse_quietly(
+                NO_PERSON,
+                "No person is linked to the subject, and the issuer may neither link nor create people.",
+            ));
         }
-        // An email the IdP says it has not verified names nobody.
+        // Only an email the IdP says it verified, in plain ASCII (no lookalikes folded by
+        // lower-casing), names anyone.
         let email = claims
             .email
             .as_deref()
-            .filter(|_| claims.email_verified != Some(false))
+            .filter(|e| claims.email_verified == Some(true) && e.is_ascii())
             .and_then(|e| Email::parse(e).ok())
             .ok_or_else(|| {
-                refuse(format!(
-                    "{unlinked}, and the assertion has no verified email to go by."
-                ))
+                refuse(
+                    "No person is linked to the assertion's subject, and it carries no verified email (email with email_verified true) to go by.",
+                )
             })?;
         match self.store.find_person_by_email(&realm.id, &email).await? {
             Some(p) if issuer.link_by_email => {
                 if p.disabled {
-                    return Err(refuse("The person is disabled in this realm."));
+                    return Err(refuse_quietly(
+                        NO_PERSON,
+                        "The person with the email is disabled.",
+                    ));
+                }
+                if !self.store.list_person_identities(&p.id).await?.is_empty() {
+                    return Err(refuse_quietly(
+                        NO_PERSON,
+                        "The person with the email is linked to another identity already; an administrator links them.",
+                    ));
                 }
                 Ok(Subject::LinkByEmail(p))
             }
-            Some(_) => Err(refuse(format!(
-                "{unlinked}; a person with its email exists, but this identity provider may not link people by email."
-            ))),
+            Some(_) => Err(refuse_quietly(
+                NO_PERSON,
+                "A person has the email, but the issuer may not link people by email.",
+            )),
             None if issuer.create_people => {
+                // In the administration realm the email may be a console account's, which
+                // signs in here too: a new person would stand in its way.
+                if realm.name.is_default()
+                    && self
+                        .store
+                        .find_user_by_email(&realm.id, &email)
+                        .await?
+                        .is_some()
+                {
+                    return Err(refuse_quietly(
+                        NO_PERSON,
+                        "A console account has the email; people are not created in its place.",
+                    ));
+                }
                 let name = claims
                     .name
                     .as_deref()
@@ -597,19 +730,21 @@ impl Core {
                     .unwrap_or_else(|| email.to_string());
                 Ok(Subject::Create { email, name })
             }
-            None => Err(refuse(format!(
-                "{unlinked}, no person has its email, and this identity provider may not create people."
-            ))),
+            None => Err(refuse_quietly(
+                NO_PERSON,
+                "No person has the email, and the issuer may not create people.",
+            )),
         }
     }
 
-    /// Makes the subject a linked person of the realm (linking or creating, audited).
-    async fn settle_subject(
+    /// The person the token is for, and what redeeming the assertion writes to make it so
+    /// (a link or a new person, each with its audit event).
+    fn new_subject(
         &self,
         realm: &Realm,
         checked: &Checked,
         meta: &RequestMeta,
-    ) -> Result<PersonId> {
+    ) -> (Person, NewLink) {
         let issuer = &checked.issuer;
         let now = self.now();
         let link = |person_id: &PersonId| PersonIdentity {
@@ -620,15 +755,8 @@ impl Core {
             created_at: now,
         };
         let actor = format!("idp:{}", issuer.issuer);
-        let raced = |e: StorageError| match e {
-            // The same subject's first two assertions at once: the other one linked it.
-            StorageError::Conflict(_) => refuse(
-                "The person was linked or created by another request at the same moment; try again.",
-            ),
-            other => other.into(),
-        };
         match &checked.subject {
-            Subject::Linked(p) => Ok(p.id.clone()),
+            Subject::Linked(p) => (p.clone(), NewLink::None),
             Subject::LinkByEmail(p) => {
                 let mut event = self.event(
                     &realm.id,
@@ -643,11 +771,7 @@ impl Core {
                     "by": "email",
                     "email": p.email.as_str(),
                 });
-                self.store
-                    .link_person(&link(&p.id), &event)
-                    .await
-                    .map_err(raced)?;
-                Ok(p.id.clone())
+                (p.clone(), NewLink::Link(link(&p.id), event))
             }
             Subject::Create { email, name } => {
                 let person = Person {
@@ -676,14 +800,18 @@ impl Core {
                     "idp_subject": checked.claims.sub,
                     "just_in_time": true,
                 });
-                self.store
-                    .insert_linked_person(&person, &link(&person.id), &event)
-                    .await
-                    .map_err(raced)?;
-                Ok(person.id)
+                let l = link(&person.id);
+                (person.clone(), NewLink::Create(person, l, event))
             }
         }
     }
+}
+
+/// What redeeming writes for the subject (owned; lent to the store as [`NewSubject`]).
+enum NewLink {
+    None,
+    Link(PersonIdentity, crate::audit::NewAuditEvent),
+    Create(Person, PersonIdentity, crate::audit::NewAuditEvent),
 }
 
 #[cfg(test)]
