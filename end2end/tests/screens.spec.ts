@@ -57,6 +57,25 @@ async function seed(page: Page, baseURL: string) {
     expires_at: '2099-06-30T12:00',
   });
   await call(api, baseURL, 'agents/bind', { client_id: client, agent });
+  // Identity providers trusted for ID-JAGs: one by JWKS URL for many clients, one with pasted keys.
+  await call(api, baseURL, 'identity-providers/create', {
+    issuer: `https://${long('login', 60)}.example-corporation.com/${long('oauth2/aus4k2', 120)}`,
+    display_name: long('Example Corporation workforce single sign-on', 100),
+    jwks_uri: `https://${long('login', 60)}.example-corporation.com/${long('oauth2/aus4k2', 120)}/v1/keys`,
+    jwks: '',
+    algorithms: 'ES256 RS256 EdDSA',
+    clients: [client, ...Array.from({ length: 12 }, (_, i) => `bulk-${suffix}-${i}`)].join(' '),
+    create_people: 'on',
+    link_by_email: 'on',
+  });
+  await call(api, baseURL, 'identity-providers/create', {
+    issuer: `https://idp-${suffix}.example.com`,
+    display_name: '',
+    jwks_uri: '',
+    jwks: JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', kid: 'k1', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] }),
+    algorithms: '',
+    clients: `bulk-${suffix}-0`,
+  });
   // Keys in every state: retired (still published), active, next.
   await call(api, baseURL, 'keys/rotate', {});
   await call(api, baseURL, 'keys/rotate', {});
@@ -133,6 +152,7 @@ const SCREENS: [string, string][] = [
   ['agents', '/agents'],
   ['agent', `/agents/${agent}`],
   ['keys', '/keys'],
+  ['identity-providers', '/identity-providers'],
   ['settings', '/settings'],
   ['realms', '/realms'],
   ['realm', `/realms/finance-${suffix}`],
@@ -182,6 +202,12 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       await p.getByLabel('Scopes', { exact: true }).fill('ledger:read invoices:read offline_access');
       await p.getByRole('button', { name: 'Generate' }).click();
       await expect(p.getByTestId('registered')).toBeVisible();
+    }],
+    ['identity-provider-edit', async (p) => {
+      await p.goto('/identity-providers');
+      await hydrated(p);
+      await p.getByTestId('idp').first().getByRole('button', { name: 'Edit' }).click();
+      await expect(p.locator('#edit-idp')).toBeVisible();
     }],
     ['reject-dialog', async (p) => {
       await p.goto(`/resources/${submitted}`);

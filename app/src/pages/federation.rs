@@ -210,11 +210,11 @@ pub fn IdentityProvidersPage() -> impl IntoView {
                     <div class=format!("{CARD} mb-6 grid gap-4 p-4 sm:grid-cols-2")>
                         <div class="min-w-0">
                             <p class=MUTED>"Assertions are addressed to (aud)"</p>
-                            <div class="mt-1"><CopyValue value=found.issuer.clone() label="Issuer"/></div>
+                            <div class="mt-1"><CopyValue value=found.issuer.clone() label="this realm's issuer"/></div>
                         </div>
                         <div class="min-w-0">
                             <p class=MUTED>"Clients present them at (grant jwt-bearer)"</p>
-                            <div class="mt-1"><CopyValue value=found.token_endpoint.clone() label="Token endpoint"/></div>
+                            <div class="mt-1"><CopyValue value=found.token_endpoint.clone() label="the token endpoint"/></div>
                         </div>
                     </div>
                     {if found.items.is_empty() {
