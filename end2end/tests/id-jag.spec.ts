@@ -71,7 +71,7 @@ test('an admin trusts the company IdP and the TypeScript SDK trades its ID-JAG f
     await hydrated(page);
     await expect(page.getByRole('heading', { name: 'Identity providers' })).toBeVisible();
     await expect(page.getByText(issuer, { exact: true })).toBeVisible();
-    await page.getByRole('button', { name: 'Trust an identity provider' }).click();
+    await page.getByRole('button', { name: 'Trust a provider' }).click();
     await expect(page.getByLabel('Issuer', { exact: true })).toBeFocused();
     await page.getByLabel('Issuer', { exact: true }).fill(idp);
     await page.getByLabel('Name', { exact: true }).fill('Example Corporation SSO');

@@ -34,6 +34,7 @@ fn IssuerFields(
     errors: FieldErrors,
 ) -> impl IntoView {
     let f = move |name: &str| format!("{form}-{name}");
+    let editing = v.is_some();
     let v = v.unwrap_or(TrustedIssuerView {
         id: String::new(),
         issuer: String::new(),
@@ -48,10 +49,26 @@ fn IssuerFields(
         enabled: true,
         updated: Default::default(),
     });
+    let issuer = if editing {
+        view! {
+            <div class="sm:col-span-2">
+                <input type="hidden" name="issuer" value=v.issuer.clone()/>
+                <p class=LABEL>"Issuer"</p>
+                <p class=format!("mt-1 {MONO} text-slate-700 dark:text-slate-200")>{v.issuer.clone()}</p>
+                <p class=format!("mt-1 {MUTED}")>"It never changes: people are linked to the provider by it. To trust another issuer, add it as another provider."</p>
+            </div>
+        }
+        .into_any()
+    } else {
+        view! {
+            <Field errors name="issuer" id=f("issuer") label="Issuer" value=v.issuer.clone() required=true maxlength=2048 mono=true
+                placeholder="https://corp.okta.com/oauth2/default" class="sm:col-span-2"
+                help="The iss of its assertions, exactly as it signs them (a trailing slash counts)."/>
+        }
+        .into_any()
+    };
     view! {
-        <Field errors name="issuer" id=f("issuer") label="Issuer" value=v.issuer required=true maxlength=2048 mono=true
-            placeholder="https://corp.okta.com/oauth2/default" class="sm:col-span-2"
-            help="The iss of its assertions, exactly as it signs them (a trailing slash counts)."/>
+        {issuer}
         <Field errors name="display_name" id=f("name") label="Name" value=v.display_name maxlength=100 placeholder="Defaults to the issuer's host"/>
         <Field errors name="algorithms" id=f("algorithms") label="Algorithms" value=v.algorithms maxlength=100 placeholder="ES256 RS256"
             help="Space-separated: ES256, RS256, EdDSA. Never none or HMAC."/>
@@ -60,7 +77,7 @@ fn IssuerFields(
             help="Fetched over HTTPS from public addresses only, cached, and refetched when it signs with a new key."/>
         <Field errors name="jwks" id=f("jwks") label="…or its public keys (JWK Set)" value=v.jwks kind=Kind::Lines(3) mono=true
             placeholder="{\"keys\": [{\"kty\": \"EC\", …}]}" class="sm:col-span-2"/>
-        <Field errors name="clients" id=f("clients") label="Clients" value=v.clients.join(" ") required=true maxlength=13000 mono=true
+        <Field errors name="clients" id=f("clients") label="Clients" value=v.clients.join(" ") kind=Kind::Lines(2) required=true maxlength=13000 mono=true
             placeholder="agent-app" class="sm:col-span-2"
             help="The client ids that may present its assertions, separated by spaces. Confidential clients only: each authenticates as it does for any grant."/>
         <fieldset class="sm:col-span-2">
@@ -199,7 +216,7 @@ pub fn IdentityProvidersPage() -> impl IntoView {
     });
     view! {
         <PageHeader title="Identity providers" description="Enterprise identity providers whose ID-JAGs (MCP enterprise-managed authorization) this realm trades for access tokens: the provider decides which people reach which MCP servers, with no consent screen here.">
-            <button type="button" class=BTN_PRIMARY on:click=move |_| show_create.set(true)>"Trust an identity provider"</button>
+            <button type="button" class=format!("{BTN_PRIMARY} whitespace-nowrap") on:click=move |_| show_create.set(true)>"Trust a provider"</button>
         </PageHeader>
         <Show when=move || show_create.get()>
             <CreateIssuerForm action=create on_cancel=Callback::new(move |_| show_create.set(false))/>
@@ -270,13 +287,14 @@ fn IssuerCard(
                     </h2>
                     <p class=format!("{MONO} text-slate-600 dark:text-slate-300")>{t.issuer.clone()}</p>
                     <dl class="grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[auto_1fr]">
-                        <dt class=MUTED>"Keys"</dt><dd class="min-w-0 break-all">{keys}" · "{t.algorithms.clone()}</dd>
+                        <dt class=MUTED>"Keys"</dt><dd class="min-w-0 break-all">{keys}</dd>
+                        <dt class=MUTED>"Algorithms"</dt><dd>{t.algorithms.clone()}</dd>
                         <dt class=MUTED>"Clients"</dt><dd class=format!("min-w-0 {MONO}")>{t.clients.join(" ")}</dd>
                         <dt class=MUTED>"People"</dt><dd>{people_policy(&t)}</dd>
                         <dt class=MUTED>"Changed"</dt><dd><When at=t.updated.at.clone() words=t.updated.ago.clone()/></dd>
                     </dl>
                 </div>
-                <div class="flex flex-wrap gap-2 sm:justify-end">
+                <div class="flex shrink-0 flex-wrap gap-2 sm:flex-nowrap sm:justify-end">
                     <button type="button" class=BTN_SMALL aria-expanded=move || open().to_string()
                         on:click=move |_| editing.set(if open() { None } else { Some(id.get_value()) })>"Edit"</button>
                     {if t.enabled {
