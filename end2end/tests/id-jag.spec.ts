@@ -126,6 +126,20 @@ test('an admin trusts the company IdP and the TypeScript SDK trades its ID-JAG f
     await page.goto('/people');
     await hydrated(page);
     await expect(page.getByTestId('person-row').filter({ hasText: email })).toBeVisible();
+    // Their page says where they come from.
+    await page.getByTestId('person-row').filter({ hasText: email }).getByRole('link').click();
+    await hydrated(page);
+    const identities = page.getByTestId('person-identities');
+    await expect(identities).toContainText('Example Corporation SSO');
+    await expect(identities).toContainText('00u-grace');
+    await expect(identities.getByRole('button', { name: 'Unlink' })).toBeVisible();
+    if (process.env.E2E_SCREENSHOTS) {
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.screenshot({ path: `test-results/person-identities-${width}.png`, fullPage: true });
+      }
+      await page.setViewportSize({ width: 1280, height: 720 });
+    }
     await page.goto('/audit');
     await hydrated(page);
     await expect(page.getByRole('main')).toContainText('token.id_jag');

@@ -2,7 +2,7 @@
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::federation::{TrustedIssuerView, TrustedIssuersView};
+use crate::types::federation::{PersonIdentityView, TrustedIssuerView, TrustedIssuersView};
 use leptos::prelude::*;
 
 /// The realm's trusted identity providers.
@@ -126,4 +126,41 @@ pub async fn set_trusted_issuer_enabled(
 pub async fn delete_trusted_issuer(id: String) -> Result<(), AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     Ok(core.delete_trusted_issuer(&p, &realm, &id, &meta).await?)
+}
+
+/// The identity providers' identities linked to a person, with the providers' names.
+#[server(prefix = "/api", endpoint = "people/identities", client = crate::tab::TabClient)]
+pub async fn person_identities(id: String) -> Result<Vec<PersonIdentityView>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let links = core.person_identities(&p, &realm, &id).await?;
+    // Names only for whoever may see the providers (admins); others see issuers.
+    let providers = core
+        .list_trusted_issuers(&p, &realm)
+        .await
+        .unwrap_or_default();
+    Ok(links
+        .iter()
+        .map(|l| PersonIdentityView {
+            issuer: l.issuer.clone(),
+            provider: providers
+                .iter()
+                .find(|t| t.issuer == l.issuer)
+                .map(|t| t.display_name.clone()),
+            subject: l.subject.clone(),
+            linked: ssr::moment(core.now(), l.created_at),
+        })
+        .collect())
+}
+
+/// Unlinks an identity provider's identity from a person.
+#[server(prefix = "/api", endpoint = "people/unlink", client = crate::tab::TabClient)]
+pub async fn unlink_person_identity(
+    id: String,
+    issuer: String,
+    subject: String,
+) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(core
+        .unlink_person_identity(&p, &realm, &id, (&issuer, &subject), &meta)
+        .await?)
 }

@@ -4,6 +4,7 @@
 //! The list searches and creates; each person's page edits their name and roles, sets a
 //! password, disables them (confirmed) and shows the apps they connected, each revocable.
 use crate::api::audit::history;
+use crate::api::federation::{UnlinkPersonIdentity, person_identities};
 use crate::api::people::{
     CreatePerson, RevokeConnectedApp, SetPersonDisabled, SetPersonPassword, UpdatePerson,
     connected_apps, get_person, list_people,
@@ -204,6 +205,8 @@ pub fn PersonDetailPage() -> impl IntoView {
     let password = ServerAction::<SetPersonPassword>::new();
     let disable = ServerAction::<SetPersonDisabled>::new();
     let revoke = ServerAction::<RevokeConnectedApp>::new();
+    let unlink = ServerAction::<UnlinkPersonIdentity>::new();
+    let unlinked = successes(unlink);
     let (updated, toggled, revoked, passworded) = (
         successes(update),
         successes(disable),
@@ -218,6 +221,10 @@ pub fn PersonDetailPage() -> impl IntoView {
         move || (id.get(), toggled.get(), revoked.get()),
         |(id, ..)| connected_apps(id),
     );
+    let identities = Resource::new(
+        move || (id.get(), unlinked.get()),
+        |(id, _)| person_identities(id),
+    );
     let events = Resource::new(
         move || {
             (
@@ -226,6 +233,7 @@ pub fn PersonDetailPage() -> impl IntoView {
                 toggled.get(),
                 revoked.get(),
                 passworded.get(),
+                unlinked.get(),
             )
         },
         |(id, ..)| history("person".to_owned(), id),
@@ -259,6 +267,13 @@ pub fn PersonDetailPage() -> impl IntoView {
     let disconnected = StoredValue::new(crate::components::layout::with_revocation_note(
         "Disconnected: the app's refresh tokens stopped working, and servers that introspect refuse its access tokens now.",
     ));
+    Effect::new(move |_| {
+        match unlink.value().get() {
+        Some(Ok(())) => toasts.push(ToastKind::Success, "Unlinked: that identity no longer signs in as them, and the tokens it bought are revoked."),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    }
+    });
     Effect::new(move |_| match revoke.value().get() {
         Some(Ok(())) => toasts.push(ToastKind::Success, disconnected.get_value()),
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
@@ -323,6 +338,13 @@ pub fn PersonDetailPage() -> impl IntoView {
                                 </ActionForm>
                             </section>
                         })}
+                        <Transition fallback=|| ()>
+                            {move || identities.get().map(|r| match r {
+                                Ok(list) if list.is_empty() => ().into_any(),
+                                Ok(list) => view! { <LinkedIdentities list pid=pid.get_value() unlink manage=can.manage_people/> }.into_any(),
+                                Err(error) => view! { <div class="mt-6"><ErrorMessage error/></div> }.into_any(),
+                            })}
+                        </Transition>
                         <section class=format!("{CARD} mt-6") aria-labelledby="person-apps-title">
                             <h2 id="person-apps-title" class="border-b border-slate-200 p-4 text-lg font-semibold text-slate-900 dark:border-slate-700 dark:text-white">"Connected apps"</h2>
                             <Transition fallback=|| view! { <div class="p-4"><Loading/></div> }>
@@ -339,5 +361,42 @@ pub fn PersonDetailPage() -> impl IntoView {
                 Err(error) => view! { <div class="mt-4"><ErrorMessage error/></div> }.into_any(),
             })}
         </Transition>
+    }
+}
+
+/// The identity providers' identities that sign in as this person (ID-JAGs), each unlinkable.
+#[component]
+fn LinkedIdentities(
+    list: Vec<crate::types::federation::PersonIdentityView>,
+    pid: String,
+    unlink: ServerAction<UnlinkPersonIdentity>,
+    manage: bool,
+) -> impl IntoView {
+    let pid = StoredValue::new(pid);
+    view! {
+        <section class=format!("{CARD} mt-6") aria-labelledby="person-idp-title" data-testid="person-identities">
+            <h2 id="person-idp-title" class="border-b border-slate-200 p-4 text-lg font-semibold text-slate-900 dark:border-slate-700 dark:text-white">"Identity providers"</h2>
+            <ul class="divide-y divide-slate-200 dark:divide-slate-700">
+                {list.into_iter().map(|l| {
+                    let (issuer, subject) = (StoredValue::new(l.issuer.clone()), StoredValue::new(l.subject.clone()));
+                    let name = l.provider.clone().unwrap_or_else(|| "A provider this realm no longer trusts".to_owned());
+                    view! {
+                        <li class="flex flex-col gap-3 p-4 sm:flex-row sm:items-start sm:justify-between">
+                            <div class="min-w-0 space-y-1">
+                                <p class="break-words font-medium text-slate-900 dark:text-white">{name.clone()}</p>
+                                <p class=format!("{MONO} text-slate-600 dark:text-slate-300")>{l.issuer.clone()}</p>
+                                <p class=format!("{MUTED} break-all")>"As " <span class="font-mono">{l.subject.clone()}</span> " · linked " <When at=l.linked.at.clone() words=l.linked.ago.clone()/></p>
+                            </div>
+                            {manage.then(|| view! {
+                                <div class="shrink-0"><ConfirmButton label="Unlink" title=format!("Unlink {name}?")
+                                    message="Its assertions for this identity no longer act as this person (they are linked or created again only as the provider's settings allow), and the tokens they bought are revoked."
+                                    confirm_label="Unlink" class=BTN_SMALL_DANGER
+                                    on_confirm=Callback::new(move |_| { unlink.dispatch(UnlinkPersonIdentity { id: pid.get_value(), issuer: issuer.get_value(), subject: subject.get_value() }); })/></div>
+                            })}
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </section>
     }
 }

@@ -41,3 +41,16 @@ pub struct TrustedIssuersView {
     /// The providers, by name.
     pub items: Vec<TrustedIssuerView>,
 }
+
+/// An identity provider's identity linked to a person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersonIdentityView {
+    /// The provider's issuer.
+    pub issuer: String,
+    /// The provider's name, when the realm still trusts it.
+    pub provider: Option<String>,
+    /// Its `sub` for the person.
+    pub subject: String,
+    /// When the link was made.
+    pub linked: Moment,
+}

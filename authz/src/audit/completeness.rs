@@ -109,6 +109,8 @@ const WRITES: &[&str] = &[
     "update_trusted_issuer",
     "set_trusted_issuer_enabled",
     "delete_trusted_issuer",
+    // a link exists only after an ID-JAG: checked by the API tests
+    "unlink_person_identity",
     // realms
     "create_realm",
     "update_realm",
@@ -148,6 +150,7 @@ const WRITES: &[&str] = &[
 const READS: &[&str] = &[
     "realm_overview",
     "list_trusted_issuers",
+    "person_identities",
     "list_agents",
     "agent",
     // Caches and housekeeping: no decision by anyone. `purge_expired` deletes rows that expired

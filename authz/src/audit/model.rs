@@ -201,6 +201,8 @@ pub mod action {
     pub const TRUSTED_ISSUER_DELETE: &str = "trusted_issuer.delete";
     /// An upstream identity was linked to an existing person.
     pub const PERSON_LINK: &str = "person.link";
+    /// An upstream identity was unlinked from a person.
+    pub const PERSON_UNLINK: &str = "person.unlink";
     /// An ID-JAG (enterprise-managed authorization) was traded for an access token.
     pub const TOKEN_ID_JAG: &str = "token.id_jag";
     /// An ID-JAG was refused.
@@ -284,6 +286,7 @@ pub mod action {
         TRUSTED_ISSUER_DISABLE,
         TRUSTED_ISSUER_DELETE,
         PERSON_LINK,
+        PERSON_UNLINK,
         TOKEN_ID_JAG,
         TOKEN_ID_JAG_DENIED,
     ];

@@ -1,13 +1,14 @@
 //! Federation operations: administrators manage the identity providers a realm trusts for
 //! ID-JAG assertions (console and CLI).
 use super::model::{
-    IssuerKeys, MAX_TRUSTED_ISSUERS, TrustedIssuer, TrustedIssuerFields, TrustedIssuerId,
-    TrustedIssuerInput,
+    IssuerKeys, MAX_TRUSTED_ISSUERS, PersonIdentity, TrustedIssuer, TrustedIssuerFields,
+    TrustedIssuerId, TrustedIssuerInput,
 };
 use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::clients::AuthMethod;
 use crate::core::Core;
 use crate::error::{Error, Result, map_taken};
+use crate::people::{Person, PersonId};
 use crate::policy::{Permission, Principal};
 use crate::realms::Realm;
 
@@ -206,6 +207,72 @@ impl Core {
         event.details = audit_settings(&issuer);
         self.store.delete_trusted_issuer(&issuer.id, &event).await?;
         Ok(())
+    }
+
+    /// The identity providers' identities linked to a person of the realm, oldest first.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm or person).
+    pub async fn person_identities(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        person_id: &str,
+    ) -> Result<Vec<PersonIdentity>> {
+        p.require(Permission::ViewPeople)?;
+        let realm = self.find_realm(realm_name).await?;
+        let person = self.linked_person(&realm, person_id).await?;
+        Ok(self.store.list_person_identities(&person.id).await?)
+    }
+
+    /// Unlinks an identity provider's identity from a person: its next assertions for that
+    /// subject no longer name them (and are linked or created again only as the provider's
+    /// settings allow), and the tokens its assertions bought for them are revoked.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm, person, or no such link).
+    pub async fn unlink_person_identity(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        person_id: &str,
+        (issuer, subject): (&str, &str),
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        p.require(Permission::ManagePeople)?;
+        let realm = self.find_realm(realm_name).await?;
+        let person = self.linked_person(&realm, person_id).await?;
+        let link = PersonIdentity {
+            realm_id: realm.id.clone(),
+            issuer: issuer.to_owned(),
+            subject: subject.to_owned(),
+            person_id: person.id.clone(),
+            created_at: 0,
+        };
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::PERSON_UNLINK,
+            AuditSubject::Person(person.id.to_string()),
+            meta,
+        );
+        event.details = serde_json::json!({"issuer": issuer, "idp_subject": subject});
+        self.store
+            .delete_person_identity(&link, self.now(), &event)
+            .await
+            .map_err(|e| match e {
+                crate::error::StorageError::NotFound => {
+                    Error::not_found("link", subject.chars().take(100).collect::<String>())
+                }
+                other => other.into(),
+            })
+    }
+
+    async fn linked_person(&self, realm: &Realm, id: &str) -> Result<Person> {
+        self.store
+            .find_person(&realm.id, &PersonId::from_stored(id))
+            .await?
+            .ok_or_else(|| Error::not_found("person", id.chars().take(100).collect::<String>()))
     }
 
     /// A realm's trusted issuer by id (`tis_…`) or by its exact issuer URL.

@@ -88,6 +88,15 @@ pub trait FederationStore: Send + Sync {
         &self,
         person_id: &PersonId,
     ) -> Result<Vec<PersonIdentity>, StorageError>;
+    /// Unlinks an upstream identity from a person and revokes the token families its issuer's
+    /// assertions started for them, with the audit event; `NotFound` if it is not linked to
+    /// that person.
+    async fn delete_person_identity(
+        &self,
+        link: &PersonIdentity,
+        at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Redeems an ID-JAG in one transaction: records its `jti` for its issuer until
     /// `jti_expires_at`, makes its subject a linked person (`subject`), and stores the token
     /// family (no refresh token) with the issuer it came through. Nothing is written when the
@@ -108,6 +117,8 @@ pub(super) const UPDATE_ISSUER: &str = "UPDATE trusted_issuers SET issuer = $1, 
 pub(super) const SET_ISSUER_ENABLED: &str =
     "UPDATE trusted_issuers SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const DELETE_ISSUER: &str = "DELETE FROM trusted_issuers WHERE id = $1";
+pub(super) const DELETE_LINK: &str = "DELETE FROM person_identities WHERE realm_id = $1 AND issuer = $2 AND subject = $3 AND person_id = $4";
+pub(super) const REVOKE_LINK_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'identity_unlinked' WHERE realm_id = $2 AND via_issuer = $3 AND subject = $4 AND revoked_at IS NULL";
 pub(super) const DELETE_ISSUER_LINKS: &str =
     "DELETE FROM person_identities WHERE realm_id = $1 AND issuer = $2";
 /// Ends every family an issuer's assertions started (`$1` now, `$2` the reason).
@@ -440,6 +451,35 @@ macro_rules! federation_store {
                         .into_iter()
                         .map(PersonIdentity::from)
                         .collect())
+                }
+
+                async fn delete_person_identity(
+                    &self,
+                    link: &PersonIdentity,
+                    at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(DELETE_LINK)
+                        .bind(link.realm_id.as_str())
+                        .bind(&link.issuer)
+                        .bind(&link.subject)
+                        .bind(link.person_id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Err(StorageError::NotFound);
+                    }
+                    sqlx::query(REVOKE_LINK_FAMILIES)
+                        .bind(at)
+                        .bind(link.realm_id.as_str())
+                        .bind(&link.issuer)
+                        .bind(link.person_id.as_str())
+                        .execute(&mut *tx)
+                        .await?;
+                    self.commit_uncached(tx, event).await
                 }
 
                 async fn redeem_identity_assertion(

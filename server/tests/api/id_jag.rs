@@ -700,3 +700,53 @@ async fn trusted_issuers_are_checked_when_configured() {
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].display_name, "Corporate IdP");
 }
+
+#[tokio::test]
+async fn unlinking_an_identity_revokes_what_it_bought_and_stops_it_acting_as_the_person() {
+    let idp = Idp::new();
+    let (t, app, _) = setup(&idp, |i| i.create_people = true).await;
+    let cli = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    let token = answer_token(&t, &app, &idp, "grace").await;
+    let sub = claims_of(&token)["sub"].as_str().expect("sub").to_owned();
+    let links = t
+        .state
+        .core
+        .person_identities(&cli, "default", &sub)
+        .await
+        .expect("links");
+    assert_eq!(
+        links
+            .iter()
+            .map(|l| (l.issuer.as_str(), l.subject.as_str()))
+            .collect::<Vec<_>>(),
+        [(IDP, "grace")]
+    );
+    t.state
+        .core
+        .unlink_person_identity(&cli, "default", &sub, (IDP, "grace"), &meta)
+        .await
+        .expect("unlink");
+    assert!(
+        !introspect_active(&t, &app, &token).await,
+        "what it bought is revoked"
+    );
+    let again = t
+        .state
+        .core
+        .unlink_person_identity(&cli, "default", &sub, (IDP, "grace"), &meta)
+        .await
+        .expect_err("unlinked already");
+    assert!(matches!(again, authz::Error::NotFound { .. }), "{again:?}");
+    // The IdP may create people but not take over Grace's email: refused now.
+    let (code, _) = refused(&t, &app, &idp.sign(&idp.claims("grace", now())), "").await;
+    assert_eq!(code, "invalid_grant");
+    let unlinks = t
+        .audit(authz::audit::AuditFilter {
+            action: Some("person.unlink".into()),
+            ..Default::default()
+        })
+        .await;
+    assert_eq!(unlinks.len(), 1);
+    assert_eq!(unlinks[0].target, format!("person:{sub}"));
+}
