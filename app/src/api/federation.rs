@@ -1,8 +1,11 @@
 //! Identity providers the selected realm trusts for ID-JAGs (enterprise-managed authorization).
+// One server-function argument per form field, and `#[server]` copies the signature into the
+// browser build, so the allow is module-wide.
+#![allow(clippy::too_many_arguments)]
 use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::ssr;
-use crate::types::federation::{PersonIdentityView, TrustedIssuerView, TrustedIssuersView};
+use crate::types::federation::{PersonIdentitiesView, TrustedIssuerView, TrustedIssuersView};
 use leptos::prelude::*;
 
 /// The realm's trusted identity providers.
@@ -24,7 +27,6 @@ pub async fn list_trusted_issuers() -> Result<TrustedIssuersView, AppError> {
 
 /// The form's fields as the core takes them.
 #[cfg(feature = "ssr")]
-#[allow(clippy::too_many_arguments, reason = "one per form field")]
 fn input(
     issuer: String,
     display_name: String,
@@ -49,7 +51,6 @@ fn input(
 
 /// Trusts an identity provider.
 #[server(prefix = "/api", endpoint = "identity-providers/create", client = crate::tab::TabClient)]
-#[allow(clippy::too_many_arguments, reason = "one per form field")]
 pub async fn create_trusted_issuer(
     issuer: String,
     display_name: String,
@@ -79,7 +80,6 @@ pub async fn create_trusted_issuer(
 
 /// Changes a trusted identity provider's settings.
 #[server(prefix = "/api", endpoint = "identity-providers/update", client = crate::tab::TabClient)]
-#[allow(clippy::too_many_arguments, reason = "one per form field")]
 pub async fn update_trusted_issuer(
     id: String,
     issuer: String,
@@ -130,7 +130,7 @@ pub async fn delete_trusted_issuer(id: String) -> Result<(), AppError> {
 
 /// The identity providers' identities linked to a person, with the providers' names.
 #[server(prefix = "/api", endpoint = "people/identities", client = crate::tab::TabClient)]
-pub async fn person_identities(id: String) -> Result<Vec<PersonIdentityView>, AppError> {
+pub async fn person_identities(id: String) -> Result<PersonIdentitiesView, AppError> {
     let (core, p, _, realm) = ssr::realm_context().await?;
     let links = core.person_identities(&p, &realm, &id).await?;
     // Names only for whoever may see the providers (admins); others see issuers.
@@ -138,18 +138,37 @@ pub async fn person_identities(id: String) -> Result<Vec<PersonIdentityView>, Ap
         .list_trusted_issuers(&p, &realm)
         .await
         .unwrap_or_default();
-    Ok(links
-        .iter()
-        .map(|l| PersonIdentityView {
-            issuer: l.issuer.clone(),
-            provider: providers
-                .iter()
-                .find(|t| t.issuer == l.issuer)
-                .map(|t| t.display_name.clone()),
-            subject: l.subject.clone(),
-            linked: ssr::moment(core.now(), l.created_at),
-        })
-        .collect())
+    Ok(PersonIdentitiesView {
+        links: links
+            .iter()
+            .map(|l| crate::types::federation::PersonIdentityView {
+                issuer: l.issuer.clone(),
+                provider: providers
+                    .iter()
+                    .find(|t| t.issuer == l.issuer)
+                    .map(|t| t.display_name.clone()),
+                subject: l.subject.clone(),
+                linked: ssr::moment(core.now(), l.created_at),
+            })
+            .collect(),
+        providers: providers
+            .iter()
+            .map(|t| (t.issuer.clone(), t.display_name.clone()))
+            .collect(),
+    })
+}
+
+/// Links an identity provider's identity to a person.
+#[server(prefix = "/api", endpoint = "people/link", client = crate::tab::TabClient)]
+pub async fn link_person_identity(
+    id: String,
+    issuer: String,
+    subject: String,
+) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    core.link_person_identity(&p, &realm, &id, (&issuer, &subject), &meta)
+        .await?;
+    Ok(())
 }
 
 /// Unlinks an identity provider's identity from a person.

@@ -79,7 +79,7 @@ fn IssuerFields(
             placeholder="{\"keys\": [{\"kty\": \"EC\", …}]}" class="sm:col-span-2"/>
         <Field errors name="clients" id=f("clients") label="Clients" value=v.clients.join(" ") kind=Kind::Lines(2) required=true maxlength=13000 mono=true
             placeholder="agent-app" class="sm:col-span-2"
-            help="The client ids that may present its assertions, separated by spaces. Confidential clients only: each authenticates as it does for any grant."/>
+            help="The client ids that may present its assertions, separated by spaces. Confidential clients only: each authenticates as it does for any grant. They get tokens for any enabled MCP server an assertion names, without a grant (within the server's rules for apps acting for people)."/>
         <fieldset class="sm:col-span-2">
             <legend class=LABEL>"People it names whom no one is linked to yet"</legend>
             <label class="mt-2 flex items-start gap-2 text-sm">
@@ -94,7 +94,7 @@ fn IssuerFields(
                     <span class=format!("block {MUTED}")>"Just in time, with the email and name of the assertion, no password and no roles. Never in place of someone who already has the email."</span>
                 </span>
             </label>
-            <p class=format!("mt-2 {MUTED}")>"With neither, only people already linked to this provider get tokens."</p>
+            <p class=format!("mt-2 {MUTED}")>"With neither, only people you link on their page (People → a person → Link an identity) get tokens."</p>
         </fieldset>
     }
 }
@@ -300,7 +300,7 @@ fn IssuerCard(
                     {if t.enabled {
                         view! {
                             <ConfirmButton label="Disable" title=format!("Disable {name}?")
-                                message="Its assertions are refused from now on. Tokens already issued from them run out within their lifetime."
+                                message="Its assertions are refused from now on, and the tokens they bought are revoked: servers that introspect refuse them at once, servers that verify tokens themselves when they expire."
                                 confirm_label="Disable" class=BTN_SMALL_DANGER
                                 on_confirm=Callback::new(move |_| { enable.dispatch(SetTrustedIssuerEnabled { id: id.get_value(), enabled: false }); })/>
                         }.into_any()
@@ -311,7 +311,7 @@ fn IssuerCard(
                         }.into_any()
                     }}
                     <ConfirmButton label="Remove" title=format!("Stop trusting {}?", t.display_name)
-                        message="Its assertions are refused from now on. The people it created stay, and so do their links, which count again if you trust it again."
+                        message="Its assertions are refused from now on, the tokens they bought are revoked, and its links to people are removed. The people it created stay."
                         confirm_label="Remove" class=BTN_SMALL_DANGER
                         on_confirm=Callback::new(move |_| { delete.dispatch(DeleteTrustedIssuer { id: id.get_value() }); })/>
                 </div>

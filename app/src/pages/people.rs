@@ -4,7 +4,7 @@
 //! The list searches and creates; each person's page edits their name and roles, sets a
 //! password, disables them (confirmed) and shows the apps they connected, each revocable.
 use crate::api::audit::history;
-use crate::api::federation::{UnlinkPersonIdentity, person_identities};
+use crate::api::federation::{LinkPersonIdentity, UnlinkPersonIdentity, person_identities};
 use crate::api::people::{
     CreatePerson, RevokeConnectedApp, SetPersonDisabled, SetPersonPassword, UpdatePerson,
     connected_apps, get_person, list_people,
@@ -206,7 +206,9 @@ pub fn PersonDetailPage() -> impl IntoView {
     let disable = ServerAction::<SetPersonDisabled>::new();
     let revoke = ServerAction::<RevokeConnectedApp>::new();
     let unlink = ServerAction::<UnlinkPersonIdentity>::new();
+    let link = ServerAction::<LinkPersonIdentity>::new();
     let unlinked = successes(unlink);
+    let linked = successes(link);
     let (updated, toggled, revoked, passworded) = (
         successes(update),
         successes(disable),
@@ -222,8 +224,8 @@ pub fn PersonDetailPage() -> impl IntoView {
         |(id, ..)| connected_apps(id),
     );
     let identities = Resource::new(
-        move || (id.get(), unlinked.get()),
-        |(id, _)| person_identities(id),
+        move || (id.get(), unlinked.get(), linked.get()),
+        |(id, ..)| person_identities(id),
     );
     let events = Resource::new(
         move || {
@@ -234,6 +236,7 @@ pub fn PersonDetailPage() -> impl IntoView {
                 revoked.get(),
                 passworded.get(),
                 unlinked.get(),
+                linked.get(),
             )
         },
         |(id, ..)| history("person".to_owned(), id),
@@ -340,8 +343,8 @@ pub fn PersonDetailPage() -> impl IntoView {
                         })}
                         <Transition fallback=|| ()>
                             {move || identities.get().map(|r| match r {
-                                Ok(list) if list.is_empty() => ().into_any(),
-                                Ok(list) => view! { <LinkedIdentities list pid=pid.get_value() unlink manage=can.manage_people/> }.into_any(),
+                                Ok(v) if v.links.is_empty() && (v.providers.is_empty() || !can.manage_people) => ().into_any(),
+                                Ok(v) => view! { <LinkedIdentities v pid=pid.get_value() unlink link manage=can.manage_people/> }.into_any(),
                                 Err(error) => view! { <div class="mt-6"><ErrorMessage error/></div> }.into_any(),
                             })}
                         </Transition>
@@ -367,12 +370,20 @@ pub fn PersonDetailPage() -> impl IntoView {
 /// The identity providers' identities that sign in as this person (ID-JAGs), each unlinkable.
 #[component]
 fn LinkedIdentities(
-    list: Vec<crate::types::federation::PersonIdentityView>,
+    v: crate::types::federation::PersonIdentitiesView,
     pid: String,
     unlink: ServerAction<UnlinkPersonIdentity>,
+    link: ServerAction<LinkPersonIdentity>,
     manage: bool,
 ) -> impl IntoView {
     let pid = StoredValue::new(pid);
+    let list = v.links;
+    let providers = v.providers;
+    let errors = FieldErrors::new(
+        link,
+        "person-link",
+        &[("issuer", "issuer"), ("subject", "subject")],
+    );
     view! {
         <section class=format!("{CARD} mt-6") aria-labelledby="person-idp-title" data-testid="person-identities">
             <h2 id="person-idp-title" class="border-b border-slate-200 p-4 text-lg font-semibold text-slate-900 dark:border-slate-700 dark:text-white">"Identity providers"</h2>
@@ -397,6 +408,23 @@ fn LinkedIdentities(
                     }
                 }).collect_view()}
             </ul>
+            {(manage && !providers.is_empty()).then(|| view! {
+                <ActionForm action=link attr:id="person-link" attr:class="grid gap-4 border-t border-slate-200 p-4 sm:grid-cols-2 dark:border-slate-700" on:input=move |_| errors.clear()>
+                    <h3 class="text-sm font-semibold text-slate-900 sm:col-span-2 dark:text-white">"Link an identity"</h3>
+                    <input type="hidden" name="id" value=pid.get_value()/>
+                    <div>
+                        <label class=LABEL for="person-link-issuer">"Identity provider"</label>
+                        <select id="person-link-issuer" name="issuer" class=format!("mt-1 {INPUT}")>
+                            {providers.into_iter().map(|(issuer, name)| view! { <option value=issuer>{name}</option> }).collect_view()}
+                        </select>
+                        <crate::components::field::FieldError errors name="issuer"/>
+                    </div>
+                    <Field errors name="subject" id="person-link-subject" label="Their subject (sub) there" required=true maxlength=255 mono=true
+                        help="The provider's id for them, as its assertions carry it in sub."/>
+                    <div class="sm:col-span-2">{errors.form_error()}</div>
+                    <div class="sm:col-span-2"><button type="submit" class=BTN_SECONDARY disabled=move || link.pending().get()>"Link"</button></div>
+                </ActionForm>
+            })}
         </section>
     }
 }

@@ -190,6 +190,35 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
         "Drift reports forgotten",
     ),
     ("mail.failed", "Notifications", "E-mail not sent"),
+    (
+        "trusted_issuer.create",
+        "Identity providers",
+        "Identity provider trusted",
+    ),
+    (
+        "trusted_issuer.update",
+        "Identity providers",
+        "Identity provider changed",
+    ),
+    (
+        "trusted_issuer.enable",
+        "Identity providers",
+        "Identity provider enabled",
+    ),
+    (
+        "trusted_issuer.disable",
+        "Identity providers",
+        "Identity provider disabled",
+    ),
+    (
+        "trusted_issuer.delete",
+        "Identity providers",
+        "Identity provider removed",
+    ),
+    ("person.link", "People", "Identity linked to a person"),
+    ("person.unlink", "People", "Identity unlinked from a person"),
+    ("token.id_jag", "Tokens", "ID-JAG traded for a token"),
+    ("token.id_jag_denied", "Tokens", "ID-JAG refused"),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

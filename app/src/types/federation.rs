@@ -54,3 +54,12 @@ pub struct PersonIdentityView {
     /// When the link was made.
     pub linked: Moment,
 }
+
+/// A person's linked identities, and the providers an admin may link them to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersonIdentitiesView {
+    /// The linked identities, oldest first.
+    pub links: Vec<PersonIdentityView>,
+    /// The realm's trusted providers as (issuer, name), for whoever may see them.
+    pub providers: Vec<(String, String)>,
+}

@@ -110,6 +110,7 @@ const WRITES: &[&str] = &[
     "set_trusted_issuer_enabled",
     "delete_trusted_issuer",
     // a link exists only after an ID-JAG: checked by the API tests
+    "link_person_identity",
     "unlink_person_identity",
     // realms
     "create_realm",

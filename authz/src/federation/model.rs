@@ -244,6 +244,20 @@ impl TrustedIssuerInput {
         };
         let algorithms = checks.take("algorithms", parse_algorithms(&self.algorithms));
         let clients = checks.take("clients", parse_client_list(&self.clients));
+        // Pasted keys must include one that signs with an accepted algorithm.
+        if let (Some(IssuerKeys::Inline(doc)), Some(algs)) = (&keys, &algorithms) {
+            let usable = doc["keys"].as_array().is_some_and(|ks| {
+                ks.iter()
+                    .filter_map(|k| crate::keys::Verifier::from_jwk(k).ok())
+                    .any(|v| algs.contains(&v.alg()))
+            });
+            if !usable {
+                checks.note(
+                    "algorithms",
+                    "None of the pasted keys signs with these algorithms (an EC P-256 key is ES256, RSA is RS256, Ed25519 is EdDSA).",
+                );
+            }
+        }
         checks.finish()?;
         let (Some(issuer), Some(display_name), Some(keys), Some(algorithms), Some(clients)) =
             (issuer, display_name, keys, algorithms, clients)
@@ -278,6 +292,9 @@ pub fn parse_inline_jwks(text: &str) -> Result<IssuerKeys, String> {
     }
     let doc: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("The JWK Set is not JSON: {e}"))?;
+    if doc.get("kty").is_some() {
+        return Err("This is one key: paste a JWK Set, {\"keys\": [ … ]}.".into());
+    }
     crate::clients::check_client_jwks(&doc)?;
     Ok(IssuerKeys::Inline(doc))
 }
@@ -374,5 +391,20 @@ mod tests {
         );
         let private = r#"{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","d":"jpsQnnGQmL-YBIffH1136cLNvZ2h2w6ns_zdZ9yNGRg"}]}"#;
         assert!(input("", private).validate(false).is_err());
+        let ec = r#"{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}"#;
+        let one = input("", ec)
+            .validate(false)
+            .expect_err("one key, not a set");
+        assert!(one.to_string().contains("JWK Set"), "{one}");
+        let set = format!(r#"{{"keys":[{ec}]}}"#);
+        assert!(input("", &set).validate(false).is_ok());
+        let rsa_only = TrustedIssuerInput {
+            algorithms: "RS256".into(),
+            ..input("", &set)
+        };
+        match rsa_only.validate(false) {
+            Err(crate::error::Error::InvalidField { field, .. }) => assert_eq!(field, "algorithms"),
+            other => panic!("an EC key is not RS256: {other:?}"),
+        }
     }
 }

@@ -225,6 +225,72 @@ impl Core {
         Ok(self.store.list_person_identities(&person.id).await?)
     }
 
+    /// Links an identity provider's identity (its `sub` for them) to a person: its assertions
+    /// for that subject then act as them. For providers that may neither link nor create
+    /// people, and for people whose email differs at the provider.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm or person), `InvalidField` (`issuer`: not a trusted
+    /// provider; `subject`), `Taken` (`subject`: linked to someone already).
+    pub async fn link_person_identity(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        person_id: &str,
+        (issuer, subject): (&str, &str),
+        meta: &RequestMeta,
+    ) -> Result<PersonIdentity> {
+        p.require(Permission::ManagePeople)?;
+        let realm = self.find_realm(realm_name).await?;
+        let person = self.linked_person(&realm, person_id).await?;
+        let issuer = issuer.trim();
+        if self
+            .store
+            .find_trusted_issuer(&realm.id, issuer)
+            .await?
+            .is_none()
+        {
+            return Err(Error::field(
+                "issuer",
+                "Choose an identity provider this realm trusts.",
+            ));
+        }
+        let subject = subject.trim();
+        if subject.is_empty() || subject.len() > 255 || subject.chars().any(char::is_control) {
+            return Err(Error::field(
+                "subject",
+                "The provider's subject (sub) for them: 1 to 255 characters.",
+            ));
+        }
+        let link = PersonIdentity {
+            realm_id: realm.id.clone(),
+            issuer: issuer.to_owned(),
+            subject: subject.to_owned(),
+            person_id: person.id.clone(),
+            created_at: self.now(),
+        };
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::PERSON_LINK,
+            AuditSubject::Person(person.id.to_string()),
+            meta,
+        );
+        event.details =
+            serde_json::json!({"issuer": issuer, "idp_subject": subject, "by": "administrator"});
+        self.store
+            .insert_person_identity(&link, &event)
+            .await
+            .map_err(|e| {
+                map_taken(
+                    e,
+                    "subject",
+                    "This identity is linked to a person already; unlink it there first.",
+                )
+            })?;
+        Ok(link)
+    }
+
     /// Unlinks an identity provider's identity from a person: its next assertions for that
     /// subject no longer name them (and are linked or created again only as the provider's
     /// settings allow), and the tokens its assertions bought for them are revoked.

@@ -88,6 +88,13 @@ pub trait FederationStore: Send + Sync {
         &self,
         person_id: &PersonId,
     ) -> Result<Vec<PersonIdentity>, StorageError>;
+    /// Links an upstream identity to a person (an administrator's decision) with the audit
+    /// event; `Conflict` if that identity is linked already.
+    async fn insert_person_identity(
+        &self,
+        link: &PersonIdentity,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Unlinks an upstream identity from a person and revokes the token families its issuer's
     /// assertions started for them, with the audit event; `NotFound` if it is not linked to
     /// that person.
@@ -451,6 +458,16 @@ macro_rules! federation_store {
                         .into_iter()
                         .map(PersonIdentity::from)
                         .collect())
+                }
+
+                async fn insert_person_identity(
+                    &self,
+                    link: &PersonIdentity,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    insert_identity(&mut tx, link).await?;
+                    self.commit_uncached(tx, event).await
                 }
 
                 async fn delete_person_identity(

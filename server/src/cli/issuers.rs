@@ -55,6 +55,77 @@ impl IssuerSettings {
     }
 }
 
+/// The settings `update` may change, each kept when not given.
+#[derive(Debug, Args)]
+pub struct IssuerChanges {
+    /// Display name.
+    #[arg(long)]
+    name: Option<String>,
+    /// Its JWKS URL (replaces pasted keys).
+    #[arg(long, conflicts_with = "jwks_file")]
+    jwks_uri: Option<String>,
+    /// A file holding its JWK Set (replaces a JWKS URL).
+    #[arg(long)]
+    jwks_file: Option<PathBuf>,
+    /// Accepted signature algorithms.
+    #[arg(long)]
+    algorithms: Option<String>,
+    /// The clients that may present its assertions (repeat for several; replaces the list).
+    #[arg(long = "client")]
+    clients: Vec<String>,
+    /// Create people just in time: true or false.
+    #[arg(long)]
+    create_people: Option<bool>,
+    /// Link unlinked subjects by email: true or false.
+    #[arg(long)]
+    link_by_email: Option<bool>,
+}
+
+impl IssuerChanges {
+    /// The current settings with these changes.
+    fn apply(
+        self,
+        t: &authz::federation::TrustedIssuer,
+    ) -> anyhow::Result<authz::federation::TrustedIssuerInput> {
+        let (mut jwks_uri, mut jwks) = match &t.keys {
+            authz::federation::IssuerKeys::Uri(u) => (u.clone(), String::new()),
+            authz::federation::IssuerKeys::Inline(doc) => (String::new(), doc.to_string()),
+        };
+        if let Some(u) = self.jwks_uri {
+            (jwks_uri, jwks) = (u, String::new());
+        }
+        if let Some(path) = &self.jwks_file {
+            jwks = std::fs::read_to_string(path)
+                .with_context(|| format!("Failed to read {}", path.display()))?;
+            jwks_uri = String::new();
+        }
+        Ok(authz::federation::TrustedIssuerInput {
+            issuer: t.issuer.clone(),
+            display_name: self.name.unwrap_or_else(|| t.display_name.clone()),
+            jwks_uri,
+            jwks,
+            algorithms: self.algorithms.unwrap_or_else(|| {
+                t.algorithms
+                    .iter()
+                    .map(|a| a.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }),
+            clients: if self.clients.is_empty() {
+                t.clients
+                    .iter()
+                    .map(|c| c.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                self.clients.join(" ")
+            },
+            create_people: self.create_people.unwrap_or(t.create_people),
+            link_by_email: self.link_by_email.unwrap_or(t.link_by_email),
+        })
+    }
+}
+
 /// `trusted-issuers` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum IssuersCommand {
@@ -74,7 +145,7 @@ pub enum IssuersCommand {
         #[command(flatten)]
         format: ListFormat,
     },
-    /// Replace a trusted identity provider's settings.
+    /// Change a trusted identity provider's settings; what is not given stays as it is.
     Update {
         /// Realm.
         #[arg(long, default_value = "default")]
@@ -82,7 +153,7 @@ pub enum IssuersCommand {
         /// Its id (tis_…) or issuer.
         id: String,
         #[command(flatten)]
-        settings: IssuerSettings,
+        changes: IssuerChanges,
     },
     /// Refuse an identity provider's assertions until enabled again.
     Disable {
@@ -100,7 +171,8 @@ pub enum IssuersCommand {
         /// Its id (tis_…) or issuer.
         id: String,
     },
-    /// Stop trusting an identity provider (its people stay, with their links).
+    /// Stop trusting an identity provider: its assertions are refused, the tokens they bought
+    /// are revoked and its links to people are removed (the people stay).
     Remove {
         /// Realm.
         #[arg(long, default_value = "default")]
@@ -138,17 +210,25 @@ pub(super) async fn issuers(core: &authz::Core, command: IssuersCommand) -> anyh
             let mut table = Table::new(
                 format,
                 [
-                    "id", "issuer", "name", "keys", "clients", "people", "enabled",
+                    "id",
+                    "issuer",
+                    "name",
+                    "keys",
+                    "algorithms",
+                    "clients",
+                    "people",
+                    "enabled",
                 ],
             );
             for t in list {
                 let keys = match &t.keys {
                     authz::federation::IssuerKeys::Uri(u) => u.clone(),
-                    authz::federation::IssuerKeys::Inline(doc) => format!(
-                        "inline, {} keys",
-                        doc["keys"].as_array().map_or(0, Vec::len)
-                    ),
+                    authz::federation::IssuerKeys::Inline(doc) => {
+                        let n = doc["keys"].as_array().map_or(0, Vec::len);
+                        format!("pasted, {n} key{}", if n == 1 { "" } else { "s" })
+                    }
                 };
+                let algorithms: Vec<&str> = t.algorithms.iter().map(|a| a.as_str()).collect();
                 let people = match (t.link_by_email, t.create_people) {
                     (true, true) => "link by email, create",
                     (true, false) => "link by email",
@@ -161,6 +241,7 @@ pub(super) async fn issuers(core: &authz::Core, command: IssuersCommand) -> anyh
                     t.issuer.into(),
                     t.display_name.into(),
                     keys.into(),
+                    Cell::list(&algorithms, " "),
                     Cell::list(&clients, " "),
                     people.into(),
                     Cell::flag(t.enabled, "enabled", "disabled"),
@@ -168,13 +249,16 @@ pub(super) async fn issuers(core: &authz::Core, command: IssuersCommand) -> anyh
             }
             table.finish()?;
         }
-        IssuersCommand::Update {
-            realm,
-            id,
-            settings,
-        } => {
+        IssuersCommand::Update { realm, id, changes } => {
+            let current = core
+                .list_trusted_issuers(&p, &realm)
+                .await
+                .map_err(core_error)?
+                .into_iter()
+                .find(|t| t.id.as_str() == id || t.issuer == id)
+                .ok_or_else(|| anyhow::anyhow!("No trusted issuer {id} in realm {realm}."))?;
             let t = core
-                .update_trusted_issuer(&p, &realm, &id, &settings.input()?, &meta)
+                .update_trusted_issuer(&p, &realm, &id, &changes.apply(&current)?, &meta)
                 .await
                 .map_err(core_error)?;
             say!("Updated {} ({}).", t.issuer, t.id);
@@ -185,7 +269,7 @@ pub(super) async fn issuers(core: &authz::Core, command: IssuersCommand) -> anyh
                 .await
                 .map_err(core_error)?;
             say!(
-                "Disabled {}: its assertions are refused; tokens already issued from them run out within their lifetime.",
+                "Disabled {}: its assertions are refused, and the tokens they bought are revoked (servers that introspect refuse them now; servers that verify tokens themselves accept them until they expire).",
                 t.issuer
             );
         }
@@ -200,7 +284,9 @@ pub(super) async fn issuers(core: &authz::Core, command: IssuersCommand) -> anyh
             core.delete_trusted_issuer(&p, &realm, &id, &meta)
                 .await
                 .map_err(core_error)?;
-            say!("Realm {realm} no longer trusts {id}.");
+            say!(
+                "Realm {realm} no longer trusts {id}: the tokens its assertions bought were revoked and its links to people removed (the people stay)."
+            );
         }
     }
     Ok(())

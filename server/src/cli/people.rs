@@ -60,6 +60,35 @@ pub enum PeopleCommand {
         /// The person's id (psn_…).
         id: String,
     },
+    /// Link an identity provider's identity to a person: its ID-JAGs for that subject then act
+    /// as them.
+    Link {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The person's id (psn_…).
+        id: String,
+        /// The provider's issuer (a trusted issuer of the realm).
+        #[arg(long)]
+        issuer: String,
+        /// The provider's subject (sub) for the person.
+        #[arg(long)]
+        subject: String,
+    },
+    /// Unlink an identity provider's identity from a person (the tokens it bought are revoked).
+    Unlink {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The person's id (psn_…).
+        id: String,
+        /// The provider's issuer.
+        #[arg(long)]
+        issuer: String,
+        /// The provider's subject (sub) for the person.
+        #[arg(long)]
+        subject: String,
+    },
 }
 
 pub(super) async fn people(
@@ -136,6 +165,30 @@ pub(super) async fn people(
             say!(
                 "Disabled {id}: their sign-ins ended, their apps' refresh tokens were revoked, and servers that introspect see their access tokens as inactive. {}",
                 revocation_note(core, &realm).await?
+            );
+        }
+        PeopleCommand::Link {
+            realm,
+            id,
+            issuer,
+            subject,
+        } => {
+            core.link_person_identity(&p, &realm, &id, (&issuer, &subject), &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Linked: {issuer}'s ID-JAGs for {subject} act as {id}.");
+        }
+        PeopleCommand::Unlink {
+            realm,
+            id,
+            issuer,
+            subject,
+        } => {
+            core.unlink_person_identity(&p, &realm, &id, (&issuer, &subject), &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Unlinked {subject} from {id}; the tokens its assertions bought for them were revoked."
             );
         }
         PeopleCommand::Enable { realm, id } => {

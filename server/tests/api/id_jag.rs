@@ -749,4 +749,51 @@ async fn unlinking_an_identity_revokes_what_it_bought_and_stops_it_acting_as_the
         .await;
     assert_eq!(unlinks.len(), 1);
     assert_eq!(unlinks[0].target, format!("person:{sub}"));
+
+    // An administrator links the identity again by hand: its assertions act as Grace again.
+    let core = &t.state.core;
+    let field_of = |e: authz::Error| match e {
+        authz::Error::InvalidField { field, .. } | authz::Error::Taken { field, .. } => field,
+        other => panic!("not a field error: {other:?}"),
+    };
+    let err = core
+        .link_person_identity(
+            &cli,
+            "default",
+            &sub,
+            ("https://evil.example.com", "grace"),
+            &meta,
+        )
+        .await
+        .expect_err("not a trusted provider");
+    assert_eq!(field_of(err), "issuer");
+    let err = core
+        .link_person_identity(&cli, "default", &sub, (IDP, " "), &meta)
+        .await
+        .expect_err("no subject");
+    assert_eq!(field_of(err), "subject");
+    core.link_person_identity(&cli, "default", &sub, (IDP, "grace"), &meta)
+        .await
+        .expect("link");
+    let again = answer_token(&t, &app, &idp, "grace").await;
+    assert_eq!(claims_of(&again)["sub"], sub.as_str());
+    let other = core
+        .create_person(
+            &cli,
+            "default",
+            &authz::people::PersonInput {
+                email: "ada@example.com".into(),
+                display_name: "Ada".into(),
+                roles: String::new(),
+            },
+            None,
+            &meta,
+        )
+        .await
+        .expect("person");
+    let err = core
+        .link_person_identity(&cli, "default", other.id.as_str(), (IDP, "grace"), &meta)
+        .await
+        .expect_err("linked to Grace already");
+    assert_eq!(field_of(err), "subject");
 }

@@ -249,7 +249,7 @@ impl Core {
                 tracing::warn!(
                     realm = %realm.name,
                     client.id = %client.client_id,
-                    issuer = claimed_iss.as_deref().map(untrusted).unwrap_or_default(),
+                    issuer = %claimed_iss.as_deref().map(untrusted).unwrap_or_default(),
                     error = code.as_str(),
                     %reason,
                     "An ID-JAG was refused"
@@ -489,10 +489,25 @@ impl Core {
                 "The assertion was issued for another client (its client_id claim).",
             ));
         }
-        if !claims.times_ok(self.now()) {
-            return Err(refuse(
-                "The assertion is expired, not yet valid, or lives too long (at most ten minutes from iat to exp).",
-            ));
+        let now = self.now();
+        if !claims.times_ok(now) {
+            let skew = ASSERTION_SKEW_SECS;
+            return Err(refuse(if claims.exp.0 + skew <= now {
+                format!(
+                    "The assertion expired at {} (this server's time is {now}).",
+                    claims.exp.0
+                )
+            } else if claims.exp.0 - claims.iat.0 > MAX_ID_JAG_LIFETIME_SECS
+                || claims.iat.0 > claims.exp.0
+            {
+                format!(
+                    "The assertion lives too long: at most {MAX_ID_JAG_LIFETIME_SECS} seconds from iat to exp."
+                )
+            } else {
+                format!(
+                    "The assertion is not valid yet (iat or nbf after this server's time, {now}, by more than {skew} seconds)."
+                )
+            }));
         }
         if claims.jti.is_empty() || claims.jti.len() > MAX_ID_LEN {
             return Err(refuse("The assertion's jti is missing or too long."));
@@ -548,14 +563,24 @@ impl Core {
             .take(MAX_KEYS_TRIED)
             .find_map(|v| v.verify(assertion).ok());
         let Some((_, claims)) = verified else {
+            let kid_known =
+                kid.is_none_or(|kid| keys.iter().any(|k| k["kid"].as_str() == Some(kid)));
             return Err(refuse(if jwks.is_none() {
-                "The identity provider's keys could not be fetched; try again later."
+                "The identity provider's keys could not be fetched; try again later.".to_owned()
+            } else if !kid_known {
+                format!(
+                    "The identity provider has no key with the assertion's kid {}.",
+                    untrusted(kid.unwrap_or_default())
+                )
             } else {
                 "The assertion's signature does not verify with the identity provider's keys."
+                    .to_owned()
             }));
         };
-        serde_json::from_value(claims).map_err(|_| {
-            refuse("The assertion lacks a required claim (iss, sub, aud, client_id, jti, exp, iat) or has a malformed one.")
+        serde_json::from_value(claims).map_err(|e| {
+            refuse(format!(
+                "The assertion lacks a required claim (iss, sub, aud, client_id, jti, exp, iat) or has a malformed one ({e}; email_verified is a boolean, scope a space-separated string)."
+            ))
         })
     }
 
