@@ -132,7 +132,15 @@ test('an admin trusts the company IdP and the TypeScript SDK trades its ID-JAG f
     const identities = page.getByTestId('person-identities');
     await expect(identities).toContainText('Example Corporation SSO');
     await expect(identities).toContainText('00u-grace');
-    await expect(identities.getByRole('button', { name: 'Unlink' })).toBeVisible();
+    // Unlinked (confirmed), then linked again by hand with the provider's subject.
+    await identities.getByRole('button', { name: 'Unlink' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Unlink' }).click();
+    await expect(page.getByText('Unlinked:')).toBeVisible();
+    await expect(identities).not.toContainText('00u-grace');
+    await identities.getByLabel('Identity provider').selectOption({ label: 'Example Corporation SSO' });
+    await identities.getByLabel('Their subject (sub) there').fill('00u-grace');
+    await identities.getByRole('button', { name: 'Link', exact: true }).click();
+    await expect(identities).toContainText('00u-grace');
     if (process.env.E2E_SCREENSHOTS) {
       for (const width of [390, 1280]) {
         await page.setViewportSize({ width, height: 900 });

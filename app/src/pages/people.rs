@@ -384,6 +384,12 @@ fn LinkedIdentities(
         "person-link",
         &[("issuer", "issuer"), ("subject", "subject")],
     );
+    let form = NodeRef::<leptos::html::Form>::new();
+    Effect::new(move |_| {
+        if let (Some(Ok(())), Some(f)) = (link.value().get(), form.get()) {
+            f.reset();
+        }
+    });
     view! {
         <section class=format!("{CARD} mt-6") aria-labelledby="person-idp-title" data-testid="person-identities">
             <h2 id="person-idp-title" class="border-b border-slate-200 p-4 text-lg font-semibold text-slate-900 dark:border-slate-700 dark:text-white">"Identity providers"</h2>
@@ -409,7 +415,7 @@ fn LinkedIdentities(
                 }).collect_view()}
             </ul>
             {(manage && !providers.is_empty()).then(|| view! {
-                <ActionForm action=link attr:id="person-link" attr:class="grid gap-4 border-t border-slate-200 p-4 sm:grid-cols-2 dark:border-slate-700" on:input=move |_| errors.clear()>
+                <ActionForm action=link node_ref=form attr:id="person-link" attr:class="grid gap-4 border-t border-slate-200 p-4 sm:grid-cols-2 dark:border-slate-700" on:input=move |_| errors.clear()>
                     <h3 class="text-sm font-semibold text-slate-900 sm:col-span-2 dark:text-white">"Link an identity"</h3>
                     <input type="hidden" name="id" value=pid.get_value()/>
                     <div>
