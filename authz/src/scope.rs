@@ -25,7 +25,8 @@ impl ScopeSet {
         for token in s.split(' ').filter(|t| !t.is_empty()) {
             if !token.chars().all(is_scope_char) {
                 let shown: String = token.chars().take(MAX_SCOPE_CHARS).collect();
-                return Err(format!("\"{shown}\" is not a valid scope"));
+                // Debug-quoted: control characters come out escaped (the message reaches logs).
+                return Err(format!("{shown:?} is not a valid scope"));
             }
             if token.len() > MAX_SCOPE_CHARS {
                 return Err(format!(

@@ -406,7 +406,7 @@ fn LinkedIdentities(
                             </div>
                             {manage.then(|| view! {
                                 <div class="shrink-0"><ConfirmButton label="Unlink" title=format!("Unlink {name}?")
-                                    message="Its assertions for this identity no longer act as this person (they are linked or created again only as the provider's settings allow), and the tokens they bought are revoked."
+                                    message="Its assertions for this identity no longer act as this person, and the tokens they bought are revoked. If the provider links people by email, its next assertion links them again: turn that off on Identity providers first."
                                     confirm_label="Unlink" class=BTN_SMALL_DANGER
                                     on_confirm=Callback::new(move |_| { unlink.dispatch(UnlinkPersonIdentity { id: pid.get_value(), issuer: issuer.get_value(), subject: subject.get_value() }); })/></div>
                             })}

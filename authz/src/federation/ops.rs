@@ -44,7 +44,9 @@ impl Core {
         p: &Principal,
         realm_name: &str,
     ) -> Result<Vec<TrustedIssuer>> {
-        p.require(Permission::ViewRealms)?;
+        // Their keys, settings and client lists are the admins' (developers see realms, not
+        // clients).
+        p.require(Permission::ManageRealms)?;
         let realm = self.find_realm(realm_name).await?;
         Ok(self.store.list_trusted_issuers(&realm.id).await?)
     }
@@ -102,7 +104,8 @@ impl Core {
         Ok(issuer)
     }
 
-    /// Changes a trusted identity provider's settings.
+    /// Changes a trusted identity provider's settings; new keys, or a client taken off its
+    /// list, revoke the tokens its assertions bought.
     ///
     /// # Errors
     /// `Forbidden`, `NotFound`, `InvalidField`/`Findings`, `Taken`.
@@ -126,6 +129,10 @@ impl Core {
             ));
         }
         let before = audit_settings(&issuer);
+        // New keys (the old ones may be compromised) or a client taken off the list: what the
+        // provider's assertions bought so far is revoked.
+        let revoke = fields.keys != issuer.keys
+            || issuer.clients.iter().any(|c| !fields.clients.contains(c));
         issuer.apply(fields);
         issuer.updated_at = self.now();
         let mut event = self.event(
@@ -137,7 +144,7 @@ impl Core {
         );
         event.details = crate::audit::changes(&before, &audit_settings(&issuer));
         self.store
-            .update_trusted_issuer(&issuer, &event)
+            .update_trusted_issuer(&issuer, revoke, &event)
             .await
             .map_err(|e| map_taken(e, "issuer", TAKEN))?;
         Ok(issuer)

@@ -14,8 +14,8 @@ use async_trait::async_trait;
 /// What redeeming an assertion writes for its subject.
 #[derive(Debug, Clone, Copy)]
 pub enum NewSubject<'a> {
-    /// Linked before: nothing.
-    Linked,
+    /// Linked before (checked again): nothing written.
+    Linked(&'a PersonIdentity),
     /// An existing person linked now, with the audit event.
     Link(&'a PersonIdentity, &'a NewAuditEvent),
     /// A new person and their link, with the audit event.
@@ -29,8 +29,11 @@ pub enum AssertionRedeemed {
     Done,
     /// The `jti` was used before: nothing written.
     Replayed,
-    /// The person or link was written by another request meanwhile: nothing written.
+    /// The person or link was written, or the link removed, by another request meanwhile:
+    /// nothing written.
     Conflict,
+    /// The issuer was disabled or removed meanwhile: nothing written.
+    IssuerGone,
 }
 
 /// Federation persistence.
@@ -43,11 +46,14 @@ pub trait FederationStore: Send + Sync {
         t: &TrustedIssuer,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
-    /// Replaces a trusted issuer's settings (not its enabled flag) with its audit event;
-    /// `NotFound` if gone, `Conflict` if the new issuer is trusted already.
+    /// Replaces a trusted issuer's settings (not its enabled flag) with its audit event, and
+    /// with `revoke` (its keys changed, or a client left its list) revokes the token families
+    /// its assertions started; `NotFound` if gone, `Conflict` if the new issuer is trusted
+    /// already.
     async fn update_trusted_issuer(
         &self,
         t: &TrustedIssuer,
+        revoke: bool,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// Enables or disables a trusted issuer with its audit event; `NotFound` if gone.
@@ -58,8 +64,9 @@ pub trait FederationStore: Send + Sync {
         updated_at: UnixTime,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
-    /// Deletes a trusted issuer with its audit event (its people keep their links, which count
-    /// again if it is added back); `NotFound` if gone.
+    /// Deletes a trusted issuer with its audit event, revoking the token families its
+    /// assertions started and deleting its links to people (the people stay); `NotFound` if
+    /// gone.
     async fn delete_trusted_issuer(
         &self,
         id: &TrustedIssuerId,
@@ -124,6 +131,11 @@ pub(super) const UPDATE_ISSUER: &str = "UPDATE trusted_issuers SET issuer = $1, 
 pub(super) const SET_ISSUER_ENABLED: &str =
     "UPDATE trusted_issuers SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const DELETE_ISSUER: &str = "DELETE FROM trusted_issuers WHERE id = $1";
+pub(super) const ISSUER_ENABLED: &str =
+    "SELECT enabled FROM trusted_issuers WHERE realm_id = $1 AND issuer = $2";
+pub(super) const LINKED_PERSON: &str =
+    "SELECT person_id FROM person_identities WHERE realm_id = $1 AND issuer = $2 AND subject = $3";
+pub(super) const PERSON_LINKS: &str = "SELECT COUNT(*) FROM person_identities WHERE person_id = $1";
 pub(super) const DELETE_LINK: &str = "DELETE FROM person_identities WHERE realm_id = $1 AND issuer = $2 AND subject = $3 AND person_id = $4";
 pub(super) const REVOKE_LINK_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'identity_unlinked' WHERE realm_id = $2 AND via_issuer = $3 AND subject = $4 AND revoked_at IS NULL";
 pub(super) const DELETE_ISSUER_LINKS: &str =
@@ -318,6 +330,7 @@ macro_rules! federation_store {
                 async fn update_trusted_issuer(
                     &self,
                     t: &TrustedIssuer,
+                    revoke: bool,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let (jwks_uri, jwks) = key_columns(&t.keys);
@@ -336,7 +349,14 @@ macro_rules! federation_store {
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
-                    self.commit_one_uncached(tx, n, event).await
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Err(StorageError::NotFound);
+                    }
+                    if revoke {
+                        revoke_families(&mut tx, &t.id, t.updated_at, "issuer_changed").await?;
+                    }
+                    self.commit_uncached(tx, event).await
                 }
 
                 async fn set_trusted_issuer_enabled(
@@ -466,7 +486,12 @@ macro_rules! federation_store {
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
-                    insert_identity(&mut tx, link).await?;
+                    if let Err(e) = insert_identity(&mut tx, link).await {
+                        // Rolled back now: on SQLite a dropped transaction holds the write
+                        // lock until its rollback runs later.
+                        tx.rollback().await?;
+                        return Err(e);
+                    }
                     self.commit_uncached(tx, event).await
                 }
 
@@ -520,12 +545,51 @@ macro_rules! federation_store {
                         tx.rollback().await?;
                         return Ok(AssertionRedeemed::Replayed);
                     }
+                    // Checked again under lock: a provider disabled, or an identity unlinked,
+                    // while the assertion was checked leaves no token behind (on PostgreSQL
+                    // the share lock makes the disable or unlink wait for this transaction,
+                    // whose family it then revokes; SQLite serialises writers already).
+                    let share = match DIALECT {
+                        Dialect::Postgres => " FOR SHARE",
+                        Dialect::Sqlite => "",
+                    };
+                    let enabled: Option<bool> = sqlx::query_scalar(&format!("{ISSUER_ENABLED}{share}"))
+                        .bind(f.realm_id.as_str())
+                        .bind(issuer)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                    if enabled != Some(true) {
+                        tx.rollback().await?;
+                        return Ok(AssertionRedeemed::IssuerGone);
+                    }
                     let settled = match subject {
-                        NewSubject::Linked => Ok(()),
+                        NewSubject::Linked(link) => {
+                            let still: Option<String> = sqlx::query_scalar(&format!("{LINKED_PERSON}{share}"))
+                                .bind(f.realm_id.as_str())
+                                .bind(issuer)
+                                .bind(&link.subject)
+                                .fetch_optional(&mut *tx)
+                                .await?;
+                            if still.as_deref() == Some(link.person_id.as_str()) {
+                                Ok(())
+                            } else {
+                                Err(StorageError::Conflict("unlinked meanwhile".into()))
+                            }
+                        }
                         NewSubject::Link(link, event) => {
-                            match insert_identity(&mut tx, link).await {
-                                Ok(()) => insert_audit(&mut tx, event).await,
-                                Err(e) => Err(e),
+                            // The person must still have no identity (another provider or
+                            // subject may have been linked to them meanwhile).
+                            let others: i64 = sqlx::query_scalar(PERSON_LINKS)
+                                .bind(link.person_id.as_str())
+                                .fetch_one(&mut *tx)
+                                .await?;
+                            if others > 0 {
+                                Err(StorageError::Conflict("linked meanwhile".into()))
+                            } else {
+                                match insert_identity(&mut tx, link).await {
+                                    Ok(()) => insert_audit(&mut tx, event).await,
+                                    Err(e) => Err(e),
+                                }
                             }
                         }
                         NewSubject::Create(p, link, event) => {
@@ -558,7 +622,10 @@ macro_rules! federation_store {
                             tx.rollback().await?;
                             return Ok(AssertionRedeemed::Conflict);
                         }
-                        Err(e) => return Err(e),
+                        Err(e) => {
+                            tx.rollback().await?;
+                            return Err(e);
+                        }
                     }
                     sqlx::query(INSERT_ISSUER_FAMILY)
                         .bind(f.id.as_str())

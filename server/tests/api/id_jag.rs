@@ -27,7 +27,8 @@ impl Idp {
     fn new() -> Self {
         Self {
             key: generate(SigningAlg::ES256).expect("key"),
-            jti: AtomicUsize::new(0),
+            // Every IdP of a test numbers its assertions apart (a jti is unique per issuer).
+            jti: AtomicUsize::new(rand::random::<u32>() as usize),
         }
     }
 
@@ -796,4 +797,29 @@ async fn unlinking_an_identity_revokes_what_it_bought_and_stops_it_acting_as_the
         .await
         .expect_err("linked to Grace already");
     assert_eq!(field_of(err), "subject");
+
+    // Renaming the provider leaves its tokens alone; new keys (the old may be compromised)
+    // revoke them.
+    let settings = |jwks: String| TrustedIssuerInput {
+        issuer: IDP.into(),
+        display_name: "Renamed IdP".into(),
+        jwks,
+        clients: "app".into(),
+        create_people: true,
+        ..Default::default()
+    };
+    core.update_trusted_issuer(&cli, "default", IDP, &settings(idp.jwks()), &meta)
+        .await
+        .expect("rename");
+    assert!(introspect_active(&t, &app, &again).await);
+    let rotated = Idp::new();
+    core.update_trusted_issuer(&cli, "default", IDP, &settings(rotated.jwks()), &meta)
+        .await
+        .expect("new keys");
+    assert!(
+        !introspect_active(&t, &app, &again).await,
+        "revoked with the old keys"
+    );
+    let fresh = answer_token(&t, &app, &rotated, "grace").await;
+    assert_eq!(claims_of(&fresh)["sub"], sub.as_str());
 }

@@ -61,7 +61,7 @@ pub(super) async fn federation(db: &Database) {
     corp.algorithms = vec![SigningAlg::EdDSA];
     corp.updated_at = 30;
     store
-        .update_trusted_issuer(&corp, &ev("trusted_issuer.update"))
+        .update_trusted_issuer(&corp, false, &ev("trusted_issuer.update"))
         .await
         .expect("update");
     let found = store
@@ -99,6 +99,16 @@ pub(super) async fn federation(db: &Database) {
     // Redemption: the jti once per issuer and realm, the subject's link or person and the
     // family in one transaction, nothing written on a replay or a conflict.
     let iss = "https://idp.example.com";
+    let idp = issuer(&r, iss);
+    store
+        .insert_trusted_issuer(&idp, &ev("trusted_issuer.create"))
+        .await
+        .expect("insert");
+    let idp_b = issuer(&r, "https://b.example");
+    store
+        .insert_trusted_issuer(&idp_b, &ev("trusted_issuer.create"))
+        .await
+        .expect("insert");
     let app = super::fixtures::client(&r.id, "app");
     store
         .insert_client(&app, None, &ev("client.create"))
@@ -175,7 +185,12 @@ pub(super) async fn federation(db: &Database) {
     let again = family(&grace);
     assert_eq!(
         store
-            .redeem_identity_assertion(iss, ("j1", 100), NewSubject::Linked, &again)
+            .redeem_identity_assertion(
+                iss,
+                ("j1", 100),
+                NewSubject::Linked(&link(&grace, "g-1")),
+                &again,
+            )
             .await
             .expect("redeem"),
         AssertionRedeemed::Replayed
@@ -188,10 +203,20 @@ pub(super) async fn federation(db: &Database) {
             .is_none()
     );
     // Another issuer's j1 is another jti.
-    let b = family(&grace);
+    let bea = person(&r, "bea@example.com");
+    let b = family(&bea);
+    let b_link = PersonIdentity {
+        issuer: "https://b.example".into(),
+        ..link(&bea, "b-1")
+    };
     assert_eq!(
         store
-            .redeem_identity_assertion("https://b.example", ("j1", 100), NewSubject::Linked, &b)
+            .redeem_identity_assertion(
+                "https://b.example",
+                ("j1", 100),
+                NewSubject::Create(&bea, &b_link, &created),
+                &b,
+            )
             .await
             .expect("redeem"),
         AssertionRedeemed::Done
@@ -228,7 +253,12 @@ pub(super) async fn federation(db: &Database) {
     let after_conflict = family(&grace);
     assert_eq!(
         store
-            .redeem_identity_assertion(iss, ("j2", 100), NewSubject::Linked, &after_conflict)
+            .redeem_identity_assertion(
+                iss,
+                ("j2", 100),
+                NewSubject::Linked(&link(&grace, "g-1")),
+                &after_conflict,
+            )
             .await
             .expect("redeem"),
         AssertionRedeemed::Done,
@@ -281,13 +311,21 @@ pub(super) async fn federation(db: &Database) {
         "j1 twice (two issuers), j2 and j3; the conflicts left none"
     );
 
-    // Disabling the issuer revokes the families its assertions started; removing it also
-    // removes its links.
-    let idp = issuer(&r, iss);
-    store
-        .insert_trusted_issuer(&idp, &ev("trusted_issuer.create"))
-        .await
-        .expect("insert");
+    // A subject unlinked meanwhile: a conflict, nothing written.
+    assert_eq!(
+        store
+            .redeem_identity_assertion(
+                iss,
+                ("j5", 100),
+                NewSubject::Linked(&link(&grace, "no-such-subject")),
+                &family(&grace),
+            )
+            .await
+            .expect("redeem"),
+        AssertionRedeemed::Conflict
+    );
+    // Disabling the issuer revokes the families its assertions started, and refuses what is
+    // redeemed after; removing it also removes its links.
     store
         .set_trusted_issuer_enabled(&idp.id, false, 60, &ev("trusted_issuer.disable"))
         .await
@@ -298,6 +336,18 @@ pub(super) async fn federation(db: &Database) {
         .expect("family")
         .expect("kept");
     assert_eq!(revoked.revoked_reason.as_deref(), Some("issuer_disabled"));
+    assert_eq!(
+        store
+            .redeem_identity_assertion(
+                iss,
+                ("j6", 100),
+                NewSubject::Linked(&link(&grace, "g-1")),
+                &family(&grace),
+            )
+            .await
+            .expect("redeem"),
+        AssertionRedeemed::IssuerGone
+    );
     assert!(
         store
             .find_family(&b.id)

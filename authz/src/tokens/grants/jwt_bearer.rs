@@ -343,7 +343,7 @@ impl Core {
             revoked_reason: None,
         };
         let subject = match &new {
-            NewLink::None => NewSubject::Linked,
+            NewLink::None(link) => NewSubject::Linked(link),
             NewLink::Link(link, event) => NewSubject::Link(link, event),
             NewLink::Create(p, link, event) => NewSubject::Create(p, link, event),
         };
@@ -368,10 +368,17 @@ impl Core {
                     "The assertion was used before (its jti was seen already): ask the identity provider for a new one.",
                 ));
             }
-            // The same subject's first two assertions at once: the other one linked it.
+            // The same subject's first two assertions at once (the other one linked it), or
+            // an administrator linked or unlinked meanwhile.
             AssertionRedeemed::Conflict => {
                 return Err(refuse(
-                    "The person was linked or created by another request at the same moment; present the assertion again.",
+                    "The person was linked, unlinked or created by another request at the same moment; present the assertion again.",
+                ));
+            }
+            AssertionRedeemed::IssuerGone => {
+                return Err(refuse_quietly(
+                    NOT_TRUSTED,
+                    "The issuer was disabled or removed while the assertion was checked.",
                 ));
             }
         }
@@ -781,7 +788,7 @@ impl Core {
         };
         let actor = format!("idp:{}", issuer.issuer);
         match &checked.subject {
-            Subject::Linked(p) => (p.clone(), NewLink::None),
+            Subject::Linked(p) => (p.clone(), NewLink::None(link(&p.id))),
             Subject::LinkByEmail(p) => {
                 let mut event = self.event(
                     &realm.id,
@@ -834,7 +841,7 @@ impl Core {
 
 /// What redeeming writes for the subject (owned; lent to the store as [`NewSubject`]).
 enum NewLink {
-    None,
+    None(PersonIdentity),
     Link(PersonIdentity, crate::audit::NewAuditEvent),
     Create(Person, PersonIdentity, crate::audit::NewAuditEvent),
 }
