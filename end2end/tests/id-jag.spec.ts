@@ -88,6 +88,12 @@ test('an admin trusts the company IdP and the TypeScript SDK trades its ID-JAG f
     await expect(card).toContainText('1 pasted public key');
     await expect(card).toContainText('Creates new people');
     await expect(page.getByText('Example Corporation SSO is trusted')).toBeVisible();
+    // Its keys as the server sees them; Edit opens the form on its first field.
+    await card.getByRole('button', { name: 'Check keys' }).click();
+    await expect(card.getByTestId('idp-keys')).toContainText('Keys now: idp-1 (ES256)');
+    await card.getByRole('button', { name: 'Edit' }).click();
+    await expect(card.getByLabel('Name', { exact: true })).toBeFocused();
+    await card.getByRole('button', { name: 'Cancel' }).click();
 
     // The IdP's ID-JAG for Grace, addressed to this realm, for the agent app and the wiki.
     const email = `grace-${suffix}@example-corporation.com`;

@@ -121,6 +121,13 @@ pub async fn set_trusted_issuer_enabled(
     Ok(ssr::federation::trusted_issuer_view(&t, core.now()))
 }
 
+/// A trusted identity provider's keys as fetched now.
+#[server(prefix = "/api", endpoint = "identity-providers/check-keys", client = crate::tab::TabClient)]
+pub async fn check_trusted_issuer_keys(id: String) -> Result<Vec<String>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core.check_trusted_issuer_keys(&p, &realm, &id).await?)
+}
+
 /// Stops trusting an identity provider.
 #[server(prefix = "/api", endpoint = "identity-providers/delete", client = crate::tab::TabClient)]
 pub async fn delete_trusted_issuer(id: String) -> Result<(), AppError> {

@@ -5,8 +5,8 @@
 //! enabled, and removed (confirmed). The realm's issuer and token endpoint are shown to copy
 //! into the IdP's settings.
 use crate::api::federation::{
-    CreateTrustedIssuer, DeleteTrustedIssuer, SetTrustedIssuerEnabled, UpdateTrustedIssuer,
-    list_trusted_issuers,
+    CheckTrustedIssuerKeys, CreateTrustedIssuer, DeleteTrustedIssuer, SetTrustedIssuerEnabled,
+    UpdateTrustedIssuer, list_trusted_issuers,
 };
 use crate::components::confirm::ConfirmButton;
 use crate::components::copy::CopyValue;
@@ -128,6 +128,8 @@ fn EditIssuerForm(
     on_cancel: Callback<()>,
 ) -> impl IntoView {
     let errors = FieldErrors::new(action, "edit-idp", FIELDS);
+    // Opened by its Edit button: keyboard users continue in its first field.
+    crate::components::field::focus_first_when(RwSignal::new(true), "edit-idp");
     let id = v.id.clone();
     view! {
         <ActionForm action=action attr:id="edit-idp" attr:class="mt-4 grid gap-4 border-t border-slate-200 pt-4 sm:grid-cols-2 dark:border-slate-700" on:input=move |_| errors.clear()>
@@ -179,6 +181,9 @@ pub fn IdentityProvidersPage() -> impl IntoView {
     let show_create = RwSignal::new(false);
     crate::components::field::focus_first_when(show_create, "new-idp");
     let editing = RwSignal::new(None::<String>);
+    let check = ServerAction::<CheckTrustedIssuerKeys>::new();
+    // Which card the last key check was for (its answer shows there).
+    let checked_for = RwSignal::new(None::<String>);
     let toasts = use_toasts();
     Effect::new(move |_| {
         if let Some(Ok(t)) = create.value().get() {
@@ -243,7 +248,7 @@ pub fn IdentityProvidersPage() -> impl IntoView {
                     } else {
                         view! {
                             <ul class="space-y-4" aria-label="Identity providers">
-                                {found.items.into_iter().map(|t| view! { <IssuerCard t editing update enable delete/> }).collect_view()}
+                                {found.items.into_iter().map(|t| view! { <IssuerCard t editing update enable delete check checked_for/> }).collect_view()}
                             </ul>
                         }.into_any()
                     }}
@@ -262,8 +267,16 @@ fn IssuerCard(
     update: ServerAction<UpdateTrustedIssuer>,
     enable: ServerAction<SetTrustedIssuerEnabled>,
     delete: ServerAction<DeleteTrustedIssuer>,
+    check: ServerAction<CheckTrustedIssuerKeys>,
+    checked_for: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let id = StoredValue::new(t.id.clone());
+    // The last check's answer, on the card it was asked for, once it is in.
+    let checked = move || {
+        (checked_for.get().as_deref() == Some(id.get_value().as_str()) && !check.pending().get())
+            .then(|| check.value().get())
+            .flatten()
+    };
     let open = move || editing.get().as_deref() == Some(id.get_value().as_str());
     let keys = if t.jwks_uri.is_empty() {
         format!(
@@ -297,6 +310,8 @@ fn IssuerCard(
                 <div class="flex shrink-0 flex-wrap gap-2 sm:flex-nowrap sm:justify-end">
                     <button type="button" class=BTN_SMALL aria-expanded=move || open().to_string()
                         on:click=move |_| editing.set(if open() { None } else { Some(id.get_value()) })>"Edit"</button>
+                    <button type="button" class=BTN_SMALL disabled=move || check.pending().get()
+                        on:click=move |_| { checked_for.set(Some(id.get_value())); check.dispatch(CheckTrustedIssuerKeys { id: id.get_value() }); }>"Check keys"</button>
                     {if t.enabled {
                         view! {
                             <ConfirmButton label="Disable" title=format!("Disable {name}?")
@@ -315,6 +330,13 @@ fn IssuerCard(
                         confirm_label="Remove" class=BTN_SMALL_DANGER
                         on_confirm=Callback::new(move |_| { delete.dispatch(DeleteTrustedIssuer { id: id.get_value() }); })/>
                 </div>
+            </div>
+            <div role="status" aria-live="polite" data-testid="idp-keys">
+                {move || checked().map(|r| match r {
+                    Ok(keys) if keys.is_empty() => view! { <p class="mt-3 text-sm text-amber-700 dark:text-amber-300">"No usable key: assertions cannot be verified."</p> }.into_any(),
+                    Ok(keys) => view! { <p class="mt-3 break-all text-sm text-emerald-700 dark:text-emerald-300">"Keys now: " {keys.join(", ")}</p> }.into_any(),
+                    Err(e) => view! { <p class="mt-3 break-words text-sm text-red-700 dark:text-red-300">{e.to_string()}</p> }.into_any(),
+                })}
             </div>
             <Show when=open>
                 <EditIssuerForm action=update v=edit_v.get_value() on_cancel=Callback::new(move |_| editing.set(None))/>

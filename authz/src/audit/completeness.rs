@@ -151,6 +151,8 @@ const WRITES: &[&str] = &[
 const READS: &[&str] = &[
     "realm_overview",
     "list_trusted_issuers",
+    // Fetches an IdP's JWKS (as the grant does, through the same cache); changes no row.
+    "check_trusted_issuer_keys",
     "person_identities",
     "list_agents",
     "agent",

@@ -211,13 +211,21 @@ fn host_of(issuer: &str) -> Option<String> {
 }
 
 impl TrustedIssuerInput {
-    /// Checks every field; every problem is reported at once.
+    /// Checks every field; every problem is reported at once. Plain `http` on loopback is
+    /// accepted for the issuer with either development setting, for the JWKS URL (fetched) only
+    /// with `allow_loopback_fetch`.
     ///
     /// # Errors
     /// `InvalidField`, or `Findings` for several.
-    pub fn validate(&self, allow_http_loopback: bool) -> crate::error::Result<TrustedIssuerFields> {
+    pub fn validate(
+        &self,
+        (allow_http_loopback, allow_loopback_fetch): (bool, bool),
+    ) -> crate::error::Result<TrustedIssuerFields> {
         let mut checks = crate::error::FieldChecks::default();
-        let issuer = checks.take("issuer", parse_issuer(&self.issuer, allow_http_loopback));
+        let issuer = checks.take(
+            "issuer",
+            parse_issuer(&self.issuer, allow_http_loopback || allow_loopback_fetch),
+        );
         let display_name = match self.display_name.trim() {
             "" => issuer.as_deref().and_then(host_of),
             n => checks.take("display_name", crate::realms::parse_display_name(n, "Name")),
@@ -233,7 +241,7 @@ impl TrustedIssuerInput {
             (uri, "") => checks
                 .take(
                     "jwks_uri",
-                    crate::fetch::parse_fetch_url(uri, allow_http_loopback),
+                    crate::fetch::parse_fetch_url(uri, allow_loopback_fetch),
                 )
                 .map(|u| IssuerKeys::Uri(u.to_string())),
             ("", text) => checks.take("jwks", parse_inline_jwks(text)),
@@ -372,37 +380,39 @@ mod tests {
             ..TrustedIssuerInput::default()
         };
         let ok = input("https://idp.example.com/keys", "")
-            .validate(false)
+            .validate((false, false))
             .expect("valid");
         assert_eq!(ok.display_name, "idp.example.com");
         assert_eq!(
             ok.keys,
             IssuerKeys::Uri("https://idp.example.com/keys".into())
         );
-        assert!(input("", "").validate(false).is_err());
+        assert!(input("", "").validate((false, false)).is_err());
         assert!(
             input("https://idp.example.com/keys", r#"{"keys":[]}"#)
-                .validate(false)
+                .validate((false, false))
                 .is_err()
         );
         assert!(
-            input("", r#"{"keys":[]}"#).validate(false).is_err(),
+            input("", r#"{"keys":[]}"#)
+                .validate((false, false))
+                .is_err(),
             "an empty set"
         );
         let private = r#"{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","d":"jpsQnnGQmL-YBIffH1136cLNvZ2h2w6ns_zdZ9yNGRg"}]}"#;
-        assert!(input("", private).validate(false).is_err());
+        assert!(input("", private).validate((false, false)).is_err());
         let ec = r#"{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}"#;
         let one = input("", ec)
-            .validate(false)
+            .validate((false, false))
             .expect_err("one key, not a set");
         assert!(one.to_string().contains("JWK Set"), "{one}");
         let set = format!(r#"{{"keys":[{ec}]}}"#);
-        assert!(input("", &set).validate(false).is_ok());
+        assert!(input("", &set).validate((false, false)).is_ok());
         let rsa_only = TrustedIssuerInput {
             algorithms: "RS256".into(),
             ..input("", &set)
         };
-        match rsa_only.validate(false) {
+        match rsa_only.validate((false, false)) {
             Err(crate::error::Error::InvalidField { field, .. }) => assert_eq!(field, "algorithms"),
             other => panic!("an EC key is not RS256: {other:?}"),
         }

@@ -216,6 +216,48 @@ impl Core {
         Ok(())
     }
 
+    /// A trusted identity provider's signing keys as this server sees them now: its JWKS URL
+    /// fetched at once (the answer also refreshes the cache assertions are checked with), or
+    /// its pasted keys; each as `kid (alg)`, marked when no accepted algorithm uses it.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`, `Invalid` (the fetch failed or the document is no public JWK
+    /// Set: the message says why).
+    pub async fn check_trusted_issuer_keys(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        id: &str,
+    ) -> Result<Vec<String>> {
+        p.require(Permission::ManageRealms)?;
+        let realm = self.find_realm(realm_name).await?;
+        let issuer = self.find_trusted_issuer_in(&realm, id).await?;
+        let doc = match &issuer.keys {
+            IssuerKeys::Inline(doc) => doc.clone(),
+            IssuerKeys::Uri(uri) => self
+                .fetch_jwks(&issuer.issuer, uri, self.now())
+                .await
+                .map_err(|e| Error::Invalid(format!("Fetching {uri} {e}").into()))?,
+        };
+        let keys = doc["keys"].as_array().cloned().unwrap_or_default();
+        Ok(keys
+            .iter()
+            .filter_map(|k| crate::keys::Verifier::from_jwk(k).ok())
+            .map(|v| {
+                let kid = if v.kid().is_empty() {
+                    "(no kid)"
+                } else {
+                    v.kid()
+                };
+                if issuer.algorithms.contains(&v.alg()) {
+                    format!("{kid} ({})", v.alg())
+                } else {
+                    format!("{kid} ({}, not an accepted algorithm: unused)", v.alg())
+                }
+            })
+            .collect())
+    }
+
     /// The identity providers' identities linked to a person of the realm, oldest first.
     ///
     /// # Errors
@@ -370,7 +412,8 @@ impl Core {
         realm: &Realm,
         input: &TrustedIssuerInput,
     ) -> Result<TrustedIssuerFields> {
-        let fields = input.validate(self.config().allow_http_loopback)?;
+        let config = self.config();
+        let fields = input.validate((config.allow_http_loopback, config.allow_loopback_fetch))?;
         if fields.issuer.trim_end_matches('/') == self.issuer(&realm.name) {
             return Err(Error::field(
                 "issuer",

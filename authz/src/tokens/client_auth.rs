@@ -321,7 +321,7 @@ impl Core {
     }
 
     /// Fetches `owner`'s JWK Set from `uri` now and records the outcome in the document cache.
-    async fn fetch_jwks(
+    pub(crate) async fn fetch_jwks(
         &self,
         owner: &str,
         uri: &str,

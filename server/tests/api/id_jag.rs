@@ -823,3 +823,56 @@ async fn unlinking_an_identity_revokes_what_it_bought_and_stops_it_acting_as_the
     let fresh = answer_token(&t, &app, &rotated, "grace").await;
     assert_eq!(claims_of(&fresh)["sub"], sub.as_str());
 }
+
+#[tokio::test]
+async fn keys_at_a_jwks_url_are_fetched_checked_and_used() {
+    let idp = Idp::new();
+    let (t, app, _) = setup(&idp, |i| i.create_people = true).await;
+    let cli = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    let core = &t.state.core;
+    // The IdP publishes its keys over HTTP on loopback (a development setting allows it).
+    let published = Arc::new(std::sync::Mutex::new(idp.jwks()));
+    let served = published.clone();
+    let app_router = axum::Router::new().route(
+        "/keys",
+        axum::routing::get(move || {
+            let body = served.lock().expect("lock").clone();
+            async move { ([(header::CONTENT_TYPE, "application/json")], body) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app_router).await });
+    let by_url = TrustedIssuerInput {
+        issuer: IDP.into(),
+        jwks_uri: format!("http://{addr}/keys"),
+        clients: "app".into(),
+        create_people: true,
+        ..Default::default()
+    };
+    core.update_trusted_issuer(&cli, "default", IDP, &by_url, &meta)
+        .await
+        .expect("keys by URL");
+    assert_eq!(
+        core.check_trusted_issuer_keys(&cli, "default", IDP)
+            .await
+            .expect("check"),
+        ["idp-1 (ES256)"]
+    );
+    let token = answer_token(&t, &app, &idp, "grace").await;
+    assert!(
+        claims_of(&token)["sub"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("psn_"))
+    );
+    // A document that is not a JWK Set: the check says why.
+    *published.lock().expect("lock") = "{\"nope\": true}".into();
+    let err = core
+        .check_trusted_issuer_keys(&cli, "default", IDP)
+        .await
+        .expect_err("not a JWK Set");
+    assert!(err.to_string().contains("JWK Set"), "{err}");
+}
