@@ -132,6 +132,7 @@ test('an admin trusts the company IdP and the TypeScript SDK trades its ID-JAG f
     await page.goto('/people');
     await hydrated(page);
     await expect(page.getByTestId('person-row').filter({ hasText: email })).toBeVisible();
+    await expect(page.getByTestId('person-row').filter({ hasText: email })).toContainText('Through an identity provider');
     // Their page says where they come from.
     await page.getByTestId('person-row').filter({ hasText: email }).getByRole('link').click();
     await hydrated(page);

@@ -26,6 +26,8 @@ fn person_status(p: &PersonView) -> &'static str {
         "Disabled"
     } else if p.has_password {
         "Active"
+    } else if p.linked {
+        "Through an identity provider"
     } else {
         "No password"
     }
@@ -33,7 +35,7 @@ fn person_status(p: &PersonView) -> &'static str {
 
 fn status_tone(status: &str) -> Tone {
     match status {
-        "Active" => Tone::Good,
+        "Active" | "Through an identity provider" => Tone::Good,
         "No password" => Tone::Warn,
         _ => Tone::Off,
     }
@@ -216,7 +218,16 @@ pub fn PersonDetailPage() -> impl IntoView {
         successes(password),
     );
     let person = Resource::new(
-        move || (id.get(), updated.get(), toggled.get(), passworded.get()),
+        move || {
+            (
+                id.get(),
+                updated.get(),
+                toggled.get(),
+                passworded.get(),
+                linked.get(),
+                unlinked.get(),
+            )
+        },
         |(id, ..)| get_person(id),
     );
     let apps = Resource::new(

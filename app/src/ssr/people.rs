@@ -11,6 +11,7 @@ pub fn person_view(p: &authz::people::Person, now: i64) -> PersonView {
         roles: p.roles.to_string(),
         disabled: p.disabled,
         has_password: p.password_hash.is_some(),
+        linked: p.linked,
         created: moment(now, p.created_at),
     }
 }

@@ -17,6 +17,9 @@ pub struct PersonView {
     pub disabled: bool,
     /// Whether a password is set.
     pub has_password: bool,
+    /// Whether an identity provider's identity is linked to them (they get tokens through its
+    /// ID-JAGs, without a password here).
+    pub linked: bool,
     /// Creation time.
     pub created: Moment,
 }

@@ -24,6 +24,9 @@ pub struct Person {
     pub roles: ScopeSet,
     /// Disabled people cannot sign in; their apps' tokens stop working.
     pub disabled: bool,
+    /// Whether an identity provider's identity is linked to them (read from the links; never
+    /// written through this field).
+    pub linked: bool,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.

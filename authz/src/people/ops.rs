@@ -71,6 +71,7 @@ impl Core {
             password_hash,
             roles,
             disabled: false,
+            linked: false,
             created_at: now,
             updated_at: now,
         };

@@ -64,8 +64,8 @@ pub trait PeopleStore: Send + Sync {
     ) -> Result<(), StorageError>;
 }
 
-pub(super) const PERSON_COLUMNS: &str =
-    "id, realm_id, email, display_name, password_hash, roles, disabled, created_at, updated_at";
+pub(super) const PERSON_COLUMNS: &str = "id, realm_id, email, display_name, password_hash, roles, disabled, created_at, updated_at, \
+    EXISTS (SELECT 1 FROM person_identities pi WHERE pi.person_id = people.id) AS linked";
 pub(super) const INSERT_PERSON: &str = "INSERT INTO people (id, realm_id, email, display_name, password_hash, roles, disabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 pub(super) const UPDATE_PERSON: &str =
     "UPDATE people SET display_name = $1, roles = $2, updated_at = $3 WHERE id = $4";
@@ -87,6 +87,7 @@ pub(crate) struct PersonRow {
     pub disabled: bool,
     pub created_at: i64,
     pub updated_at: i64,
+    pub linked: bool,
 }
 
 impl TryFrom<PersonRow> for Person {
@@ -101,6 +102,7 @@ impl TryFrom<PersonRow> for Person {
             roles: crate::scope::ScopeSet::parse(&r.roles)
                 .map_err(|e| StorageError::Corrupt(format!("person roles: {e}")))?,
             disabled: r.disabled,
+            linked: r.linked,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

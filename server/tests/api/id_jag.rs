@@ -239,6 +239,7 @@ async fn an_id_jag_buys_a_token_for_the_person_once() {
     assert_eq!(person.email.as_str(), "grace@example.com");
     assert_eq!(person.display_name, "Grace Hopper");
     assert!(person.password_hash.is_none(), "no local password");
+    assert!(person.linked, "shown as coming from the identity provider");
 
     // The token is live (introspection), with no scopes asked: every claimed one.
     let second = idp.sign(&idp.claims("grace", now()));

@@ -20,6 +20,7 @@ pub(super) fn person(realm: &crate::realms::Realm, email: &str) -> Person {
         password_hash: Some("$argon2id$fake".into()),
         roles: ScopeSet::parse("finance").expect("valid"),
         disabled: false,
+        linked: false,
         created_at: 10,
         updated_at: 10,
     }

@@ -814,6 +814,7 @@ impl Core {
                     password_hash: None,
                     roles: ScopeSet::default(),
                     disabled: false,
+                    linked: true,
                     created_at: now,
                     updated_at: now,
                 };
