@@ -149,10 +149,16 @@ test('an admin trusts the company IdP and the TypeScript SDK trades its ID-JAG f
     await identities.getByRole('button', { name: 'Link', exact: true }).click();
     await expect(identities).toContainText('00u-grace');
     if (process.env.E2E_SCREENSHOTS) {
-      for (const width of [390, 1280]) {
-        await page.setViewportSize({ width, height: 900 });
-        await page.screenshot({ path: `test-results/person-identities-${width}.png`, fullPage: true });
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.reload();
+        await hydrated(page);
+        for (const width of [390, 1280]) {
+          await page.setViewportSize({ width, height: 900 });
+          await page.screenshot({ path: `test-results/person-identities-${width}-${scheme}.png`, fullPage: true });
+        }
       }
+      await page.emulateMedia({ colorScheme: 'light' });
       await page.setViewportSize({ width: 1280, height: 720 });
     }
     await page.goto('/audit');

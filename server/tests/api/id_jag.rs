@@ -178,6 +178,23 @@ async fn present(
     )
 }
 
+/// The default realm's audit events of `action`, newest first.
+async fn events(t: &TestServer, action: &str) -> Vec<authz::audit::AuditEvent> {
+    t.audit(authz::audit::AuditFilter {
+        action: Some(action.into()),
+        ..Default::default()
+    })
+    .await
+}
+
+/// The field a form error names.
+fn field_of(e: authz::Error) -> &'static str {
+    match e {
+        authz::Error::InvalidField { field, .. } | authz::Error::Taken { field, .. } => field,
+        other => panic!("not a field error: {other:?}"),
+    }
+}
+
 fn now() -> i64 {
     time::OffsetDateTime::now_utc().unix_timestamp()
 }
@@ -259,29 +276,14 @@ async fn an_id_jag_buys_a_token_for_the_person_once() {
             .is_some_and(|d| d.contains("used before")),
         "{answer}"
     );
-    let denied = t
-        .audit(authz::audit::AuditFilter {
-            action: Some("token.id_jag_denied".into()),
-            ..Default::default()
-        })
-        .await;
+    let denied = events(&t, "token.id_jag_denied").await;
     assert_eq!(denied.len(), 1);
     assert_eq!(denied[0].details["issuer"], IDP);
-    let granted = t
-        .audit(authz::audit::AuditFilter {
-            action: Some("token.id_jag".into()),
-            ..Default::default()
-        })
-        .await;
+    let granted = events(&t, "token.id_jag").await;
     assert_eq!(granted.len(), 2);
     assert_eq!(granted[1].details["person_was"], "created");
     assert_eq!(granted[0].details["person_was"], "linked");
-    let created = t
-        .audit(authz::audit::AuditFilter {
-            action: Some("person.create".into()),
-            ..Default::default()
-        })
-        .await;
+    let created = events(&t, "person.create").await;
     assert_eq!(created[0].actor, format!("idp:{IDP}"));
 
     // Disabling the person ends the token and refuses new assertions.
@@ -481,12 +483,7 @@ async fn algorithms_targets_and_clients_are_bounded() {
         description.contains("not trusted for this client"),
         "{description}"
     );
-    let denied = t
-        .audit(authz::audit::AuditFilter {
-            action: Some("token.id_jag_denied".into()),
-            ..Default::default()
-        })
-        .await;
+    let denied = events(&t, "token.id_jag_denied").await;
     assert!(
         denied[0].details["reason"]
             .as_str()
@@ -547,11 +544,7 @@ async fn unlinked_people_are_linked_by_email_or_created_only_when_the_issuer_say
     t.user("boss@example.com", "admin").await;
     let (code, _) = refused(&t, &app, &idp.sign(&idp.claims("boss", now())), "").await;
     assert_eq!(code, "invalid_grant");
-    let reasons: Vec<String> = t
-        .audit(authz::audit::AuditFilter {
-            action: Some("token.id_jag_denied".into()),
-            ..Default::default()
-        })
+    let reasons: Vec<String> = events(&t, "token.id_jag_denied")
         .await
         .iter()
         .map(|e| e.details["reason"].as_str().unwrap_or_default().to_owned())
@@ -599,12 +592,7 @@ async fn unlinked_people_are_linked_by_email_or_created_only_when_the_issuer_say
         claims_of(answer["access_token"].as_str().expect("token"))["sub"],
         ada.id.as_str()
     );
-    let links = t
-        .audit(authz::audit::AuditFilter {
-            action: Some("person.link".into()),
-            ..Default::default()
-        })
-        .await;
+    let links = events(&t, "person.link").await;
     assert_eq!(links.len(), 1);
     assert_eq!(links[0].target, format!("person:{}", ada.id));
 
@@ -635,10 +623,6 @@ async fn trusted_issuers_are_checked_when_configured() {
         jwks: idp.jwks(),
         clients: clients.into(),
         ..Default::default()
-    };
-    let field_of = |e: authz::Error| match e {
-        authz::Error::InvalidField { field, .. } | authz::Error::Taken { field, .. } => field,
-        other => panic!("not a field error: {other:?}"),
     };
     let err = core
         .create_trusted_issuer(&cli, "default", &input(IDP, "app"), &meta)
@@ -743,21 +727,12 @@ async fn unlinking_an_identity_revokes_what_it_bought_and_stops_it_acting_as_the
     // The IdP may create people but not take over Grace's email: refused now.
     let (code, _) = refused(&t, &app, &idp.sign(&idp.claims("grace", now())), "").await;
     assert_eq!(code, "invalid_grant");
-    let unlinks = t
-        .audit(authz::audit::AuditFilter {
-            action: Some("person.unlink".into()),
-            ..Default::default()
-        })
-        .await;
+    let unlinks = events(&t, "person.unlink").await;
     assert_eq!(unlinks.len(), 1);
     assert_eq!(unlinks[0].target, format!("person:{sub}"));
 
     // An administrator links the identity again by hand: its assertions act as Grace again.
     let core = &t.state.core;
-    let field_of = |e: authz::Error| match e {
-        authz::Error::InvalidField { field, .. } | authz::Error::Taken { field, .. } => field,
-        other => panic!("not a field error: {other:?}"),
-    };
     let err = core
         .link_person_identity(
             &cli,
