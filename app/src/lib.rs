@@ -65,7 +65,7 @@ pub fn App() -> impl IntoView {
         <a href="#main" on:click=skip_to_main class="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">"Skip to content"</a>
         <Router>
             <Routes fallback=MissingPage>
-                <Route path=path!("/login") view=pages::login::LoginPage/>
+                <Route path=path!("/login") view=pages::login::LoginPage ssr=SsrMode::Async/>
                 <Route path=path!("/setup") view=pages::setup::SetupPage/>
                 <Route path=path!("/reset-password") view=pages::setup::ResetPasswordPage/>
                 // Async SSR: pages arrive complete, so they read fine without JavaScript.

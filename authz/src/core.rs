@@ -88,6 +88,8 @@ pub struct Core {
     pub(crate) audit_batch: Arc<crate::audit::AuditBatcher>,
     /// The batch reader of revocations on the token path (verification of presented tokens).
     pub(crate) revocations: Arc<crate::tokens::RevocationReader>,
+    /// Discovered metadata of the console's sign-in providers.
+    pub(crate) sso_metadata: Arc<crate::sso::MetadataCache>,
 }
 
 impl std::fmt::Debug for Core {
@@ -124,6 +126,7 @@ impl Core {
             release_diffs: Arc::default(),
             audit_batch: Arc::new(crate::audit::audit_batcher()),
             revocations: Arc::new(crate::tokens::revocation_reader()),
+            sso_metadata: Arc::default(),
         }
     }
 

@@ -104,7 +104,21 @@ pub trait Fetcher: Send + Sync + std::fmt::Debug {
     async fn fetch_document(&self, _url: &Url, _max_bytes: usize) -> Result<Vec<u8>, FetchError> {
         Err(FetchError::Refused("this server fetches no URLs".into()))
     }
+
+    /// Sends a request of the OpenID Connect relying party (discovery, JWKS, token, userinfo)
+    /// to a sign-in provider an admin configured, under the same rules (no redirects, the same
+    /// addresses, a short timeout), with an answer of at most [`MAX_IDP_RESPONSE_BYTES`]
+    /// whatever its status.
+    async fn idp_request(
+        &self,
+        _request: openidconnect::HttpRequest,
+    ) -> Result<openidconnect::HttpResponse, FetchError> {
+        Err(FetchError::Refused("this server makes no requests".into()))
+    }
 }
+
+/// Largest answer a sign-in provider's endpoint may give (discovery, JWKS, token, userinfo).
+pub const MAX_IDP_RESPONSE_BYTES: usize = 256 * 1024;
 
 /// The fetcher of a core that was given none: refuses everything.
 #[derive(Debug, Default)]

@@ -61,6 +61,8 @@ entities! {
     RegistryRequest => RegistryRequestId, "rrq";
     /// An identity provider a realm trusts for ID-JAG assertions (`tis_…`).
     TrustedIssuer => TrustedIssuerId, "tis";
+    /// An OpenID Connect provider console users sign in with (`sso_…`).
+    SsoProvider => SsoProviderId, "sso";
 }
 
 /// The primary key of a `T`.

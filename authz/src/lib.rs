@@ -41,6 +41,7 @@ pub mod registry;
 pub mod resources;
 pub mod scope;
 pub mod secret;
+pub mod sso;
 pub mod storage;
 pub mod throttle;
 pub mod tokens;

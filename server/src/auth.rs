@@ -2,7 +2,7 @@
 use crate::AppState;
 use app::ssr::{ConsoleRequest, start_session};
 use axum::Form;
-use axum::extract::{Extension, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
@@ -95,6 +95,128 @@ pub async fn login(
             back_to_login("unavailable", &[], &form.next)
         }
     }
+}
+
+/// The cookie that carries a started provider sign-in (sealed) to its callback.
+const SSO_COOKIE: &str = "portcullis_sso";
+
+fn sso_cookie_name(secure: bool) -> String {
+    if secure {
+        format!("__Host-{SSO_COOKIE}")
+    } else {
+        SSO_COOKIE.to_owned()
+    }
+}
+
+/// `Set-Cookie` for the pending sign-in (or its removal when `value` is empty). `SameSite=Lax`:
+/// the provider sends the browser back with a top-level GET, which carries it.
+fn sso_cookie(value: &str, secure: bool) -> Option<header::HeaderValue> {
+    let max_age = if value.is_empty() {
+        0
+    } else {
+        authz::sso::SIGN_IN_TTL_SECS
+    };
+    header::HeaderValue::from_str(&format!(
+        "{}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax{}",
+        sso_cookie_name(secure),
+        if secure { "; Secure" } else { "" }
+    ))
+    .ok()
+}
+
+fn cookie_value<'a>(headers: &'a header::HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+}
+
+/// Where a sign-in goes afterwards.
+#[derive(Deserialize)]
+pub struct NextQuery {
+    #[serde(default)]
+    next: String,
+}
+
+/// `GET /login/sso/{id}`: starts a sign-in at a provider (a link on the sign-in page; a form
+/// post could not follow the redirect under the `form-action 'self'` policy).
+pub async fn sso_start(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<NextQuery>,
+) -> Response {
+    let next = safe_next(&q.next);
+    match state.core.start_sso_sign_in(&id, next).await {
+        Ok(Ok((url, pending))) => {
+            let Ok(sealed) = state.core.seal_sso_pending(&pending) else {
+                return back_to_login("unavailable", &[], next);
+            };
+            let mut res = Redirect::to(&url).into_response();
+            if let Some(v) = sso_cookie(&sealed, state.config.is_https()) {
+                res.headers_mut().append(header::SET_COOKIE, v);
+            }
+            res
+        }
+        Ok(Err(refusal)) => back_to_login(refusal.code(), &[], next),
+        Err(authz::Error::NotFound { .. }) => back_to_login("sso_unknown", &[], next),
+        Err(e) => {
+            tracing::error!(error = %e, "Starting a provider sign-in failed");
+            back_to_login("unavailable", &[], next)
+        }
+    }
+}
+
+/// What a provider sends back.
+#[derive(Deserialize)]
+pub struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+    iss: Option<String>,
+    error: Option<String>,
+}
+
+/// `GET /login/sso/{id}/callback`: finishes a provider sign-in and signs in.
+pub async fn sso_callback(
+    State(state): State<AppState>,
+    Extension(req): Extension<ConsoleRequest>,
+    session: Session,
+    Path(id): Path<String>,
+    headers: header::HeaderMap,
+    Query(q): Query<CallbackQuery>,
+) -> Response {
+    let secure = state.config.is_https();
+    let pending = cookie_value(&headers, &sso_cookie_name(secure))
+        .and_then(|c| state.core.open_sso_pending(c));
+    let next = pending.as_ref().map_or_else(String::new, |p| p.next.clone());
+    let callback = authz::sso::SsoCallback {
+        code: q.code,
+        state: q.state,
+        iss: q.iss,
+        error: q.error,
+    };
+    let mut res = match state
+        .core
+        .finish_sso_sign_in(&id, pending, &callback, &req.meta)
+        .await
+    {
+        Ok(Ok(principal)) => match start_session(&session, &principal, state.core.now()).await {
+            Ok(()) => Redirect::to(safe_next(&next)).into_response(),
+            Err(_) => back_to_login("unavailable", &[], &next),
+        },
+        Ok(Err(refusal)) => back_to_login(refusal.code(), &[], &next),
+        Err(e) => {
+            tracing::error!(error = %e, "Finishing a provider sign-in failed");
+            back_to_login("unavailable", &[], &next)
+        }
+    };
+    if let Some(v) = sso_cookie("", secure) {
+        res.headers_mut().append(header::SET_COOKIE, v);
+    }
+    res
 }
 
 /// `POST /logout`: records the sign-out and destroys the session.

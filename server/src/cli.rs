@@ -35,6 +35,7 @@ mod admin;
 mod agents;
 mod clients;
 mod issuers;
+mod sso;
 mod keys;
 mod lifecycle;
 mod mcp;
@@ -49,6 +50,7 @@ pub use admin::AdminCommand;
 pub use agents::AgentsCommand;
 pub use clients::ClientsCommand;
 pub use issuers::IssuersCommand;
+pub use sso::SsoCommand;
 pub use keys::KeysCommand;
 pub use lifecycle::{ClientLifecycle, ResourceLifecycle};
 pub use people::PeopleCommand;
@@ -143,6 +145,12 @@ pub enum Command {
         /// Trusted-issuers subcommand.
         #[command(subcommand)]
         command: IssuersCommand,
+    },
+    /// Console single sign-on: the OpenID Connect providers console users sign in with.
+    Sso {
+        /// Sso subcommand.
+        #[command(subcommand)]
+        command: SsoCommand,
     },
     /// Run an MCP client's discovery steps against an MCP server and say what passes and why
     /// (exit status 1 when a step fails).
@@ -263,6 +271,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::TrustedIssuers { command } => {
             let state = crate::AppState::init(config).await?;
             let result = issuers::issuers(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
+        Command::Sso { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = sso::sso(&state.core, command).await;
             state.db.close().await;
             result
         }

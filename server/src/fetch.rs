@@ -278,4 +278,42 @@ impl authz::fetch::Fetcher for HttpFetcher {
             "more than {MAX_REDIRECTS} redirects"
         )))
     }
+
+    async fn idp_request(
+        &self,
+        request: axum::http::Request<Vec<u8>>,
+    ) -> Result<axum::http::Response<Vec<u8>>, FetchError> {
+        let (parts, body) = request.into_parts();
+        let url = Url::parse(&parts.uri.to_string())
+            .map_err(|_| FetchError::Refused("not an absolute URL".into()))?;
+        if !matches!(url.scheme(), "https" | "http") {
+            return Err(FetchError::Refused("not an http(s) URL".into()));
+        }
+        self.check_literal(&url)?;
+        let mut res = self
+            .client
+            .request(parts.method, url)
+            .headers(parts.headers)
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| failed(&e))?;
+        if res
+            .content_length()
+            .is_some_and(|n| n > authz::fetch::MAX_IDP_RESPONSE_BYTES as u64)
+        {
+            return Err(FetchError::Failed("the answer is too large".into()));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = res.chunk().await.map_err(|e| failed(&e))? {
+            if body.len() + chunk.len() > authz::fetch::MAX_IDP_RESPONSE_BYTES {
+                return Err(FetchError::Failed("the answer is too large".into()));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let mut out = axum::http::Response::new(body);
+        *out.status_mut() = res.status();
+        *out.headers_mut() = std::mem::take(res.headers_mut());
+        Ok(out)
+    }
 }

@@ -157,6 +157,7 @@ fn is_public_path(path: &str) -> bool {
     ];
     PUBLIC.contains(&path)
         || path.starts_with("/pkg/")
+        || path.starts_with("/login/sso/")
         || path.starts_with("/api/")
         || path.starts_with("/admin/")
         || is_protocol_path(path)

@@ -241,6 +241,8 @@ pub fn router(state: AppState) -> Router {
     let console = Router::new()
         .route("/login", post(auth::login))
         .route("/logout", post(auth::logout))
+        .route("/login/sso/{id}", get(auth::sso_start))
+        .route("/login/sso/{id}/callback", get(auth::sso_callback))
         .route("/admin/audit/export", get(export::export_audit))
         .route(
             "/go/{realm}/{kind}/{*id}",

@@ -5,6 +5,7 @@ pub mod agents;
 pub mod audit;
 pub mod clients;
 pub mod federation;
+pub mod sso;
 pub mod integration;
 pub mod keys;
 pub mod overview;

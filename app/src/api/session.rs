@@ -122,6 +122,21 @@ pub async fn select_realm(name: String) -> Result<(), AppError> {
     }
 }
 
+/// The sign-in providers the sign-in page offers (anyone may see them).
+#[server(prefix = "/api", endpoint = "session/providers", client = crate::tab::TabClient)]
+pub async fn get_sign_in_providers()
+-> Result<Vec<crate::types::session::SignInProvider>, AppError> {
+    Ok(ssr::core()?
+        .sign_in_providers()
+        .await?
+        .into_iter()
+        .map(|p| crate::types::session::SignInProvider {
+            id: p.id.to_string(),
+            button_text: p.button_text,
+        })
+        .collect())
+}
+
 /// Whether a first-admin setup link is still usable.
 #[server(prefix = "/api", endpoint = "setup/status", client = crate::tab::TabClient)]
 pub async fn setup_link_status(token: String) -> Result<bool, AppError> {

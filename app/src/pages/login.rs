@@ -1,6 +1,6 @@
 //! Sign-in (works without JavaScript; enhanced after hydration) and the one-time link pages' frame.
 use crate::components::layout::ThemeToggle;
-use crate::components::ui::{BTN_PRIMARY, INPUT, LABEL, MUTED};
+use crate::components::ui::{BTN_PRIMARY, BTN_SECONDARY, INPUT, LABEL, MUTED};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
@@ -32,6 +32,13 @@ fn login_error(code: &str, retry: Option<String>) -> String {
         }
         "expired" => "Your session has ended. Please sign in again.".to_owned(),
         "csrf" => "The sign-in form expired. Please try again.".to_owned(),
+        "sso_no_role" => "Your identity provider signed you in, but none of your groups gives access to this console. Ask an admin to map one of your groups to a role.".to_owned(),
+        "sso_no_email" => "Your identity provider did not share an email address, which a new console account needs. Ask an admin to add the email scope.".to_owned(),
+        "sso_email_taken" => "A console account with your email exists already and did not come from this sign-in provider. Sign in with its password, or ask an admin.".to_owned(),
+        "sso_expired" => "The sign-in took too long or was started in another tab. Please try again.".to_owned(),
+        "sso_failed" => "Signing in with your identity provider failed. Try again; if it keeps failing, an admin finds the reason in the audit log.".to_owned(),
+        "sso_unknown" => "This sign-in provider is not available any more.".to_owned(),
+        "unavailable" => "Signing in is not possible right now. Please try again.".to_owned(),
         _ => "Invalid email or password.".to_owned(),
     }
 }
@@ -50,11 +57,52 @@ pub fn LoginPage() -> impl IntoView {
     #[cfg(not(feature = "ssr"))]
     let email = String::new();
     let has_email = !email.is_empty();
+    let providers = OnceResource::new(crate::api::session::get_sign_in_providers());
+    let provider_links = move || {
+        let next = next();
+        let query = if next.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "?next={}",
+                encode_query_value(&next)
+            )
+        };
+        providers
+            .get()
+            .and_then(Result::ok)
+            .filter(|list| !list.is_empty())
+            .map(|list| {
+                view! {
+                    <div class="space-y-2" data-testid="sso-providers">
+                        {list
+                            .into_iter()
+                            .map(|p| {
+                                view! {
+                                    <a
+                                        href=format!("/login/sso/{}{query}", p.id)
+                                        class=format!("w-full break-words text-center {BTN_SECONDARY}")
+                                    >
+                                        {p.button_text}
+                                    </a>
+                                }
+                            })
+                            .collect_view()}
+                    </div>
+                    <div class="my-4 flex items-center gap-3 text-xs text-slate-500 dark:text-slate-400" aria-hidden="true">
+                        <span class="h-px flex-1 bg-slate-200 dark:bg-slate-700"></span>
+                        "or with a password"
+                        <span class="h-px flex-1 bg-slate-200 dark:bg-slate-700"></span>
+                    </div>
+                }
+            })
+    };
     view! {
         <AuthFrame title="Sign in to the console">
             {move || error().map(|e| view! {
                 <p role="alert" data-testid="login-error" class="mb-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">{e}</p>
             })}
+            <Suspense fallback=|| ()>{provider_links}</Suspense>
             <form method="post" action="/login" class="space-y-4" on:submit=move |_| submitting.set(true)>
                 <input type="hidden" name="next" value=next/>
                 <div>
@@ -77,4 +125,17 @@ pub fn LoginPage() -> impl IntoView {
             </p>
         </AuthFrame>
     }
+}
+
+/// Percent-encodes a query value (the `next` path carried to a provider sign-in).
+fn encode_query_value(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
 }

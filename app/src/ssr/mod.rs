@@ -17,6 +17,7 @@ pub mod audit;
 pub mod clients;
 pub mod drift;
 pub mod federation;
+pub mod sso;
 pub mod integration;
 pub mod keys;
 pub mod login;

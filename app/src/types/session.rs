@@ -74,3 +74,12 @@ pub struct Abilities {
     /// Approve or reject someone else's release.
     pub approve_releases: bool,
 }
+
+/// A sign-in provider's button on the sign-in page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInProvider {
+    /// Its id (in the sign-in link).
+    pub id: String,
+    /// The button's text.
+    pub button_text: String,
+}

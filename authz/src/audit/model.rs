@@ -207,6 +207,16 @@ pub mod action {
     pub const TOKEN_ID_JAG: &str = "token.id_jag";
     /// An ID-JAG was refused.
     pub const TOKEN_ID_JAG_DENIED: &str = "token.id_jag_denied";
+    /// A console sign-in provider (OpenID Connect) was added.
+    pub const SSO_PROVIDER_CREATE: &str = "sso_provider.create";
+    /// A console sign-in provider's settings changed.
+    pub const SSO_PROVIDER_UPDATE: &str = "sso_provider.update";
+    /// A console sign-in provider was enabled.
+    pub const SSO_PROVIDER_ENABLE: &str = "sso_provider.enable";
+    /// A console sign-in provider was disabled: no one signs in with it, its sessions end.
+    pub const SSO_PROVIDER_DISABLE: &str = "sso_provider.disable";
+    /// A console sign-in provider was removed.
+    pub const SSO_PROVIDER_DELETE: &str = "sso_provider.delete";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -289,6 +299,11 @@ pub mod action {
         PERSON_UNLINK,
         TOKEN_ID_JAG,
         TOKEN_ID_JAG_DENIED,
+        SSO_PROVIDER_CREATE,
+        SSO_PROVIDER_UPDATE,
+        SSO_PROVIDER_ENABLE,
+        SSO_PROVIDER_DISABLE,
+        SSO_PROVIDER_DELETE,
     ];
 }
 
@@ -462,6 +477,8 @@ pub enum AuditSubject {
     Setup,
     /// An identity provider trusted for ID-JAG assertions, by issuer.
     TrustedIssuer(String),
+    /// A console sign-in provider, by id.
+    SsoProvider(String),
 }
 
 impl AuditSubject {
@@ -484,6 +501,7 @@ impl AuditSubject {
             AuditSubject::RegistryGroup(kind, id) => format!("{kind}:{id}"),
             AuditSubject::Setup => "setup".to_owned(),
             AuditSubject::TrustedIssuer(iss) => format!("idp:{iss}"),
+            AuditSubject::SsoProvider(id) => format!("sso:{id}"),
         }
     }
 }

@@ -43,6 +43,8 @@ mod resources;
 #[macro_use]
 mod review;
 #[macro_use]
+mod sso;
+#[macro_use]
 mod tokens;
 #[cfg(test)]
 mod conformance;
@@ -67,6 +69,7 @@ pub use registry::{REQUEST_DECIDED, RegistryStore, ReleaseEffects, SEQUENCE_TAKE
 pub use resources::{ResourceStore, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
 pub use review::ReviewStore;
 pub use sqlite::SqliteStore;
+pub use sso::{SsoAccountChange, SsoStore};
 pub use tokens::{Purged, TokenStore};
 pub use types::{BaseStore, Generation};
 
@@ -88,6 +91,7 @@ pub trait Store:
     + RegistryStore
     + DriftStore
     + FederationStore
+    + SsoStore
 {
 }
 impl<T> Store for T where
@@ -107,6 +111,7 @@ impl<T> Store for T where
         + RegistryStore
         + DriftStore
         + FederationStore
+        + SsoStore
 {
 }
 

@@ -17,6 +17,7 @@ resource_store!(PgStore, sqlx::Postgres);
 registry_store!(PgStore, sqlx::Postgres);
 drift_store!(PgStore, sqlx::Postgres);
 federation_store!(PgStore, sqlx::Postgres);
+sso_store!(PgStore, sqlx::Postgres);
 token_store!(PgStore, sqlx::Postgres);
 account_store!(PgStore, sqlx::Postgres);
 people_store!(PgStore, sqlx::Postgres);

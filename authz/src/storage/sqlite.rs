@@ -17,6 +17,7 @@ resource_store!(SqliteStore, sqlx::Sqlite);
 registry_store!(SqliteStore, sqlx::Sqlite);
 drift_store!(SqliteStore, sqlx::Sqlite);
 federation_store!(SqliteStore, sqlx::Sqlite);
+sso_store!(SqliteStore, sqlx::Sqlite);
 token_store!(SqliteStore, sqlx::Sqlite);
 account_store!(SqliteStore, sqlx::Sqlite);
 people_store!(SqliteStore, sqlx::Sqlite);

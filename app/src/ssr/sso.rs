@@ -1,0 +1,40 @@
+//! Console sign-in providers as the console shows them.
+use super::moment;
+use crate::types::sso::{SsoDiscoveryView, SsoProviderView};
+use authz::Core;
+use authz::sso::{Discovery, SsoProvider};
+
+/// View of a sign-in provider.
+pub fn sso_provider_view(core: &Core, p: &SsoProvider) -> SsoProviderView {
+    SsoProviderView {
+        id: p.id.to_string(),
+        display_name: p.display_name.clone(),
+        button_text: p.button_text.clone(),
+        issuer: p.issuer.clone(),
+        client_id: p.client_id.clone(),
+        has_secret: p.sealed_client_secret.is_some(),
+        scopes: p.scopes.join(" "),
+        groups_claim: p.groups_claim.clone(),
+        admin_groups: p.rules.admin.clone(),
+        reviewer_groups: p.rules.security_reviewer.clone(),
+        developer_groups: p.rules.developer.clone(),
+        redirect_uri: core.sso_redirect_uri(&p.id),
+        enabled: p.enabled,
+        updated: moment(core.now(), p.updated_at),
+    }
+}
+
+/// View of a discovery result.
+pub fn discovery_view(d: Discovery) -> SsoDiscoveryView {
+    SsoDiscoveryView {
+        issuer: d.issuer,
+        authorization_endpoint: d.authorization_endpoint,
+        token_endpoint: d.token_endpoint.unwrap_or_default(),
+        userinfo_endpoint: d.userinfo_endpoint.unwrap_or_default(),
+        end_session_endpoint: d.end_session_endpoint.unwrap_or_default(),
+        keys: d.keys,
+        algorithms: d.algorithms,
+        scopes: d.scopes,
+        claims: d.claims,
+    }
+}

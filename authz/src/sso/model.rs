@@ -1,0 +1,412 @@
+//! Console single sign-on types: the OpenID Connect providers console users sign in with, and the
+//! rules that turn a provider's groups into a console role.
+use crate::clock::UnixTime;
+use crate::ids::{RealmId, UserId};
+use crate::policy::Role;
+use serde::{Deserialize, Serialize};
+
+pub use crate::ids::SsoProviderId;
+
+/// Most sign-in providers the console offers.
+pub const MAX_SSO_PROVIDERS: usize = 10;
+/// Most group values one role rule lists.
+pub const MAX_RULE_VALUES: usize = 50;
+/// Longest group value, client id or claim name.
+pub const MAX_VALUE_LEN: usize = 255;
+/// The group value that matches everyone the provider signs in.
+pub const ANYONE: &str = "*";
+/// How long a started sign-in may take at the provider before its callback is refused.
+pub const SIGN_IN_TTL_SECS: i64 = 600;
+/// Scopes asked for when none are configured.
+pub const DEFAULT_SCOPES: &str = "openid email profile";
+/// The claim read for groups when none is configured.
+pub const DEFAULT_GROUPS_CLAIM: &str = "groups";
+
+/// Which groups grant which console role. The most privileged role with a match wins; a
+/// provider identity matching none gets no access.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoleRules {
+    /// Groups that make an admin.
+    #[serde(default)]
+    pub admin: Vec<String>,
+    /// Groups that make a security reviewer.
+    #[serde(default)]
+    pub security_reviewer: Vec<String>,
+    /// Groups that make a developer.
+    #[serde(default)]
+    pub developer: Vec<String>,
+}
+
+impl RoleRules {
+    /// The role `groups` map to: the most privileged rule with a matching value (or `*`).
+    pub fn role_for(&self, groups: &[String]) -> Option<Role> {
+        let hit = |values: &[String]| {
+            values
+                .iter()
+                .any(|v| v == ANYONE || groups.iter().any(|g| g == v))
+        };
+        [
+            (Role::Admin, &self.admin),
+            (Role::SecurityReviewer, &self.security_reviewer),
+            (Role::Developer, &self.developer),
+        ]
+        .into_iter()
+        .find(|(_, values)| hit(values))
+        .map(|(role, _)| role)
+    }
+
+    /// The values of one role.
+    pub fn values(&self, role: Role) -> &[String] {
+        match role {
+            Role::Admin => &self.admin,
+            Role::SecurityReviewer => &self.security_reviewer,
+            Role::Developer => &self.developer,
+        }
+    }
+
+    /// Whether no rule grants anything (nobody could sign in).
+    pub fn is_empty(&self) -> bool {
+        self.admin.is_empty() && self.security_reviewer.is_empty() && self.developer.is_empty()
+    }
+}
+
+/// An OpenID Connect provider console users sign in with.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SsoProvider {
+    /// Row id; also in the provider's redirect URI.
+    pub id: SsoProviderId,
+    /// The administration realm.
+    pub realm_id: RealmId,
+    /// Shown to admins and in the audit log.
+    pub display_name: String,
+    /// The sign-in button's text.
+    pub button_text: String,
+    /// The provider's issuer identifier (its discovery document lives below it).
+    pub issuer: String,
+    /// Portcullis's client id at the provider.
+    pub client_id: String,
+    /// The client secret, sealed with the master key; `None` for a public client.
+    pub sealed_client_secret: Option<Vec<u8>>,
+    /// Scopes asked for (always including `openid`).
+    pub scopes: Vec<String>,
+    /// The claim (in the ID token or at userinfo) that carries the groups.
+    pub groups_claim: String,
+    /// Groups to roles.
+    pub rules: RoleRules,
+    /// A disabled provider signs no one in, and its accounts' sessions end.
+    pub enabled: bool,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// Last change.
+    pub updated_at: UnixTime,
+}
+
+impl std::fmt::Debug for SsoProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SsoProvider")
+            .field("id", &self.id)
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("enabled", &self.enabled)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A provider as typed into the console or the CLI.
+#[derive(Debug, Clone, Default)]
+pub struct SsoProviderInput {
+    /// Display name.
+    pub display_name: String,
+    /// Button text (defaults to "Sign in with {display name}").
+    pub button_text: String,
+    /// Issuer URL.
+    pub issuer: String,
+    /// Client id at the provider.
+    pub client_id: String,
+    /// Client secret; empty keeps the stored one on update (see `clear_secret`).
+    pub client_secret: String,
+    /// Drops the stored secret (a public client).
+    pub clear_secret: bool,
+    /// Scopes, separated by spaces (empty: openid email profile).
+    pub scopes: String,
+    /// Groups claim (empty: `groups`).
+    pub groups_claim: String,
+    /// Admin groups, separated by commas, spaces or lines.
+    pub admin_groups: String,
+    /// Security reviewer groups.
+    pub reviewer_groups: String,
+    /// Developer groups.
+    pub developer_groups: String,
+}
+
+/// A console account's identity at a sign-in provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserIdentity {
+    /// The provider.
+    pub provider_id: SsoProviderId,
+    /// Its `sub`.
+    pub subject: String,
+    /// The console account.
+    pub user_id: UserId,
+    /// When the account was first signed in through it.
+    pub created_at: UnixTime,
+}
+
+/// What a verified sign-in at a provider says about the person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SsoIdentity {
+    /// `sub`.
+    pub subject: String,
+    /// `email`, if any.
+    pub email: Option<String>,
+    /// `email_verified`.
+    pub email_verified: Option<bool>,
+    /// `name`, if any.
+    pub name: Option<String>,
+    /// The values of the groups claim (a string or an array of strings).
+    pub groups: Vec<String>,
+}
+
+/// A sign-in that went to a provider and has not come back yet, kept in the browser's
+/// (server-side) session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingSsoSignIn {
+    /// The provider.
+    pub provider_id: String,
+    /// `state` sent to the provider.
+    pub state: String,
+    /// `nonce` sent to the provider.
+    pub nonce: String,
+    /// The PKCE verifier.
+    pub pkce_verifier: String,
+    /// Where to go afterwards (already checked to be a local path).
+    pub next: String,
+    /// When the sign-in started.
+    pub started_at: UnixTime,
+}
+
+/// Why a provider sign-in did not sign anyone in: each is a page the person reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SsoRefusal {
+    /// The provider signed the person in, but none of their groups maps to a role.
+    NoRole,
+    /// The provider gave no usable email for a new account.
+    NoEmail,
+    /// A console account that did not come from this provider already has the email.
+    EmailTaken,
+    /// The account is disabled in Portcullis.
+    Disabled,
+    /// The sign-in expired, was started elsewhere, or came back with wrong state.
+    Expired,
+    /// The provider refused or failed (its `error`, or a failed check of its answer).
+    Provider(String),
+}
+
+impl SsoRefusal {
+    /// The short code carried to the sign-in page.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SsoRefusal::NoRole => "sso_no_role",
+            SsoRefusal::NoEmail => "sso_no_email",
+            SsoRefusal::EmailTaken => "sso_email_taken",
+            SsoRefusal::Disabled => "invalid",
+            SsoRefusal::Expired => "sso_expired",
+            SsoRefusal::Provider(_) => "sso_failed",
+        }
+    }
+}
+
+/// What "Test connection" found at the provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Discovery {
+    /// `issuer` of the discovery document.
+    pub issuer: String,
+    /// `authorization_endpoint`.
+    pub authorization_endpoint: String,
+    /// `token_endpoint`.
+    pub token_endpoint: Option<String>,
+    /// `userinfo_endpoint`.
+    pub userinfo_endpoint: Option<String>,
+    /// `end_session_endpoint` (RP-initiated logout).
+    pub end_session_endpoint: Option<String>,
+    /// How many signing keys its JWKS holds.
+    pub keys: usize,
+    /// `scopes_supported`.
+    pub scopes: Vec<String>,
+    /// `claims_supported`.
+    pub claims: Vec<String>,
+    /// `id_token_signing_alg_values_supported`.
+    pub algorithms: Vec<String>,
+    /// Whether it advertises S256 PKCE (or says nothing).
+    pub pkce: bool,
+}
+
+/// Splits a list typed as commas, spaces or lines into distinct values.
+///
+/// # Errors
+/// A message fit for the form.
+pub fn parse_values(s: &str, what: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in s
+        .split([',', '\n', '\r'])
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+    {
+        if v.chars().count() > MAX_VALUE_LEN || v.chars().any(char::is_control) {
+            return Err(format!(
+                "{what}: each value must be at most {MAX_VALUE_LEN} characters, without control characters."
+            ));
+        }
+        if !out.iter().any(|o| o == v) {
+            out.push(v.to_owned());
+        }
+    }
+    if out.len() > MAX_RULE_VALUES {
+        return Err(format!("{what}: at most {MAX_RULE_VALUES} values."));
+    }
+    Ok(out)
+}
+
+/// Parses the scopes to ask for: `openid` always comes first.
+///
+/// # Errors
+/// A message fit for the form.
+pub fn parse_scopes(s: &str) -> Result<Vec<String>, String> {
+    let s = if s.trim().is_empty() {
+        DEFAULT_SCOPES
+    } else {
+        s
+    };
+    let mut out = vec!["openid".to_owned()];
+    for scope in s.split_whitespace() {
+        if scope.len() > 100
+            || !scope
+                .bytes()
+                .all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b))
+        {
+            return Err(format!("{scope:.60} is not a valid scope (RFC 6749 §3.3)."));
+        }
+        if !out.iter().any(|o| o == scope) {
+            out.push(scope.to_owned());
+        }
+    }
+    if out.len() > 20 {
+        return Err("Ask for at most 20 scopes.".into());
+    }
+    Ok(out)
+}
+
+/// Parses a claim name (`groups`, `roles`, `department`, …).
+///
+/// # Errors
+/// A message fit for the form.
+pub fn parse_claim_name(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    let s = if s.is_empty() { DEFAULT_GROUPS_CLAIM } else { s };
+    if s.len() > 100 || s.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err("The groups claim must be a claim name, like groups or roles.".into());
+    }
+    Ok(s.to_owned())
+}
+
+/// Parses the client id Portcullis has at the provider.
+///
+/// # Errors
+/// A message fit for the form.
+pub fn parse_sso_client_id(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err("The client ID is required: the one the provider gave Portcullis.".into());
+    }
+    if s.len() > MAX_VALUE_LEN || s.chars().any(char::is_control) {
+        return Err(format!(
+            "The client ID must be at most {MAX_VALUE_LEN} characters, without control characters."
+        ));
+    }
+    Ok(s.to_owned())
+}
+
+/// The groups in a claim's value: a string (one group, like a `department`) or an array of
+/// strings; anything else is no groups.
+pub fn groups_of(value: Option<&serde_json::Value>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: &str| {
+        let s = s.trim();
+        if !s.is_empty() && s.len() <= MAX_VALUE_LEN && out.len() < 1000 && !out.iter().any(|o| o == s) {
+            out.push(s.to_owned());
+        }
+    };
+    match value {
+        Some(serde_json::Value::String(s)) => push(s),
+        Some(serde_json::Value::Array(items)) => items
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .for_each(&mut push),
+        _ => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_most_privileged_matching_rule_wins() {
+        let rules = RoleRules {
+            admin: strings(&["platform-admins"]),
+            security_reviewer: strings(&["secops"]),
+            developer: strings(&["engineering", "contractors"]),
+        };
+        assert_eq!(rules.role_for(&strings(&["engineering"])), Some(Role::Developer));
+        assert_eq!(
+            rules.role_for(&strings(&["engineering", "secops"])),
+            Some(Role::SecurityReviewer)
+        );
+        assert_eq!(
+            rules.role_for(&strings(&["secops", "platform-admins"])),
+            Some(Role::Admin)
+        );
+        assert_eq!(rules.role_for(&strings(&["sales"])), None);
+        assert_eq!(rules.role_for(&[]), None);
+        // Matching is exact: no case folding, no prefixes.
+        assert_eq!(rules.role_for(&strings(&["Platform-Admins", "platform"])), None);
+        let anyone = RoleRules {
+            developer: strings(&["*"]),
+            ..RoleRules::default()
+        };
+        assert_eq!(anyone.role_for(&[]), Some(Role::Developer));
+    }
+
+    #[test]
+    fn groups_come_from_strings_and_arrays() {
+        use serde_json::json;
+        assert_eq!(groups_of(Some(&json!(["a", "b", "a", 3]))), strings(&["a", "b"]));
+        assert_eq!(groups_of(Some(&json!(" Platform Engineering "))), strings(&["Platform Engineering"]));
+        assert!(groups_of(Some(&json!({"a": 1}))).is_empty());
+        assert!(groups_of(None).is_empty());
+    }
+
+    #[test]
+    fn scopes_always_start_with_openid() {
+        assert_eq!(parse_scopes("").unwrap(), strings(&["openid", "email", "profile"]));
+        assert_eq!(
+            parse_scopes("email groups openid").unwrap(),
+            strings(&["openid", "email", "groups"])
+        );
+        assert!(parse_scopes("a\"b").is_err());
+    }
+
+    #[test]
+    fn values_are_trimmed_and_distinct() {
+        assert_eq!(
+            parse_values(" a, b\nc ,a ", "Admin groups").unwrap(),
+            strings(&["a", "b", "c"])
+        );
+        assert!(parse_values("a\u{7}", "x").is_err());
+    }
+}

@@ -1,0 +1,791 @@
+//! Console single sign-on operations: admins manage the sign-in providers (console and CLI);
+//! the sign-in page starts and finishes a provider sign-in, which creates or updates the
+//! console account and decides its role.
+use super::model::{
+    Discovery, MAX_SSO_PROVIDERS, PendingSsoSignIn, RoleRules, SIGN_IN_TTL_SECS, SsoIdentity,
+    SsoProvider, SsoProviderId, SsoProviderInput, SsoRefusal, UserIdentity, parse_claim_name,
+    parse_scopes, parse_sso_client_id, parse_values,
+};
+use super::rp::{self, RelyingParty};
+use crate::accounts::{Email, User, UserId};
+use crate::audit::{AuditSubject, Outcome, RequestMeta, action};
+use crate::core::Core;
+use crate::error::{Error, FieldChecks, Result, map_taken};
+use crate::federation::parse_issuer;
+use crate::policy::{Permission, Principal};
+use crate::realms::parse_display_name;
+use crate::storage::SsoAccountChange;
+use subtle::ConstantTimeEq;
+
+/// The associated data pending sign-ins are sealed with.
+const PENDING_AAD: &[u8] = b"sso_pending";
+
+const TAKEN: &str = "A sign-in provider with this issuer and client ID exists already.";
+
+/// What the audit log records of a provider's settings (never the secret, only whether one is
+/// set).
+fn audit_settings(p: &SsoProvider) -> serde_json::Value {
+    serde_json::json!({
+        "display_name": p.display_name,
+        "button_text": p.button_text,
+        "issuer": p.issuer,
+        "client_id": p.client_id,
+        "client_secret": if p.sealed_client_secret.is_some() { "set" } else { "none" },
+        "scopes": p.scopes.join(" "),
+        "groups_claim": p.groups_claim,
+        "admin_groups": p.rules.admin,
+        "security_reviewer_groups": p.rules.security_reviewer,
+        "developer_groups": p.rules.developer,
+    })
+}
+
+/// The associated data a provider's secret is sealed with: the secret only opens for its row.
+fn secret_aad(id: &SsoProviderId) -> Vec<u8> {
+    format!("sso_provider:{id}").into_bytes()
+}
+
+/// Checked settings of a provider (the secret as typed, still to be sealed).
+struct Fields {
+    display_name: String,
+    button_text: String,
+    issuer: String,
+    client_id: String,
+    scopes: Vec<String>,
+    groups_claim: String,
+    rules: RoleRules,
+}
+
+fn principal_of(u: &User) -> Principal {
+    Principal {
+        user_id: u.id.clone(),
+        email: u.email.to_string(),
+        display_name: u.display_name.clone(),
+        role: u.role,
+        credential_version: u.credential_version,
+    }
+}
+
+/// What a provider's callback carries.
+#[derive(Debug, Clone, Default)]
+pub struct SsoCallback {
+    /// `code`.
+    pub code: Option<String>,
+    /// `state`.
+    pub state: Option<String>,
+    /// `iss` (RFC 9207), when the provider sends it.
+    pub iss: Option<String>,
+    /// `error`, when the provider refused.
+    pub error: Option<String>,
+}
+
+impl Core {
+    /// The console's sign-in providers.
+    ///
+    /// # Errors
+    /// `Forbidden`.
+    pub async fn list_sso_providers(&self, p: &Principal) -> Result<Vec<SsoProvider>> {
+        p.require(Permission::ManageUsers)?;
+        let realm = self.admin_realm().await?;
+        Ok(self.store.list_sso_providers(&realm.id).await?)
+    }
+
+    /// The enabled sign-in providers, for the sign-in page (anyone may see their buttons).
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn sign_in_providers(&self) -> Result<Vec<SsoProvider>> {
+        let realm = self.admin_realm().await?;
+        let mut all = self.store.list_sso_providers(&realm.id).await?;
+        all.retain(|p| p.enabled);
+        Ok(all)
+    }
+
+    /// The redirect URI a provider sends people back to (registered at the provider).
+    pub fn sso_redirect_uri(&self, id: &SsoProviderId) -> String {
+        format!("{}/login/sso/{id}/callback", self.base_url())
+    }
+
+    fn check_sso_fields(&self, input: &SsoProviderInput) -> Result<Fields> {
+        let mut checks = FieldChecks::default();
+        let display_name = checks.take(
+            "display_name",
+            parse_display_name(&input.display_name, "Name"),
+        );
+        let button_text = if input.button_text.trim().is_empty() {
+            display_name
+                .as_ref()
+                .map(|n| format!("Sign in with {n}"))
+        } else {
+            checks.take(
+                "button_text",
+                parse_display_name(&input.button_text, "Button text"),
+            )
+        };
+        let issuer = checks.take(
+            "issuer",
+            parse_issuer(&input.issuer, self.config().allow_http_loopback),
+        );
+        let client_id = checks.take("client_id", parse_sso_client_id(&input.client_id));
+        let scopes = checks.take("scopes", parse_scopes(&input.scopes));
+        let groups_claim = checks.take("groups_claim", parse_claim_name(&input.groups_claim));
+        let admin = checks.take("admin_groups", parse_values(&input.admin_groups, "Admin groups"));
+        let security_reviewer = checks.take(
+            "reviewer_groups",
+            parse_values(&input.reviewer_groups, "Security reviewer groups"),
+        );
+        let developer = checks.take(
+            "developer_groups",
+            parse_values(&input.developer_groups, "Developer groups"),
+        );
+        if input.client_secret.len() > 1024 {
+            checks.note("client_secret", "The client secret must be at most 1024 characters.");
+        }
+        let (
+            Some(display_name),
+            Some(button_text),
+            Some(issuer),
+            Some(client_id),
+            Some(scopes),
+            Some(groups_claim),
+            Some(admin),
+            Some(security_reviewer),
+            Some(developer),
+        ) = (
+            display_name,
+            button_text,
+            issuer,
+            client_id,
+            scopes,
+            groups_claim,
+            admin,
+            security_reviewer,
+            developer,
+        )
+        else {
+            return Err(checks.failed());
+        };
+        let rules = RoleRules {
+            admin,
+            security_reviewer,
+            developer,
+        };
+        if rules.is_empty() {
+            return Err(Error::field(
+                "admin_groups",
+                "Map at least one group to a role (or * to give everyone the provider signs in a role): without a rule nobody can sign in.",
+            ));
+        }
+        Ok(Fields {
+            display_name,
+            button_text,
+            issuer,
+            client_id,
+            scopes,
+            groups_claim,
+            rules,
+        })
+    }
+
+    fn seal_sso_secret(&self, id: &SsoProviderId, secret: &str) -> Result<Option<Vec<u8>>> {
+        let secret = secret.trim();
+        if secret.is_empty() {
+            return Ok(None);
+        }
+        self.config()
+            .master_key
+            .seal(secret.as_bytes(), &secret_aad(id))
+            .map(Some)
+            .map_err(|e| Error::Internal(format!("sealing a client secret: {e}")))
+    }
+
+    fn open_sso_secret(&self, p: &SsoProvider) -> Result<Option<String>> {
+        let Some(sealed) = &p.sealed_client_secret else {
+            return Ok(None);
+        };
+        let plain = self
+            .config()
+            .master_key
+            .open(sealed, &secret_aad(&p.id))
+            .map_err(|e| Error::Internal(format!("opening the client secret of {}: {e}", p.id)))?;
+        String::from_utf8(plain)
+            .map(Some)
+            .map_err(|_| Error::Internal("a client secret is not UTF-8".into()))
+    }
+
+    /// Adds a sign-in provider.
+    ///
+    /// # Errors
+    /// `Forbidden`, `InvalidField` (nothing written), `Taken`, `Conflict` (too many).
+    pub async fn create_sso_provider(
+        &self,
+        p: &Principal,
+        input: &SsoProviderInput,
+        meta: &RequestMeta,
+    ) -> Result<SsoProvider> {
+        p.require(Permission::ManageUsers)?;
+        let f = self.check_sso_fields(input)?;
+        let realm = self.admin_realm().await?;
+        if self.store.list_sso_providers(&realm.id).await?.len() >= MAX_SSO_PROVIDERS {
+            return Err(Error::Conflict(
+                format!("The console offers at most {MAX_SSO_PROVIDERS} sign-in providers; remove one first.").into(),
+            ));
+        }
+        let id = SsoProviderId::generate();
+        let now = self.now();
+        let provider = SsoProvider {
+            sealed_client_secret: self.seal_sso_secret(&id, &input.client_secret)?,
+            id,
+            realm_id: realm.id.clone(),
+            display_name: f.display_name,
+            button_text: f.button_text,
+            issuer: f.issuer,
+            client_id: f.client_id,
+            scopes: f.scopes,
+            groups_claim: f.groups_claim,
+            rules: f.rules,
+            enabled: true,
+            created_at: now,
+            updated_at: now,
+        };
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::SSO_PROVIDER_CREATE,
+            AuditSubject::SsoProvider(provider.id.to_string()),
+            meta,
+        );
+        event.details = audit_settings(&provider);
+        self.store
+            .insert_sso_provider(&provider, &event)
+            .await
+            .map_err(|e| map_taken(e, "issuer", TAKEN))?;
+        Ok(provider)
+    }
+
+    /// Changes a sign-in provider's settings. An empty secret keeps the stored one unless
+    /// `clear_secret`.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`, `InvalidField`, `Taken`.
+    pub async fn update_sso_provider(
+        &self,
+        p: &Principal,
+        id: &str,
+        input: &SsoProviderInput,
+        meta: &RequestMeta,
+    ) -> Result<SsoProvider> {
+        p.require(Permission::ManageUsers)?;
+        let mut provider = self.load_sso_provider(id).await?;
+        let f = self.check_sso_fields(input)?;
+        let before = audit_settings(&provider);
+        if input.clear_secret {
+            provider.sealed_client_secret = None;
+        } else if !input.client_secret.trim().is_empty() {
+            provider.sealed_client_secret =
+                self.seal_sso_secret(&provider.id, &input.client_secret)?;
+        }
+        let secret_changed = input.clear_secret || !input.client_secret.trim().is_empty();
+        provider.display_name = f.display_name;
+        provider.button_text = f.button_text;
+        provider.issuer = f.issuer;
+        provider.client_id = f.client_id;
+        provider.scopes = f.scopes;
+        provider.groups_claim = f.groups_claim;
+        provider.rules = f.rules;
+        provider.updated_at = self.now();
+        let mut event = self.event(
+            &provider.realm_id,
+            &p.email,
+            action::SSO_PROVIDER_UPDATE,
+            AuditSubject::SsoProvider(provider.id.to_string()),
+            meta,
+        );
+        let mut details = crate::audit::changes(&before, &audit_settings(&provider));
+        if secret_changed && let Some(obj) = details.as_object_mut() {
+            obj.insert("client_secret".into(), serde_json::json!("changed"));
+        }
+        event.details = details;
+        self.store
+            .update_sso_provider(&provider, &event)
+            .await
+            .map_err(|e| map_taken(e, "issuer", TAKEN))?;
+        Ok(provider)
+    }
+
+    /// Enables or disables a sign-in provider; disabling ends its accounts' sessions.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn set_sso_provider_enabled(
+        &self,
+        p: &Principal,
+        id: &str,
+        enabled: bool,
+        meta: &RequestMeta,
+    ) -> Result<SsoProvider> {
+        p.require(Permission::ManageUsers)?;
+        let mut provider = self.load_sso_provider(id).await?;
+        if provider.enabled == enabled {
+            return Ok(provider);
+        }
+        provider.enabled = enabled;
+        provider.updated_at = self.now();
+        let event = self.event(
+            &provider.realm_id,
+            &p.email,
+            if enabled {
+                action::SSO_PROVIDER_ENABLE
+            } else {
+                action::SSO_PROVIDER_DISABLE
+            },
+            AuditSubject::SsoProvider(provider.id.to_string()),
+            meta,
+        );
+        self.store
+            .set_sso_provider_enabled(&provider.id, enabled, provider.updated_at, &event)
+            .await?;
+        Ok(provider)
+    }
+
+    /// Removes a sign-in provider: its accounts stay (without a password they can no longer
+    /// sign in) and their sessions end.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`.
+    pub async fn delete_sso_provider(
+        &self,
+        p: &Principal,
+        id: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        p.require(Permission::ManageUsers)?;
+        let provider = self.load_sso_provider(id).await?;
+        let mut event = self.event(
+            &provider.realm_id,
+            &p.email,
+            action::SSO_PROVIDER_DELETE,
+            AuditSubject::SsoProvider(provider.id.to_string()),
+            meta,
+        );
+        event.details = audit_settings(&provider);
+        Ok(self.store.delete_sso_provider(&provider.id, &event).await?)
+    }
+
+    /// Runs discovery at a provider now (bypassing the cache) and reports what it found.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`; `Ok(Err(message))` when the provider could not be discovered.
+    pub async fn test_sso_provider(
+        &self,
+        p: &Principal,
+        id: &str,
+    ) -> Result<std::result::Result<Discovery, String>> {
+        p.require(Permission::ManageUsers)?;
+        let provider = self.load_sso_provider(id).await?;
+        Ok(rp::metadata(
+            &self.fetcher,
+            &self.sso_metadata,
+            &provider.issuer,
+            self.now(),
+            true,
+        )
+        .await
+        .map(|m| rp::discovery(&m)))
+    }
+
+    async fn load_sso_provider(&self, id: &str) -> Result<SsoProvider> {
+        let not_found = || Error::not_found("sign-in provider", id.chars().take(64).collect::<String>());
+        if id.len() > 64 {
+            return Err(not_found());
+        }
+        let realm = self.admin_realm().await?;
+        self.store
+            .find_sso_provider(&SsoProviderId::from_stored(id.to_owned()))
+            .await?
+            .filter(|p| p.realm_id == realm.id)
+            .ok_or_else(not_found)
+    }
+
+    async fn relying_party(&self, provider: &SsoProvider, fresh: bool) -> std::result::Result<RelyingParty, String> {
+        let metadata = rp::metadata(
+            &self.fetcher,
+            &self.sso_metadata,
+            &provider.issuer,
+            self.now(),
+            fresh,
+        )
+        .await?;
+        let secret = self.open_sso_secret(provider).map_err(|e| e.to_string())?;
+        RelyingParty::new(
+            provider,
+            secret,
+            metadata,
+            self.sso_redirect_uri(&provider.id),
+            self.fetcher.clone(),
+        )
+    }
+
+    /// Starts a sign-in at a provider: the URL to send the browser to, and what the callback
+    /// needs (kept in the browser's server-side session). `next` must already be a checked
+    /// local path.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown or disabled provider; `Ok(Err(_))` when the provider cannot be
+    /// reached.
+    pub async fn start_sso_sign_in(
+        &self,
+        id: &str,
+        next: &str,
+    ) -> Result<std::result::Result<(String, PendingSsoSignIn), SsoRefusal>> {
+        let provider = self.load_sso_provider(id).await?;
+        if !provider.enabled {
+            return Err(Error::not_found("sign-in provider", provider.id.to_string()));
+        }
+        let rp = match self.relying_party(&provider, false).await {
+            Ok(rp) => rp,
+            Err(e) => {
+                tracing::warn!(provider = %provider.id, error = %e, "A sign-in provider could not be reached");
+                return Ok(Err(SsoRefusal::Provider(e)));
+            }
+        };
+        let started = rp.start(&provider.scopes);
+        Ok(Ok((
+            started.url,
+            PendingSsoSignIn {
+                provider_id: provider.id.to_string(),
+                state: started.state,
+                nonce: started.nonce,
+                pkce_verifier: started.pkce_verifier,
+                next: next.to_owned(),
+                started_at: self.now(),
+            },
+        )))
+    }
+
+    /// Finishes a sign-in at a provider: checks `state` against the session's pending sign-in
+    /// (and `iss`, RFC 9207, when sent), redeems the code, validates the ID token, and creates
+    /// or updates the console account. Every outcome past the `state` check is audited.
+    ///
+    /// # Errors
+    /// On storage failure; `Ok(Err(_))` for a refusal the person reads.
+    pub async fn finish_sso_sign_in(
+        &self,
+        id: &str,
+        pending: Option<PendingSsoSignIn>,
+        callback: &SsoCallback,
+        meta: &RequestMeta,
+    ) -> Result<std::result::Result<Principal, SsoRefusal>> {
+        // Only the browser that started this sign-in, at this provider, recently, with the
+        // same `state` (constant-time) gets past here; anything else is unaudited noise.
+        let Some(pending) = pending.filter(|p| {
+            p.provider_id == id
+                && self.now() - p.started_at <= SIGN_IN_TTL_SECS
+                && callback
+                    .state
+                    .as_deref()
+                    .is_some_and(|s| bool::from(s.as_bytes().ct_eq(p.state.as_bytes())))
+        }) else {
+            return Ok(Err(SsoRefusal::Expired));
+        };
+        let provider = match self.load_sso_provider(id).await {
+            Ok(p) if p.enabled => p,
+            Ok(_) | Err(Error::NotFound { .. }) => return Ok(Err(SsoRefusal::Expired)),
+            Err(e) => return Err(e),
+        };
+        let shared = &provider;
+        let refuse = |reason: String| async move {
+            self.audit_sso_failure(&provider_actor(shared), shared, None, &reason, meta)
+                .await
+                .map(|()| Err(SsoRefusal::Provider(reason)))
+        };
+        if let Some(error) = &callback.error {
+            let error: String = error.chars().take(100).filter(|c| !c.is_control()).collect();
+            return refuse(format!("the provider answered {error}")).await;
+        }
+        if callback.iss.as_deref().is_some_and(|iss| iss != provider.issuer) {
+            return refuse("the answer names another issuer (iss): a mix-up attempt or a misconfiguration".into()).await;
+        }
+        let Some(code) = callback.code.as_deref().filter(|c| !c.is_empty() && c.len() <= 2048) else {
+            return refuse("the provider answered without a code".into()).await;
+        };
+        let identity = match self.relying_party(&provider, false).await {
+            Ok(rp) => rp
+                .finish(code, &pending.pkce_verifier, &pending.nonce, &provider.groups_claim)
+                .await,
+            Err(e) => Err(e),
+        };
+        let identity = match identity {
+            Ok(i) => i,
+            Err(e) => {
+                tracing::warn!(provider = %provider.id, error = %e, "A provider sign-in failed");
+                return refuse(e).await;
+            }
+        };
+        self.sso_account(&provider, &identity, meta).await
+    }
+
+    async fn audit_sso_failure(
+        &self,
+        actor: &str,
+        provider: &SsoProvider,
+        user: Option<&UserId>,
+        reason: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        let mut event = self.event(
+            &provider.realm_id,
+            actor,
+            action::SESSION_LOGIN,
+            AuditSubject::User(user.map_or_else(|| "unknown".to_owned(), ToString::to_string)),
+            meta,
+        );
+        event.outcome = Outcome::Failure;
+        event.details = serde_json::json!({
+            "via": provider.display_name,
+            "provider": provider.id.as_str(),
+            "reason": reason,
+        });
+        crate::accounts::count_sign_in("console", "failed");
+        Ok(self.store.insert_audit_event(&event).await?)
+    }
+
+    /// Creates or updates the console account a verified provider identity is, and decides
+    /// its role.
+    async fn sso_account(
+        &self,
+        provider: &SsoProvider,
+        identity: &SsoIdentity,
+        meta: &RequestMeta,
+    ) -> Result<std::result::Result<Principal, SsoRefusal>> {
+        let role = provider.rules.role_for(&identity.groups);
+        let email = identity
+            .email
+            .as_deref()
+            .and_then(|e| Email::parse(e).ok());
+        let actor = email
+            .as_ref()
+            .map_or_else(|| provider_actor(provider), ToString::to_string);
+        let now = self.now();
+        let via = serde_json::json!({"via": provider.display_name, "provider": provider.id.as_str()});
+        let login = |user: &UserId| {
+            let mut e = self.event(
+                &provider.realm_id,
+                &actor,
+                action::SESSION_LOGIN,
+                AuditSubject::User(user.to_string()),
+                meta,
+            );
+            e.details = via.clone();
+            e
+        };
+        let link = self
+            .store
+            .find_user_identity(&provider.id, &identity.subject)
+            .await?;
+        if let Some(link) = link {
+            let Some(user) = self.store.find_user(&link.user_id).await? else {
+                return Ok(Err(SsoRefusal::Expired));
+            };
+            if user.disabled {
+                self.audit_sso_failure(&actor, provider, Some(&user.id), "the account is disabled", meta)
+                    .await?;
+                return Ok(Err(SsoRefusal::Disabled));
+            }
+            let Some(role) = role else {
+                // No longer any role: refused, and every session of the account ends.
+                let mut event = login(&user.id);
+                event.outcome = Outcome::Failure;
+                event.details["reason"] = "no group maps to a role".into();
+                self.store
+                    .save_sso_sign_in(SsoAccountChange::EndSessions(&user.id), now, &[&event])
+                    .await?;
+                crate::accounts::count_sign_in("console", "failed");
+                return Ok(Err(SsoRefusal::NoRole));
+            };
+            // The provider's email and name win, unless the email is another account's.
+            let mut email = email.unwrap_or_else(|| user.email.clone());
+            if email != user.email
+                && self
+                    .store
+                    .find_user_by_email(&user.realm_id, &email)
+                    .await?
+                    .is_some()
+            {
+                email = user.email.clone();
+            }
+            let display_name = identity
+                .name
+                .as_deref()
+                .and_then(|n| parse_display_name(n, "Name").ok())
+                .unwrap_or_else(|| user.display_name.clone());
+            let mut events = Vec::new();
+            if role != user.role {
+                let mut e = self.event(
+                    &user.realm_id,
+                    &actor,
+                    action::USER_ROLE_CHANGE,
+                    AuditSubject::User(user.id.to_string()),
+                    meta,
+                );
+                e.details = serde_json::json!({
+                    "from": user.role.as_str(),
+                    "to": role.as_str(),
+                    "via": provider.display_name,
+                    "provider": provider.id.as_str(),
+                });
+                events.push(e);
+            }
+            events.push(login(&user.id));
+            let saved = self
+                .store
+                .save_sso_sign_in(
+                    SsoAccountChange::Update {
+                        user: &user.id,
+                        role,
+                        email: &email,
+                        display_name: &display_name,
+                    },
+                    now,
+                    &events.iter().collect::<Vec<_>>(),
+                )
+                .await;
+            match saved {
+                Ok(()) => {}
+                Err(crate::error::StorageError::Precondition(_)) => {
+                    self.audit_sso_failure(&actor, provider, Some(&user.id), "the change would leave no enabled admin", meta)
+                        .await?;
+                    return Ok(Err(SsoRefusal::Provider(
+                        "Your groups no longer make you an admin, but you are the last enabled admin; ask another admin.".into(),
+                    )));
+                }
+                Err(e) => return Err(e.into()),
+            }
+            crate::accounts::count_sign_in("console", "ok");
+            let mut principal = principal_of(&user);
+            principal.role = role;
+            principal.email = email.to_string();
+            principal.display_name = display_name;
+            return Ok(Ok(principal));
+        }
+        let Some(role) = role else {
+            self.audit_sso_failure(&actor, provider, None, "no group maps to a role", meta)
+                .await?;
+            return Ok(Err(SsoRefusal::NoRole));
+        };
+        let Some(email) = email else {
+            self.audit_sso_failure(&actor, provider, None, "the provider gave no usable email", meta)
+                .await?;
+            return Ok(Err(SsoRefusal::NoEmail));
+        };
+        // Never linked silently: an account with this email that did not come from this
+        // provider identity stays its owner's.
+        if self
+            .store
+            .find_user_by_email(&provider.realm_id, &email)
+            .await?
+            .is_some()
+        {
+            self.audit_sso_failure(&actor, provider, None, "a console account that did not sign in with this provider has this email", meta)
+                .await?;
+            return Ok(Err(SsoRefusal::EmailTaken));
+        }
+        let user = User {
+            id: UserId::generate(),
+            realm_id: provider.realm_id.clone(),
+            display_name: identity
+                .name
+                .as_deref()
+                .and_then(|n| parse_display_name(n, "Name").ok())
+                .unwrap_or_else(|| email.to_string()),
+            email,
+            password_hash: None,
+            role,
+            disabled: false,
+            credential_version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        let link = UserIdentity {
+            provider_id: provider.id.clone(),
+            subject: identity.subject.clone(),
+            user_id: user.id.clone(),
+            created_at: now,
+        };
+        let mut create = self.event(
+            &user.realm_id,
+            &actor,
+            action::USER_CREATE,
+            AuditSubject::User(user.id.to_string()),
+            meta,
+        );
+        create.details = serde_json::json!({
+            "email": user.email.as_str(),
+            "role": role.as_str(),
+            "via": provider.display_name,
+            "provider": provider.id.as_str(),
+        });
+        match self
+            .store
+            .save_sso_sign_in(SsoAccountChange::Create(&user, &link), now, &[&create, &login(&user.id)])
+            .await
+        {
+            Ok(()) => {}
+            // The same person signing in twice at once, or the email taken meanwhile.
+            Err(crate::error::StorageError::Conflict(_)) => return Ok(Err(SsoRefusal::Expired)),
+            Err(e) => return Err(e.into()),
+        }
+        crate::accounts::count_sign_in("console", "ok");
+        Ok(Ok(principal_of(&user)))
+    }
+
+    /// A pending sign-in sealed for the browser's cookie (AES-256-GCM under the master key: the
+    /// PKCE verifier and nonce stay secret, and nobody can forge one).
+    ///
+    /// # Errors
+    /// `Internal` if sealing fails.
+    pub fn seal_sso_pending(&self, pending: &PendingSsoSignIn) -> Result<String> {
+        use base64::Engine as _;
+        let json = serde_json::to_vec(pending).map_err(|e| Error::Internal(e.to_string()))?;
+        let sealed = self
+            .config()
+            .master_key
+            .seal(&json, PENDING_AAD)
+            .map_err(Error::Internal)?;
+        Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sealed))
+    }
+
+    /// The pending sign-in in a cookie [`Core::seal_sso_pending`] made; `None` for anything else.
+    pub fn open_sso_pending(&self, cookie: &str) -> Option<PendingSsoSignIn> {
+        use base64::Engine as _;
+        if cookie.len() > 4096 {
+            return None;
+        }
+        let sealed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(cookie)
+            .ok()?;
+        let json = self.config().master_key.open(&sealed, PENDING_AAD).ok()?;
+        serde_json::from_slice(&json).ok()
+    }
+
+    /// The provider identity of a console account, if it signs in through one.
+    ///
+    /// # Errors
+    /// `Forbidden`, or storage failure.
+    pub async fn user_sso_identity(
+        &self,
+        p: &Principal,
+        user: &UserId,
+    ) -> Result<Option<(UserIdentity, Option<SsoProvider>)>> {
+        p.require(Permission::ManageUsers)?;
+        let Some(identity) = self.store.identity_of_user(user).await? else {
+            return Ok(None);
+        };
+        let provider = self.store.find_sso_provider(&identity.provider_id).await?;
+        Ok(Some((identity, provider)))
+    }
+}
+
+/// The audit actor of a provider sign-in that gave no usable email.
+fn provider_actor(p: &SsoProvider) -> String {
+    format!("sso:{}", p.id)
+}

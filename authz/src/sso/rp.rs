@@ -1,0 +1,341 @@
+//! The OpenID Connect relying party of console sign-in, on the `openidconnect` crate: discovery,
+//! the authorization request (code flow, PKCE S256, `state`, `nonce`), the code exchange, ID
+//! token validation (issuer, audience, `azp`, expiry, signature by the provider's JWKS, nonce,
+//! `at_hash`) and userinfo. Every request goes through the core's [`Fetcher`] (no redirects,
+//! guarded addresses, bounded answers).
+use super::model::{Discovery, SsoIdentity, SsoProvider, groups_of};
+use crate::clock::UnixTime;
+use crate::fetch::Fetcher;
+use openidconnect::core::{
+    CoreAuthDisplay, CoreAuthPrompt, CoreAuthenticationFlow, CoreClientAuthMethod,
+    CoreErrorResponseType, CoreGenderClaim, CoreJsonWebKey, CoreJweContentEncryptionAlgorithm,
+    CoreJwsSigningAlgorithm, CoreProviderMetadata, CoreRevocableToken,
+    CoreRevocationErrorResponse, CoreTokenIntrospectionResponse, CoreTokenType,
+};
+use openidconnect::{
+    AccessTokenHash, AdditionalClaims, AuthType, AuthorizationCode, Client, ClientId,
+    ClientSecret, CsrfToken, EmptyExtraTokenFields, EndpointMaybeSet, EndpointNotSet, EndpointSet,
+    IdTokenFields, IssuerUrl, Nonce, OAuth2TokenResponse, PkceCodeChallenge, PkceCodeVerifier,
+    RedirectUrl, Scope, StandardErrorResponse, StandardTokenResponse, SubjectIdentifier,
+    TokenResponse, UserInfoClaims,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+/// How long discovered metadata (and its keys) is used before it is fetched again.
+const METADATA_TTL_SECS: i64 = 300;
+
+/// Every claim of an ID token or userinfo answer, for the configured groups claim.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct AllClaims {
+    #[serde(flatten)]
+    claims: serde_json::Map<String, serde_json::Value>,
+}
+
+impl AdditionalClaims for AllClaims {}
+
+type Fields = IdTokenFields<
+    AllClaims,
+    EmptyExtraTokenFields,
+    CoreGenderClaim,
+    CoreJweContentEncryptionAlgorithm,
+    CoreJwsSigningAlgorithm,
+>;
+type Tokens = StandardTokenResponse<Fields, CoreTokenType>;
+type RpClient = Client<
+    AllClaims,
+    CoreAuthDisplay,
+    CoreGenderClaim,
+    CoreJweContentEncryptionAlgorithm,
+    CoreJsonWebKey,
+    CoreAuthPrompt,
+    StandardErrorResponse<CoreErrorResponseType>,
+    Tokens,
+    CoreTokenIntrospectionResponse,
+    CoreRevocableToken,
+    CoreRevocationErrorResponse,
+    EndpointSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointMaybeSet,
+    EndpointMaybeSet,
+>;
+
+/// The signature algorithms accepted on ID tokens: asymmetric only (never `none`, never an HMAC
+/// keyed with the client secret).
+const ID_TOKEN_ALGS: [CoreJwsSigningAlgorithm; 9] = [
+    CoreJwsSigningAlgorithm::RsaSsaPkcs1V15Sha256,
+    CoreJwsSigningAlgorithm::RsaSsaPkcs1V15Sha384,
+    CoreJwsSigningAlgorithm::RsaSsaPkcs1V15Sha512,
+    CoreJwsSigningAlgorithm::RsaSsaPssSha256,
+    CoreJwsSigningAlgorithm::RsaSsaPssSha384,
+    CoreJwsSigningAlgorithm::RsaSsaPssSha512,
+    CoreJwsSigningAlgorithm::EcdsaP256Sha256,
+    CoreJwsSigningAlgorithm::EcdsaP384Sha384,
+    CoreJwsSigningAlgorithm::EdDsa,
+];
+
+/// A failed request to the provider, as the relying party library sees it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct IdpHttpError(String);
+
+type IdpFuture = Pin<
+    Box<dyn Future<Output = Result<openidconnect::HttpResponse, IdpHttpError>> + Send + 'static>,
+>;
+
+/// The HTTP client handed to the library: the core's fetcher.
+fn http(fetcher: Arc<dyn Fetcher>) -> impl Fn(openidconnect::HttpRequest) -> IdpFuture {
+    move |request| {
+        let fetcher = fetcher.clone();
+        Box::pin(async move {
+            fetcher
+                .idp_request(request)
+                .await
+                .map_err(|e| IdpHttpError(e.to_string()))
+        })
+    }
+}
+
+/// Discovered provider metadata, per provider, for [`METADATA_TTL_SECS`].
+#[derive(Debug, Default)]
+pub(crate) struct MetadataCache(Mutex<HashMap<String, (UnixTime, Arc<CoreProviderMetadata>)>>);
+
+impl MetadataCache {
+    fn get(&self, key: &str, now: UnixTime) -> Option<Arc<CoreProviderMetadata>> {
+        let map = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        map.get(key)
+            .filter(|(at, _)| now - at < METADATA_TTL_SECS)
+            .map(|(_, m)| m.clone())
+    }
+
+    fn put(&self, key: String, now: UnixTime, m: Arc<CoreProviderMetadata>) {
+        let mut map = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Few providers exist (at most ten per console); drop stale entries as we go.
+        map.retain(|_, (at, _)| now - *at < METADATA_TTL_SECS);
+        map.insert(key, (now, m));
+    }
+}
+
+/// The relying party for one provider.
+pub(crate) struct RelyingParty {
+    client: RpClient,
+    metadata: Arc<CoreProviderMetadata>,
+    fetcher: Arc<dyn Fetcher>,
+}
+
+/// What the authorization request needs remembered for the callback.
+pub(crate) struct Started {
+    pub url: String,
+    pub state: String,
+    pub nonce: String,
+    pub pkce_verifier: String,
+}
+
+/// Fetches (or reuses) a provider's metadata and keys. The library checks that the document's
+/// `issuer` is exactly the configured one.
+pub(crate) async fn metadata(
+    fetcher: &Arc<dyn Fetcher>,
+    cache: &MetadataCache,
+    issuer: &str,
+    now: UnixTime,
+    fresh: bool,
+) -> Result<Arc<CoreProviderMetadata>, String> {
+    if !fresh && let Some(m) = cache.get(issuer, now) {
+        return Ok(m);
+    }
+    let url = IssuerUrl::new(issuer.to_owned()).map_err(|e| format!("issuer: {e}"))?;
+    let client = http(fetcher.clone());
+    let m = CoreProviderMetadata::discover_async(url, &client)
+        .await
+        .map_err(|e| describe(&e))?;
+    let m = Arc::new(m);
+    cache.put(issuer.to_owned(), now, m.clone());
+    Ok(m)
+}
+
+/// An error and its causes on one line, for admins and the log (never secrets: the library's
+/// errors carry URLs and protocol messages).
+fn describe(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = s.source();
+    }
+    text.chars().take(500).collect()
+}
+
+/// What "Test connection" shows of discovered metadata.
+pub(crate) fn discovery(m: &CoreProviderMetadata) -> Discovery {
+    let strings = |v: Option<Vec<String>>| v.unwrap_or_default();
+    Discovery {
+        issuer: m.issuer().to_string(),
+        authorization_endpoint: m.authorization_endpoint().to_string(),
+        token_endpoint: m.token_endpoint().map(ToString::to_string),
+        userinfo_endpoint: m.userinfo_endpoint().map(ToString::to_string),
+        end_session_endpoint: end_session_endpoint(m),
+        keys: m.jwks().keys().len(),
+        scopes: strings(
+            m.scopes_supported()
+                .map(|s| s.iter().map(|s| s.to_string()).collect()),
+        ),
+        claims: strings(
+            m.claims_supported()
+                .map(|c| c.iter().map(|c| c.to_string()).collect()),
+        ),
+        algorithms: m
+            .id_token_signing_alg_values_supported()
+            .iter()
+            .map(|a| serde_json::to_value(a).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+            .collect(),
+        pkce: true,
+    }
+}
+
+/// `end_session_endpoint` (OpenID Connect RP-Initiated Logout) is not in the core metadata
+/// type; it is read from the document's extra fields when present.
+fn end_session_endpoint(m: &CoreProviderMetadata) -> Option<String> {
+    serde_json::to_value(m)
+        .ok()?
+        .get("end_session_endpoint")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+impl RelyingParty {
+    /// The relying party of `provider` with discovered metadata.
+    pub(crate) fn new(
+        provider: &SsoProvider,
+        secret: Option<String>,
+        metadata: Arc<CoreProviderMetadata>,
+        redirect_uri: String,
+        fetcher: Arc<dyn Fetcher>,
+    ) -> Result<Self, String> {
+        // Basic authentication unless the provider only takes the secret in the body.
+        let methods = metadata.token_endpoint_auth_methods_supported();
+        let post_only = methods.is_some_and(|m| {
+            !m.contains(&CoreClientAuthMethod::ClientSecretBasic)
+                && m.contains(&CoreClientAuthMethod::ClientSecretPost)
+        });
+        let client = RpClient::from_provider_metadata(
+            (*metadata).clone(),
+            ClientId::new(provider.client_id.clone()),
+            secret.map(ClientSecret::new),
+        )
+        .set_redirect_uri(RedirectUrl::new(redirect_uri).map_err(|e| e.to_string())?)
+        .set_auth_type(if post_only {
+            AuthType::RequestBody
+        } else {
+            AuthType::BasicAuth
+        });
+        Ok(Self {
+            client,
+            metadata,
+            fetcher,
+        })
+    }
+
+    /// The authorization request: code flow, PKCE S256, fresh `state` and `nonce`.
+    pub(crate) fn start(&self, scopes: &[String]) -> Started {
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let mut request = self.client.authorize_url(
+            CoreAuthenticationFlow::AuthorizationCode,
+            CsrfToken::new_random,
+            Nonce::new_random,
+        );
+        for s in scopes.iter().filter(|s| *s != "openid") {
+            request = request.add_scope(Scope::new(s.clone()));
+        }
+        let (url, state, nonce) = request.set_pkce_challenge(challenge).url();
+        Started {
+            url: url.to_string(),
+            state: state.secret().clone(),
+            nonce: nonce.secret().clone(),
+            pkce_verifier: verifier.secret().clone(),
+        }
+    }
+
+    /// Redeems the code and validates the ID token; reads userinfo when the groups claim is
+    /// not in the ID token and the provider has a userinfo endpoint.
+    pub(crate) async fn finish(
+        &self,
+        code: &str,
+        pkce_verifier: &str,
+        nonce: &str,
+        groups_claim: &str,
+    ) -> Result<SsoIdentity, String> {
+        let http = http(self.fetcher.clone());
+        let tokens = self
+            .client
+            .exchange_code(AuthorizationCode::new(code.to_owned()))
+            .map_err(|e| describe(&e))?
+            .set_pkce_verifier(PkceCodeVerifier::new(pkce_verifier.to_owned()))
+            .request_async(&http)
+            .await
+            .map_err(|e| format!("the token request failed: {}", describe(&e)))?;
+        let id_token = tokens
+            .id_token()
+            .ok_or("the provider answered without an ID token")?;
+        let verifier = self
+            .client
+            .id_token_verifier()
+            .set_allowed_algs(ID_TOKEN_ALGS);
+        let claims = id_token
+            .claims(&verifier, &Nonce::new(nonce.to_owned()))
+            .map_err(|e| format!("the ID token is not valid: {}", describe(&e)))?;
+        if let Some(expected) = claims.access_token_hash() {
+            let alg = id_token.signing_alg().map_err(|e| describe(&e))?;
+            let key = id_token
+                .signing_key(&verifier)
+                .map_err(|e| describe(&e))?;
+            let actual = AccessTokenHash::from_token(tokens.access_token(), alg, key)
+                .map_err(|e| describe(&e))?;
+            if actual != *expected {
+                return Err("the ID token's at_hash does not match the access token".into());
+            }
+        }
+        let mut identity = SsoIdentity {
+            subject: claims.subject().to_string(),
+            email: claims.email().map(|e| e.to_string()),
+            email_verified: claims.email_verified(),
+            name: claims
+                .name()
+                .and_then(|n| n.get(None))
+                .map(|n| n.to_string()),
+            groups: Vec::new(),
+        };
+        let extra = &claims.additional_claims().claims;
+        if extra.contains_key(groups_claim) {
+            identity.groups = groups_of(extra.get(groups_claim));
+        } else if self.metadata.userinfo_endpoint().is_some() {
+            let info: UserInfoClaims<AllClaims, CoreGenderClaim> = self
+                .client
+                .user_info(
+                    tokens.access_token().clone(),
+                    Some(SubjectIdentifier::new(identity.subject.clone())),
+                )
+                .map_err(|e| describe(&e))?
+                .request_async(&http)
+                .await
+                .map_err(|e| format!("the userinfo request failed: {}", describe(&e)))?;
+            identity.groups = groups_of(info.additional_claims().claims.get(groups_claim));
+            if identity.email.is_none() {
+                identity.email = info.email().map(|e| e.to_string());
+                identity.email_verified = info.email_verified();
+            }
+            if identity.name.is_none() {
+                identity.name = info.name().and_then(|n| n.get(None)).map(|n| n.to_string());
+            }
+        }
+        Ok(identity)
+    }
+}

@@ -1,0 +1,296 @@
+//! `sso` commands: the OpenID Connect providers console users sign in with. Each is one core
+//! call, audited as `cli`. Client secrets are read from a file or standard input, never from an
+//! argument (which other users of the machine and the shell history would see).
+use super::support::core_error;
+use super::table::{Cell, ListFormat, Table};
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use std::io::BufRead as _;
+use std::path::PathBuf;
+
+/// Where a client secret comes from.
+#[derive(Debug, Args)]
+pub struct SecretSource {
+    /// A file holding the client secret (its first line).
+    #[arg(long, conflicts_with = "client_secret_stdin")]
+    client_secret_file: Option<PathBuf>,
+    /// Read the client secret from standard input (its first line).
+    #[arg(long)]
+    client_secret_stdin: bool,
+}
+
+impl SecretSource {
+    /// The secret, or empty when none was given.
+    fn read(&self) -> anyhow::Result<String> {
+        let text = if let Some(path) = &self.client_secret_file {
+            std::fs::read_to_string(path)
+                .with_context(|| format!("Failed to read {}", path.display()))?
+        } else if self.client_secret_stdin {
+            let mut line = String::new();
+            std::io::stdin()
+                .lock()
+                .read_line(&mut line)
+                .context("Failed to read the client secret from standard input")?;
+            line
+        } else {
+            return Ok(String::new());
+        };
+        Ok(text.lines().next().unwrap_or_default().trim().to_owned())
+    }
+}
+
+/// The settings `add` takes.
+#[derive(Debug, Args)]
+pub struct ProviderSettings {
+    /// Display name (shown to admins and in the audit log).
+    #[arg(long)]
+    name: String,
+    /// The sign-in button's text (default: "Sign in with <name>").
+    #[arg(long, default_value = "", hide_default_value = true)]
+    button_text: String,
+    /// The provider's issuer URL (its discovery document is below it).
+    #[arg(long)]
+    issuer: String,
+    /// The client ID the provider gave Portcullis.
+    #[arg(long)]
+    client_id: String,
+    #[command(flatten)]
+    secret: SecretSource,
+    /// Scopes to ask for (default: openid email profile).
+    #[arg(long, default_value = "", hide_default_value = true)]
+    scopes: String,
+    /// The claim carrying the groups (default: groups).
+    #[arg(long, default_value = "", hide_default_value = true)]
+    groups_claim: String,
+    /// A group whose members are admins (repeat for several; * for everyone).
+    #[arg(long = "admin-group")]
+    admin_groups: Vec<String>,
+    /// A group whose members are security reviewers (repeat for several).
+    #[arg(long = "reviewer-group")]
+    reviewer_groups: Vec<String>,
+    /// A group whose members are developers (repeat for several).
+    #[arg(long = "developer-group")]
+    developer_groups: Vec<String>,
+}
+
+/// The settings `update` may change, each kept when not given.
+#[derive(Debug, Args)]
+pub struct ProviderChanges {
+    /// Display name.
+    #[arg(long)]
+    name: Option<String>,
+    /// Button text.
+    #[arg(long)]
+    button_text: Option<String>,
+    /// Issuer URL.
+    #[arg(long)]
+    issuer: Option<String>,
+    /// Client ID.
+    #[arg(long)]
+    client_id: Option<String>,
+    #[command(flatten)]
+    secret: SecretSource,
+    /// Forget the stored client secret (a public client, PKCE only).
+    #[arg(long, conflicts_with_all = ["client_secret_file", "client_secret_stdin"])]
+    clear_client_secret: bool,
+    /// Scopes.
+    #[arg(long)]
+    scopes: Option<String>,
+    /// Groups claim.
+    #[arg(long)]
+    groups_claim: Option<String>,
+    /// Admin groups (repeat; replaces the list; give "" to empty it).
+    #[arg(long = "admin-group")]
+    admin_groups: Option<Vec<String>>,
+    /// Security reviewer groups (repeat; replaces the list).
+    #[arg(long = "reviewer-group")]
+    reviewer_groups: Option<Vec<String>>,
+    /// Developer groups (repeat; replaces the list).
+    #[arg(long = "developer-group")]
+    developer_groups: Option<Vec<String>>,
+}
+
+/// One value per line, as the core parses lists.
+fn lines(values: &[String]) -> String {
+    values.join("\n")
+}
+
+/// `sso` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum SsoCommand {
+    /// Add an OpenID Connect provider console users sign in with.
+    Add {
+        #[command(flatten)]
+        settings: ProviderSettings,
+    },
+    /// List the sign-in providers.
+    List {
+        #[command(flatten)]
+        format: ListFormat,
+    },
+    /// Change a provider's settings; what is not given stays as it is.
+    Update {
+        /// Its id (sso_…).
+        id: String,
+        #[command(flatten)]
+        changes: ProviderChanges,
+    },
+    /// Run discovery at a provider now and show what it found.
+    Test {
+        /// Its id (sso_…).
+        id: String,
+    },
+    /// Stop offering a provider: nobody signs in with it, its accounts' sessions end.
+    Disable {
+        /// Its id (sso_…).
+        id: String,
+    },
+    /// Offer a disabled provider again.
+    Enable {
+        /// Its id (sso_…).
+        id: String,
+    },
+    /// Remove a provider: its accounts stay but can no longer sign in with it.
+    Remove {
+        /// Its id (sso_…).
+        id: String,
+    },
+}
+
+pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Result<()> {
+    let p = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    match command {
+        SsoCommand::Add { settings } => {
+            let input = authz::sso::SsoProviderInput {
+                client_secret: settings.secret.read()?,
+                display_name: settings.name,
+                button_text: settings.button_text,
+                issuer: settings.issuer,
+                client_id: settings.client_id,
+                clear_secret: false,
+                scopes: settings.scopes,
+                groups_claim: settings.groups_claim,
+                admin_groups: lines(&settings.admin_groups),
+                reviewer_groups: lines(&settings.reviewer_groups),
+                developer_groups: lines(&settings.developer_groups),
+            };
+            let provider = core
+                .create_sso_provider(&p, &input, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Added {} ({}). Register this redirect URI at the provider:\n  {}",
+                provider.display_name,
+                provider.id,
+                core.sso_redirect_uri(&provider.id)
+            );
+        }
+        SsoCommand::List { format } => {
+            let list = core.list_sso_providers(&p).await.map_err(core_error)?;
+            let mut table = Table::new(
+                format,
+                [
+                    "id",
+                    "name",
+                    "issuer",
+                    "client_id",
+                    "secret",
+                    "groups_claim",
+                    "admin",
+                    "security_reviewer",
+                    "developer",
+                    "enabled",
+                ],
+            );
+            for provider in list {
+                table.row([
+                    provider.id.to_string().into(),
+                    provider.display_name.clone().into(),
+                    provider.issuer.clone().into(),
+                    provider.client_id.clone().into(),
+                    Cell::flag(provider.sealed_client_secret.is_some(), "set", "none"),
+                    provider.groups_claim.clone().into(),
+                    Cell::list(&provider.rules.admin, ", "),
+                    Cell::list(&provider.rules.security_reviewer, ", "),
+                    Cell::list(&provider.rules.developer, ", "),
+                    Cell::flag(provider.enabled, "enabled", "disabled"),
+                ])?;
+            }
+            table.finish()?;
+        }
+        SsoCommand::Update { id, changes } => {
+            let current = core
+                .list_sso_providers(&p)
+                .await
+                .map_err(core_error)?
+                .into_iter()
+                .find(|s| s.id.as_str() == id)
+                .ok_or_else(|| anyhow::anyhow!("No sign-in provider {id}."))?;
+            let rules = |given: Option<Vec<String>>, now: &[String]| {
+                lines(&given.unwrap_or_else(|| now.to_vec()))
+            };
+            let input = authz::sso::SsoProviderInput {
+                client_secret: changes.secret.read()?,
+                clear_secret: changes.clear_client_secret,
+                display_name: changes.name.unwrap_or(current.display_name.clone()),
+                button_text: changes.button_text.unwrap_or(current.button_text.clone()),
+                issuer: changes.issuer.unwrap_or(current.issuer.clone()),
+                client_id: changes.client_id.unwrap_or(current.client_id.clone()),
+                scopes: changes.scopes.unwrap_or_else(|| current.scopes.join(" ")),
+                groups_claim: changes.groups_claim.unwrap_or(current.groups_claim.clone()),
+                admin_groups: rules(changes.admin_groups, &current.rules.admin),
+                reviewer_groups: rules(
+                    changes.reviewer_groups,
+                    &current.rules.security_reviewer,
+                ),
+                developer_groups: rules(changes.developer_groups, &current.rules.developer),
+            };
+            let provider = core
+                .update_sso_provider(&p, &id, &input, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Updated {} ({}).", provider.display_name, provider.id);
+        }
+        SsoCommand::Test { id } => match core.test_sso_provider(&p, &id).await.map_err(core_error)? {
+            Ok(d) => {
+                say!("Discovery works: issuer {}", d.issuer);
+                say!("  authorization endpoint  {}", d.authorization_endpoint);
+                say!("  token endpoint          {}", d.token_endpoint.unwrap_or_else(|| "(none)".into()));
+                say!("  userinfo endpoint       {}", d.userinfo_endpoint.unwrap_or_else(|| "(none)".into()));
+                say!("  end-session endpoint    {}", d.end_session_endpoint.unwrap_or_else(|| "(none)".into()));
+                say!("  signing keys            {}", d.keys);
+                say!("  ID token algorithms     {}", d.algorithms.join(" "));
+                say!("  scopes                  {}", d.scopes.join(" "));
+                say!("  claims                  {}", d.claims.join(" "));
+            }
+            Err(e) => anyhow::bail!("Discovery failed: {e}"),
+        },
+        SsoCommand::Disable { id } => {
+            let provider = core
+                .set_sso_provider_enabled(&p, &id, false, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Disabled {}: nobody signs in with it, and its accounts' sessions ended.",
+                provider.display_name
+            );
+        }
+        SsoCommand::Enable { id } => {
+            let provider = core
+                .set_sso_provider_enabled(&p, &id, true, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Enabled {}.", provider.display_name);
+        }
+        SsoCommand::Remove { id } => {
+            core.delete_sso_provider(&p, &id, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Removed {id}: its accounts stay, their sessions ended, and they can no longer sign in with it."
+            );
+        }
+    }
+    Ok(())
+}
