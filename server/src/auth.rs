@@ -191,7 +191,9 @@ pub async fn sso_callback(
     let secure = state.config.is_https();
     let pending = cookie_value(&headers, &sso_cookie_name(secure))
         .and_then(|c| state.core.open_sso_pending(c));
-    let next = pending.as_ref().map_or_else(String::new, |p| p.next.clone());
+    let next = pending
+        .as_ref()
+        .map_or_else(String::new, |p| p.next.clone());
     let callback = authz::sso::SsoCallback {
         code: q.code,
         state: q.state,

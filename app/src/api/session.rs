@@ -124,8 +124,8 @@ pub async fn select_realm(name: String) -> Result<(), AppError> {
 
 /// The sign-in providers the sign-in page offers (anyone may see them).
 #[server(prefix = "/api", endpoint = "session/providers", client = crate::tab::TabClient)]
-pub async fn get_sign_in_providers()
--> Result<Vec<crate::types::session::SignInProvider>, AppError> {
+pub async fn get_sign_in_providers() -> Result<Vec<crate::types::session::SignInProvider>, AppError>
+{
     Ok(ssr::core()?
         .sign_in_providers()
         .await?

@@ -117,7 +117,9 @@ pub async fn set_sso_provider_enabled(
     enabled: bool,
 ) -> Result<SsoProviderView, AppError> {
     let (core, p, meta) = ssr::context().await?;
-    let s = core.set_sso_provider_enabled(&p, &id, enabled, &meta).await?;
+    let s = core
+        .set_sso_provider_enabled(&p, &id, enabled, &meta)
+        .await?;
     Ok(ssr::sso::sso_provider_view(&core, &s))
 }
 

@@ -339,6 +339,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                         {can.review_clients.then(|| view! { <ReviewLink count=info.pending_reviews/> })}
                         {can.manage_realms.then(|| view! { <NavLink href="/realms" label="Realms"/> })}
                         {can.manage_users.then(|| view! { <NavLink href="/users" label="Console users"/> })}
+                        {can.manage_users.then(|| view! { <NavLink href="/single-sign-on" label="Single sign-on"/> })}
                         {can.view_audit.then(|| view! { <NavLink href="/audit" label="Audit log"/> })}
                     </NavGroup>
                 })}

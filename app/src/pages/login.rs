@@ -63,10 +63,7 @@ pub fn LoginPage() -> impl IntoView {
         let query = if next.is_empty() {
             String::new()
         } else {
-            format!(
-                "?next={}",
-                encode_query_value(&next)
-            )
+            format!("?next={}", encode_query_value(&next))
         };
         providers
             .get()
@@ -79,7 +76,9 @@ pub fn LoginPage() -> impl IntoView {
                             .into_iter()
                             .map(|p| {
                                 view! {
+                                    // A full navigation (the router would look for a page).
                                     <a
+                                        rel="external"
                                         href=format!("/login/sso/{}{query}", p.id)
                                         class=format!("w-full break-words text-center {BTN_SECONDARY}")
                                     >

@@ -18,4 +18,5 @@ pub mod resource_policy;
 pub mod resources;
 pub mod review;
 pub mod setup;
+pub mod sso;
 pub mod users;

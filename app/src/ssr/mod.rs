@@ -17,7 +17,6 @@ pub mod audit;
 pub mod clients;
 pub mod drift;
 pub mod federation;
-pub mod sso;
 pub mod integration;
 pub mod keys;
 pub mod login;
@@ -26,6 +25,7 @@ pub mod realms;
 pub mod registry;
 pub mod resources;
 pub mod review;
+pub mod sso;
 pub mod users;
 
 /// Session key holding the signed-in user's id.

@@ -219,11 +219,31 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
     ("person.unlink", "People", "Identity unlinked from a person"),
     ("token.id_jag", "Tokens", "ID-JAG traded for a token"),
     ("token.id_jag_denied", "Tokens", "ID-JAG refused"),
-    ("sso_provider.create", "Single sign-on", "Sign-in provider added"),
-    ("sso_provider.update", "Single sign-on", "Sign-in provider changed"),
-    ("sso_provider.enable", "Single sign-on", "Sign-in provider enabled"),
-    ("sso_provider.disable", "Single sign-on", "Sign-in provider disabled"),
-    ("sso_provider.delete", "Single sign-on", "Sign-in provider removed"),
+    (
+        "sso_provider.create",
+        "Single sign-on",
+        "Sign-in provider added",
+    ),
+    (
+        "sso_provider.update",
+        "Single sign-on",
+        "Sign-in provider changed",
+    ),
+    (
+        "sso_provider.enable",
+        "Single sign-on",
+        "Sign-in provider enabled",
+    ),
+    (
+        "sso_provider.disable",
+        "Single sign-on",
+        "Sign-in provider disabled",
+    ),
+    (
+        "sso_provider.delete",
+        "Single sign-on",
+        "Sign-in provider removed",
+    ),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

@@ -9,7 +9,6 @@ pub mod agents;
 pub mod audit;
 pub mod clients;
 pub mod federation;
-pub mod sso;
 pub mod integration;
 pub mod keys;
 pub mod overview;
@@ -19,6 +18,7 @@ pub mod registry;
 pub mod resources;
 pub mod review;
 pub mod session;
+pub mod sso;
 pub mod users;
 
 /// A point in time as the console shows it: in words, with the exact time on hover.

@@ -302,7 +302,11 @@ pub fn parse_scopes(s: &str) -> Result<Vec<String>, String> {
 /// A message fit for the form.
 pub fn parse_claim_name(s: &str) -> Result<String, String> {
     let s = s.trim();
-    let s = if s.is_empty() { DEFAULT_GROUPS_CLAIM } else { s };
+    let s = if s.is_empty() {
+        DEFAULT_GROUPS_CLAIM
+    } else {
+        s
+    };
     if s.len() > 100 || s.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return Err("The groups claim must be a claim name, like groups or roles.".into());
     }
@@ -332,7 +336,11 @@ pub fn groups_of(value: Option<&serde_json::Value>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut push = |s: &str| {
         let s = s.trim();
-        if !s.is_empty() && s.len() <= MAX_VALUE_LEN && out.len() < 1000 && !out.iter().any(|o| o == s) {
+        if !s.is_empty()
+            && s.len() <= MAX_VALUE_LEN
+            && out.len() < 1000
+            && !out.iter().any(|o| o == s)
+        {
             out.push(s.to_owned());
         }
     };
@@ -362,7 +370,10 @@ mod tests {
             security_reviewer: strings(&["secops"]),
             developer: strings(&["engineering", "contractors"]),
         };
-        assert_eq!(rules.role_for(&strings(&["engineering"])), Some(Role::Developer));
+        assert_eq!(
+            rules.role_for(&strings(&["engineering"])),
+            Some(Role::Developer)
+        );
         assert_eq!(
             rules.role_for(&strings(&["engineering", "secops"])),
             Some(Role::SecurityReviewer)
@@ -374,7 +385,10 @@ mod tests {
         assert_eq!(rules.role_for(&strings(&["sales"])), None);
         assert_eq!(rules.role_for(&[]), None);
         // Matching is exact: no case folding, no prefixes.
-        assert_eq!(rules.role_for(&strings(&["Platform-Admins", "platform"])), None);
+        assert_eq!(
+            rules.role_for(&strings(&["Platform-Admins", "platform"])),
+            None
+        );
         let anyone = RoleRules {
             developer: strings(&["*"]),
             ..RoleRules::default()
@@ -385,15 +399,24 @@ mod tests {
     #[test]
     fn groups_come_from_strings_and_arrays() {
         use serde_json::json;
-        assert_eq!(groups_of(Some(&json!(["a", "b", "a", 3]))), strings(&["a", "b"]));
-        assert_eq!(groups_of(Some(&json!(" Platform Engineering "))), strings(&["Platform Engineering"]));
+        assert_eq!(
+            groups_of(Some(&json!(["a", "b", "a", 3]))),
+            strings(&["a", "b"])
+        );
+        assert_eq!(
+            groups_of(Some(&json!(" Platform Engineering "))),
+            strings(&["Platform Engineering"])
+        );
         assert!(groups_of(Some(&json!({"a": 1}))).is_empty());
         assert!(groups_of(None).is_empty());
     }
 
     #[test]
     fn scopes_always_start_with_openid() {
-        assert_eq!(parse_scopes("").unwrap(), strings(&["openid", "email", "profile"]));
+        assert_eq!(
+            parse_scopes("").unwrap(),
+            strings(&["openid", "email", "profile"])
+        );
         assert_eq!(
             parse_scopes("email groups openid").unwrap(),
             strings(&["openid", "email", "groups"])

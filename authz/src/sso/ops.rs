@@ -112,9 +112,7 @@ impl Core {
             parse_display_name(&input.display_name, "Name"),
         );
         let button_text = if input.button_text.trim().is_empty() {
-            display_name
-                .as_ref()
-                .map(|n| format!("Sign in with {n}"))
+            display_name.as_ref().map(|n| format!("Sign in with {n}"))
         } else {
             checks.take(
                 "button_text",
@@ -128,7 +126,10 @@ impl Core {
         let client_id = checks.take("client_id", parse_sso_client_id(&input.client_id));
         let scopes = checks.take("scopes", parse_scopes(&input.scopes));
         let groups_claim = checks.take("groups_claim", parse_claim_name(&input.groups_claim));
-        let admin = checks.take("admin_groups", parse_values(&input.admin_groups, "Admin groups"));
+        let admin = checks.take(
+            "admin_groups",
+            parse_values(&input.admin_groups, "Admin groups"),
+        );
         let security_reviewer = checks.take(
             "reviewer_groups",
             parse_values(&input.reviewer_groups, "Security reviewer groups"),
@@ -138,7 +139,10 @@ impl Core {
             parse_values(&input.developer_groups, "Developer groups"),
         );
         if input.client_secret.len() > 1024 {
-            checks.note("client_secret", "The client secret must be at most 1024 characters.");
+            checks.note(
+                "client_secret",
+                "The client secret must be at most 1024 characters.",
+            );
         }
         let (
             Some(display_name),
@@ -394,7 +398,8 @@ impl Core {
     }
 
     async fn load_sso_provider(&self, id: &str) -> Result<SsoProvider> {
-        let not_found = || Error::not_found("sign-in provider", id.chars().take(64).collect::<String>());
+        let not_found =
+            || Error::not_found("sign-in provider", id.chars().take(64).collect::<String>());
         if id.len() > 64 {
             return Err(not_found());
         }
@@ -406,7 +411,11 @@ impl Core {
             .ok_or_else(not_found)
     }
 
-    async fn relying_party(&self, provider: &SsoProvider, fresh: bool) -> std::result::Result<RelyingParty, String> {
+    async fn relying_party(
+        &self,
+        provider: &SsoProvider,
+        fresh: bool,
+    ) -> std::result::Result<RelyingParty, String> {
         let metadata = rp::metadata(
             &self.fetcher,
             &self.sso_metadata,
@@ -439,7 +448,10 @@ impl Core {
     ) -> Result<std::result::Result<(String, PendingSsoSignIn), SsoRefusal>> {
         let provider = self.load_sso_provider(id).await?;
         if !provider.enabled {
-            return Err(Error::not_found("sign-in provider", provider.id.to_string()));
+            return Err(Error::not_found(
+                "sign-in provider",
+                provider.id.to_string(),
+            ));
         }
         let rp = match self.relying_party(&provider, false).await {
             Ok(rp) => rp,
@@ -499,19 +511,41 @@ impl Core {
                 .map(|()| Err(SsoRefusal::Provider(reason)))
         };
         if let Some(error) = &callback.error {
-            let error: String = error.chars().take(100).filter(|c| !c.is_control()).collect();
+            let error: String = error
+                .chars()
+                .take(100)
+                .filter(|c| !c.is_control())
+                .collect();
             return refuse(format!("the provider answered {error}")).await;
         }
-        if callback.iss.as_deref().is_some_and(|iss| iss != provider.issuer) {
-            return refuse("the answer names another issuer (iss): a mix-up attempt or a misconfiguration".into()).await;
+        if callback
+            .iss
+            .as_deref()
+            .is_some_and(|iss| iss != provider.issuer)
+        {
+            return refuse(
+                "the answer names another issuer (iss): a mix-up attempt or a misconfiguration"
+                    .into(),
+            )
+            .await;
         }
-        let Some(code) = callback.code.as_deref().filter(|c| !c.is_empty() && c.len() <= 2048) else {
+        let Some(code) = callback
+            .code
+            .as_deref()
+            .filter(|c| !c.is_empty() && c.len() <= 2048)
+        else {
             return refuse("the provider answered without a code".into()).await;
         };
         let identity = match self.relying_party(&provider, false).await {
-            Ok(rp) => rp
-                .finish(code, &pending.pkce_verifier, &pending.nonce, &provider.groups_claim)
-                .await,
+            Ok(rp) => {
+                rp.finish(
+                    code,
+                    &pending.pkce_verifier,
+                    &pending.nonce,
+                    &provider.groups_claim,
+                )
+                .await
+            }
             Err(e) => Err(e),
         };
         let identity = match identity {
@@ -558,15 +592,13 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<std::result::Result<Principal, SsoRefusal>> {
         let role = provider.rules.role_for(&identity.groups);
-        let email = identity
-            .email
-            .as_deref()
-            .and_then(|e| Email::parse(e).ok());
+        let email = identity.email.as_deref().and_then(|e| Email::parse(e).ok());
         let actor = email
             .as_ref()
             .map_or_else(|| provider_actor(provider), ToString::to_string);
         let now = self.now();
-        let via = serde_json::json!({"via": provider.display_name, "provider": provider.id.as_str()});
+        let via =
+            serde_json::json!({"via": provider.display_name, "provider": provider.id.as_str()});
         let login = |user: &UserId| {
             let mut e = self.event(
                 &provider.realm_id,
@@ -587,8 +619,14 @@ impl Core {
                 return Ok(Err(SsoRefusal::Expired));
             };
             if user.disabled {
-                self.audit_sso_failure(&actor, provider, Some(&user.id), "the account is disabled", meta)
-                    .await?;
+                self.audit_sso_failure(
+                    &actor,
+                    provider,
+                    Some(&user.id),
+                    "the account is disabled",
+                    meta,
+                )
+                .await?;
                 return Ok(Err(SsoRefusal::Disabled));
             }
             let Some(role) = role else {
@@ -652,8 +690,14 @@ impl Core {
             match saved {
                 Ok(()) => {}
                 Err(crate::error::StorageError::Precondition(_)) => {
-                    self.audit_sso_failure(&actor, provider, Some(&user.id), "the change would leave no enabled admin", meta)
-                        .await?;
+                    self.audit_sso_failure(
+                        &actor,
+                        provider,
+                        Some(&user.id),
+                        "the change would leave no enabled admin",
+                        meta,
+                    )
+                    .await?;
                     return Ok(Err(SsoRefusal::Provider(
                         "Your groups no longer make you an admin, but you are the last enabled admin; ask another admin.".into(),
                     )));
@@ -673,8 +717,14 @@ impl Core {
             return Ok(Err(SsoRefusal::NoRole));
         };
         let Some(email) = email else {
-            self.audit_sso_failure(&actor, provider, None, "the provider gave no usable email", meta)
-                .await?;
+            self.audit_sso_failure(
+                &actor,
+                provider,
+                None,
+                "the provider gave no usable email",
+                meta,
+            )
+            .await?;
             return Ok(Err(SsoRefusal::NoEmail));
         };
         // Never linked silently: an account with this email that did not come from this
@@ -685,8 +735,14 @@ impl Core {
             .await?
             .is_some()
         {
-            self.audit_sso_failure(&actor, provider, None, "a console account that did not sign in with this provider has this email", meta)
-                .await?;
+            self.audit_sso_failure(
+                &actor,
+                provider,
+                None,
+                "a console account that did not sign in with this provider has this email",
+                meta,
+            )
+            .await?;
             return Ok(Err(SsoRefusal::EmailTaken));
         }
         let user = User {
@@ -726,7 +782,11 @@ impl Core {
         });
         match self
             .store
-            .save_sso_sign_in(SsoAccountChange::Create(&user, &link), now, &[&create, &login(&user.id)])
+            .save_sso_sign_in(
+                SsoAccountChange::Create(&user, &link),
+                now,
+                &[&create, &login(&user.id)],
+            )
             .await
         {
             Ok(()) => {}

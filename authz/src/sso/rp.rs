@@ -9,15 +9,14 @@ use crate::fetch::Fetcher;
 use openidconnect::core::{
     CoreAuthDisplay, CoreAuthPrompt, CoreAuthenticationFlow, CoreClientAuthMethod,
     CoreErrorResponseType, CoreGenderClaim, CoreJsonWebKey, CoreJweContentEncryptionAlgorithm,
-    CoreJwsSigningAlgorithm, CoreProviderMetadata, CoreRevocableToken,
-    CoreRevocationErrorResponse, CoreTokenIntrospectionResponse, CoreTokenType,
+    CoreJwsSigningAlgorithm, CoreProviderMetadata, CoreRevocableToken, CoreRevocationErrorResponse,
+    CoreTokenIntrospectionResponse, CoreTokenType,
 };
 use openidconnect::{
-    AccessTokenHash, AdditionalClaims, AuthType, AuthorizationCode, Client, ClientId,
-    ClientSecret, CsrfToken, EmptyExtraTokenFields, EndpointMaybeSet, EndpointNotSet, EndpointSet,
-    IdTokenFields, IssuerUrl, Nonce, OAuth2TokenResponse, PkceCodeChallenge, PkceCodeVerifier,
-    RedirectUrl, Scope, StandardErrorResponse, StandardTokenResponse, SubjectIdentifier,
-    TokenResponse, UserInfoClaims,
+    AccessTokenHash, AdditionalClaims, AuthType, AuthorizationCode, Client, ClientId, ClientSecret,
+    CsrfToken, EmptyExtraTokenFields, EndpointMaybeSet, EndpointNotSet, EndpointSet, IdTokenFields,
+    IssuerUrl, Nonce, OAuth2TokenResponse, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope,
+    StandardErrorResponse, StandardTokenResponse, SubjectIdentifier, TokenResponse, UserInfoClaims,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -107,14 +106,20 @@ pub(crate) struct MetadataCache(Mutex<HashMap<String, (UnixTime, Arc<CoreProvide
 
 impl MetadataCache {
     fn get(&self, key: &str, now: UnixTime) -> Option<Arc<CoreProviderMetadata>> {
-        let map = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let map = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         map.get(key)
             .filter(|(at, _)| now - at < METADATA_TTL_SECS)
             .map(|(_, m)| m.clone())
     }
 
     fn put(&self, key: String, now: UnixTime, m: Arc<CoreProviderMetadata>) {
-        let mut map = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut map = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         // Few providers exist (at most ten per console); drop stale entries as we go.
         map.retain(|_, (at, _)| now - *at < METADATA_TTL_SECS);
         map.insert(key, (now, m));
@@ -195,7 +200,12 @@ pub(crate) fn discovery(m: &CoreProviderMetadata) -> Discovery {
         algorithms: m
             .id_token_signing_alg_values_supported()
             .iter()
-            .map(|a| serde_json::to_value(a).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+            .map(|a| {
+                serde_json::to_value(a)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            })
             .collect(),
         pkce: true,
     }
@@ -294,9 +304,7 @@ impl RelyingParty {
             .map_err(|e| format!("the ID token is not valid: {}", describe(&e)))?;
         if let Some(expected) = claims.access_token_hash() {
             let alg = id_token.signing_alg().map_err(|e| describe(&e))?;
-            let key = id_token
-                .signing_key(&verifier)
-                .map_err(|e| describe(&e))?;
+            let key = id_token.signing_key(&verifier).map_err(|e| describe(&e))?;
             let actual = AccessTokenHash::from_token(tokens.access_token(), alg, key)
                 .map_err(|e| describe(&e))?;
             if actual != *expected {

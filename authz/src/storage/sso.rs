@@ -64,8 +64,10 @@ pub trait SsoStore: Send + Sync {
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// The realm's providers, by display name.
-    async fn list_sso_providers(&self, realm_id: &RealmId)
-    -> Result<Vec<SsoProvider>, StorageError>;
+    async fn list_sso_providers(
+        &self,
+        realm_id: &RealmId,
+    ) -> Result<Vec<SsoProvider>, StorageError>;
     /// One provider.
     async fn find_sso_provider(
         &self,
@@ -78,8 +80,7 @@ pub trait SsoStore: Send + Sync {
         subject: &str,
     ) -> Result<Option<UserIdentity>, StorageError>;
     /// The provider identity of an account, if it signs in through one.
-    async fn identity_of_user(&self, user: &UserId)
-    -> Result<Option<UserIdentity>, StorageError>;
+    async fn identity_of_user(&self, user: &UserId) -> Result<Option<UserIdentity>, StorageError>;
     /// Writes what a provider sign-in decided, with its audit events, in one transaction.
     /// `Conflict` when the email or identity was taken meanwhile; `Precondition` when the
     /// change would leave no enabled admin.
@@ -101,7 +102,8 @@ pub(super) const DELETE_PROVIDER_IDENTITIES: &str =
     "DELETE FROM user_identities WHERE provider_id = $1";
 /// Ends the console sessions of a provider's accounts (their credential version changes).
 pub(super) const END_PROVIDER_SESSIONS: &str = "UPDATE users SET credential_version = credential_version + 1, updated_at = $1 WHERE id IN (SELECT user_id FROM user_identities WHERE provider_id = $2)";
-pub(super) const END_USER_SESSIONS: &str = "UPDATE users SET credential_version = credential_version + 1, updated_at = $1 WHERE id = $2";
+pub(super) const END_USER_SESSIONS: &str =
+    "UPDATE users SET credential_version = credential_version + 1, updated_at = $1 WHERE id = $2";
 pub(super) const UPDATE_SSO_USER: &str =
     "UPDATE users SET role = $1, email = $2, display_name = $3, updated_at = $4 WHERE id = $5";
 pub(super) const IDENTITY_COLUMNS: &str = "provider_id, subject, user_id, created_at";

@@ -240,10 +240,7 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                 scopes: changes.scopes.unwrap_or_else(|| current.scopes.join(" ")),
                 groups_claim: changes.groups_claim.unwrap_or(current.groups_claim.clone()),
                 admin_groups: rules(changes.admin_groups, &current.rules.admin),
-                reviewer_groups: rules(
-                    changes.reviewer_groups,
-                    &current.rules.security_reviewer,
-                ),
+                reviewer_groups: rules(changes.reviewer_groups, &current.rules.security_reviewer),
                 developer_groups: rules(changes.developer_groups, &current.rules.developer),
             };
             let provider = core
@@ -252,20 +249,31 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                 .map_err(core_error)?;
             say!("Updated {} ({}).", provider.display_name, provider.id);
         }
-        SsoCommand::Test { id } => match core.test_sso_provider(&p, &id).await.map_err(core_error)? {
-            Ok(d) => {
-                say!("Discovery works: issuer {}", d.issuer);
-                say!("  authorization endpoint  {}", d.authorization_endpoint);
-                say!("  token endpoint          {}", d.token_endpoint.unwrap_or_else(|| "(none)".into()));
-                say!("  userinfo endpoint       {}", d.userinfo_endpoint.unwrap_or_else(|| "(none)".into()));
-                say!("  end-session endpoint    {}", d.end_session_endpoint.unwrap_or_else(|| "(none)".into()));
-                say!("  signing keys            {}", d.keys);
-                say!("  ID token algorithms     {}", d.algorithms.join(" "));
-                say!("  scopes                  {}", d.scopes.join(" "));
-                say!("  claims                  {}", d.claims.join(" "));
+        SsoCommand::Test { id } => {
+            match core.test_sso_provider(&p, &id).await.map_err(core_error)? {
+                Ok(d) => {
+                    say!("Discovery works: issuer {}", d.issuer);
+                    say!("  authorization endpoint  {}", d.authorization_endpoint);
+                    say!(
+                        "  token endpoint          {}",
+                        d.token_endpoint.unwrap_or_else(|| "(none)".into())
+                    );
+                    say!(
+                        "  userinfo endpoint       {}",
+                        d.userinfo_endpoint.unwrap_or_else(|| "(none)".into())
+                    );
+                    say!(
+                        "  end-session endpoint    {}",
+                        d.end_session_endpoint.unwrap_or_else(|| "(none)".into())
+                    );
+                    say!("  signing keys            {}", d.keys);
+                    say!("  ID token algorithms     {}", d.algorithms.join(" "));
+                    say!("  scopes                  {}", d.scopes.join(" "));
+                    say!("  claims                  {}", d.claims.join(" "));
+                }
+                Err(e) => anyhow::bail!("Discovery failed: {e}"),
             }
-            Err(e) => anyhow::bail!("Discovery failed: {e}"),
-        },
+        }
         SsoCommand::Disable { id } => {
             let provider = core
                 .set_sso_provider_enabled(&p, &id, false, &meta)

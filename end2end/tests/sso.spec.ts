@@ -1,0 +1,162 @@
+// Console single sign-on against a real OpenID Connect provider (node-oidc-provider, started
+// here with a groups claim, three users and a second client): an admin adds the provider and
+// tests the connection; people sign in with it and get the role their groups map to; someone
+// whose groups map to nothing reads a clear refusal; a group change changes the role at the next
+// sign-in, and losing every mapped group refuses the sign-in and ends the account's other
+// sessions; a callback without the browser's pending sign-in is refused; disabling the provider
+// takes its button away.
+import { test, expect, type Browser, type Page } from '@playwright/test';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { ADMIN, login, trackErrors } from './helpers';
+
+type Person = { email: string; name: string; groups: string[] };
+const people: Record<string, Person> = {
+  alice: { email: 'alice@corp.example', name: 'Alice Lastname-With-A-Rather-Long-Name', groups: ['platform-admins', 'everyone'] },
+  bob: { email: 'bob@corp.example', name: 'Bob Builder', groups: ['engineering', 'everyone'] },
+  eve: { email: 'eve@corp.example', name: 'Eve Sales', groups: ['sales'] },
+};
+
+const CLIENT_ID = 'portcullis-console';
+const CLIENT_SECRET = 'console-client-secret-0123456789';
+
+let idp: Server | undefined;
+let issuer = '';
+
+/** Starts node-oidc-provider with the console's redirect URI registered. */
+async function startIdp(redirectUri: string): Promise<void> {
+  const { default: Provider } = await import('oidc-provider');
+  const port = 3190;
+  issuer = `http://127.0.0.1:${port}`;
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+      // Another relying party of the same IdP: its tokens are not Portcullis's.
+      { client_id: 'other-app', client_secret: 'other-app-secret-0123456789', redirect_uris: ['http://127.0.0.1:9/cb'] },
+    ],
+    claims: { email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+    cookies: { keys: ['sso-spec-cookie-key'] },
+    features: { devInteractions: { enabled: true } },
+    async findAccount(_ctx: unknown, id: string) {
+      const who = people[id];
+      if (!who) return undefined;
+      return {
+        accountId: id,
+        async claims() {
+          return { sub: id, email: who.email, email_verified: true, name: who.name, groups: who.groups };
+        },
+      };
+    },
+  });
+  await new Promise<void>((resolve) => {
+    idp = provider.listen(port, () => resolve());
+  });
+  expect((idp!.address() as AddressInfo).port).toBe(port);
+}
+
+test.afterAll(async () => {
+  await new Promise((resolve) => (idp ? idp.close(resolve) : resolve(undefined)));
+});
+
+async function api(page: Page, fn: string, form: Record<string, string>) {
+  const res = await page.request.post(`/api/${fn}`, { form, headers: { origin: new URL(page.url()).origin } });
+  expect(res.ok(), `${fn}: ${await res.text()}`).toBeTruthy();
+  return res.json();
+}
+
+/** Signs in at the console through the provider as `who`, in a fresh browser. */
+async function ssoSignIn(browser: Browser, who: string): Promise<Page> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto('/login');
+  await page.getByRole('link', { name: 'Sign in with Acme Identity' }).click();
+  // node-oidc-provider's development sign-in and consent pages.
+  await page.locator('input[name="login"]').fill(who);
+  await page.locator('input[name="password"]').fill('any-password');
+  await page.getByRole('button', { name: 'Sign-in' }).click();
+  const consent = page.getByRole('button', { name: 'Continue' });
+  if (await consent.isVisible().catch(() => false)) await consent.click();
+  await page.waitForURL((u) => u.origin !== issuer);
+  return page;
+}
+
+test('people sign in to the console with the company IdP and get the role their groups map to', async ({ page, browser }) => {
+  const errors = trackErrors(page);
+  await login(page, ADMIN);
+  const created = await api(page, 'sso/create', {
+    display_name: 'Acme Identity',
+    issuer: 'http://127.0.0.1:3190',
+    client_id: CLIENT_ID,
+    client_secret: CLIENT_SECRET,
+    scopes: 'openid email profile groups',
+    admin_groups: 'platform-admins',
+    developer_groups: 'engineering',
+  });
+  expect(created.redirect_uri).toMatch(/\/login\/sso\/sso_[0-9a-f]+\/callback$/);
+  expect(created.has_secret).toBe(true);
+  expect(JSON.stringify(created)).not.toContain(CLIENT_SECRET);
+  await startIdp(created.redirect_uri);
+
+  // Test connection runs discovery and reports what it found.
+  const found = await api(page, 'sso/test', { id: created.id });
+  expect(found.Ok.issuer).toBe(issuer);
+  expect(found.Ok.keys).toBeGreaterThan(0);
+  expect(found.Ok.userinfo_endpoint).toContain(issuer);
+
+  // Alice's group maps to admin: her account is created and she manages users.
+  const alice = await ssoSignIn(browser, 'alice');
+  await expect(alice).toHaveURL(/\/$/);
+  await alice.goto('/users');
+  await expect(alice.getByRole('heading', { name: 'Console users', exact: true })).toBeVisible();
+  await expect(alice.locator('#main').getByText('alice@corp.example')).toBeVisible();
+
+  // Bob is a developer: the users page is not his.
+  const bob = await ssoSignIn(browser, 'bob');
+  await expect(bob).toHaveURL(/\/$/);
+  await bob.goto('/users');
+  await expect(bob.getByRole('heading', { name: 'Console users', exact: true })).toHaveCount(0);
+
+  // Eve's groups map to nothing: a clear refusal, and no account.
+  const eve = await ssoSignIn(browser, 'eve');
+  await expect(eve).toHaveURL(/\/login\?error=sso_no_role/);
+  await expect(eve.getByTestId('login-error')).toContainText('none of your groups gives access');
+
+  // Bob joins the admins' group: admin at his next sign-in (audited as a role change).
+  people.bob.groups = ['platform-admins'];
+  const bobAgain = await ssoSignIn(browser, 'bob');
+  await bobAgain.goto('/users');
+  await expect(bobAgain.getByRole('heading', { name: 'Console users', exact: true })).toBeVisible();
+
+  // Bob leaves every mapped group: refused, and his other sessions end.
+  people.bob.groups = ['everyone'];
+  const bobLast = await ssoSignIn(browser, 'bob');
+  await expect(bobLast).toHaveURL(/\/login\?error=sso_no_role/);
+  await bobAgain.goto('/users');
+  await expect(bobAgain).toHaveURL(/\/login/);
+
+  // The audit log has all of it.
+  await page.goto('/audit?actor=bob%40corp.example');
+  const rows = page.getByTestId('audit-row');
+  await expect(rows.filter({ hasText: 'user.role_change' }).first()).toBeVisible();
+  await expect(rows.filter({ hasText: 'user.create' }).first()).toBeVisible();
+  await expect(rows.filter({ hasText: 'session.login' }).filter({ hasText: 'no group maps to a role' }).first()).toBeVisible();
+
+  // A callback the browser did not start (no pending sign-in) signs nobody in.
+  const stray = await browser.newContext();
+  const strayPage = await stray.newPage();
+  await strayPage.goto(`/login/sso/${created.id}/callback?code=abc&state=xyz`);
+  await expect(strayPage).toHaveURL(/\/login\?error=sso_expired/);
+
+  // Disabled: the button is gone and Alice's session ended.
+  await api(page, 'sso/enabled', { id: created.id, enabled: 'false' });
+  await alice.goto('/users');
+  await expect(alice).toHaveURL(/\/login/);
+  await expect(alice.getByRole('link', { name: 'Sign in with Acme Identity' })).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
