@@ -76,6 +76,25 @@ async function seed(page: Page, baseURL: string) {
     algorithms: '',
     clients: `bulk-${suffix}-0`,
   });
+  // Console sign-in providers: a confidential client with many groups, and a public client.
+  await call(api, baseURL, 'sso/create', {
+    display_name: long('Example Corporation workforce identity', 100),
+    button_text: long('Sign in with your Example Corporation account', 100),
+    issuer: `https://${long('login', 60)}.example-corporation.com/${long('oauth2/aus4k2', 120)}`,
+    client_id: long('0oa8f3kd93jfk29dkeo2', 200),
+    client_secret: 'a-console-client-secret-of-the-corporation',
+    scopes: 'openid email profile groups offline_access',
+    groups_claim: 'groups',
+    admin_groups: Array.from({ length: 6 }, (_, i) => `${long('platform-administrators', 60)}-${i}`).join('\n'),
+    reviewer_groups: 'security-operations',
+    developer_groups: Array.from({ length: 20 }, (_, i) => `engineering-team-${i}`).join('\n'),
+  });
+  await call(api, baseURL, 'sso/create', {
+    display_name: `Keycloak ${suffix}`,
+    issuer: `https://keycloak-${suffix}.example.com/realms/staff`,
+    client_id: 'portcullis',
+    developer_groups: '*',
+  });
   // Keys in every state: retired (still published), active, next.
   await call(api, baseURL, 'keys/rotate', {});
   await call(api, baseURL, 'keys/rotate', {});
@@ -157,6 +176,7 @@ const SCREENS: [string, string][] = [
   ['realms', '/realms'],
   ['realm', `/realms/finance-${suffix}`],
   ['users', '/users'],
+  ['single-sign-on', '/single-sign-on'],
   ['user', '/users/USER'],
   ['audit', '/audit'],
   ['account', '/account'],
@@ -208,6 +228,12 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       await hydrated(p);
       await p.getByTestId('idp').first().getByRole('button', { name: 'Edit' }).click();
       await expect(p.locator('#edit-idp')).toBeVisible();
+    }],
+    ['sso-provider-edit', async (p) => {
+      await p.goto('/single-sign-on');
+      await hydrated(p);
+      await p.getByTestId('sso-provider').first().getByRole('button', { name: 'Edit' }).click();
+      await expect(p.locator('#edit-sso')).toBeVisible();
     }],
     ['reject-dialog', async (p) => {
       await p.goto(`/resources/${submitted}`);

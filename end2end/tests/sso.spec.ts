@@ -8,7 +8,7 @@
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { ADMIN, login, trackErrors } from './helpers';
+import { ADMIN, hydrated, login, trackErrors } from './helpers';
 
 type Person = { email: string; name: string; groups: string[] };
 const people: Record<string, Person> = {
@@ -64,12 +64,6 @@ test.afterAll(async () => {
   await new Promise((resolve) => (idp ? idp.close(resolve) : resolve(undefined)));
 });
 
-async function api(page: Page, fn: string, form: Record<string, string>) {
-  const res = await page.request.post(`/api/${fn}`, { form, headers: { origin: new URL(page.url()).origin } });
-  expect(res.ok(), `${fn}: ${await res.text()}`).toBeTruthy();
-  return res.json();
-}
-
 /** Signs in at the console through the provider as `who`, in a fresh browser. */
 async function ssoSignIn(browser: Browser, who: string): Promise<Page> {
   const context = await browser.newContext();
@@ -89,25 +83,35 @@ async function ssoSignIn(browser: Browser, who: string): Promise<Page> {
 test('people sign in to the console with the company IdP and get the role their groups map to', async ({ page, browser }) => {
   const errors = trackErrors(page);
   await login(page, ADMIN);
-  const created = await api(page, 'sso/create', {
-    display_name: 'Acme Identity',
-    issuer: 'http://127.0.0.1:3190',
-    client_id: CLIENT_ID,
-    client_secret: CLIENT_SECRET,
-    scopes: 'openid email profile groups',
-    admin_groups: 'platform-admins',
-    developer_groups: 'engineering',
-  });
-  expect(created.redirect_uri).toMatch(/\/login\/sso\/sso_[0-9a-f]+\/callback$/);
-  expect(created.has_secret).toBe(true);
-  expect(JSON.stringify(created)).not.toContain(CLIENT_SECRET);
-  await startIdp(created.redirect_uri);
+  // The admin adds the provider on the Single sign-on page; a bad issuer is shown on its field.
+  await page.goto('/single-sign-on');
+  await hydrated(page);
+  await page.getByRole('button', { name: 'Add a provider' }).click();
+  const form = page.locator('#new-sso');
+  await form.getByLabel('Name', { exact: true }).fill('Acme Identity');
+  await form.getByLabel('Issuer', { exact: true }).fill('ftp://127.0.0.1:3190');
+  await form.getByLabel('Client ID', { exact: true }).fill(CLIENT_ID);
+  await form.getByLabel('Client secret', { exact: true }).fill(CLIENT_SECRET);
+  await form.getByLabel('Scopes', { exact: true }).fill('openid email profile groups');
+  await form.getByLabel('Admin', { exact: true }).fill('platform-admins');
+  await form.getByLabel('Developer', { exact: true }).fill('engineering');
+  await form.getByRole('button', { name: 'Add provider' }).click();
+  await expect(form.getByText('The issuer must be an https URL.')).toBeVisible();
+  await form.getByLabel('Issuer', { exact: true }).fill('http://127.0.0.1:3190');
+  await form.getByRole('button', { name: 'Add provider' }).click();
+  const card = page.getByTestId('sso-provider').filter({ hasText: 'Acme Identity' });
+  await expect(card).toBeVisible();
+  await expect(card).toContainText('Stored (encrypted)');
+  expect(await page.content()).not.toContain(CLIENT_SECRET);
+  const redirectUri = (await card.innerText()).match(/http:\/\/\S+\/login\/sso\/sso_[0-9a-f]+\/callback/)?.[0];
+  expect(redirectUri).toBeTruthy();
+  const id = redirectUri!.split('/')[5];
+  await startIdp(redirectUri!);
 
-  // Test connection runs discovery and reports what it found.
-  const found = await api(page, 'sso/test', { id: created.id });
-  expect(found.Ok.issuer).toBe(issuer);
-  expect(found.Ok.keys).toBeGreaterThan(0);
-  expect(found.Ok.userinfo_endpoint).toContain(issuer);
+  // Test connection runs discovery now and shows what it found.
+  await card.getByRole('button', { name: 'Test connection' }).click();
+  await expect(card.getByTestId('sso-test')).toContainText('Connection works');
+  await expect(card.getByTestId('sso-test')).toContainText(`${issuer}/me`);
 
   // Alice's group maps to admin: her account is created and she manages users.
   const alice = await ssoSignIn(browser, 'alice');
@@ -150,11 +154,15 @@ test('people sign in to the console with the company IdP and get the role their 
   // A callback the browser did not start (no pending sign-in) signs nobody in.
   const stray = await browser.newContext();
   const strayPage = await stray.newPage();
-  await strayPage.goto(`/login/sso/${created.id}/callback?code=abc&state=xyz`);
+  await strayPage.goto(`/login/sso/${id}/callback?code=abc&state=xyz`);
   await expect(strayPage).toHaveURL(/\/login\?error=sso_expired/);
 
   // Disabled: the button is gone and Alice's session ended.
-  await api(page, 'sso/enabled', { id: created.id, enabled: 'false' });
+  await page.goto('/single-sign-on');
+  await hydrated(page);
+  await card.getByRole('button', { name: 'Disable' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Disable' }).click();
+  await expect(card.getByText('Disabled', { exact: true })).toBeVisible();
   await alice.goto('/users');
   await expect(alice).toHaveURL(/\/login/);
   await expect(alice.getByRole('link', { name: 'Sign in with Acme Identity' })).toHaveCount(0);
