@@ -34,6 +34,7 @@ async function startIdp(redirectUri: string): Promise<void> {
         client_id: CLIENT_ID,
         client_secret: CLIENT_SECRET,
         redirect_uris: [redirectUri],
+        post_logout_redirect_uris: [new URL('/login', redirectUri).toString()],
         grant_types: ['authorization_code'],
         response_types: ['code'],
       },
@@ -118,13 +119,25 @@ test('people sign in to the console with the company IdP and get the role their 
   await expect(alice).toHaveURL(/\/$/);
   await alice.goto('/users');
   await expect(alice.getByRole('heading', { name: 'Console users', exact: true })).toBeVisible();
-  await expect(alice.locator('#main').getByText('alice@corp.example')).toBeVisible();
+  const aliceRow = alice.getByTestId('user-row').filter({ hasText: 'alice@corp.example' });
+  await expect(aliceRow.getByTestId('user-sso')).toHaveText('Signs in with Acme Identity');
+  await expect(aliceRow).toContainText('Active');
 
   // Bob is a developer: the users page is not his.
   const bob = await ssoSignIn(browser, 'bob');
   await expect(bob).toHaveURL(/\/$/);
   await bob.goto('/users');
   await expect(bob.getByRole('heading', { name: 'Console users', exact: true })).toHaveCount(0);
+
+  // Signing out of the console signs out at the provider too (RP-Initiated Logout), which sends
+  // the browser back to the sign-in page.
+  await bob.goto('/');
+  await hydrated(bob);
+  await bob.getByTestId('user-menu').click();
+  await bob.getByRole('button', { name: 'Sign out' }).click();
+  await expect(bob).toHaveURL(new RegExp(`^${issuer}/session/end`));
+  await bob.getByRole('button', { name: /Yes, sign me out/ }).click();
+  await expect(bob).toHaveURL(/\/login$/);
 
   // Eve's groups map to nothing: a clear refusal, and no account.
   const eve = await ssoSignIn(browser, 'eve');

@@ -1,6 +1,6 @@
 //! Sign-in and sign-out as plain form posts, so they work without JavaScript.
 use crate::AppState;
-use app::ssr::{ConsoleRequest, start_session};
+use app::ssr::{ConsoleRequest, SESSION_SSO, start_session};
 use axum::Form;
 use axum::extract::{Extension, Path, Query, State};
 use axum::http::header;
@@ -205,10 +205,15 @@ pub async fn sso_callback(
         .finish_sso_sign_in(&id, pending, &callback, &req.meta)
         .await
     {
-        Ok(Ok(principal)) => match start_session(&session, &principal, state.core.now()).await {
-            Ok(()) => Redirect::to(safe_next(&next)).into_response(),
-            Err(_) => back_to_login("unavailable", &[], &next),
-        },
+        Ok(Ok((principal, sso))) => {
+            let started = start_session(&session, &principal, state.core.now()).await;
+            match started {
+                Ok(()) if session.insert(SESSION_SSO, &sso).await.is_ok() => {
+                    Redirect::to(safe_next(&next)).into_response()
+                }
+                _ => back_to_login("unavailable", &[], &next),
+            }
+        }
         Ok(Err(refusal)) => back_to_login(refusal.code(), &[], &next),
         Err(e) => {
             tracing::error!(error = %e, "Finishing a provider sign-in failed");
@@ -232,10 +237,31 @@ pub async fn logout(
     {
         tracing::error!(error = %e, "Failed to audit a sign-out");
     }
+    // A session a provider started also ends at the provider, when it offers that.
+    let sso = session
+        .get::<authz::sso::SsoSession>(SESSION_SSO)
+        .await
+        .ok()
+        .flatten();
     if let Err(e) = session.flush().await {
         tracing::error!(error = %e, "Failed to destroy a session");
     }
-    Redirect::to("/login").into_response()
+    let at_provider = match &sso {
+        Some(s) if req.principal.is_some() => state.core.sso_logout_url(s).await,
+        _ => None,
+    };
+    match at_provider {
+        // A page that moves on by itself: a redirect answering the sign-out form could not
+        // leave the site under the `form-action 'self'` policy.
+        Some(url) => {
+            let url = app::pages::authorize::html_escape(&url);
+            axum::response::Html(format!(
+                "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url={url}\"><title>Signing out</title></head><body><p>Signing you out at your identity provider… <a href=\"{url}\">Continue</a></p></body></html>"
+            ))
+            .into_response()
+        }
+        None => Redirect::to("/login").into_response(),
+    }
 }
 
 #[cfg(test)]

@@ -53,6 +53,7 @@ fn ProviderFields(
         reviewer_groups: Vec::new(),
         developer_groups: Vec::new(),
         redirect_uri: String::new(),
+        post_logout_uri: String::new(),
         enabled: true,
         updated: Default::default(),
     });
@@ -329,6 +330,8 @@ fn ProviderCard(
             <div class="mt-3 min-w-0">
                 <p class=MUTED>"Redirect URI to register at the provider"</p>
                 <div class="mt-1"><CopyValue value=s.redirect_uri.clone() label="the redirect URI"/></div>
+                <p class=format!("mt-3 {MUTED}")>"Sign-out return URI (its post-logout redirect URI), if the provider offers sign-out"</p>
+                <div class="mt-1"><CopyValue value=s.post_logout_uri.clone() label="the sign-out return URI"/></div>
             </div>
             <div role="status" aria-live="polite" data-testid="sso-test">
                 {move || tested().map(|r| match r {

@@ -46,6 +46,7 @@ fn UserRow(user: UserView) -> impl IntoView {
             <td class=CARDS_CELL>
                 <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/users/{}", user.id)>{user.display_name.clone()}</a>
                 <div class=format!("{MUTED} break-all")>{user.email.clone()}</div>
+                {user.sso_provider.clone().map(|p| view! { <div class=format!("{MUTED} break-words") data-testid="user-sso">"Signs in with "{p}</div> })}
             </td>
             <td class=CARDS_CELL_NEXT><CellLabel text="Role"/>{role_label(&user.role)}</td>
             <td class=CARDS_CELL_NEXT>
@@ -67,7 +68,7 @@ fn role_label(role: &str) -> &'static str {
 fn user_status(u: &UserView) -> &'static str {
     if u.disabled {
         "Disabled"
-    } else if u.has_password {
+    } else if u.has_password || u.sso_provider.is_some() {
         "Active"
     } else {
         "Invited"
@@ -281,6 +282,9 @@ pub fn UserDetailPage() -> impl IntoView {
                             <div class="min-w-0">
                                 <h1 class=format!("{H1} break-words")>{u.display_name.clone()}</h1>
                                 <p class=format!("{MUTED} break-all")>{u.email.clone()}</p>
+                                {u.sso_provider.clone().map(|p| view! {
+                                    <p class=format!("{MUTED} break-words") data-testid="user-sso">"Signs in with "{p}"; its groups decide the role at every sign-in."</p>
+                                })}
                             </div>
                             <div class="flex flex-wrap gap-2">
                                 <ConfirmButton label="Reset link" title=format!("Issue a password-reset link for {}?", u.email)

@@ -32,6 +32,9 @@ pub mod users;
 pub const SESSION_USER: &str = "uid";
 /// Session key holding the Unix time of sign-in (for the absolute expiry).
 pub const SESSION_AUTH_AT: &str = "auth_at";
+/// Session key: the provider sign-in that started the session (`authz::sso::SsoSession`), for
+/// signing out at the provider too.
+pub const SESSION_SSO: &str = "sso";
 /// Session key holding the account's credential version at sign-in: when the password changes,
 /// sessions holding an older version end.
 pub const SESSION_CREDENTIALS: &str = "cred";
@@ -100,6 +103,11 @@ fn session_failed(e: tower_sessions::session::Error) -> AppError {
 /// # Errors
 /// `Internal` when the session store fails.
 pub async fn start_session(session: &Session, p: &Principal, now: i64) -> Result<(), AppError> {
+    // A provider sign-in records its own afterwards.
+    session
+        .remove_value(SESSION_SSO)
+        .await
+        .map_err(session_failed)?;
     session
         .insert(SESSION_USER, p.user_id.as_str())
         .await

@@ -19,6 +19,7 @@ pub fn sso_provider_view(core: &Core, p: &SsoProvider) -> SsoProviderView {
         reviewer_groups: p.rules.security_reviewer.clone(),
         developer_groups: p.rules.developer.clone(),
         redirect_uri: core.sso_redirect_uri(&p.id),
+        post_logout_uri: core.sso_post_logout_uri(),
         enabled: p.enabled,
         updated: moment(core.now(), p.updated_at),
     }

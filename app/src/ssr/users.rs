@@ -11,6 +11,7 @@ pub fn user_view(u: &authz::accounts::User, now: i64) -> UserView {
         role: u.role.as_str().to_owned(),
         disabled: u.disabled,
         has_password: u.password_hash.is_some(),
+        sso_provider: u.sso_provider.clone(),
         created: moment(now, u.created_at),
     }
 }

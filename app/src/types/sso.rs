@@ -29,6 +29,8 @@ pub struct SsoProviderView {
     pub developer_groups: Vec<String>,
     /// The redirect URI to register at the provider.
     pub redirect_uri: String,
+    /// Where the provider sends people back after signing out (its post-logout redirect URI).
+    pub post_logout_uri: String,
     /// Enabled flag.
     pub enabled: bool,
     /// Last change.

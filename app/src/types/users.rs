@@ -17,6 +17,8 @@ pub struct UserView {
     pub disabled: bool,
     /// Whether a password has been set.
     pub has_password: bool,
+    /// The sign-in provider the account signs in with (its name), if any.
+    pub sso_provider: Option<String>,
     /// Creation time.
     pub created: Moment,
 }

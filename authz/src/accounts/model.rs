@@ -96,6 +96,8 @@ pub struct User {
     pub created_at: UnixTime,
     /// Last change.
     pub updated_at: UnixTime,
+    /// The sign-in provider (its display name) the account signs in with, if any.
+    pub sso_provider: Option<String>,
 }
 
 impl std::fmt::Debug for User {

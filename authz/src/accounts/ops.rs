@@ -272,6 +272,7 @@ impl Core {
             credential_version: 1,
             created_at: now,
             updated_at: now,
+            sso_provider: None,
         };
         let event = self.event(
             &link.realm_id,
@@ -527,6 +528,7 @@ impl Core {
             credential_version: 1,
             created_at: now,
             updated_at: now,
+            sso_provider: None,
         })
     }
 

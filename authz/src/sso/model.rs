@@ -185,6 +185,16 @@ pub struct PendingSsoSignIn {
     pub started_at: UnixTime,
 }
 
+/// What a console session keeps of the provider sign-in that started it, to sign out at the
+/// provider too.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SsoSession {
+    /// The provider.
+    pub provider_id: String,
+    /// The ID token it issued (the `id_token_hint` of the sign-out).
+    pub id_token: String,
+}
+
 /// Why a provider sign-in did not sign anyone in: each is a page the person reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SsoRefusal {

@@ -3,7 +3,7 @@
 //! console account and decides its role.
 use super::model::{
     Discovery, MAX_SSO_PROVIDERS, PendingSsoSignIn, RoleRules, SIGN_IN_TTL_SECS, SsoIdentity,
-    SsoProvider, SsoProviderId, SsoProviderInput, SsoRefusal, UserIdentity, parse_claim_name,
+    SsoProvider, SsoProviderId, SsoProviderInput, SsoRefusal, SsoSession, UserIdentity, parse_claim_name,
     parse_scopes, parse_sso_client_id, parse_values,
 };
 use super::rp::{self, RelyingParty};
@@ -98,6 +98,11 @@ impl Core {
         let mut all = self.store.list_sso_providers(&realm.id).await?;
         all.retain(|p| p.enabled);
         Ok(all)
+    }
+
+    /// Where a provider sends people back after signing them out (its post-logout redirect URI).
+    pub fn sso_post_logout_uri(&self) -> String {
+        format!("{}/login", self.base_url())
     }
 
     /// The redirect URI a provider sends people back to (registered at the provider).
@@ -486,7 +491,7 @@ impl Core {
         pending: Option<PendingSsoSignIn>,
         callback: &SsoCallback,
         meta: &RequestMeta,
-    ) -> Result<std::result::Result<Principal, SsoRefusal>> {
+    ) -> Result<std::result::Result<(Principal, SsoSession), SsoRefusal>> {
         // Only the browser that started this sign-in, at this provider, recently, with the
         // same `state` (constant-time) gets past here; anything else is unaudited noise.
         let Some(pending) = pending.filter(|p| {
@@ -548,14 +553,47 @@ impl Core {
             }
             Err(e) => Err(e),
         };
-        let identity = match identity {
+        let (identity, id_token) = match identity {
             Ok(i) => i,
             Err(e) => {
                 tracing::warn!(provider = %provider.id, error = %e, "A provider sign-in failed");
                 return refuse(e).await;
             }
         };
-        self.sso_account(&provider, &identity, meta).await
+        Ok(self
+            .sso_account(&provider, &identity, meta)
+            .await?
+            .map(|principal| {
+                (
+                    principal,
+                    SsoSession {
+                        provider_id: provider.id.to_string(),
+                        id_token,
+                    },
+                )
+            }))
+    }
+
+    /// Where to send the browser after a console sign-out to sign out at the provider too
+    /// (RP-Initiated Logout), when the session came from one that offers it; it sends the
+    /// browser back to the sign-in page.
+    pub async fn sso_logout_url(&self, session: &SsoSession) -> Option<String> {
+        let provider = self.load_sso_provider(&session.provider_id).await.ok()?;
+        let metadata = rp::metadata(
+            &self.fetcher,
+            &self.sso_metadata,
+            &provider.issuer,
+            self.now(),
+            false,
+        )
+        .await
+        .ok()?;
+        rp::logout_url(
+            &metadata,
+            &provider.client_id,
+            Some(&session.id_token),
+            &self.sso_post_logout_uri(),
+        )
     }
 
     async fn audit_sso_failure(
@@ -760,6 +798,7 @@ impl Core {
             credential_version: 1,
             created_at: now,
             updated_at: now,
+            sso_provider: Some(provider.display_name.clone()),
         };
         let link = UserIdentity {
             provider_id: provider.id.clone(),

@@ -9,15 +9,19 @@ use crate::fetch::Fetcher;
 use openidconnect::core::{
     CoreAuthDisplay, CoreAuthPrompt, CoreAuthenticationFlow, CoreClientAuthMethod,
     CoreErrorResponseType, CoreGenderClaim, CoreJsonWebKey, CoreJweContentEncryptionAlgorithm,
-    CoreJwsSigningAlgorithm, CoreProviderMetadata, CoreRevocableToken, CoreRevocationErrorResponse,
+    CoreJwsSigningAlgorithm, CoreRevocableToken, CoreRevocationErrorResponse,
     CoreTokenIntrospectionResponse, CoreTokenType,
 };
 use openidconnect::{
     AccessTokenHash, AdditionalClaims, AuthType, AuthorizationCode, Client, ClientId, ClientSecret,
-    CsrfToken, EmptyExtraTokenFields, EndpointMaybeSet, EndpointNotSet, EndpointSet, IdTokenFields,
-    IssuerUrl, Nonce, OAuth2TokenResponse, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope,
+    CsrfToken, EmptyExtraTokenFields, EndpointMaybeSet, EndpointNotSet, EndpointSet, IdToken,
+    IdTokenFields, IssuerUrl, LogoutRequest, Nonce, OAuth2TokenResponse, PkceCodeChallenge,
+    PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout, RedirectUrl, Scope,
     StandardErrorResponse, StandardTokenResponse, SubjectIdentifier, TokenResponse, UserInfoClaims,
 };
+
+/// Discovered metadata, with the end-session endpoint of RP-Initiated Logout.
+type Metadata = ProviderMetadataWithLogout;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::future::Future;
@@ -102,10 +106,10 @@ fn http(fetcher: Arc<dyn Fetcher>) -> impl Fn(openidconnect::HttpRequest) -> Idp
 
 /// Discovered provider metadata, per provider, for [`METADATA_TTL_SECS`].
 #[derive(Debug, Default)]
-pub(crate) struct MetadataCache(Mutex<HashMap<String, (UnixTime, Arc<CoreProviderMetadata>)>>);
+pub(crate) struct MetadataCache(Mutex<HashMap<String, (UnixTime, Arc<Metadata>)>>);
 
 impl MetadataCache {
-    fn get(&self, key: &str, now: UnixTime) -> Option<Arc<CoreProviderMetadata>> {
+    fn get(&self, key: &str, now: UnixTime) -> Option<Arc<Metadata>> {
         let map = self
             .0
             .lock()
@@ -115,7 +119,7 @@ impl MetadataCache {
             .map(|(_, m)| m.clone())
     }
 
-    fn put(&self, key: String, now: UnixTime, m: Arc<CoreProviderMetadata>) {
+    fn put(&self, key: String, now: UnixTime, m: Arc<Metadata>) {
         let mut map = self
             .0
             .lock()
@@ -129,7 +133,7 @@ impl MetadataCache {
 /// The relying party for one provider.
 pub(crate) struct RelyingParty {
     client: RpClient,
-    metadata: Arc<CoreProviderMetadata>,
+    metadata: Arc<Metadata>,
     fetcher: Arc<dyn Fetcher>,
 }
 
@@ -149,13 +153,13 @@ pub(crate) async fn metadata(
     issuer: &str,
     now: UnixTime,
     fresh: bool,
-) -> Result<Arc<CoreProviderMetadata>, String> {
+) -> Result<Arc<Metadata>, String> {
     if !fresh && let Some(m) = cache.get(issuer, now) {
         return Ok(m);
     }
     let url = IssuerUrl::new(issuer.to_owned()).map_err(|e| format!("issuer: {e}"))?;
     let client = http(fetcher.clone());
-    let m = CoreProviderMetadata::discover_async(url, &client)
+    let m = Metadata::discover_async(url, &client)
         .await
         .map_err(|e| describe(&e))?;
     let m = Arc::new(m);
@@ -180,7 +184,7 @@ fn describe(e: &dyn std::error::Error) -> String {
 }
 
 /// What "Test connection" shows of discovered metadata.
-pub(crate) fn discovery(m: &CoreProviderMetadata) -> Discovery {
+pub(crate) fn discovery(m: &Metadata) -> Discovery {
     let strings = |v: Option<Vec<String>>| v.unwrap_or_default();
     Discovery {
         issuer: m.issuer().to_string(),
@@ -211,14 +215,32 @@ pub(crate) fn discovery(m: &CoreProviderMetadata) -> Discovery {
     }
 }
 
-/// `end_session_endpoint` (OpenID Connect RP-Initiated Logout) is not in the core metadata
-/// type; it is read from the document's extra fields when present.
-fn end_session_endpoint(m: &CoreProviderMetadata) -> Option<String> {
-    serde_json::to_value(m)
-        .ok()?
-        .get("end_session_endpoint")?
-        .as_str()
-        .map(str::to_owned)
+/// `end_session_endpoint` (OpenID Connect RP-Initiated Logout), when the provider has one.
+fn end_session_endpoint(m: &Metadata) -> Option<String> {
+    m.additional_metadata()
+        .end_session_endpoint
+        .as_ref()
+        .map(|u| u.url().to_string())
+}
+
+/// Where to send the browser to sign out at the provider too (RP-Initiated Logout 1.0): its
+/// end-session endpoint with the ID token of the sign-in as a hint, the client id, and the
+/// console's sign-in page to come back to. `None` when the provider has no such endpoint.
+pub(crate) fn logout_url(
+    m: &Metadata,
+    client_id: &str,
+    id_token: Option<&str>,
+    back_to: &str,
+) -> Option<String> {
+    let endpoint = m.additional_metadata().end_session_endpoint.clone()?;
+    let mut request = LogoutRequest::from(endpoint).set_client_id(ClientId::new(client_id.to_owned()));
+    if let Some(token) = id_token.and_then(|t| t.parse::<IdToken<AllClaims, CoreGenderClaim, CoreJweContentEncryptionAlgorithm, CoreJwsSigningAlgorithm>>().ok()) {
+        request = request.set_id_token_hint(&token);
+    }
+    if let Ok(back) = PostLogoutRedirectUrl::new(back_to.to_owned()) {
+        request = request.set_post_logout_redirect_uri(back);
+    }
+    Some(request.http_get_url().to_string())
 }
 
 impl RelyingParty {
@@ -226,7 +248,7 @@ impl RelyingParty {
     pub(crate) fn new(
         provider: &SsoProvider,
         secret: Option<String>,
-        metadata: Arc<CoreProviderMetadata>,
+        metadata: Arc<Metadata>,
         redirect_uri: String,
         fetcher: Arc<dyn Fetcher>,
     ) -> Result<Self, String> {
@@ -282,7 +304,7 @@ impl RelyingParty {
         pkce_verifier: &str,
         nonce: &str,
         groups_claim: &str,
-    ) -> Result<SsoIdentity, String> {
+    ) -> Result<(SsoIdentity, String), String> {
         let http = http(self.fetcher.clone());
         let tokens = self
             .client
@@ -344,6 +366,6 @@ impl RelyingParty {
                 identity.name = info.name().and_then(|n| n.get(None)).map(|n| n.to_string());
             }
         }
-        Ok(identity)
+        Ok((identity, id_token.to_string()))
     }
 }

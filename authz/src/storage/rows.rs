@@ -316,6 +316,7 @@ pub(crate) struct UserRow {
     pub credential_version: i64,
     pub created_at: i64,
     pub updated_at: i64,
+    pub sso_provider: Option<String>,
 }
 
 impl TryFrom<UserRow> for User {
@@ -332,6 +333,7 @@ impl TryFrom<UserRow> for User {
             credential_version: r.credential_version,
             created_at: r.created_at,
             updated_at: r.updated_at,
+            sso_provider: r.sso_provider,
         })
     }
 }

@@ -78,6 +78,7 @@ pub(super) fn user(realm_id: &RealmId, email: &str, role: Role) -> User {
         credential_version: 1,
         created_at: 2_000,
         updated_at: 2_000,
+        sso_provider: None,
     }
 }
 
