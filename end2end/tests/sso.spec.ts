@@ -8,7 +8,7 @@
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { ADMIN, hydrated, login, trackErrors } from './helpers';
+import { ADMIN, DEVELOPER, hydrated, login, trackErrors } from './helpers';
 
 type Person = { email: string; name: string; groups: string[] };
 const people: Record<string, Person> = {
@@ -169,6 +169,52 @@ test('people sign in to the console with the company IdP and get the role their 
   const strayPage = await stray.newPage();
   await strayPage.goto(`/login/sso/${id}/callback?code=abc&state=xyz`);
   await expect(strayPage).toHaveURL(/\/login\?error=sso_expired/);
+
+  // Password sign-in off for all but break-glass admins: first a break-glass admin is needed.
+  await page.goto('/single-sign-on');
+  await hydrated(page);
+  const passwords = page.getByTestId('password-sign-in');
+  await passwords.getByRole('button', { name: 'Turn off' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Turn off' }).click();
+  await expect(page.getByText('Mark an admin who has a password as break-glass first')).toBeVisible();
+  await page.goto('/users');
+  await hydrated(page);
+  await page.getByRole('link', { name: 'Ada Admin' }).click();
+  await page.getByTestId('break-glass').getByRole('button', { name: 'Make break-glass' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Make break-glass' }).click();
+  await expect(page.getByTestId('break-glass')).toContainText('Yes');
+  const adminPage = page.url();
+  await page.goto('/single-sign-on');
+  await hydrated(page);
+  await passwords.getByRole('button', { name: 'Turn off' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Turn off' }).click();
+  await expect(passwords).toContainText('Break-glass admins only');
+  // The developer's right password is refused; the break-glass admin's works.
+  const signIn = async (who: { email: string; password: string }) => {
+    const context = await browser.newContext();
+    const p = await context.newPage();
+    await p.goto('/login');
+    await expect(p.getByRole('link', { name: 'Sign in with Acme Identity' })).toBeVisible();
+    await p.getByText('Break-glass sign-in with a password (admins only)').click();
+    await p.getByLabel('Email').fill(who.email);
+    await p.getByLabel('Password').fill(who.password);
+    await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+    return p;
+  };
+  const developer = await signIn(DEVELOPER);
+  await expect(developer).toHaveURL(/\/login\?error=password_off/);
+  await expect(developer.getByTestId('login-error')).toContainText('Password sign-in is turned off');
+  const breakGlass = await signIn(ADMIN);
+  await expect(breakGlass).toHaveURL(/\/$/);
+  // The last break-glass admin keeps the mark while password sign-in is off.
+  await page.goto(adminPage);
+  await hydrated(page);
+  await page.getByTestId('break-glass').getByRole('button', { name: 'Remove break-glass' }).click();
+  await expect(page.getByText('this would leave none')).toBeVisible();
+  await page.goto('/single-sign-on');
+  await hydrated(page);
+  await passwords.getByRole('button', { name: 'Turn on for everyone' }).click();
+  await expect(passwords).toContainText('Everyone');
 
   // Disabled: the button is gone and Alice's session ended.
   await page.goto('/single-sign-on');

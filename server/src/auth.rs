@@ -90,6 +90,7 @@ pub async fn login(
         Err(authz::Error::InvalidCredentials) => {
             keep_email(back_to_login("invalid", &[], &form.next))
         }
+        Err(authz::Error::Forbidden) => back_to_login("password_off", &[], &form.next),
         Err(e) => {
             tracing::error!(error = %e, "Sign-in failed");
             back_to_login("unavailable", &[], &form.next)

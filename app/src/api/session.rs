@@ -124,9 +124,9 @@ pub async fn select_realm(name: String) -> Result<(), AppError> {
 
 /// The sign-in providers the sign-in page offers (anyone may see them).
 #[server(prefix = "/api", endpoint = "session/providers", client = crate::tab::TabClient)]
-pub async fn get_sign_in_providers() -> Result<Vec<crate::types::session::SignInProvider>, AppError>
-{
-    Ok(ssr::core()?
+pub async fn get_sign_in_providers() -> Result<crate::types::session::SignInOptions, AppError> {
+    let core = ssr::core()?;
+    let providers = core
         .sign_in_providers()
         .await?
         .into_iter()
@@ -134,7 +134,11 @@ pub async fn get_sign_in_providers() -> Result<Vec<crate::types::session::SignIn
             id: p.id.to_string(),
             button_text: p.button_text,
         })
-        .collect())
+        .collect();
+    Ok(crate::types::session::SignInOptions {
+        providers,
+        password_break_glass_only: core.password_sign_in_break_glass_only().await?,
+    })
 }
 
 /// Whether a first-admin setup link is still usable.

@@ -130,6 +130,22 @@ pub async fn delete_sso_provider(id: String) -> Result<(), AppError> {
     Ok(core.delete_sso_provider(&p, &id, &meta).await?)
 }
 
+/// Whether password sign-in is for break-glass admins only.
+#[server(prefix = "/api", endpoint = "sso/password-sign-in", client = crate::tab::TabClient)]
+pub async fn get_password_sign_in() -> Result<bool, AppError> {
+    let (core, _, _) = ssr::context().await?;
+    Ok(core.password_sign_in_break_glass_only().await?)
+}
+
+/// Turns password sign-in on for everyone, or off for all but break-glass admins.
+#[server(prefix = "/api", endpoint = "sso/set-password-sign-in", client = crate::tab::TabClient)]
+pub async fn set_password_sign_in(break_glass_only: bool) -> Result<bool, AppError> {
+    let (core, p, meta) = ssr::context().await?;
+    core.set_password_sign_in(&p, break_glass_only, &meta)
+        .await?;
+    Ok(break_glass_only)
+}
+
 /// Runs discovery at a provider now: what it found, or why it failed.
 #[server(prefix = "/api", endpoint = "sso/test", client = crate::tab::TabClient)]
 pub async fn test_sso_provider(id: String) -> Result<Result<SsoDiscoveryView, String>, AppError> {

@@ -58,7 +58,17 @@ pub async fn set_user_role(id: String, role: String) -> Result<UserView, AppErro
     ))
 }
 
-/// Disables or re-enables a user.
+/// Marks an admin as break-glass, or no longer.
+#[server(prefix = "/api", endpoint = "users/break-glass", client = crate::tab::TabClient)]
+pub async fn set_user_break_glass(id: String, on: bool) -> Result<UserView, AppError> {
+    let (core, p, meta) = ssr::context().await?;
+    let u = core
+        .set_user_break_glass(&p, &authz::ids::UserId::from_stored(id), on, &meta)
+        .await?;
+    Ok(ssr::users::user_view(&u, core.now()))
+}
+
+/// Disables or re-enables a console user.
 #[server(prefix = "/api", endpoint = "users/disabled", client = crate::tab::TabClient)]
 pub async fn set_user_disabled(id: String, disabled: bool) -> Result<UserView, AppError> {
     let (core, p, meta) = ssr::context().await?;

@@ -39,6 +39,7 @@ fn login_error(code: &str, retry: Option<String>) -> String {
         "sso_failed" => "Signing in with your identity provider failed. Try again; if it keeps failing, an admin finds the reason in the audit log.".to_owned(),
         "sso_unknown" => "This sign-in provider is not available any more.".to_owned(),
         "unavailable" => "Signing in is not possible right now. Please try again.".to_owned(),
+        "password_off" => "Password sign-in is turned off: sign in with your company account above.".to_owned(),
         _ => "Invalid email or password.".to_owned(),
     }
 }
@@ -57,56 +58,15 @@ pub fn LoginPage() -> impl IntoView {
     #[cfg(not(feature = "ssr"))]
     let email = String::new();
     let has_email = !email.is_empty();
-    let providers = OnceResource::new(crate::api::session::get_sign_in_providers());
-    let provider_links = move || {
-        let next = next();
-        let query = if next.is_empty() {
-            String::new()
-        } else {
-            format!("?next={}", encode_query_value(&next))
-        };
-        providers
-            .get()
-            .and_then(Result::ok)
-            .filter(|list| !list.is_empty())
-            .map(|list| {
-                view! {
-                    <div class="space-y-2" data-testid="sso-providers">
-                        {list
-                            .into_iter()
-                            .map(|p| {
-                                view! {
-                                    // A full navigation (the router would look for a page).
-                                    <a
-                                        rel="external"
-                                        href=format!("/login/sso/{}{query}", p.id)
-                                        class=format!("w-full break-words text-center {BTN_SECONDARY}")
-                                    >
-                                        {p.button_text}
-                                    </a>
-                                }
-                            })
-                            .collect_view()}
-                    </div>
-                    <div class="my-4 flex items-center gap-3 text-xs text-slate-500 dark:text-slate-400" aria-hidden="true">
-                        <span class="h-px flex-1 bg-slate-200 dark:bg-slate-700"></span>
-                        "or with a password"
-                        <span class="h-px flex-1 bg-slate-200 dark:bg-slate-700"></span>
-                    </div>
-                }
-            })
-    };
-    view! {
-        <AuthFrame title="Sign in to the console">
-            {move || error().map(|e| view! {
-                <p role="alert" data-testid="login-error" class="mb-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">{e}</p>
-            })}
-            <Suspense fallback=|| ()>{provider_links}</Suspense>
+    let email = StoredValue::new(email);
+    let options = OnceResource::new(crate::api::session::get_sign_in_providers());
+    let password_form = move || {
+        view! {
             <form method="post" action="/login" class="space-y-4" on:submit=move |_| submitting.set(true)>
                 <input type="hidden" name="next" value=next/>
                 <div>
                     <label class=LABEL for="email">"Email"</label>
-                    <input class=format!("mt-1 {INPUT}") id="email" name="email" type="email" autocomplete="username" maxlength="254" required value=email autofocus=!has_email/>
+                    <input class=format!("mt-1 {INPUT}") id="email" name="email" type="email" autocomplete="username" maxlength="254" required value=email.get_value() autofocus=!has_email/>
                 </div>
                 <div>
                     <label class=LABEL for="password">"Password"</label>
@@ -116,6 +76,76 @@ pub fn LoginPage() -> impl IntoView {
                     {move || if submitting.get() { "Signing in…" } else { "Sign in" }}
                 </button>
             </form>
+        }
+    };
+    let body = move || {
+        let next = next();
+        let query = if next.is_empty() {
+            String::new()
+        } else {
+            format!("?next={}", encode_query_value(&next))
+        };
+        let options = options.get().and_then(Result::ok);
+        let providers = options
+            .as_ref()
+            .map(|o| o.providers.clone())
+            .unwrap_or_default();
+        // Password sign-in off: the form stays, folded away, for break-glass admins.
+        let break_glass_only = !providers.is_empty()
+            && options
+                .as_ref()
+                .is_some_and(|o| o.password_break_glass_only);
+        let has_providers = !providers.is_empty();
+        let links = has_providers.then(|| {
+            view! {
+                <div class="space-y-2" data-testid="sso-providers">
+                    {providers
+                        .into_iter()
+                        .map(|p| {
+                            view! {
+                                // A full navigation (the router would look for a page).
+                                <a
+                                    rel="external"
+                                    href=format!("/login/sso/{}{query}", p.id)
+                                    class=format!("w-full break-words text-center {BTN_SECONDARY}")
+                                >
+                                    {p.button_text}
+                                </a>
+                            }
+                        })
+                        .collect_view()}
+                </div>
+            }
+        });
+        let password = if break_glass_only {
+            view! {
+                <details class="mt-6">
+                    <summary class=format!("cursor-pointer {MUTED}")>"Break-glass sign-in with a password (admins only)"</summary>
+                    <div class="mt-3">{password_form()}</div>
+                </details>
+            }
+            .into_any()
+        } else {
+            view! {
+                {has_providers.then(|| view! {
+                    <div class="my-4 flex items-center gap-3 text-xs text-slate-500 dark:text-slate-400" aria-hidden="true">
+                        <span class="h-px flex-1 bg-slate-200 dark:bg-slate-700"></span>
+                        "or with a password"
+                        <span class="h-px flex-1 bg-slate-200 dark:bg-slate-700"></span>
+                    </div>
+                })}
+                {password_form()}
+            }
+            .into_any()
+        };
+        view! { {links} {password} }
+    };
+    view! {
+        <AuthFrame title="Sign in to the console">
+            {move || error().map(|e| view! {
+                <p role="alert" data-testid="login-error" class="mb-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">{e}</p>
+            })}
+            <Suspense fallback=|| ()>{body}</Suspense>
             <p class=format!("mt-4 {MUTED}")>
                 "No account yet? The first admin signs up with the one-time setup link "
                 <code class="font-mono text-xs">"portcullis serve"</code>

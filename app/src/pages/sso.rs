@@ -5,8 +5,8 @@
 //! (discovery, now), is disabled (confirmed) or enabled, and removed (confirmed). Its redirect
 //! URI is shown to copy into the provider's settings.
 use crate::api::sso::{
-    CreateSsoProvider, DeleteSsoProvider, SetSsoProviderEnabled, TestSsoProvider,
-    UpdateSsoProvider, list_sso_providers,
+    CreateSsoProvider, DeleteSsoProvider, SetPasswordSignIn, SetSsoProviderEnabled,
+    TestSsoProvider, UpdateSsoProvider, get_password_sign_in, list_sso_providers,
 };
 use crate::components::confirm::ConfirmButton;
 use crate::components::copy::CopyValue;
@@ -209,6 +209,7 @@ pub fn SingleSignOnPage() -> impl IntoView {
         <PageHeader title="Single sign-on" description="The OpenID Connect providers console users sign in with. Accounts are created at their first sign-in, and their role follows their groups at every sign-in.">
             <button type="button" class=format!("{BTN_PRIMARY} whitespace-nowrap") on:click=move |_| show_create.set(true)>"Add a provider"</button>
         </PageHeader>
+        <PasswordSignIn/>
         <Show when=move || show_create.get()>
             <CreateProviderForm action=create on_cancel=Callback::new(move |_| show_create.set(false))/>
         </Show>
@@ -344,5 +345,55 @@ fn ProviderCard(
                 <EditProviderForm action=update v=edit_v.get_value() on_cancel=Callback::new(move |_| editing.set(None))/>
             </Show>
         </li>
+    }
+}
+
+/// Whether password sign-in is on for everyone or only for break-glass admins.
+#[component]
+fn PasswordSignIn() -> impl IntoView {
+    let set = ServerAction::<SetPasswordSignIn>::new();
+    let mode = Resource::new(move || set.version().get(), |_| get_password_sign_in());
+    let toasts = use_toasts();
+    Effect::new(move |_| match set.value().get() {
+        Some(Ok(true)) => toasts.push(
+            ToastKind::Success,
+            "Password sign-in is off: only break-glass admins use a password now.",
+        ),
+        Some(Ok(false)) => toasts.push(ToastKind::Success, "Password sign-in is on for everyone."),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    view! {
+        <Transition fallback=|| ()>
+            {move || mode.get().and_then(Result::ok).map(|off| view! {
+                <section class=format!("{CARD} mb-6 flex flex-col gap-3 p-4 sm:flex-row sm:items-center sm:justify-between") data-testid="password-sign-in" aria-labelledby="password-sign-in-title">
+                    <div class="min-w-0">
+                        <h2 id="password-sign-in-title" class="font-medium text-slate-900 dark:text-white">"Password sign-in"
+                            <span class="ml-2"><Pill tone=if off { Tone::Off } else { Tone::Good } text=if off { "Break-glass admins only" } else { "Everyone" }/></span>
+                        </h2>
+                        <p class=MUTED>{if off {
+                            "Everyone signs in through a provider; only admins marked break-glass (Console users → an admin) may use a password, for when the provider is down."
+                        } else {
+                            "Anyone with a password may sign in with it, beside the providers. Turn it off once everyone signs in through a provider; mark a break-glass admin first."
+                        }}</p>
+                    </div>
+                    <div class="shrink-0">
+                        {if off {
+                            view! {
+                                <button type="button" class=BTN_SMALL disabled=move || set.pending().get()
+                                    on:click=move |_| { set.dispatch(SetPasswordSignIn { break_glass_only: false }); }>"Turn on for everyone"</button>
+                            }.into_any()
+                        } else {
+                            view! {
+                                <ConfirmButton label="Turn off" title="Turn password sign-in off?"
+                                    message="Only break-glass admins may sign in with a password from now on; everyone else signs in through a provider. Sessions already open stay."
+                                    confirm_label="Turn off" class=BTN_SMALL_DANGER
+                                    on_confirm=Callback::new(move |_| { set.dispatch(SetPasswordSignIn { break_glass_only: true }); })/>
+                            }.into_any()
+                        }}
+                    </div>
+                </section>
+            })}
+        </Transition>
     }
 }

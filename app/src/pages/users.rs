@@ -2,7 +2,8 @@
 //! them (confirmed) and issues one-time password links.
 use crate::api::audit::history;
 use crate::api::users::{
-    CreateUser, IssueResetLink, SetUserDisabled, SetUserRole, get_user, list_users,
+    CreateUser, IssueResetLink, SetUserBreakGlass, SetUserDisabled, SetUserRole, get_user,
+    list_users,
 };
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::copy::CopyValue;
@@ -51,6 +52,7 @@ fn UserRow(user: UserView) -> impl IntoView {
             <td class=CARDS_CELL_NEXT><CellLabel text="Role"/>{role_label(&user.role)}</td>
             <td class=CARDS_CELL_NEXT>
                 <Pill tone=status_tone(status) text=status/>
+                {user.break_glass.then(|| view! { <span class="ml-1"><Pill tone=Tone::Info text="Break-glass"/></span> })}
             </td>
         </tr>
     }
@@ -209,17 +211,40 @@ pub fn UserDetailPage() -> impl IntoView {
     let role = ServerAction::<SetUserRole>::new();
     let disable = ServerAction::<SetUserDisabled>::new();
     let reset = ServerAction::<IssueResetLink>::new();
+    let glass = ServerAction::<SetUserBreakGlass>::new();
     let (changed, toggled, issued_links) = (successes(role), successes(disable), successes(reset));
+    let glassed = successes(glass);
     let user = Resource::new(
-        move || (id.get(), changed.get(), toggled.get()),
+        move || (id.get(), changed.get(), toggled.get(), glassed.get()),
         |(id, ..)| get_user(id),
     );
     let events = Resource::new(
-        move || (id.get(), changed.get(), toggled.get(), issued_links.get()),
+        move || {
+            (
+                id.get(),
+                changed.get(),
+                toggled.get(),
+                issued_links.get(),
+                glassed.get(),
+            )
+        },
         |(id, ..)| history("user".to_owned(), id),
     );
+
     let issued = RwSignal::new(None::<IssuedLink>);
     let toasts = use_toasts();
+    Effect::new(move |_| match glass.value().get() {
+        Some(Ok(u)) => toasts.push(
+            ToastKind::Success,
+            if u.break_glass {
+                format!("{} is a break-glass admin.", u.email)
+            } else {
+                format!("{} is no longer a break-glass admin.", u.email)
+            },
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
     Effect::new(move |_| match role.value().get() {
         Some(Ok(u)) => toasts.push(
             ToastKind::Success,
@@ -311,6 +336,26 @@ pub fn UserDetailPage() -> impl IntoView {
                             <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="user-detail">
                                 <div><dt class=MUTED>"Status"</dt><dd><Pill tone=status_tone(status) text=status/></dd></div>
                                 <div><dt class=MUTED>"Created"</dt><dd><When at=u.created.at.clone() words=u.created.ago.clone()/></dd></div>
+                                {(admin && u.has_password && u.sso_provider.is_none()).then(|| {
+                                    let on = u.break_glass;
+                                    view! {
+                                        <div class="sm:col-span-2" data-testid="break-glass">
+                                            <dt class=MUTED>"Break-glass admin"</dt>
+                                            <dd class="mt-1 flex flex-wrap items-center gap-3">
+                                                <span>{if on { "Yes: may sign in with a password even when password sign-in is off." } else { "No" }}</span>
+                                                {if on {
+                                                    view! { <button type="button" class=BTN_SMALL disabled=move || glass.pending().get()
+                                                        on:click=move |_| { glass.dispatch(SetUserBreakGlass { id: uid.get_value(), on: false }); }>"Remove break-glass"</button> }.into_any()
+                                                } else {
+                                                    view! { <ConfirmButton label="Make break-glass" title="Make this admin a break-glass admin?"
+                                                        message="They may sign in with their password even when password sign-in is off for everyone else: keep the password long, unique and in a safe."
+                                                        confirm_label="Make break-glass" class=BTN_SMALL
+                                                        on_confirm=Callback::new(move |_| { glass.dispatch(SetUserBreakGlass { id: uid.get_value(), on: true }); })/> }.into_any()
+                                                }}
+                                            </dd>
+                                        </div>
+                                    }
+                                })}
                             </dl>
                             {myself.then(|| view! { <p class=format!("mt-4 {MUTED}") data-testid="own-account">"This is your own account: another admin changes its role or disables it."</p> })}
                             <form class="mt-4 flex flex-wrap items-end gap-3" class:hidden=myself on:submit=move |ev| {

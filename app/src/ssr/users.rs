@@ -12,6 +12,7 @@ pub fn user_view(u: &authz::accounts::User, now: i64) -> UserView {
         disabled: u.disabled,
         has_password: u.password_hash.is_some(),
         sso_provider: u.sso_provider.clone(),
+        break_glass: u.break_glass,
         created: moment(now, u.created_at),
     }
 }

@@ -244,6 +244,16 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
         "Single sign-on",
         "Sign-in provider removed",
     ),
+    (
+        "console.password_sign_in",
+        "Single sign-on",
+        "Password sign-in changed",
+    ),
+    (
+        "user.break_glass",
+        "Console users",
+        "Break-glass admin changed",
+    ),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

@@ -75,6 +75,15 @@ pub struct Abilities {
     pub approve_releases: bool,
 }
 
+/// What the sign-in page offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInOptions {
+    /// The providers' buttons.
+    pub providers: Vec<SignInProvider>,
+    /// Whether password sign-in is for break-glass admins only.
+    pub password_break_glass_only: bool,
+}
+
 /// A sign-in provider's button on the sign-in page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignInProvider {

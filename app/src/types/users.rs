@@ -19,6 +19,8 @@ pub struct UserView {
     pub has_password: bool,
     /// The sign-in provider the account signs in with (its name), if any.
     pub sso_provider: Option<String>,
+    /// A break-glass admin (may sign in with a password when password sign-in is off).
+    pub break_glass: bool,
     /// Creation time.
     pub created: Moment,
 }

@@ -98,6 +98,8 @@ pub struct User {
     pub updated_at: UnixTime,
     /// The sign-in provider (its display name) the account signs in with, if any.
     pub sso_provider: Option<String>,
+    /// A break-glass admin: may sign in with a password even when password sign-in is off.
+    pub break_glass: bool,
 }
 
 impl std::fmt::Debug for User {

@@ -25,6 +25,9 @@ fn principal_of(u: &User) -> Principal {
 
 fn map_last_admin(e: StorageError) -> Error {
     match e {
+        StorageError::Precondition(crate::storage::NO_BREAK_GLASS) => {
+            Error::Conflict(crate::sso::NO_BREAK_GLASS_LEFT.into())
+        }
         StorageError::Precondition(_) => Error::Conflict(LAST_ADMIN.into()),
         other => Error::Storage(other),
     }
@@ -164,6 +167,14 @@ impl Core {
             return Err(Error::InvalidCredentials);
         };
         self.login_throttle.succeeded(attempt);
+        // The right password, but password sign-in is for break-glass admins only.
+        if !user.break_glass && self.store.password_sign_in_break_glass_only().await? {
+            event.outcome = Outcome::Failure;
+            event.details = serde_json::json!({"reason": "password sign-in is off"});
+            self.store.insert_audit_event(&event).await?;
+            count_sign_in("console", "failed");
+            return Err(Error::Forbidden);
+        }
         self.store.insert_audit_event(&event).await?;
         count_sign_in("console", "ok");
         Ok(principal_of(&user))
@@ -273,6 +284,7 @@ impl Core {
             created_at: now,
             updated_at: now,
             sso_provider: None,
+            break_glass: false,
         };
         let event = self.event(
             &link.realm_id,
@@ -529,6 +541,7 @@ impl Core {
             created_at: now,
             updated_at: now,
             sso_provider: None,
+            break_glass: false,
         })
     }
 

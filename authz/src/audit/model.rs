@@ -217,6 +217,11 @@ pub mod action {
     pub const SSO_PROVIDER_DISABLE: &str = "sso_provider.disable";
     /// A console sign-in provider was removed.
     pub const SSO_PROVIDER_DELETE: &str = "sso_provider.delete";
+    /// Password sign-in to the console was turned on for everyone, or off for all but
+    /// break-glass admins.
+    pub const PASSWORD_SIGN_IN: &str = "console.password_sign_in";
+    /// An admin was marked as break-glass, or no longer.
+    pub const USER_BREAK_GLASS: &str = "user.break_glass";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -304,6 +309,8 @@ pub mod action {
         SSO_PROVIDER_ENABLE,
         SSO_PROVIDER_DISABLE,
         SSO_PROVIDER_DELETE,
+        PASSWORD_SIGN_IN,
+        USER_BREAK_GLASS,
     ];
 }
 
@@ -479,6 +486,8 @@ pub enum AuditSubject {
     TrustedIssuer(String),
     /// A console sign-in provider, by id.
     SsoProvider(String),
+    /// How people sign in to the console (password sign-in on or off).
+    ConsoleSignIn,
 }
 
 impl AuditSubject {
@@ -502,6 +511,7 @@ impl AuditSubject {
             AuditSubject::Setup => "setup".to_owned(),
             AuditSubject::TrustedIssuer(iss) => format!("idp:{iss}"),
             AuditSubject::SsoProvider(id) => format!("sso:{id}"),
+            AuditSubject::ConsoleSignIn => "console:sign_in".to_owned(),
         }
     }
 }

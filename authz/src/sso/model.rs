@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::ids::SsoProviderId;
 
+/// What a change that would leave password sign-in off without a break-glass admin is told.
+pub const NO_BREAK_GLASS_LEFT: &str = "Password sign-in is off for all but break-glass admins, and this would leave none: mark another admin with a password as break-glass first, or turn password sign-in back on.";
+
 /// Most sign-in providers the console offers.
 pub const MAX_SSO_PROVIDERS: usize = 10;
 /// Most group values one role rule lists.

@@ -3,8 +3,8 @@
 //! console account and decides its role.
 use super::model::{
     Discovery, MAX_SSO_PROVIDERS, PendingSsoSignIn, RoleRules, SIGN_IN_TTL_SECS, SsoIdentity,
-    SsoProvider, SsoProviderId, SsoProviderInput, SsoRefusal, SsoSession, UserIdentity, parse_claim_name,
-    parse_scopes, parse_sso_client_id, parse_values,
+    SsoProvider, SsoProviderId, SsoProviderInput, SsoRefusal, SsoSession, UserIdentity,
+    parse_claim_name, parse_scopes, parse_sso_client_id, parse_values,
 };
 use super::rp::{self, RelyingParty};
 use crate::accounts::{Email, User, UserId};
@@ -799,6 +799,7 @@ impl Core {
             created_at: now,
             updated_at: now,
             sso_provider: Some(provider.display_name.clone()),
+            break_glass: false,
         };
         let link = UserIdentity {
             provider_id: provider.id.clone(),
@@ -835,6 +836,108 @@ impl Core {
         }
         crate::accounts::count_sign_in("console", "ok");
         Ok(Ok(principal_of(&user)))
+    }
+
+    /// Whether password sign-in is for break-glass admins only (the sign-in page says so).
+    ///
+    /// # Errors
+    /// On storage failure.
+    pub async fn password_sign_in_break_glass_only(&self) -> Result<bool> {
+        Ok(self.store.password_sign_in_break_glass_only().await?)
+    }
+
+    /// Turns password sign-in on for everyone, or off for all but break-glass admins (everyone
+    /// else signs in with a provider). Turning it off needs an enabled provider and an enabled
+    /// break-glass admin with a password.
+    ///
+    /// # Errors
+    /// `Forbidden`, `Conflict` (no provider, no break-glass admin).
+    pub async fn set_password_sign_in(
+        &self,
+        p: &Principal,
+        break_glass_only: bool,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        p.require(Permission::ManageUsers)?;
+        if break_glass_only && self.sign_in_providers().await?.is_empty() {
+            return Err(Error::Conflict(
+                "Add and enable a sign-in provider first: with password sign-in off, everyone but break-glass admins signs in through one.".into(),
+            ));
+        }
+        let realm = self.admin_realm().await?;
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::PASSWORD_SIGN_IN,
+            AuditSubject::ConsoleSignIn,
+            meta,
+        );
+        event.details = serde_json::json!({
+            "password_sign_in": if break_glass_only { "break_glass_only" } else { "everyone" },
+        });
+        self.store
+            .set_password_sign_in(break_glass_only, self.now(), &event)
+            .await
+            .map_err(|e| match e {
+                crate::error::StorageError::Precondition(_) => Error::Conflict(
+                    "Mark an admin who has a password as break-glass first: they can still sign in when the provider is down.".into(),
+                ),
+                other => other.into(),
+            })
+    }
+
+    /// Marks an admin as break-glass (may sign in with a password when password sign-in is
+    /// off) or not. Only admins with a password who do not sign in through a provider qualify.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound`, `Invalid`, `Conflict` (the last break-glass admin while
+    /// password sign-in is off).
+    pub async fn set_user_break_glass(
+        &self,
+        p: &Principal,
+        user_id: &UserId,
+        on: bool,
+        meta: &RequestMeta,
+    ) -> Result<User> {
+        p.require(Permission::ManageUsers)?;
+        let mut user = self.store.find_user(user_id).await?.ok_or_else(|| {
+            Error::not_found(
+                "user",
+                user_id.as_str().chars().take(64).collect::<String>(),
+            )
+        })?;
+        if user.break_glass == on {
+            return Ok(user);
+        }
+        if on
+            && (user.role != crate::policy::Role::Admin
+                || user.password_hash.is_none()
+                || user.sso_provider.is_some())
+        {
+            return Err(Error::Invalid(
+                "Only an admin who signs in with a password (not through a provider) can be a break-glass admin.".into(),
+            ));
+        }
+        let mut event = self.event(
+            &user.realm_id,
+            &p.email,
+            action::USER_BREAK_GLASS,
+            AuditSubject::User(user.id.to_string()),
+            meta,
+        );
+        event.details = serde_json::json!({"break_glass": on});
+        user.break_glass = on;
+        user.updated_at = self.now();
+        self.store
+            .set_user_break_glass(&user.id, on, user.updated_at, &event)
+            .await
+            .map_err(|e| match e {
+                crate::error::StorageError::Precondition(_) => {
+                    Error::Conflict(super::NO_BREAK_GLASS_LEFT.into())
+                }
+                other => other.into(),
+            })?;
+        Ok(user)
     }
 
     /// A pending sign-in sealed for the browser's cookie (AES-256-GCM under the master key: the

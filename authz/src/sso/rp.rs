@@ -233,8 +233,17 @@ pub(crate) fn logout_url(
     back_to: &str,
 ) -> Option<String> {
     let endpoint = m.additional_metadata().end_session_endpoint.clone()?;
-    let mut request = LogoutRequest::from(endpoint).set_client_id(ClientId::new(client_id.to_owned()));
-    if let Some(token) = id_token.and_then(|t| t.parse::<IdToken<AllClaims, CoreGenderClaim, CoreJweContentEncryptionAlgorithm, CoreJwsSigningAlgorithm>>().ok()) {
+    let mut request =
+        LogoutRequest::from(endpoint).set_client_id(ClientId::new(client_id.to_owned()));
+    if let Some(token) = id_token.and_then(|t| {
+        t.parse::<IdToken<
+            AllClaims,
+            CoreGenderClaim,
+            CoreJweContentEncryptionAlgorithm,
+            CoreJwsSigningAlgorithm,
+        >>()
+        .ok()
+    }) {
         request = request.set_id_token_hint(&token);
     }
     if let Ok(back) = PostLogoutRedirectUrl::new(back_to.to_owned()) {

@@ -108,7 +108,7 @@ pub trait AccountStore: Send + Sync {
     ) -> Result<bool, StorageError>;
 }
 
-pub(super) const USER_COLUMNS: &str = "id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at, \
+pub(super) const USER_COLUMNS: &str = "id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at, break_glass, \
     (SELECT sp.display_name FROM user_identities ui JOIN sso_providers sp ON sp.id = ui.provider_id WHERE ui.user_id = users.id) AS sso_provider";
 pub(super) const INSERT_USER: &str = "INSERT INTO users (id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 pub(super) const SET_ROLE: &str = "UPDATE users SET role = $1, updated_at = $2 WHERE id = $3";
@@ -455,6 +455,12 @@ macro_rules! account_store {
                     if admins_before > 0 && admins_after == 0 {
                         // Dropping the transaction rolls the change back.
                         return Err(StorageError::Precondition(LAST_ADMIN));
+                    }
+                    if !break_glass_remains!(tx) {
+                        tx.rollback().await?;
+                        return Err(StorageError::Precondition(
+                            $crate::storage::sso::NO_BREAK_GLASS,
+                        ));
                     }
                     if let (1, Some((at, why))) = (n, ends_sign_ins) {
                         end_user_sign_ins(&mut tx, user, at, why).await?;

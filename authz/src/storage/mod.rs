@@ -69,7 +69,7 @@ pub use registry::{REQUEST_DECIDED, RegistryStore, ReleaseEffects, SEQUENCE_TAKE
 pub use resources::{ResourceStore, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
 pub use review::ReviewStore;
 pub use sqlite::SqliteStore;
-pub use sso::{SsoAccountChange, SsoStore};
+pub use sso::{NO_BREAK_GLASS, SsoAccountChange, SsoStore};
 pub use tokens::{Purged, TokenStore};
 pub use types::{BaseStore, Generation};
 

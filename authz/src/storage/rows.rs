@@ -317,6 +317,7 @@ pub(crate) struct UserRow {
     pub created_at: i64,
     pub updated_at: i64,
     pub sso_provider: Option<String>,
+    pub break_glass: bool,
 }
 
 impl TryFrom<UserRow> for User {
@@ -334,6 +335,7 @@ impl TryFrom<UserRow> for User {
             created_at: r.created_at,
             updated_at: r.updated_at,
             sso_provider: r.sso_provider,
+            break_glass: r.break_glass,
         })
     }
 }

@@ -81,6 +81,26 @@ pub trait SsoStore: Send + Sync {
     ) -> Result<Option<UserIdentity>, StorageError>;
     /// The provider identity of an account, if it signs in through one.
     async fn identity_of_user(&self, user: &UserId) -> Result<Option<UserIdentity>, StorageError>;
+    /// Whether password sign-in is for break-glass admins only.
+    async fn password_sign_in_break_glass_only(&self) -> Result<bool, StorageError>;
+    /// Turns password sign-in on for everyone or off for all but break-glass admins, with its
+    /// audit event; `Precondition` ([`NO_BREAK_GLASS`]) when turning it off without an enabled
+    /// break-glass admin who has a password.
+    async fn set_password_sign_in(
+        &self,
+        break_glass_only: bool,
+        at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Marks an admin as break-glass or not, with its audit event; `NotFound` if gone,
+    /// `Precondition` ([`NO_BREAK_GLASS`]) when that leaves password sign-in off without one.
+    async fn set_user_break_glass(
+        &self,
+        user: &UserId,
+        on: bool,
+        at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Writes what a provider sign-in decided, with its audit events, in one transaction.
     /// `Conflict` when the email or identity was taken meanwhile; `Precondition` when the
     /// change would leave no enabled admin.
@@ -90,6 +110,39 @@ pub trait SsoStore: Send + Sync {
         at: UnixTime,
         events: &[&NewAuditEvent],
     ) -> Result<(), StorageError>;
+}
+
+/// The precondition a change fails when it would leave password sign-in off without an enabled
+/// break-glass admin who has a password.
+pub const NO_BREAK_GLASS: &str = "password sign-in is off and no break-glass admin would remain";
+pub(super) const PASSWORD_SIGN_IN: &str =
+    "SELECT password_sign_in FROM console_sign_in WHERE id = 1";
+pub(super) const SET_PASSWORD_SIGN_IN: &str =
+    "UPDATE console_sign_in SET password_sign_in = $1, updated_at = $2 WHERE id = 1";
+pub(super) const COUNT_BREAK_GLASS: &str = "SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = FALSE AND break_glass = TRUE AND password_hash IS NOT NULL";
+/// Touches (and so locks, see `LOCK_ACTIVE_ADMINS`) every admin account.
+pub(super) const LOCK_ADMINS: &str =
+    "UPDATE users SET updated_at = updated_at WHERE role = 'admin'";
+pub(super) const SET_BREAK_GLASS: &str =
+    "UPDATE users SET break_glass = $1, updated_at = $2 WHERE id = $3";
+
+/// Whether a change inside a transaction (`$conn`, a `&mut` connection) leaves a way in:
+/// password sign-in for everyone, or an enabled break-glass admin with a password. An
+/// expression for `async` bodies that return `Result<_, StorageError>`.
+macro_rules! break_glass_remains {
+    ($conn:expr) => {{
+        let mode: Option<String> = sqlx::query_scalar($crate::storage::sso::PASSWORD_SIGN_IN)
+            .fetch_optional(&mut *$conn)
+            .await?;
+        if mode.as_deref() == Some("break_glass") {
+            let n: i64 = sqlx::query_scalar($crate::storage::sso::COUNT_BREAK_GLASS)
+                .fetch_one(&mut *$conn)
+                .await?;
+            n > 0
+        } else {
+            true
+        }
+    }};
 }
 
 pub(super) const PROVIDER_COLUMNS: &str = "id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, enabled, created_at, updated_at";
@@ -351,6 +404,61 @@ macro_rules! sso_store {
                         .fetch_optional(&self.pool)
                         .await?
                         .map(UserIdentity::from))
+                }
+
+                async fn password_sign_in_break_glass_only(&self) -> Result<bool, StorageError> {
+                    let mode: Option<String> = sqlx::query_scalar(PASSWORD_SIGN_IN)
+                        .fetch_optional(&self.pool)
+                        .await?;
+                    Ok(mode.as_deref() == Some("break_glass"))
+                }
+
+                async fn set_password_sign_in(
+                    &self,
+                    break_glass_only: bool,
+                    at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    // Write first (locks the admins on PostgreSQL), then check what is left.
+                    sqlx::query(LOCK_ADMINS).execute(&mut *tx).await?;
+                    sqlx::query(SET_PASSWORD_SIGN_IN)
+                        .bind(if break_glass_only { "break_glass" } else { "everyone" })
+                        .bind(at)
+                        .execute(&mut *tx)
+                        .await?;
+                    if !break_glass_remains!(tx) {
+                        tx.rollback().await?;
+                        return Err(StorageError::Precondition(NO_BREAK_GLASS));
+                    }
+                    self.commit_uncached(tx, event).await
+                }
+
+                async fn set_user_break_glass(
+                    &self,
+                    user: &UserId,
+                    on: bool,
+                    at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    sqlx::query(LOCK_ADMINS).execute(&mut *tx).await?;
+                    let n = sqlx::query(SET_BREAK_GLASS)
+                        .bind(on)
+                        .bind(at)
+                        .bind(user.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Err(StorageError::NotFound);
+                    }
+                    if !break_glass_remains!(tx) {
+                        tx.rollback().await?;
+                        return Err(StorageError::Precondition(NO_BREAK_GLASS));
+                    }
+                    self.commit_uncached(tx, event).await
                 }
 
                 async fn save_sso_sign_in(

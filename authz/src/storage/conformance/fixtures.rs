@@ -79,6 +79,7 @@ pub(super) fn user(realm_id: &RealmId, email: &str, role: Role) -> User {
         created_at: 2_000,
         updated_at: 2_000,
         sso_provider: None,
+        break_glass: false,
     }
 }
 
