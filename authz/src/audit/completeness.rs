@@ -145,6 +145,15 @@ const WRITES: &[&str] = &[
     // tokens
     "issue_token",
     "revoke_token",
+    // console single sign-on (sign-ins are audited as session.login / user.create /
+    // user.role_change; checked by the storage conformance and browser tests)
+    "create_sso_provider",
+    "update_sso_provider",
+    "set_sso_provider_enabled",
+    "delete_sso_provider",
+    "set_password_sign_in",
+    "set_user_break_glass",
+    "finish_sso_sign_in",
 ];
 
 /// Operations that change nothing an audit row would record. Each says why.
@@ -258,6 +267,16 @@ const READS: &[&str] = &[
     "served_release",
     "served_release_id",
     "served_registry",
+    // Console single sign-on: the providers and settings (reads), a discovery run now (fetches,
+    // stores nothing), the start of a sign-in (stores nothing: the pending sign-in goes to the
+    // browser, sealed), the sign-out URL, and the sealing of the pending sign-in.
+    "list_sso_providers",
+    "sign_in_providers",
+    "test_sso_provider",
+    "start_sso_sign_in",
+    "sso_logout_url",
+    "password_sign_in_break_glass_only",
+    "user_sso_identity",
 ];
 
 /// The writes `each_write_adds_an_audit_row` runs.
@@ -292,6 +311,10 @@ const RUN: &[&str] = &[
     "update_trusted_issuer",
     "set_trusted_issuer_enabled",
     "delete_trusted_issuer",
+    "create_sso_provider",
+    "update_sso_provider",
+    "set_sso_provider_enabled",
+    "delete_sso_provider",
     "create_user",
     "set_user_role",
     "set_user_disabled",
@@ -820,6 +843,40 @@ async fn each_write_adds_an_audit_row() {
     write!(
         "delete_trusted_issuer",
         core.delete_trusted_issuer(&p, d, "https://idp.example.com", &m)
+    );
+    let sso = crate::sso::SsoProviderInput {
+        display_name: "Acme".into(),
+        issuer: "https://sso.example.com".into(),
+        client_id: "portcullis".into(),
+        client_secret: "s3cret".into(),
+        admin_groups: "admins".into(),
+        ..Default::default()
+    };
+    let sso_id = write!(
+        "create_sso_provider",
+        core.create_sso_provider(&p, &sso, &m)
+    )
+    .map(|s| s.id.to_string())
+    .unwrap_or_default();
+    write!(
+        "update_sso_provider",
+        core.update_sso_provider(
+            &p,
+            &sso_id,
+            &crate::sso::SsoProviderInput {
+                developer_groups: "*".into(),
+                ..sso.clone()
+            },
+            &m
+        )
+    );
+    write!(
+        "set_sso_provider_enabled",
+        core.set_sso_provider_enabled(&p, &sso_id, false, &m)
+    );
+    write!(
+        "delete_sso_provider",
+        core.delete_sso_provider(&p, &sso_id, &m)
     );
     let ada = write!(
         "create_user",

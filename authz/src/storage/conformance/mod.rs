@@ -23,6 +23,7 @@ mod registration;
 mod registry;
 mod resources;
 mod review;
+mod sso;
 mod tokens;
 
 pub(crate) mod harness {
@@ -168,6 +169,7 @@ on_both_backends!(
     registry::registry,
     drift::drift,
     federation::federation,
+    sso::sso,
 );
 
 /// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes
