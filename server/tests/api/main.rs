@@ -24,5 +24,6 @@ mod registration;
 mod registry;
 mod rejections;
 mod review;
+mod sso;
 
 pub use support::*;

@@ -1,0 +1,403 @@
+//! Console single sign-on against a test identity provider that forges what a real one never
+//! would: ID tokens for another client, from another issuer, with another nonce, expired, signed
+//! by another key, unsigned or signed with the client secret, with a wrong `at_hash`; answers
+//! naming another issuer (RFC 9207); callbacks with the wrong `state` or for another provider.
+//! Every one is refused and nobody is signed in. (Real sign-ins through node-oidc-provider are in
+//! the browser tests.)
+use super::*;
+use authz::keys::{GeneratedKey, Signer, SigningAlg, generate};
+use authz::sso::{SsoCallback, SsoProviderInput, SsoRefusal};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use std::sync::Mutex;
+
+const CLIENT_ID: &str = "portcullis";
+const CLIENT_SECRET: &str = "a-client-secret-of-thirty-two-bytes!";
+
+/// What the test IdP's token endpoint answers next: an ID token made from the nonce the
+/// authorization request carried.
+type Mint = Box<dyn Fn(&str) -> serde_json::Value + Send + Sync>;
+
+struct Idp {
+    issuer: String,
+    key: GeneratedKey,
+    next: Arc<Mutex<Option<Mint>>>,
+    /// The nonce of the sign-in under way, as the token endpoint needs it.
+    nonce: Arc<Mutex<String>>,
+}
+
+impl Idp {
+    /// Starts the IdP on loopback: discovery, keys and a token endpoint that answers `next`.
+    async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let issuer = format!("http://{}", listener.local_addr().expect("addr"));
+        let key = generate(SigningAlg::ES256).expect("key");
+        let mut jwk = key.public_jwk.clone();
+        jwk.insert("kid".into(), "idp-1".into());
+        jwk.insert("use".into(), "sig".into());
+        jwk.insert("alg".into(), "ES256".into());
+        let jwks = serde_json::json!({"keys": [jwk]}).to_string();
+        let discovery = serde_json::json!({
+            "issuer": issuer,
+            "authorization_endpoint": format!("{issuer}/authorize"),
+            "token_endpoint": format!("{issuer}/token"),
+            "jwks_uri": format!("{issuer}/jwks"),
+            "response_types_supported": ["code"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["ES256"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+        })
+        .to_string();
+        let next: Arc<Mutex<Option<Mint>>> = Arc::default();
+        let nonce: Arc<Mutex<String>> = Arc::default();
+        let (served_next, served_nonce) = (next.clone(), nonce.clone());
+        let json = |body: String| ([(header::CONTENT_TYPE, "application/json")], body);
+        let app = axum::Router::new()
+            .route(
+                "/.well-known/openid-configuration",
+                axum::routing::get(move || async move { json(discovery) }),
+            )
+            .route(
+                "/jwks",
+                axum::routing::get(move || async move { json(jwks) }),
+            )
+            .route(
+                "/token",
+                axum::routing::post(move || {
+                    let (next, nonce) = (served_next.clone(), served_nonce.clone());
+                    async move {
+                        let n = nonce.lock().expect("lock").clone();
+                        let body = next.lock().expect("lock").as_ref().map(|mint| mint(&n));
+                        json(body.unwrap_or_default().to_string())
+                    }
+                }),
+            );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        Self {
+            issuer,
+            key,
+            next,
+            nonce,
+        }
+    }
+
+    fn sign(&self, claims: &serde_json::Value) -> String {
+        Signer::from_pkcs8("idp-1", SigningAlg::ES256, &self.key.pkcs8)
+            .expect("signer")
+            .sign("JWT", claims)
+            .expect("sign")
+    }
+
+    /// Good claims for `sub` in group `admins`.
+    fn claims(&self, sub: &str, nonce: &str) -> serde_json::Value {
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        serde_json::json!({
+            "iss": self.issuer, "sub": sub, "aud": CLIENT_ID, "nonce": nonce,
+            "iat": now, "exp": now + 300,
+            "email": format!("{sub}@corp.example"), "email_verified": true, "name": sub,
+            "groups": ["admins"],
+        })
+    }
+
+    /// A token response around `id_token`.
+    fn answer(id_token: &str) -> serde_json::Value {
+        serde_json::json!({"access_token": "at-1", "token_type": "Bearer", "expires_in": 300, "id_token": id_token})
+    }
+}
+
+async fn setup() -> (TestServer, Idp, String) {
+    let t = TestServer::with(
+        |c| {
+            c.dev.allow_loopback_client_urls = true;
+            c.dev.allow_http_loopback_resources = true;
+        },
+        Arc::new(authz::clock::SystemClock),
+    )
+    .await;
+    let idp = Idp::start().await;
+    let provider = t
+        .state
+        .core
+        .create_sso_provider(
+            &authz::Principal::cli(),
+            &SsoProviderInput {
+                display_name: "Corp".into(),
+                issuer: idp.issuer.clone(),
+                client_id: CLIENT_ID.into(),
+                client_secret: CLIENT_SECRET.into(),
+                admin_groups: "admins".into(),
+                ..Default::default()
+            },
+            &authz::RequestMeta::default(),
+        )
+        .await
+        .expect("provider");
+    (t, idp, provider.id.to_string())
+}
+
+/// Starts a sign-in, lets the IdP answer with what `mint` makes of its nonce, and finishes it
+/// with the right `state` (or `state`, `iss` and `provider` as given).
+async fn sign_in(
+    t: &TestServer,
+    idp: &Idp,
+    provider: &str,
+    mint: Mint,
+    tweak: impl FnOnce(&mut SsoCallback, &mut String),
+) -> Result<authz::Principal, SsoRefusal> {
+    let core = &t.state.core;
+    let (url, pending) = core
+        .start_sso_sign_in(provider, "/")
+        .await
+        .expect("start")
+        .expect("provider reachable");
+    let url = url::Url::parse(&url).expect("url");
+    let param = |k: &str| {
+        url.query_pairs()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    };
+    assert_eq!(param("code_challenge_method"), "S256");
+    assert_eq!(param("client_id"), CLIENT_ID);
+    assert!(param("scope").split(' ').any(|s| s == "openid"));
+    assert_eq!(param("nonce"), pending.nonce);
+    *idp.nonce.lock().expect("lock") = pending.nonce.clone();
+    *idp.next.lock().expect("lock") = Some(mint);
+    let mut callback = SsoCallback {
+        code: Some("code-1".into()),
+        state: Some(param("state")),
+        iss: None,
+        error: None,
+    };
+    let mut at = provider.to_owned();
+    tweak(&mut callback, &mut at);
+    core.finish_sso_sign_in(
+        &at,
+        Some(pending),
+        &callback,
+        &authz::RequestMeta::default(),
+    )
+    .await
+    .expect("storage")
+    .map(|(p, _)| p)
+}
+
+fn refused(outcome: Result<authz::Principal, SsoRefusal>, what: &str) -> String {
+    match outcome {
+        Err(SsoRefusal::Provider(reason)) => reason,
+        other => panic!("{what}: expected a refusal, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn forged_id_tokens_and_answers_are_refused() {
+    let (t, idp, provider) = setup().await;
+    let idp = Arc::new(idp);
+    let forge = |f: fn(&Idp, &str) -> serde_json::Value| -> Mint {
+        let idp = idp.clone();
+        Box::new(move |nonce| f(&idp, nonce))
+    };
+    let cases: [(&str, fn(&Idp, &str) -> serde_json::Value, &str); 9] = [
+        (
+            "another client's token",
+            |i, n| {
+                let mut c = i.claims("mallory", n);
+                c["aud"] = "other-app".into();
+                Idp::answer(&i.sign(&c))
+            },
+            "audience",
+        ),
+        (
+            "two audiences, azp another",
+            |i, n| {
+                let mut c = i.claims("mallory", n);
+                c["aud"] = serde_json::json!([CLIENT_ID, "other-app"]);
+                c["azp"] = "other-app".into();
+                Idp::answer(&i.sign(&c))
+            },
+            "",
+        ),
+        (
+            "another issuer",
+            |i, n| {
+                let mut c = i.claims("mallory", n);
+                c["iss"] = "https://evil.example".into();
+                Idp::answer(&i.sign(&c))
+            },
+            "issuer",
+        ),
+        (
+            "another nonce",
+            |i, _| Idp::answer(&i.sign(&i.claims("mallory", "replayed-nonce"))),
+            "nonce",
+        ),
+        (
+            "expired",
+            |i, n| {
+                let mut c = i.claims("mallory", n);
+                c["exp"] = (time::OffsetDateTime::now_utc().unix_timestamp() - 3600).into();
+                c["iat"] = (time::OffsetDateTime::now_utc().unix_timestamp() - 7200).into();
+                Idp::answer(&i.sign(&c))
+            },
+            "expire",
+        ),
+        (
+            "another key",
+            |i, n| {
+                let other = generate(SigningAlg::ES256).expect("key");
+                let token = Signer::from_pkcs8("idp-1", SigningAlg::ES256, &other.pkcs8)
+                    .expect("signer")
+                    .sign("JWT", &i.claims("mallory", n))
+                    .expect("sign");
+                Idp::answer(&token)
+            },
+            "signature",
+        ),
+        (
+            "unsigned (alg none)",
+            |i, n| {
+                let header = URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"JWT"}"#);
+                let body = URL_SAFE_NO_PAD.encode(i.claims("mallory", n).to_string());
+                Idp::answer(&format!("{header}.{body}."))
+            },
+            "",
+        ),
+        (
+            "signed with the client secret (HS256)",
+            |i, n| {
+                use aws_lc_rs::hmac;
+                let header = URL_SAFE_NO_PAD.encode(r#"{"alg":"HS256","typ":"JWT"}"#);
+                let body = URL_SAFE_NO_PAD.encode(i.claims("mallory", n).to_string());
+                let input = format!("{header}.{body}");
+                let key = hmac::Key::new(hmac::HMAC_SHA256, CLIENT_SECRET.as_bytes());
+                let sig = URL_SAFE_NO_PAD.encode(hmac::sign(&key, input.as_bytes()).as_ref());
+                Idp::answer(&format!("{input}.{sig}"))
+            },
+            "",
+        ),
+        (
+            "a wrong at_hash",
+            |i, n| {
+                let mut c = i.claims("mallory", n);
+                c["at_hash"] = "AAAAAAAAAAAAAAAAAAAAAA".into();
+                Idp::answer(&i.sign(&c))
+            },
+            "at_hash",
+        ),
+    ];
+    for (what, f, says) in cases {
+        let reason = refused(
+            sign_in(&t, &idp, &provider, forge(f), |_, _| {}).await,
+            what,
+        );
+        assert!(
+            reason.to_lowercase().contains(says),
+            "{what}: {reason:?} should mention {says:?}"
+        );
+    }
+    // An answer without an ID token.
+    let reason = refused(
+        sign_in(
+            &t,
+            &idp,
+            &provider,
+            Box::new(|_| serde_json::json!({"access_token": "at", "token_type": "Bearer"})),
+            |_, _| {},
+        )
+        .await,
+        "no ID token",
+    );
+    assert!(reason.contains("ID token"), "{reason}");
+    // The answer names another issuer (RFC 9207): a mix-up.
+    let good = forge(|i, n| Idp::answer(&i.sign(&i.claims("grace", n))));
+    let reason = refused(
+        sign_in(&t, &idp, &provider, good, |c, _| {
+            c.iss = Some("https://evil.example".into())
+        })
+        .await,
+        "iss parameter",
+    );
+    assert!(reason.contains("another issuer"), "{reason}");
+    // The provider refused.
+    let good = forge(|i, n| Idp::answer(&i.sign(&i.claims("grace", n))));
+    let reason = refused(
+        sign_in(&t, &idp, &provider, good, |c, _| {
+            c.code = None;
+            c.error = Some("access_denied".into());
+        })
+        .await,
+        "error",
+    );
+    assert!(reason.contains("access_denied"), "{reason}");
+    // Wrong state, or a callback for another provider: expired, nothing else said.
+    for tweak in [
+        (|c: &mut SsoCallback, _: &mut String| c.state = Some("guessed".into()))
+            as fn(&mut SsoCallback, &mut String),
+        |c, _| c.state = None,
+        |_, at| *at = "sso_0000".into(),
+    ] {
+        let good = forge(|i, n| Idp::answer(&i.sign(&i.claims("grace", n))));
+        assert_eq!(
+            sign_in(&t, &idp, &provider, good, tweak).await.err(),
+            Some(SsoRefusal::Expired)
+        );
+    }
+    // Nobody was signed in, nor created.
+    let users = t
+        .state
+        .core
+        .list_users(
+            &authz::Principal::cli(),
+            "corp.example",
+            authz::paging::Page::default(),
+        )
+        .await
+        .expect("users");
+    assert!(users.items.is_empty(), "{:?}", users.items);
+    // The honest answer signs in, as an admin (group "admins").
+    let good = forge(|i, n| Idp::answer(&i.sign(&i.claims("grace", n))));
+    let p = sign_in(&t, &idp, &provider, good, |_, _| {})
+        .await
+        .expect("signed in");
+    assert_eq!(
+        (p.email.as_str(), p.role),
+        ("grace@corp.example", authz::policy::Role::Admin)
+    );
+}
+
+#[tokio::test]
+async fn pending_sign_ins_are_sealed() {
+    let (t, _idp, provider) = setup().await;
+    let core = &t.state.core;
+    let (_, pending) = core
+        .start_sso_sign_in(&provider, "/users")
+        .await
+        .expect("start")
+        .expect("reachable");
+    let sealed = core.seal_sso_pending(&pending).expect("seal");
+    assert!(!sealed.contains(&pending.nonce) && !sealed.contains(&pending.pkce_verifier));
+    assert_eq!(core.open_sso_pending(&sealed), Some(pending));
+    // One changed character, or a cookie of another server (another master key): nothing.
+    let mut bytes = sealed.into_bytes();
+    bytes[10] = if bytes[10] == b'A' { b'B' } else { b'A' };
+    assert_eq!(
+        core.open_sso_pending(&String::from_utf8(bytes).expect("utf8")),
+        None
+    );
+    let other = TestServer::new().await;
+    let (_, mine) = core
+        .start_sso_sign_in(&provider, "/")
+        .await
+        .expect("start")
+        .expect("reachable");
+    assert_eq!(
+        other
+            .state
+            .core
+            .open_sso_pending(&core.seal_sso_pending(&mine).expect("seal")),
+        None
+    );
+    assert_eq!(core.open_sso_pending(&"A".repeat(5000)), None);
+}
