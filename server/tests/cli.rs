@@ -817,3 +817,103 @@ fn the_registry_from_the_command_line() {
         "{out}"
     );
 }
+
+/// An operator adds a console sign-in provider with its secret from a file (never an argument),
+/// lists it (the secret shown only as set), changes one group list, turns password sign-in off
+/// once a break-glass admin exists, and removes the provider.
+#[test]
+fn console_sign_in_providers_are_managed_from_the_command_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |args: &[&str]| portcullis(dir.path(), args);
+    run(&["migrate"]).expect("migrate");
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, "the-client-secret-from-the-idp\n").expect("secret file");
+    let added = run(&[
+        "sso",
+        "add",
+        "--name",
+        "Acme Okta",
+        "--issuer",
+        "https://acme.okta.example",
+        "--client-id",
+        "0oa1portcullis",
+        "--client-secret-file",
+        secret.to_str().expect("path"),
+        "--admin-group",
+        "platform-admins",
+        "--developer-group",
+        "engineering",
+    ])
+    .expect("add");
+    assert!(added.contains("/login/sso/sso_"), "{added}");
+    let id = added
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix('(').and_then(|w| w.strip_suffix(").")))
+        .expect("id")
+        .to_owned();
+    let listed = run(&["sso", "list"]).expect("list");
+    assert!(
+        listed.contains("Acme Okta") && listed.contains("\tset\t"),
+        "{listed}"
+    );
+    assert!(!listed.contains("the-client-secret"), "{listed}");
+    // No rule at all: refused, nothing changed.
+    let err = run(&[
+        "sso",
+        "update",
+        &id,
+        "--admin-group",
+        "",
+        "--developer-group",
+        "",
+    ])
+    .expect_err("no rules");
+    assert!(err.contains("at least one group"), "{err}");
+    run(&[
+        "sso",
+        "update",
+        &id,
+        "--developer-group",
+        "engineering",
+        "--developer-group",
+        "contractors",
+    ])
+    .expect("update");
+    assert!(
+        run(&["sso", "list"])
+            .expect("list")
+            .contains("engineering, contractors")
+    );
+    // Password sign-in off needs a break-glass admin first.
+    let err = run(&["sso", "password-sign-in", "break-glass-only"]).expect_err("no break-glass");
+    assert!(err.contains("break-glass"), "{err}");
+    let password = dir.path().join("password");
+    std::fs::write(&password, "a-long-break-glass-password\n").expect("password file");
+    let created = Command::new(env!("CARGO_BIN_EXE_portcullis"))
+        .args([
+            "admin",
+            "create",
+            "--email",
+            "root@example.com",
+            "--name",
+            "Root",
+            "--role",
+            "admin",
+        ])
+        .env("PORTCULLIS_DATA_DIR", dir.path())
+        .stdin(std::fs::File::open(&password).expect("open"))
+        .output()
+        .expect("admin create");
+    assert!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+    run(&["sso", "break-glass", "root@example.com"]).expect("break-glass");
+    run(&["sso", "password-sign-in", "break-glass-only"]).expect("off");
+    let err = run(&["sso", "break-glass", "root@example.com", "--off"]).expect_err("last one");
+    assert!(err.contains("would leave none"), "{err}");
+    run(&["sso", "password-sign-in", "everyone"]).expect("on");
+    run(&["sso", "remove", &id]).expect("remove");
+    assert!(!run(&["sso", "list"]).expect("list").contains("Acme Okta"));
+}

@@ -155,6 +155,22 @@ pub enum SsoCommand {
         /// Its id (sso_…).
         id: String,
     },
+    /// Who may sign in with a password: everyone, or only break-glass admins (everyone else
+    /// signs in through a provider).
+    PasswordSignIn {
+        /// `everyone` or `break-glass-only`.
+        #[arg(value_parser = ["everyone", "break-glass-only"])]
+        mode: String,
+    },
+    /// Mark an admin (by email) as break-glass: they may sign in with their password even when
+    /// password sign-in is off.
+    BreakGlass {
+        /// The admin's email.
+        email: String,
+        /// Remove the mark instead.
+        #[arg(long)]
+        off: bool,
+    },
 }
 
 pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Result<()> {
@@ -298,6 +314,36 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
             say!(
                 "Removed {id}: its accounts stay, their sessions ended, and they can no longer sign in with it."
             );
+        }
+        SsoCommand::PasswordSignIn { mode } => {
+            let off = mode == "break-glass-only";
+            core.set_password_sign_in(&p, off, &meta)
+                .await
+                .map_err(core_error)?;
+            if off {
+                say!(
+                    "Password sign-in is off: only break-glass admins use a password; everyone else signs in through a provider."
+                );
+            } else {
+                say!("Password sign-in is on for everyone.");
+            }
+        }
+        SsoCommand::BreakGlass { email, off } => {
+            let user = core
+                .find_principal_by_email(&email)
+                .await
+                .map_err(core_error)?
+                .ok_or_else(|| anyhow::anyhow!("No enabled console user {email}."))?;
+            core.set_user_break_glass(&p, &user.user_id, !off, &meta)
+                .await
+                .map_err(core_error)?;
+            if off {
+                say!("{email} is no longer a break-glass admin.");
+            } else {
+                say!(
+                    "{email} is a break-glass admin: they may sign in with their password even when password sign-in is off."
+                );
+            }
         }
     }
     Ok(())
