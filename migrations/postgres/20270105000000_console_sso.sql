@@ -14,6 +14,8 @@ CREATE TABLE sso_providers (
     groups_claim TEXT NOT NULL,
     -- JSON: {"admin": [...], "security_reviewer": [...], "developer": [...]}.
     role_rules TEXT NOT NULL,
+    -- Whether an email the provider does not mark verified is taken as the account's.
+    trust_email BOOLEAN NOT NULL DEFAULT FALSE,
     enabled BOOLEAN NOT NULL DEFAULT TRUE,
     created_at BIGINT NOT NULL,
     updated_at BIGINT NOT NULL,

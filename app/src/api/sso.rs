@@ -32,6 +32,7 @@ fn input(
     scopes: String,
     groups_claim: String,
     (admin_groups, reviewer_groups, developer_groups): (String, String, String),
+    trust_email: &str,
 ) -> authz::sso::SsoProviderInput {
     authz::sso::SsoProviderInput {
         display_name,
@@ -45,6 +46,7 @@ fn input(
         admin_groups,
         reviewer_groups,
         developer_groups,
+        trust_email: trust_email == "on",
     }
 }
 
@@ -61,6 +63,7 @@ pub async fn create_sso_provider(
     #[server(default)] admin_groups: String,
     #[server(default)] reviewer_groups: String,
     #[server(default)] developer_groups: String,
+    #[server(default)] trust_email: String,
 ) -> Result<SsoProviderView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let input = input(
@@ -73,6 +76,7 @@ pub async fn create_sso_provider(
         scopes,
         groups_claim,
         (admin_groups, reviewer_groups, developer_groups),
+        &trust_email,
     );
     let s = core.create_sso_provider(&p, &input, &meta).await?;
     Ok(ssr::sso::sso_provider_view(&core, &s))
@@ -93,6 +97,7 @@ pub async fn update_sso_provider(
     #[server(default)] admin_groups: String,
     #[server(default)] reviewer_groups: String,
     #[server(default)] developer_groups: String,
+    #[server(default)] trust_email: String,
 ) -> Result<SsoProviderView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let input = input(
@@ -105,6 +110,7 @@ pub async fn update_sso_provider(
         scopes,
         groups_claim,
         (admin_groups, reviewer_groups, developer_groups),
+        &trust_email,
     );
     let s = core.update_sso_provider(&p, &id, &input, &meta).await?;
     Ok(ssr::sso::sso_provider_view(&core, &s))

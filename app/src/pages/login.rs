@@ -33,13 +33,13 @@ fn login_error(code: &str, retry: Option<String>) -> String {
         "expired" => "Your session has ended. Please sign in again.".to_owned(),
         "csrf" => "The sign-in form expired. Please try again.".to_owned(),
         "sso_no_role" => "Your identity provider signed you in, but none of your groups gives access to this console. Ask an admin to map one of your groups to a role.".to_owned(),
-        "sso_no_email" => "Your identity provider did not share an email address, which a new console account needs. Ask an admin to add the email scope.".to_owned(),
+        "sso_no_email" => "Your identity provider did not share a verified email address, which a new console account needs. Ask an admin to check the provider's email scope and settings.".to_owned(),
         "sso_email_taken" => "A console account with your email exists already and did not come from this sign-in provider. Sign in with its password, or ask an admin.".to_owned(),
         "sso_expired" => "The sign-in took too long or was started in another tab. Please try again.".to_owned(),
         "sso_failed" => "Signing in with your identity provider failed. Try again; if it keeps failing, an admin finds the reason in the audit log.".to_owned(),
         "sso_unknown" => "This sign-in provider is not available any more.".to_owned(),
         "unavailable" => "Signing in is not possible right now. Please try again.".to_owned(),
-        "password_off" => "Password sign-in is turned off: sign in with your company account above.".to_owned(),
+        "password_off" => "Password sign-in is turned off: sign in with your company account above. (Break-glass admins: check your email and password.)".to_owned(),
         _ => "Invalid email or password.".to_owned(),
     }
 }

@@ -49,6 +49,7 @@ fn ProviderFields(
         has_secret: false,
         scopes: "openid email profile".into(),
         groups_claim: "groups".into(),
+        trust_email: false,
         admin_groups: Vec::new(),
         reviewer_groups: Vec::new(),
         developer_groups: Vec::new(),
@@ -65,9 +66,22 @@ fn ProviderFields(
     view! {
         <Field errors name="display_name" id=f("name") label="Name" value=v.display_name required=true maxlength=100 placeholder="Acme Okta"/>
         <Field errors name="button_text" id=f("button") label="Button text" value=v.button_text maxlength=100 placeholder="Defaults to Sign in with <name>"/>
-        <Field errors name="issuer" id=f("issuer") label="Issuer" value=v.issuer required=true maxlength=2048 mono=true
-            placeholder="https://acme.okta.com" class="sm:col-span-2"
-            help="Its discovery document is at <issuer>/.well-known/openid-configuration; the issuer it names must match exactly."/>
+        {if editing {
+            view! {
+                <div class="sm:col-span-2">
+                    <input type="hidden" name="issuer" value=v.issuer.clone()/>
+                    <p class=LABEL>"Issuer"</p>
+                    <p class=format!("mt-1 break-all {MONO} text-slate-700 dark:text-slate-200")>{v.issuer.clone()}</p>
+                    <p class=format!("mt-1 {MUTED}")>"It never changes: accounts are linked to the provider by the subjects its issuer names. For another issuer, add another provider."</p>
+                </div>
+            }.into_any()
+        } else {
+            view! {
+                <Field errors name="issuer" id=f("issuer") label="Issuer" value=v.issuer.clone() required=true maxlength=2048 mono=true
+                    placeholder="https://acme.okta.com" class="sm:col-span-2"
+                    help="Its discovery document is at <issuer>/.well-known/openid-configuration; the issuer it names must match exactly."/>
+            }.into_any()
+        }}
         <Field errors name="client_id" id=f("client-id") label="Client ID" value=v.client_id required=true maxlength=255 mono=true/>
         <Field errors name="client_secret" id=f("client-secret") label="Client secret" kind=Kind::Password maxlength=1024 autocomplete="new-password" help=secret_help/>
         {editing.then(|| view! {
@@ -80,6 +94,12 @@ fn ProviderFields(
             help="openid is always asked for. Add the scope that releases groups if your provider has one."/>
         <Field errors name="groups_claim" id=f("groups-claim") label="Groups claim" value=v.groups_claim maxlength=100 mono=true
             help="Read from the ID token, else from userinfo: a list of strings or one string."/>
+        <label class="flex items-start gap-2 text-sm sm:col-span-2">
+            <input type="checkbox" id=f("trust-email") name="trust_email" value="on" checked=v.trust_email class="mt-1"/>
+            <span>"Trust its emails when it does not say whether they are verified"
+                <span class=format!("block {MUTED}")>"Emails are taken only when the provider marks them verified. Tick this for a provider that sends none (some Entra ID set-ups) and does not let users change their own email; an email it marks unverified never counts."</span>
+            </span>
+        </label>
         <fieldset class="sm:col-span-2">
             <legend class=LABEL>"Which groups get which role"</legend>
             <p class=format!("mt-1 {MUTED}")>"One group per line, matched exactly. The most privileged match wins; * matches everyone the provider signs in. Someone matching none is refused, and loses access at their next sign-in."</p>
@@ -298,6 +318,7 @@ fn ProviderCard(
                         <dt class=MUTED>"Button"</dt><dd class="min-w-0 break-words">{s.button_text.clone()}</dd>
                         <dt class=MUTED>"Scopes"</dt><dd class=format!("min-w-0 break-words {MONO}")>{s.scopes.clone()}</dd>
                         <dt class=MUTED>"Groups claim"</dt><dd class=MONO>{s.groups_claim.clone()}</dd>
+                        <dt class=MUTED>"Emails"</dt><dd>{if s.trust_email { "Verified, or not marked" } else { "Verified only" }}</dd>
                         <dt class=MUTED>"Admins"</dt><dd class="min-w-0 break-words">{groups(&s.admin_groups)}</dd>
                         <dt class=MUTED>"Security reviewers"</dt><dd class="min-w-0 break-words">{groups(&s.reviewer_groups)}</dd>
                         <dt class=MUTED>"Developers"</dt><dd class="min-w-0 break-words">{groups(&s.developer_groups)}</dd>

@@ -312,10 +312,12 @@ pub fn UserDetailPage() -> impl IntoView {
                                 })}
                             </div>
                             <div class="flex flex-wrap gap-2">
-                                <ConfirmButton label="Reset link" title=format!("Issue a password-reset link for {}?", u.email)
-                                    message="A new one-time link lets them choose a new password. Earlier links stop working."
-                                    confirm_label="Issue link" class=BTN_SMALL
-                                    on_confirm=Callback::new(move |_| { reset.dispatch(IssueResetLink { id: uid.get_value() }); })/>
+                                {u.sso_provider.is_none().then(|| view! {
+                                    <ConfirmButton label="Reset link" title=format!("Issue a password-reset link for {}?", u.email)
+                                        message="A new one-time link lets them choose a new password. Earlier links stop working."
+                                        confirm_label="Issue link" class=BTN_SMALL
+                                        on_confirm=Callback::new(move |_| { reset.dispatch(IssueResetLink { id: uid.get_value() }); })/>
+                                })}
                                 {if myself {
                                     ().into_any()
                                 } else if u.disabled {

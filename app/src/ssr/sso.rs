@@ -15,6 +15,7 @@ pub fn sso_provider_view(core: &Core, p: &SsoProvider) -> SsoProviderView {
         has_secret: p.sealed_client_secret.is_some(),
         scopes: p.scopes.join(" "),
         groups_claim: p.groups_claim.clone(),
+        trust_email: p.trust_email,
         admin_groups: p.rules.admin.clone(),
         reviewer_groups: p.rules.security_reviewer.clone(),
         developer_groups: p.rules.developer.clone(),

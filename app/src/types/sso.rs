@@ -21,6 +21,8 @@ pub struct SsoProviderView {
     pub scopes: String,
     /// The groups claim.
     pub groups_claim: String,
+    /// Takes emails it does not mark verified.
+    pub trust_email: bool,
     /// Groups that make admins.
     pub admin_groups: Vec<String>,
     /// Groups that make security reviewers.

@@ -102,6 +102,14 @@ pub struct User {
     pub break_glass: bool,
 }
 
+impl User {
+    /// Whether the account may sign in with its password when password sign-in is off: an
+    /// enabled break-glass admin.
+    pub fn may_use_password_when_off(&self) -> bool {
+        self.break_glass && self.role == Role::Admin && !self.disabled
+    }
+}
+
 impl std::fmt::Debug for User {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("User")

@@ -149,7 +149,12 @@ impl Core {
                 retry_after_secs: 1,
             });
         };
-        let user = user.filter(|u| ok && !u.disabled);
+        // With password sign-in off only break-glass admins may use one; everyone else gets the
+        // same answer whatever they typed, so the answer tells nothing about the password.
+        let passwords_off = self.store.password_sign_in_break_glass_only().await?;
+        let user = user
+            .filter(|u| ok && !u.disabled)
+            .filter(|u| !passwords_off || u.may_use_password_when_off());
         let mut event = self.event(
             &realm.id,
             &actor,
@@ -162,19 +167,18 @@ impl Core {
         );
         let Some(user) = user else {
             event.outcome = Outcome::Failure;
+            if passwords_off {
+                event.details = serde_json::json!({"reason": "password sign-in is off for all but break-glass admins"});
+            }
             self.store.insert_audit_event(&event).await?;
             count_sign_in("console", "failed");
-            return Err(Error::InvalidCredentials);
+            return Err(if passwords_off {
+                Error::Forbidden
+            } else {
+                Error::InvalidCredentials
+            });
         };
         self.login_throttle.succeeded(attempt);
-        // The right password, but password sign-in is for break-glass admins only.
-        if !user.break_glass && self.store.password_sign_in_break_glass_only().await? {
-            event.outcome = Outcome::Failure;
-            event.details = serde_json::json!({"reason": "password sign-in is off"});
-            self.store.insert_audit_event(&event).await?;
-            count_sign_in("console", "failed");
-            return Err(Error::Forbidden);
-        }
         self.store.insert_audit_event(&event).await?;
         count_sign_in("console", "ok");
         Ok(principal_of(&user))
@@ -634,6 +638,15 @@ impl Core {
     ) -> Result<(User, PlainToken)> {
         p.require(Permission::ManageUsers)?;
         let user = self.load_user(user_id).await?;
+        if let Some(provider) = &user.sso_provider {
+            return Err(Error::Invalid(
+                format!(
+                    "{} signs in with {provider}: a password would let them in whatever their groups say. Remove the provider first to give them a password.",
+                    user.email
+                )
+                .into(),
+            ));
+        }
         let (token, link) =
             self.new_link(&user.realm_id, Some(&user.id), LinkPurpose::PasswordReset);
         let event = self.event(

@@ -324,11 +324,17 @@ impl Core {
         if !realm.name.is_default() {
             return Ok(None);
         }
+        // With password sign-in off, a console account's password works here only for a
+        // break-glass admin, as at the console.
+        let passwords_off = self.store.password_sign_in_break_glass_only().await?;
         Ok(self
             .store
             .find_user_by_email(&realm.id, email)
             .await?
-            .map(|u| {
+            .map(|mut u| {
+                if passwords_off && !u.may_use_password_when_off() {
+                    u.password_hash = None;
+                }
                 (
                     Subject {
                         id: u.id.to_string(),

@@ -96,6 +96,9 @@ pub struct SsoProvider {
     pub groups_claim: String,
     /// Groups to roles.
     pub rules: RoleRules,
+    /// Whether an email it does not mark verified (`email_verified` absent) is taken as the
+    /// account's; one it marks unverified never is.
+    pub trust_email: bool,
     /// A disabled provider signs no one in, and its accounts' sessions end.
     pub enabled: bool,
     /// Creation time.
@@ -140,6 +143,8 @@ pub struct SsoProviderInput {
     pub reviewer_groups: String,
     /// Developer groups.
     pub developer_groups: String,
+    /// Take emails it does not mark verified.
+    pub trust_email: bool,
 }
 
 /// A console account's identity at a sign-in provider.
@@ -211,6 +216,8 @@ pub enum SsoRefusal {
     Disabled,
     /// The sign-in expired, was started elsewhere, or came back with wrong state.
     Expired,
+    /// Too many failed sign-ins through providers from this address.
+    Throttled,
     /// The provider refused or failed (its `error`, or a failed check of its answer).
     Provider(String),
 }
@@ -224,6 +231,7 @@ impl SsoRefusal {
             SsoRefusal::EmailTaken => "sso_email_taken",
             SsoRefusal::Disabled => "invalid",
             SsoRefusal::Expired => "sso_expired",
+            SsoRefusal::Throttled => "throttled",
             SsoRefusal::Provider(_) => "sso_failed",
         }
     }
@@ -250,8 +258,6 @@ pub struct Discovery {
     pub claims: Vec<String>,
     /// `id_token_signing_alg_values_supported`.
     pub algorithms: Vec<String>,
-    /// Whether it advertises S256 PKCE (or says nothing).
-    pub pkce: bool,
 }
 
 /// Splits a list typed as commas, spaces or lines into distinct values.
@@ -348,7 +354,6 @@ pub fn parse_sso_client_id(s: &str) -> Result<String, String> {
 pub fn groups_of(value: Option<&serde_json::Value>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut push = |s: &str| {
-        let s = s.trim();
         if !s.is_empty()
             && s.len() <= MAX_VALUE_LEN
             && out.len() < 1000
@@ -417,9 +422,11 @@ mod tests {
             strings(&["a", "b"])
         );
         assert_eq!(
-            groups_of(Some(&json!(" Platform Engineering "))),
+            groups_of(Some(&json!("Platform Engineering"))),
             strings(&["Platform Engineering"])
         );
+        // Exactly as sent: a padded value is another group.
+        assert_eq!(groups_of(Some(&json!([" admins"]))), strings(&[" admins"]));
         assert!(groups_of(Some(&json!({"a": 1}))).is_empty());
         assert!(groups_of(None).is_empty());
     }

@@ -36,6 +36,7 @@ fn audit_settings(p: &SsoProvider) -> serde_json::Value {
         "admin_groups": p.rules.admin,
         "security_reviewer_groups": p.rules.security_reviewer,
         "developer_groups": p.rules.developer,
+        "trust_email": p.trust_email,
     })
 }
 
@@ -252,6 +253,7 @@ impl Core {
             scopes: f.scopes,
             groups_claim: f.groups_claim,
             rules: f.rules,
+            trust_email: input.trust_email,
             enabled: true,
             created_at: now,
             updated_at: now,
@@ -286,6 +288,13 @@ impl Core {
         p.require(Permission::ManageUsers)?;
         let mut provider = self.load_sso_provider(id).await?;
         let f = self.check_sso_fields(input)?;
+        // Accounts are linked to a provider by its subjects, which only its issuer numbers.
+        if f.issuer != provider.issuer {
+            return Err(Error::field(
+                "issuer",
+                "The issuer cannot change: accounts are linked to this provider by the subjects its issuer names. Add the new issuer as another provider.",
+            ));
+        }
         let before = audit_settings(&provider);
         if input.clear_secret {
             provider.sealed_client_secret = None;
@@ -301,6 +310,7 @@ impl Core {
         provider.scopes = f.scopes;
         provider.groups_claim = f.groups_claim;
         provider.rules = f.rules;
+        provider.trust_email = input.trust_email;
         provider.updated_at = self.now();
         let mut event = self.event(
             &provider.realm_id,
@@ -509,6 +519,22 @@ impl Core {
             Ok(_) | Err(Error::NotFound { .. }) => return Ok(Err(SsoRefusal::Expired)),
             Err(e) => return Err(e),
         };
+        // Anyone can start a sign-in and replay its callback: every attempt counts on the
+        // sign-in throttle, per pending sign-in and source and per source, before any request
+        // or audit row, until the provider's answer checks out (people refused for their
+        // groups or email do not count: a company's shared address stays usable).
+        let Ok(attempt) = self.login_throttle.begin_login(
+            &format!(
+                "{}:{}",
+                provider_actor(&provider),
+                pending.state.chars().take(16).collect::<String>()
+            ),
+            crate::throttle::Source::of(meta.client_ip),
+            self.now(),
+        ) else {
+            crate::accounts::count_sign_in("console", "throttled");
+            return Ok(Err(SsoRefusal::Throttled));
+        };
         let shared = &provider;
         let refuse = |reason: String| async move {
             self.audit_sso_failure(&provider_actor(shared), shared, None, &reason, meta)
@@ -516,10 +542,11 @@ impl Core {
                 .map(|()| Err(SsoRefusal::Provider(reason)))
         };
         if let Some(error) = &callback.error {
+            // An error code is ASCII without quotes or backslashes (RFC 6749 §4.1.2.1).
             let error: String = error
                 .chars()
                 .take(100)
-                .filter(|c| !c.is_control())
+                .filter(|c| c.is_ascii_graphic() && !matches!(c, '"' | '\\'))
                 .collect();
             return refuse(format!("the provider answered {error}")).await;
         }
@@ -560,18 +587,17 @@ impl Core {
                 return refuse(e).await;
             }
         };
-        Ok(self
-            .sso_account(&provider, &identity, meta)
-            .await?
-            .map(|principal| {
-                (
-                    principal,
-                    SsoSession {
-                        provider_id: provider.id.to_string(),
-                        id_token,
-                    },
-                )
-            }))
+        self.login_throttle.succeeded(attempt);
+        let outcome = self.sso_account(&provider, &identity, meta).await?;
+        Ok(outcome.map(|principal| {
+            (
+                principal,
+                SsoSession {
+                    provider_id: provider.id.to_string(),
+                    id_token,
+                },
+            )
+        }))
     }
 
     /// Where to send the browser after a console sign-out to sign out at the provider too
@@ -630,7 +656,15 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<std::result::Result<Principal, SsoRefusal>> {
         let role = provider.rules.role_for(&identity.groups);
-        let email = identity.email.as_deref().and_then(|e| Email::parse(e).ok());
+        // An email counts only when the provider vouches for it: marked verified, or not marked
+        // at all from a provider whose emails the admin trusts; ASCII only (no lookalikes).
+        let vouched = identity.email_verified == Some(true)
+            || (provider.trust_email && identity.email_verified.is_none());
+        let email = identity
+            .email
+            .as_deref()
+            .filter(|e| vouched && e.is_ascii())
+            .and_then(|e| Email::parse(e).ok());
         let actor = email
             .as_ref()
             .map_or_else(|| provider_actor(provider), ToString::to_string);
@@ -727,6 +761,10 @@ impl Core {
                 .await;
             match saved {
                 Ok(()) => {}
+                // The email was taken by another account meanwhile.
+                Err(crate::error::StorageError::Conflict(_)) => {
+                    return Ok(Err(SsoRefusal::Expired));
+                }
                 Err(crate::error::StorageError::Precondition(_)) => {
                     self.audit_sso_failure(
                         &actor,
@@ -759,7 +797,7 @@ impl Core {
                 &actor,
                 provider,
                 None,
-                "the provider gave no usable email",
+                "the provider gave no verified email",
                 meta,
             )
             .await?;

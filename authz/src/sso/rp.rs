@@ -104,29 +104,41 @@ fn http(fetcher: Arc<dyn Fetcher>) -> impl Fn(openidconnect::HttpRequest) -> Idp
     }
 }
 
-/// Discovered provider metadata, per provider, for [`METADATA_TTL_SECS`].
+/// Discovered provider metadata, per issuer, for [`METADATA_TTL_SECS`]; a failed discovery is
+/// remembered for [`FAILURE_TTL_SECS`], so that anonymous sign-in attempts while a provider is
+/// down do not each send it a request.
 #[derive(Debug, Default)]
-pub(crate) struct MetadataCache(Mutex<HashMap<String, (UnixTime, Arc<Metadata>)>>);
+pub(crate) struct MetadataCache(Mutex<HashMap<String, (UnixTime, Result<Arc<Metadata>, String>)>>);
+
+/// How long a failed discovery is answered from memory.
+const FAILURE_TTL_SECS: i64 = 15;
 
 impl MetadataCache {
-    fn get(&self, key: &str, now: UnixTime) -> Option<Arc<Metadata>> {
+    fn get(&self, key: &str, now: UnixTime) -> Option<Result<Arc<Metadata>, String>> {
         let map = self
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         map.get(key)
-            .filter(|(at, _)| now - at < METADATA_TTL_SECS)
-            .map(|(_, m)| m.clone())
+            .filter(|(at, found)| {
+                now - at
+                    < if found.is_ok() {
+                        METADATA_TTL_SECS
+                    } else {
+                        FAILURE_TTL_SECS
+                    }
+            })
+            .map(|(_, found)| found.clone())
     }
 
-    fn put(&self, key: String, now: UnixTime, m: Arc<Metadata>) {
+    fn put(&self, key: String, now: UnixTime, found: Result<Arc<Metadata>, String>) {
         let mut map = self
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // Few providers exist (at most ten per console); drop stale entries as we go.
         map.retain(|_, (at, _)| now - *at < METADATA_TTL_SECS);
-        map.insert(key, (now, m));
+        map.insert(key, (now, found));
     }
 }
 
@@ -154,17 +166,17 @@ pub(crate) async fn metadata(
     now: UnixTime,
     fresh: bool,
 ) -> Result<Arc<Metadata>, String> {
-    if !fresh && let Some(m) = cache.get(issuer, now) {
-        return Ok(m);
+    if !fresh && let Some(found) = cache.get(issuer, now) {
+        return found;
     }
     let url = IssuerUrl::new(issuer.to_owned()).map_err(|e| format!("issuer: {e}"))?;
     let client = http(fetcher.clone());
-    let m = Metadata::discover_async(url, &client)
+    let found = Metadata::discover_async(url, &client)
         .await
-        .map_err(|e| describe(&e))?;
-    let m = Arc::new(m);
-    cache.put(issuer.to_owned(), now, m.clone());
-    Ok(m)
+        .map(Arc::new)
+        .map_err(|e| describe(&e));
+    cache.put(issuer.to_owned(), now, found.clone());
+    found
 }
 
 /// An error and its causes on one line, for admins and the log (never secrets: the library's
@@ -211,7 +223,6 @@ pub(crate) fn discovery(m: &Metadata) -> Discovery {
                     .unwrap_or_default()
             })
             .collect(),
-        pkce: true,
     }
 }
 
@@ -233,6 +244,12 @@ pub(crate) fn logout_url(
     back_to: &str,
 ) -> Option<String> {
     let endpoint = m.additional_metadata().end_session_endpoint.clone()?;
+    // Only a web address on the issuer's scheme: the browser is sent there from a page of ours.
+    let scheme = endpoint.url().scheme();
+    let issuer_scheme = m.issuer().url().scheme();
+    if !(scheme == "https" || (scheme == "http" && issuer_scheme == "http")) {
+        return None;
+    }
     let mut request =
         LogoutRequest::from(endpoint).set_client_id(ClientId::new(client_id.to_owned()));
     if let Some(token) = id_token.and_then(|t| {

@@ -111,7 +111,8 @@ pub trait AccountStore: Send + Sync {
 pub(super) const USER_COLUMNS: &str = "id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at, break_glass, \
     (SELECT sp.display_name FROM user_identities ui JOIN sso_providers sp ON sp.id = ui.provider_id WHERE ui.user_id = users.id) AS sso_provider";
 pub(super) const INSERT_USER: &str = "INSERT INTO users (id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
-pub(super) const SET_ROLE: &str = "UPDATE users SET role = $1, updated_at = $2 WHERE id = $3";
+/// A demoted admin stops being break-glass.
+pub(super) const SET_ROLE: &str = "UPDATE users SET role = $1, break_glass = CASE WHEN role = 'admin' AND $1 = 'admin' THEN break_glass ELSE FALSE END, updated_at = $2 WHERE id = $3";
 pub(super) const SET_DISABLED: &str =
     "UPDATE users SET disabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const CHANGE_PASSWORD: &str = "UPDATE users SET password_hash = $1, credential_version = credential_version + 1, updated_at = $2 WHERE id = $3 AND credential_version = $4";

@@ -123,8 +123,8 @@ pub(super) const COUNT_BREAK_GLASS: &str = "SELECT COUNT(*) FROM users WHERE rol
 /// Touches (and so locks, see `LOCK_ACTIVE_ADMINS`) every admin account.
 pub(super) const LOCK_ADMINS: &str =
     "UPDATE users SET updated_at = updated_at WHERE role = 'admin'";
-pub(super) const SET_BREAK_GLASS: &str =
-    "UPDATE users SET break_glass = $1, updated_at = $2 WHERE id = $3";
+/// Only an admin with a password who signs in without a provider can be marked.
+pub(super) const SET_BREAK_GLASS: &str = "UPDATE users SET break_glass = $1, updated_at = $2 WHERE id = $3 AND ($1 = FALSE OR (role = 'admin' AND password_hash IS NOT NULL AND NOT EXISTS (SELECT 1 FROM user_identities ui WHERE ui.user_id = users.id)))";
 
 /// Whether a change inside a transaction (`$conn`, a `&mut` connection) leaves a way in:
 /// password sign-in for everyone, or an enabled break-glass admin with a password. An
@@ -145,9 +145,9 @@ macro_rules! break_glass_remains {
     }};
 }
 
-pub(super) const PROVIDER_COLUMNS: &str = "id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, enabled, created_at, updated_at";
-pub(super) const INSERT_PROVIDER: &str = "INSERT INTO sso_providers (id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
-pub(super) const UPDATE_PROVIDER: &str = "UPDATE sso_providers SET display_name = $1, button_text = $2, issuer = $3, client_id = $4, sealed_client_secret = $5, scopes = $6, groups_claim = $7, role_rules = $8, updated_at = $9 WHERE id = $10";
+pub(super) const PROVIDER_COLUMNS: &str = "id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, enabled, created_at, updated_at";
+pub(super) const INSERT_PROVIDER: &str = "INSERT INTO sso_providers (id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+pub(super) const UPDATE_PROVIDER: &str = "UPDATE sso_providers SET display_name = $1, button_text = $2, issuer = $3, client_id = $4, sealed_client_secret = $5, scopes = $6, groups_claim = $7, role_rules = $8, trust_email = $9, updated_at = $10 WHERE id = $11";
 pub(super) const SET_PROVIDER_ENABLED: &str =
     "UPDATE sso_providers SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const DELETE_PROVIDER: &str = "DELETE FROM sso_providers WHERE id = $1";
@@ -157,8 +157,7 @@ pub(super) const DELETE_PROVIDER_IDENTITIES: &str =
 pub(super) const END_PROVIDER_SESSIONS: &str = "UPDATE users SET credential_version = credential_version + 1, updated_at = $1 WHERE id IN (SELECT user_id FROM user_identities WHERE provider_id = $2)";
 pub(super) const END_USER_SESSIONS: &str =
     "UPDATE users SET credential_version = credential_version + 1, updated_at = $1 WHERE id = $2";
-pub(super) const UPDATE_SSO_USER: &str =
-    "UPDATE users SET role = $1, email = $2, display_name = $3, updated_at = $4 WHERE id = $5";
+pub(super) const UPDATE_SSO_USER: &str = "UPDATE users SET role = $1, email = $2, display_name = $3, break_glass = FALSE, updated_at = $4 WHERE id = $5";
 pub(super) const IDENTITY_COLUMNS: &str = "provider_id, subject, user_id, created_at";
 pub(super) const INSERT_IDENTITY: &str = "INSERT INTO user_identities (provider_id, subject, user_id, created_at) VALUES ($1, $2, $3, $4)";
 
@@ -174,6 +173,7 @@ pub(crate) struct ProviderRow {
     pub scopes: String,
     pub groups_claim: String,
     pub role_rules: String,
+    pub trust_email: bool,
     pub enabled: bool,
     pub created_at: i64,
     pub updated_at: i64,
@@ -195,6 +195,7 @@ impl TryFrom<ProviderRow> for SsoProvider {
             scopes: r.scopes.split_whitespace().map(str::to_owned).collect(),
             groups_claim: r.groups_claim,
             rules,
+            trust_email: r.trust_email,
             enabled: r.enabled,
             created_at: r.created_at,
             updated_at: r.updated_at,
@@ -237,8 +238,8 @@ macro_rules! sso_store {
             use $crate::sso::{SsoProvider, SsoProviderId, UserIdentity};
             use $crate::storage::sso::*;
 
-            /// Binds a provider's settings, in the order of [`INSERT_PROVIDER`]'s `$3`–`$10` and
-            /// [`UPDATE_PROVIDER`]'s `$1`–`$8`.
+            /// Binds a provider's settings, in the order of [`INSERT_PROVIDER`]'s `$3`–`$11` and
+            /// [`UPDATE_PROVIDER`]'s `$1`–`$9`.
             fn bind_settings<'q>(
                 q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
                 p: &'q SsoProvider,
@@ -251,6 +252,7 @@ macro_rules! sso_store {
                     .bind(p.scopes.join(" "))
                     .bind(&p.groups_claim)
                     .bind(rules_json(&p.rules))
+                    .bind(p.trust_email)
             }
 
             #[async_trait::async_trait]

@@ -71,6 +71,9 @@ pub struct ProviderSettings {
     /// A group whose members are developers (repeat for several).
     #[arg(long = "developer-group")]
     developer_groups: Vec<String>,
+    /// Take emails the provider does not mark verified (never those it marks unverified).
+    #[arg(long)]
+    trust_email: bool,
 }
 
 /// The settings `update` may change, each kept when not given.
@@ -82,9 +85,6 @@ pub struct ProviderChanges {
     /// Button text.
     #[arg(long)]
     button_text: Option<String>,
-    /// Issuer URL.
-    #[arg(long)]
-    issuer: Option<String>,
     /// Client ID.
     #[arg(long)]
     client_id: Option<String>,
@@ -108,6 +108,9 @@ pub struct ProviderChanges {
     /// Developer groups (repeat; replaces the list).
     #[arg(long = "developer-group")]
     developer_groups: Option<Vec<String>>,
+    /// Take emails the provider does not mark verified: true or false.
+    #[arg(long)]
+    trust_email: Option<bool>,
 }
 
 /// One value per line, as the core parses lists.
@@ -190,6 +193,7 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                 admin_groups: lines(&settings.admin_groups),
                 reviewer_groups: lines(&settings.reviewer_groups),
                 developer_groups: lines(&settings.developer_groups),
+                trust_email: settings.trust_email,
             };
             let provider = core
                 .create_sso_provider(&p, &input, &meta)
@@ -251,13 +255,14 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                 clear_secret: changes.clear_client_secret,
                 display_name: changes.name.unwrap_or(current.display_name.clone()),
                 button_text: changes.button_text.unwrap_or(current.button_text.clone()),
-                issuer: changes.issuer.unwrap_or(current.issuer.clone()),
+                issuer: current.issuer.clone(),
                 client_id: changes.client_id.unwrap_or(current.client_id.clone()),
                 scopes: changes.scopes.unwrap_or_else(|| current.scopes.join(" ")),
                 groups_claim: changes.groups_claim.unwrap_or(current.groups_claim.clone()),
                 admin_groups: rules(changes.admin_groups, &current.rules.admin),
                 reviewer_groups: rules(changes.reviewer_groups, &current.rules.security_reviewer),
                 developer_groups: rules(changes.developer_groups, &current.rules.developer),
+                trust_email: changes.trust_email.unwrap_or(current.trust_email),
             };
             let provider = core
                 .update_sso_provider(&p, &id, &input, &meta)

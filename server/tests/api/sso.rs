@@ -173,15 +173,15 @@ async fn sign_in(
     };
     let mut at = provider.to_owned();
     tweak(&mut callback, &mut at);
-    core.finish_sso_sign_in(
-        &at,
-        Some(pending),
-        &callback,
-        &authz::RequestMeta::default(),
-    )
-    .await
-    .expect("storage")
-    .map(|(p, _)| p)
+    // Each attempt from its own address: failed ones count on the sign-in throttle per source.
+    let meta = authz::RequestMeta {
+        client_ip: Some(std::net::IpAddr::from(rand::random::<[u8; 4]>())),
+        ..Default::default()
+    };
+    core.finish_sso_sign_in(&at, Some(pending), &callback, &meta)
+        .await
+        .expect("storage")
+        .map(|(p, _)| p)
 }
 
 fn refused(outcome: Result<authz::Principal, SsoRefusal>, what: &str) -> String {
@@ -400,4 +400,221 @@ async fn pending_sign_ins_are_sealed() {
         None
     );
     assert_eq!(core.open_sso_pending(&"A".repeat(5000)), None);
+}
+
+#[tokio::test]
+async fn password_sign_in_off_holds_at_the_console_and_the_realm_sign_in() {
+    let (t, _idp, _provider) = setup().await;
+    let core = &t.state.core;
+    let cli = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    let root = core
+        .create_user_with_password("root@example.com", "Root", "admin", "a-long-root-password")
+        .await
+        .expect("root");
+    let dev = core
+        .create_user_with_password("dev@example.com", "Dev", "developer", "a-long-dev-password")
+        .await
+        .expect("dev");
+    // A developer cannot be break-glass; an admin can; then password sign-in goes off.
+    assert!(
+        core.set_user_break_glass(&cli, &dev.id, true, &meta)
+            .await
+            .is_err()
+    );
+    core.set_user_break_glass(&cli, &root.id, true, &meta)
+        .await
+        .expect("root is break-glass");
+    core.set_password_sign_in(&cli, true, &meta)
+        .await
+        .expect("off");
+    // The developer's right and wrong passwords get the same answer, at the console and at the
+    // administration realm's sign-in (which console accounts also use).
+    for password in ["a-long-dev-password", "wrong-password-123"] {
+        assert!(matches!(
+            core.login("dev@example.com", password, &meta).await,
+            Err(authz::Error::Forbidden)
+        ));
+        assert!(matches!(
+            core.account_sign_in("default", "dev@example.com", password, &meta)
+                .await,
+            Err(authz::Error::InvalidCredentials)
+        ));
+    }
+    core.login("root@example.com", "a-long-root-password", &meta)
+        .await
+        .expect("break-glass at the console");
+    core.account_sign_in("default", "root@example.com", "a-long-root-password", &meta)
+        .await
+        .expect("break-glass at the realm");
+    // Demoting a break-glass admin (another one exists) takes the mark away with the role.
+    let other = core
+        .create_user_with_password("ops@example.com", "Ops", "admin", "a-long-ops-password")
+        .await
+        .expect("ops");
+    core.set_user_break_glass(&cli, &other.id, true, &meta)
+        .await
+        .expect("second break-glass");
+    core.set_user_role(&cli, &root.id, "developer", &meta)
+        .await
+        .expect("demote");
+    assert!(matches!(
+        core.login("root@example.com", "a-long-root-password", &meta)
+            .await,
+        Err(authz::Error::Forbidden)
+    ));
+    core.set_user_role(&cli, &root.id, "admin", &meta)
+        .await
+        .expect("promote again");
+    assert!(
+        matches!(
+            core.login("root@example.com", "a-long-root-password", &meta)
+                .await,
+            Err(authz::Error::Forbidden)
+        ),
+        "promotion does not bring the mark back"
+    );
+    // The last break-glass admin cannot be demoted while password sign-in is off.
+    assert!(
+        core.set_user_role(&cli, &other.id, "developer", &meta)
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn emails_count_only_when_the_provider_vouches_for_them() {
+    let (t, idp, provider) = setup().await;
+    let idp = Arc::new(idp);
+    let with = |verified: serde_json::Value, email: &'static str| -> Mint {
+        let idp = idp.clone();
+        Box::new(move |nonce| {
+            let mut c = idp.claims("kelvin", nonce);
+            c["email"] = email.into();
+            c["email_verified"] = verified.clone();
+            Idp::answer(&idp.sign(&c))
+        })
+    };
+    // Not verified, not marked, or a lookalike (Kelvin sign): no account.
+    for (verified, email) in [
+        (serde_json::json!(false), "kelvin@corp.example"),
+        (serde_json::Value::Null, "kelvin@corp.example"),
+        (serde_json::json!(true), "\u{212a}elvin@corp.example"),
+    ] {
+        assert_eq!(
+            sign_in(&t, &idp, &provider, with(verified, email), |_, _| {})
+                .await
+                .err(),
+            Some(SsoRefusal::NoEmail)
+        );
+    }
+    // With "trust its emails", an unmarked one counts; an unverified one still never does.
+    let core = &t.state.core;
+    let cli = authz::Principal::cli();
+    let current = core.list_sso_providers(&cli).await.expect("list").remove(0);
+    core.update_sso_provider(
+        &cli,
+        &provider,
+        &SsoProviderInput {
+            display_name: current.display_name.clone(),
+            issuer: current.issuer.clone(),
+            client_id: current.client_id.clone(),
+            admin_groups: "admins".into(),
+            trust_email: true,
+            ..Default::default()
+        },
+        &authz::RequestMeta::default(),
+    )
+    .await
+    .expect("trust emails");
+    assert_eq!(
+        sign_in(
+            &t,
+            &idp,
+            &provider,
+            with(serde_json::json!(false), "kelvin@corp.example"),
+            |_, _| {}
+        )
+        .await
+        .err(),
+        Some(SsoRefusal::NoEmail)
+    );
+    let p = sign_in(
+        &t,
+        &idp,
+        &provider,
+        with(serde_json::Value::Null, "kelvin@corp.example"),
+        |_, _| {},
+    )
+    .await
+    .expect("signed in");
+    assert_eq!(p.email, "kelvin@corp.example");
+    // The issuer never changes.
+    let err = core
+        .update_sso_provider(
+            &cli,
+            &provider,
+            &SsoProviderInput {
+                display_name: "Corp".into(),
+                issuer: "https://other.example".into(),
+                client_id: CLIENT_ID.into(),
+                admin_groups: "admins".into(),
+                ..Default::default()
+            },
+            &authz::RequestMeta::default(),
+        )
+        .await
+        .expect_err("issuer is fixed");
+    assert!(err.to_string().contains("cannot change"), "{err}");
+}
+
+#[tokio::test]
+async fn replayed_callbacks_from_one_address_are_throttled() {
+    let (t, idp, provider) = setup().await;
+    let core = &t.state.core;
+    let meta = authz::RequestMeta {
+        client_ip: Some("203.0.113.7".parse().expect("ip")),
+        ..Default::default()
+    };
+    // Anyone can start a sign-in and replay its callback with junk: after five failures of one
+    // pending sign-in from one address the callback is refused before the provider is asked or
+    // an audit row written.
+    let (url, pending) = core
+        .start_sso_sign_in(&provider, "/")
+        .await
+        .expect("start")
+        .expect("reachable");
+    let state = url::Url::parse(&url)
+        .expect("url")
+        .query_pairs()
+        .find(|(k, _)| k == "state")
+        .map(|(_, v)| v.into_owned());
+    *idp.next.lock().expect("lock") =
+        Some(Box::new(|_| serde_json::json!({"error": "invalid_grant"})));
+    let callback = SsoCallback {
+        code: Some("junk".into()),
+        state,
+        ..Default::default()
+    };
+    let mut outcomes = Vec::new();
+    for _ in 0..7 {
+        outcomes.push(
+            core.finish_sso_sign_in(&provider, Some(pending.clone()), &callback, &meta)
+                .await
+                .expect("storage")
+                .err(),
+        );
+    }
+    assert!(
+        outcomes[..5]
+            .iter()
+            .all(|o| matches!(o, Some(SsoRefusal::Provider(_)))),
+        "{outcomes:?}"
+    );
+    assert!(
+        outcomes[5..]
+            .iter()
+            .all(|o| *o == Some(SsoRefusal::Throttled)),
+        "{outcomes:?}"
+    );
 }

@@ -22,6 +22,7 @@ fn provider(realm: &crate::realms::Realm, issuer: &str) -> SsoProvider {
             security_reviewer: vec![],
             developer: vec!["*".into()],
         },
+        trust_email: false,
         enabled: true,
         created_at: 10,
         updated_at: 10,
