@@ -15,6 +15,8 @@ const people: Record<string, Person> = {
   alice: { email: 'alice@corp.example', name: 'Alice Lastname-With-A-Rather-Long-Name', groups: ['platform-admins', 'everyone'] },
   bob: { email: 'bob@corp.example', name: 'Bob Builder', groups: ['engineering', 'everyone'] },
   eve: { email: 'eve@corp.example', name: 'Eve Sales', groups: ['sales'] },
+  // The developer who already has a console account (with a password) here.
+  devon: { email: 'dev@example.com', name: 'Dev Eloper', groups: ['engineering'] },
 };
 
 const CLIENT_ID = 'portcullis-console';
@@ -111,7 +113,7 @@ test('people sign in to the console with the company IdP and get the role their 
 
   // Test connection runs discovery now and shows what it found.
   await card.getByRole('button', { name: 'Test connection' }).click();
-  await expect(card.getByTestId('sso-test')).toContainText('Connection works');
+  await expect(card.getByTestId('sso-test')).toContainText('Discovery works');
   await expect(card.getByTestId('sso-test')).toContainText(`${issuer}/me`);
 
   // Alice's group maps to admin: her account is created and she manages users.
@@ -144,6 +146,26 @@ test('people sign in to the console with the company IdP and get the role their 
   await expect(eve).toHaveURL(/\/login\?error=sso_no_role/);
   await expect(eve.getByTestId('login-error')).toContainText('none of your groups gives access');
 
+  // An existing password account is never taken over by its email: the IdP's Devon is told to
+  // sign in with the password and connect the provider from the Account page, which links it.
+  const devon = await ssoSignIn(browser, 'devon');
+  await expect(devon).toHaveURL(/\/login\?error=sso_email_taken/);
+  await expect(devon.getByTestId('login-error')).toContainText('then connect the provider on your Account page');
+  const dev = await (await browser.newContext()).newPage();
+  await login(dev, DEVELOPER);
+  await dev.goto('/account');
+  await dev.getByRole('link', { name: 'Connect Acme Identity' }).click();
+  await dev.locator('input[name="login"]').fill('devon');
+  await dev.locator('input[name="password"]').fill('any-password');
+  await dev.getByRole('button', { name: 'Sign-in' }).click();
+  const devConsent = dev.getByRole('button', { name: 'Continue' });
+  if (await devConsent.isVisible().catch(() => false)) await devConsent.click();
+  await expect(dev).toHaveURL(/\/account$/);
+  await expect(dev.getByTestId('my-sso')).toContainText('You sign in with Acme Identity');
+  // From then on Devon signs in with the provider.
+  const devonAgain = await ssoSignIn(browser, 'devon');
+  await expect(devonAgain).toHaveURL(/\/$/);
+
   // Bob joins the admins' group: admin at his next sign-in (audited as a role change).
   people.bob.groups = ['platform-admins'];
   const bobAgain = await ssoSignIn(browser, 'bob');
@@ -163,6 +185,8 @@ test('people sign in to the console with the company IdP and get the role their 
   await expect(rows.filter({ hasText: 'user.role_change' }).first()).toBeVisible();
   await expect(rows.filter({ hasText: 'user.create' }).first()).toBeVisible();
   await expect(rows.filter({ hasText: 'session.login' }).filter({ hasText: 'no group maps to a role' }).first()).toBeVisible();
+  await page.goto('/audit?action=user.sso_link');
+  await expect(page.getByTestId('audit-row').filter({ hasText: 'dev@example.com' }).first()).toBeVisible();
 
   // A callback the browser did not start (no pending sign-in) signs nobody in.
   const stray = await browser.newContext();

@@ -203,7 +203,7 @@ pub async fn sso_callback(
     };
     let mut res = match state
         .core
-        .finish_sso_sign_in(&id, pending, &callback, &req.meta)
+        .finish_sso_sign_in(&id, pending, &callback, req.principal.as_ref(), &req.meta)
         .await
     {
         Ok(Ok((principal, sso))) => {

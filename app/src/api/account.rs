@@ -4,6 +4,24 @@ use crate::error::AppError;
 use crate::ssr;
 use leptos::prelude::*;
 
+/// The provider the signed-in account signs in with, or the ones it could connect.
+#[server(prefix = "/api", endpoint = "account/sign-in", client = crate::tab::TabClient)]
+pub async fn my_sign_in()
+-> Result<(Option<String>, Vec<crate::types::session::SignInProvider>), AppError> {
+    let (core, p, _) = ssr::context().await?;
+    let (linked, providers) = core.own_sign_in(&p).await?;
+    Ok((
+        linked,
+        providers
+            .into_iter()
+            .map(|s| crate::types::session::SignInProvider {
+                id: s.id.to_string(),
+                button_text: s.display_name,
+            })
+            .collect(),
+    ))
+}
+
 /// Changes the signed-in user's password.
 #[server(prefix = "/api", endpoint = "account/password", client = crate::tab::TabClient)]
 pub async fn change_password(

@@ -5,7 +5,7 @@ use crate::api::people::{RevokeMyConnectedApp, my_connected_apps};
 use crate::components::field::{Field, FieldErrors, Kind, PASSWORD_FIELDS, PasswordFields};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::{
-    BTN_PRIMARY, CARD, ErrorMessage, Loading, MUTED, PageHeader, successes,
+    BTN_PRIMARY, BTN_SECONDARY, CARD, ErrorMessage, Loading, MUTED, PageHeader, successes,
 };
 use crate::pages::people::ConnectedAppList;
 use leptos::prelude::*;
@@ -48,6 +48,7 @@ pub fn AccountPage() -> impl IntoView {
                 <button type="submit" class=BTN_PRIMARY disabled=move || action.pending().get()>"Change password"</button>
             </ActionForm>
         </section>
+        <SingleSignOn/>
         <section class=format!("{CARD} mt-6") aria-labelledby="my-apps-title">
             <div class="border-b border-slate-200 p-4 dark:border-slate-700">
                 <h2 id="my-apps-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Connected apps"</h2>
@@ -60,5 +61,38 @@ pub fn AccountPage() -> impl IntoView {
                 })}
             </Transition>
         </section>
+    }
+}
+
+/// How the account signs in: the provider it is linked to, or the providers it may connect
+/// (proving both sides: signed in here, and at the provider).
+#[component]
+fn SingleSignOn() -> impl IntoView {
+    let state = OnceResource::new(crate::api::account::my_sign_in());
+    view! {
+        <Transition fallback=|| ()>
+            {move || state.get().and_then(Result::ok).and_then(|(linked, providers)| {
+                if let Some(name) = linked {
+                    return Some(view! {
+                        <section class=format!("{CARD} mt-6 max-w-lg p-6") aria-labelledby="my-sso-title" data-testid="my-sso">
+                            <h2 id="my-sso-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Single sign-on"</h2>
+                            <p class=format!("mt-1 break-words {MUTED}")>"You sign in with "{name}"; your groups there decide your role at every sign-in."</p>
+                        </section>
+                    }.into_any());
+                }
+                (!providers.is_empty()).then(|| view! {
+                    <section class=format!("{CARD} mt-6 max-w-lg p-6") aria-labelledby="my-sso-title" data-testid="my-sso">
+                        <h2 id="my-sso-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Single sign-on"</h2>
+                        <p class=format!("mt-1 {MUTED}")>"Connect your company sign-in to this account: you sign in there, and from then on sign in with it. Your groups there decide your role from then on."</p>
+                        <div class="mt-4 flex flex-wrap gap-2">
+                            {providers.into_iter().map(|p| view! {
+                                // A full navigation to the provider.
+                                <a rel="external" class=format!("break-words {BTN_SECONDARY}") href=format!("/login/sso/{}?next=%2Faccount", p.id)>"Connect "{p.button_text}</a>
+                            }).collect_view()}
+                        </div>
+                    </section>
+                }.into_any())
+            })}
+        </Transition>
     }
 }

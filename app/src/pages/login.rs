@@ -34,7 +34,7 @@ fn login_error(code: &str, retry: Option<String>) -> String {
         "csrf" => "The sign-in form expired. Please try again.".to_owned(),
         "sso_no_role" => "Your identity provider signed you in, but none of your groups gives access to this console. Ask an admin to map one of your groups to a role.".to_owned(),
         "sso_no_email" => "Your identity provider did not share a verified email address, which a new console account needs. Ask an admin to check the provider's email scope and settings.".to_owned(),
-        "sso_email_taken" => "A console account with your email exists already and did not come from this sign-in provider. Sign in with its password, or ask an admin.".to_owned(),
+        "sso_email_taken" => "A console account with your email exists already and does not sign in with this provider yet. Sign in with its password, then connect the provider on your Account page.".to_owned(),
         "sso_expired" => "The sign-in took too long or was started in another tab. Please try again.".to_owned(),
         "sso_failed" => "Signing in with your identity provider failed. Try again; if it keeps failing, an admin finds the reason in the audit log.".to_owned(),
         "sso_unknown" => "This sign-in provider is not available any more.".to_owned(),
@@ -138,7 +138,18 @@ pub fn LoginPage() -> impl IntoView {
             }
             .into_any()
         };
-        view! { {links} {password} }
+        // How the first admin gets in, until the console has sign-in providers.
+        let first_admin = (!has_providers).then(|| {
+            view! {
+                <p class=format!("mt-4 {MUTED}")>
+                    "No account yet? The first admin signs up with the one-time setup link "
+                    <code class="font-mono text-xs">"portcullis serve"</code>
+                    " prints on its first start (and writes to "<code class="font-mono text-xs">"setup-link"</code>" in its data directory), or with "
+                    <code class="font-mono text-xs">"portcullis admin create"</code>"."
+                </p>
+            }
+        });
+        view! { {links} {password} {first_admin} }
     };
     view! {
         <AuthFrame title="Sign in to the console">
@@ -146,12 +157,6 @@ pub fn LoginPage() -> impl IntoView {
                 <p role="alert" data-testid="login-error" class="mb-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200">{e}</p>
             })}
             <Suspense fallback=|| ()>{body}</Suspense>
-            <p class=format!("mt-4 {MUTED}")>
-                "No account yet? The first admin signs up with the one-time setup link "
-                <code class="font-mono text-xs">"portcullis serve"</code>
-                " prints on its first start (and writes to "<code class="font-mono text-xs">"setup-link"</code>" in its data directory), or with "
-                <code class="font-mono text-xs">"portcullis admin create"</code>"."
-            </p>
         </AuthFrame>
     }
 }

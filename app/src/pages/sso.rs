@@ -266,7 +266,8 @@ fn DiscoveryResult(d: SsoDiscoveryView) -> impl IntoView {
     let or_none = |s: String| if s.is_empty() { "(none)".to_owned() } else { s };
     view! {
         <div class="mt-3 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm dark:border-emerald-900 dark:bg-emerald-950">
-            <p class="font-medium text-emerald-800 dark:text-emerald-200">"Connection works: the provider's discovery document and keys were read."</p>
+            <p class="font-medium text-emerald-800 dark:text-emerald-200">"Discovery works: the provider's discovery document and keys were read."</p>
+            <p class="mt-1 text-emerald-800 dark:text-emerald-200">"The client ID, secret and redirect URI are checked by a sign-in: try one in a private window."</p>
             <dl class="mt-2 grid gap-x-4 gap-y-1 sm:grid-cols-[auto_1fr]">
                 <dt class=MUTED>"Issuer"</dt><dd class=format!("min-w-0 break-all {MONO}")>{d.issuer}</dd>
                 <dt class=MUTED>"Authorization"</dt><dd class=format!("min-w-0 break-all {MONO}")>{d.authorization_endpoint}</dd>

@@ -254,6 +254,11 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
         "Console users",
         "Break-glass admin changed",
     ),
+    (
+        "user.sso_link",
+        "Console users",
+        "Console user linked to a sign-in provider",
+    ),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

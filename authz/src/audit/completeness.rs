@@ -277,6 +277,7 @@ const READS: &[&str] = &[
     "sso_logout_url",
     "password_sign_in_break_glass_only",
     "user_sso_identity",
+    "own_sign_in",
 ];
 
 /// The writes `each_write_adds_an_audit_row` runs.

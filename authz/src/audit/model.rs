@@ -222,6 +222,8 @@ pub mod action {
     pub const PASSWORD_SIGN_IN: &str = "console.password_sign_in";
     /// An admin was marked as break-glass, or no longer.
     pub const USER_BREAK_GLASS: &str = "user.break_glass";
+    /// A signed-in console account was linked to its identity at a sign-in provider.
+    pub const USER_SSO_LINK: &str = "user.sso_link";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -311,6 +313,7 @@ pub mod action {
         SSO_PROVIDER_DELETE,
         PASSWORD_SIGN_IN,
         USER_BREAK_GLASS,
+        USER_SSO_LINK,
     ];
 }
 

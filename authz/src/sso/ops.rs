@@ -106,6 +106,26 @@ impl Core {
         format!("{}/login", self.base_url())
     }
 
+    /// The provider the signed-in account signs in with (its name), if any, and the enabled
+    /// providers it could connect: for the Account page.
+    ///
+    /// # Errors
+    /// `Forbidden`, or storage failure.
+    pub async fn own_sign_in(&self, p: &Principal) -> Result<(Option<String>, Vec<SsoProvider>)> {
+        p.require(Permission::ManageOwnAccount)?;
+        let linked = self
+            .store
+            .find_user(&p.user_id)
+            .await?
+            .and_then(|u| u.sso_provider);
+        let providers = if linked.is_some() {
+            Vec::new()
+        } else {
+            self.sign_in_providers().await?
+        };
+        Ok((linked, providers))
+    }
+
     /// The redirect URI a provider sends people back to (registered at the provider).
     pub fn sso_redirect_uri(&self, id: &SsoProviderId) -> String {
         format!("{}/login/sso/{id}/callback", self.base_url())
@@ -303,8 +323,14 @@ impl Core {
                 self.seal_sso_secret(&provider.id, &input.client_secret)?;
         }
         let secret_changed = input.clear_secret || !input.client_secret.trim().is_empty();
+        // A button text that was the default follows the name.
+        let default_before = format!("Sign in with {}", provider.display_name);
+        provider.button_text = if input.button_text.trim() == default_before {
+            format!("Sign in with {}", f.display_name)
+        } else {
+            f.button_text
+        };
         provider.display_name = f.display_name;
-        provider.button_text = f.button_text;
         provider.issuer = f.issuer;
         provider.client_id = f.client_id;
         provider.scopes = f.scopes;
@@ -347,6 +373,9 @@ impl Core {
         if provider.enabled == enabled {
             return Ok(provider);
         }
+        if !enabled {
+            self.keep_a_way_in(&provider).await?;
+        }
         provider.enabled = enabled;
         provider.updated_at = self.now();
         let event = self.event(
@@ -379,6 +408,9 @@ impl Core {
     ) -> Result<()> {
         p.require(Permission::ManageUsers)?;
         let provider = self.load_sso_provider(id).await?;
+        if provider.enabled {
+            self.keep_a_way_in(&provider).await?;
+        }
         let mut event = self.event(
             &provider.realm_id,
             &p.email,
@@ -388,6 +420,23 @@ impl Core {
         );
         event.details = audit_settings(&provider);
         Ok(self.store.delete_sso_provider(&provider.id, &event).await?)
+    }
+
+    /// Refuses to take away the last enabled provider while password sign-in is off: nobody
+    /// but break-glass admins could sign in.
+    async fn keep_a_way_in(&self, provider: &SsoProvider) -> Result<()> {
+        if self.store.password_sign_in_break_glass_only().await?
+            && self
+                .sign_in_providers()
+                .await?
+                .iter()
+                .all(|p| p.id == provider.id)
+        {
+            return Err(Error::Conflict(
+                "This is the only enabled sign-in provider and password sign-in is off: turn password sign-in back on first, or nobody but break-glass admins can sign in.".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Runs discovery at a provider now (bypassing the cache) and reports what it found.
@@ -500,6 +549,7 @@ impl Core {
         id: &str,
         pending: Option<PendingSsoSignIn>,
         callback: &SsoCallback,
+        signed_in: Option<&Principal>,
         meta: &RequestMeta,
     ) -> Result<std::result::Result<(Principal, SsoSession), SsoRefusal>> {
         // Only the browser that started this sign-in, at this provider, recently, with the
@@ -588,7 +638,9 @@ impl Core {
             }
         };
         self.login_throttle.succeeded(attempt);
-        let outcome = self.sso_account(&provider, &identity, meta).await?;
+        let outcome = self
+            .sso_account(&provider, &identity, signed_in, meta)
+            .await?;
         Ok(outcome.map(|principal| {
             (
                 principal,
@@ -653,6 +705,7 @@ impl Core {
         &self,
         provider: &SsoProvider,
         identity: &SsoIdentity,
+        signed_in: Option<&Principal>,
         meta: &RequestMeta,
     ) -> Result<std::result::Result<Principal, SsoRefusal>> {
         let role = provider.rules.role_for(&identity.groups);
@@ -686,8 +739,31 @@ impl Core {
             .store
             .find_user_identity(&provider.id, &identity.subject)
             .await?;
-        if let Some(link) = link {
-            let Some(user) = self.store.find_user(&link.user_id).await? else {
+        // The account this identity is: linked before; or the account the browser is signed in
+        // to, when the provider vouches for that account's email and it has no provider yet —
+        // the person proved both sides, so they are linked now. Never by email alone.
+        let mut new_link = None;
+        let linked = match &link {
+            Some(link) => self.store.find_user(&link.user_id).await?,
+            None => match (signed_in, &email) {
+                (Some(me), Some(email)) => self
+                    .store
+                    .find_user_by_email(&provider.realm_id, email)
+                    .await?
+                    .filter(|u| u.id == me.user_id && u.sso_provider.is_none() && !u.disabled)
+                    .inspect(|u| {
+                        new_link = Some(UserIdentity {
+                            provider_id: provider.id.clone(),
+                            subject: identity.subject.clone(),
+                            user_id: u.id.clone(),
+                            created_at: now,
+                        });
+                    }),
+                _ => None,
+            },
+        };
+        if link.is_some() || new_link.is_some() {
+            let Some(user) = linked else {
                 return Ok(Err(SsoRefusal::Expired));
             };
             if user.disabled {
@@ -702,10 +778,23 @@ impl Core {
                 return Ok(Err(SsoRefusal::Disabled));
             }
             let Some(role) = role else {
+                if new_link.is_some() {
+                    // Not linked: nothing of the account changes.
+                    self.audit_sso_failure(
+                        &actor,
+                        provider,
+                        Some(&user.id),
+                        "no group maps to a role",
+                        meta,
+                    )
+                    .await?;
+                    return Ok(Err(SsoRefusal::NoRole));
+                }
                 // No longer any role: refused, and every session of the account ends.
                 let mut event = login(&user.id);
                 event.outcome = Outcome::Failure;
                 event.details["reason"] = "no group maps to a role".into();
+                event.details["groups"] = received_groups(identity);
                 self.store
                     .save_sso_sign_in(SsoAccountChange::EndSessions(&user.id), now, &[&event])
                     .await?;
@@ -729,6 +818,21 @@ impl Core {
                 .and_then(|n| parse_display_name(n, "Name").ok())
                 .unwrap_or_else(|| user.display_name.clone());
             let mut events = Vec::new();
+            if new_link.is_some() {
+                let mut e = self.event(
+                    &user.realm_id,
+                    &actor,
+                    action::USER_SSO_LINK,
+                    AuditSubject::User(user.id.to_string()),
+                    meta,
+                );
+                e.details = serde_json::json!({
+                    "via": provider.display_name,
+                    "provider": provider.id.as_str(),
+                    "subject": identity.subject,
+                });
+                events.push(e);
+            }
             if role != user.role {
                 let mut e = self.event(
                     &user.realm_id,
@@ -751,6 +855,7 @@ impl Core {
                 .save_sso_sign_in(
                     SsoAccountChange::Update {
                         user: &user.id,
+                        link: new_link.as_ref(),
                         role,
                         email: &email,
                         display_name: &display_name,
@@ -788,8 +893,17 @@ impl Core {
             return Ok(Ok(principal));
         }
         let Some(role) = role else {
-            self.audit_sso_failure(&actor, provider, None, "no group maps to a role", meta)
-                .await?;
+            self.audit_sso_failure(
+                &actor,
+                provider,
+                None,
+                &format!(
+                    "no group maps to a role (groups received: {})",
+                    received_groups(identity)
+                ),
+                meta,
+            )
+            .await?;
             return Ok(Err(SsoRefusal::NoRole));
         };
         let Some(email) = email else {
@@ -1028,4 +1142,14 @@ impl Core {
 /// The audit actor of a provider sign-in that gave no usable email.
 fn provider_actor(p: &SsoProvider) -> String {
     format!("sso:{}", p.id)
+}
+
+/// The groups a sign-in came with, for an audit row (at most 20, each at most 100 characters).
+fn received_groups(identity: &SsoIdentity) -> serde_json::Value {
+    identity
+        .groups
+        .iter()
+        .take(20)
+        .map(|g| serde_json::Value::from(g.chars().take(100).collect::<String>()))
+        .collect()
 }

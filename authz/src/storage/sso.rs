@@ -14,10 +14,14 @@ use async_trait::async_trait;
 pub enum SsoAccountChange<'a> {
     /// A new account and its identity.
     Create(&'a User, &'a UserIdentity),
-    /// The linked account, brought up to date with what the provider said.
+    /// The linked account (or one linked now, `link`), brought up to date with what the
+    /// provider said.
     Update {
         /// The account.
         user: &'a UserId,
+        /// The identity to link first: an account that proved itself (signed in) links to the
+        /// provider identity it came back with.
+        link: Option<&'a UserIdentity>,
         /// Its role now.
         role: Role,
         /// Its email now.
@@ -495,10 +499,20 @@ macro_rules! sso_store {
                         }
                         SsoAccountChange::Update {
                             user,
+                            link,
                             role,
                             email,
                             display_name,
                         } => {
+                            if let Some(identity) = link {
+                                sqlx::query(INSERT_IDENTITY)
+                                    .bind(identity.provider_id.as_str())
+                                    .bind(&identity.subject)
+                                    .bind(identity.user_id.as_str())
+                                    .bind(identity.created_at)
+                                    .execute(&mut *tx)
+                                    .await?;
+                            }
                             // Write first (see `change_admins`): lock the realm's admins, change,
                             // and refuse a change that leaves none enabled.
                             let admins_before =

@@ -221,6 +221,7 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                     "security_reviewer",
                     "developer",
                     "enabled",
+                    "redirect_uri",
                 ],
             );
             for provider in list {
@@ -235,6 +236,7 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                     Cell::list(&provider.rules.security_reviewer, ", "),
                     Cell::list(&provider.rules.developer, ", "),
                     Cell::flag(provider.enabled, "enabled", "disabled"),
+                    core.sso_redirect_uri(&provider.id).into(),
                 ])?;
             }
             table.finish()?;

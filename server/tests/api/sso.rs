@@ -178,7 +178,7 @@ async fn sign_in(
         client_ip: Some(std::net::IpAddr::from(rand::random::<[u8; 4]>())),
         ..Default::default()
     };
-    core.finish_sso_sign_in(&at, Some(pending), &callback, &meta)
+    core.finish_sso_sign_in(&at, Some(pending), &callback, None, &meta)
         .await
         .expect("storage")
         .map(|(p, _)| p)
@@ -599,7 +599,7 @@ async fn replayed_callbacks_from_one_address_are_throttled() {
     let mut outcomes = Vec::new();
     for _ in 0..7 {
         outcomes.push(
-            core.finish_sso_sign_in(&provider, Some(pending.clone()), &callback, &meta)
+            core.finish_sso_sign_in(&provider, Some(pending.clone()), &callback, None, &meta)
                 .await
                 .expect("storage")
                 .err(),
