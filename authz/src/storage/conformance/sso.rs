@@ -113,6 +113,50 @@ pub(super) async fn sso(db: &Database) {
     ));
     assert_eq!(store.find_user(&twin.id).await.expect("find"), None);
 
+    // A local account that proved itself links to its identity in the same write as its update;
+    // an identity linked already cannot be linked again.
+    let bo = user(&r.id, "bo@corp.example", Role::Developer);
+    store
+        .insert_user(&bo, None, &ev("user.create"))
+        .await
+        .expect("bo");
+    let bo_link = UserIdentity {
+        provider_id: acme.id.clone(),
+        subject: "sub-bo".into(),
+        user_id: bo.id.clone(),
+        created_at: 35,
+    };
+    let bo_email = bo.email.clone();
+    let change = |link| SsoAccountChange::Update {
+        user: &bo.id,
+        link,
+        role: Role::Developer,
+        email: &bo_email,
+        display_name: "Bo",
+    };
+    store
+        .save_sso_sign_in(change(Some(&bo_link)), 35, &[&ev("user.sso_link")])
+        .await
+        .expect("link");
+    assert_eq!(
+        store.identity_of_user(&bo.id).await.expect("identity"),
+        Some(bo_link.clone())
+    );
+    let twice = UserIdentity {
+        subject: "sub-ada".into(),
+        ..bo_link.clone()
+    };
+    assert!(matches!(
+        store
+            .save_sso_sign_in(change(Some(&twice)), 36, &[&ev("user.sso_link")])
+            .await,
+        Err(StorageError::Conflict(_))
+    ));
+    assert_eq!(
+        store.identity_of_user(&bo.id).await.expect("identity"),
+        Some(bo_link)
+    );
+
     // Later sign-ins update role, email and name; a change that leaves no enabled admin is
     // refused and changes nothing.
     let email = crate::accounts::Email::parse("ada.l@corp.example").expect("valid");
@@ -120,6 +164,7 @@ pub(super) async fn sso(db: &Database) {
         .save_sso_sign_in(
             SsoAccountChange::Update {
                 user: &ada.id,
+                link: None,
                 role: Role::Admin,
                 email: &email,
                 display_name: "Ada L.",
@@ -143,6 +188,7 @@ pub(super) async fn sso(db: &Database) {
             .save_sso_sign_in(
                 SsoAccountChange::Update {
                     user: &ada.id,
+                    link: None,
                     role: Role::Developer,
                     email: &email,
                     display_name: "Ada L.",
