@@ -11,5 +11,4 @@ mod ops;
 mod rp;
 
 pub use model::*;
-pub use ops::SsoCallback;
 pub(crate) use rp::MetadataCache;

@@ -237,6 +237,19 @@ impl SsoRefusal {
     }
 }
 
+/// What a provider's callback carries.
+#[derive(Debug, Clone, Default)]
+pub struct SsoCallback {
+    /// `code`.
+    pub code: Option<String>,
+    /// `state`.
+    pub state: Option<String>,
+    /// `iss` (RFC 9207), when the provider sends it.
+    pub iss: Option<String>,
+    /// `error`, when the provider refused.
+    pub error: Option<String>,
+}
+
 /// What "Test connection" found at the provider.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Discovery {

@@ -2,9 +2,9 @@
 //! the sign-in page starts and finishes a provider sign-in, which creates or updates the
 //! console account and decides its role.
 use super::model::{
-    Discovery, MAX_SSO_PROVIDERS, PendingSsoSignIn, RoleRules, SIGN_IN_TTL_SECS, SsoIdentity,
-    SsoProvider, SsoProviderId, SsoProviderInput, SsoRefusal, SsoSession, UserIdentity,
-    parse_claim_name, parse_scopes, parse_sso_client_id, parse_values,
+    Discovery, MAX_SSO_PROVIDERS, PendingSsoSignIn, RoleRules, SIGN_IN_TTL_SECS, SsoCallback,
+    SsoIdentity, SsoProvider, SsoProviderId, SsoProviderInput, SsoRefusal, SsoSession,
+    UserIdentity, parse_claim_name, parse_scopes, parse_sso_client_id, parse_values,
 };
 use super::rp::{self, RelyingParty};
 use crate::accounts::{Email, User, UserId};
@@ -64,19 +64,6 @@ fn principal_of(u: &User) -> Principal {
         role: u.role,
         credential_version: u.credential_version,
     }
-}
-
-/// What a provider's callback carries.
-#[derive(Debug, Clone, Default)]
-pub struct SsoCallback {
-    /// `code`.
-    pub code: Option<String>,
-    /// `state`.
-    pub state: Option<String>,
-    /// `iss` (RFC 9207), when the provider sends it.
-    pub iss: Option<String>,
-    /// `error`, when the provider refused.
-    pub error: Option<String>,
 }
 
 impl Core {

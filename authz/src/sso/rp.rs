@@ -108,13 +108,16 @@ fn http(fetcher: Arc<dyn Fetcher>) -> impl Fn(openidconnect::HttpRequest) -> Idp
 /// remembered for [`FAILURE_TTL_SECS`], so that anonymous sign-in attempts while a provider is
 /// down do not each send it a request.
 #[derive(Debug, Default)]
-pub(crate) struct MetadataCache(Mutex<HashMap<String, (UnixTime, Result<Arc<Metadata>, String>)>>);
+pub(crate) struct MetadataCache(Mutex<HashMap<String, (UnixTime, Discovered)>>);
+
+/// What a discovery found, or why it failed.
+type Discovered = Result<Arc<Metadata>, String>;
 
 /// How long a failed discovery is answered from memory.
 const FAILURE_TTL_SECS: i64 = 15;
 
 impl MetadataCache {
-    fn get(&self, key: &str, now: UnixTime) -> Option<Result<Arc<Metadata>, String>> {
+    fn get(&self, key: &str, now: UnixTime) -> Option<Discovered> {
         let map = self
             .0
             .lock()
@@ -131,7 +134,7 @@ impl MetadataCache {
             .map(|(_, found)| found.clone())
     }
 
-    fn put(&self, key: String, now: UnixTime, found: Result<Arc<Metadata>, String>) {
+    fn put(&self, key: String, now: UnixTime, found: Discovered) {
         let mut map = self
             .0
             .lock()

@@ -131,6 +131,32 @@ pub(super) const CONSUME_SETUP_LINK: &str = "UPDATE user_links SET used_at = $1 
 pub(super) const CONSUME_RESET_LINK: &str = "UPDATE user_links SET used_at = $1 WHERE token_hash = $2 AND user_id = $3 AND purpose = 'password_reset' AND used_at IS NULL AND expires_at > $1";
 pub(super) const SET_PASSWORD: &str = "UPDATE users SET password_hash = $1, credential_version = credential_version + 1, updated_at = $2 WHERE id = $3";
 
+/// The precondition a change fails when it would leave password sign-in off without an enabled
+/// break-glass admin who has a password.
+pub const NO_BREAK_GLASS: &str = "password sign-in is off and no break-glass admin would remain";
+pub(super) const PASSWORD_SIGN_IN: &str =
+    "SELECT password_sign_in FROM console_sign_in WHERE id = 1";
+pub(super) const COUNT_BREAK_GLASS: &str = "SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = FALSE AND break_glass = TRUE AND password_hash IS NOT NULL";
+
+/// Whether a change inside a transaction (`$conn`, a `&mut` connection) leaves a way in:
+/// password sign-in for everyone, or an enabled break-glass admin with a password. An
+/// expression for `async` bodies that return `Result<_, StorageError>`.
+macro_rules! break_glass_remains {
+    ($conn:expr) => {{
+        let mode: Option<String> = sqlx::query_scalar($crate::storage::accounts::PASSWORD_SIGN_IN)
+            .fetch_optional(&mut *$conn)
+            .await?;
+        if mode.as_deref() == Some("break_glass") {
+            let n: i64 = sqlx::query_scalar($crate::storage::accounts::COUNT_BREAK_GLASS)
+                .fetch_one(&mut *$conn)
+                .await?;
+            n > 0
+        } else {
+            true
+        }
+    }};
+}
+
 /// Implements [`AccountStore`] for one backend's store.
 macro_rules! account_store {
     ($store:ident, $db:ty) => {
@@ -460,7 +486,7 @@ macro_rules! account_store {
                     if !break_glass_remains!(tx) {
                         tx.rollback().await?;
                         return Err(StorageError::Precondition(
-                            $crate::storage::sso::NO_BREAK_GLASS,
+                            $crate::storage::accounts::NO_BREAK_GLASS,
                         ));
                     }
                     if let (1, Some((at, why))) = (n, ends_sign_ins) {

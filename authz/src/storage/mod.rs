@@ -55,6 +55,7 @@ mod types;
 
 pub use access::AccessStore;
 pub use accounts::AccountStore;
+pub use accounts::NO_BREAK_GLASS;
 pub use agents::AgentStore;
 pub use audit::AuditStore;
 pub use authorize::{AuthorizeStore, MAX_CONNECTED_APPS, Redeemed};
@@ -69,7 +70,7 @@ pub use registry::{REQUEST_DECIDED, RegistryStore, ReleaseEffects, SEQUENCE_TAKE
 pub use resources::{ResourceStore, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
 pub use review::ReviewStore;
 pub use sqlite::SqliteStore;
-pub use sso::{NO_BREAK_GLASS, SsoAccountChange, SsoStore};
+pub use sso::{SsoAccountChange, SsoStore};
 pub use tokens::{Purged, TokenStore};
 pub use types::{BaseStore, Generation};
 

@@ -88,7 +88,7 @@ pub trait SsoStore: Send + Sync {
     /// Whether password sign-in is for break-glass admins only.
     async fn password_sign_in_break_glass_only(&self) -> Result<bool, StorageError>;
     /// Turns password sign-in on for everyone or off for all but break-glass admins, with its
-    /// audit event; `Precondition` ([`NO_BREAK_GLASS`]) when turning it off without an enabled
+    /// audit event; `Precondition` ([`crate::storage::NO_BREAK_GLASS`]) when turning it off without an enabled
     /// break-glass admin who has a password.
     async fn set_password_sign_in(
         &self,
@@ -97,7 +97,7 @@ pub trait SsoStore: Send + Sync {
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
     /// Marks an admin as break-glass or not, with its audit event; `NotFound` if gone,
-    /// `Precondition` ([`NO_BREAK_GLASS`]) when that leaves password sign-in off without one.
+    /// `Precondition` ([`crate::storage::NO_BREAK_GLASS`]) when that leaves password sign-in off without one.
     async fn set_user_break_glass(
         &self,
         user: &UserId,
@@ -116,38 +116,13 @@ pub trait SsoStore: Send + Sync {
     ) -> Result<(), StorageError>;
 }
 
-/// The precondition a change fails when it would leave password sign-in off without an enabled
-/// break-glass admin who has a password.
-pub const NO_BREAK_GLASS: &str = "password sign-in is off and no break-glass admin would remain";
-pub(super) const PASSWORD_SIGN_IN: &str =
-    "SELECT password_sign_in FROM console_sign_in WHERE id = 1";
 pub(super) const SET_PASSWORD_SIGN_IN: &str =
     "UPDATE console_sign_in SET password_sign_in = $1, updated_at = $2 WHERE id = 1";
-pub(super) const COUNT_BREAK_GLASS: &str = "SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = FALSE AND break_glass = TRUE AND password_hash IS NOT NULL";
 /// Touches (and so locks, see `LOCK_ACTIVE_ADMINS`) every admin account.
 pub(super) const LOCK_ADMINS: &str =
     "UPDATE users SET updated_at = updated_at WHERE role = 'admin'";
 /// Only an admin with a password who signs in without a provider can be marked.
 pub(super) const SET_BREAK_GLASS: &str = "UPDATE users SET break_glass = $1, updated_at = $2 WHERE id = $3 AND ($1 = FALSE OR (role = 'admin' AND password_hash IS NOT NULL AND NOT EXISTS (SELECT 1 FROM user_identities ui WHERE ui.user_id = users.id)))";
-
-/// Whether a change inside a transaction (`$conn`, a `&mut` connection) leaves a way in:
-/// password sign-in for everyone, or an enabled break-glass admin with a password. An
-/// expression for `async` bodies that return `Result<_, StorageError>`.
-macro_rules! break_glass_remains {
-    ($conn:expr) => {{
-        let mode: Option<String> = sqlx::query_scalar($crate::storage::sso::PASSWORD_SIGN_IN)
-            .fetch_optional(&mut *$conn)
-            .await?;
-        if mode.as_deref() == Some("break_glass") {
-            let n: i64 = sqlx::query_scalar($crate::storage::sso::COUNT_BREAK_GLASS)
-                .fetch_one(&mut *$conn)
-                .await?;
-            n > 0
-        } else {
-            true
-        }
-    }};
-}
 
 pub(super) const PROVIDER_COLUMNS: &str = "id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, enabled, created_at, updated_at";
 pub(super) const INSERT_PROVIDER: &str = "INSERT INTO sso_providers (id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
@@ -413,7 +388,7 @@ macro_rules! sso_store {
                 }
 
                 async fn password_sign_in_break_glass_only(&self) -> Result<bool, StorageError> {
-                    let mode: Option<String> = sqlx::query_scalar(PASSWORD_SIGN_IN)
+                    let mode: Option<String> = sqlx::query_scalar($crate::storage::accounts::PASSWORD_SIGN_IN)
                         .fetch_optional(&self.pool)
                         .await?;
                     Ok(mode.as_deref() == Some("break_glass"))
@@ -435,7 +410,7 @@ macro_rules! sso_store {
                         .await?;
                     if !break_glass_remains!(tx) {
                         tx.rollback().await?;
-                        return Err(StorageError::Precondition(NO_BREAK_GLASS));
+                        return Err(StorageError::Precondition($crate::storage::accounts::NO_BREAK_GLASS));
                     }
                     self.commit_uncached(tx, event).await
                 }
@@ -462,7 +437,7 @@ macro_rules! sso_store {
                     }
                     if !break_glass_remains!(tx) {
                         tx.rollback().await?;
-                        return Err(StorageError::Precondition(NO_BREAK_GLASS));
+                        return Err(StorageError::Precondition($crate::storage::accounts::NO_BREAK_GLASS));
                     }
                     self.commit_uncached(tx, event).await
                 }

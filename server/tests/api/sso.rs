@@ -18,6 +18,9 @@ const CLIENT_SECRET: &str = "a-client-secret-of-thirty-two-bytes!";
 /// authorization request carried.
 type Mint = Box<dyn Fn(&str) -> serde_json::Value + Send + Sync>;
 
+/// A token response the test IdP makes from the nonce.
+type Forgery = fn(&Idp, &str) -> serde_json::Value;
+
 struct Idp {
     issuer: String,
     key: GeneratedKey,
@@ -195,11 +198,11 @@ fn refused(outcome: Result<authz::Principal, SsoRefusal>, what: &str) -> String 
 async fn forged_id_tokens_and_answers_are_refused() {
     let (t, idp, provider) = setup().await;
     let idp = Arc::new(idp);
-    let forge = |f: fn(&Idp, &str) -> serde_json::Value| -> Mint {
+    let forge = |f: Forgery| -> Mint {
         let idp = idp.clone();
         Box::new(move |nonce| f(&idp, nonce))
     };
-    let cases: [(&str, fn(&Idp, &str) -> serde_json::Value, &str); 9] = [
+    let cases: [(&str, Forgery, &str); 9] = [
         (
             "another client's token",
             |i, n| {
