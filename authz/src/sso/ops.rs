@@ -605,18 +605,7 @@ impl Core {
         else {
             return refuse("the provider answered without a code".into()).await;
         };
-        let identity = match self.relying_party(&provider, false).await {
-            Ok(rp) => {
-                rp.finish(
-                    code,
-                    &pending.pkce_verifier,
-                    &pending.nonce,
-                    &provider.groups_claim,
-                )
-                .await
-            }
-            Err(e) => Err(e),
-        };
+        let identity = self.redeem_sso_code(&provider, code, &pending).await;
         let (identity, id_token) = match identity {
             Ok(i) => i,
             Err(e) => {
@@ -659,6 +648,38 @@ impl Core {
             Some(&session.id_token),
             &self.sso_post_logout_uri(),
         )
+    }
+
+    /// Redeems the code and validates what came back; when the ID token is signed with a key
+    /// the cached JWKS lacks (the provider rotated its keys), fetches the keys again once.
+    async fn redeem_sso_code(
+        &self,
+        provider: &SsoProvider,
+        code: &str,
+        pending: &PendingSsoSignIn,
+    ) -> std::result::Result<(SsoIdentity, String), String> {
+        let rp = self.relying_party(provider, false).await?;
+        let tokens = rp.exchange(code, &pending.pkce_verifier).await?;
+        match rp
+            .verify(&tokens, &pending.nonce, &provider.groups_claim)
+            .await
+        {
+            Ok(found) => Ok(found),
+            Err(rp::Unverified::Refused(e)) => Err(e),
+            Err(rp::Unverified::UnknownKey) => {
+                let fresh = self.relying_party(provider, true).await?;
+                fresh
+                    .verify(&tokens, &pending.nonce, &provider.groups_claim)
+                    .await
+                    .map_err(|e| match e {
+                        rp::Unverified::UnknownKey => {
+                            "the ID token is not valid: no key of the provider's JWKS signed it"
+                                .to_owned()
+                        }
+                        rp::Unverified::Refused(e) => e,
+                    })
+            }
+        }
     }
 
     async fn audit_sso_failure(

@@ -47,7 +47,7 @@ type Fields = IdTokenFields<
     CoreJweContentEncryptionAlgorithm,
     CoreJwsSigningAlgorithm,
 >;
-type Tokens = StandardTokenResponse<Fields, CoreTokenType>;
+pub(crate) type Tokens = StandardTokenResponse<Fields, CoreTokenType>;
 type RpClient = Client<
     AllClaims,
     CoreAuthDisplay,
@@ -150,6 +150,15 @@ pub(crate) struct RelyingParty {
     client: RpClient,
     metadata: Arc<Metadata>,
     fetcher: Arc<dyn Fetcher>,
+}
+
+/// Why an ID token was not accepted.
+#[derive(Debug)]
+pub(crate) enum Unverified {
+    /// Signed with a key the cached JWKS does not have.
+    UnknownKey,
+    /// Refused, with the reason.
+    Refused(String),
 }
 
 /// What the authorization request needs remembered for the callback.
@@ -327,39 +336,55 @@ impl RelyingParty {
 
     /// Redeems the code and validates the ID token; reads userinfo when the groups claim is
     /// not in the ID token and the provider has a userinfo endpoint.
-    pub(crate) async fn finish(
-        &self,
-        code: &str,
-        pkce_verifier: &str,
-        nonce: &str,
-        groups_claim: &str,
-    ) -> Result<(SsoIdentity, String), String> {
+    pub(crate) async fn exchange(&self, code: &str, pkce_verifier: &str) -> Result<Tokens, String> {
         let http = http(self.fetcher.clone());
-        let tokens = self
-            .client
+        self.client
             .exchange_code(AuthorizationCode::new(code.to_owned()))
             .map_err(|e| describe(&e))?
             .set_pkce_verifier(PkceCodeVerifier::new(pkce_verifier.to_owned()))
             .request_async(&http)
             .await
-            .map_err(|e| format!("the token request failed: {}", describe(&e)))?;
-        let id_token = tokens
-            .id_token()
-            .ok_or("the provider answered without an ID token")?;
+            .map_err(|e| format!("the token request failed: {}", describe(&e)))
+    }
+
+    /// Validates the ID token of `tokens`; reads userinfo when the groups claim is not in it and
+    /// the provider has a userinfo endpoint. [`Unverified::UnknownKey`] when no key of the
+    /// (cached) JWKS matches: the provider may have rotated its keys.
+    pub(crate) async fn verify(
+        &self,
+        tokens: &Tokens,
+        nonce: &str,
+        groups_claim: &str,
+    ) -> Result<(SsoIdentity, String), Unverified> {
+        let http = http(self.fetcher.clone());
+        let id_token = tokens.id_token().ok_or_else(|| {
+            Unverified::Refused("the provider answered without an ID token".into())
+        })?;
         let verifier = self
             .client
             .id_token_verifier()
             .set_allowed_algs(ID_TOKEN_ALGS);
         let claims = id_token
             .claims(&verifier, &Nonce::new(nonce.to_owned()))
-            .map_err(|e| format!("the ID token is not valid: {}", describe(&e)))?;
+            .map_err(|e| match e {
+                openidconnect::ClaimsVerificationError::SignatureVerification(
+                    openidconnect::SignatureVerificationError::NoMatchingKey,
+                ) => Unverified::UnknownKey,
+                e => Unverified::Refused(format!("the ID token is not valid: {}", describe(&e))),
+            })?;
         if let Some(expected) = claims.access_token_hash() {
-            let alg = id_token.signing_alg().map_err(|e| describe(&e))?;
-            let key = id_token.signing_key(&verifier).map_err(|e| describe(&e))?;
+            let alg = id_token
+                .signing_alg()
+                .map_err(|e| Unverified::Refused(describe(&e)))?;
+            let key = id_token
+                .signing_key(&verifier)
+                .map_err(|e| Unverified::Refused(describe(&e)))?;
             let actual = AccessTokenHash::from_token(tokens.access_token(), alg, key)
-                .map_err(|e| describe(&e))?;
+                .map_err(|e| Unverified::Refused(describe(&e)))?;
             if actual != *expected {
-                return Err("the ID token's at_hash does not match the access token".into());
+                return Err(Unverified::Refused(
+                    "the ID token's at_hash does not match the access token".into(),
+                ));
             }
         }
         let mut identity = SsoIdentity {
@@ -382,10 +407,12 @@ impl RelyingParty {
                     tokens.access_token().clone(),
                     Some(SubjectIdentifier::new(identity.subject.clone())),
                 )
-                .map_err(|e| describe(&e))?
+                .map_err(|e| Unverified::Refused(describe(&e)))?
                 .request_async(&http)
                 .await
-                .map_err(|e| format!("the userinfo request failed: {}", describe(&e)))?;
+                .map_err(|e| {
+                    Unverified::Refused(format!("the userinfo request failed: {}", describe(&e)))
+                })?;
             identity.groups = groups_of(info.additional_claims().claims.get(groups_claim));
             if identity.email.is_none() {
                 identity.email = info.email().map(|e| e.to_string());

@@ -23,7 +23,9 @@ type Forgery = fn(&Idp, &str) -> serde_json::Value;
 
 struct Idp {
     issuer: String,
-    key: GeneratedKey,
+    /// The signing key and its `kid`; [`Idp::rotate`] replaces them and the published JWKS.
+    key: Mutex<(GeneratedKey, String)>,
+    jwks: Arc<Mutex<String>>,
     next: Arc<Mutex<Option<Mint>>>,
     /// The nonce of the sign-in under way, as the token endpoint needs it.
     nonce: Arc<Mutex<String>>,
@@ -37,11 +39,8 @@ impl Idp {
             .expect("bind");
         let issuer = format!("http://{}", listener.local_addr().expect("addr"));
         let key = generate(SigningAlg::ES256).expect("key");
-        let mut jwk = key.public_jwk.clone();
-        jwk.insert("kid".into(), "idp-1".into());
-        jwk.insert("use".into(), "sig".into());
-        jwk.insert("alg".into(), "ES256".into());
-        let jwks = serde_json::json!({"keys": [jwk]}).to_string();
+        let jwks = Arc::new(Mutex::new(Self::jwks_of(&key, "idp-1")));
+        let served_jwks = jwks.clone();
         let discovery = serde_json::json!({
             "issuer": issuer,
             "authorization_endpoint": format!("{issuer}/authorize"),
@@ -64,7 +63,10 @@ impl Idp {
             )
             .route(
                 "/jwks",
-                axum::routing::get(move || async move { json(jwks) }),
+                axum::routing::get(move || {
+                    let body = served_jwks.lock().expect("lock").clone();
+                    async move { json(body) }
+                }),
             )
             .route(
                 "/token",
@@ -80,14 +82,31 @@ impl Idp {
         tokio::spawn(async move { axum::serve(listener, app).await });
         Self {
             issuer,
-            key,
+            key: Mutex::new((key, "idp-1".into())),
+            jwks,
             next,
             nonce,
         }
     }
 
+    fn jwks_of(key: &GeneratedKey, kid: &str) -> String {
+        let mut jwk = key.public_jwk.clone();
+        jwk.insert("kid".into(), kid.into());
+        jwk.insert("use".into(), "sig".into());
+        jwk.insert("alg".into(), "ES256".into());
+        serde_json::json!({"keys": [jwk]}).to_string()
+    }
+
+    /// Rotates to a new key with a new `kid`, published at once (the old one is gone).
+    fn rotate(&self, kid: &str) {
+        let key = generate(SigningAlg::ES256).expect("key");
+        *self.jwks.lock().expect("lock") = Self::jwks_of(&key, kid);
+        *self.key.lock().expect("lock") = (key, kid.into());
+    }
+
     fn sign(&self, claims: &serde_json::Value) -> String {
-        Signer::from_pkcs8("idp-1", SigningAlg::ES256, &self.key.pkcs8)
+        let (key, kid) = &*self.key.lock().expect("lock");
+        Signer::from_pkcs8(kid, SigningAlg::ES256, &key.pkcs8)
             .expect("signer")
             .sign("JWT", claims)
             .expect("sign")
@@ -620,4 +639,24 @@ async fn replayed_callbacks_from_one_address_are_throttled() {
             .all(|o| *o == Some(SsoRefusal::Throttled)),
         "{outcomes:?}"
     );
+}
+
+#[tokio::test]
+async fn a_rotated_provider_key_is_fetched_again() {
+    let (t, idp, provider) = setup().await;
+    let idp = Arc::new(idp);
+    let honest = |idp: &Arc<Idp>| -> Mint {
+        let idp = idp.clone();
+        Box::new(move |nonce| Idp::answer(&idp.sign(&idp.claims("grace", nonce))))
+    };
+    // The first sign-in caches the provider's metadata and keys.
+    sign_in(&t, &idp, &provider, honest(&idp), |_, _| {})
+        .await
+        .expect("first sign-in");
+    // The provider rotates to a key the cache does not know: the keys are fetched again.
+    idp.rotate("idp-2");
+    let p = sign_in(&t, &idp, &provider, honest(&idp), |_, _| {})
+        .await
+        .expect("signed in after the rotation");
+    assert_eq!(p.email, "grace@corp.example");
 }
