@@ -9,6 +9,7 @@
 mod model;
 mod ops;
 mod rp;
+mod signin;
 
 pub use model::*;
 pub(crate) use rp::MetadataCache;

@@ -284,7 +284,10 @@ async fn an_id_jag_buys_a_token_for_the_person_once() {
     assert_eq!(granted[1].details["person_was"], "created");
     assert_eq!(granted[0].details["person_was"], "linked");
     let created = events(&t, "person.create").await;
-    assert_eq!(created[0].actor, format!("idp:{IDP}"));
+    assert_eq!(
+        created[0].actor,
+        authz::audit::AuditSubject::TrustedIssuer(IDP.into()).target()
+    );
 
     // Disabling the person ends the token and refuses new assertions.
     let access = answer_token(&t, &app, &idp, "grace").await;
@@ -594,7 +597,10 @@ async fn unlinked_people_are_linked_by_email_or_created_only_when_the_issuer_say
     );
     let links = events(&t, "person.link").await;
     assert_eq!(links.len(), 1);
-    assert_eq!(links[0].target, format!("person:{}", ada.id));
+    assert_eq!(
+        links[0].target,
+        authz::audit::AuditSubject::Person(ada.id.to_string()).target()
+    );
 
     // Another subject of the same IdP with Ada's email is not linked to her a second time.
     let (code, _) = refused(
@@ -729,7 +735,10 @@ async fn unlinking_an_identity_revokes_what_it_bought_and_stops_it_acting_as_the
     assert_eq!(code, "invalid_grant");
     let unlinks = events(&t, "person.unlink").await;
     assert_eq!(unlinks.len(), 1);
-    assert_eq!(unlinks[0].target, format!("person:{sub}"));
+    assert_eq!(
+        unlinks[0].target,
+        authz::audit::AuditSubject::Person(sub.to_string()).target()
+    );
 
     // An administrator links the identity again by hand: its assertions act as Grace again.
     let core = &t.state.core;

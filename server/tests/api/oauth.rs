@@ -1421,7 +1421,7 @@ async fn a_resource_shows_its_introspection_credentials_and_their_history() {
     let about_credentials: Vec<_> = history
         .items
         .iter()
-        .filter(|e| e.target == format!("client:{rs}"))
+        .filter(|e| e.target == authz::audit::AuditSubject::Client(rs.to_string()).target())
         .map(|e| e.action.as_str())
         .collect();
     assert_eq!(

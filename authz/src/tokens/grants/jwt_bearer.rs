@@ -786,7 +786,7 @@ impl Core {
             person_id: person_id.clone(),
             created_at: now,
         };
-        let actor = format!("idp:{}", issuer.issuer);
+        let actor = crate::audit::AuditSubject::TrustedIssuer(issuer.issuer.clone()).target();
         match &checked.subject {
             Subject::Linked(p) => (p.clone(), NewLink::None(link(&p.id))),
             Subject::LinkByEmail(p) => {
