@@ -66,6 +66,7 @@ pub fn App() -> impl IntoView {
         <Router>
             <Routes fallback=MissingPage>
                 <Route path=path!("/login") view=pages::login::LoginPage ssr=SsrMode::Async/>
+                <Route path=path!("/login/second-factor") view=pages::second_factor::SecondFactorPage ssr=SsrMode::Async/>
                 <Route path=path!("/setup") view=pages::setup::SetupPage/>
                 <Route path=path!("/reset-password") view=pages::setup::ResetPasswordPage/>
                 // Async SSR: pages arrive complete, so they read fine without JavaScript.

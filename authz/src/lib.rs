@@ -40,6 +40,7 @@ pub mod realms;
 pub mod registry;
 pub mod resources;
 pub mod scope;
+pub mod second_factor;
 pub mod secret;
 pub mod sso;
 pub mod storage;

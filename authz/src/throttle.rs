@@ -55,6 +55,9 @@ pub const MAX_DEVICE_REQUESTS_PER_SOURCE: u32 = 60;
 /// Drift reports per person within a window, all their devices together (each device reports
 /// at most once a minute on its own).
 pub const MAX_DRIFT_REPORTS_PER_PERSON: u32 = 30;
+/// Wrong second-factor codes allowed per console account (from anywhere) within a window: with
+/// three codes valid at a time among a million, a guesser needs about a year for even odds.
+pub const MAX_SECOND_FACTOR_FAILURES: u32 = 10;
 /// Window length in seconds.
 pub const WINDOW_SECS: i64 = 15 * 60;
 /// Most counters kept per throttle.
@@ -147,13 +150,18 @@ pub(crate) enum Key {
     /// Device authorization requests from one source.
     DeviceRequest(Source),
     DriftReport(RealmId, String),
+    /// Second-factor codes tried for one console account (its user id), from anywhere.
+    SecondFactor(String),
 }
 
 impl Key {
     /// What the key throttles, as the `kind` label of `portcullis_throttled_total`.
     fn kind(&self) -> &'static str {
         match self {
-            Key::AccountSource(..) | Key::LoginSource(_) | Key::LoginSite(_) => "sign_in",
+            Key::AccountSource(..)
+            | Key::LoginSource(_)
+            | Key::LoginSite(_)
+            | Key::SecondFactor(_) => "sign_in",
             Key::Client(..) | Key::ClientSource(_) => "client_authentication",
             Key::Registration(..) | Key::RegistrationSite(..) | Key::RegistrationNetwork(..) => {
                 "registration"
@@ -246,6 +254,30 @@ impl Throttle {
             (
                 Key::AccountSource(account.to_owned(), source),
                 MAX_FAILURES_PER_ACCOUNT_SOURCE,
+            ),
+            (Key::LoginSource(source), MAX_LOGIN_FAILURES_PER_SOURCE),
+        ];
+        if let Some(site) = source.site() {
+            limits.push((Key::LoginSite(site), MAX_LOGIN_FAILURES_PER_SITE));
+        }
+        let starts = self.count_all(&limits, now)?;
+        let counted = limits.into_iter().map(|(k, _)| k).zip(starts).collect();
+        Ok(Attempt { counted })
+    }
+
+    /// Begins a second-factor check for a console account (its user id): refused when the
+    /// account has had too many wrong codes from anywhere, or the source too many failed
+    /// sign-ins; otherwise counted as a failure until [`Throttle::succeeded`].
+    pub(crate) fn begin_second_factor(
+        &self,
+        user_id: &str,
+        source: Source,
+        now: UnixTime,
+    ) -> Result<Attempt, u64> {
+        let mut limits = vec![
+            (
+                Key::SecondFactor(user_id.to_owned()),
+                MAX_SECOND_FACTOR_FAILURES,
             ),
             (Key::LoginSource(source), MAX_LOGIN_FAILURES_PER_SOURCE),
         ];

@@ -70,9 +70,8 @@ pub async fn login(
         .login(&form.email, &form.password, &req.meta)
         .await
     {
-        Ok(principal) => match start_session(&session, &principal, state.core.now()).await {
-            Ok(()) => {
-                let mut res = Redirect::to(safe_next(&form.next)).into_response();
+        Ok(principal) => match signed_in(&state, &session, &principal, None, &form.next).await {
+            Ok(mut res) => {
                 if had_email
                     && let Ok(v) = header::HeaderValue::from_str(&login_email_cookie("", secure))
                 {
@@ -94,6 +93,99 @@ pub async fn login(
         Err(e) => {
             tracing::error!(error = %e, "Sign-in failed");
             back_to_login("unavailable", &[], &form.next)
+        }
+    }
+}
+
+/// A first factor passed: signs in, or, when a second factor is due, puts the sign-in on hold
+/// and sends the browser to the second step.
+async fn signed_in(
+    state: &AppState,
+    session: &Session,
+    principal: &authz::Principal,
+    sso: Option<authz::sso::SsoSession>,
+    next: &str,
+) -> Result<Response, app::error::AppError> {
+    let proven = sso.as_ref().is_some_and(|s| s.second_factor);
+    let step = state
+        .core
+        .second_factor_step(principal, proven, sso.clone())
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "Deciding the second sign-in step failed");
+            app::error::AppError::Internal
+        })?;
+    match step {
+        Some(mut pending) => {
+            pending.next = safe_next(next).to_owned();
+            app::ssr::second_factor::hold(session, &pending).await?;
+            Ok(Redirect::to("/login/second-factor").into_response())
+        }
+        None => {
+            start_session(session, principal, state.core.now()).await?;
+            if let Some(sso) = &sso {
+                session
+                    .insert(SESSION_SSO, sso)
+                    .await
+                    .map_err(|_| app::error::AppError::Internal)?;
+            }
+            Ok(Redirect::to(safe_next(next)).into_response())
+        }
+    }
+}
+
+/// The second-step form.
+#[derive(Deserialize)]
+pub struct SecondFactorForm {
+    #[serde(default)]
+    code: String,
+}
+
+fn back_to_step(error: &str, extra: &[(&str, String)]) -> Response {
+    let mut q = url::form_urlencoded::Serializer::new(String::new());
+    q.append_pair("error", error);
+    for (k, v) in extra {
+        q.append_pair(k, v);
+    }
+    Redirect::to(&format!("/login/second-factor?{}", q.finish())).into_response()
+}
+
+/// `POST /login/second-factor`: checks the code of a sign-in on hold and signs in.
+pub async fn second_factor(
+    State(state): State<AppState>,
+    Extension(req): Extension<ConsoleRequest>,
+    session: Session,
+    Form(form): Form<SecondFactorForm>,
+) -> Response {
+    use app::ssr::second_factor::{drop_held, held, release};
+    let pending = match held(&session).await {
+        Ok(Some(p)) if !p.enrol => p,
+        Ok(Some(_)) => return Redirect::to("/login/second-factor").into_response(),
+        Ok(None) => return back_to_login("expired", &[], ""),
+        Err(_) => return back_to_step("unavailable", &[]),
+    };
+    match state
+        .core
+        .finish_second_factor(&pending, &form.code, &req.meta)
+        .await
+    {
+        Ok((principal, _)) => {
+            match release(&session, &pending, &principal, state.core.now()).await {
+                Ok(()) => Redirect::to(safe_next(&pending.next)).into_response(),
+                Err(_) => back_to_step("unavailable", &[]),
+            }
+        }
+        Err(authz::Error::InvalidCredentials) => back_to_step("invalid", &[]),
+        Err(authz::Error::Throttled { retry_after_secs }) => {
+            back_to_step("throttled", &[("retry", retry_after_secs.to_string())])
+        }
+        Err(authz::Error::InvalidLink) => {
+            let _ = drop_held(&session).await;
+            back_to_login("expired", &[], &pending.next)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "Checking a second factor failed");
+            back_to_step("unavailable", &[])
         }
     }
 }
@@ -207,12 +299,9 @@ pub async fn sso_callback(
         .await
     {
         Ok(Ok((principal, sso))) => {
-            let started = start_session(&session, &principal, state.core.now()).await;
-            match started {
-                Ok(()) if session.insert(SESSION_SSO, &sso).await.is_ok() => {
-                    Redirect::to(safe_next(&next)).into_response()
-                }
-                _ => back_to_login("unavailable", &[], &next),
+            match signed_in(&state, &session, &principal, Some(sso), &next).await {
+                Ok(res) => res,
+                Err(_) => back_to_login("unavailable", &[], &next),
             }
         }
         Ok(Err(refusal)) => back_to_login(refusal.code(), &[], &next),

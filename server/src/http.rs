@@ -148,6 +148,7 @@ pub async fn csrf(State(state): State<AppState>, req: Request, next: Next) -> Re
 fn is_public_path(path: &str) -> bool {
     const PUBLIC: &[&str] = &[
         "/login",
+        "/login/second-factor",
         "/setup",
         "/reset-password",
         "/healthz",

@@ -240,6 +240,7 @@ pub fn router(state: AppState) -> Router {
         .layer(from_fn(render::deadline));
     let console = Router::new()
         .route("/login", post(auth::login))
+        .route("/login/second-factor", post(auth::second_factor))
         .route("/logout", post(auth::logout))
         .route("/login/sso/{id}", get(auth::sso_start))
         .route("/login/sso/{id}/callback", get(auth::sso_callback))

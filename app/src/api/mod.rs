@@ -13,6 +13,7 @@ pub mod realms;
 pub mod registry;
 pub mod resources;
 pub mod review;
+pub mod second_factor;
 pub mod session;
 pub mod sso;
 pub mod users;

@@ -32,7 +32,7 @@ fn input(
     scopes: String,
     groups_claim: String,
     (admin_groups, reviewer_groups, developer_groups): (String, String, String),
-    trust_email: &str,
+    (trust_email, second_factor_amr, second_factor_acr): (&str, String, String),
 ) -> authz::sso::SsoProviderInput {
     authz::sso::SsoProviderInput {
         display_name,
@@ -47,6 +47,8 @@ fn input(
         reviewer_groups,
         developer_groups,
         trust_email: trust_email == "on",
+        second_factor_amr,
+        second_factor_acr,
     }
 }
 
@@ -64,6 +66,8 @@ pub async fn create_sso_provider(
     #[server(default)] reviewer_groups: String,
     #[server(default)] developer_groups: String,
     #[server(default)] trust_email: String,
+    #[server(default)] second_factor_amr: String,
+    #[server(default)] second_factor_acr: String,
 ) -> Result<SsoProviderView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let input = input(
@@ -76,7 +80,7 @@ pub async fn create_sso_provider(
         scopes,
         groups_claim,
         (admin_groups, reviewer_groups, developer_groups),
-        &trust_email,
+        (&trust_email, second_factor_amr, second_factor_acr),
     );
     let s = core.create_sso_provider(&p, &input, &meta).await?;
     Ok(ssr::sso::sso_provider_view(&core, &s))
@@ -98,6 +102,8 @@ pub async fn update_sso_provider(
     #[server(default)] reviewer_groups: String,
     #[server(default)] developer_groups: String,
     #[server(default)] trust_email: String,
+    #[server(default)] second_factor_amr: String,
+    #[server(default)] second_factor_acr: String,
 ) -> Result<SsoProviderView, AppError> {
     let (core, p, meta) = ssr::context().await?;
     let input = input(
@@ -110,7 +116,7 @@ pub async fn update_sso_provider(
         scopes,
         groups_claim,
         (admin_groups, reviewer_groups, developer_groups),
-        &trust_email,
+        (&trust_email, second_factor_amr, second_factor_acr),
     );
     let s = core.update_sso_provider(&p, &id, &input, &meta).await?;
     Ok(ssr::sso::sso_provider_view(&core, &s))

@@ -49,6 +49,7 @@ pub fn AccountPage() -> impl IntoView {
             </ActionForm>
         </section>
         <SingleSignOn/>
+        <crate::pages::second_factor::AccountSecondFactor/>
         <section class=format!("{CARD} mt-6") aria-labelledby="my-apps-title">
             <div class="border-b border-slate-200 p-4 dark:border-slate-700">
                 <h2 id="my-apps-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Connected apps"</h2>

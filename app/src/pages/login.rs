@@ -37,6 +37,7 @@ fn login_error(code: &str, retry: Option<String>) -> String {
         "sso_email_taken" => "A console account with your email exists already and does not sign in with this provider yet. Sign in with its password, then connect the provider on your Account page.".to_owned(),
         "sso_expired" => "The sign-in took too long or was started in another tab. Please try again.".to_owned(),
         "sso_failed" => "Signing in with your identity provider failed. Try again; if it keeps failing, an admin finds the reason in the audit log.".to_owned(),
+        "sso_second_factor" => "Your role requires two-step verification, and your identity provider did not confirm a second factor for this sign-in. Sign in there again with your second factor; if it keeps failing, ask an admin.".to_owned(),
         "sso_unknown" => "This sign-in provider is not available any more.".to_owned(),
         "unavailable" => "Signing in is not possible right now. Please try again.".to_owned(),
         "password_off" => "Password sign-in is turned off: sign in with your company account above. (Break-glass admins: check your email and password.)".to_owned(),

@@ -17,6 +17,7 @@ pub mod registry;
 pub mod resource_policy;
 pub mod resources;
 pub mod review;
+pub mod second_factor;
 pub mod setup;
 pub mod sso;
 pub mod users;

@@ -28,6 +28,8 @@ const FIELDS: &[(&str, &str)] = &[
     ("admin_groups", "admin_groups"),
     ("reviewer_groups", "reviewer_groups"),
     ("developer_groups", "developer_groups"),
+    ("second_factor_amr", "second_factor_amr"),
+    ("second_factor_acr", "second_factor_acr"),
 ];
 
 /// The settings of a provider, for the create (`v` empty) and edit forms.
@@ -50,6 +52,8 @@ fn ProviderFields(
         scopes: "openid email profile".into(),
         groups_claim: "groups".into(),
         trust_email: false,
+        second_factor_amr: String::new(),
+        second_factor_acr: String::new(),
         admin_groups: Vec::new(),
         reviewer_groups: Vec::new(),
         developer_groups: Vec::new(),
@@ -107,6 +111,14 @@ fn ProviderFields(
                 <Field errors name="admin_groups" id=f("admin") label="Admin" value=v.admin_groups.join("\n") kind=Kind::Lines(3) mono=true/>
                 <Field errors name="reviewer_groups" id=f("reviewer") label="Security reviewer" value=v.reviewer_groups.join("\n") kind=Kind::Lines(3) mono=true/>
                 <Field errors name="developer_groups" id=f("developer") label="Developer" value=v.developer_groups.join("\n") kind=Kind::Lines(3) mono=true/>
+            </div>
+        </fieldset>
+        <fieldset class="sm:col-span-2">
+            <legend class=LABEL>"Second factor at the provider"</legend>
+            <p class=format!("mt-1 {MUTED}")>"For roles that require two-step verification: the ID token must show one of these amr values, or one of these acr values (asked for as acr_values), or the sign-in is refused. Leave both empty to have those accounts use an authenticator app at Portcullis instead."</p>
+            <div class="mt-2 grid gap-4 sm:grid-cols-2">
+                <Field errors name="second_factor_amr" id=f("amr") label="amr values" value=v.second_factor_amr maxlength=1100 mono=true placeholder="mfa otp hwk"/>
+                <Field errors name="second_factor_acr" id=f("acr") label="acr values" value=v.second_factor_acr maxlength=1100 mono=true placeholder="phr"/>
             </div>
         </fieldset>
     }
@@ -230,6 +242,7 @@ pub fn SingleSignOnPage() -> impl IntoView {
             <button type="button" class=format!("{BTN_PRIMARY} whitespace-nowrap") on:click=move |_| show_create.set(true)>"Add a provider"</button>
         </PageHeader>
         <PasswordSignIn/>
+        <SecondFactorPolicy/>
         <Show when=move || show_create.get()>
             <CreateProviderForm action=create on_cancel=Callback::new(move |_| show_create.set(false))/>
         </Show>
@@ -323,6 +336,7 @@ fn ProviderCard(
                         <dt class=MUTED>"Admins"</dt><dd class="min-w-0 break-words">{groups(&s.admin_groups)}</dd>
                         <dt class=MUTED>"Security reviewers"</dt><dd class="min-w-0 break-words">{groups(&s.reviewer_groups)}</dd>
                         <dt class=MUTED>"Developers"</dt><dd class="min-w-0 break-words">{groups(&s.developer_groups)}</dd>
+                        <dt class=MUTED>"Second factor"</dt><dd class="min-w-0 break-words">{second_factor_proof(&s)}</dd>
                         <dt class=MUTED>"Changed"</dt><dd><When at=s.updated.at.clone() words=s.updated.ago.clone()/></dd>
                     </dl>
                 </div>
@@ -414,6 +428,66 @@ fn PasswordSignIn() -> impl IntoView {
                             }.into_any()
                         }}
                     </div>
+                </section>
+            })}
+        </Transition>
+    }
+}
+
+/// How a provider proves a second factor, in words.
+fn second_factor_proof(s: &SsoProviderView) -> String {
+    match (
+        s.second_factor_amr.is_empty(),
+        s.second_factor_acr.is_empty(),
+    ) {
+        (true, true) => "Authenticator app at Portcullis (when the role requires one)".to_owned(),
+        (false, true) => format!("amr: {}", s.second_factor_amr),
+        (true, false) => format!("acr: {}", s.second_factor_acr),
+        (false, false) => format!(
+            "amr: {} · acr: {}",
+            s.second_factor_amr, s.second_factor_acr
+        ),
+    }
+}
+
+/// Which roles must sign in with a second factor.
+#[component]
+fn SecondFactorPolicy() -> impl IntoView {
+    use crate::api::second_factor::{SetSecondFactorRoles, second_factor_roles};
+    let set = ServerAction::<SetSecondFactorRoles>::new();
+    let roles = Resource::new(move || set.version().get(), |_| second_factor_roles());
+    let toasts = use_toasts();
+    Effect::new(move |_| match set.value().get() {
+        Some(Ok(())) => toasts.push(
+            ToastKind::Success,
+            "Saved: it applies from each account's next sign-in.",
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    const ROLES: [(&str, &str); 3] = [
+        ("admin", "Admins"),
+        ("security_reviewer", "Security reviewers"),
+        ("developer", "Developers"),
+    ];
+    view! {
+        <Transition fallback=|| ()>
+            {move || roles.get().and_then(Result::ok).map(|on| view! {
+                <section class=format!("{CARD} mb-6 p-4") data-testid="second-factor-policy" aria-labelledby="second-factor-title">
+                    <h2 id="second-factor-title" class="font-medium text-slate-900 dark:text-white">"Two-step verification"</h2>
+                    <p class=MUTED>"Roles ticked here sign in with a second factor: a code from an authenticator app (set up at their next sign-in), or, through a provider set up to prove one, its amr/acr. Anyone may turn it on for themselves on their Account page."</p>
+                    <ActionForm action=set attr:class="mt-3 flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
+                        <fieldset class="flex flex-wrap gap-x-6 gap-y-2">
+                            <legend class="sr-only">"Roles that require a second factor"</legend>
+                            {ROLES.into_iter().map(|(name, label)| view! {
+                                <label class="flex items-center gap-2 text-sm text-slate-700 dark:text-slate-200">
+                                    <input type="checkbox" name=name value="on" checked=on.iter().any(|r| r == name)/>
+                                    {label}
+                                </label>
+                            }).collect_view()}
+                        </fieldset>
+                        <button type="submit" class=format!("shrink-0 {BTN_SMALL}") disabled=move || set.pending().get()>"Save"</button>
+                    </ActionForm>
                 </section>
             })}
         </Transition>

@@ -1,6 +1,7 @@
 //! Console users: search and create; each user's page changes their role (confirmed), disables
 //! them (confirmed) and issues one-time password links.
 use crate::api::audit::history;
+use crate::api::second_factor::ResetUserSecondFactor;
 use crate::api::users::{
     CreateUser, IssueResetLink, SetUserBreakGlass, SetUserDisabled, SetUserRole, get_user,
     list_users,
@@ -214,8 +215,18 @@ pub fn UserDetailPage() -> impl IntoView {
     let glass = ServerAction::<SetUserBreakGlass>::new();
     let (changed, toggled, issued_links) = (successes(role), successes(disable), successes(reset));
     let glassed = successes(glass);
+    let reset_2fa = ServerAction::<ResetUserSecondFactor>::new();
+    let reset_2fas = successes(reset_2fa);
     let user = Resource::new(
-        move || (id.get(), changed.get(), toggled.get(), glassed.get()),
+        move || {
+            (
+                id.get(),
+                changed.get(),
+                toggled.get(),
+                glassed.get(),
+                reset_2fas.get(),
+            )
+        },
         |(id, ..)| get_user(id),
     );
     let events = Resource::new(
@@ -226,6 +237,7 @@ pub fn UserDetailPage() -> impl IntoView {
                 toggled.get(),
                 issued_links.get(),
                 glassed.get(),
+                reset_2fas.get(),
             )
         },
         |(id, ..)| history("user".to_owned(), id),
@@ -244,6 +256,16 @@ pub fn UserDetailPage() -> impl IntoView {
         ),
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
+    });
+    Effect::new(move |_| {
+        match reset_2fa.value().get() {
+        Some(Ok(())) => toasts.push(
+            ToastKind::Success,
+            "Authenticator app reset: their sessions ended; they set up a new one at their next sign-in if their role requires it.",
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    }
     });
     Effect::new(move |_| match role.value().get() {
         Some(Ok(u)) => toasts.push(
@@ -338,6 +360,23 @@ pub fn UserDetailPage() -> impl IntoView {
                             <dl class="mt-4 grid gap-4 text-sm sm:grid-cols-2" data-testid="user-detail">
                                 <div><dt class=MUTED>"Status"</dt><dd><Pill tone=status_tone(status) text=status/></dd></div>
                                 <div><dt class=MUTED>"Created"</dt><dd><When at=u.created.at.clone() words=u.created.ago.clone()/></dd></div>
+                                <div class="sm:col-span-2" data-testid="user-second-factor">
+                                    <dt class=MUTED>"Two-step verification"</dt>
+                                    <dd class="mt-1 flex flex-wrap items-center gap-3">
+                                        {match u.second_factor_since.clone() {
+                                            Some(since) => view! {
+                                                <span>"Authenticator app since "<When at=since.at words=since.ago/></span>
+                                                {(!myself).then(|| view! {
+                                                    <ConfirmButton label="Reset authenticator" title=format!("Reset the authenticator app of {}?", u.email)
+                                                        message="For a lost phone and lost recovery codes: the app and the recovery codes stop working and their sessions end now. They set up a new app at their next sign-in if their role requires one."
+                                                        confirm_label="Reset" class=BTN_SMALL_DANGER
+                                                        on_confirm=Callback::new(move |_| { reset_2fa.dispatch(ResetUserSecondFactor { id: uid.get_value() }); })/>
+                                                })}
+                                            }.into_any(),
+                                            None => view! { <span>"Not set up"</span> }.into_any(),
+                                        }}
+                                    </dd>
+                                </div>
                                 {(admin && u.has_password && u.sso_provider.is_none()).then(|| {
                                     let on = u.break_glass;
                                     view! {

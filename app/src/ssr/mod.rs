@@ -25,6 +25,7 @@ pub mod realms;
 pub mod registry;
 pub mod resources;
 pub mod review;
+pub mod second_factor;
 pub mod sso;
 pub mod users;
 
@@ -92,7 +93,7 @@ pub async fn session() -> Result<Session, AppError> {
         .map_err(|_| AppError::Internal)
 }
 
-fn session_failed(e: tower_sessions::session::Error) -> AppError {
+pub(crate) fn session_failed(e: tower_sessions::session::Error) -> AppError {
     tracing::error!(error = %e, "Session store failed");
     AppError::Internal
 }

@@ -16,6 +16,8 @@ pub fn sso_provider_view(core: &Core, p: &SsoProvider) -> SsoProviderView {
         scopes: p.scopes.join(" "),
         groups_claim: p.groups_claim.clone(),
         trust_email: p.trust_email,
+        second_factor_amr: p.second_factor_amr.join(" "),
+        second_factor_acr: p.second_factor_acr.join(" "),
         admin_groups: p.rules.admin.clone(),
         reviewer_groups: p.rules.security_reviewer.clone(),
         developer_groups: p.rules.developer.clone(),

@@ -13,6 +13,7 @@ pub fn user_view(u: &authz::accounts::User, now: i64) -> UserView {
         has_password: u.password_hash.is_some(),
         sso_provider: u.sso_provider.clone(),
         break_glass: u.break_glass,
+        second_factor_since: u.second_factor_since.map(|t| moment(now, t)),
         created: moment(now, u.created_at),
     }
 }

@@ -259,6 +259,27 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
         "Console users",
         "Console user linked to a sign-in provider",
     ),
+    (
+        "session.second_factor",
+        "Console users",
+        "Second sign-in step",
+    ),
+    (
+        "console.second_factor",
+        "Single sign-on",
+        "Second-factor requirement changed",
+    ),
+    (
+        "user.second_factor_enrol",
+        "Console users",
+        "Authenticator app set up",
+    ),
+    ("user.recovery_codes", "Console users", "New recovery codes"),
+    (
+        "user.second_factor_remove",
+        "Console users",
+        "Authenticator app removed",
+    ),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

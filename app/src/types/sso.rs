@@ -23,6 +23,10 @@ pub struct SsoProviderView {
     pub groups_claim: String,
     /// Takes emails it does not mark verified.
     pub trust_email: bool,
+    /// `amr` values that prove a second factor, space-separated.
+    pub second_factor_amr: String,
+    /// `acr` values that prove a second factor, space-separated.
+    pub second_factor_acr: String,
     /// Groups that make admins.
     pub admin_groups: Vec<String>,
     /// Groups that make security reviewers.

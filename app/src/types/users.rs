@@ -21,6 +21,8 @@ pub struct UserView {
     pub sso_provider: Option<String>,
     /// A break-glass admin (may sign in with a password when password sign-in is off).
     pub break_glass: bool,
+    /// Since when the account has an authenticator app, if it has one.
+    pub second_factor_since: Option<Moment>,
     /// Creation time.
     pub created: Moment,
 }

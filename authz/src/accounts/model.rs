@@ -100,6 +100,8 @@ pub struct User {
     pub sso_provider: Option<String>,
     /// A break-glass admin: may sign in with a password even when password sign-in is off.
     pub break_glass: bool,
+    /// Since when the account has an authenticator app, if it has one.
+    pub second_factor_since: Option<UnixTime>,
 }
 
 impl User {

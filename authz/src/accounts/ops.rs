@@ -289,6 +289,7 @@ impl Core {
             updated_at: now,
             sso_provider: None,
             break_glass: false,
+            second_factor_since: None,
         };
         let event = self.event(
             &link.realm_id,
@@ -546,6 +547,7 @@ impl Core {
             updated_at: now,
             sso_provider: None,
             break_glass: false,
+            second_factor_since: None,
         })
     }
 

@@ -154,6 +154,15 @@ const WRITES: &[&str] = &[
     "set_password_sign_in",
     "set_user_break_glass",
     "finish_sso_sign_in",
+    // second factors (the code checks and enrolments are audited as session.second_factor /
+    // user.second_factor_enrol / user.recovery_codes / user.second_factor_remove; checked by
+    // the storage conformance, API and browser tests)
+    "set_second_factor_policy",
+    "finish_second_factor",
+    "confirm_own_enrolment",
+    "new_own_recovery_codes",
+    "remove_own_second_factor",
+    "reset_second_factor",
 ];
 
 /// Operations that change nothing an audit row would record. Each says why.
@@ -278,6 +287,15 @@ const READS: &[&str] = &[
     "password_sign_in_break_glass_only",
     "user_sso_identity",
     "own_sign_in",
+    // Second factors: the requirement and an account's state (reads); what follows a first
+    // factor (decides, stores nothing); an enrolment's waiting secret (stored sealed until its
+    // first code confirms it, which is audited).
+    "second_factor_policy",
+    "second_factor_step",
+    "sign_in_enrolment",
+    "own_second_factor",
+    "start_own_enrolment",
+    "user_second_factor",
 ];
 
 /// The writes `each_write_adds_an_audit_row` runs.
@@ -337,6 +355,7 @@ const RUN: &[&str] = &[
     "reject_registry_request",
     "withdraw_registry_request",
     "create_registry_resource",
+    "set_second_factor_policy",
 ];
 
 /// Names of the `pub async fn`s in `src`.
@@ -907,6 +926,10 @@ async fn each_write_adds_an_audit_row() {
     write!("delete_client", core.delete_client(&p, d, "bot", &m));
     write!("delete_resource", core.delete_resource(&p, d, "pay", &m));
     registry_writes!(write, core, p, m, d);
+    write!(
+        "set_second_factor_policy",
+        core.set_second_factor_policy(&p, &[crate::policy::Role::Admin], &m)
+    );
     assert_eq!(ran, RUN, "RUN lists exactly what this test runs, in order");
     assert!(failures.is_empty(), "{failures:#?}");
     assert!(rows >= RUN.len() as u64);

@@ -224,6 +224,16 @@ pub mod action {
     pub const USER_BREAK_GLASS: &str = "user.break_glass";
     /// A signed-in console account was linked to its identity at a sign-in provider.
     pub const USER_SSO_LINK: &str = "user.sso_link";
+    /// The second step of a console sign-in (authenticator or recovery code), passed or failed.
+    pub const SESSION_SECOND_FACTOR: &str = "session.second_factor";
+    /// The roles that must sign in with a second factor changed.
+    pub const SECOND_FACTOR_POLICY: &str = "console.second_factor";
+    /// A console account set up an authenticator app.
+    pub const USER_SECOND_FACTOR_ENROL: &str = "user.second_factor_enrol";
+    /// A console account got new recovery codes (the old ones stop working).
+    pub const USER_RECOVERY_CODES: &str = "user.recovery_codes";
+    /// A console account's authenticator was removed by its owner, or reset by an admin.
+    pub const USER_SECOND_FACTOR_REMOVE: &str = "user.second_factor_remove";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -314,6 +324,11 @@ pub mod action {
         PASSWORD_SIGN_IN,
         USER_BREAK_GLASS,
         USER_SSO_LINK,
+        SESSION_SECOND_FACTOR,
+        SECOND_FACTOR_POLICY,
+        USER_SECOND_FACTOR_ENROL,
+        USER_RECOVERY_CODES,
+        USER_SECOND_FACTOR_REMOVE,
     ];
 }
 

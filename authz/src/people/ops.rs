@@ -327,25 +327,30 @@ impl Core {
         // With password sign-in off, a console account's password works here only for a
         // break-glass admin, as at the console.
         let passwords_off = self.store.password_sign_in_break_glass_only().await?;
-        Ok(self
-            .store
-            .find_user_by_email(&realm.id, email)
-            .await?
-            .map(|mut u| {
-                if passwords_off && !u.may_use_password_when_off() {
-                    u.password_hash = None;
-                }
-                (
-                    Subject {
-                        id: u.id.to_string(),
-                        email: u.email.to_string(),
-                        display_name: u.display_name.clone(),
-                        roles: ScopeSet::default(),
-                    },
-                    u.password_hash.clone(),
-                    u.disabled,
-                )
-            }))
+        let user = self.store.find_user_by_email(&realm.id, email).await?;
+        // This page asks for no second factor: an account that has one, or whose role requires
+        // one, cannot use its password here (the same answer as a wrong password).
+        let needs_second_factor = match &user {
+            Some(u) => {
+                u.second_factor_since.is_some() || self.second_factor_required(u.role).await?
+            }
+            None => false,
+        };
+        Ok(user.map(|mut u| {
+            if (passwords_off && !u.may_use_password_when_off()) || needs_second_factor {
+                u.password_hash = None;
+            }
+            (
+                Subject {
+                    id: u.id.to_string(),
+                    email: u.email.to_string(),
+                    display_name: u.display_name.clone(),
+                    roles: ScopeSet::default(),
+                },
+                u.password_hash.clone(),
+                u.disabled,
+            )
+        }))
     }
 
     /// The enabled subject with this id in the realm, if any.

@@ -99,12 +99,38 @@ pub struct SsoProvider {
     /// Whether an email it does not mark verified (`email_verified` absent) is taken as the
     /// account's; one it marks unverified never is.
     pub trust_email: bool,
+    /// For a role that requires a second factor: `amr` values (RFC 8176) any one of which in
+    /// the ID token proves one.
+    pub second_factor_amr: Vec<String>,
+    /// For a role that requires a second factor: `acr` values any one of which proves one (also
+    /// sent as `acr_values`).
+    pub second_factor_acr: Vec<String>,
     /// A disabled provider signs no one in, and its accounts' sessions end.
     pub enabled: bool,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.
     pub updated_at: UnixTime,
+}
+
+impl SsoProvider {
+    /// Whether it is set up to prove a second factor in its ID tokens (`amr` / `acr`).
+    pub fn proves_second_factor(&self) -> bool {
+        !self.second_factor_amr.is_empty() || !self.second_factor_acr.is_empty()
+    }
+
+    /// Whether a verified sign-in shows a second factor: one of the provider's `amr` values
+    /// among the token's, or its `acr` among the provider's.
+    pub fn second_factor_shown(&self, identity: &SsoIdentity) -> bool {
+        identity
+            .amr
+            .iter()
+            .any(|a| self.second_factor_amr.contains(a))
+            || identity
+                .acr
+                .as_ref()
+                .is_some_and(|a| self.second_factor_acr.contains(a))
+    }
 }
 
 impl std::fmt::Debug for SsoProvider {
@@ -145,6 +171,10 @@ pub struct SsoProviderInput {
     pub developer_groups: String,
     /// Take emails it does not mark verified.
     pub trust_email: bool,
+    /// `amr` values that prove a second factor (space- or comma-separated).
+    pub second_factor_amr: String,
+    /// `acr` values that prove a second factor (space- or comma-separated).
+    pub second_factor_acr: String,
 }
 
 /// A console account's identity at a sign-in provider.
@@ -173,6 +203,10 @@ pub struct SsoIdentity {
     pub name: Option<String>,
     /// The values of the groups claim (a string or an array of strings).
     pub groups: Vec<String>,
+    /// How the person authenticated (`amr`, RFC 8176 values), from the ID token.
+    pub amr: Vec<String>,
+    /// The authentication context class (`acr`), from the ID token.
+    pub acr: Option<String>,
 }
 
 /// A sign-in that went to a provider and has not come back yet, kept in the browser's
@@ -201,6 +235,9 @@ pub struct SsoSession {
     pub provider_id: String,
     /// The ID token it issued (the `id_token_hint` of the sign-out).
     pub id_token: String,
+    /// The provider proved a second factor (its `amr` / `acr` met the provider's settings).
+    #[serde(default)]
+    pub second_factor: bool,
 }
 
 /// Why a provider sign-in did not sign anyone in: each is a page the person reads.
@@ -216,6 +253,9 @@ pub enum SsoRefusal {
     Disabled,
     /// The sign-in expired, was started elsewhere, or came back with wrong state.
     Expired,
+    /// The account's role requires a second factor and the provider's ID token did not show
+    /// one of the `amr` / `acr` values the provider is set up to prove it with.
+    NoSecondFactor,
     /// Too many failed sign-ins through providers from this address.
     Throttled,
     /// The provider refused or failed (its `error`, or a failed check of its answer).
@@ -231,6 +271,7 @@ impl SsoRefusal {
             SsoRefusal::EmailTaken => "sso_email_taken",
             SsoRefusal::Disabled => "invalid",
             SsoRefusal::Expired => "sso_expired",
+            SsoRefusal::NoSecondFactor => "sso_second_factor",
             SsoRefusal::Throttled => "throttled",
             SsoRefusal::Provider(_) => "sso_failed",
         }
@@ -271,6 +312,39 @@ pub struct Discovery {
     pub claims: Vec<String>,
     /// `id_token_signing_alg_values_supported`.
     pub algorithms: Vec<String>,
+}
+
+/// Most `amr` or `acr` values a provider proves a second factor with.
+pub const MAX_AUTH_VALUES: usize = 10;
+
+/// Parses `amr` or `acr` values typed as commas, spaces or lines: distinct, each visible ASCII
+/// without quotes or backslashes, at most 100 characters.
+///
+/// # Errors
+/// A message fit for the form.
+pub fn parse_auth_values(s: &str, what: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in s
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|v| !v.is_empty())
+    {
+        if v.len() > 100
+            || !v
+                .bytes()
+                .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+        {
+            return Err(format!(
+                "{what}: each value must be at most 100 visible ASCII characters, without quotes or backslashes."
+            ));
+        }
+        if !out.iter().any(|o| o == v) {
+            out.push(v.to_owned());
+        }
+    }
+    if out.len() > MAX_AUTH_VALUES {
+        return Err(format!("{what}: at most {MAX_AUTH_VALUES} values."));
+    }
+    Ok(out)
 }
 
 /// Splits a list typed as commas, spaces or lines into distinct values.

@@ -2,7 +2,8 @@
 //! sign-in switch (console and CLI); the sign-in itself is in `signin.rs`.
 use super::model::{
     Discovery, MAX_SSO_PROVIDERS, RoleRules, SsoProvider, SsoProviderId, SsoProviderInput,
-    UserIdentity, parse_claim_name, parse_scopes, parse_sso_client_id, parse_values,
+    UserIdentity, parse_auth_values, parse_claim_name, parse_scopes, parse_sso_client_id,
+    parse_values,
 };
 use super::rp::{self, RelyingParty};
 use crate::accounts::{User, UserId};
@@ -30,6 +31,8 @@ fn audit_settings(p: &SsoProvider) -> serde_json::Value {
         "security_reviewer_groups": p.rules.security_reviewer,
         "developer_groups": p.rules.developer,
         "trust_email": p.trust_email,
+        "second_factor_amr": p.second_factor_amr,
+        "second_factor_acr": p.second_factor_acr,
     })
 }
 
@@ -47,6 +50,8 @@ struct Fields {
     scopes: Vec<String>,
     groups_claim: String,
     rules: RoleRules,
+    second_factor_amr: Vec<String>,
+    second_factor_acr: Vec<String>,
 }
 
 impl Core {
@@ -134,6 +139,14 @@ impl Core {
             "developer_groups",
             parse_values(&input.developer_groups, "Developer groups"),
         );
+        let amr = checks.take(
+            "second_factor_amr",
+            parse_auth_values(&input.second_factor_amr, "amr values"),
+        );
+        let acr = checks.take(
+            "second_factor_acr",
+            parse_auth_values(&input.second_factor_acr, "acr values"),
+        );
         if input.client_secret.len() > 1024 {
             checks.note(
                 "client_secret",
@@ -150,6 +163,8 @@ impl Core {
             Some(admin),
             Some(security_reviewer),
             Some(developer),
+            Some(second_factor_amr),
+            Some(second_factor_acr),
         ) = (
             display_name,
             button_text,
@@ -160,6 +175,8 @@ impl Core {
             admin,
             security_reviewer,
             developer,
+            amr,
+            acr,
         )
         else {
             return Err(checks.failed());
@@ -183,6 +200,8 @@ impl Core {
             scopes,
             groups_claim,
             rules,
+            second_factor_amr,
+            second_factor_acr,
         })
     }
 
@@ -244,6 +263,8 @@ impl Core {
             groups_claim: f.groups_claim,
             rules: f.rules,
             trust_email: input.trust_email,
+            second_factor_amr: f.second_factor_amr,
+            second_factor_acr: f.second_factor_acr,
             enabled: true,
             created_at: now,
             updated_at: now,
@@ -307,6 +328,8 @@ impl Core {
         provider.groups_claim = f.groups_claim;
         provider.rules = f.rules;
         provider.trust_email = input.trust_email;
+        provider.second_factor_amr = f.second_factor_amr;
+        provider.second_factor_acr = f.second_factor_acr;
         provider.updated_at = self.now();
         let mut event = self.event(
             &provider.realm_id,

@@ -13,11 +13,12 @@ use openidconnect::core::{
     CoreTokenIntrospectionResponse, CoreTokenType,
 };
 use openidconnect::{
-    AccessTokenHash, AdditionalClaims, AuthType, AuthorizationCode, Client, ClientId, ClientSecret,
-    CsrfToken, EmptyExtraTokenFields, EndpointMaybeSet, EndpointNotSet, EndpointSet, IdToken,
-    IdTokenFields, IssuerUrl, LogoutRequest, Nonce, OAuth2TokenResponse, PkceCodeChallenge,
-    PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout, RedirectUrl, Scope,
-    StandardErrorResponse, StandardTokenResponse, SubjectIdentifier, TokenResponse, UserInfoClaims,
+    AccessTokenHash, AdditionalClaims, AuthType, AuthenticationContextClass, AuthorizationCode,
+    Client, ClientId, ClientSecret, CsrfToken, EmptyExtraTokenFields, EndpointMaybeSet,
+    EndpointNotSet, EndpointSet, IdToken, IdTokenFields, IssuerUrl, LogoutRequest, Nonce,
+    OAuth2TokenResponse, PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl,
+    ProviderMetadataWithLogout, RedirectUrl, Scope, StandardErrorResponse, StandardTokenResponse,
+    SubjectIdentifier, TokenResponse, UserInfoClaims,
 };
 
 /// Discovered metadata, with the end-session endpoint of RP-Initiated Logout.
@@ -314,8 +315,9 @@ impl RelyingParty {
         })
     }
 
-    /// The authorization request: code flow, PKCE S256, fresh `state` and `nonce`.
-    pub(crate) fn start(&self, scopes: &[String]) -> Started {
+    /// The authorization request: code flow, PKCE S256, fresh `state` and `nonce`; `acr_values`
+    /// when the provider is asked for a second factor by class.
+    pub(crate) fn start(&self, scopes: &[String], acr_values: &[String]) -> Started {
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
         let mut request = self.client.authorize_url(
             CoreAuthenticationFlow::AuthorizationCode,
@@ -324,6 +326,9 @@ impl RelyingParty {
         );
         for s in scopes.iter().filter(|s| *s != "openid") {
             request = request.add_scope(Scope::new(s.clone()));
+        }
+        for acr in acr_values {
+            request = request.add_auth_context_value(AuthenticationContextClass::new(acr.clone()));
         }
         let (url, state, nonce) = request.set_pkce_challenge(challenge).url();
         Started {
@@ -396,6 +401,11 @@ impl RelyingParty {
                 .and_then(|n| n.get(None))
                 .map(|n| n.to_string()),
             groups: Vec::new(),
+            amr: claims
+                .auth_method_refs()
+                .map(|v| v.iter().map(|m| m.to_string()).collect())
+                .unwrap_or_default(),
+            acr: claims.auth_context_ref().map(|a| a.to_string()),
         };
         let extra = &claims.additional_claims().claims;
         if extra.contains_key(groups_claim) {

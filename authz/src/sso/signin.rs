@@ -55,7 +55,7 @@ impl Core {
                 return Ok(Err(SsoRefusal::Provider(e)));
             }
         };
-        let started = rp.start(&provider.scopes);
+        let started = rp.start(&provider.scopes, &provider.second_factor_acr);
         Ok(Ok((
             started.url,
             PendingSsoSignIn {
@@ -158,6 +158,28 @@ impl Core {
             }
         };
         self.login_throttle.succeeded(attempt);
+        // A provider set up to prove a second factor must show it for a role that needs one;
+        // one that is not leaves the second factor to Portcullis (an authenticator app).
+        let second_factor =
+            provider.proves_second_factor() && provider.second_factor_shown(&identity);
+        if provider.proves_second_factor()
+            && !second_factor
+            && let Some(role) = provider.rules.role_for(&identity.groups)
+            && self.second_factor_required(role).await?
+        {
+            let reason = format!(
+                "the {} role requires a second factor and the ID token shows none of the provider's amr or acr values (amr {:?}, acr {:?})",
+                role.as_str(),
+                identity.amr.iter().take(10).collect::<Vec<_>>(),
+                identity
+                    .acr
+                    .as_deref()
+                    .map(|a| a.chars().take(100).collect::<String>()),
+            );
+            self.audit_sso_failure(&provider_actor(&provider), &provider, None, &reason, meta)
+                .await?;
+            return Ok(Err(SsoRefusal::NoSecondFactor));
+        }
         let outcome = self
             .sso_account(&provider, &identity, signed_in, meta)
             .await?;
@@ -167,6 +189,7 @@ impl Core {
                 SsoSession {
                     provider_id: provider.id.to_string(),
                     id_token,
+                    second_factor,
                 },
             )
         }))
@@ -504,6 +527,7 @@ impl Core {
             updated_at: now,
             sso_provider: Some(provider.display_name.clone()),
             break_glass: false,
+            second_factor_since: None,
         };
         let link = UserIdentity {
             provider_id: provider.id.clone(),

@@ -109,7 +109,8 @@ pub trait AccountStore: Send + Sync {
 }
 
 pub(super) const USER_COLUMNS: &str = "id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at, break_glass, \
-    (SELECT sp.display_name FROM user_identities ui JOIN sso_providers sp ON sp.id = ui.provider_id WHERE ui.user_id = users.id) AS sso_provider";
+    (SELECT sp.display_name FROM user_identities ui JOIN sso_providers sp ON sp.id = ui.provider_id WHERE ui.user_id = users.id) AS sso_provider, \
+    (SELECT t.confirmed_at FROM user_totp t WHERE t.user_id = users.id) AS second_factor_since";
 pub(super) const INSERT_USER: &str = "INSERT INTO users (id, realm_id, email, display_name, password_hash, role, disabled, credential_version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 /// A demoted admin stops being break-glass.
 pub(super) const SET_ROLE: &str = "UPDATE users SET role = $1, break_glass = CASE WHEN role = 'admin' AND $1 = 'admin' THEN break_glass ELSE FALSE END, updated_at = $2 WHERE id = $3";

@@ -43,6 +43,8 @@ mod resources;
 #[macro_use]
 mod review;
 #[macro_use]
+mod second_factor;
+#[macro_use]
 mod sso;
 #[macro_use]
 mod tokens;
@@ -69,6 +71,7 @@ pub use realms::RealmStore;
 pub use registry::{REQUEST_DECIDED, RegistryStore, ReleaseEffects, SEQUENCE_TAKEN, STALE_DRAFT};
 pub use resources::{ResourceStore, SubmissionLimits, TOO_MANY_IN_REALM, TOO_MANY_OF_YOURS};
 pub use review::ReviewStore;
+pub use second_factor::SecondFactorStore;
 pub use sqlite::SqliteStore;
 pub use sso::{SsoAccountChange, SsoStore};
 pub use tokens::{Purged, TokenStore};
@@ -93,6 +96,7 @@ pub trait Store:
     + DriftStore
     + FederationStore
     + SsoStore
+    + SecondFactorStore
 {
 }
 impl<T> Store for T where
@@ -113,6 +117,7 @@ impl<T> Store for T where
         + DriftStore
         + FederationStore
         + SsoStore
+        + SecondFactorStore
 {
 }
 

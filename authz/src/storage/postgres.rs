@@ -18,6 +18,7 @@ registry_store!(PgStore, sqlx::Postgres);
 drift_store!(PgStore, sqlx::Postgres);
 federation_store!(PgStore, sqlx::Postgres);
 sso_store!(PgStore, sqlx::Postgres);
+second_factor_store!(PgStore, sqlx::Postgres);
 token_store!(PgStore, sqlx::Postgres);
 account_store!(PgStore, sqlx::Postgres);
 people_store!(PgStore, sqlx::Postgres);

@@ -318,6 +318,7 @@ pub(crate) struct UserRow {
     pub updated_at: i64,
     pub sso_provider: Option<String>,
     pub break_glass: bool,
+    pub second_factor_since: Option<i64>,
 }
 
 impl TryFrom<UserRow> for User {
@@ -336,6 +337,7 @@ impl TryFrom<UserRow> for User {
             updated_at: r.updated_at,
             sso_provider: r.sso_provider,
             break_glass: r.break_glass,
+            second_factor_since: r.second_factor_since,
         })
     }
 }

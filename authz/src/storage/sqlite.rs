@@ -18,6 +18,7 @@ registry_store!(SqliteStore, sqlx::Sqlite);
 drift_store!(SqliteStore, sqlx::Sqlite);
 federation_store!(SqliteStore, sqlx::Sqlite);
 sso_store!(SqliteStore, sqlx::Sqlite);
+second_factor_store!(SqliteStore, sqlx::Sqlite);
 token_store!(SqliteStore, sqlx::Sqlite);
 account_store!(SqliteStore, sqlx::Sqlite);
 people_store!(SqliteStore, sqlx::Sqlite);

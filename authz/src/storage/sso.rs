@@ -124,9 +124,9 @@ pub(super) const LOCK_ADMINS: &str =
 /// Only an admin with a password who signs in without a provider can be marked.
 pub(super) const SET_BREAK_GLASS: &str = "UPDATE users SET break_glass = $1, updated_at = $2 WHERE id = $3 AND ($1 = FALSE OR (role = 'admin' AND password_hash IS NOT NULL AND NOT EXISTS (SELECT 1 FROM user_identities ui WHERE ui.user_id = users.id)))";
 
-pub(super) const PROVIDER_COLUMNS: &str = "id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, enabled, created_at, updated_at";
-pub(super) const INSERT_PROVIDER: &str = "INSERT INTO sso_providers (id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
-pub(super) const UPDATE_PROVIDER: &str = "UPDATE sso_providers SET display_name = $1, button_text = $2, issuer = $3, client_id = $4, sealed_client_secret = $5, scopes = $6, groups_claim = $7, role_rules = $8, trust_email = $9, updated_at = $10 WHERE id = $11";
+pub(super) const PROVIDER_COLUMNS: &str = "id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, enabled, created_at, updated_at, second_factor_amr, second_factor_acr";
+pub(super) const INSERT_PROVIDER: &str = "INSERT INTO sso_providers (id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, second_factor_amr, second_factor_acr, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
+pub(super) const UPDATE_PROVIDER: &str = "UPDATE sso_providers SET display_name = $1, button_text = $2, issuer = $3, client_id = $4, sealed_client_secret = $5, scopes = $6, groups_claim = $7, role_rules = $8, trust_email = $9, second_factor_amr = $10, second_factor_acr = $11, updated_at = $12 WHERE id = $13";
 pub(super) const SET_PROVIDER_ENABLED: &str =
     "UPDATE sso_providers SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const DELETE_PROVIDER: &str = "DELETE FROM sso_providers WHERE id = $1";
@@ -153,6 +153,8 @@ pub(crate) struct ProviderRow {
     pub groups_claim: String,
     pub role_rules: String,
     pub trust_email: bool,
+    pub second_factor_amr: String,
+    pub second_factor_acr: String,
     pub enabled: bool,
     pub created_at: i64,
     pub updated_at: i64,
@@ -175,6 +177,16 @@ impl TryFrom<ProviderRow> for SsoProvider {
             groups_claim: r.groups_claim,
             rules,
             trust_email: r.trust_email,
+            second_factor_amr: r
+                .second_factor_amr
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
+            second_factor_acr: r
+                .second_factor_acr
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
             enabled: r.enabled,
             created_at: r.created_at,
             updated_at: r.updated_at,
@@ -217,8 +229,8 @@ macro_rules! sso_store {
             use $crate::sso::{SsoProvider, SsoProviderId, UserIdentity};
             use $crate::storage::sso::*;
 
-            /// Binds a provider's settings, in the order of [`INSERT_PROVIDER`]'s `$3`–`$11` and
-            /// [`UPDATE_PROVIDER`]'s `$1`–`$9`.
+            /// Binds a provider's settings, in the order of [`INSERT_PROVIDER`]'s `$3`–`$13` and
+            /// [`UPDATE_PROVIDER`]'s `$1`–`$11`.
             fn bind_settings<'q>(
                 q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
                 p: &'q SsoProvider,
@@ -232,6 +244,8 @@ macro_rules! sso_store {
                     .bind(&p.groups_claim)
                     .bind(rules_json(&p.rules))
                     .bind(p.trust_email)
+                    .bind(p.second_factor_amr.join(" "))
+                    .bind(p.second_factor_acr.join(" "))
             }
 
             #[async_trait::async_trait]

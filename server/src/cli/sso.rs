@@ -74,6 +74,12 @@ pub struct ProviderSettings {
     /// Take emails the provider does not mark verified (never those it marks unverified).
     #[arg(long)]
     trust_email: bool,
+    /// An `amr` value that proves a second factor, for roles that require one (repeat).
+    #[arg(long = "second-factor-amr")]
+    second_factor_amr: Vec<String>,
+    /// An `acr` value that proves a second factor (repeat; also asked for as `acr_values`).
+    #[arg(long = "second-factor-acr")]
+    second_factor_acr: Vec<String>,
 }
 
 /// The settings `update` may change, each kept when not given.
@@ -111,6 +117,12 @@ pub struct ProviderChanges {
     /// Take emails the provider does not mark verified: true or false.
     #[arg(long)]
     trust_email: Option<bool>,
+    /// `amr` values that prove a second factor (repeat; replaces the list; "" empties it).
+    #[arg(long = "second-factor-amr")]
+    second_factor_amr: Option<Vec<String>>,
+    /// `acr` values that prove a second factor (repeat; replaces the list; "" empties it).
+    #[arg(long = "second-factor-acr")]
+    second_factor_acr: Option<Vec<String>>,
 }
 
 /// One value per line, as the core parses lists.
@@ -174,6 +186,20 @@ pub enum SsoCommand {
         #[arg(long)]
         off: bool,
     },
+    /// Show or set which roles must sign in with a second factor (an authenticator app, or
+    /// their provider's amr/acr where set).
+    SecondFactor {
+        /// The roles (admin, security_reviewer, developer; repeat or comma-separate); `none`
+        /// for no role. Without it, shows the current setting.
+        #[arg(long = "require", value_delimiter = ',')]
+        require: Option<Vec<String>>,
+    },
+    /// Reset a console account's authenticator app (a lost phone and lost recovery codes):
+    /// its sessions end and it sets up a new one at its next sign-in.
+    ResetSecondFactor {
+        /// The account's email.
+        email: String,
+    },
 }
 
 pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Result<()> {
@@ -194,6 +220,8 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                 reviewer_groups: lines(&settings.reviewer_groups),
                 developer_groups: lines(&settings.developer_groups),
                 trust_email: settings.trust_email,
+                second_factor_amr: settings.second_factor_amr.join(" "),
+                second_factor_acr: settings.second_factor_acr.join(" "),
             };
             let provider = core
                 .create_sso_provider(&p, &input, &meta)
@@ -220,6 +248,8 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                     "admin",
                     "security_reviewer",
                     "developer",
+                    "second_factor_amr",
+                    "second_factor_acr",
                     "enabled",
                     "redirect_uri",
                 ],
@@ -235,6 +265,8 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                     Cell::list(&provider.rules.admin, ", "),
                     Cell::list(&provider.rules.security_reviewer, ", "),
                     Cell::list(&provider.rules.developer, ", "),
+                    Cell::list(&provider.second_factor_amr, ", "),
+                    Cell::list(&provider.second_factor_acr, ", "),
                     Cell::flag(provider.enabled, "enabled", "disabled"),
                     core.sso_redirect_uri(&provider.id).into(),
                 ])?;
@@ -265,6 +297,14 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                 reviewer_groups: rules(changes.reviewer_groups, &current.rules.security_reviewer),
                 developer_groups: rules(changes.developer_groups, &current.rules.developer),
                 trust_email: changes.trust_email.unwrap_or(current.trust_email),
+                second_factor_amr: changes
+                    .second_factor_amr
+                    .unwrap_or_else(|| current.second_factor_amr.clone())
+                    .join(" "),
+                second_factor_acr: changes
+                    .second_factor_acr
+                    .unwrap_or_else(|| current.second_factor_acr.clone())
+                    .join(" "),
             };
             let provider = core
                 .update_sso_provider(&p, &id, &input, &meta)
@@ -351,6 +391,52 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                     "{email} is a break-glass admin: they may sign in with their password even when password sign-in is off."
                 );
             }
+        }
+        SsoCommand::SecondFactor { require } => {
+            let policy = match require {
+                None => core.second_factor_policy(&p).await.map_err(core_error)?,
+                Some(names) => {
+                    let mut roles = Vec::new();
+                    for name in names
+                        .iter()
+                        .map(|n| n.trim())
+                        .filter(|n| !n.is_empty() && *n != "none")
+                    {
+                        roles.push(
+                            authz::policy::Role::parse(name).map_err(|e| anyhow::anyhow!(e))?,
+                        );
+                    }
+                    core.set_second_factor_policy(&p, &roles, &meta)
+                        .await
+                        .map_err(core_error)?
+                }
+            };
+            if policy.roles.is_empty() {
+                say!("No role requires a second factor (accounts may still set one up).");
+            } else {
+                say!(
+                    "A second factor is required for: {}.",
+                    policy
+                        .roles
+                        .iter()
+                        .map(|r| r.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+        SsoCommand::ResetSecondFactor { email } => {
+            let user = core
+                .find_principal_by_email(&email)
+                .await
+                .map_err(core_error)?
+                .ok_or_else(|| anyhow::anyhow!("No enabled console user {email}."))?;
+            core.reset_second_factor(&p, &user.user_id, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Reset the authenticator app of {email}: their sessions ended; they set up a new one at their next sign-in when their role requires one."
+            );
         }
     }
     Ok(())

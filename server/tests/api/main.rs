@@ -24,6 +24,7 @@ mod registration;
 mod registry;
 mod rejections;
 mod review;
+mod second_factor;
 mod sso;
 
 pub use support::*;

@@ -29,6 +29,8 @@ struct Idp {
     next: Arc<Mutex<Option<Mint>>>,
     /// The nonce of the sign-in under way, as the token endpoint needs it.
     nonce: Arc<Mutex<String>>,
+    /// The `acr_values` the last authorization request asked for.
+    acr_values: Mutex<String>,
 }
 
 impl Idp {
@@ -86,6 +88,7 @@ impl Idp {
             jwks,
             next,
             nonce,
+            acr_values: Mutex::default(),
         }
     }
 
@@ -168,6 +171,19 @@ async fn sign_in(
     mint: Mint,
     tweak: impl FnOnce(&mut SsoCallback, &mut String),
 ) -> Result<authz::Principal, SsoRefusal> {
+    sign_in_session(t, idp, provider, mint, tweak)
+        .await
+        .map(|(p, _)| p)
+}
+
+/// [`sign_in`], with what the session keeps of the provider sign-in.
+async fn sign_in_session(
+    t: &TestServer,
+    idp: &Idp,
+    provider: &str,
+    mint: Mint,
+    tweak: impl FnOnce(&mut SsoCallback, &mut String),
+) -> Result<(authz::Principal, authz::sso::SsoSession), SsoRefusal> {
     let core = &t.state.core;
     let (url, pending) = core
         .start_sso_sign_in(provider, "/")
@@ -185,6 +201,7 @@ async fn sign_in(
     assert_eq!(param("client_id"), CLIENT_ID);
     assert!(param("scope").split(' ').any(|s| s == "openid"));
     assert_eq!(param("nonce"), pending.nonce);
+    *idp.acr_values.lock().expect("lock") = param("acr_values");
     *idp.nonce.lock().expect("lock") = pending.nonce.clone();
     *idp.next.lock().expect("lock") = Some(mint);
     let mut callback = SsoCallback {
@@ -203,7 +220,6 @@ async fn sign_in(
     core.finish_sso_sign_in(&at, Some(pending), &callback, None, &meta)
         .await
         .expect("storage")
-        .map(|(p, _)| p)
 }
 
 fn refused(outcome: Result<authz::Principal, SsoRefusal>, what: &str) -> String {
@@ -659,4 +675,145 @@ async fn a_rotated_provider_key_is_fetched_again() {
         .await
         .expect("signed in after the rotation");
     assert_eq!(p.email, "grace@corp.example");
+}
+
+#[tokio::test]
+async fn a_provider_set_up_for_it_proves_the_second_factor_with_amr_or_acr() {
+    let (t, idp, provider) = setup().await;
+    let idp = Arc::new(idp);
+    let core = &t.state.core;
+    let cli = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    core.set_second_factor_policy(&cli, &[authz::policy::Role::Admin], &meta)
+        .await
+        .expect("admins need a second factor");
+    let with = |sub: &'static str,
+                group: &'static str,
+                amr: serde_json::Value,
+                acr: serde_json::Value|
+     -> Mint {
+        let idp = idp.clone();
+        Box::new(move |nonce| {
+            let mut c = idp.claims(sub, nonce);
+            c["groups"] = serde_json::json!([group]);
+            if !amr.is_null() {
+                c["amr"] = amr.clone();
+            }
+            if !acr.is_null() {
+                c["acr"] = acr.clone();
+            }
+            Idp::answer(&idp.sign(&c))
+        })
+    };
+    let null = serde_json::Value::Null;
+    // A provider not set up for it: the admin signs in there, and the second factor is left to
+    // Portcullis (an authenticator app, set up now).
+    let (admin, session) = sign_in_session(
+        &t,
+        &idp,
+        &provider,
+        with("root", "admins", serde_json::json!(["mfa"]), null.clone()),
+        |_, _| {},
+    )
+    .await
+    .expect("signed in at the provider");
+    assert!(!session.second_factor);
+    assert!(idp.acr_values.lock().expect("lock").is_empty());
+    let step = core
+        .second_factor_step(&admin, session.second_factor, Some(session))
+        .await
+        .expect("step")
+        .expect("a second step");
+    assert!(step.enrol);
+
+    // Set up to prove it with amr "mfa" or acr "phr" (asked for as acr_values).
+    let current = core.list_sso_providers(&cli).await.expect("list").remove(0);
+    core.update_sso_provider(
+        &cli,
+        &provider,
+        &SsoProviderInput {
+            display_name: current.display_name.clone(),
+            issuer: current.issuer.clone(),
+            client_id: current.client_id.clone(),
+            admin_groups: "admins".into(),
+            developer_groups: "devs".into(),
+            second_factor_amr: "mfa".into(),
+            second_factor_acr: "phr".into(),
+            ..Default::default()
+        },
+        &meta,
+    )
+    .await
+    .expect("update");
+    for (amr, acr) in [
+        (null.clone(), null.clone()),
+        (serde_json::json!(["pwd", "otp"]), null.clone()),
+        (null.clone(), serde_json::json!("urn:weak")),
+    ] {
+        assert_eq!(
+            sign_in_session(
+                &t,
+                &idp,
+                &provider,
+                with("root", "admins", amr, acr),
+                |_, _| {}
+            )
+            .await
+            .err(),
+            Some(SsoRefusal::NoSecondFactor)
+        );
+    }
+    assert_eq!(*idp.acr_values.lock().expect("lock"), "phr");
+    let refusals = t
+        .audit(authz::audit::AuditFilter {
+            action: Some("session.login".into()),
+            ..Default::default()
+        })
+        .await
+        .into_iter()
+        .filter(|e| {
+            e.details["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("requires a second factor"))
+        })
+        .count();
+    assert_eq!(refusals, 3);
+    for (amr, acr) in [
+        (serde_json::json!(["pwd", "mfa"]), null.clone()),
+        (null.clone(), serde_json::json!("phr")),
+    ] {
+        let (admin, session) = sign_in_session(
+            &t,
+            &idp,
+            &provider,
+            with("root", "admins", amr, acr),
+            |_, _| {},
+        )
+        .await
+        .expect("proved at the provider");
+        assert!(session.second_factor);
+        assert_eq!(
+            core.second_factor_step(&admin, true, Some(session))
+                .await
+                .expect("step"),
+            None
+        );
+    }
+    // A role that needs none signs in without it.
+    let (dev, session) = sign_in_session(
+        &t,
+        &idp,
+        &provider,
+        with("dev", "devs", null.clone(), null.clone()),
+        |_, _| {},
+    )
+    .await
+    .expect("developer");
+    assert_eq!(dev.role, authz::policy::Role::Developer);
+    assert_eq!(
+        core.second_factor_step(&dev, session.second_factor, Some(session))
+            .await
+            .expect("step"),
+        None
+    );
 }

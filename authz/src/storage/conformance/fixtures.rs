@@ -80,6 +80,7 @@ pub(super) fn user(realm_id: &RealmId, email: &str, role: Role) -> User {
         updated_at: 2_000,
         sso_provider: None,
         break_glass: false,
+        second_factor_since: None,
     }
 }
 

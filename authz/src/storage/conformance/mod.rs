@@ -23,6 +23,7 @@ mod registration;
 mod registry;
 mod resources;
 mod review;
+mod second_factor;
 mod sso;
 mod tokens;
 
@@ -170,6 +171,7 @@ on_both_backends!(
     drift::drift,
     federation::federation,
     sso::sso,
+    second_factor::second_factor,
 );
 
 /// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes

@@ -23,6 +23,8 @@ fn provider(realm: &crate::realms::Realm, issuer: &str) -> SsoProvider {
             developer: vec!["*".into()],
         },
         trust_email: false,
+        second_factor_amr: vec![],
+        second_factor_acr: vec![],
         enabled: true,
         created_at: 10,
         updated_at: 10,
