@@ -194,7 +194,9 @@ const SCREENS: [string, string][] = [
 test.describe.configure({ mode: 'serial' });
 
 test('every screen holds long data at 390 and 1280 px, light and dark, without sideways scroll or serious accessibility problems', async ({ page, baseURL }) => {
-  test.setTimeout(300_000);
+  // About 60 screens, each at two widths and in two themes with an accessibility scan: several
+  // minutes on a debug build.
+  test.setTimeout(600_000);
   await login(page, ADMIN);
   await seed(page, baseURL!);
   const problems: string[] = [];

@@ -33,8 +33,11 @@ function totp(key: string, ahead = 0): string {
   return String(n % 1_000_000).padStart(6, '0');
 }
 
+// A stuck step fails on its own, leaving time for the clean-up.
+test.use({ actionTimeout: 15_000, navigationTimeout: 15_000 });
+
 async function setRequirement(page: Page, developers: boolean) {
-  await page.goto('/sso');
+  await page.goto('/single-sign-on');
   await hydrated(page);
   const card = page.getByTestId('second-factor-policy');
   const box = card.getByLabel('Developers');
@@ -113,7 +116,7 @@ test('a developer sets up an authenticator app when their role requires it, and 
     await hydrated(admin);
     await expect(admin.getByTestId('user-second-factor')).toContainText('Authenticator app since');
     await admin.getByRole('button', { name: 'Reset authenticator' }).click();
-    await admin.getByRole('dialog').getByRole('button', { name: 'Reset' }).click();
+    await admin.getByRole('alertdialog').getByRole('button', { name: 'Reset', exact: true }).click();
     await expect(admin.getByTestId('user-second-factor')).toContainText('Not set up');
     await page.goto('/account');
     await expect(page).toHaveURL(/\/login/);

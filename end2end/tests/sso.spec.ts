@@ -84,6 +84,7 @@ async function ssoSignIn(browser: Browser, who: string): Promise<Page> {
 }
 
 test('people sign in to the console with the company IdP and get the role their groups map to', async ({ page, browser }) => {
+  test.setTimeout(90_000);
   const errors = trackErrors(page);
   await login(page, ADMIN);
   // The admin adds the provider on the Single sign-on page; a bad issuer is shown on its field.
