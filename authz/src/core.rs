@@ -63,6 +63,9 @@ pub struct Core {
     clock: Arc<dyn Clock>,
     config: Arc<CoreConfig>,
     pub(crate) login_throttle: Arc<Throttle>,
+    /// Second-factor codes, apart from other counters: a flood of other keys (many sources)
+    /// cannot evict an account's count of wrong codes.
+    pub(crate) second_factor_throttle: Arc<Throttle>,
     pub(crate) client_throttle: Arc<Throttle>,
     pub(crate) hasher: Arc<PasswordHasher>,
     pub(crate) keyring: Arc<KeyRing>,
@@ -114,6 +117,7 @@ impl Core {
             hasher: Arc::new(PasswordHasher::new(config.password_hash_permits)),
             config: Arc::new(config),
             login_throttle: Arc::default(),
+            second_factor_throttle: Arc::default(),
             client_throttle: Arc::default(),
             keyring: Arc::default(),
             cache: Arc::default(),

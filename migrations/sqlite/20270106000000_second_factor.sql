@@ -4,13 +4,14 @@
 -- Which roles must sign in with a second factor (space-separated role names; empty: none).
 ALTER TABLE console_sign_in ADD COLUMN second_factor_roles TEXT NOT NULL DEFAULT '';
 
--- The authenticator of an account. The secret is sealed with the master key (the user id as
--- associated data); `confirmed_at` is NULL while enrolment waits for a first code.
--- `last_step` is the newest time step accepted, so a code is never accepted twice.
+-- The authenticator of an account, stored once its first code confirmed it (a setup under way
+-- lives in the browser's server-side session only). The secret is sealed with the master key
+-- (the user id as associated data). `last_step` is the newest time step accepted, so a code is
+-- never accepted twice.
 CREATE TABLE user_totp (
     user_id TEXT PRIMARY KEY NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     sealed_secret BLOB NOT NULL,
-    confirmed_at BIGINT,
+    confirmed_at BIGINT NOT NULL,
     last_step BIGINT NOT NULL DEFAULT 0,
     created_at BIGINT NOT NULL
 );

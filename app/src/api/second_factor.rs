@@ -45,7 +45,7 @@ fn refused(message: &str) -> AppError {
 pub async fn second_factor_challenge() -> Result<Option<ChallengeView>, AppError> {
     let core = ssr::core()?;
     let session = ssr::session().await?;
-    let Some(pending) = ssr::second_factor::held(&session).await? else {
+    let Some(mut pending) = ssr::second_factor::held(&session).await? else {
         return Ok(None);
     };
     let user = authz::ids::UserId::from_stored(&pending.user_id);
@@ -54,8 +54,11 @@ pub async fn second_factor_challenge() -> Result<Option<ChallengeView>, AppError
         return Ok(None);
     };
     let enrolment = if pending.enrol {
-        match core.sign_in_enrolment(&pending).await {
-            Ok(e) => Some(ssr::second_factor::enrolment_view(&e)),
+        match core.sign_in_enrolment(&mut pending).await {
+            Ok(e) => {
+                ssr::second_factor::keep_held(&session, &pending).await?;
+                Some(ssr::second_factor::enrolment_view(&e))
+            }
             Err(authz::Error::InvalidLink) => {
                 ssr::second_factor::drop_held(&session).await?;
                 return Ok(None);
@@ -112,11 +115,15 @@ pub async fn my_second_factor() -> Result<SecondFactorView, AppError> {
     Ok(ssr::second_factor::status_view(core.now(), &status))
 }
 
-/// Starts setting up an authenticator app for the signed-in account.
+/// Starts setting up an authenticator app for the signed-in account (after its password, when
+/// it has one); the secret stays in this browser's session until the first code confirms it.
 #[server(prefix = "/api", endpoint = "account/second-factor/start", client = crate::tab::TabClient)]
-pub async fn start_my_enrolment() -> Result<EnrolmentView, AppError> {
-    let (core, p, _) = ssr::context().await?;
-    let e = core.start_own_enrolment(&p).await?;
+pub async fn start_my_enrolment(
+    #[server(default)] password: String,
+) -> Result<EnrolmentView, AppError> {
+    let (core, p, meta) = ssr::context().await?;
+    let (e, setup) = core.start_own_enrolment(&p, &password, &meta).await?;
+    ssr::second_factor::keep_setup(&ssr::session().await?, Some(&setup)).await?;
     Ok(ssr::second_factor::enrolment_view(&e))
 }
 
@@ -124,9 +131,14 @@ pub async fn start_my_enrolment() -> Result<EnrolmentView, AppError> {
 #[server(prefix = "/api", endpoint = "account/second-factor/confirm", client = crate::tab::TabClient)]
 pub async fn confirm_my_enrolment(code: String) -> Result<Vec<String>, AppError> {
     let (core, p, meta) = ssr::context().await?;
-    core.confirm_own_enrolment(&p, &code, &meta)
+    let session = ssr::session().await?;
+    let setup = ssr::second_factor::setup(&session).await?;
+    let codes = core
+        .confirm_own_enrolment(&p, setup.as_ref(), &code, &meta)
         .await
-        .map_err(code_error)
+        .map_err(code_error)?;
+    ssr::second_factor::keep_setup(&session, None).await?;
+    Ok(codes)
 }
 
 /// New recovery codes for the signed-in account (the old ones stop working).

@@ -155,14 +155,26 @@ pub async fn complete_setup(
     display_name: String,
     password: String,
     confirm: String,
-) -> Result<(), AppError> {
+) -> Result<String, AppError> {
     ssr::confirmed(&password, &confirm)?;
     let core = ssr::core()?;
     let req = ssr::request().await?;
     let p = core
         .complete_setup(&token, &email, &display_name, &password, &req.meta)
         .await?;
-    ssr::start_session(&ssr::session().await?, &p, core.now()).await
+    let session = ssr::session().await?;
+    // A second factor required for admins (set with the CLI before setup): set up now.
+    match core.second_factor_step(&p, false, None).await? {
+        Some(mut pending) => {
+            pending.next = "/".to_owned();
+            ssr::second_factor::hold(&session, &pending).await?;
+            Ok("/login/second-factor".to_owned())
+        }
+        None => {
+            ssr::start_session(&session, &p, core.now()).await?;
+            Ok("/".to_owned())
+        }
+    }
 }
 
 /// The email a password-reset link is for.

@@ -5,7 +5,7 @@ use crate::api::second_factor::{
     StartMyEnrolment, my_second_factor, second_factor_challenge,
 };
 use crate::components::copy::CopyValue;
-use crate::components::field::{Field, FieldErrors};
+use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::{
     BTN_DANGER, BTN_PRIMARY, BTN_SECONDARY, CARD, ErrorMessage, INPUT, LABEL, Loading, MUTED,
@@ -161,6 +161,7 @@ pub fn AccountSecondFactor() -> impl IntoView {
     let renew = ServerAction::<NewMyRecoveryCodes>::new();
     let remove = ServerAction::<RemoveMySecondFactor>::new();
     let confirm_errors = FieldErrors::new(confirm, "sf-confirm-form", CODE_FIELDS);
+    let start_errors = FieldErrors::new(start, "sf-start-form", &[("password", "password")]);
     let renew_errors = FieldErrors::new(renew, "sf-renew-form", CODE_FIELDS);
     let remove_errors = FieldErrors::new(remove, "sf-remove-form", CODE_FIELDS);
     let (confirmed, renewed, removed) = (successes(confirm), successes(renew), successes(remove));
@@ -255,9 +256,14 @@ pub fn AccountSecondFactor() -> impl IntoView {
                                     </ActionForm>
                                 }.into_any(),
                                 None => view! {
-                                    {start.value().get().and_then(Result::err).map(|error| view! { <ErrorMessage error/> })}
-                                    <button type="button" class=format!("mt-4 {BTN_PRIMARY}") disabled=move || start.pending().get()
-                                        on:click=move |_| { start.dispatch(StartMyEnrolment {}); }>"Set up an authenticator app"</button>
+                                    <ActionForm action=start attr:id="sf-start-form" attr:class="mt-4 space-y-3" on:input=move |_| start_errors.clear()>
+                                        {s.has_password.then(|| view! {
+                                            <Field errors=start_errors name="password" id="sf-start-password" label="Your password" kind=Kind::Password
+                                                required=true maxlength=256 autocomplete="current-password"/>
+                                        })}
+                                        {start_errors.form_error()}
+                                        <button type="submit" class=BTN_PRIMARY disabled=move || start.pending().get()>"Set up an authenticator app"</button>
+                                    </ActionForm>
                                 }.into_any(),
                             }}
                         }.into_any(),

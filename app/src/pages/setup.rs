@@ -22,9 +22,12 @@ pub fn SetupPage() -> impl IntoView {
     let action = ServerAction::<CompleteSetup>::new();
     let errors = FieldErrors::new(action, "setup-form", PASSWORD_FIELDS);
     Effect::new(move |_| {
-        if let Some(Ok(())) = action.value().get() {
+        if let Some(Ok(to)) = action.value().get() {
+            // The console, or first the second sign-in step when admins require one.
             #[cfg(feature = "hydrate")]
-            let _ = window().location().set_href("/");
+            let _ = window().location().set_href(&to);
+            #[cfg(not(feature = "hydrate"))]
+            let _ = to;
         }
     });
     view! {

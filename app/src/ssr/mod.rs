@@ -104,11 +104,15 @@ pub(crate) fn session_failed(e: tower_sessions::session::Error) -> AppError {
 /// # Errors
 /// `Internal` when the session store fails.
 pub async fn start_session(session: &Session, p: &Principal, now: i64) -> Result<(), AppError> {
-    // A provider sign-in records its own afterwards.
-    session
-        .remove_value(SESSION_SSO)
-        .await
-        .map_err(session_failed)?;
+    // A provider sign-in records its own afterwards; a sign-in on hold for its second factor,
+    // or an authenticator being set up, belongs to whoever was here before.
+    for key in [
+        SESSION_SSO,
+        second_factor::SESSION_PENDING,
+        second_factor::SESSION_SETUP,
+    ] {
+        session.remove_value(key).await.map_err(session_failed)?;
+    }
     session
         .insert(SESSION_USER, p.user_id.as_str())
         .await

@@ -4,11 +4,13 @@ use super::{SESSION_SSO, SESSION_USER, session_failed, start_session};
 use crate::error::AppError;
 use crate::types::second_factor::{EnrolmentView, SecondFactorView};
 use authz::Principal;
-use authz::second_factor::{Enrolment, PendingSecondFactor, SecondFactorStatus};
+use authz::second_factor::{Enrolment, PendingSecondFactor, SecondFactorStatus, TotpSetup};
 use tower_sessions::Session;
 
 /// Session key: a sign-in whose first factor passed, waiting for its second.
 pub const SESSION_PENDING: &str = "second_factor";
+/// Session key: the authenticator the signed-in account is setting up on its Account page.
+pub const SESSION_SETUP: &str = "totp_setup";
 
 /// Puts a sign-in on hold for its second factor: a new session id, nobody signed in, the
 /// waiting sign-in recorded.
@@ -40,6 +42,46 @@ pub async fn held(session: &Session) -> Result<Option<PendingSecondFactor>, AppE
         .get::<PendingSecondFactor>(SESSION_PENDING)
         .await
         .map_err(session_failed)
+}
+
+/// Stores the waiting sign-in back (it now holds the authenticator it sets up).
+///
+/// # Errors
+/// `Internal` when the session store fails.
+pub async fn keep_held(session: &Session, pending: &PendingSecondFactor) -> Result<(), AppError> {
+    session
+        .insert(SESSION_PENDING, pending)
+        .await
+        .map_err(session_failed)
+}
+
+/// The authenticator this browser's account is setting up on its Account page.
+///
+/// # Errors
+/// `Internal` when the session store fails.
+pub async fn setup(session: &Session) -> Result<Option<TotpSetup>, AppError> {
+    session
+        .get::<TotpSetup>(SESSION_SETUP)
+        .await
+        .map_err(session_failed)
+}
+
+/// Keeps (or, with `None`, forgets) the authenticator being set up.
+///
+/// # Errors
+/// `Internal` when the session store fails.
+pub async fn keep_setup(session: &Session, setup: Option<&TotpSetup>) -> Result<(), AppError> {
+    match setup {
+        Some(s) => session
+            .insert(SESSION_SETUP, s)
+            .await
+            .map_err(session_failed),
+        None => session
+            .remove_value(SESSION_SETUP)
+            .await
+            .map(drop)
+            .map_err(session_failed),
+    }
 }
 
 /// Drops the waiting sign-in (it finished, or can no longer).
@@ -101,5 +143,6 @@ pub fn status_view(now: i64, s: &SecondFactorStatus) -> SecondFactorView {
         since: s.since.map(|t| super::moment(now, t)),
         recovery_codes_left: s.recovery_codes_left,
         required: s.required,
+        has_password: s.has_password,
     }
 }

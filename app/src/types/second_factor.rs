@@ -38,6 +38,8 @@ pub struct SecondFactorView {
     pub recovery_codes_left: u32,
     /// The account's role requires a second factor.
     pub required: bool,
+    /// Setting one up asks for the account's password.
+    pub has_password: bool,
 }
 
 /// After a second step that handed out recovery codes: the codes (shown once) and where to go.

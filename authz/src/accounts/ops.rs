@@ -179,8 +179,14 @@ impl Core {
             });
         };
         self.login_throttle.succeeded(attempt);
+        // The password passed; when a second factor follows, the row says so (the session starts
+        // only once `session.second_factor` passes).
+        let due = self.second_factor_due(&user).await?;
+        if due {
+            event.details = serde_json::json!({"second_factor": "due"});
+        }
         self.store.insert_audit_event(&event).await?;
-        count_sign_in("console", "ok");
+        count_sign_in("console", if due { "second_factor_due" } else { "ok" });
         Ok(principal_of(&user))
     }
 

@@ -331,9 +331,7 @@ impl Core {
         // This page asks for no second factor: an account that has one, or whose role requires
         // one, cannot use its password here (the same answer as a wrong password).
         let needs_second_factor = match &user {
-            Some(u) => {
-                u.second_factor_since.is_some() || self.second_factor_required(u.role).await?
-            }
+            Some(u) => self.second_factor_due(u).await?,
             None => false,
         };
         Ok(user.map(|mut u| {

@@ -76,12 +76,10 @@ pub struct StoredTotp {
     pub user_id: UserId,
     /// The secret, sealed with the master key.
     pub sealed_secret: Vec<u8>,
-    /// When the first code confirmed it; `None` while enrolment waits.
-    pub confirmed_at: Option<UnixTime>,
+    /// When the first code confirmed it (set up).
+    pub confirmed_at: UnixTime,
     /// The newest time step accepted (a code is accepted once).
     pub last_step: i64,
-    /// When the secret was made.
-    pub created_at: UnixTime,
 }
 
 impl std::fmt::Debug for StoredTotp {
@@ -102,6 +100,8 @@ pub struct SecondFactorStatus {
     pub recovery_codes_left: u32,
     /// Whether the account's role must sign in with one.
     pub required: bool,
+    /// Whether the account has a password (setting up an app asks for it).
+    pub has_password: bool,
 }
 
 /// What the person scans or types into their authenticator app. Shown to them only.
@@ -121,9 +121,38 @@ impl std::fmt::Debug for Enrolment {
     }
 }
 
+/// An authenticator being set up: its secret, sealed with the master key, kept in the server-side
+/// session of the browser that started the setup (and only there), until the app's first code
+/// confirms it.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TotpSetup {
+    /// The account.
+    pub user_id: String,
+    /// The secret, sealed with the master key.
+    pub sealed_secret: Vec<u8>,
+    /// When the setup started.
+    pub created_at: UnixTime,
+}
+
+impl TotpSetup {
+    /// Whether it is too old to confirm at `now` (the person starts again with a new secret).
+    pub fn expired(&self, now: UnixTime) -> bool {
+        now >= self.created_at + ENROLMENT_TTL_SECS || now < self.created_at - 60
+    }
+}
+
+impl std::fmt::Debug for TotpSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TotpSetup")
+            .field("user_id", &self.user_id)
+            .field("created_at", &self.created_at)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A sign-in whose first factor (password or provider) succeeded and whose second is due. Kept
 /// in the browser's server-side session, never in the browser.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingSecondFactor {
     /// The account.
     pub user_id: String,
@@ -131,12 +160,24 @@ pub struct PendingSecondFactor {
     pub credential_version: i64,
     /// The account has no authenticator yet and must set one up now.
     pub enrol: bool,
+    /// The authenticator this sign-in is setting up (made when the page first shows it).
+    pub setup: Option<TotpSetup>,
     /// The provider sign-in that was the first factor, if any (for signing out there later).
     pub sso: Option<SsoSession>,
     /// Where to go afterwards (the server checks it).
     pub next: String,
     /// When the first factor succeeded.
     pub started_at: UnixTime,
+}
+
+impl std::fmt::Debug for PendingSecondFactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingSecondFactor")
+            .field("user_id", &self.user_id)
+            .field("enrol", &self.enrol)
+            .field("started_at", &self.started_at)
+            .finish_non_exhaustive()
+    }
 }
 
 impl PendingSecondFactor {

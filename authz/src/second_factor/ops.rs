@@ -1,15 +1,16 @@
 //! Second factors for console accounts: the per-role requirement, the sign-in step after the
 //! password or the provider, enrolment, recovery codes, removal and an admin's reset.
 use super::model::{
-    ENROLMENT_TTL_SECS, Enrolment, PendingSecondFactor, RECOVERY_CODES, RecoveryCodes,
-    SecondFactorKind, SecondFactorPolicy, SecondFactorStatus, StoredTotp, TOTP_SECRET_BYTES,
-    TypedCode, display_recovery_code, enrolment, new_recovery_code, recovery_code_hash, totp,
+    Enrolment, PendingSecondFactor, RECOVERY_CODES, RecoveryCodes, SecondFactorKind,
+    SecondFactorPolicy, SecondFactorStatus, TOTP_SECRET_BYTES, TotpSetup, TypedCode,
+    display_recovery_code, enrolment, new_recovery_code, recovery_code_hash, totp,
 };
 use crate::accounts::{User, UserId};
 use crate::audit::{AuditSubject, NewAuditEvent, Outcome, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError};
 use crate::policy::{Permission, Principal, Role};
+use crate::secret::Password;
 use crate::sso::SsoSession;
 use crate::throttle::Source;
 
@@ -30,6 +31,13 @@ impl Core {
     /// Whether `role` must sign in with a second factor.
     pub(crate) async fn second_factor_required(&self, role: Role) -> Result<bool> {
         Ok(self.required_roles().await?.requires(role))
+    }
+
+    /// Whether a sign-in of `user` waits for a second factor after its first (an authenticator
+    /// app is set up, or the role requires one).
+    pub(crate) async fn second_factor_due(&self, user: &User) -> Result<bool> {
+        Ok(self.store.find_totp(&user.id).await?.is_some()
+            || self.second_factor_required(user.role).await?)
     }
 
     async fn required_roles(&self) -> Result<SecondFactorPolicy> {
@@ -87,11 +95,7 @@ impl Core {
         if proven_by_provider {
             return Ok(None);
         }
-        let confirmed = self
-            .store
-            .find_totp(&principal.user_id)
-            .await?
-            .is_some_and(|t| t.confirmed_at.is_some());
+        let confirmed = self.store.find_totp(&principal.user_id).await?.is_some();
         let enrol = !confirmed && self.required_roles().await?.requires(principal.role);
         if !confirmed && !enrol {
             return Ok(None);
@@ -100,6 +104,7 @@ impl Core {
             user_id: principal.user_id.to_string(),
             credential_version: principal.credential_version,
             enrol,
+            setup: None,
             sso,
             next: String::new(),
             started_at: self.now(),
@@ -121,61 +126,66 @@ impl Core {
         user.ok_or(Error::InvalidLink)
     }
 
-    /// The authenticator to set up for a waiting sign-in that must enrol: the waiting secret
-    /// (made anew when there is none or it is old).
+    /// The authenticator a waiting sign-in that must enrol sets up: the one this sign-in made
+    /// before, or a new one (kept in `pending`, which the caller stores back in the session).
+    /// Each browser sees only the secret it made.
     ///
     /// # Errors
     /// `InvalidLink` when the sign-in can no longer finish, `Conflict` when the account has an
     /// authenticator already.
-    pub async fn sign_in_enrolment(&self, pending: &PendingSecondFactor) -> Result<Enrolment> {
+    pub async fn sign_in_enrolment(&self, pending: &mut PendingSecondFactor) -> Result<Enrolment> {
         let user = self.pending_user(pending).await?;
-        self.waiting_enrolment(&user).await
+        self.refuse_second_setup(&user).await?;
+        let setup = match pending.setup.take() {
+            Some(s) if s.user_id == user.id.as_str() && !s.expired(self.now()) => s,
+            _ => self.new_setup(&user)?,
+        };
+        let shown = self.setup_view(&user, &setup);
+        pending.setup = Some(setup);
+        shown
     }
 
-    async fn waiting_enrolment(&self, user: &User) -> Result<Enrolment> {
-        let now = self.now();
-        let current = self.store.find_totp(&user.id).await?;
-        let secret = match current {
-            Some(t) if t.confirmed_at.is_some() => {
-                return Err(Error::Conflict(
-                    "An authenticator app is set up already.".into(),
-                ));
-            }
-            Some(t) if now < t.created_at + ENROLMENT_TTL_SECS => self.open_totp_secret(&t)?,
-            _ => {
-                let mut secret = vec![0u8; TOTP_SECRET_BYTES];
-                rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut secret);
-                let sealed = self
-                    .config()
-                    .master_key
-                    .seal(&secret, &secret_aad(&user.id))
-                    .map_err(|e| Error::Internal(format!("sealing a TOTP secret: {e}")))?;
-                self.store
-                    .put_pending_totp(&user.id, &sealed, now)
-                    .await
-                    .map_err(|e| match e {
-                        StorageError::Conflict(_) => {
-                            Error::Conflict("An authenticator app is set up already.".into())
-                        }
-                        other => other.into(),
-                    })?;
-                secret
-            }
-        };
+    async fn refuse_second_setup(&self, user: &User) -> Result<()> {
+        if self.store.find_totp(&user.id).await?.is_some() {
+            return Err(Error::Conflict(
+                "An authenticator app is set up already.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A new secret for `user`, sealed.
+    fn new_setup(&self, user: &User) -> Result<TotpSetup> {
+        let mut secret = vec![0u8; TOTP_SECRET_BYTES];
+        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut secret);
+        let sealed_secret = self
+            .config()
+            .master_key
+            .seal(&secret, &secret_aad(&user.id))
+            .map_err(|e| Error::Internal(format!("sealing a TOTP secret: {e}")))?;
+        Ok(TotpSetup {
+            user_id: user.id.to_string(),
+            sealed_secret,
+            created_at: self.now(),
+        })
+    }
+
+    fn setup_view(&self, user: &User, setup: &TotpSetup) -> Result<Enrolment> {
+        let secret = self.open_totp_secret(&user.id, &setup.sealed_secret)?;
         enrolment(&secret, user.email.as_str()).map_err(Error::Internal)
     }
 
-    fn open_totp_secret(&self, t: &StoredTotp) -> Result<Vec<u8>> {
+    fn open_totp_secret(&self, user: &UserId, sealed: &[u8]) -> Result<Vec<u8>> {
         self.config()
             .master_key
-            .open(&t.sealed_secret, &secret_aad(&t.user_id))
-            .map_err(|e| Error::Internal(format!("opening the TOTP secret of {}: {e}", t.user_id)))
+            .open(sealed, &secret_aad(user))
+            .map_err(|e| Error::Internal(format!("opening the TOTP secret of {user}: {e}")))
     }
 
     /// The time step a six-digit code is right for at this moment, if any.
-    fn matching_step(&self, t: &StoredTotp, code: &str, account: &str) -> Result<Option<i64>> {
-        let secret = self.open_totp_secret(t)?;
-        let generator = totp(secret, account).map_err(Error::Internal)?;
+    fn matching_step(&self, user: &User, sealed: &[u8], code: &str) -> Result<Option<i64>> {
+        let secret = self.open_totp_secret(&user.id, sealed)?;
+        let generator = totp(secret, user.email.as_str()).map_err(Error::Internal)?;
         let now = u64::try_from(self.now()).unwrap_or(0);
         Ok(generator
             .check(code, now)
@@ -214,18 +224,14 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<SecondFactorKind> {
         let attempt = self
-            .login_throttle
+            .second_factor_throttle
             .begin_second_factor(user.id.as_str(), Source::of(meta.client_ip), self.now())
             .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
-        let stored = self
-            .store
-            .find_totp(&user.id)
-            .await?
-            .filter(|t| t.confirmed_at.is_some());
+        let stored = self.store.find_totp(&user.id).await?;
         let mut event = self.second_factor_event(user, user.email.as_str(), purpose, meta);
         let passed = match (&stored, TypedCode::parse(code)) {
             (Some(t), TypedCode::Totp(digits)) => {
-                match self.matching_step(t, &digits, user.email.as_str())? {
+                match self.matching_step(user, &t.sealed_secret, &digits)? {
                     Some(step) => {
                         event.details["second_factor"] = SecondFactorKind::Totp.as_str().into();
                         self.store
@@ -253,7 +259,9 @@ impl Core {
             _ => None,
         };
         if let Some(kind) = passed {
-            self.login_throttle.succeeded(attempt);
+            // Uncounted, but earlier wrong codes stay counted: the owner's success does not
+            // reset a guesser's budget.
+            self.second_factor_throttle.undo(attempt);
             return Ok(kind);
         }
         event.outcome = Outcome::Failure;
@@ -280,7 +288,10 @@ impl Core {
     ) -> Result<(Principal, Option<RecoveryCodes>)> {
         let user = self.pending_user(pending).await?;
         let codes = if pending.enrol {
-            Some(self.confirm_enrolment(&user, code, "sign_in", meta).await?)
+            Some(
+                self.confirm_enrolment(&user, pending.setup.as_ref(), code, "sign_in", meta)
+                    .await?,
+            )
         } else {
             self.check_code(&user, code, "sign_in", meta).await?;
             None
@@ -293,35 +304,28 @@ impl Core {
         Ok((principal, codes))
     }
 
-    /// Confirms the account's waiting authenticator with its first code and hands out recovery
-    /// codes.
+    /// Confirms the authenticator `setup` (made for this browser) with its first code, stores
+    /// it and hands out recovery codes.
     async fn confirm_enrolment(
         &self,
         user: &User,
+        setup: Option<&TotpSetup>,
         code: &str,
         purpose: &str,
         meta: &RequestMeta,
     ) -> Result<RecoveryCodes> {
-        let attempt = self
-            .login_throttle
-            .begin_second_factor(user.id.as_str(), Source::of(meta.client_ip), self.now())
-            .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
         let now = self.now();
-        let waiting = self
-            .store
-            .find_totp(&user.id)
-            .await?
-            .filter(|t| t.confirmed_at.is_none() && now < t.created_at + ENROLMENT_TTL_SECS);
-        let Some(waiting) = waiting else {
-            self.login_throttle.undo(attempt);
+        let Some(setup) = setup.filter(|s| s.user_id == user.id.as_str() && !s.expired(now)) else {
             return Err(Error::Conflict(
                 "This setup has expired: start again and scan the new code.".into(),
             ));
         };
+        let attempt = self
+            .second_factor_throttle
+            .begin_second_factor(user.id.as_str(), Source::of(meta.client_ip), now)
+            .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
         let step = match TypedCode::parse(code) {
-            TypedCode::Totp(digits) => {
-                self.matching_step(&waiting, &digits, user.email.as_str())?
-            }
+            TypedCode::Totp(digits) => self.matching_step(user, &setup.sealed_secret, &digits)?,
             _ => None,
         };
         let Some(step) = step else {
@@ -344,9 +348,9 @@ impl Core {
         let mut passed = self.second_factor_event(user, user.email.as_str(), purpose, meta);
         passed.details["second_factor"] = SecondFactorKind::Totp.as_str().into();
         self.store
-            .confirm_totp(
+            .insert_totp(
                 &user.id,
-                waiting.created_at,
+                &setup.sealed_secret,
                 step,
                 &hashes,
                 now,
@@ -355,11 +359,11 @@ impl Core {
             .await
             .map_err(|e| match e {
                 StorageError::Conflict(_) => Error::Conflict(
-                    "This setup changed meanwhile: start again and scan the new code.".into(),
+                    "An authenticator app was set up for this account meanwhile.".into(),
                 ),
                 other => other.into(),
             })?;
-        self.login_throttle.succeeded(attempt);
+        self.second_factor_throttle.undo(attempt);
         Ok(codes.iter().map(|c| display_recovery_code(c)).collect())
     }
 
@@ -377,7 +381,7 @@ impl Core {
             .store
             .find_totp(&user.id)
             .await?
-            .and_then(|t| t.confirmed_at);
+            .map(|t| t.confirmed_at);
         let recovery_codes_left = if since.is_some() {
             self.store.recovery_codes_left(&user.id).await?
         } else {
@@ -387,6 +391,7 @@ impl Core {
             since,
             recovery_codes_left,
             required: self.required_roles().await?.requires(user.role),
+            has_password: user.password_hash.is_some(),
         })
     }
 
@@ -399,28 +404,61 @@ impl Core {
         self.status_of(&user).await
     }
 
-    /// Starts (or shows again) setting up an authenticator app for the signed-in account.
+    /// Starts setting up an authenticator app for the signed-in account, after its password
+    /// (an account that has one): what to show, and the setup the caller keeps in this browser's
+    /// session until the first code confirms it.
     ///
     /// # Errors
-    /// `Conflict` when one is set up already.
-    pub async fn start_own_enrolment(&self, p: &Principal) -> Result<Enrolment> {
+    /// `InvalidField` (`password`), `Throttled`, `Conflict` when one is set up already.
+    pub async fn start_own_enrolment(
+        &self,
+        p: &Principal,
+        password: &str,
+        meta: &RequestMeta,
+    ) -> Result<(Enrolment, TotpSetup)> {
         let user = self.own_user(p).await?;
-        self.waiting_enrolment(&user).await
+        self.refuse_second_setup(&user).await?;
+        if user.password_hash.is_some() {
+            let attempt = self
+                .login_throttle
+                .begin_login(user.email.as_str(), Source::of(meta.client_ip), self.now())
+                .map_err(|retry_after_secs| Error::Throttled { retry_after_secs })?;
+            let Ok(ok) = self
+                .hasher
+                .verify(Password::from_input(password), user.password_hash.clone())
+                .await
+            else {
+                self.login_throttle.undo(attempt);
+                return Err(Error::Throttled {
+                    retry_after_secs: 1,
+                });
+            };
+            if !ok {
+                return Err(Error::field("password", "Your password is incorrect."));
+            }
+            self.login_throttle.succeeded(attempt);
+        }
+        let setup = self.new_setup(&user)?;
+        Ok((self.setup_view(&user, &setup)?, setup))
     }
 
-    /// Confirms the signed-in account's new authenticator with its first code; the recovery
-    /// codes come back, to be shown once.
+    /// Confirms the signed-in account's new authenticator (`setup`, from
+    /// [`Core::start_own_enrolment`] in this browser) with its first code; the recovery codes
+    /// come back, to be shown once.
     ///
     /// # Errors
-    /// `InvalidCredentials` (wrong code), `Throttled`, `Conflict` (setup expired or changed).
+    /// `InvalidCredentials` (wrong code), `Throttled`, `Conflict` (setup expired, or one was set
+    /// up meanwhile).
     pub async fn confirm_own_enrolment(
         &self,
         p: &Principal,
+        setup: Option<&TotpSetup>,
         code: &str,
         meta: &RequestMeta,
     ) -> Result<RecoveryCodes> {
         let user = self.own_user(p).await?;
-        self.confirm_enrolment(&user, code, "account", meta).await
+        self.confirm_enrolment(&user, setup, code, "account", meta)
+            .await
     }
 
     /// New recovery codes for the signed-in account (the old ones stop working), after a code

@@ -229,7 +229,7 @@ pub struct PendingSsoSignIn {
 
 /// What a console session keeps of the provider sign-in that started it, to sign out at the
 /// provider too.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SsoSession {
     /// The provider.
     pub provider_id: String,
@@ -238,6 +238,15 @@ pub struct SsoSession {
     /// The provider proved a second factor (its `amr` / `acr` met the provider's settings).
     #[serde(default)]
     pub second_factor: bool,
+}
+
+impl std::fmt::Debug for SsoSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SsoSession")
+            .field("provider_id", &self.provider_id)
+            .field("second_factor", &self.second_factor)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why a provider sign-in did not sign anyone in: each is a page the person reads.

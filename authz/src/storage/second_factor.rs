@@ -19,23 +19,15 @@ pub trait SecondFactorStore: Send + Sync {
         at: UnixTime,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
-    /// An account's authenticator, confirmed or waiting.
+    /// An account's authenticator.
     async fn find_totp(&self, user: &UserId) -> Result<Option<StoredTotp>, StorageError>;
-    /// Stores a new secret waiting for its first code, replacing a waiting one; `Conflict` when
-    /// the account has a confirmed authenticator.
-    async fn put_pending_totp(
+    /// Stores an account's authenticator, confirmed by a first code for `step`, and replaces its
+    /// recovery codes, with the audit events. `Conflict` when the account has one already (set
+    /// up meanwhile elsewhere).
+    async fn insert_totp(
         &self,
         user: &UserId,
         sealed_secret: &[u8],
-        at: UnixTime,
-    ) -> Result<(), StorageError>;
-    /// Confirms the waiting secret made at `created_at` (its first code was for `step`) and
-    /// replaces the recovery codes, with the audit events. `Conflict` when that secret is no
-    /// longer the one waiting (confirmed, replaced or removed meanwhile).
-    async fn confirm_totp(
-        &self,
-        user: &UserId,
-        created_at: UnixTime,
         step: i64,
         recovery_code_hashes: &[String],
         at: UnixTime,
@@ -83,21 +75,20 @@ pub(super) const SECOND_FACTOR_ROLES: &str =
     "SELECT second_factor_roles FROM console_sign_in WHERE id = 1";
 pub(super) const SET_SECOND_FACTOR_ROLES: &str =
     "UPDATE console_sign_in SET second_factor_roles = $1, updated_at = $2 WHERE id = 1";
-pub(super) const TOTP_COLUMNS: &str = "user_id, sealed_secret, confirmed_at, last_step, created_at";
-/// A new waiting secret; a confirmed one is never replaced.
-pub(super) const PUT_PENDING_TOTP: &str = "INSERT INTO user_totp (user_id, sealed_secret, confirmed_at, last_step, created_at) VALUES ($1, $2, NULL, 0, $3) \
-    ON CONFLICT (user_id) DO UPDATE SET sealed_secret = excluded.sealed_secret, created_at = excluded.created_at, last_step = 0 WHERE user_totp.confirmed_at IS NULL";
-pub(super) const CONFIRM_TOTP: &str = "UPDATE user_totp SET confirmed_at = $1, last_step = $2 WHERE user_id = $3 AND created_at = $4 AND confirmed_at IS NULL";
-pub(super) const ACCEPT_STEP: &str = "UPDATE user_totp SET last_step = $1 WHERE user_id = $2 AND confirmed_at IS NOT NULL AND last_step < $1";
+pub(super) const TOTP_COLUMNS: &str = "user_id, sealed_secret, confirmed_at, last_step";
+/// An account's authenticator; one that exists already stays.
+pub(super) const INSERT_TOTP: &str = "INSERT INTO user_totp (user_id, sealed_secret, confirmed_at, last_step, created_at) VALUES ($1, $2, $3, $4, $3) \
+    ON CONFLICT (user_id) DO NOTHING";
+pub(super) const ACCEPT_STEP: &str =
+    "UPDATE user_totp SET last_step = $1 WHERE user_id = $2 AND last_step < $1";
 pub(super) const DELETE_CODES: &str = "DELETE FROM user_recovery_codes WHERE user_id = $1";
 pub(super) const INSERT_CODE: &str =
     "INSERT INTO user_recovery_codes (user_id, code_hash, used_at) VALUES ($1, $2, NULL)";
 pub(super) const USE_CODE: &str = "UPDATE user_recovery_codes SET used_at = $1 WHERE user_id = $2 AND code_hash = $3 AND used_at IS NULL \
-    AND EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = $2 AND t.confirmed_at IS NOT NULL)";
+    AND EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = $2)";
 pub(super) const CODES_LEFT: &str =
     "SELECT COUNT(*) FROM user_recovery_codes WHERE user_id = $1 AND used_at IS NULL";
-pub(super) const HAS_CONFIRMED: &str =
-    "SELECT COUNT(*) FROM user_totp WHERE user_id = $1 AND confirmed_at IS NOT NULL";
+pub(super) const HAS_CONFIRMED: &str = "SELECT COUNT(*) FROM user_totp WHERE user_id = $1";
 pub(super) const DELETE_TOTP: &str = "DELETE FROM user_totp WHERE user_id = $1";
 pub(super) const TOUCH_USER: &str = "UPDATE users SET updated_at = $1 WHERE id = $2";
 
@@ -105,9 +96,8 @@ pub(super) const TOUCH_USER: &str = "UPDATE users SET updated_at = $1 WHERE id =
 pub(crate) struct TotpRow {
     pub user_id: String,
     pub sealed_secret: Vec<u8>,
-    pub confirmed_at: Option<i64>,
+    pub confirmed_at: i64,
     pub last_step: i64,
-    pub created_at: i64,
 }
 
 impl From<TotpRow> for StoredTotp {
@@ -117,7 +107,6 @@ impl From<TotpRow> for StoredTotp {
             sealed_secret: r.sealed_secret,
             confirmed_at: r.confirmed_at,
             last_step: r.last_step,
-            created_at: r.created_at,
         }
     }
 }
@@ -189,40 +178,21 @@ macro_rules! second_factor_store {
                     Ok(row.map(Into::into))
                 }
 
-                async fn put_pending_totp(
+                async fn insert_totp(
                     &self,
                     user: &UserId,
                     sealed_secret: &[u8],
-                    at: UnixTime,
-                ) -> Result<(), StorageError> {
-                    let n = sqlx::query(PUT_PENDING_TOTP)
-                        .bind(user.as_str())
-                        .bind(sealed_secret)
-                        .bind(at)
-                        .execute(&self.pool)
-                        .await?
-                        .rows_affected();
-                    if n == 0 {
-                        return Err(StorageError::Conflict("second factor".into()));
-                    }
-                    Ok(())
-                }
-
-                async fn confirm_totp(
-                    &self,
-                    user: &UserId,
-                    created_at: UnixTime,
                     step: i64,
                     recovery_code_hashes: &[String],
                     at: UnixTime,
                     events: &[&NewAuditEvent],
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
-                    let n = sqlx::query(CONFIRM_TOTP)
+                    let n = sqlx::query(INSERT_TOTP)
+                        .bind(user.as_str())
+                        .bind(sealed_secret)
                         .bind(at)
                         .bind(step)
-                        .bind(user.as_str())
-                        .bind(created_at)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();

@@ -180,13 +180,15 @@ async fn a_required_second_factor_is_set_up_at_sign_in_and_asked_for_after() {
 #[tokio::test]
 async fn wrong_codes_are_throttled_per_account() {
     let (t, clock) = setup().await;
+    // Setting up counts one wrong code, and the right one after it does not wipe it: the
+    // owner's success never resets a guesser's budget.
     let (secret, _) = enrol(&t, &clock).await;
     let cookie = password_step(&t, ADA).await;
-    for _ in 0..authz::throttle::MAX_SECOND_FACTOR_FAILURES {
+    for _ in 1..authz::throttle::MAX_SECOND_FACTOR_FAILURES {
         let res = second_step(&t, &cookie, "999999").await;
         assert_eq!(location(&res), "/login/second-factor?error=invalid");
     }
-    // Even the right code waits now.
+    // Even the right code waits now, from any address.
     clock.advance(30);
     let res = second_step(&t, &cookie, &code_at(&secret, clock_now(&clock))).await;
     assert!(
@@ -203,11 +205,89 @@ async fn wrong_codes_are_throttled_per_account() {
         .into_iter()
         .filter(|e| e.outcome == authz::audit::Outcome::Failure)
         .count();
-    // Each wrong code, and the wrong one while setting up; not the refused attempt.
     assert_eq!(
         failures,
-        authz::throttle::MAX_SECOND_FACTOR_FAILURES as usize + 1
+        authz::throttle::MAX_SECOND_FACTOR_FAILURES as usize
     );
+    // The password step said a second factor was due.
+    let logins = t
+        .audit(authz::audit::AuditFilter {
+            action: Some("session.login".into()),
+            ..Default::default()
+        })
+        .await;
+    assert!(logins.iter().all(|e| e.details["second_factor"] == "due"));
+}
+
+#[tokio::test]
+async fn a_setup_secret_is_shown_to_one_browser_only() {
+    let (t, clock) = setup().await;
+    // Two browsers past the password at once (the owner, and someone with the password): each
+    // sees its own secret, and a code from one never confirms the other's.
+    let (mine, theirs) = (password_step(&t, ADA).await, password_step(&t, ADA).await);
+    let my_secret = challenge(&t, &mine).await["enrolment"]["secret"]
+        .as_str()
+        .expect("secret")
+        .to_owned();
+    let their_secret = challenge(&t, &theirs).await["enrolment"]["secret"]
+        .as_str()
+        .expect("secret")
+        .to_owned();
+    assert_ne!(my_secret, their_secret);
+    let res = t
+        .post_form(
+            "/api/second-factor/enrol",
+            &format!("code={}", code_at(&their_secret, clock_now(&clock))),
+            Some(&mine),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let res = t
+        .post_form(
+            "/api/second-factor/enrol",
+            &format!("code={}", code_at(&my_secret, clock_now(&clock))),
+            Some(&mine),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    // The other browser's setup can no longer finish: one is set up now.
+    let res = t
+        .post_form(
+            "/api/second-factor/enrol",
+            &format!("code={}", code_at(&their_secret, clock_now(&clock))),
+            Some(&theirs),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CONFLICT);
+
+    // A sign-in left on hold in a shared browser does not survive someone else's sign-in there.
+    let cookie = password_step(&t, ADA).await;
+    let res = t
+        .post_form(
+            "/login",
+            &format!("email={}&password={}", enc("bo@example.com"), enc(PASSWORD)),
+            Some(&cookie),
+        )
+        .await;
+    let bo = session_cookie(&res).expect("bo's session");
+    // (Bo is an admin too: his sign-in is on hold for his own setup.)
+    assert_eq!(challenge(&t, &bo).await["email"], "bo@example.com");
+    // Someone whose role needs no second factor signs in fully there: nothing stays on hold.
+    t.user("dev@example.com", "developer").await;
+    let res = t
+        .post_form(
+            "/login",
+            &format!(
+                "email={}&password={}",
+                enc("dev@example.com"),
+                enc(PASSWORD)
+            ),
+            Some(&bo),
+        )
+        .await;
+    assert_eq!(location(&res), "/");
+    let dev = session_cookie(&res).expect("dev's session");
+    assert!(challenge(&t, &dev).await.is_null());
 }
 
 #[tokio::test]

@@ -28,32 +28,13 @@ pub(super) async fn second_factor(db: &Database) {
         .expect("user");
     assert_eq!(store.find_totp(&ada.id).await.expect("find"), None);
 
-    // A waiting secret is replaced by a newer one until confirmed.
-    store
-        .put_pending_totp(&ada.id, b"first", 100)
-        .await
-        .expect("pending");
-    store
-        .put_pending_totp(&ada.id, b"second", 110)
-        .await
-        .expect("pending again");
-    let waiting = store.find_totp(&ada.id).await.expect("find").expect("totp");
-    assert_eq!(
-        (
-            waiting.sealed_secret.as_slice(),
-            waiting.confirmed_at,
-            waiting.created_at
-        ),
-        (b"second".as_slice(), None, 110)
-    );
-    // A code for a waiting secret is not accepted as a sign-in code.
+    // No authenticator: no code or recovery code is accepted.
     assert!(
         !store
             .accept_totp_step(&ada.id, 5, &ev("session.second_factor"))
             .await
             .expect("accept")
     );
-    // Recovery codes do not work before confirmation either.
     assert!(
         !store
             .use_recovery_code(&ada.id, "h1", 111, &ev("session.second_factor"))
@@ -61,27 +42,13 @@ pub(super) async fn second_factor(db: &Database) {
             .expect("use")
     );
 
-    // Confirming the superseded secret fails; the current one confirms with its codes and
-    // both audit rows, at once.
+    // Stored once confirmed, with its recovery codes and both audit rows, at once.
     let hashes: Vec<String> = (1..=3).map(|i| format!("h{i}")).collect();
-    assert!(matches!(
-        store
-            .confirm_totp(
-                &ada.id,
-                100,
-                7,
-                &hashes,
-                120,
-                &[&ev("user.second_factor_enrol")]
-            )
-            .await,
-        Err(StorageError::Conflict(_))
-    ));
     let before = audit_count(&store).await;
     store
-        .confirm_totp(
+        .insert_totp(
             &ada.id,
-            110,
+            b"sealed",
             7,
             &hashes,
             120,
@@ -91,12 +58,16 @@ pub(super) async fn second_factor(db: &Database) {
             ],
         )
         .await
-        .expect("confirm");
+        .expect("insert");
     assert_eq!(audit_count(&store).await, before + 2);
-    let confirmed = store.find_totp(&ada.id).await.expect("find").expect("totp");
+    let stored = store.find_totp(&ada.id).await.expect("find").expect("totp");
     assert_eq!(
-        (confirmed.confirmed_at, confirmed.last_step),
-        (Some(120), 7)
+        (
+            stored.sealed_secret.as_slice(),
+            stored.confirmed_at,
+            stored.last_step
+        ),
+        (b"sealed".as_slice(), 120, 7)
     );
     assert_eq!(
         store
@@ -107,11 +78,23 @@ pub(super) async fn second_factor(db: &Database) {
             .second_factor_since,
         Some(120)
     );
-    // A confirmed secret is never replaced by a waiting one.
+    // One set up elsewhere meanwhile is never replaced, and nothing else is written.
+    let before = audit_count(&store).await;
     assert!(matches!(
-        store.put_pending_totp(&ada.id, b"third", 130).await,
+        store
+            .insert_totp(
+                &ada.id,
+                b"other",
+                9,
+                &["x".into()],
+                130,
+                &[&ev("user.second_factor_enrol")]
+            )
+            .await,
         Err(StorageError::Conflict(_))
     ));
+    assert_eq!(audit_count(&store).await, before);
+    assert_eq!(store.recovery_codes_left(&ada.id).await.expect("left"), 3);
 
     // Codes: a step is accepted once, and only a newer one after it.
     for (step, ok) in [(7, false), (6, false), (8, true), (8, false), (9, true)] {
@@ -191,9 +174,16 @@ pub(super) async fn second_factor(db: &Database) {
     assert_eq!(store.find_totp(&ada.id).await.expect("find"), None);
     assert_eq!(store.recovery_codes_left(&ada.id).await.expect("left"), 0);
     store
-        .put_pending_totp(&ada.id, b"again", 170)
+        .insert_totp(
+            &ada.id,
+            b"again",
+            1,
+            &[],
+            170,
+            &[&ev("user.second_factor_enrol")],
+        )
         .await
-        .expect("pending");
+        .expect("again");
     store
         .remove_second_factor(&ada.id, true, 180, &ev("user.second_factor_remove"))
         .await

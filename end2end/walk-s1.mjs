@@ -1,0 +1,10 @@
+import { browser, ctx, shot, text, BASE } from './walk-lib.mjs';
+const b = await browser(); const c = await ctx(b); const p = await c.newPage();
+await p.goto(BASE + '/login');
+await p.fill('#email', 'admin@example.com'); await p.fill('#password', 'admin-password-123');
+await p.click('button:has-text("Sign in")'); await p.waitForLoadState('networkidle');
+console.log(p.url()); await shot(p, '01-admin-home', false);
+const nav = await p.locator('nav a, nav button').evaluateAll(es => es.map(e => e.innerText.trim() + ' -> ' + (e.getAttribute('href')||'')));
+console.log(nav.join('\n'));
+await c.storageState({ path: '/tmp/walk/admin-state.json' });
+await b.close();

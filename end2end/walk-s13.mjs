@@ -1,0 +1,10 @@
+import { browser, ctx, shot, text, BASE, totp, load, save } from './walk-lib.mjs';
+const b = await browser(); const c = await ctx(b, { state: '/tmp/walk/dev-state.json' }); const p = await c.newPage();
+await c.grantPermissions(['clipboard-read', 'clipboard-write']);
+p.on('dialog', d => { console.log('DIALOG', d.message()); d.accept(); });
+await p.goto(BASE + '/account'); await p.waitForLoadState('networkidle');
+const sec = p.locator('section, div.card, div').filter({ has: p.getByRole('heading', { name: 'Two-step verification' }) }).last();
+await p.getByText('Get new recovery codes').click(); await p.getByText('Remove the authenticator app').click(); await p.waitForTimeout(300);
+console.log(await sec.innerText()); await shot(p, '13-dev-account-expanded');
+console.log(await sec.locator('input,button').evaluateAll(es => es.map(e => `${e.tagName} type=${e.type} name=${e.name} id=${e.id} ph=${e.placeholder} ac=${e.autocomplete} text=${(e.innerText||'').trim()}`)));
+await b.close();

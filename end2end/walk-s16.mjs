@@ -1,0 +1,14 @@
+import { browser, ctx, shot, text, BASE, totp, load, save } from './walk-lib.mjs';
+const b = await browser(); const c = await ctx(b, { width: 390, scheme: 'dark', state: '/tmp/walk/dev-state.json' }); const p = await c.newPage();
+p.on('dialog', d => { console.log('DIALOG', d.message()); d.accept(); });
+await p.goto(BASE + '/account'); await p.waitForLoadState('networkidle');
+await shot(p, '16-dev-account-390-dark');
+await p.getByText('Remove the authenticator app').click();
+await p.fill('#sf-remove-code', '999999'); await p.getByRole('button', { name: 'Remove', exact: true }).click(); await p.waitForTimeout(800);
+await shot(p, '16b-dev-remove-wrong');
+const rc = load('devRecovery');
+await p.fill('#sf-remove-code', rc[1]); await p.getByRole('button', { name: 'Remove', exact: true }).click(); await p.waitForTimeout(1000);
+console.log('after remove url', p.url()); console.log(await p.locator('body').innerText());
+await shot(p, '16c-dev-removed');
+await p.goto(BASE + '/resources'); await p.waitForLoadState('networkidle'); console.log('still signed in? ', p.url());
+await b.close();

@@ -1,0 +1,16 @@
+import { browser, ctx, shot, text, BASE, totp, load, save } from './walk-lib.mjs';
+const b = await browser(); const c = await ctx(b, { scheme: 'dark' }); const p = await c.newPage();
+await p.goto(BASE + '/login'); await p.fill('#email', 'admin@example.com'); await p.fill('#password', 'admin-password-123');
+await p.click('button:has-text("Sign in")'); await p.waitForLoadState('networkidle'); await p.waitForTimeout(400);
+await p.getByText('Cannot scan it?').click();
+await shot(p, '23-admin-enrol-1280-dark');
+const dt = await p.locator('details').first().innerText(); const key = dt.match(/([A-Z2-7]{4}(?: [A-Z2-7]{4})+)/)[1].replace(/ /g,''); save('adminKey', key);
+await p.fill('#enrol-code', totp(key)); await p.click('button:has-text("Turn on and sign in")'); await p.waitForLoadState('networkidle'); await p.waitForTimeout(600);
+const t = await text(p); const codes = t.match(/[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}/g); save('adminRecovery', [...new Set(codes)]);
+await shot(p, '23b-admin-codes-1280-dark');
+await p.getByRole('link', { name: 'Continue to the console' }).click(); await p.waitForLoadState('networkidle');
+await c.storageState({ path: '/tmp/walk/admin-state.json' });
+await p.goto(BASE + '/users/usr_691b4ec190321c31841932dc'); await p.waitForLoadState('networkidle'); await p.waitForTimeout(300);
+await shot(p, '23c-admin-self-user-dark', false);
+const m = await p.locator('main').innerText(); console.log(m.slice(0, m.indexOf('History')));
+await b.close();

@@ -1,0 +1,22 @@
+import { browser, ctx, shot, text, BASE, totp, load, save } from './walk-lib.mjs';
+const b = await browser(); const c = await ctx(b); const p = await c.newPage();
+await p.goto(BASE + '/login'); await p.fill('#email', 'sec@example.com'); await p.fill('#password', 'reviewer-password-123');
+await p.click('button:has-text("Sign in")'); await p.waitForLoadState('networkidle'); console.log('sec login ->', p.url());
+await p.goto(BASE + '/account'); await p.waitForLoadState('networkidle');
+let t = await p.locator('main').innerText(); console.log(t.slice(t.indexOf('Two-step'), t.indexOf('Connected apps')));
+await shot(p, '24-sec-account-off');
+await p.getByRole('button', { name: 'Set up an authenticator app' }).click(); await p.waitForTimeout(600);
+await p.getByText('Cannot scan it?').click();
+const dt = await p.locator('main details').first().innerText(); const key = dt.match(/([A-Z2-7]{4}(?: [A-Z2-7]{4})+)/)[1].replace(/ /g,''); save('secKey', key);
+// wrong then right
+await p.fill('#sf-confirm-code', '000000'); await p.getByRole('button', { name: 'Turn on' }).click(); await p.waitForTimeout(700);
+t = await p.locator('main').innerText(); console.log('WRONG:', t.slice(t.indexOf('Two-step'), t.indexOf('Connected apps')));
+await p.fill('#sf-confirm-code', totp(key)); await p.getByRole('button', { name: 'Turn on' }).click(); await p.waitForTimeout(900);
+t = await p.locator('main').innerText(); const codes = t.match(/[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}/g); save('secRecovery', [...new Set(codes)]);
+await p.goto(BASE + '/'); await p.goto(BASE + '/account'); await p.waitForLoadState('networkidle');
+t = await p.locator('main').innerText(); console.log('ON:', t.slice(t.indexOf('Two-step'), t.indexOf('Connected apps')));
+await p.getByText('Remove the authenticator app').click(); await p.waitForTimeout(200);
+t = await p.locator('main').innerText(); console.log('REMOVE PANEL:', t.slice(t.indexOf('Two-step'), t.indexOf('Connected apps')));
+await shot(p, '24b-sec-account-on');
+await c.storageState({ path: '/tmp/walk/sec-state.json' });
+await b.close();

@@ -1,0 +1,21 @@
+import { browser, ctx, shot, text, BASE, totp, load, save, waitNextStep } from './walk-lib.mjs';
+const b = await browser(); const c = await ctx(b, { width: 390, scheme: 'light' }); const p = await c.newPage();
+await p.goto(BASE + '/login'); await p.fill('#email', 'dev@example.com'); await p.fill('#password', 'developer-password-123');
+await p.click('button:has-text("Sign in")'); await p.waitForLoadState('networkidle');
+await shot(p, '37-dev-enrol-390-light');
+await p.getByText('Cannot scan it?').click();
+const key = (await p.locator('details').first().innerText()).match(/([A-Z2-7]{4}(?: [A-Z2-7]{4})+)/)[1].replace(/ /g,''); save('devKey', key);
+await p.fill('#enrol-code', totp(key)); await p.click('button:has-text("Turn on and sign in")'); await p.waitForLoadState('networkidle'); await p.waitForTimeout(300);
+await shot(p, '37b-dev-codes-390-light');
+await p.getByRole('link', { name: 'Continue to the console' }).click(); await p.waitForLoadState('networkidle');
+// sign out
+await p.getByRole('button', { name: /account menu/i }).click().catch(()=>{}); await p.waitForTimeout(300);
+await shot(p, '37c-dev-menu-390', false);
+const so = p.getByRole('button', { name: /sign out/i }).or(p.getByRole('link', { name: /sign out/i })); console.log('signout', await so.count());
+await so.first().click(); await p.waitForLoadState('networkidle'); console.log('after sign out', p.url());
+await waitNextStep();
+await p.goto(BASE + '/login'); await p.fill('#email', 'dev@example.com'); await p.fill('#password', 'developer-password-123');
+await p.click('button:has-text("Sign in")'); await p.waitForLoadState('networkidle');
+await p.locator('input[name=code]').fill(totp(key)); await shot(p, '37d-dev-challenge-390-light');
+await p.locator('button[type=submit]').first().click(); await p.waitForLoadState('networkidle'); console.log('code ->', p.url());
+await b.close();

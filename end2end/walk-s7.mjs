@@ -1,0 +1,13 @@
+import { browser, ctx, shot, text, BASE, totp, load, save } from './walk-lib.mjs';
+const b = await browser(); const c = await ctx(b, { state: '/tmp/walk/dev-pending.json' }); const p = await c.newPage();
+await p.goto(BASE + '/login/second-factor'); await p.waitForLoadState('networkidle');
+const key = load('devKey'); const code = totp(key);
+const typed = ' ' + code.slice(0,3) + ' ' + code.slice(3) + ' ';
+console.log('typing', JSON.stringify(typed));
+await p.fill('#enrol-code', typed); await p.click('button:has-text("Turn on and sign in")'); await p.waitForLoadState('networkidle'); await p.waitForTimeout(800);
+console.log(p.url()); console.log(await text(p)); await shot(p, '07-dev-recovery-codes');
+const codes = (await text(p)).match(/\b[a-z0-9]{4,6}[- ][a-z0-9]{4,6}(?:[- ][a-z0-9]{4,6})?\b/gi); console.log('codes', codes);
+save('devRecovery', codes);
+console.log(await p.locator('button,a').evaluateAll(es => es.map(e => `${e.tagName} ${(e.innerText||'').trim()} ${e.getAttribute('href')||''}`)));
+await c.storageState({ path: '/tmp/walk/dev-state.json' });
+await b.close();
