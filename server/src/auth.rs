@@ -175,7 +175,16 @@ pub async fn second_factor(
                 Err(_) => back_to_step("unavailable", &[]),
             }
         }
-        Err(authz::Error::InvalidCredentials) => back_to_step("invalid", &[]),
+        Err(authz::Error::InvalidCredentials) => back_to_step(
+            if authz::second_factor::TypedCode::parse(&form.code)
+                == authz::second_factor::TypedCode::Invalid
+            {
+                "malformed"
+            } else {
+                "invalid"
+            },
+            &[],
+        ),
         Err(authz::Error::Throttled { retry_after_secs }) => {
             back_to_step("throttled", &[("retry", retry_after_secs.to_string())])
         }
@@ -188,6 +197,12 @@ pub async fn second_factor(
             back_to_step("unavailable", &[])
         }
     }
+}
+
+/// `POST /login/second-factor/cancel`: drops the sign-in on hold ("Sign in as someone else").
+pub async fn cancel_second_factor(session: Session) -> Response {
+    let _ = app::ssr::second_factor::drop_held(&session).await;
+    Redirect::to("/login").into_response()
 }
 
 /// The cookie that carries a started provider sign-in (sealed) to its callback.

@@ -241,6 +241,10 @@ pub fn router(state: AppState) -> Router {
     let console = Router::new()
         .route("/login", post(auth::login))
         .route("/login/second-factor", post(auth::second_factor))
+        .route(
+            "/login/second-factor/cancel",
+            post(auth::cancel_second_factor),
+        )
         .route("/logout", post(auth::logout))
         .route("/login/sso/{id}", get(auth::sso_start))
         .route("/login/sso/{id}/callback", get(auth::sso_callback))

@@ -914,6 +914,53 @@ fn console_sign_in_providers_are_managed_from_the_command_line() {
     let err = run(&["sso", "break-glass", "root@example.com", "--off"]).expect_err("last one");
     assert!(err.contains("would leave none"), "{err}");
     run(&["sso", "password-sign-in", "everyone"]).expect("on");
+    // amr / acr values that prove a second factor, listed.
+    run(&[
+        "sso",
+        "update",
+        &id,
+        "--second-factor-amr",
+        "mfa",
+        "--second-factor-acr",
+        "phr",
+    ])
+    .expect("amr/acr");
+    assert!(
+        run(&["sso", "list"])
+            .expect("list")
+            .contains("\tmfa\tphr\t"),
+        "amr and acr listed"
+    );
     run(&["sso", "remove", &id]).expect("remove");
     assert!(!run(&["sso", "list"]).expect("list").contains("Acme Okta"));
+
+    // Which roles need a second factor: shown, set, cleared only by an explicit `none`.
+    assert!(
+        run(&["sso", "second-factor"])
+            .expect("show")
+            .contains("No role requires")
+    );
+    assert!(
+        run(&[
+            "sso",
+            "second-factor",
+            "--require",
+            "admin,security_reviewer"
+        ])
+        .expect("set")
+        .contains("admin, security_reviewer")
+    );
+    for bad in ["", "admins", "admin,none"] {
+        let err = run(&["sso", "second-factor", "--require", bad]).expect_err(bad);
+        assert!(err.contains("none"), "{bad}: {err}");
+    }
+    assert!(
+        run(&["sso", "second-factor"])
+            .expect("show")
+            .contains("admin, security_reviewer")
+    );
+    run(&["sso", "second-factor", "--require", "none"]).expect("none");
+    // Resetting an authenticator needs one to reset.
+    let err = run(&["sso", "reset-second-factor", "root@example.com"]).expect_err("nothing");
+    assert!(err.contains("no authenticator app"), "{err}");
 }

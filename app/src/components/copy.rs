@@ -7,7 +7,7 @@ const COPY_BUTTON: &str = "shrink-0 rounded px-2 py-0.5 text-xs font-medium text
 
 /// A button that copies `value` and says so.
 #[component]
-fn CopyButton(value: String, label: String) -> impl IntoView {
+pub fn CopyButton(value: String, label: String) -> impl IntoView {
     let toasts = use_toasts();
     let copy = move |_| {
         #[cfg(feature = "hydrate")]

@@ -4,7 +4,7 @@ use crate::api::second_factor::{
     ConfirmMyEnrolment, ConfirmSignInEnrolment, NewMyRecoveryCodes, RemoveMySecondFactor,
     StartMyEnrolment, my_second_factor, second_factor_challenge,
 };
-use crate::components::copy::CopyValue;
+use crate::components::copy::{CopyButton, CopyValue};
 use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::{
@@ -28,6 +28,7 @@ fn step_error(code: &str, retry: Option<String>) -> String {
             format!("Too many wrong codes. Try again in {minutes} minute(s).")
         }
         "unavailable" => "Signing in is not possible right now. Please try again.".to_owned(),
+        "malformed" => "Type the six digits your app shows, or one of your recovery codes (four groups of four letters and digits).".to_owned(),
         _ => "That code is not right. Type the newest code your app shows (codes change every 30 seconds, and each works once), or a recovery code.".to_owned(),
     }
 }
@@ -74,7 +75,17 @@ fn CodeStep(challenge: ChallengeView) -> impl IntoView {
             </button>
         </form>
         <p class=format!("mt-4 {MUTED}")>"No codes left? An admin can reset your authenticator app."</p>
-        <a rel="external" href="/login" class="mt-2 inline-block text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">"Sign in as someone else"</a>
+        <SomeoneElse/>
+    }
+}
+
+/// Ends the sign-in on hold and goes back to the sign-in page (a form: it changes state).
+#[component]
+fn SomeoneElse() -> impl IntoView {
+    view! {
+        <form method="post" action="/login/second-factor/cancel" class="mt-2">
+            <button type="submit" class="text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">"Sign in as someone else"</button>
+        </form>
     }
 }
 
@@ -105,7 +116,7 @@ fn SignInEnrolment(challenge: ChallengeView) -> impl IntoView {
                         {errors.form_error()}
                         <button type="submit" class=format!("w-full {BTN_PRIMARY}") disabled=move || confirm.pending().get()>"Turn on and sign in"</button>
                     </ActionForm>
-                    <a rel="external" href="/login" class="mt-4 inline-block text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">"Sign in as someone else"</a>
+                    <div class="mt-2"><SomeoneElse/></div>
                 }.into_any()
             }
         }}
@@ -118,6 +129,8 @@ pub fn EnrolmentSteps(enrolment: EnrolmentView) -> impl IntoView {
     view! {
         <div class="mt-4 space-y-3 text-sm text-slate-700 dark:text-slate-200" data-testid="enrolment">
             <p>"1. Scan this code with your authenticator app (1Password, Google or Microsoft Authenticator, …)."</p>
+            // A phone cannot scan its own screen: there, the app opens from a link.
+            <p class="sm:hidden">"On this phone? "<a rel="external" class="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href=enrolment.uri.clone()>"Open it in your authenticator app"</a>"."</p>
             // Made by the server from the otpauth URI; white, so it scans in dark mode too.
             <div class="mx-auto w-fit rounded-md bg-white p-1" role="img" aria-label="QR code to scan with your authenticator app" inner_html=enrolment.qr_svg></div>
             <details>
@@ -141,13 +154,10 @@ pub fn RecoveryCodes(codes: Vec<String>) -> impl IntoView {
         <div role="status" class="rounded-lg border border-indigo-200 bg-indigo-50 p-4 dark:border-indigo-900 dark:bg-indigo-950" data-testid="recovery-codes">
             <p class="text-sm font-medium text-indigo-900 dark:text-indigo-100">"Your recovery codes"</p>
             <p class="mt-1 text-sm text-indigo-800 dark:text-indigo-200">"Keep them somewhere safe, like your password manager. Each works once in place of a code from the app, if you lose your phone. They are shown only now."</p>
-            <ul class="mt-3 grid grid-cols-1 gap-1 font-mono text-sm text-slate-900 sm:grid-cols-2 dark:text-slate-100">
-                {codes.into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}
+            <ul class="mt-3 space-y-1 font-mono text-sm text-slate-900 dark:text-slate-100">
+                {codes.into_iter().map(|c| view! { <li class="whitespace-nowrap">{c}</li> }).collect_view()}
             </ul>
-            <details class="mt-3">
-                <summary class="cursor-pointer text-sm text-indigo-800 dark:text-indigo-200">"Copy them all"</summary>
-                <div class="mt-2"><CopyValue value=all label="recovery codes"/></div>
-            </details>
+            <div class="mt-3"><CopyButton value=all label="all recovery codes".to_owned()/></div>
         </div>
     }
 }
@@ -241,6 +251,7 @@ pub fn AccountSecondFactor() -> impl IntoView {
                             }.into_any()
                         }
                         None => view! {
+                            <p class=format!("mt-1 {MUTED}")>"With an authenticator app, your console password no longer signs you in to MCP clients at the default realm's sign-in page (it asks for no code there)."</p>
                             <p class=format!("mt-1 {MUTED}") data-testid="second-factor-status">{if s.required {
                                 "Off. Your role requires it: set it up now, or you will at your next sign-in."
                             } else {

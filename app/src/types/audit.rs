@@ -73,7 +73,11 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
     ("user.password_change", "Console users", "Password changed"),
     ("setup.complete", "Console users", "First admin set up"),
     ("setup.link_issued", "Console users", "Setup link issued"),
-    ("session.login", "Console users", "Signed in to the console"),
+    (
+        "session.login",
+        "Console users",
+        "Console sign-in (password or provider)",
+    ),
     (
         "session.logout",
         "Console users",

@@ -229,7 +229,17 @@ impl TypedCode {
         {
             return TypedCode::Totp(compact);
         }
-        let lower = compact.to_ascii_lowercase();
+        // Base32 has no 0, 1 or 8: read as the letters they are mistaken for.
+        let lower: String = compact
+            .to_ascii_lowercase()
+            .chars()
+            .map(|c| match c {
+                '0' => 'o',
+                '1' => 'l',
+                '8' => 'b',
+                c => c,
+            })
+            .collect();
         if lower.len() == 16
             && lower
                 .bytes()
@@ -333,6 +343,10 @@ mod tests {
         assert_eq!(
             TypedCode::parse("ABCD-efgh-2345-6723"),
             TypedCode::Recovery("abcdefgh23456723".into())
+        );
+        assert_eq!(
+            TypedCode::parse("f1i1 0k8a 2345 6723"),
+            TypedCode::Recovery("flilokba23456723".into())
         );
         for bad in [
             "12345",

@@ -396,15 +396,24 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
             let policy = match require {
                 None => core.second_factor_policy(&p).await.map_err(core_error)?,
                 Some(names) => {
-                    let mut roles = Vec::new();
-                    for name in names
+                    let names: Vec<&str> = names
                         .iter()
                         .map(|n| n.trim())
-                        .filter(|n| !n.is_empty() && *n != "none")
-                    {
-                        roles.push(
-                            authz::policy::Role::parse(name).map_err(|e| anyhow::anyhow!(e))?,
+                        .filter(|n| !n.is_empty())
+                        .collect();
+                    // An empty list (an unset variable in a script) is not "no role".
+                    if names.is_empty() || (names.contains(&"none") && names.len() > 1) {
+                        anyhow::bail!(
+                            "Give the roles (admin, security_reviewer, developer), or `none` alone for no role."
                         );
+                    }
+                    let mut roles = Vec::new();
+                    for name in names.into_iter().filter(|n| *n != "none") {
+                        roles.push(authz::policy::Role::parse(name).map_err(|_| {
+                            anyhow::anyhow!(
+                                "Unknown role {name:?}: give admin, security_reviewer or developer, or `none` alone."
+                            )
+                        })?);
                     }
                     core.set_second_factor_policy(&p, &roles, &meta)
                         .await

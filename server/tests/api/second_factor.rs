@@ -144,6 +144,8 @@ async fn a_required_second_factor_is_set_up_at_sign_in_and_asked_for_after() {
     assert!(challenge(&t, &cookie).await["enrolment"].is_null());
     let replay = second_step(&t, &cookie, &code_at(&secret, clock_now(&clock))).await;
     assert_eq!(location(&replay), "/login/second-factor?error=invalid");
+    let typo = second_step(&t, &cookie, "12345").await;
+    assert_eq!(location(&typo), "/login/second-factor?error=malformed");
     clock.advance(30);
     let ok = second_step(&t, &cookie, &code_at(&secret, clock_now(&clock))).await;
     assert_eq!(location(&ok), "/");
@@ -272,6 +274,13 @@ async fn a_setup_secret_is_shown_to_one_browser_only() {
     let bo = session_cookie(&res).expect("bo's session");
     // (Bo is an admin too: his sign-in is on hold for his own setup.)
     assert_eq!(challenge(&t, &bo).await["email"], "bo@example.com");
+    // "Sign in as someone else" ends what is on hold.
+    let res = t
+        .post_form("/login/second-factor/cancel", "", Some(&bo))
+        .await;
+    assert_eq!(location(&res), "/login");
+    assert!(challenge(&t, &bo).await.is_null());
+    let bo = password_step(&t, "bo@example.com").await;
     // Someone whose role needs no second factor signs in fully there: nothing stays on hold.
     t.user("dev@example.com", "developer").await;
     let res = t
