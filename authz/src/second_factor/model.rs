@@ -352,7 +352,7 @@ mod tests {
             "12345",
             "1234567",
             "abcd",
-            "abcd-efgh-ijkl-mno1",
+            "abcd-efgh-ijkl-mno9",
             "١٢٣٤٥٦",
             "",
         ] {
