@@ -17,6 +17,7 @@ pub mod audit;
 pub mod authorize;
 mod batch;
 mod bounded;
+pub mod broker;
 pub mod cache;
 pub mod clients;
 pub mod clock;

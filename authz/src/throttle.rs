@@ -617,6 +617,7 @@ mod tests {
             registrations_per_trusted_network:
                 crate::realms::DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK,
             metadata_document_machine_domains: vec![],
+            password_sign_in: true,
             created_at: 0,
             updated_at: 0,
         }

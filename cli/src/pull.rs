@@ -21,10 +21,11 @@ pub struct PullArgs {
     /// The realm.
     #[arg(long, value_name = "REALM")]
     realm: String,
-    /// A ring you are in (repeat for more; default: those of the last pull).
+    /// A ring you are in (repeat for more; default: the rings and units the server says are
+    /// yours when you are signed in, else those of the last pull).
     #[arg(long = "ring", value_name = "RING")]
     rings: Vec<String>,
-    /// A unit you are in (repeat for more; default: those of the last pull).
+    /// A unit you are in (repeat for more; default: as for --ring).
     #[arg(long = "unit", value_name = "UNIT")]
     units: Vec<String>,
     /// The environment variable holding a bearer token for the registry, if it wants one.
@@ -172,8 +173,16 @@ pub async fn run(args: PullArgs) -> Result<(), Failure> {
         }
     };
 
-    let (rings, units) = match (&previous, args.rings.is_empty() && args.units.is_empty()) {
-        (Some(p), true) => (p.rings.clone(), p.units.clone()),
+    let given = !(args.rings.is_empty() && args.units.is_empty());
+    // With a token and no --ring or --unit, the server says which rings and units are yours
+    // now (those your groups at your identity provider give you, for instance).
+    let mine = match &token {
+        Some(token) if !given => my_groups(&client, &issuer, token).await?,
+        _ => None,
+    };
+    let (rings, units) = match (mine, &previous, given) {
+        (Some(m), _, false) => (m.rings, m.units),
+        (None, Some(p), false) => (p.rings.clone(), p.units.clone()),
         _ => (args.rings.clone(), args.units.clone()),
     };
     if rings.is_empty() && units.is_empty() {
@@ -418,4 +427,31 @@ fn token_from(name: &str) -> Result<String, Failure> {
             shown(name)
         ))),
     }
+}
+
+/// The rings and units the server says the token's holder is in.
+#[derive(Debug, serde::Deserialize)]
+struct MyGroups {
+    #[serde(default)]
+    rings: Vec<String>,
+    #[serde(default)]
+    units: Vec<String>,
+}
+
+/// Asks the realm which rings and units the token's holder is in; `None` when the server does
+/// not say (an older server, or a token it does not take).
+async fn my_groups(client: &Http, issuer: &str, token: &str) -> Result<Option<MyGroups>, Failure> {
+    let url = parse(&format!("{issuer}/registry/me"))?;
+    let headers = http::header("authorization", &format!("Bearer {token}"))?;
+    let res = client
+        .get(&url, headers, 64 * 1024, "rings and units")
+        .await?;
+    if res.status != 200 {
+        return Ok(None);
+    }
+    serde_json::from_slice(&res.body).map(Some).map_err(|e| {
+        Failure::error(format!(
+            "The server's answer about your rings and units is not valid: {e}"
+        ))
+    })
 }

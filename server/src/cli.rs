@@ -34,6 +34,7 @@ macro_rules! say_secret {
 mod admin;
 mod agents;
 mod clients;
+mod idp;
 mod issuers;
 mod keys;
 mod lifecycle;
@@ -49,6 +50,7 @@ mod table;
 pub use admin::AdminCommand;
 pub use agents::AgentsCommand;
 pub use clients::ClientsCommand;
+pub use idp::IdpCommand;
 pub use issuers::IssuersCommand;
 pub use keys::KeysCommand;
 pub use lifecycle::{ClientLifecycle, ResourceLifecycle};
@@ -145,6 +147,12 @@ pub enum Command {
         /// Trusted-issuers subcommand.
         #[command(subcommand)]
         command: IssuersCommand,
+    },
+    /// Brokering: the OpenID Connect providers a realm's people sign in with.
+    Idp {
+        /// Idp subcommand.
+        #[command(subcommand)]
+        command: IdpCommand,
     },
     /// Console single sign-on: the OpenID Connect providers console users sign in with.
     Sso {
@@ -271,6 +279,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::TrustedIssuers { command } => {
             let state = crate::AppState::init(config).await?;
             let result = issuers::issuers(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
+        Command::Idp { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = idp::idp(&state.core, command).await;
             state.db.close().await;
             result
         }

@@ -26,6 +26,7 @@ pub fn routes() -> Router<AppState> {
     let mut router = Router::new()
         .route("/realms/{realm}/registry/releases/latest", get(latest))
         .route("/realms/{realm}/registry/releases/{id}", get(by_id))
+        .route("/realms/{realm}/registry/me", get(me))
         .route(
             "/realms/{realm}/registry/drift",
             post(drift).layer(axum::extract::DefaultBodyLimit::max(
@@ -134,6 +135,28 @@ fn with_etag(headers: &HeaderMap, id: &str, cache: &'static str, body: String) -
     res.headers_mut()
         .insert(header::VARY, HeaderValue::from_static("Authorization"));
     res
+}
+
+/// `GET /realms/{realm}/registry/me`: the rings and units the token's holder is in now (what
+/// `portcullis-cli pull` renders for a signed-in person).
+async fn me(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    match state
+        .core
+        .registry_groups_of_bearer(&realm, bearer(&headers))
+        .await
+    {
+        Ok(groups) => {
+            let mut res = axum::Json(groups).into_response();
+            res.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            res
+        }
+        Err(e) => refused(e, &realm),
+    }
 }
 
 /// `GET /realms/{realm}/registry/releases/latest`: the newest signed release.

@@ -49,6 +49,7 @@ fn input(
         trust_email: trust_email == "on",
         second_factor_amr,
         second_factor_acr,
+        group_mapping: String::new(),
     }
 }
 

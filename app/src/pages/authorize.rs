@@ -4,6 +4,7 @@
 //! console's look. They live here so the stylesheet generator sees their classes.
 use crate::components::ui::{BTN_PRIMARY, BTN_SECONDARY, INPUT, LABEL};
 use authz::authorize::{ConsentPage, LoginPage};
+use authz::broker::LinkPage;
 use authz::clients::RedirectKind;
 use leptos::prelude::*;
 
@@ -63,23 +64,95 @@ pub fn login_html(page: &LoginPage, action: &str) -> String {
             <p role="alert" data-testid="login-error" class=ALERT>{e}</p>
         }
     });
+    // One form per provider button: each posts the sealed request and the provider's id.
+    let providers = (!page.providers.is_empty()).then(|| {
+        let buttons = page
+            .providers
+            .iter()
+            .map(|b| {
+                view! {
+                    <form method="post" action=action.to_owned()>
+                        <input type="hidden" name="ticket" value=page.ticket.clone()/>
+                        <input type="hidden" name="step" value="upstream"/>
+                        <input type="hidden" name="provider" value=b.id.clone()/>
+                        <button type="submit" data-testid="upstream-button" class=format!("w-full break-words {BTN_SECONDARY}")>{b.text.clone()}</button>
+                    </form>
+                }
+            })
+            .collect_view();
+        view! { <div class="space-y-2">{buttons}</div> }
+    });
+    let divider = (page.password && !page.providers.is_empty()).then(|| {
+        view! {
+            <p class=format!("my-4 text-center text-xs {MUTED}")>"or sign in with your password"</p>
+        }
+    });
+    let password = page.password.then(|| {
+        view! {
+            <form method="post" action=action.to_owned() class="space-y-4">
+                <input type="hidden" name="ticket" value=page.ticket.clone()/>
+                <input type="hidden" name="step" value="login"/>
+                <div>
+                    <label for="email" class=LABEL>"Email"</label>
+                    <input id="email" name="email" type="email" required autocomplete="username" maxlength="254" autofocus=page.email.is_empty() value=page.email.clone() class=format!("mt-1 {INPUT}")/>
+                </div>
+                <div>
+                    <label for="password" class=LABEL>"Password"</label>
+                    <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="256" autofocus=!page.email.is_empty() class=format!("mt-1 {INPUT}")/>
+                </div>
+                <div><button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Sign in"</button></div>
+            </form>
+        }
+    });
+    let nothing = (!page.password && page.providers.is_empty()).then(|| {
+        view! {
+            <p role="alert" class=ALERT>"Signing in to " {page.realm.clone()} " is not possible right now: ask your administrator."</p>
+        }
+    });
+    let shared = if page.password {
+        ". Your password is never shared with the application."
+    } else {
+        "."
+    };
     let body = view! {
         <p class="-mt-2 mb-4">{verified_badge(page.client_verified)}</p>
         {error}
+        {nothing}
+        {providers}
+        {divider}
+        {password}
+        <p class=format!("mt-4 text-xs {MUTED}")>"You are signing in to " {page.realm.clone()} {shared}</p>
+    };
+    document(&title, frame(page.realm.clone(), title.clone(), body))
+}
+
+/// The page that links a sign-in provider's identity to an existing account: its password
+/// proves the account is theirs.
+pub fn link_html(page: &LinkPage, action: &str) -> String {
+    let title = format!("Connect {} to your account", page.provider);
+    let error = page.error.clone().map(|e| {
+        view! {
+            <p role="alert" data-testid="login-error" class=ALERT>{e}</p>
+        }
+    });
+    let body = view! {
+        <p class="mb-4 break-words">
+            "You already have an account here as " <strong>{page.email.clone()}</strong>
+            ". Enter its password once to confirm it is yours; after that " {page.provider.clone()}
+            " signs you in to it."
+        </p>
+        {error}
         <form method="post" action=action.to_owned() class="space-y-4">
-            <input type="hidden" name="ticket" value=page.ticket.clone()/>
-            <input type="hidden" name="step" value="login"/>
-            <div>
-                <label for="email" class=LABEL>"Email"</label>
-                <input id="email" name="email" type="email" required autocomplete="username" maxlength="254" autofocus=page.email.is_empty() value=page.email.clone() class=format!("mt-1 {INPUT}")/>
-            </div>
+            <input type="hidden" name="link" value=page.link.clone()/>
+            <input type="hidden" name="step" value="link"/>
+            <input type="email" name="email" value=page.email.clone() autocomplete="username" class="hidden" readonly/>
             <div>
                 <label for="password" class=LABEL>"Password"</label>
-                <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="256" autofocus=!page.email.is_empty() class=format!("mt-1 {INPUT}")/>
+                <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="256" autofocus class=format!("mt-1 {INPUT}")/>
             </div>
-            <div><button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Sign in"</button></div>
+            <div><button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Connect and continue"</button></div>
         </form>
-        <p class=format!("mt-4 text-xs {MUTED}")>"You are signing in to " {page.realm.clone()} ". Your password is never shared with the application."</p>
+        <p class=format!("mt-4 text-xs {MUTED}")>"You are signing in to " {page.realm.clone()} ". If this is not your account, close this page and ask your administrator."</p>
     };
     document(&title, frame(page.realm.clone(), title.clone(), body))
 }

@@ -24,6 +24,10 @@ use leptos_router::hooks::use_query_map;
 fn person_status(p: &PersonView) -> &'static str {
     if p.disabled {
         "Disabled"
+    } else if p.provider_disabled {
+        "Provider disabled"
+    } else if p.provider.is_some() {
+        "Through a sign-in provider"
     } else if p.has_password {
         "Active"
     } else if p.linked {
@@ -35,7 +39,7 @@ fn person_status(p: &PersonView) -> &'static str {
 
 fn status_tone(status: &str) -> Tone {
     match status {
-        "Active" | "Through an identity provider" => Tone::Good,
+        "Active" | "Through an identity provider" | "Through a sign-in provider" => Tone::Good,
         "No password" => Tone::Warn,
         _ => Tone::Off,
     }
@@ -178,6 +182,7 @@ pub fn PeoplePage() -> impl IntoView {
                                                 <td class=CARDS_CELL>
                                                     <a class="font-medium text-indigo-700 break-words hover:underline dark:text-indigo-300" href=format!("/people/{}", p.id)>{p.display_name.clone()}</a>
                                                     <div class=format!("{MUTED} break-all")>{p.email.clone()}</div>
+                                                    {p.provider.clone().map(|name| view! { <div class=format!("{MUTED} break-words text-xs") data-testid="person-provider">"From " {name}</div> })}
                                                 </td>
                                                 <td class=format!("{CARDS_CELL_NEXT} break-words")><CellLabel text="Roles"/>{if p.roles.is_empty() { "—".to_owned() } else { p.roles.clone() }}</td>
                                                 <td class=CARDS_CELL_NEXT><Pill tone=status_tone(status) text=status/></td>
@@ -326,6 +331,11 @@ pub fn PersonDetailPage() -> impl IntoView {
                                 <div><dt class=MUTED>"Status"</dt><dd><Pill tone=status_tone(status) text=status/></dd></div>
                                 <div><dt class=MUTED>"Subject (sub) of their tokens"</dt><dd class=MONO>{p.id.clone()}</dd></div>
                                 <div><dt class=MUTED>"Added"</dt><dd><When at=p.created.at.clone() words=p.created.ago.clone()/></dd></div>
+                                {p.provider.clone().map(|name| view! {
+                                    <div class="sm:col-span-3"><dt class=MUTED>"Comes from"</dt><dd class="break-words" data-testid="person-provider">{name}
+                                        {p.provider_disabled.then_some(" (disabled: they cannot sign in or refresh until it is enabled again)")}
+                                        <span class=MUTED>" — their roles, units and rings follow its groups at each sign-in."</span></dd></div>
+                                })}
                             </dl>
                             {can.view_registry.then(|| view! {
                                 <p class="mt-3 text-sm"><a class="text-indigo-700 hover:underline dark:text-indigo-300" href=with_query("/registry/drift", &[("subject", p.id.clone()), ("who", p.email.clone())])>"Their laptops' drift reports"</a></p>

@@ -12,6 +12,8 @@ pub fn person_view(p: &authz::people::Person, now: i64) -> PersonView {
         disabled: p.disabled,
         has_password: p.password_hash.is_some(),
         linked: p.linked,
+        provider: p.provider_name.clone(),
+        provider_disabled: p.provider_disabled,
         created: moment(now, p.created_at),
     }
 }

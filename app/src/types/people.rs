@@ -20,6 +20,12 @@ pub struct PersonView {
     /// Whether an identity provider's identity is linked to them (they get tokens through its
     /// ID-JAGs, without a password here).
     pub linked: bool,
+    /// The realm's sign-in provider they come from (its name), if any.
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// Whether that provider is disabled (they can neither sign in nor refresh).
+    #[serde(default)]
+    pub provider_disabled: bool,
     /// Creation time.
     pub created: Moment,
 }

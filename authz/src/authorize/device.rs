@@ -11,8 +11,8 @@
 use super::model::{
     AuthorizeStep, DEVICE_CODE_TTL_SECS, DEVICE_POLL_INTERVAL_SECS, DeviceAuthorization,
     DeviceAuthorizationRequest, DeviceCode, DeviceDonePage, DeviceEntryPage, DeviceState,
-    LoginPage, MAX_LIVE_DEVICE_CODES_PER_CLIENT, Prompt, TICKET_TTL_SECS, USER_CODE_ALPHABET,
-    USER_CODE_LEN, display_user_code, normalise_user_code,
+    MAX_LIVE_DEVICE_CODES_PER_CLIENT, Prompt, TICKET_TTL_SECS, USER_CODE_ALPHABET, USER_CODE_LEN,
+    display_user_code, normalise_user_code,
 };
 use super::ops::{Ticket, browser_hash, page_error};
 use crate::audit::{NewAuditEvent, RequestMeta};
@@ -255,14 +255,7 @@ impl Core {
                 self.continue_as(&realm, ticket, &subject, (auth_time, true), meta)
                     .await
             }
-            None => Ok(AuthorizeStep::Login(LoginPage {
-                realm: realm.display_name.clone(),
-                client_name: client.name.clone(),
-                client_verified: client.is_verified(),
-                ticket: self.seal_ticket(&ticket)?,
-                error: None,
-                email: String::new(),
-            })),
+            None => self.login_step(&realm, &client, &ticket, None, "").await,
         }
     }
 

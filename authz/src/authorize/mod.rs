@@ -11,6 +11,7 @@ mod checks;
 mod device;
 mod model;
 mod ops;
+mod upstream;
 
 pub use checks::{
     NON_RESOURCE_SCOPES, ScopeRequest, check_challenge, describe_scope, redirect_matches,

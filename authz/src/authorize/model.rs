@@ -382,6 +382,8 @@ pub enum AuthorizeStep {
     },
     /// Sign in.
     Login(LoginPage),
+    /// Prove the local account before a sign-in provider's identity is linked to it.
+    Link(crate::broker::LinkPage),
     /// Agree or refuse.
     Consent(ConsentPage),
     /// The client waits for a security review: nobody can sign in to it yet (a page, never a
@@ -446,6 +448,10 @@ pub struct LoginPage {
     pub error: Option<String>,
     /// The email typed last.
     pub email: String,
+    /// The realm's sign-in providers (buttons).
+    pub providers: Vec<crate::broker::SignInButton>,
+    /// Whether the page takes the local password.
+    pub password: bool,
 }
 
 /// What the consent page shows.

@@ -157,14 +157,7 @@ impl Core {
             None if ticket.prompt.none => {
                 back(refuse("login_required", "The user is not signed in."))
             }
-            None => Ok(AuthorizeStep::Login(LoginPage {
-                realm: realm.display_name.clone(),
-                client_name: client.name.clone(),
-                client_verified: client.is_verified(),
-                ticket: self.seal_ticket(&ticket)?,
-                error: None,
-                email: String::new(),
-            })),
+            None => self.login_step(&realm, &client, &ticket, None, "").await,
         }
     }
 
@@ -185,31 +178,43 @@ impl Core {
         let realm = self.serving_realm(realm_name).await?;
         let ticket = self.open_ticket(&realm, ticket, browser)?;
         let client = self.ticket_client(&realm, &ticket).await?;
-        let again = |error: String| {
-            Ok((
-                AuthorizeStep::Login(LoginPage {
-                    realm: realm.display_name.clone(),
-                    client_name: client.name.clone(),
-                    client_verified: client.is_verified(),
-                    ticket: self.seal_ticket(&ticket)?,
-                    error: Some(error),
-                    email: email.chars().take(254).collect(),
-                }),
-                None,
-            ))
-        };
         let subject = match self.sign_in_subject(&realm, email, password, meta).await {
             Ok(s) => s,
-            Err(Error::InvalidCredentials) => {
-                return again("That email and password do not match.".into());
-            }
-            Err(Error::Throttled { retry_after_secs }) => {
-                return again(format!(
-                    "Too many attempts. Try again in {retry_after_secs} seconds."
-                ));
+            Err(e @ (Error::InvalidCredentials | Error::Throttled { .. })) => {
+                let error = match e {
+                    Error::Throttled { retry_after_secs } => {
+                        format!("Too many attempts. Try again in {retry_after_secs} seconds.")
+                    }
+                    _ => "That email and password do not match.".to_owned(),
+                };
+                let step = self
+                    .login_step(&realm, &client, &ticket, Some(error), email)
+                    .await?;
+                return Ok((step, None));
             }
             Err(e) => return Err(e),
         };
+        let event = self.event(
+            &realm.id,
+            &subject.email,
+            action::AUTHORIZE_LOGIN,
+            crate::people::subject_target(&subject.id),
+            meta,
+        );
+        self.signed_in_step(&realm, ticket, &subject, event, meta)
+            .await
+    }
+
+    /// Starts a sign-in session for `subject` (with its `authorize.login` row) and goes on to
+    /// consent or the code.
+    pub(super) async fn signed_in_step(
+        &self,
+        realm: &Realm,
+        ticket: Ticket,
+        subject: &Subject,
+        event: crate::audit::NewAuditEvent,
+        meta: &RequestMeta,
+    ) -> Result<(AuthorizeStep, Option<NewLoginSession>)> {
         let now = self.now();
         let cookie = PlainToken::generate();
         let session = LoginSession {
@@ -219,18 +224,33 @@ impl Core {
             auth_time: now,
             expires_at: now + LOGIN_SESSION_TTL_SECS,
         };
-        let event = self.event(
-            &realm.id,
-            &subject.email,
-            action::AUTHORIZE_LOGIN,
-            crate::people::subject_target(&subject.id),
-            meta,
-        );
         self.store.insert_login_session(&session, &event).await?;
         let step = self
-            .continue_as(&realm, ticket, &subject, (now, true), meta)
+            .continue_as(realm, ticket, subject, (now, true), meta)
             .await?;
         Ok((step, Some(NewLoginSession(cookie.expose().to_owned()))))
+    }
+
+    /// The sign-in page for a request: the password form (unless the realm turned it off) and
+    /// the realm's sign-in providers.
+    pub(super) async fn login_step(
+        &self,
+        realm: &Realm,
+        client: &Client,
+        ticket: &Ticket,
+        error: Option<String>,
+        email: &str,
+    ) -> Result<AuthorizeStep> {
+        Ok(AuthorizeStep::Login(LoginPage {
+            realm: realm.display_name.clone(),
+            client_name: client.name.clone(),
+            client_verified: client.is_verified(),
+            ticket: self.seal_ticket(ticket)?,
+            error,
+            email: email.chars().take(254).collect(),
+            providers: self.sign_in_buttons(realm).await?,
+            password: realm.password_sign_in,
+        }))
     }
 
     /// `POST` of the consent form: approve issues the code (and remembers the consent), deny

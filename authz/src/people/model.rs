@@ -27,6 +27,13 @@ pub struct Person {
     /// Whether an identity provider's identity is linked to them (read from the links; never
     /// written through this field).
     pub linked: bool,
+    /// The realm's sign-in provider the person comes from (created by it, or linked to it by
+    /// proving the local account); read-only here.
+    pub provider: Option<crate::ids::SsoProviderId>,
+    /// That provider's display name.
+    pub provider_name: Option<String>,
+    /// Whether that provider is disabled: the person can then neither sign in nor refresh.
+    pub provider_disabled: bool,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.
@@ -38,6 +45,7 @@ impl std::fmt::Debug for Person {
         f.debug_struct("Person")
             .field("id", &self.id)
             .field("disabled", &self.disabled)
+            .field("provider", &self.provider)
             .finish_non_exhaustive()
     }
 }

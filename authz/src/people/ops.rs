@@ -72,6 +72,9 @@ impl Core {
             roles,
             disabled: false,
             linked: false,
+            provider: None,
+            provider_name: None,
+            provider_disabled: false,
             created_at: now,
             updated_at: now,
         };
@@ -315,10 +318,12 @@ impl Core {
         email: &Email,
     ) -> Result<Option<(Subject, Option<String>, bool)>> {
         if let Some(p) = self.store.find_person_by_email(&realm.id, email).await? {
+            // With the realm's password sign-in off, its people sign in through its providers
+            // only (the same answer as a wrong password).
             return Ok(Some((
                 Subject::from(&p),
-                p.password_hash.clone(),
-                p.disabled,
+                p.password_hash.clone().filter(|_| realm.password_sign_in),
+                p.disabled || p.provider_disabled,
             )));
         }
         if !realm.name.is_default() {
@@ -358,7 +363,7 @@ impl Core {
                 .store
                 .find_person(&realm.id, &PersonId::from_stored(id))
                 .await?
-                .filter(|p| !p.disabled)
+                .filter(|p| !p.disabled && !p.provider_disabled)
                 .map(|p| Subject::from(&p)));
         }
         if id.starts_with("usr_") && realm.name.is_default() {

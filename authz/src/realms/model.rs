@@ -176,6 +176,9 @@ pub struct Realm {
     /// Hosts whose metadata documents may ask for machine access (`client_credentials`); such
     /// a client still waits for review before its first token.
     pub metadata_document_machine_domains: Vec<String>,
+    /// Whether the sign-in page takes the people's local password (off: the realm's sign-in
+    /// providers only).
+    pub password_sign_in: bool,
     /// Creation time.
     pub created_at: UnixTime,
     /// Last change.

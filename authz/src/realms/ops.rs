@@ -43,6 +43,7 @@ impl Core {
             registrations_per_trusted_network:
                 super::model::DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK,
             metadata_document_machine_domains: vec![],
+            password_sign_in: true,
             created_at: now,
             updated_at: now,
         };
@@ -141,6 +142,7 @@ impl Core {
             registrations_per_trusted_network:
                 super::model::DEFAULT_REGISTRATIONS_PER_TRUSTED_NETWORK,
             metadata_document_machine_domains: vec![],
+            password_sign_in: true,
             created_at: now,
             updated_at: now,
         };

@@ -144,7 +144,7 @@ impl Core {
         Ok(self.store.groups_of(&realm.id, (member.0, &id)).await?)
     }
 
-    pub(super) async fn group_exists(&self, realm: &Realm, group: (GroupKind, &str)) -> Result<()> {
+    pub(crate) async fn group_exists(&self, realm: &Realm, group: (GroupKind, &str)) -> Result<()> {
         let named = |p: &PolicyInput| match group.0 {
             GroupKind::Ring => p.rings.iter().any(|r| r == group.1),
             GroupKind::Unit => p.units.iter().any(|u| u.id == group.1),

@@ -275,6 +275,17 @@ impl MemberKind {
     }
 }
 
+/// The rings and units a token's holder is in (`GET …/registry/me`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MemberGroups {
+    /// The token's subject.
+    pub subject: String,
+    /// Ring ids.
+    pub rings: Vec<String>,
+    /// Unit ids.
+    pub units: Vec<String>,
+}
+
 /// One membership.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Membership {

@@ -2,7 +2,9 @@
 //! and the MCP Registry API (for VS Code and Copilot). Who may read is the realm's
 //! [`ApiAccess`]: nobody (the endpoints do not exist), holders of a Portcullis access token
 //! whose audience is the registry, or anyone.
-use super::model::{ApiAccess, ReleaseSelector, ServedRegistry, StoredRelease};
+use super::model::{
+    ApiAccess, GroupKind, MemberGroups, MemberKind, ReleaseSelector, ServedRegistry, StoredRelease,
+};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
 use crate::realms::Realm;
@@ -141,6 +143,48 @@ impl Core {
                 Ok(realm)
             }
         }
+    }
+
+    /// The rings and units the holder of a registry token is in now (a person, a console
+    /// account or an agent, by the token's subject): what `portcullis-cli pull` renders for
+    /// them. Always needs the token, whoever may read the registry.
+    ///
+    /// # Errors
+    /// `NotFound` (realm, or registry access off), `OAuth(invalid_token)`, storage failure.
+    pub async fn registry_groups_of_bearer(
+        &self,
+        realm_name: &str,
+        bearer: Option<&str>,
+    ) -> Result<MemberGroups> {
+        let realm = self.serving_realm(realm_name).await?;
+        if self.registry_of(&realm).await?.api_access == ApiAccess::Off {
+            return Err(Error::not_found("registry", realm_name));
+        }
+        let claims = self
+            .registry_bearer(&realm, bearer.ok_or_else(bearer_required)?)
+            .await?;
+        let member = if claims.sub.starts_with("usr_") {
+            MemberKind::User
+        } else if claims.sub.starts_with("psn_") {
+            MemberKind::Person
+        } else {
+            MemberKind::Agent
+        };
+        let mut out = MemberGroups {
+            subject: claims.sub.clone(),
+            ..MemberGroups::default()
+        };
+        for (kind, id) in self
+            .store
+            .groups_of(&realm.id, (member, &claims.sub))
+            .await?
+        {
+            match kind {
+                GroupKind::Ring => out.rings.push(id),
+                GroupKind::Unit => out.units.push(id),
+            }
+        }
+        Ok(out)
     }
 
     /// The claims of `token` when it is a live access token of `realm` for its registry.

@@ -13,3 +13,4 @@ mod signin;
 
 pub use model::*;
 pub(crate) use rp::MetadataCache;
+pub(crate) use signin::{provider_actor, received_groups};

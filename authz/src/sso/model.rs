@@ -105,6 +105,11 @@ pub struct SsoProvider {
     /// For a role that requires a second factor: `acr` values any one of which proves one (also
     /// sent as `acr_values`).
     pub second_factor_acr: Vec<String>,
+    /// Whether it signs in the realm's people (else console accounts).
+    pub for_people: bool,
+    /// For a realm's provider: which groups give its people which roles, units and rings
+    /// (console providers use `rules`).
+    pub group_mapping: Vec<GroupRule>,
     /// A disabled provider signs no one in, and its accounts' sessions end.
     pub enabled: bool,
     /// Creation time.
@@ -175,6 +180,8 @@ pub struct SsoProviderInput {
     pub second_factor_amr: String,
     /// `acr` values that prove a second factor (space- or comma-separated).
     pub second_factor_acr: String,
+    /// For a realm's provider: the group mapping, one `GROUP -> KIND:NAME` per line.
+    pub group_mapping: String,
 }
 
 /// A console account's identity at a sign-in provider.
@@ -321,6 +328,175 @@ pub struct Discovery {
     pub claims: Vec<String>,
     /// `id_token_signing_alg_values_supported`.
     pub algorithms: Vec<String>,
+}
+
+/// What a realm provider's group gives its people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MappingKind {
+    /// A realm role (resources may require it of the people who use them).
+    Role,
+    /// A registry unit.
+    Unit,
+    /// A registry ring.
+    Ring,
+}
+
+impl MappingKind {
+    /// The word used in the mapping text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MappingKind::Role => "role",
+            MappingKind::Unit => "unit",
+            MappingKind::Ring => "ring",
+        }
+    }
+}
+
+/// One rule of a realm provider's group mapping: people in `group` get `kind` `target`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GroupRule {
+    /// The upstream group (exact; `*` is everyone the provider signs in).
+    pub group: String,
+    /// Role, unit or ring.
+    pub kind: MappingKind,
+    /// The role's name, or the unit's or ring's id.
+    pub target: String,
+}
+
+/// Most rules one group mapping holds.
+pub const MAX_GROUP_RULES: usize = 200;
+
+/// What a group mapping gives (or manages): roles, units and rings, each sorted and distinct.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mapped {
+    /// Role names.
+    pub roles: Vec<String>,
+    /// Unit ids.
+    pub units: Vec<String>,
+    /// Ring ids.
+    pub rings: Vec<String>,
+}
+
+impl Mapped {
+    fn push(&mut self, rule: &GroupRule) {
+        let list = match rule.kind {
+            MappingKind::Role => &mut self.roles,
+            MappingKind::Unit => &mut self.units,
+            MappingKind::Ring => &mut self.rings,
+        };
+        if let Err(at) = list.binary_search(&rule.target) {
+            list.insert(at, rule.target.clone());
+        }
+    }
+
+    /// What the rules give someone in `groups`.
+    pub fn given(rules: &[GroupRule], groups: &[String]) -> Self {
+        let mut out = Self::default();
+        for r in rules
+            .iter()
+            .filter(|r| r.group == ANYONE || groups.contains(&r.group))
+        {
+            out.push(r);
+        }
+        out
+    }
+
+    /// Every role, unit and ring the rules name: the ones the provider manages (a person gets
+    /// them while a group maps to them and loses them when none does).
+    pub fn managed(rules: &[GroupRule]) -> Self {
+        let mut out = Self::default();
+        for r in rules {
+            out.push(r);
+        }
+        out
+    }
+}
+
+/// Parses a group mapping typed as lines of `GROUP -> KIND:NAME` (KIND is `role`, `unit` or
+/// `ring`; blank lines and lines starting with `#` are skipped).
+///
+/// # Errors
+/// A message naming the line, fit for the form.
+pub fn parse_group_mapping(s: &str) -> Result<Vec<GroupRule>, String> {
+    let mut out: Vec<GroupRule> = Vec::new();
+    for (n, line) in s.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let n = n + 1;
+        let Some((group, target)) = line.rsplit_once("->") else {
+            return Err(format!(
+                "Line {n}: write GROUP -> role:NAME, GROUP -> unit:ID or GROUP -> ring:ID."
+            ));
+        };
+        let group = group.trim();
+        if group.is_empty()
+            || group.chars().count() > MAX_VALUE_LEN
+            || group.chars().any(char::is_control)
+        {
+            return Err(format!(
+                "Line {n}: the group must be 1 to {MAX_VALUE_LEN} characters, without control characters."
+            ));
+        }
+        let Some((kind, name)) = target.trim().split_once(':') else {
+            return Err(format!(
+                "Line {n}: after -> write role:NAME, unit:ID or ring:ID."
+            ));
+        };
+        let kind = match kind.trim() {
+            "role" => MappingKind::Role,
+            "unit" => MappingKind::Unit,
+            "ring" => MappingKind::Ring,
+            other => {
+                return Err(format!(
+                    "Line {n}: {:.40} is not role, unit or ring.",
+                    other
+                ));
+            }
+        };
+        let name = name.trim();
+        let valid = match kind {
+            MappingKind::Role => crate::scope::ScopeSet::parse(name)
+                .is_ok_and(|s| s.to_string() == name && !name.is_empty()),
+            MappingKind::Unit | MappingKind::Ring => {
+                portcullis_manifest::names::check_group(name).is_ok()
+            }
+        };
+        if !valid {
+            return Err(match kind {
+                MappingKind::Role => format!(
+                    "Line {n}: a role is one word of visible ASCII characters, without quotes or backslashes."
+                ),
+                _ => format!(
+                    "Line {n}: a {} id is lowercase letters, digits and single hyphens (at most 63).",
+                    kind.as_str()
+                ),
+            });
+        }
+        let rule = GroupRule {
+            group: group.to_owned(),
+            kind,
+            target: name.to_owned(),
+        };
+        if !out.contains(&rule) {
+            out.push(rule);
+        }
+    }
+    if out.len() > MAX_GROUP_RULES {
+        return Err(format!("At most {MAX_GROUP_RULES} rules."));
+    }
+    Ok(out)
+}
+
+/// A group mapping as typed: one `GROUP -> KIND:NAME` per line.
+pub fn group_mapping_text(rules: &[GroupRule]) -> String {
+    rules
+        .iter()
+        .map(|r| format!("{} -> {}:{}", r.group, r.kind.as_str(), r.target))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Most `amr` or `acr` values a provider proves a second factor with.
@@ -525,6 +701,35 @@ mod tests {
         assert_eq!(groups_of(Some(&json!([" admins"]))), strings(&[" admins"]));
         assert!(groups_of(Some(&json!({"a": 1}))).is_empty());
         assert!(groups_of(None).is_empty());
+    }
+
+    #[test]
+    fn group_mappings_parse_line_by_line_and_give_what_they_name() {
+        let rules = parse_group_mapping(
+            "# the directory\nPlatform Engineering -> unit:platform\n\nengineering->ring:canary\n* -> role:mcp-user\nPlatform Engineering -> unit:platform\n",
+        )
+        .unwrap();
+        assert_eq!(rules.len(), 3);
+        assert_eq!(
+            group_mapping_text(&rules),
+            "Platform Engineering -> unit:platform\nengineering -> ring:canary\n* -> role:mcp-user"
+        );
+        let given = Mapped::given(&rules, &strings(&["Platform Engineering"]));
+        assert_eq!(given.units, strings(&["platform"]));
+        assert!(given.rings.is_empty());
+        assert_eq!(given.roles, strings(&["mcp-user"]));
+        let managed = Mapped::managed(&rules);
+        assert_eq!(managed.rings, strings(&["canary"]));
+        for (bad, says) in [
+            ("engineering", "Line 1"),
+            ("a -> team:x", "not role, unit or ring"),
+            ("a -> unit:Platform", "lowercase"),
+            ("a -> role:two words", "one word"),
+            ("-> unit:x", "the group"),
+        ] {
+            let e = parse_group_mapping(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 
     #[test]

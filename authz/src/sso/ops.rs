@@ -33,6 +33,7 @@ fn audit_settings(p: &SsoProvider) -> serde_json::Value {
         "trust_email": p.trust_email,
         "second_factor_amr": p.second_factor_amr,
         "second_factor_acr": p.second_factor_acr,
+        "group_mapping": super::group_mapping_text(&p.group_mapping),
     })
 }
 
@@ -52,6 +53,7 @@ struct Fields {
     rules: RoleRules,
     second_factor_amr: Vec<String>,
     second_factor_acr: Vec<String>,
+    group_mapping: Vec<super::GroupRule>,
 }
 
 impl Core {
@@ -62,7 +64,7 @@ impl Core {
     pub async fn list_sso_providers(&self, p: &Principal) -> Result<Vec<SsoProvider>> {
         p.require(Permission::ManageUsers)?;
         let realm = self.admin_realm().await?;
-        Ok(self.store.list_sso_providers(&realm.id).await?)
+        Ok(self.store.list_sso_providers(&realm.id, false).await?)
     }
 
     /// The enabled sign-in providers, for the sign-in page (anyone may see their buttons).
@@ -71,7 +73,7 @@ impl Core {
     /// On storage failure.
     pub async fn sign_in_providers(&self) -> Result<Vec<SsoProvider>> {
         let realm = self.admin_realm().await?;
-        let mut all = self.store.list_sso_providers(&realm.id).await?;
+        let mut all = self.store.list_sso_providers(&realm.id, false).await?;
         all.retain(|p| p.enabled);
         Ok(all)
     }
@@ -101,12 +103,33 @@ impl Core {
         Ok((linked, providers))
     }
 
+    /// The redirect URI a realm's provider sends its people back to (registered at the
+    /// provider).
+    pub fn upstream_redirect_uri(
+        &self,
+        realm: &crate::realms::Realm,
+        id: &SsoProviderId,
+    ) -> String {
+        format!(
+            "{}/realms/{}/upstream/{id}/callback",
+            self.base_url(),
+            realm.name
+        )
+    }
+
     /// The redirect URI a provider sends people back to (registered at the provider).
     pub fn sso_redirect_uri(&self, id: &SsoProviderId) -> String {
         format!("{}/login/sso/{id}/callback", self.base_url())
     }
 
-    fn check_sso_fields(&self, input: &SsoProviderInput) -> Result<Fields> {
+    /// Checks a provider's settings: console providers need a role rule, the realm's (for
+    /// people) a group mapping whose units and rings the registry has.
+    async fn check_sso_fields(
+        &self,
+        input: &SsoProviderInput,
+        realm: &crate::realms::Realm,
+        for_people: bool,
+    ) -> Result<Fields> {
         let mut checks = FieldChecks::default();
         let display_name = checks.take(
             "display_name",
@@ -147,6 +170,14 @@ impl Core {
             "second_factor_acr",
             parse_auth_values(&input.second_factor_acr, "acr values"),
         );
+        let mapping = if for_people {
+            checks.take(
+                "group_mapping",
+                super::parse_group_mapping(&input.group_mapping),
+            )
+        } else {
+            Some(Vec::new())
+        };
         if input.client_secret.len() > 1024 {
             checks.note(
                 "client_secret",
@@ -165,6 +196,7 @@ impl Core {
             Some(developer),
             Some(second_factor_amr),
             Some(second_factor_acr),
+            Some(group_mapping),
         ) = (
             display_name,
             button_text,
@@ -177,6 +209,7 @@ impl Core {
             developer,
             amr,
             acr,
+            mapping,
         )
         else {
             return Err(checks.failed());
@@ -186,7 +219,29 @@ impl Core {
             security_reviewer,
             developer,
         };
-        if rules.is_empty() {
+        if for_people {
+            for rule in &group_mapping {
+                let kind = match rule.kind {
+                    super::MappingKind::Role => continue,
+                    super::MappingKind::Unit => crate::registry::GroupKind::Unit,
+                    super::MappingKind::Ring => crate::registry::GroupKind::Ring,
+                };
+                if self
+                    .group_exists(realm, (kind, &rule.target))
+                    .await
+                    .is_err()
+                {
+                    return Err(Error::field(
+                        "group_mapping",
+                        format!(
+                            "The registry has no {} {}: add it to the draft first (Registry → Rings and units).",
+                            rule.kind.as_str(),
+                            rule.target
+                        ),
+                    ));
+                }
+            }
+        } else if rules.is_empty() {
             return Err(Error::field(
                 "admin_groups",
                 "Map at least one group to a role (or * to give everyone the provider signs in a role): without a rule nobody can sign in.",
@@ -202,6 +257,7 @@ impl Core {
             rules,
             second_factor_amr,
             second_factor_acr,
+            group_mapping,
         })
     }
 
@@ -242,12 +298,33 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<SsoProvider> {
         p.require(Permission::ManageUsers)?;
-        let f = self.check_sso_fields(input)?;
         let realm = self.admin_realm().await?;
-        if self.store.list_sso_providers(&realm.id).await?.len() >= MAX_SSO_PROVIDERS {
-            return Err(Error::Conflict(
-                format!("The console offers at most {MAX_SSO_PROVIDERS} sign-in providers; remove one first.").into(),
-            ));
+        self.insert_provider(p, &realm, false, input, meta).await
+    }
+
+    /// Adds a sign-in provider to a realm: for console accounts (the administration realm),
+    /// or, `for_people`, for the realm's people.
+    pub(crate) async fn insert_provider(
+        &self,
+        p: &Principal,
+        realm: &crate::realms::Realm,
+        for_people: bool,
+        input: &SsoProviderInput,
+        meta: &RequestMeta,
+    ) -> Result<SsoProvider> {
+        let f = self.check_sso_fields(input, realm, for_people).await?;
+        if self
+            .store
+            .list_sso_providers(&realm.id, for_people)
+            .await?
+            .len()
+            >= MAX_SSO_PROVIDERS
+        {
+            return Err(Error::Conflict(if for_people {
+                format!("A realm offers at most {MAX_SSO_PROVIDERS} sign-in providers; remove one first.").into()
+            } else {
+                format!("The console offers at most {MAX_SSO_PROVIDERS} sign-in providers; remove one first.").into()
+            }));
         }
         let id = SsoProviderId::generate();
         let now = self.now();
@@ -265,6 +342,8 @@ impl Core {
             trust_email: input.trust_email,
             second_factor_amr: f.second_factor_amr,
             second_factor_acr: f.second_factor_acr,
+            for_people,
+            group_mapping: f.group_mapping,
             enabled: true,
             created_at: now,
             updated_at: now,
@@ -297,8 +376,26 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<SsoProvider> {
         p.require(Permission::ManageUsers)?;
-        let mut provider = self.load_sso_provider(id).await?;
-        let f = self.check_sso_fields(input)?;
+        let provider = self.load_sso_provider(id).await?;
+        self.change_provider(p, provider, input, meta).await
+    }
+
+    /// Changes a provider's settings (console or realm).
+    pub(crate) async fn change_provider(
+        &self,
+        p: &Principal,
+        mut provider: SsoProvider,
+        input: &SsoProviderInput,
+        meta: &RequestMeta,
+    ) -> Result<SsoProvider> {
+        let realm = self
+            .store
+            .find_realm(&provider.realm_id)
+            .await?
+            .ok_or_else(|| Error::not_found("realm", provider.realm_id.as_str()))?;
+        let f = self
+            .check_sso_fields(input, &realm, provider.for_people)
+            .await?;
         // Accounts are linked to a provider by its subjects, which only its issuer numbers.
         if f.issuer != provider.issuer {
             return Err(Error::field(
@@ -330,6 +427,7 @@ impl Core {
         provider.trust_email = input.trust_email;
         provider.second_factor_amr = f.second_factor_amr;
         provider.second_factor_acr = f.second_factor_acr;
+        provider.group_mapping = f.group_mapping;
         provider.updated_at = self.now();
         let mut event = self.event(
             &provider.realm_id,
@@ -362,13 +460,24 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<SsoProvider> {
         p.require(Permission::ManageUsers)?;
-        let mut provider = self.load_sso_provider(id).await?;
+        let provider = self.load_sso_provider(id).await?;
         if provider.enabled == enabled {
             return Ok(provider);
         }
         if !enabled {
             self.keep_a_way_in(&provider).await?;
         }
+        self.switch_provider(p, provider, enabled, meta).await
+    }
+
+    /// Enables or disables a provider (console or realm), with the audit row.
+    pub(crate) async fn switch_provider(
+        &self,
+        p: &Principal,
+        mut provider: SsoProvider,
+        enabled: bool,
+        meta: &RequestMeta,
+    ) -> Result<SsoProvider> {
         provider.enabled = enabled;
         provider.updated_at = self.now();
         let event = self.event(
@@ -404,6 +513,16 @@ impl Core {
         if provider.enabled {
             self.keep_a_way_in(&provider).await?;
         }
+        self.remove_provider(p, &provider, meta).await
+    }
+
+    /// Removes a provider (console or realm), with the audit row.
+    pub(crate) async fn remove_provider(
+        &self,
+        p: &Principal,
+        provider: &SsoProvider,
+        meta: &RequestMeta,
+    ) -> Result<()> {
         let mut event = self.event(
             &provider.realm_id,
             &p.email,
@@ -443,7 +562,15 @@ impl Core {
     ) -> Result<std::result::Result<Discovery, String>> {
         p.require(Permission::ManageUsers)?;
         let provider = self.load_sso_provider(id).await?;
-        Ok(rp::metadata(
+        Ok(self.discover_provider(&provider).await)
+    }
+
+    /// Runs discovery at a provider now (bypassing the cache).
+    pub(crate) async fn discover_provider(
+        &self,
+        provider: &SsoProvider,
+    ) -> std::result::Result<Discovery, String> {
+        rp::metadata(
             &self.fetcher,
             &self.sso_metadata,
             &provider.issuer,
@@ -451,7 +578,7 @@ impl Core {
             true,
         )
         .await
-        .map(|m| rp::discovery(&m)))
+        .map(|m| rp::discovery(&m))
     }
 
     pub(super) async fn load_sso_provider(&self, id: &str) -> Result<SsoProvider> {
@@ -464,15 +591,24 @@ impl Core {
         self.store
             .find_sso_provider(&SsoProviderId::from_stored(id.to_owned()))
             .await?
-            .filter(|p| p.realm_id == realm.id)
+            .filter(|p| p.realm_id == realm.id && !p.for_people)
             .ok_or_else(not_found)
     }
 
-    pub(super) async fn relying_party(
+    pub(crate) async fn relying_party(
         &self,
         provider: &SsoProvider,
         fresh: bool,
     ) -> std::result::Result<RelyingParty, String> {
+        let redirect_uri = if provider.for_people {
+            match self.store.find_realm(&provider.realm_id).await {
+                Ok(Some(realm)) => self.upstream_redirect_uri(&realm, &provider.id),
+                Ok(None) => return Err("the provider's realm is gone".into()),
+                Err(e) => return Err(e.to_string()),
+            }
+        } else {
+            self.sso_redirect_uri(&provider.id)
+        };
         let metadata = rp::metadata(
             &self.fetcher,
             &self.sso_metadata,
@@ -486,7 +622,7 @@ impl Core {
             provider,
             secret,
             metadata,
-            self.sso_redirect_uri(&provider.id),
+            redirect_uri,
             self.fetcher.clone(),
         )
     }

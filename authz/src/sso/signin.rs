@@ -219,7 +219,7 @@ impl Core {
 
     /// Redeems the code and validates what came back; when the ID token is signed with a key
     /// the cached JWKS lacks (the provider rotated its keys), fetches the keys again once.
-    async fn redeem_sso_code(
+    pub(crate) async fn redeem_sso_code(
         &self,
         provider: &SsoProvider,
         code: &str,
@@ -369,7 +369,7 @@ impl Core {
                 let mut event = login(&user.id);
                 event.outcome = Outcome::Failure;
                 event.details["reason"] = "no group maps to a role".into();
-                event.details["groups"] = received_groups(identity);
+                event.details["groups"] = received_groups(&identity.groups);
                 self.store
                     .save_sso_sign_in(SsoAccountChange::EndSessions(&user.id), now, &[&event])
                     .await?;
@@ -474,7 +474,7 @@ impl Core {
                 None,
                 &format!(
                     "no group maps to a role (groups received: {})",
-                    received_groups(identity)
+                    received_groups(&identity.groups)
                 ),
                 meta,
             )
@@ -597,14 +597,13 @@ impl Core {
 }
 
 /// The audit actor of a provider sign-in that gave no usable email.
-fn provider_actor(p: &SsoProvider) -> String {
+pub(crate) fn provider_actor(p: &SsoProvider) -> String {
     AuditSubject::SsoProvider(p.id.to_string()).target()
 }
 
 /// The groups a sign-in came with, for an audit row (at most 20, each at most 100 characters).
-fn received_groups(identity: &SsoIdentity) -> serde_json::Value {
-    identity
-        .groups
+pub(crate) fn received_groups(groups: &[String]) -> serde_json::Value {
+    groups
         .iter()
         .take(20)
         .map(|g| serde_json::Value::from(g.chars().take(100).collect::<String>()))

@@ -25,6 +25,8 @@ mod audit;
 #[macro_use]
 mod authorize;
 #[macro_use]
+mod broker;
+#[macro_use]
 mod clients;
 #[macro_use]
 mod drift;
@@ -61,6 +63,7 @@ pub use accounts::NO_BREAK_GLASS;
 pub use agents::AgentStore;
 pub use audit::AuditStore;
 pub use authorize::{AuthorizeStore, MAX_CONNECTED_APPS, Redeemed};
+pub use broker::{BrokerStore, BrokeredSignIn};
 pub use clients::{ClientStore, INITIAL_TOKEN_SPENT};
 pub use drift::{DriftStore, Saved};
 pub use federation::{AssertionRedeemed, FederationStore, NewSubject};
@@ -97,6 +100,7 @@ pub trait Store:
     + FederationStore
     + SsoStore
     + SecondFactorStore
+    + BrokerStore
 {
 }
 impl<T> Store for T where
@@ -118,6 +122,7 @@ impl<T> Store for T where
         + FederationStore
         + SsoStore
         + SecondFactorStore
+        + BrokerStore
 {
 }
 

@@ -65,7 +65,11 @@ pub trait PeopleStore: Send + Sync {
 }
 
 pub(super) const PERSON_COLUMNS: &str = "id, realm_id, email, display_name, password_hash, roles, disabled, created_at, updated_at, \
-    EXISTS (SELECT 1 FROM person_identities pi WHERE pi.person_id = people.id) AS linked";
+    (EXISTS (SELECT 1 FROM person_identities pi WHERE pi.person_id = people.id) \
+     OR EXISTS (SELECT 1 FROM person_upstream_identities pu WHERE pu.person_id = people.id)) AS linked, \
+    provider_id, \
+    (SELECT sp.display_name FROM sso_providers sp WHERE sp.id = people.provider_id) AS provider_name, \
+    COALESCE((SELECT NOT sp.enabled FROM sso_providers sp WHERE sp.id = people.provider_id), FALSE) AS provider_disabled";
 pub(super) const INSERT_PERSON: &str = "INSERT INTO people (id, realm_id, email, display_name, password_hash, roles, disabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 pub(super) const UPDATE_PERSON: &str =
     "UPDATE people SET display_name = $1, roles = $2, updated_at = $3 WHERE id = $4";
@@ -88,6 +92,9 @@ pub(crate) struct PersonRow {
     pub created_at: i64,
     pub updated_at: i64,
     pub linked: bool,
+    pub provider_id: Option<String>,
+    pub provider_name: Option<String>,
+    pub provider_disabled: bool,
 }
 
 impl TryFrom<PersonRow> for Person {
@@ -103,6 +110,9 @@ impl TryFrom<PersonRow> for Person {
                 .map_err(|e| StorageError::Corrupt(format!("person roles: {e}")))?,
             disabled: r.disabled,
             linked: r.linked,
+            provider: r.provider_id.map(crate::ids::SsoProviderId::from_stored),
+            provider_name: r.provider_name,
+            provider_disabled: r.provider_disabled,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

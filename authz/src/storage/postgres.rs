@@ -19,6 +19,7 @@ drift_store!(PgStore, sqlx::Postgres);
 federation_store!(PgStore, sqlx::Postgres);
 sso_store!(PgStore, sqlx::Postgres);
 second_factor_store!(PgStore, sqlx::Postgres);
+broker_store!(PgStore, sqlx::Postgres);
 token_store!(PgStore, sqlx::Postgres);
 account_store!(PgStore, sqlx::Postgres);
 people_store!(PgStore, sqlx::Postgres);

@@ -45,6 +45,15 @@ pub trait RealmStore: Send + Sync {
         updated_at: UnixTime,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
+    /// Turns the realm's password sign-in on or off and nothing else, with the audit event;
+    /// `NotFound` if the realm is gone.
+    async fn set_realm_password_sign_in(
+        &self,
+        realm_id: &RealmId,
+        on: bool,
+        updated_at: UnixTime,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
     /// Sets (or clears) the resource that token requests without `resource` are for, writing
     /// the audit event in the same transaction; `NotFound` if the realm is gone.
     async fn set_default_resource(
@@ -65,7 +74,9 @@ pub(super) fn networks_text(networks: &[crate::net::Cidr]) -> String {
         .join(" ")
 }
 
-pub(super) const REALM_COLUMNS: &str = "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs, registrations_per_source, trusted_networks, registrations_per_trusted_network, metadata_document_machine_domains, created_at, updated_at";
+pub(super) const REALM_COLUMNS: &str = "id, name, display_name, enabled, default_resource_id, token_ttl_secs, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs, registrations_per_source, trusted_networks, registrations_per_trusted_network, metadata_document_machine_domains, password_sign_in, created_at, updated_at";
+pub(super) const SET_REALM_PASSWORD_SIGN_IN: &str =
+    "UPDATE realms SET password_sign_in = $1, updated_at = $2 WHERE id = $3";
 pub(super) const SET_DEFAULT_RESOURCE: &str =
     "UPDATE realms SET default_resource_id = $1, updated_at = $2 WHERE id = $3";
 pub(super) const INSERT_REALM: &str = "INSERT INTO realms (id, name, display_name, enabled, token_ttl_secs, created_at, updated_at, refresh_idle_ttl_secs, refresh_max_ttl_secs, registration_policy, max_dynamic_clients, metadata_document_policy, metadata_document_domains, unused_client_ttl_secs, client_secret_ttl_secs, registrations_per_source, trusted_networks, registrations_per_trusted_network, metadata_document_machine_domains) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)";
@@ -233,6 +244,24 @@ macro_rules! realm_store {
                     let mut tx = self.begin().await?;
                     let n = sqlx::query(SET_REALM_ENABLED)
                         .bind(enabled)
+                        .bind(updated_at)
+                        .bind(realm_id.as_str())
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    self.commit_one(tx, n, event).await
+                }
+
+                async fn set_realm_password_sign_in(
+                    &self,
+                    realm_id: &RealmId,
+                    on: bool,
+                    updated_at: UnixTime,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(SET_REALM_PASSWORD_SIGN_IN)
+                        .bind(on)
                         .bind(updated_at)
                         .bind(realm_id.as_str())
                         .execute(&mut *tx)

@@ -256,6 +256,7 @@ pub(crate) struct RealmRow {
     pub trusted_networks: String,
     pub registrations_per_trusted_network: i64,
     pub metadata_document_machine_domains: String,
+    pub password_sign_in: bool,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -298,6 +299,7 @@ impl TryFrom<RealmRow> for Realm {
                 .split_whitespace()
                 .map(str::to_owned)
                 .collect(),
+            password_sign_in: r.password_sign_in,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })

@@ -67,10 +67,12 @@ pub trait SsoStore: Send + Sync {
         id: &SsoProviderId,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
-    /// The realm's providers, by display name.
+    /// The realm's providers for console accounts (or, `for_people`, for its people), by
+    /// display name.
     async fn list_sso_providers(
         &self,
         realm_id: &RealmId,
+        for_people: bool,
     ) -> Result<Vec<SsoProvider>, StorageError>;
     /// One provider.
     async fn find_sso_provider(
@@ -124,9 +126,9 @@ pub(super) const LOCK_ADMINS: &str =
 /// Only an admin with a password who signs in without a provider can be marked.
 pub(super) const SET_BREAK_GLASS: &str = "UPDATE users SET break_glass = $1, updated_at = $2 WHERE id = $3 AND ($1 = FALSE OR (role = 'admin' AND password_hash IS NOT NULL AND NOT EXISTS (SELECT 1 FROM user_identities ui WHERE ui.user_id = users.id)))";
 
-pub(super) const PROVIDER_COLUMNS: &str = "id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, enabled, created_at, updated_at, second_factor_amr, second_factor_acr";
-pub(super) const INSERT_PROVIDER: &str = "INSERT INTO sso_providers (id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, second_factor_amr, second_factor_acr, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
-pub(super) const UPDATE_PROVIDER: &str = "UPDATE sso_providers SET display_name = $1, button_text = $2, issuer = $3, client_id = $4, sealed_client_secret = $5, scopes = $6, groups_claim = $7, role_rules = $8, trust_email = $9, second_factor_amr = $10, second_factor_acr = $11, updated_at = $12 WHERE id = $13";
+pub(super) const PROVIDER_COLUMNS: &str = "id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, enabled, created_at, updated_at, second_factor_amr, second_factor_acr, group_mapping, for_people";
+pub(super) const INSERT_PROVIDER: &str = "INSERT INTO sso_providers (id, realm_id, display_name, button_text, issuer, client_id, sealed_client_secret, scopes, groups_claim, role_rules, trust_email, second_factor_amr, second_factor_acr, group_mapping, enabled, created_at, updated_at, for_people) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)";
+pub(super) const UPDATE_PROVIDER: &str = "UPDATE sso_providers SET display_name = $1, button_text = $2, issuer = $3, client_id = $4, sealed_client_secret = $5, scopes = $6, groups_claim = $7, role_rules = $8, trust_email = $9, second_factor_amr = $10, second_factor_acr = $11, group_mapping = $12, updated_at = $13 WHERE id = $14";
 pub(super) const SET_PROVIDER_ENABLED: &str =
     "UPDATE sso_providers SET enabled = $1, updated_at = $2 WHERE id = $3";
 pub(super) const DELETE_PROVIDER: &str = "DELETE FROM sso_providers WHERE id = $1";
@@ -155,6 +157,8 @@ pub(crate) struct ProviderRow {
     pub trust_email: bool,
     pub second_factor_amr: String,
     pub second_factor_acr: String,
+    pub group_mapping: String,
+    pub for_people: bool,
     pub enabled: bool,
     pub created_at: i64,
     pub updated_at: i64,
@@ -165,6 +169,8 @@ impl TryFrom<ProviderRow> for SsoProvider {
     fn try_from(r: ProviderRow) -> Result<Self, StorageError> {
         let rules: RoleRules = serde_json::from_str(&r.role_rules)
             .map_err(|e| StorageError::Corrupt(format!("sso provider role_rules: {e}")))?;
+        let group_mapping = serde_json::from_str(&r.group_mapping)
+            .map_err(|e| StorageError::Corrupt(format!("sso provider group_mapping: {e}")))?;
         Ok(SsoProvider {
             id: SsoProviderId::from_stored(r.id),
             realm_id: RealmId::from_stored(r.realm_id),
@@ -187,6 +193,8 @@ impl TryFrom<ProviderRow> for SsoProvider {
                 .split_whitespace()
                 .map(str::to_owned)
                 .collect(),
+            group_mapping,
+            for_people: r.for_people,
             enabled: r.enabled,
             created_at: r.created_at,
             updated_at: r.updated_at,
@@ -229,8 +237,8 @@ macro_rules! sso_store {
             use $crate::sso::{SsoProvider, SsoProviderId, UserIdentity};
             use $crate::storage::sso::*;
 
-            /// Binds a provider's settings, in the order of [`INSERT_PROVIDER`]'s `$3`–`$13` and
-            /// [`UPDATE_PROVIDER`]'s `$1`–`$11`.
+            /// Binds a provider's settings, in the order of [`INSERT_PROVIDER`]'s `$3`–`$14` and
+            /// [`UPDATE_PROVIDER`]'s `$1`–`$12`.
             fn bind_settings<'q>(
                 q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
                 p: &'q SsoProvider,
@@ -246,6 +254,10 @@ macro_rules! sso_store {
                     .bind(p.trust_email)
                     .bind(p.second_factor_amr.join(" "))
                     .bind(p.second_factor_acr.join(" "))
+                    .bind(
+                        serde_json::to_string(&p.group_mapping)
+                            .unwrap_or_else(|_| "[]".to_owned()),
+                    )
             }
 
             #[async_trait::async_trait]
@@ -263,6 +275,7 @@ macro_rules! sso_store {
                         .bind(p.enabled)
                         .bind(p.created_at)
                         .bind(p.updated_at)
+                        .bind(p.for_people)
                         .execute(&mut *tx)
                         .await?;
                     self.commit_uncached(tx, event).await
@@ -346,12 +359,14 @@ macro_rules! sso_store {
                 async fn list_sso_providers(
                     &self,
                     realm_id: &RealmId,
+                    for_people: bool,
                 ) -> Result<Vec<SsoProvider>, StorageError> {
                     let sql = format!(
-                        "SELECT {PROVIDER_COLUMNS} FROM sso_providers WHERE realm_id = $1 ORDER BY display_name, id"
+                        "SELECT {PROVIDER_COLUMNS} FROM sso_providers WHERE realm_id = $1 AND for_people = $2 ORDER BY display_name, id"
                     );
                     sqlx::query_as::<_, ProviderRow>(&sql)
                         .bind(realm_id.as_str())
+                        .bind(for_people)
                         .fetch_all(&self.pool)
                         .await?
                         .into_iter()

@@ -21,7 +21,7 @@ pub struct SecretSource {
 
 impl SecretSource {
     /// The secret, or empty when none was given.
-    fn read(&self) -> anyhow::Result<String> {
+    pub(super) fn read(&self) -> anyhow::Result<String> {
         let text = if let Some(path) = &self.client_secret_file {
             std::fs::read_to_string(path)
                 .with_context(|| format!("Failed to read {}", path.display()))?
@@ -222,6 +222,7 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                 trust_email: settings.trust_email,
                 second_factor_amr: settings.second_factor_amr.join(" "),
                 second_factor_acr: settings.second_factor_acr.join(" "),
+                group_mapping: String::new(),
             };
             let provider = core
                 .create_sso_provider(&p, &input, &meta)
@@ -305,6 +306,7 @@ pub(super) async fn sso(core: &authz::Core, command: SsoCommand) -> anyhow::Resu
                     .second_factor_acr
                     .unwrap_or_else(|| current.second_factor_acr.clone())
                     .join(" "),
+                group_mapping: String::new(),
             };
             let provider = core
                 .update_sso_provider(&p, &id, &input, &meta)

@@ -6,7 +6,7 @@
 use super::Meta;
 use super::page::{
     AccountForm, BROWSER_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY, PageForm, SignInForm,
-    browser_of, cookie, error_page, page, set_cookie,
+    UPSTREAM_COOKIE, browser_of, cookie, cookie_up_to, error_page, page, set_cookie,
 };
 use crate::AppState;
 use authz::authorize::{AuthorizeParams, AuthorizeStep};
@@ -26,6 +26,7 @@ fn record(realm: &str, client: Option<&str>, step: &Result<AuthorizeStep, authz:
         }) => refuse(error, description),
         Ok(
             AuthorizeStep::Login(_)
+            | AuthorizeStep::Link(_)
             | AuthorizeStep::Consent(_)
             | AuthorizeStep::DeviceEntry(_)
             | AuthorizeStep::DeviceDone(_),
@@ -94,6 +95,14 @@ fn render_for(
         Ok(AuthorizeStep::Consent(p)) => page(
             StatusCode::OK,
             app::pages::authorize::consent_html(&p, &action),
+        ),
+        Ok(AuthorizeStep::Link(p)) => page(
+            if p.error.is_some() {
+                StatusCode::BAD_REQUEST
+            } else {
+                StatusCode::OK
+            },
+            app::pages::authorize::link_html(&p, &action),
         ),
         Ok(AuthorizeStep::AwaitingReview(p)) => page(
             StatusCode::BAD_REQUEST,
@@ -233,21 +242,45 @@ pub async fn post(
                     &meta,
                 )
                 .await;
-            match result {
-                Ok((step, session)) => {
-                    let mut res = render(realm, Ok(step), true);
-                    if let Some(s) = session {
-                        set_cookie(
-                            &mut res,
-                            LOGIN_COOKIE,
-                            &s.0,
-                            realm,
-                            Some(authz::authorize::LOGIN_SESSION_TTL_SECS),
-                            state.config.is_https(),
-                        );
-                    }
+            signed_in(&state, realm, result, true)
+        }
+        Some("link") => {
+            let result = state
+                .core
+                .authorize_link(
+                    realm,
+                    field("link").unwrap_or_default(),
+                    &form.browser,
+                    field("password").unwrap_or_default(),
+                    &meta,
+                )
+                .await;
+            signed_in(&state, realm, result, true)
+        }
+        Some("upstream") => {
+            let started = state
+                .core
+                .authorize_upstream(
+                    realm,
+                    ticket,
+                    &form.browser,
+                    field("provider").unwrap_or_default(),
+                )
+                .await;
+            match started {
+                Ok(authz::broker::UpstreamStart::Redirect { url, pending }) => {
+                    let mut res = render(realm, Ok(AuthorizeStep::Redirect(url)), true);
+                    set_cookie(
+                        &mut res,
+                        UPSTREAM_COOKIE,
+                        &pending,
+                        realm,
+                        Some(authz::sso::SIGN_IN_TTL_SECS),
+                        state.config.is_https(),
+                    );
                     res
                 }
+                Ok(authz::broker::UpstreamStart::Page(step)) => render(realm, Ok(step), true),
                 Err(e) => render(realm, Err(e), true),
             }
         }
@@ -268,6 +301,73 @@ pub async fn post(
         }
         _ => error_page(realm, StatusCode::BAD_REQUEST, "The form is incomplete."),
     }
+}
+
+/// Renders a sign-in's outcome, starting the sign-in session it made.
+fn signed_in(
+    state: &AppState,
+    realm: &str,
+    result: Result<(AuthorizeStep, Option<authz::authorize::NewLoginSession>), authz::Error>,
+    post: bool,
+) -> Response {
+    match result {
+        Ok((step, session)) => {
+            let mut res = render(realm, Ok(step), post);
+            if let Some(s) = session {
+                set_cookie(
+                    &mut res,
+                    LOGIN_COOKIE,
+                    &s.0,
+                    realm,
+                    Some(authz::authorize::LOGIN_SESSION_TTL_SECS),
+                    state.config.is_https(),
+                );
+            }
+            res
+        }
+        Err(e) => render(realm, Err(e), post),
+    }
+}
+
+/// `GET /realms/{realm}/upstream/{provider}/callback`: a realm provider sends the browser back
+/// here; the sign-in under way (its cookie, which is cleared) continues the authorization.
+pub async fn upstream_callback(
+    State(state): State<AppState>,
+    Path((realm, provider)): Path<(String, String)>,
+    Meta(meta): Meta,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
+        return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
+    };
+    let realm = realm_name.to_string();
+    let query = query.unwrap_or_default();
+    if query.len() > MAX_QUERY {
+        return error_page(&realm, StatusCode::BAD_REQUEST, "The request is too long.");
+    }
+    let mut callback = authz::sso::SsoCallback::default();
+    for (k, v) in url::form_urlencoded::parse(query.as_bytes()).take(MAX_PARAMETERS) {
+        let slot = match k.as_ref() {
+            "code" => &mut callback.code,
+            "state" => &mut callback.state,
+            "iss" => &mut callback.iss,
+            "error" => &mut callback.error,
+            _ => continue,
+        };
+        slot.get_or_insert_with(|| v.into_owned());
+    }
+    let secure = state.config.is_https();
+    let (browser, _) = browser_of(&headers, secure);
+    let pending = cookie_up_to(&headers, UPSTREAM_COOKIE, secure, 8 * 1024);
+    let result = state
+        .core
+        .finish_upstream(&realm, &provider, pending, &callback, &browser, &meta)
+        .await;
+    let mut res = signed_in(&state, &realm, result, false);
+    // One callback per sign-in: whatever happened, the pending sign-in is gone.
+    set_cookie(&mut res, UPSTREAM_COOKIE, "", &realm, Some(0), secure);
+    res
 }
 
 /// `GET /realms/{realm}/device`: the device verification page (RFC 8628 §3.3), with the

@@ -91,6 +91,10 @@ pub fn routes() -> Router<AppState> {
             get(authorize::get).post(authorize::post),
         )
         .route(
+            "/realms/{realm}/upstream/{provider}/callback",
+            get(authorize::upstream_callback),
+        )
+        .route(
             "/realms/{realm}/account",
             get(authorize::account_get).post(authorize::account_post),
         )

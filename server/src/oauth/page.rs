@@ -14,6 +14,8 @@ use std::marker::PhantomData;
 pub const BROWSER_COOKIE: &str = "portcullis_authz";
 /// The sign-in session cookie (over plain http, in development).
 pub const LOGIN_COOKIE: &str = "portcullis_login";
+/// A sign-in under way at one of the realm's providers (sealed; over plain http).
+pub const UPSTREAM_COOKIE: &str = "portcullis_upstream";
 
 /// A cookie's name as sent: on https with the `__Secure-` prefix (the strongest a cookie scoped
 /// to the realm's path may carry; `__Host-` requires `Path=/`), so no plain-http page or
@@ -22,6 +24,7 @@ fn cookie_name(name: &'static str, secure: bool) -> &'static str {
     match (secure, name) {
         (true, BROWSER_COOKIE) => "__Secure-portcullis_authz",
         (true, LOGIN_COOKIE) => "__Secure-portcullis_login",
+        (true, UPSTREAM_COOKIE) => "__Secure-portcullis_upstream",
         _ => name,
     }
 }
@@ -39,6 +42,16 @@ pub(super) fn cookie<'a>(
     name: &'static str,
     secure: bool,
 ) -> Option<&'a str> {
+    cookie_up_to(headers, name, secure, 128)
+}
+
+/// [`cookie`], for a value up to `max` bytes long.
+pub(super) fn cookie_up_to<'a>(
+    headers: &'a HeaderMap,
+    name: &'static str,
+    secure: bool,
+    max: usize,
+) -> Option<&'a str> {
     let name = cookie_name(name, secure);
     headers
         .get_all(header::COOKIE)
@@ -46,7 +59,7 @@ pub(super) fn cookie<'a>(
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, v)| *k == name && !v.is_empty() && v.len() <= 128)
+        .find(|(k, v)| *k == name && !v.is_empty() && v.len() <= max)
         .map(|(_, v)| v)
 }
 

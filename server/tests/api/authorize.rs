@@ -26,6 +26,11 @@ pub(super) struct Flow {
 pub(super) struct Browser(Vec<(String, String)>);
 
 impl Browser {
+    /// Whether the browser holds a (non-empty) cookie `name`.
+    pub(super) fn has(&self, name: &str) -> bool {
+        self.0.iter().any(|(k, v)| k == name && !v.is_empty())
+    }
+
     fn header(&self) -> Option<String> {
         (!self.0.is_empty()).then(|| {
             self.0

@@ -4,6 +4,7 @@ mod support;
 
 mod audit;
 mod authorize;
+mod broker;
 mod client_keys;
 mod console;
 mod device;
@@ -12,6 +13,7 @@ mod exchange;
 mod hardening;
 mod hydration;
 mod id_jag;
+mod idp;
 mod interop;
 mod laptop;
 mod lists;

@@ -21,6 +21,9 @@ pub(super) fn person(realm: &crate::realms::Realm, email: &str) -> Person {
         roles: ScopeSet::parse("finance").expect("valid"),
         disabled: false,
         linked: false,
+        provider: None,
+        provider_name: None,
+        provider_disabled: false,
         created_at: 10,
         updated_at: 10,
     }

@@ -30,6 +30,7 @@ pub(super) fn realm(name: &str) -> Realm {
         trusted_networks: vec![],
         registrations_per_trusted_network: 200,
         metadata_document_machine_domains: vec![],
+        password_sign_in: true,
         created_at: 1_000,
         updated_at: 1_000,
     }

@@ -144,6 +144,7 @@ pub(super) async fn realms(db: &Database) {
         trusted_networks: registration.trusted_networks.clone(),
         registrations_per_trusted_network: 500,
         metadata_document_machine_domains: vec!["agents.example.com".into()],
+        password_sign_in: true,
         ..renamed
     };
     assert_eq!(

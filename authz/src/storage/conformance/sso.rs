@@ -25,6 +25,12 @@ fn provider(realm: &crate::realms::Realm, issuer: &str) -> SsoProvider {
         trust_email: false,
         second_factor_amr: vec![],
         second_factor_acr: vec![],
+        for_people: false,
+        group_mapping: vec![crate::sso::GroupRule {
+            group: "Platform Engineering".into(),
+            kind: crate::sso::MappingKind::Unit,
+            target: "platform".into(),
+        }],
         enabled: true,
         created_at: 10,
         updated_at: 10,
@@ -63,7 +69,7 @@ pub(super) async fn sso(db: &Database) {
         .await
         .expect("update");
     assert_eq!(
-        store.list_sso_providers(&r.id).await.expect("list"),
+        store.list_sso_providers(&r.id, false).await.expect("list"),
         vec![acme.clone()]
     );
 

@@ -815,6 +815,9 @@ impl Core {
                     roles: ScopeSet::default(),
                     disabled: false,
                     linked: true,
+                    provider: None,
+                    provider_name: None,
+                    provider_disabled: false,
                     created_at: now,
                     updated_at: now,
                 };
