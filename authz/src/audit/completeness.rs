@@ -163,6 +163,15 @@ const WRITES: &[&str] = &[
     "new_own_recovery_codes",
     "remove_own_second_factor",
     "reset_second_factor",
+    // brokering: a realm's sign-in providers for its people (the sign-ins are audited as
+    // authorize.login / person.create / person.link / person.update; checked by the API tests)
+    "create_realm_provider",
+    "update_realm_provider",
+    "set_realm_provider_enabled",
+    "delete_realm_provider",
+    "set_realm_password_sign_in",
+    "finish_upstream",
+    "authorize_link",
 ];
 
 /// Operations that change nothing an audit row would record. Each says why.
@@ -296,6 +305,14 @@ const READS: &[&str] = &[
     "own_second_factor",
     "start_own_enrolment",
     "user_second_factor",
+    // Brokering: a realm's providers (reads), a discovery run now (stores nothing), the
+    // redirect URI to register, and the start of a sign-in (stores nothing: the pending
+    // sign-in goes to the browser, sealed). The rings and units of a registry token's holder.
+    "list_realm_providers",
+    "test_realm_provider",
+    "realm_provider_redirect_uri",
+    "authorize_upstream",
+    "registry_groups_of_bearer",
 ];
 
 /// The writes `each_write_adds_an_audit_row` runs.
@@ -334,6 +351,12 @@ const RUN: &[&str] = &[
     "update_sso_provider",
     "set_sso_provider_enabled",
     "delete_sso_provider",
+    "create_realm_provider",
+    "update_realm_provider",
+    "set_realm_password_sign_in",
+    "set_realm_password_sign_in",
+    "set_realm_provider_enabled",
+    "delete_realm_provider",
     "create_user",
     "set_user_role",
     "set_user_disabled",
@@ -897,6 +920,37 @@ async fn each_write_adds_an_audit_row() {
     write!(
         "delete_sso_provider",
         core.delete_sso_provider(&p, &sso_id, &m)
+    );
+    let people = crate::sso::SsoProviderInput {
+        group_mapping: "* -> role:mcp-user".into(),
+        admin_groups: String::new(),
+        ..sso.clone()
+    };
+    let realm_idp = write!(
+        "create_realm_provider",
+        core.create_realm_provider(&p, d, &people, &m)
+    )
+    .map(|s| s.id.to_string())
+    .unwrap_or_default();
+    write!(
+        "update_realm_provider",
+        core.update_realm_provider(&p, d, &realm_idp, &people, &m)
+    );
+    write!(
+        "set_realm_password_sign_in",
+        core.set_realm_password_sign_in(&p, d, false, &m)
+    );
+    write!(
+        "set_realm_password_sign_in",
+        core.set_realm_password_sign_in(&p, d, true, &m)
+    );
+    write!(
+        "set_realm_provider_enabled",
+        core.set_realm_provider_enabled(&p, d, &realm_idp, false, &m)
+    );
+    write!(
+        "delete_realm_provider",
+        core.delete_realm_provider(&p, d, &realm_idp, &m)
     );
     let ada = write!(
         "create_user",

@@ -458,8 +458,11 @@ pub fn parse_group_mapping(s: &str) -> Result<Vec<GroupRule>, String> {
         };
         let name = name.trim();
         let valid = match kind {
-            MappingKind::Role => crate::scope::ScopeSet::parse(name)
-                .is_ok_and(|s| s.to_string() == name && !name.is_empty()),
+            MappingKind::Role => {
+                !name.is_empty()
+                    && !name.contains(char::is_whitespace)
+                    && crate::scope::ScopeSet::parse(name).is_ok()
+            }
             MappingKind::Unit | MappingKind::Ring => {
                 portcullis_manifest::names::check_group(name).is_ok()
             }

@@ -13,6 +13,7 @@ mod accounts;
 mod agents;
 mod audit;
 mod authorize;
+mod broker;
 mod clients;
 mod drift;
 mod federation;
@@ -172,6 +173,7 @@ on_both_backends!(
     federation::federation,
     sso::sso,
     second_factor::second_factor,
+    broker::broker,
 );
 
 /// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes
