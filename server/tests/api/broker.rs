@@ -34,36 +34,7 @@ async fn setup() -> Setup {
     .await;
     let core = &f.t.state.core;
     let m = authz::RequestMeta::default();
-    let revision = core
-        .registry(&f.admin, "default")
-        .await
-        .expect("registry")
-        .registry
-        .revision;
-    let policy: portcullis_manifest::policy::PolicyInput =
-        serde_json::from_value(serde_json::json!({
-            "mode": "allowlist",
-            "rings": ["everyone"],
-            "units": [{"id": "platform"}],
-            "servers": [{
-                "id": "mail",
-                "url": MAIL,
-                "auth": {"mode": "portcullis", "scopes": ["tools:call"]},
-                "units": ["platform"],
-            }],
-        }))
-        .expect("policy");
-    core.replace_registry_draft(&f.admin, "default", revision, &policy, &m)
-        .await
-        .expect("draft");
-    match core
-        .publish_registry(&f.admin, "default", revision + 1, &m)
-        .await
-        .expect("publish")
-    {
-        Published::Release(_) => {}
-        Published::AwaitingApproval(_) => panic!("no approval asked"),
-    }
+    publish_platform(core, &f.admin).await;
     let idp = Idp::start().await;
     let provider = core
         .create_realm_provider(
@@ -86,6 +57,68 @@ async fn setup() -> Setup {
         idp,
         provider: provider.id.to_string(),
     }
+}
+
+/// Publishes a release that gives the mail server (Portcullis authorizes it) to unit
+/// `platform`, with ring `everyone`.
+async fn publish_platform(core: &authz::Core, admin: &authz::Principal) {
+    let m = authz::RequestMeta::default();
+    let revision = core
+        .registry(admin, "default")
+        .await
+        .expect("registry")
+        .registry
+        .revision;
+    let policy: portcullis_manifest::policy::PolicyInput =
+        serde_json::from_value(serde_json::json!({
+            "mode": "allowlist",
+            "rings": ["everyone"],
+            "units": [{"id": "platform"}],
+            "servers": [{
+                "id": "mail",
+                "url": MAIL,
+                "auth": {"mode": "portcullis", "scopes": ["tools:call"]},
+                "units": ["platform"],
+            }],
+        }))
+        .expect("policy");
+    core.replace_registry_draft(admin, "default", revision, &policy, &m)
+        .await
+        .expect("draft");
+    match core
+        .publish_registry(admin, "default", revision + 1, &m)
+        .await
+        .expect("publish")
+    {
+        Published::Release(_) => {}
+        Published::AwaitingApproval(_) => panic!("no approval asked"),
+    }
+}
+
+/// What the IdP's token endpoint answers next: a good ID token for `sub` in `engineering`,
+/// with the claims in `over` replaced.
+fn mint(idp: &Idp, sub: &str, over: serde_json::Value) -> super::idp::Mint {
+    let (issuer, sub) = (idp.issuer.clone(), sub.to_owned());
+    let key = idp.key.lock().expect("lock");
+    let signer =
+        authz::keys::Signer::from_pkcs8(&key.1, authz::keys::SigningAlg::ES256, &key.0.pkcs8)
+            .expect("signer");
+    drop(key);
+    Box::new(move |nonce| {
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        let mut c = serde_json::json!({
+            "iss": issuer, "sub": sub, "aud": CLIENT_ID, "nonce": nonce,
+            "iat": now, "exp": now + 300,
+            "email": format!("{sub}@corp.example"), "email_verified": true, "name": sub,
+            "groups": ["engineering"],
+        });
+        if let (Some(c), Some(over)) = (c.as_object_mut(), over.as_object()) {
+            for (k, v) in over {
+                c.insert(k.clone(), v.clone());
+            }
+        }
+        Idp::answer(&signer.sign("JWT", &c).expect("sign"))
+    })
 }
 
 fn authorize_url(scope: &str) -> String {
@@ -138,27 +171,7 @@ impl Setup {
             )
         );
         *self.idp.nonce.lock().expect("lock") = q["nonce"].clone();
-        let (idp, sub) = (self.idp.issuer.clone(), sub.to_owned());
-        let key = self.idp.key.lock().expect("lock");
-        let signer =
-            authz::keys::Signer::from_pkcs8(&key.1, authz::keys::SigningAlg::ES256, &key.0.pkcs8)
-                .expect("signer");
-        drop(key);
-        let mint: super::idp::Mint = Box::new(move |nonce| {
-            let now = time::OffsetDateTime::now_utc().unix_timestamp();
-            let mut c = serde_json::json!({
-                "iss": idp, "sub": sub, "aud": CLIENT_ID, "nonce": nonce,
-                "iat": now, "exp": now + 300,
-                "email": format!("{sub}@corp.example"), "email_verified": true, "name": sub,
-                "groups": ["engineering"],
-            });
-            if let (Some(c), Some(over)) = (c.as_object_mut(), over.as_object()) {
-                for (k, v) in over {
-                    c.insert(k.clone(), v.clone());
-                }
-            }
-            Idp::answer(&signer.sign("JWT", &c).expect("sign"))
-        });
+        let mint = mint(&self.idp, sub, over);
         *self.idp.next.lock().expect("lock") = Some(mint);
         self.f
             .get(
@@ -546,4 +559,187 @@ async fn with_password_sign_in_off_the_page_offers_the_providers_only() {
         .await
         .expect_err("typo");
     assert!(e.to_string().contains("no unit platfrom"), "{e}");
+}
+
+/// The directory decides what reaches a laptop: a person who signs in to `portcullis-cli`
+/// through the realm's provider, in a group mapped to unit `platform`, pulls a release in
+/// which the server given to that unit is theirs — without naming any ring or unit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_group_mapped_to_a_unit_puts_its_server_in_the_persons_cli_release() {
+    use super::laptop::{cookie_header, field, keep_cookies};
+    use std::io::{BufRead as _, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let t = TestServer::with(
+        |c| {
+            c.public_url = format!("http://{addr}");
+            c.dev.allow_http_loopback_resources = true;
+            c.dev.allow_loopback_client_urls = true;
+        },
+        Arc::new(authz::clock::SystemClock),
+    )
+    .await;
+    let router = t.router.clone();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    t.user("root@example.com", "admin").await;
+    let admin = t.principal("root@example.com").await;
+    let core = &t.state.core;
+    let m = authz::RequestMeta::default();
+    core.set_registry_settings(
+        &admin,
+        "default",
+        false,
+        authz::registry::ApiAccess::Bearer,
+        &m,
+    )
+    .await
+    .expect("bearer");
+    publish_platform(core, &admin).await;
+    let idp = Idp::start().await;
+    let provider = core
+        .create_realm_provider(
+            &admin,
+            "default",
+            &SsoProviderInput {
+                display_name: "Corp".into(),
+                issuer: idp.issuer.clone(),
+                client_id: CLIENT_ID.into(),
+                client_secret: CLIENT_SECRET.into(),
+                group_mapping: MAPPING.into(),
+                ..Default::default()
+            },
+            &m,
+        )
+        .await
+        .expect("provider");
+    let server = format!("http://{addr}");
+    let issuer = format!("{server}/realms/default");
+    let home = tempfile::tempdir().expect("home");
+    let cli = |args: &[&str]| {
+        let mut c = std::process::Command::new(super::registry::laptop_cli());
+        c.args(args)
+            .env("HOME", home.path())
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_CACHE_HOME")
+            .env("PORTCULLIS_CLI_CREDENTIALS", "file");
+        c
+    };
+    let mut login = cli(&[
+        "login",
+        "--server",
+        &server,
+        "--realm",
+        "default",
+        "--no-browser",
+    ])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .expect("run portcullis-cli");
+    let stderr = login.stderr.take().expect("stderr");
+    let url = tokio::task::spawn_blocking(move || {
+        BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|l| l.trim().starts_with("http").then(|| l.trim().to_owned()))
+            .expect("the sign-in URL")
+    })
+    .await
+    .expect("read");
+
+    // The person, in a browser: the provider's button, the IdP, back, agree, to the CLI.
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let mut jar = Vec::new();
+    let res = http.get(&url).send().await.expect("authorize");
+    keep_cookies(&mut jar, &res);
+    let page = res.text().await.expect("page");
+    assert!(page.contains("Sign in with Corp"), "{page}");
+    let res = http
+        .post(format!("{issuer}/authorize"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("origin", &server)
+        .header("cookie", cookie_header(&jar))
+        .body(format!(
+            "step=upstream&provider={}&ticket={}",
+            provider.id,
+            enc(&field(&page, "ticket"))
+        ))
+        .send()
+        .await
+        .expect("button");
+    assert_eq!(res.status(), reqwest::StatusCode::SEE_OTHER);
+    keep_cookies(&mut jar, &res);
+    let to_idp = res.headers()[reqwest::header::LOCATION]
+        .to_str()
+        .expect("location")
+        .to_owned();
+    let q = query_of(&to_idp);
+    *idp.nonce.lock().expect("lock") = q["nonce"].clone();
+    *idp.next.lock().expect("lock") = Some(mint(&idp, "grace", serde_json::json!({})));
+    let res = http
+        .get(format!(
+            "{}?code=c1&state={}",
+            q["redirect_uri"],
+            enc(&q["state"])
+        ))
+        .header("cookie", cookie_header(&jar))
+        .send()
+        .await
+        .expect("callback");
+    keep_cookies(&mut jar, &res);
+    let page = res.text().await.expect("consent page");
+    assert!(page.contains("wants to act for you"), "{page}");
+    let res = http
+        .post(format!("{issuer}/authorize"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("origin", &server)
+        .header("cookie", cookie_header(&jar))
+        .body(format!(
+            "step=consent&decision=approve&ticket={}",
+            enc(&field(&page, "ticket"))
+        ))
+        .send()
+        .await
+        .expect("consent");
+    assert_eq!(res.status(), reqwest::StatusCode::SEE_OTHER);
+    let back = res.headers()[reqwest::header::LOCATION]
+        .to_str()
+        .expect("location")
+        .to_owned();
+    let answer = http.get(&back).send().await.expect("the CLI's listener");
+    assert!(answer.text().await.expect("page").contains("Signed in"));
+    let out = tokio::task::spawn_blocking(move || login.wait_with_output())
+        .await
+        .expect("join")
+        .expect("login");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The pull names no ring or unit: the server says Grace is in unit platform.
+    let pull = cli(&["pull", "--server", &server, "--realm", "default", "--json"]);
+    let out = tokio::task::spawn_blocking(move || {
+        let mut pull = pull;
+        pull.output()
+    })
+    .await
+    .expect("join")
+    .expect("pull");
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_str(&said).expect("json");
+    assert_eq!(summary["units"], serde_json::json!(["platform"]), "{said}");
+    assert_eq!(summary["servers"], serde_json::json!(["mail"]), "{said}");
 }

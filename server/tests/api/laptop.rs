@@ -7,7 +7,7 @@ use super::*;
 use std::io::{BufRead as _, BufReader};
 
 /// The cookies a response sets, merged into `jar` (`name=value`).
-fn keep_cookies(jar: &mut Vec<(String, String)>, res: &reqwest::Response) {
+pub(super) fn keep_cookies(jar: &mut Vec<(String, String)>, res: &reqwest::Response) {
     for v in res.headers().get_all(reqwest::header::SET_COOKIE) {
         let v = v.to_str().expect("ascii");
         let (name, rest) = v.split_once('=').expect("cookie");
@@ -17,14 +17,14 @@ fn keep_cookies(jar: &mut Vec<(String, String)>, res: &reqwest::Response) {
     }
 }
 
-fn cookie_header(jar: &[(String, String)]) -> String {
+pub(super) fn cookie_header(jar: &[(String, String)]) -> String {
     jar.iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join("; ")
 }
 
-fn field(html: &str, name: &str) -> String {
+pub(super) fn field(html: &str, name: &str) -> String {
     let marker = format!("name=\"{name}\" value=\"");
     let at = html.find(&marker).expect("the field in the page");
     let rest = &html[at + marker.len()..];
