@@ -93,6 +93,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("agents/:name") view=|| guarded(|c| c.view_agents, pages::agents::AgentDetailPage) ssr=SsrMode::Async/>
                     <Route path=path!("people") view=|| guarded(|c| c.view_people, pages::people::PeoplePage) ssr=SsrMode::Async/>
                     <Route path=path!("people/:id") view=|| guarded(|c| c.view_people, pages::people::PersonDetailPage) ssr=SsrMode::Async/>
+                    <Route path=path!("sign-in-providers") view=|| guarded(|c| c.manage_people, pages::people_sign_in::PeopleSignInPage) ssr=SsrMode::Async/>
                     <Route path=path!("registry") view=|| guarded(|c| c.view_registry, pages::registry::RegistryPage) ssr=SsrMode::Async/>
                     <Route path=path!("registry/new") view=|| guarded(|c| c.manage_registry, pages::registry::server::NewServerPage) ssr=SsrMode::Async/>
                     <Route path=path!("registry/servers/:id") view=|| guarded(|c| c.view_registry, pages::registry::server::ServerPage) ssr=SsrMode::Async/>

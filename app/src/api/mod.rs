@@ -3,6 +3,7 @@ pub mod access;
 pub mod account;
 pub mod agents;
 pub mod audit;
+pub mod brokering;
 pub mod clients;
 pub mod federation;
 pub mod integration;

@@ -321,6 +321,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     {can.view_clients.then(|| view! { <NavLink href="/clients" label="Clients"/> })}
                     {can.view_agents.then(|| view! { <NavLink href="/agents" label="Agents"/> })}
                     {can.view_people.then(|| view! { <NavLink href="/people" label="People"/> })}
+                    {can.manage_people.then(|| view! { <NavLink href="/sign-in-providers" label="Sign-in providers"/> })}
                     {can.view_registry.then(|| view! { <RegistryLink waiting=info.release_waiting/> })}
                     {can.manage_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
                     {can.manage_realms.then(|| view! { <NavLink href="/identity-providers" label="Identity providers"/> })}

@@ -12,6 +12,7 @@ pub mod keys;
 pub mod login;
 pub mod overview;
 pub mod people;
+pub mod people_sign_in;
 pub mod realms;
 pub mod registry;
 pub mod resource_policy;

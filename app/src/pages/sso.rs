@@ -275,7 +275,7 @@ fn groups(list: &[String]) -> String {
 
 /// What discovery found, on the provider's card.
 #[component]
-fn DiscoveryResult(d: SsoDiscoveryView) -> impl IntoView {
+pub(crate) fn DiscoveryResult(d: SsoDiscoveryView) -> impl IntoView {
     let or_none = |s: String| if s.is_empty() { "(none)".to_owned() } else { s };
     view! {
         <div class="mt-3 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm dark:border-emerald-900 dark:bg-emerald-950">

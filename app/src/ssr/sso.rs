@@ -42,3 +42,28 @@ pub fn discovery_view(d: Discovery) -> SsoDiscoveryView {
         claims: d.claims,
     }
 }
+
+/// View of a realm's sign-in provider for its people.
+pub fn realm_provider_view(
+    core: &Core,
+    realm: &authz::realms::Realm,
+    p: &SsoProvider,
+    people: i64,
+) -> crate::types::sso::RealmProviderView {
+    crate::types::sso::RealmProviderView {
+        id: p.id.to_string(),
+        display_name: p.display_name.clone(),
+        button_text: p.button_text.clone(),
+        issuer: p.issuer.clone(),
+        client_id: p.client_id.clone(),
+        has_secret: p.sealed_client_secret.is_some(),
+        scopes: p.scopes.join(" "),
+        groups_claim: p.groups_claim.clone(),
+        trust_email: p.trust_email,
+        group_mapping: authz::sso::group_mapping_text(&p.group_mapping),
+        people,
+        redirect_uri: core.upstream_redirect_uri(realm, &p.id),
+        enabled: p.enabled,
+        updated: moment(core.now(), p.updated_at),
+    }
+}

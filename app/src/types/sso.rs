@@ -65,3 +65,47 @@ pub struct SsoDiscoveryView {
     /// Supported claims.
     pub claims: Vec<String>,
 }
+
+/// A realm's sign-in provider for its people (brokering).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RealmProviderView {
+    /// Id (`sso_…`).
+    pub id: String,
+    /// Display name.
+    pub display_name: String,
+    /// Sign-in button text.
+    pub button_text: String,
+    /// Issuer URL.
+    pub issuer: String,
+    /// Client ID at the provider.
+    pub client_id: String,
+    /// Whether a client secret is stored (never the secret).
+    pub has_secret: bool,
+    /// Scopes, space-separated.
+    pub scopes: String,
+    /// The groups claim.
+    pub groups_claim: String,
+    /// Takes emails it does not mark verified.
+    pub trust_email: bool,
+    /// The group mapping, one `GROUP -> KIND:NAME` per line.
+    pub group_mapping: String,
+    /// How many people come from it.
+    pub people: i64,
+    /// The redirect URI to register at the provider.
+    pub redirect_uri: String,
+    /// Enabled flag.
+    pub enabled: bool,
+    /// Last change.
+    pub updated: Moment,
+}
+
+/// A realm's sign-in for its people: its providers and whether the password still works.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RealmSignInView {
+    /// The realm's display name.
+    pub realm: String,
+    /// Whether its sign-in page takes the people's password.
+    pub password_sign_in: bool,
+    /// Its providers.
+    pub providers: Vec<RealmProviderView>,
+}
