@@ -878,6 +878,16 @@ impl Core {
             .open(&sealed, realm.id.as_str().as_bytes())
             .map_err(|_| expired())?;
         let t: Ticket = serde_json::from_slice(&json).map_err(|_| expired())?;
+        self.ticket_for(realm, t, browser)
+    }
+
+    /// `t` when it is this realm's, still valid, and bound to this browser.
+    pub(super) fn ticket_for(&self, realm: &Realm, t: Ticket, browser: &str) -> Result<Ticket> {
+        let expired = || {
+            page_error(
+                "This sign-in page has expired or was opened in another browser. Go back to the application and connect again.",
+            )
+        };
         let same_browser =
             crate::secret::constant_time_eq(t.browser.as_bytes(), browser_hash(browser).as_bytes());
         if t.realm != realm.id.as_str() || t.exp <= self.now() || !same_browser {

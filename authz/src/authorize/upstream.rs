@@ -5,9 +5,7 @@
 use super::model::{AuthorizeStep, NewLoginSession};
 use super::ops::{Ticket, page_error};
 use crate::audit::{RequestMeta, action};
-use crate::broker::{
-    Brokered, LINK_TTL_SECS, LinkPage, PendingLink, PendingUpstream, UpstreamStart,
-};
+use crate::broker::{Brokered, LINK_TTL_SECS, LinkPage, PendingLink, UpstreamStart};
 use crate::core::Core;
 use crate::error::{Error, Result};
 use crate::people::Subject;
@@ -15,9 +13,21 @@ use crate::realms::Realm;
 use crate::sso::{PendingSsoSignIn, SIGN_IN_TTL_SECS, SsoCallback, SsoProvider, provider_actor};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
+
+/// Longest sealed pending sign-in a cookie carries (browsers keep cookies up to 4 KiB).
+const MAX_PENDING_COOKIE: usize = 3800;
+
+/// A sign-in that went to a realm's provider, sealed into a cookie of the browser.
+#[derive(Debug, Serialize, Deserialize)]
+struct PendingUpstream {
+    /// State, nonce, PKCE verifier and when it started.
+    sign_in: PendingSsoSignIn,
+    /// The authorization request it continues.
+    ticket: Ticket,
+}
 
 const EXPIRED: &str = "This sign-in has expired or was started in another browser. Go back to the application and connect again.";
 
@@ -50,20 +60,11 @@ impl Core {
             Ok(rp) => rp,
             Err(e) => {
                 tracing::warn!(provider = %provider.id, error = %e, "A realm's sign-in provider could not be reached");
-                let client = self.ticket_client(&realm, &opened).await?;
-                let step = self
-                    .login_step(
-                        &realm,
-                        &client,
-                        &opened,
-                        Some(format!(
-                            "{} cannot be reached right now. Try again in a moment.",
-                            provider.display_name
-                        )),
-                        "",
-                    )
-                    .await?;
-                return Ok(UpstreamStart::Page(step));
+                let error = format!(
+                    "{} cannot be reached right now. Try again in a moment.",
+                    provider.display_name
+                );
+                return self.upstream_again(&realm, &opened, error).await;
             }
         };
         let started = rp.start(&provider.scopes, &provider.second_factor_acr);
@@ -76,12 +77,31 @@ impl Core {
                 next: String::new(),
                 started_at: self.now(),
             },
-            ticket: ticket.to_owned(),
+            ticket: opened,
         };
+        let sealed = self.seal_for(&realm, b"upstream", &pending)?;
+        if sealed.len() > MAX_PENDING_COOKIE {
+            let error = "This request is too long to continue through a sign-in provider: sign in with your password, or ask your administrator.".to_owned();
+            return self.upstream_again(&realm, &pending.ticket, error).await;
+        }
         Ok(UpstreamStart::Redirect {
             url: started.url,
-            pending: self.seal_for(&realm, b"upstream", &pending)?,
+            pending: sealed,
         })
+    }
+
+    /// The sign-in page again, saying why the provider button did not lead anywhere.
+    async fn upstream_again(
+        &self,
+        realm: &Realm,
+        ticket: &Ticket,
+        error: String,
+    ) -> Result<UpstreamStart> {
+        let client = self.ticket_client(realm, ticket).await?;
+        let step = self
+            .login_step(realm, &client, ticket, Some(error), "")
+            .await?;
+        Ok(UpstreamStart::Page(step))
     }
 
     /// The provider's callback: checks `state` against the browser's pending sign-in (and `iss`,
@@ -117,7 +137,7 @@ impl Core {
         else {
             return Err(page_error(EXPIRED));
         };
-        let ticket = self.open_ticket(&realm, &pending.ticket, browser)?;
+        let ticket = self.ticket_for(&realm, pending.ticket, browser)?;
         let client = self.ticket_client(&realm, &ticket).await?;
         let provider = match self.realm_provider(realm_name, provider_id).await {
             Ok((_, p)) if p.enabled => p,
@@ -203,13 +223,15 @@ impl Core {
                     .await
             }
             Brokered::Link(person) => {
+                // Only the groups the mapping names matter (and they keep the page small).
+                let named = |g: &&String| provider.group_mapping.iter().any(|r| &r.group == *g);
                 let link = PendingLink {
                     provider_id: provider.id.to_string(),
                     subject: identity.subject.clone(),
                     person_id: person.id.to_string(),
                     email: person.email.to_string(),
-                    groups: identity.groups.clone(),
-                    ticket: pending.ticket,
+                    groups: identity.groups.iter().filter(named).cloned().collect(),
+                    ticket: self.seal_ticket(&ticket)?,
                     expires_at: self.now() + LINK_TTL_SECS,
                 };
                 Ok((
@@ -362,6 +384,7 @@ impl Core {
         let sealed = self
             .config()
             .master_key
+            .derive(SEAL_KEY)
             .seal(&json, &aad(realm, purpose))
             .map_err(Error::Internal)?;
         Ok(URL_SAFE_NO_PAD.encode(sealed))
@@ -376,11 +399,16 @@ impl Core {
         let json = self
             .config()
             .master_key
+            .derive(SEAL_KEY)
             .open(&sealed, &aad(realm, purpose))
             .ok()?;
         serde_json::from_slice(&json).ok()
     }
 }
+
+/// What the key sealing pending sign-ins and link pages is derived with (never the master key
+/// itself, which protects signing keys and secrets at rest).
+const SEAL_KEY: &str = "portcullis upstream sign-in";
 
 fn aad(realm: &Realm, purpose: &[u8]) -> Vec<u8> {
     let mut out = purpose.to_vec();

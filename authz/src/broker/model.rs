@@ -1,7 +1,6 @@
 //! Brokering types: a sign-in under way at a realm's provider, the proof a link asks for, and
 //! what the sign-in page offers.
 use crate::clock::UnixTime;
-use crate::sso::PendingSsoSignIn;
 use serde::{Deserialize, Serialize};
 
 /// How long the page asking an existing person for their password (to link a provider
@@ -17,15 +16,6 @@ pub struct SignInButton {
     pub text: String,
 }
 
-/// A sign-in that went to a realm's provider, sealed into a cookie of the browser.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PendingUpstream {
-    /// State, nonce, PKCE verifier and when it started.
-    pub sign_in: PendingSsoSignIn,
-    /// The authorization request it continues (sealed and bound to the browser).
-    pub ticket: String,
-}
-
 /// A verified provider identity whose email belongs to a person of the realm: it is linked to
 /// them once they prove the local account. Sealed into the page that asks for the password.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -38,7 +28,7 @@ pub struct PendingLink {
     pub person_id: String,
     /// Their email (shown and signed in with).
     pub email: String,
-    /// The groups the provider sent.
+    /// The groups the provider sent that its mapping names.
     pub groups: Vec<String>,
     /// The authorization request it continues.
     pub ticket: String,

@@ -209,6 +209,19 @@ impl Core {
             .roles
             .difference(&set(&managed.roles))
             .union(&set(&given.roles));
+        if roles.iter().count() > crate::scope::MAX_SCOPES {
+            self.audit_broker_failure(
+                realm,
+                provider,
+                person.email.as_str(),
+                "the person would hold more roles than a token can carry",
+                meta,
+            )
+            .await?;
+            return Ok(Brokered::Refused(
+                "Your account holds too many roles here. Ask your administrator.".into(),
+            ));
+        }
         let current = if create {
             Vec::new()
         } else {

@@ -27,12 +27,13 @@ pub struct Person {
     /// Whether an identity provider's identity is linked to them (read from the links; never
     /// written through this field).
     pub linked: bool,
-    /// The realm's sign-in provider the person comes from (created by it, or linked to it by
-    /// proving the local account); read-only here.
+    /// The realm's sign-in provider the person comes from (the first that created or linked
+    /// them); read-only here.
     pub provider: Option<crate::ids::SsoProviderId>,
     /// That provider's display name.
     pub provider_name: Option<String>,
-    /// Whether that provider is disabled: the person can then neither sign in nor refresh.
+    /// Whether a sign-in provider the person is linked to is disabled: they can then neither
+    /// sign in nor refresh (read from the links).
     pub provider_disabled: bool,
     /// Creation time.
     pub created_at: UnixTime,

@@ -340,7 +340,10 @@ impl Core {
             None => false,
         };
         Ok(user.map(|mut u| {
-            if (passwords_off && !u.may_use_password_when_off()) || needs_second_factor {
+            if (passwords_off && !u.may_use_password_when_off())
+                || needs_second_factor
+                || !realm.password_sign_in
+            {
                 u.password_hash = None;
             }
             (

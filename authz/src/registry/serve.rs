@@ -163,22 +163,19 @@ impl Core {
         let claims = self
             .registry_bearer(&realm, bearer.ok_or_else(bearer_required)?)
             .await?;
-        let member = if claims.sub.starts_with("usr_") {
-            MemberKind::User
-        } else if claims.sub.starts_with("psn_") {
-            MemberKind::Person
+        // A machine token's subject is its client; its agent is the member.
+        let (member, subject) = if let Some(agent) = &claims.agent {
+            (MemberKind::Agent, agent.agent_id.clone())
+        } else if claims.sub.starts_with("usr_") {
+            (MemberKind::User, claims.sub.clone())
         } else {
-            MemberKind::Agent
+            (MemberKind::Person, claims.sub.clone())
         };
         let mut out = MemberGroups {
             subject: claims.sub.clone(),
             ..MemberGroups::default()
         };
-        for (kind, id) in self
-            .store
-            .groups_of(&realm.id, (member, &claims.sub))
-            .await?
-        {
+        for (kind, id) in self.store.groups_of(&realm.id, (member, &subject)).await? {
             match kind {
                 GroupKind::Ring => out.rings.push(id),
                 GroupKind::Unit => out.units.push(id),

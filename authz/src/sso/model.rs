@@ -490,6 +490,13 @@ pub fn parse_group_mapping(s: &str) -> Result<Vec<GroupRule>, String> {
     if out.len() > MAX_GROUP_RULES {
         return Err(format!("At most {MAX_GROUP_RULES} rules."));
     }
+    let roles = Mapped::managed(&out).roles.len();
+    if roles > crate::scope::MAX_SCOPES / 2 {
+        return Err(format!(
+            "At most {} distinct roles (this names {roles}).",
+            crate::scope::MAX_SCOPES / 2
+        ));
+    }
     Ok(out)
 }
 

@@ -57,8 +57,9 @@ pub(super) const FIND_UPSTREAM_PERSON: &str =
     "SELECT person_id FROM person_upstream_identities WHERE provider_id = $1 AND subject = $2";
 pub(super) const COUNT_PROVIDER_PEOPLE: &str = "SELECT COUNT(*) FROM people WHERE provider_id = $1";
 pub(super) const INSERT_UPSTREAM_IDENTITY: &str = "INSERT INTO person_upstream_identities (provider_id, subject, person_id, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING";
+/// The provider a person comes from is the first that signed them in (created or linked them).
 pub(super) const SET_PERSON_PROVIDER: &str =
-    "UPDATE people SET provider_id = $1, updated_at = $2 WHERE id = $3";
+    "UPDATE people SET provider_id = COALESCE(provider_id, $1), updated_at = $2 WHERE id = $3";
 pub(super) const SET_PERSON_ROLES: &str =
     "UPDATE people SET roles = $1, updated_at = $2 WHERE id = $3";
 pub(super) const ADD_PERSON_MEMBER: &str = "INSERT INTO registry_members (realm_id, group_kind, group_id, member_kind, member_id, person_id, added_at, added_by) SELECT realm_id, $2, $3, 'person', id, id, $4, $5 FROM people WHERE id = $1 ON CONFLICT DO NOTHING";

@@ -69,7 +69,8 @@ pub(super) const PERSON_COLUMNS: &str = "id, realm_id, email, display_name, pass
      OR EXISTS (SELECT 1 FROM person_upstream_identities pu WHERE pu.person_id = people.id)) AS linked, \
     provider_id, \
     (SELECT sp.display_name FROM sso_providers sp WHERE sp.id = people.provider_id) AS provider_name, \
-    COALESCE((SELECT NOT sp.enabled FROM sso_providers sp WHERE sp.id = people.provider_id), FALSE) AS provider_disabled";
+    EXISTS (SELECT 1 FROM person_upstream_identities pu JOIN sso_providers sp ON sp.id = pu.provider_id \
+        WHERE pu.person_id = people.id AND NOT sp.enabled) AS provider_disabled";
 pub(super) const INSERT_PERSON: &str = "INSERT INTO people (id, realm_id, email, display_name, password_hash, roles, disabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 pub(super) const UPDATE_PERSON: &str =
     "UPDATE people SET display_name = $1, roles = $2, updated_at = $3 WHERE id = $4";

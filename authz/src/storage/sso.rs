@@ -136,6 +136,8 @@ pub(super) const DELETE_PROVIDER_IDENTITIES: &str =
     "DELETE FROM user_identities WHERE provider_id = $1";
 /// Ends the console sessions of a provider's accounts (their credential version changes).
 pub(super) const END_PROVIDER_SESSIONS: &str = "UPDATE users SET credential_version = credential_version + 1, updated_at = $1 WHERE id IN (SELECT user_id FROM user_identities WHERE provider_id = $2)";
+pub(super) const END_PROVIDER_PEOPLE_SESSIONS: &str = "DELETE FROM login_sessions WHERE subject IN (SELECT person_id FROM person_upstream_identities WHERE provider_id = $1)";
+pub(super) const REVOKE_PROVIDER_PEOPLE_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'sign-in provider disabled' WHERE revoked_at IS NULL AND subject IN (SELECT person_id FROM person_upstream_identities WHERE provider_id = $2)";
 pub(super) const END_USER_SESSIONS: &str =
     "UPDATE users SET credential_version = credential_version + 1, updated_at = $1 WHERE id = $2";
 pub(super) const UPDATE_SSO_USER: &str = "UPDATE users SET role = $1, email = $2, display_name = $3, break_glass = FALSE, updated_at = $4 WHERE id = $5";
@@ -321,6 +323,17 @@ macro_rules! sso_store {
                     }
                     if !enabled {
                         sqlx::query(END_PROVIDER_SESSIONS)
+                            .bind(updated_at)
+                            .bind(id.as_str())
+                            .execute(&mut *tx)
+                            .await?;
+                        // A realm's provider: its people's sign-in sessions end and their
+                        // token families are revoked (a compromised provider's sign-ins die).
+                        sqlx::query(END_PROVIDER_PEOPLE_SESSIONS)
+                            .bind(id.as_str())
+                            .execute(&mut *tx)
+                            .await?;
+                        sqlx::query(REVOKE_PROVIDER_PEOPLE_FAMILIES)
                             .bind(updated_at)
                             .bind(id.as_str())
                             .execute(&mut *tx)

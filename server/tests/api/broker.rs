@@ -397,12 +397,18 @@ async fn a_disabled_provider_blocks_its_people_sign_ins_and_refreshes() {
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
     assert!(!s.person("grace@corp.example").await.disabled);
-    // Enabled again: the same refresh token works (it was blocked, not revoked).
+    // Enabled again: her sign-ins work, but what was issued before stays revoked (a provider
+    // disabled for a compromise leaves nothing behind).
     core.set_realm_provider_enabled(&s.f.admin, "default", &s.provider, true, &m)
         .await
         .expect("enable");
     let (status, json) = s.f.refresh(rt).await;
-    assert_eq!(status, StatusCode::OK, "{json}");
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{json}");
+    let (status, _, html) = s
+        .through_idp(&mut Browser::default(), "grace", serde_json::json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(html.contains("wants to act for you"), "{html}");
     // People come from it: it cannot be removed.
     let e = core
         .delete_realm_provider(&s.f.admin, "default", &s.provider, &m)

@@ -698,7 +698,7 @@ impl Core {
                 .store
                 .find_person(&realm.id, &link.person_id)
                 .await?
-                .filter(|p| !p.disabled)
+                .filter(|p| !p.disabled && !p.provider_disabled)
                 .ok_or_else(|| refuse_quietly(NO_PERSON, "The linked person is disabled."))?;
             return Ok(Subject::Linked(person));
         }
@@ -722,13 +722,15 @@ impl Core {
             })?;
         match self.store.find_person_by_email(&realm.id, &email).await? {
             Some(p) if issuer.link_by_email => {
-                if p.disabled {
+                if p.disabled || p.provider_disabled {
                     return Err(refuse_quietly(
                         NO_PERSON,
                         "The person with the email is disabled.",
                     ));
                 }
-                if !self.store.list_person_identities(&p.id).await?.is_empty() {
+                // Linked to another identity already: at a trusted issuer or a sign-in
+                // provider of the realm.
+                if p.linked || !self.store.list_person_identities(&p.id).await?.is_empty() {
                     return Err(refuse_quietly(
                         NO_PERSON,
                         "The person with the email is linked to another identity already; an administrator links them.",
