@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { ADMIN, hydrated, login, registerResource, trackErrors } from './helpers';
+import { ADMIN, check, hydrated, login, registerResource, trackErrors } from './helpers';
 
 const CLI = path.resolve(__dirname, '../../target/debug/portcullis-cli');
 const CLIENT_ID = 'portcullis-people';
@@ -69,7 +69,7 @@ async function call(api: APIRequestContext, baseURL: string, fn: string, form: R
 }
 
 /** `portcullis-cli login --device` as `who` at the IdP; `password` for the link page. */
-async function cliLogin(browser: Browser, baseURL: string, realm: string, who: string, password?: string) {
+async function cliLogin(browser: Browser, baseURL: string, realm: string, who: string, password?: string, problems: string[] = []) {
   const home = mkdtempSync(path.join(tmpdir(), 'portcullis-brokering-'));
   const env = {
     ...process.env,
@@ -85,11 +85,13 @@ async function cliLogin(browser: Browser, baseURL: string, realm: string, who: s
   await expect.poll(() => stderr, { timeout: 15_000 }).toMatch(/enter the code [A-Z]{4}-[A-Z]{4}/);
   const code = stderr.match(/enter the code ([A-Z]{4}-[A-Z]{4})/)![1];
   const verification = stderr.match(/open (\S+) and enter/)![1];
-  const context = await browser.newContext();
+  // Ada on a phone: the sign-in and link pages are checked at 390 px.
+  const context = await browser.newContext(password ? { viewport: { width: 390, height: 844 } } : {});
   const p = await context.newPage();
   await p.goto(verification);
   await p.getByLabel('Code shown on your device').fill(code);
   await p.getByRole('button', { name: 'Continue' }).click();
+  if (password) problems.push(...await check(p, 'realm-sign-in-with-provider-390'));
   await p.getByRole('button', { name: 'Sign in with Acme Directory' }).click();
   // node-oidc-provider's development sign-in and consent pages.
   await p.locator('input[name="login"]').fill(who);
@@ -108,6 +110,7 @@ async function cliLogin(browser: Browser, baseURL: string, realm: string, who: s
     await p.getByLabel('Password').fill('not-the-password');
     await p.getByRole('button', { name: 'Connect and continue' }).click();
     await expect(p.getByTestId('login-error')).toHaveText('That password is not right.');
+    problems.push(...await check(p, 'realm-link-390'));
     await p.getByLabel('Password').fill(password);
     await p.getByRole('button', { name: 'Connect and continue' }).click();
   }
@@ -184,7 +187,9 @@ test('realm people sign in through the company IdP and their groups decide which
   expect(summary.servers).toEqual([`mail-${suffix}`]);
 
   // Ada has a password here: the provider's email alone links nothing; her password does.
-  await cliLogin(browser, baseURL!, realm, 'ada', ADA_PASSWORD);
+  const problems: string[] = [];
+  await cliLogin(browser, baseURL!, realm, 'ada', ADA_PASSWORD, problems);
+  expect(problems).toEqual([]);
 
   // People shows where they come from, and the audit log has the story.
   await page.goto('/people');

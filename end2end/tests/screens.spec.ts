@@ -102,6 +102,24 @@ async function seed(page: Page, baseURL: string) {
     name: `finance-${suffix}`,
     display_name: long('Finance operations production realm', 100),
   });
+  // The finance realm's sign-in providers for its people (kept out of the default realm, whose
+  // sign-in page other specs use): a long one with a long mapping, and a public client.
+  await call(api, baseURL, 'session/realm', { name: `finance-${suffix}` });
+  await call(api, baseURL, 'realm-sign-in/create', {
+    display_name: long('Example Corporation workforce directory', 100),
+    button_text: long('Sign in with your Example Corporation account', 100),
+    issuer: `https://${long('login', 60)}.example-corporation.com/${long('oauth2/aus4k2', 120)}`,
+    client_id: long('0oa8f3kd93jfk29dkeo2', 200),
+    client_secret: 'a-people-client-secret-of-the-corporation',
+    scopes: 'openid email profile groups',
+    group_mapping: Array.from({ length: 30 }, (_, i) => `${long('Finance Operations Treasury Approvers', 120)} ${i} -> role:${long('finance-treasury-approver', 60)}-${i}`).join('\n'),
+  });
+  await call(api, baseURL, 'realm-sign-in/create', {
+    display_name: `Keycloak ${suffix}`,
+    issuer: `https://keycloak-${suffix}.example.com/realms/staff`,
+    client_id: 'portcullis-people',
+  });
+  await call(api, baseURL, 'session/realm', { name: 'default' });
   const p = await call(api, baseURL, 'people/create', {
     email: `${long('maximilian.alexander', 50)}@subsidiary.example-corporation.com`,
     display_name: long('Maximilian Alexander von Habsburg-Lothringen', 100),
@@ -280,6 +298,22 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       problems.push(...await check(page, `developer-overview-${width}-${scheme}`));
     }
   }
+  // The finance realm's sign-in providers, and one open for editing.
+  await call(page.request, baseURL!, 'session/realm', { name: `finance-${suffix}` });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width > 800 ? 900 : 844 });
+      await page.goto('/sign-in-providers');
+      await hydrated(page);
+      await expect(page.getByTestId('realm-sso-provider')).toHaveCount(2);
+      problems.push(...await check(page, `sign-in-providers-${width}-${scheme}`));
+      await page.getByTestId('realm-sso-provider').first().getByRole('button', { name: 'Edit' }).click();
+      await expect(page.locator('#edit-realm-sso')).toBeVisible();
+      problems.push(...await check(page, `sign-in-provider-edit-${width}-${scheme}`));
+    }
+  }
+  await call(page.request, baseURL!, 'session/realm', { name: 'default' });
   // The signed-out sign-in page, too.
   await page.context().clearCookies();
   for (const width of [1280, 390]) {
