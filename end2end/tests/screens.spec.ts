@@ -279,6 +279,22 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       }
     }
   }
+  // The finance realm's sign-in providers, and one open for editing.
+  await call(page.request, baseURL!, 'session/realm', { name: `finance-${suffix}` });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width > 800 ? 900 : 844 });
+      await page.goto('/sign-in-providers');
+      await hydrated(page);
+      await expect(page.getByTestId('realm-sso-provider')).toHaveCount(2);
+      problems.push(...await check(page, `sign-in-providers-${width}-${scheme}`));
+      await page.getByTestId('realm-sso-provider').first().getByRole('button', { name: 'Edit' }).click();
+      await expect(page.locator('#edit-realm-sso')).toBeVisible();
+      problems.push(...await check(page, `sign-in-provider-edit-${width}-${scheme}`));
+    }
+  }
+  await call(page.request, baseURL!, 'session/realm', { name: 'default' });
   // A developer's own submission, with the button that withdraws it, and their Overview saying
   // what was rejected and why.
   await page.context().clearCookies();
@@ -298,22 +314,6 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       problems.push(...await check(page, `developer-overview-${width}-${scheme}`));
     }
   }
-  // The finance realm's sign-in providers, and one open for editing.
-  await call(page.request, baseURL!, 'session/realm', { name: `finance-${suffix}` });
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: width > 800 ? 900 : 844 });
-      await page.goto('/sign-in-providers');
-      await hydrated(page);
-      await expect(page.getByTestId('realm-sso-provider')).toHaveCount(2);
-      problems.push(...await check(page, `sign-in-providers-${width}-${scheme}`));
-      await page.getByTestId('realm-sso-provider').first().getByRole('button', { name: 'Edit' }).click();
-      await expect(page.locator('#edit-realm-sso')).toBeVisible();
-      problems.push(...await check(page, `sign-in-provider-edit-${width}-${scheme}`));
-    }
-  }
-  await call(page.request, baseURL!, 'session/realm', { name: 'default' });
   // The signed-out sign-in page, too.
   await page.context().clearCookies();
   for (const width of [1280, 390]) {

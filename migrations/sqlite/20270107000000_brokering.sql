@@ -24,6 +24,7 @@ CREATE TABLE person_upstream_identities (
     PRIMARY KEY (provider_id, subject),
     UNIQUE (provider_id, person_id)
 );
+CREATE INDEX person_upstream_identities_person ON person_upstream_identities (person_id);
 
 -- Whether the realm's sign-in page takes the local password (off: its providers only).
 ALTER TABLE realms ADD COLUMN password_sign_in BOOLEAN NOT NULL DEFAULT TRUE;

@@ -511,26 +511,27 @@ pub enum AuditSubject {
 impl AuditSubject {
     /// The `target` its events carry.
     pub fn target(&self) -> String {
-        match self {
-            AuditSubject::Client(id) => format!("client:{id}"),
-            AuditSubject::Resource(slug) => format!("resource:{slug}"),
-            AuditSubject::Agent(name) => format!("agent:{name}"),
-            AuditSubject::Realm(name) => format!("realm:{name}"),
-            AuditSubject::User(id) => format!("user:{id}"),
-            AuditSubject::Person(id) => format!("person:{id}"),
-            AuditSubject::Key(kid) => format!("key:{kid}"),
-            AuditSubject::Token(jti) => format!("token:{jti}"),
-            AuditSubject::McpServer(url) => format!("mcp_server:{url}"),
-            AuditSubject::AuditLog => "audit".to_owned(),
-            AuditSubject::Registry => "registry".to_owned(),
-            AuditSubject::RegistryServer(id) => format!("registry_server:{id}"),
-            AuditSubject::Release(n) => format!("release:{n}"),
-            AuditSubject::RegistryGroup(kind, id) => format!("{kind}:{id}"),
-            AuditSubject::Setup => "setup".to_owned(),
-            AuditSubject::TrustedIssuer(iss) => format!("idp:{iss}"),
-            AuditSubject::SsoProvider(id) => format!("sso:{id}"),
-            AuditSubject::ConsoleSignIn => "console:sign_in".to_owned(),
-        }
+        let (kind, id): (&str, &dyn std::fmt::Display) = match self {
+            AuditSubject::Client(id) => ("client", id),
+            AuditSubject::Resource(slug) => ("resource", slug),
+            AuditSubject::Agent(name) => ("agent", name),
+            AuditSubject::Realm(name) => ("realm", name),
+            AuditSubject::User(id) => ("user", id),
+            AuditSubject::Person(id) => ("person", id),
+            AuditSubject::Key(kid) => ("key", kid),
+            AuditSubject::Token(jti) => ("token", jti),
+            AuditSubject::McpServer(url) => ("mcp_server", url),
+            AuditSubject::RegistryServer(id) => ("registry_server", id),
+            AuditSubject::Release(n) => ("release", n),
+            AuditSubject::RegistryGroup(kind, id) => (*kind, id),
+            AuditSubject::TrustedIssuer(iss) => ("idp", iss),
+            AuditSubject::SsoProvider(id) => ("sso", id),
+            AuditSubject::AuditLog => return "audit".to_owned(),
+            AuditSubject::Registry => return "registry".to_owned(),
+            AuditSubject::Setup => return "setup".to_owned(),
+            AuditSubject::ConsoleSignIn => return "console:sign_in".to_owned(),
+        };
+        format!("{kind}:{id}")
     }
 }
 

@@ -14,7 +14,7 @@ use super::model::{
     MAX_LIVE_DEVICE_CODES_PER_CLIENT, Prompt, TICKET_TTL_SECS, USER_CODE_ALPHABET, USER_CODE_LEN,
     display_user_code, normalise_user_code,
 };
-use super::ops::{Ticket, browser_hash, page_error};
+use super::ticket::{Ticket, browser_hash, page_error};
 use crate::audit::{NewAuditEvent, RequestMeta};
 use crate::clients::{Client, GrantType};
 use crate::core::Core;

@@ -7,10 +7,12 @@
 //! Redirect URIs match exactly, except loopback ports (RFC 8252 §7.3); an unknown client or an
 //! unmatched redirect URI is an error page, never a redirect.
 mod account;
+mod apps;
 mod checks;
 mod device;
 mod model;
 mod ops;
+mod ticket;
 mod upstream;
 
 pub use checks::{

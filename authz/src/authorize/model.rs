@@ -655,3 +655,17 @@ pub enum AccountNotice {
     /// It was disconnected already.
     AlreadyDisconnected,
 }
+
+/// How a sign-in at a realm's provider starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpstreamStart {
+    /// Send the browser to the provider; `pending` goes into the browser's cookie.
+    Redirect {
+        /// The provider's authorization URL.
+        url: String,
+        /// The sealed [`PendingUpstream`].
+        pending: String,
+    },
+    /// The provider could not be reached: the sign-in page again, with the error.
+    Page(AuthorizeStep),
+}

@@ -11,6 +11,7 @@ use super::model::{
     ConsentPage, FamilyId, LOGIN_SESSION_TTL_SECS, LoginPage, LoginSession, MAX_STATE_LEN,
     NewLoginSession, Prompt, ReviewPage, TICKET_TTL_SECS,
 };
+use super::ticket::{Ticket, browser_hash, page_error};
 use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::clients::{Client, ClientId, GrantType, RedirectKind, ReviewState};
 use crate::core::Core;
@@ -21,46 +22,6 @@ use crate::realms::Realm;
 use crate::resources::Resource;
 use crate::scope::ScopeSet;
 use crate::secret::PlainToken;
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde::{Deserialize, Serialize};
-
-/// The checked request between pages.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(super) struct Ticket {
-    /// Random: a consent answer uses it up, so one page gives one code.
-    #[serde(default)]
-    pub(super) id: String,
-    pub(super) realm: String,
-    pub(super) client: String,
-    /// The client's version (its last change) when the page was made: a person agrees to
-    /// the client as they were shown it.
-    #[serde(default)]
-    pub(super) client_version: i64,
-    pub(super) client_id: String,
-    pub(super) redirect_uri: String,
-    pub(super) state: Option<String>,
-    pub(super) challenge: String,
-    pub(super) resource: String,
-    pub(super) scopes: String,
-    pub(super) offline: bool,
-    pub(super) prompt: Prompt,
-    pub(super) exp: i64,
-    pub(super) browser: String,
-    pub(super) subject: Option<String>,
-    pub(super) auth_time: Option<i64>,
-    /// For a device authorization (RFC 8628): the hex SHA-256 of its device code.
-    #[serde(default)]
-    pub(super) device: Option<String>,
-    /// And its user code as people read it, shown again on the consent page.
-    #[serde(default)]
-    pub(super) user_code: Option<String>,
-}
-
-/// The hash a ticket is bound to: of the browser's binding cookie.
-pub(super) fn browser_hash(browser: &str) -> String {
-    hex::encode(PlainToken::from_input(browser).hashed())
-}
 
 /// `uri` with query parameters added (textually: the registered URI is kept byte for byte).
 fn with_query(uri: &str, params: &[(&str, &str)]) -> String {
@@ -70,10 +31,6 @@ fn with_query(uri: &str, params: &[(&str, &str)]) -> String {
     }
     let sep = if uri.contains('?') { '&' } else { '?' };
     format!("{uri}{sep}{}", q.finish())
-}
-
-pub(super) fn page_error(msg: &'static str) -> Error {
-    Error::oauth(OAuthErrorCode::InvalidRequest, msg)
 }
 
 /// An error sent back to the client.
@@ -784,46 +741,6 @@ impl Core {
         }
     }
 
-    /// The ticket's client, still registered (same row), enabled and as it was when the page
-    /// was made (read from the database, not a cache: a registration changed meanwhile, on any
-    /// instance, is not what the person was shown).
-    pub(super) async fn ticket_client(&self, realm: &Realm, ticket: &Ticket) -> Result<Client> {
-        let id = ClientId::parse(&ticket.client_id).map_err(|_| page_error("Bad ticket."))?;
-        let client = self
-            .store
-            .find_client(&realm.id, &id)
-            .await?
-            .filter(|c| c.id.as_str() == ticket.client && c.is_active())
-            .ok_or_else(|| {
-                Error::oauth(
-                    OAuthErrorCode::UnauthorizedClient,
-                    "This application is no longer registered or was disabled.",
-                )
-            })?;
-        if client.updated_at != ticket.client_version {
-            return Err(page_error(
-                "This application changed its registration while this page was open. Go back to the application and connect again.",
-            ));
-        }
-        Ok(client)
-    }
-
-    /// The ticket's resource, still registered and enabled.
-    pub(super) async fn ticket_resource(&self, realm: &Realm, ticket: &Ticket) -> Result<Resource> {
-        self.cached_resource_by_id(
-            &realm.id,
-            &ResourceId::from_stored(ticket.resource.as_str()),
-        )
-        .await?
-        .filter(|r| r.enabled)
-        .ok_or_else(|| {
-            Error::oauth(
-                OAuthErrorCode::InvalidTarget,
-                "The resource is no longer available.",
-            )
-        })
-    }
-
     /// The token an account-page form carries: an HMAC, under a key only this server holds
     /// (derived from the master key), of the browser-binding cookie and the sign-in session
     /// cookie when there is one. Another site can compute it for neither; and one that sets a
@@ -847,54 +764,6 @@ impl Core {
         expected.len() == sent.len()
             && crate::secret::constant_time_eq(expected.as_bytes(), sent.as_bytes())
     }
-
-    fn ticket_key(&self) -> crate::keys::MasterKey {
-        self.config()
-            .master_key
-            .derive("portcullis authorization ticket")
-    }
-
-    pub(super) fn seal_ticket(&self, ticket: &Ticket) -> Result<String> {
-        let json = serde_json::to_vec(ticket).map_err(|e| Error::Internal(e.to_string()))?;
-        let sealed = self
-            .ticket_key()
-            .seal(&json, ticket.realm.as_bytes())
-            .map_err(Error::Internal)?;
-        Ok(URL_SAFE_NO_PAD.encode(sealed))
-    }
-
-    pub(super) fn open_ticket(&self, realm: &Realm, ticket: &str, browser: &str) -> Result<Ticket> {
-        let expired = || {
-            page_error(
-                "This sign-in page has expired or was opened in another browser. Go back to the application and connect again.",
-            )
-        };
-        if ticket.len() > 16 * 1024 {
-            return Err(expired());
-        }
-        let sealed = URL_SAFE_NO_PAD.decode(ticket).map_err(|_| expired())?;
-        let json = self
-            .ticket_key()
-            .open(&sealed, realm.id.as_str().as_bytes())
-            .map_err(|_| expired())?;
-        let t: Ticket = serde_json::from_slice(&json).map_err(|_| expired())?;
-        self.ticket_for(realm, t, browser)
-    }
-
-    /// `t` when it is this realm's, still valid, and bound to this browser.
-    pub(super) fn ticket_for(&self, realm: &Realm, t: Ticket, browser: &str) -> Result<Ticket> {
-        let expired = || {
-            page_error(
-                "This sign-in page has expired or was opened in another browser. Go back to the application and connect again.",
-            )
-        };
-        let same_browser =
-            crate::secret::constant_time_eq(t.browser.as_bytes(), browser_hash(browser).as_bytes());
-        if t.realm != realm.id.as_str() || t.exp <= self.now() || !same_browser {
-            return Err(expired());
-        }
-        Ok(t)
-    }
 }
 
 /// The scopes a person may let `client` use at `resource`: the resource's, within what the
@@ -904,197 +773,5 @@ pub(crate) fn user_scopes(client: &Client, resource: &Resource) -> ScopeSet {
         resource.scopes.clone()
     } else {
         client.scope.intersection(&resource.scopes)
-    }
-}
-
-impl Core {
-    /// A realm's connected apps (remembered consents): one subject's, or everyone's.
-    ///
-    /// # Errors
-    /// `Forbidden`, `NotFound` (realm).
-    pub async fn connected_apps(
-        &self,
-        p: &crate::policy::Principal,
-        realm_name: &str,
-        subject: Option<&str>,
-    ) -> Result<Vec<super::model::ConnectedApp>> {
-        p.require(crate::policy::Permission::ViewPeople)?;
-        let realm = self.find_realm(realm_name).await?;
-        Ok(self.store.list_consents(&realm.id, subject).await?)
-    }
-
-    /// The apps a console account connected (it signs in as a person of the default realm).
-    ///
-    /// # Errors
-    /// On storage failure.
-    pub async fn my_connected_apps(
-        &self,
-        p: &crate::policy::Principal,
-    ) -> Result<Vec<super::model::ConnectedApp>> {
-        let realm = self.admin_realm().await?;
-        Ok(self
-            .store
-            .list_consents(&realm.id, Some(p.user_id.as_str()))
-            .await?)
-    }
-
-    /// Revokes a connected app of anyone in the realm: the consent goes, and every token the
-    /// app holds for that person and resource stops working.
-    ///
-    /// # Errors
-    /// `Forbidden`, `NotFound`.
-    pub async fn revoke_connected_app(
-        &self,
-        p: &crate::policy::Principal,
-        realm_name: &str,
-        consent_id: &str,
-        meta: &RequestMeta,
-    ) -> Result<()> {
-        p.require(crate::policy::Permission::ManagePeople)?;
-        let realm = self.find_realm(realm_name).await?;
-        self.revoke_consent_as(&realm, &p.email, None, consent_id, meta)
-            .await
-    }
-
-    /// Revokes one of a console account's own connected apps.
-    ///
-    /// # Errors
-    /// `NotFound` (also for someone else's).
-    pub async fn revoke_my_connected_app(
-        &self,
-        p: &crate::policy::Principal,
-        consent_id: &str,
-        meta: &RequestMeta,
-    ) -> Result<()> {
-        let realm = self.admin_realm().await?;
-        self.revoke_consent_as(&realm, &p.email, Some(p.user_id.as_str()), consent_id, meta)
-            .await
-    }
-
-    /// A signed-in person's connected apps (their account page at the realm).
-    ///
-    /// # Errors
-    /// `Unauthenticated` without a live sign-in session.
-    pub async fn own_connected_apps(
-        &self,
-        realm_name: &str,
-        session: &str,
-    ) -> Result<(Subject, Vec<super::model::ConnectedApp>)> {
-        let realm = self.serving_realm(realm_name).await?;
-        let (subject, _) = self
-            .session_subject(&realm, session)
-            .await?
-            .ok_or(Error::Unauthenticated)?;
-        let apps = self
-            .store
-            .list_consents(&realm.id, Some(&subject.id))
-            .await?;
-        Ok((subject, apps))
-    }
-
-    /// Revokes one of a signed-in person's own connected apps.
-    ///
-    /// # Errors
-    /// `Unauthenticated`, `NotFound` (also for someone else's).
-    pub async fn revoke_own_connected_app(
-        &self,
-        realm_name: &str,
-        session: &str,
-        consent_id: &str,
-        meta: &RequestMeta,
-    ) -> Result<()> {
-        let realm = self.serving_realm(realm_name).await?;
-        let (subject, _) = self
-            .session_subject(&realm, session)
-            .await?
-            .ok_or(Error::Unauthenticated)?;
-        self.revoke_consent_as(&realm, &subject.email, Some(&subject.id), consent_id, meta)
-            .await
-    }
-
-    /// Signs a person in for their account page (no authorization request): the new session's
-    /// cookie value.
-    ///
-    /// # Errors
-    /// `InvalidCredentials`, `Throttled`, `NotFound` (realm).
-    pub async fn account_sign_in(
-        &self,
-        realm_name: &str,
-        email: &str,
-        password: &str,
-        meta: &RequestMeta,
-    ) -> Result<NewLoginSession> {
-        let realm = self.serving_realm(realm_name).await?;
-        let subject = self.sign_in_subject(&realm, email, password, meta).await?;
-        let now = self.now();
-        let cookie = PlainToken::generate();
-        let session = LoginSession {
-            id_hash: cookie.hashed(),
-            realm_id: realm.id.clone(),
-            subject: subject.id.clone(),
-            auth_time: now,
-            expires_at: now + LOGIN_SESSION_TTL_SECS,
-        };
-        let event = self.event(
-            &realm.id,
-            &subject.email,
-            action::AUTHORIZE_LOGIN,
-            crate::people::subject_target(&subject.id),
-            meta,
-        );
-        self.store.insert_login_session(&session, &event).await?;
-        Ok(NewLoginSession(cookie.expose().to_owned()))
-    }
-
-    /// The realm's display name (for pages of a serving realm).
-    ///
-    /// # Errors
-    /// `NotFound`.
-    pub async fn serving_realm_name(&self, realm_name: &str) -> Result<String> {
-        Ok(self.serving_realm(realm_name).await?.display_name)
-    }
-
-    async fn revoke_consent_as(
-        &self,
-        realm: &Realm,
-        actor: &str,
-        only_subject: Option<&str>,
-        consent_id: &str,
-        meta: &RequestMeta,
-    ) -> Result<()> {
-        let gone = || {
-            Error::not_found(
-                "connected app",
-                consent_id.chars().take(40).collect::<String>(),
-            )
-        };
-        let found = self
-            .store
-            .find_connected_app(&realm.id, &ConsentId::from_stored(consent_id))
-            .await?
-            .filter(|a| only_subject.is_none_or(|s| a.consent.subject == s));
-        let Some(app) = found else {
-            return Err(gone());
-        };
-        let mut event = self.event(
-            &realm.id,
-            actor,
-            action::CONSENT_REVOKE,
-            AuditSubject::Client(app.client_id.to_string()),
-            meta,
-        );
-        event.details = serde_json::json!({
-            "subject": app.consent.subject,
-            "resource": app.resource_uri,
-            "scopes": app.consent.scopes.to_string(),
-        });
-        self.store
-            .revoke_consent(&realm.id, &app.consent.id, self.now(), &event)
-            .await
-            .map(|_| ())
-            .map_err(|e| match e {
-                crate::error::StorageError::NotFound => gone(),
-                other => other.into(),
-            })
     }
 }

@@ -2,10 +2,11 @@
 //! starts it (the pending sign-in goes into a cookie of the browser, sealed), the provider's
 //! callback finishes it, and a person who must prove their account first does so on the link
 //! page. Each ends like a password sign-in: a sign-in session, then consent or the code.
+use super::model::UpstreamStart;
 use super::model::{AuthorizeStep, NewLoginSession};
-use super::ops::{Ticket, page_error};
+use super::ticket::{Ticket, page_error};
 use crate::audit::{RequestMeta, action};
-use crate::broker::{Brokered, LINK_TTL_SECS, LinkPage, PendingLink, UpstreamStart};
+use crate::broker::{Brokered, LINK_TTL_SECS, LinkPage, PendingLink};
 use crate::core::Core;
 use crate::error::{Error, Result};
 use crate::people::Subject;

@@ -268,7 +268,7 @@ pub async fn post(
                 )
                 .await;
             match started {
-                Ok(authz::broker::UpstreamStart::Redirect { url, pending }) => {
+                Ok(authz::authorize::UpstreamStart::Redirect { url, pending }) => {
                     let mut res = render(realm, Ok(AuthorizeStep::Redirect(url)), true);
                     set_cookie(
                         &mut res,
@@ -280,7 +280,7 @@ pub async fn post(
                     );
                     res
                 }
-                Ok(authz::broker::UpstreamStart::Page(step)) => render(realm, Ok(step), true),
+                Ok(authz::authorize::UpstreamStart::Page(step)) => render(realm, Ok(step), true),
                 Err(e) => render(realm, Err(e), true),
             }
         }

@@ -3,6 +3,9 @@
 use super::portcullis;
 use std::process::Command;
 
+/// An operator adds a console sign-in provider with its secret from a file (never an argument),
+/// lists it (the secret shown only as set), changes one group list, turns password sign-in off
+/// once a break-glass admin exists, and removes the provider.
 #[test]
 fn console_sign_in_providers_are_managed_from_the_command_line() {
     let dir = tempfile::tempdir().expect("tempdir");
