@@ -22,7 +22,7 @@ async fn view_of(
         password_sign_in: realm.password_sign_in,
         providers: providers
             .iter()
-            .map(|(s, people)| ssr::sso::realm_provider_view(core, &realm, s, *people))
+            .map(|l| ssr::sso::realm_provider_view(core, &realm, l))
             .collect(),
     })
 }

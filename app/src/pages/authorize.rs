@@ -75,7 +75,7 @@ pub fn login_html(page: &LoginPage, action: &str) -> String {
                         <input type="hidden" name="ticket" value=page.ticket.clone()/>
                         <input type="hidden" name="step" value="upstream"/>
                         <input type="hidden" name="provider" value=b.id.clone()/>
-                        <button type="submit" data-testid="upstream-button" class=format!("w-full break-words {BTN_SECONDARY}")>{b.text.clone()}</button>
+                        <button type="submit" data-testid="upstream-button" class=format!("w-full break-words {BTN_PRIMARY}")>{b.text.clone()}</button>
                     </form>
                 }
             })
@@ -87,6 +87,9 @@ pub fn login_html(page: &LoginPage, action: &str) -> String {
             <p class=format!("my-4 text-center text-xs {MUTED}")>"or sign in with your password"</p>
         }
     });
+    // With providers, they lead and the password form follows (no field takes the focus).
+    let lead = page.providers.is_empty();
+    let submit = if lead { BTN_PRIMARY } else { BTN_SECONDARY };
     let password = page.password.then(|| {
         view! {
             <form method="post" action=action.to_owned() class="space-y-4">
@@ -94,13 +97,13 @@ pub fn login_html(page: &LoginPage, action: &str) -> String {
                 <input type="hidden" name="step" value="login"/>
                 <div>
                     <label for="email" class=LABEL>"Email"</label>
-                    <input id="email" name="email" type="email" required autocomplete="username" maxlength="254" autofocus=page.email.is_empty() value=page.email.clone() class=format!("mt-1 {INPUT}")/>
+                    <input id="email" name="email" type="email" required autocomplete="username" maxlength="254" autofocus=lead && page.email.is_empty() value=page.email.clone() class=format!("mt-1 {INPUT}")/>
                 </div>
                 <div>
                     <label for="password" class=LABEL>"Password"</label>
                     <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="256" autofocus=!page.email.is_empty() class=format!("mt-1 {INPUT}")/>
                 </div>
-                <div><button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Sign in"</button></div>
+                <div><button type="submit" class=format!("w-full {submit}")>"Sign in"</button></div>
             </form>
         }
     });

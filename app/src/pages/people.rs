@@ -344,7 +344,12 @@ pub fn PersonDetailPage() -> impl IntoView {
                                 <ActionForm action=update attr:id="person-settings" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| update_errors.clear()>
                                     <input type="hidden" name="id" value=pid.get_value()/>
                                     <Field errors=update_errors name="display_name" id="person-name" label="Name" required=true maxlength=100 value=p.display_name.clone()/>
-                                    <Field errors=update_errors name="roles" id="person-roles" label="Roles" maxlength=1000 value=p.roles.clone()/>
+                                    {if p.provider.is_some() {
+                                        view! { <Field errors=update_errors name="roles" id="person-roles" label="Roles" maxlength=1000 value=p.roles.clone()
+                                            help="Roles the sign-in provider's group mapping names are set again at each of their sign-ins; others stay as you set them."/> }.into_any()
+                                    } else {
+                                        view! { <Field errors=update_errors name="roles" id="person-roles" label="Roles" maxlength=1000 value=p.roles.clone()/> }.into_any()
+                                    }}
                                     <div class="sm:col-span-2">{update_errors.form_error()}</div>
                                     <div class="sm:col-span-2"><button type="submit" class=BTN_PRIMARY disabled=move || update.pending().get()>"Save"</button></div>
                                 </ActionForm>

@@ -54,6 +54,7 @@ fn ProviderFields(
         trust_email: false,
         group_mapping: String::new(),
         people: 0,
+        missing: Vec::new(),
         redirect_uri: String::new(),
         enabled: true,
         updated: Default::default(),
@@ -223,7 +224,7 @@ pub fn PeopleSignInPage() -> impl IntoView {
         None => {}
     });
     view! {
-        <PageHeader title="Sign-in providers" description="The company identity providers this realm's people sign in with when an MCP client sends them to its sign-in page. A first sign-in creates the person; their groups decide their roles and which registry servers reach them (units and rings).">
+        <PageHeader title="Sign-in providers" description="The company identity providers this realm's people sign in with when an MCP client or portcullis-cli sends them to its sign-in page. A first sign-in creates the person; their groups decide their roles and which registry servers reach them (units and rings). Console accounts sign in through Installation → Single sign-on; identity providers whose ID-JAG assertions this realm accepts are under Identity providers.">
             <button type="button" class=format!("{BTN_PRIMARY} whitespace-nowrap") on:click=move |_| show_create.set(true)>"Add a provider"</button>
         </PageHeader>
         <Show when=move || show_create.get()>
@@ -325,6 +326,19 @@ fn ProviderCard(
         1 => "1 person".to_owned(),
         n => format!("{n} people"),
     };
+    let missing = (!s.missing.is_empty()).then(|| {
+        view! {
+            <p role="alert" data-testid="realm-sso-missing" class="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900 break-words dark:border-amber-900 dark:bg-amber-950 dark:text-amber-200">
+                "Its mapping names what the registry no longer has: " {s.missing.join(", ")}
+                ". Nobody is added there until it exists again; edit the mapping or add it back under MCP registry → Rings & units."
+            </p>
+        }
+    });
+    let blocks = match s.people {
+        0 => "Nobody comes from it yet.".to_owned(),
+        1 => "The 1 person linked to it can neither sign in nor refresh meanwhile, and their sign-in sessions and tokens end now.".to_owned(),
+        n => format!("The {n} people linked to it can neither sign in nor refresh meanwhile, and their sign-in sessions and tokens end now."),
+    };
     let mapping = if s.group_mapping.is_empty() {
         view! { <dd>"None: people get no role, unit or ring from their groups"</dd> }.into_any()
     } else {
@@ -358,7 +372,7 @@ fn ProviderCard(
                     {if s.enabled {
                         view! {
                             <ConfirmButton label="Disable" title=format!("Disable {name}?")
-                                message="Nobody signs in with it until it is enabled again, and the people who come from it can neither sign in nor refresh their apps' tokens meanwhile."
+                                message=format!("Nobody signs in with it until it is enabled again. {blocks}")
                                 confirm_label="Disable" class=BTN_SMALL_DANGER
                                 on_confirm=Callback::new(move |_| { enable.dispatch(SetRealmProviderEnabled { id: id.get_value(), enabled: false }); })/>
                         }.into_any()
@@ -374,6 +388,7 @@ fn ProviderCard(
                         on_confirm=Callback::new(move |_| { delete.dispatch(DeleteRealmProvider { id: id.get_value() }); })/>
                 </div>
             </div>
+            {missing}
             <div class="mt-3 min-w-0">
                 <p class=MUTED>"Redirect URI to register at the provider"</p>
                 <div class="mt-1"><CopyValue value=s.redirect_uri.clone() label="the redirect URI"/></div>

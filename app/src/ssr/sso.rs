@@ -47,9 +47,9 @@ pub fn discovery_view(d: Discovery) -> SsoDiscoveryView {
 pub fn realm_provider_view(
     core: &Core,
     realm: &authz::realms::Realm,
-    p: &SsoProvider,
-    people: i64,
+    l: &authz::broker::RealmProviderListing,
 ) -> crate::types::sso::RealmProviderView {
+    let p = &l.provider;
     crate::types::sso::RealmProviderView {
         id: p.id.to_string(),
         display_name: p.display_name.clone(),
@@ -61,7 +61,8 @@ pub fn realm_provider_view(
         groups_claim: p.groups_claim.clone(),
         trust_email: p.trust_email,
         group_mapping: authz::sso::group_mapping_text(&p.group_mapping),
-        people,
+        people: l.people,
+        missing: l.missing.clone(),
         redirect_uri: core.upstream_redirect_uri(realm, &p.id),
         enabled: p.enabled,
         updated: moment(core.now(), p.updated_at),

@@ -91,6 +91,9 @@ pub struct RealmProviderView {
     pub group_mapping: String,
     /// How many people come from it.
     pub people: i64,
+    /// The units and rings its mapping names that the registry no longer has (`unit x`).
+    #[serde(default)]
+    pub missing: Vec<String>,
     /// The redirect URI to register at the provider.
     pub redirect_uri: String,
     /// Enabled flag.

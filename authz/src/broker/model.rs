@@ -7,6 +7,17 @@ use serde::{Deserialize, Serialize};
 /// identity) stays valid.
 pub const LINK_TTL_SECS: i64 = 600;
 
+/// A realm's sign-in provider as admins see it.
+#[derive(Debug, Clone)]
+pub struct RealmProviderListing {
+    /// The provider.
+    pub provider: crate::sso::SsoProvider,
+    /// How many people come from it.
+    pub people: i64,
+    /// The units and rings its mapping names that the registry no longer has (`unit x`).
+    pub missing: Vec<String>,
+}
+
 /// A sign-in provider button on a realm's sign-in page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SignInButton {

@@ -1,6 +1,6 @@
 //! Brokering administration: a realm's sign-in providers for its people (console and CLI), and
 //! whether its sign-in page still takes the local password.
-use super::model::SignInButton;
+use super::model::{RealmProviderListing, SignInButton};
 use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result};
@@ -9,7 +9,8 @@ use crate::realms::Realm;
 use crate::sso::{Discovery, SsoProvider, SsoProviderId, SsoProviderInput};
 
 impl Core {
-    /// A realm's sign-in providers for its people, with how many people come from each.
+    /// A realm's sign-in providers for its people, with how many people come from each and the
+    /// units and rings their mappings name that the registry no longer has.
     ///
     /// # Errors
     /// `Forbidden`, `NotFound` (realm).
@@ -17,13 +18,16 @@ impl Core {
         &self,
         p: &Principal,
         realm_name: &str,
-    ) -> Result<(Realm, Vec<(SsoProvider, i64)>)> {
+    ) -> Result<(Realm, Vec<RealmProviderListing>)> {
         p.require(Permission::ViewPeople)?;
         let realm = self.find_realm(realm_name).await?;
         let mut out = Vec::new();
         for provider in self.store.list_sso_providers(&realm.id, true).await? {
-            let people = self.store.count_provider_people(&provider.id).await?;
-            out.push((provider, people));
+            out.push(RealmProviderListing {
+                people: self.store.count_provider_people(&provider.id).await?,
+                missing: self.missing_targets(&realm, &provider.group_mapping).await,
+                provider,
+            });
         }
         Ok((realm, out))
     }

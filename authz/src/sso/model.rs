@@ -420,72 +420,25 @@ impl Mapped {
 /// A message naming the line, fit for the form.
 pub fn parse_group_mapping(s: &str) -> Result<Vec<GroupRule>, String> {
     let mut out: Vec<GroupRule> = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
     for (n, line) in s.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let n = n + 1;
-        let Some((group, target)) = line.rsplit_once("->") else {
-            return Err(format!(
-                "Line {n}: write GROUP -> role:NAME, GROUP -> unit:ID or GROUP -> ring:ID."
-            ));
-        };
-        let group = group.trim();
-        if group.is_empty()
-            || group.chars().count() > MAX_VALUE_LEN
-            || group.chars().any(char::is_control)
-        {
-            return Err(format!(
-                "Line {n}: the group must be 1 to {MAX_VALUE_LEN} characters, without control characters."
-            ));
+        match parse_rule(line) {
+            Ok(rule) if !out.contains(&rule) => out.push(rule),
+            Ok(_) => {}
+            Err(e) => errors.push(format!("Line {}: {e}", n + 1)),
         }
-        let Some((kind, name)) = target.trim().split_once(':') else {
-            return Err(format!(
-                "Line {n}: after -> write role:NAME, unit:ID or ring:ID."
-            ));
-        };
-        let kind = match kind.trim() {
-            "role" => MappingKind::Role,
-            "unit" => MappingKind::Unit,
-            "ring" => MappingKind::Ring,
-            other => {
-                return Err(format!(
-                    "Line {n}: {:.40} is not role, unit or ring.",
-                    other
-                ));
-            }
-        };
-        let name = name.trim();
-        let valid = match kind {
-            MappingKind::Role => {
-                !name.is_empty()
-                    && !name.contains(char::is_whitespace)
-                    && crate::scope::ScopeSet::parse(name).is_ok()
-            }
-            MappingKind::Unit | MappingKind::Ring => {
-                portcullis_manifest::names::check_group(name).is_ok()
-            }
-        };
-        if !valid {
-            return Err(match kind {
-                MappingKind::Role => format!(
-                    "Line {n}: a role is one word of visible ASCII characters, without quotes or backslashes."
-                ),
-                _ => format!(
-                    "Line {n}: a {} id is lowercase letters, digits and single hyphens (at most 63).",
-                    kind.as_str()
-                ),
-            });
+    }
+    if !errors.is_empty() {
+        let more = errors.len().saturating_sub(5);
+        errors.truncate(5);
+        if more > 0 {
+            errors.push(format!("… and {more} more."));
         }
-        let rule = GroupRule {
-            group: group.to_owned(),
-            kind,
-            target: name.to_owned(),
-        };
-        if !out.contains(&rule) {
-            out.push(rule);
-        }
+        return Err(errors.join(" "));
     }
     if out.len() > MAX_GROUP_RULES {
         return Err(format!("At most {MAX_GROUP_RULES} rules."));
@@ -498,6 +451,67 @@ pub fn parse_group_mapping(s: &str) -> Result<Vec<GroupRule>, String> {
         ));
     }
     Ok(out)
+}
+
+/// One `GROUP -> KIND:NAME` rule.
+fn parse_rule(line: &str) -> Result<GroupRule, String> {
+    let Some((group, target)) = line.rsplit_once("->") else {
+        return Err(if line.contains("=>") {
+            "write -> (a hyphen and >), not =>.".to_owned()
+        } else {
+            "write GROUP -> role:NAME, GROUP -> unit:ID or GROUP -> ring:ID.".to_owned()
+        });
+    };
+    let group = group.trim();
+    if group.is_empty()
+        || group.chars().count() > MAX_VALUE_LEN
+        || group.chars().any(char::is_control)
+    {
+        return Err(format!(
+            "the group must be 1 to {MAX_VALUE_LEN} characters, without control characters."
+        ));
+    }
+    let Some((kind, name)) = target.trim().split_once(':') else {
+        return Err("after -> write role:NAME, unit:ID or ring:ID.".to_owned());
+    };
+    let kind = match kind.trim() {
+        "role" => MappingKind::Role,
+        "unit" => MappingKind::Unit,
+        "ring" => MappingKind::Ring,
+        other => return Err(format!("{other:.40} is not role, unit or ring.")),
+    };
+    let name = name.trim();
+    let valid = match kind {
+        MappingKind::Role => {
+            !name.is_empty()
+                && !name.contains(char::is_whitespace)
+                && crate::scope::ScopeSet::parse(name).is_ok()
+        }
+        MappingKind::Unit | MappingKind::Ring => {
+            portcullis_manifest::names::check_group(name).is_ok()
+        }
+    };
+    if !valid {
+        return Err(match kind {
+            MappingKind::Role => {
+                "a role is one word of visible ASCII characters, without quotes or backslashes."
+                    .to_owned()
+            }
+            MappingKind::Unit if name.contains('/') => format!(
+                "name the unit by its id, the last part of its path (unit:{}).",
+                name.rsplit('/').next().unwrap_or_default()
+            ),
+            _ => format!(
+                "a {} id is lowercase letters, digits and single hyphens (at most 63).",
+                kind.as_str()
+            ),
+        });
+    }
+    Ok(GroupRule {
+        group: group.to_owned(),
+        kind,
+        target: name.to_owned(),
+    })
 }
 
 /// A group mapping as typed: one `GROUP -> KIND:NAME` per line.
@@ -740,6 +754,19 @@ mod tests {
             let e = parse_group_mapping(bad).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
         }
+        // Every bad line is named at once, with what to write instead.
+        let e =
+            parse_group_mapping("a => unit:x\nok -> ring:x\nb -> unit:eng/platform").unwrap_err();
+        assert!(
+            e.contains("Line 1: write -> (a hyphen and >), not =>."),
+            "{e}"
+        );
+        assert!(
+            e.contains(
+                "Line 3: name the unit by its id, the last part of its path (unit:platform)."
+            ),
+            "{e}"
+        );
     }
 
     #[test]

@@ -220,26 +220,15 @@ impl Core {
             developer,
         };
         if for_people {
-            for rule in &group_mapping {
-                let kind = match rule.kind {
-                    super::MappingKind::Role => continue,
-                    super::MappingKind::Unit => crate::registry::GroupKind::Unit,
-                    super::MappingKind::Ring => crate::registry::GroupKind::Ring,
-                };
-                if self
-                    .group_exists(realm, (kind, &rule.target))
-                    .await
-                    .is_err()
-                {
-                    return Err(Error::field(
-                        "group_mapping",
-                        format!(
-                            "The registry has no {} {}: add it to the draft first (Registry → Rings and units).",
-                            rule.kind.as_str(),
-                            rule.target
-                        ),
-                    ));
-                }
+            let missing = self.missing_targets(realm, &group_mapping).await;
+            if !missing.is_empty() {
+                return Err(Error::field(
+                    "group_mapping",
+                    format!(
+                        "The registry has no {}: add it to the draft first (MCP registry → Rings & units). Ids are lowercase and matched exactly.",
+                        missing.join(", ")
+                    ),
+                ));
             }
         } else if rules.is_empty() {
             return Err(Error::field(
@@ -563,6 +552,33 @@ impl Core {
         p.require(Permission::ManageUsers)?;
         let provider = self.load_sso_provider(id).await?;
         Ok(self.discover_provider(&provider).await)
+    }
+
+    /// The units and rings a group mapping names that the registry (draft or latest release)
+    /// does not have, as `unit platform`.
+    pub(crate) async fn missing_targets(
+        &self,
+        realm: &crate::realms::Realm,
+        mapping: &[super::GroupRule],
+    ) -> Vec<String> {
+        let mut missing = Vec::new();
+        for rule in mapping {
+            let kind = match rule.kind {
+                super::MappingKind::Role => continue,
+                super::MappingKind::Unit => crate::registry::GroupKind::Unit,
+                super::MappingKind::Ring => crate::registry::GroupKind::Ring,
+            };
+            let named = format!("{} {}", rule.kind.as_str(), rule.target);
+            if !missing.contains(&named)
+                && self
+                    .group_exists(realm, (kind, &rule.target))
+                    .await
+                    .is_err()
+            {
+                missing.push(named);
+            }
+        }
+        missing
     }
 
     /// Runs discovery at a provider now (bypassing the cache).

@@ -212,12 +212,18 @@ pub(super) async fn idp(core: &authz::Core, command: IdpCommand) -> anyhow::Resu
                     "secret",
                     "groups_claim",
                     "mapping",
+                    "not_in_registry",
                     "people",
                     "enabled",
                     "redirect_uri",
                 ],
             );
-            for (provider, people) in list {
+            for authz::broker::RealmProviderListing {
+                provider,
+                people,
+                missing,
+            } in list
+            {
                 table.row([
                     provider.id.to_string().into(),
                     provider.display_name.clone().into(),
@@ -228,6 +234,7 @@ pub(super) async fn idp(core: &authz::Core, command: IdpCommand) -> anyhow::Resu
                     authz::sso::group_mapping_text(&provider.group_mapping)
                         .replace('\n', "; ")
                         .into(),
+                    Cell::list(&missing, ", "),
                     people.to_string().into(),
                     Cell::flag(provider.enabled, "enabled", "disabled"),
                     core.upstream_redirect_uri(&found, &provider.id).into(),
@@ -259,7 +266,7 @@ pub(super) async fn idp(core: &authz::Core, command: IdpCommand) -> anyhow::Resu
                 .map_err(core_error)?;
             let current = list
                 .into_iter()
-                .map(|(provider, _)| provider)
+                .map(|l| l.provider)
                 .find(|s| s.id.as_str() == id)
                 .ok_or_else(|| anyhow::anyhow!("Realm {realm} has no sign-in provider {id}."))?;
             let input = authz::sso::SsoProviderInput {
