@@ -4,7 +4,7 @@
 //! console's look. They live here so the stylesheet generator sees their classes.
 use crate::components::ui::{BTN_PRIMARY, BTN_SECONDARY, INPUT, LABEL};
 use authz::authorize::{ConsentPage, LoginPage};
-use authz::broker::LinkPage;
+use authz::broker::{LinkPage, SignInButton};
 use authz::clients::RedirectKind;
 use leptos::prelude::*;
 
@@ -64,24 +64,7 @@ pub fn login_html(page: &LoginPage, action: &str) -> String {
             <p role="alert" data-testid="login-error" class=ALERT>{e}</p>
         }
     });
-    // One form per provider button: each posts the sealed request and the provider's id.
-    let providers = (!page.providers.is_empty()).then(|| {
-        let buttons = page
-            .providers
-            .iter()
-            .map(|b| {
-                view! {
-                    <form method="post" action=action.to_owned()>
-                        <input type="hidden" name="ticket" value=page.ticket.clone()/>
-                        <input type="hidden" name="step" value="upstream"/>
-                        <input type="hidden" name="provider" value=b.id.clone()/>
-                        <button type="submit" data-testid="upstream-button" class=format!("w-full break-words {BTN_PRIMARY}")>{b.text.clone()}</button>
-                    </form>
-                }
-            })
-            .collect_view();
-        view! { <div class="space-y-2">{buttons}</div> }
-    });
+    let providers = provider_buttons(action, ("ticket", &page.ticket), &page.providers);
     let divider = (page.password && !page.providers.is_empty()).then(|| {
         view! {
             <p class=format!("my-4 text-center text-xs {MUTED}")>"or sign in with your password"</p>
@@ -127,6 +110,31 @@ pub fn login_html(page: &LoginPage, action: &str) -> String {
         <p class=format!("mt-4 text-xs {MUTED}")>"You are signing in to " {page.realm.clone()} {shared}</p>
     };
     document(&title, frame(page.realm.clone(), title.clone(), body))
+}
+
+/// One form per sign-in provider button, each posting `bound` (the sealed request, or the
+/// account form's token) and the provider's id; nothing when there is none.
+fn provider_buttons(
+    action: &str,
+    bound: (&'static str, &str),
+    providers: &[SignInButton],
+) -> Option<impl IntoView + use<>> {
+    (!providers.is_empty()).then(|| {
+        let buttons = providers
+            .iter()
+            .map(|b| {
+                view! {
+                    <form method="post" action=action.to_owned()>
+                        <input type="hidden" name=bound.0 value=bound.1.to_owned()/>
+                        <input type="hidden" name="step" value="upstream"/>
+                        <input type="hidden" name="provider" value=b.id.clone()/>
+                        <button type="submit" data-testid="upstream-button" class=format!("w-full break-words {BTN_PRIMARY}")>{b.text.clone()}</button>
+                    </form>
+                }
+            })
+            .collect_view();
+        view! { <div class="space-y-2">{buttons}</div> }
+    })
 }
 
 /// The page that links a sign-in provider's identity to an existing account: its password
@@ -352,26 +360,51 @@ pub fn account_login_html(
     csrf: &str,
     error: Option<&str>,
     email: &str,
+    (providers, password): (&[SignInButton], bool),
 ) -> String {
     let title = "Sign in to your account".to_owned();
     let error = error.map(
         |e| view! { <p role="alert" data-testid="login-error" class=ALERT>{e.to_owned()}</p> },
     );
+    let buttons = provider_buttons(action, ("csrf", csrf), providers);
+    let divider = (password && !providers.is_empty()).then(|| {
+        view! {
+            <p class=format!("my-4 text-center text-xs {MUTED}")>"or sign in with your password"</p>
+        }
+    });
+    let submit = if providers.is_empty() {
+        BTN_PRIMARY
+    } else {
+        BTN_SECONDARY
+    };
+    let form = password.then(|| {
+        view! {
+            <form method="post" action=action.to_owned() class="space-y-4">
+                <input type="hidden" name="csrf" value=csrf.to_owned()/>
+                <input type="hidden" name="step" value="login"/>
+                <div>
+                    <label for="email" class=LABEL>"Email"</label>
+                    <input id="email" name="email" type="email" required autocomplete="username" maxlength="254" value=email.to_owned() class=format!("mt-1 {INPUT}")/>
+                </div>
+                <div>
+                    <label for="password" class=LABEL>"Password"</label>
+                    <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="256" class=format!("mt-1 {INPUT}")/>
+                </div>
+                <div><button type="submit" class=format!("w-full {submit}")>"Sign in"</button></div>
+            </form>
+        }
+    });
+    let nothing = (!password && providers.is_empty()).then(|| {
+        view! {
+            <p role="alert" class=ALERT>"Signing in here is not possible right now: ask your administrator."</p>
+        }
+    });
     let body = view! {
         {error}
-        <form method="post" action=action.to_owned() class="space-y-4">
-            <input type="hidden" name="csrf" value=csrf.to_owned()/>
-            <input type="hidden" name="step" value="login"/>
-            <div>
-                <label for="email" class=LABEL>"Email"</label>
-                <input id="email" name="email" type="email" required autocomplete="username" maxlength="254" value=email.to_owned() class=format!("mt-1 {INPUT}")/>
-            </div>
-            <div>
-                <label for="password" class=LABEL>"Password"</label>
-                <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="256" class=format!("mt-1 {INPUT}")/>
-            </div>
-            <div><button type="submit" class=format!("w-full {BTN_PRIMARY}")>"Sign in"</button></div>
-        </form>
+        {nothing}
+        {buttons}
+        {divider}
+        {form}
     };
     document(&title, frame(realm.to_owned(), title.clone(), body))
 }

@@ -53,14 +53,9 @@ impl Core {
                     Err(e) => return Err(e),
                 };
                 // The next form is bound to whatever sign-in cookie the browser still sends.
-                Ok(AccountStep::Page(AccountPage {
-                    realm: self.serving_realm_name(realm_name).await?,
-                    form_token: self.account_form_token(browser, session),
-                    view: AccountView::SignIn {
-                        error: Some(failed),
-                        email,
-                    },
-                }))
+                self.account_sign_in_page(realm_name, browser, session, Some(failed), email)
+                    .await
+                    .map(AccountStep::Page)
             }
             AccountAction::Disconnect(consent_id) => {
                 let Some(s) = session else {
@@ -84,6 +79,24 @@ impl Core {
                     Err(e) => Err(e),
                 }
             }
+            AccountAction::Upstream(provider) => {
+                match self
+                    .account_upstream(realm_name, browser, &provider)
+                    .await?
+                {
+                    Some((url, pending)) => Ok(AccountStep::Upstream { url, pending }),
+                    None => self
+                        .account_sign_in_page(
+                            realm_name,
+                            browser,
+                            session,
+                            Some(AccountSignInError::ProviderUnreachable),
+                            String::new(),
+                        )
+                        .await
+                        .map(AccountStep::Page),
+                }
+            }
             AccountAction::SignOut => {
                 if let Some(s) = session
                     && let Err(e) = self.end_login_session(s).await
@@ -104,28 +117,50 @@ impl Core {
         session: Option<&str>,
         notice: Option<AccountNotice>,
     ) -> Result<AccountPage> {
-        let realm = self.serving_realm_name(realm_name).await?;
-        let form_token = self.account_form_token(browser, session);
-        let sign_in = || AccountView::SignIn {
-            error: None,
-            email: String::new(),
-        };
-        let view = match session {
+        let signed_in = match session {
             Some(s) => match self.own_connected_apps(realm_name, s).await {
-                Ok((subject, apps)) => AccountView::Apps {
-                    subject,
-                    apps,
-                    notice,
-                },
-                Err(Error::Unauthenticated) => sign_in(),
+                Ok(found) => Some(found),
+                Err(Error::Unauthenticated) => None,
                 Err(e) => return Err(e),
             },
-            None => sign_in(),
+            None => None,
+        };
+        let Some((subject, apps)) = signed_in else {
+            return self
+                .account_sign_in_page(realm_name, browser, session, None, String::new())
+                .await;
         };
         Ok(AccountPage {
-            realm,
-            form_token,
-            view,
+            realm: self.serving_realm_name(realm_name).await?,
+            form_token: self.account_form_token(browser, session),
+            view: AccountView::Apps {
+                subject,
+                apps,
+                notice,
+            },
+        })
+    }
+
+    /// The account page's sign-in form: the password (unless the realm turned it off) and the
+    /// realm's sign-in providers.
+    async fn account_sign_in_page(
+        &self,
+        realm_name: &str,
+        browser: &str,
+        session: Option<&str>,
+        error: Option<AccountSignInError>,
+        email: String,
+    ) -> Result<AccountPage> {
+        let realm = self.serving_realm(realm_name).await?;
+        Ok(AccountPage {
+            form_token: self.account_form_token(browser, session),
+            view: AccountView::SignIn {
+                error,
+                email,
+                providers: self.sign_in_buttons(&realm).await?,
+                password: realm.password_sign_in,
+            },
+            realm: realm.display_name,
         })
     }
 }

@@ -1,12 +1,11 @@
 //! A person's connected apps (remembered consents) as they, an admin, or the account page see
 //! them, with disconnecting; the account page's own sign-in.
-use super::model::{ConsentId, LOGIN_SESSION_TTL_SECS, LoginSession, NewLoginSession};
+use super::model::{ConsentId, NewLoginSession};
 use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result};
 use crate::people::Subject;
 use crate::realms::Realm;
-use crate::secret::PlainToken;
 
 impl Core {
     /// A realm's connected apps (remembered consents): one subject's, or everyone's.
@@ -127,15 +126,6 @@ impl Core {
     ) -> Result<NewLoginSession> {
         let realm = self.serving_realm(realm_name).await?;
         let subject = self.sign_in_subject(&realm, email, password, meta).await?;
-        let now = self.now();
-        let cookie = PlainToken::generate();
-        let session = LoginSession {
-            id_hash: cookie.hashed(),
-            realm_id: realm.id.clone(),
-            subject: subject.id.clone(),
-            auth_time: now,
-            expires_at: now + LOGIN_SESSION_TTL_SECS,
-        };
         let event = self.event(
             &realm.id,
             &subject.email,
@@ -143,8 +133,7 @@ impl Core {
             crate::people::subject_target(&subject.id),
             meta,
         );
-        self.store.insert_login_session(&session, &event).await?;
-        Ok(NewLoginSession(cookie.expose().to_owned()))
+        self.new_login_session(&realm, &subject, &event).await
     }
 
     /// The realm's display name (for pages of a serving realm).

@@ -518,6 +518,8 @@ pub enum AccountAction {
     Disconnect(String),
     /// Sign out.
     SignOut,
+    /// Sign in through one of the realm's providers (its id).
+    Upstream(String),
 }
 
 impl std::fmt::Debug for AccountAction {
@@ -531,6 +533,7 @@ impl std::fmt::Debug for AccountAction {
                 .finish(),
             Self::Disconnect(id) => f.debug_tuple("Disconnect").field(id).finish(),
             Self::SignOut => f.write_str("SignOut"),
+            Self::Upstream(id) => f.debug_tuple("Upstream").field(id).finish(),
         }
     }
 }
@@ -580,6 +583,13 @@ pub enum AccountStep {
         /// The sign-in cookie.
         cookie: SessionCookie,
     },
+    /// Send the browser to a sign-in provider (303), with the pending sign-in for its cookie.
+    Upstream {
+        /// The provider's authorization URL.
+        url: String,
+        /// The sealed pending sign-in.
+        pending: String,
+    },
 }
 
 /// The account page: what it shows and the token its next form carries.
@@ -623,6 +633,10 @@ pub enum AccountView {
         error: Option<AccountSignInError>,
         /// The email to fill in again.
         email: String,
+        /// The realm's sign-in providers (buttons).
+        providers: Vec<crate::broker::SignInButton>,
+        /// Whether the page takes the password.
+        password: bool,
     },
     /// The person's connected apps.
     Apps {
@@ -642,6 +656,8 @@ pub enum AccountSignInError {
     WrongPassword,
     /// Too many attempts.
     Throttled,
+    /// The sign-in provider could not be reached.
+    ProviderUnreachable,
 }
 
 /// What the last account post did, in the page's words.

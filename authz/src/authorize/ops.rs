@@ -172,6 +172,21 @@ impl Core {
         event: crate::audit::NewAuditEvent,
         meta: &RequestMeta,
     ) -> Result<(AuthorizeStep, Option<NewLoginSession>)> {
+        let session = self.new_login_session(realm, subject, &event).await?;
+        let step = self
+            .continue_as(realm, ticket, subject, (self.now(), true), meta)
+            .await?;
+        Ok((step, Some(session)))
+    }
+
+    /// Starts a sign-in session for `subject`, written with its `authorize.login` row; the
+    /// cookie value.
+    pub(super) async fn new_login_session(
+        &self,
+        realm: &Realm,
+        subject: &Subject,
+        event: &crate::audit::NewAuditEvent,
+    ) -> Result<NewLoginSession> {
         let now = self.now();
         let cookie = PlainToken::generate();
         let session = LoginSession {
@@ -181,11 +196,8 @@ impl Core {
             auth_time: now,
             expires_at: now + LOGIN_SESSION_TTL_SECS,
         };
-        self.store.insert_login_session(&session, &event).await?;
-        let step = self
-            .continue_as(realm, ticket, subject, (now, true), meta)
-            .await?;
-        Ok((step, Some(NewLoginSession(cookie.expose().to_owned()))))
+        self.store.insert_login_session(&session, event).await?;
+        Ok(NewLoginSession(cookie.expose().to_owned()))
     }
 
     /// The sign-in page for a request: the password form (unless the realm turned it off) and

@@ -4,11 +4,12 @@
 //! page. Each ends like a password sign-in: a sign-in session, then consent or the code.
 use super::model::UpstreamStart;
 use super::model::{AuthorizeStep, NewLoginSession};
-use super::ticket::{Ticket, page_error};
+use super::ticket::{Ticket, browser_hash, page_error};
 use crate::audit::{RequestMeta, action};
 use crate::broker::{Brokered, LINK_TTL_SECS, LinkPage, PendingLink};
+use crate::clients::Client;
 use crate::core::Core;
-use crate::error::{Error, Result};
+use crate::error::{Error, OAuthErrorCode, Result};
 use crate::people::Subject;
 use crate::realms::Realm;
 use crate::sso::{PendingSsoSignIn, SIGN_IN_TTL_SECS, SsoCallback, SsoProvider, provider_actor};
@@ -26,8 +27,18 @@ const MAX_PENDING_COOKIE: usize = 3800;
 struct PendingUpstream {
     /// State, nonce, PKCE verifier and when it started.
     sign_in: PendingSsoSignIn,
-    /// The authorization request it continues.
-    ticket: Ticket,
+    /// The authorization request it continues; none for the account page.
+    ticket: Option<Ticket>,
+    /// The hash of the browser cookie of the browser that started it.
+    browser: String,
+}
+
+/// Where a provider sign-in goes back to.
+enum Back {
+    /// The authorization request (and its client) it continues.
+    Authorize(Box<(Ticket, Client)>),
+    /// The account page.
+    Account,
 }
 
 const EXPIRED: &str = "This sign-in has expired or was started in another browser. Go back to the application and connect again.";
@@ -48,16 +59,62 @@ impl Core {
     ) -> Result<UpstreamStart> {
         let realm = self.serving_realm(realm_name).await?;
         let opened = self.open_ticket(&realm, ticket, browser)?;
-        let provider = match self.realm_provider(realm_name, provider_id).await {
-            Ok((_, p)) if p.enabled => p,
-            Ok(_) | Err(Error::NotFound { .. }) => {
-                return Err(page_error(
-                    "This sign-in option is not available any more. Go back and choose another.",
-                ));
-            }
-            Err(e) => return Err(e),
-        };
-        let rp = match self.relying_party(&provider, false).await {
+        let provider = self.offered_provider(realm_name, provider_id).await?;
+        match self
+            .start_upstream(&realm, &provider, Some(opened), browser)
+            .await?
+        {
+            Ok(started) => Ok(started),
+            Err((Some(opened), error)) => self.upstream_again(&realm, &opened, error).await,
+            Err((None, _)) => Err(page_error(EXPIRED)),
+        }
+    }
+
+    /// The account page's provider button: where to send the browser and the sealed pending
+    /// sign-in for its cookie; `None` when the provider cannot be reached now.
+    ///
+    /// # Errors
+    /// `NotFound` (realm), `OAuth` (a provider not offered: an error page).
+    pub(super) async fn account_upstream(
+        &self,
+        realm_name: &str,
+        browser: &str,
+        provider_id: &str,
+    ) -> Result<Option<(String, String)>> {
+        let realm = self.serving_realm(realm_name).await?;
+        let provider = self.offered_provider(realm_name, provider_id).await?;
+        Ok(
+            match self
+                .start_upstream(&realm, &provider, None, browser)
+                .await?
+            {
+                Ok(UpstreamStart::Redirect { url, pending }) => Some((url, pending)),
+                Ok(UpstreamStart::Page(_)) | Err(_) => None,
+            },
+        )
+    }
+
+    /// An enabled provider of the realm, or the error page.
+    async fn offered_provider(&self, realm_name: &str, provider_id: &str) -> Result<SsoProvider> {
+        match self.realm_provider(realm_name, provider_id).await {
+            Ok((_, p)) if p.enabled => Ok(p),
+            Ok(_) | Err(Error::NotFound { .. }) => Err(page_error(
+                "This sign-in option is not available any more. Go back and choose another.",
+            )),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Starts a sign-in at a realm's provider for this browser: the redirect, or (with the
+    /// request given back) why not.
+    async fn start_upstream(
+        &self,
+        realm: &Realm,
+        provider: &SsoProvider,
+        ticket: Option<Ticket>,
+        browser: &str,
+    ) -> Result<std::result::Result<UpstreamStart, (Option<Ticket>, String)>> {
+        let rp = match self.relying_party(provider, false).await {
             Ok(rp) => rp,
             Err(e) => {
                 tracing::warn!(provider = %provider.id, error = %e, "A realm's sign-in provider could not be reached");
@@ -65,7 +122,7 @@ impl Core {
                     "{} cannot be reached right now. Try again in a moment.",
                     provider.display_name
                 );
-                return self.upstream_again(&realm, &opened, error).await;
+                return Ok(Err((ticket, error)));
             }
         };
         let started = rp.start(&provider.scopes, &provider.second_factor_acr);
@@ -78,17 +135,18 @@ impl Core {
                 next: String::new(),
                 started_at: self.now(),
             },
-            ticket: opened,
+            ticket,
+            browser: browser_hash(browser),
         };
-        let sealed = self.seal_for(&realm, b"upstream", &pending)?;
+        let sealed = self.seal_for(realm, b"upstream", &pending)?;
         if sealed.len() > MAX_PENDING_COOKIE {
             let error = "This request is too long to continue through a sign-in provider: sign in with your password, or ask your administrator.".to_owned();
-            return self.upstream_again(&realm, &pending.ticket, error).await;
+            return Ok(Err((pending.ticket, error)));
         }
-        Ok(UpstreamStart::Redirect {
+        Ok(Ok(UpstreamStart::Redirect {
             url: started.url,
             pending: sealed,
-        })
+        }))
     }
 
     /// The sign-in page again, saying why the provider button did not lead anywhere.
@@ -138,8 +196,20 @@ impl Core {
         else {
             return Err(page_error(EXPIRED));
         };
-        let ticket = self.ticket_for(&realm, pending.ticket, browser)?;
-        let client = self.ticket_client(&realm, &ticket).await?;
+        if !crate::secret::constant_time_eq(
+            pending.browser.as_bytes(),
+            browser_hash(browser).as_bytes(),
+        ) {
+            return Err(page_error(EXPIRED));
+        }
+        let back = match pending.ticket {
+            Some(t) => {
+                let ticket = self.ticket_for(&realm, t, browser)?;
+                let client = self.ticket_client(&realm, &ticket).await?;
+                Back::Authorize(Box::new((ticket, client)))
+            }
+            None => Back::Account,
+        };
         let provider = match self.realm_provider(realm_name, provider_id).await {
             Ok((_, p)) if p.enabled => p,
             Ok(_) | Err(Error::NotFound { .. }) => return Err(page_error(EXPIRED)),
@@ -155,27 +225,23 @@ impl Core {
             self.now(),
         ) else {
             crate::accounts::count_sign_in("realm", "throttled");
-            let step = self
-                .login_step(
+            return self
+                .upstream_back(
                     &realm,
-                    &client,
-                    &ticket,
-                    Some("Too many attempts. Try again in a few minutes.".into()),
-                    "",
+                    &back,
+                    "Too many attempts. Try again in a few minutes.".into(),
                 )
-                .await?;
-            return Ok((step, None));
+                .await;
         };
         let failed = format!(
             "Signing in with {} did not work. Try again, or ask your administrator if it keeps failing.",
             provider.display_name
         );
-        let (r, pr, cl, tk, failed) = (&realm, &provider, &client, &ticket, &failed);
+        let (r, pr, bk, failed) = (&realm, &provider, &back, &failed);
         let refused = |reason: String| async move {
             self.audit_broker_failure(r, pr, &provider_actor(pr), &reason, meta)
                 .await?;
-            let step = self.login_step(r, cl, tk, Some(failed.clone()), "").await?;
-            Ok((step, None))
+            self.upstream_back(r, bk, failed.clone()).await
         };
         if let Some(error) = &callback.error {
             // An error code is ASCII without quotes or backslashes (RFC 6749 §4.1.2.1).
@@ -220,7 +286,7 @@ impl Core {
             .await?
         {
             Brokered::Person(subject) => {
-                self.upstream_signed_in(&realm, ticket, &subject, &provider, false, meta)
+                self.upstream_signed_in(&realm, back, &subject, &provider, false, meta)
                     .await
             }
             Brokered::Link(person) => {
@@ -232,7 +298,11 @@ impl Core {
                     person_id: person.id.to_string(),
                     email: person.email.to_string(),
                     groups: identity.groups.iter().filter(named).cloned().collect(),
-                    ticket: self.seal_ticket(&ticket)?,
+                    ticket: match &back {
+                        Back::Authorize(b) => Some(self.seal_ticket(&b.0)?),
+                        Back::Account => None,
+                    },
+                    browser: pending.browser,
                     expires_at: self.now() + LINK_TTL_SECS,
                 };
                 Ok((
@@ -246,12 +316,7 @@ impl Core {
                     None,
                 ))
             }
-            Brokered::Refused(says) => {
-                let step = self
-                    .login_step(&realm, &client, &ticket, Some(says), "")
-                    .await?;
-                Ok((step, None))
-            }
+            Brokered::Refused(says) => self.upstream_back(&realm, &back, says).await,
         }
     }
 
@@ -275,7 +340,20 @@ impl Core {
         else {
             return Err(page_error(EXPIRED));
         };
-        let ticket = self.open_ticket(&realm, &pending.ticket, browser)?;
+        if !crate::secret::constant_time_eq(
+            pending.browser.as_bytes(),
+            browser_hash(browser).as_bytes(),
+        ) {
+            return Err(page_error(EXPIRED));
+        }
+        let back = match &pending.ticket {
+            Some(t) => {
+                let ticket = self.open_ticket(&realm, t, browser)?;
+                let client = self.ticket_client(&realm, &ticket).await?;
+                Back::Authorize(Box::new((ticket, client)))
+            }
+            None => Back::Account,
+        };
         let provider = match self.realm_provider(realm_name, &pending.provider_id).await {
             Ok((_, p)) if p.enabled => p,
             Ok(_) | Err(Error::NotFound { .. }) => return Err(page_error(EXPIRED)),
@@ -332,22 +410,34 @@ impl Core {
             .await?
         {
             Brokered::Person(subject) => {
-                self.upstream_signed_in(&realm, ticket, &subject, &provider, true, meta)
+                self.upstream_signed_in(&realm, back, &subject, &provider, true, meta)
                     .await
             }
             Brokered::Link(_) | Brokered::Refused(_) => {
-                let client = self.ticket_client(&realm, &ticket).await?;
-                let step = self
-                    .login_step(
-                        &realm,
-                        &client,
-                        &ticket,
-                        Some("This account could not be connected. Try again.".into()),
-                        "",
-                    )
-                    .await?;
+                self.upstream_back(
+                    &realm,
+                    &back,
+                    "This account could not be connected. Try again.".into(),
+                )
+                .await
+            }
+        }
+    }
+
+    /// Back where the sign-in came from, saying why it did not work: the sign-in page of the
+    /// authorization request, or (from the account page) the error page.
+    async fn upstream_back(
+        &self,
+        realm: &Realm,
+        back: &Back,
+        error: String,
+    ) -> Result<(AuthorizeStep, Option<NewLoginSession>)> {
+        match back {
+            Back::Authorize(b) => {
+                let step = self.login_step(realm, &b.1, &b.0, Some(error), "").await?;
                 Ok((step, None))
             }
+            Back::Account => Err(Error::oauth(OAuthErrorCode::InvalidRequest, error)),
         }
     }
 
@@ -355,7 +445,7 @@ impl Core {
     async fn upstream_signed_in(
         &self,
         realm: &Realm,
-        ticket: Ticket,
+        back: Back,
         subject: &Subject,
         provider: &SsoProvider,
         linked: bool,
@@ -374,8 +464,16 @@ impl Core {
             "linked": linked,
         });
         crate::accounts::count_sign_in("realm", "ok");
-        self.signed_in_step(realm, ticket, subject, event, meta)
-            .await
+        match back {
+            Back::Authorize(b) => self.signed_in_step(realm, b.0, subject, event, meta).await,
+            Back::Account => {
+                let session = self.new_login_session(realm, subject, &event).await?;
+                Ok((
+                    AuthorizeStep::Redirect(format!("/realms/{}/account", realm.name)),
+                    Some(session),
+                ))
+            }
+        }
     }
 
     /// Seals `value` for this realm (AES-256-GCM under the master key; `purpose` and the realm

@@ -41,8 +41,10 @@ pub struct PendingLink {
     pub email: String,
     /// The groups the provider sent that its mapping names.
     pub groups: Vec<String>,
-    /// The authorization request it continues.
-    pub ticket: String,
+    /// The authorization request it continues (sealed); none for the account page.
+    pub ticket: Option<String>,
+    /// The hash of the browser cookie of the browser it was made for.
+    pub browser: String,
     /// Until when the page is valid.
     pub expires_at: UnixTime,
 }

@@ -487,6 +487,22 @@ fn account_page(
             }
             return res;
         }
+        Ok(AccountStep::Upstream { url, pending }) => {
+            let mut res = render(
+                realm,
+                Ok(authz::authorize::AuthorizeStep::Redirect(url)),
+                true,
+            );
+            set_cookie(
+                &mut res,
+                UPSTREAM_COOKIE,
+                &pending,
+                realm,
+                Some(authz::sso::SIGN_IN_TTL_SECS),
+                state.config.is_https(),
+            );
+            return res;
+        }
         Err(e) => return render(realm, Err(e), true),
     };
     let action = format!("/realms/{realm}/account");
@@ -515,15 +531,24 @@ fn account_page(
                 notice.as_deref(),
             )
         }
-        AccountView::SignIn { error, email } => app::pages::authorize::account_login_html(
+        AccountView::SignIn {
+            error,
+            email,
+            providers,
+            password,
+        } => app::pages::authorize::account_login_html(
             &page_of.realm,
             &action,
             &page_of.form_token,
             error.map(|e| match e {
                 AccountSignInError::WrongPassword => "That email and password do not match.",
                 AccountSignInError::Throttled => "Too many attempts. Try again later.",
+                AccountSignInError::ProviderUnreachable => {
+                    "The sign-in provider cannot be reached right now. Try again in a moment."
+                }
             }),
             &email,
+            (&providers, password),
         ),
     };
     page(StatusCode::OK, html)
@@ -575,6 +600,7 @@ pub async fn account_post(
         },
         Some("revoke") => AccountAction::Disconnect(field("consent")),
         Some("logout") => AccountAction::SignOut,
+        Some("upstream") => AccountAction::Upstream(field("provider")),
         _ => {
             return error_page(
                 &form.realm,

@@ -6,7 +6,8 @@
 //! forged or replayed callbacks sign nobody in; and with password sign-in off the page offers
 //! the providers only.
 use super::authorize::{
-    Browser, CHALLENGE, Flow, PAY, PERSON, REDIRECT, claims, flow_with, query_of, ticket_of,
+    Browser, CHALLENGE, Flow, PAY, PERSON, REDIRECT, claims, csrf_of, flow_with, query_of,
+    ticket_of,
 };
 use super::idp::{CLIENT_ID, CLIENT_SECRET, Idp};
 use super::*;
@@ -300,6 +301,90 @@ async fn a_first_sign_in_creates_the_person_and_their_groups_follow_the_director
     );
     assert_eq!(latest.details["via"], "Corp");
     assert_eq!(latest.details["roles"]["after"], "auditor");
+}
+
+/// Someone the provider created has no password: their account page signs them in through
+/// the provider too, where they see and disconnect their apps.
+#[tokio::test]
+async fn people_from_the_provider_sign_in_to_their_account_page_through_it() {
+    let s = setup().await;
+    let mut b = Browser::default();
+    let (_, _, html) = s.through_idp(&mut b, "grace", serde_json::json!({})).await;
+    s.agree(&mut b, &html).await;
+    let mut b = Browser::default();
+    let (status, _, page) = s.f.get(&mut b, "/realms/default/account").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("Sign in with Corp"), "{page}");
+    let (status, loc, _) =
+        s.f.post_to(
+            &mut b,
+            "/realms/default/account",
+            &format!(
+                "step=upstream&provider={}&csrf={}",
+                s.provider,
+                enc(&csrf_of(&page))
+            ),
+        )
+        .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let q = query_of(&loc);
+    *s.idp.nonce.lock().expect("lock") = q["nonce"].clone();
+    *s.idp.next.lock().expect("lock") = Some(mint(&s.idp, "grace", serde_json::json!({})));
+    let (status, loc, _) =
+        s.f.get(
+            &mut b,
+            &format!(
+                "/realms/default/upstream/{}/callback?code=c1&state={}",
+                s.provider,
+                enc(&q["state"])
+            ),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FOUND);
+    assert_eq!(loc, "/realms/default/account");
+    let (status, _, page) = s.f.get(&mut b, &loc).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("grace@corp.example"), "{page}");
+    assert!(
+        page.contains("Visual Studio Code"),
+        "the app she connected: {page}"
+    );
+    // A refusal from the account page is an error page saying why.
+    let mut b = Browser::default();
+    let (_, _, page) = s.f.get(&mut b, "/realms/default/account").await;
+    let (_, loc, _) =
+        s.f.post_to(
+            &mut b,
+            "/realms/default/account",
+            &format!(
+                "step=upstream&provider={}&csrf={}",
+                s.provider,
+                enc(&csrf_of(&page))
+            ),
+        )
+        .await;
+    let q = query_of(&loc);
+    *s.idp.nonce.lock().expect("lock") = q["nonce"].clone();
+    *s.idp.next.lock().expect("lock") = Some(mint(
+        &s.idp,
+        "eve",
+        serde_json::json!({"email_verified": false}),
+    ));
+    let (status, _, page) =
+        s.f.get(
+            &mut b,
+            &format!(
+                "/realms/default/upstream/{}/callback?code=c1&state={}",
+                s.provider,
+                enc(&q["state"])
+            ),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        page.contains("did not share a verified email address"),
+        "{page}"
+    );
 }
 
 #[tokio::test]
