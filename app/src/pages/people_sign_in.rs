@@ -1,6 +1,7 @@
-//! Sign-in providers for a realm's people (brokering): the company's OpenID Connect providers
-//! the realm's sign-in page offers, which groups give which roles, units and rings, and whether
-//! the page still takes the people's own password.
+//! Sign-in providers for a realm's people (brokering).
+//!
+//! The company's OpenID Connect providers the realm's sign-in page offers, which groups give
+//! which roles, units and rings, and whether the page still takes the people's own password.
 //!
 //! One list; each provider opens its form in place (one at a time), tests its connection, is
 //! disabled (confirmed) or enabled, and removed (confirmed, only when nobody comes from it). Its

@@ -683,5 +683,5 @@ pub enum UpstreamStart {
         pending: String,
     },
     /// The provider could not be reached: the sign-in page again, with the error.
-    Page(AuthorizeStep),
+    Page(Box<AuthorizeStep>),
 }

@@ -13,13 +13,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
-/// The checked request between pages.
-
 /// An error the endpoint shows as a page (never a redirect: nobody vouched for where to).
 pub(super) fn page_error(msg: &'static str) -> Error {
     Error::oauth(OAuthErrorCode::InvalidRequest, msg)
 }
 
+/// The checked request between pages.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct Ticket {
     /// Random: a consent answer uses it up, so one page gives one code.

@@ -160,7 +160,7 @@ impl Core {
         let step = self
             .login_step(realm, &client, ticket, Some(error), "")
             .await?;
-        Ok(UpstreamStart::Page(step))
+        Ok(UpstreamStart::Page(Box::new(step)))
     }
 
     /// The provider's callback: checks `state` against the browser's pending sign-in (and `iss`,

@@ -519,7 +519,7 @@ impl Core {
             AuditSubject::SsoProvider(provider.id.to_string()),
             meta,
         );
-        event.details = audit_settings(&provider);
+        event.details = audit_settings(provider);
         Ok(self.store.delete_sso_provider(&provider.id, &event).await?)
     }
 

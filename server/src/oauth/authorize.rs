@@ -280,7 +280,7 @@ pub async fn post(
                     );
                     res
                 }
-                Ok(authz::authorize::UpstreamStart::Page(step)) => render(realm, Ok(step), true),
+                Ok(authz::authorize::UpstreamStart::Page(step)) => render(realm, Ok(*step), true),
                 Err(e) => render(realm, Err(e), true),
             }
         }

@@ -169,7 +169,7 @@ impl Core {
                     "just_in_time": true,
                 });
                 let l = link(&person.id);
-                (person.clone(), NewLink::Create(person, l, event))
+                (person.clone(), NewLink::Create(Box::new(person), l, event))
             }
         }
     }
@@ -179,5 +179,5 @@ impl Core {
 pub(super) enum NewLink {
     None(PersonIdentity),
     Link(PersonIdentity, crate::audit::NewAuditEvent),
-    Create(Person, PersonIdentity, crate::audit::NewAuditEvent),
+    Create(Box<Person>, PersonIdentity, crate::audit::NewAuditEvent),
 }
