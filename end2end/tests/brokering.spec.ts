@@ -198,6 +198,10 @@ test('realm people sign in through the company IdP and their groups decide which
   await expect(graceRow.getByTestId('person-provider')).toHaveText('From Acme Directory');
   await expect(graceRow).toContainText('mcp-user');
   await expect(page.getByTestId('person-row').filter({ hasText: people.ada.email }).getByTestId('person-provider')).toHaveText('From Acme Directory');
+  // Her page says where she comes from and what the mapping gave her.
+  await graceRow.getByRole('link').click();
+  await expect(page.getByTestId('person-provider').first()).toContainText('Acme Directory');
+  await expect(page.getByTestId('person-groups')).toHaveText('unit platform');
   await page.goto('/audit?action=person.link');
   await expect(page.getByTestId('audit-row').filter({ hasText: people.ada.email }).first()).toBeVisible();
 

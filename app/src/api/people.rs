@@ -142,3 +142,20 @@ pub async fn revoke_my_connected_app(id: String) -> Result<(), AppError> {
     let (core, p, meta) = ssr::context().await?;
     Ok(core.revoke_my_connected_app(&p, &id, &meta).await?)
 }
+
+/// The registry rings and units a person is in (`ring:everyone`, `unit:platform`), for those
+/// who see the registry.
+#[server(prefix = "/api", endpoint = "people/groups", client = crate::tab::TabClient)]
+pub async fn person_groups(email: String) -> Result<Vec<String>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core
+        .registry_groups_of(
+            &p,
+            &realm,
+            (authz::registry::MemberKind::Person, email.as_str()),
+        )
+        .await?
+        .into_iter()
+        .map(|(kind, id)| format!("{} {id}", kind.as_str()))
+        .collect())
+}

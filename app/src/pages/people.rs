@@ -45,6 +45,26 @@ fn status_tone(status: &str) -> Tone {
     }
 }
 
+/// The registry rings and units a person is in (what reaches their laptop).
+#[component]
+fn PersonGroups(email: String) -> impl IntoView {
+    let groups = Resource::new(move || email.clone(), crate::api::people::person_groups);
+    view! {
+        <div class="sm:col-span-3">
+            <dt class=MUTED>"Registry rings and units"</dt>
+            <dd class="break-words" data-testid="person-groups">
+                <Transition fallback=|| "…">
+                    {move || groups.get().map(|r| match r {
+                        Ok(list) if list.is_empty() => "None: no registry server is given to them.".to_owned(),
+                        Ok(list) => list.join(", "),
+                        Err(e) => e.to_string(),
+                    })}
+                </Transition>
+            </dd>
+        </div>
+    }
+}
+
 /// The apps people let act for them, each with a confirmed Disconnect.
 #[component]
 pub fn ConnectedAppList(
@@ -336,6 +356,7 @@ pub fn PersonDetailPage() -> impl IntoView {
                                         {p.provider_disabled.then_some(" (disabled: they cannot sign in or refresh until it is enabled again)")}
                                         <span class=MUTED>" — their roles, units and rings follow its groups at each sign-in."</span></dd></div>
                                 })}
+                                {can.view_registry.then(|| view! { <PersonGroups email=p.email.clone()/> })}
                             </dl>
                             {can.view_registry.then(|| view! {
                                 <p class="mt-3 text-sm"><a class="text-indigo-700 hover:underline dark:text-indigo-300" href=with_query("/registry/drift", &[("subject", p.id.clone()), ("who", p.email.clone())])>"Their laptops' drift reports"</a></p>
