@@ -31,6 +31,37 @@ pub(super) fn field(html: &str, name: &str) -> String {
     rest[..rest.find('"').expect("end")].to_owned()
 }
 
+/// `portcullis-cli` with `args`, its home (and file credential store) in `home`.
+pub(super) fn cli_in(home: &std::path::Path, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(laptop_cli());
+    c.args(args)
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_CACHE_HOME")
+        .env("PORTCULLIS_CLI_CREDENTIALS", "file");
+    c
+}
+
+/// Starts `portcullis-cli login --no-browser` and reads the sign-in URL it prints.
+pub(super) async fn start_login(mut login: std::process::Command) -> (std::process::Child, String) {
+    let mut login = login
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run portcullis-cli");
+    let stderr = login.stderr.take().expect("stderr");
+    let url = tokio::task::spawn_blocking(move || {
+        BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|l| l.trim().starts_with("http").then(|| l.trim().to_owned()))
+            .expect("the sign-in URL")
+    })
+    .await
+    .expect("read");
+    (login, url)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_signs_in_through_the_browser_on_a_loopback_redirect() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -77,38 +108,16 @@ async fn the_cli_signs_in_through_the_browser_on_a_loopback_redirect() {
     let server = format!("http://{addr}");
     let issuer = format!("{server}/realms/default");
     let home = tempfile::tempdir().expect("home");
-    let cli = |args: &[&str]| {
-        let mut c = std::process::Command::new(laptop_cli());
-        c.args(args)
-            .env("HOME", home.path())
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_CACHE_HOME")
-            .env("PORTCULLIS_CLI_CREDENTIALS", "file");
-        c
-    };
-
-    let mut login = cli(&[
+    let cli = |args: &[&str]| cli_in(home.path(), args);
+    let (login, url) = start_login(cli(&[
         "login",
         "--server",
         &server,
         "--realm",
         "default",
         "--no-browser",
-    ])
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .expect("run portcullis-cli");
-    let stderr = login.stderr.take().expect("stderr");
-    let url = tokio::task::spawn_blocking(move || {
-        BufReader::new(stderr)
-            .lines()
-            .map_while(Result::ok)
-            .find_map(|l| l.trim().starts_with("http").then(|| l.trim().to_owned()))
-            .expect("the sign-in URL")
-    })
-    .await
-    .expect("read");
+    ]))
+    .await;
     assert!(url.starts_with(&format!("{issuer}/authorize?")), "{url}");
     let query: std::collections::HashMap<String, String> = url::Url::parse(&url)
         .expect("url")
