@@ -243,32 +243,9 @@ impl Core {
                 .await?;
             self.upstream_back(r, bk, failed.clone()).await
         };
-        if let Some(error) = &callback.error {
-            // An error code is ASCII without quotes or backslashes (RFC 6749 §4.1.2.1).
-            let error: String = error
-                .chars()
-                .take(100)
-                .filter(|c| c.is_ascii_graphic() && !matches!(c, '"' | '\\'))
-                .collect();
-            return refused(format!("the provider answered {error}")).await;
-        }
-        if callback
-            .iss
-            .as_deref()
-            .is_some_and(|iss| iss != provider.issuer)
-        {
-            return refused(
-                "the answer names another issuer (iss): a mix-up attempt or a misconfiguration"
-                    .into(),
-            )
-            .await;
-        }
-        let Some(code) = callback
-            .code
-            .as_deref()
-            .filter(|c| !c.is_empty() && c.len() <= 2048)
-        else {
-            return refused("the provider answered without a code".into()).await;
+        let code = match callback.code_from(&provider.issuer) {
+            Ok(code) => code,
+            Err(reason) => return refused(reason).await,
         };
         let identity = match self
             .redeem_sso_code(&provider, code, &pending.sign_in)

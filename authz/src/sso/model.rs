@@ -307,6 +307,36 @@ pub struct SsoCallback {
     pub error: Option<String>,
 }
 
+impl SsoCallback {
+    /// The code of a callback from the provider with `issuer`, or why it cannot be used (for
+    /// the audit row): the provider's `error`, another issuer named in `iss` (RFC 9207: a
+    /// mix-up attempt or a misconfiguration), or no usable code.
+    ///
+    /// # Errors
+    /// The reason, fit for the audit log.
+    pub fn code_from(&self, issuer: &str) -> Result<&str, String> {
+        if let Some(error) = &self.error {
+            // An error code is ASCII without quotes or backslashes (RFC 6749 §4.1.2.1).
+            let error: String = error
+                .chars()
+                .take(100)
+                .filter(|c| c.is_ascii_graphic() && !matches!(c, '"' | '\\'))
+                .collect();
+            return Err(format!("the provider answered {error}"));
+        }
+        if self.iss.as_deref().is_some_and(|iss| iss != issuer) {
+            return Err(
+                "the answer names another issuer (iss): a mix-up attempt or a misconfiguration"
+                    .into(),
+            );
+        }
+        self.code
+            .as_deref()
+            .filter(|c| !c.is_empty() && c.len() <= 2048)
+            .ok_or_else(|| "the provider answered without a code".into())
+    }
+}
+
 /// What "Test connection" found at the provider.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Discovery {
@@ -766,6 +796,40 @@ mod tests {
                 "Line 3: name the unit by its id, the last part of its path (unit:platform)."
             ),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_callback_gives_its_code_only_from_the_right_issuer_without_an_error() {
+        let cb = |code: Option<&str>, iss: Option<&str>, error: Option<&str>| SsoCallback {
+            code: code.map(str::to_owned),
+            state: Some("s".into()),
+            iss: iss.map(str::to_owned),
+            error: error.map(str::to_owned),
+        };
+        let idp = "https://idp.example.com";
+        assert_eq!(cb(Some("c"), None, None).code_from(idp), Ok("c"));
+        assert_eq!(cb(Some("c"), Some(idp), None).code_from(idp), Ok("c"));
+        assert!(
+            cb(Some("c"), Some("https://evil.example"), None)
+                .code_from(idp)
+                .unwrap_err()
+                .contains("another issuer")
+        );
+        let e = cb(None, None, Some("access_denied\"\n<x>"))
+            .code_from(idp)
+            .unwrap_err();
+        assert_eq!(e, "the provider answered access_denied<x>");
+        assert!(
+            cb(Some(""), None, None)
+                .code_from(idp)
+                .unwrap_err()
+                .contains("without a code")
+        );
+        assert!(
+            cb(Some(&"c".repeat(2049)), None, None)
+                .code_from(idp)
+                .is_err()
         );
     }
 

@@ -122,32 +122,9 @@ impl Core {
                 .await
                 .map(|()| Err(SsoRefusal::Provider(reason)))
         };
-        if let Some(error) = &callback.error {
-            // An error code is ASCII without quotes or backslashes (RFC 6749 §4.1.2.1).
-            let error: String = error
-                .chars()
-                .take(100)
-                .filter(|c| c.is_ascii_graphic() && !matches!(c, '"' | '\\'))
-                .collect();
-            return refuse(format!("the provider answered {error}")).await;
-        }
-        if callback
-            .iss
-            .as_deref()
-            .is_some_and(|iss| iss != provider.issuer)
-        {
-            return refuse(
-                "the answer names another issuer (iss): a mix-up attempt or a misconfiguration"
-                    .into(),
-            )
-            .await;
-        }
-        let Some(code) = callback
-            .code
-            .as_deref()
-            .filter(|c| !c.is_empty() && c.len() <= 2048)
-        else {
-            return refuse("the provider answered without a code".into()).await;
+        let code = match callback.code_from(&provider.issuer) {
+            Ok(code) => code,
+            Err(reason) => return refuse(reason).await,
         };
         let identity = self.redeem_sso_code(&provider, code, &pending).await;
         let (identity, id_token) = match identity {
