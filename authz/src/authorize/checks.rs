@@ -155,6 +155,12 @@ impl ScopeRequest {
 /// A scope in words for the consent page: `tools:call` → "Call tools", `files.read` → "Read
 /// files"; anything else as it is.
 pub fn describe_scope(scope: &str) -> String {
+    match scope {
+        "openid" => return "Know who you are (your account in this realm)".to_owned(),
+        "email" => return "See your email address".to_owned(),
+        "profile" => return "See your name".to_owned(),
+        _ => {}
+    }
     let verbs = [
         ("read", "Read"),
         ("write", "Change"),

@@ -238,6 +238,8 @@ impl Core {
             resource: device.resource_id.to_string(),
             scopes: device.scopes.to_string(),
             offline: device.offline,
+            openid: None,
+            nonce: None,
             prompt: Prompt::default(),
             exp: (now + TICKET_TTL_SECS).min(device.expires_at),
             browser: browser_hash(browser),

@@ -130,6 +130,47 @@ pub struct ConnectedApp {
     pub last_used_at: Option<UnixTime>,
 }
 
+/// What an OpenID Connect request (`openid` in `scope`) asks to learn about the person: an ID
+/// token for the client, with their email (`email`) and name (`profile`) in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct OpenId {
+    /// `email` was asked for.
+    pub email: bool,
+    /// `profile` was asked for.
+    pub profile: bool,
+}
+
+impl OpenId {
+    /// Longest `nonce` accepted (it is stored with the code and echoed in the ID token).
+    pub const MAX_NONCE_LEN: usize = 255;
+
+    /// What `scopes` ask for, if `openid` is among them (`email` and `profile` count only
+    /// with it, OpenID Connect Core §5.4).
+    pub fn of(scopes: &ScopeSet) -> Option<Self> {
+        scopes.contains("openid").then(|| Self {
+            email: scopes.contains("email"),
+            profile: scopes.contains("profile"),
+        })
+    }
+
+    /// As a `scope` value: `openid`, then `email` and `profile` when asked.
+    pub fn scope(self) -> String {
+        let mut s = "openid".to_owned();
+        if self.email {
+            s.push_str(" email");
+        }
+        if self.profile {
+            s.push_str(" profile");
+        }
+        s
+    }
+
+    /// As stored (its [`OpenId::scope`]); `None` for a column that holds none.
+    pub fn from_stored(s: Option<&str>) -> Option<Self> {
+        s.and_then(|s| Self::of(&ScopeSet::parse(s).ok()?))
+    }
+}
+
 /// An issued authorization code (hash only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthorizationCode {
@@ -153,6 +194,10 @@ pub struct AuthorizationCode {
     pub scopes: ScopeSet,
     /// Whether a refresh token comes with it.
     pub offline: bool,
+    /// Whether an ID token comes with it, and what it says.
+    pub openid: Option<OpenId>,
+    /// The authorization request's `nonce`, echoed in the ID token.
+    pub nonce: Option<String>,
     /// When the subject signed in.
     pub auth_time: UnixTime,
     /// Issued.
@@ -181,6 +226,8 @@ pub struct TokenFamily {
     pub scopes: ScopeSet,
     /// Whether it has refresh tokens.
     pub offline: bool,
+    /// Whether its token responses carry an ID token, and what it says.
+    pub openid: Option<OpenId>,
     /// When the subject signed in.
     pub auth_time: UnixTime,
     /// Created (the code's redemption).
@@ -360,6 +407,8 @@ pub struct AuthorizeParams {
     pub resource: Vec<String>,
     /// `prompt`.
     pub prompt: Option<String>,
+    /// `nonce` (OpenID Connect): echoed in the ID token.
+    pub nonce: Option<String>,
     /// Names of parameters sent more than once (RFC 6749 §3.1: an error).
     pub repeated: Vec<String>,
 }

@@ -9,7 +9,7 @@ use super::checks::{ScopeRequest, check_challenge, describe_scope, redirect_matc
 use super::model::{
     AuthorizationCode, AuthorizeParams, AuthorizeStep, CODE_TTL_SECS, Consent, ConsentId,
     ConsentPage, FamilyId, LOGIN_SESSION_TTL_SECS, LoginPage, LoginSession, MAX_STATE_LEN,
-    NewLoginSession, Prompt, ReviewPage, TICKET_TTL_SECS,
+    NewLoginSession, OpenId, Prompt, ReviewPage, TICKET_TTL_SECS,
 };
 use super::ticket::{Ticket, browser_hash, page_error};
 use crate::audit::{AuditSubject, RequestMeta, action};
@@ -289,6 +289,7 @@ impl Core {
             "subject": subject.id,
             "scopes": scopes.to_string(),
             "offline": ticket.offline,
+            "openid": ticket.openid.map(OpenId::scope),
         });
         if ticket.device.is_some() && !approve {
             return self
@@ -307,6 +308,10 @@ impl Core {
         let mut remembered = scopes.clone();
         if ticket.offline {
             remembered = remembered.union(&ScopeSet::parse("offline_access").unwrap_or_default());
+        }
+        // What the client may learn about the person is agreed to like any scope.
+        if let Some(openid) = ticket.openid {
+            remembered = remembered.union(&ScopeSet::parse(&openid.scope()).unwrap_or_default());
         }
         let previous = self
             .store
@@ -469,6 +474,20 @@ impl Core {
         let (resource, scopes) = self
             .asked_scopes(realm, client, &params.resource, params.scope.as_deref())
             .await?;
+        let openid = ScopeSet::parse(params.scope.as_deref().unwrap_or_default())
+            .ok()
+            .as_ref()
+            .and_then(OpenId::of);
+        let nonce = match (openid, params.nonce.as_deref()) {
+            (Some(_), Some(n)) if n.len() > OpenId::MAX_NONCE_LEN => {
+                return Err(refuse(
+                    "invalid_request",
+                    "nonce is too long (at most 255 characters).",
+                ));
+            }
+            (Some(_), Some(n)) if !n.is_empty() => Some(n.to_owned()),
+            _ => None,
+        };
         Ok(Ticket {
             id: crate::secret::new_id("tkt"),
             realm: realm.id.to_string(),
@@ -485,6 +504,8 @@ impl Core {
             // re-signing in every few minutes is no protection. `offline_access` is accepted and
             // changes nothing more.
             offline: client.grant_types.contains(&GrantType::RefreshToken),
+            openid,
+            nonce,
             prompt,
             exp: self.now() + TICKET_TTL_SECS,
             browser: browser_hash(browser),
@@ -604,6 +625,9 @@ impl Core {
         let covered = consent.is_some_and(|c| {
             scopes.iter().all(|s| c.scopes.contains(s))
                 && (!ticket.offline || c.scopes.contains("offline_access"))
+                && ticket
+                    .openid
+                    .is_none_or(|o| o.scope().split(' ').all(|s| c.scopes.contains(s)))
         });
         ticket.subject = Some(subject.id.clone());
         ticket.auth_time = Some(auth_time);
@@ -651,8 +675,12 @@ impl Core {
             redirect_kind,
             resource_name: resource.display_name.clone(),
             resource_uri: resource.uri.to_string(),
-            scopes: scopes
+            scopes: ticket
+                .openid
+                .map(|o| o.scope())
                 .iter()
+                .flat_map(|o| o.split(' '))
+                .chain(scopes.iter())
                 .map(|s| (s.to_owned(), describe_scope(s)))
                 .collect(),
             offline: ticket.offline,
@@ -691,6 +719,8 @@ impl Core {
             code_challenge: ticket.challenge.clone(),
             scopes: ScopeSet::parse(&ticket.scopes).map_err(|_| page_error("Bad ticket."))?,
             offline: ticket.offline,
+            openid: ticket.openid,
+            nonce: ticket.nonce.clone(),
             auth_time,
             created_at: now,
             expires_at: now + ttl,
@@ -708,6 +738,7 @@ impl Core {
             "family": row.family_id.as_str(),
             "scopes": row.scopes.to_string(),
             "offline": row.offline,
+            "openid": row.openid.map(OpenId::scope),
         });
         Ok((code, row, event))
     }

@@ -1,7 +1,7 @@
 //! The *ticket*: the checked authorization request as it travels between the sign-in,
 //! provider, link and consent pages, sealed (AES-256-GCM under a key derived from the master
 //! key) and bound to the browser that started it (the hash of a cookie only it holds).
-use super::model::Prompt;
+use super::model::{OpenId, Prompt};
 use crate::clients::{Client, ClientId};
 use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
@@ -37,6 +37,12 @@ pub(super) struct Ticket {
     pub(super) resource: String,
     pub(super) scopes: String,
     pub(super) offline: bool,
+    /// An OpenID Connect request: an ID token comes with the tokens.
+    #[serde(default)]
+    pub(super) openid: Option<OpenId>,
+    /// Its `nonce`.
+    #[serde(default)]
+    pub(super) nonce: Option<String>,
     pub(super) prompt: Prompt,
     pub(super) exp: i64,
     pub(super) browser: String,

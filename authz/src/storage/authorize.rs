@@ -3,7 +3,7 @@
 use crate::audit::NewAuditEvent;
 use crate::authorize::{
     AuthorizationCode, ConnectedApp, Consent, ConsentId, DeviceCode, DeviceState, FamilyId,
-    LoginSession, RefreshToken, TokenFamily,
+    LoginSession, OpenId, RefreshToken, TokenFamily,
 };
 use crate::clock::UnixTime;
 use crate::error::StorageError;
@@ -184,8 +184,8 @@ pub(super) const UPSERT_CONSENT: &str = "INSERT INTO consents (id, realm_id, sub
 pub(super) const LIST_CONSENTS: &str = "SELECT c.id, c.realm_id, c.subject, c.client_pk, c.resource_id, c.scopes, c.created_at, c.updated_at, cl.client_id AS client_id, cl.name AS client_name, r.display_name AS resource_name, r.uri AS resource_uri, (SELECT MAX(rt.created_at) FROM token_families f JOIN refresh_tokens rt ON rt.family_id = f.id WHERE f.subject = c.subject AND f.client_pk = c.client_pk AND f.resource_id = c.resource_id) AS last_used_at FROM consents c JOIN clients cl ON cl.id = c.client_pk JOIN resources r ON r.id = c.resource_id WHERE c.realm_id = ";
 pub(super) const DELETE_CONSENT: &str = "DELETE FROM consents WHERE realm_id = $1 AND id = $2";
 pub(super) const REVOKE_CONSENT_FAMILIES: &str = "UPDATE token_families SET revoked_at = $1, revoked_reason = 'consent_revoked' WHERE subject = $2 AND client_pk = $3 AND resource_id = $4 AND revoked_at IS NULL";
-pub(super) const CODE_COLUMNS: &str = "code_hash, family_id, realm_id, subject, client_pk, resource_id, redirect_uri, code_challenge, scopes, offline, auth_time, created_at, expires_at, redeemed_at";
-pub(super) const INSERT_CODE: &str = "INSERT INTO authorization_codes (code_hash, family_id, realm_id, subject, client_pk, resource_id, redirect_uri, code_challenge, scopes, offline, auth_time, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+pub(super) const CODE_COLUMNS: &str = "code_hash, family_id, realm_id, subject, client_pk, resource_id, redirect_uri, code_challenge, scopes, offline, openid, nonce, auth_time, created_at, expires_at, redeemed_at";
+pub(super) const INSERT_CODE: &str = "INSERT INTO authorization_codes (code_hash, family_id, realm_id, subject, client_pk, resource_id, redirect_uri, code_challenge, scopes, offline, openid, nonce, auth_time, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
 // Unredeemed codes die with what they were issued under (RFC 6749 §10.5: a code must not
 // outlive the authorization it stands for). Redeemed ones stay, to recognise a replay.
 /// Kills the unredeemed codes of a subject (password changed, person or account disabled).
@@ -216,8 +216,8 @@ pub(super) const POLL_DEVICE_TOO_SOON: &str = "UPDATE device_codes SET last_poll
 pub(super) const APPROVE_DEVICE_CODE: &str = "UPDATE device_codes SET state = 'approved', subject = $1, code_hash = $2 WHERE device_code_hash = $3 AND state = 'pending' AND expires_at > $4";
 pub(super) const DENY_DEVICE_CODE: &str = "UPDATE device_codes SET state = 'denied', subject = $1 WHERE device_code_hash = $2 AND state = 'pending' AND expires_at > $3";
 pub(super) const PURGE_DEVICE_CODES: &str = "DELETE FROM device_codes WHERE expires_at <= $1";
-pub(super) const FAMILY_COLUMNS: &str = "id, realm_id, subject, client_pk, resource_id, scopes, offline, auth_time, created_at, expires_at, revoked_at, revoked_reason";
-pub(super) const INSERT_FAMILY: &str = "INSERT INTO token_families (id, realm_id, subject, client_pk, resource_id, scopes, offline, auth_time, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+pub(super) const FAMILY_COLUMNS: &str = "id, realm_id, subject, client_pk, resource_id, scopes, offline, openid, auth_time, created_at, expires_at, revoked_at, revoked_reason";
+pub(super) const INSERT_FAMILY: &str = "INSERT INTO token_families (id, realm_id, subject, client_pk, resource_id, scopes, offline, openid, auth_time, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 pub(super) const INSERT_REFRESH: &str = "INSERT INTO refresh_tokens (token_hash, family_id, created_at, expires_at) VALUES ($1, $2, $3, $4)";
 pub(super) const FIND_REFRESH: &str = "SELECT token_hash, family_id, created_at, expires_at, rotated_at, successor FROM refresh_tokens WHERE token_hash = $1";
 pub(super) const ROTATE_REFRESH: &str = "UPDATE refresh_tokens SET rotated_at = $1, successor = $2 WHERE token_hash = $3 AND rotated_at IS NULL";
@@ -316,6 +316,8 @@ pub(crate) struct CodeRow {
     pub code_challenge: String,
     pub scopes: String,
     pub offline: bool,
+    pub openid: Option<String>,
+    pub nonce: Option<String>,
     pub auth_time: i64,
     pub created_at: i64,
     pub expires_at: i64,
@@ -336,6 +338,8 @@ impl TryFrom<CodeRow> for AuthorizationCode {
             code_challenge: r.code_challenge,
             scopes: scopes(&r.scopes)?,
             offline: r.offline,
+            openid: OpenId::from_stored(r.openid.as_deref()),
+            nonce: r.nonce,
             auth_time: r.auth_time,
             created_at: r.created_at,
             expires_at: r.expires_at,
@@ -395,6 +399,7 @@ pub(crate) struct FamilyRow {
     pub resource_id: String,
     pub scopes: String,
     pub offline: bool,
+    pub openid: Option<String>,
     pub auth_time: i64,
     pub created_at: i64,
     pub expires_at: i64,
@@ -413,6 +418,7 @@ impl TryFrom<FamilyRow> for TokenFamily {
             resource_id: ResourceId::from_stored(r.resource_id),
             scopes: scopes(&r.scopes)?,
             offline: r.offline,
+            openid: OpenId::from_stored(r.openid.as_deref()),
             auth_time: r.auth_time,
             created_at: r.created_at,
             expires_at: r.expires_at,
@@ -475,6 +481,8 @@ macro_rules! authorize_store {
                     .bind(&c.code_challenge)
                     .bind(c.scopes.to_string())
                     .bind(c.offline)
+                    .bind(c.openid.map($crate::authorize::OpenId::scope))
+                    .bind(&c.nonce)
                     .bind(c.auth_time)
                     .bind(c.created_at)
                     .bind(c.expires_at)
@@ -719,6 +727,7 @@ macro_rules! authorize_store {
                         .bind(f.resource_id.as_str())
                         .bind(f.scopes.to_string())
                         .bind(f.offline)
+                        .bind(f.openid.map($crate::authorize::OpenId::scope))
                         .bind(f.auth_time)
                         .bind(f.created_at)
                         .bind(f.expires_at)

@@ -24,6 +24,8 @@ impl Core {
         scopes.dedup();
         // Asks for a refresh token; not a resource scope (and never in a resource's challenge).
         scopes.push("offline_access".to_owned());
+        // OpenID Connect: an ID token beside the tokens (`openid`), with the email and name.
+        scopes.extend(["openid", "email", "profile"].map(str::to_owned));
         let auth_methods = vec![
             "client_secret_basic",
             "client_secret_post",
@@ -66,6 +68,20 @@ impl Core {
             revocation_endpoint_auth_methods_supported: public_too,
             revocation_endpoint_auth_signing_alg_values_supported: algs,
             scopes_supported: scopes,
+            id_token_signing_alg_values_supported: vec![crate::tokens::ID_TOKEN_ALG.as_str()],
+            subject_types_supported: vec!["public"],
+            claims_supported: vec![
+                "iss",
+                "sub",
+                "aud",
+                "azp",
+                "exp",
+                "iat",
+                "auth_time",
+                "nonce",
+                "email",
+                "name",
+            ],
             authorization_grant_profiles_supported: vec![super::model::ID_JAG_GRANT_PROFILE],
         })
     }

@@ -11,6 +11,7 @@
 
 mod client_auth;
 mod grants;
+mod id_token;
 mod introspect;
 pub(crate) mod lifetime;
 mod lookup;
@@ -20,6 +21,7 @@ mod revoke;
 mod revoked;
 mod verify;
 
+pub use id_token::{ID_TOKEN_ALG, ID_TOKEN_TTL_SECS, IdTokenClaims};
 pub use lifetime::{
     DEFAULT_TOKEN_TTL_SECS, MAX_TOKEN_TTL_SECS, MIN_TOKEN_TTL_SECS, parse_token_ttl,
 };

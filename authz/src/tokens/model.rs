@@ -143,6 +143,9 @@ pub struct TokenResponse {
     /// `issued_token_type` (RFC 8693 §2.2.1), for token exchange.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issued_token_type: Option<String>,
+    /// The ID token (OpenID Connect), when the authorization asked for `openid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_token: Option<String>,
 }
 
 impl std::fmt::Debug for TokenResponse {
@@ -219,8 +222,15 @@ pub struct ServerMetadata {
     pub revocation_endpoint_auth_methods_supported: Vec<&'static str>,
     /// `revocation_endpoint_auth_signing_alg_values_supported`.
     pub revocation_endpoint_auth_signing_alg_values_supported: Vec<&'static str>,
-    /// `scopes_supported`: the scopes of the realm's enabled resources, and `offline_access`.
+    /// `scopes_supported`: the scopes of the realm's enabled resources, `offline_access`, and
+    /// the OpenID Connect ones (`openid`, `email`, `profile`).
     pub scopes_supported: Vec<String>,
+    /// `id_token_signing_alg_values_supported` (OpenID Connect Discovery §3).
+    pub id_token_signing_alg_values_supported: Vec<&'static str>,
+    /// `subject_types_supported`: `public` (a person's `sub` is the same for every client).
+    pub subject_types_supported: Vec<&'static str>,
+    /// `claims_supported`: what ID tokens carry.
+    pub claims_supported: Vec<&'static str>,
     /// `authorization_grant_profiles_supported` (identity-assertion-authz-grant §7): the ID-JAG
     /// profile of the JWT bearer grant. Says nothing of which issuers are trusted.
     pub authorization_grant_profiles_supported: Vec<&'static str>,

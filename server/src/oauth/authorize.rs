@@ -158,6 +158,7 @@ fn parse_query(query: &str) -> Result<AuthorizeParams, &'static str> {
             "code_challenge" => &mut p.code_challenge,
             "code_challenge_method" => &mut p.code_challenge_method,
             "prompt" => &mut p.prompt,
+            "nonce" => &mut p.nonce,
             "resource" => {
                 p.resource.push(v);
                 continue;

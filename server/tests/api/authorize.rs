@@ -136,7 +136,7 @@ pub(super) async fn flow_with(configure: impl FnOnce(&mut server::config::Config
     }
 }
 
-fn authorize_url(extra: &str) -> String {
+pub(super) fn authorize_url(extra: &str) -> String {
     format!(
         "/realms/default/authorize?response_type=code&client_id=vscode&redirect_uri={}&code_challenge={CHALLENGE}&code_challenge_method=S256&state=xyz&resource={}{extra}",
         enc(REDIRECT),
@@ -330,7 +330,7 @@ async fn a_person_signs_in_consents_and_the_client_gets_audience_bound_tokens() 
     assert_eq!(json["token_type"], "Bearer");
     assert_eq!(
         json["scope"], "tools:call",
-        "openid is dropped, offline_access is not a resource scope"
+        "the access token's scope: openid asks for an ID token, offline_access for a refresh token"
     );
     let at = json["access_token"].as_str().expect("access token");
     let c = claims(at);
@@ -587,7 +587,6 @@ async fn metadata_advertises_the_code_flow() {
     assert_eq!(m["authorization_response_iss_parameter_supported"], true);
     let scopes = m["scopes_supported"].as_array().expect("scopes");
     assert!(scopes.contains(&"offline_access".into()));
-    assert!(!scopes.contains(&"openid".into()), "only real scopes");
     for g in ["authorization_code", "refresh_token", "client_credentials"] {
         assert!(
             m["grant_types_supported"]
@@ -611,6 +610,7 @@ pub(super) fn csrf_of(html: &str) -> String {
 }
 
 mod apps;
+mod openid;
 mod policy;
 mod refresh;
 mod refusals;

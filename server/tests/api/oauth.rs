@@ -205,8 +205,15 @@ async fn discovery_is_identical_at_every_path_and_lists_what_exists() {
     );
     assert_eq!(
         doc["scopes_supported"],
-        serde_json::json!(["tools:call", "tools:read", "offline_access"]),
-        "the resources' scopes, and offline_access"
+        serde_json::json!([
+            "tools:call",
+            "tools:read",
+            "offline_access",
+            "openid",
+            "email",
+            "profile"
+        ]),
+        "the resources' scopes, offline_access and OpenID Connect's"
     );
     assert_eq!(doc["authorization_endpoint"], format!("{ISSUER}/authorize"));
     assert_eq!(

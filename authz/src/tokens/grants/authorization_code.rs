@@ -85,9 +85,9 @@ impl Core {
     ) -> Result<TokenResponse> {
         let now = self.now();
         let resource = self.code_resource(realm, stored, sent_resource).await?;
-        if self.live_subject(realm, &stored.subject).await?.is_none() {
+        let Some(subject) = self.live_subject(realm, &stored.subject).await? else {
             return Err(invalid_grant("The user can no longer sign in."));
-        }
+        };
         // As on refresh: where only granted clients may ask, the grant must still cover it.
         if resource.policy.consent == crate::resources::ConsentPolicy::GrantedClients
             && !self
@@ -107,6 +107,7 @@ impl Core {
             resource_id: resource.id.clone(),
             scopes: stored.scopes.clone(),
             offline: stored.offline,
+            openid: stored.openid,
             auth_time: stored.auth_time,
             created_at: now,
             expires_at: now + realm.refresh_max_ttl_secs,
@@ -147,6 +148,13 @@ impl Core {
             )
             .await?;
         issued.refresh_token = refresh.map(|t| t.expose().to_owned());
+        if let Some(openid) = stored.openid {
+            let nonce = stored.nonce.as_deref();
+            issued.id_token = Some(
+                self.sign_id_token(realm, client, &subject, (openid, nonce), stored.auth_time)
+                    .await?,
+            );
+        }
         self.token_use.record(&client.id, &resource.id, now);
         Ok(issued)
     }

@@ -334,6 +334,7 @@ impl Core {
             resource_id: checked.resource.id.clone(),
             scopes: checked.scopes.clone(),
             offline: false,
+            openid: None,
             auth_time: checked
                 .claims
                 .auth_time

@@ -147,6 +147,7 @@ impl Core {
             scope: claims.scope,
             refresh_token: None,
             issued_token_type: None,
+            id_token: None,
         })
     }
 }

@@ -92,15 +92,15 @@ impl Core {
                 ));
             }
         }
-        match self.live_subject(realm, &family.subject).await? {
-            Some(s) if resource.policy.admits(&s.roles) => {}
+        let subject = match self.live_subject(realm, &family.subject).await? {
+            Some(s) if resource.policy.admits(&s.roles) => s,
             Some(_) => {
                 return Err(invalid_grant(
                     "The user no longer holds a role the resource requires.",
                 ));
             }
             None => return Err(invalid_grant("The user can no longer sign in.")),
-        }
+        };
         if resource.policy.consent == crate::resources::ConsentPolicy::GrantedClients
             && !self
                 .cached_grant(&client.id, &resource.id)
@@ -121,6 +121,13 @@ impl Core {
                 Some((family.subject.as_str(), &family.id)),
             )
             .await?;
+        // A refresh answers with a new ID token too, without a nonce (OpenID Connect Core §12.2).
+        if let Some(openid) = family.openid {
+            issued.id_token = Some(
+                self.sign_id_token(realm, client, &subject, (openid, None), family.auth_time)
+                    .await?,
+            );
+        }
         let next = new_refresh_token();
         issued.refresh_token = Some(next.expose().to_owned());
         let sealed = seal_successor(&presented, &issued)?;
