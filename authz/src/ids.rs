@@ -63,6 +63,8 @@ entities! {
     TrustedIssuer => TrustedIssuerId, "tis";
     /// An OpenID Connect provider console users sign in with (`sso_…`).
     SsoProvider => SsoProviderId, "sso";
+    /// An authorization server that trusts a realm's ID-JAGs (`tas_…`).
+    TrustingServer => TrustingServerId, "tas";
 }
 
 /// The primary key of a `T`.

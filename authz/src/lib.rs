@@ -19,6 +19,7 @@ mod batch;
 mod bounded;
 pub mod broker;
 pub mod cache;
+pub mod chaining;
 pub mod clients;
 pub mod clock;
 mod core;

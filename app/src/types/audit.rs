@@ -284,6 +284,36 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
         "Console users",
         "Authenticator app removed",
     ),
+    (
+        "trusting_server.create",
+        "Identity providers",
+        "Trusting authorization server added",
+    ),
+    (
+        "trusting_server.update",
+        "Identity providers",
+        "Trusting authorization server changed",
+    ),
+    (
+        "trusting_server.enable",
+        "Identity providers",
+        "Trusting authorization server enabled",
+    ),
+    (
+        "trusting_server.disable",
+        "Identity providers",
+        "Trusting authorization server disabled",
+    ),
+    (
+        "trusting_server.delete",
+        "Identity providers",
+        "Trusting authorization server removed",
+    ),
+    (
+        "token.id_jag_issue",
+        "Tokens",
+        "ID-JAG issued for another server",
+    ),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

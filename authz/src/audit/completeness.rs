@@ -548,6 +548,37 @@ async fn each_write_adds_an_audit_row() {
         "delete_trusted_issuer",
         core.delete_trusted_issuer(&p, d, "https://idp.example.com", &m)
     );
+    let trusting = crate::chaining::TrustingServerInput {
+        issuer: "https://as.example.com".into(),
+        resources: "https://tickets.example.com/mcp".into(),
+        clients: "bot -> 0oa1".into(),
+        ..Default::default()
+    };
+    write!(
+        "create_trusting_server",
+        core.create_trusting_server(&p, d, &trusting, &m)
+    );
+    write!(
+        "update_trusting_server",
+        core.update_trusting_server(
+            &p,
+            d,
+            "https://as.example.com",
+            &crate::chaining::TrustingServerInput {
+                scopes: "tickets:read".into(),
+                ..trusting.clone()
+            },
+            &m
+        )
+    );
+    write!(
+        "set_trusting_server_enabled",
+        core.set_trusting_server_enabled(&p, d, "https://as.example.com", false, &m)
+    );
+    write!(
+        "delete_trusting_server",
+        core.delete_trusting_server(&p, d, "https://as.example.com", &m)
+    );
     let sso = crate::sso::SsoProviderInput {
         display_name: "Acme".into(),
         issuer: "https://sso.example.com".into(),

@@ -234,6 +234,18 @@ pub mod action {
     pub const USER_RECOVERY_CODES: &str = "user.recovery_codes";
     /// A console account's authenticator was removed by its owner, or reset by an admin.
     pub const USER_SECOND_FACTOR_REMOVE: &str = "user.second_factor_remove";
+    /// An authorization server now trusts the realm's ID-JAGs (the realm lists it).
+    pub const TRUSTING_SERVER_CREATE: &str = "trusting_server.create";
+    /// A trusting authorization server's settings changed.
+    pub const TRUSTING_SERVER_UPDATE: &str = "trusting_server.update";
+    /// A trusting authorization server was enabled.
+    pub const TRUSTING_SERVER_ENABLE: &str = "trusting_server.enable";
+    /// A trusting authorization server was disabled: no ID-JAGs for it.
+    pub const TRUSTING_SERVER_DISABLE: &str = "trusting_server.disable";
+    /// A trusting authorization server was removed.
+    pub const TRUSTING_SERVER_DELETE: &str = "trusting_server.delete";
+    /// A client traded a person's ID token for an ID-JAG for another authorization server.
+    pub const TOKEN_ID_JAG_ISSUE: &str = "token.id_jag_issue";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -329,6 +341,12 @@ pub mod action {
         USER_SECOND_FACTOR_ENROL,
         USER_RECOVERY_CODES,
         USER_SECOND_FACTOR_REMOVE,
+        TRUSTING_SERVER_CREATE,
+        TRUSTING_SERVER_UPDATE,
+        TRUSTING_SERVER_ENABLE,
+        TRUSTING_SERVER_DISABLE,
+        TRUSTING_SERVER_DELETE,
+        TOKEN_ID_JAG_ISSUE,
     ];
 }
 
@@ -502,6 +520,8 @@ pub enum AuditSubject {
     Setup,
     /// An identity provider trusted for ID-JAG assertions, by issuer.
     TrustedIssuer(String),
+    /// An authorization server that trusts the realm's ID-JAGs, by issuer.
+    TrustingServer(String),
     /// A console sign-in provider, by id.
     SsoProvider(String),
     /// How people sign in to the console (password sign-in on or off).
@@ -525,6 +545,7 @@ impl AuditSubject {
             AuditSubject::Release(n) => ("release", n),
             AuditSubject::RegistryGroup(kind, id) => (*kind, id),
             AuditSubject::TrustedIssuer(iss) => ("idp", iss),
+            AuditSubject::TrustingServer(iss) => ("trusting_as", iss),
             AuditSubject::SsoProvider(id) => ("sso", id),
             AuditSubject::AuditLog => return "audit".to_owned(),
             AuditSubject::Registry => return "registry".to_owned(),

@@ -27,6 +27,8 @@ mod authorize;
 #[macro_use]
 mod broker;
 #[macro_use]
+mod chaining;
+#[macro_use]
 mod clients;
 #[macro_use]
 mod drift;
@@ -64,6 +66,7 @@ pub use agents::AgentStore;
 pub use audit::AuditStore;
 pub use authorize::{AuthorizeStore, MAX_CONNECTED_APPS, Redeemed};
 pub use broker::{BrokerStore, BrokeredSignIn};
+pub use chaining::ChainingStore;
 pub use clients::{ClientStore, INITIAL_TOKEN_SPENT};
 pub use drift::{DriftStore, Saved};
 pub use federation::{AssertionRedeemed, FederationStore, NewSubject};
@@ -101,6 +104,7 @@ pub trait Store:
     + SsoStore
     + SecondFactorStore
     + BrokerStore
+    + ChainingStore
 {
 }
 impl<T> Store for T where
@@ -123,6 +127,7 @@ impl<T> Store for T where
         + SsoStore
         + SecondFactorStore
         + BrokerStore
+        + ChainingStore
 {
 }
 

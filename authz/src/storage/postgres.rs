@@ -20,6 +20,7 @@ federation_store!(PgStore, sqlx::Postgres);
 sso_store!(PgStore, sqlx::Postgres);
 second_factor_store!(PgStore, sqlx::Postgres);
 broker_store!(PgStore, sqlx::Postgres);
+chaining_store!(PgStore, sqlx::Postgres);
 token_store!(PgStore, sqlx::Postgres);
 account_store!(PgStore, sqlx::Postgres);
 people_store!(PgStore, sqlx::Postgres);

@@ -82,6 +82,9 @@ impl Core {
                 "email",
                 "name",
             ],
+            identity_chaining_requested_token_types_supported: vec![
+                super::model::ID_JAG_TOKEN_TYPE,
+            ],
             authorization_grant_profiles_supported: vec![super::model::ID_JAG_GRANT_PROFILE],
         })
     }

@@ -11,6 +11,9 @@ pub const ASSERTION_SKEW_SECS: i64 = 60;
 pub const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
 /// The grant profile of Identity Assertion JWT Authorization Grants.
 pub const ID_JAG_GRANT_PROFILE: &str = "urn:ietf:params:oauth:grant-profile:id-jag";
+/// The token type of ID-JAGs (identity-assertion-authz-grant §9): what a client asks the
+/// realm, as an identity provider, to issue for another authorization server.
+pub const ID_JAG_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 /// The `typ` header of an ID-JAG.
 pub const ID_JAG_TYP: &str = "oauth-id-jag+jwt";
 /// Longest an ID-JAG may live, from `iat` to `exp` (they are meant to live minutes).
@@ -135,7 +138,8 @@ pub struct TokenResponse {
     pub token_type: String,
     /// Seconds until expiry.
     pub expires_in: i64,
-    /// Granted scope.
+    /// Granted scope (left out when empty: an ID-JAG may carry none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub scope: String,
     /// The refresh token (authorization_code with `offline_access`, and every refresh).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -231,6 +235,9 @@ pub struct ServerMetadata {
     pub subject_types_supported: Vec<&'static str>,
     /// `claims_supported`: what ID tokens carry.
     pub claims_supported: Vec<&'static str>,
+    /// `identity_chaining_requested_token_types_supported`: an ID token is exchanged for an
+    /// ID-JAG for another authorization server.
+    pub identity_chaining_requested_token_types_supported: Vec<&'static str>,
     /// `authorization_grant_profiles_supported` (identity-assertion-authz-grant §7): the ID-JAG
     /// profile of the JWT bearer grant. Says nothing of which issuers are trusted.
     pub authorization_grant_profiles_supported: Vec<&'static str>,

@@ -71,6 +71,11 @@ pub(super) const WRITES: &[&str] = &[
     "update_trusted_issuer",
     "set_trusted_issuer_enabled",
     "delete_trusted_issuer",
+    // chaining
+    "create_trusting_server",
+    "update_trusting_server",
+    "set_trusting_server_enabled",
+    "delete_trusting_server",
     // a link exists only after an ID-JAG: checked by the API tests
     "link_person_identity",
     "unlink_person_identity",
@@ -140,6 +145,7 @@ pub(super) const WRITES: &[&str] = &[
 pub(super) const READS: &[&str] = &[
     "realm_overview",
     "list_trusted_issuers",
+    "list_trusting_servers",
     // Fetches an IdP's JWKS (as the grant does, through the same cache); changes no row.
     "check_trusted_issuer_keys",
     "person_identities",
@@ -309,6 +315,10 @@ pub(super) const RUN: &[&str] = &[
     "update_trusted_issuer",
     "set_trusted_issuer_enabled",
     "delete_trusted_issuer",
+    "create_trusting_server",
+    "update_trusting_server",
+    "set_trusting_server_enabled",
+    "delete_trusting_server",
     "create_sso_provider",
     "update_sso_provider",
     "set_sso_provider_enabled",

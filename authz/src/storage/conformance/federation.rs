@@ -127,6 +127,7 @@ pub(super) async fn federation(db: &Database) {
         resource_id: res.id.clone(),
         scopes: ScopeSet::default(),
         offline: false,
+        openid: None,
         auth_time: 50,
         created_at: 50,
         expires_at: 400,

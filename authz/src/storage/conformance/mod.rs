@@ -14,6 +14,7 @@ mod agents;
 mod audit;
 mod authorize;
 mod broker;
+mod chaining;
 mod clients;
 mod drift;
 mod federation;
@@ -174,6 +175,7 @@ on_both_backends!(
     sso::sso,
     second_factor::second_factor,
     broker::broker,
+    chaining::chaining,
 );
 
 /// Upgrade scenarios: each gets an empty database, migrates it to some earlier version, writes

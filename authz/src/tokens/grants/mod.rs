@@ -54,7 +54,12 @@ impl Core {
             .await?;
         // Who may present an ID-JAG is decided by the realm's trusted issuers (each lists its
         // clients), not by the client's registration.
-        if grant != GrantType::JwtBearer && !client.grant_types.contains(&grant) {
+        // Likewise who may ask for an ID-JAG for another authorization server is decided by the
+        // realm's trusting servers (each lists its clients).
+        let listed_elsewhere = grant == GrantType::JwtBearer
+            || (grant == GrantType::TokenExchange
+                && req.requested_token_type.as_deref() == Some(super::model::ID_JAG_TOKEN_TYPE));
+        if !listed_elsewhere && !client.grant_types.contains(&grant) {
             return Err(Error::oauth(
                 OAuthErrorCode::UnauthorizedClient,
                 format!("This client may not use {}.", grant.as_str()),

@@ -23,10 +23,14 @@ use crate::scope::ScopeSet;
 use crate::throttle::Source;
 use portcullis_claims::{AccessTokenClaims, Actor, SubjectOrigin, TokenOrigin};
 
+mod id_jag;
+
 /// A minted exchange and what its audit event says.
 struct Exchanged {
     response: TokenResponse,
-    claims: AccessTokenClaims,
+    action: &'static str,
+    subject: AuditSubject,
+    details: serde_json::Value,
 }
 
 fn refuse(code: OAuthErrorCode, message: impl Into<std::borrow::Cow<'static, str>>) -> Error {
@@ -43,25 +47,21 @@ impl Core {
         req: &TokenRequest,
         meta: &RequestMeta,
     ) -> Result<TokenResponse> {
-        match self.exchange(realm, client, req).await {
-            Ok(Exchanged { response, claims }) => {
-                let mut event = self.event(
-                    &realm.id,
-                    client.client_id.as_str(),
-                    action::TOKEN_EXCHANGE,
-                    AuditSubject::Token(claims.jti.clone()),
-                    meta,
-                );
-                event.details = serde_json::json!({
-                    "sub": claims.sub,
-                    "aud": claims.aud,
-                    "scope": claims.scope,
-                    "exp": claims.exp,
-                    "act": claims.act,
-                    "mcp_server": claims.mcp_server,
-                    "mcp_release": claims.mcp_release,
-                    "subject_jti": claims.origin.subject.as_ref().map(|s| s.jti.clone()),
-                });
+        let exchanged = if id_jag::is_requested(req) {
+            self.exchange_for_id_jag(realm, client, req).await
+        } else {
+            self.exchange(realm, client, req).await
+        };
+        match exchanged {
+            Ok(Exchanged {
+                response,
+                action,
+                subject,
+                details,
+            }) => {
+                let mut event =
+                    self.event(&realm.id, client.client_id.as_str(), action, subject, meta);
+                event.details = details;
                 self.audit_batched(event).await?;
                 Ok(response)
             }
@@ -258,7 +258,21 @@ impl Core {
             .await?;
         response.issued_token_type = Some(ACCESS_TOKEN_TYPE.to_owned());
         self.token_use.record(&client.id, &target.id, now);
-        Ok(Exchanged { response, claims })
+        Ok(Exchanged {
+            response,
+            action: action::TOKEN_EXCHANGE,
+            subject: AuditSubject::Token(claims.jti.clone()),
+            details: serde_json::json!({
+                "sub": claims.sub,
+                "aud": claims.aud,
+                "scope": claims.scope,
+                "exp": claims.exp,
+                "act": claims.act,
+                "mcp_server": claims.mcp_server,
+                "mcp_release": claims.mcp_release,
+                "subject_jti": claims.origin.subject.as_ref().map(|s| s.jti.clone()),
+            }),
+        })
     }
 
     /// Whether the request carries an actor token, which must then be the calling client's
@@ -467,6 +481,12 @@ fn exchange_parameters(req: &TokenRequest) -> Result<&str> {
                 "subject_token_type is required: urn:ietf:params:oauth:token-type:access_token.",
             ));
         }
+        id_jag::ID_TOKEN_TYPE => {
+            return Err(refuse(
+                OAuthErrorCode::InvalidRequest,
+                "An ID token is exchanged only for an ID-JAG: requested_token_type urn:ietf:params:oauth:token-type:id-jag.",
+            ));
+        }
         _ => {
             return Err(refuse(
                 OAuthErrorCode::InvalidRequest,
@@ -478,7 +498,7 @@ fn exchange_parameters(req: &TokenRequest) -> Result<&str> {
         "" | ACCESS_TOKEN_TYPE | JWT_TOKEN_TYPE => Ok(subject),
         _ => Err(refuse(
             OAuthErrorCode::InvalidRequest,
-            "Only access tokens are issued: requested_token_type urn:ietf:params:oauth:token-type:access_token.",
+            "requested_token_type must be urn:ietf:params:oauth:token-type:access_token (for an access token of this realm) or urn:ietf:params:oauth:token-type:id-jag (for another authorization server, from an ID token).",
         )),
     }
 }
