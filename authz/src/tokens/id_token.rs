@@ -43,6 +43,10 @@ pub struct IdTokenClaims {
     /// Their email, with the `email` scope.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
+    /// With the email: `true`. Nobody types their own address into a realm; administrators
+    /// set it, or a provider the realm vouches for gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email_verified: Option<bool>,
     /// Their name, with the `profile` scope.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -69,6 +73,7 @@ impl Core {
             auth_time,
             nonce: nonce.map(str::to_owned),
             email: openid.email.then(|| subject.email.clone()),
+            email_verified: openid.email.then_some(true),
             name: openid.profile.then(|| subject.display_name.clone()),
         };
         let keys = self.realm_keys(realm, Some(ID_TOKEN_ALG)).await?;

@@ -80,6 +80,7 @@ impl Core {
                 "auth_time",
                 "nonce",
                 "email",
+                "email_verified",
                 "name",
             ],
             identity_chaining_requested_token_types_supported: vec![

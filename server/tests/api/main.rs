@@ -5,6 +5,7 @@ mod support;
 mod audit;
 mod authorize;
 mod broker;
+mod chaining;
 mod client_keys;
 mod console;
 mod device;

@@ -84,6 +84,7 @@ async fn openid_brings_an_id_token_with_the_nonce_email_and_name_and_refresh_ren
     assert_eq!(c["azp"], "vscode");
     assert_eq!(c["nonce"], "n-0S6_WzA2Mj");
     assert_eq!(c["email"], PERSON);
+    assert_eq!(c["email_verified"], true, "admins set people's addresses");
     assert!(c["name"].is_string());
     let (iat, exp) = (
         c["iat"].as_i64().expect("iat"),

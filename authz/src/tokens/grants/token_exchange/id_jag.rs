@@ -44,6 +44,8 @@ struct IssuedIdJag<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     email: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    email_verified: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
 }
 
@@ -109,6 +111,7 @@ impl Core {
             auth_time: id.auth_time,
             // What the client may learn of the person, it may pass on: as the ID token said.
             email: id.email.is_some().then_some(person.email.as_str()),
+            email_verified: id.email.is_some().then_some(true),
             name: id.name.is_some().then_some(person.display_name.as_str()),
         };
         let keys = self.realm_keys(realm, Some(ID_TOKEN_ALG)).await?;
