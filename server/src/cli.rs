@@ -47,6 +47,7 @@ mod resources;
 mod sso;
 mod support;
 mod table;
+mod trusting;
 pub use admin::AdminCommand;
 pub use agents::AgentsCommand;
 pub use clients::ClientsCommand;
@@ -62,6 +63,7 @@ pub use resources::ResourcesCommand;
 pub use sso::SsoCommand;
 pub use support::{StdoutClosed, closed_pipe, write_out};
 pub use table::ListFormat;
+pub use trusting::TrustingCommand;
 
 /// Portcullis: the authorization server for MCP.
 #[derive(Debug, Parser)]
@@ -147,6 +149,13 @@ pub enum Command {
         /// Trusted-issuers subcommand.
         #[command(subcommand)]
         command: IssuersCommand,
+    },
+    /// Identity chaining: the authorization servers that accept a realm's ID-JAGs (the realm
+    /// as its people's identity provider).
+    TrustingServers {
+        /// Trusting-servers subcommand.
+        #[command(subcommand)]
+        command: TrustingCommand,
     },
     /// Brokering: the OpenID Connect providers a realm's people sign in with.
     Idp {
@@ -279,6 +288,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::TrustedIssuers { command } => {
             let state = crate::AppState::init(config).await?;
             let result = issuers::issuers(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
+        Command::TrustingServers { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = trusting::trusting(&state.core, command).await;
             state.db.close().await;
             result
         }

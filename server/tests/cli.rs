@@ -636,6 +636,8 @@ fn an_interrupted_demo_leaves_nothing_behind() {
     drop(lines);
 }
 
+#[path = "cli/chaining.rs"]
+mod chaining;
 #[path = "cli/registry.rs"]
 mod registry;
 #[path = "cli/sso.rs"]
