@@ -76,6 +76,14 @@ async function seed(page: Page, baseURL: string) {
     algorithms: '',
     clients: `bulk-${suffix}-0`,
   });
+  // Authorization servers that trust this realm's ID-JAGs: one with many resources and clients.
+  await call(api, baseURL, 'trusting-servers/create', {
+    issuer: `https://${long('auth', 60)}.example-partner.com/${long('oauth2/aus9x', 120)}`,
+    display_name: long('Example Partner ticketing and knowledge base authorization server', 100),
+    resources: Array.from({ length: 8 }, (_, i) => `https://${long('mcp', 40)}-${i}.example-partner.com/${long('servers/tickets', 80)}/mcp`).join('\n'),
+    scopes: 'tickets:read tickets:write knowledge:read knowledge:search comments:write attachments:read',
+    clients: [client, ...Array.from({ length: 10 }, (_, i) => `bulk-${suffix}-${i}`)].map((c, i) => `${c} -> ${long(`0oa8f5j3xYpartner${i}`, 60)}`).join('\n'),
+  });
   // Console sign-in providers: a confidential client with many groups, and a public client.
   await call(api, baseURL, 'sso/create', {
     display_name: long('Example Corporation workforce identity', 100),
@@ -190,6 +198,7 @@ const SCREENS: [string, string][] = [
   ['agent', `/agents/${agent}`],
   ['keys', '/keys'],
   ['identity-providers', '/identity-providers'],
+  ['trusting-servers', '/trusting-servers'],
   ['settings', '/settings'],
   ['realms', '/realms'],
   ['realm', `/realms/finance-${suffix}`],
@@ -248,6 +257,12 @@ test('every screen holds long data at 390 and 1280 px, light and dark, without s
       await hydrated(p);
       await p.getByTestId('idp').first().getByRole('button', { name: 'Edit' }).click();
       await expect(p.locator('#edit-idp')).toBeVisible();
+    }],
+    ['trusting-server-edit', async (p) => {
+      await p.goto('/trusting-servers');
+      await hydrated(p);
+      await p.getByTestId('trusting-server').first().getByRole('button', { name: 'Edit' }).click();
+      await expect(p.locator('#edit-tas')).toBeVisible();
     }],
     ['sso-provider-edit', async (p) => {
       await p.goto('/single-sign-on');

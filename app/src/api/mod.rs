@@ -4,6 +4,7 @@ pub mod account;
 pub mod agents;
 pub mod audit;
 pub mod brokering;
+pub mod chaining;
 pub mod clients;
 pub mod federation;
 pub mod integration;

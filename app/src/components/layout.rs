@@ -325,6 +325,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     {can.view_registry.then(|| view! { <RegistryLink waiting=info.release_waiting/> })}
                     {can.manage_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
                     {can.manage_realms.then(|| view! { <NavLink href="/identity-providers" label="Identity providers"/> })}
+                    {can.manage_realms.then(|| view! { <NavLink href="/trusting-servers" label="Trusting servers"/> })}
                     {can.manage_realms.then(|| view! { <NavLink href="/settings" label="Realm settings"/> })}
                 </NavGroup>
                 {can.view_resources.then(|| view! {

@@ -5,6 +5,7 @@ pub mod agents;
 pub mod audit;
 #[cfg(feature = "ssr")]
 pub mod authorize;
+pub mod chaining;
 pub mod clients;
 pub mod federation;
 pub mod integration;

@@ -14,6 +14,7 @@ use tower_sessions::Session;
 pub mod access;
 pub mod agents;
 pub mod audit;
+pub mod chaining;
 pub mod clients;
 pub mod drift;
 pub mod federation;

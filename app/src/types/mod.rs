@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 pub mod access;
 pub mod agents;
 pub mod audit;
+pub mod chaining;
 pub mod clients;
 pub mod federation;
 pub mod integration;

@@ -141,7 +141,7 @@ pub fn parse_client_links(s: &str) -> Result<Vec<ClientLink>, String> {
         .map(str::trim)
         .filter(|l| !l.is_empty())
     {
-        let (ours, theirs) = match line.split_once("->") {
+        let (ours, theirs) = match line.split_once("->").or_else(|| line.split_once('→')) {
             Some((a, b)) => (a.trim(), b.trim()),
             None if line.split_whitespace().count() == 1 => (line, line),
             None => {
@@ -249,6 +249,10 @@ mod tests {
     fn client_lines_name_the_id_there_only_when_it_differs() {
         let links = parse_client_links("desk-app\nmail-agent -> 0oa8f5j3xY, ops").expect("ok");
         assert_eq!(links.len(), 3);
+        assert_eq!(
+            parse_client_links("mail-agent → 0oa8f5j3xY").expect("the arrow the card shows"),
+            links[1..2]
+        );
         assert_eq!(links[0].known_as, "desk-app");
         assert_eq!(links[1].client_id.as_str(), "mail-agent");
         assert_eq!(links[1].known_as, "0oa8f5j3xY");
