@@ -1,6 +1,7 @@
-//! Trusting servers: the authorization servers that accept this realm's ID-JAGs, so that a
-//! client signed in here reaches their MCP servers for the same person without another sign-in
-//! (identity chaining; the realm as the enterprise IdP of MCP enterprise-managed
+//! Trusting servers: the authorization servers that accept this realm's ID-JAGs.
+//!
+//! A client signed in here reaches their MCP servers for the same person without another
+//! sign-in (identity chaining; the realm as the enterprise IdP of MCP enterprise-managed
 //! authorization).
 //!
 //! One list; each server opens its form in place (one at a time), is disabled (confirmed) or

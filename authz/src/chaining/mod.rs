@@ -1,6 +1,8 @@
-//! Identity chaining, the realm as an identity provider: the authorization servers that trust
-//! this realm's people (they accept its ID-JAGs), which of its clients may ask for an ID-JAG
-//! for each, for which resources, and by which client id that server knows each client.
+//! Identity chaining: the realm as its people's identity provider.
+//!
+//! The realm lists the authorization servers that trust it (they accept its ID-JAGs), which of
+//! its clients may ask for an ID-JAG for each, for which resources, and by which client id that
+//! server knows each client.
 //!
 //! A client signed in with OpenID Connect trades the person's ID token at the realm's token
 //! endpoint (token exchange, `requested_token_type` id-jag, `audience` one of these servers) for

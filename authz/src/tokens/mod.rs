@@ -21,7 +21,6 @@ mod revoke;
 mod revoked;
 mod verify;
 
-pub use id_token::{ID_TOKEN_ALG, ID_TOKEN_TTL_SECS, IdTokenClaims};
 pub use lifetime::{
     DEFAULT_TOKEN_TTL_SECS, MAX_TOKEN_TTL_SECS, MIN_TOKEN_TTL_SECS, parse_token_ttl,
 };

@@ -242,3 +242,44 @@ pub struct ServerMetadata {
     /// profile of the JWT bearer grant. Says nothing of which issuers are trusted.
     pub authorization_grant_profiles_supported: Vec<&'static str>,
 }
+
+/// How long an ID token is good for. It says who signed in; the client keeps its session with
+/// refresh tokens, and trades the ID token for an ID-JAG soon after it gets it.
+pub const ID_TOKEN_TTL_SECS: i64 = 15 * 60;
+/// ID tokens are signed with RS256: what OpenID Connect relying parties expect when they
+/// registered no other algorithm (Core §3.1.3.7; Discovery §3 requires it be offered).
+pub const ID_TOKEN_ALG: crate::keys::SigningAlg = crate::keys::SigningAlg::RS256;
+/// The `typ` of an ID token's header.
+pub const ID_TOKEN_TYP: &str = "JWT";
+
+/// The claims of an ID token this server issues.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct IdTokenClaims {
+    /// The realm's issuer.
+    pub iss: String,
+    /// The person (`psn_…`) or console account (`usr_…`): the `sub` of their access tokens.
+    pub sub: String,
+    /// The client's `client_id`.
+    pub aud: String,
+    /// The client's `client_id` again (the authorized party).
+    pub azp: String,
+    /// Expiry.
+    pub exp: crate::clock::UnixTime,
+    /// Issued.
+    pub iat: crate::clock::UnixTime,
+    /// When they signed in.
+    pub auth_time: crate::clock::UnixTime,
+    /// The authorization request's `nonce`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<String>,
+    /// Their email, with the `email` scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// With the email: `true`. Nobody types their own address into a realm; administrators
+    /// set it, or a provider the realm vouches for gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email_verified: Option<bool>,
+    /// Their name, with the `profile` scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
