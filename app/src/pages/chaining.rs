@@ -88,7 +88,7 @@ fn CreateServerForm(
     view! {
         <section class=format!("{CARD} mb-6 p-6") aria-labelledby="new-tas-title">
             <h2 id="new-tas-title" class="text-lg font-semibold text-slate-900 dark:text-white">"Add a trusting server"</h2>
-            <p class=MUTED>"Before the first ID-JAG works there, that server must trust this realm as an identity provider: give it the issuer and keys above, and the client ids below."</p>
+            <p class=MUTED>"Before the first ID-JAG works there, that server must trust this realm as an identity provider: give it this realm's issuer and keys (shown on this page), and the client ids below. Copy its issuer from its metadata: it is compared byte for byte, trailing slash included."</p>
             <ActionForm action=action attr:id="new-tas" attr:class="mt-4 grid gap-4 sm:grid-cols-2" on:input=move |_| errors.clear()>
                 <ServerFields form="new-tas" v=None errors/>
                 <div class="sm:col-span-2">{errors.form_error()}</div>

@@ -557,9 +557,14 @@ impl Core {
             asked
         };
         let Some(scopes) = asked.grant(&allowed) else {
+            let openid_alone = scope.is_some_and(|s| s.split(' ').any(|s| s == "openid"));
             return Err(refuse(
                 "invalid_scope",
-                "None of the requested scopes may be granted for this resource.",
+                if openid_alone {
+                    "None of the requested scopes may be granted for this resource. An ID token comes with an access token: ask for one of the resource's scopes too."
+                } else {
+                    "None of the requested scopes may be granted for this resource."
+                },
             ));
         };
         Ok((resource, scopes))

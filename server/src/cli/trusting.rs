@@ -11,8 +11,10 @@ fn client_lines(clients: &[String]) -> String {
     clients
         .iter()
         .map(|c| match c.split_once('=') {
-            Some((ours, theirs)) => format!("{} -> {}", ours.trim(), theirs.trim()),
-            None => c.trim().to_owned(),
+            Some((ours, theirs)) if !c.contains("->") => {
+                format!("{} -> {}", ours.trim(), theirs.trim())
+            }
+            _ => c.trim().to_owned(),
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -35,7 +37,7 @@ pub struct TrustingSettings {
     #[arg(long, default_value = "", hide_default_value = true)]
     scopes: String,
     /// A client that may ask for ID-JAGs for it: `client-id`, or `client-id=its-id-there`
-    /// (repeat; at least one).
+    /// (`client-id -> its-id-there` works too, as `list` shows it; repeat; at least one).
     #[arg(long = "client", required = true)]
     clients: Vec<String>,
 }
@@ -154,6 +156,13 @@ pub(super) async fn trusting(core: &authz::Core, command: TrustingCommand) -> an
                 t.id,
                 client_links_text(&t.clients).replace('\n', ", ")
             );
+            if let Ok(name) = authz::realms::RealmName::parse(&realm) {
+                let issuer = core.issuer(&name);
+                say!(
+                    "Give {} this realm as a trusted identity provider: issuer {issuer}, keys {issuer}/jwks.",
+                    t.display_name
+                );
+            }
         }
         TrustingCommand::List { realm, format } => {
             let list = core

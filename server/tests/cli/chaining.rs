@@ -50,6 +50,10 @@ fn trusting_servers_are_managed_from_the_command_line() {
     ])
     .expect("add");
     assert!(added.contains("desk -> 0oa8f5j3"), "{added}");
+    assert!(
+        added.contains("/realms/default, keys ") && added.contains("/realms/default/jwks"),
+        "what to give the other server: {added}"
+    );
     let listed = list(dir.path(), &["trusting-servers", "list"]);
     let (cells, json) = row(&listed, listed.0[0][0].as_str());
     assert!(cells[0].starts_with("tas_"), "{cells:?}");

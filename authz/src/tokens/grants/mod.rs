@@ -60,6 +60,16 @@ impl Core {
             || (grant == GrantType::TokenExchange
                 && req.requested_token_type.as_deref() == Some(super::model::ID_JAG_TOKEN_TYPE));
         if !listed_elsewhere && !client.grant_types.contains(&grant) {
+            // An ID token sent without asking for an ID-JAG: say what was missing.
+            if grant == GrantType::TokenExchange
+                && req.subject_token_type.as_deref()
+                    == Some("urn:ietf:params:oauth:token-type:id_token")
+            {
+                return Err(Error::oauth(
+                    OAuthErrorCode::InvalidRequest,
+                    "An ID token is exchanged only for an ID-JAG: requested_token_type urn:ietf:params:oauth:token-type:id-jag.",
+                ));
+            }
             return Err(Error::oauth(
                 OAuthErrorCode::UnauthorizedClient,
                 format!("This client may not use {}.", grant.as_str()),
