@@ -153,7 +153,7 @@ test('the TypeScript SDK trades an ID token of the company realm for a token at 
     await expect(card).toContainText('Disabled');
     await expect(discoverAndRequestJwtAuthGrant({
       idpUrl: idp, audience: as, resource: mcp.url, idToken, clientId: 'service-desk', clientSecret: desk.secret,
-    })).rejects.toThrow(/invalid_target/);
+    })).rejects.toThrow(/unauthorized_client/);
     // The company realm's audit log says what was issued, for where.
     await page.goto('/audit');
     await hydrated(page);

@@ -534,7 +534,11 @@ impl Core {
             })?;
         let asked = ScopeRequest::parse(scope)
             .map_err(|_| refuse("invalid_scope", "The scope parameter is malformed."))?;
-        let mut allowed = user_scopes(client, &resource);
+        // Never a resource permission, even on a resource stored before such names were
+        // refused: they are agreed to as requests about the person.
+        let mut allowed = user_scopes(client, &resource).difference(
+            &ScopeSet::parse(&super::checks::NON_RESOURCE_SCOPES.join(" ")).unwrap_or_default(),
+        );
         if resource.policy.consent == crate::resources::ConsentPolicy::GrantedClients {
             match self.cached_grant(&client.id, &resource.id).await {
                 Ok(Some(g)) => allowed = allowed.intersection(&g.scopes),

@@ -55,7 +55,19 @@ impl Core {
         p.require(Permission::ManageRealms)?;
         let realm = self.find_realm(realm_name).await?;
         let fields = self.check_trusting_fields(&realm, input).await?;
-        if self.store.list_trusting_servers(&realm.id).await?.len() >= MAX_TRUSTING_SERVERS {
+        let listed = self.store.list_trusting_servers(&realm.id).await?;
+        // A trailing slash makes another issuer, which its ID-JAGs would not be addressed to:
+        // never two entries for one server.
+        if listed
+            .iter()
+            .any(|t| t.issuer.trim_end_matches('/') == fields.issuer.trim_end_matches('/'))
+        {
+            return Err(Error::Taken {
+                field: "issuer",
+                message: TAKEN.into(),
+            });
+        }
+        if listed.len() >= MAX_TRUSTING_SERVERS {
             return Err(Error::Conflict(
                 format!(
                     "A realm lists at most {MAX_TRUSTING_SERVERS} trusting authorization servers; remove one first."
@@ -193,6 +205,24 @@ impl Core {
             .delete_trusting_server(&server.id, &event)
             .await?;
         Ok(())
+    }
+
+    /// Whether an enabled trusting server lists this confidential client: only then may it ask
+    /// for ID-JAGs, whatever its own grant types.
+    pub(crate) async fn lists_for_id_jags(
+        &self,
+        realm: &Realm,
+        client: &crate::clients::Client,
+    ) -> Result<bool> {
+        if client.auth_method == AuthMethod::None {
+            return Ok(false);
+        }
+        Ok(self
+            .store
+            .list_trusting_servers(&realm.id)
+            .await?
+            .iter()
+            .any(|t| t.enabled && t.link_of(&client.client_id).is_some()))
     }
 
     /// A realm's trusting server by id (`tas_…`) or by its exact issuer.

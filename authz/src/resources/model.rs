@@ -179,10 +179,21 @@ impl ResourceFields {
             "scopes",
             ScopeSet::parse(&input.scopes).and_then(|s| {
                 if s.is_empty() {
-                    Err("List at least one scope the resource accepts.".into())
-                } else {
-                    Ok(s)
+                    return Err("List at least one scope the resource accepts.".into());
                 }
+                // These ask for refresh tokens and for who the person is, agreed to apart from
+                // any resource: a resource scope of the same name would ride on that consent.
+                let reserved: Vec<&str> = s
+                    .iter()
+                    .filter(|s| crate::authorize::NON_RESOURCE_SCOPES.contains(s))
+                    .collect();
+                if !reserved.is_empty() {
+                    return Err(format!(
+                        "{} cannot be a resource's scope: offline_access asks for refresh tokens, and openid, email and profile for who the person is.",
+                        reserved.join(", ")
+                    ));
+                }
+                Ok(s)
             }),
         );
         let token_ttl_secs = match input.token_ttl_secs.trim() {
@@ -352,6 +363,32 @@ mod tests {
 
     fn canon(s: &str) -> Result<String, String> {
         ResourceUri::parse(s, true).map(|u| u.0)
+    }
+
+    #[test]
+    fn person_and_refresh_requests_are_never_resource_scopes() {
+        for scopes in [
+            "tools:call email",
+            "openid",
+            "profile files:read",
+            "offline_access",
+        ] {
+            let mut checks = crate::error::FieldChecks::default();
+            let input = ResourceInput {
+                slug: "mail".into(),
+                display_name: "Mail".into(),
+                uri: "https://mail.example.com/mcp".into(),
+                scopes: scopes.into(),
+                enabled: true,
+                ..Default::default()
+            };
+            assert!(
+                ResourceFields::check(&input, false, &mut checks).is_none(),
+                "{scopes}"
+            );
+            let err = checks.finish().expect_err(scopes).to_string();
+            assert!(err.contains("cannot be a resource's scope"), "{err}");
+        }
     }
 
     #[test]

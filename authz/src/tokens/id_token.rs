@@ -1,7 +1,7 @@
 //! OpenID Connect ID tokens (OpenID Connect Core §2): who signed in, for the client that asked
 //! with `openid`, beside the access token of the code grant and of every refresh of its family;
 //! and their verification when a client trades one for an ID-JAG.
-use crate::authorize::OpenId;
+use crate::authorize::{FamilyId, OpenId};
 use crate::clients::Client;
 use crate::clock::UnixTime;
 use crate::core::Core;
@@ -19,7 +19,7 @@ impl Core {
         client: &Client,
         subject: &Subject,
         (openid, nonce): (OpenId, Option<&str>),
-        auth_time: UnixTime,
+        (family, auth_time): (&FamilyId, UnixTime),
     ) -> Result<String> {
         let now = self.now();
         let claims = IdTokenClaims {
@@ -31,6 +31,7 @@ impl Core {
             iat: now,
             auth_time,
             nonce: nonce.map(str::to_owned),
+            sid: Some(family.to_string()),
             email: openid.email.then(|| subject.email.clone()),
             email_verified: openid.email.then_some(true),
             name: openid.profile.then(|| subject.display_name.clone()),

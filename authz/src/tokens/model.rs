@@ -272,6 +272,10 @@ pub struct IdTokenClaims {
     /// The authorization request's `nonce`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
+    /// The sign-in it comes from: the token family of the code that brought it (OpenID Connect
+    /// `sid`). Trading it for an ID-JAG needs that family still live.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
     /// Their email, with the `email` scope.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,

@@ -355,8 +355,8 @@ async fn every_bad_exchange_is_refused_with_its_error_code() {
     expect(
         c.exchange_as(("other", &c.other), other_id, FOR_TICKETS)
             .await,
-        "invalid_target",
-        "a client the trusting server does not list",
+        "unauthorized_client",
+        "a client no trusting server lists",
     );
     // A public client cannot ask at all.
     let (status, json) = c
@@ -369,7 +369,7 @@ async fn every_bad_exchange_is_refused_with_its_error_code() {
             enc(ID_TOKEN),
         ))
         .await;
-    expect((status, json), "invalid_client", "a public client");
+    expect((status, json), "unauthorized_client", "a public client");
     // Disabled, the server gets nothing; enabled again, it does.
     let core = &c.f.t.state.core;
     let meta = authz::RequestMeta::default();
@@ -378,12 +378,35 @@ async fn every_bad_exchange_is_refused_with_its_error_code() {
         .expect("disable");
     expect(
         c.exchange(&id_token, FOR_TICKETS).await,
-        "invalid_target",
-        "a disabled trusting server",
+        "unauthorized_client",
+        "the client's only trusting server disabled",
     );
     core.set_trusting_server_enabled(&c.f.admin, "default", TICKETS_AS, true, &meta)
         .await
         .expect("enable");
+    assert_eq!(c.exchange(&id_token, FOR_TICKETS).await.0, StatusCode::OK);
+    // Revoked and restored, the client's earlier sign-ins are over: its ID token buys nothing.
+    let meta = authz::RequestMeta::default();
+    core.revoke_client(&c.f.admin, "default", "desk", "test", None, &meta)
+        .await
+        .expect("revoke");
+    core.restore_client(&c.f.admin, "default", "desk", "test", None, &meta)
+        .await
+        .expect("restore");
+    let (status, json) = c.exchange(&id_token, FOR_TICKETS).await;
+    expect(
+        (status, json.clone()),
+        "invalid_grant",
+        "an ID token of a revoked sign-in",
+    );
+    assert!(
+        json["error_description"]
+            .as_str()
+            .is_some_and(|d| d.contains("has ended")),
+        "{json}"
+    );
+    let fresh = c.sign_in("desk", &c.desk).await;
+    let id_token = fresh["id_token"].as_str().expect("ID token").to_owned();
     assert_eq!(c.exchange(&id_token, FOR_TICKETS).await.0, StatusCode::OK);
     // The ID token expires after fifteen minutes, and with it the exchange.
     c.f.clock.advance(authz::tokens::ID_TOKEN_TTL_SECS);

@@ -151,8 +151,14 @@ impl Core {
         if let Some(openid) = stored.openid {
             let nonce = stored.nonce.as_deref();
             issued.id_token = Some(
-                self.sign_id_token(realm, client, &subject, (openid, nonce), stored.auth_time)
-                    .await?,
+                self.sign_id_token(
+                    realm,
+                    client,
+                    &subject,
+                    (openid, nonce),
+                    (&family.id, stored.auth_time),
+                )
+                .await?,
             );
         }
         self.token_use.record(&client.id, &resource.id, now);

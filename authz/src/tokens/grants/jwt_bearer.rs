@@ -437,8 +437,8 @@ impl Core {
         let iss = unverified["iss"]
             .as_str()
             .ok_or_else(|| refuse("The assertion has no iss."))?;
-        // Portcullis signs only access tokens (at+jwt) and release documents: an ID-JAG naming
-        // this realm as its issuer was not made here, and is never taken as one.
+        // An ID-JAG naming this realm as its issuer was made here, for another authorization
+        // server (identity chaining): never taken back as an assertion.
         if iss.trim_end_matches('/') == self.issuer(&realm.name) {
             return Err(refuse(
                 "The assertion names this realm as its issuer; a realm never accepts its own assertions.",

@@ -56,9 +56,17 @@ impl Core {
         // clients), not by the client's registration.
         // Likewise who may ask for an ID-JAG for another authorization server is decided by the
         // realm's trusting servers (each lists its clients).
+        let wants_id_jag = grant == GrantType::TokenExchange
+            && req.requested_token_type.as_deref() == Some(super::model::ID_JAG_TOKEN_TYPE);
         let listed_elsewhere = grant == GrantType::JwtBearer
-            || (grant == GrantType::TokenExchange
-                && req.requested_token_type.as_deref() == Some(super::model::ID_JAG_TOKEN_TYPE));
+            || (wants_id_jag && self.lists_for_id_jags(&realm, &client).await?);
+        if wants_id_jag && !listed_elsewhere {
+            // Answered before any work or audit row: anyone can name a public client.
+            return Err(Error::oauth(
+                OAuthErrorCode::UnauthorizedClient,
+                "This client may not ask for ID-JAGs: no trusting server of the realm lists it (confidential clients only).",
+            ));
+        }
         if !listed_elsewhere && !client.grant_types.contains(&grant) {
             // An ID token sent without asking for an ID-JAG: say what was missing.
             if grant == GrantType::TokenExchange

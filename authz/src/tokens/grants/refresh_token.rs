@@ -124,8 +124,14 @@ impl Core {
         // A refresh answers with a new ID token too, without a nonce (OpenID Connect Core §12.2).
         if let Some(openid) = family.openid {
             issued.id_token = Some(
-                self.sign_id_token(realm, client, &subject, (openid, None), family.auth_time)
-                    .await?,
+                self.sign_id_token(
+                    realm,
+                    client,
+                    &subject,
+                    (openid, None),
+                    (&family.id, family.auth_time),
+                )
+                .await?,
             );
         }
         let next = new_refresh_token();

@@ -9,6 +9,7 @@
 //! client, one of its listed resources, and its listed scopes.
 use super::{Exchanged, refuse};
 use crate::audit::{AuditSubject, action};
+use crate::authorize::FamilyId;
 use crate::chaining::{ID_JAG_TTL_SECS, TrustingServer};
 use crate::clients::{AuthMethod, Client};
 use crate::core::Core;
@@ -62,6 +63,7 @@ impl Core {
                 "Client authentication is required for an ID-JAG: a public client cannot ask for one.",
             ));
         }
+        let server = self.trusting_audience(realm, client, req).await?;
         let id = self.id_token_of_exchange(realm, client, req).await?;
         let Some(person) = self.live_subject(realm, &id.sub).await? else {
             return Err(refuse(
@@ -69,7 +71,6 @@ impl Core {
                 "The person the ID token names can no longer sign in.",
             ));
         };
-        let server = self.trusting_audience(realm, client, req).await?;
         let resource = match req.resource.as_slice() {
             [one] => server.resource(one).ok_or_else(|| {
                 refuse(
@@ -146,7 +147,7 @@ impl Core {
     }
 
     /// The ID token of the request: issued by this realm to this very client (after it was
-    /// registered), unexpired.
+    /// registered), unexpired, from a sign-in (token family) still live.
     async fn id_token_of_exchange(
         &self,
         realm: &Realm,
@@ -195,6 +196,24 @@ impl Core {
                 "The ID token was issued to another client: a client exchanges only its own.",
             ));
         }
+        // The sign-in it came from must still stand: not revoked with the client, the app's
+        // disconnection, a reused refresh token or the person's disabling.
+        let family = match id.sid.as_deref() {
+            Some(sid) => self.store.find_family(&FamilyId::from_stored(sid)).await?,
+            None => None,
+        };
+        let standing = family.is_some_and(|f| {
+            f.is_live(now)
+                && f.realm_id == realm.id
+                && f.client_pk == client.id
+                && f.subject == id.sub
+        });
+        if !standing {
+            return Err(refuse(
+                OAuthErrorCode::InvalidGrant,
+                "The sign-in this ID token comes from has ended (signed out, disconnected or revoked): sign the person in again.",
+            ));
+        }
         Ok(id)
     }
 
@@ -220,28 +239,23 @@ impl Core {
                 ));
             }
         };
-        let server = self
-            .store
+        // One answer whether the server is unknown, disabled or does not list this client: a
+        // client learns nothing of the entries it is not on.
+        self.store
             .list_trusting_servers(&realm.id)
             .await?
             .into_iter()
-            .find(|s| s.enabled && s.issuer.trim_end_matches('/') == audience)
+            .find(|s| {
+                s.enabled
+                    && s.issuer.trim_end_matches('/') == audience
+                    && s.link_of(&client.client_id).is_some()
+            })
             .ok_or_else(|| {
                 refuse(
                     OAuthErrorCode::InvalidTarget,
-                    "The realm issues no ID-JAGs for that authorization server (it is not listed as trusting the realm, or is disabled).",
+                    "The realm issues this client no ID-JAGs for that authorization server (it is not listed as trusting the realm for this client, or is disabled).",
                 )
-            })?;
-        if server.link_of(&client.client_id).is_none() {
-            return Err(refuse(
-                OAuthErrorCode::InvalidTarget,
-                format!(
-                    "This client may not ask for ID-JAGs for {}: an administrator lists the clients that may.",
-                    server.display_name
-                ),
-            ));
-        }
-        Ok(server)
+            })
     }
 }
 
