@@ -79,6 +79,7 @@ impl Core {
                 "iat",
                 "auth_time",
                 "nonce",
+                "sid",
                 "email",
                 "email_verified",
                 "name",
