@@ -113,7 +113,9 @@ impl Core {
             return refuse(
                 "a person with this email exists and cannot prove the account with a password",
                 format!(
-                    "An account with the email {email} already exists here. Ask your administrator to connect it to {}.",
+                    "An account with the email {email} already exists here, and connecting it to {} takes its password, which it does not have{}. Ask your administrator to give it one; then sign in with {} again and confirm with that password.",
+                    provider.display_name,
+                    if realm.password_sign_in { "" } else { " (or password sign-in is off in this realm)" },
                     provider.display_name
                 ),
             )

@@ -623,6 +623,18 @@ async fn with_password_sign_in_off_the_page_offers_the_providers_only() {
         .await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("do not match"), "{html}");
+    // Ada has the email already and cannot prove it now: told what her administrator can do.
+    let (_, _, html) = s
+        .through_idp(
+            &mut Browser::default(),
+            "ada",
+            serde_json::json!({"email": PERSON}),
+        )
+        .await;
+    assert!(
+        html.contains("takes its password") && html.contains("password sign-in is off"),
+        "{html}"
+    );
     // Its only provider cannot be disabled while password sign-in is off.
     let e = core
         .set_realm_provider_enabled(&s.f.admin, "default", &s.provider, false, &m)
