@@ -1,8 +1,8 @@
 //! Identity chaining types: an authorization server that trusts this realm, as stored and as
 //! typed.
-use crate::clients::ClientId;
+use crate::clients::{Client, ClientId};
 use crate::clock::UnixTime;
-use crate::ids::RealmId;
+use crate::ids::{ClientRowId, RealmId};
 use crate::scope::ScopeSet;
 
 pub use crate::ids::TrustingServerId;
@@ -26,6 +26,9 @@ pub struct ClientLink {
     pub client_id: ClientId,
     /// Its `client_id` there.
     pub known_as: String,
+    /// The client's row when the entry was saved: a client deleted and created again under the
+    /// same id is not listed until an administrator saves the entry again. `None` only as typed.
+    pub client_pk: Option<ClientRowId>,
 }
 
 /// An authorization server that accepts this realm's ID-JAGs.
@@ -54,9 +57,12 @@ pub struct TrustingServer {
 }
 
 impl TrustingServer {
-    /// How `client` is known there, if it may ask for ID-JAGs for this server.
-    pub fn link_of(&self, client: &ClientId) -> Option<&ClientLink> {
-        self.clients.iter().find(|l| &l.client_id == client)
+    /// How `client` is known there, if it may ask for ID-JAGs for this server: the very
+    /// client (row) listed.
+    pub fn link_of(&self, client: &Client) -> Option<&ClientLink> {
+        self.clients
+            .iter()
+            .find(|l| l.client_id == client.client_id && l.client_pk.as_ref() == Some(&client.id))
     }
 
     /// The listed resource a request names (a trailing slash either way is the same one).
@@ -165,6 +171,7 @@ pub fn parse_client_links(s: &str) -> Result<Vec<ClientLink>, String> {
         out.push(ClientLink {
             client_id,
             known_as: theirs.to_owned(),
+            client_pk: None,
         });
     }
     if out.is_empty() {

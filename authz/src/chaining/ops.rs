@@ -222,7 +222,7 @@ impl Core {
             .list_trusting_servers(&realm.id)
             .await?
             .iter()
-            .any(|t| t.enabled && t.link_of(&client.client_id).is_some()))
+            .any(|t| t.enabled && t.link_of(client).is_some()))
     }
 
     /// A realm's trusting server by id (`tas_…`) or by its exact issuer.
@@ -248,14 +248,15 @@ impl Core {
         input: &TrustingServerInput,
     ) -> Result<TrustingServerFields> {
         let config = self.config();
-        let fields = input.validate(config.allow_http_loopback || config.allow_loopback_fetch)?;
+        let mut fields =
+            input.validate(config.allow_http_loopback || config.allow_loopback_fetch)?;
         if fields.issuer.trim_end_matches('/') == self.issuer(&realm.name) {
             return Err(Error::field(
                 "issuer",
                 "This is the realm's own issuer: a realm never accepts ID-JAGs it issued itself.",
             ));
         }
-        for link in &fields.clients {
+        for link in &mut fields.clients {
             let c = &link.client_id;
             match self.store.find_client(&realm.id, c).await? {
                 None => {
@@ -273,7 +274,7 @@ impl Core {
                         ),
                     ));
                 }
-                Some(_) => {}
+                Some(client) => link.client_pk = Some(client.id),
             }
         }
         Ok(fields)

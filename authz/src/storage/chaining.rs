@@ -3,7 +3,7 @@ use crate::audit::NewAuditEvent;
 use crate::chaining::{ClientLink, TrustingServer, TrustingServerId};
 use crate::clients::ClientId;
 use crate::error::StorageError;
-use crate::ids::RealmId;
+use crate::ids::{ClientRowId, RealmId};
 use async_trait::async_trait;
 
 /// Identity chaining persistence.
@@ -60,15 +60,16 @@ impl TryFrom<ServerRow> for TrustingServer {
     fn try_from(r: ServerRow) -> Result<Self, StorageError> {
         let corrupt =
             |what: &str, e: String| StorageError::Corrupt(format!("trusting server {what}: {e}"));
-        let pairs: Vec<(String, String)> =
+        let triples: Vec<(String, String, String)> =
             serde_json::from_str(&r.clients).map_err(|e| corrupt("clients", e.to_string()))?;
-        let clients = pairs
+        let clients = triples
             .into_iter()
-            .map(|(ours, theirs)| {
+            .map(|(ours, theirs, row)| {
                 Ok(ClientLink {
                     client_id: ClientId::parse(&ours)
                         .map_err(|e| corrupt("clients", e.to_owned()))?,
                     known_as: theirs,
+                    client_pk: Some(ClientRowId::from_stored(row)),
                 })
             })
             .collect::<Result<Vec<_>, StorageError>>()?;
@@ -87,12 +88,18 @@ impl TryFrom<ServerRow> for TrustingServer {
     }
 }
 
-/// The stored text of a server's clients: a JSON array of `[client_id, id there]` pairs.
+/// The stored text of a server's clients: a JSON array of `[client_id, id there, client row]`.
 pub(super) fn clients_column(links: &[ClientLink]) -> String {
     serde_json::Value::Array(
         links
             .iter()
-            .map(|l| serde_json::json!([l.client_id.as_str(), l.known_as]))
+            .map(|l| {
+                serde_json::json!([
+                    l.client_id.as_str(),
+                    l.known_as,
+                    l.client_pk.as_ref().map_or("", |c| c.as_str())
+                ])
+            })
             .collect(),
     )
     .to_string()

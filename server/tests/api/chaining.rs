@@ -451,3 +451,49 @@ async fn discovery_lists_id_jag_as_an_identity_chaining_token_type() {
         serde_json::json!([ID_JAG])
     );
 }
+
+#[tokio::test]
+async fn a_client_deleted_and_created_again_under_the_same_id_is_not_listed_until_saved_again() {
+    let mut c = chain().await;
+    let core = &c.f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    core.delete_client(&c.f.admin, "default", "desk", &meta)
+        .await
+        .expect("delete");
+    let (_, secret) = register_client(core, &c.f.admin, "desk", confidential("Service desk"))
+        .await
+        .expect("again");
+    c.desk = secret.expect("secret").expose().to_owned();
+    let id_token = c.sign_in("desk", &c.desk).await["id_token"]
+        .as_str()
+        .expect("ID token")
+        .to_owned();
+    let (status, json) = c.exchange(&id_token, FOR_TICKETS).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        json["error"], "unauthorized_client",
+        "another client now: {json}"
+    );
+    // An administrator saving the entry lists the client that has the id now.
+    let server = core
+        .list_trusting_servers(&c.f.admin, "default")
+        .await
+        .expect("list")
+        .remove(0);
+    core.update_trusting_server(
+        &c.f.admin,
+        "default",
+        server.id.as_str(),
+        &authz::chaining::TrustingServerInput {
+            issuer: server.issuer.clone(),
+            display_name: server.display_name.clone(),
+            resources: server.resources.join(" "),
+            scopes: server.scopes.to_string(),
+            clients: authz::chaining::client_links_text(&server.clients),
+        },
+        &meta,
+    )
+    .await
+    .expect("saved again");
+    assert_eq!(c.exchange(&id_token, FOR_TICKETS).await.0, StatusCode::OK);
+}

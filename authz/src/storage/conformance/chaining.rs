@@ -26,10 +26,12 @@ pub(super) async fn chaining(db: &Database) {
             ClientLink {
                 client_id: ClientId::parse("desk").expect("id"),
                 known_as: "0oa8f5j3".into(),
+                client_pk: Some(crate::ids::ClientRowId::generate()),
             },
             ClientLink {
                 client_id: ClientId::parse("ops").expect("id"),
                 known_as: "ops".into(),
+                client_pk: Some(crate::ids::ClientRowId::generate()),
             },
         ],
         enabled: true,

@@ -96,7 +96,7 @@ impl Core {
         };
         let scope = granted_scope(&server, req.scope.as_deref())?;
         let link = server
-            .link_of(&client.client_id)
+            .link_of(client)
             .ok_or_else(|| Error::Internal("client link vanished".into()))?;
         let now = self.now();
         let claims = IssuedIdJag {
@@ -248,7 +248,7 @@ impl Core {
             .find(|s| {
                 s.enabled
                     && s.issuer.trim_end_matches('/') == audience
-                    && s.link_of(&client.client_id).is_some()
+                    && s.link_of(client).is_some()
             })
             .ok_or_else(|| {
                 refuse(
