@@ -36,11 +36,23 @@ impl Core {
             email_verified: openid.email.then_some(true),
             name: openid.profile.then(|| subject.display_name.clone()),
         };
+        self.sign_for_relying_parties(realm, ID_TOKEN_TYP, &claims)
+            .await
+    }
+
+    /// Signs what relying parties verify (ID tokens, ID-JAGs) with the realm's
+    /// [`ID_TOKEN_ALG`] key, made on first use.
+    pub(crate) async fn sign_for_relying_parties(
+        &self,
+        realm: &Realm,
+        typ: &str,
+        claims: &impl serde::Serialize,
+    ) -> Result<String> {
         let keys = self.realm_keys(realm, Some(ID_TOKEN_ALG)).await?;
         let signer = keys
             .signer(ID_TOKEN_ALG)
             .ok_or_else(|| Error::Internal(format!("no active {ID_TOKEN_ALG} key")))?;
-        signer.sign(ID_TOKEN_TYP, &claims).map_err(Error::Internal)
+        signer.sign(typ, claims).map_err(Error::Internal)
     }
 
     /// An ID token this realm issued: signature by one of its published keys, `typ`, `iss`

@@ -11,6 +11,8 @@ pub const ASSERTION_SKEW_SECS: i64 = 60;
 pub const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
 /// The grant profile of Identity Assertion JWT Authorization Grants.
 pub const ID_JAG_GRANT_PROFILE: &str = "urn:ietf:params:oauth:grant-profile:id-jag";
+/// The token type of OpenID Connect ID tokens (RFC 8693 §3): what a client trades for an ID-JAG.
+pub const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
 /// The token type of ID-JAGs (identity-assertion-authz-grant §9): what a client asks the
 /// realm, as an identity provider, to issue for another authorization server.
 pub const ID_JAG_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";

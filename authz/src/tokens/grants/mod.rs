@@ -70,8 +70,7 @@ impl Core {
         if !listed_elsewhere && !client.grant_types.contains(&grant) {
             // An ID token sent without asking for an ID-JAG: say what was missing.
             if grant == GrantType::TokenExchange
-                && req.subject_token_type.as_deref()
-                    == Some("urn:ietf:params:oauth:token-type:id_token")
+                && req.subject_token_type.as_deref() == Some(super::model::ID_TOKEN_TYPE)
             {
                 return Err(Error::oauth(
                     OAuthErrorCode::InvalidRequest,

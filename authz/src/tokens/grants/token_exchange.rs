@@ -481,7 +481,7 @@ fn exchange_parameters(req: &TokenRequest) -> Result<&str> {
                 "subject_token_type is required: urn:ietf:params:oauth:token-type:access_token.",
             ));
         }
-        id_jag::ID_TOKEN_TYPE => {
+        super::super::model::ID_TOKEN_TYPE => {
             return Err(refuse(
                 OAuthErrorCode::InvalidRequest,
                 "An ID token is exchanged only for an ID-JAG: requested_token_type urn:ietf:params:oauth:token-type:id-jag.",

@@ -16,12 +16,11 @@ use crate::core::Core;
 use crate::error::{Error, OAuthErrorCode, Result};
 use crate::realms::Realm;
 use crate::scope::ScopeSet;
-use crate::tokens::model::{ID_JAG_TOKEN_TYPE, ID_JAG_TYP, TokenRequest, TokenResponse};
-use crate::tokens::{ID_TOKEN_ALG, IdTokenClaims};
+use crate::tokens::IdTokenClaims;
+use crate::tokens::model::{
+    ID_JAG_TOKEN_TYPE, ID_JAG_TYP, ID_TOKEN_TYPE, TokenRequest, TokenResponse,
+};
 use serde::Serialize;
-
-/// The token type of OpenID Connect ID tokens (RFC 8693 §3).
-pub(super) const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
 
 /// Whether the request asks for an ID-JAG.
 pub(super) fn is_requested(req: &TokenRequest) -> bool {
@@ -115,11 +114,9 @@ impl Core {
             email_verified: id.email.is_some().then_some(true),
             name: id.name.is_some().then_some(person.display_name.as_str()),
         };
-        let keys = self.realm_keys(realm, Some(ID_TOKEN_ALG)).await?;
-        let signer = keys
-            .signer(ID_TOKEN_ALG)
-            .ok_or_else(|| Error::Internal(format!("no active {ID_TOKEN_ALG} key")))?;
-        let assertion = signer.sign(ID_JAG_TYP, &claims).map_err(Error::Internal)?;
+        let assertion = self
+            .sign_for_relying_parties(realm, ID_JAG_TYP, &claims)
+            .await?;
         let details = serde_json::json!({
             "sub": claims.sub,
             "aud": claims.aud,
