@@ -12,6 +12,7 @@ mod checks;
 mod device;
 mod model;
 mod ops;
+mod request;
 mod ticket;
 mod upstream;
 
