@@ -27,6 +27,7 @@ pub mod drift;
 pub mod error;
 pub mod federation;
 pub mod fetch;
+pub mod gateway;
 pub mod housekeeping;
 pub mod ids;
 pub mod integration;

@@ -467,7 +467,7 @@ fn transport(input: &ServerInput, f: &mut Findings) -> Option<Transport> {
 
 /// The canonical form of a remote server's URL, as for protected resources.
 ///
-/// The two must match where Portcullis authorizes the server: https, a lowercase host, no
+/// The two must match where Portcullis authorizes the server: https (http on loopback), a lowercase host, no
 /// default port, no query, fragment or user info, no trailing slash after a path.
 ///
 /// # Errors
@@ -478,8 +478,18 @@ pub fn canonical_url(raw: &str) -> Result<String, String> {
         return Err("At most 2048 characters.".into());
     }
     let url = url::Url::parse(raw).map_err(|_| format!("{}: not a URL.", shown(raw)))?;
-    if url.scheme() != "https" {
-        return Err("Remote servers are reached over https.".into());
+    // Plain http only on this machine's loopback (a server the harness or gateway runs
+    // beside, as RFC 8252 allows for loopback redirects): nothing crosses a network in clear.
+    let loopback = match url.host() {
+        Some(url::Host::Domain(d)) => d == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if url.scheme() != "https" && !(url.scheme() == "http" && loopback) {
+        return Err(
+            "Remote servers are reached over https (plain http only on loopback: localhost, 127.0.0.1, [::1]).".into(),
+        );
     }
     if url.host_str().is_none_or(str::is_empty) {
         return Err("The URL needs a host.".into());
@@ -523,7 +533,7 @@ pub fn canonical_url(raw: &str) -> Result<String, String> {
             p => p,
         },
     };
-    Ok(format!("https://{host}{port}{path}"))
+    Ok(format!("{}://{host}{port}{path}", url.scheme()))
 }
 
 fn package(p: &PackageInput, f: &mut Findings) -> Option<Package> {

@@ -34,6 +34,7 @@ macro_rules! say_secret {
 mod admin;
 mod agents;
 mod clients;
+mod gateway;
 mod idp;
 mod issuers;
 mod keys;
@@ -51,6 +52,7 @@ mod trusting;
 pub use admin::AdminCommand;
 pub use agents::AgentsCommand;
 pub use clients::ClientsCommand;
+pub use gateway::GatewayCommand;
 pub use idp::IdpCommand;
 pub use issuers::IssuersCommand;
 pub use keys::KeysCommand;
@@ -156,6 +158,12 @@ pub enum Command {
         /// Trusting-servers subcommand.
         #[command(subcommand)]
         command: TrustingCommand,
+    },
+    /// The MCP gateway: turn it on, accept tool definitions, attach servers to agents.
+    Gateway {
+        /// Gateway subcommand.
+        #[command(subcommand)]
+        command: GatewayCommand,
     },
     /// Brokering: the OpenID Connect providers a realm's people sign in with.
     Idp {
@@ -294,6 +302,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::TrustingServers { command } => {
             let state = crate::AppState::init(config).await?;
             let result = trusting::trusting(&state.core, command).await;
+            state.db.close().await;
+            result
+        }
+        Command::Gateway { command } => {
+            let state = crate::AppState::init(config).await?;
+            let result = gateway::gateway(&state.core, command).await;
             state.db.close().await;
             result
         }

@@ -22,6 +22,9 @@
 //! | `metrics.bearer_token` | `PORTCULLIS_METRICS__BEARER_TOKEN` | unset: `/metrics` is open |
 //! | `metrics.bind` | `PORTCULLIS_METRICS__BIND` | unset: `/metrics` on `http.bind` |
 //! | `registry.import_base` | `PORTCULLIS_REGISTRY__IMPORT_BASE` | `https://registry.modelcontextprotocol.io` |
+//! | `gateway.call_timeout_secs` | `PORTCULLIS_GATEWAY__CALL_TIMEOUT_SECS` | `30` |
+//! | `gateway.breaker_failures` | `PORTCULLIS_GATEWAY__BREAKER_FAILURES` | `5` |
+//! | `gateway.breaker_open_secs` | `PORTCULLIS_GATEWAY__BREAKER_OPEN_SECS` | `30` |
 //! | `mail.smtp_url` | `PORTCULLIS_MAIL__SMTP_URL` | unset: no e-mail |
 //! | `mail.from` | `PORTCULLIS_MAIL__FROM` | unset (required with `smtp_url`) |
 //! | `mail.timeout_secs` | `PORTCULLIS_MAIL__TIMEOUT_SECS` | `15` |
@@ -60,6 +63,8 @@ pub struct Config {
     pub metrics: MetricsConfig,
     /// The MCP server registry.
     pub registry: RegistryConfig,
+    /// The MCP gateway.
+    pub gateway: GatewayConfig,
     /// E-mail about decisions (off unless `mail.smtp_url` is set).
     pub mail: MailConfig,
     /// Development conveniences (never enable in production).
@@ -79,6 +84,41 @@ impl Default for RegistryConfig {
     fn default() -> Self {
         Self {
             import_base: authz::DEFAULT_REGISTRY_IMPORT_BASE.to_owned(),
+        }
+    }
+}
+
+/// The MCP gateway (`/realms/{realm}/mcp`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GatewayConfig {
+    /// Longest an upstream call may take, in seconds.
+    pub call_timeout_secs: u64,
+    /// Consecutive failures that open an upstream's circuit breaker.
+    pub breaker_failures: u32,
+    /// How long an open breaker refuses calls before letting one through, in seconds.
+    pub breaker_open_secs: u64,
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        let d = portcullis_gateway::GatewayConfig::default();
+        Self {
+            call_timeout_secs: d.call_timeout.as_secs(),
+            breaker_failures: d.breaker_failures,
+            breaker_open_secs: d.breaker_open_for.as_secs(),
+        }
+    }
+}
+
+impl GatewayConfig {
+    /// The gateway's settings.
+    pub fn settings(&self) -> portcullis_gateway::GatewayConfig {
+        portcullis_gateway::GatewayConfig {
+            call_timeout: std::time::Duration::from_secs(self.call_timeout_secs.clamp(1, 600)),
+            breaker_failures: self.breaker_failures.max(1),
+            breaker_open_for: std::time::Duration::from_secs(self.breaker_open_secs.clamp(1, 3600)),
+            ..portcullis_gateway::GatewayConfig::default()
         }
     }
 }
@@ -227,6 +267,7 @@ impl Default for Config {
             keys: KeysConfig::default(),
             metrics: MetricsConfig::default(),
             registry: RegistryConfig::default(),
+            gateway: GatewayConfig::default(),
             mail: MailConfig::default(),
             dev: DevConfig::default(),
         }

@@ -12,6 +12,7 @@ pub mod config;
 pub mod demo;
 pub mod export;
 pub mod fetch;
+pub mod gateway;
 pub mod go;
 pub mod http;
 pub mod mail;
@@ -55,6 +56,10 @@ pub struct Shared {
     pub sessions: session::AnyStore,
     /// How to find a request's client address.
     pub client_ip: Arc<client_ip::ClientIpRule>,
+    /// The MCP gateway of every realm.
+    pub gateway: portcullis_gateway::Gateway,
+    /// Its MCP endpoint (shared by every realm; each request carries its verified caller).
+    pub gateway_service: portcullis_gateway::Service,
 }
 
 /// Everything handlers share: one `Arc`, so extracting it per request is one atomic increment.
@@ -155,7 +160,12 @@ impl AppState {
             .site_pkg_dir("pkg")
             .site_addr(config.http.bind)
             .build();
+        let gateway = portcullis_gateway::Gateway::new(core.clone(), config.gateway.settings())
+            .map_err(|e| anyhow::anyhow!("Failed to set up the MCP gateway's HTTPS client: {e}"))?;
+        let gateway_service = gateway.service();
         Ok(Self(Arc::new(Shared {
+            gateway,
+            gateway_service,
             core,
             db,
             config: Arc::new(config),
@@ -268,6 +278,7 @@ pub fn router(state: AppState) -> Router {
     operability
         .merge(oauth::routes())
         .merge(registry::routes())
+        .merge(gateway::routes())
         .merge(console)
         .layer(RequestBodyLimitLayer::new(state.config.http.max_body_bytes))
         .layer(header("content-security-policy", http::CSP))

@@ -314,6 +314,15 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
         "Tokens",
         "ID-JAG issued for another server",
     ),
+    (
+        "gateway.tool_change",
+        "Gateway",
+        "Gateway found a tool new, changed or gone",
+    ),
+    ("gateway.tool_accept", "Gateway", "Tool definition accepted"),
+    ("gateway.attach", "Gateway", "Server attached to an agent"),
+    ("gateway.detach", "Gateway", "Server detached from an agent"),
+    ("gateway.call", "Gateway", "Call through the gateway"),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

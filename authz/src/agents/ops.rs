@@ -125,7 +125,7 @@ impl Core {
         })
     }
 
-    async fn load_agent(&self, realm_name: &str, name: &str) -> Result<Agent> {
+    pub(crate) async fn load_agent(&self, realm_name: &str, name: &str) -> Result<Agent> {
         let realm = self.find_realm(realm_name).await?;
         let not_found = || Error::not_found("agent", name.chars().take(63).collect::<String>());
         let name = parse_agent_name(name).map_err(|_| not_found())?;

@@ -246,6 +246,16 @@ pub mod action {
     pub const TRUSTING_SERVER_DELETE: &str = "trusting_server.delete";
     /// A client traded a person's ID token for an ID-JAG for another authorization server.
     pub const TOKEN_ID_JAG_ISSUE: &str = "token.id_jag_issue";
+    /// A realm's MCP gateway found a tool new, changed or gone: hidden until accepted.
+    pub const GATEWAY_TOOL_CHANGE: &str = "gateway.tool_change";
+    /// An administrator accepted a tool's definition as a server lists it now.
+    pub const GATEWAY_TOOL_ACCEPT: &str = "gateway.tool_accept";
+    /// A registry server was attached to an agent.
+    pub const GATEWAY_ATTACH: &str = "gateway.attach";
+    /// A registry server was detached from an agent.
+    pub const GATEWAY_DETACH: &str = "gateway.detach";
+    /// A call through the MCP gateway.
+    pub const GATEWAY_CALL: &str = "gateway.call";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -347,6 +357,11 @@ pub mod action {
         TRUSTING_SERVER_DISABLE,
         TRUSTING_SERVER_DELETE,
         TOKEN_ID_JAG_ISSUE,
+        GATEWAY_TOOL_CHANGE,
+        GATEWAY_TOOL_ACCEPT,
+        GATEWAY_ATTACH,
+        GATEWAY_DETACH,
+        GATEWAY_CALL,
     ];
 }
 

@@ -29,6 +29,8 @@ mod broker;
 #[macro_use]
 mod chaining;
 #[macro_use]
+mod gateway;
+#[macro_use]
 mod clients;
 #[macro_use]
 mod drift;
@@ -70,6 +72,7 @@ pub use chaining::ChainingStore;
 pub use clients::{ClientStore, INITIAL_TOKEN_SPENT};
 pub use drift::{DriftStore, Saved};
 pub use federation::{AssertionRedeemed, FederationStore, NewSubject};
+pub use gateway::GatewayStore;
 pub use keys::KeyStore;
 pub use people::PeopleStore;
 pub use postgres::PgStore;
@@ -105,6 +108,7 @@ pub trait Store:
     + SecondFactorStore
     + BrokerStore
     + ChainingStore
+    + GatewayStore
 {
 }
 impl<T> Store for T where
@@ -128,6 +132,7 @@ impl<T> Store for T where
         + SecondFactorStore
         + BrokerStore
         + ChainingStore
+        + GatewayStore
 {
 }
 

@@ -21,6 +21,7 @@ sso_store!(SqliteStore, sqlx::Sqlite);
 second_factor_store!(SqliteStore, sqlx::Sqlite);
 broker_store!(SqliteStore, sqlx::Sqlite);
 chaining_store!(SqliteStore, sqlx::Sqlite);
+gateway_store!(SqliteStore, sqlx::Sqlite);
 token_store!(SqliteStore, sqlx::Sqlite);
 account_store!(SqliteStore, sqlx::Sqlite);
 people_store!(SqliteStore, sqlx::Sqlite);

@@ -11,6 +11,7 @@ mod console;
 mod device;
 mod drift;
 mod exchange;
+mod gateway;
 mod hardening;
 mod hydration;
 mod id_jag;

@@ -105,6 +105,20 @@ impl Core {
         }
     }
 
+    /// The exchange the MCP gateway makes in this process for one upstream, as its own client
+    /// (the gateway resource's, which the caller's token is addressed to): the same checks and
+    /// audit as at the token endpoint, without the client authentication the process needs
+    /// none of.
+    pub(crate) async fn gateway_exchange(
+        &self,
+        realm: &Realm,
+        client: &Client,
+        req: &TokenRequest,
+    ) -> Result<TokenResponse> {
+        self.token_exchange(realm, client, req, &crate::audit::RequestMeta::default())
+            .await
+    }
+
     async fn exchange(
         &self,
         realm: &Realm,
@@ -187,8 +201,18 @@ impl Core {
         let (ceiling, consent) = self
             .exchange_ceiling(realm, client, (&subject, &subject_client), &target)
             .await?;
+        // A token for the realm's MCP gateway, exchanged by the gateway itself, stands for the
+        // caller's session with the gateway (its one scope, `mcp`, names no upstream's): what
+        // it reaches is what the registry release gives the caller, and nothing else.
+        let via_gateway = addressed && subject.aud == self.gateway_url(&realm.name);
+        if via_gateway && consent.is_none() {
+            return Err(refuse(
+                OAuthErrorCode::InvalidTarget,
+                "Through the gateway, a caller reaches only servers the latest registry release gives them (auth.mode portcullis, to one of their rings or units).",
+            ));
+        }
         let mut allowed = target.scopes.intersection(&ceiling);
-        if subject.aud != self.registry_audience(&realm.name) {
+        if subject.aud != self.registry_audience(&realm.name) && !via_gateway {
             let carried = ScopeSet::parse(&subject.scope).unwrap_or_default();
             allowed = allowed.intersection(&carried);
         }

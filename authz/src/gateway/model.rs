@@ -1,0 +1,292 @@
+//! Gateway types: tool pins, attachments, the caller, and what a caller's toolset holds.
+use crate::agents::Agent;
+use crate::clock::UnixTime;
+use crate::ids::RealmId;
+use crate::realms::Realm;
+use portcullis_claims::AccessTokenClaims;
+use sha2::{Digest as _, Sha256};
+
+/// The gateway resource's slug in each realm.
+pub const GATEWAY_RESOURCE_SLUG: &str = "mcp-gateway";
+/// The scope a token for the gateway carries.
+pub const GATEWAY_SCOPE: &str = "mcp";
+/// Longest tool definition (canonical JSON) the gateway pins: anything larger is refused.
+pub const MAX_TOOL_DEFINITION_BYTES: usize = 64 * 1024;
+/// Most tools one server may list; the rest are never offered.
+pub const MAX_TOOLS_PER_SERVER: usize = 500;
+/// Longest tool name kept.
+pub const MAX_TOOL_NAME_LEN: usize = 128;
+
+/// One definition of a tool: its RFC 8785 canonical JSON and that text's SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinnedDefinition {
+    /// The whole Tool object, canonical.
+    pub canonical: String,
+    /// Lowercase hex SHA-256 of `canonical`.
+    pub sha256: String,
+}
+
+impl PinnedDefinition {
+    /// The definition of a Tool object (as the server listed it).
+    ///
+    /// # Errors
+    /// A message when it cannot be made canonical or is too large.
+    pub fn of(tool: &serde_json::Value) -> Result<Self, String> {
+        let bytes = portcullis_manifest::canonical::to_canonical(tool)?;
+        if bytes.len() > MAX_TOOL_DEFINITION_BYTES {
+            return Err(format!(
+                "The definition is {} bytes; at most {MAX_TOOL_DEFINITION_BYTES} are pinned.",
+                bytes.len()
+            ));
+        }
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        let canonical = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+        Ok(Self { canonical, sha256 })
+    }
+}
+
+/// Where a tool's pin stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinState {
+    /// Listed exactly as accepted: offered.
+    Accepted,
+    /// Listed, never accepted: hidden.
+    New,
+    /// Listed with a definition other than the accepted one: hidden.
+    Changed,
+    /// Accepted, no longer listed: an administrator acknowledges it.
+    Removed,
+}
+
+impl PinState {
+    /// Display form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PinState::Accepted => "accepted",
+            PinState::New => "new",
+            PinState::Changed => "changed",
+            PinState::Removed => "removed",
+        }
+    }
+}
+
+/// One tool of one registry server: as listed now and as accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolPin {
+    /// Realm.
+    pub realm_id: RealmId,
+    /// The registry server's id.
+    pub server_id: String,
+    /// The tool's name as the server lists it.
+    pub tool: String,
+    /// What the server lists now (`None`: no longer listed).
+    pub seen: Option<PinnedDefinition>,
+    /// When it was last listed (or found gone).
+    pub seen_at: UnixTime,
+    /// What an administrator accepted (`None`: never).
+    pub accepted: Option<PinnedDefinition>,
+    /// Who accepted it.
+    pub accepted_by: Option<String>,
+    /// When.
+    pub accepted_at: Option<UnixTime>,
+}
+
+impl ToolPin {
+    /// Where it stands.
+    pub fn state(&self) -> PinState {
+        match (&self.seen, &self.accepted) {
+            (Some(s), Some(a)) if s.sha256 == a.sha256 => PinState::Accepted,
+            (Some(_), Some(_)) => PinState::Changed,
+            (Some(_), None) => PinState::New,
+            (None, _) => PinState::Removed,
+        }
+    }
+
+    /// The accepted definition when the server lists exactly it now.
+    pub fn offered(&self) -> Option<&PinnedDefinition> {
+        (self.state() == PinState::Accepted)
+            .then_some(self.accepted.as_ref())
+            .flatten()
+    }
+
+    /// What differs between the accepted and the listed definition, field by field (top-level
+    /// keys of the Tool object): `(field, accepted, listed)`, `None` where one side lacks it.
+    pub fn diff(&self) -> Vec<FieldChange> {
+        let parse = |d: &Option<PinnedDefinition>| {
+            d.as_ref()
+                .and_then(|d| serde_json::from_str::<serde_json::Value>(&d.canonical).ok())
+                .and_then(|v| v.as_object().cloned())
+                .unwrap_or_default()
+        };
+        let (before, after) = (parse(&self.accepted), parse(&self.seen));
+        let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter()
+            .filter(|k| before.get(*k) != after.get(*k))
+            .map(|k| FieldChange {
+                field: k.clone(),
+                accepted: before.get(k).map(|v| pretty(v)),
+                listed: after.get(k).map(|v| pretty(v)),
+            })
+            .collect()
+    }
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// One field of a tool definition that changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldChange {
+    /// The Tool object's key (`description`, `inputSchema`, …).
+    pub field: String,
+    /// As accepted (`None`: absent).
+    pub accepted: Option<String>,
+    /// As listed now (`None`: absent).
+    pub listed: Option<String>,
+}
+
+/// A registry server attached to an agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// The registry server's id.
+    pub server_id: String,
+    /// Who attached it.
+    pub attached_by: String,
+    /// When.
+    pub attached_at: UnixTime,
+}
+
+/// The verified caller of a realm's gateway.
+#[derive(Debug, Clone)]
+pub struct GatewayCaller {
+    /// The realm.
+    pub realm: Realm,
+    /// The access token's claims (audience: the gateway).
+    pub claims: AccessTokenClaims,
+    /// The token itself: the subject of each exchange for an upstream (never sent upstream).
+    pub token: String,
+    /// The agent the token names, loaded.
+    pub agent: Option<Agent>,
+}
+
+impl GatewayCaller {
+    /// A key that is the same for every token of one caller (subject, agent, client): what an
+    /// upstream connection is kept under.
+    pub fn key(&self) -> String {
+        format!(
+            "{}\u{0}{}\u{0}{}",
+            self.claims.sub,
+            self.agent.as_ref().map_or("", |a| a.id.as_str()),
+            self.claims.client_id
+        )
+    }
+
+    /// The person the token stands for, when it is a person's.
+    pub fn person(&self) -> Option<&str> {
+        self.claims
+            .origin
+            .root_family()
+            .is_some()
+            .then_some(self.claims.sub.as_str())
+    }
+}
+
+/// Why a registry server gives the caller no tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exclusion {
+    /// The latest release does not give it to the caller's rings or units.
+    NotForCaller,
+    /// The calling agent has not been attached to it.
+    NotAttached,
+    /// It runs on laptops (a package or a command), not behind a URL.
+    NotRemote,
+    /// Its authentication mode is not one the gateway uses yet.
+    AuthMode(&'static str),
+}
+
+impl Exclusion {
+    /// What the console and the audit say.
+    pub fn reason(&self) -> String {
+        match self {
+            Exclusion::NotForCaller => {
+                "The latest release does not give this server to the caller's rings or units."
+                    .into()
+            }
+            Exclusion::NotAttached => "Not attached to this agent.".into(),
+            Exclusion::NotRemote => {
+                "Runs on laptops (a package or a command): the gateway reaches only servers behind a URL.".into()
+            }
+            Exclusion::AuthMode(mode) => format!(
+                "auth.mode = {mode}: the gateway reaches servers with auth.mode portcullis or none."
+            ),
+        }
+    }
+}
+
+/// How the gateway authenticates to one upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpstreamAuth {
+    /// No credential.
+    None,
+    /// A token exchanged for the caller, with the gateway as actor.
+    Portcullis,
+}
+
+/// One registry server as the caller's gateway sees it.
+#[derive(Debug, Clone)]
+pub struct GatewayServer {
+    /// The registry's entry.
+    pub server: portcullis_manifest::Server,
+    /// The URL it is reached at (remote servers only).
+    pub url: Option<String>,
+    /// How the gateway authenticates there.
+    pub auth: UpstreamAuth,
+    /// Why it gives the caller nothing, if it does not.
+    pub excluded: Option<Exclusion>,
+}
+
+/// What the caller may reach: the latest release's servers, each with its pins.
+#[derive(Debug, Clone, Default)]
+pub struct Toolset {
+    /// The release (sequence) it comes from; `None` when nothing is published.
+    pub release: Option<i64>,
+    /// Every server of the release.
+    pub servers: Vec<GatewayServer>,
+    /// Every pin of the realm.
+    pub pins: Vec<ToolPin>,
+}
+
+impl Toolset {
+    /// The pin of one tool.
+    pub fn pin(&self, server: &str, tool: &str) -> Option<&ToolPin> {
+        self.pins
+            .iter()
+            .find(|p| p.server_id == server && p.tool == tool)
+    }
+}
+
+/// What the gateway records of one call (one audit row).
+#[derive(Debug, Clone, Default)]
+pub struct CallRecord {
+    /// The capability's exact name (`<server>.<tool>`), as asked for (cut to 200 characters).
+    pub name: String,
+    /// `allowed`, `denied` or `not_found`.
+    pub decision: &'static str,
+    /// `ok`, `tool_error`, `upstream_error`, `invalid_arguments`, `timeout`, …
+    pub outcome: String,
+    /// Milliseconds the gateway took.
+    pub latency_ms: u64,
+    /// The upstream's HTTP status or error kind, if it was reached.
+    pub upstream_status: Option<String>,
+    /// The `_meta` ids the upstream received.
+    pub session_id: Option<String>,
+    /// The run id.
+    pub run_id: Option<String>,
+    /// The subjects the call is about.
+    pub subject_ids: Vec<String>,
+    /// W3C traceparent.
+    pub traceparent: Option<String>,
+}

@@ -1,0 +1,734 @@
+//! Gateway operations: turning the gateway on for a realm, its callers, their toolsets, tool
+//! pins (observed by the gateway, accepted by administrators), agent attachments, upstream
+//! tokens and the audit row of each call.
+use super::model::{
+    Attachment, CallRecord, Exclusion, GATEWAY_RESOURCE_SLUG, GATEWAY_SCOPE, GatewayCaller,
+    GatewayServer, MAX_TOOL_NAME_LEN, MAX_TOOLS_PER_SERVER, PinState, PinnedDefinition, ToolPin,
+    Toolset, UpstreamAuth,
+};
+use crate::audit::{AuditSubject, NewAuditEvent, Outcome, RequestMeta, action};
+use crate::clients::{Client, ClientId};
+use crate::core::Core;
+use crate::error::{Error, Result, StorageError};
+use crate::policy::{Permission, Principal};
+use crate::realms::Realm;
+use crate::registry::{GroupKind, MemberKind};
+use crate::resources::ResourceUri;
+use portcullis_manifest::{Auth, Transport};
+
+/// What a realm's gateway is: where clients reach it and what their tokens carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatewayInfo {
+    /// Its URL (the resource tokens name).
+    pub url: String,
+    /// The resource's slug.
+    pub resource_slug: String,
+    /// The scope tokens carry.
+    pub scope: String,
+    /// Whether it is on (its resource exists and is enabled).
+    pub enabled: bool,
+}
+
+/// Why the gateway refuses a request before any tool is involved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GatewayRefusal {
+    /// No such realm, or its gateway is off.
+    NotFound,
+    /// No token, or not a live token for the gateway: answered 401.
+    InvalidToken(&'static str),
+    /// The token lacks the gateway's scope: answered 403.
+    InsufficientScope,
+}
+
+/// The client id of a realm's gateway (the gateway resource's own client: the actor of every
+/// exchange it makes).
+fn gateway_client_id() -> String {
+    format!("{GATEWAY_RESOURCE_SLUG}-introspect")
+}
+
+impl Core {
+    /// The URL of a realm's gateway.
+    pub fn gateway_url(&self, realm: &crate::realms::RealmName) -> String {
+        format!("{}/mcp", self.issuer(realm))
+    }
+
+    /// Whether a realm's gateway is on, and where.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn gateway_info(&self, p: &Principal, realm_name: &str) -> Result<GatewayInfo> {
+        p.require(Permission::ViewRegistry)?;
+        let realm = self.find_realm(realm_name).await?;
+        let url = self.gateway_url(&realm.name);
+        let enabled = self.gateway_resource(&realm).await?.is_some();
+        Ok(GatewayInfo {
+            url,
+            resource_slug: GATEWAY_RESOURCE_SLUG.into(),
+            scope: GATEWAY_SCOPE.into(),
+            enabled,
+        })
+    }
+
+    /// The gateway's RFC 9728 protected resource metadata, when the realm's gateway is on.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub async fn gateway_metadata(&self, realm_name: &str) -> Result<Option<serde_json::Value>> {
+        let realm = match self.find_realm(realm_name).await {
+            Ok(r) if r.enabled => r,
+            Ok(_) | Err(Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if self.gateway_resource(&realm).await?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(serde_json::json!({
+            "resource": self.gateway_url(&realm.name),
+            "authorization_servers": [self.issuer(&realm.name)],
+            "scopes_supported": [GATEWAY_SCOPE],
+            "bearer_methods_supported": ["header"],
+            "resource_name": format!("MCP gateway of {}", realm.name),
+        })))
+    }
+
+    /// Turns a realm's gateway on: its resource (scope `mcp`) and the client it exchanges
+    /// tokens as. Nothing happens when it is on already.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm), `Conflict` when a resource of another kind holds its
+    /// slug or URL.
+    pub async fn enable_gateway(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        meta: &RequestMeta,
+    ) -> Result<GatewayInfo> {
+        p.require(Permission::ManageRegistry)?;
+        p.require(Permission::ManageResources)?;
+        p.require(Permission::ManageClients)?;
+        let realm = self.find_realm(realm_name).await?;
+        let url = self.gateway_url(&realm.name);
+        let uri = ResourceUri::parse(&url, self.config().allow_http_loopback).map_err(|m| {
+            Error::invalid(format!(
+                "The gateway's URL {url} is not a resource URI: {m}"
+            ))
+        })?;
+        let resource = match self.store.find_resource_by_uri(&realm.id, &uri).await? {
+            Some(r) if r.slug.as_str() == GATEWAY_RESOURCE_SLUG && r.submitted_by.is_none() => r,
+            Some(r) => {
+                return Err(Error::Conflict(
+                    format!(
+                        "Resource {} has the gateway's URL: delete it first.",
+                        r.slug
+                    )
+                    .into(),
+                ));
+            }
+            None => {
+                let input = crate::resources::ResourceInput {
+                    slug: GATEWAY_RESOURCE_SLUG.into(),
+                    display_name: "MCP gateway".into(),
+                    uri: url.clone(),
+                    scopes: GATEWAY_SCOPE.into(),
+                    token_ttl_secs: String::new(),
+                    signing_alg: String::new(),
+                    enabled: true,
+                };
+                self.create_resource(p, realm.name.as_str(), &input, meta)
+                    .await?
+            }
+        };
+        if !resource.enabled {
+            self.set_resource_enabled(p, realm.name.as_str(), GATEWAY_RESOURCE_SLUG, true, meta)
+                .await?;
+        }
+        if self.gateway_client(&realm).await?.is_none() {
+            // Its secret is never shown: the gateway runs in this process and needs none.
+            self.create_resource_server_credentials(
+                p,
+                realm.name.as_str(),
+                GATEWAY_RESOURCE_SLUG,
+                meta,
+            )
+            .await?;
+        }
+        Ok(GatewayInfo {
+            url,
+            resource_slug: GATEWAY_RESOURCE_SLUG.into(),
+            scope: GATEWAY_SCOPE.into(),
+            enabled: true,
+        })
+    }
+
+    async fn gateway_resource(&self, realm: &Realm) -> Result<Option<crate::resources::Resource>> {
+        let url = self.gateway_url(&realm.name);
+        let Ok(uri) = ResourceUri::parse(&url, self.config().allow_http_loopback) else {
+            return Ok(None);
+        };
+        Ok(self
+            .store
+            .find_resource_by_uri(&realm.id, &uri)
+            .await?
+            .filter(|r| {
+                r.slug.as_str() == GATEWAY_RESOURCE_SLUG && r.enabled && r.submitted_by.is_none()
+            }))
+    }
+
+    async fn gateway_client(&self, realm: &Realm) -> Result<Option<Client>> {
+        let Ok(id) = ClientId::parse(&gateway_client_id()) else {
+            return Ok(None);
+        };
+        Ok(self
+            .cached_client(&realm.id, &id)
+            .await?
+            .map(|(c, _)| c)
+            .filter(|c| c.enabled && c.resource_server_for.is_some()))
+    }
+
+    /// The caller a bearer token makes of a realm's gateway: a live access token of the realm
+    /// whose audience is the gateway and whose scope holds `mcp`; its agent, if any, active.
+    ///
+    /// # Errors
+    /// The refusal to answer with; `Err(Err(_))` for storage failures.
+    pub async fn gateway_caller(
+        &self,
+        realm_name: &str,
+        token: Option<&str>,
+    ) -> std::result::Result<GatewayCaller, std::result::Result<GatewayRefusal, Error>> {
+        let realm = match self.find_realm(realm_name).await {
+            Ok(r) if r.enabled => r,
+            Ok(_) | Err(Error::NotFound { .. }) => return Err(Ok(GatewayRefusal::NotFound)),
+            Err(e) => return Err(Err(e)),
+        };
+        if self.gateway_resource(&realm).await.map_err(Err)?.is_none() {
+            return Err(Ok(GatewayRefusal::NotFound));
+        }
+        let Some(token) = token.filter(|t| !t.is_empty() && t.len() <= 16 * 1024) else {
+            return Err(Ok(GatewayRefusal::InvalidToken(
+                "No access token was sent.",
+            )));
+        };
+        let Some((claims, _client)) = self.live_access_token(&realm, token).await.map_err(Err)?
+        else {
+            return Err(Ok(GatewayRefusal::InvalidToken(
+                "The access token is not live: expired, revoked, or not this realm's.",
+            )));
+        };
+        if claims.aud != self.gateway_url(&realm.name) {
+            return Err(Ok(GatewayRefusal::InvalidToken(
+                "The access token is for another resource; ask for one with resource set to this gateway.",
+            )));
+        }
+        if !claims.scope.split(' ').any(|s| s == GATEWAY_SCOPE) {
+            return Err(Ok(GatewayRefusal::InsufficientScope));
+        }
+        let agent = match &claims.agent {
+            Some(a) => {
+                let agent = self
+                    .cached_agent(&crate::ids::AgentId::from_stored(a.agent_id.as_str()))
+                    .await
+                    .map_err(Err)?;
+                match agent {
+                    Some(agent)
+                        if agent.status(self.now()) == crate::agents::AgentStatus::Active =>
+                    {
+                        Some(agent)
+                    }
+                    _ => {
+                        return Err(Ok(GatewayRefusal::InvalidToken(
+                            "The token's agent is disabled, expired or gone.",
+                        )));
+                    }
+                }
+            }
+            None => None,
+        };
+        Ok(GatewayCaller {
+            realm,
+            claims,
+            token: token.to_owned(),
+            agent,
+        })
+    }
+
+    /// What the caller may reach through the gateway: every server of the latest release, each
+    /// with the reason it gives nothing when it does not, and the realm's pins.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub async fn gateway_toolset(&self, caller: &GatewayCaller) -> Result<Toolset> {
+        let member = match (caller.person(), &caller.agent) {
+            (Some(sub), _) if sub.starts_with("usr_") => Some((MemberKind::User, sub.to_owned())),
+            (Some(sub), _) => Some((MemberKind::Person, sub.to_owned())),
+            (None, Some(agent)) => Some((MemberKind::Agent, agent.id.to_string())),
+            (None, None) => None,
+        };
+        let attached = match &caller.agent {
+            Some(agent) => Some(self.store.list_attachments(&agent.id).await?),
+            None => None,
+        };
+        self.toolset_for(&caller.realm, member, attached.as_deref())
+            .await
+    }
+
+    /// What one agent's gateway search returns (acting for itself), with the reason each
+    /// excluded server gives nothing: the console's and the CLI's view.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm or agent), storage failure.
+    pub async fn agent_toolset(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        agent_name: &str,
+    ) -> Result<Toolset> {
+        p.require(Permission::ViewAgents)?;
+        p.require(Permission::ViewRegistry)?;
+        let realm = self.find_realm(realm_name).await?;
+        let agent = self.load_agent(realm_name, agent_name).await?;
+        let attached = self.store.list_attachments(&agent.id).await?;
+        self.toolset_for(
+            &realm,
+            Some((MemberKind::Agent, agent.id.to_string())),
+            Some(&attached),
+        )
+        .await
+    }
+
+    async fn toolset_for(
+        &self,
+        realm: &Realm,
+        member: Option<(MemberKind, String)>,
+        attached: Option<&[Attachment]>,
+    ) -> Result<Toolset> {
+        let Some(served) = self.latest_served_registry(realm).await? else {
+            return Ok(Toolset::default());
+        };
+        let (mut rings, mut units) = (Vec::new(), Vec::new());
+        if let Some((kind, id)) = &member {
+            for (group, gid) in self.store.groups_of(&realm.id, (*kind, id)).await? {
+                match group {
+                    GroupKind::Ring => rings.push(gid),
+                    GroupKind::Unit => units.push(gid),
+                }
+            }
+        }
+        let given: Vec<&str> = served
+            .policy
+            .servers_for(&rings, &units)
+            .into_iter()
+            .map(|s| s.id.as_str())
+            .collect();
+        let servers = served
+            .policy
+            .servers
+            .iter()
+            .map(|s| {
+                let (url, auth) = match (&s.transport, &s.auth) {
+                    (Transport::Remote { url, .. }, Auth::None) => {
+                        (Some(url.clone()), Ok(UpstreamAuth::None))
+                    }
+                    (Transport::Remote { url, .. }, Auth::Portcullis { .. }) => {
+                        (Some(url.clone()), Ok(UpstreamAuth::Portcullis))
+                    }
+                    (Transport::Remote { url, .. }, Auth::OAuth { .. }) => {
+                        (Some(url.clone()), Err(Exclusion::AuthMode("oauth")))
+                    }
+                    (Transport::Remote { url, .. }, Auth::Enterprise { .. }) => {
+                        (Some(url.clone()), Err(Exclusion::AuthMode("enterprise")))
+                    }
+                    _ => (None, Err(Exclusion::NotRemote)),
+                };
+                let excluded = match (&auth, url.is_some()) {
+                    (_, false) => Some(Exclusion::NotRemote),
+                    (Err(e), _) => Some(e.clone()),
+                    _ if !given.contains(&s.id.as_str()) => Some(Exclusion::NotForCaller),
+                    _ if attached.is_some_and(|a| !a.iter().any(|a| a.server_id == s.id)) => {
+                        Some(Exclusion::NotAttached)
+                    }
+                    _ => None,
+                };
+                GatewayServer {
+                    server: s.clone(),
+                    url,
+                    auth: auth.unwrap_or(UpstreamAuth::None),
+                    excluded,
+                }
+            })
+            .collect();
+        Ok(Toolset {
+            release: i64::try_from(served.info.sequence).ok(),
+            servers,
+            pins: self.store.list_tool_pins(&realm.id).await?,
+        })
+    }
+
+    /// Records what a server lists now, tool by tool (each Tool object whole): a new tool, a
+    /// changed definition and a tool no longer listed each write an audit row and wait for an
+    /// administrator; unchanged tools write nothing. Returns the server's pins as they now
+    /// stand. Tools past [`MAX_TOOLS_PER_SERVER`], with over-long names or too large to pin are
+    /// left out (never offered).
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub async fn observe_gateway_tools(
+        &self,
+        realm: &Realm,
+        server_id: &str,
+        listed: &[serde_json::Value],
+    ) -> Result<Vec<ToolPin>> {
+        let now = self.now();
+        let mut seen: Vec<(String, PinnedDefinition)> = Vec::new();
+        for tool in listed.iter().take(MAX_TOOLS_PER_SERVER) {
+            let Some(name) = tool.get("name").and_then(|n| n.as_str()) else {
+                continue;
+            };
+            if name.is_empty()
+                || name.len() > MAX_TOOL_NAME_LEN
+                || seen.iter().any(|(n, _)| n == name)
+            {
+                continue;
+            }
+            if let Ok(def) = PinnedDefinition::of(tool) {
+                seen.push((name.to_owned(), def));
+            }
+        }
+        let stored: Vec<ToolPin> = self
+            .store
+            .list_tool_pins(&realm.id)
+            .await?
+            .into_iter()
+            .filter(|p| p.server_id == server_id)
+            .collect();
+        let mut writes: Vec<(ToolPin, NewAuditEvent)> = Vec::new();
+        let event = |pin: &ToolPin, change: &str| {
+            let mut e = self.event(
+                &realm.id,
+                "gateway",
+                action::GATEWAY_TOOL_CHANGE,
+                AuditSubject::RegistryServer(server_id.to_owned()),
+                &RequestMeta::default(),
+            );
+            e.details = serde_json::json!({
+                "tool": pin.tool,
+                "change": change,
+                "sha256": pin.seen.as_ref().map(|d| d.sha256.clone()),
+                "accepted_sha256": pin.accepted.as_ref().map(|d| d.sha256.clone()),
+            });
+            e
+        };
+        for (name, def) in &seen {
+            let before = stored.iter().find(|p| &p.tool == name);
+            if before
+                .and_then(|p| p.seen.as_ref())
+                .is_some_and(|s| s.sha256 == def.sha256)
+            {
+                continue;
+            }
+            let pin = ToolPin {
+                realm_id: realm.id.clone(),
+                server_id: server_id.to_owned(),
+                tool: name.clone(),
+                seen: Some(def.clone()),
+                seen_at: now,
+                accepted: before.and_then(|p| p.accepted.clone()),
+                accepted_by: before.and_then(|p| p.accepted_by.clone()),
+                accepted_at: before.and_then(|p| p.accepted_at),
+            };
+            let change = match pin.state() {
+                PinState::Accepted => "listed as accepted",
+                PinState::New => "new",
+                _ => "changed",
+            };
+            let e = event(&pin, change);
+            writes.push((pin, e));
+        }
+        for gone in stored
+            .iter()
+            .filter(|p| p.seen.is_some() && !seen.iter().any(|(n, _)| n == &p.tool))
+        {
+            let pin = ToolPin {
+                seen: None,
+                seen_at: now,
+                ..gone.clone()
+            };
+            let e = event(&pin, "removed");
+            writes.push((pin, e));
+        }
+        if !writes.is_empty() {
+            self.store.save_tool_pins(&writes).await?;
+        }
+        let mut pins: Vec<ToolPin> = stored
+            .into_iter()
+            .filter(|p| !writes.iter().any(|(w, _)| w.tool == p.tool))
+            .collect();
+        pins.extend(writes.into_iter().map(|(p, _)| p));
+        pins.sort_by(|a, b| a.tool.cmp(&b.tool));
+        Ok(pins)
+    }
+
+    /// A realm's tool pins, by server and tool.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn list_tool_pins(&self, p: &Principal, realm_name: &str) -> Result<Vec<ToolPin>> {
+        p.require(Permission::ViewRegistry)?;
+        let realm = self.find_realm(realm_name).await?;
+        Ok(self.store.list_tool_pins(&realm.id).await?)
+    }
+
+    /// Accepts what one server lists now: every tool waiting (new, changed or removed), or
+    /// only those named. Returns how many were accepted.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm, or a named tool with nothing waiting).
+    pub async fn accept_tool_pins(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        server_id: &str,
+        tools: &[String],
+        meta: &RequestMeta,
+    ) -> Result<usize> {
+        p.require(Permission::ManageRegistry)?;
+        let realm = self.find_realm(realm_name).await?;
+        let waiting: Vec<ToolPin> = self
+            .store
+            .list_tool_pins(&realm.id)
+            .await?
+            .into_iter()
+            .filter(|t| t.server_id == server_id && t.state() != PinState::Accepted)
+            .collect();
+        if let Some(missing) = tools
+            .iter()
+            .find(|t| !waiting.iter().any(|w| &&w.tool == t))
+        {
+            return Err(Error::not_found(
+                "tool waiting for acceptance",
+                format!(
+                    "{server_id}.{}",
+                    missing.chars().take(MAX_TOOL_NAME_LEN).collect::<String>()
+                ),
+            ));
+        }
+        let now = self.now();
+        let (mut saved, mut removed) = (Vec::new(), Vec::new());
+        for pin in waiting
+            .into_iter()
+            .filter(|w| tools.is_empty() || tools.contains(&w.tool))
+        {
+            let mut e = self.event(
+                &realm.id,
+                &p.email,
+                action::GATEWAY_TOOL_ACCEPT,
+                AuditSubject::RegistryServer(server_id.to_owned()),
+                meta,
+            );
+            e.details = serde_json::json!({
+                "tool": pin.tool,
+                "change": pin.state().as_str(),
+                "fields": pin.diff().iter().map(|c| c.field.clone()).collect::<Vec<_>>(),
+                "sha256": pin.seen.as_ref().map(|d| d.sha256.clone()),
+            });
+            if pin.seen.is_none() {
+                removed.push((pin.tool, e));
+            } else {
+                let accepted = ToolPin {
+                    accepted: pin.seen.clone(),
+                    accepted_by: Some(p.email.clone()),
+                    accepted_at: Some(now),
+                    ..pin
+                };
+                saved.push((accepted, e));
+            }
+        }
+        let n = saved.len() + removed.len();
+        if !saved.is_empty() {
+            self.store.save_tool_pins(&saved).await?;
+        }
+        if !removed.is_empty() {
+            self.store
+                .delete_tool_pins(&realm.id, server_id, &removed)
+                .await?;
+        }
+        Ok(n)
+    }
+
+    /// The registry servers attached to an agent.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm or agent).
+    pub async fn list_gateway_attachments(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        agent_name: &str,
+    ) -> Result<Vec<Attachment>> {
+        p.require(Permission::ViewAgents)?;
+        let agent = self.load_agent(realm_name, agent_name).await?;
+        Ok(self.store.list_attachments(&agent.id).await?)
+    }
+
+    /// Attaches a registry server to an agent: its gateway search may then return the
+    /// server's tools (an agent never attaches servers to itself: this takes an administrator).
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm or agent), `InvalidField` (`server`: not in the
+    /// registry's draft or latest release), `Conflict` (attached already).
+    pub async fn attach_gateway_server(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        agent_name: &str,
+        server_id: &str,
+        meta: &RequestMeta,
+    ) -> Result<Attachment> {
+        p.require(Permission::ManageAgents)?;
+        let realm = self.find_realm(realm_name).await?;
+        let agent = self.load_agent(realm_name, agent_name).await?;
+        let server_id = server_id.trim();
+        let known = self
+            .latest_served_registry(&realm)
+            .await?
+            .is_some_and(|s| s.policy.servers.iter().any(|s| s.id == server_id))
+            || self
+                .registry_of(&realm)
+                .await?
+                .draft
+                .servers
+                .iter()
+                .any(|s| s.id == server_id);
+        if !known {
+            return Err(Error::field(
+                "server",
+                "No server of the registry (its draft or latest release) has this id.",
+            ));
+        }
+        let attachment = Attachment {
+            server_id: server_id.to_owned(),
+            attached_by: p.email.clone(),
+            attached_at: self.now(),
+        };
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::GATEWAY_ATTACH,
+            AuditSubject::Agent(agent.name.clone()),
+            meta,
+        );
+        event.related = Some(AuditSubject::RegistryServer(server_id.to_owned()).target());
+        self.store
+            .insert_attachment(&agent.id, &attachment, &event)
+            .await
+            .map_err(|e| match e {
+                StorageError::Conflict(_) => Error::Conflict(
+                    format!("{server_id} is attached to {} already.", agent.name).into(),
+                ),
+                other => Error::Storage(other),
+            })?;
+        Ok(attachment)
+    }
+
+    /// Detaches a registry server from an agent.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm, agent, or not attached).
+    pub async fn detach_gateway_server(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        agent_name: &str,
+        server_id: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        p.require(Permission::ManageAgents)?;
+        let realm = self.find_realm(realm_name).await?;
+        let agent = self.load_agent(realm_name, agent_name).await?;
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            action::GATEWAY_DETACH,
+            AuditSubject::Agent(agent.name.clone()),
+            meta,
+        );
+        event.related = Some(AuditSubject::RegistryServer(server_id.to_owned()).target());
+        self.store
+            .delete_attachment(&agent.id, server_id, &event)
+            .await
+            .map_err(|e| match e {
+                StorageError::NotFound => {
+                    Error::not_found("attachment", server_id.chars().take(63).collect::<String>())
+                }
+                other => Error::Storage(other),
+            })
+    }
+
+    /// A token for one upstream, exchanged from the caller's (RFC 8693) with the gateway as
+    /// actor: audience the upstream, scopes within the caller's, lifetime at most five minutes.
+    /// Returns the token and its expiry.
+    ///
+    /// # Errors
+    /// The exchange's refusal (`OAuth`), or `Conflict` when the gateway's client is gone.
+    pub async fn gateway_upstream_token(
+        &self,
+        caller: &GatewayCaller,
+        upstream_url: &str,
+    ) -> Result<(String, i64)> {
+        let client = self.gateway_client(&caller.realm).await?.ok_or_else(|| {
+            Error::Conflict(
+                "The gateway's client is gone or disabled: turn the gateway on again.".into(),
+            )
+        })?;
+        let req = crate::tokens::TokenRequest {
+            grant_type: crate::clients::GrantType::TokenExchange.as_str().into(),
+            resource: vec![upstream_url.to_owned()],
+            subject_token: Some(caller.token.clone()),
+            subject_token_type: Some(crate::tokens::ACCESS_TOKEN_TYPE.into()),
+            ..Default::default()
+        };
+        let response = self.gateway_exchange(&caller.realm, &client, &req).await?;
+        Ok((response.access_token, self.now() + response.expires_in))
+    }
+
+    /// Writes the audit row of one gateway call.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub async fn record_gateway_call(
+        &self,
+        caller: &GatewayCaller,
+        server_id: &str,
+        record: &CallRecord,
+    ) -> Result<()> {
+        let mut event = self.event(
+            &caller.realm.id,
+            &caller.claims.client_id,
+            action::GATEWAY_CALL,
+            AuditSubject::RegistryServer(server_id.chars().take(200).collect()),
+            &RequestMeta::default(),
+        );
+        if record.decision != "allowed" || record.outcome != "ok" {
+            event.outcome = Outcome::Failure;
+        }
+        event.related = caller
+            .agent
+            .as_ref()
+            .map(|a| AuditSubject::Agent(a.name.clone()).target());
+        event.details = serde_json::json!({
+            "capability": record.name,
+            "decision": record.decision,
+            "outcome": record.outcome,
+            "latency_ms": record.latency_ms,
+            "upstream_status": record.upstream_status,
+            "sub": caller.claims.sub,
+            "person": caller.person(),
+            "agent_id": caller.agent.as_ref().map(|a| a.id.to_string()),
+            "session_id": record.session_id,
+            "run_id": record.run_id,
+            "subject_ids": record.subject_ids,
+            "traceparent": record.traceparent,
+            "jti": caller.claims.jti,
+        });
+        self.audit_batched(event).await
+    }
+}

@@ -1,0 +1,221 @@
+//! Gateway persistence: tool pins and the servers attached to agents.
+use crate::audit::NewAuditEvent;
+use crate::error::StorageError;
+use crate::gateway::{Attachment, PinnedDefinition, ToolPin};
+use crate::ids::{AgentId, RealmId};
+use async_trait::async_trait;
+
+/// Gateway persistence.
+#[async_trait]
+pub trait GatewayStore: Send + Sync {
+    /// The realm's tool pins, by server and tool.
+    async fn list_tool_pins(&self, realm_id: &RealmId) -> Result<Vec<ToolPin>, StorageError>;
+    /// Writes pins (inserted or replaced whole) with one audit event each, in one transaction.
+    async fn save_tool_pins(&self, pins: &[(ToolPin, NewAuditEvent)]) -> Result<(), StorageError>;
+    /// Deletes the pins of tools no longer listed that an administrator acknowledged.
+    async fn delete_tool_pins(
+        &self,
+        realm_id: &RealmId,
+        server_id: &str,
+        tools: &[(String, NewAuditEvent)],
+    ) -> Result<(), StorageError>;
+    /// The servers attached to an agent, by id.
+    async fn list_attachments(&self, agent_id: &AgentId) -> Result<Vec<Attachment>, StorageError>;
+    /// Attaches a server to an agent; `Conflict` when it is attached already.
+    async fn insert_attachment(
+        &self,
+        agent_id: &AgentId,
+        a: &Attachment,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Detaches a server; `NotFound` when it was not attached.
+    async fn delete_attachment(
+        &self,
+        agent_id: &AgentId,
+        server_id: &str,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+}
+
+pub(super) const PIN_COLUMNS: &str = "realm_id, server_id, tool, seen_definition, seen_sha256, seen_at, accepted_definition, accepted_sha256, accepted_by, accepted_at";
+pub(super) const UPSERT_PIN: &str = "INSERT INTO gateway_tool_pins (realm_id, server_id, tool, seen_definition, seen_sha256, seen_at, accepted_definition, accepted_sha256, accepted_by, accepted_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (realm_id, server_id, tool) DO UPDATE SET seen_definition = excluded.seen_definition, seen_sha256 = excluded.seen_sha256, seen_at = excluded.seen_at, accepted_definition = excluded.accepted_definition, accepted_sha256 = excluded.accepted_sha256, accepted_by = excluded.accepted_by, accepted_at = excluded.accepted_at";
+pub(super) const DELETE_PIN: &str =
+    "DELETE FROM gateway_tool_pins WHERE realm_id = $1 AND server_id = $2 AND tool = $3";
+pub(super) const INSERT_ATTACHMENT: &str = "INSERT INTO gateway_attachments (agent_id, server_id, attached_by, attached_at) VALUES ($1, $2, $3, $4)";
+pub(super) const DELETE_ATTACHMENT: &str =
+    "DELETE FROM gateway_attachments WHERE agent_id = $1 AND server_id = $2";
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct PinRow {
+    pub realm_id: String,
+    pub server_id: String,
+    pub tool: String,
+    pub seen_definition: Option<String>,
+    pub seen_sha256: Option<String>,
+    pub seen_at: i64,
+    pub accepted_definition: Option<String>,
+    pub accepted_sha256: Option<String>,
+    pub accepted_by: Option<String>,
+    pub accepted_at: Option<i64>,
+}
+
+impl From<PinRow> for ToolPin {
+    fn from(r: PinRow) -> Self {
+        let def = |canonical: Option<String>, sha256: Option<String>| {
+            Some(PinnedDefinition {
+                canonical: canonical?,
+                sha256: sha256?,
+            })
+        };
+        ToolPin {
+            realm_id: RealmId::from_stored(r.realm_id),
+            server_id: r.server_id,
+            tool: r.tool,
+            seen: def(r.seen_definition, r.seen_sha256),
+            seen_at: r.seen_at,
+            accepted: def(r.accepted_definition, r.accepted_sha256),
+            accepted_by: r.accepted_by,
+            accepted_at: r.accepted_at,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct AttachmentRow {
+    pub server_id: String,
+    pub attached_by: String,
+    pub attached_at: i64,
+}
+
+/// Implements [`GatewayStore`] for one backend's store.
+macro_rules! gateway_store {
+    ($store:ident, $db:ty) => {
+        const _: () = {
+            use $crate::audit::NewAuditEvent;
+            use $crate::error::StorageError;
+            use $crate::gateway::{Attachment, ToolPin};
+            use $crate::ids::{AgentId, RealmId};
+            use $crate::storage::gateway::*;
+
+            #[async_trait::async_trait]
+            impl GatewayStore for $store {
+                async fn list_tool_pins(
+                    &self,
+                    realm_id: &RealmId,
+                ) -> Result<Vec<ToolPin>, StorageError> {
+                    let sql = format!(
+                        "SELECT {PIN_COLUMNS} FROM gateway_tool_pins WHERE realm_id = $1 ORDER BY server_id, tool"
+                    );
+                    Ok(sqlx::query_as::<_, PinRow>(&sql)
+                        .bind(realm_id.as_str())
+                        .fetch_all(&self.pool)
+                        .await?
+                        .into_iter()
+                        .map(ToolPin::from)
+                        .collect())
+                }
+
+                async fn save_tool_pins(
+                    &self,
+                    pins: &[(ToolPin, NewAuditEvent)],
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    for (p, event) in pins {
+                        sqlx::query(UPSERT_PIN)
+                            .bind(p.realm_id.as_str())
+                            .bind(&p.server_id)
+                            .bind(&p.tool)
+                            .bind(p.seen.as_ref().map(|d| d.canonical.as_str()))
+                            .bind(p.seen.as_ref().map(|d| d.sha256.as_str()))
+                            .bind(p.seen_at)
+                            .bind(p.accepted.as_ref().map(|d| d.canonical.as_str()))
+                            .bind(p.accepted.as_ref().map(|d| d.sha256.as_str()))
+                            .bind(p.accepted_by.as_deref())
+                            .bind(p.accepted_at)
+                            .execute(&mut *tx)
+                            .await?;
+                        insert_audit(&mut tx, event).await?;
+                    }
+                    tx.commit().await?;
+                    Ok(())
+                }
+
+                async fn delete_tool_pins(
+                    &self,
+                    realm_id: &RealmId,
+                    server_id: &str,
+                    tools: &[(String, NewAuditEvent)],
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    for (tool, event) in tools {
+                        sqlx::query(DELETE_PIN)
+                            .bind(realm_id.as_str())
+                            .bind(server_id)
+                            .bind(tool)
+                            .execute(&mut *tx)
+                            .await?;
+                        insert_audit(&mut tx, event).await?;
+                    }
+                    tx.commit().await?;
+                    Ok(())
+                }
+
+                async fn list_attachments(
+                    &self,
+                    agent_id: &AgentId,
+                ) -> Result<Vec<Attachment>, StorageError> {
+                    Ok(sqlx::query_as::<_, AttachmentRow>(
+                        "SELECT server_id, attached_by, attached_at FROM gateway_attachments WHERE agent_id = $1 ORDER BY server_id",
+                    )
+                    .bind(agent_id.as_str())
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(|r| Attachment {
+                        server_id: r.server_id,
+                        attached_by: r.attached_by,
+                        attached_at: r.attached_at,
+                    })
+                    .collect())
+                }
+
+                async fn insert_attachment(
+                    &self,
+                    agent_id: &AgentId,
+                    a: &Attachment,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    sqlx::query(INSERT_ATTACHMENT)
+                        .bind(agent_id.as_str())
+                        .bind(&a.server_id)
+                        .bind(&a.attached_by)
+                        .bind(a.attached_at)
+                        .execute(&mut *tx)
+                        .await?;
+                    self.commit_uncached(tx, event).await
+                }
+
+                async fn delete_attachment(
+                    &self,
+                    agent_id: &AgentId,
+                    server_id: &str,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(DELETE_ATTACHMENT)
+                        .bind(agent_id.as_str())
+                        .bind(server_id)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Err(StorageError::NotFound);
+                    }
+                    self.commit_uncached(tx, event).await
+                }
+            }
+        };
+    };
+}

@@ -1,0 +1,584 @@
+//! The facade: exactly two tools, `search_capabilities` and `execute_capability`.
+//!
+//! Search returns the capabilities the caller may use now: each server of the latest release
+//! the core gives it (rings, units, attachments), each tool the server lists exactly as an
+//! administrator accepted it and its tool rules allow, with the accepted definition's input
+//! schema and the server's availability. Execute runs only a name that search could return,
+//! byte for byte; anything else is `-32008 tool_not_found`, whatever the spelling.
+use crate::Gateway;
+use crate::breaker::Availability;
+use crate::context::{CallContext, new_run_id, traceparent};
+use crate::names::{capability_name, resolve};
+use crate::upstream::UpstreamError;
+use authz::gateway::{CallRecord, GatewayCaller, GatewayServer, PinnedDefinition, UpstreamAuth};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// JSON-RPC error code for a name outside the caller's toolset.
+pub const TOOL_NOT_FOUND: i32 = -32008;
+/// Most subject ids one call may name.
+const MAX_SUBJECT_IDS: usize = 20;
+/// Longest query, server filter or subject id.
+const MAX_TEXT: usize = 200;
+
+/// The MCP server every realm's gateway endpoint serves.
+#[derive(Clone)]
+pub struct Facade {
+    gateway: Gateway,
+}
+
+/// One capability the caller may use.
+#[derive(Debug, Clone)]
+struct Offer {
+    server: GatewayServer,
+    tool: String,
+    definition: PinnedDefinition,
+    value: Value,
+    availability: Availability,
+}
+
+impl Offer {
+    fn side_effect_class(&self) -> &'static str {
+        let hint = |k: &str| {
+            self.value
+                .get("annotations")
+                .and_then(|a| a.get(k))
+                .and_then(Value::as_bool)
+        };
+        // MCP's defaults: not read-only, open world. Annotations count only because an
+        // administrator accepted them with the definition.
+        if hint("readOnlyHint") == Some(true) {
+            "read"
+        } else if hint("openWorldHint") != Some(false) {
+            "external"
+        } else {
+            "write"
+        }
+    }
+
+    fn meta_hint(&self, key: &str) -> Option<&Value> {
+        self.value.get("_meta").and_then(|m| m.get(key))
+    }
+
+    fn describe(&self) -> Value {
+        let class = self.side_effect_class();
+        let destructive = self
+            .value
+            .get("annotations")
+            .and_then(|a| a.get("destructiveHint"))
+            .and_then(Value::as_bool)
+            != Some(false);
+        let risk = match class {
+            "read" => "low",
+            _ if destructive => "high",
+            _ => "medium",
+        };
+        json!({
+            "name": capability_name(&self.server.server.id, &self.tool),
+            "server": self.server.server.id,
+            "title": self.value.get("title").or_else(|| self.value.get("annotations").and_then(|a| a.get("title"))),
+            "description": self.value.get("description"),
+            "input_schema": self.value.get("inputSchema"),
+            "side_effect_class": class,
+            "cost_hint": self.meta_hint("cost_hint").and_then(Value::as_u64).unwrap_or(1),
+            "requires_subject_id": self.meta_hint("requires_subject_id").and_then(Value::as_bool).unwrap_or(false),
+            "risk": risk,
+            "availability": self.availability.as_str(),
+        })
+    }
+}
+
+fn caller(context: &RequestContext<RoleServer>) -> Result<GatewayCaller, ErrorData> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|p| p.extensions.get::<GatewayCaller>())
+        .cloned()
+        .ok_or_else(|| ErrorData::internal_error("The request was not authenticated.", None))
+}
+
+fn tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
+    let schema = match schema {
+        Value::Object(o) => o,
+        _ => serde_json::Map::new(),
+    };
+    Tool::new(name, description, Arc::new(schema))
+}
+
+fn text_result(value: &Value, is_error: bool) -> CallToolResult {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    let mut r = if is_error {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    };
+    r.structured_content = Some(value.clone());
+    r
+}
+
+fn string_arg(
+    args: &serde_json::Map<String, Value>,
+    key: &str,
+) -> Result<Option<String>, ErrorData> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.chars().count() <= MAX_TEXT => Ok(Some(s.clone())),
+        Some(Value::String(_)) => Err(ErrorData::invalid_params(
+            format!("{key}: at most {MAX_TEXT} characters."),
+            None,
+        )),
+        Some(_) => Err(ErrorData::invalid_params(
+            format!("{key} must be a string."),
+            None,
+        )),
+    }
+}
+
+impl Facade {
+    pub(crate) fn new(gateway: Gateway) -> Self {
+        Self { gateway }
+    }
+
+    /// The upstream token for `server`, exchanged for the caller when the server takes
+    /// Portcullis tokens.
+    async fn token(
+        &self,
+        caller: &GatewayCaller,
+        server: &GatewayServer,
+        url: &str,
+    ) -> Result<Option<(String, i64)>, UpstreamError> {
+        match server.auth {
+            UpstreamAuth::None => Ok(None),
+            UpstreamAuth::Portcullis => self
+                .gateway
+                .inner
+                .core
+                .gateway_upstream_token(caller, url)
+                .await
+                .map(Some)
+                .map_err(|e| UpstreamError::NoToken(e.to_string())),
+        }
+    }
+
+    /// The capabilities one server gives the caller: its tools as it lists them now (through
+    /// the caller's connection, which also records what changed), kept when accepted and
+    /// allowed. Unreachable, it gives nothing.
+    async fn offers(
+        &self,
+        caller: &GatewayCaller,
+        server: &GatewayServer,
+    ) -> (Vec<(String, Offer)>, Availability) {
+        let inner = &self.gateway.inner;
+        let Some(url) = server.url.as_deref() else {
+            return (Vec::new(), Availability::Up);
+        };
+        if !inner.upstreams.admit(url) {
+            return (Vec::new(), Availability::CircuitOpen);
+        }
+        let started = Instant::now();
+        let now = inner.core.now();
+        let listed = async {
+            let conn = inner
+                .upstreams
+                .connection(&caller.key(), url, now, || self.token(caller, server, url))
+                .await?;
+            inner.upstreams.tools(&conn).await
+        }
+        .await;
+        let tools = match listed {
+            Ok(t) => {
+                inner.upstreams.record(url, Ok(()), started.elapsed());
+                t
+            }
+            Err(e) => {
+                inner.upstreams.record(url, Err(&e), started.elapsed());
+                inner.upstreams.drop_connection(&caller.key(), url);
+                tracing::warn!(server = %server.server.id, error = e.kind(), "gateway: listing an upstream's tools failed");
+                return (Vec::new(), inner.upstreams.availability(url));
+            }
+        };
+        let pins = match inner
+            .core
+            .observe_gateway_tools(&caller.realm, &server.server.id, &tools)
+            .await
+        {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::error!(error = %e, "gateway: recording tool pins failed");
+                return (Vec::new(), Availability::Degraded);
+            }
+        };
+        let availability = inner.upstreams.availability(url);
+        let offers = pins
+            .iter()
+            .filter(|p| server.server.tools.allows(&p.tool))
+            .filter_map(|p| {
+                let def = p.offered()?;
+                let value: Value = serde_json::from_str(&def.canonical).ok()?;
+                Some((
+                    capability_name(&server.server.id, &p.tool),
+                    Offer {
+                        server: server.clone(),
+                        tool: p.tool.clone(),
+                        definition: def.clone(),
+                        value,
+                        availability,
+                    },
+                ))
+            })
+            .collect();
+        (offers, availability)
+    }
+
+    async fn search(
+        &self,
+        caller: &GatewayCaller,
+        args: &serde_json::Map<String, Value>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let query = string_arg(args, "query")?.map(|q| q.to_lowercase());
+        let only = string_arg(args, "server")?;
+        let toolset = self
+            .gateway
+            .inner
+            .core
+            .gateway_toolset(caller)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let mut capabilities = Vec::new();
+        let mut unavailable = Vec::new();
+        for server in toolset.servers.iter().filter(|s| s.excluded.is_none()) {
+            if only.as_deref().is_some_and(|o| o != server.server.id) {
+                continue;
+            }
+            let (offers, availability) = self.offers(caller, server).await;
+            if offers.is_empty() && availability != Availability::Up {
+                unavailable.push(
+                    json!({"server": server.server.id, "availability": availability.as_str()}),
+                );
+            }
+            for (name, offer) in offers {
+                let described = offer.describe();
+                let matches = query.as_deref().is_none_or(|q| {
+                    name.to_lowercase().contains(q)
+                        || described["description"]
+                            .as_str()
+                            .is_some_and(|d| d.to_lowercase().contains(q))
+                });
+                if matches {
+                    capabilities.push(described);
+                }
+            }
+        }
+        Ok(text_result(
+            &json!({
+                "release": toolset.release,
+                "capabilities": capabilities,
+                "unavailable": unavailable,
+            }),
+            false,
+        ))
+    }
+
+    async fn execute(
+        &self,
+        caller: &GatewayCaller,
+        args: &serde_json::Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let started = Instant::now();
+        let inner = &self.gateway.inner;
+        let Some(Value::String(name)) = args.get("name") else {
+            return Err(ErrorData::invalid_params(
+                "name must be a capability's exact name (a string).",
+                None,
+            ));
+        };
+        let arguments = match args.get("arguments") {
+            None | Some(Value::Null) => Value::Object(serde_json::Map::new()),
+            Some(v @ Value::Object(_)) => v.clone(),
+            Some(_) => {
+                return Err(ErrorData::invalid_params(
+                    "arguments must be an object.",
+                    None,
+                ));
+            }
+        };
+        let subject_ids: Vec<String> = match args.get("subject_ids") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) if a.len() <= MAX_SUBJECT_IDS => a
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .filter(|s| !s.is_empty() && s.len() <= MAX_TEXT)
+                        .map(str::to_owned)
+                })
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        "subject_ids: non-empty strings of at most 200 characters.",
+                        None,
+                    )
+                })?,
+            Some(_) => {
+                return Err(ErrorData::invalid_params(
+                    format!("subject_ids: an array of at most {MAX_SUBJECT_IDS} strings."),
+                    None,
+                ));
+            }
+        };
+        let parts = context.extensions.get::<http::request::Parts>();
+        let header = |h: &str| {
+            parts
+                .and_then(|p| p.headers.get(h))
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let incoming_trace = context
+            .meta
+            .0
+            .0
+            .get("traceparent")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| header("traceparent"));
+        let ctx = CallContext {
+            session_id: header("mcp-session-id").unwrap_or_else(|| caller.claims.jti.clone()),
+            agent_id: caller.agent.as_ref().map(|a| a.id.to_string()),
+            run_id: new_run_id(),
+            subject_ids,
+            traceparent: traceparent(incoming_trace.as_deref()),
+        };
+        let mut record = CallRecord {
+            name: name.chars().take(200).collect(),
+            decision: "not_found",
+            outcome: "tool_not_found".into(),
+            session_id: Some(ctx.session_id.clone()),
+            run_id: Some(ctx.run_id.clone()),
+            subject_ids: ctx.subject_ids.clone(),
+            traceparent: Some(ctx.traceparent.clone()),
+            ..Default::default()
+        };
+        let toolset = inner
+            .core
+            .gateway_toolset(caller)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        // Only the server the name's prefix names is listed: the name must then be one of
+        // its offers exactly.
+        let prefix = name.split_once('.').map(|(s, _)| s);
+        let server = toolset
+            .servers
+            .iter()
+            .find(|s| s.excluded.is_none() && Some(s.server.id.as_str()) == prefix);
+        let offers = match server {
+            Some(s) => self.offers(caller, s).await.0,
+            None => Vec::new(),
+        };
+        let audit_server = server.map_or("-", |s| s.server.id.as_str()).to_owned();
+        let Some(offer) = resolve(name, &offers).cloned() else {
+            record.latency_ms = elapsed_ms(started);
+            self.audit(caller, &audit_server, &record).await;
+            return Err(ErrorData::new(
+                ErrorCode(TOOL_NOT_FOUND),
+                "tool_not_found",
+                Some(
+                    json!({"name": record.name, "hint": "Use an exact name that search_capabilities returned."}),
+                ),
+            ));
+        };
+        let schema = offer
+            .value
+            .get("inputSchema")
+            .cloned()
+            .unwrap_or(json!({"type": "object"}));
+        if let Err(errors) = inner.schemas.check(
+            &offer.definition.sha256,
+            &schema,
+            &arguments,
+            inner.config.max_argument_bytes,
+        ) {
+            record.decision = "denied";
+            record.outcome = "invalid_arguments".into();
+            record.latency_ms = elapsed_ms(started);
+            self.audit(caller, &audit_server, &record).await;
+            return Ok(text_result(
+                &json!({"error": "invalid_arguments", "errors": errors, "hint": "Nothing was sent: fix the arguments to match input_schema."}),
+                true,
+            ));
+        }
+        let class = offer.side_effect_class();
+        if class != "read" {
+            record.decision = "denied";
+            record.outcome = "approval_unavailable".into();
+            record.latency_ms = elapsed_ms(started);
+            self.audit(caller, &audit_server, &record).await;
+            return Ok(text_result(
+                &json!({
+                    "error": "approval_required",
+                    "side_effect_class": class,
+                    "message": "This capability can change things (it is not marked read-only): it runs only after a person approves it, and this gateway does not take approvals yet. Nothing was sent.",
+                }),
+                true,
+            ));
+        }
+        record.decision = "allowed";
+        let url = offer.server.url.clone().unwrap_or_default();
+        let mut params = CallToolRequestParams::new(offer.tool.clone());
+        params.arguments = arguments.as_object().cloned();
+        params.meta = Some(rmcp::model::RequestMetaObject(rmcp::model::MetaObject(
+            ctx.meta(),
+        )));
+        let attempts = 1 + inner.config.read_retries;
+        let mut outcome = Err(UpstreamError::Failed("not called".into()));
+        for _ in 0..attempts {
+            if !inner.upstreams.admit(&url) {
+                outcome = Err(UpstreamError::CircuitOpen);
+                break;
+            }
+            let call_started = Instant::now();
+            let now = inner.core.now();
+            let result = async {
+                let conn = inner
+                    .upstreams
+                    .connection(&caller.key(), &url, now, || {
+                        self.token(caller, &offer.server, &url)
+                    })
+                    .await?;
+                inner.upstreams.call(&conn, params.clone()).await
+            }
+            .await;
+            inner
+                .upstreams
+                .record(&url, result.as_ref().map(|_| ()), call_started.elapsed());
+            match result {
+                Ok(r) => {
+                    outcome = Ok(r);
+                    break;
+                }
+                Err(e @ UpstreamError::NoToken(_)) => {
+                    outcome = Err(e);
+                    break;
+                }
+                Err(e) => {
+                    inner.upstreams.drop_connection(&caller.key(), &url);
+                    outcome = Err(e);
+                }
+            }
+        }
+        record.latency_ms = elapsed_ms(started);
+        let result = match outcome {
+            Ok(r) => {
+                record.outcome = if r.is_error == Some(true) {
+                    "tool_error"
+                } else {
+                    "ok"
+                }
+                .into();
+                record.upstream_status = Some("ok".into());
+                let mut out = CallToolResult::success(r.content);
+                out.is_error = r.is_error;
+                out.structured_content = r.structured_content;
+                out
+            }
+            Err(e) => {
+                record.outcome = e.kind().into();
+                record.upstream_status = Some(e.kind().into());
+                text_result(&json!({"error": e.kind(), "message": e.message()}), true)
+            }
+        };
+        self.audit(caller, &audit_server, &record).await;
+        Ok(result)
+    }
+
+    async fn audit(&self, caller: &GatewayCaller, server: &str, record: &CallRecord) {
+        if let Err(e) = self
+            .gateway
+            .inner
+            .core
+            .record_gateway_call(caller, server, record)
+            .await
+        {
+            tracing::error!(error = %e, "gateway: the call's audit row was not written");
+        }
+    }
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+impl ServerHandler for Facade {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("portcullis-gateway", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Call search_capabilities to find what you may use (exact names, input schemas, side effects), then execute_capability with one exact name and arguments matching its input_schema.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![
+            tool(
+                "search_capabilities",
+                "Lists the capabilities you may use: exact name (<server>.<tool>), description, input_schema, side_effect_class (read | write | external), cost_hint, requires_subject_id, risk and availability. Optionally narrowed by a query (matched against names and descriptions) or one server.",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string", "maxLength": MAX_TEXT, "description": "Words to look for in names and descriptions."},
+                        "server": {"type": "string", "maxLength": MAX_TEXT, "description": "Only this server's capabilities."}
+                    },
+                    "additionalProperties": false
+                }),
+            ),
+            tool(
+                "execute_capability",
+                "Runs one capability by the exact name search_capabilities returned, with arguments matching its input_schema. Capabilities that change things wait for a person's approval.",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "description": "The exact capability name, <server>.<tool>."},
+                        "arguments": {"type": "object", "description": "Arguments matching the capability's input_schema."},
+                        "subject_ids": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_SUBJECT_IDS, "description": "The data subjects (people) the call concerns, passed on to the tool."}
+                    },
+                    "required": ["name"],
+                    "additionalProperties": false
+                }),
+            ),
+        ]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let caller = caller(&context)?;
+        let args = request.arguments.clone().unwrap_or_default();
+        let result = match request.name.as_ref() {
+            "search_capabilities" => self.search(&caller, &args).await?,
+            "execute_capability" => self.execute(&caller, &args, &context).await?,
+            other => {
+                return Err(ErrorData::new(
+                    ErrorCode(TOOL_NOT_FOUND),
+                    "tool_not_found",
+                    Some(
+                        json!({"name": other.chars().take(200).collect::<String>(), "hint": "This server has two tools: search_capabilities and execute_capability."}),
+                    ),
+                ));
+            }
+        };
+        Ok(CallToolResponse::Complete(result))
+    }
+}

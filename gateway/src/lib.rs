@@ -1,0 +1,116 @@
+//! The MCP gateway: one governed facade over a realm's approved MCP servers.
+//!
+//! Agents see exactly two tools, `search_capabilities` and `execute_capability`
+//! ([`facade`]). What a caller may reach is decided by the core (`authz::gateway`: the latest
+//! registry release, the caller's rings and units, the servers attached to its agent, the tool
+//! definitions an administrator accepted); this crate speaks MCP on both sides: the facade is
+//! an `rmcp` Streamable HTTP server, each upstream an `rmcp` client ([`upstream`]) holding a
+//! token exchanged for the caller — never the caller's own. Arguments are checked against the
+//! pinned input schema before anything is sent ([`validate`]); every call leaves one audit row
+//! carrying the `_meta` ids the upstream received ([`context`]).
+//!
+//! The server mounts [`Gateway::service`] at `/realms/{realm}/mcp` behind its bearer check,
+//! which puts the verified [`authz::gateway::GatewayCaller`] into each request's extensions.
+pub mod breaker;
+pub mod context;
+pub mod facade;
+pub mod names;
+pub mod upstream;
+pub mod validate;
+
+use authz::Core;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The facade's MCP endpoint.
+pub type Service = StreamableHttpService<facade::Facade, LocalSessionManager>;
+
+/// How the gateway behaves; the defaults suit a production deployment.
+#[derive(Debug, Clone)]
+pub struct GatewayConfig {
+    /// Longest an upstream call may take (then: a timeout, counted by the breaker).
+    pub call_timeout: Duration,
+    /// Longest connecting to an upstream (initialize) may take.
+    pub connect_timeout: Duration,
+    /// How many times a `read` call is retried after an upstream failure (writes never are).
+    pub read_retries: u32,
+    /// Consecutive failures that open an upstream's breaker.
+    pub breaker_failures: u32,
+    /// How long an open breaker refuses calls before letting one through (half-open).
+    pub breaker_open_for: Duration,
+    /// Most upstream connections kept at once (one per caller and upstream); the least
+    /// recently used is closed beyond it.
+    pub max_connections: usize,
+    /// Largest `arguments` object accepted, as JSON.
+    pub max_argument_bytes: usize,
+    /// Largest upstream response accepted, as JSON.
+    pub max_response_bytes: usize,
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        Self {
+            call_timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            read_retries: 1,
+            breaker_failures: 5,
+            breaker_open_for: Duration::from_secs(30),
+            max_connections: 1000,
+            max_argument_bytes: 256 * 1024,
+            max_response_bytes: 4 * 1024 * 1024,
+        }
+    }
+}
+
+/// The gateway of every realm of one Portcullis process.
+#[derive(Clone)]
+pub struct Gateway {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) core: Core,
+    pub(crate) config: GatewayConfig,
+    pub(crate) upstreams: upstream::Upstreams,
+    pub(crate) schemas: validate::Schemas,
+}
+
+impl Gateway {
+    /// A gateway over `core`'s realms.
+    ///
+    /// # Errors
+    /// When the TLS stack of its HTTP client cannot be set up.
+    pub fn new(core: Core, config: GatewayConfig) -> Result<Self, String> {
+        Ok(Self {
+            inner: Arc::new(Inner {
+                upstreams: upstream::Upstreams::new(&config)?,
+                schemas: validate::Schemas::default(),
+                core,
+                config,
+            }),
+        })
+    }
+
+    /// The MCP endpoint (Streamable HTTP): mount it behind the bearer check that puts a
+    /// [`authz::gateway::GatewayCaller`] into each request's extensions. Every request is
+    /// authorized by its own token, so the `Host` allowlist (a defence for unauthenticated
+    /// local servers) is off.
+    pub fn service(&self) -> Service {
+        let facade = facade::Facade::new(self.clone());
+        StreamableHttpService::new(
+            move || Ok(facade.clone()),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default()
+                .disable_allowed_hosts()
+                .with_max_request_body_bytes(self.inner.config.max_argument_bytes + 64 * 1024),
+        )
+    }
+
+    /// The health of each upstream this process has called: URL, breaker state, recent
+    /// latency and errors.
+    pub fn health(&self) -> Vec<upstream::UpstreamHealth> {
+        self.inner.upstreams.health()
+    }
+}

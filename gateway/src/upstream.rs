@@ -1,0 +1,328 @@
+//! Upstream MCP servers: one `rmcp` Streamable HTTP client per caller and upstream, connected
+//! lazily with the token exchanged for that caller, its tool list cached until the server says
+//! it changed (`notifications/tools/list_changed`); a circuit breaker and call statistics per
+//! upstream URL.
+use crate::GatewayConfig;
+use crate::breaker::{Availability, Breaker};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// Why an upstream could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpstreamError {
+    /// Its breaker is open.
+    CircuitOpen,
+    /// It did not answer in time.
+    Timeout,
+    /// No token could be had for it (the exchange's refusal, for the caller).
+    NoToken(String),
+    /// Connecting or the call failed.
+    Failed(String),
+}
+
+impl UpstreamError {
+    /// The short kind the audit row and the caller see.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            UpstreamError::CircuitOpen => "circuit_open",
+            UpstreamError::Timeout => "timeout",
+            UpstreamError::NoToken(_) => "no_token",
+            UpstreamError::Failed(_) => "upstream_error",
+        }
+    }
+
+    /// What the caller is told (never the upstream's URL or credentials).
+    pub fn message(&self) -> String {
+        match self {
+            UpstreamError::CircuitOpen => {
+                "The server failed repeatedly; the gateway stopped calling it for a while. Try again later.".into()
+            }
+            UpstreamError::Timeout => "The server did not answer in time.".into(),
+            UpstreamError::NoToken(why) => format!("No token could be had for this server: {why}"),
+            UpstreamError::Failed(_) => "The server could not be reached or failed.".into(),
+        }
+    }
+}
+
+/// Marks a connection's tool list stale when the server says it changed.
+#[derive(Clone)]
+pub struct Listener {
+    stale: Arc<AtomicBool>,
+}
+
+impl ClientHandler for Listener {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.stale.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One caller's connection to one upstream.
+pub struct Conn {
+    client: RunningService<RoleClient, Listener>,
+    /// When its token expires (Unix seconds; `i64::MAX` without one).
+    expires_at: i64,
+    stale: Arc<AtomicBool>,
+    tools: tokio::sync::Mutex<Option<Vec<serde_json::Value>>>,
+    last_used: Mutex<Instant>,
+}
+
+/// One upstream's state for health reports.
+#[derive(Debug, Clone, Default)]
+struct Stats {
+    breaker: Breaker,
+    calls: u64,
+    errors: u64,
+    last_latency_ms: u64,
+    last_error: Option<String>,
+    last_call: Option<Instant>,
+}
+
+/// What the console and search report of one upstream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamHealth {
+    /// Its URL.
+    pub url: String,
+    /// Breaker state.
+    pub availability: Availability,
+    /// Calls since the process started.
+    pub calls: u64,
+    /// Failed calls since the process started.
+    pub errors: u64,
+    /// The last call's latency.
+    pub last_latency_ms: u64,
+    /// The last failure's kind.
+    pub last_error: Option<String>,
+    /// Seconds since the last call.
+    pub last_call_secs_ago: Option<u64>,
+}
+
+/// Every upstream connection of the process.
+pub struct Upstreams {
+    http: reqwest::Client,
+    conns: Mutex<HashMap<(String, String), Arc<Conn>>>,
+    stats: Mutex<HashMap<String, Stats>>,
+    config: GatewayConfig,
+}
+
+/// A token gets a new connection this long before it expires.
+const TOKEN_MARGIN_SECS: i64 = 30;
+
+impl Upstreams {
+    pub(crate) fn new(config: &GatewayConfig) -> Result<Self, String> {
+        // rustls on AWS-LC, with Mozilla's roots compiled in; a redirect could carry the
+        // token elsewhere, so none is followed.
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        let http = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls)
+            .user_agent(concat!("Portcullis-gateway/", env!("CARGO_PKG_VERSION")))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .connect_timeout(config.connect_timeout)
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Self {
+            http,
+            conns: Mutex::new(HashMap::new()),
+            stats: Mutex::new(HashMap::new()),
+            config: config.clone(),
+        })
+    }
+
+    /// Whether a call to `url` may go now (its breaker), and its availability.
+    pub fn admit(&self, url: &str) -> bool {
+        let mut stats = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
+        stats
+            .entry(url.to_owned())
+            .or_default()
+            .breaker
+            .admit(Instant::now(), self.config.breaker_open_for)
+    }
+
+    /// The availability of `url` as its breaker stands.
+    pub fn availability(&self, url: &str) -> Availability {
+        let stats = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
+        stats
+            .get(url)
+            .map_or(Availability::Up, |s| s.breaker.availability())
+    }
+
+    /// Records one call's outcome for `url`.
+    pub fn record(&self, url: &str, result: Result<(), &UpstreamError>, latency: Duration) {
+        let mut stats = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
+        let s = stats.entry(url.to_owned()).or_default();
+        let now = Instant::now();
+        s.calls += 1;
+        s.last_latency_ms = u64::try_from(latency.as_millis()).unwrap_or(u64::MAX);
+        s.last_call = Some(now);
+        match result {
+            Ok(()) => s.breaker.record(true, now, self.config.breaker_failures),
+            // A refused token says nothing about the upstream's health.
+            Err(UpstreamError::NoToken(_)) => {}
+            Err(e) => {
+                s.errors += 1;
+                s.last_error = Some(e.kind().to_owned());
+                s.breaker.record(false, now, self.config.breaker_failures);
+            }
+        }
+    }
+
+    pub(crate) fn health(&self) -> Vec<UpstreamHealth> {
+        let stats = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut out: Vec<UpstreamHealth> = stats
+            .iter()
+            .map(|(url, s)| UpstreamHealth {
+                url: url.clone(),
+                availability: s.breaker.availability(),
+                calls: s.calls,
+                errors: s.errors,
+                last_latency_ms: s.last_latency_ms,
+                last_error: s.last_error.clone(),
+                last_call_secs_ago: s.last_call.map(|t| t.elapsed().as_secs()),
+            })
+            .collect();
+        out.sort_by(|a, b| a.url.cmp(&b.url));
+        out
+    }
+
+    /// The caller's live connection to `url`, connecting (with a token from `token`, when it
+    /// gives one) if there is none or its token is about to expire.
+    ///
+    /// # Errors
+    /// The token's refusal, a timeout, or the connection's failure.
+    pub async fn connection<F, Fut>(
+        &self,
+        caller: &str,
+        url: &str,
+        now: i64,
+        token: F,
+    ) -> Result<Arc<Conn>, UpstreamError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<Option<(String, i64)>, UpstreamError>>,
+    {
+        let key = (caller.to_owned(), url.to_owned());
+        let existing = {
+            let conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);
+            conns.get(&key).cloned()
+        };
+        if let Some(c) = existing
+            && c.expires_at - TOKEN_MARGIN_SECS > now
+            && !c.client.is_closed()
+        {
+            *c.last_used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+            return Ok(c);
+        }
+        let token = token().await?;
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned())
+            .max_json_response_size(self.config.max_response_bytes)
+            .max_sse_event_size(self.config.max_response_bytes);
+        let expires_at = match token {
+            Some((t, exp)) => {
+                config = config.auth_header(t);
+                exp
+            }
+            None => i64::MAX,
+        };
+        let stale = Arc::new(AtomicBool::new(false));
+        let listener = Listener {
+            stale: stale.clone(),
+        };
+        let transport = StreamableHttpClientTransport::with_client(self.http.clone(), config);
+        let client = tokio::time::timeout(self.config.connect_timeout, listener.serve(transport))
+            .await
+            .map_err(|_| UpstreamError::Timeout)?
+            .map_err(|e| UpstreamError::Failed(e.to_string()))?;
+        let conn = Arc::new(Conn {
+            client,
+            expires_at,
+            stale,
+            tools: tokio::sync::Mutex::new(None),
+            last_used: Mutex::new(Instant::now()),
+        });
+        let evicted = {
+            let mut conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut evicted = conns.insert(key, conn.clone());
+            if conns.len() > self.config.max_connections.max(1) {
+                let oldest = conns
+                    .iter()
+                    .min_by_key(|(_, c)| {
+                        *c.last_used.lock().unwrap_or_else(PoisonError::into_inner)
+                    })
+                    .map(|(k, _)| k.clone());
+                if let Some(k) = oldest {
+                    evicted = conns.remove(&k);
+                }
+            }
+            evicted
+        };
+        if let Some(old) = evicted
+            && let Ok(old) = Arc::try_unwrap(old)
+        {
+            // Closed in the background: the caller does not wait for the old session's end.
+            tokio::spawn(async move {
+                let _ = old.client.cancel().await;
+            });
+        }
+        Ok(conn)
+    }
+
+    /// Forgets a caller's connection (after it failed), so the next call connects anew.
+    pub fn drop_connection(&self, caller: &str, url: &str) {
+        let mut conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);
+        conns.remove(&(caller.to_owned(), url.to_owned()));
+    }
+
+    /// The tools `conn`'s server lists (each Tool object whole), from its cache unless the
+    /// server said they changed.
+    ///
+    /// # Errors
+    /// A timeout or the call's failure.
+    pub async fn tools(&self, conn: &Conn) -> Result<Vec<serde_json::Value>, UpstreamError> {
+        let mut cached = conn.tools.lock().await;
+        if let Some(tools) = cached.as_ref()
+            && !conn.stale.swap(false, Ordering::Relaxed)
+        {
+            return Ok(tools.clone());
+        }
+        let listed = tokio::time::timeout(self.config.call_timeout, conn.client.list_all_tools())
+            .await
+            .map_err(|_| UpstreamError::Timeout)?
+            .map_err(|e| UpstreamError::Failed(e.to_string()))?;
+        let tools: Vec<serde_json::Value> = listed
+            .iter()
+            .filter_map(|t| serde_json::to_value(t).ok())
+            .collect();
+        *cached = Some(tools.clone());
+        Ok(tools)
+    }
+
+    /// Calls a tool.
+    ///
+    /// # Errors
+    /// A timeout or the call's failure (a tool's own error is a result, not an error).
+    pub async fn call(
+        &self,
+        conn: &Conn,
+        params: CallToolRequestParams,
+    ) -> Result<CallToolResult, UpstreamError> {
+        tokio::time::timeout(self.config.call_timeout, conn.client.call_tool(params))
+            .await
+            .map_err(|_| UpstreamError::Timeout)?
+            .map_err(|e| UpstreamError::Failed(e.to_string()))
+    }
+}

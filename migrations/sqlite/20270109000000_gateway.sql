@@ -1,0 +1,25 @@
+-- The MCP gateway. Tool pins: for each registry server, every tool's definition as the server
+-- lists it now and as an administrator accepted it (RFC 8785 canonical JSON and its SHA-256);
+-- the gateway offers a tool only while the two are the same. Attachments: the registry servers
+-- an agent's creator or an administrator attached to it (an agent reaches no other).
+CREATE TABLE gateway_tool_pins (
+    realm_id TEXT NOT NULL REFERENCES realms (id),
+    server_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    seen_definition TEXT,
+    seen_sha256 TEXT,
+    seen_at BIGINT NOT NULL,
+    accepted_definition TEXT,
+    accepted_sha256 TEXT,
+    accepted_by TEXT,
+    accepted_at BIGINT,
+    PRIMARY KEY (realm_id, server_id, tool)
+);
+
+CREATE TABLE gateway_attachments (
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    server_id TEXT NOT NULL,
+    attached_by TEXT NOT NULL,
+    attached_at BIGINT NOT NULL,
+    PRIMARY KEY (agent_id, server_id)
+);

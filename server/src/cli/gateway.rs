@@ -1,0 +1,234 @@
+//! `gateway` commands: turn a realm's MCP gateway on, accept the tool definitions its
+//! upstreams list (pins), attach registry servers to agents, and see what an agent's search
+//! returns. Each is one core call, audited as `cli`.
+use super::support::core_error;
+use super::table::{Cell, ListFormat, Table};
+use clap::Subcommand;
+
+/// `gateway` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum GatewayCommand {
+    /// Turn a realm's gateway on: its resource (scope `mcp`) and the client it exchanges
+    /// upstream tokens as.
+    Enable {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+    },
+    /// Where a realm's gateway is and whether it is on.
+    Status {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+    },
+    /// The tools the gateway has seen, each with its pin: accepted, new, changed or removed.
+    Tools {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Only tools waiting for acceptance.
+        #[arg(long)]
+        pending: bool,
+        #[command(flatten)]
+        format: ListFormat,
+    },
+    /// Show what changed in a tool's definition since it was accepted, field by field.
+    Diff {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// `<server>.<tool>`.
+        tool: String,
+    },
+    /// Accept a server's tool definitions as it lists them now (every waiting tool, or those
+    /// named with --tool).
+    Accept {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The registry server's id.
+        server: String,
+        /// Only this tool (repeat).
+        #[arg(long = "tool")]
+        tools: Vec<String>,
+    },
+    /// Attach a registry server to an agent: its gateway search may then return its tools.
+    Attach {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The agent's name.
+        agent: String,
+        /// The registry server's id.
+        server: String,
+    },
+    /// Detach a registry server from an agent.
+    Detach {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The agent's name.
+        agent: String,
+        /// The registry server's id.
+        server: String,
+    },
+    /// Which servers an agent's gateway search draws on, and why each other one does not.
+    Toolset {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The agent's name.
+        agent: String,
+        #[command(flatten)]
+        format: ListFormat,
+    },
+}
+
+pub(super) async fn gateway(core: &authz::Core, command: GatewayCommand) -> anyhow::Result<()> {
+    let p = authz::Principal::cli();
+    let meta = authz::RequestMeta::default();
+    match command {
+        GatewayCommand::Enable { realm } => {
+            let info = core
+                .enable_gateway(&p, &realm, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "The gateway of realm {realm} is on at {}. Clients ask for tokens with resource={} and scope {}; attach registry servers to agents with `portcullis gateway attach`.",
+                info.url,
+                info.url,
+                info.scope
+            );
+        }
+        GatewayCommand::Status { realm } => {
+            let info = core.gateway_info(&p, &realm).await.map_err(core_error)?;
+            say!(
+                "{} ({}; resource {}, scope {})",
+                info.url,
+                if info.enabled {
+                    "on"
+                } else {
+                    "off: `portcullis gateway enable`"
+                },
+                info.resource_slug,
+                info.scope
+            );
+        }
+        GatewayCommand::Tools {
+            realm,
+            pending,
+            format,
+        } => {
+            let pins = core.list_tool_pins(&p, &realm).await.map_err(core_error)?;
+            let mut table = Table::new(format, ["tool", "state", "sha256", "accepted_by"]);
+            for pin in pins
+                .into_iter()
+                .filter(|t| !pending || t.state() != authz::gateway::PinState::Accepted)
+            {
+                let sha = pin
+                    .seen
+                    .as_ref()
+                    .or(pin.accepted.as_ref())
+                    .map(|d| d.sha256.chars().take(12).collect::<String>())
+                    .unwrap_or_default();
+                table.row([
+                    format!("{}.{}", pin.server_id, pin.tool).into(),
+                    pin.state().as_str().into(),
+                    sha.into(),
+                    Cell::from(pin.accepted_by.unwrap_or_default()),
+                ])?;
+            }
+            table.finish()?;
+        }
+        GatewayCommand::Diff { realm, tool } => {
+            let Some((server, name)) = tool.split_once('.') else {
+                anyhow::bail!("Name the tool as <server>.<tool>.");
+            };
+            let pin = core
+                .list_tool_pins(&p, &realm)
+                .await
+                .map_err(core_error)?
+                .into_iter()
+                .find(|t| t.server_id == server && t.tool == name)
+                .ok_or_else(|| {
+                    anyhow::anyhow!("The gateway has not seen {tool} in realm {realm}.")
+                })?;
+            say!("{tool}: {}", pin.state().as_str());
+            for change in pin.diff() {
+                say!("── {}", change.field);
+                say!(
+                    "   accepted: {}",
+                    change.accepted.as_deref().unwrap_or("(absent)")
+                );
+                say!(
+                    "   listed:   {}",
+                    change.listed.as_deref().unwrap_or("(absent)")
+                );
+            }
+        }
+        GatewayCommand::Accept {
+            realm,
+            server,
+            tools,
+        } => {
+            let n = core
+                .accept_tool_pins(&p, &realm, &server, &tools, &meta)
+                .await
+                .map_err(core_error)?;
+            if n == 0 {
+                say!("Nothing of {server} waits for acceptance.");
+            } else {
+                say!(
+                    "Accepted {n} tool definition(s) of {server}: the gateway offers them as listed now."
+                );
+            }
+        }
+        GatewayCommand::Attach {
+            realm,
+            agent,
+            server,
+        } => {
+            core.attach_gateway_server(&p, &realm, &agent, &server, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Attached {server} to agent {agent}.");
+        }
+        GatewayCommand::Detach {
+            realm,
+            agent,
+            server,
+        } => {
+            core.detach_gateway_server(&p, &realm, &agent, &server, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Detached {server} from agent {agent}.");
+        }
+        GatewayCommand::Toolset {
+            realm,
+            agent,
+            format,
+        } => {
+            let toolset = core
+                .agent_toolset(&p, &realm, &agent)
+                .await
+                .map_err(core_error)?;
+            let mut table = Table::new(format, ["server", "tools", "excluded"]);
+            for s in toolset.servers {
+                let offered: Vec<&str> = toolset
+                    .pins
+                    .iter()
+                    .filter(|t| t.server_id == s.server.id && t.offered().is_some())
+                    .filter(|t| s.server.tools.allows(&t.tool))
+                    .map(|t| t.tool.as_str())
+                    .collect();
+                table.row([
+                    s.server.id.clone().into(),
+                    Cell::list(&offered, " "),
+                    Cell::from(s.excluded.map(|e| e.reason()).unwrap_or_default()),
+                ])?;
+            }
+            table.finish()?;
+        }
+    }
+    Ok(())
+}
