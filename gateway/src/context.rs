@@ -1,4 +1,6 @@
-//! Context propagation: the `_meta` every upstream call carries (`session_id`, `agent_id`,
+//! Context propagation to upstreams.
+//!
+//! The `_meta` every upstream call carries (`session_id`, `agent_id`,
 //! `run_id`, `subject_ids` and the W3C `traceparent`), so downstream tools can tag what they
 //! write and traces join up; the audit row holds the same ids.
 use rand::RngCore as _;

@@ -1,5 +1,6 @@
-//! Capability names: `<server>.<tool>`, matched byte for byte against what the caller's
-//! search returns — never normalised, so no spelling (case, Unicode lookalikes, other
+//! Capability names: `<server>.<tool>`.
+//!
+//! Matched byte for byte against what the caller's search returns — never normalised, so no spelling (case, Unicode lookalikes, other
 //! separators, path segments, surrounding space) reaches anything else.
 
 /// The exact name of a server's tool.

@@ -1,4 +1,6 @@
-//! Upstream MCP servers: one `rmcp` Streamable HTTP client per caller and upstream, connected
+//! Upstream MCP servers and their breakers.
+//!
+//! One `rmcp` Streamable HTTP client per caller and upstream, connected
 //! lazily with the token exchanged for that caller, its tool list cached until the server says
 //! it changed (`notifications/tools/list_changed`); a circuit breaker and call statistics per
 //! upstream URL.

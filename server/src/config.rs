@@ -524,6 +524,21 @@ impl Config {
         self.public_url.starts_with("https://")
     }
 
+    /// Whether Portcullis is served over plain http on this machine's loopback (a developer's
+    /// laptop): loopback http resources are then accepted as with
+    /// `dev.allow_http_loopback_resources`, starting with the realms' own MCP gateways.
+    pub fn serves_on_loopback_http(&self) -> bool {
+        url::Url::parse(&self.public_url).is_ok_and(|u| {
+            u.scheme() == "http"
+                && match u.host() {
+                    Some(url::Host::Domain(d)) => d == "localhost",
+                    Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+                    Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+                    None => false,
+                }
+        })
+    }
+
     /// The configuration as TOML with secrets (database password) redacted.
     pub fn redacted_toml(&self) -> String {
         let mut shown = self.clone();

@@ -1,4 +1,6 @@
-//! The MCP gateway's endpoints: the facade at `/realms/{realm}/mcp` (Streamable HTTP, served
+//! The MCP gateway's endpoints.
+//!
+//! The facade at `/realms/{realm}/mcp` (Streamable HTTP, served
 //! by `portcullis-gateway`) behind a bearer check, and its RFC 9728 protected resource
 //! metadata, so MCP clients discover the realm's authorization server from a 401.
 //!

@@ -116,7 +116,8 @@ impl AppState {
             CoreConfig {
                 public_url: config.public_url(),
                 master_key: config.master_key()?,
-                allow_http_loopback: config.dev.allow_http_loopback_resources,
+                allow_http_loopback: config.dev.allow_http_loopback_resources
+                    || config.serves_on_loopback_http(),
                 allow_loopback_fetch: config.dev.allow_loopback_client_urls,
                 registry_import_base: config.registry.import_base.clone(),
                 ..CoreConfig::default()

@@ -320,7 +320,14 @@ async fn each_write_adds_an_audit_row() {
     let url = format!("sqlite://{}", dir.path().join("audit.db").display());
     let db = Database::connect(&url, 4).await.expect("connect sqlite");
     db.migrate().await.expect("migrate");
-    let core = Core::new(db.store(), CoreConfig::default());
+    // Served on loopback http, as the server then allows (the gateway's resource is its URL).
+    let core = Core::new(
+        db.store(),
+        CoreConfig {
+            allow_http_loopback: true,
+            ..CoreConfig::default()
+        },
+    );
     core.ensure_default_realm().await.expect("default realm");
     let p = Principal::cli();
     let m = RequestMeta::default();
@@ -672,6 +679,40 @@ async fn each_write_adds_an_audit_row() {
     write!("delete_client", core.delete_client(&p, d, "bot", &m));
     write!("delete_resource", core.delete_resource(&p, d, "pay", &m));
     registry_writes!(write, core, p, m, d);
+    write!("enable_gateway", core.enable_gateway(&p, d, &m));
+    core.create_agent(
+        &p,
+        d,
+        &AgentInput {
+            name: "gw-bot".into(),
+            owner: "ada@example.com".into(),
+            ..Default::default()
+        },
+        &m,
+    )
+    .await
+    .expect("agent");
+    write!(
+        "attach_gateway_server",
+        core.attach_gateway_server(&p, d, "gw-bot", "pay", &m)
+    );
+    write!(
+        "detach_gateway_server",
+        core.detach_gateway_server(&p, d, "gw-bot", "pay", &m)
+    );
+    let realm = core.find_realm(d).await.expect("realm");
+    write!(
+        "observe_gateway_tools",
+        core.observe_gateway_tools(
+            &realm,
+            "pay",
+            &[serde_json::json!({"name": "refund", "inputSchema": {"type": "object"}})]
+        )
+    );
+    write!(
+        "accept_tool_pins",
+        core.accept_tool_pins(&p, d, "pay", &[], &m)
+    );
     write!(
         "set_second_factor_policy",
         core.set_second_factor_policy(&p, &[crate::policy::Role::Admin], &m)

@@ -1,5 +1,6 @@
-//! The MCP gateway's policy: which registry servers a caller reaches through a realm's gateway
-//! (the latest release, the caller's rings and units, the servers attached to its agent), the
+//! The MCP gateway's policy, decided here for the `portcullis-gateway` crate.
+//!
+//! Which registry servers a caller reaches through a realm's gateway (the latest release, the caller's rings and units, the servers attached to its agent), the
 //! tool definitions an administrator accepted (pins: RFC 8785 canonical JSON and SHA-256 each;
 //! anything new or changed is hidden until accepted), the token each upstream receives
 //! (exchanged for the caller, the gateway as actor) and the audit row of every call.
@@ -10,4 +11,3 @@ mod model;
 mod ops;
 
 pub use model::*;
-pub use ops::{GatewayInfo, GatewayRefusal};

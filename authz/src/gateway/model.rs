@@ -126,8 +126,8 @@ impl ToolPin {
             .filter(|k| before.get(*k) != after.get(*k))
             .map(|k| FieldChange {
                 field: k.clone(),
-                accepted: before.get(k).map(|v| pretty(v)),
-                listed: after.get(k).map(|v| pretty(v)),
+                accepted: before.get(k).map(pretty),
+                listed: after.get(k).map(pretty),
             })
             .collect()
     }
@@ -289,4 +289,28 @@ pub struct CallRecord {
     pub subject_ids: Vec<String>,
     /// W3C traceparent.
     pub traceparent: Option<String>,
+}
+
+/// What a realm's gateway is: where clients reach it and what their tokens carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatewayInfo {
+    /// Its URL (the resource tokens name).
+    pub url: String,
+    /// The resource's slug.
+    pub resource_slug: String,
+    /// The scope tokens carry.
+    pub scope: String,
+    /// Whether it is on (its resource exists and is enabled).
+    pub enabled: bool,
+}
+
+/// Why the gateway refuses a request before any tool is involved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GatewayRefusal {
+    /// No such realm, or its gateway is off.
+    NotFound,
+    /// No token, or not a live token for the gateway: answered 401.
+    InvalidToken(&'static str),
+    /// The token lacks the gateway's scope: answered 403.
+    InsufficientScope,
 }

@@ -3,8 +3,8 @@
 //! tokens and the audit row of each call.
 use super::model::{
     Attachment, CallRecord, Exclusion, GATEWAY_RESOURCE_SLUG, GATEWAY_SCOPE, GatewayCaller,
-    GatewayServer, MAX_TOOL_NAME_LEN, MAX_TOOLS_PER_SERVER, PinState, PinnedDefinition, ToolPin,
-    Toolset, UpstreamAuth,
+    GatewayInfo, GatewayRefusal, GatewayServer, MAX_TOOL_NAME_LEN, MAX_TOOLS_PER_SERVER, PinState,
+    PinnedDefinition, ToolPin, Toolset, UpstreamAuth,
 };
 use crate::audit::{AuditSubject, NewAuditEvent, Outcome, RequestMeta, action};
 use crate::clients::{Client, ClientId};
@@ -15,30 +15,6 @@ use crate::realms::Realm;
 use crate::registry::{GroupKind, MemberKind};
 use crate::resources::ResourceUri;
 use portcullis_manifest::{Auth, Transport};
-
-/// What a realm's gateway is: where clients reach it and what their tokens carry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GatewayInfo {
-    /// Its URL (the resource tokens name).
-    pub url: String,
-    /// The resource's slug.
-    pub resource_slug: String,
-    /// The scope tokens carry.
-    pub scope: String,
-    /// Whether it is on (its resource exists and is enabled).
-    pub enabled: bool,
-}
-
-/// Why the gateway refuses a request before any tool is involved.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GatewayRefusal {
-    /// No such realm, or its gateway is off.
-    NotFound,
-    /// No token, or not a live token for the gateway: answered 401.
-    InvalidToken(&'static str),
-    /// The token lacks the gateway's scope: answered 403.
-    InsufficientScope,
-}
 
 /// The client id of a realm's gateway (the gateway resource's own client: the actor of every
 /// exchange it makes).
@@ -108,7 +84,8 @@ impl Core {
         p.require(Permission::ManageClients)?;
         let realm = self.find_realm(realm_name).await?;
         let url = self.gateway_url(&realm.name);
-        let uri = ResourceUri::parse(&url, self.config().allow_http_loopback).map_err(|m| {
+        // Portcullis's own URL: http only when it is served on loopback (development).
+        let uri = ResourceUri::parse(&url, true).map_err(|m| {
             Error::invalid(format!(
                 "The gateway's URL {url} is not a resource URI: {m}"
             ))
@@ -162,7 +139,7 @@ impl Core {
 
     async fn gateway_resource(&self, realm: &Realm) -> Result<Option<crate::resources::Resource>> {
         let url = self.gateway_url(&realm.name);
-        let Ok(uri) = ResourceUri::parse(&url, self.config().allow_http_loopback) else {
+        let Ok(uri) = ResourceUri::parse(&url, true) else {
             return Ok(None);
         };
         Ok(self

@@ -1,4 +1,6 @@
-//! `gateway` commands: turn a realm's MCP gateway on, accept the tool definitions its
+//! `gateway` commands.
+//!
+//! Turn a realm's MCP gateway on, accept the tool definitions its
 //! upstreams list (pins), attach registry servers to agents, and see what an agent's search
 //! returns. Each is one core call, audited as `cli`.
 use super::support::core_error;

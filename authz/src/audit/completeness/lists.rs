@@ -107,6 +107,15 @@ pub(super) const WRITES: &[&str] = &[
     "add_registry_member",
     "remove_registry_member",
     "create_registry_resource",
+    // gateway (a call's row and its upstream token need an MCP request: checked by the API
+    // tests)
+    "enable_gateway",
+    "attach_gateway_server",
+    "detach_gateway_server",
+    "observe_gateway_tools",
+    "accept_tool_pins",
+    "record_gateway_call",
+    "gateway_upstream_token",
     // drift (a report needs a person's registry token: checked by the API tests)
     "forget_drift_device",
     // tokens
@@ -146,6 +155,15 @@ pub(super) const READS: &[&str] = &[
     "realm_overview",
     "list_trusted_issuers",
     "list_trusting_servers",
+    // The gateway's view: where it is, who calls, what a caller or agent reaches, the pins
+    // and attachments.
+    "gateway_info",
+    "gateway_metadata",
+    "gateway_caller",
+    "gateway_toolset",
+    "agent_toolset",
+    "list_tool_pins",
+    "list_gateway_attachments",
     // Fetches an IdP's JWKS (as the grant does, through the same cache); changes no row.
     "check_trusted_issuer_keys",
     "person_identities",
@@ -350,5 +368,10 @@ pub(super) const RUN: &[&str] = &[
     "reject_registry_request",
     "withdraw_registry_request",
     "create_registry_resource",
+    "enable_gateway",
+    "attach_gateway_server",
+    "detach_gateway_server",
+    "observe_gateway_tools",
+    "accept_tool_pins",
     "set_second_factor_policy",
 ];
