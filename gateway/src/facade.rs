@@ -10,7 +10,9 @@ use crate::breaker::Availability;
 use crate::context::{CallContext, new_run_id, traceparent};
 use crate::names::{capability_name, resolve};
 use crate::upstream::UpstreamError;
-use authz::gateway::{CallRecord, GatewayCaller, GatewayServer, PinnedDefinition, UpstreamAuth};
+use authz::gateway::{
+    CallRecord, GatewayCaller, GatewayServer, PinnedDefinition, Redeemed, UpstreamAuth,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
     Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -416,18 +418,85 @@ impl Facade {
         }
         let class = offer.side_effect_class();
         if class != "read" {
-            record.decision = "denied";
-            record.outcome = "approval_unavailable".into();
-            record.latency_ms = elapsed_ms(started);
-            self.audit(caller, &audit_server, &record).await;
-            return Ok(text_result(
-                &json!({
-                    "error": "approval_required",
-                    "side_effect_class": class,
-                    "message": "This capability can change things (it is not marked read-only): it runs only after a person approves it, and this gateway does not take approvals yet. Nothing was sent.",
-                }),
-                true,
-            ));
+            let risk = offer.describe()["risk"]
+                .as_str()
+                .unwrap_or("high")
+                .to_owned();
+            let key = (offer.server.server.id.as_str(), offer.tool.as_str());
+            let approval_id = string_arg(args, "approval_id")?;
+            let refused = |record: &mut CallRecord, outcome: &str, value: Value| {
+                record.decision = "denied";
+                record.outcome = outcome.into();
+                record.latency_ms = elapsed_ms(started);
+                text_result(&value, true)
+            };
+            let core = &inner.core;
+            match approval_id {
+                None => {
+                    let ttl =
+                        i64::try_from(inner.config.approval_ttl.as_secs()).unwrap_or(i64::MAX);
+                    let result = match core
+                        .request_gateway_approval(caller, key, &arguments, (class, &risk), ttl)
+                        .await
+                    {
+                        Ok(a) => {
+                            record.decision = "approval_required";
+                            record.outcome = "waiting".into();
+                            record.latency_ms = elapsed_ms(started);
+                            text_result(
+                                &json!({
+                                    "status": "approval_required",
+                                    "approval_id": a.id,
+                                    "expires_at": a.expires_at,
+                                    "side_effect_class": class,
+                                    "message": "This capability can change things: a person must approve this exact call first. Nothing was sent. Once it is approved, call execute_capability again with the same name and arguments and this approval_id.",
+                                }),
+                                false,
+                            )
+                        }
+                        Err(authz::Error::Conflict(why)) => refused(
+                            &mut record,
+                            "too_many_waiting",
+                            json!({"error": "too_many_waiting", "message": why}),
+                        ),
+                        Err(e) => return Err(ErrorData::internal_error(e.to_string(), None)),
+                    };
+                    self.audit(caller, &audit_server, &record).await;
+                    return Ok(result);
+                }
+                Some(id) => {
+                    let redeemed = core
+                        .redeem_gateway_approval(caller, &id, key, &arguments)
+                        .await
+                        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                    let result = match redeemed {
+                        Redeemed::Run => None,
+                        Redeemed::Waiting => {
+                            record.decision = "approval_required";
+                            record.outcome = "waiting".into();
+                            record.latency_ms = elapsed_ms(started);
+                            Some(text_result(
+                                &json!({"status": "approval_pending", "approval_id": id, "message": "No one has decided yet. Nothing was sent; try again later."}),
+                                false,
+                            ))
+                        }
+                        Redeemed::Refused(status) => Some(refused(
+                            &mut record,
+                            &format!("approval_{}", status.as_str()),
+                            json!({"error": format!("approval_{}", status.as_str()), "approval_id": id, "message": "This call was not approved (denied, lapsed, or run already). Nothing was sent."}),
+                        )),
+                        Redeemed::Unknown => Some(refused(
+                            &mut record,
+                            "approval_unknown",
+                            json!({"error": "approval_unknown", "message": "No approval with this id is yours for exactly this call (same capability and arguments). Nothing was sent."}),
+                        )),
+                    };
+                    if let Some(result) = result {
+                        self.audit(caller, &audit_server, &record).await;
+                        return Ok(result);
+                    }
+                }
+            }
         }
         record.decision = "allowed";
         let url = offer.server.url.clone().unwrap_or_default();
@@ -436,7 +505,12 @@ impl Facade {
         params.meta = Some(rmcp::model::RequestMetaObject(rmcp::model::MetaObject(
             ctx.meta(),
         )));
-        let attempts = 1 + inner.config.read_retries;
+        // Only a read is tried again: a write might have happened before the failure.
+        let attempts = if class == "read" {
+            1 + inner.config.read_retries
+        } else {
+            1
+        };
         let mut outcome = Err(UpstreamError::Failed("not called".into()));
         for _ in 0..attempts {
             if !inner.upstreams.admit(&url) {
@@ -550,7 +624,8 @@ impl ServerHandler for Facade {
                     "properties": {
                         "name": {"type": "string", "description": "The exact capability name, <server>.<tool>."},
                         "arguments": {"type": "object", "description": "Arguments matching the capability's input_schema."},
-                        "subject_ids": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_SUBJECT_IDS, "description": "The data subjects (people) the call concerns, passed on to the tool."}
+                        "subject_ids": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_SUBJECT_IDS, "description": "The data subjects (people) the call concerns, passed on to the tool."},
+                        "approval_id": {"type": "string", "maxLength": MAX_TEXT, "description": "For a capability that changes things: the approval_id a previous call returned, once a person approved it."}
                     },
                     "required": ["name"],
                     "additionalProperties": false

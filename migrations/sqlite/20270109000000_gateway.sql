@@ -23,3 +23,28 @@ CREATE TABLE gateway_attachments (
     attached_at BIGINT NOT NULL,
     PRIMARY KEY (agent_id, server_id)
 );
+
+-- Approvals: a call that can change things (a tool not marked read-only) waits for a person.
+-- The arguments themselves are never stored: their SHA-256 (of RFC 8785 canonical JSON) binds
+-- the approval to the exact call, and a redacted preview is what the approver sees.
+CREATE TABLE gateway_approvals (
+    id TEXT PRIMARY KEY NOT NULL,
+    realm_id TEXT NOT NULL REFERENCES realms (id),
+    caller_key TEXT NOT NULL,
+    sub TEXT NOT NULL,
+    agent_id TEXT,
+    client_id TEXT NOT NULL,
+    server_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    arguments_sha256 TEXT NOT NULL,
+    arguments_preview TEXT NOT NULL,
+    side_effect_class TEXT NOT NULL,
+    risk TEXT NOT NULL,
+    status TEXT NOT NULL,
+    requested_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    decided_by TEXT,
+    decided_at BIGINT,
+    reason TEXT
+);
+CREATE INDEX gateway_approvals_queue ON gateway_approvals (realm_id, status, requested_at);

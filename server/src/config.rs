@@ -25,6 +25,7 @@
 //! | `gateway.call_timeout_secs` | `PORTCULLIS_GATEWAY__CALL_TIMEOUT_SECS` | `30` |
 //! | `gateway.breaker_failures` | `PORTCULLIS_GATEWAY__BREAKER_FAILURES` | `5` |
 //! | `gateway.breaker_open_secs` | `PORTCULLIS_GATEWAY__BREAKER_OPEN_SECS` | `30` |
+//! | `gateway.approval_timeout_secs` | `PORTCULLIS_GATEWAY__APPROVAL_TIMEOUT_SECS` | `900` |
 //! | `mail.smtp_url` | `PORTCULLIS_MAIL__SMTP_URL` | unset: no e-mail |
 //! | `mail.from` | `PORTCULLIS_MAIL__FROM` | unset (required with `smtp_url`) |
 //! | `mail.timeout_secs` | `PORTCULLIS_MAIL__TIMEOUT_SECS` | `15` |
@@ -98,6 +99,9 @@ pub struct GatewayConfig {
     pub breaker_failures: u32,
     /// How long an open breaker refuses calls before letting one through, in seconds.
     pub breaker_open_secs: u64,
+    /// How long a call that can change things waits for a person's approval (then denied),
+    /// and how long an approved call may then be run, in seconds.
+    pub approval_timeout_secs: u64,
 }
 
 impl Default for GatewayConfig {
@@ -107,6 +111,7 @@ impl Default for GatewayConfig {
             call_timeout_secs: d.call_timeout.as_secs(),
             breaker_failures: d.breaker_failures,
             breaker_open_secs: d.breaker_open_for.as_secs(),
+            approval_timeout_secs: d.approval_ttl.as_secs(),
         }
     }
 }
@@ -118,6 +123,9 @@ impl GatewayConfig {
             call_timeout: std::time::Duration::from_secs(self.call_timeout_secs.clamp(1, 600)),
             breaker_failures: self.breaker_failures.max(1),
             breaker_open_for: std::time::Duration::from_secs(self.breaker_open_secs.clamp(1, 3600)),
+            approval_ttl: std::time::Duration::from_secs(
+                self.approval_timeout_secs.clamp(1, 7 * 24 * 3600),
+            ),
             ..portcullis_gateway::GatewayConfig::default()
         }
     }

@@ -323,6 +323,17 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
     ("gateway.attach", "Gateway", "Server attached to an agent"),
     ("gateway.detach", "Gateway", "Server detached from an agent"),
     ("gateway.call", "Gateway", "Call through the gateway"),
+    (
+        "gateway.approval_request",
+        "Gateway",
+        "Gateway call waits for approval",
+    ),
+    (
+        "gateway.approval_approve",
+        "Gateway",
+        "Gateway call approved",
+    ),
+    ("gateway.approval_deny", "Gateway", "Gateway call denied"),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

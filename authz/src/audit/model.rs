@@ -256,6 +256,12 @@ pub mod action {
     pub const GATEWAY_DETACH: &str = "gateway.detach";
     /// A call through the MCP gateway.
     pub const GATEWAY_CALL: &str = "gateway.call";
+    /// A call through the gateway that can change things waits for a person.
+    pub const GATEWAY_APPROVAL_REQUEST: &str = "gateway.approval_request";
+    /// A person approved a waiting gateway call.
+    pub const GATEWAY_APPROVAL_APPROVE: &str = "gateway.approval_approve";
+    /// A person denied a waiting gateway call.
+    pub const GATEWAY_APPROVAL_DENY: &str = "gateway.approval_deny";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -362,6 +368,9 @@ pub mod action {
         GATEWAY_ATTACH,
         GATEWAY_DETACH,
         GATEWAY_CALL,
+        GATEWAY_APPROVAL_REQUEST,
+        GATEWAY_APPROVAL_APPROVE,
+        GATEWAY_APPROVAL_DENY,
     ];
 }
 

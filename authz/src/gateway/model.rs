@@ -314,3 +314,193 @@ pub enum GatewayRefusal {
     /// The token lacks the gateway's scope: answered 403.
     InsufficientScope,
 }
+
+/// How long an approval waits for a person, and how long an approved call may then be run,
+/// unless the gateway is configured otherwise.
+pub const APPROVAL_TTL_SECS: i64 = 15 * 60;
+/// Most approvals one caller may have waiting at once.
+pub const MAX_PENDING_APPROVALS: usize = 20;
+/// Longest redacted preview of a call's arguments.
+pub const MAX_PREVIEW_CHARS: usize = 4000;
+
+/// Where an approval stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalStatus {
+    /// Waiting for a person.
+    Pending,
+    /// Approved, not yet run.
+    Approved,
+    /// Denied by a person.
+    Denied,
+    /// Run (an approval runs one call once).
+    Used,
+    /// Nobody decided in time, or the approved call was not run in time: denied.
+    Expired,
+}
+
+impl ApprovalStatus {
+    /// Stored and display form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalStatus::Pending => "pending",
+            ApprovalStatus::Approved => "approved",
+            ApprovalStatus::Denied => "denied",
+            ApprovalStatus::Used => "used",
+            ApprovalStatus::Expired => "expired",
+        }
+    }
+
+    /// The stored form read back.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "pending" => ApprovalStatus::Pending,
+            "approved" => ApprovalStatus::Approved,
+            "denied" => ApprovalStatus::Denied,
+            "used" => ApprovalStatus::Used,
+            "expired" => ApprovalStatus::Expired,
+            _ => return None,
+        })
+    }
+}
+
+/// One call waiting for (or decided by) a person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    /// `apr_…`: what the caller passes back.
+    pub id: String,
+    /// Realm.
+    pub realm_id: RealmId,
+    /// The caller ([`GatewayCaller::key`]): only they may run it.
+    pub caller_key: String,
+    /// The token's subject (a person, or the agent's client).
+    pub sub: String,
+    /// The calling agent.
+    pub agent_id: Option<String>,
+    /// The calling client.
+    pub client_id: String,
+    /// The registry server.
+    pub server_id: String,
+    /// Its tool.
+    pub tool: String,
+    /// SHA-256 of the arguments' canonical JSON: the approval runs exactly this call.
+    pub arguments_sha256: String,
+    /// The arguments with secret-looking values hidden, for the approver.
+    pub arguments_preview: String,
+    /// `write` or `external`.
+    pub side_effect_class: String,
+    /// `medium` or `high`.
+    pub risk: String,
+    /// As stored (see [`Approval::status_at`]).
+    pub status: ApprovalStatus,
+    /// When the caller asked.
+    pub requested_at: UnixTime,
+    /// When it lapses: undecided, or approved and not run.
+    pub expires_at: UnixTime,
+    /// Who decided.
+    pub decided_by: Option<String>,
+    /// When.
+    pub decided_at: Option<UnixTime>,
+    /// Why (the approver's words).
+    pub reason: Option<String>,
+}
+
+impl Approval {
+    /// Where it stands at `now`: waiting or approved past its expiry is expired.
+    pub fn status_at(&self, now: UnixTime) -> ApprovalStatus {
+        match self.status {
+            ApprovalStatus::Pending | ApprovalStatus::Approved if self.expires_at <= now => {
+                ApprovalStatus::Expired
+            }
+            s => s,
+        }
+    }
+
+    /// `<server>.<tool>`.
+    pub fn capability(&self) -> String {
+        format!("{}.{}", self.server_id, self.tool)
+    }
+}
+
+/// SHA-256 (hex) of a value's RFC 8785 canonical JSON.
+///
+/// # Errors
+/// A message when it cannot be made canonical.
+pub fn canonical_sha256(value: &serde_json::Value) -> Result<String, String> {
+    let bytes = portcullis_manifest::canonical::to_canonical(value)?;
+    Ok(hex::encode(Sha256::digest(&bytes)))
+}
+
+/// Whether an object key names something secret (its value is never shown).
+fn secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    [
+        "pass",
+        "secret",
+        "token",
+        "key",
+        "auth",
+        "credential",
+        "cookie",
+        "session",
+        "private",
+        "otp",
+        "pin",
+    ]
+    .iter()
+    .any(|s| k.contains(s))
+}
+
+/// A value's preview for a person: secret-looking keys' values replaced by `"[redacted]"`,
+/// long strings cut, the whole at most [`MAX_PREVIEW_CHARS`] characters.
+pub fn redacted_preview(value: &serde_json::Value) -> String {
+    fn walk(v: &serde_json::Value, depth: usize) -> serde_json::Value {
+        use serde_json::Value;
+        if depth > 8 {
+            return Value::String("[…]".into());
+        }
+        match v {
+            Value::Object(o) => Value::Object(
+                o.iter()
+                    .take(50)
+                    .map(|(k, v)| {
+                        let shown = if secret_key(k) {
+                            Value::String("[redacted]".into())
+                        } else {
+                            walk(v, depth + 1)
+                        };
+                        (k.clone(), shown)
+                    })
+                    .collect(),
+            ),
+            Value::Array(a) => {
+                Value::Array(a.iter().take(50).map(|v| walk(v, depth + 1)).collect())
+            }
+            Value::String(s) if s.chars().count() > 300 => {
+                Value::String(format!("{}…", s.chars().take(300).collect::<String>()))
+            }
+            other => other.clone(),
+        }
+    }
+    let text = serde_json::to_string_pretty(&walk(value, 0)).unwrap_or_default();
+    if text.chars().count() > MAX_PREVIEW_CHARS {
+        format!(
+            "{}…",
+            text.chars().take(MAX_PREVIEW_CHARS).collect::<String>()
+        )
+    } else {
+        text
+    }
+}
+
+/// What a caller's approval id says about the call it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redeemed {
+    /// Approved: the call runs now (the approval is used up).
+    Run,
+    /// Still waiting for a person.
+    Waiting,
+    /// Denied, or lapsed.
+    Refused(ApprovalStatus),
+    /// No such approval for this caller and this exact call.
+    Unknown,
+}

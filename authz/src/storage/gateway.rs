@@ -1,7 +1,7 @@
 //! Gateway persistence: tool pins and the servers attached to agents.
 use crate::audit::NewAuditEvent;
 use crate::error::StorageError;
-use crate::gateway::{Attachment, PinnedDefinition, ToolPin};
+use crate::gateway::{Approval, ApprovalStatus, Attachment, PinnedDefinition, ToolPin};
 use crate::ids::{AgentId, RealmId};
 use async_trait::async_trait;
 
@@ -35,6 +35,94 @@ pub trait GatewayStore: Send + Sync {
         server_id: &str,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
+    /// Records a call waiting for a person, with its audit event.
+    async fn insert_approval(
+        &self,
+        a: &Approval,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// One approval of a realm.
+    async fn find_approval(
+        &self,
+        realm_id: &RealmId,
+        id: &str,
+    ) -> Result<Option<Approval>, StorageError>;
+    /// A realm's approvals, newest first: those still waiting at `now` (`pending_only`), or
+    /// all; at most `limit`.
+    async fn list_approvals(
+        &self,
+        realm_id: &RealmId,
+        pending_only: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<Approval>, StorageError>;
+    /// How many approvals one caller has waiting at `now`.
+    async fn count_pending_approvals(
+        &self,
+        realm_id: &RealmId,
+        caller_key: &str,
+        now: i64,
+    ) -> Result<i64, StorageError>;
+    /// Decides a waiting approval (approved or denied) with its audit event; `Conflict` when
+    /// it was no longer waiting at `now` (decided or lapsed).
+    async fn decide_approval(
+        &self,
+        a: &Approval,
+        now: i64,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Uses an approved approval up; whether it was approved and unexpired at `now`.
+    async fn use_approval(&self, id: &str, now: i64) -> Result<bool, StorageError>;
+}
+
+pub(super) const APPROVAL_COLUMNS: &str = "id, realm_id, caller_key, sub, agent_id, client_id, server_id, tool, arguments_sha256, arguments_preview, side_effect_class, risk, status, requested_at, expires_at, decided_by, decided_at, reason";
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ApprovalRow {
+    pub id: String,
+    pub realm_id: String,
+    pub caller_key: String,
+    pub sub: String,
+    pub agent_id: Option<String>,
+    pub client_id: String,
+    pub server_id: String,
+    pub tool: String,
+    pub arguments_sha256: String,
+    pub arguments_preview: String,
+    pub side_effect_class: String,
+    pub risk: String,
+    pub status: String,
+    pub requested_at: i64,
+    pub expires_at: i64,
+    pub decided_by: Option<String>,
+    pub decided_at: Option<i64>,
+    pub reason: Option<String>,
+}
+
+impl TryFrom<ApprovalRow> for Approval {
+    type Error = StorageError;
+    fn try_from(r: ApprovalRow) -> Result<Self, StorageError> {
+        Ok(Approval {
+            status: ApprovalStatus::parse(&r.status)
+                .ok_or_else(|| StorageError::Corrupt(format!("approval status {}", r.status)))?,
+            id: r.id,
+            realm_id: RealmId::from_stored(r.realm_id),
+            caller_key: r.caller_key,
+            sub: r.sub,
+            agent_id: r.agent_id,
+            client_id: r.client_id,
+            server_id: r.server_id,
+            tool: r.tool,
+            arguments_sha256: r.arguments_sha256,
+            arguments_preview: r.arguments_preview,
+            side_effect_class: r.side_effect_class,
+            risk: r.risk,
+            requested_at: r.requested_at,
+            expires_at: r.expires_at,
+            decided_by: r.decided_by,
+            decided_at: r.decided_at,
+            reason: r.reason,
+        })
+    }
 }
 
 pub(super) const PIN_COLUMNS: &str = "realm_id, server_id, tool, seen_definition, seen_sha256, seen_at, accepted_definition, accepted_sha256, accepted_by, accepted_at";
@@ -93,7 +181,7 @@ macro_rules! gateway_store {
         const _: () = {
             use $crate::audit::NewAuditEvent;
             use $crate::error::StorageError;
-            use $crate::gateway::{Attachment, ToolPin};
+            use $crate::gateway::{Approval, Attachment, ToolPin};
             use $crate::ids::{AgentId, RealmId};
             use $crate::storage::gateway::*;
 
@@ -214,6 +302,137 @@ macro_rules! gateway_store {
                         return Err(StorageError::NotFound);
                     }
                     self.commit_uncached(tx, event).await
+                }
+
+                async fn insert_approval(
+                    &self,
+                    a: &Approval,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    sqlx::query(&format!(
+                        "INSERT INTO gateway_approvals ({APPROVAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+                    ))
+                    .bind(&a.id)
+                    .bind(a.realm_id.as_str())
+                    .bind(&a.caller_key)
+                    .bind(&a.sub)
+                    .bind(a.agent_id.as_deref())
+                    .bind(&a.client_id)
+                    .bind(&a.server_id)
+                    .bind(&a.tool)
+                    .bind(&a.arguments_sha256)
+                    .bind(&a.arguments_preview)
+                    .bind(&a.side_effect_class)
+                    .bind(&a.risk)
+                    .bind(a.status.as_str())
+                    .bind(a.requested_at)
+                    .bind(a.expires_at)
+                    .bind(a.decided_by.as_deref())
+                    .bind(a.decided_at)
+                    .bind(a.reason.as_deref())
+                    .execute(&mut *tx)
+                    .await?;
+                    self.commit_uncached(tx, event).await
+                }
+
+                async fn find_approval(
+                    &self,
+                    realm_id: &RealmId,
+                    id: &str,
+                ) -> Result<Option<Approval>, StorageError> {
+                    sqlx::query_as::<_, ApprovalRow>(&format!(
+                        "SELECT {APPROVAL_COLUMNS} FROM gateway_approvals WHERE realm_id = $1 AND id = $2"
+                    ))
+                    .bind(realm_id.as_str())
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(Approval::try_from)
+                    .transpose()
+                }
+
+                async fn list_approvals(
+                    &self,
+                    realm_id: &RealmId,
+                    pending_only: Option<i64>,
+                    limit: i64,
+                ) -> Result<Vec<Approval>, StorageError> {
+                    let rows = match pending_only {
+                        Some(now) => sqlx::query_as::<_, ApprovalRow>(&format!(
+                            "SELECT {APPROVAL_COLUMNS} FROM gateway_approvals WHERE realm_id = $1 AND status = 'pending' AND expires_at > $2 ORDER BY requested_at DESC, id LIMIT $3"
+                        ))
+                        .bind(realm_id.as_str())
+                        .bind(now)
+                        .bind(limit)
+                        .fetch_all(&self.pool)
+                        .await?,
+                        None => sqlx::query_as::<_, ApprovalRow>(&format!(
+                            "SELECT {APPROVAL_COLUMNS} FROM gateway_approvals WHERE realm_id = $1 ORDER BY requested_at DESC, id LIMIT $2"
+                        ))
+                        .bind(realm_id.as_str())
+                        .bind(limit)
+                        .fetch_all(&self.pool)
+                        .await?,
+                    };
+                    rows.into_iter().map(Approval::try_from).collect()
+                }
+
+                async fn count_pending_approvals(
+                    &self,
+                    realm_id: &RealmId,
+                    caller_key: &str,
+                    now: i64,
+                ) -> Result<i64, StorageError> {
+                    Ok(sqlx::query_scalar::<_, i64>(
+                        "SELECT COUNT(*) FROM gateway_approvals WHERE realm_id = $1 AND caller_key = $2 AND status = 'pending' AND expires_at > $3",
+                    )
+                    .bind(realm_id.as_str())
+                    .bind(caller_key)
+                    .bind(now)
+                    .fetch_one(&self.pool)
+                    .await?)
+                }
+
+                async fn decide_approval(
+                    &self,
+                    a: &Approval,
+                    now: i64,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(
+                        "UPDATE gateway_approvals SET status = $1, decided_by = $2, decided_at = $3, reason = $4, expires_at = $5 WHERE id = $6 AND status = 'pending' AND expires_at > $7",
+                    )
+                    .bind(a.status.as_str())
+                    .bind(a.decided_by.as_deref())
+                    .bind(a.decided_at)
+                    .bind(a.reason.as_deref())
+                    .bind(a.expires_at)
+                    .bind(&a.id)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Err(StorageError::Conflict(
+                            "The approval is no longer waiting: decided already, or lapsed.".into(),
+                        ));
+                    }
+                    self.commit_uncached(tx, event).await
+                }
+
+                async fn use_approval(&self, id: &str, now: i64) -> Result<bool, StorageError> {
+                    Ok(sqlx::query(
+                        "UPDATE gateway_approvals SET status = 'used' WHERE id = $1 AND status = 'approved' AND expires_at > $2",
+                    )
+                    .bind(id)
+                    .bind(now)
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected()
+                        == 1)
                 }
             }
         };

@@ -74,6 +74,39 @@ pub enum GatewayCommand {
         /// The registry server's id.
         server: String,
     },
+    /// The calls waiting for a person's approval (or every recent one, with --all).
+    Approvals {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Every approval, decided or not (the newest 500).
+        #[arg(long)]
+        all: bool,
+        #[command(flatten)]
+        format: ListFormat,
+    },
+    /// Approve a waiting call: the caller may then run it, once.
+    Approve {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Its id (apr_…).
+        id: String,
+        /// Why (kept in the audit log).
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+    /// Deny a waiting call.
+    Deny {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Its id (apr_…).
+        id: String,
+        /// Why (kept in the audit log).
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
     /// Which servers an agent's gateway search draws on, and why each other one does not.
     Toolset {
         /// Realm.
@@ -86,7 +119,11 @@ pub enum GatewayCommand {
     },
 }
 
-pub(super) async fn gateway(core: &authz::Core, command: GatewayCommand) -> anyhow::Result<()> {
+pub(super) async fn gateway(
+    core: &authz::Core,
+    approval_ttl_secs: i64,
+    command: GatewayCommand,
+) -> anyhow::Result<()> {
     let p = authz::Principal::cli();
     let meta = authz::RequestMeta::default();
     match command {
@@ -204,6 +241,58 @@ pub(super) async fn gateway(core: &authz::Core, command: GatewayCommand) -> anyh
                 .await
                 .map_err(core_error)?;
             say!("Detached {server} from agent {agent}.");
+        }
+        GatewayCommand::Approvals { realm, all, format } => {
+            let list = core
+                .list_gateway_approvals(&p, &realm, !all)
+                .await
+                .map_err(core_error)?;
+            let now = core.now();
+            let mut table = Table::new(
+                format,
+                [
+                    "id",
+                    "capability",
+                    "agent",
+                    "subject",
+                    "risk",
+                    "status",
+                    "requested",
+                    "arguments",
+                ],
+            );
+            for (a, agent) in list {
+                table.row([
+                    a.id.clone().into(),
+                    a.capability().into(),
+                    Cell::from(agent.unwrap_or_default()),
+                    a.sub.clone().into(),
+                    a.risk.clone().into(),
+                    a.status_at(now).as_str().into(),
+                    authz::clock::rfc3339(a.requested_at).into(),
+                    a.arguments_preview.replace('\n', " ").into(),
+                ])?;
+            }
+            table.finish()?;
+        }
+        GatewayCommand::Approve { realm, id, reason } => {
+            let a = core
+                .decide_gateway_approval(&p, &realm, &id, true, &reason, approval_ttl_secs, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Approved {} ({}): the caller may run it once, until {}.",
+                a.id,
+                a.capability(),
+                authz::clock::rfc3339(a.expires_at)
+            );
+        }
+        GatewayCommand::Deny { realm, id, reason } => {
+            let a = core
+                .decide_gateway_approval(&p, &realm, &id, false, &reason, approval_ttl_secs, &meta)
+                .await
+                .map_err(core_error)?;
+            say!("Denied {} ({}).", a.id, a.capability());
         }
         GatewayCommand::Toolset {
             realm,

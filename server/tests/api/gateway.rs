@@ -118,7 +118,7 @@ impl Upstream {
 fn tool(name: &str, description: &str, read_only: bool) -> Tool {
     let schema = json!({
         "type": "object",
-        "properties": {"q": {"type": "string", "maxLength": 50}},
+        "properties": {"q": {"type": "string", "maxLength": 50}, "api_token": {"type": "string"}},
         "required": ["q"],
         "additionalProperties": false
     });
@@ -152,6 +152,7 @@ async fn serve_upstream(upstream: Upstream) -> String {
 
 struct Gateway {
     t: TestServer,
+    clock: authz::clock::FixedClock,
     url: String,
     notes: Upstream,
     notes_url: String,
@@ -167,15 +168,16 @@ async fn setup() -> Gateway {
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
+    let clock = authz::clock::FixedClock::at(time::OffsetDateTime::now_utc().unix_timestamp());
     let t = TestServer::with(
         |c| {
             c.public_url = format!("http://{addr}");
-            c.dev.allow_http_loopback_resources = true;
             c.gateway.call_timeout_secs = 1;
             c.gateway.breaker_failures = 2;
             c.gateway.breaker_open_secs = 600;
+            c.gateway.approval_timeout_secs = 600;
         },
-        Arc::new(authz::clock::SystemClock),
+        Arc::new(clock.clone()),
     )
     .await;
     let app = t
@@ -280,6 +282,7 @@ async fn setup() -> Gateway {
     }
     Gateway {
         t,
+        clock,
         url: info.url,
         notes,
         notes_url,
@@ -646,9 +649,9 @@ async fn invalid_arguments_writes_and_unknown_names_never_reach_an_upstream() {
     let r = execute(&beta, "notes.delete_note", json!({"q": "x"}))
         .await
         .expect("a result");
-    assert_eq!(r.is_error, Some(true));
+    assert_eq!(r.is_error, Some(false));
     assert_eq!(
-        r.structured_content.as_ref().map(|v| v["error"].clone()),
+        r.structured_content.as_ref().map(|v| v["status"].clone()),
         Some(json!("approval_required"))
     );
     // Outside beta's toolset, or any other spelling of a name: tool_not_found, whatever the trick.
@@ -880,4 +883,116 @@ async fn only_live_tokens_for_the_gateway_with_its_scope_are_served() {
         )
         .await;
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
+}
+
+fn approval_id(r: &CallToolResult) -> String {
+    r.structured_content.as_ref().expect("structured")["approval_id"]
+        .as_str()
+        .expect("approval_id")
+        .to_owned()
+}
+
+async fn execute_approved(
+    client: &RunningService<RoleClient, ()>,
+    name: &str,
+    arguments: Value,
+    approval: &str,
+) -> Value {
+    let r = call(
+        client,
+        "execute_capability",
+        json!({"name": name, "arguments": arguments, "approval_id": approval}),
+    )
+    .await
+    .expect("a result");
+    r.structured_content
+        .unwrap_or_else(|| json!({"ran": format!("{:?}", r.content)}))
+}
+
+#[tokio::test]
+async fn a_write_waits_for_a_person_runs_once_after_approval_and_is_denied_on_timeout() {
+    let g = setup().await;
+    let (alpha, beta) = (g.client("alpha").await, g.client("beta").await);
+    search(&alpha).await;
+    g.accept("notes").await;
+    let core = &g.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let args = json!({"q": "minutes", "api_token": "s3cr3t-value"});
+
+    let r = execute(&beta, "notes.delete_note", args.clone())
+        .await
+        .expect("a result");
+    let id = approval_id(&r);
+    assert_eq!(g.notes.calls.load(Ordering::SeqCst), 0, "nothing ran");
+    // The approver sees the call with secret-looking values hidden.
+    let queue = core
+        .list_gateway_approvals(&g.admin, "default", true)
+        .await
+        .expect("queue");
+    assert_eq!(queue.len(), 1);
+    let (waiting, agent) = &queue[0];
+    assert_eq!(agent.as_deref(), Some("beta"));
+    assert_eq!(waiting.capability(), "notes.delete_note");
+    assert_eq!(waiting.risk, "high");
+    assert!(waiting.arguments_preview.contains("minutes"));
+    assert!(
+        !waiting.arguments_preview.contains("s3cr3t"),
+        "{}",
+        waiting.arguments_preview
+    );
+    // Before a decision: still waiting, nothing runs.
+    let v = execute_approved(&beta, "notes.delete_note", args.clone(), &id).await;
+    assert_eq!(v["status"], "approval_pending");
+    // Another caller, or other arguments, cannot use it.
+    let v = execute_approved(&alpha, "notes.delete_note", args.clone(), &id).await;
+    assert_eq!(v["error"], "approval_unknown");
+    core.decide_gateway_approval(&g.admin, "default", &id, true, "fine", 600, &meta)
+        .await
+        .expect("approve");
+    let v = execute_approved(&beta, "notes.delete_note", json!({"q": "other"}), &id).await;
+    assert_eq!(v["error"], "approval_unknown");
+    assert_eq!(g.notes.calls.load(Ordering::SeqCst), 0);
+    // The same call with the approval runs, once.
+    let v = execute_approved(&beta, "notes.delete_note", args.clone(), &id).await;
+    assert!(
+        v["ran"]
+            .as_str()
+            .is_some_and(|t| t.contains("delete_note ran")),
+        "{v}"
+    );
+    assert_eq!(g.notes.calls.load(Ordering::SeqCst), 1);
+    let v = execute_approved(&beta, "notes.delete_note", args.clone(), &id).await;
+    assert_eq!(v["error"], "approval_used");
+    assert_eq!(g.notes.calls.load(Ordering::SeqCst), 1);
+    // Deciding again is refused.
+    assert!(matches!(
+        core.decide_gateway_approval(&g.admin, "default", &id, false, "", 600, &meta)
+            .await,
+        Err(authz::Error::Conflict(_))
+    ));
+
+    // Nobody decides in time: denied.
+    let r = execute(&beta, "notes.delete_note", args.clone())
+        .await
+        .expect("a result");
+    let late = approval_id(&r);
+    g.clock.advance(601);
+    // (Its token expired meanwhile too: a new sign-in, the same caller.)
+    let beta = g.client("beta").await;
+    let v = execute_approved(&beta, "notes.delete_note", args.clone(), &late).await;
+    assert_eq!(v["error"], "approval_expired");
+    assert!(matches!(
+        core.decide_gateway_approval(&g.admin, "default", &late, true, "", 600, &meta)
+            .await,
+        Err(authz::Error::Conflict(_))
+    ));
+    assert_eq!(g.notes.calls.load(Ordering::SeqCst), 1);
+    let rows =
+        g.t.audit(authz::audit::AuditFilter {
+            action: Some("gateway.approval_approve".into()),
+            ..Default::default()
+        })
+        .await;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].details["capability"], "notes.delete_note");
 }

@@ -116,6 +116,10 @@ pub(super) const WRITES: &[&str] = &[
     "accept_tool_pins",
     "record_gateway_call",
     "gateway_upstream_token",
+    "request_gateway_approval",
+    "decide_gateway_approval",
+    // uses an approval up; the call it runs writes the row (`gateway.call`)
+    "redeem_gateway_approval",
     // drift (a report needs a person's registry token: checked by the API tests)
     "forget_drift_device",
     // tokens
@@ -164,6 +168,7 @@ pub(super) const READS: &[&str] = &[
     "agent_toolset",
     "list_tool_pins",
     "list_gateway_attachments",
+    "list_gateway_approvals",
     // Fetches an IdP's JWKS (as the grant does, through the same cache); changes no row.
     "check_trusted_issuer_keys",
     "person_identities",
