@@ -88,6 +88,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("settings") view=|| guarded(|c| c.manage_realms, pages::realms::RealmSettingsPage) ssr=SsrMode::Async/>
                     <Route path=path!("single-sign-on") view=|| guarded(|c| c.manage_users, pages::sso::SingleSignOnPage) ssr=SsrMode::Async/>
                     <Route path=path!("identity-providers") view=|| guarded(|c| c.manage_realms, pages::federation::IdentityProvidersPage) ssr=SsrMode::Async/>
+                    <Route path=path!("gateway") view=|| guarded(|c| c.view_registry, pages::gateway::GatewayPage) ssr=SsrMode::Async/>
                     <Route path=path!("trusting-servers") view=|| guarded(|c| c.manage_realms, pages::chaining::TrustingServersPage) ssr=SsrMode::Async/>
                     <Route path=path!("keys") view=|| guarded(|c| c.manage_keys, pages::keys::KeysPage) ssr=SsrMode::Async/>
                     <Route path=path!("agents") view=|| guarded(|c| c.view_agents, pages::agents::AgentsPage) ssr=SsrMode::Async/>

@@ -35,6 +35,9 @@ pub struct CoreConfig {
     /// The MCP registry `portcullis registry import <name>` reads from (its API base; a base
     /// ending in `/v0` or `/v0.1` is taken as the registry's root).
     pub registry_import_base: String,
+    /// How long a gateway call that can change things waits for a person (then denied), and
+    /// how long an approved call may then be run.
+    pub gateway_approval_ttl_secs: i64,
 }
 
 /// The official MCP Registry.
@@ -52,6 +55,7 @@ impl Default for CoreConfig {
             password_hash_permits: std::thread::available_parallelism()
                 .map_or(1, std::num::NonZero::get),
             registry_import_base: DEFAULT_REGISTRY_IMPORT_BASE.to_owned(),
+            gateway_approval_ttl_secs: crate::gateway::APPROVAL_TTL_SECS,
         }
     }
 }
@@ -93,6 +97,8 @@ pub struct Core {
     pub(crate) revocations: Arc<crate::tokens::RevocationReader>,
     /// Discovered metadata of the console's sign-in providers.
     pub(crate) sso_metadata: Arc<crate::sso::MetadataCache>,
+    /// The MCP gateway's upstream health, as this process saw it.
+    pub(crate) gateway_health: Arc<crate::gateway::HealthBoard>,
 }
 
 impl std::fmt::Debug for Core {
@@ -131,6 +137,7 @@ impl Core {
             audit_batch: Arc::new(crate::audit::audit_batcher()),
             revocations: Arc::new(crate::tokens::revocation_reader()),
             sso_metadata: Arc::default(),
+            gateway_health: Arc::default(),
         }
     }
 
@@ -146,6 +153,11 @@ impl Core {
     pub fn with_mailer(mut self, mailer: Arc<dyn crate::mail::Mailer>) -> Self {
         self.mailer = mailer;
         self
+    }
+
+    /// The board the MCP gateway reports its upstreams' health on.
+    pub fn gateway_health(&self) -> Arc<crate::gateway::HealthBoard> {
+        self.gateway_health.clone()
     }
 
     /// The configuration.

@@ -197,11 +197,15 @@ impl Facade {
         .await;
         let tools = match listed {
             Ok(t) => {
-                inner.upstreams.record(url, Ok(()), started.elapsed());
+                inner
+                    .upstreams
+                    .record(url, Ok(()), started.elapsed(), inner.core.now());
                 t
             }
             Err(e) => {
-                inner.upstreams.record(url, Err(&e), started.elapsed());
+                inner
+                    .upstreams
+                    .record(url, Err(&e), started.elapsed(), inner.core.now());
                 inner.upstreams.drop_connection(&caller.key(), url);
                 tracing::warn!(server = %server.server.id, error = e.kind(), "gateway: listing an upstream's tools failed");
                 return (Vec::new(), inner.upstreams.availability(url));
@@ -433,10 +437,8 @@ impl Facade {
             let core = &inner.core;
             match approval_id {
                 None => {
-                    let ttl =
-                        i64::try_from(inner.config.approval_ttl.as_secs()).unwrap_or(i64::MAX);
                     let result = match core
-                        .request_gateway_approval(caller, key, &arguments, (class, &risk), ttl)
+                        .request_gateway_approval(caller, key, &arguments, (class, &risk))
                         .await
                     {
                         Ok(a) => {
@@ -529,9 +531,12 @@ impl Facade {
                 inner.upstreams.call(&conn, params.clone()).await
             }
             .await;
-            inner
-                .upstreams
-                .record(&url, result.as_ref().map(|_| ()), call_started.elapsed());
+            inner.upstreams.record(
+                &url,
+                result.as_ref().map(|_| ()),
+                call_started.elapsed(),
+                inner.core.now(),
+            );
             match result {
                 Ok(r) => {
                     outcome = Ok(r);

@@ -43,9 +43,6 @@ pub struct GatewayConfig {
     /// Most upstream connections kept at once (one per caller and upstream); the least
     /// recently used is closed beyond it.
     pub max_connections: usize,
-    /// How long a call that can change things waits for a person's approval, and how long an
-    /// approved call may then be run.
-    pub approval_ttl: Duration,
     /// Largest `arguments` object accepted, as JSON.
     pub max_argument_bytes: usize,
     /// Largest upstream response accepted, as JSON.
@@ -61,7 +58,6 @@ impl Default for GatewayConfig {
             breaker_failures: 5,
             breaker_open_for: Duration::from_secs(30),
             max_connections: 1000,
-            approval_ttl: Duration::from_secs(15 * 60),
             max_argument_bytes: 256 * 1024,
             max_response_bytes: 4 * 1024 * 1024,
         }
@@ -89,7 +85,7 @@ impl Gateway {
     pub fn new(core: Core, config: GatewayConfig) -> Result<Self, String> {
         Ok(Self {
             inner: Arc::new(Inner {
-                upstreams: upstream::Upstreams::new(&config)?,
+                upstreams: upstream::Upstreams::new(&config, core.gateway_health())?,
                 schemas: validate::Schemas::default(),
                 core,
                 config,
@@ -110,11 +106,5 @@ impl Gateway {
                 .disable_allowed_hosts()
                 .with_max_request_body_bytes(self.inner.config.max_argument_bytes + 64 * 1024),
         )
-    }
-
-    /// The health of each upstream this process has called: URL, breaker state, recent
-    /// latency and errors.
-    pub fn health(&self) -> Vec<upstream::UpstreamHealth> {
-        self.inner.upstreams.health()
     }
 }

@@ -83,31 +83,13 @@ struct Stats {
     errors: u64,
     last_latency_ms: u64,
     last_error: Option<String>,
-    last_call: Option<Instant>,
-}
-
-/// What the console and search report of one upstream.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UpstreamHealth {
-    /// Its URL.
-    pub url: String,
-    /// Breaker state.
-    pub availability: Availability,
-    /// Calls since the process started.
-    pub calls: u64,
-    /// Failed calls since the process started.
-    pub errors: u64,
-    /// The last call's latency.
-    pub last_latency_ms: u64,
-    /// The last failure's kind.
-    pub last_error: Option<String>,
-    /// Seconds since the last call.
-    pub last_call_secs_ago: Option<u64>,
+    last_call: Option<i64>,
 }
 
 /// Every upstream connection of the process.
 pub struct Upstreams {
     http: reqwest::Client,
+    board: Arc<authz::gateway::HealthBoard>,
     conns: Mutex<HashMap<(String, String), Arc<Conn>>>,
     stats: Mutex<HashMap<String, Stats>>,
     config: GatewayConfig,
@@ -117,7 +99,10 @@ pub struct Upstreams {
 const TOKEN_MARGIN_SECS: i64 = 30;
 
 impl Upstreams {
-    pub(crate) fn new(config: &GatewayConfig) -> Result<Self, String> {
+    pub(crate) fn new(
+        config: &GatewayConfig,
+        board: Arc<authz::gateway::HealthBoard>,
+    ) -> Result<Self, String> {
         // rustls on AWS-LC, with Mozilla's roots compiled in; a redirect could carry the
         // token elsewhere, so none is followed.
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
@@ -139,6 +124,7 @@ impl Upstreams {
             .map_err(|e| e.to_string())?;
         Ok(Self {
             http,
+            board,
             conns: Mutex::new(HashMap::new()),
             stats: Mutex::new(HashMap::new()),
             config: config.clone(),
@@ -163,42 +149,43 @@ impl Upstreams {
             .map_or(Availability::Up, |s| s.breaker.availability())
     }
 
-    /// Records one call's outcome for `url`.
-    pub fn record(&self, url: &str, result: Result<(), &UpstreamError>, latency: Duration) {
+    /// Records one call's outcome for `url` at `now` (Unix seconds), on the health board too.
+    pub fn record(
+        &self,
+        url: &str,
+        result: Result<(), &UpstreamError>,
+        latency: Duration,
+        now: i64,
+    ) {
         let mut stats = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
         let s = stats.entry(url.to_owned()).or_default();
-        let now = Instant::now();
         s.calls += 1;
         s.last_latency_ms = u64::try_from(latency.as_millis()).unwrap_or(u64::MAX);
         s.last_call = Some(now);
         match result {
-            Ok(()) => s.breaker.record(true, now, self.config.breaker_failures),
+            Ok(()) => s
+                .breaker
+                .record(true, Instant::now(), self.config.breaker_failures),
             // A refused token says nothing about the upstream's health.
             Err(UpstreamError::NoToken(_)) => {}
             Err(e) => {
                 s.errors += 1;
                 s.last_error = Some(e.kind().to_owned());
-                s.breaker.record(false, now, self.config.breaker_failures);
+                s.breaker
+                    .record(false, Instant::now(), self.config.breaker_failures);
             }
         }
-    }
-
-    pub(crate) fn health(&self) -> Vec<UpstreamHealth> {
-        let stats = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut out: Vec<UpstreamHealth> = stats
-            .iter()
-            .map(|(url, s)| UpstreamHealth {
-                url: url.clone(),
-                availability: s.breaker.availability(),
+        self.board.set(
+            url,
+            authz::gateway::UpstreamStatus {
+                availability: s.breaker.availability().as_str().to_owned(),
                 calls: s.calls,
                 errors: s.errors,
                 last_latency_ms: s.last_latency_ms,
                 last_error: s.last_error.clone(),
-                last_call_secs_ago: s.last_call.map(|t| t.elapsed().as_secs()),
-            })
-            .collect();
-        out.sort_by(|a, b| a.url.cmp(&b.url));
-        out
+                last_call_at: s.last_call,
+            },
+        );
     }
 
     /// The caller's live connection to `url`, connecting (with a token from `token`, when it

@@ -307,8 +307,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Gateway { command } => {
             let state = crate::AppState::init(config).await?;
-            let ttl = i64::try_from(state.config.gateway.approval_timeout_secs).unwrap_or(i64::MAX);
-            let result = gateway::gateway(&state.core, ttl, command).await;
+            let result = gateway::gateway(&state.core, command).await;
             state.db.close().await;
             result
         }

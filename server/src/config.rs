@@ -111,21 +111,23 @@ impl Default for GatewayConfig {
             call_timeout_secs: d.call_timeout.as_secs(),
             breaker_failures: d.breaker_failures,
             breaker_open_secs: d.breaker_open_for.as_secs(),
-            approval_timeout_secs: d.approval_ttl.as_secs(),
+            approval_timeout_secs: authz::gateway::APPROVAL_TTL_SECS.unsigned_abs(),
         }
     }
 }
 
 impl GatewayConfig {
+    /// How long a write waits for a person, in seconds (1 s to 7 days).
+    pub fn approval_ttl_secs(&self) -> i64 {
+        i64::try_from(self.approval_timeout_secs.clamp(1, 7 * 24 * 3600)).unwrap_or(900)
+    }
+
     /// The gateway's settings.
     pub fn settings(&self) -> portcullis_gateway::GatewayConfig {
         portcullis_gateway::GatewayConfig {
             call_timeout: std::time::Duration::from_secs(self.call_timeout_secs.clamp(1, 600)),
             breaker_failures: self.breaker_failures.max(1),
             breaker_open_for: std::time::Duration::from_secs(self.breaker_open_secs.clamp(1, 3600)),
-            approval_ttl: std::time::Duration::from_secs(
-                self.approval_timeout_secs.clamp(1, 7 * 24 * 3600),
-            ),
             ..portcullis_gateway::GatewayConfig::default()
         }
     }

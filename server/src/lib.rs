@@ -120,6 +120,7 @@ impl AppState {
                     || config.serves_on_loopback_http(),
                 allow_loopback_fetch: config.dev.allow_loopback_client_urls,
                 registry_import_base: config.registry.import_base.clone(),
+                gateway_approval_ttl_secs: config.gateway.approval_ttl_secs(),
                 ..CoreConfig::default()
             },
             clock,

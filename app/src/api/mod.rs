@@ -7,6 +7,7 @@ pub mod brokering;
 pub mod chaining;
 pub mod clients;
 pub mod federation;
+pub mod gateway;
 pub mod integration;
 pub mod keys;
 pub mod overview;

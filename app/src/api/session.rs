@@ -33,6 +33,7 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
     let pending_reviews = core.pending_review_count(&p).await?;
     let release_waiting = p.role.can(authz::policy::Permission::ApproveReleases)
         && core.registry_request_waiting(&p, &realm.name).await?;
+    let gateway_waiting = core.gateway_waiting_count(&p, &realm.name).await?;
     let horizon = core.local_token_horizon(&realm.name).await?;
     // Told once: the page after the switch shows it, a reload no longer does.
     let switched = session
@@ -46,6 +47,7 @@ pub async fn get_session() -> Result<Option<SessionInfo>, AppError> {
     Ok(Some(SessionInfo {
         pending_reviews,
         release_waiting,
+        gateway_waiting,
         revocation_note: authz::tokens::local_verification_note(horizon),
         switched_from,
         switched_by_link,

@@ -129,6 +129,25 @@ fn RegistryLink(waiting: bool) -> impl IntoView {
     }
 }
 
+#[component]
+fn GatewayLink(waiting: usize) -> impl IntoView {
+    let location = use_location();
+    let active = move || location.pathname.get().starts_with("/gateway");
+    let label = match waiting {
+        0 => "MCP gateway".to_owned(),
+        1 => "MCP gateway, 1 call waits for approval".to_owned(),
+        n => format!("MCP gateway, {n} calls wait for approval"),
+    };
+    view! {
+        <A href="/gateway" attr:class=move || format!("{} justify-between", if active() { NAV_ACTIVE } else { NAV_LINK }) attr:aria-current=move || active().then_some("page") attr:aria-label=label>
+            <span>"MCP gateway"</span>
+            {(waiting > 0).then(|| view! {
+                <span data-testid="gateway-waiting" class="ml-2 rounded-full bg-amber-400 px-2 text-xs font-semibold text-slate-900">{if waiting >= 100 { "99+".to_owned() } else { waiting.to_string() }}</span>
+            })}
+        </A>
+    }
+}
+
 /// Applies the remembered (or system) colour scheme before first paint.
 pub const THEME_SCRIPT: &str = "try{var t=localStorage.getItem('portcullis-theme');if(t?t==='dark':matchMedia('(prefers-color-scheme: dark)').matches){document.documentElement.classList.add('dark')}}catch(e){}";
 
@@ -323,6 +342,7 @@ fn Sidebar(info: SessionInfo, open: RwSignal<bool>) -> AnyView {
                     {can.view_people.then(|| view! { <NavLink href="/people" label="People"/> })}
                     {can.manage_people.then(|| view! { <NavLink href="/sign-in-providers" label="Sign-in providers"/> })}
                     {can.view_registry.then(|| view! { <RegistryLink waiting=info.release_waiting/> })}
+                    {can.view_registry.then(|| view! { <GatewayLink waiting=info.gateway_waiting/> })}
                     {can.manage_keys.then(|| view! { <NavLink href="/keys" label="Signing keys"/> })}
                     {can.manage_realms.then(|| view! { <NavLink href="/identity-providers" label="Identity providers"/> })}
                     {can.manage_realms.then(|| view! { <NavLink href="/trusting-servers" label="Trusting servers"/> })}

@@ -8,6 +8,7 @@ pub mod authorize;
 pub mod chaining;
 pub mod clients;
 pub mod federation;
+pub mod gateway;
 pub mod integration;
 pub mod keys;
 pub mod login;

@@ -18,6 +18,7 @@ pub mod chaining;
 pub mod clients;
 pub mod drift;
 pub mod federation;
+pub mod gateway;
 pub mod integration;
 pub mod keys;
 pub mod login;

@@ -10,6 +10,7 @@ pub mod audit;
 pub mod chaining;
 pub mod clients;
 pub mod federation;
+pub mod gateway;
 pub mod integration;
 pub mod keys;
 pub mod overview;

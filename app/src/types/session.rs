@@ -23,6 +23,9 @@ pub struct SessionInfo {
     pub pending_reviews: u64,
     /// A registry release waits for a second person (for those who may approve).
     pub release_waiting: bool,
+    /// Gateway calls waiting for a person in the selected realm (for those who may decide).
+    #[serde(default)]
+    pub gateway_waiting: usize,
     /// What revoking anything in the selected realm cannot reach, in words: access tokens that
     /// resource servers verify themselves live until they expire (with the realm's bound).
     pub revocation_note: String,

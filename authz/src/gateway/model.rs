@@ -504,3 +504,82 @@ pub enum Redeemed {
     /// No such approval for this caller and this exact call.
     Unknown,
 }
+
+/// Most upstreams the health board remembers.
+const MAX_BOARD_ENTRIES: usize = 10_000;
+
+/// One upstream's health as this process last saw it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UpstreamStatus {
+    /// `up`, `degraded` or `circuit_open`.
+    pub availability: String,
+    /// Calls since the process started.
+    pub calls: u64,
+    /// Failed calls since the process started.
+    pub errors: u64,
+    /// The last call's latency.
+    pub last_latency_ms: u64,
+    /// The last failure's kind.
+    pub last_error: Option<String>,
+    /// When it was last called.
+    pub last_call_at: Option<UnixTime>,
+}
+
+/// The gateway's upstream health, by URL: written by the gateway, read by the console.
+#[derive(Debug, Default)]
+pub struct HealthBoard {
+    upstreams: std::sync::Mutex<std::collections::BTreeMap<String, UpstreamStatus>>,
+}
+
+impl HealthBoard {
+    /// Records an upstream's status.
+    pub fn set(&self, url: &str, status: UpstreamStatus) {
+        let mut map = self
+            .upstreams
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if map.len() >= MAX_BOARD_ENTRIES && !map.contains_key(url) {
+            return;
+        }
+        map.insert(url.to_owned(), status);
+    }
+
+    /// An upstream's status, if it was called.
+    pub fn get(&self, url: &str) -> Option<UpstreamStatus> {
+        self.upstreams
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(url)
+            .cloned()
+    }
+}
+
+/// One registry server on the console's Gateway page.
+#[derive(Debug, Clone)]
+pub struct GatewayUpstream {
+    /// The server of the latest release.
+    pub server: GatewayServer,
+    /// Its health, when this process has called it.
+    pub status: Option<UpstreamStatus>,
+    /// Its tools offered now (accepted, allowed).
+    pub offered: Vec<String>,
+    /// Its tools waiting for an administrator.
+    pub waiting: usize,
+}
+
+/// Everything the console's Gateway page shows.
+#[derive(Debug, Clone)]
+pub struct GatewayOverview {
+    /// Where it is and whether it is on.
+    pub info: GatewayInfo,
+    /// The release its servers come from.
+    pub release: Option<i64>,
+    /// Each server of that release.
+    pub upstreams: Vec<GatewayUpstream>,
+    /// Tools waiting for acceptance (new, changed, removed).
+    pub pins_waiting: Vec<ToolPin>,
+    /// Calls waiting for a person (empty for those who may not decide), with agent names.
+    pub approvals: Vec<(Approval, Option<String>)>,
+    /// Every agent's name, for the toolset view.
+    pub agents: Vec<String>,
+}

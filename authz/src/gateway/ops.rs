@@ -711,7 +711,7 @@ impl Core {
     }
 
     /// Records a call that can change things as waiting for a person, who sees it with its
-    /// arguments redacted; it lapses (denied) after `ttl_secs` undecided.
+    /// arguments redacted; it lapses (denied) when undecided for the configured time.
     ///
     /// # Errors
     /// `Conflict` when the caller has [`MAX_PENDING_APPROVALS`] waiting already; `Invalid`
@@ -722,9 +722,9 @@ impl Core {
         (server_id, tool): (&str, &str),
         arguments: &serde_json::Value,
         (side_effect_class, risk): (&str, &str),
-        ttl_secs: i64,
     ) -> Result<Approval> {
         let now = self.now();
+        let ttl_secs = self.config().gateway_approval_ttl_secs;
         let key = caller.key();
         let waiting = self
             .store
@@ -860,9 +860,9 @@ impl Core {
         id: &str,
         approve: bool,
         reason: &str,
-        ttl_secs: i64,
         meta: &RequestMeta,
     ) -> Result<Approval> {
+        let ttl_secs = self.config().gateway_approval_ttl_secs;
         p.require(Permission::ReviewClients)?;
         let realm = self.find_realm(realm_name).await?;
         let reason = reason.trim();
@@ -917,5 +917,94 @@ impl Core {
                 other => Error::Storage(other),
             })?;
         Ok(a)
+    }
+
+    /// How many gateway calls wait for `p`'s decision in a realm (none for those who may not
+    /// decide): the console's badge.
+    ///
+    /// # Errors
+    /// `NotFound` (realm), storage failure.
+    pub async fn gateway_waiting_count(&self, p: &Principal, realm_name: &str) -> Result<usize> {
+        if !p.role.can(Permission::ReviewClients) {
+            return Ok(0);
+        }
+        let realm = self.find_realm(realm_name).await?;
+        Ok(self
+            .store
+            .list_approvals(&realm.id, Some(self.now()), 100)
+            .await?
+            .len())
+    }
+
+    /// The console's Gateway page: whether the gateway is on, each server of the latest
+    /// release with its health and tools, the tools waiting for acceptance, the calls waiting
+    /// for a person (for those who may decide) and the agents whose toolsets can be viewed.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn gateway_overview(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+    ) -> Result<super::model::GatewayOverview> {
+        let info = self.gateway_info(p, realm_name).await?;
+        let realm = self.find_realm(realm_name).await?;
+        let toolset = self.toolset_for(&realm, None, None).await?;
+        let board = self.gateway_health();
+        let upstreams = toolset
+            .servers
+            .iter()
+            .map(|s| super::model::GatewayUpstream {
+                status: s.url.as_deref().and_then(|u| board.get(u)),
+                offered: toolset
+                    .pins
+                    .iter()
+                    .filter(|t| t.server_id == s.server.id && t.offered().is_some())
+                    .filter(|t| s.server.tools.allows(&t.tool))
+                    .map(|t| t.tool.clone())
+                    .collect(),
+                waiting: toolset
+                    .pins
+                    .iter()
+                    .filter(|t| t.server_id == s.server.id && t.state() != PinState::Accepted)
+                    .count(),
+                server: s.clone(),
+            })
+            .collect();
+        let pins_waiting = toolset
+            .pins
+            .iter()
+            .filter(|t| t.state() != PinState::Accepted)
+            .cloned()
+            .collect();
+        let approvals = if p.role.can(Permission::ReviewClients) {
+            self.list_gateway_approvals(p, realm_name, true).await?
+        } else {
+            Vec::new()
+        };
+        let agents = if p.role.can(Permission::ViewAgents) {
+            self.store
+                .list_agents(
+                    &realm.id,
+                    crate::agents::AgentFilter::default(),
+                    self.now(),
+                    crate::paging::Page::first(500),
+                )
+                .await?
+                .items
+                .into_iter()
+                .map(|a| a.name)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(super::model::GatewayOverview {
+            info,
+            release: toolset.release,
+            upstreams,
+            pins_waiting,
+            approvals,
+            agents,
+        })
     }
 }

@@ -119,11 +119,7 @@ pub enum GatewayCommand {
     },
 }
 
-pub(super) async fn gateway(
-    core: &authz::Core,
-    approval_ttl_secs: i64,
-    command: GatewayCommand,
-) -> anyhow::Result<()> {
+pub(super) async fn gateway(core: &authz::Core, command: GatewayCommand) -> anyhow::Result<()> {
     let p = authz::Principal::cli();
     let meta = authz::RequestMeta::default();
     match command {
@@ -277,7 +273,7 @@ pub(super) async fn gateway(
         }
         GatewayCommand::Approve { realm, id, reason } => {
             let a = core
-                .decide_gateway_approval(&p, &realm, &id, true, &reason, approval_ttl_secs, &meta)
+                .decide_gateway_approval(&p, &realm, &id, true, &reason, &meta)
                 .await
                 .map_err(core_error)?;
             say!(
@@ -289,7 +285,7 @@ pub(super) async fn gateway(
         }
         GatewayCommand::Deny { realm, id, reason } => {
             let a = core
-                .decide_gateway_approval(&p, &realm, &id, false, &reason, approval_ttl_secs, &meta)
+                .decide_gateway_approval(&p, &realm, &id, false, &reason, &meta)
                 .await
                 .map_err(core_error)?;
             say!("Denied {} ({}).", a.id, a.capability());

@@ -946,7 +946,7 @@ async fn a_write_waits_for_a_person_runs_once_after_approval_and_is_denied_on_ti
     // Another caller, or other arguments, cannot use it.
     let v = execute_approved(&alpha, "notes.delete_note", args.clone(), &id).await;
     assert_eq!(v["error"], "approval_unknown");
-    core.decide_gateway_approval(&g.admin, "default", &id, true, "fine", 600, &meta)
+    core.decide_gateway_approval(&g.admin, "default", &id, true, "fine", &meta)
         .await
         .expect("approve");
     let v = execute_approved(&beta, "notes.delete_note", json!({"q": "other"}), &id).await;
@@ -966,7 +966,7 @@ async fn a_write_waits_for_a_person_runs_once_after_approval_and_is_denied_on_ti
     assert_eq!(g.notes.calls.load(Ordering::SeqCst), 1);
     // Deciding again is refused.
     assert!(matches!(
-        core.decide_gateway_approval(&g.admin, "default", &id, false, "", 600, &meta)
+        core.decide_gateway_approval(&g.admin, "default", &id, false, "", &meta)
             .await,
         Err(authz::Error::Conflict(_))
     ));
@@ -982,7 +982,7 @@ async fn a_write_waits_for_a_person_runs_once_after_approval_and_is_denied_on_ti
     let v = execute_approved(&beta, "notes.delete_note", args.clone(), &late).await;
     assert_eq!(v["error"], "approval_expired");
     assert!(matches!(
-        core.decide_gateway_approval(&g.admin, "default", &late, true, "", 600, &meta)
+        core.decide_gateway_approval(&g.admin, "default", &late, true, "", &meta)
             .await,
         Err(authz::Error::Conflict(_))
     ));

@@ -1,0 +1,49 @@
+//! The selected realm's MCP gateway: health, tools waiting for acceptance, calls waiting for
+//! a person, and what an agent's search returns.
+use crate::error::AppError;
+#[cfg(feature = "ssr")]
+use crate::ssr;
+use crate::types::gateway::{GatewayView, ToolsetServerView};
+use leptos::prelude::*;
+
+/// The Gateway page.
+#[server(prefix = "/api", endpoint = "gateway/overview", client = crate::tab::TabClient)]
+pub async fn gateway_overview() -> Result<GatewayView, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let overview = core.gateway_overview(&p, &realm).await?;
+    Ok(ssr::gateway::gateway_view(overview, &p, core.now()))
+}
+
+/// Turns the realm's gateway on.
+#[server(prefix = "/api", endpoint = "gateway/enable", client = crate::tab::TabClient)]
+pub async fn enable_gateway() -> Result<String, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(core.enable_gateway(&p, &realm, &meta).await?.url)
+}
+
+/// Accepts what one server lists now (every tool waiting).
+#[server(prefix = "/api", endpoint = "gateway/accept", client = crate::tab::TabClient)]
+pub async fn accept_gateway_tools(server: String) -> Result<usize, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    Ok(core
+        .accept_tool_pins(&p, &realm, &server, &[], &meta)
+        .await?)
+}
+
+/// Approves or denies a waiting call.
+#[server(prefix = "/api", endpoint = "gateway/decide", client = crate::tab::TabClient)]
+pub async fn decide_gateway_call(id: String, approve: bool) -> Result<String, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    let a = core
+        .decide_gateway_approval(&p, &realm, &id, approve, "", &meta)
+        .await?;
+    Ok(a.capability())
+}
+
+/// What one agent's gateway search returns, server by server.
+#[server(prefix = "/api", endpoint = "gateway/toolset", client = crate::tab::TabClient)]
+pub async fn agent_gateway_toolset(agent: String) -> Result<Vec<ToolsetServerView>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    let toolset = core.agent_toolset(&p, &realm, &agent).await?;
+    Ok(ssr::gateway::toolset_view(&toolset))
+}

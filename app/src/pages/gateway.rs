@@ -1,0 +1,350 @@
+//! The MCP gateway of the selected realm.
+//!
+//! Where agents reach it; calls waiting for a person (approve or deny, each confirmed); tools
+//! waiting for acceptance with what changed, field by field; each upstream with its health;
+//! and, for one agent, what its search returns and why every other server gives it nothing.
+use crate::api::gateway::{
+    AcceptGatewayTools, DecideGatewayCall, EnableGateway, agent_gateway_toolset, gateway_overview,
+};
+use crate::components::confirm::ConfirmButton;
+use crate::components::copy::CopyValue;
+use crate::components::toast::{ToastKind, use_toasts};
+use crate::components::ui::*;
+use crate::types::gateway::{ApprovalView, GatewayView, PinView, UpstreamView};
+use leptos::prelude::*;
+
+/// The Gateway screen.
+#[component]
+pub fn GatewayPage() -> impl IntoView {
+    let enable = ServerAction::<EnableGateway>::new();
+    let accept = ServerAction::<AcceptGatewayTools>::new();
+    let decide = ServerAction::<DecideGatewayCall>::new();
+    let changed = (successes(enable), successes(accept), successes(decide));
+    let overview = Resource::new(
+        move || (changed.0.get(), changed.1.get(), changed.2.get()),
+        |_| gateway_overview(),
+    );
+    let toasts = use_toasts();
+    Effect::new(move |_| match enable.value().get() {
+        Some(Ok(url)) => toasts.push(ToastKind::Success, format!("The gateway is on at {url}.")),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    Effect::new(move |_| match accept.value().get() {
+        Some(Ok(n)) => toasts.push(
+            ToastKind::Success,
+            format!("{n} tool definition(s) accepted: offered as listed now."),
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    Effect::new(move |_| match decide.value().get() {
+        Some(Ok(capability)) => toasts.push(ToastKind::Success, format!("{capability}: decided.")),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
+    view! {
+        <PageHeader title="MCP gateway" description="One governed MCP endpoint over this realm's approved servers: agents see two tools (search_capabilities, execute_capability), reach only what the latest registry release and their attachments give them, and every tool definition waits for an administrator; calls that can change things wait for a person."/>
+        <Transition fallback=|| view! { <Loading/> }>
+            {move || overview.get().map(|result| match result {
+                Ok(g) => view! { <Overview g enable accept decide/> }.into_any(),
+                Err(error) => view! { <ErrorMessage error/> }.into_any(),
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn Overview(
+    g: GatewayView,
+    enable: ServerAction<EnableGateway>,
+    accept: ServerAction<AcceptGatewayTools>,
+    decide: ServerAction<DecideGatewayCall>,
+) -> impl IntoView {
+    if !g.enabled {
+        return view! {
+            <div class=format!("{CARD} p-6")>
+                <h2 class="text-lg font-semibold text-slate-900 dark:text-white">"The gateway is off"</h2>
+                <p class=format!("mt-1 {MUTED}")>"Turning it on creates its resource (scope mcp), so that clients can ask for tokens for it, and the client it exchanges upstream tokens as."</p>
+                <div class="mt-3"><CopyValue value=g.url.clone() label="the gateway's URL"/></div>
+                {g.can_manage.then(|| view! {
+                    <button type="button" class=format!("{BTN_PRIMARY} mt-4") disabled=move || enable.pending().get()
+                        on:click=move |_| { enable.dispatch(EnableGateway {}); }>"Turn it on"</button>
+                })}
+            </div>
+        }
+        .into_any();
+    }
+    let release = g.release.map_or_else(
+        || "nothing published yet".to_owned(),
+        |n| format!("release {n}"),
+    );
+    view! {
+        <div class=format!("{CARD} mb-6 grid gap-4 p-4 sm:grid-cols-[2fr_1fr]")>
+            <div class="min-w-0">
+                <p class=MUTED>"Agents connect to (Streamable HTTP, a token for this resource)"</p>
+                <div class="mt-1"><CopyValue value=g.url.clone() label="the gateway's URL"/></div>
+            </div>
+            <dl class="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+                <dt class=MUTED>"Scope"</dt><dd class=MONO>{g.scope.clone()}</dd>
+                <dt class=MUTED>"Servers from"</dt><dd>{release}</dd>
+            </dl>
+        </div>
+        {g.can_decide.then(|| view! { <Approvals items=g.approvals.clone() decide/> })}
+        <Pins items=g.pins.clone() can_manage=g.can_manage accept/>
+        <Upstreams items=g.upstreams.clone()/>
+        {(!g.agents.is_empty()).then(|| view! { <AgentToolset agents=g.agents.clone()/> })}
+    }
+    .into_any()
+}
+
+#[component]
+fn Approvals(items: Vec<ApprovalView>, decide: ServerAction<DecideGatewayCall>) -> impl IntoView {
+    let count = items.len();
+    view! {
+        <section class="mb-8" aria-labelledby="gw-approvals">
+            <h2 id="gw-approvals" class="mb-2 flex items-center gap-2 text-lg font-semibold text-slate-900 dark:text-white">
+                "Calls waiting for approval"
+                {(count > 0).then(|| view! { <span data-testid="approvals-waiting" class="rounded-full bg-amber-400 px-2 text-xs font-semibold text-slate-900">{count}</span> })}
+            </h2>
+            {if items.is_empty() {
+                view! { <div class=CARD><EmptyState title="Nothing waits" hint="A call to a tool that can change things (not marked read-only) waits here for a person; undecided, it is denied when it lapses."/></div> }.into_any()
+            } else {
+                view! {
+                    <ul class="space-y-3" aria-label="Calls waiting for approval">
+                        {items.into_iter().map(|a| view! { <ApprovalCard a decide/> }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn ApprovalCard(a: ApprovalView, decide: ServerAction<DecideGatewayCall>) -> impl IntoView {
+    let id = StoredValue::new(a.id.clone());
+    let who = a
+        .agent
+        .clone()
+        .map_or_else(|| a.subject.clone(), |n| format!("agent {n}"));
+    let tone = if a.risk == "high" {
+        Tone::Bad
+    } else {
+        Tone::Warn
+    };
+    view! {
+        <li class=format!("{CARD} p-4") data-testid="approval">
+            <div class="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">
+                <div class="min-w-0 space-y-1">
+                    <h3 class=format!("break-all font-medium text-slate-900 dark:text-white {MONO} text-sm")>{a.capability.clone()}
+                        <span class="ml-2"><Pill tone text=format!("{} risk", a.risk)/></span>
+                        <span class="ml-1"><Pill tone=Tone::Info text=a.side_effect_class.clone()/></span>
+                    </h3>
+                    <dl class="grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[auto_1fr]">
+                        <dt class=MUTED>"Caller"</dt><dd class="min-w-0 break-all">{who}" ("<span class=MONO>{a.client_id.clone()}</span>")"</dd>
+                        <dt class=MUTED>"For"</dt><dd class=format!("min-w-0 {MONO}")>{a.subject.clone()}</dd>
+                        <dt class=MUTED>"Asked"</dt><dd><When at=a.requested.at.clone() words=a.requested.ago.clone()/>", denied "<When at=a.expires.at.clone() words=a.expires.ago.clone()/>" unless decided"</dd>
+                    </dl>
+                    <p class=format!("{MUTED} mt-2")>"Arguments (secret-looking values hidden)"</p>
+                    <pre tabindex="0" class="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded-md border border-slate-200 bg-slate-50 p-2 font-mono text-xs text-slate-800 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-200">{a.arguments.clone()}</pre>
+                </div>
+                <div class="flex shrink-0 gap-2">
+                    <ConfirmButton label="Approve" title=format!("Run {} once?", a.capability)
+                        message="The caller may run exactly this call (the same arguments) once, within the approval's time. The tool's effects are the upstream server's."
+                        confirm_label="Approve" class=BTN_SMALL
+                        on_confirm=Callback::new(move |_| { decide.dispatch(DecideGatewayCall { id: id.get_value(), approve: true }); })/>
+                    <ConfirmButton label="Deny" title=format!("Deny {}?", a.capability)
+                        message="The caller is told the call was not approved. Nothing is sent to the server."
+                        confirm_label="Deny" class=BTN_SMALL_DANGER
+                        on_confirm=Callback::new(move |_| { decide.dispatch(DecideGatewayCall { id: id.get_value(), approve: false }); })/>
+                </div>
+            </div>
+        </li>
+    }
+}
+
+#[component]
+fn Pins(
+    items: Vec<PinView>,
+    can_manage: bool,
+    accept: ServerAction<AcceptGatewayTools>,
+) -> impl IntoView {
+    let mut servers: Vec<String> = items.iter().map(|p| p.server.clone()).collect();
+    servers.dedup();
+    view! {
+        <section class="mb-8" aria-labelledby="gw-pins">
+            <h2 id="gw-pins" class="mb-2 text-lg font-semibold text-slate-900 dark:text-white">"Tools waiting for acceptance"</h2>
+            {if items.is_empty() {
+                view! { <div class=CARD><EmptyState title="Every tool listed is accepted" hint="When a server lists a new tool, or changes or removes one, it is hidden from agents until accepted here (or with portcullis gateway accept)."/></div> }.into_any()
+            } else {
+                servers.into_iter().map(|server| {
+                    let pins: Vec<PinView> = items.iter().filter(|p| p.server == server).cloned().collect();
+                    let name = StoredValue::new(server.clone());
+                    view! {
+                        <div class=format!("{CARD} mb-3 p-4") data-testid="pins">
+                            <div class="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
+                                <h3 class="break-all font-medium text-slate-900 dark:text-white">{server.clone()}</h3>
+                                {can_manage.then(|| view! {
+                                    <ConfirmButton label="Accept as listed" title=format!("Accept {}'s tools as listed now?", server)
+                                        message="Agents may then use them with these definitions (descriptions, schemas, annotations). A removed tool is forgotten."
+                                        confirm_label="Accept" class=BTN_SMALL
+                                        on_confirm=Callback::new(move |_| { accept.dispatch(AcceptGatewayTools { server: name.get_value() }); })/>
+                                })}
+                            </div>
+                            <ul class="mt-3 space-y-3">
+                                {pins.into_iter().map(|p| view! { <PinRow p/> }).collect_view()}
+                            </ul>
+                        </div>
+                    }
+                }).collect_view().into_any()
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn PinRow(p: PinView) -> impl IntoView {
+    let tone = match p.state.as_str() {
+        "changed" => Tone::Warn,
+        "removed" => Tone::Off,
+        _ => Tone::Info,
+    };
+    let block = |v: Option<String>| {
+        let text = v.unwrap_or_else(|| "(absent)".into());
+        view! { <pre tabindex="0" class="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded-md border border-slate-200 bg-slate-50 p-2 font-mono text-xs text-slate-800 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-200">{text}</pre> }
+    };
+    view! {
+        <li class="border-t border-slate-200 pt-3 dark:border-slate-700">
+            <p class="flex flex-wrap items-center gap-2"><span class=format!("{MONO} text-sm text-slate-900 dark:text-white")>{p.tool.clone()}</span>
+                <Pill tone text=p.state.clone()/>
+                <span class=MUTED>"listed "<When at=p.seen.at.clone() words=p.seen.ago.clone()/></span></p>
+            {(!p.changes.is_empty()).then(|| view! {
+                <div class="mt-2 space-y-2">
+                    {p.changes.into_iter().map(|c| view! {
+                        <div>
+                            <p class=format!("{MUTED} font-medium")>{c.field.clone()}</p>
+                            <div class="grid gap-2 sm:grid-cols-2">
+                                <div><p class=MUTED>"Accepted"</p>{block(c.accepted)}</div>
+                                <div><p class=MUTED>"Listed now"</p>{block(c.listed)}</div>
+                            </div>
+                        </div>
+                    }).collect_view()}
+                </div>
+            })}
+        </li>
+    }
+}
+
+#[component]
+fn Upstreams(items: Vec<UpstreamView>) -> impl IntoView {
+    view! {
+        <section class="mb-8" aria-labelledby="gw-upstreams">
+            <h2 id="gw-upstreams" class="mb-2 text-lg font-semibold text-slate-900 dark:text-white">"Servers"</h2>
+            {if items.is_empty() {
+                view! { <div class=CARD><EmptyState title="No servers" hint="Publish a registry release with remote servers: the gateway reaches those with auth.mode portcullis or none."/></div> }.into_any()
+            } else {
+                view! {
+                    <div class=format!("{CARD} overflow-hidden")>
+                        <table class=CARDS_TABLE>
+                            <thead class=CARDS_HEAD><tr>
+                                <th class=format!("{TH} sm:w-1/3")>"Server"</th><th class=TH>"Health"</th><th class=TH>"Calls"</th><th class=TH>"Tools"</th>
+                            </tr></thead>
+                            <tbody class=CARDS_BODY>
+                                {items.into_iter().map(|u| view! { <UpstreamRow u/> }).collect_view()}
+                            </tbody>
+                        </table>
+                    </div>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn UpstreamRow(u: UpstreamView) -> impl IntoView {
+    let tone = match u.availability.as_str() {
+        "up" => Tone::Good,
+        "degraded" => Tone::Warn,
+        "circuit_open" => Tone::Bad,
+        _ => Tone::Off,
+    };
+    let availability = u.availability.replace('_', " ");
+    view! {
+        <tr class=CARDS_ROW data-testid="upstream">
+            <td class=CARDS_CELL>
+                <p class="break-all font-medium text-slate-900 dark:text-white">{u.id.clone()}</p>
+                {(u.title != u.id).then(|| view! { <p class="break-words text-sm text-slate-600 dark:text-slate-300">{u.title.clone()}</p> })}
+                <p class=format!("{MONO} text-slate-500 dark:text-slate-400")>{u.url.clone()}</p>
+                <p class=MUTED>{u.auth.clone()}</p>
+            </td>
+            <td class=CARDS_CELL_NEXT>
+                <CellLabel text="Health"/>
+                {match u.unreachable.clone() {
+                    Some(why) => view! { <p class="text-sm text-slate-600 dark:text-slate-300">{why}</p> }.into_any(),
+                    None => view! {
+                        <Pill tone text=availability/>
+                        {u.last_error.clone().map(|e| view! { <p class=MUTED>"last failure: "{e}</p> })}
+                    }.into_any(),
+                }}
+            </td>
+            <td class=CARDS_CELL_NEXT>
+                <CellLabel text="Calls"/>
+                <p class="text-sm">{format!("{} calls, {} failed", u.calls, u.errors)}</p>
+                {u.last_call.clone().map(|m| view! { <p class=MUTED>"last "<When at=m.at words=m.ago/>{format!(", {} ms", u.last_latency_ms)}</p> })}
+            </td>
+            <td class=CARDS_CELL_NEXT>
+                <CellLabel text="Tools"/>
+                <p class="text-sm">{format!("{} offered", u.offered.len())}
+                    {(u.waiting > 0).then(|| view! { <span class="ml-1"><Pill tone=Tone::Warn text=format!("{} waiting", u.waiting)/></span> })}</p>
+                <p class=format!("{MONO} text-slate-500 dark:text-slate-400")>{u.offered.join(" ")}</p>
+            </td>
+        </tr>
+    }
+}
+
+#[component]
+fn AgentToolset(agents: Vec<String>) -> impl IntoView {
+    let chosen = RwSignal::new(String::new());
+    let toolset = Resource::new(
+        move || chosen.get(),
+        |agent| async move {
+            if agent.is_empty() {
+                Ok(Vec::new())
+            } else {
+                agent_gateway_toolset(agent).await
+            }
+        },
+    );
+    view! {
+        <section class="mb-8" aria-labelledby="gw-toolset">
+            <h2 id="gw-toolset" class="mb-2 text-lg font-semibold text-slate-900 dark:text-white">"What an agent reaches"</h2>
+            <div class=format!("{CARD} p-4")>
+                <label for="gw-agent" class=LABEL>"Agent"</label>
+                <select id="gw-agent" class=format!("{INPUT} mt-1 sm:max-w-md") on:change=move |ev| chosen.set(event_target_value(&ev))>
+                    <option value="">"Choose an agent"</option>
+                    {agents.into_iter().map(|a| view! { <option value=a.clone()>{a.clone()}</option> }).collect_view()}
+                </select>
+                <Transition fallback=|| view! { <Loading/> }>
+                    {move || toolset.get().map(|r| match r {
+                        Ok(servers) if servers.is_empty() => view! { <span></span> }.into_any(),
+                        Ok(servers) => view! {
+                            <ul class="mt-4 space-y-2" aria-label="The agent's servers" data-testid="toolset">
+                                {servers.into_iter().map(|s| view! {
+                                    <li class="border-t border-slate-200 pt-2 dark:border-slate-700">
+                                        <p class="break-all font-medium text-slate-900 dark:text-white">{s.id.clone()}</p>
+                                        {match s.excluded {
+                                            Some(why) => view! { <p class="text-sm text-slate-600 dark:text-slate-300">{why}</p> }.into_any(),
+                                            None if s.capabilities.is_empty() => view! { <p class=MUTED>"No tool accepted yet."</p> }.into_any(),
+                                            None => view! { <p class=format!("{MONO} text-slate-700 dark:text-slate-200")>{s.capabilities.join(" ")}</p> }.into_any(),
+                                        }}
+                                    </li>
+                                }).collect_view()}
+                            </ul>
+                        }.into_any(),
+                        Err(error) => view! { <ErrorMessage error/> }.into_any(),
+                    })}
+                </Transition>
+            </div>
+        </section>
+    }
+}

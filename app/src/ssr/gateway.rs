@@ -1,0 +1,119 @@
+//! The MCP gateway as the console shows it.
+use super::moment;
+use crate::types::gateway::{
+    ApprovalView, FieldChangeView, GatewayView, PinView, ToolsetServerView, UpstreamView,
+};
+use authz::gateway::{Approval, GatewayOverview, ToolPin, Toolset};
+use authz::policy::{Permission, Principal};
+
+fn auth_words(auth: &portcullis_manifest::Auth) -> &'static str {
+    match auth {
+        portcullis_manifest::Auth::Portcullis { .. } => "Portcullis (a token exchanged per caller)",
+        portcullis_manifest::Auth::None => "None",
+        portcullis_manifest::Auth::OAuth { .. } => "Its own OAuth",
+        portcullis_manifest::Auth::Enterprise { .. } => "Enterprise-managed",
+    }
+}
+
+/// The page's view.
+pub fn gateway_view(o: GatewayOverview, p: &Principal, now: i64) -> GatewayView {
+    GatewayView {
+        enabled: o.info.enabled,
+        url: o.info.url,
+        scope: o.info.scope,
+        release: o.release,
+        upstreams: o
+            .upstreams
+            .into_iter()
+            .map(|u| {
+                let status = u.status.unwrap_or_default();
+                UpstreamView {
+                    id: u.server.server.id.clone(),
+                    title: u.server.server.title.clone(),
+                    url: u.server.url.clone().unwrap_or_default(),
+                    auth: auth_words(&u.server.server.auth).to_owned(),
+                    unreachable: match &u.server.excluded {
+                        Some(e @ authz::gateway::Exclusion::NotRemote)
+                        | Some(e @ authz::gateway::Exclusion::AuthMode(_)) => Some(e.reason()),
+                        _ => None,
+                    },
+                    availability: if status.calls == 0 {
+                        "not called yet".into()
+                    } else {
+                        status.availability.clone()
+                    },
+                    calls: status.calls,
+                    errors: status.errors,
+                    last_latency_ms: status.last_latency_ms,
+                    last_error: status.last_error.clone(),
+                    last_call: status.last_call_at.map(|t| moment(now, t)),
+                    offered: u.offered,
+                    waiting: u.waiting,
+                }
+            })
+            .collect(),
+        pins: o.pins_waiting.iter().map(|t| pin_view(t, now)).collect(),
+        approvals: o
+            .approvals
+            .iter()
+            .map(|(a, agent)| approval_view(a, agent.clone(), now))
+            .collect(),
+        can_decide: p.role.can(Permission::ReviewClients),
+        can_manage: p.role.can(Permission::ManageRegistry),
+        agents: o.agents,
+    }
+}
+
+fn pin_view(t: &ToolPin, now: i64) -> PinView {
+    PinView {
+        server: t.server_id.clone(),
+        tool: t.tool.clone(),
+        state: t.state().as_str().to_owned(),
+        changes: t
+            .diff()
+            .into_iter()
+            .map(|c| FieldChangeView {
+                field: c.field,
+                accepted: c.accepted,
+                listed: c.listed,
+            })
+            .collect(),
+        seen: moment(now, t.seen_at),
+    }
+}
+
+fn approval_view(a: &Approval, agent: Option<String>, now: i64) -> ApprovalView {
+    ApprovalView {
+        id: a.id.clone(),
+        capability: a.capability(),
+        agent,
+        subject: a.sub.clone(),
+        client_id: a.client_id.clone(),
+        side_effect_class: a.side_effect_class.clone(),
+        risk: a.risk.clone(),
+        arguments: a.arguments_preview.clone(),
+        requested: moment(now, a.requested_at),
+        expires: moment(now, a.expires_at),
+    }
+}
+
+/// An agent's toolset, server by server.
+pub fn toolset_view(t: &Toolset) -> Vec<ToolsetServerView> {
+    t.servers
+        .iter()
+        .map(|s| ToolsetServerView {
+            id: s.server.id.clone(),
+            capabilities: if s.excluded.is_some() {
+                Vec::new()
+            } else {
+                t.pins
+                    .iter()
+                    .filter(|p| p.server_id == s.server.id && p.offered().is_some())
+                    .filter(|p| s.server.tools.allows(&p.tool))
+                    .map(|p| format!("{}.{}", s.server.id, p.tool))
+                    .collect()
+            },
+            excluded: s.excluded.as_ref().map(authz::gateway::Exclusion::reason),
+        })
+        .collect()
+}
