@@ -47,3 +47,21 @@ pub async fn agent_gateway_toolset(agent: String) -> Result<Vec<ToolsetServerVie
     let toolset = core.agent_toolset(&p, &realm, &agent).await?;
     Ok(ssr::gateway::toolset_view(&toolset))
 }
+
+/// Attaches a registry server to an agent, or detaches it.
+#[server(prefix = "/api", endpoint = "gateway/attach", client = crate::tab::TabClient)]
+pub async fn set_gateway_attachment(
+    agent: String,
+    server: String,
+    attached: bool,
+) -> Result<(), AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    if attached {
+        core.attach_gateway_server(&p, &realm, &agent, &server, &meta)
+            .await?;
+    } else {
+        core.detach_gateway_server(&p, &realm, &agent, &server, &meta)
+            .await?;
+    }
+    Ok(())
+}

@@ -4,7 +4,8 @@
 //! waiting for acceptance with what changed, field by field; each upstream with its health;
 //! and, for one agent, what its search returns and why every other server gives it nothing.
 use crate::api::gateway::{
-    AcceptGatewayTools, DecideGatewayCall, EnableGateway, agent_gateway_toolset, gateway_overview,
+    AcceptGatewayTools, DecideGatewayCall, EnableGateway, SetGatewayAttachment,
+    agent_gateway_toolset, gateway_overview,
 };
 use crate::components::confirm::ConfirmButton;
 use crate::components::copy::CopyValue;
@@ -93,7 +94,7 @@ fn Overview(
         {g.can_decide.then(|| view! { <Approvals items=g.approvals.clone() decide/> })}
         <Pins items=g.pins.clone() can_manage=g.can_manage accept/>
         <Upstreams items=g.upstreams.clone()/>
-        {(!g.agents.is_empty()).then(|| view! { <AgentToolset agents=g.agents.clone()/> })}
+        {(!g.agents.is_empty()).then(|| view! { <AgentToolset agents=g.agents.clone() can_attach=g.can_attach/> })}
     }
     .into_any()
 }
@@ -303,11 +304,19 @@ fn UpstreamRow(u: UpstreamView) -> impl IntoView {
 }
 
 #[component]
-fn AgentToolset(agents: Vec<String>) -> impl IntoView {
+fn AgentToolset(agents: Vec<String>, can_attach: bool) -> impl IntoView {
     let chosen = RwSignal::new(String::new());
+    let attach = ServerAction::<SetGatewayAttachment>::new();
+    let attached = successes(attach);
+    let toasts = use_toasts();
+    Effect::new(move |_| {
+        if let Some(Err(e)) = attach.value().get() {
+            toasts.push(ToastKind::Error, e.to_string());
+        }
+    });
     let toolset = Resource::new(
-        move || chosen.get(),
-        |agent| async move {
+        move || (chosen.get(), attached.get()),
+        |(agent, _)| async move {
             if agent.is_empty() {
                 Ok(Vec::new())
             } else {
@@ -329,16 +338,27 @@ fn AgentToolset(agents: Vec<String>) -> impl IntoView {
                         Ok(servers) if servers.is_empty() => view! { <span></span> }.into_any(),
                         Ok(servers) => view! {
                             <ul class="mt-4 space-y-2" aria-label="The agent's servers" data-testid="toolset">
-                                {servers.into_iter().map(|s| view! {
+                                {servers.into_iter().map(|s| {
+                                    let server = StoredValue::new(s.id.clone());
+                                    let on = s.attached;
+                                    view! {
                                     <li class="border-t border-slate-200 pt-2 dark:border-slate-700">
-                                        <p class="break-all font-medium text-slate-900 dark:text-white">{s.id.clone()}</p>
+                                        <div class="flex flex-wrap items-center justify-between gap-2">
+                                            <p class="break-all font-medium text-slate-900 dark:text-white">{s.id.clone()}
+                                                {on.then(|| view! { <span class="ml-2"><Pill tone=Tone::Info text="attached"/></span> })}</p>
+                                            {can_attach.then(|| view! {
+                                                <button type="button" class=if on { BTN_SMALL_DANGER } else { BTN_SMALL } disabled=move || attach.pending().get()
+                                                    on:click=move |_| { attach.dispatch(SetGatewayAttachment { agent: chosen.get_untracked(), server: server.get_value(), attached: !on }); }>
+                                                    {if on { "Detach" } else { "Attach" }}</button>
+                                            })}
+                                        </div>
                                         {match s.excluded {
                                             Some(why) => view! { <p class="text-sm text-slate-600 dark:text-slate-300">{why}</p> }.into_any(),
                                             None if s.capabilities.is_empty() => view! { <p class=MUTED>"No tool accepted yet."</p> }.into_any(),
                                             None => view! { <p class=format!("{MONO} text-slate-700 dark:text-slate-200")>{s.capabilities.join(" ")}</p> }.into_any(),
                                         }}
                                     </li>
-                                }).collect_view()}
+                                }}).collect_view()}
                             </ul>
                         }.into_any(),
                         Err(error) => view! { <ErrorMessage error/> }.into_any(),

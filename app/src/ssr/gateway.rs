@@ -60,6 +60,7 @@ pub fn gateway_view(o: GatewayOverview, p: &Principal, now: i64) -> GatewayView 
             .collect(),
         can_decide: p.role.can(Permission::ReviewClients),
         can_manage: p.role.can(Permission::ManageRegistry),
+        can_attach: p.role.can(Permission::ManageAgents),
         agents: o.agents,
     }
 }
@@ -114,6 +115,7 @@ pub fn toolset_view(t: &Toolset) -> Vec<ToolsetServerView> {
                     .collect()
             },
             excluded: s.excluded.as_ref().map(authz::gateway::Exclusion::reason),
+            attached: t.attached.contains(&s.server.id),
         })
         .collect()
 }

@@ -105,6 +105,8 @@ pub struct GatewayView {
     pub can_decide: bool,
     /// Whether the viewer may accept tools and turn the gateway on.
     pub can_manage: bool,
+    /// Whether the viewer may attach servers to agents.
+    pub can_attach: bool,
     /// Agents whose toolsets can be viewed.
     pub agents: Vec<String>,
 }
@@ -118,4 +120,6 @@ pub struct ToolsetServerView {
     pub capabilities: Vec<String>,
     /// Why it gives nothing, if so.
     pub excluded: Option<String>,
+    /// Whether it is attached to the agent.
+    pub attached: bool,
 }

@@ -257,6 +257,8 @@ pub struct Toolset {
     pub servers: Vec<GatewayServer>,
     /// Every pin of the realm.
     pub pins: Vec<ToolPin>,
+    /// The servers attached to the agent, when the toolset is an agent's.
+    pub attached: Vec<String>,
 }
 
 impl Toolset {

@@ -338,6 +338,11 @@ impl Core {
             release: i64::try_from(served.info.sequence).ok(),
             servers,
             pins: self.store.list_tool_pins(&realm.id).await?,
+            attached: attached
+                .unwrap_or_default()
+                .iter()
+                .map(|a| a.server_id.clone())
+                .collect(),
         })
     }
 

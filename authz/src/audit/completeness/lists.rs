@@ -169,6 +169,8 @@ pub(super) const READS: &[&str] = &[
     "list_tool_pins",
     "list_gateway_attachments",
     "list_gateway_approvals",
+    "gateway_waiting_count",
+    "gateway_overview",
     // Fetches an IdP's JWKS (as the grant does, through the same cache); changes no row.
     "check_trusted_issuer_keys",
     "person_identities",
