@@ -19,7 +19,7 @@ export interface RunningMcpServer {
 /** Starts the server on a free loopback port; `issuer` is the Portcullis realm it trusts.
  * `publicUrl`: the URL it is known by (its resource identifier and tokens' audience), as for a
  * server behind a TLS-terminating proxy; by default the loopback URL it listens on. */
-export async function startMcpServer(issuer: string, scopes: string[], publicUrl?: string): Promise<RunningMcpServer & { local: string }> {
+export async function startMcpServer(issuer: string, scopes: string[], publicUrl?: string, register?: (server: McpServer) => void): Promise<RunningMcpServer & { local: string }> {
   const app = express();
   app.use(express.json());
   const listener = await new Promise<import('node:http').Server>((resolve) => {
@@ -51,9 +51,13 @@ export async function startMcpServer(issuer: string, scopes: string[], publicUrl
   const auth = requireBearerAuth({ verifier, requiredScopes: [], resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(url)) });
   app.post('/mcp', auth, async (req, res) => {
     const server = new McpServer({ name: 'portcullis-sdk-test', version: '1.0.0' });
-    server.registerTool('whoami', { description: 'Who the token is for' }, async (extra) => ({
-      content: [{ type: 'text', text: JSON.stringify({ sub: extra.authInfo?.extra?.sub, client_id: extra.authInfo?.clientId, scopes: extra.authInfo?.scopes }) }],
-    }));
+    if (register) {
+      register(server);
+    } else {
+      server.registerTool('whoami', { description: 'Who the token is for' }, async (extra) => ({
+        content: [{ type: 'text', text: JSON.stringify({ sub: extra.authInfo?.extra?.sub, client_id: extra.authInfo?.clientId, scopes: extra.authInfo?.scopes }) }],
+      }));
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => { transport.close(); server.close(); });
     await server.connect(transport);
