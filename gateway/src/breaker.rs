@@ -29,8 +29,9 @@ impl Availability {
 pub struct Breaker {
     failures: u32,
     opened_at: Option<Instant>,
-    /// A half-open trial is under way: other calls wait for its outcome (refused).
-    trial: bool,
+    /// A half-open trial under way since then: other calls are refused until its outcome, or
+    /// until it is as old as the open delay (a trial that never reported does not hold it shut).
+    trial: Option<Instant>,
 }
 
 impl Breaker {
@@ -38,17 +39,25 @@ impl Breaker {
     pub fn admit(&mut self, now: Instant, open_for: Duration) -> bool {
         match self.opened_at {
             None => true,
-            Some(at) if now.duration_since(at) >= open_for && !self.trial => {
-                self.trial = true;
+            Some(at)
+                if now.duration_since(at) >= open_for
+                    && self.trial.is_none_or(|t| now.duration_since(t) >= open_for) =>
+            {
+                self.trial = Some(now);
                 true
             }
             Some(_) => false,
         }
     }
 
+    /// Ends a trial that says nothing about the upstream (the call never reached it).
+    pub fn release(&mut self) {
+        self.trial = None;
+    }
+
     /// Records a call's outcome.
     pub fn record(&mut self, ok: bool, now: Instant, threshold: u32) {
-        self.trial = false;
+        self.trial = None;
         if ok {
             self.failures = 0;
             self.opened_at = None;
@@ -97,5 +106,20 @@ mod tests {
         b.record(true, again, 3);
         assert_eq!(b.availability(), Availability::Up);
         assert!(b.admit(again, open_for));
+    }
+
+    #[test]
+    fn a_trial_that_never_reports_does_not_hold_the_breaker_shut() {
+        let (t0, open_for) = (Instant::now(), Duration::from_secs(30));
+        let mut b = Breaker::default();
+        b.record(false, t0, 1);
+        let later = t0 + Duration::from_secs(31);
+        assert!(b.admit(later, open_for));
+        // The trial's call never reached the upstream (no token): released, the next may try.
+        b.release();
+        assert!(b.admit(later, open_for));
+        // Lost altogether: after the open delay another trial goes.
+        assert!(!b.admit(later + Duration::from_secs(29), open_for));
+        assert!(b.admit(later + Duration::from_secs(30), open_for));
     }
 }

@@ -43,6 +43,13 @@ fn random_hex(bytes: usize) -> String {
     hex::encode(b)
 }
 
+/// The id upstreams and the audit log know a session by: derived from it, useless to open it.
+pub fn session_ref(session: &str) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(format!("portcullis-gateway-session\u{0}{session}"));
+    format!("ses_{}", hex::encode(&digest[..16]))
+}
+
 /// A new id for a run.
 pub fn new_run_id() -> String {
     format!("run_{}", random_hex(12))

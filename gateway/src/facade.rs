@@ -356,7 +356,14 @@ impl Facade {
             .map(str::to_owned)
             .or_else(|| header("traceparent"));
         let ctx = CallContext {
-            session_id: header("mcp-session-id").unwrap_or_else(|| caller.claims.jti.clone()),
+            // Upstreams (and the audit row) get an id derived from the session, never the
+            // session id itself, which would let its holder use the session.
+            session_id: crate::context::session_ref(
+                header("mcp-session-id")
+                    .filter(|s| s.len() <= 128)
+                    .as_deref()
+                    .unwrap_or(&caller.claims.jti),
+            ),
             agent_id: caller.agent.as_ref().map(|a| a.id.to_string()),
             run_id: new_run_id(),
             subject_ids,
@@ -438,7 +445,12 @@ impl Facade {
             match approval_id {
                 None => {
                     let result = match core
-                        .request_gateway_approval(caller, key, &arguments, (class, &risk))
+                        .request_gateway_approval(
+                            caller,
+                            key,
+                            (&arguments, &ctx.subject_ids, &offer.definition.sha256),
+                            (class, &risk),
+                        )
                         .await
                     {
                         Ok(a) => {
@@ -461,6 +473,11 @@ impl Facade {
                             "too_many_waiting",
                             json!({"error": "too_many_waiting", "message": why}),
                         ),
+                        Err(authz::Error::Invalid(why)) => refused(
+                            &mut record,
+                            "too_large_for_approval",
+                            json!({"error": "too_large_for_approval", "message": why}),
+                        ),
                         Err(e) => return Err(ErrorData::internal_error(e.to_string(), None)),
                     };
                     self.audit(caller, &audit_server, &record).await;
@@ -468,7 +485,12 @@ impl Facade {
                 }
                 Some(id) => {
                     let redeemed = core
-                        .redeem_gateway_approval(caller, &id, key, &arguments)
+                        .redeem_gateway_approval(
+                            caller,
+                            &id,
+                            key,
+                            (&arguments, &ctx.subject_ids, &offer.definition.sha256),
+                        )
                         .await
                         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
                     let result = match redeemed {

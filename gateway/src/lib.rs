@@ -72,6 +72,8 @@ pub struct Gateway {
 
 pub(crate) struct Inner {
     pub(crate) core: Core,
+    /// Which caller opened each MCP session: a session is only ever used by its caller.
+    sessions: std::sync::Mutex<Sessions>,
     pub(crate) config: GatewayConfig,
     pub(crate) upstreams: upstream::Upstreams,
     pub(crate) schemas: validate::Schemas,
@@ -86,6 +88,7 @@ impl Gateway {
         Ok(Self {
             inner: Arc::new(Inner {
                 upstreams: upstream::Upstreams::new(&config, core.gateway_health())?,
+                sessions: std::sync::Mutex::default(),
                 schemas: validate::Schemas::default(),
                 core,
                 config,
@@ -106,5 +109,64 @@ impl Gateway {
                 .disable_allowed_hosts()
                 .with_max_request_body_bytes(self.inner.config.max_argument_bytes + 64 * 1024),
         )
+    }
+
+    /// Whether `caller` may use the MCP session a request names (`None`: a request that opens
+    /// one, or a stateless one). A session is its opener's alone; one this process does not
+    /// know (expired, or forgotten at the bound) is refused, and the client opens another.
+    pub fn may_use_session(&self, session: Option<&str>, caller: &str) -> bool {
+        let Some(session) = session else {
+            return true;
+        };
+        let sessions = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        sessions
+            .owners
+            .get(session)
+            .is_some_and(|owner| owner == caller)
+    }
+
+    /// Records that `caller` opened `session` (the `Mcp-Session-Id` of an initialize response).
+    pub fn opened_session(&self, session: &str, caller: &str) {
+        if session.len() > MAX_SESSION_ID {
+            return;
+        }
+        let mut sessions = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        sessions.insert(session, caller);
+    }
+}
+
+/// Longest session id remembered.
+const MAX_SESSION_ID: usize = 128;
+/// Most sessions remembered; the oldest are forgotten beyond it (their callers open new ones).
+const MAX_SESSIONS: usize = 100_000;
+
+#[derive(Default)]
+struct Sessions {
+    owners: std::collections::HashMap<String, String>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl Sessions {
+    fn insert(&mut self, session: &str, caller: &str) {
+        if self
+            .owners
+            .insert(session.to_owned(), caller.to_owned())
+            .is_none()
+        {
+            self.order.push_back(session.to_owned());
+        }
+        while self.order.len() > MAX_SESSIONS {
+            if let Some(old) = self.order.pop_front() {
+                self.owners.remove(&old);
+            }
+        }
     }
 }

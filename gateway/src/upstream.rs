@@ -167,7 +167,7 @@ impl Upstreams {
                 .breaker
                 .record(true, Instant::now(), self.config.breaker_failures),
             // A refused token says nothing about the upstream's health.
-            Err(UpstreamError::NoToken(_)) => {}
+            Err(UpstreamError::NoToken(_)) => s.breaker.release(),
             Err(e) => {
                 s.errors += 1;
                 s.last_error = Some(e.kind().to_owned());

@@ -15,6 +15,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use tower::ServiceExt as _;
 
+/// The MCP session header (Streamable HTTP).
+const SESSION_HEADER: &str = "mcp-session-id";
+
 /// The gateway's routes.
 pub fn routes() -> Router<AppState> {
     Router::new().route("/realms/{realm}/mcp", any(mcp)).route(
@@ -103,11 +106,34 @@ async fn mcp(
             );
         }
     };
+    // A session is its opener's alone: another caller naming it is told it does not exist.
+    let key = caller.key();
+    let session = req
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    if !state.gateway.may_use_session(session.as_deref(), &key) {
+        return json_error(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "No such MCP session for this caller: open a new one (initialize).",
+        );
+    }
     req.extensions_mut().insert(caller);
-    match state.gateway_service.clone().oneshot(req).await {
+    let res = match state.gateway_service.clone().oneshot(req).await {
         Ok(res) => res.map(axum::body::Body::new),
         Err(never) => match never {},
+    };
+    if session.is_none()
+        && let Some(opened) = res
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+    {
+        state.gateway.opened_session(opened, &key);
     }
+    res
 }
 
 /// RFC 9728 metadata of a realm's gateway.

@@ -21,12 +21,25 @@ pub async fn enable_gateway() -> Result<String, AppError> {
     Ok(core.enable_gateway(&p, &realm, &meta).await?.url)
 }
 
-/// Accepts what one server lists now (every tool waiting).
+/// Accepts one server's tools as the page showed them: `seen` holds a line `tool sha256` for
+/// each (only `tool` for a removed one); a definition that changed since is not accepted.
 #[server(prefix = "/api", endpoint = "gateway/accept", client = crate::tab::TabClient)]
-pub async fn accept_gateway_tools(server: String) -> Result<usize, AppError> {
+pub async fn accept_gateway_tools(server: String, seen: String) -> Result<usize, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
+    let seen: Vec<(String, String)> = seen
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let tool = words.next()?;
+            Some((tool.to_owned(), words.next().unwrap_or_default().to_owned()))
+        })
+        .take(1000)
+        .collect();
+    if seen.is_empty() {
+        return Err(ssr::invalid("Nothing to accept: reload the page."));
+    }
     Ok(core
-        .accept_tool_pins(&p, &realm, &server, &[], &meta)
+        .accept_tool_pins(&p, &realm, &server, &seen, &meta)
         .await?)
 }
 

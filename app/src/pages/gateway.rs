@@ -32,6 +32,10 @@ pub fn GatewayPage() -> impl IntoView {
         None => {}
     });
     Effect::new(move |_| match accept.value().get() {
+        Some(Ok(0)) => toasts.push(
+            ToastKind::Error,
+            "Nothing was accepted: the server lists something else now. Review it again.",
+        ),
         Some(Ok(n)) => toasts.push(
             ToastKind::Success,
             format!("{n} tool definition(s) accepted: offered as listed now."),
@@ -181,6 +185,7 @@ fn Pins(
                 servers.into_iter().map(|server| {
                     let pins: Vec<PinView> = items.iter().filter(|p| p.server == server).cloned().collect();
                     let name = StoredValue::new(server.clone());
+                    let seen = StoredValue::new(pins.iter().map(|p| format!("{} {}", p.tool, p.sha256)).collect::<Vec<_>>().join("\n"));
                     view! {
                         <div class=format!("{CARD} mb-3 p-4") data-testid="pins">
                             <div class="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
@@ -189,7 +194,7 @@ fn Pins(
                                     <ConfirmButton label="Accept as listed" title=format!("Accept {}'s tools as listed now?", server)
                                         message="Agents may then use them with these definitions (descriptions, schemas, annotations). A removed tool is forgotten."
                                         confirm_label="Accept" class=BTN_SMALL
-                                        on_confirm=Callback::new(move |_| { accept.dispatch(AcceptGatewayTools { server: name.get_value() }); })/>
+                                        on_confirm=Callback::new(move |_| { accept.dispatch(AcceptGatewayTools { server: name.get_value(), seen: seen.get_value() }); })/>
                                 })}
                             </div>
                             <ul class="mt-3 space-y-3">

@@ -70,6 +70,11 @@ fn pin_view(t: &ToolPin, now: i64) -> PinView {
         server: t.server_id.clone(),
         tool: t.tool.clone(),
         state: t.state().as_str().to_owned(),
+        sha256: t
+            .seen
+            .as_ref()
+            .map(|d| d.sha256.clone())
+            .unwrap_or_default(),
         changes: t
             .diff()
             .into_iter()

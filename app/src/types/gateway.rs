@@ -53,6 +53,8 @@ pub struct PinView {
     pub tool: String,
     /// `new`, `changed` or `removed`.
     pub state: String,
+    /// SHA-256 of the definition listed now (empty: removed): what accepting it accepts.
+    pub sha256: String,
     /// What differs from the accepted definition.
     pub changes: Vec<FieldChangeView>,
     /// When the server listed it so.

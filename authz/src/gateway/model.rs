@@ -173,11 +173,12 @@ pub struct GatewayCaller {
 }
 
 impl GatewayCaller {
-    /// A key that is the same for every token of one caller (subject, agent, client): what an
-    /// upstream connection is kept under.
+    /// A key that is the same for every token of one caller (realm, subject, agent, client):
+    /// what an upstream connection, an MCP session and an approval are kept under.
     pub fn key(&self) -> String {
         format!(
-            "{}\u{0}{}\u{0}{}",
+            "{}\u{0}{}\u{0}{}\u{0}{}",
+            self.realm.id.as_str(),
             self.claims.sub,
             self.agent.as_ref().map_or("", |a| a.id.as_str()),
             self.claims.client_id
@@ -322,8 +323,6 @@ pub enum GatewayRefusal {
 pub const APPROVAL_TTL_SECS: i64 = 15 * 60;
 /// Most approvals one caller may have waiting at once.
 pub const MAX_PENDING_APPROVALS: usize = 20;
-/// Longest redacted preview of a call's arguments.
-pub const MAX_PREVIEW_CHARS: usize = 4000;
 
 /// Where an approval stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -384,7 +383,7 @@ pub struct Approval {
     pub server_id: String,
     /// Its tool.
     pub tool: String,
-    /// SHA-256 of the arguments' canonical JSON: the approval runs exactly this call.
+    /// The call's digest ([`call_digest`]): the approval runs exactly this call.
     pub arguments_sha256: String,
     /// The arguments with secret-looking values hidden, for the approver.
     pub arguments_preview: String,
@@ -423,75 +422,95 @@ impl Approval {
     }
 }
 
-/// SHA-256 (hex) of a value's RFC 8785 canonical JSON.
-///
-/// # Errors
-/// A message when it cannot be made canonical.
-pub fn canonical_sha256(value: &serde_json::Value) -> Result<String, String> {
-    let bytes = portcullis_manifest::canonical::to_canonical(value)?;
-    Ok(hex::encode(Sha256::digest(&bytes)))
+/// The digest an approval binds its call by: the exact arguments (numbers as sent, keys in
+/// order), the subjects the call names and the accepted definition it runs against.
+pub fn call_digest(
+    arguments: &serde_json::Value,
+    subject_ids: &[String],
+    definition_sha256: &str,
+) -> String {
+    let call = serde_json::json!({
+        "arguments": arguments,
+        "subject_ids": subject_ids,
+        "definition": definition_sha256,
+    });
+    hex::encode(Sha256::digest(
+        serde_json::to_vec(&call).unwrap_or_default(),
+    ))
 }
 
-/// Whether an object key names something secret (its value is never shown).
+/// Largest arguments (as JSON) a call that waits for approval may carry: the approver sees
+/// all of them, never a cut.
+pub const MAX_APPROVAL_ARGUMENT_BYTES: usize = 16 * 1024;
+
+/// Whether an object key names something secret (its value is never shown): one of its words
+/// (split at `_`, `-`, `.`, spaces and camelCase) is a secret's name.
 fn secret_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    [
-        "pass",
+    const SECRET: &[&str] = &[
+        "password",
+        "passwd",
+        "passphrase",
+        "pwd",
         "secret",
         "token",
         "key",
+        "apikey",
         "auth",
+        "authorization",
         "credential",
+        "credentials",
         "cookie",
         "session",
         "private",
         "otp",
         "pin",
-    ]
-    .iter()
-    .any(|s| k.contains(s))
+        "cvv",
+        "ssn",
+        "bearer",
+        "signature",
+    ];
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous_lower = false;
+    for c in key.chars() {
+        if !c.is_alphanumeric() {
+            words.push(std::mem::take(&mut word));
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower {
+            words.push(std::mem::take(&mut word));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    words.push(word);
+    words.iter().any(|w| SECRET.contains(&w.as_str()))
 }
 
-/// A value's preview for a person: secret-looking keys' values replaced by `"[redacted]"`,
-/// long strings cut, the whole at most [`MAX_PREVIEW_CHARS`] characters.
+/// A call's arguments for the person approving it, whole, with the values of keys that name
+/// secrets (`password`, `api_key`, `authToken`, …) replaced by `"[redacted]"`.
 pub fn redacted_preview(value: &serde_json::Value) -> String {
-    fn walk(v: &serde_json::Value, depth: usize) -> serde_json::Value {
+    fn walk(v: &serde_json::Value) -> serde_json::Value {
         use serde_json::Value;
-        if depth > 8 {
-            return Value::String("[…]".into());
-        }
         match v {
             Value::Object(o) => Value::Object(
                 o.iter()
-                    .take(50)
                     .map(|(k, v)| {
                         let shown = if secret_key(k) {
                             Value::String("[redacted]".into())
                         } else {
-                            walk(v, depth + 1)
+                            walk(v)
                         };
                         (k.clone(), shown)
                     })
                     .collect(),
             ),
-            Value::Array(a) => {
-                Value::Array(a.iter().take(50).map(|v| walk(v, depth + 1)).collect())
-            }
-            Value::String(s) if s.chars().count() > 300 => {
-                Value::String(format!("{}…", s.chars().take(300).collect::<String>()))
-            }
+            Value::Array(a) => Value::Array(a.iter().map(walk).collect()),
             other => other.clone(),
         }
     }
-    let text = serde_json::to_string_pretty(&walk(value, 0)).unwrap_or_default();
-    if text.chars().count() > MAX_PREVIEW_CHARS {
-        format!(
-            "{}…",
-            text.chars().take(MAX_PREVIEW_CHARS).collect::<String>()
-        )
-    } else {
-        text
-    }
+    serde_json::to_string_pretty(&walk(value)).unwrap_or_default()
 }
 
 /// What a caller's approval id says about the call it names.
@@ -584,4 +603,52 @@ pub struct GatewayOverview {
     pub approvals: Vec<(Approval, Option<String>)>,
     /// Every agent's name, for the toolset view.
     pub agents: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn secret_looking_keys_are_hidden_by_word_not_by_substring() {
+        let shown = redacted_preview(&json!({
+            "api_key": "k1", "authToken": "t1", "Password": "p1", "nested": [{"client-secret": "s1"}],
+            "keyword": "kept", "author": "kept", "shipping_address": "kept", "footprint": "kept",
+            "note": "x".repeat(5000),
+        }));
+        for hidden in ["k1", "t1", "p1", "s1"] {
+            assert!(!shown.contains(hidden), "{hidden}: {shown}");
+        }
+        assert_eq!(shown.matches("kept").count(), 4, "{shown}");
+        assert!(shown.contains(&"x".repeat(5000)), "never cut");
+    }
+
+    #[test]
+    fn a_call_digest_binds_exact_numbers_subjects_and_the_definition() {
+        let d = |a: serde_json::Value, s: &[&str], def: &str| {
+            call_digest(
+                &a,
+                &s.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>(),
+                def,
+            )
+        };
+        let base = d(json!({"id": 9_007_199_254_740_993_u64}), &["p1"], "def1");
+        assert_ne!(
+            base,
+            d(json!({"id": 9_007_199_254_740_992_u64}), &["p1"], "def1")
+        );
+        assert_ne!(
+            base,
+            d(json!({"id": 9_007_199_254_740_993_u64}), &["p2"], "def1")
+        );
+        assert_ne!(
+            base,
+            d(json!({"id": 9_007_199_254_740_993_u64}), &["p1"], "def2")
+        );
+        assert_eq!(
+            base,
+            d(json!({"id": 9_007_199_254_740_993_u64}), &["p1"], "def1")
+        );
+    }
 }

@@ -152,15 +152,19 @@ impl Core {
             }))
     }
 
+    /// The gateway resource's own client: the one that exchanges for it.
     async fn gateway_client(&self, realm: &Realm) -> Result<Option<Client>> {
         let Ok(id) = ClientId::parse(&gateway_client_id()) else {
+            return Ok(None);
+        };
+        let Some(resource) = self.gateway_resource(realm).await? else {
             return Ok(None);
         };
         Ok(self
             .cached_client(&realm.id, &id)
             .await?
             .map(|(c, _)| c)
-            .filter(|c| c.enabled && c.resource_server_for.is_some()))
+            .filter(|c| c.enabled && c.resource_server_for.as_ref() == Some(&resource.id)))
     }
 
     /// The caller a bearer token makes of a realm's gateway: a live access token of the realm
@@ -400,8 +404,16 @@ impl Core {
             });
             e
         };
+        // A server listing ever new names cannot grow the table without bound.
+        let mut room = (2 * MAX_TOOLS_PER_SERVER).saturating_sub(stored.len());
         for (name, def) in &seen {
             let before = stored.iter().find(|p| &p.tool == name);
+            if before.is_none() {
+                if room == 0 {
+                    continue;
+                }
+                room -= 1;
+            }
             if before
                 .and_then(|p| p.seen.as_ref())
                 .is_some_and(|s| s.sha256 == def.sha256)
@@ -426,6 +438,9 @@ impl Core {
             let e = event(&pin, change);
             writes.push((pin, e));
         }
+        // Gone: an accepted tool waits for an administrator to acknowledge it; one never
+        // accepted is forgotten.
+        let mut forgotten = Vec::new();
         for gone in stored
             .iter()
             .filter(|p| p.seen.is_some() && !seen.iter().any(|(n, _)| n == &p.tool))
@@ -435,15 +450,26 @@ impl Core {
                 seen_at: now,
                 ..gone.clone()
             };
-            let e = event(&pin, "removed");
-            writes.push((pin, e));
+            if gone.accepted.is_some() {
+                let e = event(&pin, "removed");
+                writes.push((pin, e));
+            } else {
+                let e = event(&pin, "gone before acceptance");
+                forgotten.push((pin.tool, e));
+            }
         }
         if !writes.is_empty() {
             self.store.save_tool_pins(&writes).await?;
         }
+        if !forgotten.is_empty() {
+            self.store
+                .delete_tool_pins(&realm.id, server_id, &forgotten)
+                .await?;
+        }
         let mut pins: Vec<ToolPin> = stored
             .into_iter()
             .filter(|p| !writes.iter().any(|(w, _)| w.tool == p.tool))
+            .filter(|p| !forgotten.iter().any(|(t, _)| t == &p.tool))
             .collect();
         pins.extend(writes.into_iter().map(|(p, _)| p));
         pins.sort_by(|a, b| a.tool.cmp(&b.tool));
@@ -460,8 +486,10 @@ impl Core {
         Ok(self.store.list_tool_pins(&realm.id).await?)
     }
 
-    /// Accepts what one server lists now: every tool waiting (new, changed or removed), or
-    /// only those named. Returns how many were accepted.
+    /// Accepts what one server lists as an administrator saw it: each `(tool, sha256)` pair
+    /// (the definition listed when they looked; empty for a removed tool) is accepted only if
+    /// the server still lists exactly that. With no pairs: every tool waiting now (the CLI,
+    /// after `tools` and `diff`). Returns how many were accepted.
     ///
     /// # Errors
     /// `Forbidden`, `NotFound` (realm, or a named tool with nothing waiting).
@@ -470,7 +498,7 @@ impl Core {
         p: &Principal,
         realm_name: &str,
         server_id: &str,
-        tools: &[String],
+        seen: &[(String, String)],
         meta: &RequestMeta,
     ) -> Result<usize> {
         p.require(Permission::ManageRegistry)?;
@@ -482,9 +510,9 @@ impl Core {
             .into_iter()
             .filter(|t| t.server_id == server_id && t.state() != PinState::Accepted)
             .collect();
-        if let Some(missing) = tools
+        if let Some((missing, _)) = seen
             .iter()
-            .find(|t| !waiting.iter().any(|w| &&w.tool == t))
+            .find(|(t, _)| !waiting.iter().any(|w| &w.tool == t))
         {
             return Err(Error::not_found(
                 "tool waiting for acceptance",
@@ -494,12 +522,17 @@ impl Core {
                 ),
             ));
         }
-        let now = self.now();
-        let (mut saved, mut removed) = (Vec::new(), Vec::new());
-        for pin in waiting
-            .into_iter()
-            .filter(|w| tools.is_empty() || tools.contains(&w.tool))
-        {
+        let mut accepted = Vec::new();
+        for pin in waiting {
+            let expected = if seen.is_empty() {
+                pin.seen.as_ref().map(|d| d.sha256.clone())
+            } else {
+                match seen.iter().find(|(t, _)| t == &pin.tool) {
+                    Some((_, sha)) if sha.is_empty() => None,
+                    Some((_, sha)) => Some(sha.clone()),
+                    None => continue,
+                }
+            };
             let mut e = self.event(
                 &realm.id,
                 &p.email,
@@ -511,30 +544,14 @@ impl Core {
                 "tool": pin.tool,
                 "change": pin.state().as_str(),
                 "fields": pin.diff().iter().map(|c| c.field.clone()).collect::<Vec<_>>(),
-                "sha256": pin.seen.as_ref().map(|d| d.sha256.clone()),
+                "sha256": expected,
             });
-            if pin.seen.is_none() {
-                removed.push((pin.tool, e));
-            } else {
-                let accepted = ToolPin {
-                    accepted: pin.seen.clone(),
-                    accepted_by: Some(p.email.clone()),
-                    accepted_at: Some(now),
-                    ..pin
-                };
-                saved.push((accepted, e));
-            }
+            accepted.push((pin.tool, expected, e));
         }
-        let n = saved.len() + removed.len();
-        if !saved.is_empty() {
-            self.store.save_tool_pins(&saved).await?;
-        }
-        if !removed.is_empty() {
-            self.store
-                .delete_tool_pins(&realm.id, server_id, &removed)
-                .await?;
-        }
-        Ok(n)
+        Ok(self
+            .store
+            .accept_tool_pins(&realm.id, server_id, &accepted, &p.email, self.now())
+            .await?)
     }
 
     /// The registry servers attached to an agent.
@@ -720,14 +737,21 @@ impl Core {
     ///
     /// # Errors
     /// `Conflict` when the caller has [`MAX_PENDING_APPROVALS`] waiting already; `Invalid`
-    /// when the arguments cannot be made canonical.
+    /// when the arguments are too large for a person to read.
     pub async fn request_gateway_approval(
         &self,
         caller: &GatewayCaller,
         (server_id, tool): (&str, &str),
-        arguments: &serde_json::Value,
+        (arguments, subject_ids, definition_sha256): (&serde_json::Value, &[String], &str),
         (side_effect_class, risk): (&str, &str),
     ) -> Result<Approval> {
+        let size = serde_json::to_vec(arguments).map_or(usize::MAX, |v| v.len());
+        if size > super::model::MAX_APPROVAL_ARGUMENT_BYTES {
+            return Err(Error::invalid(format!(
+                "The arguments are {size} bytes; a call that waits for approval carries at most {} (the approver reads all of them).",
+                super::model::MAX_APPROVAL_ARGUMENT_BYTES
+            )));
+        }
         let now = self.now();
         let ttl_secs = self.config().gateway_approval_ttl_secs;
         let key = caller.key();
@@ -749,7 +773,7 @@ impl Core {
             client_id: caller.claims.client_id.clone(),
             server_id: server_id.to_owned(),
             tool: tool.to_owned(),
-            arguments_sha256: super::model::canonical_sha256(arguments).map_err(Error::invalid)?,
+            arguments_sha256: super::model::call_digest(arguments, subject_ids, definition_sha256),
             arguments_preview: super::model::redacted_preview(arguments),
             side_effect_class: side_effect_class.to_owned(),
             risk: risk.to_owned(),
@@ -787,7 +811,7 @@ impl Core {
 
     /// What an approval id passed back with a call says: run it (the approval is used up, so
     /// it runs once), keep waiting, or refuse. Only the caller who asked, for exactly the same
-    /// capability and arguments, can redeem it.
+    /// capability, arguments and subjects, against the same accepted definition, redeems it.
     ///
     /// # Errors
     /// Storage failure.
@@ -796,7 +820,7 @@ impl Core {
         caller: &GatewayCaller,
         id: &str,
         (server_id, tool): (&str, &str),
-        arguments: &serde_json::Value,
+        (arguments, subject_ids, definition_sha256): (&serde_json::Value, &[String], &str),
     ) -> Result<Redeemed> {
         if id.len() > 64 {
             return Ok(Redeemed::Unknown);
@@ -807,7 +831,8 @@ impl Core {
         let same_call = a.caller_key == caller.key()
             && a.server_id == server_id
             && a.tool == tool
-            && super::model::canonical_sha256(arguments).is_ok_and(|h| h == a.arguments_sha256);
+            && super::model::call_digest(arguments, subject_ids, definition_sha256)
+                == a.arguments_sha256;
         if !same_call {
             return Ok(Redeemed::Unknown);
         }

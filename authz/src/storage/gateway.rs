@@ -10,9 +10,22 @@ use async_trait::async_trait;
 pub trait GatewayStore: Send + Sync {
     /// The realm's tool pins, by server and tool.
     async fn list_tool_pins(&self, realm_id: &RealmId) -> Result<Vec<ToolPin>, StorageError>;
-    /// Writes pins (inserted or replaced whole) with one audit event each, in one transaction.
+    /// Records what servers list now (a pin's `seen` columns; a new pin has no acceptance),
+    /// with one audit event each, in one transaction. Acceptances are never written here.
     async fn save_tool_pins(&self, pins: &[(ToolPin, NewAuditEvent)]) -> Result<(), StorageError>;
-    /// Deletes the pins of tools no longer listed that an administrator acknowledged.
+    /// Accepts what a server lists as an administrator saw it: each `(tool, seen sha256)`
+    /// becomes accepted only while the server still lists exactly that (a removed tool, `None`,
+    /// is forgotten while still removed). Writes each accepted one's audit event; returns how
+    /// many were.
+    async fn accept_tool_pins(
+        &self,
+        realm_id: &RealmId,
+        server_id: &str,
+        accepted: &[(String, Option<String>, NewAuditEvent)],
+        by: &str,
+        at: i64,
+    ) -> Result<usize, StorageError>;
+    /// Deletes the pins of tools no longer listed (never accepted, or acknowledged).
     async fn delete_tool_pins(
         &self,
         realm_id: &RealmId,
@@ -126,7 +139,9 @@ impl TryFrom<ApprovalRow> for Approval {
 }
 
 pub(super) const PIN_COLUMNS: &str = "realm_id, server_id, tool, seen_definition, seen_sha256, seen_at, accepted_definition, accepted_sha256, accepted_by, accepted_at";
-pub(super) const UPSERT_PIN: &str = "INSERT INTO gateway_tool_pins (realm_id, server_id, tool, seen_definition, seen_sha256, seen_at, accepted_definition, accepted_sha256, accepted_by, accepted_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (realm_id, server_id, tool) DO UPDATE SET seen_definition = excluded.seen_definition, seen_sha256 = excluded.seen_sha256, seen_at = excluded.seen_at, accepted_definition = excluded.accepted_definition, accepted_sha256 = excluded.accepted_sha256, accepted_by = excluded.accepted_by, accepted_at = excluded.accepted_at";
+pub(super) const UPSERT_PIN: &str = "INSERT INTO gateway_tool_pins (realm_id, server_id, tool, seen_definition, seen_sha256, seen_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (realm_id, server_id, tool) DO UPDATE SET seen_definition = excluded.seen_definition, seen_sha256 = excluded.seen_sha256, seen_at = excluded.seen_at";
+pub(super) const ACCEPT_PIN: &str = "UPDATE gateway_tool_pins SET accepted_definition = seen_definition, accepted_sha256 = seen_sha256, accepted_by = $1, accepted_at = $2 WHERE realm_id = $3 AND server_id = $4 AND tool = $5 AND seen_sha256 = $6";
+pub(super) const FORGET_REMOVED_PIN: &str = "DELETE FROM gateway_tool_pins WHERE realm_id = $1 AND server_id = $2 AND tool = $3 AND seen_sha256 IS NULL";
 pub(super) const DELETE_PIN: &str =
     "DELETE FROM gateway_tool_pins WHERE realm_id = $1 AND server_id = $2 AND tool = $3";
 pub(super) const INSERT_ATTACHMENT: &str = "INSERT INTO gateway_attachments (agent_id, server_id, attached_by, attached_at) VALUES ($1, $2, $3, $4)";
@@ -216,16 +231,50 @@ macro_rules! gateway_store {
                             .bind(p.seen.as_ref().map(|d| d.canonical.as_str()))
                             .bind(p.seen.as_ref().map(|d| d.sha256.as_str()))
                             .bind(p.seen_at)
-                            .bind(p.accepted.as_ref().map(|d| d.canonical.as_str()))
-                            .bind(p.accepted.as_ref().map(|d| d.sha256.as_str()))
-                            .bind(p.accepted_by.as_deref())
-                            .bind(p.accepted_at)
                             .execute(&mut *tx)
                             .await?;
                         insert_audit(&mut tx, event).await?;
                     }
                     tx.commit().await?;
                     Ok(())
+                }
+
+                async fn accept_tool_pins(
+                    &self,
+                    realm_id: &RealmId,
+                    server_id: &str,
+                    accepted: &[(String, Option<String>, NewAuditEvent)],
+                    by: &str,
+                    at: i64,
+                ) -> Result<usize, StorageError> {
+                    let mut tx = self.begin().await?;
+                    let mut n = 0;
+                    for (tool, seen, event) in accepted {
+                        let done = match seen {
+                            Some(sha) => sqlx::query(ACCEPT_PIN)
+                                .bind(by)
+                                .bind(at)
+                                .bind(realm_id.as_str())
+                                .bind(server_id)
+                                .bind(tool)
+                                .bind(sha)
+                                .execute(&mut *tx)
+                                .await?,
+                            None => sqlx::query(FORGET_REMOVED_PIN)
+                                .bind(realm_id.as_str())
+                                .bind(server_id)
+                                .bind(tool)
+                                .execute(&mut *tx)
+                                .await?,
+                        }
+                        .rows_affected();
+                        if done == 1 {
+                            insert_audit(&mut tx, event).await?;
+                            n += 1;
+                        }
+                    }
+                    tx.commit().await?;
+                    Ok(n)
                 }
 
                 async fn delete_tool_pins(

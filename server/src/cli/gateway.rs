@@ -206,8 +206,22 @@ pub(super) async fn gateway(core: &authz::Core, command: GatewayCommand) -> anyh
             server,
             tools,
         } => {
+            // Each named tool as the server lists it now (`diff` shows what that is).
+            let pins = core.list_tool_pins(&p, &realm).await.map_err(core_error)?;
+            let seen: Vec<(String, String)> = tools
+                .iter()
+                .map(|t| {
+                    let sha = pins
+                        .iter()
+                        .find(|x| x.server_id == server && &x.tool == t)
+                        .and_then(|x| x.seen.as_ref())
+                        .map(|d| d.sha256.clone())
+                        .unwrap_or_default();
+                    (t.clone(), sha)
+                })
+                .collect();
             let n = core
-                .accept_tool_pins(&p, &realm, &server, &tools, &meta)
+                .accept_tool_pins(&p, &realm, &server, &seen, &meta)
                 .await
                 .map_err(core_error)?;
             if n == 0 {

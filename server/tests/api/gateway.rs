@@ -754,8 +754,36 @@ async fn a_changed_definition_hides_the_tool_until_accepted_again() {
             .any(|e| e.details["tool"] == "search" && e.details["change"] == "changed"),
         "{changes:?}"
     );
-    // Accepted again: offered with the new description.
-    assert_eq!(g.accept("notes").await, 1);
+    // What an administrator accepts is what they saw: a stale definition is not accepted.
+    let core = &g.t.state.core;
+    let stale = pin.accepted.as_ref().expect("accepted").sha256.clone();
+    assert_eq!(
+        core.accept_tool_pins(
+            &g.admin,
+            "default",
+            "notes",
+            &[("search".into(), stale)],
+            &authz::RequestMeta::default()
+        )
+        .await
+        .expect("accept"),
+        0
+    );
+    assert!(!names(&search(&beta).await).contains(&"notes.search".to_owned()));
+    // Accepted again as listed: offered with the new description.
+    let listed = pin.seen.as_ref().expect("listed").sha256.clone();
+    assert_eq!(
+        core.accept_tool_pins(
+            &g.admin,
+            "default",
+            "notes",
+            &[("search".into(), listed)],
+            &authz::RequestMeta::default()
+        )
+        .await
+        .expect("accept"),
+        1
+    );
     let found = search(&beta).await;
     assert!(found.to_string().contains("IGNORE PREVIOUS"));
 }
@@ -866,6 +894,47 @@ async fn only_live_tokens_for_the_gateway_with_its_scope_are_served() {
     let res = g.t.send(post(Some(format!("Bearer {good}")))).await;
     let status = res.status();
     assert_eq!(status, StatusCode::OK, "{}", body(res).await);
+
+    // A session is its opener's alone: another caller naming it is told it does not exist.
+    let opened = g.t.send(post(Some(format!("Bearer {good}")))).await;
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .expect("session")
+        .to_owned();
+    let beta = g.token("beta", &g.url, "mcp").await;
+    let list = |token: &str, session: &str| {
+        Request::post("/realms/default/mcp")
+            .header(header::HOST, "127.0.0.1")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header(header::AUTHORIZATION, format!("Bearer {token}"))
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(Body::from(
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+            ))
+            .expect("request")
+    };
+    assert_eq!(
+        g.t.send(list(&beta, &session)).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    let delete = Request::delete("/realms/default/mcp")
+        .header(header::HOST, "127.0.0.1")
+        .header(header::AUTHORIZATION, format!("Bearer {beta}"))
+        .header("mcp-session-id", session.as_str())
+        .body(Body::empty())
+        .expect("request");
+    assert_eq!(g.t.send(delete).await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        g.t.send(list(&good, "made-up-session")).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        g.t.send(list(&good, &session)).await.status(),
+        StatusCode::OK,
+        "its opener still uses it"
+    );
 
     // A realm whose gateway is off has none.
     let res =

@@ -47,10 +47,23 @@ impl Core {
         req: &TokenRequest,
         meta: &RequestMeta,
     ) -> Result<TokenResponse> {
-        let exchanged = if id_jag::is_requested(req) {
+        self.token_exchange_as(realm, client, req, meta, false)
+            .await
+    }
+
+    /// The exchange, made for the MCP gateway (in this process) when `via_gateway`.
+    async fn token_exchange_as(
+        &self,
+        realm: &Realm,
+        client: &Client,
+        req: &TokenRequest,
+        meta: &RequestMeta,
+        via_gateway: bool,
+    ) -> Result<TokenResponse> {
+        let exchanged = if id_jag::is_requested(req) && !via_gateway {
             self.exchange_for_id_jag(realm, client, req).await
         } else {
-            self.exchange(realm, client, req).await
+            self.exchange(realm, client, req, via_gateway).await
         };
         match exchanged {
             Ok(Exchanged {
@@ -115,8 +128,14 @@ impl Core {
         client: &Client,
         req: &TokenRequest,
     ) -> Result<TokenResponse> {
-        self.token_exchange(realm, client, req, &crate::audit::RequestMeta::default())
-            .await
+        self.token_exchange_as(
+            realm,
+            client,
+            req,
+            &crate::audit::RequestMeta::default(),
+            true,
+        )
+        .await
     }
 
     async fn exchange(
@@ -124,6 +143,7 @@ impl Core {
         realm: &Realm,
         client: &Client,
         req: &TokenRequest,
+        via_gateway: bool,
     ) -> Result<Exchanged> {
         let subject_token = exchange_parameters(req)?;
         let (subject, subject_client) = self
@@ -204,7 +224,14 @@ impl Core {
         // A token for the realm's MCP gateway, exchanged by the gateway itself, stands for the
         // caller's session with the gateway (its one scope, `mcp`, names no upstream's): what
         // it reaches is what the registry release gives the caller, and nothing else.
-        let via_gateway = addressed && subject.aud == self.gateway_url(&realm.name);
+        // Only the gateway's own exchange, in this process, for a token addressed to it: never
+        // what any client asks at the token endpoint.
+        if via_gateway && !(addressed && subject.aud == self.gateway_url(&realm.name)) {
+            return Err(refuse(
+                OAuthErrorCode::InvalidGrant,
+                "The gateway exchanges only tokens addressed to it.",
+            ));
+        }
         if via_gateway && consent.is_none() {
             return Err(refuse(
                 OAuthErrorCode::InvalidTarget,
