@@ -257,7 +257,7 @@ impl Facade {
             .core
             .gateway_toolset(caller)
             .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            .map_err(internal)?;
         let mut capabilities = Vec::new();
         let mut unavailable = Vec::new();
         for server in toolset.servers.iter().filter(|s| s.excluded.is_none()) {
@@ -379,11 +379,7 @@ impl Facade {
             traceparent: Some(ctx.traceparent.clone()),
             ..Default::default()
         };
-        let toolset = inner
-            .core
-            .gateway_toolset(caller)
-            .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let toolset = inner.core.gateway_toolset(caller).await.map_err(internal)?;
         // Only the server the name's prefix names is listed: the name must then be one of
         // its offers exactly.
         let prefix = name.split_once('.').map(|(s, _)| s);
@@ -454,6 +450,7 @@ impl Facade {
                         .await
                     {
                         Ok(a) => {
+                            record.approval_id = Some(a.id.clone());
                             record.decision = "approval_required";
                             record.outcome = "waiting".into();
                             record.latency_ms = elapsed_ms(started);
@@ -478,12 +475,13 @@ impl Facade {
                             "too_large_for_approval",
                             json!({"error": "too_large_for_approval", "message": why}),
                         ),
-                        Err(e) => return Err(ErrorData::internal_error(e.to_string(), None)),
+                        Err(e) => return Err(internal(e)),
                     };
                     self.audit(caller, &audit_server, &record).await;
                     return Ok(result);
                 }
                 Some(id) => {
+                    record.approval_id = Some(id.chars().take(64).collect());
                     let redeemed = core
                         .redeem_gateway_approval(
                             caller,
@@ -492,7 +490,7 @@ impl Facade {
                             (&arguments, &ctx.subject_ids, &offer.definition.sha256),
                         )
                         .await
-                        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                        .map_err(internal)?;
                     let result = match redeemed {
                         Redeemed::Run => None,
                         Redeemed::Waiting => {
@@ -610,6 +608,12 @@ impl Facade {
             tracing::error!(error = %e, "gateway: the call's audit row was not written");
         }
     }
+}
+
+/// A failure of this process (storage): logged here, never described to the caller.
+fn internal(e: authz::Error) -> ErrorData {
+    tracing::error!(error = %e, "gateway: the request failed");
+    ErrorData::internal_error("The gateway failed; try again.", None)
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

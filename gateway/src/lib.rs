@@ -43,6 +43,8 @@ pub struct GatewayConfig {
     /// Most upstream connections kept at once (one per caller and upstream); the least
     /// recently used is closed beyond it.
     pub max_connections: usize,
+    /// How long a connection's tool list is trusted without a `list_changed` notice.
+    pub tools_ttl: Duration,
     /// Largest `arguments` object accepted, as JSON.
     pub max_argument_bytes: usize,
     /// Largest upstream response accepted, as JSON.
@@ -58,6 +60,7 @@ impl Default for GatewayConfig {
             breaker_failures: 5,
             breaker_open_for: Duration::from_secs(30),
             max_connections: 1000,
+            tools_ttl: Duration::from_secs(60),
             max_argument_bytes: 256 * 1024,
             max_response_bytes: 4 * 1024 * 1024,
         }

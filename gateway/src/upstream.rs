@@ -6,7 +6,7 @@
 //! upstream URL.
 use crate::GatewayConfig;
 use crate::breaker::{Availability, Breaker};
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -71,9 +71,17 @@ pub struct Conn {
     /// When its token expires (Unix seconds; `i64::MAX` without one).
     expires_at: i64,
     stale: Arc<AtomicBool>,
-    tools: tokio::sync::Mutex<Option<Vec<serde_json::Value>>>,
+    /// The tools listed, and when.
+    tools: tokio::sync::Mutex<Option<(Vec<serde_json::Value>, Instant)>>,
     last_used: Mutex<Instant>,
+    opened: Instant,
 }
+
+/// Most pages of a tool list read, and most tools kept.
+const MAX_LIST_PAGES: usize = 10;
+const MAX_LISTED_TOOLS: usize = 500;
+/// How long a connection is kept at most, whatever its token (a server without one included).
+const MAX_CONNECTION_AGE: Duration = Duration::from_secs(600);
 
 /// One upstream's state for health reports.
 #[derive(Debug, Clone, Default)]
@@ -211,6 +219,7 @@ impl Upstreams {
         };
         if let Some(c) = existing
             && c.expires_at - TOKEN_MARGIN_SECS > now
+            && c.opened.elapsed() < MAX_CONNECTION_AGE
             && !c.client.is_closed()
         {
             *c.last_used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
@@ -242,6 +251,7 @@ impl Upstreams {
             stale,
             tools: tokio::sync::Mutex::new(None),
             last_used: Mutex::new(Instant::now()),
+            opened: Instant::now(),
         });
         let evicted = {
             let mut conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);
@@ -276,27 +286,46 @@ impl Upstreams {
         conns.remove(&(caller.to_owned(), url.to_owned()));
     }
 
-    /// The tools `conn`'s server lists (each Tool object whole), from its cache unless the
-    /// server said they changed.
+    /// The tools `conn`'s server lists (each Tool object whole): from its cache unless the
+    /// server said they changed or the cache is older than `tools_ttl`; at most
+    /// [`MAX_LIST_PAGES`] pages and [`MAX_LISTED_TOOLS`] tools are read.
     ///
     /// # Errors
     /// A timeout or the call's failure.
     pub async fn tools(&self, conn: &Conn) -> Result<Vec<serde_json::Value>, UpstreamError> {
         let mut cached = conn.tools.lock().await;
-        if let Some(tools) = cached.as_ref()
+        if let Some((tools, at)) = cached.as_ref()
+            && at.elapsed() < self.config.tools_ttl
             && !conn.stale.swap(false, Ordering::Relaxed)
         {
             return Ok(tools.clone());
         }
-        let listed = tokio::time::timeout(self.config.call_timeout, conn.client.list_all_tools())
+        let listing = async {
+            let mut tools = Vec::new();
+            let mut cursor = None;
+            for _ in 0..MAX_LIST_PAGES {
+                let page = conn
+                    .client
+                    .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+                    .await
+                    .map_err(|e| UpstreamError::Failed(e.to_string()))?;
+                tools.extend(
+                    page.tools
+                        .iter()
+                        .filter_map(|t| serde_json::to_value(t).ok()),
+                );
+                cursor = page.next_cursor;
+                if cursor.is_none() || tools.len() >= MAX_LISTED_TOOLS {
+                    break;
+                }
+            }
+            tools.truncate(MAX_LISTED_TOOLS);
+            Ok(tools)
+        };
+        let tools = tokio::time::timeout(self.config.call_timeout, listing)
             .await
-            .map_err(|_| UpstreamError::Timeout)?
-            .map_err(|e| UpstreamError::Failed(e.to_string()))?;
-        let tools: Vec<serde_json::Value> = listed
-            .iter()
-            .filter_map(|t| serde_json::to_value(t).ok())
-            .collect();
-        *cached = Some(tools.clone());
+            .map_err(|_| UpstreamError::Timeout)??;
+        *cached = Some((tools.clone(), Instant::now()));
         Ok(tools)
     }
 

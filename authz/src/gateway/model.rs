@@ -292,6 +292,8 @@ pub struct CallRecord {
     pub subject_ids: Vec<String>,
     /// W3C traceparent.
     pub traceparent: Option<String>,
+    /// The approval the call asked for or ran with.
+    pub approval_id: Option<String>,
 }
 
 /// What a realm's gateway is: where clients reach it and what their tokens carry.

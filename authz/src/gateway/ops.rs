@@ -113,7 +113,20 @@ impl Core {
                     enabled: true,
                 };
                 self.create_resource(p, realm.name.as_str(), &input, meta)
-                    .await?
+                    .await?;
+                // Reaching the gateway reaches everything the release gives a person: only
+                // clients an administrator granted access may ask for its tokens.
+                self.set_resource_policy(
+                    p,
+                    realm.name.as_str(),
+                    GATEWAY_RESOURCE_SLUG,
+                    &crate::resources::AccessPolicyInput {
+                        consent: "granted_clients".into(),
+                        ..Default::default()
+                    },
+                    meta,
+                )
+                .await?
             }
         };
         if !resource.enabled {
@@ -727,6 +740,7 @@ impl Core {
             "run_id": record.run_id,
             "subject_ids": record.subject_ids,
             "traceparent": record.traceparent,
+            "approval": record.approval_id,
             "jti": caller.claims.jti,
         });
         self.audit_batched(event).await

@@ -482,6 +482,20 @@ impl Core {
         details: serde_json::Value,
         meta: &RequestMeta,
     ) -> Result<i64> {
+        // Plain http (loopback only, as the manifest allows) only where Portcullis itself runs
+        // in development: a production gateway never calls this machine's services.
+        if !self.config().allow_http_loopback
+            && let Some(i) = draft.servers.iter().position(|s| {
+                s.url
+                    .as_deref()
+                    .is_some_and(|u| u.trim().starts_with("http://"))
+            })
+        {
+            return Err(Error::Findings(vec![portcullis_manifest::Finding {
+                field: format!("servers[{i}].url"),
+                message: "Plain http (on loopback) is for development only: set dev.allow_http_loopback_resources, or use https.".into(),
+            }]));
+        }
         let expected = (registry.revision > 0).then_some(registry.revision);
         let next = Registry {
             draft,

@@ -961,3 +961,57 @@ async fn two_editors_of_two_servers_both_save() {
         .collect();
     assert_eq!(versions, [Some("2.0.1"), Some("1.1.0")], "jira, then wiki");
 }
+
+#[tokio::test]
+async fn plain_http_on_loopback_enters_the_draft_only_in_development() {
+    let f = fixture().await;
+    let p = Principal::cli();
+    let m = RequestMeta::default();
+    let local = ServerInput {
+        id: "figma".into(),
+        url: Some("http://127.0.0.1:3845/mcp".into()),
+        rings: vec!["ring0".into()],
+        ..ServerInput::default()
+    };
+    let mut input = policy(vec![local.clone()]);
+    input.rings = vec!["ring0".into()];
+    let r = revision(&f.core).await;
+    match f
+        .core
+        .replace_registry_draft(&p, "default", r, &input, &m)
+        .await
+    {
+        Err(Error::Findings(found)) => {
+            assert_eq!(found[0].field, "servers[0].url");
+            assert!(found[0].message.contains("development"), "{found:?}");
+        }
+        other => panic!("refused in production: {other:?}"),
+    }
+    // A non-loopback http URL is refused by the manifest itself, everywhere.
+    input.servers[0].url = Some("http://wiki.example.com/mcp".into());
+    assert!(
+        f.core
+            .replace_registry_draft(&p, "default", r, &input, &m)
+            .await
+            .is_err()
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("sqlite://{}", dir.path().join("dev.db").display());
+    let db = Database::connect(&url, 4).await.expect("connect sqlite");
+    db.migrate().await.expect("migrate");
+    let dev = Core::new(
+        db.store(),
+        CoreConfig {
+            allow_http_loopback: true,
+            ..CoreConfig::default()
+        },
+    );
+    dev.ensure_default_realm().await.expect("default realm");
+    let mut input = policy(vec![local]);
+    input.rings = vec!["ring0".into()];
+    let r = revision(&dev).await;
+    dev.replace_registry_draft(&p, "default", r, &input, &m)
+        .await
+        .expect("accepted in development");
+}
