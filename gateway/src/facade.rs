@@ -14,7 +14,7 @@ use authz::gateway::{
     CallRecord, GatewayCaller, GatewayServer, PinnedDefinition, Redeemed, UpstreamAuth,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
     Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
     Tool,
 };
@@ -585,6 +585,7 @@ impl Facade {
                 let mut out = CallToolResult::success(r.content);
                 out.is_error = r.is_error;
                 out.structured_content = r.structured_content;
+                inner.redactor.result(&mut out);
                 out
             }
             Err(e) => {
@@ -662,7 +663,10 @@ impl ServerHandler for Facade {
                     "additionalProperties": false
                 }),
             ),
-        ]))
+        ])
+        // The same two tools for everyone, always: clients on 2026-07-28 may cache them.
+        .with_ttl_ms(3_600_000)
+        .with_cache_scope(CacheScope::Public))
     }
 
     async fn call_tool(

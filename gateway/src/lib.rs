@@ -15,6 +15,7 @@ pub mod breaker;
 pub mod context;
 pub mod facade;
 pub mod names;
+pub mod redact;
 pub mod upstream;
 pub mod validate;
 
@@ -49,6 +50,8 @@ pub struct GatewayConfig {
     pub max_argument_bytes: usize,
     /// Largest upstream response accepted, as JSON.
     pub max_response_bytes: usize,
+    /// Patterns (besides the built-in credential shapes) redacted in results.
+    pub redact_patterns: Vec<String>,
 }
 
 impl Default for GatewayConfig {
@@ -63,6 +66,7 @@ impl Default for GatewayConfig {
             tools_ttl: Duration::from_secs(60),
             max_argument_bytes: 256 * 1024,
             max_response_bytes: 4 * 1024 * 1024,
+            redact_patterns: Vec::new(),
         }
     }
 }
@@ -80,16 +84,19 @@ pub(crate) struct Inner {
     pub(crate) config: GatewayConfig,
     pub(crate) upstreams: upstream::Upstreams,
     pub(crate) schemas: validate::Schemas,
+    pub(crate) redactor: redact::Redactor,
 }
 
 impl Gateway {
     /// A gateway over `core`'s realms.
     ///
     /// # Errors
-    /// When the TLS stack of its HTTP client cannot be set up.
+    /// When the TLS stack of its HTTP client cannot be set up, or a redaction pattern does
+    /// not compile.
     pub fn new(core: Core, config: GatewayConfig) -> Result<Self, String> {
         Ok(Self {
             inner: Arc::new(Inner {
+                redactor: redact::Redactor::new(&config.redact_patterns)?,
                 upstreams: upstream::Upstreams::new(&config, core.gateway_health())?,
                 sessions: std::sync::Mutex::default(),
                 schemas: validate::Schemas::default(),

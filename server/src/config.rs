@@ -26,6 +26,7 @@
 //! | `gateway.breaker_failures` | `PORTCULLIS_GATEWAY__BREAKER_FAILURES` | `5` |
 //! | `gateway.breaker_open_secs` | `PORTCULLIS_GATEWAY__BREAKER_OPEN_SECS` | `30` |
 //! | `gateway.approval_timeout_secs` | `PORTCULLIS_GATEWAY__APPROVAL_TIMEOUT_SECS` | `900` |
+//! | `gateway.redact_patterns` | (file only) | `[]` |
 //! | `mail.smtp_url` | `PORTCULLIS_MAIL__SMTP_URL` | unset: no e-mail |
 //! | `mail.from` | `PORTCULLIS_MAIL__FROM` | unset (required with `smtp_url`) |
 //! | `mail.timeout_secs` | `PORTCULLIS_MAIL__TIMEOUT_SECS` | `15` |
@@ -102,6 +103,9 @@ pub struct GatewayConfig {
     /// How long a call that can change things waits for a person's approval (then denied),
     /// and how long an approved call may then be run, in seconds.
     pub approval_timeout_secs: u64,
+    /// Regular expressions redacted in upstream results, besides the built-in credential
+    /// shapes (JWTs, bearer values, private keys, cloud and chat API keys).
+    pub redact_patterns: Vec<String>,
 }
 
 impl Default for GatewayConfig {
@@ -112,6 +116,7 @@ impl Default for GatewayConfig {
             breaker_failures: d.breaker_failures,
             breaker_open_secs: d.breaker_open_for.as_secs(),
             approval_timeout_secs: authz::gateway::APPROVAL_TTL_SECS.unsigned_abs(),
+            redact_patterns: Vec::new(),
         }
     }
 }
@@ -128,6 +133,7 @@ impl GatewayConfig {
             call_timeout: std::time::Duration::from_secs(self.call_timeout_secs.clamp(1, 600)),
             breaker_failures: self.breaker_failures.max(1),
             breaker_open_for: std::time::Duration::from_secs(self.breaker_open_secs.clamp(1, 3600)),
+            redact_patterns: self.redact_patterns.clone(),
             ..portcullis_gateway::GatewayConfig::default()
         }
     }

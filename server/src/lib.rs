@@ -163,7 +163,7 @@ impl AppState {
             .site_addr(config.http.bind)
             .build();
         let gateway = portcullis_gateway::Gateway::new(core.clone(), config.gateway.settings())
-            .map_err(|e| anyhow::anyhow!("Failed to set up the MCP gateway's HTTPS client: {e}"))?;
+            .map_err(|e| anyhow::anyhow!("Failed to set up the MCP gateway: {e}"))?;
         let gateway_service = gateway.service();
         Ok(Self(Arc::new(Shared {
             gateway,

@@ -620,6 +620,17 @@ async fn a_read_reaches_the_upstream_with_an_exchanged_token_and_the_meta_ids() 
         1,
         "one token for the connection: {exchanges:?}"
     );
+
+    // A credential in what the upstream returns never reaches the agent.
+    let leaked = "eyJhbGciOiJF.eyJzdWIiOiJh.c2lnbmF0dXJl";
+    let r = execute(&alpha, "notes.search", json!({"q": leaked}))
+        .await
+        .expect("call");
+    let text = format!("{:?}", r.content);
+    assert!(
+        text.contains("[redacted]") && !text.contains(leaked),
+        "{text}"
+    );
 }
 
 #[tokio::test]
