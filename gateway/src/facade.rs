@@ -37,6 +37,16 @@ pub struct Facade {
     gateway: Gateway,
 }
 
+/// What one server gives the caller now.
+struct Offers {
+    offers: Vec<(String, Offer)>,
+    availability: Availability,
+    /// Why it gives nothing now, when it could not be listed.
+    problem: Option<String>,
+    /// Its tools waiting for an administrator.
+    waiting: usize,
+}
+
 /// One capability the caller may use.
 #[derive(Debug, Clone)]
 struct Offer {
@@ -173,17 +183,22 @@ impl Facade {
     /// The capabilities one server gives the caller: its tools as it lists them now (through
     /// the caller's connection, which also records what changed), kept when accepted and
     /// allowed. Unreachable, it gives nothing.
-    async fn offers(
-        &self,
-        caller: &GatewayCaller,
-        server: &GatewayServer,
-    ) -> (Vec<(String, Offer)>, Availability) {
+    async fn offers(&self, caller: &GatewayCaller, server: &GatewayServer) -> Offers {
         let inner = &self.gateway.inner;
+        let unavailable = |availability: Availability, reason: &str| Offers {
+            offers: Vec::new(),
+            availability,
+            problem: Some(reason.to_owned()),
+            waiting: 0,
+        };
         let Some(url) = server.url.as_deref() else {
-            return (Vec::new(), Availability::Up);
+            return unavailable(Availability::Up, "not reachable by URL");
         };
         if !inner.upstreams.admit(url) {
-            return (Vec::new(), Availability::CircuitOpen);
+            return unavailable(
+                Availability::CircuitOpen,
+                "it failed repeatedly; the gateway stopped calling it for a while",
+            );
         }
         let started = Instant::now();
         let now = inner.core.now();
@@ -208,7 +223,7 @@ impl Facade {
                     .record(url, Err(&e), started.elapsed(), inner.core.now());
                 inner.upstreams.drop_connection(&caller.key(), url);
                 tracing::warn!(server = %server.server.id, error = e.kind(), "gateway: listing an upstream's tools failed");
-                return (Vec::new(), inner.upstreams.availability(url));
+                return unavailable(inner.upstreams.availability(url), &e.message());
             }
         };
         let pins = match inner
@@ -219,7 +234,7 @@ impl Facade {
             Ok(p) => p,
             Err(e) => {
                 tracing::error!(error = %e, "gateway: recording tool pins failed");
-                return (Vec::new(), Availability::Degraded);
+                return unavailable(Availability::Degraded, "the gateway failed; try again");
             }
         };
         let availability = inner.upstreams.availability(url);
@@ -241,7 +256,15 @@ impl Facade {
                 ))
             })
             .collect();
-        (offers, availability)
+        Offers {
+            offers,
+            availability,
+            problem: None,
+            waiting: pins
+                .iter()
+                .filter(|p| p.state() != authz::gateway::PinState::Accepted)
+                .count(),
+        }
     }
 
     async fn search(
@@ -260,15 +283,22 @@ impl Facade {
             .map_err(internal)?;
         let mut capabilities = Vec::new();
         let mut unavailable = Vec::new();
+        let mut waiting_review = Vec::new();
         for server in toolset.servers.iter().filter(|s| s.excluded.is_none()) {
             if only.as_deref().is_some_and(|o| o != server.server.id) {
                 continue;
             }
-            let (offers, availability) = self.offers(caller, server).await;
-            if offers.is_empty() && availability != Availability::Up {
-                unavailable.push(
-                    json!({"server": server.server.id, "availability": availability.as_str()}),
-                );
+            let Offers {
+                offers,
+                availability,
+                problem,
+                waiting,
+            } = self.offers(caller, server).await;
+            if let Some(problem) = problem {
+                unavailable.push(json!({"server": server.server.id, "availability": availability.as_str(), "reason": problem}));
+            }
+            if waiting > 0 {
+                waiting_review.push(json!({"server": server.server.id, "tools": waiting}));
             }
             for (name, offer) in offers {
                 let described = offer.describe();
@@ -288,6 +318,7 @@ impl Facade {
                 "release": toolset.release,
                 "capabilities": capabilities,
                 "unavailable": unavailable,
+                "waiting_for_review": waiting_review,
             }),
             false,
         ))
@@ -387,10 +418,37 @@ impl Facade {
             .servers
             .iter()
             .find(|s| s.excluded.is_none() && Some(s.server.id.as_str()) == prefix);
-        let offers = match server {
-            Some(s) => self.offers(caller, s).await.0,
-            None => Vec::new(),
+        let found = match server {
+            Some(s) => Some(self.offers(caller, s).await),
+            None => None,
         };
+        // The server cannot be listed now: a name it was offering is unavailable, not unknown.
+        if let (
+            Some(s),
+            Some(Offers {
+                problem: Some(problem),
+                availability,
+                ..
+            }),
+        ) = (server, &found)
+            && name.split_once('.').is_some_and(|(_, tool)| {
+                s.server.tools.allows(tool)
+                    && toolset
+                        .pin(&s.server.id, tool)
+                        .is_some_and(|p| p.accepted.is_some())
+            })
+        {
+            record.decision = "allowed";
+            record.outcome = "unavailable".into();
+            record.upstream_status = Some(availability.as_str().into());
+            record.latency_ms = elapsed_ms(started);
+            self.audit(caller, &s.server.id, &record).await;
+            return Ok(text_result(
+                &json!({"error": "unavailable", "availability": availability.as_str(), "message": format!("The server is unavailable now ({problem}). Nothing was sent.")}),
+                true,
+            ));
+        }
+        let offers = found.map(|o| o.offers).unwrap_or_default();
         let audit_server = server.map_or("-", |s| s.server.id.as_str()).to_owned();
         let Some(offer) = resolve(name, &offers).cloned() else {
             record.latency_ms = elapsed_ms(started);
@@ -420,6 +478,27 @@ impl Facade {
             self.audit(caller, &audit_server, &record).await;
             return Ok(text_result(
                 &json!({"error": "invalid_arguments", "errors": errors, "hint": "Nothing was sent: fix the arguments to match input_schema."}),
+                true,
+            ));
+        }
+        // Budgets and rate limits, before anything waits or is sent.
+        let cost = offer.describe()["cost_hint"].as_u64().unwrap_or(1);
+        if let Err(wait) = inner.limits.spend(
+            &caller.key(),
+            name,
+            cost,
+            (
+                inner.config.budget_per_minute,
+                inner.config.calls_per_tool_per_minute,
+            ),
+            Instant::now(),
+        ) {
+            record.decision = "denied";
+            record.outcome = "rate_limited".into();
+            record.latency_ms = elapsed_ms(started);
+            self.audit(caller, &audit_server, &record).await;
+            return Ok(text_result(
+                &json!({"error": "rate_limited", "retry_after_secs": wait, "message": "Too many calls (or too costly) this minute. Nothing was sent; try again later."}),
                 true,
             ));
         }
@@ -505,7 +584,11 @@ impl Facade {
                         Redeemed::Refused(status) => Some(refused(
                             &mut record,
                             &format!("approval_{}", status.as_str()),
-                            json!({"error": format!("approval_{}", status.as_str()), "approval_id": id, "message": "This call was not approved (denied, lapsed, or run already). Nothing was sent."}),
+                            json!({"error": format!("approval_{}", status.as_str()), "approval_id": id, "message": match status {
+                                authz::gateway::ApprovalStatus::Denied => "A person denied this call. Nothing was sent.",
+                                authz::gateway::ApprovalStatus::Used => "This approval was used already: an approval runs its call once. Ask again.",
+                                _ => "No one approved this call in time (or the approved call was not run in time): it is denied. Nothing was sent; ask again.",
+                            }}),
                         )),
                         Redeemed::Unknown => Some(refused(
                             &mut record,

@@ -14,6 +14,7 @@
 pub mod breaker;
 pub mod context;
 pub mod facade;
+pub mod limits;
 pub mod names;
 pub mod redact;
 pub mod upstream;
@@ -52,6 +53,10 @@ pub struct GatewayConfig {
     pub max_response_bytes: usize,
     /// Patterns (besides the built-in credential shapes) redacted in results.
     pub redact_patterns: Vec<String>,
+    /// What one caller may spend a minute, counting each call's `cost_hint`.
+    pub budget_per_minute: u64,
+    /// How many calls one caller may make to one capability a minute.
+    pub calls_per_tool_per_minute: u64,
 }
 
 impl Default for GatewayConfig {
@@ -67,6 +72,8 @@ impl Default for GatewayConfig {
             max_argument_bytes: 256 * 1024,
             max_response_bytes: 4 * 1024 * 1024,
             redact_patterns: Vec::new(),
+            budget_per_minute: 600,
+            calls_per_tool_per_minute: 120,
         }
     }
 }
@@ -85,6 +92,7 @@ pub(crate) struct Inner {
     pub(crate) upstreams: upstream::Upstreams,
     pub(crate) schemas: validate::Schemas,
     pub(crate) redactor: redact::Redactor,
+    pub(crate) limits: limits::Limits,
 }
 
 impl Gateway {
@@ -97,6 +105,7 @@ impl Gateway {
         Ok(Self {
             inner: Arc::new(Inner {
                 redactor: redact::Redactor::new(&config.redact_patterns)?,
+                limits: limits::Limits::default(),
                 upstreams: upstream::Upstreams::new(&config, core.gateway_health())?,
                 sessions: std::sync::Mutex::default(),
                 schemas: validate::Schemas::default(),

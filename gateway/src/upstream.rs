@@ -174,8 +174,13 @@ impl Upstreams {
             Ok(()) => s
                 .breaker
                 .record(true, Instant::now(), self.config.breaker_failures),
-            // A refused token says nothing about the upstream's health.
-            Err(UpstreamError::NoToken(_)) => s.breaker.release(),
+            // A refused token says nothing about the upstream's health (its breaker), but the
+            // console shows it: the server is unusable for that caller.
+            Err(e @ UpstreamError::NoToken(_)) => {
+                s.breaker.release();
+                s.errors += 1;
+                s.last_error = Some(e.kind().to_owned());
+            }
             Err(e) => {
                 s.errors += 1;
                 s.last_error = Some(e.kind().to_owned());

@@ -27,6 +27,8 @@
 //! | `gateway.breaker_open_secs` | `PORTCULLIS_GATEWAY__BREAKER_OPEN_SECS` | `30` |
 //! | `gateway.approval_timeout_secs` | `PORTCULLIS_GATEWAY__APPROVAL_TIMEOUT_SECS` | `900` |
 //! | `gateway.redact_patterns` | (file only) | `[]` |
+//! | `gateway.budget_per_minute` | `PORTCULLIS_GATEWAY__BUDGET_PER_MINUTE` | `600` |
+//! | `gateway.calls_per_tool_per_minute` | `PORTCULLIS_GATEWAY__CALLS_PER_TOOL_PER_MINUTE` | `120` |
 //! | `mail.smtp_url` | `PORTCULLIS_MAIL__SMTP_URL` | unset: no e-mail |
 //! | `mail.from` | `PORTCULLIS_MAIL__FROM` | unset (required with `smtp_url`) |
 //! | `mail.timeout_secs` | `PORTCULLIS_MAIL__TIMEOUT_SECS` | `15` |
@@ -106,6 +108,10 @@ pub struct GatewayConfig {
     /// Regular expressions redacted in upstream results, besides the built-in credential
     /// shapes (JWTs, bearer values, private keys, cloud and chat API keys).
     pub redact_patterns: Vec<String>,
+    /// What one caller may spend a minute (each call costs its tool's `cost_hint`, at least 1).
+    pub budget_per_minute: u64,
+    /// Calls one caller may make to one tool a minute.
+    pub calls_per_tool_per_minute: u64,
 }
 
 impl Default for GatewayConfig {
@@ -117,6 +123,8 @@ impl Default for GatewayConfig {
             breaker_open_secs: d.breaker_open_for.as_secs(),
             approval_timeout_secs: authz::gateway::APPROVAL_TTL_SECS.unsigned_abs(),
             redact_patterns: Vec::new(),
+            budget_per_minute: d.budget_per_minute,
+            calls_per_tool_per_minute: d.calls_per_tool_per_minute,
         }
     }
 }
@@ -134,6 +142,8 @@ impl GatewayConfig {
             breaker_failures: self.breaker_failures.max(1),
             breaker_open_for: std::time::Duration::from_secs(self.breaker_open_secs.clamp(1, 3600)),
             redact_patterns: self.redact_patterns.clone(),
+            budget_per_minute: self.budget_per_minute.max(1),
+            calls_per_tool_per_minute: self.calls_per_tool_per_minute.max(1),
             ..portcullis_gateway::GatewayConfig::default()
         }
     }

@@ -720,7 +720,10 @@ impl Core {
             AuditSubject::RegistryServer(server_id.chars().take(200).collect()),
             &RequestMeta::default(),
         );
-        if record.decision != "allowed" || record.outcome != "ok" {
+        // A call waiting for a person has not failed (nor succeeded yet): its row says so.
+        if record.decision != "approval_required"
+            && (record.decision != "allowed" || record.outcome != "ok")
+        {
             event.outcome = Outcome::Failure;
         }
         event.related = caller

@@ -176,6 +176,7 @@ async fn setup() -> Gateway {
             c.gateway.breaker_failures = 2;
             c.gateway.breaker_open_secs = 600;
             c.gateway.approval_timeout_secs = 600;
+            c.gateway.calls_per_tool_per_minute = 8;
         },
         Arc::new(clock.clone()),
     )
@@ -702,7 +703,9 @@ async fn invalid_arguments_writes_and_unknown_names_never_reach_an_upstream() {
     assert_eq!(rows.len(), 4 + 1 + 14, "one row per call");
     assert!(
         rows.iter()
-            .all(|r| r.outcome == authz::audit::Outcome::Failure)
+            .all(|r| r.outcome == authz::audit::Outcome::Failure
+                || r.details["decision"] == "approval_required"),
+        "none ran: {rows:?}"
     );
 }
 
@@ -817,13 +820,25 @@ async fn a_hanging_upstream_trips_the_breaker_and_search_reports_it() {
     );
     let found = search(&beta).await;
     assert_eq!(names(&found), Vec::<String>::new());
-    assert_eq!(
-        found["unavailable"],
-        json!([{"server": "notes", "availability": "circuit_open"}])
+    assert_eq!(found["unavailable"][0]["server"], "notes");
+    assert_eq!(found["unavailable"][0]["availability"], "circuit_open");
+    assert!(
+        found["unavailable"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("failed repeatedly"))
     );
     let calls = g.notes.calls.load(Ordering::SeqCst);
-    let r = execute(&beta, "notes.search", json!({"q": "x"})).await;
-    assert!(not_found(r), "an open breaker offers nothing");
+    // A name it offered is unavailable (not unknown) while the breaker is open.
+    let r = execute(&beta, "notes.search", json!({"q": "x"}))
+        .await
+        .expect("a result");
+    assert_eq!(
+        r.structured_content.as_ref().map(|v| v["error"].clone()),
+        Some(json!("unavailable"))
+    );
+    assert!(not_found(
+        execute(&beta, "notes.nothing_like_it", json!({"q": "x"})).await
+    ));
     assert_eq!(
         g.notes.calls.load(Ordering::SeqCst),
         calls,
@@ -1075,4 +1090,39 @@ async fn a_write_waits_for_a_person_runs_once_after_approval_and_is_denied_on_ti
         .await;
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].details["capability"], "notes.delete_note");
+}
+
+#[tokio::test]
+async fn calls_past_a_tools_limit_are_refused_before_anything_is_sent() {
+    let g = setup().await;
+    let beta = g.client("beta").await;
+    search(&beta).await;
+    g.accept("notes").await;
+    for i in 0..8 {
+        let r = execute(&beta, "notes.search", json!({"q": format!("n{i}")}))
+            .await
+            .expect("call");
+        assert_ne!(r.is_error, Some(true), "call {i}: {r:?}");
+    }
+    let r = execute(&beta, "notes.search", json!({"q": "one more"}))
+        .await
+        .expect("call");
+    let v = r.structured_content.expect("structured");
+    assert_eq!(v["error"], "rate_limited");
+    assert!(
+        v["retry_after_secs"]
+            .as_u64()
+            .is_some_and(|s| (1..=60).contains(&s))
+    );
+    assert_eq!(
+        g.notes.calls.load(Ordering::SeqCst),
+        8,
+        "the ninth was not sent"
+    );
+    // Another caller has its own limit.
+    let alpha = g.client("alpha").await;
+    let r = execute(&alpha, "notes.search", json!({"q": "mine"}))
+        .await
+        .expect("call");
+    assert_ne!(r.is_error, Some(true));
 }
