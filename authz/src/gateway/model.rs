@@ -177,7 +177,7 @@ impl GatewayCaller {
     /// what an upstream connection, an MCP session and an approval are kept under.
     pub fn key(&self) -> String {
         format!(
-            "{}\u{0}{}\u{0}{}\u{0}{}",
+            "{}\u{1f}{}\u{1f}{}\u{1f}{}",
             self.realm.id.as_str(),
             self.claims.sub,
             self.agent.as_ref().map_or("", |a| a.id.as_str()),
