@@ -7,7 +7,9 @@
 //!
 //! The MCP side — the facade's two tools, upstream connections, argument validation — is the
 //! `portcullis-gateway` crate, which asks this module everything it decides.
+mod approvals;
 mod model;
 mod ops;
+mod pins;
 
 pub use model::*;

@@ -1,0 +1,243 @@
+//! Approvals: a gateway call that can change things waits for a person, bound to its caller
+//! and the exact call, runs once, and lapses when nobody decides.
+use super::model::{Approval, ApprovalStatus, GatewayCaller, MAX_PENDING_APPROVALS, Redeemed};
+use crate::audit::{AuditSubject, RequestMeta, action};
+use crate::core::Core;
+use crate::error::{Error, Result, StorageError};
+use crate::policy::{Permission, Principal};
+
+impl Core {
+    /// Records a call that can change things as waiting for a person, who sees it with its
+    /// arguments redacted; it lapses (denied) when undecided for the configured time.
+    ///
+    /// # Errors
+    /// `Conflict` when the caller has [`MAX_PENDING_APPROVALS`] waiting already; `Invalid`
+    /// when the arguments are too large for a person to read.
+    pub async fn request_gateway_approval(
+        &self,
+        caller: &GatewayCaller,
+        (server_id, tool): (&str, &str),
+        (arguments, subject_ids, definition_sha256): (&serde_json::Value, &[String], &str),
+        (side_effect_class, risk): (&str, &str),
+    ) -> Result<Approval> {
+        let size = serde_json::to_vec(arguments).map_or(usize::MAX, |v| v.len());
+        if size > super::model::MAX_APPROVAL_ARGUMENT_BYTES {
+            return Err(Error::invalid(format!(
+                "The arguments are {size} bytes; a call that waits for approval carries at most {} (the approver reads all of them).",
+                super::model::MAX_APPROVAL_ARGUMENT_BYTES
+            )));
+        }
+        let now = self.now();
+        let ttl_secs = self.config().gateway_approval_ttl_secs;
+        let key = caller.key();
+        let waiting = self
+            .store
+            .count_pending_approvals(&caller.realm.id, &key, now)
+            .await?;
+        if usize::try_from(waiting).unwrap_or(usize::MAX) >= MAX_PENDING_APPROVALS {
+            return Err(Error::Conflict(
+                format!("{MAX_PENDING_APPROVALS} of your calls wait for approval already; wait for a decision first.").into(),
+            ));
+        }
+        let approval = Approval {
+            id: crate::secret::new_id("apr"),
+            realm_id: caller.realm.id.clone(),
+            caller_key: key,
+            sub: caller.claims.sub.clone(),
+            agent_id: caller.agent.as_ref().map(|a| a.id.to_string()),
+            client_id: caller.claims.client_id.clone(),
+            server_id: server_id.to_owned(),
+            tool: tool.to_owned(),
+            arguments_sha256: super::model::call_digest(arguments, subject_ids, definition_sha256),
+            arguments_preview: super::model::redacted_preview(arguments),
+            side_effect_class: side_effect_class.to_owned(),
+            risk: risk.to_owned(),
+            status: ApprovalStatus::Pending,
+            requested_at: now,
+            expires_at: now + ttl_secs.max(1),
+            decided_by: None,
+            decided_at: None,
+            reason: None,
+        };
+        let mut event = self.event(
+            &caller.realm.id,
+            &caller.claims.client_id,
+            action::GATEWAY_APPROVAL_REQUEST,
+            AuditSubject::RegistryServer(server_id.to_owned()),
+            &RequestMeta::default(),
+        );
+        event.related = caller
+            .agent
+            .as_ref()
+            .map(|a| AuditSubject::Agent(a.name.clone()).target());
+        event.details = serde_json::json!({
+            "approval": approval.id,
+            "capability": approval.capability(),
+            "sub": approval.sub,
+            "agent_id": approval.agent_id,
+            "side_effect_class": approval.side_effect_class,
+            "risk": approval.risk,
+            "arguments_sha256": approval.arguments_sha256,
+            "expires_at": approval.expires_at,
+        });
+        self.store.insert_approval(&approval, &event).await?;
+        Ok(approval)
+    }
+
+    /// What an approval id passed back with a call says: run it (the approval is used up, so
+    /// it runs once), keep waiting, or refuse. Only the caller who asked, for exactly the same
+    /// capability, arguments and subjects, against the same accepted definition, redeems it.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub async fn redeem_gateway_approval(
+        &self,
+        caller: &GatewayCaller,
+        id: &str,
+        (server_id, tool): (&str, &str),
+        (arguments, subject_ids, definition_sha256): (&serde_json::Value, &[String], &str),
+    ) -> Result<Redeemed> {
+        if id.len() > 64 {
+            return Ok(Redeemed::Unknown);
+        }
+        let Some(a) = self.store.find_approval(&caller.realm.id, id).await? else {
+            return Ok(Redeemed::Unknown);
+        };
+        let same_call = a.caller_key == caller.key()
+            && a.server_id == server_id
+            && a.tool == tool
+            && super::model::call_digest(arguments, subject_ids, definition_sha256)
+                == a.arguments_sha256;
+        if !same_call {
+            return Ok(Redeemed::Unknown);
+        }
+        let now = self.now();
+        Ok(match a.status_at(now) {
+            ApprovalStatus::Pending => Redeemed::Waiting,
+            ApprovalStatus::Approved if self.store.use_approval(&a.id, now).await? => Redeemed::Run,
+            ApprovalStatus::Approved => Redeemed::Refused(ApprovalStatus::Used),
+            other => Redeemed::Refused(other),
+        })
+    }
+
+    /// A realm's gateway approvals, newest first: those waiting now, or every one (at most
+    /// 500), each with its agent's name.
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm).
+    pub async fn list_gateway_approvals(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        waiting_only: bool,
+    ) -> Result<Vec<(Approval, Option<String>)>> {
+        p.require(Permission::ReviewClients)?;
+        let realm = self.find_realm(realm_name).await?;
+        let now = self.now();
+        let list = self
+            .store
+            .list_approvals(&realm.id, waiting_only.then_some(now), 500)
+            .await?;
+        let mut out = Vec::with_capacity(list.len());
+        for a in list {
+            let name = match &a.agent_id {
+                Some(id) => self
+                    .cached_agent(&crate::ids::AgentId::from_stored(id.as_str()))
+                    .await?
+                    .map(|agent| agent.name),
+                None => None,
+            };
+            out.push((a, name));
+        }
+        Ok(out)
+    }
+
+    /// Approves or denies a waiting call. Approved, it may be run once within the approval's
+    /// time (counted again from now).
+    ///
+    /// # Errors
+    /// `Forbidden`, `NotFound` (realm or approval), `Conflict` (decided already or lapsed),
+    /// `InvalidField` (`reason`: over 500 characters).
+    pub async fn decide_gateway_approval(
+        &self,
+        p: &Principal,
+        realm_name: &str,
+        id: &str,
+        approve: bool,
+        reason: &str,
+        meta: &RequestMeta,
+    ) -> Result<Approval> {
+        let ttl_secs = self.config().gateway_approval_ttl_secs;
+        p.require(Permission::ReviewClients)?;
+        let realm = self.find_realm(realm_name).await?;
+        let reason = reason.trim();
+        if reason.chars().count() > 500 {
+            return Err(Error::field("reason", "At most 500 characters."));
+        }
+        let mut a = self
+            .store
+            .find_approval(&realm.id, id)
+            .await?
+            .ok_or_else(|| Error::not_found("approval", id.chars().take(64).collect::<String>()))?;
+        let now = self.now();
+        if a.status_at(now) != ApprovalStatus::Pending {
+            return Err(Error::Conflict(
+                format!("This call is {} already.", a.status_at(now).as_str()).into(),
+            ));
+        }
+        a.status = if approve {
+            ApprovalStatus::Approved
+        } else {
+            ApprovalStatus::Denied
+        };
+        a.decided_by = Some(p.email.clone());
+        a.decided_at = Some(now);
+        a.reason = (!reason.is_empty()).then(|| reason.to_owned());
+        if approve {
+            a.expires_at = now + ttl_secs.max(1);
+        }
+        let mut event = self.event(
+            &realm.id,
+            &p.email,
+            if approve {
+                action::GATEWAY_APPROVAL_APPROVE
+            } else {
+                action::GATEWAY_APPROVAL_DENY
+            },
+            AuditSubject::RegistryServer(a.server_id.clone()),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "approval": a.id,
+            "capability": a.capability(),
+            "sub": a.sub,
+            "agent_id": a.agent_id,
+            "reason": a.reason,
+        });
+        self.store
+            .decide_approval(&a, now, &event)
+            .await
+            .map_err(|e| match e {
+                StorageError::Conflict(m) => Error::Conflict(m.into()),
+                other => Error::Storage(other),
+            })?;
+        Ok(a)
+    }
+
+    /// How many gateway calls wait for `p`'s decision in a realm (none for those who may not
+    /// decide): the console's badge.
+    ///
+    /// # Errors
+    /// `NotFound` (realm), storage failure.
+    pub async fn gateway_waiting_count(&self, p: &Principal, realm_name: &str) -> Result<usize> {
+        if !p.role.can(Permission::ReviewClients) {
+            return Ok(0);
+        }
+        let realm = self.find_realm(realm_name).await?;
+        Ok(self
+            .store
+            .list_approvals(&realm.id, Some(self.now()), 100)
+            .await?
+            .len())
+    }
+}
