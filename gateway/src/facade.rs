@@ -5,14 +5,15 @@
 //! administrator accepted it and its tool rules allow, with the accepted definition's input
 //! schema and the server's availability. Execute runs only a name that search could return,
 //! byte for byte; anything else is `-32008 tool_not_found`, whatever the spelling.
+mod approval;
+
 use crate::Gateway;
 use crate::breaker::Availability;
 use crate::context::{CallContext, new_run_id, traceparent};
 use crate::names::{capability_name, resolve};
 use crate::upstream::UpstreamError;
-use authz::gateway::{
-    CallRecord, GatewayCaller, GatewayServer, PinnedDefinition, Redeemed, UpstreamAuth,
-};
+use approval::{Gate, Round};
+use authz::gateway::{CallRecord, GatewayCaller, GatewayServer, PinnedDefinition, UpstreamAuth};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
     Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -328,49 +329,16 @@ impl Facade {
         &self,
         caller: &GatewayCaller,
         args: &serde_json::Map<String, Value>,
+        round: &Round,
         context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
         let inner = &self.gateway.inner;
-        let Some(Value::String(name)) = args.get("name") else {
-            return Err(ErrorData::invalid_params(
-                "name must be a capability's exact name (a string).",
-                None,
-            ));
+        let (name, arguments, subject_ids) = match parse_call(args) {
+            Ok(call) => call,
+            Err(e) => return Err(self.malformed(caller, args, e).await),
         };
-        let arguments = match args.get("arguments") {
-            None | Some(Value::Null) => Value::Object(serde_json::Map::new()),
-            Some(v @ Value::Object(_)) => v.clone(),
-            Some(_) => {
-                return Err(ErrorData::invalid_params(
-                    "arguments must be an object.",
-                    None,
-                ));
-            }
-        };
-        let subject_ids: Vec<String> = match args.get("subject_ids") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) if a.len() <= MAX_SUBJECT_IDS => a
-                .iter()
-                .map(|v| {
-                    v.as_str()
-                        .filter(|s| !s.is_empty() && s.len() <= MAX_TEXT)
-                        .map(str::to_owned)
-                })
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| {
-                    ErrorData::invalid_params(
-                        "subject_ids: non-empty strings of at most 200 characters.",
-                        None,
-                    )
-                })?,
-            Some(_) => {
-                return Err(ErrorData::invalid_params(
-                    format!("subject_ids: an array of at most {MAX_SUBJECT_IDS} strings."),
-                    None,
-                ));
-            }
-        };
+        let name = &name;
         let parts = context.extensions.get::<http::request::Parts>();
         let header = |h: &str| {
             parts
@@ -443,10 +411,10 @@ impl Facade {
             record.upstream_status = Some(availability.as_str().into());
             record.latency_ms = elapsed_ms(started);
             self.audit(caller, &s.server.id, &record).await;
-            return Ok(text_result(
+            return Ok(CallToolResponse::Complete(text_result(
                 &json!({"error": "unavailable", "availability": availability.as_str(), "message": format!("The server is unavailable now ({problem}). Nothing was sent.")}),
                 true,
-            ));
+            )));
         }
         let offers = found.map(|o| o.offers).unwrap_or_default();
         let audit_server = server.map_or("-", |s| s.server.id.as_str()).to_owned();
@@ -476,10 +444,10 @@ impl Facade {
             record.outcome = "invalid_arguments".into();
             record.latency_ms = elapsed_ms(started);
             self.audit(caller, &audit_server, &record).await;
-            return Ok(text_result(
+            return Ok(CallToolResponse::Complete(text_result(
                 &json!({"error": "invalid_arguments", "errors": errors, "hint": "Nothing was sent: fix the arguments to match input_schema."}),
                 true,
-            ));
+            )));
         }
         // Budgets and rate limits, before anything waits or is sent.
         let cost = offer.describe()["cost_hint"].as_u64().unwrap_or(1);
@@ -497,111 +465,26 @@ impl Facade {
             record.outcome = "rate_limited".into();
             record.latency_ms = elapsed_ms(started);
             self.audit(caller, &audit_server, &record).await;
-            return Ok(text_result(
+            return Ok(CallToolResponse::Complete(text_result(
                 &json!({"error": "rate_limited", "retry_after_secs": wait, "message": "Too many calls (or too costly) this minute. Nothing was sent; try again later."}),
                 true,
-            ));
+            )));
         }
         let class = offer.side_effect_class();
-        if class != "read" {
-            let risk = offer.describe()["risk"]
-                .as_str()
-                .unwrap_or("high")
-                .to_owned();
-            let key = (offer.server.server.id.as_str(), offer.tool.as_str());
-            let approval_id = string_arg(args, "approval_id")?;
-            let refused = |record: &mut CallRecord, outcome: &str, value: Value| {
-                record.decision = "denied";
-                record.outcome = outcome.into();
-                record.latency_ms = elapsed_ms(started);
-                text_result(&value, true)
-            };
-            let core = &inner.core;
-            match approval_id {
-                None => {
-                    let result = match core
-                        .request_gateway_approval(
-                            caller,
-                            key,
-                            (&arguments, &ctx.subject_ids, &offer.definition.sha256),
-                            (class, &risk),
-                        )
-                        .await
-                    {
-                        Ok(a) => {
-                            record.approval_id = Some(a.id.clone());
-                            record.decision = "approval_required";
-                            record.outcome = "waiting".into();
-                            record.latency_ms = elapsed_ms(started);
-                            text_result(
-                                &json!({
-                                    "status": "approval_required",
-                                    "approval_id": a.id,
-                                    "expires_at": a.expires_at,
-                                    "side_effect_class": class,
-                                    "message": "This capability can change things: a person must approve this exact call first. Nothing was sent. Once it is approved, call execute_capability again with the same name and arguments and this approval_id.",
-                                }),
-                                false,
-                            )
-                        }
-                        Err(authz::Error::Conflict(why)) => refused(
-                            &mut record,
-                            "too_many_waiting",
-                            json!({"error": "too_many_waiting", "message": why}),
-                        ),
-                        Err(authz::Error::Invalid(why)) => refused(
-                            &mut record,
-                            "too_large_for_approval",
-                            json!({"error": "too_large_for_approval", "message": why}),
-                        ),
-                        Err(e) => return Err(internal(e)),
-                    };
-                    self.audit(caller, &audit_server, &record).await;
-                    return Ok(result);
-                }
-                Some(id) => {
-                    record.approval_id = Some(id.chars().take(64).collect());
-                    let redeemed = core
-                        .redeem_gateway_approval(
-                            caller,
-                            &id,
-                            key,
-                            (&arguments, &ctx.subject_ids, &offer.definition.sha256),
-                        )
-                        .await
-                        .map_err(internal)?;
-                    let result = match redeemed {
-                        Redeemed::Run => None,
-                        Redeemed::Waiting => {
-                            record.decision = "approval_required";
-                            record.outcome = "waiting".into();
-                            record.latency_ms = elapsed_ms(started);
-                            Some(text_result(
-                                &json!({"status": "approval_pending", "approval_id": id, "message": "No one has decided yet. Nothing was sent; try again later."}),
-                                false,
-                            ))
-                        }
-                        Redeemed::Refused(status) => Some(refused(
-                            &mut record,
-                            &format!("approval_{}", status.as_str()),
-                            json!({"error": format!("approval_{}", status.as_str()), "approval_id": id, "message": match status {
-                                authz::gateway::ApprovalStatus::Denied => "A person denied this call. Nothing was sent.",
-                                authz::gateway::ApprovalStatus::Used => "This approval was used already: an approval runs its call once. Ask again.",
-                                _ => "No one approved this call in time (or the approved call was not run in time): it is denied. Nothing was sent; ask again.",
-                            }}),
-                        )),
-                        Redeemed::Unknown => Some(refused(
-                            &mut record,
-                            "approval_unknown",
-                            json!({"error": "approval_unknown", "message": "No approval with this id is yours for exactly this call (same capability and arguments). Nothing was sent."}),
-                        )),
-                    };
-                    if let Some(result) = result {
-                        self.audit(caller, &audit_server, &record).await;
-                        return Ok(result);
-                    }
-                }
-            }
+        if class != "read"
+            && let Gate::Answer(answer) = self
+                .gate(
+                    caller,
+                    &offer,
+                    (&arguments, &ctx),
+                    round,
+                    &mut record,
+                    started,
+                )
+                .await?
+        {
+            self.audit(caller, &audit_server, &record).await;
+            return Ok(answer);
         }
         record.decision = "allowed";
         let url = offer.server.url.clone().unwrap_or_default();
@@ -678,7 +561,31 @@ impl Facade {
             }
         };
         self.audit(caller, &audit_server, &record).await;
-        Ok(result)
+        Ok(CallToolResponse::Complete(result))
+    }
+
+    /// Audits a malformed `execute_capability` (refused before anything else) and passes
+    /// its error on.
+    async fn malformed(
+        &self,
+        caller: &GatewayCaller,
+        args: &serde_json::Map<String, Value>,
+        e: ErrorData,
+    ) -> ErrorData {
+        let record = CallRecord {
+            name: args
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .chars()
+                .take(MAX_TEXT)
+                .collect(),
+            decision: "denied",
+            outcome: "invalid_params".into(),
+            ..Default::default()
+        };
+        self.audit(caller, "-", &record).await;
+        e
     }
 
     async fn audit(&self, caller: &GatewayCaller, server: &str, record: &CallRecord) {
@@ -695,6 +602,52 @@ impl Facade {
 }
 
 /// A failure of this process (storage): logged here, never described to the caller.
+/// `execute_capability`'s parameters: the name, the arguments (an object) and the subjects.
+fn parse_call(
+    args: &serde_json::Map<String, Value>,
+) -> Result<(String, Value, Vec<String>), ErrorData> {
+    let Some(Value::String(name)) = args.get("name") else {
+        return Err(ErrorData::invalid_params(
+            "name must be a capability's exact name (a string).",
+            None,
+        ));
+    };
+    let arguments = match args.get("arguments") {
+        None | Some(Value::Null) => Value::Object(serde_json::Map::new()),
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(_) => {
+            return Err(ErrorData::invalid_params(
+                "arguments must be an object.",
+                None,
+            ));
+        }
+    };
+    let subject_ids: Vec<String> = match args.get("subject_ids") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) if a.len() <= MAX_SUBJECT_IDS => a
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .filter(|s| !s.is_empty() && s.len() <= MAX_TEXT)
+                    .map(str::to_owned)
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    "subject_ids: non-empty strings of at most 200 characters.",
+                    None,
+                )
+            })?,
+        Some(_) => {
+            return Err(ErrorData::invalid_params(
+                format!("subject_ids: an array of at most {MAX_SUBJECT_IDS} strings."),
+                None,
+            ));
+        }
+    };
+    Ok((name.clone(), arguments, subject_ids))
+}
+
 fn internal(e: authz::Error) -> ErrorData {
     tracing::error!(error = %e, "gateway: the request failed");
     ErrorData::internal_error("The gateway failed; try again.", None)
@@ -760,8 +713,14 @@ impl ServerHandler for Facade {
         let caller = caller(&context)?;
         let args = request.arguments.clone().unwrap_or_default();
         let result = match request.name.as_ref() {
-            "search_capabilities" => self.search(&caller, &args).await?,
-            "execute_capability" => self.execute(&caller, &args, &context).await?,
+            "search_capabilities" => CallToolResponse::Complete(self.search(&caller, &args).await?),
+            "execute_capability" => {
+                let round = match Round::of(&request, &args, &context) {
+                    Ok(round) => round,
+                    Err(e) => return Err(self.malformed(&caller, &args, e).await),
+                };
+                self.execute(&caller, &args, &round, &context).await?
+            }
             other => {
                 return Err(ErrorData::new(
                     ErrorCode(TOOL_NOT_FOUND),
@@ -772,6 +731,6 @@ impl ServerHandler for Facade {
                 ));
             }
         };
-        Ok(CallToolResponse::Complete(result))
+        Ok(result)
     }
 }

@@ -88,6 +88,8 @@ pub(crate) struct Inner {
     pub(crate) core: Core,
     /// Which caller opened each MCP session: a session is only ever used by its caller.
     sessions: std::sync::Mutex<Sessions>,
+    /// The facade's open MCP sessions (closed when their caller opens too many).
+    session_manager: Arc<LocalSessionManager>,
     pub(crate) config: GatewayConfig,
     pub(crate) upstreams: upstream::Upstreams,
     pub(crate) schemas: validate::Schemas,
@@ -108,6 +110,7 @@ impl Gateway {
                 limits: limits::Limits::default(),
                 upstreams: upstream::Upstreams::new(&config, core.gateway_health())?,
                 sessions: std::sync::Mutex::default(),
+                session_manager: Arc::new(LocalSessionManager::default()),
                 schemas: validate::Schemas::default(),
                 core,
                 config,
@@ -123,7 +126,7 @@ impl Gateway {
         let facade = facade::Facade::new(self.clone());
         StreamableHttpService::new(
             move || Ok(facade.clone()),
-            Arc::new(LocalSessionManager::default()),
+            self.inner.session_manager.clone(),
             StreamableHttpServerConfig::default()
                 .disable_allowed_hosts()
                 .with_max_request_body_bytes(self.inner.config.max_argument_bytes + 64 * 1024),
@@ -149,16 +152,35 @@ impl Gateway {
     }
 
     /// Records that `caller` opened `session` (the `Mcp-Session-Id` of an initialize response).
-    pub fn opened_session(&self, session: &str, caller: &str) {
+    /// A caller keeps at most [`MAX_SESSIONS_PER_CALLER`] open: beyond, its oldest is closed
+    /// (a client that lost track of its sessions cannot make the gateway hold thousands).
+    pub async fn opened_session(&self, session: &str, caller: &str) {
         if session.len() > MAX_SESSION_ID {
             return;
         }
-        let mut sessions = self
-            .inner
+        let closed = {
+            let mut sessions = self
+                .inner
+                .sessions
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            sessions.insert(session, caller)
+        };
+        for old in closed {
+            use rmcp::transport::streamable_http_server::session::SessionManager as _;
+            let _ = self.inner.session_manager.close_session(&old.into()).await;
+        }
+    }
+
+    /// How many MCP sessions `caller` has open.
+    pub fn open_sessions(&self, caller: &str) -> usize {
+        self.inner
             .sessions
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        sessions.insert(session, caller);
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .by_caller
+            .get(caller)
+            .map_or(0, std::collections::VecDeque::len)
     }
 }
 
@@ -166,26 +188,71 @@ impl Gateway {
 const MAX_SESSION_ID: usize = 128;
 /// Most sessions remembered; the oldest are forgotten beyond it (their callers open new ones).
 const MAX_SESSIONS: usize = 100_000;
+/// Most sessions one caller keeps open; its oldest is closed beyond it.
+pub const MAX_SESSIONS_PER_CALLER: usize = 64;
 
 #[derive(Default)]
 struct Sessions {
     owners: std::collections::HashMap<String, String>,
     order: std::collections::VecDeque<String>,
+    by_caller: std::collections::HashMap<String, std::collections::VecDeque<String>>,
 }
 
 impl Sessions {
-    fn insert(&mut self, session: &str, caller: &str) {
+    /// Remembers `session` as `caller`'s; the sessions forgotten to make room (to close).
+    fn insert(&mut self, session: &str, caller: &str) -> Vec<String> {
+        let mut gone = Vec::new();
         if self
             .owners
             .insert(session.to_owned(), caller.to_owned())
             .is_none()
         {
             self.order.push_back(session.to_owned());
+            let mine = self.by_caller.entry(caller.to_owned()).or_default();
+            mine.push_back(session.to_owned());
+            while mine.len() > MAX_SESSIONS_PER_CALLER {
+                if let Some(old) = mine.pop_front() {
+                    gone.push(old);
+                }
+            }
         }
         while self.order.len() > MAX_SESSIONS {
             if let Some(old) = self.order.pop_front() {
-                self.owners.remove(&old);
+                gone.push(old);
             }
         }
+        for old in &gone {
+            if let Some(owner) = self.owners.remove(old)
+                && let Some(theirs) = self.by_caller.get_mut(&owner)
+            {
+                theirs.retain(|s| s != old);
+                if theirs.is_empty() {
+                    self.by_caller.remove(&owner);
+                }
+            }
+        }
+        // The global order keeps ids already forgotten until they reach its front.
+        gone
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_caller_keeps_at_most_its_share_of_sessions_and_others_keep_theirs() {
+        let mut s = Sessions::default();
+        assert!(s.insert("other-1", "bob").is_empty());
+        for i in 0..MAX_SESSIONS_PER_CALLER {
+            assert!(s.insert(&format!("s{i}"), "ann").is_empty());
+        }
+        // One more: ann's oldest goes, bob's stays.
+        assert_eq!(s.insert("s-new", "ann"), vec!["s0".to_owned()]);
+        assert!(!s.owners.contains_key("s0"));
+        assert_eq!(s.owners.get("other-1").map(String::as_str), Some("bob"));
+        assert_eq!(s.by_caller["ann"].len(), MAX_SESSIONS_PER_CALLER);
+        // The same id again changes nothing.
+        assert!(s.insert("s-new", "ann").is_empty());
     }
 }

@@ -130,8 +130,9 @@ async fn mcp(
             .headers()
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
     {
-        state.gateway.opened_session(opened, &key);
+        state.gateway.opened_session(&opened, &key).await;
     }
     res
 }

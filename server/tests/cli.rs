@@ -412,6 +412,32 @@ fn resources_clients_and_agents_list_with_a_header_row_and_as_json() {
         run(&["agents", "list", "--search", "nobody"]).expect("none"),
         "name\towner\troles\tstatus\tclients\n"
     );
+    // An update changes what it names and keeps the rest.
+    run(&[
+        "agents",
+        "update",
+        "--name",
+        "reports",
+        "--roles",
+        "mcp tools:call",
+    ])
+    .expect("update");
+    let agents = list(dir.path(), &["agents", "list"]);
+    let (text, _) = row(&agents, "reports");
+    assert_eq!(
+        text,
+        [
+            "reports",
+            "ada@example.com",
+            "mcp tools:call",
+            "active",
+            "bot"
+        ]
+    );
+    assert!(
+        run(&["agents", "update", "--name", "nobody", "--roles", "mcp"]).is_err(),
+        "an unknown agent is an error"
+    );
 }
 
 /// Every list prints a header row and takes `--json`: people and the review queue; a list

@@ -333,6 +333,17 @@ pub fn run(which: Option<&str>) -> anyhow::Result<()> {
             "verify_bench",
         ]));
     }
+    if which == Some("gateway") {
+        // The MCP gateway in one process: an upstream, the server and MCP clients on loopback.
+        return crate::run(crate::cargo().args([
+            "run",
+            "--release",
+            "-p",
+            "server",
+            "--example",
+            "gateway_bench",
+        ]));
+    }
     ensure("wrk", "wrk")?;
     crate::run(crate::cargo().args(["build", "--release", "-p", "server", "--bin", "portcullis"]))?;
     match which.unwrap_or("tokens") {
@@ -344,7 +355,7 @@ pub fn run(which: Option<&str>) -> anyhow::Result<()> {
         "registry" => registry(),
         "exchange" => exchange(),
         other => bail!(
-            "unknown benchmark {other}; use tokens, exchange, flood, soak, scale, codes, registry or guard"
+            "unknown benchmark {other}; use tokens, exchange, flood, soak, scale, codes, registry, guard or gateway"
         ),
     }
 }

@@ -9,7 +9,7 @@
 //!   embedded SQLite file in `data/`, printing each stage's time.
 //! - `test`  setup + every check CI runs, with each stage's duration.
 //! - `css`  only regenerates the stylesheet.
-//! - `bench [tokens|exchange|flood|soak|scale|codes|registry|guard]`  benchmarks (release build, `wrk` and friends from
+//! - `bench [tokens|exchange|flood|soak|scale|codes|registry|guard|gateway]`  benchmarks (release build, `wrk` and friends from
 //!   Debian); see BENCHMARKS.md.
 mod bench;
 mod modgraph;
@@ -39,7 +39,7 @@ fn main() -> anyhow::Result<()> {
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test | check-modules | bench [tokens|exchange|flood|soak|scale|codes|registry|guard]>"
+                "usage: cargo xtask <setup [--browser] | build [--release] | css | serve | test | check-modules | bench [tokens|exchange|flood|soak|scale|codes|registry|guard|gateway]>"
             );
             bail!("unknown command")
         }

@@ -58,7 +58,8 @@ pub fn gateway_view(o: GatewayOverview, p: &Principal, now: i64) -> GatewayView 
             .iter()
             .map(|(a, agent)| approval_view(a, agent.clone(), now))
             .collect(),
-        can_decide: p.role.can(Permission::ReviewClients),
+        // Reviewers decide any call; an agent's owner sees (and decides) that agent's calls.
+        can_decide: p.role.can(Permission::ReviewClients) || !o.approvals.is_empty(),
         can_manage: p.role.can(Permission::ManageRegistry),
         can_attach: p.role.can(Permission::ManageAgents),
         agents: o.agents,

@@ -8,7 +8,8 @@ use crate::policy::{Permission, Principal};
 
 impl Core {
     /// Records a call that can change things as waiting for a person, who sees it with its
-    /// arguments redacted; it lapses (denied) when undecided for the configured time.
+    /// arguments redacted; it lapses (denied) when undecided for the configured time. The
+    /// same call asked again while it waits gets the waiting approval back, not another.
     ///
     /// # Errors
     /// `Conflict` when the caller has [`MAX_PENDING_APPROVALS`] waiting already; `Invalid`
@@ -30,11 +31,25 @@ impl Core {
         let now = self.now();
         let ttl_secs = self.config().gateway_approval_ttl_secs;
         let key = caller.key();
+        let digest = super::model::call_digest(arguments, subject_ids, definition_sha256);
         let waiting = self
             .store
-            .count_pending_approvals(&caller.realm.id, &key, now)
+            .pending_approvals_of(
+                &caller.realm.id,
+                &key,
+                now,
+                i64::try_from(MAX_PENDING_APPROVALS).unwrap_or(i64::MAX),
+            )
             .await?;
-        if usize::try_from(waiting).unwrap_or(usize::MAX) >= MAX_PENDING_APPROVALS {
+        // The same call asked again (an agent retrying, a client that stopped polling) waits
+        // on the request already made: one call, one approval for a person to decide.
+        if let Some(same) = waiting
+            .iter()
+            .find(|a| a.server_id == server_id && a.tool == tool && a.arguments_sha256 == digest)
+        {
+            return Ok(same.clone());
+        }
+        if waiting.len() >= MAX_PENDING_APPROVALS {
             return Err(Error::Conflict(
                 format!("{MAX_PENDING_APPROVALS} of your calls wait for approval already; wait for a decision first.").into(),
             ));
@@ -48,7 +63,7 @@ impl Core {
             client_id: caller.claims.client_id.clone(),
             server_id: server_id.to_owned(),
             tool: tool.to_owned(),
-            arguments_sha256: super::model::call_digest(arguments, subject_ids, definition_sha256),
+            arguments_sha256: digest,
             arguments_preview: super::model::redacted_preview(arguments),
             side_effect_class: side_effect_class.to_owned(),
             risk: risk.to_owned(),
@@ -113,15 +128,16 @@ impl Core {
         }
         let now = self.now();
         Ok(match a.status_at(now) {
-            ApprovalStatus::Pending => Redeemed::Waiting,
+            ApprovalStatus::Pending => Redeemed::Waiting(a.expires_at),
             ApprovalStatus::Approved if self.store.use_approval(&a.id, now).await? => Redeemed::Run,
             ApprovalStatus::Approved => Redeemed::Refused(ApprovalStatus::Used),
             other => Redeemed::Refused(other),
         })
     }
 
-    /// A realm's gateway approvals, newest first: those waiting now, or every one (at most
-    /// 500), each with its agent's name.
+    /// A realm's gateway approvals `p` may decide, newest first: those waiting now, or every
+    /// one (at most 500), each with its agent's name. Reviewers and admins see every call;
+    /// anyone else the calls of the agents they own.
     ///
     /// # Errors
     /// `Forbidden`, `NotFound` (realm).
@@ -131,7 +147,7 @@ impl Core {
         realm_name: &str,
         waiting_only: bool,
     ) -> Result<Vec<(Approval, Option<String>)>> {
-        p.require(Permission::ReviewClients)?;
+        p.require(Permission::ViewRealms)?;
         let realm = self.find_realm(realm_name).await?;
         let now = self.now();
         let list = self
@@ -140,16 +156,23 @@ impl Core {
             .await?;
         let mut out = Vec::with_capacity(list.len());
         for a in list {
-            let name = match &a.agent_id {
-                Some(id) => self
-                    .cached_agent(&crate::ids::AgentId::from_stored(id.as_str()))
-                    .await?
-                    .map(|agent| agent.name),
-                None => None,
-            };
-            out.push((a, name));
+            let agent = self.approval_agent(&a).await?;
+            if may_decide(p, agent.as_ref()) {
+                out.push((a, agent.map(|agent| agent.name)));
+            }
         }
         Ok(out)
+    }
+
+    /// The agent a call was made for, if any (and still there).
+    async fn approval_agent(&self, a: &Approval) -> Result<Option<crate::agents::Agent>> {
+        match &a.agent_id {
+            Some(id) => {
+                self.cached_agent(&crate::ids::AgentId::from_stored(id.as_str()))
+                    .await
+            }
+            None => Ok(None),
+        }
     }
 
     /// Approves or denies a waiting call. Approved, it may be run once within the approval's
@@ -168,7 +191,7 @@ impl Core {
         meta: &RequestMeta,
     ) -> Result<Approval> {
         let ttl_secs = self.config().gateway_approval_ttl_secs;
-        p.require(Permission::ReviewClients)?;
+        p.require(Permission::ViewRealms)?;
         let realm = self.find_realm(realm_name).await?;
         let reason = reason.trim();
         if reason.chars().count() > 500 {
@@ -179,6 +202,9 @@ impl Core {
             .find_approval(&realm.id, id)
             .await?
             .ok_or_else(|| Error::not_found("approval", id.chars().take(64).collect::<String>()))?;
+        if !may_decide(p, self.approval_agent(&a).await?.as_ref()) {
+            return Err(Error::Forbidden);
+        }
         let now = self.now();
         if a.status_at(now) != ApprovalStatus::Pending {
             return Err(Error::Conflict(
@@ -224,20 +250,30 @@ impl Core {
         Ok(a)
     }
 
-    /// How many gateway calls wait for `p`'s decision in a realm (none for those who may not
-    /// decide): the console's badge.
+    /// How many gateway calls wait for `p`'s decision in a realm (every one for reviewers,
+    /// their agents' for owners): the console's badge.
     ///
     /// # Errors
     /// `NotFound` (realm), storage failure.
     pub async fn gateway_waiting_count(&self, p: &Principal, realm_name: &str) -> Result<usize> {
-        if !p.role.can(Permission::ReviewClients) {
-            return Ok(0);
+        if p.role.can(Permission::ReviewClients) {
+            let realm = self.find_realm(realm_name).await?;
+            return Ok(self
+                .store
+                .list_approvals(&realm.id, Some(self.now()), 100)
+                .await?
+                .len());
         }
-        let realm = self.find_realm(realm_name).await?;
         Ok(self
-            .store
-            .list_approvals(&realm.id, Some(self.now()), 100)
+            .list_gateway_approvals(p, realm_name, true)
             .await?
             .len())
     }
+}
+
+/// Whether `p` may decide a call made for `agent`: reviewers and admins any call, an agent's
+/// owner (the e-mail address on it, compared without case) that agent's calls.
+fn may_decide(p: &Principal, agent: Option<&crate::agents::Agent>) -> bool {
+    p.role.can(Permission::ReviewClients)
+        || agent.is_some_and(|a| !a.owner.is_empty() && a.owner.eq_ignore_ascii_case(&p.email))
 }

@@ -520,8 +520,8 @@ pub fn redacted_preview(value: &serde_json::Value) -> String {
 pub enum Redeemed {
     /// Approved: the call runs now (the approval is used up).
     Run,
-    /// Still waiting for a person.
-    Waiting,
+    /// Still waiting for a person, until this time (Unix seconds; then it lapses, denied).
+    Waiting(i64),
     /// Denied, or lapsed.
     Refused(ApprovalStatus),
     /// No such approval for this caller and this exact call.

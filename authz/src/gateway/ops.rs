@@ -584,11 +584,8 @@ impl Core {
             .filter(|t| t.state() != PinState::Accepted)
             .cloned()
             .collect();
-        let approvals = if p.role.can(Permission::ReviewClients) {
-            self.list_gateway_approvals(p, realm_name, true).await?
-        } else {
-            Vec::new()
-        };
+        // Reviewers see every waiting call, agents' owners their agents' calls.
+        let approvals = self.list_gateway_approvals(p, realm_name, true).await?;
         let agents = if p.role.can(Permission::ViewAgents) {
             self.store
                 .list_agents(

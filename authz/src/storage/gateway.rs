@@ -68,13 +68,14 @@ pub trait GatewayStore: Send + Sync {
         pending_only: Option<i64>,
         limit: i64,
     ) -> Result<Vec<Approval>, StorageError>;
-    /// How many approvals one caller has waiting at `now`.
-    async fn count_pending_approvals(
+    /// One caller's approvals still waiting at `now`, newest first; at most `limit`.
+    async fn pending_approvals_of(
         &self,
         realm_id: &RealmId,
         caller_key: &str,
         now: i64,
-    ) -> Result<i64, StorageError>;
+        limit: i64,
+    ) -> Result<Vec<Approval>, StorageError>;
     /// Decides a waiting approval (approved or denied) with its audit event; `Conflict` when
     /// it was no longer waiting at `now` (decided or lapsed).
     async fn decide_approval(
@@ -427,20 +428,25 @@ macro_rules! gateway_store {
                     rows.into_iter().map(Approval::try_from).collect()
                 }
 
-                async fn count_pending_approvals(
+                async fn pending_approvals_of(
                     &self,
                     realm_id: &RealmId,
                     caller_key: &str,
                     now: i64,
-                ) -> Result<i64, StorageError> {
-                    Ok(sqlx::query_scalar::<_, i64>(
-                        "SELECT COUNT(*) FROM gateway_approvals WHERE realm_id = $1 AND caller_key = $2 AND status = 'pending' AND expires_at > $3",
-                    )
+                    limit: i64,
+                ) -> Result<Vec<Approval>, StorageError> {
+                    sqlx::query_as::<_, ApprovalRow>(&format!(
+                        "SELECT {APPROVAL_COLUMNS} FROM gateway_approvals WHERE realm_id = $1 AND caller_key = $2 AND status = 'pending' AND expires_at > $3 ORDER BY requested_at DESC, id LIMIT $4"
+                    ))
                     .bind(realm_id.as_str())
                     .bind(caller_key)
                     .bind(now)
-                    .fetch_one(&self.pool)
-                    .await?)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(Approval::try_from)
+                    .collect()
                 }
 
                 async fn decide_approval(

@@ -1,5 +1,5 @@
-//! `agents` commands: register non-human identities, list them, enable, disable and delete them,
-//! and bind clients to them. Each is one core call, audited as `cli`.
+//! `agents` commands: register non-human identities, change, list, enable, disable and delete
+//! them, and bind clients to them. Each is one core call, audited as `cli`.
 use super::support::core_error;
 use super::table::{Cell, ListFormat, Table};
 use clap::Subcommand;
@@ -27,6 +27,27 @@ pub enum AgentsCommand {
         /// Expiry, `YYYY-MM-DDTHH:MM` (UTC).
         #[arg(long, default_value = "", hide_default_value = true)]
         expires: String,
+    },
+    /// Change an agent's owner, roles, description or expiry; what is not given stays.
+    Update {
+        /// Realm name.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// Agent name.
+        #[arg(long)]
+        name: String,
+        /// New owner's email.
+        #[arg(long)]
+        owner: Option<String>,
+        /// New roles, space-separated (replacing the old ones; `mcp` lets it use the gateway).
+        #[arg(long)]
+        roles: Option<String>,
+        /// New description.
+        #[arg(long)]
+        description: Option<String>,
+        /// New expiry, `YYYY-MM-DDTHH:MM` (UTC); `--expires ""` for none.
+        #[arg(long)]
+        expires: Option<String>,
     },
     /// List agents with their status and bound clients.
     List {
@@ -119,6 +140,45 @@ pub(super) async fn agents(core: &authz::Core, command: AgentsCommand) -> anyhow
                 .await
                 .map_err(core_error)?;
             say!("Created agent {} ({})", a.name, a.id);
+        }
+        AgentsCommand::Update {
+            realm,
+            name,
+            owner,
+            roles,
+            description,
+            expires,
+        } => {
+            let now = core
+                .agent(&cli, &realm, &name)
+                .await
+                .map_err(core_error)?
+                .agent;
+            let input = authz::agents::AgentInput {
+                name: now.name.clone(),
+                owner: owner.unwrap_or(now.owner),
+                description: description.unwrap_or(now.description),
+                roles: roles.unwrap_or_else(|| now.roles.to_string()),
+                expires_at: expires.unwrap_or_else(|| {
+                    now.expires_at
+                        .map(authz::clock::rfc3339)
+                        .unwrap_or_default()
+                }),
+            };
+            let a = core
+                .update_agent(&cli, &realm, &name, &input, &meta)
+                .await
+                .map_err(core_error)?;
+            say!(
+                "Updated agent {}: owner {}, roles {}",
+                a.name,
+                a.owner,
+                if a.roles.is_empty() {
+                    "(none)".to_owned()
+                } else {
+                    a.roles.to_string()
+                }
+            );
         }
         AgentsCommand::List {
             realm,

@@ -770,3 +770,4 @@ async fn only_live_tokens_for_the_gateway_with_its_scope_are_served() {
 
 mod calls;
 mod refusals;
+mod rounds;

@@ -55,9 +55,32 @@ impl Core {
             requested.intersection(&allowed)
         };
         if granted.is_empty() {
+            // Say which limit bit: an agent's roles cap what its clients get, and that is
+            // the limit an administrator most often forgets (the gateway's `mcp` included).
+            let by_agent = agent.as_ref().filter(|a| {
+                let wanted = if requested.is_empty() {
+                    granted_scopes.intersection(&resource.scopes)
+                } else {
+                    requested.intersection(&granted_scopes.intersection(&resource.scopes))
+                };
+                !wanted.is_empty() && wanted.intersection(&a.roles).is_empty()
+            });
             return Err(Error::oauth(
                 OAuthErrorCode::InvalidScope,
-                "None of the requested scopes may be granted for this resource.",
+                match by_agent {
+                    Some(a) => format!(
+                        "This client acts for agent {}, whose roles ({}) include none of the scopes asked for; an administrator can add them to the agent's roles.",
+                        a.name,
+                        if a.roles.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            a.roles.to_string()
+                        }
+                    ),
+                    None => {
+                        "None of the requested scopes may be granted for this resource.".to_owned()
+                    }
+                },
             ));
         }
         let issued = self

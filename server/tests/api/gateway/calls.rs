@@ -1,5 +1,6 @@
 //! Calls through the gateway that wait, fail or are limited: approvals (run once, bound to
-//! the call, denied on timeout), a hanging upstream's breaker, and per-tool limits.
+//! the call, denied on timeout, decided by reviewers or the agent's owner), a hanging
+//! upstream's breaker, and per-tool limits.
 use super::*;
 
 fn approval_id(r: &CallToolResult) -> String {
@@ -191,4 +192,64 @@ async fn calls_past_a_tools_limit_are_refused_before_anything_is_sent() {
         .await
         .expect("call");
     assert_ne!(r.is_error, Some(true));
+}
+
+#[tokio::test]
+async fn an_agents_owner_decides_its_calls_and_no_one_elses() {
+    let g = setup().await;
+    let beta = g.client("beta").await;
+    search(&beta).await;
+    g.accept("notes").await;
+    let core = &g.t.state.core;
+    let meta = authz::RequestMeta::default();
+    // Both agents are owned by owner@example.com (a developer); other@ owns none.
+    g.t.user("owner@example.com", "developer").await;
+    g.t.user("other@example.com", "developer").await;
+    let owner = g.t.principal("owner@example.com").await;
+    let other = g.t.principal("other@example.com").await;
+    let r = execute(&beta, "notes.delete_note", json!({"q": "minutes"}))
+        .await
+        .expect("a result");
+    let id = approval_id(&r);
+
+    assert_eq!(
+        core.gateway_waiting_count(&owner, "default")
+            .await
+            .expect("count"),
+        1
+    );
+    assert_eq!(
+        core.gateway_waiting_count(&other, "default")
+            .await
+            .expect("count"),
+        0
+    );
+    let seen = core
+        .list_gateway_approvals(&other, "default", true)
+        .await
+        .expect("list");
+    assert!(seen.is_empty(), "a developer sees only their agents' calls");
+    assert!(matches!(
+        core.decide_gateway_approval(&other, "default", &id, true, "", &meta)
+            .await,
+        Err(authz::Error::Forbidden)
+    ));
+    let seen = core
+        .list_gateway_approvals(&owner, "default", true)
+        .await
+        .expect("list");
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].1.as_deref(), Some("beta"));
+    let decided = core
+        .decide_gateway_approval(&owner, "default", &id, true, "mine", &meta)
+        .await
+        .expect("the owner approves");
+    assert_eq!(decided.decided_by.as_deref(), Some("owner@example.com"));
+    let v = execute_approved(&beta, "notes.delete_note", json!({"q": "minutes"}), &id).await;
+    assert!(
+        v["ran"]
+            .as_str()
+            .is_some_and(|t| t.contains("delete_note ran")),
+        "{v}"
+    );
 }

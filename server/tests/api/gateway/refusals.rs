@@ -60,6 +60,19 @@ async fn invalid_arguments_writes_and_unknown_names_never_reach_an_upstream() {
         not_found(call(&beta, "notes.search", json!({"q": "x"})).await),
         "only the two facade tools exist"
     );
+    // Malformed parameters: an error, and a row like any refused call.
+    for malformed in [
+        json!({"name": 7}),
+        json!({"name": "notes.search", "arguments": "q=x"}),
+        json!({"name": "notes.search", "arguments": {"q": "x"}, "subject_ids": [""]}),
+        json!({"name": "notes.delete_note", "arguments": {"q": "x"}, "approval_id": 7}),
+    ] {
+        let e = call(&beta, "execute_capability", malformed.clone()).await;
+        assert!(
+            matches!(&e, Err(rmcp::ServiceError::McpError(e)) if e.code == rmcp::model::ErrorCode::INVALID_PARAMS),
+            "{malformed}: {e:?}"
+        );
+    }
     assert_eq!(g.notes.calls.load(Ordering::SeqCst), 0);
     assert_eq!(g.tickets.calls.load(Ordering::SeqCst), 0);
     let rows =
@@ -68,7 +81,13 @@ async fn invalid_arguments_writes_and_unknown_names_never_reach_an_upstream() {
             ..Default::default()
         })
         .await;
-    assert_eq!(rows.len(), 4 + 1 + 14, "one row per call");
+    assert_eq!(rows.len(), 4 + 1 + 14 + 4, "one row per call");
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r.details["outcome"] == "invalid_params")
+            .count(),
+        4
+    );
     assert!(
         rows.iter()
             .all(|r| r.outcome == authz::audit::Outcome::Failure
@@ -168,4 +187,56 @@ async fn a_changed_definition_hides_the_tool_until_accepted_again() {
     );
     let found = search(&beta).await;
     assert!(found.to_string().contains("IGNORE PREVIOUS"));
+}
+
+#[tokio::test]
+async fn an_agent_without_the_gateways_role_is_told_so_at_the_token_endpoint() {
+    let g = setup().await;
+    let core = &g.t.state.core;
+    let meta = authz::RequestMeta::default();
+    // alpha's roles lose `mcp`: its client may no longer get gateway tokens, and the refusal
+    // names the agent and its roles rather than a bare "none may be granted".
+    g.token("alpha", &g.url, "mcp").await;
+    core.update_agent(
+        &g.admin,
+        "default",
+        "alpha",
+        &AgentInput {
+            name: "alpha".into(),
+            owner: "owner@example.com".into(),
+            description: String::new(),
+            roles: "tools:call".into(),
+            expires_at: String::new(),
+        },
+        &meta,
+    )
+    .await
+    .expect("update");
+    let secret = g
+        .secrets
+        .lock()
+        .expect("secrets")
+        .get("alpha-bot")
+        .cloned()
+        .expect("secret");
+    let res = g
+        .t
+        .post_form(
+            "/realms/default/token",
+            &format!(
+                "grant_type=client_credentials&client_id=alpha-bot&client_secret={}&resource={}&scope=mcp",
+                enc(&secret),
+                enc(&g.url)
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let json: Value = serde_json::from_str(&body(res).await).expect("json");
+    assert_eq!(json["error"], "invalid_scope");
+    let why = json["error_description"].as_str().expect("description");
+    assert!(
+        why.contains("agent alpha") && why.contains("tools:call"),
+        "{why}"
+    );
 }
