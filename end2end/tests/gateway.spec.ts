@@ -101,6 +101,13 @@ test('agents search and call two tools through the gateway with SDK clients; too
     await toolset.getByRole('button', { name: 'Attach' }).click();
     await expect(toolset).toContainText('attached');
     await expect(toolset).toContainText('No tool accepted yet.');
+    // The agent's own page says what is attached and links back to this view, preselected.
+    await page.goto(`/agents/${agent}`);
+    await hydrated(page);
+    await expect(page.getByTestId('agent-attachments')).toContainText('tickets');
+    await page.getByRole('link', { name: /What it reaches/ }).click();
+    await hydrated(page);
+    await expect(page.getByTestId('toolset')).toContainText('attached');
 
     // A client credentials token for the gateway, used by the official TypeScript SDK client.
     const tokenRes = await page.request.post(`${issuer}/token`, {
@@ -120,6 +127,9 @@ test('agents search and call two tools through the gateway with SDK clients; too
     const pins = page.getByTestId('pins');
     await expect(pins).toContainText('lookup_ticket');
     await expect(pins).toContainText('close_ticket');
+    // Each tool says what accepting it lets agents do.
+    await expect(pins).toContainText('read · low risk');
+    await expect(pins).toContainText('write · medium risk');
     await pins.getByRole('button', { name: 'Accept as listed' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Accept' }).click();
     await expect(page.getByRole('main')).toContainText('Every tool listed is accepted');
@@ -166,8 +176,21 @@ test('agents search and call two tools through the gateway with SDK clients; too
     await page.emulateMedia({ colorScheme: 'light' });
     expect(problems).toEqual([]);
     await card.getByRole('button', { name: 'Approve' }).click();
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Approve' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByLabel(/Reason/).fill('Printer really is fixed; closing is fine.');
+    await dialog.getByRole('button', { name: 'Approve' }).click();
     await expect(page.getByRole('main')).toContainText('Nothing waits');
+    // The decision is listed with who made it and why.
+    const decided = page.getByTestId('decided');
+    await expect(decided).toContainText('tickets.close_ticket');
+    await expect(decided).toContainText('approved');
+    await expect(decided).toContainText('Printer really is fixed');
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      problems.push(...await check(page, `gateway-decided-${width}`));
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(problems).toEqual([]);
     const done = await client.callTool({ name: 'execute_capability', arguments: { name: 'tickets.close_ticket', arguments: args, approval_id: approval.approval_id } });
     expect(JSON.stringify(done.content)).toContain('ticket T-1 closed');
     expect(seen.map((s) => s.tool)).toEqual(['lookup_ticket', 'close_ticket']);

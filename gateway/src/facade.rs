@@ -59,22 +59,9 @@ struct Offer {
 }
 
 impl Offer {
+    /// Annotations count only because an administrator accepted them with the definition.
     fn side_effect_class(&self) -> &'static str {
-        let hint = |k: &str| {
-            self.value
-                .get("annotations")
-                .and_then(|a| a.get(k))
-                .and_then(Value::as_bool)
-        };
-        // MCP's defaults: not read-only, open world. Annotations count only because an
-        // administrator accepted them with the definition.
-        if hint("readOnlyHint") == Some(true) {
-            "read"
-        } else if hint("openWorldHint") != Some(false) {
-            "external"
-        } else {
-            "write"
-        }
+        authz::gateway::side_effect_class(&self.value)
     }
 
     fn meta_hint(&self, key: &str) -> Option<&Value> {
@@ -83,17 +70,7 @@ impl Offer {
 
     fn describe(&self) -> Value {
         let class = self.side_effect_class();
-        let destructive = self
-            .value
-            .get("annotations")
-            .and_then(|a| a.get("destructiveHint"))
-            .and_then(Value::as_bool)
-            != Some(false);
-        let risk = match class {
-            "read" => "low",
-            _ if destructive => "high",
-            _ => "medium",
-        };
+        let risk = authz::gateway::risk(&self.value);
         json!({
             "name": capability_name(&self.server.server.id, &self.tool),
             "server": self.server.server.id,

@@ -212,6 +212,9 @@ impl Sessions {
             mine.push_back(session.to_owned());
             while mine.len() > MAX_SESSIONS_PER_CALLER {
                 if let Some(old) = mine.pop_front() {
+                    // Out of the global order too: a caller cycling through sessions must
+                    // not push others' out of it.
+                    self.order.retain(|s| *s != old);
                     gone.push(old);
                 }
             }
@@ -231,7 +234,6 @@ impl Sessions {
                 }
             }
         }
-        // The global order keeps ids already forgotten until they reach its front.
         gone
     }
 }
@@ -254,5 +256,11 @@ mod tests {
         assert_eq!(s.by_caller["ann"].len(), MAX_SESSIONS_PER_CALLER);
         // The same id again changes nothing.
         assert!(s.insert("s-new", "ann").is_empty());
+        // However many sessions ann cycles through, the global order holds only live ones.
+        for i in 0..1000 {
+            s.insert(&format!("more-{i}"), "ann");
+        }
+        assert_eq!(s.order.len(), MAX_SESSIONS_PER_CALLER + 1);
+        assert!(s.order.contains(&"other-1".to_owned()));
     }
 }

@@ -1,16 +1,21 @@
 //! Upstream MCP servers and their breakers.
 //!
 //! One `rmcp` Streamable HTTP client per caller and upstream, connected
-//! lazily with the token exchanged for that caller, its tool list cached until the server says
-//! it changed (`notifications/tools/list_changed`); a circuit breaker and call statistics per
-//! upstream URL.
+//! lazily with the token exchanged for that caller (MCP 2026-07-28 when the server speaks it,
+//! else the version it offers over `initialize`), its tool list cached until the server says
+//! it changed (`notifications/tools/list_changed`: on the session, or on a
+//! `subscriptions/listen` stream for 2026-07-28 servers, which have no session); a circuit
+//! breaker and call statistics per upstream URL.
 use crate::GatewayConfig;
 use crate::breaker::{Availability, Breaker};
-use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, PaginatedRequestParams, ProtocolVersion,
+    ServerNotification, SubscriptionFilter,
+};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, Peer, RoleClient};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -75,6 +80,40 @@ pub struct Conn {
     tools: tokio::sync::Mutex<Option<(Vec<serde_json::Value>, Instant)>>,
     last_used: Mutex<Instant>,
     opened: Instant,
+    /// The `subscriptions/listen` stream of a 2026-07-28 server, ended with the connection.
+    _listening: Option<Listening>,
+}
+
+/// A listening task, stopped when dropped.
+struct Listening(tokio::task::AbortHandle);
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Listens for a 2026-07-28 server's tool list changes (it has no session to send them on)
+/// and marks the connection's list stale at each; ends when the stream or connection does.
+/// A server that refuses to be listened to is re-listed when the cache ages out instead.
+fn listen_for_changes(peer: Peer<RoleClient>, stale: Arc<AtomicBool>) -> Listening {
+    let task = tokio::spawn(async move {
+        let Ok(mut subscription) = peer
+            .listen(SubscriptionFilter::builder().tools_list_changed().build())
+            .await
+        else {
+            return;
+        };
+        while let Ok(Some(notification)) = subscription.next().await {
+            if matches!(
+                notification,
+                ServerNotification::ToolListChangedNotification(_)
+            ) {
+                stale.store(true, Ordering::Relaxed);
+            }
+        }
+    });
+    Listening(task.abort_handle())
 }
 
 /// Most pages of a tool list read, and most tools kept.
@@ -246,10 +285,29 @@ impl Upstreams {
             stale: stale.clone(),
         };
         let transport = StreamableHttpClientTransport::with_client(self.http.clone(), config);
-        let client = tokio::time::timeout(self.config.connect_timeout, listener.serve(transport))
-            .await
-            .map_err(|_| UpstreamError::Timeout)?
-            .map_err(|e| UpstreamError::Failed(e.to_string()))?;
+        // 2026-07-28 first (`server/discover`), the server's own older version otherwise.
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: None,
+        };
+        let client = tokio::time::timeout(
+            self.config.connect_timeout,
+            listener.serve_with_lifecycle(transport, lifecycle),
+        )
+        .await
+        .map_err(|_| UpstreamError::Timeout)?
+        .map_err(|e| UpstreamError::Failed(e.to_string()))?;
+        let listening = client
+            .peer_info()
+            .filter(|info| {
+                info.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+                    && info
+                        .capabilities
+                        .tools
+                        .as_ref()
+                        .is_some_and(|t| t.list_changed == Some(true))
+            })
+            .map(|_| listen_for_changes(client.peer().clone(), stale.clone()));
         let conn = Arc::new(Conn {
             client,
             expires_at,
@@ -257,6 +315,7 @@ impl Upstreams {
             tools: tokio::sync::Mutex::new(None),
             last_used: Mutex::new(Instant::now()),
             opened: Instant::now(),
+            _listening: listening,
         });
         let evicted = {
             let mut conns = self.conns.lock().unwrap_or_else(PoisonError::into_inner);

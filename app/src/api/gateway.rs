@@ -43,12 +43,16 @@ pub async fn accept_gateway_tools(server: String, seen: String) -> Result<usize,
         .await?)
 }
 
-/// Approves or denies a waiting call.
+/// Approves or denies a waiting call, with an optional reason.
 #[server(prefix = "/api", endpoint = "gateway/decide", client = crate::tab::TabClient)]
-pub async fn decide_gateway_call(id: String, approve: bool) -> Result<String, AppError> {
+pub async fn decide_gateway_call(
+    id: String,
+    approve: bool,
+    reason: String,
+) -> Result<String, AppError> {
     let (core, p, meta, realm) = ssr::realm_context().await?;
     let a = core
-        .decide_gateway_approval(&p, &realm, &id, approve, "", &meta)
+        .decide_gateway_approval(&p, &realm, &id, approve, &reason, &meta)
         .await?;
     Ok(a.capability())
 }
@@ -77,4 +81,17 @@ pub async fn set_gateway_attachment(
             .await?;
     }
     Ok(())
+}
+
+/// The registry servers attached to an agent (what its gateway search may offer, within the
+/// latest release).
+#[server(prefix = "/api", endpoint = "gateway/attachments", client = crate::tab::TabClient)]
+pub async fn agent_gateway_attachments(agent: String) -> Result<Vec<String>, AppError> {
+    let (core, p, _, realm) = ssr::realm_context().await?;
+    Ok(core
+        .list_gateway_attachments(&p, &realm, &agent)
+        .await?
+        .into_iter()
+        .map(|a| a.server_id)
+        .collect())
 }

@@ -355,6 +355,37 @@ fn AgentClients(agent: AgentView, bind: ServerAction<BindClient>) -> impl IntoVi
     }
 }
 
+/// The registry servers attached to the agent: what its gateway search may offer.
+#[component]
+fn AgentGateway(name: String) -> impl IntoView {
+    let link = format!(
+        "{}#gw-toolset",
+        crate::components::pager::with_query("/gateway", &[("agent", name.clone())])
+    );
+    let attached = Resource::new(
+        move || name.clone(),
+        crate::api::gateway::agent_gateway_attachments,
+    );
+    view! {
+        <section class="mb-8" aria-labelledby="agent-gateway">
+            <h2 id="agent-gateway" class="mb-2 text-lg font-semibold text-slate-900 dark:text-white">"MCP gateway"</h2>
+            <div class=format!("{CARD} p-4")>
+                <Transition fallback=|| view! { <Loading/> }>
+                    {move || attached.get().map(|r| match r {
+                        Ok(servers) if servers.is_empty() => view! { <p class=MUTED data-testid="agent-attachments">"No server is attached: its gateway search offers nothing."</p> }.into_any(),
+                        Ok(servers) => view! {
+                            <p class="text-sm text-slate-700 dark:text-slate-200" data-testid="agent-attachments">"Attached: "
+                                <span class=format!("break-all {MONO}")>{servers.join(", ")}</span></p>
+                        }.into_any(),
+                        Err(error) => view! { <ErrorMessage error/> }.into_any(),
+                    })}
+                </Transition>
+                <a class="mt-2 inline-block text-sm text-indigo-600 hover:underline dark:text-indigo-300" href=link.clone()>"What it reaches, and why not the rest →"</a>
+            </div>
+        </section>
+    }
+}
+
 /// One agent: settings, the clients acting for it, and its history.
 #[component]
 pub fn AgentDetailPage() -> impl IntoView {
@@ -433,6 +464,7 @@ pub fn AgentDetailPage() -> impl IntoView {
                         </div>
                         <AgentSettings agent=a.clone() update/>
                         <AgentClients agent=a.clone() bind/>
+                        {can.view_registry.then(|| view! { <AgentGateway name=a.name.clone()/> })}
                         {can.view_audit.then(|| view! { <History events/> })}
                     }.into_any()
                 }

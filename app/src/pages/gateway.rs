@@ -7,7 +7,7 @@ use crate::api::gateway::{
     AcceptGatewayTools, DecideGatewayCall, EnableGateway, SetGatewayAttachment,
     agent_gateway_toolset, gateway_overview,
 };
-use crate::components::confirm::ConfirmButton;
+use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::copy::CopyValue;
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
@@ -96,6 +96,7 @@ fn Overview(
             </dl>
         </div>
         {g.can_decide.then(|| view! { <Approvals items=g.approvals.clone() decide/> })}
+        {(!g.decided.is_empty()).then(|| view! { <Decided items=g.decided.clone()/> })}
         <Pins items=g.pins.clone() can_manage=g.can_manage accept/>
         <Upstreams items=g.upstreams.clone()/>
         {(!g.agents.is_empty()).then(|| view! { <AgentToolset agents=g.agents.clone() can_attach=g.can_attach/> })}
@@ -128,6 +129,12 @@ fn Approvals(items: Vec<ApprovalView>, decide: ServerAction<DecideGatewayCall>) 
 #[component]
 fn ApprovalCard(a: ApprovalView, decide: ServerAction<DecideGatewayCall>) -> impl IntoView {
     let id = StoredValue::new(a.id.clone());
+    let capability = StoredValue::new(a.capability.clone());
+    // Which decision the dialog asks for (approve or deny), with an optional reason.
+    let asking = RwSignal::new(None::<bool>);
+    let open = RwSignal::new(false);
+    let reason = RwSignal::new(String::new());
+    let field = format!("reason-{}", a.id);
     let who = a
         .agent
         .clone()
@@ -154,17 +161,64 @@ fn ApprovalCard(a: ApprovalView, decide: ServerAction<DecideGatewayCall>) -> imp
                     <pre tabindex="0" class="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded-md border border-slate-200 bg-slate-50 p-2 font-mono text-xs text-slate-800 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-200">{a.arguments.clone()}</pre>
                 </div>
                 <div class="flex shrink-0 gap-2">
-                    <ConfirmButton label="Approve" title=format!("Run {} once?", a.capability)
-                        message="The caller may run exactly this call (the same arguments) once, within the approval's time. The tool's effects are the upstream server's."
-                        confirm_label="Approve" class=BTN_SMALL
-                        on_confirm=Callback::new(move |_| { decide.dispatch(DecideGatewayCall { id: id.get_value(), approve: true }); })/>
-                    <ConfirmButton label="Deny" title=format!("Deny {}?", a.capability)
-                        message="The caller is told the call was not approved. Nothing is sent to the server."
-                        confirm_label="Deny" class=BTN_SMALL_DANGER
-                        on_confirm=Callback::new(move |_| { decide.dispatch(DecideGatewayCall { id: id.get_value(), approve: false }); })/>
+                    <button type="button" class=BTN_SMALL aria-haspopup="dialog" on:click=move |_| { asking.set(Some(true)); open.set(true); }>"Approve"</button>
+                    <button type="button" class=BTN_SMALL_DANGER aria-haspopup="dialog" on:click=move |_| { asking.set(Some(false)); open.set(true); }>"Deny"</button>
                 </div>
             </div>
+            <ConfirmDialog open title=Signal::derive(move || match asking.get() {
+                    Some(false) => format!("Deny {}?", capability.get_value()),
+                    _ => format!("Run {} once?", capability.get_value()),
+                })
+                message=Signal::derive(move || match asking.get() {
+                    Some(false) => "The caller is told the call was not approved. Nothing is sent to the server.".to_owned(),
+                    _ => "The caller may run exactly this call (the same arguments) once, within the approval's time. The tool's effects are the upstream server's.".to_owned(),
+                })
+                confirm_label=Signal::derive(move || if asking.get() == Some(false) { "Deny".to_owned() } else { "Approve".to_owned() })
+                danger=false start=field.clone()
+                on_confirm=Callback::new(move |_| {
+                    if let Some(approve) = asking.get_untracked() {
+                        decide.dispatch(DecideGatewayCall { id: id.get_value(), approve, reason: reason.get_untracked() });
+                    }
+                })>
+                <label class=LABEL for=field.clone()>"Reason (optional, kept in the audit log)"</label>
+                <textarea id=field.clone() class=format!("mt-1 {INPUT}") rows="2" maxlength="500"
+                    prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))></textarea>
+            </ConfirmDialog>
         </li>
+    }
+}
+
+/// The latest calls that no longer wait: who decided, how and why.
+#[component]
+fn Decided(items: Vec<ApprovalView>) -> impl IntoView {
+    view! {
+        <section class="mb-8" aria-labelledby="gw-decided">
+            <h2 id="gw-decided" class="mb-2 text-lg font-semibold text-slate-900 dark:text-white">"Recently decided"</h2>
+            <ul class=format!("{CARD} divide-y divide-slate-200 dark:divide-slate-700") aria-label="Calls decided recently" data-testid="decided">
+                {items.into_iter().map(|a| {
+                    let tone = match a.status.as_str() {
+                        "approved" | "used" => Tone::Good,
+                        "denied" => Tone::Bad,
+                        _ => Tone::Off,
+                    };
+                    let who = a.agent.clone().map_or_else(|| a.subject.clone(), |n| format!("agent {n}"));
+                    view! {
+                        <li class="flex flex-col gap-1 p-3 text-sm sm:flex-row sm:items-start sm:justify-between sm:gap-4">
+                            <div class="min-w-0">
+                                <p class=format!("break-all {MONO} text-slate-900 dark:text-white")>{a.capability.clone()}</p>
+                                <p class=format!("break-all {MUTED}")>{who}" · asked "<When at=a.requested.at.clone() words=a.requested.ago.clone()/></p>
+                                {a.reason.clone().map(|r| view! { <p class="mt-1 break-words text-slate-700 dark:text-slate-300">"“"{r}"”"</p> })}
+                            </div>
+                            <div class="flex shrink-0 flex-wrap items-center gap-2">
+                                <Pill tone text=a.status.clone()/>
+                                {a.decided_by.clone().map(|by| view! { <span class=format!("break-all {MUTED}")>"by "{by}</span> })}
+                                {a.decided.clone().map(|d| view! { <span class=MUTED><When at=d.at words=d.ago/></span> })}
+                            </div>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </section>
     }
 }
 
@@ -198,7 +252,7 @@ fn Pins(
                                 })}
                             </div>
                             <ul class="mt-3 space-y-3">
-                                {pins.into_iter().map(|p| view! { <PinRow p/> }).collect_view()}
+                                {pins.into_iter().map(|p| view! { <PinRow p can_manage accept/> }).collect_view()}
                             </ul>
                         </div>
                     }
@@ -209,7 +263,23 @@ fn Pins(
 }
 
 #[component]
-fn PinRow(p: PinView) -> impl IntoView {
+fn PinRow(p: PinView, can_manage: bool, accept: ServerAction<AcceptGatewayTools>) -> impl IntoView {
+    let server = StoredValue::new(p.server.clone());
+    let seen = StoredValue::new(format!("{} {}", p.tool, p.sha256));
+    let what = if p.state == "removed" {
+        "It is forgotten: agents no longer see it, and if the server lists it again it waits here again.".to_owned()
+    } else {
+        format!(
+            "Agents given this server may use it with this definition (a {} tool, {} risk{}).",
+            p.side_effect_class,
+            p.risk,
+            if p.side_effect_class == "read" {
+                ""
+            } else {
+                "; each call waits for a person's approval"
+            }
+        )
+    };
     let tone = match p.state.as_str() {
         "changed" => Tone::Warn,
         "removed" => Tone::Off,
@@ -223,7 +293,17 @@ fn PinRow(p: PinView) -> impl IntoView {
         <li class="border-t border-slate-200 pt-3 dark:border-slate-700">
             <p class="flex flex-wrap items-center gap-2"><span class=format!("{MONO} text-sm text-slate-900 dark:text-white")>{p.tool.clone()}</span>
                 <Pill tone text=p.state.clone()/>
-                <span class=MUTED>"listed "<When at=p.seen.at.clone() words=p.seen.ago.clone()/></span></p>
+                {(!p.side_effect_class.is_empty()).then(|| view! {
+                    <Pill tone=if p.side_effect_class == "read" { Tone::Info } else { Tone::Warn } text=format!("{} · {} risk", p.side_effect_class, p.risk)/>
+                })}
+                <span class=MUTED>"listed "<When at=p.seen.at.clone() words=p.seen.ago.clone()/></span>
+                {can_manage.then(|| view! {
+                    <span class="sm:ml-auto">
+                        <ConfirmButton label="Accept" title=format!("Accept {}.{}?", p.server, p.tool)
+                            message=what.clone() confirm_label="Accept" class=BTN_SMALL
+                            on_confirm=Callback::new(move |_| { accept.dispatch(AcceptGatewayTools { server: server.get_value(), seen: seen.get_value() }); })/>
+                    </span>
+                })}</p>
             {(!p.changes.is_empty()).then(|| view! {
                 <div class="mt-2 space-y-2">
                     {p.changes.into_iter().map(|c| view! {
@@ -310,7 +390,14 @@ fn UpstreamRow(u: UpstreamView) -> impl IntoView {
 
 #[component]
 fn AgentToolset(agents: Vec<String>, can_attach: bool) -> impl IntoView {
-    let chosen = RwSignal::new(String::new());
+    // An agent's page links here with `?agent=<name>`.
+    let asked = leptos_router::hooks::use_query_map()
+        .with_untracked(|q| q.get("agent").unwrap_or_default());
+    let chosen = RwSignal::new(if agents.contains(&asked) {
+        asked
+    } else {
+        String::new()
+    });
     let attach = ServerAction::<SetGatewayAttachment>::new();
     let attached = successes(attach);
     let toasts = use_toasts();
@@ -336,7 +423,10 @@ fn AgentToolset(agents: Vec<String>, can_attach: bool) -> impl IntoView {
                 <label for="gw-agent" class=LABEL>"Agent"</label>
                 <select id="gw-agent" class=format!("{INPUT} mt-1 sm:max-w-md") on:change=move |ev| chosen.set(event_target_value(&ev))>
                     <option value="">"Choose an agent"</option>
-                    {agents.into_iter().map(|a| view! { <option value=a.clone()>{a.clone()}</option> }).collect_view()}
+                    {agents.into_iter().map(|a| {
+                        let selected = chosen.get_untracked() == a;
+                        view! { <option value=a.clone() selected=selected>{a.clone()}</option> }
+                    }).collect_view()}
                 </select>
                 <Transition fallback=|| view! { <Loading/> }>
                     {move || toolset.get().map(|r| match r {

@@ -58,8 +58,15 @@ pub fn gateway_view(o: GatewayOverview, p: &Principal, now: i64) -> GatewayView 
             .iter()
             .map(|(a, agent)| approval_view(a, agent.clone(), now))
             .collect(),
+        decided: o
+            .decided
+            .iter()
+            .map(|(a, agent)| approval_view(a, agent.clone(), now))
+            .collect(),
         // Reviewers decide any call; an agent's owner sees (and decides) that agent's calls.
-        can_decide: p.role.can(Permission::ReviewClients) || !o.approvals.is_empty(),
+        can_decide: p.role.can(Permission::ReviewClients)
+            || !o.approvals.is_empty()
+            || !o.decided.is_empty(),
         can_manage: p.role.can(Permission::ManageRegistry),
         can_attach: p.role.can(Permission::ManageAgents),
         agents: o.agents,
@@ -67,7 +74,19 @@ pub fn gateway_view(o: GatewayOverview, p: &Principal, now: i64) -> GatewayView 
 }
 
 fn pin_view(t: &ToolPin, now: i64) -> PinView {
+    let listed: Option<serde_json::Value> = t
+        .seen
+        .as_ref()
+        .and_then(|d| serde_json::from_str(&d.canonical).ok());
     PinView {
+        side_effect_class: listed
+            .as_ref()
+            .map(|v| authz::gateway::side_effect_class(v).to_owned())
+            .unwrap_or_default(),
+        risk: listed
+            .as_ref()
+            .map(|v| authz::gateway::risk(v).to_owned())
+            .unwrap_or_default(),
         server: t.server_id.clone(),
         tool: t.tool.clone(),
         state: t.state().as_str().to_owned(),
@@ -101,6 +120,10 @@ fn approval_view(a: &Approval, agent: Option<String>, now: i64) -> ApprovalView 
         arguments: a.arguments_preview.clone(),
         requested: moment(now, a.requested_at),
         expires: moment(now, a.expires_at),
+        status: a.status_at(now).as_str().to_owned(),
+        decided_by: a.decided_by.clone(),
+        decided: a.decided_at.map(|t| moment(now, t)),
+        reason: a.reason.clone(),
     }
 }
 

@@ -59,9 +59,13 @@ pub struct PinView {
     pub changes: Vec<FieldChangeView>,
     /// When the server listed it so.
     pub seen: Moment,
+    /// What the listed definition says it does (`read`, `write`, `external`; empty: removed),
+    /// and its risk (`low`, `medium`, `high`): what accepting it lets agents do.
+    pub side_effect_class: String,
+    pub risk: String,
 }
 
-/// A call waiting for a person.
+/// A call waiting for a person, or one that waited.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalView {
     /// `apr_…`.
@@ -84,6 +88,12 @@ pub struct ApprovalView {
     pub requested: Moment,
     /// When it lapses (denied).
     pub expires: Moment,
+    /// `pending`, `approved`, `denied`, `used` or `expired`.
+    pub status: String,
+    /// Who decided, when, and why.
+    pub decided_by: Option<String>,
+    pub decided: Option<Moment>,
+    pub reason: Option<String>,
 }
 
 /// The Gateway page.
@@ -103,6 +113,8 @@ pub struct GatewayView {
     pub pins: Vec<PinView>,
     /// Calls waiting for a person (empty when the viewer may not decide).
     pub approvals: Vec<ApprovalView>,
+    /// The latest calls no longer waiting (at most 20).
+    pub decided: Vec<ApprovalView>,
     /// Whether the viewer may decide calls.
     pub can_decide: bool,
     /// Whether the viewer may accept tools and turn the gateway on.

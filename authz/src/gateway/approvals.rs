@@ -135,6 +135,61 @@ impl Core {
         })
     }
 
+    /// The caller stops waiting for a call (the person at the client declined to go on): a
+    /// waiting approval is denied, so nobody approves what its caller gave up. Only the caller
+    /// who asked, for exactly the same call, withdraws it; whether it was theirs and waiting.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub async fn withdraw_gateway_approval(
+        &self,
+        caller: &GatewayCaller,
+        id: &str,
+        (server_id, tool): (&str, &str),
+        (arguments, subject_ids, definition_sha256): (&serde_json::Value, &[String], &str),
+    ) -> Result<bool> {
+        if id.len() > 64 {
+            return Ok(false);
+        }
+        let Some(mut a) = self.store.find_approval(&caller.realm.id, id).await? else {
+            return Ok(false);
+        };
+        let now = self.now();
+        let same_call = a.caller_key == caller.key()
+            && a.server_id == server_id
+            && a.tool == tool
+            && super::model::call_digest(arguments, subject_ids, definition_sha256)
+                == a.arguments_sha256;
+        if !same_call || a.status_at(now) != ApprovalStatus::Pending {
+            return Ok(false);
+        }
+        a.status = ApprovalStatus::Denied;
+        a.decided_by = Some(caller.claims.client_id.clone());
+        a.decided_at = Some(now);
+        a.reason = Some("The caller stopped waiting.".into());
+        let mut event = self.event(
+            &caller.realm.id,
+            &caller.claims.client_id,
+            action::GATEWAY_APPROVAL_DENY,
+            AuditSubject::RegistryServer(a.server_id.clone()),
+            &RequestMeta::default(),
+        );
+        event.details = serde_json::json!({
+            "approval": a.id,
+            "capability": a.capability(),
+            "sub": a.sub,
+            "agent_id": a.agent_id,
+            "reason": a.reason,
+            "withdrawn": true,
+        });
+        match self.store.decide_approval(&a, now, &event).await {
+            Ok(()) => Ok(true),
+            // Decided or lapsed meanwhile: nothing left to withdraw.
+            Err(StorageError::Conflict(_)) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// A realm's gateway approvals `p` may decide, newest first: those waiting now, or every
     /// one (at most 500), each with its agent's name. Reviewers and admins see every call;
     /// anyone else the calls of the agents they own.
@@ -157,7 +212,7 @@ impl Core {
         let mut out = Vec::with_capacity(list.len());
         for a in list {
             let agent = self.approval_agent(&a).await?;
-            if may_decide(p, agent.as_ref()) {
+            if may_decide(p, agent.as_ref(), &a) {
                 out.push((a, agent.map(|agent| agent.name)));
             }
         }
@@ -202,7 +257,7 @@ impl Core {
             .find_approval(&realm.id, id)
             .await?
             .ok_or_else(|| Error::not_found("approval", id.chars().take(64).collect::<String>()))?;
-        if !may_decide(p, self.approval_agent(&a).await?.as_ref()) {
+        if !may_decide(p, self.approval_agent(&a).await?.as_ref(), &a) {
             return Err(Error::Forbidden);
         }
         let now = self.now();
@@ -271,9 +326,15 @@ impl Core {
     }
 }
 
-/// Whether `p` may decide a call made for `agent`: reviewers and admins any call, an agent's
-/// owner (the e-mail address on it, compared without case) that agent's calls.
-fn may_decide(p: &Principal, agent: Option<&crate::agents::Agent>) -> bool {
+/// Whether `p` may decide call `a`, made for `agent`: reviewers and admins any call; an
+/// agent's owner (the e-mail address on it, compared without case) the calls that agent made
+/// on its own (no person behind the token, whose data an owner has no business reading) and
+/// that are not destructive (`high` risk: a security reviewer's second pair of eyes).
+fn may_decide(p: &Principal, agent: Option<&crate::agents::Agent>, a: &Approval) -> bool {
     p.role.can(Permission::ReviewClients)
-        || agent.is_some_and(|a| !a.owner.is_empty() && a.owner.eq_ignore_ascii_case(&p.email))
+        || (a.sub == a.client_id
+            && a.risk != "high"
+            && agent.is_some_and(|agent| {
+                !agent.owner.is_empty() && agent.owner.eq_ignore_ascii_case(&p.email)
+            }))
 }

@@ -515,6 +515,42 @@ pub fn redacted_preview(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(&walk(value)).unwrap_or_default()
 }
 
+/// What a tool can do, from its definition's annotations.
+///
+/// `read` (read-only), `write` (changes things in a closed world) or `external` (reaches the
+/// outside world). MCP's defaults apply when a hint is absent: not read-only, open world.
+pub fn side_effect_class(tool: &serde_json::Value) -> &'static str {
+    let hint = |k: &str| {
+        tool.get("annotations")
+            .and_then(|a| a.get(k))
+            .and_then(serde_json::Value::as_bool)
+    };
+    if hint("readOnlyHint") == Some(true) {
+        "read"
+    } else if hint("openWorldHint") != Some(false) {
+        "external"
+    } else {
+        "write"
+    }
+}
+
+/// How much a call of the tool can hurt.
+///
+/// `low` (reads), `high` (may destroy: MCP's default), `medium` (changes things, marked not
+/// destructive).
+pub fn risk(tool: &serde_json::Value) -> &'static str {
+    let destructive = tool
+        .get("annotations")
+        .and_then(|a| a.get("destructiveHint"))
+        .and_then(serde_json::Value::as_bool)
+        != Some(false);
+    match side_effect_class(tool) {
+        "read" => "low",
+        _ if destructive => "high",
+        _ => "medium",
+    }
+}
+
 /// What a caller's approval id says about the call it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Redeemed {
@@ -601,8 +637,10 @@ pub struct GatewayOverview {
     pub upstreams: Vec<GatewayUpstream>,
     /// Tools waiting for acceptance (new, changed, removed).
     pub pins_waiting: Vec<ToolPin>,
-    /// Calls waiting for a person (empty for those who may not decide), with agent names.
+    /// Calls waiting for a person (those this person may decide), with agent names.
     pub approvals: Vec<(Approval, Option<String>)>,
+    /// The latest calls no longer waiting (decided, used or lapsed; at most 20), the same way.
+    pub decided: Vec<(Approval, Option<String>)>,
     /// Every agent's name, for the toolset view.
     pub agents: Vec<String>,
 }

@@ -586,6 +586,14 @@ impl Core {
             .collect();
         // Reviewers see every waiting call, agents' owners their agents' calls.
         let approvals = self.list_gateway_approvals(p, realm_name, true).await?;
+        let now = self.now();
+        let decided = self
+            .list_gateway_approvals(p, realm_name, false)
+            .await?
+            .into_iter()
+            .filter(|(a, _)| a.status_at(now) != super::model::ApprovalStatus::Pending)
+            .take(20)
+            .collect();
         let agents = if p.role.can(Permission::ViewAgents) {
             self.store
                 .list_agents(
@@ -608,6 +616,7 @@ impl Core {
             upstreams,
             pins_waiting,
             approvals,
+            decided,
             agents,
         })
     }

@@ -160,7 +160,7 @@ impl Facade {
         );
         let capability = format!("{}.{}", key.0, key.1);
         let core = &self.gateway.inner.core;
-        let mut refused = |outcome: &str, value: Value| {
+        let refused = |record: &mut CallRecord, outcome: &str, value: Value| {
             record.decision = "denied";
             record.outcome = outcome.into();
             record.latency_ms = elapsed_ms(started);
@@ -180,10 +180,12 @@ impl Facade {
                         Gate::Answer(round.waiting(&a.id, &capability, a.expires_at, true))
                     }
                     Err(authz::Error::Conflict(why)) => refused(
+                        record,
                         "too_many_waiting",
                         json!({"error": "too_many_waiting", "message": why}),
                     ),
                     Err(authz::Error::Invalid(why)) => refused(
+                        record,
                         "too_large_for_approval",
                         json!({"error": "too_large_for_approval", "message": why}),
                     ),
@@ -191,16 +193,26 @@ impl Facade {
                 },
             );
         };
-        record.approval_id = Some(id.chars().take(64).collect());
         if matches!(
             round.answer,
             Some(ElicitationAction::Decline | ElicitationAction::Cancel)
         ) {
+            // The person stopped waiting: their approval (only theirs, for exactly this call)
+            // is denied, so no one approves what they gave up.
+            let withdrawn = core
+                .withdraw_gateway_approval(caller, &id, key, call)
+                .await
+                .map_err(internal)?;
+            if withdrawn {
+                record.approval_id = Some(id.clone());
+            }
             return Ok(refused(
+                record,
                 "withdrawn",
-                json!({"error": "withdrawn", "approval_id": id, "message": "You stopped waiting for the approval. Nothing was sent."}),
+                json!({"error": "withdrawn", "message": "You stopped waiting for the approval. Nothing was sent."}),
             ));
         }
+        record.approval_id = Some(id.chars().take(64).collect());
         Ok(
             match core
                 .redeem_gateway_approval(caller, &id, key, call)
@@ -215,6 +227,7 @@ impl Facade {
                     Gate::Answer(round.waiting(&id, &capability, expires_at, false))
                 }
                 Redeemed::Refused(status) => refused(
+                    record,
                     &format!("approval_{}", status.as_str()),
                     json!({"error": format!("approval_{}", status.as_str()), "approval_id": id, "message": match status {
                         ApprovalStatus::Denied => "A person denied this call. Nothing was sent.",
@@ -223,6 +236,7 @@ impl Facade {
                     }}),
                 ),
                 Redeemed::Unknown => refused(
+                    record,
                     "approval_unknown",
                     json!({"error": "approval_unknown", "message": "No approval with this id is yours for exactly this call (same capability and arguments). Nothing was sent."}),
                 ),

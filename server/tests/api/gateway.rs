@@ -44,7 +44,10 @@ struct Upstream {
     seen: Arc<Mutex<Vec<Seen>>>,
     calls: Arc<AtomicUsize>,
     hang: Arc<AtomicBool>,
+    /// Sessions of clients on older versions, and `subscriptions/listen` streams of those on
+    /// 2026-07-28: where a change of tools is announced.
     peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
+    listeners: Arc<Mutex<Vec<rmcp::service::SubscriptionSink>>>,
 }
 
 impl ServerHandler for Upstream {
@@ -59,6 +62,22 @@ impl ServerHandler for Upstream {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.peers.lock().expect("peers").push(context.peer);
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        self.listeners
+            .lock()
+            .expect("listeners")
+            .push(context.sink().clone());
+        context.cancelled().await;
+        Ok(())
     }
 
     async fn list_tools(
@@ -112,6 +131,15 @@ impl Upstream {
         for p in peers {
             let _ = p.notify_tool_list_changed().await;
         }
+        let listeners = self.listeners.lock().expect("listeners").clone();
+        for l in listeners {
+            let _ = l.notify_tool_list_changed().await;
+        }
+    }
+
+    /// How many clients listen on a 2026-07-28 `subscriptions/listen` stream.
+    fn listening(&self) -> usize {
+        self.listeners.lock().expect("listeners").len()
     }
 }
 

@@ -120,6 +120,8 @@ pub(super) const WRITES: &[&str] = &[
     "decide_gateway_approval",
     // uses an approval up; the call it runs writes the row (`gateway.call`)
     "redeem_gateway_approval",
+    // denies the caller's own waiting approval, audited as gateway.approval_deny
+    "withdraw_gateway_approval",
     // drift (a report needs a person's registry token: checked by the API tests)
     "forget_drift_device",
     // tokens

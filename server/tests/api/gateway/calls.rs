@@ -197,6 +197,16 @@ async fn calls_past_a_tools_limit_are_refused_before_anything_is_sent() {
 #[tokio::test]
 async fn an_agents_owner_decides_its_calls_and_no_one_elses() {
     let g = setup().await;
+    // Notes also lists a write that destroys nothing (medium risk).
+    let mut archive = tool("archive_note", "Archive a note", false);
+    if let Some(a) = archive.annotations.as_mut() {
+        a.destructive_hint = Some(false);
+    }
+    g.notes.set_tools(vec![
+        tool("search", "Search notes", true),
+        tool("delete_note", "Delete a note", false),
+        archive,
+    ]);
     let beta = g.client("beta").await;
     search(&beta).await;
     g.accept("notes").await;
@@ -207,11 +217,20 @@ async fn an_agents_owner_decides_its_calls_and_no_one_elses() {
     g.t.user("other@example.com", "developer").await;
     let owner = g.t.principal("owner@example.com").await;
     let other = g.t.principal("other@example.com").await;
-    let r = execute(&beta, "notes.delete_note", json!({"q": "minutes"}))
-        .await
-        .expect("a result");
-    let id = approval_id(&r);
+    let args = json!({"q": "minutes"});
+    let medium = approval_id(
+        &execute(&beta, "notes.archive_note", args.clone())
+            .await
+            .expect("a result"),
+    );
+    let high = approval_id(
+        &execute(&beta, "notes.delete_note", args.clone())
+            .await
+            .expect("a result"),
+    );
 
+    // The owner sees and decides the medium-risk call; a destructive one waits for a
+    // reviewer; another developer sees nothing.
     assert_eq!(
         core.gateway_waiting_count(&owner, "default")
             .await
@@ -224,32 +243,42 @@ async fn an_agents_owner_decides_its_calls_and_no_one_elses() {
             .expect("count"),
         0
     );
-    let seen = core
-        .list_gateway_approvals(&other, "default", true)
-        .await
-        .expect("list");
-    assert!(seen.is_empty(), "a developer sees only their agents' calls");
-    assert!(matches!(
-        core.decide_gateway_approval(&other, "default", &id, true, "", &meta)
-            .await,
-        Err(authz::Error::Forbidden)
-    ));
+    assert_eq!(
+        core.gateway_waiting_count(&g.admin, "default")
+            .await
+            .expect("count"),
+        2
+    );
+    assert!(
+        core.list_gateway_approvals(&other, "default", true)
+            .await
+            .expect("list")
+            .is_empty()
+    );
+    for (who, id) in [(&other, &medium), (&owner, &high)] {
+        assert!(matches!(
+            core.decide_gateway_approval(who, "default", id, true, "", &meta)
+                .await,
+            Err(authz::Error::Forbidden)
+        ));
+    }
     let seen = core
         .list_gateway_approvals(&owner, "default", true)
         .await
         .expect("list");
     assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].0.id, medium);
     assert_eq!(seen[0].1.as_deref(), Some("beta"));
     let decided = core
-        .decide_gateway_approval(&owner, "default", &id, true, "mine", &meta)
+        .decide_gateway_approval(&owner, "default", &medium, true, "mine", &meta)
         .await
         .expect("the owner approves");
     assert_eq!(decided.decided_by.as_deref(), Some("owner@example.com"));
-    let v = execute_approved(&beta, "notes.delete_note", json!({"q": "minutes"}), &id).await;
+    let v = execute_approved(&beta, "notes.archive_note", args.clone(), &medium).await;
     assert!(
         v["ran"]
             .as_str()
-            .is_some_and(|t| t.contains("delete_note ran")),
+            .is_some_and(|t| t.contains("archive_note ran")),
         "{v}"
     );
 }

@@ -1,5 +1,6 @@
 //! What never reaches an upstream: arguments outside the pinned schema, writes without
-//! approval, names outside the toolset however spelled, and tools whose definition changed.
+//! approval, names outside the toolset however spelled, and tools whose definition changed
+//! (announced on a 2026-07-28 `subscriptions/listen` stream).
 use super::*;
 
 #[tokio::test]
@@ -103,6 +104,19 @@ async fn a_changed_definition_hides_the_tool_until_accepted_again() {
     search(&beta).await;
     g.accept("notes").await;
     assert!(names(&search(&beta).await).contains(&"notes.search".to_owned()));
+    // The upstream speaks 2026-07-28: the gateway connected without a session and listens
+    // for changes on a `subscriptions/listen` stream, where the change below arrives.
+    for _ in 0..50 {
+        if g.notes.listening() > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(g.notes.listening(), 1, "the gateway listens");
+    assert!(
+        g.notes.peers.lock().expect("peers").is_empty(),
+        "no session"
+    );
     g.notes.set_tools(vec![
         tool(
             "search",

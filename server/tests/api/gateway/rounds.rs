@@ -157,7 +157,30 @@ async fn a_modern_client_waits_in_rounds_and_runs_once_a_person_approves() {
         .expect("queue");
     assert_eq!(queue.len(), 1);
 
-    // A retry whose person stopped waiting sends nothing.
+    // Another caller declining with this state withdraws nothing.
+    let alpha = g
+        .modern_client(
+            "alpha",
+            Modern {
+                approver: None,
+                asked: Arc::default(),
+            },
+        )
+        .await;
+    let mut theirs = delete(&args);
+    theirs.request_state = Some(state.clone());
+    theirs.input_responses = Some(answered(ElicitationAction::Decline));
+    alpha.call_tool_once(theirs).await.expect("a response");
+    assert_eq!(
+        core.list_gateway_approvals(&g.admin, "default", true)
+            .await
+            .expect("queue")
+            .len(),
+        1,
+        "still waiting"
+    );
+    // The person stops waiting: nothing is sent, and the approval is denied (nobody approves
+    // what its caller gave up).
     let mut retry = delete(&args);
     retry.request_state = Some(state.clone());
     retry.input_responses = Some(answered(ElicitationAction::Decline));
@@ -170,6 +193,24 @@ async fn a_modern_client_waits_in_rounds_and_runs_once_a_person_approves() {
         r.structured_content.expect("structured")["error"],
         "withdrawn"
     );
+    assert!(
+        core.list_gateway_approvals(&g.admin, "default", true)
+            .await
+            .expect("queue")
+            .is_empty()
+    );
+    assert!(matches!(
+        core.decide_gateway_approval(
+            &g.admin,
+            "default",
+            &state,
+            true,
+            "",
+            &authz::RequestMeta::default()
+        )
+        .await,
+        Err(authz::Error::Conflict(_))
+    ));
     // A forged state, and a state for other arguments, run nothing.
     for (state, args) in [
         ("apr_forged".to_owned(), args.clone()),
@@ -197,7 +238,7 @@ async fn a_modern_client_waits_in_rounds_and_runs_once_a_person_approves() {
     let asked = asked.lock().expect("asked").clone();
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert!(asked[0].contains("notes.delete_note"), "{asked:?}");
-    // The approval is used up: the state does not run it twice.
+    // The withdrawn approval stays denied: its state runs nothing.
     let mut replay = delete(&args);
     replay.request_state = Some(state);
     replay.input_responses = Some(answered(ElicitationAction::Accept));
@@ -207,7 +248,7 @@ async fn a_modern_client_waits_in_rounds_and_runs_once_a_person_approves() {
     };
     assert_eq!(
         r.structured_content.expect("structured")["error"],
-        "approval_used"
+        "approval_denied"
     );
     assert_eq!(g.notes.calls.load(Ordering::SeqCst), 1);
 }
