@@ -1,5 +1,5 @@
 //! Bounded in-memory maps, and the read-through cache of the token path (realms, clients with
-//! their secrets, resources, agents and access grants).
+//! their secrets, resources, agents and access grants) and of the MCP gateway's calls.
 //!
 //! Every committed change bumps the store's generation (the store's write helper does it, see
 //! [`crate::storage::Generation`]), which invalidates every cached entry at once; entries also
@@ -78,6 +78,18 @@ pub(crate) struct LookupCache {
         (crate::realms::RealmId, [u8; 32]),
         std::sync::Arc<portcullis_claims::AccessTokenClaims>,
     >,
+    /// What the MCP gateway reads on every call: a realm's tool pins, an agent's attached
+    /// servers, a member's registry groups and a realm's latest release (each change bumps
+    /// the generation).
+    pub(crate) tool_pins:
+        Cached<crate::realms::RealmId, std::sync::Arc<Vec<crate::gateway::ToolPin>>>,
+    pub(crate) attachments:
+        Cached<crate::agents::AgentId, std::sync::Arc<Vec<crate::gateway::Attachment>>>,
+    pub(crate) member_groups: Cached<
+        (crate::realms::RealmId, crate::registry::MemberKind, String),
+        std::sync::Arc<Vec<(crate::registry::GroupKind, String)>>,
+    >,
+    pub(crate) release_heads: Cached<crate::realms::RealmId, crate::registry::ReleaseHead>,
 }
 
 #[cfg(test)]

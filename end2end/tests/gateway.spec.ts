@@ -130,6 +130,10 @@ test('agents search and call two tools through the gateway with SDK clients; too
     // Each tool says what accepting it lets agents do.
     await expect(pins).toContainText('read · low risk');
     await expect(pins).toContainText('write · medium risk');
+    // Tools waiting, each with its own Accept, on a phone: no sideways scroll.
+    await page.setViewportSize({ width: 390, height: 900 });
+    expect(await check(page, 'gateway-pins-390')).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await pins.getByRole('button', { name: 'Accept as listed' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Accept' }).click();
     await expect(page.getByRole('main')).toContainText('Every tool listed is accepted');

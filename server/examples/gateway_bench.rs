@@ -241,6 +241,72 @@ async fn open_session(http: &reqwest::Client, url: &str, token: &str) -> anyhow:
     Ok(session)
 }
 
+/// Where the gateway's time goes: its core steps alone, in this process, per call.
+async fn breakdown(
+    core: &authz::Core,
+    token: &str,
+    upstream: &RunningService<RoleClient, ()>,
+) -> anyhow::Result<()> {
+    let caller = core
+        .gateway_caller("default", Some(token))
+        .await
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let tools: Vec<Value> = upstream
+        .list_all_tools()
+        .await?
+        .iter()
+        .map(serde_json::to_value)
+        .collect::<Result<_, _>>()?;
+    let record = authz::gateway::CallRecord {
+        name: "notes.search".into(),
+        decision: "allowed",
+        outcome: "ok".into(),
+        ..Default::default()
+    };
+    let mut rows: Vec<(&str, Duration)> = Vec::new();
+    // Times `$step` (an expression awaited each round): the mean of CALLS after WARMUP.
+    macro_rules! time {
+        ($label:expr, $step:expr) => {{
+            for _ in 0..WARMUP {
+                $step;
+            }
+            let start = Instant::now();
+            for _ in 0..CALLS {
+                $step;
+            }
+            rows.push(($label, start.elapsed() / u32::try_from(CALLS)?));
+        }};
+    }
+    time!(
+        "the caller: token, realm, gateway resource, agent",
+        core.gateway_caller("default", Some(token))
+            .await
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?
+    );
+    time!(
+        "its toolset: release, groups, attachments, pins",
+        core.gateway_toolset(&caller).await?
+    );
+    time!(
+        "the upstream's listing against the pins",
+        core.observe_gateway_tools(&caller.realm, "notes", &tools)
+            .await?
+    );
+    time!(
+        "the audit row",
+        core.record_gateway_call(&caller, "notes", &record).await?
+    );
+    println!();
+    println!("Where the gateway's time goes (its core steps alone, mean per call):");
+    println!();
+    println!("| step | µs |");
+    println!("|---|---|");
+    for (label, d) in rows {
+        println!("| {label} | {:.0} |", d.as_secs_f64() * 1e6);
+    }
+    Ok(())
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.3}", d.as_secs_f64() * 1000.0)
 }
@@ -405,6 +471,21 @@ async fn main() -> anyhow::Result<()> {
     }
     let direct = connect(&upstream_url, None).await?;
 
+    // Memory first, before the load runs warm the allocator's free lists.
+    let before = rss_kib()?;
+    let mut sessions = Vec::with_capacity(SESSIONS);
+    for _ in 0..SESSIONS {
+        sessions.push(open_session(&http, &gateway_url, &token).await?);
+    }
+    let after = rss_kib()?;
+    println!();
+    println!(
+        "Memory: {SESSIONS} open gateway sessions (initialized, tools listed): {:.1} MiB resident more ({:.1} KiB each); {:.1} MiB in all",
+        after.saturating_sub(before) as f64 / 1024.0,
+        after.saturating_sub(before) as f64 / SESSIONS as f64,
+        after as f64 / 1024.0
+    );
+
     println!("MCP gateway: {CALLS} sequential calls each way after {WARMUP} warm-up calls");
     let d = latencies(&direct, Way::Direct).await?;
     let g = latencies(&gateway, Way::Gateway).await?;
@@ -427,6 +508,7 @@ async fn main() -> anyhow::Result<()> {
         ms(added(0.9)),
         ms(added(0.99))
     );
+    breakdown(&state.core, &token, &direct).await?;
     drop(direct);
     drop(gateway);
 
@@ -443,20 +525,5 @@ async fn main() -> anyhow::Result<()> {
     println!("| upstream directly | {direct_rate:.0} |");
     println!("| through the gateway | {gateway_rate:.0} |");
 
-    // Let the throughput run's sessions go before measuring memory.
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let before = rss_kib()?;
-    let mut sessions = Vec::with_capacity(SESSIONS);
-    for _ in 0..SESSIONS {
-        sessions.push(open_session(&http, &gateway_url, &token).await?);
-    }
-    let after = rss_kib()?;
-    println!();
-    println!(
-        "Memory: {SESSIONS} open gateway sessions (initialized, tools listed): {:.1} MiB resident more ({:.1} KiB each); {:.1} MiB in all",
-        after.saturating_sub(before) as f64 / 1024.0,
-        after.saturating_sub(before) as f64 / SESSIONS as f64,
-        after as f64 / 1024.0
-    );
     Ok(())
 }

@@ -155,12 +155,61 @@ impl Core {
             return Ok(None);
         };
         Ok(self
-            .store
-            .find_resource_by_uri(&realm.id, &uri)
+            .cached_resource(&realm.id, &uri)
             .await?
             .filter(|r| {
                 r.slug.as_str() == GATEWAY_RESOURCE_SLUG && r.enabled && r.submitted_by.is_none()
             }))
+    }
+
+    /// A realm's tool pins, read through the cache (the gateway reads them on every call).
+    pub(crate) async fn cached_tool_pins(
+        &self,
+        realm_id: &crate::realms::RealmId,
+    ) -> Result<std::sync::Arc<Vec<super::model::ToolPin>>> {
+        let (generation, now) = (self.store.generation(), self.now());
+        if let Some(hit) = self.cache.tool_pins.get(realm_id, generation, now) {
+            return Ok(hit);
+        }
+        let pins = std::sync::Arc::new(self.store.list_tool_pins(realm_id).await?);
+        self.cache
+            .tool_pins
+            .put(realm_id.clone(), pins.clone(), generation, now);
+        Ok(pins)
+    }
+
+    /// An agent's attached servers, read through the cache.
+    async fn cached_attachments(
+        &self,
+        agent_id: &crate::agents::AgentId,
+    ) -> Result<std::sync::Arc<Vec<Attachment>>> {
+        let (generation, now) = (self.store.generation(), self.now());
+        if let Some(hit) = self.cache.attachments.get(agent_id, generation, now) {
+            return Ok(hit);
+        }
+        let list = std::sync::Arc::new(self.store.list_attachments(agent_id).await?);
+        self.cache
+            .attachments
+            .put(agent_id.clone(), list.clone(), generation, now);
+        Ok(list)
+    }
+
+    /// The registry groups (rings, units) a member is in, read through the cache.
+    async fn cached_groups_of(
+        &self,
+        realm_id: &crate::realms::RealmId,
+        (kind, id): (MemberKind, &str),
+    ) -> Result<std::sync::Arc<Vec<(GroupKind, String)>>> {
+        let (generation, now) = (self.store.generation(), self.now());
+        let key = (realm_id.clone(), kind, id.to_owned());
+        if let Some(hit) = self.cache.member_groups.get(&key, generation, now) {
+            return Ok(hit);
+        }
+        let groups = std::sync::Arc::new(self.store.groups_of(realm_id, (kind, id)).await?);
+        self.cache
+            .member_groups
+            .put(key, groups.clone(), generation, now);
+        Ok(groups)
     }
 
     /// The gateway resource's own client: the one that exchanges for it.
@@ -188,9 +237,9 @@ impl Core {
         realm_name: &str,
         token: Option<&str>,
     ) -> std::result::Result<GatewayCaller, std::result::Result<GatewayRefusal, Error>> {
-        let realm = match self.find_realm(realm_name).await {
-            Ok(r) if r.enabled => r,
-            Ok(_) | Err(Error::NotFound { .. }) => return Err(Ok(GatewayRefusal::NotFound)),
+        let realm = match self.serving_realm(realm_name).await {
+            Ok(r) => r,
+            Err(Error::NotFound { .. }) => return Err(Ok(GatewayRefusal::NotFound)),
             Err(e) => return Err(Err(e)),
         };
         if self.gateway_resource(&realm).await.map_err(Err)?.is_none() {
@@ -257,10 +306,10 @@ impl Core {
             (None, None) => None,
         };
         let attached = match &caller.agent {
-            Some(agent) => Some(self.store.list_attachments(&agent.id).await?),
+            Some(agent) => Some(self.cached_attachments(&agent.id).await?),
             None => None,
         };
-        self.toolset_for(&caller.realm, member, attached.as_deref())
+        self.toolset_for(&caller.realm, member, attached.as_deref().map(Vec::as_slice))
             .await
     }
 
@@ -279,7 +328,7 @@ impl Core {
         p.require(Permission::ViewRegistry)?;
         let realm = self.find_realm(realm_name).await?;
         let agent = self.load_agent(realm_name, agent_name).await?;
-        let attached = self.store.list_attachments(&agent.id).await?;
+        let attached = self.cached_attachments(&agent.id).await?;
         self.toolset_for(
             &realm,
             Some((MemberKind::Agent, agent.id.to_string())),
@@ -299,7 +348,7 @@ impl Core {
         };
         let (mut rings, mut units) = (Vec::new(), Vec::new());
         if let Some((kind, id)) = &member {
-            for (group, gid) in self.store.groups_of(&realm.id, (*kind, id)).await? {
+            for (group, gid) in self.cached_groups_of(&realm.id, (*kind, id)).await?.iter().cloned() {
                 match group {
                     GroupKind::Ring => rings.push(gid),
                     GroupKind::Unit => units.push(gid),
@@ -352,7 +401,7 @@ impl Core {
         Ok(Toolset {
             release: i64::try_from(served.info.sequence).ok(),
             servers,
-            pins: self.store.list_tool_pins(&realm.id).await?,
+            pins: self.cached_tool_pins(&realm.id).await?.as_ref().clone(),
             attached: attached
                 .unwrap_or_default()
                 .iter()

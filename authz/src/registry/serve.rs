@@ -60,8 +60,18 @@ impl Core {
         &self,
         realm: &Realm,
     ) -> Result<Option<std::sync::Arc<ServedRegistry>>> {
-        let Some(head) = self.store.latest_release_head(&realm.id).await? else {
-            return Ok(None);
+        let (generation, now) = (self.store.generation(), self.now());
+        let head = match self.cache.release_heads.get(&realm.id, generation, now) {
+            Some(head) => head,
+            None => {
+                let Some(head) = self.store.latest_release_head(&realm.id).await? else {
+                    return Ok(None);
+                };
+                self.cache
+                    .release_heads
+                    .put(realm.id.clone(), head.clone(), generation, now);
+                head
+            }
         };
         let cached = self
             .served_registries

@@ -237,6 +237,8 @@ macro_rules! gateway_store {
                         insert_audit(&mut tx, event).await?;
                     }
                     tx.commit().await?;
+                    // Pins are cached (the gateway reads them on every call).
+                    self.generation.bump();
                     Ok(())
                 }
 
@@ -275,6 +277,7 @@ macro_rules! gateway_store {
                         }
                     }
                     tx.commit().await?;
+                    self.generation.bump();
                     Ok(n)
                 }
 
@@ -295,6 +298,7 @@ macro_rules! gateway_store {
                         insert_audit(&mut tx, event).await?;
                     }
                     tx.commit().await?;
+                    self.generation.bump();
                     Ok(())
                 }
 
@@ -331,7 +335,7 @@ macro_rules! gateway_store {
                         .bind(a.attached_at)
                         .execute(&mut *tx)
                         .await?;
-                    self.commit_uncached(tx, event).await
+                    self.commit(tx, event).await
                 }
 
                 async fn delete_attachment(
@@ -351,7 +355,7 @@ macro_rules! gateway_store {
                         tx.rollback().await?;
                         return Err(StorageError::NotFound);
                     }
-                    self.commit_uncached(tx, event).await
+                    self.commit(tx, event).await
                 }
 
                 async fn insert_approval(

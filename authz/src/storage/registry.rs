@@ -441,7 +441,7 @@ macro_rules! registry_store {
                         tx.rollback().await?;
                         return Err(e);
                     }
-                    self.commit_uncached(tx, event).await
+                    self.commit(tx, event).await
                 }
 
                 async fn insert_release(
@@ -492,7 +492,7 @@ macro_rules! registry_store {
                             return Err(StorageError::Precondition(REQUEST_DECIDED));
                         }
                     }
-                    self.commit_uncached(tx, event).await
+                    self.commit(tx, event).await
                 }
 
                 async fn latest_release(
@@ -665,7 +665,7 @@ macro_rules! registry_store {
                         .bind(&m.added_by)
                         .execute(&mut *tx)
                         .await?;
-                    self.commit_uncached(tx, event).await
+                    self.commit(tx, event).await
                 }
 
                 async fn delete_member(
@@ -689,7 +689,7 @@ macro_rules! registry_store {
                         tx.rollback().await?;
                         return Err(StorageError::NotFound);
                     }
-                    self.commit_uncached(tx, event).await
+                    self.commit(tx, event).await
                 }
 
                 async fn list_members(
