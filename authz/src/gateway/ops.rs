@@ -154,12 +154,9 @@ impl Core {
         let Ok(uri) = ResourceUri::parse(&url, true) else {
             return Ok(None);
         };
-        Ok(self
-            .cached_resource(&realm.id, &uri)
-            .await?
-            .filter(|r| {
-                r.slug.as_str() == GATEWAY_RESOURCE_SLUG && r.enabled && r.submitted_by.is_none()
-            }))
+        Ok(self.cached_resource(&realm.id, &uri).await?.filter(|r| {
+            r.slug.as_str() == GATEWAY_RESOURCE_SLUG && r.enabled && r.submitted_by.is_none()
+        }))
     }
 
     /// A realm's tool pins, read through the cache (the gateway reads them on every call).
@@ -309,8 +306,12 @@ impl Core {
             Some(agent) => Some(self.cached_attachments(&agent.id).await?),
             None => None,
         };
-        self.toolset_for(&caller.realm, member, attached.as_deref().map(Vec::as_slice))
-            .await
+        self.toolset_for(
+            &caller.realm,
+            member,
+            attached.as_deref().map(Vec::as_slice),
+        )
+        .await
     }
 
     /// What one agent's gateway search returns (acting for itself), with the reason each
@@ -348,7 +349,12 @@ impl Core {
         };
         let (mut rings, mut units) = (Vec::new(), Vec::new());
         if let Some((kind, id)) = &member {
-            for (group, gid) in self.cached_groups_of(&realm.id, (*kind, id)).await?.iter().cloned() {
+            for (group, gid) in self
+                .cached_groups_of(&realm.id, (*kind, id))
+                .await?
+                .iter()
+                .cloned()
+            {
                 match group {
                     GroupKind::Ring => rings.push(gid),
                     GroupKind::Unit => units.push(gid),
