@@ -57,6 +57,11 @@ impl<K: Eq + Hash, V: Clone> Cached<K, V> {
     }
 }
 
+/// A registry member of a realm: its kind and id.
+pub(crate) type MemberKey = (crate::realms::RealmId, crate::registry::MemberKind, String);
+/// A ring or unit a member is in.
+pub(crate) type MemberGroup = (crate::registry::GroupKind, String);
+
 /// The caches of one core.
 #[derive(Debug, Default)]
 pub(crate) struct LookupCache {
@@ -85,10 +90,7 @@ pub(crate) struct LookupCache {
         Cached<crate::realms::RealmId, std::sync::Arc<Vec<crate::gateway::ToolPin>>>,
     pub(crate) attachments:
         Cached<crate::agents::AgentId, std::sync::Arc<Vec<crate::gateway::Attachment>>>,
-    pub(crate) member_groups: Cached<
-        (crate::realms::RealmId, crate::registry::MemberKind, String),
-        std::sync::Arc<Vec<(crate::registry::GroupKind, String)>>,
-    >,
+    pub(crate) member_groups: Cached<MemberKey, std::sync::Arc<Vec<MemberGroup>>>,
     pub(crate) release_heads: Cached<crate::realms::RealmId, crate::registry::ReleaseHead>,
 }
 
