@@ -112,20 +112,13 @@ impl Core {
         (server_id, tool): (&str, &str),
         (arguments, subject_ids, definition_sha256): (&serde_json::Value, &[String], &str),
     ) -> Result<Redeemed> {
-        if id.len() > 64 {
-            return Ok(Redeemed::Unknown);
-        }
-        let Some(a) = self.store.find_approval(&caller.realm.id, id).await? else {
+        let call = (arguments, subject_ids, definition_sha256);
+        let Some(a) = self
+            .own_approval(caller, id, (server_id, tool), call)
+            .await?
+        else {
             return Ok(Redeemed::Unknown);
         };
-        let same_call = a.caller_key == caller.key()
-            && a.server_id == server_id
-            && a.tool == tool
-            && super::model::call_digest(arguments, subject_ids, definition_sha256)
-                == a.arguments_sha256;
-        if !same_call {
-            return Ok(Redeemed::Unknown);
-        }
         let now = self.now();
         Ok(match a.status_at(now) {
             ApprovalStatus::Pending => Redeemed::Waiting(a.expires_at),
@@ -148,19 +141,15 @@ impl Core {
         (server_id, tool): (&str, &str),
         (arguments, subject_ids, definition_sha256): (&serde_json::Value, &[String], &str),
     ) -> Result<bool> {
-        if id.len() > 64 {
-            return Ok(false);
-        }
-        let Some(mut a) = self.store.find_approval(&caller.realm.id, id).await? else {
+        let call = (arguments, subject_ids, definition_sha256);
+        let Some(mut a) = self
+            .own_approval(caller, id, (server_id, tool), call)
+            .await?
+        else {
             return Ok(false);
         };
         let now = self.now();
-        let same_call = a.caller_key == caller.key()
-            && a.server_id == server_id
-            && a.tool == tool
-            && super::model::call_digest(arguments, subject_ids, definition_sha256)
-                == a.arguments_sha256;
-        if !same_call || a.status_at(now) != ApprovalStatus::Pending {
+        if a.status_at(now) != ApprovalStatus::Pending {
             return Ok(false);
         }
         a.status = ApprovalStatus::Denied;
@@ -188,6 +177,31 @@ impl Core {
             Err(StorageError::Conflict(_)) => Ok(false),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Approval `id`, if it is `caller`'s and for exactly this call (same capability,
+    /// arguments, subjects and accepted definition); `None` for anything else.
+    async fn own_approval(
+        &self,
+        caller: &GatewayCaller,
+        id: &str,
+        (server_id, tool): (&str, &str),
+        (arguments, subject_ids, definition_sha256): (&serde_json::Value, &[String], &str),
+    ) -> Result<Option<Approval>> {
+        if id.len() > 64 {
+            return Ok(None);
+        }
+        Ok(self
+            .store
+            .find_approval(&caller.realm.id, id)
+            .await?
+            .filter(|a| {
+                a.caller_key == caller.key()
+                    && a.server_id == server_id
+                    && a.tool == tool
+                    && super::model::call_digest(arguments, subject_ids, definition_sha256)
+                        == a.arguments_sha256
+            }))
     }
 
     /// A realm's gateway approvals `p` may decide, newest first: those waiting now, or every
