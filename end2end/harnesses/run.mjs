@@ -115,12 +115,25 @@ function install(o) {
   // platform package (@anthropic-ai/claude-code-linux-x64), which this test runs directly;
   // Codex's binary is the npm-hosted @openai/codex@<version>-linux-x64; node-pty and keytar
   // (Gemini CLI's optional native modules) are not needed for `mcp list`.
-  say('npm ci --ignore-scripts ...');
-  const r = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-    cwd: HERE,
-    stdio: 'inherit',
-  });
-  if (r.status !== 0) die('npm ci failed');
+  // The registry is reached over the network: a dropped connection or a registry hiccup
+  // fails `npm ci` without anything being wrong here, so it is tried three times, and each
+  // failure's reason is printed (npm's own message can be cut from a CI log).
+  let ok = false;
+  for (let attempt = 1; attempt <= 3 && !ok; attempt++) {
+    say(`npm ci --ignore-scripts ... (attempt ${attempt} of 3)`);
+    const r = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: HERE,
+      stdio: ['ignore', 'inherit', 'pipe'],
+      encoding: 'utf8',
+    });
+    ok = r.status === 0;
+    if (!ok) {
+      const reason = (r.stderr || String(r.error || '')).trim().split('\n').slice(-20).join('\n');
+      say(`npm ci failed (exit ${r.status}):\n${reason}`);
+      if (attempt < 3) spawnSync('sleep', [String(5 * attempt)]);
+    }
+  }
+  if (!ok) die('npm ci failed three times');
   const ms = Date.now() - t;
   say(`npm ci: ${secs(ms)}`);
   return ms;
