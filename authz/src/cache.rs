@@ -92,6 +92,10 @@ pub(crate) struct LookupCache {
         Cached<crate::agents::AgentId, std::sync::Arc<Vec<crate::gateway::Attachment>>>,
     pub(crate) member_groups: Cached<MemberKey, std::sync::Arc<Vec<MemberGroup>>>,
     pub(crate) release_heads: Cached<crate::realms::RealmId, crate::registry::ReleaseHead>,
+    /// The servers a person has connected their own account at (connecting and disconnecting
+    /// bump the generation; refreshing their tokens does not).
+    pub(crate) connected_servers:
+        Cached<(crate::realms::RealmId, String), std::sync::Arc<Vec<String>>>,
 }
 
 #[cfg(test)]

@@ -44,6 +44,8 @@ struct Offers {
     availability: Availability,
     /// Why it gives nothing now, when it could not be listed.
     problem: Option<String>,
+    /// Where the calling person connects their own account at it, when they have not.
+    connect_url: Option<String>,
     /// Its tools waiting for an administrator.
     waiting: usize,
 }
@@ -155,6 +157,48 @@ impl Facade {
                 .await
                 .map(Some)
                 .map_err(|e| UpstreamError::NoToken(e.to_string())),
+            // The calling person's own account there, never anyone else's.
+            UpstreamAuth::OAuth => {
+                let core = &self.gateway.inner.core;
+                match core.gateway_person_token(caller, &server.server.id).await {
+                    Ok(Some(token)) => Ok(Some(token)),
+                    Ok(None) => Err(UpstreamError::NotConnected(
+                        core.gateway_connect_url(&caller.realm, &server.server.id),
+                    )),
+                    Err(e) => Err(UpstreamError::NoToken(e.to_string())),
+                }
+            }
+        }
+    }
+
+    /// For a server the calling person connects their own account at: that they still do.
+    /// A disconnected account ends the caller's connection at once (it may hold an access
+    /// token that is still valid).
+    async fn still_connected(
+        &self,
+        caller: &GatewayCaller,
+        server: &GatewayServer,
+        url: &str,
+    ) -> Result<(), UpstreamError> {
+        if server.auth != UpstreamAuth::OAuth {
+            return Ok(());
+        }
+        let inner = &self.gateway.inner;
+        match inner
+            .core
+            .gateway_person_connected(caller, &server.server.id)
+            .await
+        {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                inner.upstreams.drop_connection(&caller.key(), url);
+                Err(UpstreamError::NotConnected(
+                    inner
+                        .core
+                        .gateway_connect_url(&caller.realm, &server.server.id),
+                ))
+            }
+            Err(e) => Err(UpstreamError::NoToken(e.to_string())),
         }
     }
 
@@ -167,6 +211,7 @@ impl Facade {
             offers: Vec::new(),
             availability,
             problem: Some(reason.to_owned()),
+            connect_url: None,
             waiting: 0,
         };
         let Some(url) = server.url.as_deref() else {
@@ -181,6 +226,7 @@ impl Facade {
         let started = Instant::now();
         let now = inner.core.now();
         let listed = async {
+            self.still_connected(caller, server, url).await?;
             let conn = inner
                 .upstreams
                 .connection(&caller.key(), url, now, || self.token(caller, server, url))
@@ -200,6 +246,12 @@ impl Facade {
                     .upstreams
                     .record(url, Err(&e), started.elapsed(), inner.core.now());
                 inner.upstreams.drop_connection(&caller.key(), url);
+                if let UpstreamError::NotConnected(connect) = &e {
+                    return Offers {
+                        connect_url: Some(connect.clone()),
+                        ..unavailable(Availability::Up, &e.message())
+                    };
+                }
                 tracing::warn!(server = %server.server.id, error = e.kind(), "gateway: listing an upstream's tools failed");
                 return unavailable(inner.upstreams.availability(url), &e.message());
             }
@@ -238,6 +290,7 @@ impl Facade {
             offers,
             availability,
             problem: None,
+            connect_url: None,
             waiting: pins
                 .iter()
                 .filter(|p| p.state() != authz::gateway::PinState::Accepted)
@@ -270,10 +323,15 @@ impl Facade {
                 offers,
                 availability,
                 problem,
+                connect_url,
                 waiting,
             } = self.offers(caller, server).await;
             if let Some(problem) = problem {
-                unavailable.push(json!({"server": server.server.id, "availability": availability.as_str(), "reason": problem}));
+                let mut entry = json!({"server": server.server.id, "availability": availability.as_str(), "reason": problem});
+                if let Some(url) = connect_url {
+                    entry["connect_url"] = json!(url);
+                }
+                unavailable.push(entry);
             }
             if waiting > 0 {
                 waiting_review.push(json!({"server": server.server.id, "tools": waiting}));
@@ -373,6 +431,7 @@ impl Facade {
             Some(Offers {
                 problem: Some(problem),
                 availability,
+                connect_url,
                 ..
             }),
         ) = (server, &found)
@@ -387,11 +446,17 @@ impl Facade {
             record.outcome = "unavailable".into();
             record.upstream_status = Some(availability.as_str().into());
             record.latency_ms = elapsed_ms(started);
+            let answer = match connect_url {
+                Some(url) => {
+                    record.outcome = "not_connected".into();
+                    json!({"error": "not_connected", "connect_url": url, "message": format!("{problem} Nothing was sent.")})
+                }
+                None => {
+                    json!({"error": "unavailable", "availability": availability.as_str(), "message": format!("The server is unavailable now ({problem}). Nothing was sent.")})
+                }
+            };
             self.audit(caller, &s.server.id, &record).await;
-            return Ok(CallToolResponse::Complete(text_result(
-                &json!({"error": "unavailable", "availability": availability.as_str(), "message": format!("The server is unavailable now ({problem}). Nothing was sent.")}),
-                true,
-            )));
+            return Ok(CallToolResponse::Complete(text_result(&answer, true)));
         }
         let offers = found.map(|o| o.offers).unwrap_or_default();
         let audit_server = server.map_or("-", |s| s.server.id.as_str()).to_owned();
@@ -485,6 +550,7 @@ impl Facade {
             let call_started = Instant::now();
             let now = inner.core.now();
             let result = async {
+                self.still_connected(caller, &offer.server, &url).await?;
                 let conn = inner
                     .upstreams
                     .connection(&caller.key(), &url, now, || {
@@ -505,7 +571,7 @@ impl Facade {
                     outcome = Ok(r);
                     break;
                 }
-                Err(e @ UpstreamError::NoToken(_)) => {
+                Err(e @ (UpstreamError::NoToken(_) | UpstreamError::NotConnected(_))) => {
                     outcome = Err(e);
                     break;
                 }

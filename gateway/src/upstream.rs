@@ -30,6 +30,9 @@ pub enum UpstreamError {
     Timeout,
     /// No token could be had for it (the exchange's refusal, for the caller).
     NoToken(String),
+    /// The calling person has not connected their own account at it (`auth.mode = oauth`):
+    /// where they connect.
+    NotConnected(String),
     /// Connecting or the call failed.
     Failed(String),
 }
@@ -41,6 +44,7 @@ impl UpstreamError {
             UpstreamError::CircuitOpen => "circuit_open",
             UpstreamError::Timeout => "timeout",
             UpstreamError::NoToken(_) => "no_token",
+            UpstreamError::NotConnected(_) => "not_connected",
             UpstreamError::Failed(_) => "upstream_error",
         }
     }
@@ -53,6 +57,9 @@ impl UpstreamError {
             }
             UpstreamError::Timeout => "The server did not answer in time.".into(),
             UpstreamError::NoToken(why) => format!("No token could be had for this server: {why}"),
+            UpstreamError::NotConnected(url) => format!(
+                "Connect your own account at this server first: open {url} in a browser (signed in as yourself), then call again."
+            ),
             UpstreamError::Failed(_) => "The server could not be reached or failed.".into(),
         }
     }
@@ -215,7 +222,7 @@ impl Upstreams {
                 .record(true, Instant::now(), self.config.breaker_failures),
             // A refused token says nothing about the upstream's health (its breaker), but the
             // console shows it: the server is unusable for that caller.
-            Err(e @ UpstreamError::NoToken(_)) => {
+            Err(e @ (UpstreamError::NoToken(_) | UpstreamError::NotConnected(_))) => {
                 s.breaker.release();
                 s.errors += 1;
                 s.last_error = Some(e.kind().to_owned());

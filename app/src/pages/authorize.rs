@@ -325,6 +325,31 @@ pub fn awaiting_review_html(page: &authz::authorize::ReviewPage) -> String {
     document(title, frame(page.realm.clone(), title.to_owned(), body))
 }
 
+/// The connect link of a gateway upstream opened by nobody signed in at the realm.
+pub fn connect_sign_in_html(realm: &str, account_url: &str) -> String {
+    let title = "Sign in to connect your account";
+    let body = view! {
+        <p class="break-words text-sm" role="status" data-testid="connect-sign-in">
+            "To connect your own account at this server, sign in at "
+            <a class="font-medium text-indigo-700 underline dark:text-indigo-300" href=account_url.to_owned()>"your account page"</a>
+            " first, then open the connect link again."
+        </p>
+    };
+    document(title, frame(realm.to_owned(), title.to_owned(), body))
+}
+
+/// A person connected their own account at a gateway upstream.
+pub fn connected_html(realm: &str, server: &str) -> String {
+    let title = "Account connected";
+    let body = view! {
+        <p class="break-words text-sm" role="status" data-testid="connected">
+            "Your account at " <span class="font-medium">{server.to_owned()}</span>
+            " is connected. Your agents' calls to it through the gateway now act as you; you can disconnect it on your account page at any time. You can close this page."
+        </p>
+    };
+    document(title, frame(realm.to_owned(), title.to_owned(), body))
+}
+
 /// An error page: the request cannot go back to the application.
 pub fn error_html(realm: &str, title: &str, message: &str) -> String {
     let body = view! {
@@ -350,6 +375,19 @@ pub struct AccountApp {
     /// Scopes agreed to, in words.
     pub scopes: Vec<String>,
     /// When it was last agreed to (words).
+    pub since: String,
+}
+
+/// One of a person's own accounts at a gateway upstream, as the account page lists it.
+#[derive(Debug, Clone)]
+pub struct AccountServer {
+    /// Registry server id (posted back to disconnect).
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// The authorization server the account is at.
+    pub issuer: String,
+    /// When it was connected (words).
     pub since: String,
 }
 
@@ -417,6 +455,7 @@ pub fn account_html(
     name: &str,
     email: &str,
     apps: &[AccountApp],
+    servers: &[AccountServer],
     notice: Option<&str>,
 ) -> String {
     let title = "Connected apps".to_owned();
@@ -447,10 +486,39 @@ pub fn account_html(
             .collect_view()
             .into_any()
     };
+    // Listed only when there is one: most people never connect an upstream account.
+    let servers = (!servers.is_empty()).then(|| {
+        let items = servers
+            .iter()
+            .map(|c| {
+                view! {
+                    <li class="flex flex-col gap-2 py-3 sm:flex-row sm:items-start sm:justify-between" data-testid="connected-server">
+                        <div class="min-w-0">
+                            <p class="break-words font-medium">{c.title.clone()}</p>
+                            <p class=format!("break-all text-xs {MUTED}")>"Account at " {c.issuer.clone()}</p>
+                            <p class=format!("break-words text-xs {MUTED}")>"Since " {c.since.clone()}</p>
+                        </div>
+                        <form method="post" action=action.to_owned() class="shrink-0">
+                            <input type="hidden" name="csrf" value=csrf.to_owned()/>
+                            <input type="hidden" name="step" value="disconnect-server"/>
+                            <input type="hidden" name="server" value=c.id.clone()/>
+                            <button type="submit" class=BTN_SECONDARY>"Disconnect"</button>
+                        </form>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <h2 class="mt-6 text-base font-semibold">"Your accounts at servers"</h2>
+            <p class=format!("mb-2 break-words text-sm {MUTED}")>"Calls your agents make through the gateway to these servers act as you there."</p>
+            <ul class="divide-y divide-slate-200 dark:divide-slate-700">{items}</ul>
+        }
+    });
     let body = view! {
         {notice}
         <p class=format!("mb-4 break-words text-sm {MUTED}")>"Signed in as " {name.to_owned()} " (" {email.to_owned()} ")."</p>
         <ul class="divide-y divide-slate-200 dark:divide-slate-700">{list}</ul>
+        {servers}
         <form method="post" action=action.to_owned() class="mt-6">
             <input type="hidden" name="csrf" value=csrf.to_owned()/>
             <input type="hidden" name="step" value="logout"/>

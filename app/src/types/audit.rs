@@ -334,6 +334,16 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
         "Gateway call approved",
     ),
     ("gateway.approval_deny", "Gateway", "Gateway call denied"),
+    (
+        "gateway.connect",
+        "Gateway",
+        "Person connected an upstream account",
+    ),
+    (
+        "gateway.disconnect",
+        "Gateway",
+        "Upstream account disconnected",
+    ),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

@@ -262,6 +262,10 @@ pub mod action {
     pub const GATEWAY_APPROVAL_APPROVE: &str = "gateway.approval_approve";
     /// A person denied a waiting gateway call.
     pub const GATEWAY_APPROVAL_DENY: &str = "gateway.approval_deny";
+    /// A person connected their own account at an upstream with its own authorization server.
+    pub const GATEWAY_CONNECT: &str = "gateway.connect";
+    /// A person's upstream account was disconnected (by them, or its server refused to refresh).
+    pub const GATEWAY_DISCONNECT: &str = "gateway.disconnect";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -371,6 +375,8 @@ pub mod action {
         GATEWAY_APPROVAL_REQUEST,
         GATEWAY_APPROVAL_APPROVE,
         GATEWAY_APPROVAL_DENY,
+        GATEWAY_CONNECT,
+        GATEWAY_DISCONNECT,
     ];
 }
 

@@ -37,6 +37,9 @@ impl Core {
                     Some(AccountDone::AlreadyDisconnected) => {
                         Some(AccountNotice::AlreadyDisconnected)
                     }
+                    Some(AccountDone::ServerDisconnected) => {
+                        Some(AccountNotice::ServerDisconnected)
+                    }
                 };
                 self.account_page(realm_name, browser, session, notice)
                     .await
@@ -71,6 +74,27 @@ impl Core {
                     Ok(()) => done(AccountDone::Disconnected, SessionCookie::Keep),
                     Err(Error::NotFound { .. }) => {
                         done(AccountDone::AlreadyDisconnected, SessionCookie::Keep)
+                    }
+                    Err(Error::Unauthenticated) => self
+                        .account_page(realm_name, browser, session, None)
+                        .await
+                        .map(AccountStep::Page),
+                    Err(e) => Err(e),
+                }
+            }
+            AccountAction::DisconnectServer(server_id) => {
+                let Some(s) = session else {
+                    return self
+                        .account_page(realm_name, browser, None, None)
+                        .await
+                        .map(AccountStep::Page);
+                };
+                match self
+                    .disconnect_own_gateway_connection(realm_name, s, &server_id, meta)
+                    .await
+                {
+                    Ok(()) | Err(Error::NotFound { .. }) => {
+                        done(AccountDone::ServerDisconnected, SessionCookie::Keep)
                     }
                     Err(Error::Unauthenticated) => self
                         .account_page(realm_name, browser, session, None)
@@ -125,17 +149,19 @@ impl Core {
             },
             None => None,
         };
-        let Some((subject, apps)) = signed_in else {
+        let (Some((subject, apps)), Some(session)) = (signed_in, session) else {
             return self
                 .account_sign_in_page(realm_name, browser, session, None, String::new())
                 .await;
         };
+        let servers = self.own_gateway_connections(realm_name, session).await?;
         Ok(AccountPage {
             realm: self.serving_realm_name(realm_name).await?,
-            form_token: self.account_form_token(browser, session),
+            form_token: self.account_form_token(browser, Some(session)),
             view: AccountView::Apps {
                 subject,
                 apps,
+                servers,
                 notice,
             },
         })

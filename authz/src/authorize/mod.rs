@@ -13,7 +13,7 @@ mod device;
 mod model;
 mod ops;
 mod request;
-mod ticket;
+pub(crate) mod ticket;
 mod upstream;
 
 pub use checks::{

@@ -565,6 +565,8 @@ pub enum AccountAction {
     },
     /// Disconnect one of their apps (a consent id).
     Disconnect(String),
+    /// Disconnect their own account at a gateway upstream (a registry server id).
+    DisconnectServer(String),
     /// Sign out.
     SignOut,
     /// Sign in through one of the realm's providers (its id).
@@ -581,6 +583,7 @@ impl std::fmt::Debug for AccountAction {
                 .field("password", &"[redacted]")
                 .finish(),
             Self::Disconnect(id) => f.debug_tuple("Disconnect").field(id).finish(),
+            Self::DisconnectServer(id) => f.debug_tuple("DisconnectServer").field(id).finish(),
             Self::SignOut => f.write_str("SignOut"),
             Self::Upstream(id) => f.debug_tuple("Upstream").field(id).finish(),
         }
@@ -599,6 +602,8 @@ pub enum AccountDone {
     AlreadyDisconnected,
     /// Signed out.
     SignedOut,
+    /// Their account at a gateway upstream was disconnected.
+    ServerDisconnected,
 }
 
 impl AccountDone {
@@ -608,12 +613,17 @@ impl AccountDone {
             Self::SignedIn | Self::SignedOut => None,
             Self::Disconnected => Some("disconnected"),
             Self::AlreadyDisconnected => Some("already-disconnected"),
+            Self::ServerDisconnected => Some("server-disconnected"),
         }
     }
 
     /// Reads [`Self::as_str`] back; anything else is nothing.
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Disconnected, Self::AlreadyDisconnected]
+        [
+            Self::Disconnected,
+            Self::AlreadyDisconnected,
+            Self::ServerDisconnected,
+        ]
             .into_iter()
             .find(|d| d.as_str() == Some(s))
     }
@@ -693,6 +703,8 @@ pub enum AccountView {
         subject: Subject,
         /// Their apps.
         apps: Vec<ConnectedApp>,
+        /// Their own accounts at gateway upstreams with their own authorization servers.
+        servers: Vec<crate::gateway::ConnectionView>,
         /// What the last action did.
         notice: Option<AccountNotice>,
     },
@@ -719,6 +731,8 @@ pub enum AccountNotice {
     },
     /// It was disconnected already.
     AlreadyDisconnected,
+    /// The gateway forgot their tokens for an upstream.
+    ServerDisconnected,
 }
 
 /// How a sign-in at a realm's provider starts.

@@ -350,7 +350,7 @@ impl Core {
     }
 
     /// The signed-in subject of a session cookie, if it is live.
-    pub(super) async fn session_subject(
+    pub(crate) async fn session_subject(
         &self,
         realm: &Realm,
         cookie: &str,

@@ -57,7 +57,7 @@ pub(super) struct Ticket {
 }
 
 /// The hash a ticket is bound to: of the browser's binding cookie.
-pub(super) fn browser_hash(browser: &str) -> String {
+pub(crate) fn browser_hash(browser: &str) -> String {
     hex::encode(PlainToken::from_input(browser).hashed())
 }
 

@@ -206,6 +206,9 @@ pub enum Exclusion {
     NotRemote,
     /// Its authentication mode is not one the gateway uses yet.
     AuthMode(&'static str),
+    /// Each person connects their own account at it (`auth.mode = oauth`): a caller acting for
+    /// no person has none.
+    PersonOnly,
 }
 
 impl Exclusion {
@@ -221,8 +224,9 @@ impl Exclusion {
                 "Runs on laptops (a package or a command): the gateway reaches only servers behind a URL.".into()
             }
             Exclusion::AuthMode(mode) => format!(
-                "auth.mode = {mode}: the gateway reaches servers with auth.mode portcullis or none."
+                "auth.mode = {mode}: the gateway reaches servers with auth.mode portcullis, oauth or none."
             ),
+            Exclusion::PersonOnly => "auth.mode = oauth: each person connects their own account at this server, and this caller acts for no person.".into(),
         }
     }
 }
@@ -234,6 +238,74 @@ pub enum UpstreamAuth {
     None,
     /// A token exchanged for the caller, with the gateway as actor.
     Portcullis,
+    /// The token of the calling person's own account at the server's authorization server.
+    OAuth,
+}
+
+/// One person's connection to an upstream with its own authorization server: their tokens,
+/// sealed under the master key for exactly this realm, person and server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamConnection {
+    /// The realm.
+    pub realm_id: RealmId,
+    /// The person (or console account) whose account it is.
+    pub subject: String,
+    /// The registry server.
+    pub server_id: String,
+    /// The authorization server that issued the tokens.
+    pub issuer: String,
+    /// The tokens and where to refresh them, sealed.
+    pub sealed_tokens: Vec<u8>,
+    /// When the access token expires (Unix seconds).
+    pub access_expires_at: i64,
+    /// The scopes granted (space-separated; what the server answered, else what was asked).
+    pub scope: String,
+    /// When the person connected.
+    pub connected_at: i64,
+    /// When the tokens were last refreshed (or connected).
+    pub refreshed_at: i64,
+}
+
+/// One of a person's upstream connections, as their account page lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectionView {
+    /// The registry server.
+    pub server_id: String,
+    /// Its title in the registry (else its id).
+    pub title: String,
+    /// The authorization server.
+    pub issuer: String,
+    /// Scopes granted.
+    pub scope: String,
+    /// When the person connected.
+    pub connected_at: i64,
+}
+
+/// Where the connect link sends the browser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConnectStart {
+    /// Nobody is signed in at the realm: sign in on the account page first.
+    SignIn {
+        /// The account page.
+        account_url: String,
+    },
+    /// To the upstream's authorization endpoint, with the sealed pending connection for a
+    /// cookie of the browser.
+    Redirect {
+        /// The authorization request.
+        location: String,
+        /// The sealed pending connection.
+        pending: String,
+    },
+}
+
+/// A finished connection, for the page that says so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Connected {
+    /// The realm's display name.
+    pub realm: String,
+    /// The server's title.
+    pub server: String,
 }
 
 /// One registry server as the caller's gateway sees it.

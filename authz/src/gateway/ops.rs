@@ -338,7 +338,7 @@ impl Core {
         .await
     }
 
-    async fn toolset_for(
+    pub(super) async fn toolset_for(
         &self,
         realm: &Realm,
         member: Option<(MemberKind, String)>,
@@ -361,6 +361,8 @@ impl Core {
                 }
             }
         }
+        // Only a person has an account of their own to connect at a server.
+        let for_person = matches!(member, Some((MemberKind::Person | MemberKind::User, _)));
         let given: Vec<&str> = served
             .policy
             .servers_for(&rings, &units)
@@ -379,9 +381,14 @@ impl Core {
                     (Transport::Remote { url, .. }, Auth::Portcullis { .. }) => {
                         (Some(url.clone()), Ok(UpstreamAuth::Portcullis))
                     }
-                    (Transport::Remote { url, .. }, Auth::OAuth { .. }) => {
-                        (Some(url.clone()), Err(Exclusion::AuthMode("oauth")))
-                    }
+                    (Transport::Remote { url, .. }, Auth::OAuth { .. }) => (
+                        Some(url.clone()),
+                        if for_person {
+                            Ok(UpstreamAuth::OAuth)
+                        } else {
+                            Err(Exclusion::PersonOnly)
+                        },
+                    ),
                     (Transport::Remote { url, .. }, Auth::Enterprise { .. }) => {
                         (Some(url.clone()), Err(Exclusion::AuthMode("enterprise")))
                     }

@@ -8,7 +8,7 @@
 //! and its sessions end).
 mod model;
 mod ops;
-mod rp;
+pub(crate) mod rp;
 mod signin;
 
 pub use model::*;

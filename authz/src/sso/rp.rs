@@ -93,7 +93,7 @@ type IdpFuture = Pin<
 >;
 
 /// The HTTP client handed to the library: the core's fetcher.
-fn http(fetcher: Arc<dyn Fetcher>) -> impl Fn(openidconnect::HttpRequest) -> IdpFuture {
+pub(crate) fn http(fetcher: Arc<dyn Fetcher>) -> impl Fn(openidconnect::HttpRequest) -> IdpFuture {
     move |request| {
         let fetcher = fetcher.clone();
         Box::pin(async move {

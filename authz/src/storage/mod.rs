@@ -31,6 +31,8 @@ mod chaining;
 #[macro_use]
 mod gateway;
 #[macro_use]
+mod gateway_connections;
+#[macro_use]
 mod clients;
 #[macro_use]
 mod drift;
@@ -73,6 +75,7 @@ pub use clients::{ClientStore, INITIAL_TOKEN_SPENT};
 pub use drift::{DriftStore, Saved};
 pub use federation::{AssertionRedeemed, FederationStore, NewSubject};
 pub use gateway::GatewayStore;
+pub use gateway_connections::GatewayConnectionStore;
 pub use keys::KeyStore;
 pub use people::PeopleStore;
 pub use postgres::PgStore;
@@ -109,6 +112,7 @@ pub trait Store:
     + BrokerStore
     + ChainingStore
     + GatewayStore
+    + GatewayConnectionStore
 {
 }
 impl<T> Store for T where
@@ -133,6 +137,7 @@ impl<T> Store for T where
         + BrokerStore
         + ChainingStore
         + GatewayStore
+        + GatewayConnectionStore
 {
 }
 

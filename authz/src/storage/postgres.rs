@@ -22,6 +22,7 @@ second_factor_store!(PgStore, sqlx::Postgres);
 broker_store!(PgStore, sqlx::Postgres);
 chaining_store!(PgStore, sqlx::Postgres);
 gateway_store!(PgStore, sqlx::Postgres);
+gateway_connection_store!(PgStore, sqlx::Postgres);
 token_store!(PgStore, sqlx::Postgres);
 account_store!(PgStore, sqlx::Postgres);
 people_store!(PgStore, sqlx::Postgres);

@@ -22,6 +22,7 @@ second_factor_store!(SqliteStore, sqlx::Sqlite);
 broker_store!(SqliteStore, sqlx::Sqlite);
 chaining_store!(SqliteStore, sqlx::Sqlite);
 gateway_store!(SqliteStore, sqlx::Sqlite);
+gateway_connection_store!(SqliteStore, sqlx::Sqlite);
 token_store!(SqliteStore, sqlx::Sqlite);
 account_store!(SqliteStore, sqlx::Sqlite);
 people_store!(SqliteStore, sqlx::Sqlite);

@@ -175,7 +175,7 @@ fn parse_query(query: &str) -> Result<AuthorizeParams, &'static str> {
 }
 
 /// Sets a new browser-binding cookie on `res` (`fresh`: the browser had none).
-fn keep_browser(
+pub(super) fn keep_browser(
     mut res: Response,
     state: &AppState,
     realm: &str,
@@ -447,6 +447,21 @@ fn account_apps(
         .collect()
 }
 
+fn account_servers(
+    now: i64,
+    servers: &[authz::gateway::ConnectionView],
+) -> Vec<app::pages::authorize::AccountServer> {
+    servers
+        .iter()
+        .map(|c| app::pages::authorize::AccountServer {
+            id: c.server_id.clone(),
+            title: c.title.clone(),
+            issuer: c.issuer.clone(),
+            since: authz::clock::ago(now, c.connected_at),
+        })
+        .collect()
+}
+
 /// Answers an account request: the page the core built (its sign-in form, or the person's
 /// apps), or after a change a 303 to the page (post/redirect/get) with the sign-in cookie.
 fn account_page(
@@ -511,6 +526,7 @@ fn account_page(
         AccountView::Apps {
             subject,
             apps,
+            servers,
             notice,
         } => {
             let notice = notice.map(|n| match n {
@@ -521,6 +537,9 @@ fn account_page(
                 AccountNotice::AlreadyDisconnected => {
                     "That app was already disconnected.".to_owned()
                 }
+                AccountNotice::ServerDisconnected => {
+                    "Disconnected: the gateway forgot your tokens for that server. To end its access entirely, also remove Portcullis at the server's own account settings.".to_owned()
+                }
             });
             app::pages::authorize::account_html(
                 &page_of.realm,
@@ -529,6 +548,7 @@ fn account_page(
                 &subject.display_name,
                 &subject.email,
                 &account_apps(state.core.now(), &apps),
+                &account_servers(state.core.now(), &servers),
                 notice.as_deref(),
             )
         }
@@ -600,6 +620,7 @@ pub async fn account_post(
             password: field("password"),
         },
         Some("revoke") => AccountAction::Disconnect(field("consent")),
+        Some("disconnect-server") => AccountAction::DisconnectServer(field("server")),
         Some("logout") => AccountAction::SignOut,
         Some("upstream") => AccountAction::Upstream(field("provider")),
         _ => {

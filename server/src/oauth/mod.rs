@@ -5,6 +5,7 @@
 //! [`respond_cached`] for public documents) renders the core's answer as JSON, or its error
 //! through [`OAuthResponse`].
 mod authorize;
+mod connect;
 mod error;
 mod form;
 mod page;
@@ -97,6 +98,15 @@ pub fn routes() -> Router<AppState> {
         .route(
             "/realms/{realm}/account",
             get(authorize::account_get).post(authorize::account_post),
+        )
+        .route(
+            "/realms/{realm}/gateway/connect/{server}",
+            get(connect::start),
+        )
+        .route("/realms/{realm}/gateway/callback", get(connect::callback))
+        .route(
+            "/realms/{realm}/gateway/client",
+            get(connect::client_metadata),
         )
         .route(
             "/realms/{realm}/device",

@@ -16,6 +16,8 @@ pub const BROWSER_COOKIE: &str = "portcullis_authz";
 pub const LOGIN_COOKIE: &str = "portcullis_login";
 /// A sign-in under way at one of the realm's providers (sealed; over plain http).
 pub const UPSTREAM_COOKIE: &str = "portcullis_upstream";
+/// A connection of a person's upstream account under way (sealed; over plain http).
+pub const CONNECT_COOKIE: &str = "portcullis_gateway_connect";
 
 /// A cookie's name as sent: on https with the `__Secure-` prefix (the strongest a cookie scoped
 /// to the realm's path may carry; `__Host-` requires `Path=/`), so no plain-http page or
@@ -25,6 +27,7 @@ fn cookie_name(name: &'static str, secure: bool) -> &'static str {
         (true, BROWSER_COOKIE) => "__Secure-portcullis_authz",
         (true, LOGIN_COOKIE) => "__Secure-portcullis_login",
         (true, UPSTREAM_COOKIE) => "__Secure-portcullis_upstream",
+        (true, CONNECT_COOKIE) => "__Secure-portcullis_gateway_connect",
         _ => name,
     }
 }

@@ -1,0 +1,641 @@
+//! Per-person upstream OAuth (`auth.mode = oauth`): a registry server with its own
+//! authorization server gets, for each person, that person's own token — never another's, never
+//! the caller's Portcullis token.
+//!
+//! The person opens the connect link the gateway gave them (signed in at the realm); the
+//! gateway, as an OAuth client of the upstream's authorization server (a pre-registered client
+//! id, an organisation's Client ID Metadata Document, or the realm's own one that Portcullis
+//! serves), runs authorization code with PKCE S256, `state` and `resource` (RFC 8707); the
+//! callback redeems the code and keeps the tokens sealed under the master key with the realm,
+//! person and server as associated data. Calls use the access token and refresh it when it
+//! runs out; a refused refresh disconnects.
+use super::model::{
+    ConnectStart, Connected, ConnectionView, GatewayCaller, UpstreamConnection,
+};
+use crate::audit::{AuditSubject, RequestMeta, action};
+use crate::authorize::ticket::browser_hash;
+use crate::core::Core;
+use crate::error::{Error, OAuthErrorCode, Result, StorageError};
+use crate::fetch::parse_fetch_url;
+use crate::realms::Realm;
+use crate::sso::SsoCallback;
+use oauth2::basic::{BasicClient, BasicErrorResponseType};
+use oauth2::{
+    AuthUrl, AuthorizationCode, ClientId, CsrfToken, PkceCodeChallenge, PkceCodeVerifier,
+    RedirectUrl, RefreshToken, RequestTokenError, Scope, TokenResponse, TokenUrl,
+};
+use portcullis_manifest::{Auth, Server, Transport};
+use serde::{Deserialize, Serialize};
+use subtle::ConstantTimeEq;
+
+/// How long a started connection may take to come back.
+const CONNECT_TTL_SECS: i64 = 600;
+/// An access token is refreshed this long before it expires.
+const REFRESH_MARGIN_SECS: i64 = 60;
+/// The lifetime assumed for an access token whose response gives none.
+const DEFAULT_LIFETIME_SECS: i64 = 3600;
+/// The associated data's purpose of a sealed pending connection.
+const PENDING: &[u8] = b"gateway connect";
+/// What the key sealing stored tokens is derived with.
+const TOKENS_KEY: &str = "portcullis gateway upstream tokens";
+
+/// A connection under way, sealed into a cookie of the browser that started it.
+#[derive(Debug, Serialize, Deserialize)]
+struct Pending {
+    server_id: String,
+    subject: String,
+    browser: String,
+    state: String,
+    pkce_verifier: String,
+    issuer: String,
+    token_endpoint: String,
+    client_id: String,
+    resource: String,
+    scopes: Vec<String>,
+    started_at: i64,
+}
+
+/// What the sealed column holds.
+#[derive(Debug, Serialize, Deserialize)]
+struct Held {
+    access_token: String,
+    refresh_token: Option<String>,
+    token_endpoint: String,
+    client_id: String,
+    resource: String,
+}
+
+/// An upstream's authorization server, as its metadata says.
+struct Endpoints {
+    issuer: String,
+    authorization: String,
+    token: String,
+}
+
+/// A refused connection: an error page with `msg`.
+fn refused(msg: impl Into<String>) -> Error {
+    Error::oauth(OAuthErrorCode::InvalidRequest, msg.into())
+}
+
+/// `url`'s well-known document `name`, inserted between its origin and path (RFC 8414 §3,
+/// RFC 9728 §3.1).
+fn well_known(url: &url::Url, name: &str) -> String {
+    let path = url.path().trim_end_matches('/');
+    format!("{}/.well-known/{name}{path}", url.origin().ascii_serialization())
+}
+
+impl Core {
+    /// The realm's own Client ID Metadata Document for the gateway as an OAuth client of
+    /// upstream authorization servers: its URL is the client id.
+    ///
+    /// # Errors
+    /// `NotFound` (realm).
+    pub async fn gateway_client_metadata(&self, realm_name: &str) -> Result<serde_json::Value> {
+        let realm = self.serving_realm(realm_name).await?;
+        Ok(serde_json::json!({
+            "client_id": self.gateway_client_metadata_url(&realm),
+            "client_name": format!("{} gateway (Portcullis)", realm.display_name),
+            "client_uri": self.config().public_url,
+            "redirect_uris": [self.gateway_callback_url(&realm)],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        }))
+    }
+
+    fn gateway_client_metadata_url(&self, realm: &Realm) -> String {
+        format!("{}/gateway/client", self.issuer(&realm.name))
+    }
+
+    fn gateway_callback_url(&self, realm: &Realm) -> String {
+        format!("{}/gateway/callback", self.issuer(&realm.name))
+    }
+
+    /// Where a person connects their own account at `server_id`.
+    pub fn gateway_connect_url(&self, realm: &Realm, server_id: &str) -> String {
+        let id: String = url::form_urlencoded::byte_serialize(server_id.as_bytes()).collect();
+        format!("{}/gateway/connect/{id}", self.issuer(&realm.name))
+    }
+
+    /// The connect link: where to send the browser of the person signed in at the realm (their
+    /// sign-in `session`), to connect their own account at `server_id`.
+    ///
+    /// # Errors
+    /// `NotFound` (realm), `OAuth` (an error page: no such server for this person, or its
+    /// authorization server cannot be used).
+    pub async fn start_gateway_connection(
+        &self,
+        realm_name: &str,
+        server_id: &str,
+        session: Option<&str>,
+        browser: &str,
+    ) -> Result<ConnectStart> {
+        let realm = self.serving_realm(realm_name).await?;
+        let subject = match session {
+            Some(s) => self.session_subject(&realm, s).await?.map(|(s, _)| s),
+            None => None,
+        };
+        let Some(subject) = subject else {
+            return Ok(ConnectStart::SignIn {
+                account_url: format!("/realms/{}/account", realm.name),
+            });
+        };
+        let server = self.connectable_server(&realm, &subject.id, server_id).await?;
+        let (Transport::Remote { url, .. }, Auth::OAuth { client_id, client_metadata_url, issuer, scopes }) =
+            (&server.transport, &server.auth)
+        else {
+            return Err(refused("This server does not connect accounts."));
+        };
+        let endpoints = self
+            .upstream_endpoints(url, issuer.as_deref())
+            .await
+            .map_err(|why| {
+                tracing::warn!(server = %server.id, error = %why, "gateway: an upstream's authorization server cannot be used");
+                refused(format!("The server's authorization server cannot be used: {why}. Tell your administrator."))
+            })?;
+        let client_id = client_id
+            .clone()
+            .or_else(|| client_metadata_url.clone())
+            .unwrap_or_else(|| self.gateway_client_metadata_url(&realm));
+        let client = BasicClient::new(ClientId::new(client_id.clone()))
+            .set_auth_uri(AuthUrl::new(endpoints.authorization.clone()).map_err(|e| refused(e.to_string()))?)
+            .set_redirect_uri(RedirectUrl::new(self.gateway_callback_url(&realm)).map_err(|e| refused(e.to_string()))?);
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let (location, state) = client
+            .authorize_url(CsrfToken::new_random)
+            .add_scopes(scopes.iter().cloned().map(Scope::new))
+            .add_extra_param("resource", url)
+            .set_pkce_challenge(challenge)
+            .url();
+        let pending = Pending {
+            server_id: server.id.clone(),
+            subject: subject.id,
+            browser: browser_hash(browser),
+            state: state.secret().clone(),
+            pkce_verifier: verifier.secret().clone(),
+            issuer: endpoints.issuer,
+            token_endpoint: endpoints.token,
+            client_id,
+            resource: url.clone(),
+            scopes: scopes.clone(),
+            started_at: self.now(),
+        };
+        Ok(ConnectStart::Redirect {
+            location: location.to_string(),
+            pending: self.seal_for(&realm, PENDING, &pending)?,
+        })
+    }
+
+    /// The callback from the upstream's authorization server: redeems the code for the person
+    /// who started the connection in this browser and keeps their tokens.
+    ///
+    /// # Errors
+    /// `NotFound` (realm), `OAuth` (an error page: expired, another browser or person, the
+    /// authorization server's refusal), storage failure.
+    pub async fn finish_gateway_connection(
+        &self,
+        realm_name: &str,
+        session: Option<&str>,
+        browser: &str,
+        pending: Option<&str>,
+        callback: &SsoCallback,
+        meta: &RequestMeta,
+    ) -> Result<Connected> {
+        const EXPIRED: &str = "This connection has expired or was started in another browser. Open the connect link again.";
+        let realm = self.serving_realm(realm_name).await?;
+        let pending: Pending = pending
+            .and_then(|p| self.open_for(&realm, PENDING, p))
+            .ok_or_else(|| refused(EXPIRED))?;
+        let now = self.now();
+        let same_browser: bool = pending
+            .browser
+            .as_bytes()
+            .ct_eq(browser_hash(browser).as_bytes())
+            .into();
+        let same_state: bool = callback
+            .state
+            .as_deref()
+            .is_some_and(|s| s.as_bytes().ct_eq(pending.state.as_bytes()).into());
+        if !same_browser || !same_state || now > pending.started_at + CONNECT_TTL_SECS {
+            return Err(refused(EXPIRED));
+        }
+        let subject = match session {
+            Some(s) => self.session_subject(&realm, s).await?.map(|(s, _)| s),
+            None => None,
+        };
+        if subject.as_ref().map(|s| s.id.as_str()) != Some(pending.subject.as_str()) {
+            return Err(refused("You are no longer signed in as the person who started this connection. Sign in and open the connect link again."));
+        }
+        let server = self
+            .connectable_server(&realm, &pending.subject, &pending.server_id)
+            .await?;
+        let code = callback.code_from(&pending.issuer).map_err(|why| {
+            tracing::warn!(server = %server.id, error = %why, "gateway: a connection was refused");
+            refused(format!("The server's authorization server did not connect your account: {why}."))
+        })?;
+        let client = BasicClient::new(ClientId::new(pending.client_id.clone()))
+            .set_token_uri(TokenUrl::new(pending.token_endpoint.clone()).map_err(|e| refused(e.to_string()))?)
+            .set_redirect_uri(RedirectUrl::new(self.gateway_callback_url(&realm)).map_err(|e| refused(e.to_string()))?);
+        let http = crate::sso::rp::http(self.fetcher.clone());
+        let answer = client
+            .exchange_code(AuthorizationCode::new(code.to_owned()))
+            .set_pkce_verifier(PkceCodeVerifier::new(pending.pkce_verifier.clone()))
+            .add_extra_param("resource", &pending.resource)
+            .request_async(&http)
+            .await
+            .map_err(|e| {
+                tracing::warn!(server = %server.id, error = %describe(&e), "gateway: redeeming an upstream code failed");
+                refused("The server's authorization server did not give a token. Open the connect link again; if this keeps happening, tell your administrator.")
+            })?;
+        let held = Held {
+            access_token: answer.access_token().secret().clone(),
+            refresh_token: answer.refresh_token().map(|r| r.secret().clone()),
+            token_endpoint: pending.token_endpoint,
+            client_id: pending.client_id,
+            resource: pending.resource,
+        };
+        let scope = answer.scopes().map_or_else(
+            || pending.scopes.join(" "),
+            |s| s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" "),
+        );
+        let connection = UpstreamConnection {
+            realm_id: realm.id.clone(),
+            subject: pending.subject.clone(),
+            server_id: server.id.clone(),
+            issuer: pending.issuer.clone(),
+            sealed_tokens: self.seal_tokens(&realm.id, &pending.subject, &server.id, &held)?,
+            access_expires_at: now + lifetime(answer.expires_in()),
+            scope,
+            connected_at: now,
+            refreshed_at: now,
+        };
+        let mut event = self.event(
+            &realm.id,
+            &pending.subject,
+            action::GATEWAY_CONNECT,
+            AuditSubject::RegistryServer(server.id.clone()),
+            meta,
+        );
+        event.details = serde_json::json!({
+            "issuer": connection.issuer,
+            "scope": connection.scope,
+            "refreshable": held.refresh_token.is_some(),
+        });
+        self.store.save_gateway_connection(&connection, &event).await?;
+        Ok(Connected {
+            realm: realm.display_name.clone(),
+            server: if server.title.is_empty() { server.id.clone() } else { server.title.clone() },
+        })
+    }
+
+    /// The calling person's access token at an `auth.mode = oauth` server, refreshed when it
+    /// is about to expire, with its expiry; `None` when they have not connected (or their
+    /// connection ended: the server refused to refresh it).
+    ///
+    /// # Errors
+    /// `Forbidden` for a caller acting for no person; `Internal` when the server could not be
+    /// reached to refresh; storage failure.
+    pub async fn gateway_person_token(
+        &self,
+        caller: &GatewayCaller,
+        server_id: &str,
+    ) -> Result<Option<(String, i64)>> {
+        let Some(subject) = caller.person() else {
+            return Err(Error::Forbidden);
+        };
+        let realm = &caller.realm;
+        let Some(row) = self
+            .store
+            .find_gateway_connection(&realm.id, subject, server_id)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let Some(held) = self.open_tokens(&row) else {
+            return Ok(None);
+        };
+        let now = self.now();
+        if row.access_expires_at - REFRESH_MARGIN_SECS > now {
+            return Ok(Some((held.access_token, row.access_expires_at)));
+        }
+        let Some(refresh) = held.refresh_token.clone() else {
+            return Ok(None);
+        };
+        let client = BasicClient::new(ClientId::new(held.client_id.clone())).set_token_uri(
+            TokenUrl::new(held.token_endpoint.clone()).map_err(|e| Error::Internal(e.to_string()))?,
+        );
+        let http = crate::sso::rp::http(self.fetcher.clone());
+        let answer = match client
+            .exchange_refresh_token(&RefreshToken::new(refresh))
+            .add_extra_param("resource", &held.resource)
+            .request_async(&http)
+            .await
+        {
+            Ok(a) => a,
+            Err(RequestTokenError::ServerResponse(e))
+                if *e.error() == BasicErrorResponseType::InvalidGrant =>
+            {
+                // The person's grant is gone at the server: so is the connection.
+                let mut event = self.event(
+                    &realm.id,
+                    subject,
+                    action::GATEWAY_DISCONNECT,
+                    AuditSubject::RegistryServer(server_id.to_owned()),
+                    &RequestMeta::default(),
+                );
+                event.details = serde_json::json!({"reason": "the server refused to refresh the tokens"});
+                match self
+                    .store
+                    .delete_gateway_connection(&realm.id, subject, server_id, &event)
+                    .await
+                {
+                    Ok(()) | Err(StorageError::NotFound) => return Ok(None),
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Err(e) => {
+                return Err(Error::Internal(format!(
+                    "refreshing the upstream token failed: {}",
+                    describe(&e)
+                )));
+            }
+        };
+        let renewed = Held {
+            access_token: answer.access_token().secret().clone(),
+            // A server that does not rotate refresh tokens keeps the one it gave.
+            refresh_token: answer
+                .refresh_token()
+                .map(|r| r.secret().clone())
+                .or(held.refresh_token),
+            ..held
+        };
+        let updated = UpstreamConnection {
+            sealed_tokens: self.seal_tokens(&realm.id, subject, server_id, &renewed)?,
+            access_expires_at: now + lifetime(answer.expires_in()),
+            scope: answer.scopes().map_or_else(
+                || row.scope.clone(),
+                |s| s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" "),
+            ),
+            refreshed_at: now,
+            ..row.clone()
+        };
+        // Another call may have refreshed first (the server then rotated the refresh token
+        // this one used): its tokens win, and this answer is only used for this call.
+        self.store
+            .refresh_gateway_connection(&updated, &row.sealed_tokens)
+            .await?;
+        Ok(Some((renewed.access_token, updated.access_expires_at)))
+    }
+
+    /// Whether the calling person has their own account connected at `server_id` now (read
+    /// through the core's cache: the gateway asks on every call, so that a disconnected
+    /// account stops being used at once, whatever connection the gateway still holds).
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub async fn gateway_person_connected(
+        &self,
+        caller: &GatewayCaller,
+        server_id: &str,
+    ) -> Result<bool> {
+        let Some(subject) = caller.person() else {
+            return Ok(false);
+        };
+        let key = (caller.realm.id.clone(), subject.to_owned());
+        let (generation, now) = (self.store.generation(), self.now());
+        let servers = match self.cache.connected_servers.get(&key, generation, now) {
+            Some(s) => s,
+            None => {
+                let servers: std::sync::Arc<Vec<String>> = std::sync::Arc::new(
+                    self.store
+                        .list_gateway_connections(&caller.realm.id, subject)
+                        .await?
+                        .into_iter()
+                        .map(|c| c.server_id)
+                        .collect(),
+                );
+                self.cache
+                    .connected_servers
+                    .put(key, servers.clone(), generation, now);
+                servers
+            }
+        };
+        Ok(servers.iter().any(|s| s == server_id))
+    }
+
+    /// The signed-in person's upstream connections, with each server's title.
+    ///
+    /// # Errors
+    /// `Unauthenticated` (no live session), `NotFound` (realm), storage failure.
+    pub async fn own_gateway_connections(
+        &self,
+        realm_name: &str,
+        session: &str,
+    ) -> Result<Vec<ConnectionView>> {
+        let realm = self.serving_realm(realm_name).await?;
+        let (subject, _) = self
+            .session_subject(&realm, session)
+            .await?
+            .ok_or(Error::Unauthenticated)?;
+        let served = self.latest_served_registry(&realm).await?;
+        let title = |id: &str| {
+            served
+                .as_ref()
+                .and_then(|s| s.policy.servers.iter().find(|s| s.id == id))
+                .filter(|s| !s.title.is_empty())
+                .map_or_else(|| id.to_owned(), |s| s.title.clone())
+        };
+        Ok(self
+            .store
+            .list_gateway_connections(&realm.id, &subject.id)
+            .await?
+            .into_iter()
+            .map(|c| ConnectionView {
+                title: title(&c.server_id),
+                server_id: c.server_id,
+                issuer: c.issuer,
+                scope: c.scope,
+                connected_at: c.connected_at,
+            })
+            .collect())
+    }
+
+    /// Disconnects one of the signed-in person's upstream accounts (the gateway forgets the
+    /// tokens; the grant at the server stays until the person ends it there).
+    ///
+    /// # Errors
+    /// `Unauthenticated`, `NotFound` (not connected), storage failure.
+    pub async fn disconnect_own_gateway_connection(
+        &self,
+        realm_name: &str,
+        session: &str,
+        server_id: &str,
+        meta: &RequestMeta,
+    ) -> Result<()> {
+        let realm = self.serving_realm(realm_name).await?;
+        let (subject, _) = self
+            .session_subject(&realm, session)
+            .await?
+            .ok_or(Error::Unauthenticated)?;
+        let event = self.event(
+            &realm.id,
+            &subject.id,
+            action::GATEWAY_DISCONNECT,
+            AuditSubject::RegistryServer(server_id.chars().take(200).collect()),
+            meta,
+        );
+        self.store
+            .delete_gateway_connection(&realm.id, &subject.id, server_id, &event)
+            .await
+            .map_err(|e| match e {
+                StorageError::NotFound => Error::not_found(
+                    "connection",
+                    server_id.chars().take(63).collect::<String>(),
+                ),
+                other => Error::Storage(other),
+            })
+    }
+
+    /// A server of the latest release that `subject` reaches through the gateway and that
+    /// connects accounts (`auth.mode = oauth`).
+    async fn connectable_server(
+        &self,
+        realm: &Realm,
+        subject: &str,
+        server_id: &str,
+    ) -> Result<Server> {
+        use crate::registry::MemberKind;
+        let kind = if subject.starts_with("usr_") {
+            MemberKind::User
+        } else {
+            MemberKind::Person
+        };
+        let toolset = self
+            .toolset_for(realm, Some((kind, subject.to_owned())), None)
+            .await?;
+        toolset
+            .servers
+            .into_iter()
+            .find(|s| {
+                s.server.id == server_id
+                    && s.excluded.is_none()
+                    && s.auth == super::model::UpstreamAuth::OAuth
+            })
+            .map(|s| s.server)
+            .ok_or_else(|| refused("There is no such server for you to connect: it is not in the registry's latest release for you, or it does not connect accounts."))
+    }
+
+    /// The authorization server of the upstream at `resource`: `issuer` when the registry names
+    /// it, else the first its RFC 9728 metadata names; its RFC 8414 metadata (OpenID Connect
+    /// discovery as a fallback) must name itself and support PKCE S256.
+    async fn upstream_endpoints(
+        &self,
+        resource: &str,
+        issuer: Option<&str>,
+    ) -> std::result::Result<Endpoints, String> {
+        let allow = self.config().allow_loopback_fetch;
+        let issuer = match issuer {
+            Some(i) => i.to_owned(),
+            None => {
+                let url = parse_fetch_url(resource, allow)?;
+                let prm = parse_fetch_url(&well_known(&url, "oauth-protected-resource"), allow)?;
+                let doc = self
+                    .fetcher
+                    .fetch_json(&prm)
+                    .await
+                    .map_err(|e| format!("its protected resource metadata: {e}"))?
+                    .body;
+                doc["authorization_servers"][0]
+                    .as_str()
+                    .ok_or("its protected resource metadata names no authorization server")?
+                    .to_owned()
+            }
+        };
+        let issuer_url = parse_fetch_url(&issuer, allow)?;
+        let mut metadata = None;
+        for candidate in [
+            well_known(&issuer_url, "oauth-authorization-server"),
+            format!("{}/.well-known/openid-configuration", issuer.trim_end_matches('/')),
+        ] {
+            let url = parse_fetch_url(&candidate, allow)?;
+            if let Ok(found) = self.fetcher.fetch_json(&url).await {
+                metadata = Some(found.body);
+                break;
+            }
+        }
+        let doc = metadata.ok_or("its authorization server metadata could not be fetched")?;
+        if doc["issuer"].as_str() != Some(issuer.as_str()) {
+            return Err("its authorization server metadata names another issuer".into());
+        }
+        let s256 = doc["code_challenge_methods_supported"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m == "S256"));
+        if !s256 {
+            return Err("its authorization server does not support PKCE S256".into());
+        }
+        let endpoint = |name: &str| -> std::result::Result<String, String> {
+            let s = doc[name]
+                .as_str()
+                .ok_or_else(|| format!("its authorization server metadata has no {name}"))?;
+            parse_fetch_url(s, allow).map(|u| u.to_string())
+        };
+        Ok(Endpoints {
+            authorization: endpoint("authorization_endpoint")?,
+            token: endpoint("token_endpoint")?,
+            issuer,
+        })
+    }
+
+    fn tokens_aad(realm: &crate::ids::RealmId, subject: &str, server_id: &str) -> Vec<u8> {
+        [realm.as_str(), subject, server_id].join("\u{1f}").into_bytes()
+    }
+
+    fn seal_tokens(
+        &self,
+        realm: &crate::ids::RealmId,
+        subject: &str,
+        server_id: &str,
+        held: &Held,
+    ) -> Result<Vec<u8>> {
+        let json = serde_json::to_vec(held).map_err(|e| Error::Internal(e.to_string()))?;
+        self.config()
+            .master_key
+            .derive(TOKENS_KEY)
+            .seal(&json, &Self::tokens_aad(realm, subject, server_id))
+            .map_err(Error::Internal)
+    }
+
+    /// The tokens of `row`, only for exactly its realm, person and server.
+    fn open_tokens(&self, row: &UpstreamConnection) -> Option<Held> {
+        let json = self
+            .config()
+            .master_key
+            .derive(TOKENS_KEY)
+            .open(
+                &row.sealed_tokens,
+                &Self::tokens_aad(&row.realm_id, &row.subject, &row.server_id),
+            )
+            .ok()?;
+        serde_json::from_slice(&json).ok()
+    }
+}
+
+/// An access token's lifetime: what the answer says, within a minute and a day.
+fn lifetime(expires_in: Option<std::time::Duration>) -> i64 {
+    expires_in
+        .and_then(|d| i64::try_from(d.as_secs()).ok())
+        .unwrap_or(DEFAULT_LIFETIME_SECS)
+        .clamp(60, 86_400)
+}
+
+/// A failed token request in words (the server's error code, never its token).
+fn describe<E: std::error::Error>(e: &E) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out.chars().take(300).collect()
+}

@@ -1,0 +1,199 @@
+//! Gateway persistence: each person's connection to an upstream with its own OAuth
+//! authorization server (tokens sealed by the core before they get here).
+use crate::audit::NewAuditEvent;
+use crate::error::StorageError;
+use crate::gateway::UpstreamConnection;
+use crate::ids::RealmId;
+use async_trait::async_trait;
+
+/// Per-person upstream connections.
+#[async_trait]
+pub trait GatewayConnectionStore: Send + Sync {
+    /// One person's connection to one server.
+    async fn find_gateway_connection(
+        &self,
+        realm_id: &RealmId,
+        subject: &str,
+        server_id: &str,
+    ) -> Result<Option<UpstreamConnection>, StorageError>;
+    /// One person's connections, by server.
+    async fn list_gateway_connections(
+        &self,
+        realm_id: &RealmId,
+        subject: &str,
+    ) -> Result<Vec<UpstreamConnection>, StorageError>;
+    /// Connects (or connects again, replacing the tokens), with its audit event; bumps the
+    /// generation.
+    async fn save_gateway_connection(
+        &self,
+        c: &UpstreamConnection,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Stores refreshed tokens, only while the row still holds the tokens they were refreshed
+    /// from (`previous`); whether it did (a disconnect or another refresh came first: not).
+    async fn refresh_gateway_connection(
+        &self,
+        c: &UpstreamConnection,
+        previous: &[u8],
+    ) -> Result<bool, StorageError>;
+    /// Disconnects, with its audit event (bumping the generation); `NotFound` when not
+    /// connected.
+    async fn delete_gateway_connection(
+        &self,
+        realm_id: &RealmId,
+        subject: &str,
+        server_id: &str,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+}
+
+pub(super) const CONNECTION_COLUMNS: &str = "realm_id, subject, server_id, issuer, sealed_tokens, access_expires_at, scope, connected_at, refreshed_at";
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ConnectionRow {
+    pub realm_id: String,
+    pub subject: String,
+    pub server_id: String,
+    pub issuer: String,
+    pub sealed_tokens: Vec<u8>,
+    pub access_expires_at: i64,
+    pub scope: String,
+    pub connected_at: i64,
+    pub refreshed_at: i64,
+}
+
+impl From<ConnectionRow> for UpstreamConnection {
+    fn from(r: ConnectionRow) -> Self {
+        UpstreamConnection {
+            realm_id: RealmId::from_stored(r.realm_id),
+            subject: r.subject,
+            server_id: r.server_id,
+            issuer: r.issuer,
+            sealed_tokens: r.sealed_tokens,
+            access_expires_at: r.access_expires_at,
+            scope: r.scope,
+            connected_at: r.connected_at,
+            refreshed_at: r.refreshed_at,
+        }
+    }
+}
+
+/// Implements [`GatewayConnectionStore`] for one backend's store.
+macro_rules! gateway_connection_store {
+    ($store:ident, $db:ty) => {
+        const _: () = {
+            use $crate::audit::NewAuditEvent;
+            use $crate::error::StorageError;
+            use $crate::gateway::UpstreamConnection;
+            use $crate::ids::RealmId;
+            use $crate::storage::gateway_connections::*;
+
+            #[async_trait::async_trait]
+            impl GatewayConnectionStore for $store {
+                async fn find_gateway_connection(
+                    &self,
+                    realm_id: &RealmId,
+                    subject: &str,
+                    server_id: &str,
+                ) -> Result<Option<UpstreamConnection>, StorageError> {
+                    Ok(sqlx::query_as::<_, ConnectionRow>(&format!(
+                        "SELECT {CONNECTION_COLUMNS} FROM gateway_connections WHERE realm_id = $1 AND subject = $2 AND server_id = $3"
+                    ))
+                    .bind(realm_id.as_str())
+                    .bind(subject)
+                    .bind(server_id)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(UpstreamConnection::from))
+                }
+
+                async fn list_gateway_connections(
+                    &self,
+                    realm_id: &RealmId,
+                    subject: &str,
+                ) -> Result<Vec<UpstreamConnection>, StorageError> {
+                    Ok(sqlx::query_as::<_, ConnectionRow>(&format!(
+                        "SELECT {CONNECTION_COLUMNS} FROM gateway_connections WHERE realm_id = $1 AND subject = $2 ORDER BY server_id LIMIT 1000"
+                    ))
+                    .bind(realm_id.as_str())
+                    .bind(subject)
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(UpstreamConnection::from)
+                    .collect())
+                }
+
+                async fn save_gateway_connection(
+                    &self,
+                    c: &UpstreamConnection,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    sqlx::query(&format!(
+                        "INSERT INTO gateway_connections ({CONNECTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (realm_id, subject, server_id) DO UPDATE SET issuer = excluded.issuer, sealed_tokens = excluded.sealed_tokens, access_expires_at = excluded.access_expires_at, scope = excluded.scope, connected_at = excluded.connected_at, refreshed_at = excluded.refreshed_at"
+                    ))
+                    .bind(c.realm_id.as_str())
+                    .bind(&c.subject)
+                    .bind(&c.server_id)
+                    .bind(&c.issuer)
+                    .bind(&c.sealed_tokens)
+                    .bind(c.access_expires_at)
+                    .bind(&c.scope)
+                    .bind(c.connected_at)
+                    .bind(c.refreshed_at)
+                    .execute(&mut *tx)
+                    .await?;
+                    // Who is connected where is cached (the gateway checks it on every call).
+                    self.commit(tx, event).await
+                }
+
+                async fn refresh_gateway_connection(
+                    &self,
+                    c: &UpstreamConnection,
+                    previous: &[u8],
+                ) -> Result<bool, StorageError> {
+                    Ok(sqlx::query(
+                        "UPDATE gateway_connections SET sealed_tokens = $1, access_expires_at = $2, scope = $3, refreshed_at = $4 WHERE realm_id = $5 AND subject = $6 AND server_id = $7 AND sealed_tokens = $8",
+                    )
+                    .bind(&c.sealed_tokens)
+                    .bind(c.access_expires_at)
+                    .bind(&c.scope)
+                    .bind(c.refreshed_at)
+                    .bind(c.realm_id.as_str())
+                    .bind(&c.subject)
+                    .bind(&c.server_id)
+                    .bind(previous)
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected()
+                        == 1)
+                }
+
+                async fn delete_gateway_connection(
+                    &self,
+                    realm_id: &RealmId,
+                    subject: &str,
+                    server_id: &str,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(
+                        "DELETE FROM gateway_connections WHERE realm_id = $1 AND subject = $2 AND server_id = $3",
+                    )
+                    .bind(realm_id.as_str())
+                    .bind(subject)
+                    .bind(server_id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Err(StorageError::NotFound);
+                    }
+                    self.commit(tx, event).await
+                }
+            }
+        };
+    };
+}

@@ -1,0 +1,162 @@
+//! A person connects their own account at a gateway upstream with its own authorization server
+//! (`auth.mode = oauth`): the connect link (`GET /realms/{realm}/gateway/connect/{server}`),
+//! the authorization server's callback (`GET /realms/{realm}/gateway/callback`) and the realm's
+//! Client ID Metadata Document for the gateway (`GET /realms/{realm}/gateway/client`). The
+//! connection under way lives in a sealed cookie of the browser that started it.
+use super::Meta;
+use super::authorize::keep_browser;
+use super::page::{
+    CONNECT_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY, browser_of, cookie, cookie_up_to,
+    error_page, page, set_cookie,
+};
+use crate::AppState;
+use authz::gateway::ConnectStart;
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+/// How long the pending connection's cookie lives (the core refuses it after ten minutes too).
+const PENDING_MAX_AGE: i64 = 600;
+
+/// A core error as the page that says so.
+fn failed(realm: &str, e: &authz::Error) -> Response {
+    match e {
+        authz::Error::NotFound { .. } => error_page(
+            realm,
+            StatusCode::NOT_FOUND,
+            "There is no such realm, or it is disabled.",
+        ),
+        authz::Error::OAuth(e) => error_page(realm, StatusCode::BAD_REQUEST, &e.description),
+        e => {
+            tracing::error!(error = %e, "Connecting an upstream account failed");
+            error_page(
+                realm,
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Something went wrong on our side. Try again in a moment.",
+            )
+        }
+    }
+}
+
+/// `GET /realms/{realm}/gateway/connect/{server}`: to the server's authorization server, for
+/// the person signed in at the realm; else a page that says to sign in first.
+pub async fn start(
+    State(state): State<AppState>,
+    Path((realm, server)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
+        return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
+    };
+    let realm = realm_name.to_string();
+    let secure = state.config.is_https();
+    let (browser, fresh) = browser_of(&headers, secure);
+    let started = state
+        .core
+        .start_gateway_connection(
+            &realm,
+            &server,
+            cookie(&headers, LOGIN_COOKIE, secure),
+            &browser,
+        )
+        .await;
+    let res = match started {
+        Ok(ConnectStart::SignIn { account_url }) => page(
+            StatusCode::UNAUTHORIZED,
+            app::pages::authorize::connect_sign_in_html(&realm, &account_url),
+        ),
+        Ok(ConnectStart::Redirect { location, pending }) => {
+            let mut res = StatusCode::SEE_OTHER.into_response();
+            if let Ok(v) = HeaderValue::from_str(&location) {
+                res.headers_mut().insert(header::LOCATION, v);
+            }
+            res.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            set_cookie(
+                &mut res,
+                CONNECT_COOKIE,
+                &pending,
+                &realm,
+                Some(PENDING_MAX_AGE),
+                secure,
+            );
+            res
+        }
+        Err(e) => failed(&realm, &e),
+    };
+    keep_browser(res, &state, &realm, &browser, fresh)
+}
+
+/// `GET /realms/{realm}/gateway/callback`: the authorization server sends the browser back;
+/// the connection under way (its cookie, which is cleared) is finished.
+pub async fn callback(
+    State(state): State<AppState>,
+    Path(realm): Path<String>,
+    Meta(meta): Meta,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let Ok(realm_name) = authz::realms::RealmName::parse(&realm) else {
+        return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
+    };
+    let realm = realm_name.to_string();
+    let query = query.unwrap_or_default();
+    if query.len() > MAX_QUERY {
+        return error_page(&realm, StatusCode::BAD_REQUEST, "The request is too long.");
+    }
+    let mut answer = authz::sso::SsoCallback::default();
+    for (k, v) in url::form_urlencoded::parse(query.as_bytes()).take(MAX_PARAMETERS) {
+        let slot = match k.as_ref() {
+            "code" => &mut answer.code,
+            "state" => &mut answer.state,
+            "iss" => &mut answer.iss,
+            "error" => &mut answer.error,
+            _ => continue,
+        };
+        slot.get_or_insert_with(|| v.into_owned());
+    }
+    let secure = state.config.is_https();
+    let (browser, _) = browser_of(&headers, secure);
+    let finished = state
+        .core
+        .finish_gateway_connection(
+            &realm,
+            cookie(&headers, LOGIN_COOKIE, secure),
+            &browser,
+            cookie_up_to(&headers, CONNECT_COOKIE, secure, 8 * 1024),
+            &answer,
+            &meta,
+        )
+        .await;
+    let mut res = match finished {
+        Ok(done) => page(
+            StatusCode::OK,
+            app::pages::authorize::connected_html(&done.realm, &done.server),
+        ),
+        Err(e) => failed(&realm, &e),
+    };
+    // One callback per connection: whatever happened, the pending connection is gone.
+    set_cookie(&mut res, CONNECT_COOKIE, "", &realm, Some(0), secure);
+    res
+}
+
+/// `GET /realms/{realm}/gateway/client`: the gateway's Client ID Metadata Document (its URL is
+/// its client id at upstream authorization servers that accept such documents).
+pub async fn client_metadata(State(state): State<AppState>, Path(realm): Path<String>) -> Response {
+    match state.core.gateway_client_metadata(&realm).await {
+        Ok(doc) => {
+            let mut res = Json(doc).into_response();
+            res.headers_mut().insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=3600"),
+            );
+            res
+        }
+        Err(authz::Error::NotFound { .. }) => StatusCode::NOT_FOUND.into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "The gateway's client metadata failed");
+            StatusCode::SERVICE_UNAVAILABLE.into_response()
+        }
+    }
+}
