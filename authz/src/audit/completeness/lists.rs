@@ -122,6 +122,11 @@ pub(super) const WRITES: &[&str] = &[
     "redeem_gateway_approval",
     // denies the caller's own waiting approval, audited as gateway.approval_deny
     "withdraw_gateway_approval",
+    // a person's own upstream account (a browser flow and an upstream authorization server:
+    // checked by the API tests); a refused refresh disconnects (gateway.disconnect)
+    "finish_gateway_connection",
+    "disconnect_own_gateway_connection",
+    "gateway_person_token",
     // drift (a report needs a person's registry token: checked by the API tests)
     "forget_drift_device",
     // tokens
@@ -173,6 +178,12 @@ pub(super) const READS: &[&str] = &[
     "list_gateway_approvals",
     "gateway_waiting_count",
     "gateway_overview",
+    // A person's upstream connections: the connect link (its pending state is a sealed cookie
+    // until the callback, which writes), the gateway's client document, who is connected.
+    "start_gateway_connection",
+    "gateway_client_metadata",
+    "gateway_person_connected",
+    "own_gateway_connections",
     // Fetches an IdP's JWKS (as the grant does, through the same cache); changes no row.
     "check_trusted_issuer_keys",
     "person_identities",
