@@ -95,7 +95,7 @@ pub(crate) struct LookupCache {
     /// The servers a person has connected their own account at (connecting and disconnecting
     /// bump the generation; refreshing their tokens does not).
     pub(crate) connected_servers:
-        Cached<(crate::realms::RealmId, String), std::sync::Arc<Vec<String>>>,
+        Cached<(crate::realms::RealmId, String), std::sync::Arc<Vec<(String, i64)>>>,
 }
 
 #[cfg(test)]

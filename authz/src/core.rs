@@ -74,6 +74,8 @@ pub struct Core {
     pub(crate) hasher: Arc<PasswordHasher>,
     pub(crate) keyring: Arc<KeyRing>,
     pub(crate) cache: Arc<LookupCache>,
+    /// Striped locks serialising refreshes of people's upstream tokens (the gateway).
+    pub(crate) gateway_refresh_locks: Arc<[Arc<tokio::sync::Mutex<()>>]>,
     pub(crate) fetcher: Arc<dyn Fetcher>,
     /// Sends e-mail about decisions (nothing unless the server has SMTP settings).
     pub(crate) mailer: Arc<dyn crate::mail::Mailer>,
@@ -127,6 +129,7 @@ impl Core {
             client_throttle: Arc::default(),
             keyring: Arc::default(),
             cache: Arc::default(),
+            gateway_refresh_locks: (0..64).map(|_| Arc::default()).collect(),
             fetcher: Arc::new(NoFetcher),
             mailer: Arc::new(crate::mail::NoMail),
             mail_slots: Arc::new(tokio::sync::Semaphore::new(crate::mail::MAX_SENDING)),

@@ -160,7 +160,7 @@ impl Facade {
             // The calling person's own account there, never anyone else's.
             UpstreamAuth::OAuth => {
                 let core = &self.gateway.inner.core;
-                match core.gateway_person_token(caller, &server.server.id).await {
+                match core.gateway_person_token(caller, &server.server).await {
                     Ok(Some(token)) => Ok(Some(token)),
                     Ok(None) => Err(UpstreamError::NotConnected(
                         core.gateway_connect_url(&caller.realm, &server.server.id),
@@ -171,34 +171,47 @@ impl Facade {
         }
     }
 
-    /// For a server the calling person connects their own account at: that they still do.
-    /// A disconnected account ends the caller's connection at once (it may hold an access
-    /// token that is still valid).
-    async fn still_connected(
+    /// What the caller's connection to `server` is kept under: the caller, and for a server
+    /// the calling person connects their own account at, that connection's version — so a
+    /// disconnected or replaced account is never used again, whatever the gateway still holds
+    /// (it may hold a token that is still valid).
+    async fn connection_key(
         &self,
         caller: &GatewayCaller,
         server: &GatewayServer,
-        url: &str,
-    ) -> Result<(), UpstreamError> {
+    ) -> Result<String, UpstreamError> {
         if server.auth != UpstreamAuth::OAuth {
-            return Ok(());
+            return Ok(caller.key());
         }
-        let inner = &self.gateway.inner;
-        match inner
-            .core
-            .gateway_person_connected(caller, &server.server.id)
+        let core = &self.gateway.inner.core;
+        match core
+            .gateway_person_connection(caller, &server.server.id)
             .await
         {
-            Ok(true) => Ok(()),
-            Ok(false) => {
-                inner.upstreams.drop_connection(&caller.key(), url);
-                Err(UpstreamError::NotConnected(
-                    inner
-                        .core
-                        .gateway_connect_url(&caller.realm, &server.server.id),
-                ))
-            }
+            Ok(Some(version)) => Ok(format!(
+                "{}\u{1f}{}\u{1f}{version}",
+                caller.key(),
+                server.server.id
+            )),
+            Ok(None) => Err(UpstreamError::NotConnected(
+                core.gateway_connect_url(&caller.realm, &server.server.id),
+            )),
             Err(e) => Err(UpstreamError::NoToken(e.to_string())),
+        }
+    }
+
+    /// After the server refused the token sent for the caller: a person's own token is
+    /// refreshed at the next call (or, refused too, their connection ends).
+    async fn token_refused(&self, caller: &GatewayCaller, server: &GatewayServer) {
+        if server.auth == UpstreamAuth::OAuth
+            && let Err(e) = self
+                .gateway
+                .inner
+                .core
+                .expire_gateway_person_token(caller, &server.server.id)
+                .await
+        {
+            tracing::error!(error = %e, "gateway: marking a refused upstream token failed");
         }
     }
 
@@ -225,11 +238,12 @@ impl Facade {
         }
         let started = Instant::now();
         let now = inner.core.now();
+        let key = self.connection_key(caller, server).await;
         let listed = async {
-            self.still_connected(caller, server, url).await?;
+            let key = key.as_ref().map_err(Clone::clone)?;
             let conn = inner
                 .upstreams
-                .connection(&caller.key(), url, now, || self.token(caller, server, url))
+                .connection(key, url, now, || self.token(caller, server, url))
                 .await?;
             inner.upstreams.tools(&conn).await
         }
@@ -245,7 +259,12 @@ impl Facade {
                 inner
                     .upstreams
                     .record(url, Err(&e), started.elapsed(), inner.core.now());
-                inner.upstreams.drop_connection(&caller.key(), url);
+                if let Ok(key) = &key {
+                    inner.upstreams.drop_connection(key, url);
+                }
+                if e == UpstreamError::TokenRefused {
+                    self.token_refused(caller, server).await;
+                }
                 if let UpstreamError::NotConnected(connect) = &e {
                     return Offers {
                         connect_url: Some(connect.clone()),
@@ -549,13 +568,12 @@ impl Facade {
             }
             let call_started = Instant::now();
             let now = inner.core.now();
+            let key = self.connection_key(caller, &offer.server).await;
             let result = async {
-                self.still_connected(caller, &offer.server, &url).await?;
+                let key = key.as_ref().map_err(Clone::clone)?;
                 let conn = inner
                     .upstreams
-                    .connection(&caller.key(), &url, now, || {
-                        self.token(caller, &offer.server, &url)
-                    })
+                    .connection(key, &url, now, || self.token(caller, &offer.server, &url))
                     .await?;
                 inner.upstreams.call(&conn, params.clone()).await
             }
@@ -576,7 +594,15 @@ impl Facade {
                     break;
                 }
                 Err(e) => {
-                    inner.upstreams.drop_connection(&caller.key(), &url);
+                    if let Ok(key) = &key {
+                        inner.upstreams.drop_connection(key, &url);
+                    }
+                    if e == UpstreamError::TokenRefused {
+                        // Not tried again: the next call gets a fresh token.
+                        self.token_refused(caller, &offer.server).await;
+                        outcome = Err(e);
+                        break;
+                    }
                     outcome = Err(e);
                 }
             }

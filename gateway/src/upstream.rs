@@ -33,6 +33,8 @@ pub enum UpstreamError {
     /// The calling person has not connected their own account at it (`auth.mode = oauth`):
     /// where they connect.
     NotConnected(String),
+    /// It refused the caller's token (401 or 403): the caller's problem, not the server's.
+    TokenRefused,
     /// Connecting or the call failed.
     Failed(String),
 }
@@ -45,6 +47,7 @@ impl UpstreamError {
             UpstreamError::Timeout => "timeout",
             UpstreamError::NoToken(_) => "no_token",
             UpstreamError::NotConnected(_) => "not_connected",
+            UpstreamError::TokenRefused => "token_refused",
             UpstreamError::Failed(_) => "upstream_error",
         }
     }
@@ -57,12 +60,30 @@ impl UpstreamError {
             }
             UpstreamError::Timeout => "The server did not answer in time.".into(),
             UpstreamError::NoToken(why) => format!("No token could be had for this server: {why}"),
+            UpstreamError::TokenRefused => {
+                "The server refused the credential it was sent for you. Try again; if this keeps happening, connect your account again or tell your administrator.".into()
+            }
             UpstreamError::NotConnected(url) => format!(
                 "Connect your own account at this server first: open {url} in a browser (signed in as yourself), then call again."
             ),
             UpstreamError::Failed(_) => "The server could not be reached or failed.".into(),
         }
     }
+}
+
+/// A failed connection or call: a refused token (401 or 403, which rmcp names "Auth required"
+/// and "Insufficient scope" anywhere in the error's chain) is the caller's, anything else the
+/// server's.
+fn failure(e: &(dyn std::error::Error + 'static)) -> UpstreamError {
+    let mut next = Some(e);
+    while let Some(err) = next {
+        let text = err.to_string();
+        if text.contains("Auth required") || text.contains("Insufficient scope") {
+            return UpstreamError::TokenRefused;
+        }
+        next = err.source();
+    }
+    UpstreamError::Failed(e.to_string())
 }
 
 /// Marks a connection's tool list stale when the server says it changed.
@@ -222,7 +243,11 @@ impl Upstreams {
                 .record(true, Instant::now(), self.config.breaker_failures),
             // A refused token says nothing about the upstream's health (its breaker), but the
             // console shows it: the server is unusable for that caller.
-            Err(e @ (UpstreamError::NoToken(_) | UpstreamError::NotConnected(_))) => {
+            Err(
+                e @ (UpstreamError::NoToken(_)
+                | UpstreamError::NotConnected(_)
+                | UpstreamError::TokenRefused),
+            ) => {
                 s.breaker.release();
                 s.errors += 1;
                 s.last_error = Some(e.kind().to_owned());
@@ -303,7 +328,7 @@ impl Upstreams {
         )
         .await
         .map_err(|_| UpstreamError::Timeout)?
-        .map_err(|e| UpstreamError::Failed(e.to_string()))?;
+        .map_err(|e| failure(&e))?;
         let listening = client
             .peer_info()
             .filter(|info| {
@@ -379,7 +404,7 @@ impl Upstreams {
                     .client
                     .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
                     .await
-                    .map_err(|e| UpstreamError::Failed(e.to_string()))?;
+                    .map_err(|e| failure(&e))?;
                 tools.extend(
                     page.tools
                         .iter()
@@ -412,6 +437,6 @@ impl Upstreams {
         tokio::time::timeout(self.config.call_timeout, conn.client.call_tool(params))
             .await
             .map_err(|_| UpstreamError::Timeout)?
-            .map_err(|e| UpstreamError::Failed(e.to_string()))
+            .map_err(|e| failure(&e))
     }
 }

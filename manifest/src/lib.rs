@@ -24,4 +24,6 @@ pub mod server;
 
 pub use field::{Finding, Findings};
 pub use policy::{Mode, Policy};
-pub use server::{Auth, Command, Package, PackageType, Server, ServerInput, Tools, Transport};
+pub use server::{
+    Auth, Command, Package, PackageType, Profile, Server, ServerInput, Tools, Transport,
+};

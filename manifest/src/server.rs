@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod check;
+mod profile;
 use check::{auth, groups, registry, tools, transport, values};
+pub use profile::Profile;
 
 /// Most entries in a list (headers, env, tools, rings, units, args).
 pub const MAX_LIST: usize = 100;
@@ -28,6 +30,10 @@ pub struct ServerInput {
     /// A name for people.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub title: String,
+    /// A provider profile (`notion`, `gmail-preview`): the provider's defaults, and only its
+    /// tools.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     /// Remote transport: the server's URL.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
@@ -164,6 +170,8 @@ pub struct Server {
     pub rings: Vec<String>,
     /// Units that get it.
     pub units: Vec<String>,
+    /// The provider profile it follows.
+    pub profile: Option<Profile>,
 }
 
 /// How a server is reached: exactly one of these.
@@ -286,6 +294,8 @@ impl Server {
     /// warnings), each naming its field.
     pub fn check(input: &ServerInput) -> (Option<Server>, Findings) {
         let mut f = Findings::default();
+        let (input, profile) = profile::apply(input, &mut f);
+        let input = &input;
         let id = input.id.trim().to_owned();
         if let Err(m) = check_id(&id) {
             f.error("id", m);
@@ -332,6 +342,7 @@ impl Server {
                     auth,
                     rings,
                     units,
+                    profile,
                 }),
                 f,
             ),
@@ -399,6 +410,7 @@ impl Server {
         ServerInput {
             id: self.id.clone(),
             title: self.title.clone(),
+            profile: self.profile.map(|p| p.as_str().to_owned()),
             url,
             url_transport,
             package,

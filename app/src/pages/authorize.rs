@@ -338,6 +338,35 @@ pub fn connect_sign_in_html(realm: &str, account_url: &str) -> String {
     document(title, frame(realm.to_owned(), title.to_owned(), body))
 }
 
+/// The connect link of a gateway upstream: the person signed in confirms who they are and
+/// where they connect (a form posted back with the account form token).
+pub fn connect_confirm_html(c: &authz::gateway::ConnectConfirm, action: &str) -> String {
+    let title = format!("Connect your account at {}", c.server);
+    let replaces = c.replaces.as_ref().map(|issuer| {
+        view! {
+            <p class="break-words text-sm" data-testid="connect-replaces">
+                "This replaces the account you connected before (at " <span class="break-all">{issuer.clone()}</span> ")."
+            </p>
+        }
+    });
+    let body = view! {
+        <p class="break-words text-sm">
+            "Signed in as " <span class="font-medium">{c.person.clone()}</span> "."
+        </p>
+        <p class="break-words text-sm">
+            "The gateway will send you to the sign-in of " <span class="font-medium">{c.server.clone()}</span>
+            " (" <span class="break-all">{c.host.clone()}</span> "). The account you sign in with there is the one your agents' calls to it act as."
+        </p>
+        {replaces}
+        <form method="post" action=action.to_owned() class="mt-2">
+            <input type="hidden" name="csrf" value=c.form_token.clone()/>
+            <input type="hidden" name="server" value=c.server_id.clone()/>
+            <button type="submit" class=BTN_PRIMARY data-testid="connect-confirm">"Connect"</button>
+        </form>
+    };
+    document(&title, frame(c.realm.clone(), title.clone(), body))
+}
+
 /// A person connected their own account at a gateway upstream.
 pub fn connected_html(realm: &str, server: &str) -> String {
     let title = "Account connected";

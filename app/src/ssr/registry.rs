@@ -286,6 +286,7 @@ pub fn server_form(s: &ServerInput) -> ServerForm {
         .to_owned(),
         url: s.url.clone().unwrap_or_default(),
         url_transport: s.url_transport.clone().unwrap_or_default(),
+        profile: s.profile.clone().unwrap_or_default(),
         package_type: package.kind,
         package_identifier: package.identifier,
         package_version: package.version.unwrap_or_default(),
@@ -348,6 +349,7 @@ pub fn server_input(f: &ServerForm) -> Result<ServerInput, AppError> {
         title: f.title.trim().to_owned(),
         url: (transport == "remote").then(|| f.url.trim().to_owned()),
         url_transport: text(&f.url_transport).filter(|_| transport == "remote"),
+        profile: text(&f.profile).filter(|_| transport == "remote"),
         package: (transport == "package").then(|| PackageInput {
             kind: f.package_type.trim().to_owned(),
             identifier: f.package_identifier.trim().to_owned(),

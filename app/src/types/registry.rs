@@ -238,6 +238,8 @@ pub struct ServerForm {
     pub url: String,
     /// Remote: `streamable-http` (empty) or `sse`.
     pub url_transport: String,
+    /// Remote: a provider profile (`notion`, `gmail-preview`), or empty.
+    pub profile: String,
     /// Package: `npm`, `pypi` or `oci`.
     pub package_type: String,
     /// Package: name or image reference.

@@ -10,7 +10,7 @@
 //! person and server as associated data. Calls use the access token and refresh it when it
 //! runs out; a refused refresh disconnects.
 use super::model::{
-    ConnectStart, Connected, ConnectionView, GatewayCaller, UpstreamConnection,
+    ConnectConfirm, ConnectStart, Connected, ConnectionView, GatewayCaller, UpstreamConnection,
 };
 use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::authorize::ticket::browser_hash;
@@ -40,7 +40,7 @@ const PENDING: &[u8] = b"gateway connect";
 const TOKENS_KEY: &str = "portcullis gateway upstream tokens";
 
 /// A connection under way, sealed into a cookie of the browser that started it.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct Pending {
     server_id: String,
     subject: String,
@@ -52,11 +52,25 @@ struct Pending {
     client_id: String,
     resource: String,
     scopes: Vec<String>,
+    /// The authorization server says it names itself in each answer (RFC 9207): an answer
+    /// without `iss` is then refused.
+    #[serde(default)]
+    iss_required: bool,
     started_at: i64,
 }
 
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending")
+            .field("server_id", &self.server_id)
+            .field("subject", &self.subject)
+            .field("issuer", &self.issuer)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What the sealed column holds.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct Held {
     access_token: String,
     refresh_token: Option<String>,
@@ -65,11 +79,26 @@ struct Held {
     resource: String,
 }
 
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Held")
+            .field("client_id", &self.client_id)
+            .field("resource", &self.resource)
+            .finish_non_exhaustive()
+    }
+}
+
 /// An upstream's authorization server, as its metadata says.
 struct Endpoints {
     issuer: String,
     authorization: String,
     token: String,
+    iss_supported: bool,
+}
+
+/// A server id as one path segment.
+fn segment(server_id: &str) -> String {
+    url::form_urlencoded::byte_serialize(server_id.as_bytes()).collect()
 }
 
 /// A refused connection: an error page with `msg`.
@@ -85,40 +114,118 @@ fn well_known(url: &url::Url, name: &str) -> String {
 }
 
 impl Core {
-    /// The realm's own Client ID Metadata Document for the gateway as an OAuth client of
-    /// upstream authorization servers: its URL is the client id.
+    /// The realm's Client ID Metadata Document for the gateway as the OAuth client of one
+    /// upstream (`auth.mode = oauth` in the latest release): its URL is the client id. Each
+    /// server has its own client id and redirect URI, so that an answer meant for one server
+    /// is never taken for another's (the mix-up defence of RFC 9700 §4.4.2).
     ///
     /// # Errors
-    /// `NotFound` (realm).
-    pub async fn gateway_client_metadata(&self, realm_name: &str) -> Result<serde_json::Value> {
+    /// `NotFound` (realm, or no such server).
+    pub async fn gateway_client_metadata(
+        &self,
+        realm_name: &str,
+        server_id: &str,
+    ) -> Result<serde_json::Value> {
         let realm = self.serving_realm(realm_name).await?;
+        let server = self
+            .latest_served_registry(&realm)
+            .await?
+            .and_then(|served| {
+                served
+                    .policy
+                    .servers
+                    .iter()
+                    .find(|s| s.id == server_id && matches!(s.auth, Auth::OAuth { .. }))
+                    .cloned()
+            })
+            .ok_or_else(|| Error::not_found("server", server_id.chars().take(63).collect::<String>()))?;
+        let title = if server.title.is_empty() { &server.id } else { &server.title };
         Ok(serde_json::json!({
-            "client_id": self.gateway_client_metadata_url(&realm),
-            "client_name": format!("{} gateway (Portcullis)", realm.display_name),
+            "client_id": self.gateway_client_metadata_url(&realm, &server.id),
+            "client_name": format!("{} gateway (Portcullis) for {title}", realm.display_name),
             "client_uri": self.config().public_url,
-            "redirect_uris": [self.gateway_callback_url(&realm)],
+            "redirect_uris": [self.gateway_callback_url(&realm, &server.id)],
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
             "token_endpoint_auth_method": "none",
         }))
     }
 
-    fn gateway_client_metadata_url(&self, realm: &Realm) -> String {
-        format!("{}/gateway/client", self.issuer(&realm.name))
+    fn gateway_client_metadata_url(&self, realm: &Realm, server_id: &str) -> String {
+        format!("{}/gateway/client/{}", self.issuer(&realm.name), segment(server_id))
     }
 
-    fn gateway_callback_url(&self, realm: &Realm) -> String {
-        format!("{}/gateway/callback", self.issuer(&realm.name))
+    fn gateway_callback_url(&self, realm: &Realm, server_id: &str) -> String {
+        format!("{}/gateway/callback/{}", self.issuer(&realm.name), segment(server_id))
+    }
+
+    /// The client id the gateway uses at `server`'s authorization server: the registry's, else
+    /// the organisation's metadata document, else the realm's own one for that server.
+    fn gateway_client_id(&self, realm: &Realm, server: &Server) -> Option<String> {
+        let Auth::OAuth { client_id, client_metadata_url, .. } = &server.auth else {
+            return None;
+        };
+        Some(
+            client_id
+                .clone()
+                .or_else(|| client_metadata_url.clone())
+                .unwrap_or_else(|| self.gateway_client_metadata_url(realm, &server.id)),
+        )
     }
 
     /// Where a person connects their own account at `server_id`.
     pub fn gateway_connect_url(&self, realm: &Realm, server_id: &str) -> String {
-        let id: String = url::form_urlencoded::byte_serialize(server_id.as_bytes()).collect();
-        format!("{}/gateway/connect/{id}", self.issuer(&realm.name))
+        format!("{}/gateway/connect/{}", self.issuer(&realm.name), segment(server_id))
     }
 
-    /// The connect link: where to send the browser of the person signed in at the realm (their
-    /// sign-in `session`), to connect their own account at `server_id`.
+    /// The connect link opened in a browser: a page asking the person signed in at the realm
+    /// to confirm (nothing leaves Portcullis before they do), or one saying to sign in first.
+    ///
+    /// # Errors
+    /// `NotFound` (realm), `OAuth` (an error page: no such server for this person).
+    pub async fn gateway_connect_page(
+        &self,
+        realm_name: &str,
+        server_id: &str,
+        session: Option<&str>,
+        browser: &str,
+    ) -> Result<ConnectStart> {
+        let realm = self.serving_realm(realm_name).await?;
+        let subject = match session {
+            Some(s) => self.session_subject(&realm, s).await?.map(|(s, _)| s),
+            None => None,
+        };
+        let (Some(subject), Some(session)) = (subject, session) else {
+            return Ok(ConnectStart::SignIn {
+                account_url: format!("/realms/{}/account", realm.name),
+            });
+        };
+        let server = self.connectable_server(&realm, &subject.id, server_id).await?;
+        let connected = self
+            .store
+            .find_gateway_connection(&realm.id, &subject.id, &server.id)
+            .await?;
+        let host = match &server.transport {
+            Transport::Remote { url, .. } => url::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_owned))
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        Ok(ConnectStart::Confirm(ConnectConfirm {
+            realm: realm.display_name.clone(),
+            server_id: server.id.clone(),
+            server: if server.title.is_empty() { server.id.clone() } else { server.title.clone() },
+            host,
+            person: format!("{} ({})", subject.display_name, subject.email),
+            replaces: connected.map(|c| c.issuer),
+            form_token: self.account_form_token(browser, Some(session)),
+        }))
+    }
+
+    /// The confirmed connect form (the caller checked its token against the browser and the
+    /// session): where to send the browser of the person signed in at the realm (their sign-in
+    /// `session`), to connect their own account at `server_id`.
     ///
     /// # Errors
     /// `NotFound` (realm), `OAuth` (an error page: no such server for this person, or its
@@ -141,7 +248,7 @@ impl Core {
             });
         };
         let server = self.connectable_server(&realm, &subject.id, server_id).await?;
-        let (Transport::Remote { url, .. }, Auth::OAuth { client_id, client_metadata_url, issuer, scopes }) =
+        let (Transport::Remote { url, .. }, Auth::OAuth { issuer, scopes, .. }) =
             (&server.transport, &server.auth)
         else {
             return Err(refused("This server does not connect accounts."));
@@ -153,13 +260,12 @@ impl Core {
                 tracing::warn!(server = %server.id, error = %why, "gateway: an upstream's authorization server cannot be used");
                 refused(format!("The server's authorization server cannot be used: {why}. Tell your administrator."))
             })?;
-        let client_id = client_id
-            .clone()
-            .or_else(|| client_metadata_url.clone())
-            .unwrap_or_else(|| self.gateway_client_metadata_url(&realm));
+        let client_id = self
+            .gateway_client_id(&realm, &server)
+            .ok_or_else(|| refused("This server does not connect accounts."))?;
         let client = BasicClient::new(ClientId::new(client_id.clone()))
             .set_auth_uri(AuthUrl::new(endpoints.authorization.clone()).map_err(|e| refused(e.to_string()))?)
-            .set_redirect_uri(RedirectUrl::new(self.gateway_callback_url(&realm)).map_err(|e| refused(e.to_string()))?);
+            .set_redirect_uri(RedirectUrl::new(self.gateway_callback_url(&realm, &server.id)).map_err(|e| refused(e.to_string()))?);
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
         let (location, state) = client
             .authorize_url(CsrfToken::new_random)
@@ -178,6 +284,7 @@ impl Core {
             client_id,
             resource: url.clone(),
             scopes: scopes.clone(),
+            iss_required: endpoints.iss_supported,
             started_at: self.now(),
         };
         Ok(ConnectStart::Redirect {
@@ -195,6 +302,7 @@ impl Core {
     pub async fn finish_gateway_connection(
         &self,
         realm_name: &str,
+        server_id: &str,
         session: Option<&str>,
         browser: &str,
         pending: Option<&str>,
@@ -216,8 +324,17 @@ impl Core {
             .state
             .as_deref()
             .is_some_and(|s| s.as_bytes().ct_eq(pending.state.as_bytes()).into());
-        if !same_browser || !same_state || now > pending.started_at + CONNECT_TTL_SECS {
+        // The answer came back to the callback of the server this connection is for (each
+        // server has its own): an answer another server's authorization server sent is not it.
+        if !same_browser
+            || !same_state
+            || pending.server_id != server_id
+            || now > pending.started_at + CONNECT_TTL_SECS
+        {
             return Err(refused(EXPIRED));
+        }
+        if pending.iss_required && callback.iss.is_none() && callback.error.is_none() {
+            return Err(refused("The server's authorization server answered without naming itself (RFC 9207). Open the connect link again; if this keeps happening, tell your administrator."));
         }
         let subject = match session {
             Some(s) => self.session_subject(&realm, s).await?.map(|(s, _)| s),
@@ -235,7 +352,7 @@ impl Core {
         })?;
         let client = BasicClient::new(ClientId::new(pending.client_id.clone()))
             .set_token_uri(TokenUrl::new(pending.token_endpoint.clone()).map_err(|e| refused(e.to_string()))?)
-            .set_redirect_uri(RedirectUrl::new(self.gateway_callback_url(&realm)).map_err(|e| refused(e.to_string()))?);
+            .set_redirect_uri(RedirectUrl::new(self.gateway_callback_url(&realm, &server.id)).map_err(|e| refused(e.to_string()))?);
         let http = crate::sso::rp::http(self.fetcher.clone());
         let answer = client
             .exchange_code(AuthorizationCode::new(code.to_owned()))
@@ -288,9 +405,11 @@ impl Core {
         })
     }
 
-    /// The calling person's access token at an `auth.mode = oauth` server, refreshed when it
-    /// is about to expire, with its expiry; `None` when they have not connected (or their
-    /// connection ended: the server refused to refresh it).
+    /// The calling person's access token at `server` (`auth.mode = oauth`), refreshed when it
+    /// is about to expire, with its expiry; `None` when they have not connected, or their
+    /// connection ended: the server refused to refresh it, or the registry now sends this
+    /// server id elsewhere (another URL, authorization server or client id: the tokens were
+    /// given for the old one and never go to the new).
     ///
     /// # Errors
     /// `Forbidden` for a caller acting for no person; `Internal` when the server could not be
@@ -298,15 +417,19 @@ impl Core {
     pub async fn gateway_person_token(
         &self,
         caller: &GatewayCaller,
-        server_id: &str,
+        server: &Server,
     ) -> Result<Option<(String, i64)>> {
         let Some(subject) = caller.person() else {
             return Err(Error::Forbidden);
         };
         let realm = &caller.realm;
+        // One refresh at a time per person and server on this instance: servers that rotate
+        // refresh tokens take a second use of one as theft.
+        let lock = self.gateway_refresh_lock(&realm.id, subject, &server.id);
+        let _held = lock.lock().await;
         let Some(row) = self
             .store
-            .find_gateway_connection(&realm.id, subject, server_id)
+            .find_gateway_connection(&realm.id, subject, &server.id)
             .await?
         else {
             return Ok(None);
@@ -314,8 +437,23 @@ impl Core {
         let Some(held) = self.open_tokens(&row) else {
             return Ok(None);
         };
+        let (Transport::Remote { url, .. }, Auth::OAuth { issuer, .. }) =
+            (&server.transport, &server.auth)
+        else {
+            return Ok(None);
+        };
+        let same_server = held.resource == *url
+            && Some(&held.client_id) == self.gateway_client_id(realm, server).as_ref()
+            && issuer.as_ref().is_none_or(|i| *i == row.issuer);
+        if !same_server {
+            self.end_gateway_connection(&row, "the registry now sends this server elsewhere")
+                .await?;
+            return Ok(None);
+        }
         let now = self.now();
-        if row.access_expires_at - REFRESH_MARGIN_SECS > now {
+        // Refreshed a minute before it expires, or halfway through a shorter life.
+        let margin = REFRESH_MARGIN_SECS.min((row.access_expires_at - row.refreshed_at) / 2);
+        if row.access_expires_at - margin > now {
             return Ok(Some((held.access_token, row.access_expires_at)));
         }
         let Some(refresh) = held.refresh_token.clone() else {
@@ -336,28 +474,15 @@ impl Core {
                 if *e.error() == BasicErrorResponseType::InvalidGrant =>
             {
                 // The person's grant is gone at the server: so is the connection.
-                let mut event = self.event(
-                    &realm.id,
-                    subject,
-                    action::GATEWAY_DISCONNECT,
-                    AuditSubject::RegistryServer(server_id.to_owned()),
-                    &RequestMeta::default(),
-                );
-                event.details = serde_json::json!({"reason": "the server refused to refresh the tokens"});
-                match self
-                    .store
-                    .delete_gateway_connection(&realm.id, subject, server_id, &event)
-                    .await
-                {
-                    Ok(()) | Err(StorageError::NotFound) => return Ok(None),
-                    Err(e) => return Err(e.into()),
-                }
+                self.end_gateway_connection(&row, "the server refused to refresh the tokens")
+                    .await?;
+                return Ok(None);
             }
             Err(e) => {
-                return Err(Error::Internal(format!(
-                    "refreshing the upstream token failed: {}",
-                    describe(&e)
-                )));
+                tracing::warn!(server = %server.id, error = %describe(&e), "gateway: refreshing a person's upstream token failed");
+                return Err(Error::Internal(
+                    "refreshing the upstream token failed".into(),
+                ));
             }
         };
         let renewed = Held {
@@ -370,7 +495,7 @@ impl Core {
             ..held
         };
         let updated = UpstreamConnection {
-            sealed_tokens: self.seal_tokens(&realm.id, subject, server_id, &renewed)?,
+            sealed_tokens: self.seal_tokens(&realm.id, subject, &server.id, &renewed)?,
             access_expires_at: now + lifetime(answer.expires_in()),
             scope: answer.scopes().map_or_else(
                 || row.scope.clone(),
@@ -379,39 +504,107 @@ impl Core {
             refreshed_at: now,
             ..row.clone()
         };
-        // Another call may have refreshed first (the server then rotated the refresh token
-        // this one used): its tokens win, and this answer is only used for this call.
+        // Another instance may have refreshed first (the server then rotated the refresh
+        // token this one used): its tokens win, and this answer is only used for this call.
         self.store
             .refresh_gateway_connection(&updated, &row.sealed_tokens)
             .await?;
         Ok(Some((renewed.access_token, updated.access_expires_at)))
     }
 
-    /// Whether the calling person has their own account connected at `server_id` now (read
-    /// through the core's cache: the gateway asks on every call, so that a disconnected
-    /// account stops being used at once, whatever connection the gateway still holds).
+    /// The server refused the calling person's access token at `server_id` (revoked there):
+    /// it counts as expired, so the next call refreshes it (and a refused refresh ends the
+    /// connection).
     ///
     /// # Errors
     /// Storage failure.
-    pub async fn gateway_person_connected(
+    pub async fn expire_gateway_person_token(
         &self,
         caller: &GatewayCaller,
         server_id: &str,
-    ) -> Result<bool> {
+    ) -> Result<()> {
         let Some(subject) = caller.person() else {
-            return Ok(false);
+            return Ok(());
+        };
+        let Some(row) = self
+            .store
+            .find_gateway_connection(&caller.realm.id, subject, server_id)
+            .await?
+        else {
+            return Ok(());
+        };
+        let expired = UpstreamConnection {
+            access_expires_at: row.access_expires_at.min(self.now()),
+            ..row.clone()
+        };
+        self.store
+            .refresh_gateway_connection(&expired, &row.sealed_tokens)
+            .await?;
+        Ok(())
+    }
+
+    /// Forgets `row`'s tokens (only those: a connection made again meanwhile stays), audited.
+    async fn end_gateway_connection(&self, row: &UpstreamConnection, reason: &str) -> Result<()> {
+        let mut event = self.event(
+            &row.realm_id,
+            &row.subject,
+            action::GATEWAY_DISCONNECT,
+            AuditSubject::RegistryServer(row.server_id.clone()),
+            &RequestMeta::default(),
+        );
+        event.details = serde_json::json!({ "reason": reason });
+        match self
+            .store
+            .delete_gateway_connection(&row.realm_id, &row.subject, &row.server_id, Some(&row.sealed_tokens), &event)
+            .await
+        {
+            Ok(()) | Err(StorageError::NotFound) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The lock refreshes of one person's tokens at one server take (striped: a fixed number
+    /// of locks, whatever the number of people).
+    fn gateway_refresh_lock(
+        &self,
+        realm: &crate::ids::RealmId,
+        subject: &str,
+        server_id: &str,
+    ) -> std::sync::Arc<tokio::sync::Mutex<()>> {
+        use std::hash::{Hash as _, Hasher as _};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (realm.as_str(), subject, server_id).hash(&mut h);
+        let stripes = &self.gateway_refresh_locks;
+        let i = usize::try_from(h.finish() % stripes.len() as u64).unwrap_or_default();
+        stripes[i].clone()
+    }
+
+    /// When the calling person connected their own account at `server_id` (the connection's
+    /// version: connecting again makes a new one), if they have. Read through the core's
+    /// cache: the gateway asks on every call, so that a disconnected or replaced account stops
+    /// being used at once, whatever connection the gateway still holds.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub async fn gateway_person_connection(
+        &self,
+        caller: &GatewayCaller,
+        server_id: &str,
+    ) -> Result<Option<i64>> {
+        let Some(subject) = caller.person() else {
+            return Ok(None);
         };
         let key = (caller.realm.id.clone(), subject.to_owned());
         let (generation, now) = (self.store.generation(), self.now());
         let servers = match self.cache.connected_servers.get(&key, generation, now) {
             Some(s) => s,
             None => {
-                let servers: std::sync::Arc<Vec<String>> = std::sync::Arc::new(
+                let servers: std::sync::Arc<Vec<(String, i64)>> = std::sync::Arc::new(
                     self.store
                         .list_gateway_connections(&caller.realm.id, subject)
                         .await?
                         .into_iter()
-                        .map(|c| c.server_id)
+                        .map(|c| (c.server_id, c.connected_at))
                         .collect(),
                 );
                 self.cache
@@ -420,7 +613,10 @@ impl Core {
                 servers
             }
         };
-        Ok(servers.iter().any(|s| s == server_id))
+        Ok(servers
+            .iter()
+            .find(|(s, _)| s == server_id)
+            .map(|(_, at)| *at))
     }
 
     /// The signed-in person's upstream connections, with each server's title.
@@ -485,7 +681,7 @@ impl Core {
             meta,
         );
         self.store
-            .delete_gateway_connection(&realm.id, &subject.id, server_id, &event)
+            .delete_gateway_connection(&realm.id, &subject.id, server_id, None, &event)
             .await
             .map_err(|e| match e {
                 StorageError::NotFound => Error::not_found(
@@ -545,6 +741,10 @@ impl Core {
                     .await
                     .map_err(|e| format!("its protected resource metadata: {e}"))?
                     .body;
+                let named = doc["resource"].as_str().unwrap_or_default();
+                if named.trim_end_matches('/') != resource.trim_end_matches('/') {
+                    return Err("its protected resource metadata is for another resource".into());
+                }
                 doc["authorization_servers"][0]
                     .as_str()
                     .ok_or("its protected resource metadata names no authorization server")?
@@ -580,6 +780,7 @@ impl Core {
             parse_fetch_url(s, allow).map(|u| u.to_string())
         };
         Ok(Endpoints {
+            iss_supported: doc["authorization_response_iss_parameter_supported"] == true,
             authorization: endpoint("authorization_endpoint")?,
             token: endpoint("token_endpoint")?,
             issuer,

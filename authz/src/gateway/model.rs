@@ -281,7 +281,7 @@ pub struct ConnectionView {
     pub connected_at: i64,
 }
 
-/// Where the connect link sends the browser.
+/// What the connect link shows, and where its confirmed form sends the browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConnectStart {
     /// Nobody is signed in at the realm: sign in on the account page first.
@@ -289,6 +289,8 @@ pub enum ConnectStart {
         /// The account page.
         account_url: String,
     },
+    /// Ask the person to confirm (a form posted with the account form token).
+    Confirm(ConnectConfirm),
     /// To the upstream's authorization endpoint, with the sealed pending connection for a
     /// cookie of the browser.
     Redirect {
@@ -297,6 +299,25 @@ pub enum ConnectStart {
         /// The sealed pending connection.
         pending: String,
     },
+}
+
+/// The page asking a person to confirm connecting their account at a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectConfirm {
+    /// The realm's display name.
+    pub realm: String,
+    /// The registry server (posted back).
+    pub server_id: String,
+    /// Its title.
+    pub server: String,
+    /// The host of its URL.
+    pub host: String,
+    /// Who is signed in (name and email).
+    pub person: String,
+    /// The authorization server of the connection it replaces, if any.
+    pub replaces: Option<String>,
+    /// The account form token the form carries.
+    pub form_token: String,
 }
 
 /// A finished connection, for the page that says so.

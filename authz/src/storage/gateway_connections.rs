@@ -36,13 +36,14 @@ pub trait GatewayConnectionStore: Send + Sync {
         c: &UpstreamConnection,
         previous: &[u8],
     ) -> Result<bool, StorageError>;
-    /// Disconnects, with its audit event (bumping the generation); `NotFound` when not
-    /// connected.
+    /// Disconnects, with its audit event (bumping the generation); only while the row still
+    /// holds `tokens` when given. `NotFound` when not connected (or holding others).
     async fn delete_gateway_connection(
         &self,
         realm_id: &RealmId,
         subject: &str,
         server_id: &str,
+        tokens: Option<&[u8]>,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
 }
@@ -175,17 +176,29 @@ macro_rules! gateway_connection_store {
                     realm_id: &RealmId,
                     subject: &str,
                     server_id: &str,
+                    tokens: Option<&[u8]>,
                     event: &NewAuditEvent,
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
-                    let n = sqlx::query(
-                        "DELETE FROM gateway_connections WHERE realm_id = $1 AND subject = $2 AND server_id = $3",
-                    )
-                    .bind(realm_id.as_str())
-                    .bind(subject)
-                    .bind(server_id)
-                    .execute(&mut *tx)
-                    .await?
+                    let n = match tokens {
+                        None => sqlx::query(
+                            "DELETE FROM gateway_connections WHERE realm_id = $1 AND subject = $2 AND server_id = $3",
+                        )
+                        .bind(realm_id.as_str())
+                        .bind(subject)
+                        .bind(server_id)
+                        .execute(&mut *tx)
+                        .await?,
+                        Some(tokens) => sqlx::query(
+                            "DELETE FROM gateway_connections WHERE realm_id = $1 AND subject = $2 AND server_id = $3 AND sealed_tokens = $4",
+                        )
+                        .bind(realm_id.as_str())
+                        .bind(subject)
+                        .bind(server_id)
+                        .bind(tokens)
+                        .execute(&mut *tx)
+                        .await?,
+                    }
                     .rows_affected();
                     if n == 0 {
                         tx.rollback().await?;

@@ -144,6 +144,8 @@ fn entry(ctx: &Ctx<'_>, s: &Server, deny: &mut Vec<String>, out: &mut Out) -> En
         // Chosen before rendering: `servers` is what the ring or unit gets.
         rings: _,
         units: _,
+        // Its effect (the tools it allows) is in `tools`.
+        profile: _,
     } = s;
     warn_unshown(out, id, title, registry.as_ref(), NAME);
     for t in &tools.deny {

@@ -101,6 +101,8 @@ fn server(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<(Table, Table)> {
         // Chosen before rendering: `servers` is what the ring or unit gets.
         rings: _,
         units: _,
+        // Its effect (the tools it allows) is in `tools`.
+        profile: _,
     } = s;
     let helper_ok = if ctx.version.at_least(HELPER_SINCE) {
         Ok(())

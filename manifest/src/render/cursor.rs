@@ -58,6 +58,8 @@ fn entry(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<Value> {
         // Chosen before rendering: `servers` is what the ring or unit gets.
         rings: _,
         units: _,
+        // Its effect (the tools it allows) is in `tools`.
+        profile: _,
     } = s;
     warn_unshown(out, id, title, registry.as_ref(), NAME);
     let plan = plan_auth(

@@ -68,6 +68,8 @@ fn entry(ctx: &Ctx<'_>, s: &Server, out: &mut Out) -> Option<Value> {
         // Chosen before rendering: `servers` is what the ring or unit gets.
         rings: _,
         units: _,
+        // Its effect (the tools it allows) is in `tools`.
+        profile: _,
     } = s;
     let plan = plan_auth(
         ctx,

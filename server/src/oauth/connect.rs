@@ -1,13 +1,14 @@
 //! A person connects their own account at a gateway upstream with its own authorization server
-//! (`auth.mode = oauth`): the connect link (`GET /realms/{realm}/gateway/connect/{server}`),
-//! the authorization server's callback (`GET /realms/{realm}/gateway/callback`) and the realm's
-//! Client ID Metadata Document for the gateway (`GET /realms/{realm}/gateway/client`). The
+//! (`auth.mode = oauth`): the connect link (`GET /realms/{realm}/gateway/connect/{server}`, a
+//! page to confirm, posted to `/realms/{realm}/gateway/connect`), the authorization server's
+//! callback (`GET /realms/{realm}/gateway/callback/{server}`) and the gateway's Client ID
+//! Metadata Document for that server (`GET /realms/{realm}/gateway/client/{server}`). The
 //! connection under way lives in a sealed cookie of the browser that started it.
 use super::Meta;
 use super::authorize::keep_browser;
 use super::page::{
-    CONNECT_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY, browser_of, cookie, cookie_up_to,
-    error_page, page, set_cookie,
+    AccountForm, CONNECT_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY, PageForm, browser_of,
+    cookie, cookie_up_to, error_page, page, set_cookie,
 };
 use crate::AppState;
 use authz::gateway::ConnectStart;
@@ -39,9 +40,9 @@ fn failed(realm: &str, e: &authz::Error) -> Response {
     }
 }
 
-/// `GET /realms/{realm}/gateway/connect/{server}`: to the server's authorization server, for
-/// the person signed in at the realm; else a page that says to sign in first.
-pub async fn start(
+/// `GET /realms/{realm}/gateway/connect/{server}`: the page asking the person signed in at
+/// the realm to confirm; else a page that says to sign in first. Nothing leaves Portcullis.
+pub async fn page_get(
     State(state): State<AppState>,
     Path((realm, server)): Path<(String, String)>,
     headers: HeaderMap,
@@ -52,20 +53,48 @@ pub async fn start(
     let realm = realm_name.to_string();
     let secure = state.config.is_https();
     let (browser, fresh) = browser_of(&headers, secure);
-    let started = state
+    let shown = state
         .core
-        .start_gateway_connection(
+        .gateway_connect_page(
             &realm,
             &server,
             cookie(&headers, LOGIN_COOKIE, secure),
             &browser,
         )
         .await;
-    let res = match started {
+    let res = match shown {
         Ok(ConnectStart::SignIn { account_url }) => page(
             StatusCode::UNAUTHORIZED,
             app::pages::authorize::connect_sign_in_html(&realm, &account_url),
         ),
+        Ok(ConnectStart::Confirm(c)) => page(
+            StatusCode::OK,
+            app::pages::authorize::connect_confirm_html(
+                &c,
+                &format!("/realms/{realm}/gateway/connect"),
+            ),
+        ),
+        Ok(ConnectStart::Redirect { .. }) => error_page(
+            &realm,
+            StatusCode::BAD_REQUEST,
+            "Open the connect link again.",
+        ),
+        Err(e) => failed(&realm, &e),
+    };
+    keep_browser(res, &state, &realm, &browser, fresh)
+}
+
+/// `POST /realms/{realm}/gateway/connect`: the confirmed form (same origin, bound to this
+/// browser and sign-in); to the server's authorization server.
+pub async fn start(State(state): State<AppState>, form: PageForm<AccountForm>) -> Response {
+    let secure = state.config.is_https();
+    let realm = form.realm.clone();
+    let server = form.fields.get("server").unwrap_or_default().to_owned();
+    let started = state
+        .core
+        .start_gateway_connection(&realm, &server, form.session.as_deref(), &form.browser)
+        .await;
+    match started {
         Ok(ConnectStart::Redirect { location, pending }) => {
             let mut res = StatusCode::SEE_OTHER.into_response();
             if let Ok(v) = HeaderValue::from_str(&location) {
@@ -83,16 +112,24 @@ pub async fn start(
             );
             res
         }
+        Ok(ConnectStart::SignIn { account_url }) => page(
+            StatusCode::UNAUTHORIZED,
+            app::pages::authorize::connect_sign_in_html(&realm, &account_url),
+        ),
+        Ok(ConnectStart::Confirm(_)) => error_page(
+            &realm,
+            StatusCode::BAD_REQUEST,
+            "Open the connect link again.",
+        ),
         Err(e) => failed(&realm, &e),
-    };
-    keep_browser(res, &state, &realm, &browser, fresh)
+    }
 }
 
-/// `GET /realms/{realm}/gateway/callback`: the authorization server sends the browser back;
-/// the connection under way (its cookie, which is cleared) is finished.
+/// `GET /realms/{realm}/gateway/callback/{server}`: the authorization server sends the browser
+/// back; the connection under way (its cookie, which is cleared) is finished.
 pub async fn callback(
     State(state): State<AppState>,
-    Path(realm): Path<String>,
+    Path((realm, server)): Path<(String, String)>,
     Meta(meta): Meta,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
@@ -122,6 +159,7 @@ pub async fn callback(
         .core
         .finish_gateway_connection(
             &realm,
+            &server,
             cookie(&headers, LOGIN_COOKIE, secure),
             &browser,
             cookie_up_to(&headers, CONNECT_COOKIE, secure, 8 * 1024),
@@ -141,10 +179,14 @@ pub async fn callback(
     res
 }
 
-/// `GET /realms/{realm}/gateway/client`: the gateway's Client ID Metadata Document (its URL is
-/// its client id at upstream authorization servers that accept such documents).
-pub async fn client_metadata(State(state): State<AppState>, Path(realm): Path<String>) -> Response {
-    match state.core.gateway_client_metadata(&realm).await {
+/// `GET /realms/{realm}/gateway/client/{server}`: the gateway's Client ID Metadata Document
+/// for one upstream (its URL is the client id at authorization servers that accept such
+/// documents).
+pub async fn client_metadata(
+    State(state): State<AppState>,
+    Path((realm, server)): Path<(String, String)>,
+) -> Response {
+    match state.core.gateway_client_metadata(&realm, &server).await {
         Ok(doc) => {
             let mut res = Json(doc).into_response();
             res.headers_mut().insert(

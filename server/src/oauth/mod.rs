@@ -101,11 +101,15 @@ pub fn routes() -> Router<AppState> {
         )
         .route(
             "/realms/{realm}/gateway/connect/{server}",
-            get(connect::start),
+            get(connect::page_get),
         )
-        .route("/realms/{realm}/gateway/callback", get(connect::callback))
+        .route("/realms/{realm}/gateway/connect", post(connect::start))
         .route(
-            "/realms/{realm}/gateway/client",
+            "/realms/{realm}/gateway/callback/{server}",
+            get(connect::callback),
+        )
+        .route(
+            "/realms/{realm}/gateway/client/{server}",
             get(connect::client_metadata),
         )
         .route(

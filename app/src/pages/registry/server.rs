@@ -17,6 +17,13 @@ use crate::types::registry::{ServerDetail, ServerForm, UnitView};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
+/// The provider profiles an entry may follow (the manifest's names), and what people see.
+const PROFILES: [(&str, &str); 3] = [
+    ("", "None"),
+    ("notion", "Notion (read-first: search, fetch)"),
+    ("gmail-preview", "Gmail, Developer Preview (search, read, draft; never send or delete)"),
+];
+
 /// The form's inputs and the policy's names for them (errors name policy fields).
 pub const SERVER_FIELDS: &[(&str, &str)] = &[
     ("form[id]", "id"),
@@ -24,6 +31,7 @@ pub const SERVER_FIELDS: &[(&str, &str)] = &[
     ("form[transport]", "transport"),
     ("form[url]", "url"),
     ("form[url_transport]", "urlTransport"),
+    ("form[profile]", "profile"),
     ("form[package_type]", "package.type"),
     ("form[package_identifier]", "package.identifier"),
     ("form[package_version]", "package.version"),
@@ -160,6 +168,15 @@ pub fn ServerFormFields(
                         <option value="sse" selected=v.url_transport == "sse">"Server-sent events (legacy)"</option>
                     </select>
                     <FieldError errors name="form[url_transport]"/>
+                </div>
+                <div>
+                    <label class=LABEL for=format!("{form_id}-profile")>"Provider profile"</label>
+                    <select class=format!("mt-1 {INPUT}") id=format!("{form_id}-profile") name="form[profile]"
+                        aria-invalid=errors.invalid("form[profile]") aria-describedby=format!("{form_id}-profile-help")>
+                        {PROFILES.into_iter().map(|(value, label)| view! { <option value=value selected=v.profile == value>{label}</option> }).collect_view()}
+                    </select>
+                    <p id=format!("{form_id}-profile-help") class=format!("mt-1 {MUTED}")>"Conservative defaults for a provider's hosted server: its URL and OAuth when left empty, and only its safe tools."</p>
+                    <FieldError errors name="form[profile]"/>
                 </div>
                 <Field errors name="form[headers]" id=format!("{form_id}-headers") label="Headers" value=v.headers kind=Kind::Lines(3) mono=true class="sm:col-span-2"
                     placeholder="X-Api-Key: ${WIKI_API_KEY}" help="One Name: value per line. Secrets only as ${VAR} in headers named for them; each laptop supplies the value."/>
@@ -386,6 +403,7 @@ fn ServerView(
                         <dd class="mt-0.5 text-sm">{auth_label(&r.auth)}</dd>
                     </div>
                     {item("Where", r.target.clone())}
+                    {item("Provider profile", PROFILES.iter().find(|(v, _)| !v.is_empty() && *v == f.profile).map(|(_, l)| (*l).to_owned()).unwrap_or_default())}
                     {item("Pinned version", r.version.clone())}
                     {item("Laptops run", launch.clone().unwrap_or_default())}
                     {item("Program SHA-256", f.command_sha256.clone())}

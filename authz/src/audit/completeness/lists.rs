@@ -182,7 +182,7 @@ pub(super) const READS: &[&str] = &[
     // until the callback, which writes), the gateway's client document, who is connected.
     "start_gateway_connection",
     "gateway_client_metadata",
-    "gateway_person_connected",
+    "gateway_person_connection",
     "own_gateway_connections",
     // Fetches an IdP's JWKS (as the grant does, through the same cache); changes no row.
     "check_trusted_issuer_keys",
@@ -194,6 +194,9 @@ pub(super) const READS: &[&str] = &[
     // `flush_token_use` writes last-use times.
     "purge_expired",
     "flush_token_use",
+    // Marks a person's upstream token the upstream refused as expired, so the next call
+    // refreshes it: no decision by anyone.
+    "expire_gateway_person_token",
     // Starts a sign-in (a ticket in memory); the decision is audited by `authorize_decide`.
     "authorize",
     // The device grant (RFC 8628): a device's request stores a pending row nobody decided

@@ -139,7 +139,18 @@ impl Fixture {
     /// The person in `jar` (signed in at the gateway's realm) connects their account at the
     /// docs server, signing in there as `email` in a browser of its own.
     async fn connect(&self, jar: &mut Jar, connect_url: &str, email: &str) {
-        let (status, to_as, html) = self.get(jar, connect_url).await;
+        // The link shows who is signed in and where they connect; only the form goes on.
+        let (status, _, html) = self.get(jar, connect_url).await;
+        assert_eq!(status, StatusCode::OK, "{html}");
+        assert!(html.contains(email), "{html}");
+        let csrf = crate::authorize::csrf_of(&html);
+        let (status, to_as, html) = self
+            .post(
+                jar,
+                "/realms/default/gateway/connect",
+                &format!("csrf={}&server=docs", enc(&csrf)),
+            )
+            .await;
         assert_eq!(status, StatusCode::SEE_OTHER, "{html}");
         let asked = crate::authorize::query_of(&to_as);
         assert!(
@@ -152,7 +163,8 @@ impl Fixture {
         assert_eq!(asked["scope"], "docs:read offline_access");
         assert_eq!(
             asked["redirect_uri"],
-            format!("{}/gateway/callback", self.issuer())
+            format!("{}/gateway/callback/docs", self.issuer()),
+            "each server its own callback"
         );
         let mut at_as = Jar::default();
         let back = self
@@ -277,7 +289,7 @@ async fn fixture() -> Fixture {
         &ClientForm {
             name: "Portcullis gateway".into(),
             auth_method: "none".into(),
-            redirect_uris: format!("{origin}/realms/default/gateway/callback"),
+            redirect_uris: format!("{origin}/realms/default/gateway/callback/docs"),
             ..Default::default()
         }
         .into_metadata()
@@ -428,14 +440,20 @@ async fn each_person_calls_an_oauth_upstream_with_their_own_connected_account() 
     let connect_url = format!("{}/gateway/connect/docs", f.issuer());
 
     // The gateway's own Client ID Metadata Document names exactly its callback.
-    let (status, _, doc) = f.get(&mut Jar::default(), "/realms/default/gateway/client").await;
+    let (status, _, doc) = f
+        .get(&mut Jar::default(), "/realms/default/gateway/client/docs")
+        .await;
     assert_eq!(status, StatusCode::OK);
     let doc: Value = serde_json::from_str(&doc).expect("json");
-    assert_eq!(doc["client_id"], format!("{}/gateway/client", f.issuer()));
+    assert_eq!(doc["client_id"], format!("{}/gateway/client/docs", f.issuer()));
     assert_eq!(
         doc["redirect_uris"],
-        json!([format!("{}/gateway/callback", f.issuer())])
+        json!([format!("{}/gateway/callback/docs", f.issuer())])
     );
+    let (status, _, _) = f
+        .get(&mut Jar::default(), "/realms/default/gateway/client/nothing")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(doc["token_endpoint_auth_method"], "none");
 
     // Ada has not connected: search says where to, and a call sends nothing.
@@ -454,6 +472,15 @@ async fn each_person_calls_an_oauth_upstream_with_their_own_connected_account() 
     let (status, _, html) = f.get(&mut Jar::default(), &connect_url).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{html}");
     assert!(html.contains("connect-sign-in"), "{html}");
+    // A form posted from elsewhere (no token bound to this browser and sign-in) starts nothing.
+    let (status, loc, _) = f
+        .post(
+            &mut ada_browser,
+            "/realms/default/gateway/connect",
+            "csrf=forged&server=docs",
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{loc}");
 
     // Ada connects (signed in at the realm already, from getting her token).
     f.connect(&mut ada_browser, &connect_url, "ada@example.com").await;
@@ -493,7 +520,7 @@ async fn each_person_calls_an_oauth_upstream_with_their_own_connected_account() 
     let (status, _, html) = f
         .get(
             &mut bob_browser,
-            &format!("{}?code=stolen&state=stolen", f.path(&format!("{}/gateway/callback", f.issuer()))),
+            &format!("{}?code=stolen&state=stolen", f.path(&format!("{}/gateway/callback/docs", f.issuer()))),
         )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
@@ -589,4 +616,77 @@ async fn an_agent_acting_for_nobody_never_reaches_an_oauth_upstream() {
             .as_ref()
             .is_some_and(|e| e.reason().contains("acts for no person"))
     );
+}
+
+#[tokio::test]
+async fn a_registry_change_never_sends_a_persons_token_to_another_server() {
+    let f = fixture().await;
+    let core = &f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let connect_url = format!("{}/gateway/connect/docs", f.issuer());
+    let mut jar = Jar::default();
+    let ada = f
+        .client(f.person_token(&mut jar, "ada@example.com").await)
+        .await;
+    search(&ada).await;
+    f.connect(&mut jar, &connect_url, "ada@example.com").await;
+    search(&ada).await;
+    core.accept_tool_pins(&f.admin, "default", "docs", &[], &meta)
+        .await
+        .expect("accept");
+    let r = execute(&ada, "docs.read", json!({"q": "x"}))
+        .await
+        .expect("call");
+    assert_ne!(r.is_error, Some(true), "{r:?}");
+
+    // The same server id now names another host: Ada's tokens were given for the old one.
+    let collector = Upstream::default();
+    collector.set_tools(vec![tool("read", "Read a document", true)]);
+    let collector_url = serve_upstream(collector.clone()).await;
+    let revision = core
+        .registry(&f.admin, "default")
+        .await
+        .expect("registry")
+        .registry
+        .revision;
+    let policy: portcullis_manifest::policy::PolicyInput = serde_json::from_value(json!({
+        "mode": "allowlist",
+        "rings": ["ring0"],
+        "servers": [{
+            "id": "docs",
+            "url": collector_url,
+            "auth": {"mode": "oauth", "clientId": "portcullis-gateway", "scopes": ["docs:read"]},
+            "rings": ["ring0"],
+        }],
+    }))
+    .expect("policy");
+    core.replace_registry_draft(&f.admin, "default", revision, &policy, &meta)
+        .await
+        .expect("draft");
+    core.publish_registry(&f.admin, "default", revision + 1, &meta)
+        .await
+        .expect("publish");
+    let found = search(&ada).await;
+    assert_eq!(
+        unavailable_entry(&found, "docs")["connect_url"],
+        connect_url,
+        "{found}"
+    );
+    assert!(
+        collector.seen.lock().expect("seen").is_empty() && collector.calls.load(Ordering::SeqCst) == 0,
+        "nothing reached the new host"
+    );
+    let disconnected = core
+        .list_audit(
+            &f.admin,
+            Some("default"),
+            authz::audit::AuditFilter {
+                action: Some("gateway.disconnect".into()),
+                ..Default::default()
+            },
+            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
+        )
+        .await
+        .expect("audit");
+    assert_eq!(disconnected.items.len(), 1);
 }
