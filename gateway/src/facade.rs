@@ -73,7 +73,7 @@ impl Offer {
     fn describe(&self) -> Value {
         let class = self.side_effect_class();
         let risk = authz::gateway::risk(&self.value);
-        json!({
+        let mut described = json!({
             "name": capability_name(&self.server.server.id, &self.tool),
             "server": self.server.server.id,
             "title": self.value.get("title").or_else(|| self.value.get("annotations").and_then(|a| a.get("title"))),
@@ -84,7 +84,13 @@ impl Offer {
             "requires_subject_id": self.meta_hint("requires_subject_id").and_then(Value::as_bool).unwrap_or(false),
             "risk": risk,
             "availability": self.availability.as_str(),
-        })
+        });
+        // A provider profile's tools say so; a preview's contract may change.
+        if let Some(profile) = self.server.server.profile {
+            described["profile"] = json!(profile.as_str());
+            described["preview"] = json!(profile.preview());
+        }
+        described
     }
 }
 

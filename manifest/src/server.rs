@@ -378,6 +378,11 @@ impl Server {
             ),
         };
         let auth = match &self.auth {
+            // Said outright under a profile, whose default would be its provider's OAuth.
+            Auth::None if self.profile.is_some() => Some(AuthInput {
+                mode: "none".into(),
+                ..Default::default()
+            }),
             Auth::None => None,
             Auth::OAuth {
                 client_id,

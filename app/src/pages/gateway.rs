@@ -362,6 +362,12 @@ fn UpstreamRow(u: UpstreamView) -> impl IntoView {
                 {(u.title != u.id).then(|| view! { <p class="break-words text-sm text-slate-600 dark:text-slate-300">{u.title.clone()}</p> })}
                 <p class=format!("{MONO} text-slate-500 dark:text-slate-400")>{u.url.clone()}</p>
                 <p class=MUTED>{u.auth.clone()}</p>
+                {u.profile.clone().map(|(label, preview)| view! {
+                    <p class="mt-1 flex flex-wrap items-center gap-1 text-sm" data-testid="upstream-profile">
+                        <span class="break-words">{label}</span>
+                        {preview.then(|| view! { <Pill tone=Tone::Warn text="preview".to_owned()/> })}
+                    </p>
+                })}
             </td>
             <td class=CARDS_CELL_NEXT>
                 <CellLabel text="Health"/>

@@ -32,6 +32,11 @@ pub fn gateway_view(o: GatewayOverview, p: &Principal, now: i64) -> GatewayView 
                     title: u.server.server.title.clone(),
                     url: u.server.url.clone().unwrap_or_default(),
                     auth: auth_words(&u.server.server.auth).to_owned(),
+                    profile: u
+                        .server
+                        .server
+                        .profile
+                        .map(|p| (p.label().to_owned(), p.preview())),
                     unreachable: match &u.server.excluded {
                         Some(e @ authz::gateway::Exclusion::NotRemote)
                         | Some(e @ authz::gateway::Exclusion::AuthMode(_)) => Some(e.reason()),

@@ -13,6 +13,8 @@ pub struct UpstreamView {
     pub url: String,
     /// How the gateway authenticates there, in words.
     pub auth: String,
+    /// The provider profile it follows, in words (empty: none), and whether it is a preview.
+    pub profile: Option<(String, bool)>,
     /// Why the gateway cannot reach it, if it cannot (for anyone).
     pub unreachable: Option<String>,
     /// `up`, `degraded`, `circuit_open`, or `not called yet`.

@@ -798,5 +798,6 @@ async fn only_live_tokens_for_the_gateway_with_its_scope_are_served() {
 
 mod calls;
 mod connect;
+mod profiles;
 mod refusals;
 mod rounds;
