@@ -62,6 +62,11 @@ pub(crate) type MemberKey = (crate::realms::RealmId, crate::registry::MemberKind
 /// A ring or unit a member is in.
 pub(crate) type MemberGroup = (crate::registry::GroupKind, String);
 
+/// A person (or console account) of a realm.
+pub(crate) type PersonKey = (crate::realms::RealmId, String);
+/// The servers a person connected their own account at, each with its connection's version.
+pub(crate) type ConnectedServers = std::sync::Arc<Vec<(String, i64)>>;
+
 /// The caches of one core.
 #[derive(Debug, Default)]
 pub(crate) struct LookupCache {
@@ -94,8 +99,7 @@ pub(crate) struct LookupCache {
     pub(crate) release_heads: Cached<crate::realms::RealmId, crate::registry::ReleaseHead>,
     /// The servers a person has connected their own account at (connecting and disconnecting
     /// bump the generation; refreshing their tokens does not).
-    pub(crate) connected_servers:
-        Cached<(crate::realms::RealmId, String), std::sync::Arc<Vec<(String, i64)>>>,
+    pub(crate) connected_servers: Cached<PersonKey, ConnectedServers>,
 }
 
 #[cfg(test)]

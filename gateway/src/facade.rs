@@ -450,7 +450,9 @@ impl Facade {
             Some(s) => Some(self.offers(caller, s).await),
             None => None,
         };
-        // The server cannot be listed now: a name it was offering is unavailable, not unknown.
+        // The server cannot be listed now: a name it was offering is unavailable, not unknown;
+        // for a person who has not connected their account there, any name its rules allow
+        // (its tools cannot be listed for them before).
         if let (
             Some(s),
             Some(Offers {
@@ -462,9 +464,10 @@ impl Facade {
         ) = (server, &found)
             && name.split_once('.').is_some_and(|(_, tool)| {
                 s.server.tools.allows(tool)
-                    && toolset
-                        .pin(&s.server.id, tool)
-                        .is_some_and(|p| p.accepted.is_some())
+                    && (connect_url.is_some()
+                        || toolset
+                            .pin(&s.server.id, tool)
+                            .is_some_and(|p| p.accepted.is_some()))
             })
         {
             record.decision = "allowed";

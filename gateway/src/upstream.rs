@@ -234,6 +234,11 @@ impl Upstreams {
     ) {
         let mut stats = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
         let s = stats.entry(url.to_owned()).or_default();
+        // A person who has not connected their account made no call: nothing was sent.
+        if matches!(result, Err(UpstreamError::NotConnected(_))) {
+            s.breaker.release();
+            return;
+        }
         s.calls += 1;
         s.last_latency_ms = u64::try_from(latency.as_millis()).unwrap_or(u64::MAX);
         s.last_call = Some(now);
@@ -243,11 +248,7 @@ impl Upstreams {
                 .record(true, Instant::now(), self.config.breaker_failures),
             // A refused token says nothing about the upstream's health (its breaker), but the
             // console shows it: the server is unusable for that caller.
-            Err(
-                e @ (UpstreamError::NoToken(_)
-                | UpstreamError::NotConnected(_)
-                | UpstreamError::TokenRefused),
-            ) => {
+            Err(e @ (UpstreamError::NoToken(_) | UpstreamError::TokenRefused)) => {
                 s.breaker.release();
                 s.errors += 1;
                 s.last_error = Some(e.kind().to_owned());

@@ -30,7 +30,11 @@ fn notion_is_read_first_with_the_providers_server_and_oauth() {
         server.tools.allow,
         ["notion-search", "notion-fetch", "notion-get-async-task"]
     );
-    for write in ["notion-create-pages", "notion-update-page", "notion-move-pages"] {
+    for write in [
+        "notion-create-pages",
+        "notion-update-page",
+        "notion-move-pages",
+    ] {
         assert!(!server.tools.allows(write), "{write}");
     }
     // Written back, it reads the same (what releases store and laptops render).
@@ -67,7 +71,25 @@ fn gmail_is_an_opt_in_preview_that_searches_reads_and_drafts_but_never_sends() {
             .is_some_and(|m| m.contains("gmail-preview")),
         "{f:?}"
     );
-    let (server, f) = Server::check(&with_profile("mail", "gmail-preview"));
+    let mut gmail = with_profile("mail", "gmail-preview");
+    assert!(
+        Server::check(&gmail)
+            .1
+            .error_on("auth.clientId")
+            .is_some_and(|m| m.contains("Google")),
+        "Google takes registered clients only"
+    );
+    gmail.auth = Some(AuthInput {
+        mode: "oauth".into(),
+        client_id: Some("123.apps.googleusercontent.com".into()),
+        issuer: Some("https://accounts.google.com".into()),
+        scopes: vec![
+            "https://www.googleapis.com/auth/gmail.readonly".into(),
+            "https://www.googleapis.com/auth/gmail.compose".into(),
+        ],
+        ..Default::default()
+    });
+    let (server, f) = Server::check(&gmail);
     assert!(f.errors.is_empty(), "{f:?}");
     assert!(
         f.warnings
@@ -79,16 +101,30 @@ fn gmail_is_an_opt_in_preview_that_searches_reads_and_drafts_but_never_sends() {
     assert!(Profile::GmailPreview.preview());
     assert_eq!(
         server.tools.allow,
-        ["search_threads", "get_thread", "get_message", "create_draft"]
+        [
+            "search_threads",
+            "get_thread",
+            "get_message",
+            "create_draft"
+        ]
     );
-    for never in ["send_message", "send_draft", "delete_thread", "trash_message"] {
+    for never in [
+        "send_message",
+        "send_draft",
+        "delete_thread",
+        "trash_message",
+    ] {
         assert!(!server.tools.allows(never), "{never}");
     }
     let Auth::OAuth { issuer, scopes, .. } = &server.auth else {
         panic!("oauth: {:?}", server.auth)
     };
     assert_eq!(issuer.as_deref(), Some("https://accounts.google.com"));
-    assert!(scopes.iter().all(|s| s.ends_with("gmail.readonly") || s.ends_with("gmail.compose")));
+    assert!(
+        scopes
+            .iter()
+            .all(|s| s.ends_with("gmail.readonly") || s.ends_with("gmail.compose"))
+    );
 }
 
 #[test]

@@ -330,10 +330,9 @@ pub fn connect_sign_in_html(realm: &str, account_url: &str) -> String {
     let title = "Sign in to connect your account";
     let body = view! {
         <p class="break-words text-sm" role="status" data-testid="connect-sign-in">
-            "To connect your own account at this server, sign in at "
-            <a class="font-medium text-indigo-700 underline dark:text-indigo-300" href=account_url.to_owned()>"your account page"</a>
-            " first, then open the connect link again."
+            "To connect your own account at this server, sign in first. You come back here once you have."
         </p>
+        <a class=format!("mt-4 flex w-full justify-center {BTN_PRIMARY}") href=account_url.to_owned() data-testid="connect-sign-in-link">"Sign in"</a>
     };
     document(title, frame(realm.to_owned(), title.to_owned(), body))
 }
@@ -350,19 +349,22 @@ pub fn connect_confirm_html(c: &authz::gateway::ConnectConfirm, action: &str) ->
         }
     });
     let body = view! {
-        <p class="break-words text-sm">
-            "Signed in as " <span class="font-medium">{c.person.clone()}</span> "."
-        </p>
-        <p class="break-words text-sm">
-            "The gateway will send you to the sign-in of " <span class="font-medium">{c.server.clone()}</span>
-            " (" <span class="break-all">{c.host.clone()}</span> "). The account you sign in with there is the one your agents' calls to it act as."
-        </p>
-        {replaces}
-        <form method="post" action=action.to_owned() class="mt-2">
-            <input type="hidden" name="csrf" value=c.form_token.clone()/>
-            <input type="hidden" name="server" value=c.server_id.clone()/>
-            <button type="submit" class=BTN_PRIMARY data-testid="connect-confirm">"Connect"</button>
-        </form>
+        <div class="space-y-3">
+            <p class="break-words text-sm">
+                "Signed in as " <span class="font-medium">{c.person.clone()}</span> ". "
+                <a class="text-indigo-700 underline dark:text-indigo-300" href=c.account_url.clone()>"Not you?"</a>
+            </p>
+            <p class="break-words text-sm">
+                "Next, sign in to your own account at " <span class="font-medium">{c.server.clone()}</span>
+                " (the server at " <span class="break-words">{c.host.clone()}</span> "). Your agents' calls to it through the gateway then act as that account."
+            </p>
+            {replaces}
+            <form method="post" action=action.to_owned()>
+                <input type="hidden" name="csrf" value=c.form_token.clone()/>
+                <input type="hidden" name="server" value=c.server_id.clone()/>
+                <button type="submit" class=format!("w-full {BTN_PRIMARY}") data-testid="connect-confirm">"Connect"</button>
+            </form>
+        </div>
     };
     document(&title, frame(c.realm.clone(), title.clone(), body))
 }
@@ -481,8 +483,7 @@ pub fn account_html(
     realm: &str,
     action: &str,
     csrf: &str,
-    name: &str,
-    email: &str,
+    (name, email): (&str, &str),
     apps: &[AccountApp],
     servers: &[AccountServer],
     notice: Option<&str>,

@@ -624,8 +624,8 @@ impl AccountDone {
             Self::AlreadyDisconnected,
             Self::ServerDisconnected,
         ]
-            .into_iter()
-            .find(|d| d.as_str() == Some(s))
+        .into_iter()
+        .find(|d| d.as_str() == Some(s))
     }
 }
 

@@ -455,7 +455,12 @@ impl Core {
 
     /// Seals `value` for this realm (AES-256-GCM under the master key; `purpose` and the realm
     /// are the associated data, so nothing sealed for one use opens for another).
-    pub(crate) fn seal_for<T: Serialize>(&self, realm: &Realm, purpose: &[u8], value: &T) -> Result<String> {
+    pub(crate) fn seal_for<T: Serialize>(
+        &self,
+        realm: &Realm,
+        purpose: &[u8],
+        value: &T,
+    ) -> Result<String> {
         let json = serde_json::to_vec(value).map_err(|e| Error::Internal(e.to_string()))?;
         let sealed = self
             .config()
@@ -467,7 +472,12 @@ impl Core {
     }
 
     /// What [`Core::seal_for`] sealed; `None` for anything else.
-    pub(crate) fn open_for<T: DeserializeOwned>(&self, realm: &Realm, purpose: &[u8], s: &str) -> Option<T> {
+    pub(crate) fn open_for<T: DeserializeOwned>(
+        &self,
+        realm: &Realm,
+        purpose: &[u8],
+        s: &str,
+    ) -> Option<T> {
         if s.len() > 16 * 1024 {
             return None;
         }

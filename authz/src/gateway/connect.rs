@@ -10,7 +10,8 @@
 //! person and server as associated data. Calls use the access token and refresh it when it
 //! runs out; a refused refresh disconnects.
 use super::model::{
-    ConnectConfirm, ConnectStart, Connected, ConnectionView, GatewayCaller, UpstreamConnection,
+    ConnectBrowser, ConnectConfirm, ConnectStart, Connected, ConnectionView, GatewayCaller,
+    UpstreamConnection,
 };
 use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::authorize::ticket::browser_hash;
@@ -96,6 +97,17 @@ struct Endpoints {
     iss_supported: bool,
 }
 
+/// What people call a server: its title, else its provider profile's name, else its id.
+fn shown_title(server: &Server) -> String {
+    if !server.title.is_empty() {
+        server.title.clone()
+    } else if let Some(p) = server.profile {
+        p.label().to_owned()
+    } else {
+        server.id.clone()
+    }
+}
+
 /// A server id as one path segment.
 fn segment(server_id: &str) -> String {
     url::form_urlencoded::byte_serialize(server_id.as_bytes()).collect()
@@ -110,7 +122,10 @@ fn refused(msg: impl Into<String>) -> Error {
 /// RFC 9728 §3.1).
 fn well_known(url: &url::Url, name: &str) -> String {
     let path = url.path().trim_end_matches('/');
-    format!("{}/.well-known/{name}{path}", url.origin().ascii_serialization())
+    format!(
+        "{}/.well-known/{name}{path}",
+        url.origin().ascii_serialization()
+    )
 }
 
 impl Core {
@@ -138,8 +153,14 @@ impl Core {
                     .find(|s| s.id == server_id && matches!(s.auth, Auth::OAuth { .. }))
                     .cloned()
             })
-            .ok_or_else(|| Error::not_found("server", server_id.chars().take(63).collect::<String>()))?;
-        let title = if server.title.is_empty() { &server.id } else { &server.title };
+            .ok_or_else(|| {
+                Error::not_found("server", server_id.chars().take(63).collect::<String>())
+            })?;
+        let title = if server.title.is_empty() {
+            &server.id
+        } else {
+            &server.title
+        };
         Ok(serde_json::json!({
             "client_id": self.gateway_client_metadata_url(&realm, &server.id),
             "client_name": format!("{} gateway (Portcullis) for {title}", realm.display_name),
@@ -152,17 +173,30 @@ impl Core {
     }
 
     fn gateway_client_metadata_url(&self, realm: &Realm, server_id: &str) -> String {
-        format!("{}/gateway/client/{}", self.issuer(&realm.name), segment(server_id))
+        format!(
+            "{}/gateway/client/{}",
+            self.issuer(&realm.name),
+            segment(server_id)
+        )
     }
 
     fn gateway_callback_url(&self, realm: &Realm, server_id: &str) -> String {
-        format!("{}/gateway/callback/{}", self.issuer(&realm.name), segment(server_id))
+        format!(
+            "{}/gateway/callback/{}",
+            self.issuer(&realm.name),
+            segment(server_id)
+        )
     }
 
     /// The client id the gateway uses at `server`'s authorization server: the registry's, else
     /// the organisation's metadata document, else the realm's own one for that server.
     fn gateway_client_id(&self, realm: &Realm, server: &Server) -> Option<String> {
-        let Auth::OAuth { client_id, client_metadata_url, .. } = &server.auth else {
+        let Auth::OAuth {
+            client_id,
+            client_metadata_url,
+            ..
+        } = &server.auth
+        else {
             return None;
         };
         Some(
@@ -175,7 +209,11 @@ impl Core {
 
     /// Where a person connects their own account at `server_id`.
     pub fn gateway_connect_url(&self, realm: &Realm, server_id: &str) -> String {
-        format!("{}/gateway/connect/{}", self.issuer(&realm.name), segment(server_id))
+        format!(
+            "{}/gateway/connect/{}",
+            self.issuer(&realm.name),
+            segment(server_id)
+        )
     }
 
     /// The connect link opened in a browser: a page asking the person signed in at the realm
@@ -200,7 +238,9 @@ impl Core {
                 account_url: format!("/realms/{}/account", realm.name),
             });
         };
-        let server = self.connectable_server(&realm, &subject.id, server_id).await?;
+        let server = self
+            .connectable_server(&realm, &subject.id, server_id)
+            .await?;
         let connected = self
             .store
             .find_gateway_connection(&realm.id, &subject.id, &server.id)
@@ -215,11 +255,12 @@ impl Core {
         Ok(ConnectStart::Confirm(ConnectConfirm {
             realm: realm.display_name.clone(),
             server_id: server.id.clone(),
-            server: if server.title.is_empty() { server.id.clone() } else { server.title.clone() },
+            server: shown_title(&server),
             host,
             person: format!("{} ({})", subject.display_name, subject.email),
             replaces: connected.map(|c| c.issuer),
             form_token: self.account_form_token(browser, Some(session)),
+            account_url: format!("/realms/{}/account", realm.name),
         }))
     }
 
@@ -247,7 +288,9 @@ impl Core {
                 account_url: format!("/realms/{}/account", realm.name),
             });
         };
-        let server = self.connectable_server(&realm, &subject.id, server_id).await?;
+        let server = self
+            .connectable_server(&realm, &subject.id, server_id)
+            .await?;
         let (Transport::Remote { url, .. }, Auth::OAuth { issuer, scopes, .. }) =
             (&server.transport, &server.auth)
         else {
@@ -257,15 +300,21 @@ impl Core {
             .upstream_endpoints(url, issuer.as_deref())
             .await
             .map_err(|why| {
-                tracing::warn!(server = %server.id, error = %why, "gateway: an upstream's authorization server cannot be used");
-                refused(format!("The server's authorization server cannot be used: {why}. Tell your administrator."))
+                tracing::warn!(server = %server.id, url = %url, error = %why, "gateway: an upstream's authorization server cannot be used");
+                refused(format!("The server's sign-in cannot be reached or used ({why})."))
             })?;
         let client_id = self
             .gateway_client_id(&realm, &server)
             .ok_or_else(|| refused("This server does not connect accounts."))?;
         let client = BasicClient::new(ClientId::new(client_id.clone()))
-            .set_auth_uri(AuthUrl::new(endpoints.authorization.clone()).map_err(|e| refused(e.to_string()))?)
-            .set_redirect_uri(RedirectUrl::new(self.gateway_callback_url(&realm, &server.id)).map_err(|e| refused(e.to_string()))?);
+            .set_auth_uri(
+                AuthUrl::new(endpoints.authorization.clone())
+                    .map_err(|e| refused(e.to_string()))?,
+            )
+            .set_redirect_uri(
+                RedirectUrl::new(self.gateway_callback_url(&realm, &server.id))
+                    .map_err(|e| refused(e.to_string()))?,
+            );
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
         let (location, state) = client
             .authorize_url(CsrfToken::new_random)
@@ -303,13 +352,16 @@ impl Core {
         &self,
         realm_name: &str,
         server_id: &str,
-        session: Option<&str>,
-        browser: &str,
-        pending: Option<&str>,
+        from: &ConnectBrowser<'_>,
         callback: &SsoCallback,
         meta: &RequestMeta,
     ) -> Result<Connected> {
         const EXPIRED: &str = "This connection has expired or was started in another browser. Open the connect link again.";
+        let ConnectBrowser {
+            session,
+            browser,
+            pending,
+        } = *from;
         let realm = self.serving_realm(realm_name).await?;
         let pending: Pending = pending
             .and_then(|p| self.open_for(&realm, PENDING, p))
@@ -334,25 +386,37 @@ impl Core {
             return Err(refused(EXPIRED));
         }
         if pending.iss_required && callback.iss.is_none() && callback.error.is_none() {
-            return Err(refused("The server's authorization server answered without naming itself (RFC 9207). Open the connect link again; if this keeps happening, tell your administrator."));
+            return Err(refused(
+                "The server's authorization server answered without naming itself (RFC 9207). Open the connect link again; if this keeps happening, tell your administrator.",
+            ));
         }
         let subject = match session {
             Some(s) => self.session_subject(&realm, s).await?.map(|(s, _)| s),
             None => None,
         };
         if subject.as_ref().map(|s| s.id.as_str()) != Some(pending.subject.as_str()) {
-            return Err(refused("You are no longer signed in as the person who started this connection. Sign in and open the connect link again."));
+            return Err(refused(
+                "You are no longer signed in as the person who started this connection. Sign in and open the connect link again.",
+            ));
         }
         let server = self
             .connectable_server(&realm, &pending.subject, &pending.server_id)
             .await?;
         let code = callback.code_from(&pending.issuer).map_err(|why| {
             tracing::warn!(server = %server.id, error = %why, "gateway: a connection was refused");
-            refused(format!("The server's authorization server did not connect your account: {why}."))
+            refused(format!(
+                "The server's authorization server did not connect your account: {why}."
+            ))
         })?;
         let client = BasicClient::new(ClientId::new(pending.client_id.clone()))
-            .set_token_uri(TokenUrl::new(pending.token_endpoint.clone()).map_err(|e| refused(e.to_string()))?)
-            .set_redirect_uri(RedirectUrl::new(self.gateway_callback_url(&realm, &server.id)).map_err(|e| refused(e.to_string()))?);
+            .set_token_uri(
+                TokenUrl::new(pending.token_endpoint.clone())
+                    .map_err(|e| refused(e.to_string()))?,
+            )
+            .set_redirect_uri(
+                RedirectUrl::new(self.gateway_callback_url(&realm, &server.id))
+                    .map_err(|e| refused(e.to_string()))?,
+            );
         let http = crate::sso::rp::http(self.fetcher.clone());
         let answer = client
             .exchange_code(AuthorizationCode::new(code.to_owned()))
@@ -398,10 +462,12 @@ impl Core {
             "scope": connection.scope,
             "refreshable": held.refresh_token.is_some(),
         });
-        self.store.save_gateway_connection(&connection, &event).await?;
+        self.store
+            .save_gateway_connection(&connection, &event)
+            .await?;
         Ok(Connected {
             realm: realm.display_name.clone(),
-            server: if server.title.is_empty() { server.id.clone() } else { server.title.clone() },
+            server: shown_title(&server),
         })
     }
 
@@ -460,7 +526,8 @@ impl Core {
             return Ok(None);
         };
         let client = BasicClient::new(ClientId::new(held.client_id.clone())).set_token_uri(
-            TokenUrl::new(held.token_endpoint.clone()).map_err(|e| Error::Internal(e.to_string()))?,
+            TokenUrl::new(held.token_endpoint.clone())
+                .map_err(|e| Error::Internal(e.to_string()))?,
         );
         let http = crate::sso::rp::http(self.fetcher.clone());
         let answer = match client
@@ -555,7 +622,13 @@ impl Core {
         event.details = serde_json::json!({ "reason": reason });
         match self
             .store
-            .delete_gateway_connection(&row.realm_id, &row.subject, &row.server_id, Some(&row.sealed_tokens), &event)
+            .delete_gateway_connection(
+                &row.realm_id,
+                &row.subject,
+                &row.server_id,
+                Some(&row.sealed_tokens),
+                &event,
+            )
             .await
         {
             Ok(()) | Err(StorageError::NotFound) => Ok(()),
@@ -599,7 +672,7 @@ impl Core {
         let servers = match self.cache.connected_servers.get(&key, generation, now) {
             Some(s) => s,
             None => {
-                let servers: std::sync::Arc<Vec<(String, i64)>> = std::sync::Arc::new(
+                let servers: crate::cache::ConnectedServers = std::sync::Arc::new(
                     self.store
                         .list_gateway_connections(&caller.realm.id, subject)
                         .await?
@@ -684,10 +757,9 @@ impl Core {
             .delete_gateway_connection(&realm.id, &subject.id, server_id, None, &event)
             .await
             .map_err(|e| match e {
-                StorageError::NotFound => Error::not_found(
-                    "connection",
-                    server_id.chars().take(63).collect::<String>(),
-                ),
+                StorageError::NotFound => {
+                    Error::not_found("connection", server_id.chars().take(63).collect::<String>())
+                }
                 other => Error::Storage(other),
             })
     }
@@ -739,7 +811,7 @@ impl Core {
                     .fetcher
                     .fetch_json(&prm)
                     .await
-                    .map_err(|e| format!("its protected resource metadata: {e}"))?
+                    .map_err(|e| format!("its protected resource metadata at {prm}: {e}"))?
                     .body;
                 let named = doc["resource"].as_str().unwrap_or_default();
                 if named.trim_end_matches('/') != resource.trim_end_matches('/') {
@@ -755,7 +827,10 @@ impl Core {
         let mut metadata = None;
         for candidate in [
             well_known(&issuer_url, "oauth-authorization-server"),
-            format!("{}/.well-known/openid-configuration", issuer.trim_end_matches('/')),
+            format!(
+                "{}/.well-known/openid-configuration",
+                issuer.trim_end_matches('/')
+            ),
         ] {
             let url = parse_fetch_url(&candidate, allow)?;
             if let Ok(found) = self.fetcher.fetch_json(&url).await {
@@ -763,7 +838,9 @@ impl Core {
                 break;
             }
         }
-        let doc = metadata.ok_or("its authorization server metadata could not be fetched")?;
+        let doc = metadata.ok_or_else(|| {
+            format!("the metadata of its authorization server {issuer} could not be fetched")
+        })?;
         if doc["issuer"].as_str() != Some(issuer.as_str()) {
             return Err("its authorization server metadata names another issuer".into());
         }
@@ -788,7 +865,9 @@ impl Core {
     }
 
     fn tokens_aad(realm: &crate::ids::RealmId, subject: &str, server_id: &str) -> Vec<u8> {
-        [realm.as_str(), subject, server_id].join("\u{1f}").into_bytes()
+        [realm.as_str(), subject, server_id]
+            .join("\u{1f}")
+            .into_bytes()
     }
 
     fn seal_tokens(

@@ -318,6 +318,19 @@ pub struct ConnectConfirm {
     pub replaces: Option<String>,
     /// The account form token the form carries.
     pub form_token: String,
+    /// The person's account page (to sign out, or disconnect).
+    pub account_url: String,
+}
+
+/// What the browser that comes back from an upstream's authorization server carries.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectBrowser<'a> {
+    /// Its sign-in session cookie at the realm.
+    pub session: Option<&'a str>,
+    /// Its binding cookie.
+    pub browser: &'a str,
+    /// Its sealed pending connection.
+    pub pending: Option<&'a str>,
 }
 
 /// A finished connection, for the page that says so.

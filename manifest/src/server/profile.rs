@@ -56,7 +56,12 @@ impl Profile {
             Profile::Notion => &["notion-search", "notion-fetch", "notion-get-async-task"],
             // Search and read mail, and write a draft a person sends themselves. Sending,
             // deleting, trashing and labelling are never offered.
-            Profile::GmailPreview => &["search_threads", "get_thread", "get_message", "create_draft"],
+            Profile::GmailPreview => &[
+                "search_threads",
+                "get_thread",
+                "get_message",
+                "create_draft",
+            ],
         }
     }
 
@@ -89,7 +94,12 @@ impl Profile {
 /// `input` with its profile's defaults filled in and its tools bounded by the profile, and the
 /// profile; findings for what the profile refuses. Without a profile, `input` as it is.
 pub(super) fn apply(input: &ServerInput, f: &mut Findings) -> (ServerInput, Option<Profile>) {
-    let Some(name) = input.profile.as_deref().map(str::trim).filter(|p| !p.is_empty()) else {
+    let Some(name) = input
+        .profile
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    else {
         return (input.clone(), None);
     };
     let Some(profile) = Profile::parse(name) else {
@@ -131,6 +141,18 @@ pub(super) fn apply(input: &ServerInput, f: &mut Findings) -> (ServerInput, Opti
     }
     if input.auth.is_none() {
         out.auth = Some(profile.auth());
+    }
+    // Google takes neither client metadata documents nor dynamic registration.
+    if profile == Profile::GmailPreview
+        && out
+            .auth
+            .as_ref()
+            .is_some_and(|a| a.mode == "oauth" && a.client_id.is_none())
+    {
+        f.error(
+            "auth.clientId",
+            "Google issues OAuth clients only by registration (Google Cloud console): set the client id it gave you.",
+        );
     }
     let allowed = profile.tools();
     let outside: Vec<&str> = input

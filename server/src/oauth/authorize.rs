@@ -5,8 +5,9 @@
 //! which makes a copied page useless elsewhere; the forms are checked by [`PageForm`].
 use super::Meta;
 use super::page::{
-    AccountForm, BROWSER_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY, PageForm, SignInForm,
-    UPSTREAM_COOKIE, browser_of, cookie, cookie_up_to, error_page, page, set_cookie,
+    AccountForm, BROWSER_COOKIE, CONNECT_NEXT_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY,
+    PageForm, SignInForm, UPSTREAM_COOKIE, browser_of, cookie, cookie_up_to, error_page, page,
+    set_cookie,
 };
 use crate::AppState;
 use authz::authorize::{AuthorizeParams, AuthorizeStep};
@@ -545,8 +546,7 @@ fn account_page(
                 &page_of.realm,
                 &action,
                 &page_of.form_token,
-                &subject.display_name,
-                &subject.email,
+                (&subject.display_name, &subject.email),
                 &account_apps(state.core.now(), &apps),
                 &account_servers(state.core.now(), &servers),
                 notice.as_deref(),
@@ -602,6 +602,21 @@ pub async fn account_get(
             &meta,
         )
         .await;
+    // Signed in after following a connect link: back to it (once).
+    let secure = state.config.is_https();
+    if let Ok(authz::authorize::AccountStep::Page(page)) = &step
+        && matches!(page.view, authz::authorize::AccountView::Apps { .. })
+        && let Some(next) = cookie(&headers, CONNECT_NEXT_COOKIE, secure)
+            .map(|v| v.replace("%2F", "/"))
+            .filter(|v| super::connect::is_connect_path(&realm, v))
+    {
+        let mut res = StatusCode::SEE_OTHER.into_response();
+        if let Ok(v) = HeaderValue::from_str(&next) {
+            res.headers_mut().insert(header::LOCATION, v);
+        }
+        set_cookie(&mut res, CONNECT_NEXT_COOKIE, "", &realm, Some(0), secure);
+        return keep_browser(res, &state, &realm, &browser, fresh);
+    }
     let res = account_page(&state, &realm, step);
     keep_browser(res, &state, &realm, &browser, fresh)
 }

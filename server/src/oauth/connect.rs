@@ -7,8 +7,8 @@
 use super::Meta;
 use super::authorize::keep_browser;
 use super::page::{
-    AccountForm, CONNECT_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY, PageForm, browser_of,
-    cookie, cookie_up_to, error_page, page, set_cookie,
+    AccountForm, CONNECT_COOKIE, CONNECT_NEXT_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY,
+    PageForm, browser_of, cookie, cookie_up_to, error_page, page, set_cookie,
 };
 use crate::AppState;
 use authz::gateway::ConnectStart;
@@ -20,6 +20,19 @@ use axum::response::{IntoResponse, Response};
 /// How long the pending connection's cookie lives (the core refuses it after ten minutes too).
 const PENDING_MAX_AGE: i64 = 600;
 
+/// Whether `path` is a connect link of `realm` (where the account page may send a person
+/// back once signed in): `/realms/{realm}/gateway/connect/{server}`, a plain server id.
+pub(super) fn is_connect_path(realm: &str, path: &str) -> bool {
+    path.strip_prefix(&format!("/realms/{realm}/gateway/connect/"))
+        .is_some_and(|id| {
+            !id.is_empty()
+                && id.len() <= 64
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        })
+}
+
 /// A core error as the page that says so.
 fn failed(realm: &str, e: &authz::Error) -> Response {
     match e {
@@ -28,7 +41,14 @@ fn failed(realm: &str, e: &authz::Error) -> Response {
             StatusCode::NOT_FOUND,
             "There is no such realm, or it is disabled.",
         ),
-        authz::Error::OAuth(e) => error_page(realm, StatusCode::BAD_REQUEST, &e.description),
+        authz::Error::OAuth(e) => page(
+            StatusCode::BAD_REQUEST,
+            app::pages::authorize::error_html(
+                realm,
+                "Your account could not be connected",
+                &e.description,
+            ),
+        ),
         e => {
             tracing::error!(error = %e, "Connecting an upstream account failed");
             error_page(
@@ -63,10 +83,25 @@ pub async fn page_get(
         )
         .await;
     let res = match shown {
-        Ok(ConnectStart::SignIn { account_url }) => page(
-            StatusCode::UNAUTHORIZED,
-            app::pages::authorize::connect_sign_in_html(&realm, &account_url),
-        ),
+        Ok(ConnectStart::SignIn { account_url }) => {
+            let mut res = page(
+                StatusCode::UNAUTHORIZED,
+                app::pages::authorize::connect_sign_in_html(&realm, &account_url),
+            );
+            // Once signed in there, the account page sends the person back here.
+            let back = format!("/realms/{realm}/gateway/connect/{server}");
+            if is_connect_path(&realm, &back) {
+                set_cookie(
+                    &mut res,
+                    CONNECT_NEXT_COOKIE,
+                    &back.replace('/', "%2F"),
+                    &realm,
+                    Some(PENDING_MAX_AGE),
+                    secure,
+                );
+            }
+            res
+        }
         Ok(ConnectStart::Confirm(c)) => page(
             StatusCode::OK,
             app::pages::authorize::connect_confirm_html(
@@ -160,9 +195,11 @@ pub async fn callback(
         .finish_gateway_connection(
             &realm,
             &server,
-            cookie(&headers, LOGIN_COOKIE, secure),
-            &browser,
-            cookie_up_to(&headers, CONNECT_COOKIE, secure, 8 * 1024),
+            &authz::gateway::ConnectBrowser {
+                session: cookie(&headers, LOGIN_COOKIE, secure),
+                browser: &browser,
+                pending: cookie_up_to(&headers, CONNECT_COOKIE, secure, 8 * 1024),
+            },
             &answer,
             &meta,
         )

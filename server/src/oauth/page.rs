@@ -18,6 +18,8 @@ pub const LOGIN_COOKIE: &str = "portcullis_login";
 pub const UPSTREAM_COOKIE: &str = "portcullis_upstream";
 /// A connection of a person's upstream account under way (sealed; over plain http).
 pub const CONNECT_COOKIE: &str = "portcullis_gateway_connect";
+/// The connect link to go back to once signed in on the account page (over plain http).
+pub const CONNECT_NEXT_COOKIE: &str = "portcullis_connect_next";
 
 /// A cookie's name as sent: on https with the `__Secure-` prefix (the strongest a cookie scoped
 /// to the realm's path may carry; `__Host-` requires `Path=/`), so no plain-http page or
@@ -28,6 +30,7 @@ fn cookie_name(name: &'static str, secure: bool) -> &'static str {
         (true, LOGIN_COOKIE) => "__Secure-portcullis_login",
         (true, UPSTREAM_COOKIE) => "__Secure-portcullis_upstream",
         (true, CONNECT_COOKIE) => "__Secure-portcullis_gateway_connect",
+        (true, CONNECT_NEXT_COOKIE) => "__Secure-portcullis_connect_next",
         _ => name,
     }
 }

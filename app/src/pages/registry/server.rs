@@ -21,7 +21,10 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 const PROFILES: [(&str, &str); 3] = [
     ("", "None"),
     ("notion", "Notion (read-first: search, fetch)"),
-    ("gmail-preview", "Gmail, Developer Preview (search, read, draft; never send or delete)"),
+    (
+        "gmail-preview",
+        "Gmail, Developer Preview (search, read, draft; never send or delete)",
+    ),
 ];
 
 /// The form's inputs and the policy's names for them (errors name policy fields).

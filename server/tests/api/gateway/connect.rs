@@ -75,7 +75,13 @@ impl Fixture {
 
     /// Opens the authorization request `url` of `realm`, signs in as `email` and agrees; the
     /// redirect back to the client.
-    async fn sign_in_and_agree(&self, jar: &mut Jar, realm: &str, url: &str, email: &str) -> String {
+    async fn sign_in_and_agree(
+        &self,
+        jar: &mut Jar,
+        realm: &str,
+        url: &str,
+        email: &str,
+    ) -> String {
         let (status, loc, html) = self.get(jar, url).await;
         assert_eq!(status, StatusCode::OK, "{loc} {html}");
         let path = format!("/realms/{realm}/authorize");
@@ -158,7 +164,10 @@ impl Fixture {
             "{to_as}"
         );
         assert_eq!(asked["client_id"], "portcullis-gateway");
-        assert_eq!(asked["resource"], self.docs_url, "RFC 8707: the upstream itself");
+        assert_eq!(
+            asked["resource"], self.docs_url,
+            "RFC 8707: the upstream itself"
+        );
         assert_eq!(asked["code_challenge_method"], "S256");
         assert_eq!(asked["scope"], "docs:read offline_access");
         assert_eq!(
@@ -207,15 +216,13 @@ async fn serve_docs(docs: Upstream, listener: tokio::net::TcpListener, issuer: S
         "resource": format!("http://{addr}/mcp"),
         "authorization_servers": [issuer],
     });
-    let app = Router::new()
-        .nest_service("/mcp", service)
-        .route(
-            "/.well-known/oauth-protected-resource/mcp",
-            axum::routing::get(move || {
-                let m = metadata.clone();
-                async move { axum::Json(m) }
-            }),
-        );
+    let app = Router::new().nest_service("/mcp", service).route(
+        "/.well-known/oauth-protected-resource/mcp",
+        axum::routing::get(move || {
+            let m = metadata.clone();
+            async move { axum::Json(m) }
+        }),
+    );
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
@@ -298,9 +305,16 @@ async fn fixture() -> Fixture {
     )
     .await
     .expect("gateway client");
-    core.grant_access(&admin, AS_REALM, "portcullis-gateway", "docs", Some("docs:read"), &meta)
-        .await
-        .expect("grant");
+    core.grant_access(
+        &admin,
+        AS_REALM,
+        "portcullis-gateway",
+        "docs",
+        Some("docs:read"),
+        &meta,
+    )
+    .await
+    .expect("grant");
 
     // The gateway's realm: the gateway, an app people use it with, and the registry.
     let info = core
@@ -329,19 +343,20 @@ async fn fixture() -> Fixture {
             ("ada@example.com", "Ada Lovelace"),
             ("bob@example.com", "Bob Builder"),
         ] {
-            let person = core.create_person(
-                &admin,
-                realm,
-                &authz::people::PersonInput {
-                    email: email.into(),
-                    display_name: name.into(),
-                    roles: String::new(),
-                },
-                Some(PASSWORD),
-                &meta,
-            )
-            .await
-            .expect("person");
+            let person = core
+                .create_person(
+                    &admin,
+                    realm,
+                    &authz::people::PersonInput {
+                        email: email.into(),
+                        display_name: name.into(),
+                        roles: String::new(),
+                    },
+                    Some(PASSWORD),
+                    &meta,
+                )
+                .await
+                .expect("person");
             if realm == AS_REALM {
                 at_as.insert(email.to_owned(), person.id.to_string());
             }
@@ -445,28 +460,76 @@ async fn each_person_calls_an_oauth_upstream_with_their_own_connected_account() 
         .await;
     assert_eq!(status, StatusCode::OK);
     let doc: Value = serde_json::from_str(&doc).expect("json");
-    assert_eq!(doc["client_id"], format!("{}/gateway/client/docs", f.issuer()));
+    assert_eq!(
+        doc["client_id"],
+        format!("{}/gateway/client/docs", f.issuer())
+    );
     assert_eq!(
         doc["redirect_uris"],
         json!([format!("{}/gateway/callback/docs", f.issuer())])
     );
     let (status, _, _) = f
-        .get(&mut Jar::default(), "/realms/default/gateway/client/nothing")
+        .get(
+            &mut Jar::default(),
+            "/realms/default/gateway/client/nothing",
+        )
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(doc["token_endpoint_auth_method"], "none");
 
     // Ada has not connected: search says where to, and a call sends nothing.
     let mut ada_browser = Jar::default();
-    let ada = f.client(f.person_token(&mut ada_browser, "ada@example.com").await).await;
+    let ada = f
+        .client(f.person_token(&mut ada_browser, "ada@example.com").await)
+        .await;
     let found = search(&ada).await;
     assert_eq!(names(&found), Vec::<String>::new());
     let entry = unavailable_entry(&found, "docs");
     assert_eq!(entry["connect_url"], connect_url, "{found}");
     assert!(
-        entry["reason"].as_str().is_some_and(|r| r.contains(&connect_url)),
+        entry["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains(&connect_url)),
         "{entry}"
     );
+
+    // A call names the server's tool: not connected, and where to (nothing is sent).
+    let r = execute(&ada, "docs.read", json!({"q": "first"}))
+        .await
+        .expect("a result");
+    assert_eq!(
+        r.structured_content.expect("structured")["connect_url"],
+        connect_url
+    );
+
+    // Signed out, the link says to sign in, and the account page sends the person back.
+    let mut fresh = Jar::default();
+    let (status, _, html) = f.get(&mut fresh, &connect_url).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{html}");
+    let (_, _, html) = f.get(&mut fresh, "/realms/default/account").await;
+    let csrf = crate::authorize::csrf_of(&html);
+    let (status, loc, _) = f
+        .post(
+            &mut fresh,
+            "/realms/default/account",
+            &format!(
+                "csrf={}&step=login&email={}&password={}",
+                enc(&csrf),
+                enc("bob@example.com"),
+                enc(PASSWORD)
+            ),
+        )
+        .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (status, back, _) = f.get(&mut fresh, &loc).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(back, f.path(&connect_url));
+    let (status, _, html) = f.get(&mut fresh, &back).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("bob@example.com"), "{html}");
+    // Once: the account page is the account page again.
+    let (status, _, _) = f.get(&mut fresh, "/realms/default/account").await;
+    assert_eq!(status, StatusCode::OK);
 
     // The link without a sign-in at the realm: a page saying to sign in first.
     let (status, _, html) = f.get(&mut Jar::default(), &connect_url).await;
@@ -483,29 +546,43 @@ async fn each_person_calls_an_oauth_upstream_with_their_own_connected_account() 
     assert_eq!(status, StatusCode::BAD_REQUEST, "{loc}");
 
     // Ada connects (signed in at the realm already, from getting her token).
-    f.connect(&mut ada_browser, &connect_url, "ada@example.com").await;
+    f.connect(&mut ada_browser, &connect_url, "ada@example.com")
+        .await;
     let ada_at_as = f.at_as["ada@example.com"].clone();
 
     // Listed through Ada's account, the tool waits for an administrator, then runs as Ada.
     assert_eq!(names(&search(&ada).await), Vec::<String>::new());
-    core.accept_tool_pins(&f.admin, "default", "docs", &[], &authz::RequestMeta::default())
-        .await
-        .expect("accept");
+    core.accept_tool_pins(
+        &f.admin,
+        "default",
+        "docs",
+        &[],
+        &authz::RequestMeta::default(),
+    )
+    .await
+    .expect("accept");
     assert_eq!(names(&search(&ada).await), ["docs.read"]);
     let r = execute(&ada, "docs.read", json!({"q": "roadmap"}))
         .await
         .expect("call");
     assert_ne!(r.is_error, Some(true), "{r:?}");
-    assert_eq!(f.upstream_subjects(), [ada_at_as.clone()]);
+    assert_eq!(f.upstream_subjects(), std::slice::from_ref(&ada_at_as));
     let first = f.docs.seen.lock().expect("seen")[0].authorization.clone();
-    let claims = jwt_claims(first.as_deref().expect("token").trim_start_matches("Bearer "));
+    let claims = jwt_claims(
+        first
+            .as_deref()
+            .expect("token")
+            .trim_start_matches("Bearer "),
+    );
     assert_eq!(claims["aud"], f.docs_url, "a token for the upstream itself");
     assert_eq!(claims["iss"], format!("{}/realms/{AS_REALM}", f.origin));
 
     // Bob, unconnected, is told where to connect; nothing reaches the server for him, and
     // Ada's token never serves him.
     let mut bob_browser = Jar::default();
-    let bob = f.client(f.person_token(&mut bob_browser, "bob@example.com").await).await;
+    let bob = f
+        .client(f.person_token(&mut bob_browser, "bob@example.com").await)
+        .await;
     assert_eq!(names(&search(&bob).await), Vec::<String>::new());
     let r = execute(&bob, "docs.read", json!({"q": "salaries"}))
         .await
@@ -514,19 +591,23 @@ async fn each_person_calls_an_oauth_upstream_with_their_own_connected_account() 
     let said = r.structured_content.expect("structured");
     assert_eq!(said["error"], "not_connected", "{said}");
     assert_eq!(said["connect_url"], connect_url);
-    assert_eq!(f.upstream_subjects(), [ada_at_as.clone()]);
+    assert_eq!(f.upstream_subjects(), std::slice::from_ref(&ada_at_as));
 
     // Bob's browser cannot finish Ada's connection, nor start one for Ada.
     let (status, _, html) = f
         .get(
             &mut bob_browser,
-            &format!("{}?code=stolen&state=stolen", f.path(&format!("{}/gateway/callback/docs", f.issuer()))),
+            &format!(
+                "{}?code=stolen&state=stolen",
+                f.path(&format!("{}/gateway/callback/docs", f.issuer()))
+            ),
         )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
 
     // Bob connects his own account, and his calls carry his own token.
-    f.connect(&mut bob_browser, &connect_url, "bob@example.com").await;
+    f.connect(&mut bob_browser, &connect_url, "bob@example.com")
+        .await;
     let bob_at_as = f.at_as["bob@example.com"].clone();
     let r = execute(&bob, "docs.read", json!({"q": "plans"}))
         .await
@@ -551,7 +632,11 @@ async fn each_person_calls_an_oauth_upstream_with_their_own_connected_account() 
     let seen = f.docs.seen.lock().expect("seen").clone();
     let last = seen.last().expect("a call").authorization.clone();
     assert_ne!(last, first, "a refreshed token");
-    let renewed = jwt_claims(last.as_deref().expect("token").trim_start_matches("Bearer "));
+    let renewed = jwt_claims(
+        last.as_deref()
+            .expect("token")
+            .trim_start_matches("Bearer "),
+    );
     assert_eq!(renewed["sub"], ada_at_as);
     assert!(renewed["exp"].as_i64() > claims["exp"].as_i64());
 
@@ -598,13 +683,12 @@ async fn each_person_calls_an_oauth_upstream_with_their_own_connected_account() 
 #[tokio::test]
 async fn an_agent_acting_for_nobody_never_reaches_an_oauth_upstream() {
     let f = fixture().await;
-    let toolset = f
-        .t
-        .state
-        .core
-        .agent_toolset(&f.admin, "default", "nightly")
-        .await
-        .expect("toolset");
+    let toolset =
+        f.t.state
+            .core
+            .agent_toolset(&f.admin, "default", "nightly")
+            .await
+            .expect("toolset");
     let docs = toolset
         .servers
         .iter()
@@ -673,7 +757,8 @@ async fn a_registry_change_never_sends_a_persons_token_to_another_server() {
         "{found}"
     );
     assert!(
-        collector.seen.lock().expect("seen").is_empty() && collector.calls.load(Ordering::SeqCst) == 0,
+        collector.seen.lock().expect("seen").is_empty()
+            && collector.calls.load(Ordering::SeqCst) == 0,
         "nothing reached the new host"
     );
     let disconnected = core
