@@ -24,6 +24,5 @@ pub mod server;
 
 pub use field::{Finding, Findings};
 pub use policy::{Mode, Policy};
-pub use server::{
-    Auth, Command, Package, PackageType, Profile, Server, ServerInput, Tools, Transport,
-};
+pub use server::profile::Profile;
+pub use server::{Auth, Command, Package, PackageType, Server, ServerInput, Tools, Transport};

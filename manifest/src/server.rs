@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod check;
-mod profile;
+pub mod profile;
 use check::{auth, groups, registry, tools, transport, values};
-pub use profile::Profile;
+use profile::Profile;
 
 /// Most entries in a list (headers, env, tools, rings, units, args).
 pub const MAX_LIST: usize = 100;

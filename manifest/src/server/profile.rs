@@ -1,7 +1,8 @@
-//! Provider profiles: conservative defaults for well-known hosted MCP servers, named by a
-//! server's `profile`. A profile fills in what the entry leaves out (the provider's URL, its
-//! OAuth settings) and bounds its tools: only the profile's tools can be allowed, whatever the
-//! entry says. Notion is read-first; Gmail's hosted server is a Developer Preview, so its
+//! Provider profiles: conservative defaults for well-known hosted MCP servers.
+//!
+//! A server's `profile` fills in what the entry leaves out (the provider's URL, its OAuth
+//! settings) and bounds its tools: only the profile's tools can be allowed, whatever the entry
+//! says. Notion is read-first; Gmail's hosted server is a Developer Preview, so its
 //! profile is opt-in by name (`gmail-preview`) and offers search, reading and drafts — never
 //! sending or deleting.
 use super::{AuthInput, ServerInput};

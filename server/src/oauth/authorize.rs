@@ -6,8 +6,8 @@
 use super::Meta;
 use super::page::{
     AccountForm, BROWSER_COOKIE, CONNECT_NEXT_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY,
-    PageForm, SignInForm, UPSTREAM_COOKIE, browser_of, cookie, cookie_up_to, error_page, page,
-    set_cookie,
+    PageForm, SignInForm, UPSTREAM_COOKIE, browser_of, cookie, cookie_up_to, error_page,
+    is_connect_path, page, set_cookie,
 };
 use crate::AppState;
 use authz::authorize::{AuthorizeParams, AuthorizeStep};
@@ -608,7 +608,7 @@ pub async fn account_get(
         && matches!(page.view, authz::authorize::AccountView::Apps { .. })
         && let Some(next) = cookie(&headers, CONNECT_NEXT_COOKIE, secure)
             .map(|v| v.replace("%2F", "/"))
-            .filter(|v| super::connect::is_connect_path(&realm, v))
+            .filter(|v| is_connect_path(&realm, v))
     {
         let mut res = StatusCode::SEE_OTHER.into_response();
         if let Ok(v) = HeaderValue::from_str(&next) {

@@ -8,7 +8,7 @@ use super::Meta;
 use super::authorize::keep_browser;
 use super::page::{
     AccountForm, CONNECT_COOKIE, CONNECT_NEXT_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY,
-    PageForm, browser_of, cookie, cookie_up_to, error_page, page, set_cookie,
+    PageForm, browser_of, cookie, cookie_up_to, error_page, is_connect_path, page, set_cookie,
 };
 use crate::AppState;
 use authz::gateway::ConnectStart;
@@ -19,19 +19,6 @@ use axum::response::{IntoResponse, Response};
 
 /// How long the pending connection's cookie lives (the core refuses it after ten minutes too).
 const PENDING_MAX_AGE: i64 = 600;
-
-/// Whether `path` is a connect link of `realm` (where the account page may send a person
-/// back once signed in): `/realms/{realm}/gateway/connect/{server}`, a plain server id.
-pub(super) fn is_connect_path(realm: &str, path: &str) -> bool {
-    path.strip_prefix(&format!("/realms/{realm}/gateway/connect/"))
-        .is_some_and(|id| {
-            !id.is_empty()
-                && id.len() <= 64
-                && id
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        })
-}
 
 /// A core error as the page that says so.
 fn failed(realm: &str, e: &authz::Error) -> Response {

@@ -34,6 +34,19 @@ fn cookie_name(name: &'static str, secure: bool) -> &'static str {
         _ => name,
     }
 }
+/// Whether `path` is a connect link of `realm` (where the account page may send a person
+/// back once signed in): `/realms/{realm}/gateway/connect/{server}`, a plain server id.
+pub(super) fn is_connect_path(realm: &str, path: &str) -> bool {
+    path.strip_prefix(&format!("/realms/{realm}/gateway/connect/"))
+        .is_some_and(|id| {
+            !id.is_empty()
+                && id.len() <= 64
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        })
+}
+
 /// Most parameters an authorization request (or a page's form) may carry.
 pub(super) const MAX_PARAMETERS: usize = 64;
 /// Longest query string accepted.
