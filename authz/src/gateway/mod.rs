@@ -11,6 +11,7 @@ mod approvals;
 mod connect;
 mod model;
 mod ops;
+mod person_tokens;
 mod pins;
 
 pub use model::*;

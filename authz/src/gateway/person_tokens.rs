@@ -1,0 +1,316 @@
+//! The tokens of people's own upstream accounts (`auth.mode = oauth`): sealed at rest for
+//! exactly one realm, person and server; handed to the gateway for that person's calls only,
+//! refreshed when they run out (one refresh at a time per person and server), forgotten when
+//! the server refuses to refresh them or the registry sends the server elsewhere.
+use super::model::{GatewayCaller, UpstreamConnection};
+use crate::audit::{AuditSubject, RequestMeta, action};
+use crate::core::Core;
+use crate::error::{Error, Result, StorageError};
+use oauth2::basic::{BasicClient, BasicErrorResponseType};
+use oauth2::{ClientId, RefreshToken, RequestTokenError, TokenResponse, TokenUrl};
+use portcullis_manifest::{Auth, Server, Transport};
+use serde::{Deserialize, Serialize};
+
+/// An access token is refreshed this long before it expires.
+const REFRESH_MARGIN_SECS: i64 = 60;
+/// The lifetime assumed for an access token whose response gives none.
+const DEFAULT_LIFETIME_SECS: i64 = 3600;
+/// What the key sealing stored tokens is derived with.
+const TOKENS_KEY: &str = "portcullis gateway upstream tokens";
+
+/// What the sealed column holds.
+#[derive(Serialize, Deserialize)]
+pub(super) struct Held {
+    pub(super) access_token: String,
+    pub(super) refresh_token: Option<String>,
+    pub(super) token_endpoint: String,
+    pub(super) client_id: String,
+    pub(super) resource: String,
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Held")
+            .field("client_id", &self.client_id)
+            .field("resource", &self.resource)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Core {
+    /// The calling person's access token at `server` (`auth.mode = oauth`), refreshed when it
+    /// is about to expire, with its expiry; `None` when they have not connected, or their
+    /// connection ended: the server refused to refresh it, or the registry now sends this
+    /// server id elsewhere (another URL, authorization server or client id: the tokens were
+    /// given for the old one and never go to the new).
+    ///
+    /// # Errors
+    /// `Forbidden` for a caller acting for no person; `Internal` when the server could not be
+    /// reached to refresh; storage failure.
+    pub async fn gateway_person_token(
+        &self,
+        caller: &GatewayCaller,
+        server: &Server,
+    ) -> Result<Option<(String, i64)>> {
+        let Some(subject) = caller.person() else {
+            return Err(Error::Forbidden);
+        };
+        let realm = &caller.realm;
+        // One refresh at a time per person and server on this instance: servers that rotate
+        // refresh tokens take a second use of one as theft.
+        let lock = self.gateway_refresh_lock(&realm.id, subject, &server.id);
+        let _held = lock.lock().await;
+        let Some(row) = self
+            .store
+            .find_gateway_connection(&realm.id, subject, &server.id)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let Some(held) = self.open_tokens(&row) else {
+            return Ok(None);
+        };
+        let (Transport::Remote { url, .. }, Auth::OAuth { issuer, .. }) =
+            (&server.transport, &server.auth)
+        else {
+            return Ok(None);
+        };
+        let same_server = held.resource == *url
+            && Some(&held.client_id) == self.gateway_client_id(realm, server).as_ref()
+            && issuer.as_ref().is_none_or(|i| *i == row.issuer);
+        if !same_server {
+            self.end_gateway_connection(&row, "the registry now sends this server elsewhere")
+                .await?;
+            return Ok(None);
+        }
+        let now = self.now();
+        // Refreshed a minute before it expires, or halfway through a shorter life.
+        let margin = REFRESH_MARGIN_SECS.min((row.access_expires_at - row.refreshed_at) / 2);
+        if row.access_expires_at - margin > now {
+            return Ok(Some((held.access_token, row.access_expires_at)));
+        }
+        let Some(refresh) = held.refresh_token.clone() else {
+            return Ok(None);
+        };
+        let client = BasicClient::new(ClientId::new(held.client_id.clone())).set_token_uri(
+            TokenUrl::new(held.token_endpoint.clone())
+                .map_err(|e| Error::Internal(e.to_string()))?,
+        );
+        let http = crate::sso::rp::http(self.fetcher.clone());
+        let answer = match client
+            .exchange_refresh_token(&RefreshToken::new(refresh))
+            .add_extra_param("resource", &held.resource)
+            .request_async(&http)
+            .await
+        {
+            Ok(a) => a,
+            Err(RequestTokenError::ServerResponse(e))
+                if *e.error() == BasicErrorResponseType::InvalidGrant =>
+            {
+                // The person's grant is gone at the server: so is the connection.
+                self.end_gateway_connection(&row, "the server refused to refresh the tokens")
+                    .await?;
+                return Ok(None);
+            }
+            Err(e) => {
+                tracing::warn!(server = %server.id, error = %describe(&e), "gateway: refreshing a person's upstream token failed");
+                return Err(Error::Internal(
+                    "refreshing the upstream token failed".into(),
+                ));
+            }
+        };
+        let renewed = Held {
+            access_token: answer.access_token().secret().clone(),
+            // A server that does not rotate refresh tokens keeps the one it gave.
+            refresh_token: answer
+                .refresh_token()
+                .map(|r| r.secret().clone())
+                .or(held.refresh_token),
+            ..held
+        };
+        let updated = UpstreamConnection {
+            sealed_tokens: self.seal_tokens(&realm.id, subject, &server.id, &renewed)?,
+            access_expires_at: now + lifetime(answer.expires_in()),
+            scope: answer.scopes().map_or_else(
+                || row.scope.clone(),
+                |s| s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" "),
+            ),
+            refreshed_at: now,
+            ..row.clone()
+        };
+        // Another instance may have refreshed first (the server then rotated the refresh
+        // token this one used): its tokens win, and this answer is only used for this call.
+        self.store
+            .refresh_gateway_connection(&updated, &row.sealed_tokens)
+            .await?;
+        Ok(Some((renewed.access_token, updated.access_expires_at)))
+    }
+
+    /// The server refused the calling person's access token at `server_id` (revoked there):
+    /// it counts as expired, so the next call refreshes it (and a refused refresh ends the
+    /// connection).
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub async fn expire_gateway_person_token(
+        &self,
+        caller: &GatewayCaller,
+        server_id: &str,
+    ) -> Result<()> {
+        let Some(subject) = caller.person() else {
+            return Ok(());
+        };
+        let Some(row) = self
+            .store
+            .find_gateway_connection(&caller.realm.id, subject, server_id)
+            .await?
+        else {
+            return Ok(());
+        };
+        let expired = UpstreamConnection {
+            access_expires_at: row.access_expires_at.min(self.now()),
+            ..row.clone()
+        };
+        self.store
+            .refresh_gateway_connection(&expired, &row.sealed_tokens)
+            .await?;
+        Ok(())
+    }
+
+    /// Forgets `row`'s tokens (only those: a connection made again meanwhile stays), audited.
+    async fn end_gateway_connection(&self, row: &UpstreamConnection, reason: &str) -> Result<()> {
+        let mut event = self.event(
+            &row.realm_id,
+            &row.subject,
+            action::GATEWAY_DISCONNECT,
+            AuditSubject::RegistryServer(row.server_id.clone()),
+            &RequestMeta::default(),
+        );
+        event.details = serde_json::json!({ "reason": reason });
+        match self
+            .store
+            .delete_gateway_connection(
+                &row.realm_id,
+                &row.subject,
+                &row.server_id,
+                Some(&row.sealed_tokens),
+                &event,
+            )
+            .await
+        {
+            Ok(()) | Err(StorageError::NotFound) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The lock refreshes of one person's tokens at one server take (striped: a fixed number
+    /// of locks, whatever the number of people).
+    fn gateway_refresh_lock(
+        &self,
+        realm: &crate::ids::RealmId,
+        subject: &str,
+        server_id: &str,
+    ) -> std::sync::Arc<tokio::sync::Mutex<()>> {
+        use std::hash::{Hash as _, Hasher as _};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (realm.as_str(), subject, server_id).hash(&mut h);
+        let stripes = &self.gateway_refresh_locks;
+        let i = usize::try_from(h.finish() % stripes.len() as u64).unwrap_or_default();
+        stripes[i].clone()
+    }
+
+    /// When the calling person connected their own account at `server_id` (the connection's
+    /// version: connecting again makes a new one), if they have. Read through the core's
+    /// cache: the gateway asks on every call, so that a disconnected or replaced account stops
+    /// being used at once, whatever connection the gateway still holds.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub async fn gateway_person_connection(
+        &self,
+        caller: &GatewayCaller,
+        server_id: &str,
+    ) -> Result<Option<i64>> {
+        let Some(subject) = caller.person() else {
+            return Ok(None);
+        };
+        let key = (caller.realm.id.clone(), subject.to_owned());
+        let (generation, now) = (self.store.generation(), self.now());
+        let servers = match self.cache.connected_servers.get(&key, generation, now) {
+            Some(s) => s,
+            None => {
+                let servers: crate::cache::ConnectedServers = std::sync::Arc::new(
+                    self.store
+                        .list_gateway_connections(&caller.realm.id, subject)
+                        .await?
+                        .into_iter()
+                        .map(|c| (c.server_id, c.connected_at))
+                        .collect(),
+                );
+                self.cache
+                    .connected_servers
+                    .put(key, servers.clone(), generation, now);
+                servers
+            }
+        };
+        Ok(servers
+            .iter()
+            .find(|(s, _)| s == server_id)
+            .map(|(_, at)| *at))
+    }
+
+    fn tokens_aad(realm: &crate::ids::RealmId, subject: &str, server_id: &str) -> Vec<u8> {
+        [realm.as_str(), subject, server_id]
+            .join("\u{1f}")
+            .into_bytes()
+    }
+
+    pub(super) fn seal_tokens(
+        &self,
+        realm: &crate::ids::RealmId,
+        subject: &str,
+        server_id: &str,
+        held: &Held,
+    ) -> Result<Vec<u8>> {
+        let json = serde_json::to_vec(held).map_err(|e| Error::Internal(e.to_string()))?;
+        self.config()
+            .master_key
+            .derive(TOKENS_KEY)
+            .seal(&json, &Self::tokens_aad(realm, subject, server_id))
+            .map_err(Error::Internal)
+    }
+
+    /// The tokens of `row`, only for exactly its realm, person and server.
+    fn open_tokens(&self, row: &UpstreamConnection) -> Option<Held> {
+        let json = self
+            .config()
+            .master_key
+            .derive(TOKENS_KEY)
+            .open(
+                &row.sealed_tokens,
+                &Self::tokens_aad(&row.realm_id, &row.subject, &row.server_id),
+            )
+            .ok()?;
+        serde_json::from_slice(&json).ok()
+    }
+}
+
+/// An access token's lifetime: what the answer says, within a minute and a day.
+pub(super) fn lifetime(expires_in: Option<std::time::Duration>) -> i64 {
+    expires_in
+        .and_then(|d| i64::try_from(d.as_secs()).ok())
+        .unwrap_or(DEFAULT_LIFETIME_SECS)
+        .clamp(60, 86_400)
+}
+
+/// A failed token request in words (the server's error code, never its token).
+pub(super) fn describe<E: std::error::Error>(e: &E) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out.chars().take(300).collect()
+}
