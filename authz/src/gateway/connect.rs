@@ -460,7 +460,14 @@ impl Core {
             .session_subject(&realm, session)
             .await?
             .ok_or(Error::Unauthenticated)?;
-        let served = self.latest_served_registry(&realm).await?;
+        // Titles only: a release that cannot be served does not hide the person's accounts.
+        let served = self
+            .latest_served_registry(&realm)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, "The latest registry release cannot be served");
+                None
+            });
         let title = |id: &str| {
             served
                 .as_ref()

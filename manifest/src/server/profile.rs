@@ -150,9 +150,10 @@ pub(super) fn apply(input: &ServerInput, f: &mut Findings) -> (ServerInput, Opti
             .as_ref()
             .is_some_and(|a| a.mode == "oauth" && a.client_id.is_none())
     {
-        f.error(
+        // A warning, not an error: a release published before is still served as it was.
+        f.warn(
             "auth.clientId",
-            "Google issues OAuth clients only by registration (Google Cloud console): set the client id it gave you.",
+            "Google issues OAuth clients only by registration (Google Cloud console): set the client id it gave you, or no one can connect.",
         );
     }
     let allowed = profile.tools();
