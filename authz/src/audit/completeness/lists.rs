@@ -180,6 +180,7 @@ pub(super) const READS: &[&str] = &[
     "gateway_overview",
     // A person's upstream connections: the connect link (its pending state is a sealed cookie
     // until the callback, which writes), the gateway's client document, who is connected.
+    "gateway_connect_page",
     "start_gateway_connection",
     "gateway_client_metadata",
     "gateway_person_connection",
