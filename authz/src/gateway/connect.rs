@@ -204,10 +204,7 @@ impl Core {
         browser: &str,
     ) -> Result<ConnectStart> {
         let realm = self.serving_realm(realm_name).await?;
-        let subject = match session {
-            Some(s) => self.session_subject(&realm, s).await?.map(|(s, _)| s),
-            None => None,
-        };
+        let subject = self.signed_in(&realm, session).await?;
         let (Some(subject), Some(session)) = (subject, session) else {
             return Ok(ConnectStart::SignIn {
                 account_url: format!("/realms/{}/account", realm.name),
@@ -254,10 +251,7 @@ impl Core {
         browser: &str,
     ) -> Result<ConnectStart> {
         let realm = self.serving_realm(realm_name).await?;
-        let subject = match session {
-            Some(s) => self.session_subject(&realm, s).await?.map(|(s, _)| s),
-            None => None,
-        };
+        let subject = self.signed_in(&realm, session).await?;
         let Some(subject) = subject else {
             return Ok(ConnectStart::SignIn {
                 account_url: format!("/realms/{}/account", realm.name),
@@ -365,10 +359,7 @@ impl Core {
                 "The server's authorization server answered without naming itself (RFC 9207). Open the connect link again; if this keeps happening, tell your administrator.",
             ));
         }
-        let subject = match session {
-            Some(s) => self.session_subject(&realm, s).await?.map(|(s, _)| s),
-            None => None,
-        };
+        let subject = self.signed_in(&realm, session).await?;
         if subject.as_ref().map(|s| s.id.as_str()) != Some(pending.subject.as_str()) {
             return Err(refused(
                 "You are no longer signed in as the person who started this connection. Sign in and open the connect link again.",
@@ -523,6 +514,18 @@ impl Core {
                 }
                 other => Error::Storage(other),
             })
+    }
+
+    /// Who the sign-in `session` (a cookie of the realm's pages) signs in, if it is live.
+    async fn signed_in(
+        &self,
+        realm: &Realm,
+        session: Option<&str>,
+    ) -> Result<Option<crate::people::Subject>> {
+        Ok(match session {
+            Some(s) => self.session_subject(realm, s).await?.map(|(s, _)| s),
+            None => None,
+        })
     }
 
     /// A server of the latest release that `subject` reaches through the gateway and that

@@ -6,8 +6,8 @@
 use super::Meta;
 use super::page::{
     AccountForm, BROWSER_COOKIE, CONNECT_NEXT_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY,
-    PageForm, SignInForm, UPSTREAM_COOKIE, browser_of, cookie, cookie_up_to, error_page,
-    is_connect_path, page, set_cookie,
+    PageForm, SignInForm, UPSTREAM_COOKIE, browser_of, callback_of, cookie, cookie_up_to,
+    error_page, is_connect_path, page, set_cookie,
 };
 use crate::AppState;
 use authz::authorize::{AuthorizeParams, AuthorizeStep};
@@ -344,21 +344,9 @@ pub async fn upstream_callback(
         return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
     };
     let realm = realm_name.to_string();
-    let query = query.unwrap_or_default();
-    if query.len() > MAX_QUERY {
+    let Some(callback) = callback_of(query) else {
         return error_page(&realm, StatusCode::BAD_REQUEST, "The request is too long.");
-    }
-    let mut callback = authz::sso::SsoCallback::default();
-    for (k, v) in url::form_urlencoded::parse(query.as_bytes()).take(MAX_PARAMETERS) {
-        let slot = match k.as_ref() {
-            "code" => &mut callback.code,
-            "state" => &mut callback.state,
-            "iss" => &mut callback.iss,
-            "error" => &mut callback.error,
-            _ => continue,
-        };
-        slot.get_or_insert_with(|| v.into_owned());
-    }
+    };
     let secure = state.config.is_https();
     let (browser, _) = browser_of(&headers, secure);
     let pending = cookie_up_to(&headers, UPSTREAM_COOKIE, secure, 8 * 1024);

@@ -7,8 +7,8 @@
 use super::Meta;
 use super::authorize::keep_browser;
 use super::page::{
-    AccountForm, CONNECT_COOKIE, CONNECT_NEXT_COOKIE, LOGIN_COOKIE, MAX_PARAMETERS, MAX_QUERY,
-    PageForm, browser_of, cookie, cookie_up_to, error_page, is_connect_path, page, set_cookie,
+    AccountForm, CONNECT_COOKIE, CONNECT_NEXT_COOKIE, LOGIN_COOKIE, PageForm, browser_of,
+    callback_of, cookie, cookie_up_to, error_page, is_connect_path, page, set_cookie,
 };
 use crate::AppState;
 use authz::gateway::ConnectStart;
@@ -160,21 +160,9 @@ pub async fn callback(
         return error_page(&realm, StatusCode::NOT_FOUND, "There is no such realm.");
     };
     let realm = realm_name.to_string();
-    let query = query.unwrap_or_default();
-    if query.len() > MAX_QUERY {
+    let Some(answer) = callback_of(query) else {
         return error_page(&realm, StatusCode::BAD_REQUEST, "The request is too long.");
-    }
-    let mut answer = authz::sso::SsoCallback::default();
-    for (k, v) in url::form_urlencoded::parse(query.as_bytes()).take(MAX_PARAMETERS) {
-        let slot = match k.as_ref() {
-            "code" => &mut answer.code,
-            "state" => &mut answer.state,
-            "iss" => &mut answer.iss,
-            "error" => &mut answer.error,
-            _ => continue,
-        };
-        slot.get_or_insert_with(|| v.into_owned());
-    }
+    };
     let secure = state.config.is_https();
     let (browser, _) = browser_of(&headers, secure);
     let finished = state

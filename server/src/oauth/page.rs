@@ -47,6 +47,27 @@ pub(super) fn is_connect_path(realm: &str, path: &str) -> bool {
         })
 }
 
+/// The query of an authorization server's answer coming back to one of the realm's callbacks
+/// (`code`, `state`, `iss`, `error`; the first of each); `None` when it is too long.
+pub(super) fn callback_of(query: Option<String>) -> Option<authz::sso::SsoCallback> {
+    let query = query.unwrap_or_default();
+    if query.len() > MAX_QUERY {
+        return None;
+    }
+    let mut callback = authz::sso::SsoCallback::default();
+    for (k, v) in url::form_urlencoded::parse(query.as_bytes()).take(MAX_PARAMETERS) {
+        let slot = match k.as_ref() {
+            "code" => &mut callback.code,
+            "state" => &mut callback.state,
+            "iss" => &mut callback.iss,
+            "error" => &mut callback.error,
+            _ => continue,
+        };
+        slot.get_or_insert_with(|| v.into_owned());
+    }
+    Some(callback)
+}
+
 /// Most parameters an authorization request (or a page's form) may carry.
 pub(super) const MAX_PARAMETERS: usize = 64;
 /// Longest query string accepted.
