@@ -432,6 +432,16 @@ impl Server {
     }
 }
 
+/// Whether `url` names this machine's loopback (`localhost`, `127.0.0.0/8`, `[::1]`).
+fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
 /// The canonical form of a remote server's URL, as for protected resources.
 ///
 /// The two must match where Portcullis authorizes the server: https (http on loopback), a lowercase host, no
@@ -447,13 +457,7 @@ pub fn canonical_url(raw: &str) -> Result<String, String> {
     let url = url::Url::parse(raw).map_err(|_| format!("{}: not a URL.", shown(raw)))?;
     // Plain http only on this machine's loopback (a server the harness or gateway runs
     // beside, as RFC 8252 allows for loopback redirects): nothing crosses a network in clear.
-    let loopback = match url.host() {
-        Some(url::Host::Domain(d)) => d == "localhost",
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    };
-    if url.scheme() != "https" && !(url.scheme() == "http" && loopback) {
+    if url.scheme() != "https" && !(url.scheme() == "http" && is_loopback(&url)) {
         return Err(
             "Remote servers are reached over https (plain http only on loopback: localhost, 127.0.0.1, [::1]).".into(),
         );

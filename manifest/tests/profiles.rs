@@ -159,3 +159,12 @@ fn what_the_entry_says_wins_over_the_profiles_defaults_but_not_its_tools() {
             .is_some_and(|m| m.contains("notion, gmail-preview"))
     );
 }
+
+#[test]
+fn gmail_asks_for_offline_access_and_notion_for_nothing_more() {
+    use portcullis_manifest::Profile;
+    let gmail = Profile::GmailPreview.authorization_params();
+    assert!(gmail.contains(&("access_type", "offline")), "{gmail:?}");
+    assert!(gmail.contains(&("prompt", "consent")), "{gmail:?}");
+    assert!(Profile::Notion.authorization_params().is_empty());
+}

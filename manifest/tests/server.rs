@@ -399,3 +399,30 @@ fn wildcards_options_and_expansions_are_refused() {
     ));
     assert!(ok.is_some(), "{f:?}");
 }
+
+#[test]
+fn an_oauth_issuer_is_https_or_plain_http_on_loopback_only() {
+    let with = |issuer: &str| ServerInput {
+        auth: Some(AuthInput {
+            mode: "oauth".into(),
+            client_id: Some("gateway".into()),
+            issuer: Some(issuer.into()),
+            ..Default::default()
+        }),
+        ..remote("docs", "https://docs.example.com/mcp")
+    };
+    for fine in [
+        "https://accounts.example.com",
+        "http://127.0.0.1:8080/realms/docs",
+        "http://localhost:9000",
+    ] {
+        let (server, f) = Server::check(&with(fine));
+        assert!(server.is_some() && f.errors.is_empty(), "{fine}: {f:?}");
+    }
+    for refused in ["http://accounts.example.com", "ftp://127.0.0.1", "accounts"] {
+        assert!(
+            error_on(&with(refused), "auth.issuer").contains("https"),
+            "{refused}"
+        );
+    }
+}

@@ -65,8 +65,16 @@ fn output(cmd: &mut Command) -> Option<String> {
 }
 
 pub(crate) fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    if COLD.load(std::sync::atomic::Ordering::Relaxed) {
+        cargo.env("CARGO_INCREMENTAL", "0");
+    }
+    cargo
 }
+
+/// A test run on a fresh checkout (CI's): nothing will reuse incremental caches, which would
+/// add gigabytes to a disk the test binaries already fill.
+static COLD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Runs `f` as a named stage and prints its duration.
 fn stage<T>(name: &str, f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
@@ -380,6 +388,12 @@ fn ensure_postgres() -> anyhow::Result<()> {
 fn test() -> anyhow::Result<()> {
     let total = Instant::now();
     let mut tally = Tally::default();
+    // No server built yet: a fresh checkout. Later runs keep incremental caches (and rebuild
+    // the workspace's own crates once to make them).
+    if !Path::new("target/debug/portcullis").exists() {
+        COLD.store(true, std::sync::atomic::Ordering::Relaxed);
+        eprintln!("A fresh checkout: building without incremental caches.");
+    }
     stage("setup", || setup(true))?;
     stage("postgres", ensure_postgres)?;
     stage("migration listings match", check_migration_names)?;

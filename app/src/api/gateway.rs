@@ -57,6 +57,25 @@ pub async fn decide_gateway_call(
     Ok(a.capability())
 }
 
+/// Sets (or replaces) the client secret the gateway sends to one server's authorization
+/// server; returns the server's id.
+#[server(prefix = "/api", endpoint = "gateway/client-secret", client = crate::tab::TabClient)]
+pub async fn set_gateway_client_secret(server: String, secret: String) -> Result<String, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    core.set_gateway_client_secret(&p, &realm, &server, &secret, &meta)
+        .await?;
+    Ok(server)
+}
+
+/// Removes the client secret held for one server; returns the server's id.
+#[server(prefix = "/api", endpoint = "gateway/client-secret/remove", client = crate::tab::TabClient)]
+pub async fn clear_gateway_client_secret(server: String) -> Result<String, AppError> {
+    let (core, p, meta, realm) = ssr::realm_context().await?;
+    core.clear_gateway_client_secret(&p, &realm, &server, &meta)
+        .await?;
+    Ok(server)
+}
+
 /// What one agent's gateway search returns, server by server.
 #[server(prefix = "/api", endpoint = "gateway/toolset", client = crate::tab::TabClient)]
 pub async fn agent_gateway_toolset(agent: String) -> Result<Vec<ToolsetServerView>, AppError> {

@@ -4,14 +4,15 @@
 //! waiting for acceptance with what changed, field by field; each upstream with its health;
 //! and, for one agent, what its search returns and why every other server gives it nothing.
 use crate::api::gateway::{
-    AcceptGatewayTools, DecideGatewayCall, EnableGateway, SetGatewayAttachment,
-    agent_gateway_toolset, gateway_overview,
+    AcceptGatewayTools, ClearGatewayClientSecret, DecideGatewayCall, EnableGateway,
+    SetGatewayAttachment, SetGatewayClientSecret, agent_gateway_toolset, gateway_overview,
 };
 use crate::components::confirm::{ConfirmButton, ConfirmDialog};
 use crate::components::copy::CopyValue;
+use crate::components::field::{Field, FieldErrors, Kind};
 use crate::components::toast::{ToastKind, use_toasts};
 use crate::components::ui::*;
-use crate::types::gateway::{ApprovalView, GatewayView, PinView, UpstreamView};
+use crate::types::gateway::{ApprovalView, ClientSecretView, GatewayView, PinView, UpstreamView};
 use leptos::prelude::*;
 
 /// The Gateway screen.
@@ -20,9 +21,27 @@ pub fn GatewayPage() -> impl IntoView {
     let enable = ServerAction::<EnableGateway>::new();
     let accept = ServerAction::<AcceptGatewayTools>::new();
     let decide = ServerAction::<DecideGatewayCall>::new();
-    let changed = (successes(enable), successes(accept), successes(decide));
+    let secrets = Secrets {
+        set: ServerAction::<SetGatewayClientSecret>::new(),
+        clear: ServerAction::<ClearGatewayClientSecret>::new(),
+    };
+    let changed = (
+        successes(enable),
+        successes(accept),
+        successes(decide),
+        successes(secrets.set),
+        successes(secrets.clear),
+    );
     let overview = Resource::new(
-        move || (changed.0.get(), changed.1.get(), changed.2.get()),
+        move || {
+            (
+                changed.0.get(),
+                changed.1.get(),
+                changed.2.get(),
+                changed.3.get(),
+                changed.4.get(),
+            )
+        },
         |_| gateway_overview(),
     );
     let toasts = use_toasts();
@@ -43,6 +62,23 @@ pub fn GatewayPage() -> impl IntoView {
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
         None => {}
     });
+    // Field errors show on the form.
+    Effect::new(move |_| {
+        if let Some(Ok(server)) = secrets.set.value().get() {
+            toasts.push(
+                ToastKind::Success,
+                format!("Client secret of {server} saved: sent with the gateway's next token request there."),
+            );
+        }
+    });
+    Effect::new(move |_| match secrets.clear.value().get() {
+        Some(Ok(server)) => toasts.push(
+            ToastKind::Success,
+            format!("Client secret of {server} removed: the gateway is a public client there now."),
+        ),
+        Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
+        None => {}
+    });
     Effect::new(move |_| match decide.value().get() {
         Some(Ok(capability)) => toasts.push(ToastKind::Success, format!("{capability}: decided.")),
         Some(Err(e)) => toasts.push(ToastKind::Error, e.to_string()),
@@ -52,7 +88,7 @@ pub fn GatewayPage() -> impl IntoView {
         <PageHeader title="MCP gateway" description="One governed MCP endpoint over this realm's approved servers: agents see two tools (search_capabilities, execute_capability), reach only what the latest registry release and their attachments give them, and every tool definition waits for an administrator; calls that can change things wait for a person."/>
         <Transition fallback=|| view! { <Loading/> }>
             {move || overview.get().map(|result| match result {
-                Ok(g) => view! { <Overview g enable accept decide/> }.into_any(),
+                Ok(g) => view! { <Overview g enable accept decide secrets/> }.into_any(),
                 Err(error) => view! { <ErrorMessage error/> }.into_any(),
             })}
         </Transition>
@@ -65,6 +101,7 @@ fn Overview(
     enable: ServerAction<EnableGateway>,
     accept: ServerAction<AcceptGatewayTools>,
     decide: ServerAction<DecideGatewayCall>,
+    secrets: Secrets,
 ) -> impl IntoView {
     if !g.enabled {
         return view! {
@@ -99,6 +136,9 @@ fn Overview(
         {(!g.decided.is_empty()).then(|| view! { <Decided items=g.decided.clone()/> })}
         <Pins items=g.pins.clone() can_manage=g.can_manage accept/>
         <Upstreams items=g.upstreams.clone()/>
+        {g.upstreams.iter().any(|u| u.client_secret.is_some()).then(|| view! {
+            <ClientSecrets items=g.upstreams.clone() can_manage=g.can_manage secrets/>
+        })}
         {(!g.agents.is_empty()).then(|| view! { <AgentToolset agents=g.agents.clone() can_attach=g.can_attach/> })}
     }
     .into_any()
@@ -327,7 +367,7 @@ fn Upstreams(items: Vec<UpstreamView>) -> impl IntoView {
         <section class="mb-8" aria-labelledby="gw-upstreams">
             <h2 id="gw-upstreams" class="mb-2 text-lg font-semibold text-slate-900 dark:text-white">"Servers"</h2>
             {if items.is_empty() {
-                view! { <div class=CARD><EmptyState title="No servers" hint="Publish a registry release with remote servers: the gateway reaches those with auth.mode portcullis or none."/></div> }.into_any()
+                view! { <div class=CARD><EmptyState title="No servers" hint="Publish a registry release with remote servers: the gateway reaches those with auth.mode portcullis, none or oauth."/></div> }.into_any()
             } else {
                 view! {
                     <div class=format!("{CARD} overflow-hidden")>
@@ -391,6 +431,102 @@ fn UpstreamRow(u: UpstreamView) -> impl IntoView {
                 <p class=format!("{MONO} text-slate-500 dark:text-slate-400")>{u.offered.join(" ")}</p>
             </td>
         </tr>
+    }
+}
+
+/// The actions of the client secrets section.
+#[derive(Clone, Copy)]
+struct Secrets {
+    set: ServerAction<SetGatewayClientSecret>,
+    clear: ServerAction<ClearGatewayClientSecret>,
+}
+
+/// The client secrets the gateway holds for servers with their own OAuth, and a form to set
+/// one (administrators).
+#[component]
+fn ClientSecrets(items: Vec<UpstreamView>, can_manage: bool, secrets: Secrets) -> impl IntoView {
+    let errors = FieldErrors::new(
+        secrets.set,
+        "gw-secret-form",
+        &[("server", "server"), ("secret", "client_secret")],
+    );
+    let form = NodeRef::<leptos::html::Form>::new();
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = secrets.set.value().get()
+            && let Some(f) = form.get()
+        {
+            f.reset();
+        }
+    });
+    let settable: Vec<String> = items
+        .iter()
+        .filter(|u| u.client_secret.as_ref().is_some_and(|c| c.settable))
+        .map(|u| u.id.clone())
+        .collect();
+    let rows = items
+        .into_iter()
+        .filter_map(|u| u.client_secret.clone().map(|c| (u.id, c)))
+        .map(|(id, c)| view! { <SecretRow id c can_manage clear=secrets.clear/> })
+        .collect_view();
+    view! {
+        <section class="mb-8" aria-labelledby="gw-secrets">
+            <h2 id="gw-secrets" class="text-lg font-semibold text-slate-900 dark:text-white">"Client secrets"</h2>
+            <p class=format!("mb-2 {MUTED}")>"For servers with their own OAuth whose authorization server takes the gateway as a confidential client (a Google web application client, for one). Sealed at rest, never part of a registry release, and sent only to the authorization server and client id the registry names for the server."</p>
+            <div class=format!("{CARD} divide-y divide-slate-200 dark:divide-slate-700")>
+                <ul class="divide-y divide-slate-200 dark:divide-slate-700">{rows}</ul>
+                {(can_manage && !settable.is_empty()).then(|| view! {
+                    <ActionForm action=secrets.set node_ref=form attr:id="gw-secret-form" attr:class="grid gap-3 p-4 sm:grid-cols-[1fr_2fr_auto] sm:items-end" on:input=move |_| errors.clear()>
+                        <div>
+                            <label class=LABEL for="gw-secret-server">"Server"</label>
+                            <select id="gw-secret-server" name="server" class=format!("mt-1 {INPUT}")
+                                aria-invalid=move || errors.message("server").is_some().then_some("true")>
+                                {settable.iter().map(|id| view! { <option value=id.clone()>{id.clone()}</option> }).collect_view()}
+                            </select>
+                        </div>
+                        <Field errors name="secret" id="gw-secret-value" label="Client secret" kind=Kind::Password required=true
+                            maxlength=1024 autocomplete="off" mono=true/>
+                        <button type="submit" class=BTN_PRIMARY disabled=move || secrets.set.pending().get()>"Save secret"</button>
+                        <div class="sm:col-span-3">{errors.form_error()}</div>
+                    </ActionForm>
+                })}
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn SecretRow(
+    id: String,
+    c: ClientSecretView,
+    can_manage: bool,
+    clear: ServerAction<ClearGatewayClientSecret>,
+) -> impl IntoView {
+    let (tone, words) = match c.state.as_str() {
+        "set" => (Tone::Good, "set"),
+        "stale" => (Tone::Warn, "for another client: not sent"),
+        _ => (Tone::Off, "none (public client)"),
+    };
+    let server = StoredValue::new(id.clone());
+    let held = c.state != "unset";
+    view! {
+        <li class="flex flex-col gap-2 p-4 sm:flex-row sm:items-center sm:justify-between" data-testid="client-secret">
+            <div class="min-w-0">
+                <p class="break-all font-medium text-slate-900 dark:text-white">{id.clone()}
+                    <span class="ml-2"><Pill tone text=words.to_owned()/></span></p>
+                {c.set_by.clone().zip(c.set.clone()).map(|(by, at)| view! {
+                    <p class=format!("break-all {MUTED}")>"set by "{by}" "<When at=at.at words=at.ago/></p>
+                })}
+                {(!c.settable).then(|| view! {
+                    <p class=MUTED>"The registry names no client id (auth.clientId) or authorization server (auth.issuer) for it: the gateway is a public client there."</p>
+                })}
+            </div>
+            {(can_manage && held).then(|| view! {
+                <ConfirmButton label="Remove" title=format!("Remove the client secret of {id}?")
+                    message="The gateway then asks for tokens there as a public client (PKCE only); an authorization server that needs the secret refuses them until one is set again."
+                    confirm_label="Remove" class=BTN_SMALL_DANGER
+                    on_confirm=Callback::new(move |_| { clear.dispatch(ClearGatewayClientSecret { server: server.get_value() }); })/>
+            })}
+        </li>
     }
 }
 

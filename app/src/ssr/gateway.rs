@@ -1,7 +1,8 @@
 //! The MCP gateway as the console shows it.
 use super::moment;
 use crate::types::gateway::{
-    ApprovalView, FieldChangeView, GatewayView, PinView, ToolsetServerView, UpstreamView,
+    ApprovalView, ClientSecretView, FieldChangeView, GatewayView, PinView, ToolsetServerView,
+    UpstreamView,
 };
 use authz::gateway::{Approval, GatewayOverview, ToolPin, Toolset};
 use authz::policy::{Permission, Principal};
@@ -54,6 +55,9 @@ pub fn gateway_view(o: GatewayOverview, p: &Principal, now: i64) -> GatewayView 
                     last_call: status.last_call_at.map(|t| moment(now, t)),
                     offered: u.offered,
                     waiting: u.waiting,
+                    client_secret: u
+                        .client_secret
+                        .map(|c| secret_view(c, &u.server.server, now)),
                 }
             })
             .collect(),
@@ -75,6 +79,32 @@ pub fn gateway_view(o: GatewayOverview, p: &Principal, now: i64) -> GatewayView 
         can_manage: p.role.can(Permission::ManageRegistry),
         can_attach: p.role.can(Permission::ManageAgents),
         agents: o.agents,
+    }
+}
+
+fn secret_view(
+    c: authz::gateway::ClientSecretState,
+    server: &portcullis_manifest::Server,
+    now: i64,
+) -> ClientSecretView {
+    use authz::gateway::ClientSecretState as S;
+    let (state, held) = match c {
+        S::Unset => ("unset", None),
+        S::Set { set_by, set_at } => ("set", Some((set_by, set_at))),
+        S::Stale { set_by, set_at } => ("stale", Some((set_by, set_at))),
+    };
+    ClientSecretView {
+        state: state.to_owned(),
+        set: held.as_ref().map(|(_, at)| moment(now, *at)),
+        set_by: held.map(|(by, _)| by),
+        settable: matches!(
+            &server.auth,
+            portcullis_manifest::Auth::OAuth {
+                client_id: Some(_),
+                issuer: Some(_),
+                ..
+            }
+        ),
     }
 }
 

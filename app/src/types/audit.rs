@@ -344,6 +344,11 @@ pub const AUDIT_ACTIONS: &[(&str, &str, &str)] = &[
         "Gateway",
         "Upstream account disconnected",
     ),
+    (
+        "gateway.client_secret",
+        "Gateway",
+        "Upstream client secret changed",
+    ),
 ];
 
 /// The periods the audit filter offers, ending now: (value, words, seconds).

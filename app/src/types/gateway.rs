@@ -33,6 +33,22 @@ pub struct UpstreamView {
     pub offered: Vec<String>,
     /// Tools waiting for acceptance.
     pub waiting: usize,
+    /// For a server with its own OAuth: the client secret the gateway holds for it.
+    pub client_secret: Option<ClientSecretView>,
+}
+
+/// The client secret the gateway holds for one server's authorization server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientSecretView {
+    /// `unset`, `set`, or `stale` (given for another client id or authorization server than
+    /// the registry names now: never sent).
+    pub state: String,
+    /// Who set it, and when.
+    pub set_by: Option<String>,
+    pub set: Option<Moment>,
+    /// The registry names the server's client id and authorization server (a secret can be
+    /// set).
+    pub settable: bool,
 }
 
 /// One field of a tool definition that changed.

@@ -266,6 +266,9 @@ pub mod action {
     pub const GATEWAY_CONNECT: &str = "gateway.connect";
     /// A person's upstream account was disconnected (by them, or its server refused to refresh).
     pub const GATEWAY_DISCONNECT: &str = "gateway.disconnect";
+    /// An administrator set, replaced or removed the client secret the gateway sends to a
+    /// server's authorization server.
+    pub const GATEWAY_CLIENT_SECRET: &str = "gateway.client_secret";
 
     /// Every action, for filter pickers.
     pub const ALL: &[&str] = &[
@@ -377,6 +380,7 @@ pub mod action {
         GATEWAY_APPROVAL_DENY,
         GATEWAY_CONNECT,
         GATEWAY_DISCONNECT,
+        GATEWAY_CLIENT_SECRET,
     ];
 }
 

@@ -9,6 +9,7 @@
 //! callback redeems the code and keeps the tokens sealed under the master key with the realm,
 //! person and server as associated data. Calls use the access token and refresh it when it
 //! runs out; a refused refresh disconnects.
+use super::client_secrets::secret_auth_type;
 use super::model::{
     ConnectBrowser, ConnectConfirm, ConnectStart, Connected, ConnectionView, UpstreamConnection,
 };
@@ -22,8 +23,8 @@ use crate::realms::Realm;
 use crate::sso::SsoCallback;
 use oauth2::basic::BasicClient;
 use oauth2::{
-    AuthUrl, AuthorizationCode, ClientId, CsrfToken, PkceCodeChallenge, PkceCodeVerifier,
-    RedirectUrl, Scope, TokenResponse, TokenUrl,
+    AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge,
+    PkceCodeVerifier, RedirectUrl, Scope, TokenResponse, TokenUrl,
 };
 use portcullis_manifest::{Auth, Server, Transport};
 use serde::{Deserialize, Serialize};
@@ -51,6 +52,10 @@ struct Pending {
     /// without `iss` is then refused.
     #[serde(default)]
     iss_required: bool,
+    /// The authorization server takes a client secret in the request body, not in the
+    /// Authorization header.
+    #[serde(default)]
+    secret_in_body: bool,
     started_at: i64,
 }
 
@@ -70,6 +75,25 @@ struct Endpoints {
     authorization: String,
     token: String,
     iss_supported: bool,
+    /// How it takes a client secret: `Some(false)` in the Authorization header, `Some(true)`
+    /// in the request body, `None` neither (its metadata lists other methods only).
+    secret_in_body: Option<bool>,
+}
+
+/// How an authorization server's metadata says it takes a client secret: in the Authorization
+/// header when it lists `client_secret_basic` or no methods at all (RFC 8414's default), else
+/// in the body when it lists `client_secret_post`.
+fn secret_method(doc: &serde_json::Value) -> Option<bool> {
+    let Some(methods) = doc["token_endpoint_auth_methods_supported"].as_array() else {
+        return Some(false);
+    };
+    if methods.iter().any(|m| m == "client_secret_basic") {
+        Some(false)
+    } else if methods.iter().any(|m| m == "client_secret_post") {
+        Some(true)
+    } else {
+        None
+    }
 }
 
 /// What people call a server: its title, else its provider profile's name, else its id.
@@ -275,6 +299,15 @@ impl Core {
         let client_id = self
             .gateway_client_id(&realm, &server)
             .ok_or_else(|| refused("This server does not connect accounts."))?;
+        let secret = self
+            .gateway_client_secret(&realm.id, &server.id, &client_id, &endpoints.issuer)
+            .await?;
+        if secret.is_some() && endpoints.secret_in_body.is_none() {
+            tracing::warn!(server = %server.id, "gateway: an upstream's authorization server takes no client secret, yet one is set for it");
+            return Err(refused(
+                "The server's sign-in takes no client secret, yet your administrator set one for it. Tell your administrator.",
+            ));
+        }
         let client = BasicClient::new(ClientId::new(client_id.clone()))
             .set_auth_uri(
                 AuthUrl::new(endpoints.authorization.clone())
@@ -285,12 +318,15 @@ impl Core {
                     .map_err(|e| refused(e.to_string()))?,
             );
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-        let (location, state) = client
+        let mut request = client
             .authorize_url(CsrfToken::new_random)
             .add_scopes(scopes.iter().cloned().map(Scope::new))
             .add_extra_param("resource", url)
-            .set_pkce_challenge(challenge)
-            .url();
+            .set_pkce_challenge(challenge);
+        for (name, value) in server.profile.map_or(&[][..], |p| p.authorization_params()) {
+            request = request.add_extra_param(*name, *value);
+        }
+        let (location, state) = request.url();
         let pending = Pending {
             server_id: server.id.clone(),
             subject: subject.id,
@@ -303,6 +339,7 @@ impl Core {
             resource: url.clone(),
             scopes: scopes.clone(),
             iss_required: endpoints.iss_supported,
+            secret_in_body: endpoints.secret_in_body.unwrap_or(false),
             started_at: self.now(),
         };
         Ok(ConnectStart::Redirect {
@@ -374,7 +411,12 @@ impl Core {
                 "The server's authorization server did not connect your account: {why}."
             ))
         })?;
-        let client = BasicClient::new(ClientId::new(pending.client_id.clone()))
+        // The secret as it is now (an administrator may have replaced it meanwhile), and only
+        // for the client and authorization server this connection started with.
+        let secret = self
+            .gateway_client_secret(&realm.id, &server.id, &pending.client_id, &pending.issuer)
+            .await?;
+        let mut client = BasicClient::new(ClientId::new(pending.client_id.clone()))
             .set_token_uri(
                 TokenUrl::new(pending.token_endpoint.clone())
                     .map_err(|e| refused(e.to_string()))?,
@@ -383,6 +425,11 @@ impl Core {
                 RedirectUrl::new(self.gateway_callback_url(&realm, &server.id))
                     .map_err(|e| refused(e.to_string()))?,
             );
+        if let Some(secret) = secret {
+            client = client
+                .set_client_secret(ClientSecret::new(secret))
+                .set_auth_type(secret_auth_type(pending.secret_in_body));
+        }
         let http = crate::sso::rp::http(self.fetcher.clone());
         let answer = client
             .exchange_code(AuthorizationCode::new(code.to_owned()))
@@ -400,6 +447,7 @@ impl Core {
             token_endpoint: pending.token_endpoint,
             client_id: pending.client_id,
             resource: pending.resource,
+            secret_in_body: pending.secret_in_body,
         };
         let scope = answer.scopes().map_or_else(
             || pending.scopes.join(" "),
@@ -622,6 +670,7 @@ impl Core {
         };
         Ok(Endpoints {
             iss_supported: doc["authorization_response_iss_parameter_supported"] == true,
+            secret_in_body: secret_method(&doc),
             authorization: endpoint("authorization_endpoint")?,
             token: endpoint("token_endpoint")?,
             issuer,

@@ -8,6 +8,7 @@
 //! The MCP side — the facade's two tools, upstream connections, argument validation — is the
 //! `portcullis-gateway` crate, which asks this module everything it decides.
 mod approvals;
+mod client_secrets;
 mod connect;
 mod model;
 mod ops;

@@ -266,6 +266,65 @@ pub struct UpstreamConnection {
     pub refreshed_at: i64,
 }
 
+/// The client secret an administrator gave the gateway for one server's authorization server.
+///
+/// The gateway is a confidential client there (Google's web application clients, for one).
+/// Sealed under the master key for exactly this realm and server, with the client id and the
+/// authorization server it was issued for: it is sent only there, and only while the registry
+/// still names both.
+#[derive(Clone, PartialEq, Eq)]
+pub struct UpstreamClientSecret {
+    /// The realm.
+    pub realm_id: RealmId,
+    /// The registry server.
+    pub server_id: String,
+    /// The client id the secret belongs to (the registry's `auth.clientId`).
+    pub client_id: String,
+    /// The authorization server that issued it (the registry's `auth.issuer`).
+    pub issuer: String,
+    /// The secret, sealed.
+    pub sealed_secret: Vec<u8>,
+    /// Who set it.
+    pub set_by: String,
+    /// When (Unix seconds).
+    pub set_at: i64,
+}
+
+impl std::fmt::Debug for UpstreamClientSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UpstreamClientSecret")
+            .field("realm_id", &self.realm_id)
+            .field("server_id", &self.server_id)
+            .field("client_id", &self.client_id)
+            .field("issuer", &self.issuer)
+            .field("set_by", &self.set_by)
+            .field("set_at", &self.set_at)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether the gateway holds a client secret for a server with its own authorization server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientSecretState {
+    /// None: the gateway is a public client there (PKCE only).
+    Unset,
+    /// One, sent with each token request.
+    Set {
+        /// Who set it.
+        set_by: String,
+        /// When (Unix seconds).
+        set_at: i64,
+    },
+    /// One given for another client id or authorization server than the registry names now:
+    /// never sent.
+    Stale {
+        /// Who set it.
+        set_by: String,
+        /// When (Unix seconds).
+        set_at: i64,
+    },
+}
+
 /// One of a person's upstream connections, as their account page lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConnectionView {
@@ -730,6 +789,9 @@ pub struct GatewayUpstream {
     pub offered: Vec<String>,
     /// Its tools waiting for an administrator.
     pub waiting: usize,
+    /// For a server with its own authorization server (`auth.mode = oauth`) and a client id
+    /// in the registry: whether the gateway holds a client secret for it.
+    pub client_secret: Option<ClientSecretState>,
 }
 
 /// Everything the console's Gateway page shows.

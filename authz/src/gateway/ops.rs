@@ -620,6 +620,7 @@ impl Core {
         let realm = self.find_realm(realm_name).await?;
         let toolset = self.toolset_for(&realm, None, None).await?;
         let board = self.gateway_health();
+        let secrets = self.store.list_gateway_client_secrets(&realm.id).await?;
         let upstreams = toolset
             .servers
             .iter()
@@ -637,6 +638,10 @@ impl Core {
                     .iter()
                     .filter(|t| t.server_id == s.server.id && t.state() != PinState::Accepted)
                     .count(),
+                client_secret: super::client_secrets::secret_state(
+                    secrets.iter().find(|h| h.server_id == s.server.id),
+                    &s.server,
+                ),
                 server: s.clone(),
             })
             .collect();

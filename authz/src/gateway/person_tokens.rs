@@ -7,7 +7,7 @@ use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError};
 use oauth2::basic::{BasicClient, BasicErrorResponseType};
-use oauth2::{ClientId, RefreshToken, RequestTokenError, TokenResponse, TokenUrl};
+use oauth2::{ClientId, ClientSecret, RefreshToken, RequestTokenError, TokenResponse, TokenUrl};
 use portcullis_manifest::{Auth, Server, Transport};
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +26,10 @@ pub(super) struct Held {
     pub(super) token_endpoint: String,
     pub(super) client_id: String,
     pub(super) resource: String,
+    /// The authorization server takes a client secret in the request body (else in the
+    /// Authorization header), when the gateway holds one for it.
+    #[serde(default)]
+    pub(super) secret_in_body: bool,
 }
 
 impl std::fmt::Debug for Held {
@@ -92,10 +96,18 @@ impl Core {
         let Some(refresh) = held.refresh_token.clone() else {
             return Ok(None);
         };
-        let client = BasicClient::new(ClientId::new(held.client_id.clone())).set_token_uri(
+        let secret = self
+            .gateway_client_secret(&realm.id, &server.id, &held.client_id, &row.issuer)
+            .await?;
+        let mut client = BasicClient::new(ClientId::new(held.client_id.clone())).set_token_uri(
             TokenUrl::new(held.token_endpoint.clone())
                 .map_err(|e| Error::Internal(e.to_string()))?,
         );
+        if let Some(secret) = secret {
+            client = client
+                .set_client_secret(ClientSecret::new(secret))
+                .set_auth_type(super::client_secrets::secret_auth_type(held.secret_in_body));
+        }
         let http = crate::sso::rp::http(self.fetcher.clone());
         let answer = match client
             .exchange_refresh_token(&RefreshToken::new(refresh))

@@ -1,8 +1,9 @@
 //! Gateway persistence: each person's connection to an upstream with its own OAuth
-//! authorization server (tokens sealed by the core before they get here).
+//! authorization server, and the client secrets administrators gave the gateway for such
+//! servers (tokens and secrets sealed by the core before they get here).
 use crate::audit::NewAuditEvent;
 use crate::error::StorageError;
-use crate::gateway::UpstreamConnection;
+use crate::gateway::{UpstreamClientSecret, UpstreamConnection};
 use crate::ids::RealmId;
 use async_trait::async_trait;
 
@@ -46,6 +47,30 @@ pub trait GatewayConnectionStore: Send + Sync {
         tokens: Option<&[u8]>,
         event: &NewAuditEvent,
     ) -> Result<(), StorageError>;
+    /// The client secret the gateway holds for one server.
+    async fn find_gateway_client_secret(
+        &self,
+        realm_id: &RealmId,
+        server_id: &str,
+    ) -> Result<Option<UpstreamClientSecret>, StorageError>;
+    /// Every client secret the gateway holds in a realm, by server.
+    async fn list_gateway_client_secrets(
+        &self,
+        realm_id: &RealmId,
+    ) -> Result<Vec<UpstreamClientSecret>, StorageError>;
+    /// Sets (or replaces) a server's client secret, with its audit event.
+    async fn save_gateway_client_secret(
+        &self,
+        s: &UpstreamClientSecret,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
+    /// Removes a server's client secret, with its audit event. `NotFound` when there is none.
+    async fn delete_gateway_client_secret(
+        &self,
+        realm_id: &RealmId,
+        server_id: &str,
+        event: &NewAuditEvent,
+    ) -> Result<(), StorageError>;
 }
 
 pub(super) const CONNECTION_COLUMNS: &str = "realm_id, subject, server_id, issuer, sealed_tokens, access_expires_at, scope, connected_at, refreshed_at";
@@ -79,13 +104,41 @@ impl From<ConnectionRow> for UpstreamConnection {
     }
 }
 
+pub(super) const SECRET_COLUMNS: &str =
+    "realm_id, server_id, client_id, issuer, sealed_secret, set_by, set_at";
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct SecretRow {
+    pub realm_id: String,
+    pub server_id: String,
+    pub client_id: String,
+    pub issuer: String,
+    pub sealed_secret: Vec<u8>,
+    pub set_by: String,
+    pub set_at: i64,
+}
+
+impl From<SecretRow> for UpstreamClientSecret {
+    fn from(r: SecretRow) -> Self {
+        UpstreamClientSecret {
+            realm_id: RealmId::from_stored(r.realm_id),
+            server_id: r.server_id,
+            client_id: r.client_id,
+            issuer: r.issuer,
+            sealed_secret: r.sealed_secret,
+            set_by: r.set_by,
+            set_at: r.set_at,
+        }
+    }
+}
+
 /// Implements [`GatewayConnectionStore`] for one backend's store.
 macro_rules! gateway_connection_store {
     ($store:ident, $db:ty) => {
         const _: () = {
             use $crate::audit::NewAuditEvent;
             use $crate::error::StorageError;
-            use $crate::gateway::UpstreamConnection;
+            use $crate::gateway::{UpstreamClientSecret, UpstreamConnection};
             use $crate::ids::RealmId;
             use $crate::storage::gateway_connections::*;
 
@@ -199,6 +252,79 @@ macro_rules! gateway_connection_store {
                         .execute(&mut *tx)
                         .await?,
                     }
+                    .rows_affected();
+                    if n == 0 {
+                        tx.rollback().await?;
+                        return Err(StorageError::NotFound);
+                    }
+                    self.commit(tx, event).await
+                }
+
+                async fn find_gateway_client_secret(
+                    &self,
+                    realm_id: &RealmId,
+                    server_id: &str,
+                ) -> Result<Option<UpstreamClientSecret>, StorageError> {
+                    Ok(sqlx::query_as::<_, SecretRow>(&format!(
+                        "SELECT {SECRET_COLUMNS} FROM gateway_client_secrets WHERE realm_id = $1 AND server_id = $2"
+                    ))
+                    .bind(realm_id.as_str())
+                    .bind(server_id)
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .map(UpstreamClientSecret::from))
+                }
+
+                async fn list_gateway_client_secrets(
+                    &self,
+                    realm_id: &RealmId,
+                ) -> Result<Vec<UpstreamClientSecret>, StorageError> {
+                    Ok(sqlx::query_as::<_, SecretRow>(&format!(
+                        "SELECT {SECRET_COLUMNS} FROM gateway_client_secrets WHERE realm_id = $1 ORDER BY server_id LIMIT 1000"
+                    ))
+                    .bind(realm_id.as_str())
+                    .fetch_all(&self.pool)
+                    .await?
+                    .into_iter()
+                    .map(UpstreamClientSecret::from)
+                    .collect())
+                }
+
+                async fn save_gateway_client_secret(
+                    &self,
+                    s: &UpstreamClientSecret,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    sqlx::query(&format!(
+                        "INSERT INTO gateway_client_secrets ({SECRET_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (realm_id, server_id) DO UPDATE SET client_id = excluded.client_id, issuer = excluded.issuer, sealed_secret = excluded.sealed_secret, set_by = excluded.set_by, set_at = excluded.set_at"
+                    ))
+                    .bind(s.realm_id.as_str())
+                    .bind(&s.server_id)
+                    .bind(&s.client_id)
+                    .bind(&s.issuer)
+                    .bind(&s.sealed_secret)
+                    .bind(&s.set_by)
+                    .bind(s.set_at)
+                    .execute(&mut *tx)
+                    .await?;
+                    self.commit(tx, event).await
+                }
+
+                async fn delete_gateway_client_secret(
+                    &self,
+                    realm_id: &RealmId,
+                    server_id: &str,
+                    event: &NewAuditEvent,
+                ) -> Result<(), StorageError> {
+                    let mut tx = self.begin().await?;
+                    let n = sqlx::query(
+                        "DELETE FROM gateway_client_secrets WHERE realm_id = $1 AND server_id = $2",
+                    )
+                    .bind(realm_id.as_str())
+                    .bind(server_id)
+                    .execute(&mut *tx)
+                    .await?
                     .rows_affected();
                     if n == 0 {
                         tx.rollback().await?;

@@ -315,6 +315,32 @@ pub(super) fn https_url(field: &str, raw: &str, f: &mut Findings) -> String {
         Ok(u) if u.scheme() == "https" && u.host_str().is_some() && u.fragment().is_none() => {}
         _ => f.error(field, format!("{}: an https URL.", shown(raw))),
     }
+    checked_value(field, raw, f)
+}
+
+/// An authorization server's issuer: an https URL, or plain http on this machine's loopback
+/// (an authorization server beside a loopback server, as [`super::canonical_url`] allows for
+/// servers).
+pub(super) fn issuer_url(field: &str, raw: &str, f: &mut Findings) -> String {
+    let raw = raw.trim();
+    match url::Url::parse(raw) {
+        Ok(u)
+            if (u.scheme() == "https" || (u.scheme() == "http" && super::is_loopback(&u)))
+                && u.host_str().is_some()
+                && u.fragment().is_none() => {}
+        _ => f.error(
+            field,
+            format!(
+                "{}: an https URL (plain http only on loopback).",
+                shown(raw)
+            ),
+        ),
+    }
+    checked_value(field, raw, f)
+}
+
+/// `raw` after the checks every delivered URL passes.
+fn checked_value(field: &str, raw: &str, f: &mut Findings) -> String {
     if let Err(m) = no_expansion(raw) {
         f.error(field, m);
     }
@@ -418,7 +444,7 @@ pub(super) fn auth(
             Auth::OAuth {
                 client_id,
                 client_metadata_url,
-                issuer: a.issuer.as_deref().map(|u| https_url("auth.issuer", u, f)),
+                issuer: a.issuer.as_deref().map(|u| issuer_url("auth.issuer", u, f)),
                 scopes: scopes(&a.scopes, f),
             }
         }

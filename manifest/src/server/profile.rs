@@ -66,6 +66,16 @@ impl Profile {
         }
     }
 
+    /// What the gateway adds to its authorization requests at the provider's authorization
+    /// server: Google gives a refresh token only to clients asking for offline access, and
+    /// only with a fresh consent.
+    pub fn authorization_params(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Profile::Notion => &[],
+            Profile::GmailPreview => &[("access_type", "offline"), ("prompt", "consent")],
+        }
+    }
+
     /// The provider's authentication: its own OAuth authorization server, each person's own
     /// account.
     fn auth(self) -> AuthInput {

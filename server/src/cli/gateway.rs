@@ -107,6 +107,21 @@ pub enum GatewayCommand {
         #[arg(long, default_value = "")]
         reason: String,
     },
+    /// Set the client secret the gateway sends to a server's own authorization server (a
+    /// server with auth.mode oauth whose registry entry names auth.clientId and auth.issuer),
+    /// read from a file or standard input; or remove it with --clear.
+    ClientSecret {
+        /// Realm.
+        #[arg(long, default_value = "default")]
+        realm: String,
+        /// The registry server's id.
+        server: String,
+        #[command(flatten)]
+        secret: super::sso::SecretSource,
+        /// Remove the secret: the gateway is then a public client there (PKCE only).
+        #[arg(long, conflicts_with_all = ["client_secret_file", "client_secret_stdin"])]
+        clear: bool,
+    },
     /// Which servers an agent's gateway search draws on, and why each other one does not.
     Toolset {
         /// Realm.
@@ -303,6 +318,34 @@ pub(super) async fn gateway(core: &authz::Core, command: GatewayCommand) -> anyh
                 .await
                 .map_err(core_error)?;
             say!("Denied {} ({}).", a.id, a.capability());
+        }
+        GatewayCommand::ClientSecret {
+            realm,
+            server,
+            secret,
+            clear,
+        } => {
+            if clear {
+                core.clear_gateway_client_secret(&p, &realm, &server, &meta)
+                    .await
+                    .map_err(core_error)?;
+                say!(
+                    "Removed the client secret of {server}: the gateway is a public client there now."
+                );
+            } else {
+                let secret = secret.read()?;
+                if secret.is_empty() {
+                    anyhow::bail!(
+                        "Give the secret with --client-secret-file or --client-secret-stdin, or remove it with --clear."
+                    );
+                }
+                core.set_gateway_client_secret(&p, &realm, &server, &secret, &meta)
+                    .await
+                    .map_err(core_error)?;
+                say!(
+                    "Set the client secret of {server}: the gateway sends it with each token request to the server's authorization server, while the registry names the same client id and authorization server."
+                );
+            }
         }
         GatewayCommand::Toolset {
             realm,

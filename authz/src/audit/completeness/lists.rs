@@ -127,6 +127,10 @@ pub(super) const WRITES: &[&str] = &[
     "finish_gateway_connection",
     "disconnect_own_gateway_connection",
     "gateway_person_token",
+    // the client secret sent to an upstream's authorization server (needs a published
+    // release naming the server's client and authorization server: checked by the API tests)
+    "set_gateway_client_secret",
+    "clear_gateway_client_secret",
     // drift (a report needs a person's registry token: checked by the API tests)
     "forget_drift_device",
     // tokens

@@ -145,6 +145,22 @@ impl Fixture {
     /// The person in `jar` (signed in at the gateway's realm) connects their account at the
     /// docs server, signing in there as `email` in a browser of its own.
     async fn connect(&self, jar: &mut Jar, connect_url: &str, email: &str) {
+        let (status, html) = self
+            .try_connect(jar, connect_url, email, "portcullis-gateway")
+            .await;
+        assert_eq!(status, StatusCode::OK, "{html}");
+        assert!(html.contains("data-testid=\"connected\""), "{html}");
+    }
+
+    /// [`Fixture::connect`] as the gateway's client `client_id` there, up to the page the
+    /// callback shows (its status and text).
+    async fn try_connect(
+        &self,
+        jar: &mut Jar,
+        connect_url: &str,
+        email: &str,
+        client_id: &str,
+    ) -> (StatusCode, String) {
         // The link shows who is signed in and where they connect; only the form goes on.
         let (status, _, html) = self.get(jar, connect_url).await;
         assert_eq!(status, StatusCode::OK, "{html}");
@@ -163,7 +179,7 @@ impl Fixture {
             to_as.starts_with(&format!("{}/realms/{AS_REALM}/authorize?", self.origin)),
             "{to_as}"
         );
-        assert_eq!(asked["client_id"], "portcullis-gateway");
+        assert_eq!(asked["client_id"], client_id);
         assert_eq!(
             asked["resource"], self.docs_url,
             "RFC 8707: the upstream itself"
@@ -180,8 +196,7 @@ impl Fixture {
             .sign_in_and_agree(&mut at_as, AS_REALM, &to_as, email)
             .await;
         let (status, _, html) = self.get(jar, &back).await;
-        assert_eq!(status, StatusCode::OK, "{html}");
-        assert!(html.contains("data-testid=\"connected\""), "{html}");
+        (status, html)
     }
 
     fn issuer(&self) -> String {
@@ -774,4 +789,228 @@ async fn a_registry_change_never_sends_a_persons_token_to_another_server() {
         .await
         .expect("audit");
     assert_eq!(disconnected.items.len(), 1);
+}
+
+#[tokio::test]
+async fn a_confidential_gateway_client_sends_its_secret_only_where_it_was_issued() {
+    let f = fixture().await;
+    let core = &f.t.state.core;
+    let meta = authz::RequestMeta::default();
+    let connect_url = format!("{}/gateway/connect/docs", f.issuer());
+    let as_issuer = format!("{}/realms/{AS_REALM}", f.origin);
+
+    // At the upstream's authorization server, the gateway is now a confidential client (a web
+    // application client, as Google's are): its token requests need the secret.
+    let (_, secret) = core
+        .create_client(
+            &f.admin,
+            AS_REALM,
+            "gateway-web",
+            &ClientForm {
+                name: "Portcullis gateway (web)".into(),
+                auth_method: "client_secret_basic".into(),
+                redirect_uris: format!("{}/realms/default/gateway/callback/docs", f.origin),
+                ..Default::default()
+            }
+            .into_metadata()
+            .expect("metadata"),
+            &meta,
+        )
+        .await
+        .expect("confidential client");
+    let secret = secret.expect("a secret").expose().to_owned();
+    core.grant_access(
+        &f.admin,
+        AS_REALM,
+        "gateway-web",
+        "docs",
+        Some("docs:read"),
+        &meta,
+    )
+    .await
+    .expect("grant");
+    let (fx, m) = (&f, &meta);
+    let publish = move |auth: Value| async move {
+        let revision = core
+            .registry(&fx.admin, "default")
+            .await
+            .expect("registry")
+            .registry
+            .revision;
+        let policy: portcullis_manifest::policy::PolicyInput = serde_json::from_value(json!({
+            "mode": "allowlist",
+            "rings": ["ring0"],
+            "servers": [{"id": "docs", "title": "Team docs", "url": fx.docs_url, "auth": auth, "rings": ["ring0"]}],
+        }))
+        .expect("policy");
+        core.replace_registry_draft(&fx.admin, "default", revision, &policy, m)
+            .await
+            .expect("draft");
+        core.publish_registry(&fx.admin, "default", revision + 1, m)
+            .await
+            .expect("publish");
+    };
+
+    // A secret is bound to the client id and the authorization server the registry names:
+    // without an issuer in the entry, there is nothing to bind it to.
+    publish(json!({"mode": "oauth", "clientId": "gateway-web", "scopes": ["docs:read", "offline_access"]})).await;
+    let err = core
+        .set_gateway_client_secret(&f.admin, "default", "docs", &secret, &meta)
+        .await
+        .expect_err("no issuer named");
+    assert!(
+        matches!(
+            err,
+            authz::Error::InvalidField {
+                field: "server",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    publish(json!({"mode": "oauth", "clientId": "gateway-web", "issuer": as_issuer, "scopes": ["docs:read", "offline_access"]})).await;
+    for (bad, field) in [("", "client_secret"), ("two\nlines", "client_secret")] {
+        let err = core
+            .set_gateway_client_secret(&f.admin, "default", "docs", bad, &meta)
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(&err, authz::Error::InvalidField { field: f, .. } if *f == field),
+            "{err:?}"
+        );
+    }
+    let err = core
+        .set_gateway_client_secret(&f.admin, "default", "nowhere", &secret, &meta)
+        .await
+        .expect_err("no such server");
+    assert!(matches!(err, authz::Error::NotFound { .. }), "{err:?}");
+
+    // Without the secret, the authorization server gives the gateway no token.
+    let mut jar = Jar::default();
+    let ada = f
+        .client(f.person_token(&mut jar, "ada@example.com").await)
+        .await;
+    search(&ada).await;
+    let (status, html) = f
+        .try_connect(&mut jar, &connect_url, "ada@example.com", "gateway-web")
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{html}");
+    assert!(html.contains("did not give a token"), "{html}");
+
+    // With it, Ada connects, calls, and her token is refreshed (the secret again).
+    core.set_gateway_client_secret(&f.admin, "default", "docs", &format!(" {secret} "), &meta)
+        .await
+        .expect("secret set");
+    let overview = core
+        .gateway_overview(&f.admin, "default")
+        .await
+        .expect("overview");
+    let docs = overview
+        .upstreams
+        .iter()
+        .find(|u| u.server.server.id == "docs")
+        .expect("docs");
+    assert!(
+        matches!(
+            docs.client_secret,
+            Some(authz::gateway::ClientSecretState::Set { .. })
+        ),
+        "{:?}",
+        docs.client_secret
+    );
+    let (status, html) = f
+        .try_connect(&mut jar, &connect_url, "ada@example.com", "gateway-web")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    // Listed through Ada's account, then accepted.
+    search(&ada).await;
+    core.accept_tool_pins(&f.admin, "default", "docs", &[], &meta)
+        .await
+        .expect("accept");
+    assert_eq!(names(&search(&ada).await), ["docs.read"]);
+    let r = execute(&ada, "docs.read", json!({"q": "x"}))
+        .await
+        .expect("call");
+    assert_ne!(r.is_error, Some(true), "{r:?}");
+    let first = f.docs.seen.lock().expect("seen")[0].authorization.clone();
+    let claims = jwt_claims(
+        first
+            .as_deref()
+            .expect("token")
+            .trim_start_matches("Bearer "),
+    );
+    assert_eq!(claims["client_id"], "gateway-web");
+    let lifetime = claims["exp"].as_i64().expect("exp") - claims["iat"].as_i64().expect("iat");
+    f.clock.advance(lifetime - 20);
+    let r = execute(&ada, "docs.read", json!({"q": "later"}))
+        .await
+        .expect("call");
+    assert_ne!(r.is_error, Some(true), "{r:?}");
+    let last = f
+        .docs
+        .seen
+        .lock()
+        .expect("seen")
+        .last()
+        .expect("a call")
+        .authorization
+        .clone();
+    assert_ne!(last, first, "refreshed with the secret");
+
+    // The registry naming another client id: the secret is for the old one, and never sent.
+    publish(json!({"mode": "oauth", "clientId": "someone-else", "issuer": as_issuer, "scopes": ["docs:read"]})).await;
+    let overview = core
+        .gateway_overview(&f.admin, "default")
+        .await
+        .expect("overview");
+    let docs = overview
+        .upstreams
+        .iter()
+        .find(|u| u.server.server.id == "docs")
+        .expect("docs");
+    assert!(
+        matches!(
+            docs.client_secret,
+            Some(authz::gateway::ClientSecretState::Stale { .. })
+        ),
+        "{:?}",
+        docs.client_secret
+    );
+
+    // Removing it is audited like setting it; the secret is in no audit row.
+    core.clear_gateway_client_secret(&f.admin, "default", "docs", &meta)
+        .await
+        .expect("removed");
+    let err = core
+        .clear_gateway_client_secret(&f.admin, "default", "docs", &meta)
+        .await
+        .expect_err("nothing to remove");
+    assert!(matches!(err, authz::Error::NotFound { .. }), "{err:?}");
+    let events = core
+        .list_audit(
+            &f.admin,
+            Some("default"),
+            authz::audit::AuditFilter {
+                action: Some("gateway.client_secret".into()),
+                ..Default::default()
+            },
+            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
+        )
+        .await
+        .expect("audit");
+    let changes: Vec<&str> = events
+        .items
+        .iter()
+        .map(|e| e.details["change"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(changes, ["removed", "set"]);
+    let text = serde_json::to_string(
+        &events
+            .items
+            .iter()
+            .map(|e| e.details.clone())
+            .collect::<Vec<_>>(),
+    )
+    .expect("json");
+    assert!(!text.contains(&secret), "{text}");
 }
