@@ -79,14 +79,11 @@ fn gmail_is_an_opt_in_preview_that_searches_reads_and_drafts_but_never_sends() {
             .any(|w| w.field == "auth.clientId" && w.message.contains("Google")),
         "Google takes registered clients only: {f:?}"
     );
+    // The entry names its client id; Google's authorization server and the Gmail scopes come
+    // from the profile.
     gmail.auth = Some(AuthInput {
         mode: "oauth".into(),
         client_id: Some("123.apps.googleusercontent.com".into()),
-        issuer: Some("https://accounts.google.com".into()),
-        scopes: vec![
-            "https://www.googleapis.com/auth/gmail.readonly".into(),
-            "https://www.googleapis.com/auth/gmail.compose".into(),
-        ],
         ..Default::default()
     });
     let (server, f) = Server::check(&gmail);
@@ -120,11 +117,15 @@ fn gmail_is_an_opt_in_preview_that_searches_reads_and_drafts_but_never_sends() {
         panic!("oauth: {:?}", server.auth)
     };
     assert_eq!(issuer.as_deref(), Some("https://accounts.google.com"));
+    assert_eq!(scopes.len(), 2, "{scopes:?}");
     assert!(
         scopes
             .iter()
             .all(|s| s.ends_with("gmail.readonly") || s.ends_with("gmail.compose"))
     );
+    // Written back and checked again, the same server.
+    let (again, _) = Server::check(&server.to_input());
+    assert_eq!(again.as_ref(), Some(&server));
 }
 
 #[test]

@@ -150,9 +150,22 @@ pub(super) fn apply(input: &ServerInput, f: &mut Findings) -> (ServerInput, Opti
         ),
         Some(_) => {}
     }
-    if input.auth.is_none() {
-        out.auth = Some(profile.auth());
-    }
+    // The provider's OAuth settings, for what the entry leaves out (an entry naming its
+    // client id still gets the provider's authorization server and scopes).
+    let defaults = profile.auth();
+    out.auth = match input.auth.clone() {
+        None => Some(defaults),
+        Some(mut a) if a.mode == defaults.mode => {
+            if a.issuer.is_none() {
+                a.issuer = defaults.issuer;
+            }
+            if a.scopes.is_empty() {
+                a.scopes = defaults.scopes;
+            }
+            Some(a)
+        }
+        other => other,
+    };
     // Google takes neither client metadata documents nor dynamic registration.
     if profile == Profile::GmailPreview
         && out
