@@ -31,7 +31,12 @@ fn registered_client(server: &Server) -> Option<(&str, &str)> {
 
 /// What a sealed secret is bound to: the realm, the server, the client id and the
 /// authorization server (a row copied to another server or realm does not open).
-fn secret_aad(realm: &RealmId, server_id: &str, client_id: &str, issuer: &str) -> Vec<u8> {
+pub(super) fn secret_aad(
+    realm: &RealmId,
+    server_id: &str,
+    client_id: &str,
+    issuer: &str,
+) -> Vec<u8> {
     serde_json::to_vec(&(
         "gateway client secret",
         realm.as_str(),

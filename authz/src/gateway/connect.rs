@@ -56,6 +56,9 @@ struct Pending {
     /// Authorization header.
     #[serde(default)]
     secret_in_body: bool,
+    /// Where the authorization server revokes tokens (RFC 7009), when its metadata says.
+    #[serde(default)]
+    revocation_endpoint: Option<String>,
     started_at: i64,
 }
 
@@ -78,6 +81,8 @@ struct Endpoints {
     /// How it takes a client secret: `Some(false)` in the Authorization header, `Some(true)`
     /// in the request body, `None` neither (its metadata lists other methods only).
     secret_in_body: Option<bool>,
+    /// Its RFC 7009 revocation endpoint.
+    revocation: Option<String>,
 }
 
 /// How an authorization server's metadata says it takes a client secret: in the Authorization
@@ -340,6 +345,7 @@ impl Core {
             scopes: scopes.clone(),
             iss_required: endpoints.iss_supported,
             secret_in_body: endpoints.secret_in_body.unwrap_or(false),
+            revocation_endpoint: endpoints.revocation,
             started_at: self.now(),
         };
         Ok(ConnectStart::Redirect {
@@ -448,6 +454,7 @@ impl Core {
             client_id: pending.client_id,
             resource: pending.resource,
             secret_in_body: pending.secret_in_body,
+            revocation_endpoint: pending.revocation_endpoint,
         };
         let scope = answer.scopes().map_or_else(
             || pending.scopes.join(" "),
@@ -529,8 +536,9 @@ impl Core {
             .collect())
     }
 
-    /// Disconnects one of the signed-in person's upstream accounts (the gateway forgets the
-    /// tokens; the grant at the server stays until the person ends it there).
+    /// Disconnects one of the signed-in person's upstream accounts: the gateway asks the
+    /// server's authorization server to revoke the tokens (RFC 7009, when it has a revocation
+    /// endpoint; best effort, recorded in the audit row) and forgets them.
     ///
     /// # Errors
     /// `Unauthenticated`, `NotFound` (not connected), storage failure.
@@ -546,20 +554,27 @@ impl Core {
             .session_subject(&realm, session)
             .await?
             .ok_or(Error::Unauthenticated)?;
-        let event = self.event(
+        let not_found =
+            || Error::not_found("connection", server_id.chars().take(63).collect::<String>());
+        let row = self
+            .store
+            .find_gateway_connection(&realm.id, &subject.id, server_id)
+            .await?
+            .ok_or_else(not_found)?;
+        let revoked = self.revoke_connection(&row).await;
+        let mut event = self.event(
             &realm.id,
             &subject.id,
             action::GATEWAY_DISCONNECT,
             AuditSubject::RegistryServer(server_id.chars().take(200).collect()),
             meta,
         );
+        event.details = serde_json::json!({ "reason": "disconnected by the person", "upstream_revocation": revoked });
         self.store
             .delete_gateway_connection(&realm.id, &subject.id, server_id, None, &event)
             .await
             .map_err(|e| match e {
-                StorageError::NotFound => {
-                    Error::not_found("connection", server_id.chars().take(63).collect::<String>())
-                }
+                StorageError::NotFound => not_found(),
                 other => Error::Storage(other),
             })
     }
@@ -671,6 +686,11 @@ impl Core {
         Ok(Endpoints {
             iss_supported: doc["authorization_response_iss_parameter_supported"] == true,
             secret_in_body: secret_method(&doc),
+            // Optional: without one, a disconnect only forgets the tokens.
+            revocation: doc["revocation_endpoint"]
+                .as_str()
+                .and_then(|e| parse_fetch_url(e, allow).ok())
+                .map(|u| u.to_string()),
             authorization: endpoint("authorization_endpoint")?,
             token: endpoint("token_endpoint")?,
             issuer,

@@ -7,7 +7,10 @@ use crate::audit::{AuditSubject, RequestMeta, action};
 use crate::core::Core;
 use crate::error::{Error, Result, StorageError};
 use oauth2::basic::{BasicClient, BasicErrorResponseType};
-use oauth2::{ClientId, ClientSecret, RefreshToken, RequestTokenError, TokenResponse, TokenUrl};
+use oauth2::{
+    AccessToken, ClientId, ClientSecret, RefreshToken, RequestTokenError, RevocationUrl,
+    StandardRevocableToken, TokenResponse, TokenUrl,
+};
 use portcullis_manifest::{Auth, Server, Transport};
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +33,9 @@ pub(super) struct Held {
     /// Authorization header), when the gateway holds one for it.
     #[serde(default)]
     pub(super) secret_in_body: bool,
+    /// Where the authorization server revokes tokens (RFC 7009), when its metadata says.
+    #[serde(default)]
+    pub(super) revocation_endpoint: Option<String>,
 }
 
 impl std::fmt::Debug for Held {
@@ -83,8 +89,15 @@ impl Core {
             && Some(&held.client_id) == self.gateway_client_id(realm, server).as_ref()
             && issuer.as_ref().is_none_or(|i| *i == row.issuer);
         if !same_server {
-            self.end_gateway_connection(&row, "the registry now sends this server elsewhere")
-                .await?;
+            // The tokens go back to the authorization server that gave them (never to the
+            // server the registry names now).
+            let revoked = self.revoke_upstream(&row, &held).await;
+            self.end_gateway_connection(
+                &row,
+                "the registry now sends this server elsewhere",
+                Some(revoked),
+            )
+            .await?;
             return Ok(None);
         }
         let now = self.now();
@@ -120,7 +133,7 @@ impl Core {
                 if *e.error() == BasicErrorResponseType::InvalidGrant =>
             {
                 // The person's grant is gone at the server: so is the connection.
-                self.end_gateway_connection(&row, "the server refused to refresh the tokens")
+                self.end_gateway_connection(&row, "the server refused to refresh the tokens", None)
                     .await?;
                 return Ok(None);
             }
@@ -190,7 +203,12 @@ impl Core {
     }
 
     /// Forgets `row`'s tokens (only those: a connection made again meanwhile stays), audited.
-    async fn end_gateway_connection(&self, row: &UpstreamConnection, reason: &str) -> Result<()> {
+    async fn end_gateway_connection(
+        &self,
+        row: &UpstreamConnection,
+        reason: &str,
+        revoked: Option<&str>,
+    ) -> Result<()> {
         let mut event = self.event(
             &row.realm_id,
             &row.subject,
@@ -198,7 +216,7 @@ impl Core {
             AuditSubject::RegistryServer(row.server_id.clone()),
             &RequestMeta::default(),
         );
-        event.details = serde_json::json!({ "reason": reason });
+        event.details = serde_json::json!({ "reason": reason, "upstream_revocation": revoked });
         match self
             .store
             .delete_gateway_connection(
@@ -212,6 +230,60 @@ impl Core {
         {
             Ok(()) | Err(StorageError::NotFound) => Ok(()),
             Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Asks the authorization server that gave a connection's tokens to revoke them (RFC 7009)
+    /// before the gateway forgets them: the refresh token (which ends the grant where access
+    /// tokens hang on it), else the access token. Best effort, as the audit row records it:
+    /// `revoked`, `failed`, `not_https` (RFC 7009 revokes over https only), or `unsupported`
+    /// (no revocation endpoint in the server's metadata, or tokens that no longer open).
+    pub(super) async fn revoke_connection(&self, row: &UpstreamConnection) -> &'static str {
+        match self.open_tokens(row) {
+            Some(held) => self.revoke_upstream(row, &held).await,
+            None => "unsupported",
+        }
+    }
+
+    async fn revoke_upstream(&self, row: &UpstreamConnection, held: &Held) -> &'static str {
+        let Some(endpoint) = held
+            .revocation_endpoint
+            .as_ref()
+            .and_then(|e| RevocationUrl::new(e.clone()).ok())
+        else {
+            return "unsupported";
+        };
+        let secret = self
+            .gateway_client_secret(&row.realm_id, &row.server_id, &held.client_id, &row.issuer)
+            .await
+            .unwrap_or_default();
+        let mut client =
+            BasicClient::new(ClientId::new(held.client_id.clone())).set_revocation_url(endpoint);
+        if let Some(secret) = secret {
+            client = client
+                .set_client_secret(ClientSecret::new(secret))
+                .set_auth_type(super::client_secrets::secret_auth_type(held.secret_in_body));
+        }
+        let token = match &held.refresh_token {
+            Some(r) => StandardRevocableToken::RefreshToken(RefreshToken::new(r.clone())),
+            None => {
+                StandardRevocableToken::AccessToken(AccessToken::new(held.access_token.clone()))
+            }
+        };
+        let http = crate::sso::rp::http(self.fetcher.clone());
+        let outcome = match client.revoke_token(token) {
+            Ok(request) => request.request_async(&http).await.map_err(|e| describe(&e)),
+            // RFC 7009: only to an https endpoint (an authorization server on loopback, in
+            // development, keeps its tokens).
+            Err(oauth2::ConfigurationError::InsecureUrl(_)) => return "not_https",
+            Err(e) => Err(e.to_string()),
+        };
+        match outcome {
+            Ok(()) => "revoked",
+            Err(why) => {
+                tracing::warn!(server = %row.server_id, error = %why, "gateway: revoking a person's upstream tokens failed");
+                "failed"
+            }
         }
     }
 
@@ -325,4 +397,153 @@ pub(super) fn describe<E: std::error::Error>(e: &E) -> String {
         source = s.source();
     }
     out.chars().take(300).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::client_secrets::secret_aad;
+    use super::super::model::UpstreamClientSecret;
+    use super::*;
+    use crate::core::CoreConfig;
+    use crate::fetch::{FetchError, Fetched, Fetcher};
+    use crate::storage::Database;
+    use base64::Engine as _;
+    use std::sync::{Arc, Mutex};
+
+    /// Answers every request of the relying party with 200, keeping each.
+    #[derive(Debug, Default)]
+    struct Recorder(Mutex<Vec<openidconnect::HttpRequest>>);
+
+    #[async_trait::async_trait]
+    impl Fetcher for Recorder {
+        async fn fetch_json(&self, _url: &url::Url) -> std::result::Result<Fetched, FetchError> {
+            Err(FetchError::Refused("no documents here".into()))
+        }
+
+        async fn idp_request(
+            &self,
+            request: openidconnect::HttpRequest,
+        ) -> std::result::Result<openidconnect::HttpResponse, FetchError> {
+            self.0.lock().expect("requests").push(request);
+            Ok(oauth2::http::Response::builder()
+                .status(200)
+                .body(Vec::new())
+                .expect("a response"))
+        }
+    }
+
+    fn form(request: &openidconnect::HttpRequest) -> Vec<(String, String)> {
+        url::form_urlencoded::parse(request.body())
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect()
+    }
+
+    /// A disconnect hands the refresh token back to the authorization server that gave it (RFC
+    /// 7009) as the gateway's client there: the client id in the body for a public client,
+    /// HTTP Basic with the secret when one is held for that very client and server; never to
+    /// a plain-http endpoint, and nothing without an endpoint.
+    #[tokio::test]
+    async fn revocation_goes_to_the_servers_endpoint_as_its_client() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let url = format!("sqlite://{}", dir.path().join("gw.db").display());
+        let db = Database::connect(&url, 4).await.expect("connect sqlite");
+        db.migrate().await.expect("migrate");
+        let recorder = Arc::new(Recorder::default());
+        let core = Core::new(db.store(), CoreConfig::default()).with_fetcher(recorder.clone());
+        core.ensure_default_realm().await.expect("default realm");
+        let realm = core.find_realm("default").await.expect("realm");
+        let held = |endpoint: Option<&str>| Held {
+            access_token: "at-1".into(),
+            refresh_token: Some("rt-1".into()),
+            token_endpoint: "https://as.example/token".into(),
+            client_id: "gw client".into(),
+            resource: "https://docs.example/mcp".into(),
+            secret_in_body: false,
+            revocation_endpoint: endpoint.map(str::to_owned),
+        };
+        let row = |h: &Held| UpstreamConnection {
+            realm_id: realm.id.clone(),
+            subject: "per_1".into(),
+            server_id: "docs".into(),
+            issuer: "https://as.example".into(),
+            sealed_tokens: core
+                .seal_tokens(&realm.id, "per_1", "docs", h)
+                .expect("sealed"),
+            access_expires_at: 0,
+            scope: String::new(),
+            connected_at: 0,
+            refreshed_at: 0,
+        };
+        let https = held(Some("https://as.example/revoke"));
+        assert_eq!(core.revoke_connection(&row(&https)).await, "revoked");
+
+        // A secret for this client at this authorization server: sent with HTTP Basic.
+        let secret = UpstreamClientSecret {
+            realm_id: realm.id.clone(),
+            server_id: "docs".into(),
+            client_id: "gw client".into(),
+            issuer: "https://as.example".into(),
+            sealed_secret: core
+                .config()
+                .master_key
+                .seal(
+                    b"s3cret",
+                    &secret_aad(&realm.id, "docs", "gw client", "https://as.example"),
+                )
+                .expect("sealed"),
+            set_by: "admin@example.com".into(),
+            set_at: 0,
+        };
+        let event = core.event(
+            &realm.id,
+            "admin@example.com",
+            action::GATEWAY_CLIENT_SECRET,
+            AuditSubject::RegistryServer("docs".into()),
+            &RequestMeta::default(),
+        );
+        core.store
+            .save_gateway_client_secret(&secret, &event)
+            .await
+            .expect("secret");
+        assert_eq!(core.revoke_connection(&row(&https)).await, "revoked");
+
+        assert_eq!(
+            core.revoke_connection(&row(&held(None))).await,
+            "unsupported"
+        );
+        assert_eq!(
+            core.revoke_connection(&row(&held(Some("http://as.example/revoke"))))
+                .await,
+            "not_https"
+        );
+
+        let sent = recorder.0.lock().expect("requests");
+        assert_eq!(sent.len(), 2, "nothing without an https endpoint");
+        for request in sent.iter() {
+            assert_eq!(request.method(), "POST");
+            assert_eq!(request.uri(), "https://as.example/revoke");
+            let body = form(request);
+            assert!(body.contains(&("token".into(), "rt-1".into())), "{body:?}");
+            assert!(
+                body.contains(&("token_type_hint".into(), "refresh_token".into())),
+                "{body:?}"
+            );
+            assert!(!body.iter().any(|(k, _)| k == "client_secret"), "{body:?}");
+        }
+        assert!(form(&sent[0]).contains(&("client_id".into(), "gw client".into())));
+        assert!(sent[0].headers().get("authorization").is_none());
+        let basic = sent[1]
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Basic "))
+            .expect("HTTP Basic");
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(basic)
+            .expect("base64");
+        assert_eq!(
+            decoded, b"gw+client:s3cret",
+            "RFC 6749 2.3.1: each part form-encoded"
+        );
+    }
 }

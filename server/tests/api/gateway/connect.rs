@@ -680,6 +680,26 @@ async fn each_person_calls_an_oauth_upstream_with_their_own_connected_account() 
         "not_connected"
     );
     assert_eq!(f.upstream_subjects().len(), calls, "nothing sent");
+    // The tokens would go back to the authorization server that gave them (RFC 7009), which
+    // revokes over https only: this one is on loopback http (the request itself is checked by
+    // authz's `revocation_goes_to_the_servers_endpoint_as_its_client`).
+    let disconnects = core
+        .list_audit(
+            &f.admin,
+            Some("default"),
+            authz::audit::AuditFilter {
+                action: Some("gateway.disconnect".into()),
+                ..Default::default()
+            },
+            authz::audit::AuditWindow::page(authz::audit::AuditCursor::Newest, 10),
+        )
+        .await
+        .expect("audit");
+    assert_eq!(
+        disconnects.items[0].details["upstream_revocation"], "not_https",
+        "{:?}",
+        disconnects.items[0].details
+    );
     let events = core
         .list_audit(
             &f.admin,
@@ -789,6 +809,11 @@ async fn a_registry_change_never_sends_a_persons_token_to_another_server() {
         .await
         .expect("audit");
     assert_eq!(disconnected.items.len(), 1);
+    assert_eq!(
+        disconnected.items[0].details["upstream_revocation"], "not_https",
+        "handed back where they were given (an https endpoint there revokes them): {:?}",
+        disconnected.items[0].details
+    );
 }
 
 #[tokio::test]
