@@ -6,6 +6,7 @@ use crate::storage::DynStore;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::{mpsc, oneshot};
 
 /// Most jobs one batch holds.
@@ -25,6 +26,8 @@ type Job<J, A> = (J, oneshot::Sender<A>);
 pub(crate) struct Batcher<J, A> {
     work: Work<J, A>,
     sender: OnceLock<mpsc::Sender<Job<J, A>>>,
+    /// Jobs handed over and not done yet (waiting or in the batch being done).
+    pending: std::sync::Arc<AtomicUsize>,
 }
 
 impl<J, A> std::fmt::Debug for Batcher<J, A> {
@@ -50,26 +53,65 @@ impl<J: Send + 'static, A: Send + 'static> Batcher<J, A> {
         Self {
             work,
             sender: OnceLock::new(),
+            pending: std::sync::Arc::default(),
         }
     }
 
     /// Hands `job` over and waits for its answer.
     pub(crate) async fn run(&self, store: &DynStore, job: J) -> Handed<J, A> {
+        let (done, answer) = oneshot::channel();
+        match self.hand(store, job, done).await {
+            Ok(()) => answer.await.map_or(Handed::Lost, Handed::Done),
+            Err(job) => Handed::Refused(job),
+        }
+    }
+
+    /// Hands `job` over without waiting for it to be done: only for a place in the queue (a
+    /// full queue makes the caller wait, so nothing is dropped under load). Its answer goes
+    /// nowhere; the work reports its own failures. `Err(job)` when no task takes it (its
+    /// runtime is gone).
+    pub(crate) async fn run_detached(&self, store: &DynStore, job: J) -> Result<(), J> {
+        let (done, _) = oneshot::channel();
+        self.hand(store, job, done).await
+    }
+
+    async fn hand(&self, store: &DynStore, job: J, done: oneshot::Sender<A>) -> Result<(), J> {
         let sender = self.sender.get_or_init(|| {
             let (tx, rx) = mpsc::channel(QUEUE);
-            tokio::spawn(serve(store.clone(), self.work, rx));
+            tokio::spawn(serve(store.clone(), self.work, rx, self.pending.clone()));
             tx
         });
-        let (done, answer) = oneshot::channel();
-        match sender.send((job, done)).await {
-            Ok(()) => answer.await.map_or(Handed::Lost, Handed::Done),
-            Err(mpsc::error::SendError((job, _))) => Handed::Refused(job),
+        self.pending.fetch_add(1, Ordering::SeqCst);
+        sender
+            .send((job, done))
+            .await
+            .map_err(|mpsc::error::SendError((job, _))| {
+                self.pending.fetch_sub(1, Ordering::SeqCst);
+                job
+            })
+    }
+
+    /// Waits until every job handed over is done, at most `limit` (at shutdown: rows handed
+    /// over without waiting get written). Whether everything was.
+    pub(crate) async fn drain(&self, limit: std::time::Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        while self.pending.load(Ordering::SeqCst) > 0 {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
+        true
     }
 }
 
 /// Takes what waits (up to [`MAX_BATCH`]), does it, and answers each caller.
-async fn serve<J, A>(store: DynStore, work: Work<J, A>, mut rx: mpsc::Receiver<Job<J, A>>) {
+async fn serve<J, A>(
+    store: DynStore,
+    work: Work<J, A>,
+    mut rx: mpsc::Receiver<Job<J, A>>,
+    pending: std::sync::Arc<AtomicUsize>,
+) {
     while let Some(first) = rx.recv().await {
         let mut jobs = vec![first];
         while jobs.len() < MAX_BATCH {
@@ -80,8 +122,10 @@ async fn serve<J, A>(store: DynStore, work: Work<J, A>, mut rx: mpsc::Receiver<J
         }
         let (jobs, callers): (Vec<J>, Vec<_>) = jobs.into_iter().unzip();
         let answers = work(store.clone(), jobs).await;
+        let n = callers.len();
         for (caller, answer) in callers.into_iter().zip(answers) {
             let _ = caller.send(answer);
         }
+        pending.fetch_sub(n, Ordering::SeqCst);
     }
 }

@@ -348,6 +348,9 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     .with_graceful_shutdown(shutdown_signal())
     .await
     .context("HTTP server failed")?;
+    if !core.drain_audit(std::time::Duration::from_secs(10)).await {
+        tracing::error!("Audit rows still waiting to be written after 10 s: not recorded");
+    }
     if let Err(e) = core.flush_token_use().await {
         tracing::error!(error = %e, "Could not write when grants were last used");
     }

@@ -1,6 +1,8 @@
 //! Audit rows of the hot token path written in batches: each caller still waits until its own
 //! row is committed (nothing is answered before it is recorded), but concurrent callers share
-//! one transaction — one write lock and one commit — instead of queueing for one each.
+//! one transaction — one write lock and one commit — instead of queueing for one each. Rows
+//! recording what already happened (a gateway call the upstream answered) are handed over
+//! without waiting for the commit.
 use super::model::NewAuditEvent;
 use crate::batch::{Answers, Batcher, Handed};
 use crate::core::Core;
@@ -22,11 +24,36 @@ fn write(store: DynStore, events: Vec<NewAuditEvent>) -> Answers<std::result::Re
             .insert_audit_events(&rows)
             .await
             .map_err(|e| e.to_string());
+        if let Err(e) = &result {
+            // Rows handed over without waiting have no caller to tell.
+            tracing::error!(rows = rows.len(), error = %e, "audit rows were not written");
+        }
         vec![result; events.len()]
     })
 }
 
 impl Core {
+    /// Appends `event` through the batch writer without waiting for its commit (it waits only
+    /// for a place in the writer's queue): for records of what already happened, such as a
+    /// gateway call whose upstream has answered, where waiting would only delay the answer. A
+    /// failed write is logged; [`Core::drain_audit`] at shutdown writes what waits.
+    ///
+    /// # Errors
+    /// Storage failure, when no writer takes it and it is written here.
+    pub(crate) async fn audit_detached(&self, event: NewAuditEvent) -> Result<()> {
+        match self.audit_batch.run_detached(&self.store, event).await {
+            Ok(()) => Ok(()),
+            // No writer (its runtime is gone): write it here.
+            Err(event) => Ok(self.store.insert_audit_event(&event).await?),
+        }
+    }
+
+    /// Waits (at most `limit`) until every audit row handed to the batch writer is written:
+    /// call it at shutdown, after the last request. Whether all were.
+    pub async fn drain_audit(&self, limit: std::time::Duration) -> bool {
+        self.audit_batch.drain(limit).await
+    }
+
     /// Appends `event` through the batch writer, once it is committed.
     ///
     /// # Errors
@@ -92,5 +119,53 @@ mod tests {
         for call in calls.collect::<Vec<_>>() {
             call.await.expect("join");
         }
+    }
+
+    /// Rows handed over without waiting are all written once the writer is drained, more of
+    /// them than its queue holds (callers wait for a place rather than lose a row).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn detached_rows_are_all_written_by_the_drain() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let url = format!("sqlite://{}", dir.path().join("audit.db").display());
+        let db = Database::connect(&url, 4).await.expect("connect sqlite");
+        db.migrate().await.expect("migrate");
+        let core = Core::new(db.store(), CoreConfig::default());
+        core.ensure_default_realm().await.expect("default realm");
+        let realm = core.find_realm("default").await.expect("realm");
+        let n = 5000;
+        for i in 0..n {
+            let e = core.event(
+                &realm.id,
+                "gateway-client",
+                crate::audit::action::GATEWAY_CALL,
+                crate::audit::AuditSubject::Token(format!("call-{i}")),
+                &crate::audit::RequestMeta::default(),
+            );
+            core.audit_detached(e).await.expect("handed over");
+        }
+        assert!(core.drain_audit(std::time::Duration::from_secs(60)).await);
+        let mut seen = 0;
+        let mut cursor = crate::audit::AuditCursor::Newest;
+        loop {
+            let page = core
+                .store
+                .list_audit_events(
+                    &AuditFilter {
+                        action: Some(crate::audit::action::GATEWAY_CALL.into()),
+                        ..AuditFilter::default()
+                    },
+                    AuditWindow::page(cursor, 1000),
+                )
+                .await
+                .expect("list");
+            seen += page.items.len();
+            match page.items.last() {
+                Some(last) if page.items.len() == 1000 => {
+                    cursor = crate::audit::AuditCursor::Before(last.id);
+                }
+                _ => break,
+            }
+        }
+        assert_eq!(seen, n);
     }
 }

@@ -559,7 +559,9 @@ impl Core {
         Ok((response.access_token, self.now() + response.expires_in))
     }
 
-    /// Writes the audit row of one gateway call.
+    /// Writes the audit row of one gateway call, without waiting for its commit (the batch
+    /// writer's queue is bounded: under load, callers wait for a place; at shutdown,
+    /// [`Core::drain_audit`] writes what waits).
     ///
     /// # Errors
     /// Storage failure.
@@ -602,7 +604,9 @@ impl Core {
             "approval": record.approval_id,
             "jti": caller.claims.jti,
         });
-        self.audit_batched(event).await
+        // What the row records has happened (the upstream answered, or the call was refused):
+        // waiting for its commit would only delay the caller's answer.
+        self.audit_detached(event).await
     }
 
     /// The console's Gateway page: whether the gateway is on, each server of the latest

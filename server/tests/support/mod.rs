@@ -133,6 +133,14 @@ impl TestServer {
 
     /// The default realm's audit events matching `filter`, newest first (at most 50).
     pub async fn audit(&self, filter: authz::audit::AuditFilter) -> Vec<authz::audit::AuditEvent> {
+        // Gateway calls' rows are written after the call's answer: wait for them.
+        assert!(
+            self.state
+                .core
+                .drain_audit(std::time::Duration::from_secs(10))
+                .await,
+            "audit rows still waiting"
+        );
         self.state
             .core
             .list_audit(
