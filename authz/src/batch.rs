@@ -81,14 +81,13 @@ impl<J: Send + 'static, A: Send + 'static> Batcher<J, A> {
             tokio::spawn(serve(store.clone(), self.work, rx, self.pending.clone()));
             tx
         });
+        // A place first: a caller dropped while it waits for one has handed nothing over.
+        let Ok(place) = sender.reserve().await else {
+            return Err(job);
+        };
         self.pending.fetch_add(1, Ordering::SeqCst);
-        sender
-            .send((job, done))
-            .await
-            .map_err(|mpsc::error::SendError((job, _))| {
-                self.pending.fetch_sub(1, Ordering::SeqCst);
-                job
-            })
+        place.send((job, done));
+        Ok(())
     }
 
     /// Waits until every job handed over is done, at most `limit` (at shutdown: rows handed
@@ -121,11 +120,20 @@ async fn serve<J, A>(
             }
         }
         let (jobs, callers): (Vec<J>, Vec<_>) = jobs.into_iter().unzip();
+        // Counted done however the batch ends (answered, failed, or the task dropped).
+        let _done = Done(&pending, callers.len());
         let answers = work(store.clone(), jobs).await;
-        let n = callers.len();
         for (caller, answer) in callers.into_iter().zip(answers) {
             let _ = caller.send(answer);
         }
-        pending.fetch_sub(n, Ordering::SeqCst);
+    }
+}
+
+/// Takes a batch's jobs off the pending count when dropped.
+struct Done<'a>(&'a AtomicUsize, usize);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(self.1, Ordering::SeqCst);
     }
 }

@@ -82,7 +82,6 @@ fn gmail_is_an_opt_in_preview_that_searches_reads_and_drafts_but_never_sends() {
     // The entry names its client id; Google's authorization server and the Gmail scopes come
     // from the profile.
     gmail.auth = Some(AuthInput {
-        mode: "oauth".into(),
         client_id: Some("123.apps.googleusercontent.com".into()),
         ..Default::default()
     });
@@ -168,4 +167,25 @@ fn gmail_asks_for_offline_access_and_notion_for_nothing_more() {
     assert!(gmail.contains(&("access_type", "offline")), "{gmail:?}");
     assert!(gmail.contains(&("prompt", "consent")), "{gmail:?}");
     assert!(Profile::Notion.authorization_params().is_empty());
+}
+
+#[test]
+fn a_profile_at_another_url_keeps_its_tool_rules_but_never_the_providers_sign_in() {
+    // Google's tokens must never be minted for a server that is not Google's.
+    let mut input = with_profile("mail", "gmail-preview");
+    input.url = Some("https://mail-proxy.example.com/mcp".into());
+    input.auth = Some(AuthInput {
+        mode: "oauth".into(),
+        client_id: Some("123.apps.googleusercontent.com".into()),
+        ..Default::default()
+    });
+    let (server, f) = Server::check(&input);
+    assert!(f.warnings.iter().any(|w| w.field == "url"), "{f:?}");
+    let server = server.expect("accepted");
+    let Auth::OAuth { issuer, scopes, .. } = &server.auth else {
+        panic!("oauth: {:?}", server.auth)
+    };
+    assert_eq!(issuer, &None, "no Google issuer for another host");
+    assert!(scopes.is_empty(), "{scopes:?}");
+    assert_eq!(server.tools.allow.len(), 4, "the tool rules still apply");
 }

@@ -401,27 +401,43 @@ fn wildcards_options_and_expansions_are_refused() {
 }
 
 #[test]
-fn an_oauth_issuer_is_https_or_plain_http_on_loopback_only() {
-    let with = |issuer: &str| ServerInput {
+fn an_oauth_issuer_is_https_or_plain_http_on_loopback_for_a_loopback_server() {
+    let with = |url: &str, issuer: &str| ServerInput {
         auth: Some(AuthInput {
             mode: "oauth".into(),
             client_id: Some("gateway".into()),
             issuer: Some(issuer.into()),
             ..Default::default()
         }),
-        ..remote("docs", "https://docs.example.com/mcp")
+        ..remote("docs", url)
     };
-    for fine in [
-        "https://accounts.example.com",
-        "http://127.0.0.1:8080/realms/docs",
-        "http://localhost:9000",
+    for (url, fine) in [
+        (
+            "https://docs.example.com/mcp",
+            "https://accounts.example.com",
+        ),
+        (
+            "http://127.0.0.1:8081/mcp",
+            "http://127.0.0.1:8080/realms/docs",
+        ),
+        ("http://localhost:8081/mcp", "http://localhost:9000"),
     ] {
-        let (server, f) = Server::check(&with(fine));
+        let (server, f) = Server::check(&with(url, fine));
         assert!(server.is_some() && f.errors.is_empty(), "{fine}: {f:?}");
     }
-    for refused in ["http://accounts.example.com", "ftp://127.0.0.1", "accounts"] {
+    for (url, refused) in [
+        (
+            "https://docs.example.com/mcp",
+            "http://accounts.example.com",
+        ),
+        // Laptops and the gateway would take any local process on that port for the
+        // authorization server of a remote server.
+        ("https://docs.example.com/mcp", "http://127.0.0.1:8080"),
+        ("http://127.0.0.1:8081/mcp", "ftp://127.0.0.1"),
+        ("http://127.0.0.1:8081/mcp", "accounts"),
+    ] {
         assert!(
-            error_on(&with(refused), "auth.issuer").contains("https"),
+            error_on(&with(url, refused), "auth.issuer").contains("https"),
             "{refused}"
         );
     }

@@ -341,16 +341,17 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         });
     }
     let (db, core) = (state.db.clone(), state.core.clone());
-    axum::serve(
+    let served = axum::serve(
         listener,
         router(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
     .with_graceful_shutdown(shutdown_signal())
-    .await
-    .context("HTTP server failed")?;
+    .await;
+    // Rows handed to the audit writer get written however serving ended.
     if !core.drain_audit(std::time::Duration::from_secs(10)).await {
         tracing::error!("Audit rows still waiting to be written after 10 s: not recorded");
     }
+    served.context("HTTP server failed")?;
     if let Err(e) = core.flush_token_use().await {
         tracing::error!(error = %e, "Could not write when grants were last used");
     }

@@ -504,6 +504,7 @@ fn SecretRow(
     let (tone, words) = match c.state.as_str() {
         "set" => (Tone::Good, "set"),
         "stale" => (Tone::Warn, "for another client: not sent"),
+        _ if c.needed => (Tone::Warn, "none: the provider needs one"),
         _ => (Tone::Off, "none (public client)"),
     };
     let server = StoredValue::new(id.clone());
@@ -513,9 +514,14 @@ fn SecretRow(
             <div class="min-w-0">
                 <p class="break-all font-medium text-slate-900 dark:text-white">{id.clone()}
                     <span class="ml-2"><Pill tone text=words.to_owned()/></span></p>
-                {c.set_by.clone().zip(c.set.clone()).map(|(by, at)| view! {
-                    <p class=format!("break-all {MUTED}")>"set by "{by}" "<When at=at.at words=at.ago/></p>
+                {c.set.clone().map(|at| view! {
+                    <p class=format!("break-all {MUTED}")>"set "{c.set_by.clone().map(|by| format!("by {by} "))}<When at=at.at words=at.ago/></p>
                 })}
+                {c.given_for.clone().map(|g| view! {
+                    <p class=format!("break-all {MUTED}")>{format!("Given for {g}: set it again for the client the registry names now.")}</p>
+                })}
+                <p class=format!("mt-1 {MUTED}")>"Redirect URI to register there"</p>
+                <CopyValue value=c.callback_url.clone() label="the redirect URI"/>
                 {(!c.settable).then(|| view! {
                     <p class=MUTED>"The registry names no client id (auth.clientId) or authorization server (auth.issuer) for it: the gateway is a public client there."</p>
                 })}

@@ -55,9 +55,15 @@ pub fn gateway_view(o: GatewayOverview, p: &Principal, now: i64) -> GatewayView 
                     last_call: status.last_call_at.map(|t| moment(now, t)),
                     offered: u.offered,
                     waiting: u.waiting,
-                    client_secret: u
-                        .client_secret
-                        .map(|c| secret_view(c, &u.server.server, now)),
+                    client_secret: u.client_secret.map(|c| {
+                        secret_view(
+                            c,
+                            &u.server.server,
+                            u.callback_url.clone().unwrap_or_default(),
+                            p.role.can(Permission::ManageRegistry),
+                            now,
+                        )
+                    }),
                 }
             })
             .collect(),
@@ -85,18 +91,32 @@ pub fn gateway_view(o: GatewayOverview, p: &Principal, now: i64) -> GatewayView 
 fn secret_view(
     c: authz::gateway::ClientSecretState,
     server: &portcullis_manifest::Server,
+    callback_url: String,
+    manager: bool,
     now: i64,
 ) -> ClientSecretView {
     use authz::gateway::ClientSecretState as S;
-    let (state, held) = match c {
-        S::Unset => ("unset", None),
-        S::Set { set_by, set_at } => ("set", Some((set_by, set_at))),
-        S::Stale { set_by, set_at } => ("stale", Some((set_by, set_at))),
+    let (state, held, given_for) = match c {
+        S::Unset => ("unset", None, None),
+        S::Set { set_by, set_at } => ("set", Some((set_by, set_at)), None),
+        S::Stale {
+            set_by,
+            set_at,
+            client_id,
+            issuer,
+        } => (
+            "stale",
+            Some((set_by, set_at)),
+            Some(format!("client {client_id} at {issuer}")),
+        ),
     };
     ClientSecretView {
         state: state.to_owned(),
         set: held.as_ref().map(|(_, at)| moment(now, *at)),
-        set_by: held.map(|(by, _)| by),
+        set_by: held.map(|(by, _)| by).filter(|_| manager),
+        given_for,
+        needed: server.profile == Some(portcullis_manifest::Profile::GmailPreview),
+        callback_url,
         settable: matches!(
             &server.auth,
             portcullis_manifest::Auth::OAuth {

@@ -43,12 +43,18 @@ pub struct ClientSecretView {
     /// `unset`, `set`, or `stale` (given for another client id or authorization server than
     /// the registry names now: never sent).
     pub state: String,
-    /// Who set it, and when.
+    /// Who set it (administrators only), and when.
     pub set_by: Option<String>,
     pub set: Option<Moment>,
+    /// For a stale one: the client id and authorization server it was given for.
+    pub given_for: Option<String>,
     /// The registry names the server's client id and authorization server (a secret can be
     /// set).
     pub settable: bool,
+    /// The provider needs one (Google's web application clients).
+    pub needed: bool,
+    /// The redirect URI to register at the server's authorization server.
+    pub callback_url: String,
 }
 
 /// One field of a tool definition that changed.

@@ -11,31 +11,35 @@ use crate::error::{Error, Result, StorageError};
 use crate::ids::RealmId;
 use crate::policy::{Permission, Principal};
 use crate::realms::Realm;
-use portcullis_manifest::{Auth, Server};
+use portcullis_manifest::{Auth, Server, Transport};
 
 /// Longest client secret accepted.
 const MAX_SECRET_LEN: usize = 1024;
 
-/// The client id and authorization server the registry names for `server`, when it uses its
-/// own authorization server with a pre-registered client.
-fn registered_client(server: &Server) -> Option<(&str, &str)> {
-    match &server.auth {
-        Auth::OAuth {
-            client_id: Some(client_id),
-            issuer: Some(issuer),
-            ..
-        } => Some((client_id, issuer)),
+/// The client id, authorization server and URL the registry names for `server`, when it is a
+/// remote server with its own authorization server and a pre-registered client.
+fn registered_client(server: &Server) -> Option<(&str, &str, &str)> {
+    match (&server.transport, &server.auth) {
+        (
+            Transport::Remote { url, .. },
+            Auth::OAuth {
+                client_id: Some(client_id),
+                issuer: Some(issuer),
+                ..
+            },
+        ) => Some((client_id, issuer, url)),
         _ => None,
     }
 }
 
-/// What a sealed secret is bound to: the realm, the server, the client id and the
-/// authorization server (a row copied to another server or realm does not open).
+/// What a sealed secret is bound to: the realm, the server, the client id, the authorization
+/// server and the server's URL (a row copied to another server or realm does not open).
 pub(super) fn secret_aad(
     realm: &RealmId,
     server_id: &str,
     client_id: &str,
     issuer: &str,
+    resource: &str,
 ) -> Vec<u8> {
     serde_json::to_vec(&(
         "gateway client secret",
@@ -43,6 +47,7 @@ pub(super) fn secret_aad(
         server_id,
         client_id,
         issuer,
+        resource,
     ))
     .unwrap_or_default()
 }
@@ -57,6 +62,11 @@ pub(super) fn secret_auth_type(in_body: bool) -> oauth2::AuthType {
     }
 }
 
+/// The client id, authorization server and URL a held secret was given for.
+fn held_for(held: &UpstreamClientSecret) -> (&str, &str, &str) {
+    (&held.client_id, &held.issuer, &held.resource)
+}
+
 /// How a held secret stands against what the registry names for its server now.
 pub(super) fn secret_state(
     held: Option<&UpstreamClientSecret>,
@@ -69,11 +79,15 @@ pub(super) fn secret_state(
         return Some(ClientSecretState::Unset);
     };
     let (set_by, set_at) = (held.set_by.clone(), held.set_at);
-    Some(match registered_client(server) {
-        Some((client_id, issuer)) if held.client_id == client_id && held.issuer == issuer => {
-            ClientSecretState::Set { set_by, set_at }
+    Some(if registered_client(server) == Some(held_for(held)) {
+        ClientSecretState::Set { set_by, set_at }
+    } else {
+        ClientSecretState::Stale {
+            set_by,
+            set_at,
+            client_id: held.client_id.clone(),
+            issuer: held.issuer.clone(),
         }
-        _ => ClientSecretState::Stale { set_by, set_at },
     })
 }
 
@@ -81,7 +95,7 @@ impl Core {
     /// Sets (or replaces) the client secret the gateway sends with its token requests to
     /// `server_id`'s authorization server. The server must be in the latest registry release
     /// with `auth.mode = oauth` and name its `auth.clientId` and `auth.issuer`: the secret is
-    /// bound to both.
+    /// bound to both, and to the server's URL (where the tokens it gets go).
     ///
     /// # Errors
     /// `Forbidden`; `NotFound` (realm, or no such server in the latest release);
@@ -108,6 +122,12 @@ impl Core {
                 format!("The client secret must be at most {MAX_SECRET_LEN} characters."),
             ));
         }
+        if secret.starts_with('{') {
+            return Err(Error::field(
+                "client_secret",
+                "This looks like the JSON file the provider gave you: enter the value of its client_secret field.",
+            ));
+        }
         if secret.chars().any(char::is_control) {
             return Err(Error::field(
                 "client_secret",
@@ -115,10 +135,10 @@ impl Core {
             ));
         }
         let server = self.latest_gateway_server(&realm, server_id).await?;
-        let Some((client_id, issuer)) = registered_client(&server) else {
+        let Some((client_id, issuer, resource)) = registered_client(&server) else {
             return Err(Error::field(
                 "server",
-                "A client secret needs a server with auth.mode oauth whose registry entry names its client id (auth.clientId) and its authorization server (auth.issuer): the secret is sent only there. Publish a release that names both first.",
+                "A client secret needs a remote server with auth.mode oauth whose registry entry names its client id (auth.clientId) and its authorization server (auth.issuer): the secret is sent only there. Publish a release that names both first.",
             ));
         };
         let sealed = self
@@ -126,7 +146,7 @@ impl Core {
             .master_key
             .seal(
                 secret.as_bytes(),
-                &secret_aad(&realm.id, &server.id, client_id, issuer),
+                &secret_aad(&realm.id, &server.id, client_id, issuer, resource),
             )
             .map_err(|e| Error::Internal(format!("sealing a client secret: {e}")))?;
         let replaced = self
@@ -139,6 +159,7 @@ impl Core {
             server_id: server.id.clone(),
             client_id: client_id.to_owned(),
             issuer: issuer.to_owned(),
+            resource: resource.to_owned(),
             sealed_secret: sealed,
             set_by: p.email.clone(),
             set_at: self.now(),
@@ -154,6 +175,7 @@ impl Core {
             "change": if replaced { "replaced" } else { "set" },
             "client_id": client_id,
             "issuer": issuer,
+            "resource": resource,
         });
         Ok(self.store.save_gateway_client_secret(&row, &event).await?)
     }
@@ -193,17 +215,38 @@ impl Core {
         }
     }
 
-    /// The client secret to send to `issuer` as `client_id` for `server_id`, when one is held
-    /// for exactly that client and authorization server.
+    /// The client secret to send to `issuer` as `client_id` for `server`, when the registry
+    /// names exactly that client, authorization server and URL for it now and the secret held
+    /// was given for the same.
     ///
     /// # Errors
     /// Storage failure; `Internal` when the sealed secret does not open (another master key).
     pub(super) async fn gateway_client_secret(
         &self,
         realm_id: &RealmId,
-        server_id: &str,
+        server: &Server,
         client_id: &str,
         issuer: &str,
+    ) -> Result<Option<String>> {
+        match registered_client(server) {
+            Some(named) if named.0 == client_id && named.1 == issuer => {
+                self.held_client_secret(realm_id, &server.id, named).await
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The client secret held for `server_id` when it was given for exactly `(client id,
+    /// issuer, URL)`: what a revocation of tokens given there is sent with, whatever the
+    /// registry says now.
+    ///
+    /// # Errors
+    /// As [`Core::gateway_client_secret`].
+    pub(super) async fn held_client_secret(
+        &self,
+        realm_id: &RealmId,
+        server_id: &str,
+        given_for: (&str, &str, &str),
     ) -> Result<Option<String>> {
         let Some(held) = self
             .store
@@ -212,15 +255,16 @@ impl Core {
         else {
             return Ok(None);
         };
-        if held.client_id != client_id || held.issuer != issuer {
+        if held_for(&held) != given_for {
             return Ok(None);
         }
+        let (client_id, issuer, resource) = given_for;
         let opened = self
             .config()
             .master_key
             .open(
                 &held.sealed_secret,
-                &secret_aad(realm_id, server_id, client_id, issuer),
+                &secret_aad(realm_id, server_id, client_id, issuer, resource),
             )
             .map_err(|e| Error::Internal(format!("opening a gateway client secret: {e}")))?;
         String::from_utf8(opened)
@@ -237,9 +281,12 @@ impl Core {
             .map(|s| s.server)
             .find(|s| s.id == server_id)
             .ok_or_else(|| {
-                Error::not_found(
-                    "server in the latest registry release",
-                    server_id.chars().take(200).collect::<String>(),
+                Error::field(
+                    "server",
+                    format!(
+                        "{} is not in the latest published registry release: publish the registry first.",
+                        portcullis_manifest::names::shown(server_id)
+                    ),
                 )
             })
     }

@@ -52,10 +52,10 @@ struct Pending {
     /// without `iss` is then refused.
     #[serde(default)]
     iss_required: bool,
-    /// The authorization server takes a client secret in the request body, not in the
-    /// Authorization header.
+    /// How the authorization server takes a client secret: in the request body (`true`), the
+    /// Authorization header (`false`), or not at all (`None`).
     #[serde(default)]
-    secret_in_body: bool,
+    secret_in_body: Option<bool>,
     /// Where the authorization server revokes tokens (RFC 7009), when its metadata says.
     #[serde(default)]
     revocation_endpoint: Option<String>,
@@ -184,7 +184,7 @@ impl Core {
         )
     }
 
-    fn gateway_callback_url(&self, realm: &Realm, server_id: &str) -> String {
+    pub(super) fn gateway_callback_url(&self, realm: &Realm, server_id: &str) -> String {
         format!(
             "{}/gateway/callback/{}",
             self.issuer(&realm.name),
@@ -209,6 +209,16 @@ impl Core {
                 .or_else(|| client_metadata_url.clone())
                 .unwrap_or_else(|| self.gateway_client_metadata_url(realm, &server.id)),
         )
+    }
+
+    /// The redirect URI the gateway uses at `server_id`'s authorization server (to register
+    /// there when it wants a pre-registered client).
+    ///
+    /// # Errors
+    /// `NotFound` (realm).
+    pub async fn gateway_callback(&self, realm_name: &str, server_id: &str) -> Result<String> {
+        let realm = self.find_realm(realm_name).await?;
+        Ok(self.gateway_callback_url(&realm, server_id))
     }
 
     /// Where a person connects their own account at `server_id`.
@@ -305,7 +315,7 @@ impl Core {
             .gateway_client_id(&realm, &server)
             .ok_or_else(|| refused("This server does not connect accounts."))?;
         let secret = self
-            .gateway_client_secret(&realm.id, &server.id, &client_id, &endpoints.issuer)
+            .gateway_client_secret(&realm.id, &server, &client_id, &endpoints.issuer)
             .await?;
         if secret.is_some() && endpoints.secret_in_body.is_none() {
             tracing::warn!(server = %server.id, "gateway: an upstream's authorization server takes no client secret, yet one is set for it");
@@ -328,7 +338,11 @@ impl Core {
             .add_scopes(scopes.iter().cloned().map(Scope::new))
             .add_extra_param("resource", url)
             .set_pkce_challenge(challenge);
-        for (name, value) in server.profile.map_or(&[][..], |p| p.authorization_params()) {
+        // The provider's own parameters, at the provider's own server only.
+        let provider = server
+            .profile
+            .filter(|p| url.trim_end_matches('/') == p.url());
+        for (name, value) in provider.map_or(&[][..], |p| p.authorization_params()) {
             request = request.add_extra_param(*name, *value);
         }
         let (location, state) = request.url();
@@ -344,7 +358,7 @@ impl Core {
             resource: url.clone(),
             scopes: scopes.clone(),
             iss_required: endpoints.iss_supported,
-            secret_in_body: endpoints.secret_in_body.unwrap_or(false),
+            secret_in_body: endpoints.secret_in_body,
             revocation_endpoint: endpoints.revocation,
             started_at: self.now(),
         };
@@ -420,8 +434,16 @@ impl Core {
         // The secret as it is now (an administrator may have replaced it meanwhile), and only
         // for the client and authorization server this connection started with.
         let secret = self
-            .gateway_client_secret(&realm.id, &server.id, &pending.client_id, &pending.issuer)
+            .gateway_client_secret(&realm.id, &server, &pending.client_id, &pending.issuer)
             .await?;
+        let secret_in_body = match (&secret, pending.secret_in_body) {
+            (Some(_), None) => {
+                return Err(refused(
+                    "The server's sign-in takes no client secret, yet your administrator set one for it. Tell your administrator.",
+                ));
+            }
+            (_, in_body) => in_body.unwrap_or(false),
+        };
         let mut client = BasicClient::new(ClientId::new(pending.client_id.clone()))
             .set_token_uri(
                 TokenUrl::new(pending.token_endpoint.clone())
@@ -434,7 +456,7 @@ impl Core {
         if let Some(secret) = secret {
             client = client
                 .set_client_secret(ClientSecret::new(secret))
-                .set_auth_type(secret_auth_type(pending.secret_in_body));
+                .set_auth_type(secret_auth_type(secret_in_body));
         }
         let http = crate::sso::rp::http(self.fetcher.clone());
         let answer = client
@@ -453,7 +475,7 @@ impl Core {
             token_endpoint: pending.token_endpoint,
             client_id: pending.client_id,
             resource: pending.resource,
-            secret_in_body: pending.secret_in_body,
+            secret_in_body,
             revocation_endpoint: pending.revocation_endpoint,
         };
         let scope = answer.scopes().map_or_else(
@@ -556,27 +578,42 @@ impl Core {
             .ok_or(Error::Unauthenticated)?;
         let not_found =
             || Error::not_found("connection", server_id.chars().take(63).collect::<String>());
-        let row = self
-            .store
-            .find_gateway_connection(&realm.id, &subject.id, server_id)
-            .await?
-            .ok_or_else(not_found)?;
-        let revoked = self.revoke_connection(&row).await;
-        let mut event = self.event(
-            &realm.id,
-            &subject.id,
-            action::GATEWAY_DISCONNECT,
-            AuditSubject::RegistryServer(server_id.chars().take(200).collect()),
-            meta,
-        );
-        event.details = serde_json::json!({ "reason": "disconnected by the person", "upstream_revocation": revoked });
-        self.store
-            .delete_gateway_connection(&realm.id, &subject.id, server_id, None, &event)
-            .await
-            .map_err(|e| match e {
-                StorageError::NotFound => not_found(),
-                other => Error::Storage(other),
-            })
+        // The tokens revoked are the tokens forgotten: a refresh or a new connection made
+        // meanwhile (another tab) changes the row, which is then read and revoked again.
+        for _ in 0..3 {
+            let row = self
+                .store
+                .find_gateway_connection(&realm.id, &subject.id, server_id)
+                .await?
+                .ok_or_else(not_found)?;
+            let revoked = self.revoke_connection(&row).await;
+            let mut event = self.event(
+                &realm.id,
+                &subject.id,
+                action::GATEWAY_DISCONNECT,
+                AuditSubject::RegistryServer(server_id.chars().take(200).collect()),
+                meta,
+            );
+            event.details = serde_json::json!({ "reason": "disconnected by the person", "upstream_revocation": revoked });
+            match self
+                .store
+                .delete_gateway_connection(
+                    &realm.id,
+                    &subject.id,
+                    server_id,
+                    Some(&row.sealed_tokens),
+                    &event,
+                )
+                .await
+            {
+                Ok(()) => return Ok(()),
+                Err(StorageError::NotFound) => continue,
+                Err(other) => return Err(Error::Storage(other)),
+            }
+        }
+        Err(Error::Conflict(
+            "The connection keeps changing: try again.".into(),
+        ))
     }
 
     /// Who the sign-in `session` (a cookie of the realm's pages) signs in, if it is live.

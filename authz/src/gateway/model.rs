@@ -282,6 +282,8 @@ pub struct UpstreamClientSecret {
     pub client_id: String,
     /// The authorization server that issued it (the registry's `auth.issuer`).
     pub issuer: String,
+    /// The server's URL then: the tokens it gets go there.
+    pub resource: String,
     /// The secret, sealed.
     pub sealed_secret: Vec<u8>,
     /// Who set it.
@@ -297,6 +299,7 @@ impl std::fmt::Debug for UpstreamClientSecret {
             .field("server_id", &self.server_id)
             .field("client_id", &self.client_id)
             .field("issuer", &self.issuer)
+            .field("resource", &self.resource)
             .field("set_by", &self.set_by)
             .field("set_at", &self.set_at)
             .finish_non_exhaustive()
@@ -315,13 +318,16 @@ pub enum ClientSecretState {
         /// When (Unix seconds).
         set_at: i64,
     },
-    /// One given for another client id or authorization server than the registry names now:
-    /// never sent.
+    /// One given for another client id, authorization server or URL than the registry names
+    /// now: never sent.
     Stale {
         /// Who set it.
         set_by: String,
         /// When (Unix seconds).
         set_at: i64,
+        /// The client id and authorization server it was given for.
+        client_id: String,
+        issuer: String,
     },
 }
 
@@ -789,9 +795,11 @@ pub struct GatewayUpstream {
     pub offered: Vec<String>,
     /// Its tools waiting for an administrator.
     pub waiting: usize,
-    /// For a server with its own authorization server (`auth.mode = oauth`) and a client id
-    /// in the registry: whether the gateway holds a client secret for it.
+    /// For a server with its own authorization server (`auth.mode = oauth`): whether the
+    /// gateway holds a client secret for it.
     pub client_secret: Option<ClientSecretState>,
+    /// For such a server: the redirect URI to register at its authorization server.
+    pub callback_url: Option<String>,
 }
 
 /// Everything the console's Gateway page shows.

@@ -559,9 +559,9 @@ impl Core {
         Ok((response.access_token, self.now() + response.expires_in))
     }
 
-    /// Writes the audit row of one gateway call, without waiting for its commit (the batch
-    /// writer's queue is bounded: under load, callers wait for a place; at shutdown,
-    /// [`Core::drain_audit`] writes what waits).
+    /// Writes the audit row of one gateway call; for a call the upstream ran, without waiting
+    /// for its commit (the batch writer's queue is bounded: under load, callers wait for a
+    /// place; at shutdown, [`Core::drain_audit`] writes what waits).
     ///
     /// # Errors
     /// Storage failure.
@@ -604,9 +604,14 @@ impl Core {
             "approval": record.approval_id,
             "jti": caller.claims.jti,
         });
-        // What the row records has happened (the upstream answered, or the call was refused):
-        // waiting for its commit would only delay the caller's answer.
-        self.audit_detached(event).await
+        // A call the upstream ran has happened: waiting for its row's commit would only delay
+        // the answer. A refused call waits for its row, so that refusals (which no budget
+        // bounds) are paced by the writer, as before.
+        if record.decision == "allowed" {
+            self.audit_detached(event).await
+        } else {
+            self.audit_batched(event).await
+        }
     }
 
     /// The console's Gateway page: whether the gateway is on, each server of the latest
@@ -646,6 +651,8 @@ impl Core {
                     secrets.iter().find(|h| h.server_id == s.server.id),
                     &s.server,
                 ),
+                callback_url: (s.auth == super::model::UpstreamAuth::OAuth)
+                    .then(|| self.gateway_callback_url(&realm, &s.server.id)),
                 server: s.clone(),
             })
             .collect();

@@ -110,7 +110,7 @@ impl Core {
             return Ok(None);
         };
         let secret = self
-            .gateway_client_secret(&realm.id, &server.id, &held.client_id, &row.issuer)
+            .gateway_client_secret(&realm.id, server, &held.client_id, &row.issuer)
             .await?;
         let mut client = BasicClient::new(ClientId::new(held.client_id.clone())).set_token_uri(
             TokenUrl::new(held.token_endpoint.clone())
@@ -236,8 +236,9 @@ impl Core {
     /// Asks the authorization server that gave a connection's tokens to revoke them (RFC 7009)
     /// before the gateway forgets them: the refresh token (which ends the grant where access
     /// tokens hang on it), else the access token. Best effort, as the audit row records it:
-    /// `revoked`, `failed`, `not_https` (RFC 7009 revokes over https only), or `unsupported`
-    /// (no revocation endpoint in the server's metadata, or tokens that no longer open).
+    /// `revoked`, `failed`, `not_https` (RFC 7009 revokes over https only), `shared_grant`,
+    /// or `unsupported` (no revocation endpoint in the server's metadata, or tokens that no
+    /// longer open).
     pub(super) async fn revoke_connection(&self, row: &UpstreamConnection) -> &'static str {
         match self.open_tokens(row) {
             Some(held) => self.revoke_upstream(row, &held).await,
@@ -245,7 +246,25 @@ impl Core {
         }
     }
 
+    /// [`Core::revoke_connection`] with the tokens opened; `shared_grant` (nothing sent) when
+    /// another of the person's connections holds tokens of the same client at the same
+    /// authorization server (revoking one grant there can end them all).
     async fn revoke_upstream(&self, row: &UpstreamConnection, held: &Held) -> &'static str {
+        let others = self
+            .store
+            .list_gateway_connections(&row.realm_id, &row.subject)
+            .await
+            .unwrap_or_default();
+        let shared = others.iter().any(|other| {
+            other.server_id != row.server_id
+                && other.issuer == row.issuer
+                && self
+                    .open_tokens(other)
+                    .is_some_and(|h| h.client_id == held.client_id)
+        });
+        if shared {
+            return "shared_grant";
+        }
         let Some(endpoint) = held
             .revocation_endpoint
             .as_ref()
@@ -254,7 +273,11 @@ impl Core {
             return "unsupported";
         };
         let secret = self
-            .gateway_client_secret(&row.realm_id, &row.server_id, &held.client_id, &row.issuer)
+            .held_client_secret(
+                &row.realm_id,
+                &row.server_id,
+                (&held.client_id, &row.issuer, &held.resource),
+            )
             .await
             .unwrap_or_default();
         let mut client =
@@ -483,12 +506,19 @@ mod tests {
             server_id: "docs".into(),
             client_id: "gw client".into(),
             issuer: "https://as.example".into(),
+            resource: "https://docs.example/mcp".into(),
             sealed_secret: core
                 .config()
                 .master_key
                 .seal(
                     b"s3cret",
-                    &secret_aad(&realm.id, "docs", "gw client", "https://as.example"),
+                    &secret_aad(
+                        &realm.id,
+                        "docs",
+                        "gw client",
+                        "https://as.example",
+                        "https://docs.example/mcp",
+                    ),
                 )
                 .expect("sealed"),
             set_by: "admin@example.com".into(),
@@ -517,8 +547,32 @@ mod tests {
             "not_https"
         );
 
+        // Another of the person's servers on the same grant (client and authorization
+        // server): revoking it would end that one too, so nothing is sent.
+        let mut drive = row(&https);
+        drive.server_id = "drive".into();
+        drive.sealed_tokens = core
+            .seal_tokens(&realm.id, "per_1", "drive", &https)
+            .expect("sealed");
+        let event = core.event(
+            &realm.id,
+            "per_1",
+            action::GATEWAY_CONNECT,
+            AuditSubject::RegistryServer("drive".into()),
+            &RequestMeta::default(),
+        );
+        core.store
+            .save_gateway_connection(&drive, &event)
+            .await
+            .expect("drive");
+        assert_eq!(core.revoke_connection(&row(&https)).await, "shared_grant");
+
         let sent = recorder.0.lock().expect("requests");
-        assert_eq!(sent.len(), 2, "nothing without an https endpoint");
+        assert_eq!(
+            sent.len(),
+            2,
+            "nothing without an https endpoint or on a shared grant"
+        );
         for request in sent.iter() {
             assert_eq!(request.method(), "POST");
             assert_eq!(request.uri(), "https://as.example/revoke");

@@ -105,7 +105,7 @@ impl From<ConnectionRow> for UpstreamConnection {
 }
 
 pub(super) const SECRET_COLUMNS: &str =
-    "realm_id, server_id, client_id, issuer, sealed_secret, set_by, set_at";
+    "realm_id, server_id, client_id, issuer, resource, sealed_secret, set_by, set_at";
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct SecretRow {
@@ -113,6 +113,7 @@ pub(crate) struct SecretRow {
     pub server_id: String,
     pub client_id: String,
     pub issuer: String,
+    pub resource: String,
     pub sealed_secret: Vec<u8>,
     pub set_by: String,
     pub set_at: i64,
@@ -125,6 +126,7 @@ impl From<SecretRow> for UpstreamClientSecret {
             server_id: r.server_id,
             client_id: r.client_id,
             issuer: r.issuer,
+            resource: r.resource,
             sealed_secret: r.sealed_secret,
             set_by: r.set_by,
             set_at: r.set_at,
@@ -297,12 +299,13 @@ macro_rules! gateway_connection_store {
                 ) -> Result<(), StorageError> {
                     let mut tx = self.begin().await?;
                     sqlx::query(&format!(
-                        "INSERT INTO gateway_client_secrets ({SECRET_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (realm_id, server_id) DO UPDATE SET client_id = excluded.client_id, issuer = excluded.issuer, sealed_secret = excluded.sealed_secret, set_by = excluded.set_by, set_at = excluded.set_at"
+                        "INSERT INTO gateway_client_secrets ({SECRET_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (realm_id, server_id) DO UPDATE SET client_id = excluded.client_id, issuer = excluded.issuer, resource = excluded.resource, sealed_secret = excluded.sealed_secret, set_by = excluded.set_by, set_at = excluded.set_at"
                     ))
                     .bind(s.realm_id.as_str())
                     .bind(&s.server_id)
                     .bind(&s.client_id)
                     .bind(&s.issuer)
+                    .bind(&s.resource)
                     .bind(&s.sealed_secret)
                     .bind(&s.set_by)
                     .bind(s.set_at)

@@ -319,19 +319,30 @@ pub(super) fn https_url(field: &str, raw: &str, f: &mut Findings) -> String {
 }
 
 /// An authorization server's issuer: an https URL, or plain http on this machine's loopback
-/// (an authorization server beside a loopback server, as [`super::canonical_url`] allows for
-/// servers).
-pub(super) fn issuer_url(field: &str, raw: &str, f: &mut Findings) -> String {
+/// for a server on loopback itself (both beside each other in development, as
+/// [`super::canonical_url`] allows for servers).
+pub(super) fn issuer_url(
+    field: &str,
+    raw: &str,
+    transport: Option<&Transport>,
+    f: &mut Findings,
+) -> String {
     let raw = raw.trim();
+    let server_on_loopback = matches!(
+        transport,
+        Some(Transport::Remote { url, .. })
+            if url::Url::parse(url).is_ok_and(|u| super::is_loopback(&u))
+    );
     match url::Url::parse(raw) {
         Ok(u)
-            if (u.scheme() == "https" || (u.scheme() == "http" && super::is_loopback(&u)))
+            if (u.scheme() == "https"
+                || (u.scheme() == "http" && server_on_loopback && super::is_loopback(&u)))
                 && u.host_str().is_some()
                 && u.fragment().is_none() => {}
         _ => f.error(
             field,
             format!(
-                "{}: an https URL (plain http only on loopback).",
+                "{}: an https URL (plain http only on loopback, for a server on loopback).",
                 shown(raw)
             ),
         ),
@@ -444,7 +455,10 @@ pub(super) fn auth(
             Auth::OAuth {
                 client_id,
                 client_metadata_url,
-                issuer: a.issuer.as_deref().map(|u| issuer_url("auth.issuer", u, f)),
+                issuer: a
+                    .issuer
+                    .as_deref()
+                    .map(|u| issuer_url("auth.issuer", u, transport, f)),
                 scopes: scopes(&a.scopes, f),
             }
         }

@@ -139,23 +139,34 @@ pub(super) fn apply(input: &ServerInput, f: &mut Findings) -> (ServerInput, Opti
         );
         return (out, Some(profile));
     }
-    match input.url.as_deref() {
-        None => out.url = Some(profile.url().to_owned()),
-        Some(url) if url.trim_end_matches('/') != profile.url() => f.warn(
-            "url",
-            format!(
-                "Not the provider's hosted server ({}): the profile's tool rules still apply.",
-                profile.url()
-            ),
-        ),
-        Some(_) => {}
-    }
+    let at_provider = match input.url.as_deref().map(str::trim) {
+        None => {
+            out.url = Some(profile.url().to_owned());
+            true
+        }
+        Some(url) if url.trim_end_matches('/') != profile.url() => {
+            f.warn(
+                "url",
+                format!(
+                    "Not the provider's hosted server ({}): the profile's tool rules still apply, its sign-in settings do not.",
+                    profile.url()
+                ),
+            );
+            false
+        }
+        Some(_) => true,
+    };
     // The provider's OAuth settings, for what the entry leaves out (an entry naming its
-    // client id still gets the provider's authorization server and scopes).
+    // client id still gets the provider's authorization server and scopes) — only for the
+    // provider's own server: the provider's tokens never go to another URL on its behalf.
     let defaults = profile.auth();
     out.auth = match input.auth.clone() {
-        None => Some(defaults),
-        Some(mut a) if a.mode == defaults.mode => {
+        None if at_provider => Some(defaults),
+        // An entry giving only its client id (no mode) means the provider's OAuth too.
+        Some(mut a)
+            if at_provider && (a.mode.trim() == defaults.mode || a.mode.trim().is_empty()) =>
+        {
+            a.mode = defaults.mode.clone();
             if a.issuer.is_none() {
                 a.issuer = defaults.issuer;
             }

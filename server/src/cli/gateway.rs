@@ -333,17 +333,23 @@ pub(super) async fn gateway(core: &authz::Core, command: GatewayCommand) -> anyh
                     "Removed the client secret of {server}: the gateway is a public client there now."
                 );
             } else {
+                if !secret.given() {
+                    anyhow::bail!(
+                        "Give the secret with --client-secret-file or --client-secret-stdin (never as an argument: other users of the machine and the shell history would see it), or remove it with --clear."
+                    );
+                }
                 let secret = secret.read()?;
                 if secret.is_empty() {
-                    anyhow::bail!(
-                        "Give the secret with --client-secret-file or --client-secret-stdin, or remove it with --clear."
-                    );
+                    anyhow::bail!("The secret read is empty: nothing was changed.");
                 }
                 core.set_gateway_client_secret(&p, &realm, &server, &secret, &meta)
                     .await
                     .map_err(core_error)?;
                 say!(
-                    "Set the client secret of {server}: the gateway sends it with each token request to the server's authorization server, while the registry names the same client id and authorization server."
+                    "Set the client secret of {server}: the gateway sends it with each token request to the server's authorization server, while the registry names the same client id, authorization server and URL. The redirect URI to register there: {}",
+                    core.gateway_callback(&realm, &server)
+                        .await
+                        .map_err(core_error)?
                 );
             }
         }

@@ -20,6 +20,11 @@ pub struct SecretSource {
 }
 
 impl SecretSource {
+    /// Whether a source was named.
+    pub(super) fn given(&self) -> bool {
+        self.client_secret_file.is_some() || self.client_secret_stdin
+    }
+
     /// The secret, or empty when none was given.
     pub(super) fn read(&self) -> anyhow::Result<String> {
         let text = if let Some(path) = &self.client_secret_file {

@@ -189,6 +189,7 @@ pub(super) const READS: &[&str] = &[
     "gateway_client_metadata",
     "gateway_person_connection",
     "own_gateway_connections",
+    "gateway_callback",
     // Fetches an IdP's JWKS (as the grant does, through the same cache); changes no row.
     "check_trusted_issuer_keys",
     "person_identities",
