@@ -651,7 +651,7 @@ impl Core {
                     secrets.iter().find(|h| h.server_id == s.server.id),
                     &s.server,
                 ),
-                callback_url: (s.auth == super::model::UpstreamAuth::OAuth)
+                callback_url: matches!(s.server.auth, portcullis_manifest::Auth::OAuth { .. })
                     .then(|| self.gateway_callback_url(&realm, &s.server.id)),
                 server: s.clone(),
             })

@@ -953,6 +953,11 @@ async fn a_confidential_gateway_client_sends_its_secret_only_where_it_was_issued
         "{:?}",
         docs.client_secret
     );
+    assert_eq!(
+        docs.callback_url.as_deref(),
+        Some(format!("{}/gateway/callback/docs", f.issuer()).as_str()),
+        "the redirect URI to register, shown beside the secret"
+    );
     let (status, html) = f
         .try_connect(&mut jar, &connect_url, "ada@example.com", "gateway-web")
         .await;
