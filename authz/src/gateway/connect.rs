@@ -580,12 +580,19 @@ impl Core {
             || Error::not_found("connection", server_id.chars().take(63).collect::<String>());
         // The tokens revoked are the tokens forgotten: a refresh or a new connection made
         // meanwhile (another tab) changes the row, which is then read and revoked again.
-        for _ in 0..3 {
-            let row = self
+        for attempt in 0..3 {
+            let Some(row) = self
                 .store
                 .find_gateway_connection(&realm.id, &subject.id, server_id)
                 .await?
-                .ok_or_else(not_found)?;
+            else {
+                // Gone since the first read (a refused refresh ended it): disconnected.
+                return if attempt == 0 {
+                    Err(not_found())
+                } else {
+                    Ok(())
+                };
+            };
             let revoked = self.revoke_connection(&row).await;
             let mut event = self.event(
                 &realm.id,

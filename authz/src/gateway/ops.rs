@@ -604,10 +604,12 @@ impl Core {
             "approval": record.approval_id,
             "jti": caller.claims.jti,
         });
-        // A call the upstream ran has happened: waiting for its row's commit would only delay
-        // the answer. A refused call waits for its row, so that refusals (which no budget
-        // bounds) are paced by the writer, as before.
-        if record.decision == "allowed" {
+        // A call sent to the upstream has happened: waiting for its row's commit would only
+        // delay the answer. A call refused or sent nowhere (unavailable, not connected) waits
+        // for its row, so that those (which no budget bounds) are paced by the writer.
+        let sent = record.decision == "allowed"
+            && !matches!(record.outcome.as_str(), "unavailable" | "not_connected");
+        if sent {
             self.audit_detached(event).await
         } else {
             self.audit_batched(event).await

@@ -190,6 +190,9 @@ pub(super) const READS: &[&str] = &[
     "gateway_person_connection",
     "own_gateway_connections",
     "gateway_callback",
+    // Waits for the audit writer to write what it was handed (shutdown, tests): no row of its
+    // own.
+    "drain_audit",
     // Fetches an IdP's JWKS (as the grant does, through the same cache); changes no row.
     "check_trusted_issuer_keys",
     "person_identities",
